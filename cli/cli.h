@@ -1,0 +1,71 @@
+/* cli/cli.h: what the kinesift subcommands share: the command table, error printing, loading of
+ * every input (paths, directories, archives, stdin) with a progress line. Thin over the library. */
+#ifndef KS_CLI_H
+#define KS_CLI_H
+
+#include <stdio.h>
+
+#include "kinesift/parse.h"
+
+/* Exit codes (docs/cli.md): 0 ok, 1 finding (gate regression, redact --check leak),
+ * 2 usage or input error, 3 inconclusive, 77 GPU required but unavailable. */
+enum { KS_EXIT_OK = 0, KS_EXIT_FINDING = 1, KS_EXIT_USAGE = 2, KS_EXIT_INCONCLUSIVE = 3,
+       KS_EXIT_SKIP = 77 };
+
+typedef struct ks_command {
+    const char *name;
+    const char *summary;       /* one line for `kinesift --help` */
+    int (*run)(int argc, char **argv);
+    const char *help;          /* full text for `kinesift help CMD` / `CMD --help` */
+} ks_command;
+
+/* Each command lives in cli/cmd_<name>.c. */
+#define KS_DECLARE_COMMAND(n)                                                                     \
+    int ks_cmd_##n(int argc, char **argv);                                                        \
+    extern const char ks_help_##n[]
+KS_DECLARE_COMMAND(stats);
+KS_DECLARE_COMMAND(analyze);
+KS_DECLARE_COMMAND(whatif);
+KS_DECLARE_COMMAND(redact);
+KS_DECLARE_COMMAND(diff);
+KS_DECLARE_COMMAND(gate);
+KS_DECLARE_COMMAND(validate);
+
+/* "kinesift: msg" on stderr (printf style). */
+void ks_cli_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* "kinesift: FILE: byte N (line L, column C): msg" on stderr. */
+void ks_cli_error(const char *file, const ks_error *err);
+/* Print a usage error with a hint to --help; returns KS_EXIT_USAGE. */
+int ks_cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Print a command's help text to out. */
+void ks_cli_help(FILE *out, const char *cmd);
+
+/* Common input options. */
+typedef struct ks_load_opts {
+    int strict;
+    int quiet;           /* no progress line */
+} ks_load_opts;
+
+/* Called for every trace of every input, in order. Return 0 to go on, non-zero to stop (the
+ * value is returned by ks_cli_load). The callback owns tr (must free it). */
+typedef int (*ks_trace_cb)(void *ctx, ks_trace *tr);
+
+/* Expand and parse every input. Returns 0, the callback's non-zero value, or KS_EXIT_USAGE after
+ * printing a one-line error for an unreadable or corrupt input. */
+int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx);
+
+/* Parse a "--format" value against a NULL-terminated list; returns the index or -1. */
+int ks_cli_choice(const char *value, const char *const *choices);
+
+/* Print the trace's warnings (severity >= warning) as one line each on stderr, unless quiet. */
+void ks_cli_warnings(const ks_trace *tr, int quiet);
+
+#endif

@@ -1,0 +1,181 @@
+/* cli/common.c: helpers every subcommand shares: one-line errors, usage errors, input loading
+ * (directories, archives, stdin) with a progress line on a terminal. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/util.h"
+
+void ks_cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("kinesift: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void ks_cli_error(const char *file, const ks_error *err)
+{
+    char buf[800];
+    ks_error_format(err, buf, sizeof buf);
+    if (file)
+        fprintf(stderr, "kinesift: %s: %s\n", file, buf);
+    else
+        fprintf(stderr, "kinesift: %s\n", buf);
+}
+
+int ks_cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "kinesift %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see kinesift help %s)\n", cmd);
+    return KS_EXIT_USAGE;
+}
+
+int ks_cli_choice(const char *value, const char *const *choices)
+{
+    for (int i = 0; choices[i]; i++)
+        if (!strcmp(value, choices[i]))
+            return i;
+    return -1;
+}
+
+void ks_cli_warnings(const ks_trace *tr, int quiet)
+{
+    if (quiet)
+        return;
+    for (size_t i = 0; i < tr->diag.n; i++) {
+        const ks_diag_kind *k = &tr->diag.kinds[i];
+        if (k->severity < KS_SEV_WARNING || !k->count)
+            continue;
+        const ks_diag_example *e = k->nexamples ? &k->ex[0] : NULL;
+        if (e && e->has_pos)
+            fprintf(stderr, "kinesift: %s: %s: %s x%llu, first at byte %llu (line %llu, column %llu): %s\n",
+                    tr->source, ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
+                    (unsigned long long)e->byte, (unsigned long long)e->line,
+                    (unsigned long long)e->column, e->text);
+        else
+            fprintf(stderr, "kinesift: %s: %s: %s x%llu%s%s\n", tr->source,
+                    ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
+                    e ? ": " : "", e ? e->text : "");
+    }
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+typedef struct progress {
+    int enabled;
+    int shown;
+    double start, last;
+    uint64_t size;
+    const ks_source *src;
+} progress;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_progress(void *ctx, const ks_stream *st, uint64_t bytes)
+{
+    progress *pr = ctx;
+    if (!pr->enabled)
+        return;
+    double t = now();
+    /* only for inputs that take a while: nothing during the first second */
+    if (t - pr->start < 1.0 || t - pr->last < 0.25)
+        return;
+    pr->last = t;
+    char b[32];
+    ks_fmt_bytes(b, sizeof b, bytes);
+    double rate = bytes / (t - pr->start) / 1e6;
+    uint64_t raw = ks_source_raw_offset(pr->src);
+    if (pr->size && raw)
+        fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s, %.0f%%)   ", ks_stream_name(st), b,
+                rate, 100.0 * (double)raw / (double)pr->size);
+    else
+        fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s)   ", ks_stream_name(st), b, rate);
+    pr->shown = 1;
+}
+
+static void progress_clear(progress *pr)
+{
+    if (pr->shown)
+        fprintf(stderr, "\r\033[K");
+    pr->shown = 0;
+}
+
+int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
+{
+    char **list;
+    size_t n;
+    ks_error err;
+    if (ks_inputs_expand(paths, (size_t)npaths, &list, &n, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    int stdin_used = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!strcmp(list[i], "-")) {
+            if (stdin_used++) {
+                ks_cli_fail("-: standard input given twice");
+                rc = KS_EXIT_USAGE;
+                break;
+            }
+        }
+        ks_source *src;
+        if (ks_source_open(list[i], &src, &err) != KS_OK) {
+            ks_cli_error(list[i], &err);
+            rc = KS_EXIT_USAGE;
+            break;
+        }
+        progress pr = {0};
+        pr.enabled = !o->quiet && isatty(2);
+        pr.start = pr.last = now();
+        pr.size = ks_source_file_size(src);
+        pr.src = src;
+        ks_parse_opts po;
+        ks_parse_opts_init(&po);
+        po.strict = o->strict;
+        po.progress = on_progress;
+        po.progress_ctx = &pr;
+        for (;;) {
+            ks_stream *st;
+            int r = ks_source_next(src, &st, &err);
+            if (r == 0)
+                break;
+            if (r < 0) {
+                progress_clear(&pr);
+                ks_cli_error(list[i], &err);
+                rc = KS_EXIT_USAGE;
+                break;
+            }
+            ks_trace *tr;
+            if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {
+                progress_clear(&pr);
+                ks_cli_error(ks_stream_name(st), &err);
+                rc = KS_EXIT_USAGE;
+                break;
+            }
+            progress_clear(&pr);
+            rc = cb(ctx, tr);
+            if (rc)
+                break;
+        }
+        ks_source_close(src);
+    }
+    ks_inputs_free(list, n);
+    return rc;
+}

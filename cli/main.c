@@ -1,0 +1,100 @@
+/* cli/main.c: the kinesift command: git-style subcommands over libkinesift. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kinesift/common.h"
+
+static const ks_command commands[] = {
+    {"stats", "read traces and print what they contain (events, tracks, span, diagnostics)",
+     ks_cmd_stats, ks_help_stats},
+    {"analyze", "where the time goes: ops, labels, kernels, GPU busy/idle, steps, gaps, diagnoses",
+     ks_cmd_analyze, ks_help_analyze},
+    {"whatif", "project the step time if a labelled phase took a fraction of its time",
+     ks_cmd_whatif, ks_help_whatif},
+    {"redact", "scrub paths, users, hosts, emails and secrets before a trace is shared",
+     ks_cmd_redact, ks_help_redact},
+    {"diff", "compare a before and an after trace", ks_cmd_diff, ks_help_diff},
+    {"gate", "fail CI when a candidate regresses against a baseline", ks_cmd_gate, ks_help_gate},
+    {"validate", "confirm a gain by rerunning a CUDA-event-timed workload without the profiler",
+     ks_cmd_validate, ks_help_validate},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const ks_command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kinesift [--version] [--help] COMMAND [ARGS]\n"
+            "\n"
+            "Post-process PyTorch profiler (Kineto) traces in the Chrome trace format\n"
+            "(.json, .json.gz/.zst/.xz/.bz2, tar/zip of ranks, directories, '-' for stdin).\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-9s %s\n", "help", "show the help of a command: kinesift help COMMAND");
+    fprintf(out,
+            "\n"
+            "Exit status: 0 success, 1 a finding (gate regression, redact --check leak),\n"
+            "2 usage or input error, 3 inconclusive, 77 GPU required but unavailable.\n");
+}
+
+void ks_cli_help(FILE *out, const char *cmd)
+{
+    const ks_command *c = find(cmd);
+    if (c)
+        fputs(c->help, out);
+    else
+        usage(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return KS_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return KS_EXIT_OK;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("kinesift %s\n", ks_version());
+        return KS_EXIT_OK;
+    }
+    if (!strcmp(name, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return KS_EXIT_OK;
+        }
+        if (!find(argv[2])) {
+            ks_cli_fail("no such command: %s (see kinesift --help)", argv[2]);
+            return KS_EXIT_USAGE;
+        }
+        ks_cli_help(stdout, argv[2]);
+        return KS_EXIT_OK;
+    }
+    const ks_command *c = find(name);
+    if (!c) {
+        ks_cli_fail("no such command: %s (see kinesift --help)", name);
+        return KS_EXIT_USAGE;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(c->help, stdout);
+            return KS_EXIT_OK;
+        }
+    }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,183 @@
+/* common/jsonw.c: the JSON writer used by every report (see jsonw.h). */
+#include "common/jsonw.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+static void print_cb(void *ctx, const char *s, size_t n)
+{
+    ks_jw *w = ctx;
+    if (fwrite(s, 1, n, w->out) != n)
+        w->failed = 1;
+}
+
+void ks_jw_open(ks_jw *w, FILE *out, int pretty)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->g = yajl_gen_alloc(NULL);
+    if (!w->g) {
+        w->failed = 1;
+        return;
+    }
+    yajl_gen_config(w->g, yajl_gen_print_callback, print_cb, w);
+    if (pretty) {
+        yajl_gen_config(w->g, yajl_gen_beautify, 1);
+        yajl_gen_config(w->g, yajl_gen_indent_string, "  ");
+    }
+}
+
+int ks_jw_close(ks_jw *w)
+{
+    if (w->g) {
+        yajl_gen_free(w->g);
+        w->g = NULL;
+    }
+    if (w->out && fflush(w->out) != 0)
+        w->failed = 1;
+    return w->failed ? -1 : 0;
+}
+
+static void chk(ks_jw *w, yajl_gen_status s)
+{
+    if (s != yajl_gen_status_ok)
+        w->failed = 1;
+}
+
+void ks_jw_obj(ks_jw *w) { if (w->g) chk(w, yajl_gen_map_open(w->g)); }
+void ks_jw_end_obj(ks_jw *w) { if (w->g) chk(w, yajl_gen_map_close(w->g)); }
+void ks_jw_arr(ks_jw *w) { if (w->g) chk(w, yajl_gen_array_open(w->g)); }
+void ks_jw_end_arr(ks_jw *w) { if (w->g) chk(w, yajl_gen_array_close(w->g)); }
+void ks_jw_null(ks_jw *w) { if (w->g) chk(w, yajl_gen_null(w->g)); }
+void ks_jw_bool(ks_jw *w, int v) { if (w->g) chk(w, yajl_gen_bool(w->g, v != 0)); }
+
+void ks_jw_strn(ks_jw *w, const char *s, size_t n)
+{
+    if (!w->g)
+        return;
+    if (!s)
+        s = "";
+    size_t m;
+    char *fixed = ks_utf8_sanitize(s, n, &m);
+    if (fixed) {
+        chk(w, yajl_gen_string(w->g, (const unsigned char *)fixed, m));
+        free(fixed);
+    } else {
+        chk(w, yajl_gen_string(w->g, (const unsigned char *)s, n));
+    }
+}
+
+void ks_jw_str(ks_jw *w, const char *s) { ks_jw_strn(w, s ? s : "", s ? strlen(s) : 0); }
+void ks_jw_key(ks_jw *w, const char *k) { ks_jw_str(w, k); }
+
+void ks_jw_number_text(ks_jw *w, const char *s, size_t n)
+{
+    if (w->g)
+        chk(w, yajl_gen_number(w->g, s, n));
+}
+
+void ks_jw_int(ks_jw *w, int64_t v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%lld", (long long)v);
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+void ks_jw_uint(ks_jw *w, uint64_t v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+void ks_jw_double(ks_jw *w, double v)
+{
+    if (!isfinite(v)) {
+        ks_jw_null(w);
+        return;
+    }
+    char b[40];
+    int n = snprintf(b, sizeof b, "%.6g", v);
+    /* "%g" never uses a locale other than C here (the library never calls setlocale) */
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+void ks_jw_kstr(ks_jw *w, const char *k, const char *s) { ks_jw_key(w, k); ks_jw_str(w, s); }
+void ks_jw_kint(ks_jw *w, const char *k, int64_t v) { ks_jw_key(w, k); ks_jw_int(w, v); }
+void ks_jw_kuint(ks_jw *w, const char *k, uint64_t v) { ks_jw_key(w, k); ks_jw_uint(w, v); }
+void ks_jw_kdouble(ks_jw *w, const char *k, double v) { ks_jw_key(w, k); ks_jw_double(w, v); }
+void ks_jw_kbool(ks_jw *w, const char *k, int v) { ks_jw_key(w, k); ks_jw_bool(w, v); }
+void ks_jw_knull(ks_jw *w, const char *k) { ks_jw_key(w, k); ks_jw_null(w); }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return (n >= 2 && (s[1] & 0xc0) == 0x80) ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+            return 0;
+        if (c == 0xe0 && s[1] < 0xa0)
+            return 0; /* overlong */
+        if (c == 0xed && s[1] >= 0xa0)
+            return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+            return 0;
+        if (c == 0xf0 && s[1] < 0x90)
+            return 0;
+        if (c == 0xf4 && s[1] >= 0x90)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+int ks_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = utf8_seq(p + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+char *ks_utf8_sanitize(const char *s, size_t n, size_t *outlen)
+{
+    if (ks_utf8_valid(s, n))
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    char *o = ks_xmalloc(ks_mul(n, 3) + 1);
+    size_t j = 0, i = 0;
+    while (i < n) {
+        size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+        if (k) {
+            memcpy(o + j, p + i, k);
+            j += k;
+            i += k;
+        } else {
+            memcpy(o + j, "\xef\xbf\xbd", 3);
+            j += 3;
+            i++;
+        }
+    }
+    o[j] = 0;
+    *outlen = j;
+    return o;
+}

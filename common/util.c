@@ -1,0 +1,198 @@
+/* common/util.c: checked allocation, growable arrays and buffers, hashing, number formatting. */
+#include "common/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "kinesift: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void *ks_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *ks_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *ks_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *ks_xstrdup(const char *s)
+{
+    return ks_xstrndup(s, strlen(s));
+}
+
+char *ks_xstrndup(const char *s, size_t n)
+{
+    char *p = ks_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+size_t ks_mul(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        fprintf(stderr, "kinesift: size overflow (%zu x %zu)\n", n, size);
+        abort();
+    }
+    return n * size;
+}
+
+void ks_grow(void **arr, size_t *cap, size_t need, size_t esz)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c = c + c / 2 + 8;
+    *arr = ks_xrealloc(*arr, ks_mul(c, esz));
+    *cap = c;
+}
+
+char *ks_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    char *p = ks_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void ks_buf_put(ks_buf *b, const void *s, size_t n)
+{
+    KS_GROW(b->p, b->cap, b->n + n + 1);
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+void ks_buf_putc(ks_buf *b, char c)
+{
+    ks_buf_put(b, &c, 1);
+}
+
+void ks_buf_puts(ks_buf *b, const char *s)
+{
+    ks_buf_put(b, s, strlen(s));
+}
+
+void ks_buf_printf(ks_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0)
+        return;
+    KS_GROW(b->p, b->cap, b->n + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+const char *ks_buf_cstr(ks_buf *b)
+{
+    KS_GROW(b->p, b->cap, b->n + 1);
+    b->p[b->n] = 0;
+    return b->p;
+}
+
+void ks_buf_free(ks_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+}
+
+uint64_t ks_hash(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ULL ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    while (n--)
+        h = (h ^ *s++) * 0x100000001b3ULL;
+    return ks_hash_u64(h);
+}
+
+void ks_fmt_ns(char *buf, size_t n, int64_t ns)
+{
+    double v = (double)ns;
+    double a = v < 0 ? -v : v;
+    if (a >= 1e9)
+        snprintf(buf, n, "%.3f s", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, n, "%.3f ms", v / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, n, "%.3f us", v / 1e3);
+    else
+        snprintf(buf, n, "%lld ns", (long long)ns);
+}
+
+void ks_fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+    double v = (double)bytes;
+    if (v >= 1e9)
+        snprintf(buf, n, "%.2f GB", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, n, "%.1f MB", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(buf, n, "%.1f kB", v / 1e3);
+    else
+        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+}
+
+void ks_fmt_preview(char *buf, size_t n, const char *s, size_t len, size_t max)
+{
+    size_t o = 0;
+    if (!n)
+        return;
+    for (size_t i = 0; i < len && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) {
+            if (o + 5 >= n)
+                break;
+            o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+        } else {
+            if (o + 2 >= n)
+                break;
+            buf[o++] = (char)c;
+        }
+    }
+    if (len > max && o + 4 < n) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = 0;
+}

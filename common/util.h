@@ -1,0 +1,74 @@
+/* common/util.h: internal helpers shared by every part of the library: checked allocation,
+ * growable arrays, small string utilities. Not installed; not part of the public API. */
+#ifndef KS_UTIL_H
+#define KS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Allocation never returns NULL: out of memory aborts with a message (a partial analysis would
+ * be a wrong number). */
+void *ks_xmalloc(size_t n);
+void *ks_xcalloc(size_t n, size_t size);
+void *ks_xrealloc(void *p, size_t n);
+char *ks_xstrdup(const char *s);
+char *ks_xstrndup(const char *s, size_t n);
+/* Overflow-checked n * size; aborts on overflow. */
+size_t ks_mul(size_t n, size_t size);
+
+/* Grow *arr (of element size esz) so that it holds at least need elements; *cap is updated.
+ * Growth is geometric (x1.5) to keep the peak close to the final size. */
+void ks_grow(void **arr, size_t *cap, size_t need, size_t esz);
+#define KS_GROW(arr, cap, need) ks_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define KS_PUSH(arr, n, cap, val)            \
+    do {                                     \
+        KS_GROW(arr, cap, (n) + 1);          \
+        (arr)[(n)++] = (val);                \
+    } while (0)
+
+/* printf into a new malloc'ed string. */
+char *ks_xasprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* A growable byte buffer. */
+typedef struct ks_buf {
+    char *p;
+    size_t n, cap;
+} ks_buf;
+void ks_buf_put(ks_buf *b, const void *s, size_t n);
+void ks_buf_putc(ks_buf *b, char c);
+void ks_buf_puts(ks_buf *b, const char *s);
+void ks_buf_printf(ks_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* NUL-terminate (not counted in n) and return p. */
+const char *ks_buf_cstr(ks_buf *b);
+void ks_buf_free(ks_buf *b);
+
+/* FNV-1a-style 64-bit hash mixed with a final avalanche; for hash tables, not security. */
+uint64_t ks_hash(const void *p, size_t n);
+static inline uint64_t ks_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Format a duration in ns for humans: "1.234 ms", "12.0 us", "850 ns". */
+void ks_fmt_ns(char *buf, size_t n, int64_t ns);
+/* Format a byte count: "35.2 MB". */
+void ks_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+
+/* Escape a string for a one-line message: control characters as \xNN, cut to max bytes. */
+void ks_fmt_preview(char *buf, size_t n, const char *s, size_t len, size_t max);
+
+#endif

@@ -1,0 +1,54 @@
+/* kinesift/common.h: the few types every part of libkinesift shares (errors, ids, time). */
+#ifndef KINESIFT_COMMON_H
+#define KINESIFT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Times are int64 nanoseconds everywhere inside the library. */
+typedef int64_t ks_ns;
+
+/* Interned string id; 0 is the empty / absent string. */
+typedef uint32_t ks_str;
+
+/* A status for library calls: 0 = ok, negative = failure described in a ks_error. */
+enum { KS_OK = 0, KS_ERR = -1 };
+
+/* An error with an optional position in the (decompressed) input. */
+typedef struct ks_error {
+    char msg[512];
+    int has_pos;        /* byte/line/column below are meaningful */
+    uint64_t byte;      /* 0-based byte offset in the decompressed input */
+    uint64_t line;      /* 1-based */
+    uint64_t column;    /* 1-based, in bytes */
+} ks_error;
+
+/* Set err->msg from a printf-style format; clears the position. Returns KS_ERR. */
+int ks_error_set(ks_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Same, with a position. Returns KS_ERR. */
+int ks_error_set_at(ks_error *err, uint64_t byte, uint64_t line, uint64_t column,
+                    const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Format "byte N (line L, column C): msg" or just "msg" into buf. */
+void ks_error_format(const ks_error *err, char *buf, size_t n);
+
+/* The library version, e.g. "0.1.0". */
+const char *ks_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

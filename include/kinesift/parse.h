@@ -1,0 +1,54 @@
+/* kinesift/parse.h: the trace reader. Streams a source through a repairing pre-filter and yajl
+ * into an event store (kinesift/store.h). Tolerant by default: malformed strings are repaired,
+ * broken events skipped, a truncated file keeps its complete events; every recovery is counted in
+ * the trace's diagnostics. With strict set, any of them is an error with byte/line/column. */
+#ifndef KINESIFT_PARSE_H
+#define KINESIFT_PARSE_H
+
+#include "kinesift/source.h"
+#include "kinesift/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ks_parse_opts {
+    int strict;          /* repairs, skipped events and truncation become errors */
+    size_t chunk_size;   /* bytes per read; 0 = default (256 KiB) */
+    /* Called every ~chunk with the decompressed bytes read so far; may be NULL. */
+    void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes);
+    void *progress_ctx;
+} ks_parse_opts;
+
+void ks_parse_opts_init(ks_parse_opts *o);
+
+/* Parse one stream into a new trace. On error returns KS_ERR, *out = NULL, err filled (with the
+ * position when there is one). */
+int ks_parse_stream(ks_stream *st, const ks_parse_opts *o, ks_trace **out, ks_error *err);
+
+/* Convenience: parse a whole buffer (tests, fuzzers). */
+int ks_parse_buffer(const char *name, const void *buf, size_t len, const ks_parse_opts *o,
+                    ks_trace **out, ks_error *err);
+
+/* Exact timestamp parsing (parser/number.c): the decimal text of a value in microseconds, as
+ * JSON writes it ("-?D+(.D+)?([eE][+-]?D+)?"), to int64 ns without floating point.
+ * Returns KS_NUM_EXACT, KS_NUM_ROUNDED (excess fraction digits rounded half away from zero),
+ * KS_NUM_INEXACT (needed more than 19 significant digits; converted via strtod/llround),
+ * or a negative KS_NUM_* error. */
+enum {
+    KS_NUM_EXACT = 0,
+    KS_NUM_ROUNDED = 1,
+    KS_NUM_INEXACT = 2,
+    KS_NUM_SYNTAX = -1,   /* not a number */
+    KS_NUM_RANGE = -2     /* does not fit int64 ns */
+};
+int ks_parse_us_to_ns(const char *s, size_t len, int64_t *ns);
+
+/* Integer text to int64 ("External id", "correlation"): KS_NUM_EXACT, or KS_NUM_RANGE (value
+ * kept saturated in *v), or KS_NUM_SYNTAX (fraction/exponent or not a number). */
+int ks_parse_int64(const char *s, size_t len, int64_t *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,258 @@
+/* kinesift/store.h: the event store, the contract between the reader and every analysis.
+ *
+ * One trace = top-level metadata + processes + tracks (one per distinct (pid, tid)) + events.
+ * Events live in per-track arrays, in file order, one fixed-size 56-byte record each; names and
+ * categories are interned. Only the args later analyses need are kept (External id, correlation,
+ * stream, device, bytes, finished); every other arg is skipped without allocation.
+ * Times are int64 ns, parsed from the number text without floating point.
+ *
+ * The store is written by the parser (parser/parse.c) and is read-only for analyses. */
+#ifndef KINESIFT_STORE_H
+#define KINESIFT_STORE_H
+
+#include "kinesift/common.h"
+#include "kinesift/diag.h"
+#include "kinesift/strtab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- typed pid/tid ------------------------------------------------------------------------ */
+
+/* pid and tid keep their JSON type: never coerced, never merged across types. */
+typedef enum ks_id_type {
+    KS_ID_NONE = 0, /* field missing */
+    KS_ID_INT = 1,  /* integer that fits int64 (negative allowed) */
+    KS_ID_UINT = 2, /* integer above INT64_MAX, value stored as uint64 bits */
+    KS_ID_STR = 3,  /* JSON string; v = interned id */
+    KS_ID_NUM = 4   /* other number text (fraction/exponent); v = interned id of the text */
+} ks_id_type;
+
+typedef struct ks_id {
+    int64_t v;
+    uint8_t type; /* ks_id_type */
+} ks_id;
+
+int ks_id_equal(ks_id a, ks_id b);
+/* Render for display ("123", "\"Spans\"" is written as Spans, missing as "-"). */
+void ks_id_format(const ks_strtab *st, ks_id id, char *buf, size_t n);
+
+/* ---- event kinds (from category and, for legacy files, name) ------------------------------ */
+
+typedef enum ks_kind {
+    KS_K_OTHER = 0,
+    KS_K_CPU_OP,          /* cpu_op; legacy Operator */
+    KS_K_USER_ANNOTATION, /* user_annotation (record_function); legacy User */
+    KS_K_GPU_ANNOTATION,  /* gpu_user_annotation */
+    KS_K_PYTHON,          /* python_function; legacy Python */
+    KS_K_RUNTIME,         /* cuda_runtime and other *_runtime; legacy Runtime */
+    KS_K_DRIVER,          /* cuda_driver and other *_driver */
+    KS_K_KERNEL,          /* kernel; legacy Kernel */
+    KS_K_MEMCPY,          /* gpu_memcpy; legacy Memcpy */
+    KS_K_MEMSET,          /* gpu_memset; legacy Memset */
+    KS_K_SYNC,            /* cuda_sync, xpu_sync: waiting, not work */
+    KS_K_CUDA_EVENT,      /* cuda_event */
+    KS_K_INSTANT,         /* cpu_instant_event ([memory], [OutOfMemory], ...) */
+    KS_K_OVERHEAD,        /* overhead (CUPTI) */
+    KS_K_TRACE_SPAN,      /* Trace ("PyTorch Profiler (0)") */
+    KS_K_FLOW_LAUNCH,     /* ac2g flows; legacy async_cpu_to_gpu / async_gpu, async / launch */
+    KS_K_FLOW_FWDBWD,     /* fwdbwd flows; legacy forward_backward / fwd_bwd */
+    KS_K_DEVICE_OTHER,    /* device-side activity of other accelerators (mtia_ccp_events, hpu_op) */
+    KS_K_COUNT
+} ks_kind;
+
+const char *ks_kind_name(ks_kind k);
+/* 1 for kinds that are GPU work in busy time: kernel, memcpy, memset. */
+int ks_kind_is_gpu_work(ks_kind k);
+/* 1 for kinds that live on GPU streams (work, annotations, syncs, cuda_event). */
+int ks_kind_is_device_side(ks_kind k);
+/* 1 for CPU-side complete-event kinds aggregated as "ops" (cpu_op, user_annotation, python,
+ * runtime, driver). */
+int ks_kind_is_cpu_side(ks_kind k);
+
+/* ---- event record ------------------------------------------------------------------------- */
+
+#define KS_NO_DUR INT64_MIN /* the event has no duration (instants, flows, B, E, C) */
+
+enum ks_event_flags {
+    KS_EF_EXT = 1u << 0,        /* ext_id holds "External id" */
+    KS_EF_CORR = 1u << 1,       /* corr holds "correlation" (or the flow id for s/t/f) */
+    KS_EF_BYTES = 1u << 2,      /* aux holds "bytes" */
+    KS_EF_UNFINISHED = 1u << 3, /* args.finished == false: end set to the capture end */
+    KS_EF_TS_INEXACT = 1u << 4, /* ts/dur needed rounding (more than 3 fraction digits...) */
+    KS_EF_REPAIRED = 1u << 5,   /* a string of this event was repaired */
+    KS_EF_BP_E = 1u << 6,       /* flow: "bp": "e" (bind to the enclosing slice) */
+    KS_EF_FLOW_STRID = 1u << 7, /* flow id was a string (parsed as hex, or hashed) */
+    KS_EF_SCOPE_G = 1u << 8,    /* instant with "s": "g" */
+    KS_EF_SCOPE_P = 1u << 9,    /* instant with "s": "p" */
+    KS_EF_STREAM = 1u << 10,    /* stream holds args.stream */
+    KS_EF_DEVICE = 1u << 11,    /* device holds args.device */
+    KS_EF_BAD_UTF8 = 1u << 12,  /* a string of this event held invalid UTF-8 (replaced) */
+    KS_EF_NEG_TS = 1u << 13     /* ts < 0 (kept; Perfetto drops these) */
+};
+
+typedef struct ks_event {
+    ks_ns ts;       /* start, ns (relative or absolute as in the file) */
+    ks_ns dur;      /* ns, or KS_NO_DUR */
+    int64_t ext_id; /* "External id" (KS_EF_EXT) */
+    int64_t corr;   /* "correlation", or flow id of s/t/f (KS_EF_CORR) */
+    int64_t aux;    /* "bytes" of memcpy/memset (KS_EF_BYTES) */
+    ks_str name;    /* interned name (0 = none) */
+    int32_t stream; /* args.stream (KS_EF_STREAM) */
+    uint16_t cat;   /* category id: index into ks_trace.cats */
+    uint8_t ph;     /* phase character ('X', 'B', 'E', 'i', 'C', 's', 'f', ...) */
+    uint8_t kind;   /* ks_kind */
+    uint16_t flags; /* ks_event_flags */
+    int16_t device; /* args.device (KS_EF_DEVICE) */
+} ks_event;
+
+static inline ks_ns ks_event_end(const ks_event *e) { return e->dur == KS_NO_DUR ? e->ts : e->ts + e->dur; }
+
+/* ---- tracks and processes ----------------------------------------------------------------- */
+
+typedef enum ks_track_kind {
+    KS_TRACK_CPU = 0, /* host thread */
+    KS_TRACK_GPU = 1, /* GPU stream (kernels, copies, annotations, syncs) */
+    KS_TRACK_OTHER = 2 /* spans, markers, overhead, counters only */
+} ks_track_kind;
+
+typedef struct ks_process {
+    ks_id pid;
+    ks_str name;      /* process_name */
+    ks_str labels;    /* process_labels ("CPU", "GPU 0") */
+    int32_t sort_index;
+    uint8_t has_sort_index;
+} ks_process;
+
+typedef struct ks_track {
+    ks_id pid, tid;
+    uint32_t process;   /* index into ks_trace.procs */
+    ks_str name;        /* thread_name */
+    int32_t sort_index;
+    uint8_t has_sort_index;
+    uint8_t kind;       /* ks_track_kind, set when the trace is finished */
+    int32_t device;     /* GPU tracks: device index (-1 unknown) */
+    int64_t stream;     /* GPU tracks: stream id (-1 unknown) */
+    ks_event *ev;       /* events in file order */
+    size_t n, cap;
+} ks_track;
+
+/* ---- counters (ph C): each numeric args key is a series ----------------------------------- */
+
+typedef struct ks_counter_sample {
+    ks_ns ts;
+    uint32_t series; /* index into ks_trace.series */
+    double value;    /* counter values are measurements, not times: double is fine */
+} ks_counter_sample;
+
+typedef struct ks_series {
+    uint32_t track;
+    ks_str name; /* "<event name> <key>" as Perfetto names it */
+} ks_series;
+
+/* ---- top-level metadata ------------------------------------------------------------------- */
+
+typedef struct ks_device_prop {
+    int64_t id;
+    ks_str name;
+    int64_t total_global_mem;
+    int64_t compute_major, compute_minor, num_sms;
+} ks_device_prop;
+
+typedef struct ks_meta_entry {
+    ks_str key;
+    ks_str value;     /* raw JSON text of a scalar value (strings without quotes) */
+    uint8_t is_string;
+} ks_meta_entry;
+
+typedef struct ks_meta {
+    ks_str schema_version;      /* raw text, 0 if absent */
+    ks_str display_time_unit;
+    ks_str trace_name;
+    int has_base_time;
+    int64_t base_time_ns;       /* baseTimeNanoseconds */
+    int has_rank, has_world_size;
+    int64_t rank, world_size;   /* distributedInfo */
+    ks_str backend;             /* distributedInfo.backend */
+    ks_device_prop *devices;    /* deviceProperties */
+    size_t ndevices;
+    ks_meta_entry *entries;     /* other top-level scalars: host_name, with_stack, ... */
+    size_t nentries;
+} ks_meta;
+
+/* ---- the trace ---------------------------------------------------------------------------- */
+
+typedef struct ks_trace {
+    char *source;              /* "path", "-", or "archive.tar:member/path" */
+    char *filter;              /* how it was stored: "none", "gzip", "tar/gzip", "zip"... */
+    uint64_t bytes;            /* decompressed bytes read */
+    int container;             /* '{' object, '[' array, 0 unknown */
+    int truncated;             /* the input ended inside the trace */
+    uint64_t truncated_at;     /* byte offset where the committed part ends */
+
+    ks_strtab *strings;
+    ks_str *cats;              /* category id -> interned text; cats[0] = "" */
+    size_t ncats, cats_cap;
+
+    ks_process *procs;
+    size_t nprocs, procs_cap;
+    ks_track *tracks;
+    size_t ntracks, tracks_cap;
+
+    ks_counter_sample *counters;
+    size_t ncounters, counters_cap;
+    ks_series *series;
+    size_t nseries, series_cap;
+
+    uint64_t events;           /* events committed to tracks */
+    uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */
+    uint64_t phase_other;      /* phases outside ASCII or longer than one character */
+    uint64_t *by_cat;          /* events per category id (parallel to cats) */
+
+    ks_meta meta;
+    ks_diag diag;
+} ks_trace;
+
+/* Lifecycle (the parser calls these; tests may build stores by hand). */
+ks_trace *ks_trace_new(const char *source);
+void ks_trace_free(ks_trace *t);
+
+/* Intern a category; returns its id (stable, small). */
+uint16_t ks_trace_cat(ks_trace *t, const char *s, size_t len);
+const char *ks_trace_cat_name(const ks_trace *t, uint16_t cat);
+/* The text of an interned string. */
+const char *ks_trace_str(const ks_trace *t, ks_str id);
+
+/* Find or create the process / track for a typed pid (and tid). */
+uint32_t ks_trace_process(ks_trace *t, ks_id pid);
+uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid);
+/* Find without creating: 1 and *out when the track exists. */
+int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out);
+/* Append an event to a track; returns a pointer valid until the next append to that track. */
+ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
+
+/* Classify a category (and name, for legacy spellings) into a ks_kind. */
+ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);
+
+/* Called once after parsing: sets track kinds/devices/streams, releases spare capacity. */
+void ks_trace_finish(ks_trace *t);
+
+/* Look up a top-level scalar ("with_stack", "host_name"); NULL when absent. */
+const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
+
+/* Time span over all events with a timestamp (first start .. last end); 0 when none. */
+int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
+
+/* Number of ProfilerStep#N user annotations on CPU tracks. */
+size_t ks_trace_step_count(const ks_trace *t);
+/* Parse "ProfilerStep#N" (with optional spaces around '#'); returns 1 and N when it matches. */
+int ks_match_profiler_step(const char *name, int64_t *n);
+
+/* Bytes of memory held by the store (records, strings, tables). */
+size_t ks_trace_memory(const ks_trace *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* parser/inputs.c: expansion of command-line inputs. A directory stands for the trace files
+ * below it (recursively, sorted, hidden entries skipped): names containing ".json" and tar/zip
+ * archives, the way tensorboard_trace_handler and multi-rank jobs leave them. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/util.h"
+#include "kinesift/source.h"
+
+typedef struct list {
+    char **v;
+    size_t n, cap;
+} list;
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int looks_like_trace(const char *name)
+{
+    static const char *const arch[] = {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz",
+                                       ".tar.bz2", ".zip"};
+    if (strstr(name, ".json"))
+        return 1;
+    for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+        if (ends_with(name, arch[i]))
+            return 1;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(const char *dir, list *out, int depth, ks_error *err)
+{
+    if (depth > 32)
+        return ks_error_set(err, "%s: directories nested too deep", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return ks_error_set(err, "%s: %s", dir, strerror(errno));
+    list names = {0};
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.')
+            KS_PUSH(names.v, names.n, names.cap, ks_xasprintf("%s/%s", dir, de->d_name));
+    closedir(d);
+    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    int rc = KS_OK;
+    for (size_t i = 0; i < names.n; i++) {
+        struct stat sb;
+        char *p = names.v[i];
+        if (rc == KS_OK && stat(p, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode))
+                rc = walk(p, out, depth + 1, err);
+            else if (S_ISREG(sb.st_mode) && looks_like_trace(strrchr(p, '/') + 1)) {
+                KS_PUSH(out->v, out->n, out->cap, p);
+                continue;
+            }
+        }
+        free(p);
+    }
+    free(names.v);
+    return rc;
+}
+
+int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err)
+{
+    list l = {0};
+    *out = NULL;
+    *nout = 0;
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat sb;
+        if (strcmp(paths[i], "-") && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            size_t before = l.n;
+            char *dir = ks_xstrdup(paths[i]);
+            size_t dl = strlen(dir);
+            while (dl > 1 && dir[dl - 1] == '/')
+                dir[--dl] = 0;
+            int rc = walk(dir, &l, 0, err);
+            free(dir);
+            if (rc != KS_OK) {
+                ks_inputs_free(l.v, l.n);
+                return KS_ERR;
+            }
+            if (l.n == before) {
+                ks_inputs_free(l.v, l.n);
+                return ks_error_set(err, "%s: directory holds no trace (*.json*, .tar, .zip)",
+                                    paths[i]);
+            }
+        } else {
+            KS_PUSH(l.v, l.n, l.cap, ks_xstrdup(paths[i]));
+        }
+    }
+    KS_PUSH(l.v, l.n, l.cap, NULL);
+    l.n--;
+    *out = l.v;
+    *nout = l.n;
+    return KS_OK;
+}
+
+void ks_inputs_free(char **v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}

@@ -1,0 +1,1435 @@
+/* parser/parse.c: the trace reader. Bytes flow source -> repair pre-filter -> yajl -> a small
+ * state machine that knows the trace layout -> the event store.
+ *
+ *  - Containers: {"traceEvents": [...], ...metadata} or a bare [...] array; a missing ']' is
+ *    allowed; an object cut anywhere keeps every event whose closing '}' was read.
+ *  - An event counts only at its closing '}'. A syntax error inside an event drops that event and
+ *    resynchronises on the next event start with a fresh yajl handle (errors are sticky).
+ *  - Numbers arrive as raw text (yajl_number): ts/dur go to int64 ns exactly, ids to int64.
+ *  - Every recovery is counted in the trace's diagnostics with its byte/line/column. */
+#include "kinesift/parse.h"
+
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "common/util.h"
+#include "parser/repair.h"
+
+#define DEFAULT_CHUNK (256 * 1024)
+#define MAX_SKIP_DEPTH (1 << 20)
+#define MAX_META_VALUE 4096
+
+/* ---- keys ---------------------------------------------------------------------------------- */
+
+enum key {
+    K_NONE = 0,
+    K_IGNORE,
+    /* top level */
+    K_TRACE_EVENTS, K_SCHEMA, K_DEVPROPS, K_DIST, K_BASETIME, K_DTU, K_TRACENAME, K_META,
+    /* event */
+    K_PH, K_NAME, K_CAT, K_TS, K_DUR, K_PID, K_TID, K_ID, K_ID2, K_BP, K_SCOPE, K_ARGS,
+    /* args */
+    K_EXT, K_CORR, K_STREAM, K_DEVICE, K_BYTES, K_FINISHED, K_ARG_NAME, K_ARG_LABELS,
+    K_ARG_SORT, K_COUNTER,
+    /* distributedInfo */
+    K_RANK, K_WORLD, K_BACKEND,
+    /* deviceProperties[] */
+    K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS
+};
+
+enum ctx { CX_TOP_OBJ = 1, CX_EVENTS, CX_EVENT, CX_ARGS, CX_ID2, CX_DIST, CX_DEVPROPS, CX_DEVPROP };
+
+#define KEYIS(lit) (len == sizeof(lit) - 1 && !memcmp(k, lit, sizeof(lit) - 1))
+
+static int top_key(const char *k, size_t len)
+{
+    if (KEYIS("traceEvents")) return K_TRACE_EVENTS;
+    if (KEYIS("schemaVersion")) return K_SCHEMA;
+    if (KEYIS("deviceProperties")) return K_DEVPROPS;
+    if (KEYIS("distributedInfo")) return K_DIST;
+    if (KEYIS("baseTimeNanoseconds")) return K_BASETIME;
+    if (KEYIS("displayTimeUnit")) return K_DTU;
+    if (KEYIS("traceName")) return K_TRACENAME;
+    return K_META;
+}
+
+static int event_key(const char *k, size_t len)
+{
+    switch (len) {
+    case 1: if (k[0] == 's') return K_SCOPE; break;
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h') return K_PH;
+        if (k[0] == 't' && k[1] == 's') return K_TS;
+        if (k[0] == 'i' && k[1] == 'd') return K_ID;
+        if (k[0] == 'b' && k[1] == 'p') return K_BP;
+        break;
+    case 3:
+        if (!memcmp(k, "pid", 3)) return K_PID;
+        if (!memcmp(k, "tid", 3)) return K_TID;
+        if (!memcmp(k, "cat", 3)) return K_CAT;
+        if (!memcmp(k, "dur", 3)) return K_DUR;
+        if (!memcmp(k, "id2", 3)) return K_ID2;
+        break;
+    case 4:
+        if (!memcmp(k, "name", 4)) return K_NAME;
+        if (!memcmp(k, "args", 4)) return K_ARGS;
+        break;
+    }
+    return K_IGNORE;
+}
+
+static int args_key(const char *k, size_t len)
+{
+    switch (len) {
+    case 4: if (!memcmp(k, "name", 4)) return K_ARG_NAME; break;
+    case 5: if (!memcmp(k, "bytes", 5) || !memcmp(k, "Bytes", 5)) return K_BYTES; break;
+    case 6:
+        if (!memcmp(k, "stream", 6)) return K_STREAM;
+        if (!memcmp(k, "device", 6) || !memcmp(k, "Device", 6)) return K_DEVICE;
+        if (!memcmp(k, "labels", 6)) return K_ARG_LABELS;
+        break;
+    case 8: if (!memcmp(k, "finished", 8)) return K_FINISHED; break;
+    case 10: if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT; break;
+    case 11:
+        if (!memcmp(k, "External id", 11) || !memcmp(k, "external id", 11)) return K_EXT;
+        if (!memcmp(k, "correlation", 11)) return K_CORR;
+        break;
+    }
+    return K_IGNORE;
+}
+
+/* ---- parser state -------------------------------------------------------------------------- */
+
+typedef struct counter_kv {
+    size_t key_off, key_len;
+    double value;
+} counter_kv;
+
+typedef struct pending_thread {
+    ks_id pid, tid;
+    ks_str name;
+    int32_t sort_index;
+    uint8_t has_name, has_sort;
+} pending_thread;
+
+/* the event being read */
+typedef struct cur_event {
+    uint64_t start;          /* input offset of its '{' */
+    uint32_t nkeys;
+    char ph;
+    uint8_t has_ph, ph_bad, has_name, has_cat, has_ts, has_dur;
+    int ts_status, dur_status;
+    ks_str name;
+    uint16_t cat;
+    int64_t ts, dur;
+    ks_id pid, tid;
+    uint16_t flags;
+    int64_t ext, corr, aux;
+    int32_t stream;
+    int16_t device;
+    ks_str arg_name, arg_labels;
+    int64_t arg_sort;
+    uint8_t has_arg_name, has_arg_labels, has_arg_sort;
+    size_t ncounters;
+} cur_event;
+
+enum mode { M_PARSE, M_RESYNC, M_STOP };
+enum resync_target { RS_EVENT, RS_TRACE_EVENTS };
+
+typedef struct parser {
+    ks_trace *t;
+    int strict;
+    yajl_handle h;
+    ks_error *err;
+    int failed;               /* a callback hit a fatal condition (err is set) */
+
+    uint8_t stack[16];
+    int depth;
+    int skip;                 /* depth inside an ignored container */
+    int key;
+    ks_str meta_key;
+    int top_done;             /* the top-level value is complete */
+    int events_done;          /* the traceEvents array was closed */
+    int in_events_seen;
+
+    cur_event ev;
+    counter_kv *kv;
+    size_t kv_cap;
+    ks_buf kvkeys;
+    ks_device_prop dp;
+
+    pending_thread *pt;
+    size_t npt, pt_cap;
+
+    uint64_t events_read;
+    uint64_t last_commit_end;
+
+    /* the input window */
+    char *inbuf;
+    size_t in_len, in_cap;
+    uint64_t in_base;         /* absolute offset of inbuf[0] */
+    size_t run_start;         /* inbuf offset of the current yajl feed */
+    int feeding_prefix;
+    uint64_t lines_before;    /* newlines before inbuf[0] */
+    int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
+
+    ks_repair rep;
+    int strict_repair;        /* first repair in strict mode: kind + 1 */
+    uint64_t strict_repair_at;
+
+    enum mode mode;
+    enum resync_target rs_target;
+    int rs_state;
+    uint64_t rs_from;         /* where the resync scan began (for the skipped byte count) */
+
+    /* caches */
+    uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
+    size_t cat_kind_cap;
+    ks_id last_pid, last_tid;
+    uint32_t last_track;
+    int have_last_track;
+    uint32_t last_series;
+} parser;
+
+static locale_t c_locale(void)
+{
+    static locale_t loc;
+    if (!loc)
+        loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    return loc;
+}
+
+/* ---- positions ----------------------------------------------------------------------------- */
+
+static uint64_t cur_offset(parser *p)
+{
+    if (p->feeding_prefix)
+        return p->in_base + p->run_start;
+    size_t out_off = yajl_get_bytes_consumed(p->h);
+    return p->in_base + p->run_start + ks_repair_in_offset(&p->rep, out_off);
+}
+
+static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
+{
+    uint64_t lines = p->lines_before;
+    int64_t last = p->last_nl;
+    uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
+    if (rel > p->in_len)
+        rel = p->in_len;
+    for (size_t i = 0; i < rel; i++)
+        if (p->inbuf[i] == '\n') {
+            lines++;
+            last = (int64_t)(p->in_base + i);
+        }
+    *line = lines + 1;
+    *col = abs - (uint64_t)(last + 1) + 1;
+}
+
+static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
+{
+    const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
+    if (k && k->nexamples >= KS_DIAG_EXAMPLES) {
+        ks_diag_count(&p->t->diag, id, sev, 1);
+        return;
+    }
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    uint64_t line, col;
+    line_col(p, at, &line, &col);
+    ks_diag_add_at(&p->t->diag, id, sev, at, line, col, "%s", buf);
+}
+
+static int fatal_at(parser *p, uint64_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fatal_at(parser *p, uint64_t at, const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    uint64_t line, col;
+    line_col(p, at, &line, &col);
+    ks_error_set_at(p->err, at, line, col, "%s", buf);
+    p->failed = 1;
+    return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static ks_id parse_id_number(parser *p, const char *s, size_t len)
+{
+    ks_id id = {0, KS_ID_NUM};
+    int64_t v;
+    int r = ks_parse_int64(s, len, &v);
+    if (r == KS_NUM_EXACT) {
+        id.type = KS_ID_INT;
+        id.v = v;
+        return id;
+    }
+    if (r == KS_NUM_RANGE && s[0] != '-') {
+        /* above INT64_MAX: keep the uint64 bits when it fits */
+        uint64_t u = 0;
+        int ok = 1;
+        for (size_t i = 0; i < len && ok; i++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (u > (UINT64_MAX - d) / 10)
+                ok = 0;
+            else
+                u = u * 10 + d;
+        }
+        if (ok) {
+            id.type = KS_ID_UINT;
+            id.v = (int64_t)u;
+            return id;
+        }
+    }
+    id.v = ks_strtab_intern(p->t->strings, s, len);
+    return id;
+}
+
+/* Flow ids: numbers as integers; strings parsed as hex (Perfetto), else hashed. */
+static int64_t parse_flow_id(const char *s, size_t len, int is_string, uint16_t *flags)
+{
+    int64_t v;
+    if (!is_string) {
+        if (ks_parse_int64(s, len, &v) == KS_NUM_EXACT)
+            return v;
+        *flags |= KS_EF_FLOW_STRID;
+        return (int64_t)ks_hash(s, len);
+    }
+    *flags |= KS_EF_FLOW_STRID;
+    size_t i = 0;
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        i = 2;
+    if (i < len && len - i <= 16) {
+        uint64_t u = 0;
+        size_t j;
+        for (j = i; j < len; j++) {
+            char c = s[j];
+            unsigned d;
+            if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+            else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+            else break;
+            u = u * 16 + d;
+        }
+        if (j == len)
+            return (int64_t)u;
+    }
+    return (int64_t)ks_hash(s, len);
+}
+
+static ks_kind kind_of(parser *p, uint16_t cat, const ks_str name, char ph)
+{
+    if (cat >= p->cat_kind_cap) {
+        size_t old = p->cat_kind_cap;
+        KS_GROW(p->cat_kind, p->cat_kind_cap, (size_t)cat + 1);
+        memset(p->cat_kind + old, 0, p->cat_kind_cap - old);
+    }
+    if (!p->cat_kind[cat]) {
+        const char *c = ks_trace_cat_name(p->t, cat);
+        p->cat_kind[cat] = (uint8_t)(ks_classify(c, strlen(c), NULL, 0) + 1);
+    }
+    ks_kind k = (ks_kind)(p->cat_kind[cat] - 1);
+    if (k == KS_K_OTHER && name && (ph == 's' || ph == 't' || ph == 'f')) {
+        const char *n = ks_strtab_get(p->t->strings, name);
+        k = ks_classify(NULL, 0, n, strlen(n));
+    }
+    return k;
+}
+
+static uint32_t track_of(parser *p, ks_id pid, ks_id tid)
+{
+    if (p->have_last_track && ks_id_equal(pid, p->last_pid) && ks_id_equal(tid, p->last_tid))
+        return p->last_track;
+    p->last_track = ks_trace_track(p->t, pid, tid);
+    p->last_pid = pid;
+    p->last_tid = tid;
+    p->have_last_track = 1;
+    return p->last_track;
+}
+
+static uint32_t series_of(parser *p, uint32_t track, const char *name, const char *key, size_t klen)
+{
+    ks_trace *t = p->t;
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "%s %.*s", name, (int)klen, key);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf)
+        n = sizeof buf - 1;
+    ks_str sname = ks_strtab_intern(t->strings, buf, (size_t)n);
+    if (p->last_series < t->nseries && t->series[p->last_series].track == track &&
+        t->series[p->last_series].name == sname)
+        return p->last_series;
+    for (size_t i = 0; i < t->nseries; i++)
+        if (t->series[i].track == track && t->series[i].name == sname)
+            return p->last_series = (uint32_t)i;
+    KS_GROW(t->series, t->series_cap, t->nseries + 1);
+    t->series[t->nseries].track = track;
+    t->series[t->nseries].name = sname;
+    return p->last_series = (uint32_t)t->nseries++;
+}
+
+/* ---- committing an event ------------------------------------------------------------------- */
+
+static void apply_metadata(parser *p)
+{
+    cur_event *e = &p->ev;
+    ks_trace *t = p->t;
+    const char *n = ks_strtab_get(t->strings, e->name);
+    if (!strcmp(n, "process_name") || !strcmp(n, "process_labels") ||
+        !strcmp(n, "process_sort_index")) {
+        ks_process *pr = &t->procs[ks_trace_process(t, e->pid)];
+        if (n[8] == 'n' && e->has_arg_name)
+            pr->name = e->arg_name;
+        else if (n[8] == 'l' && e->has_arg_labels)
+            pr->labels = e->arg_labels;
+        else if (n[8] == 's' && e->has_arg_sort) {
+            pr->sort_index = (int32_t)e->arg_sort;
+            pr->has_sort_index = 1;
+        }
+        return;
+    }
+    if (!strcmp(n, "thread_name") || !strcmp(n, "thread_sort_index")) {
+        KS_GROW(p->pt, p->pt_cap, p->npt + 1);
+        pending_thread *q = &p->pt[p->npt++];
+        memset(q, 0, sizeof *q);
+        q->pid = e->pid;
+        q->tid = e->tid;
+        if (n[7] == 'n' && e->has_arg_name) {
+            q->name = e->arg_name;
+            q->has_name = 1;
+        } else if (n[7] == 's' && e->has_arg_sort) {
+            q->sort_index = (int32_t)e->arg_sort;
+            q->has_sort = 1;
+        }
+        return;
+    }
+    ks_diag_count(&t->diag, "parse.ignored_metadata", KS_SEV_INFO, 1);
+}
+
+static void commit_counter(parser *p, uint32_t track)
+{
+    cur_event *e = &p->ev;
+    ks_trace *t = p->t;
+    const char *name = ks_strtab_get(t->strings, e->name);
+    for (size_t i = 0; i < e->ncounters; i++) {
+        counter_kv *kv = &p->kv[i];
+        uint32_t s = series_of(p, track, name, p->kvkeys.p + kv->key_off, kv->key_len);
+        KS_GROW(t->counters, t->counters_cap, t->ncounters + 1);
+        ks_counter_sample *c = &t->counters[t->ncounters++];
+        c->ts = e->ts;
+        c->series = s;
+        c->value = kv->value;
+    }
+}
+
+static void commit_event(parser *p)
+{
+    cur_event *e = &p->ev;
+    ks_trace *t = p->t;
+    p->events_read++;
+    if (!e->nkeys) {
+        ks_diag_count(&t->diag, "parse.empty_event", KS_SEV_INFO, 1);
+        return;
+    }
+    if (!e->has_ph) {
+        diag_at(p, "parse.missing_ph", KS_SEV_WARNING, e->start, "event without \"ph\" skipped");
+        return;
+    }
+    if (e->ph_bad || (unsigned char)e->ph >= 128) {
+        t->phase_other++;
+        diag_at(p, "parse.ignored_phase", KS_SEV_INFO, e->start, "phase not a single ASCII character");
+        return;
+    }
+    t->by_phase[(unsigned char)e->ph]++;
+    t->by_cat[e->cat]++;
+    char ph = e->ph;
+    if (ph == 'M') {
+        apply_metadata(p);
+        return;
+    }
+    int stored = 0;
+    switch (ph) {
+    case 'X': case 'B': case 'E': case 'i': case 'I': case 'R': case 's': case 't': case 'f':
+    case 'b': case 'n': case 'e': case 'S': case 'T': case 'p': case 'F': case 'C':
+        stored = 1;
+        break;
+    default:
+        ks_diag_count(&t->diag, "parse.ignored_phase", KS_SEV_INFO, 1);
+        return;
+    }
+    (void)stored;
+    if (!e->has_ts) {
+        diag_at(p, "parse.missing_ts", KS_SEV_WARNING, e->start, "'%c' event without \"ts\" skipped", ph);
+        return;
+    }
+    if (e->ts_status < 0) {
+        diag_at(p, "parse.bad_ts", KS_SEV_WARNING, e->start, "\"ts\" %s: event skipped",
+                e->ts_status == KS_NUM_RANGE ? "out of the int64 ns range" : "is not a number");
+        return;
+    }
+    int64_t dur = KS_NO_DUR;
+    if (ph == 'X') {
+        if (!e->has_dur) {
+            diag_at(p, "parse.x_without_dur", KS_SEV_WARNING, e->start, "'X' event without \"dur\" skipped");
+            return;
+        }
+        if (e->dur_status < 0) {
+            diag_at(p, "parse.bad_dur", KS_SEV_WARNING, e->start, "\"dur\" %s: event skipped",
+                    e->dur_status == KS_NUM_RANGE ? "out of the int64 ns range" : "is not a number");
+            return;
+        }
+        if (e->dur < 0) {
+            diag_at(p, "parse.negative_dur", KS_SEV_WARNING, e->start, "'X' event with negative \"dur\" skipped");
+            return;
+        }
+        if (e->ts > INT64_MAX - e->dur) {
+            diag_at(p, "parse.bad_dur", KS_SEV_WARNING, e->start, "ts + dur beyond the int64 ns range: event skipped");
+            return;
+        }
+        dur = e->dur;
+    }
+    if (e->ts_status == KS_NUM_ROUNDED || (ph == 'X' && e->dur_status == KS_NUM_ROUNDED)) {
+        e->flags |= KS_EF_TS_INEXACT;
+        ks_diag_count(&t->diag, "parse.ts_rounded", KS_SEV_INFO, 1);
+    }
+    if (e->ts < 0) {
+        e->flags |= KS_EF_NEG_TS;
+        ks_diag_count(&t->diag, "parse.negative_ts", KS_SEV_INFO, 1);
+    }
+    uint32_t track = track_of(p, e->pid, e->tid);
+    if (ph == 'C') {
+        commit_counter(p, track);
+        return;
+    }
+    ks_event rec;
+    rec.ts = e->ts;
+    rec.dur = dur;
+    rec.ext_id = e->ext;
+    rec.corr = e->corr;
+    rec.aux = e->aux;
+    rec.name = e->name;
+    rec.stream = e->stream;
+    rec.cat = e->cat;
+    rec.ph = (uint8_t)ph;
+    rec.kind = (uint8_t)kind_of(p, e->cat, e->name, ph);
+    rec.flags = e->flags;
+    rec.device = e->device;
+    ks_trace_append(t, track, &rec);
+}
+
+/* ---- yajl callbacks ------------------------------------------------------------------------ */
+
+#define P ((parser *)ctx)
+
+static int top(parser *p)
+{
+    return p->depth ? p->stack[p->depth - 1] : 0;
+}
+
+static void push(parser *p, int c)
+{
+    if (p->depth < (int)sizeof p->stack)
+        p->stack[p->depth++] = (uint8_t)c;
+}
+
+static int enter_skip(parser *p)
+{
+    if (++p->skip > MAX_SKIP_DEPTH)
+        return fatal_at(p, cur_offset(p), "JSON nested deeper than %d levels", MAX_SKIP_DEPTH);
+    return 1;
+}
+
+static void begin_event(parser *p)
+{
+    cur_event *e = &p->ev;
+    memset(e, 0, sizeof *e);
+    e->start = cur_offset(p) - 1; /* yajl has consumed the '{' */
+    p->kvkeys.n = 0;
+}
+
+static int non_object_event(parser *p)
+{
+    p->events_read++;
+    diag_at(p, "parse.non_object_event", KS_SEV_WARNING, cur_offset(p),
+            "traceEvents element is not an object: skipped");
+    return 1;
+}
+
+static int not_a_trace(parser *p)
+{
+    return fatal_at(p, cur_offset(p), "not a trace: the top-level JSON value is not an object or array");
+}
+
+static int cb_start_map(void *ctx)
+{
+    parser *p = P;
+    if (p->skip)
+        return enter_skip(p);
+    int key = p->key;
+    p->key = K_NONE;
+    switch (top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        if (!p->t->container)
+            p->t->container = '{';
+        push(p, CX_TOP_OBJ);
+        return 1;
+    case CX_TOP_OBJ:
+        if (key == K_DIST) {
+            push(p, CX_DIST);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_EVENTS:
+        begin_event(p);
+        push(p, CX_EVENT);
+        return 1;
+    case CX_EVENT:
+        if (key == K_ARGS) {
+            push(p, CX_ARGS);
+            return 1;
+        }
+        if (key == K_ID2) {
+            push(p, CX_ID2);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_DEVPROPS:
+        memset(&p->dp, 0, sizeof p->dp);
+        p->dp.id = -1;
+        push(p, CX_DEVPROP);
+        return 1;
+    default:
+        return enter_skip(p);
+    }
+}
+
+static int cb_end_map(void *ctx)
+{
+    parser *p = P;
+    if (p->skip) {
+        p->skip--;
+        return 1;
+    }
+    int c = top(p);
+    if (p->depth)
+        p->depth--;
+    switch (c) {
+    case CX_EVENT:
+        commit_event(p);
+        p->last_commit_end = cur_offset(p);
+        break;
+    case CX_TOP_OBJ:
+        p->top_done = 1;
+        break;
+    case CX_DEVPROP: {
+        ks_meta *m = &p->t->meta;
+        m->devices = ks_xrealloc(m->devices, (m->ndevices + 1) * sizeof *m->devices);
+        m->devices[m->ndevices++] = p->dp;
+        break;
+    }
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+    parser *p = P;
+    if (p->skip)
+        return enter_skip(p);
+    int key = p->key;
+    p->key = K_NONE;
+    switch (top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        if (!p->t->container)
+            p->t->container = '[';
+        p->in_events_seen = 1;
+        push(p, CX_EVENTS);
+        return 1;
+    case CX_TOP_OBJ:
+        if (key == K_TRACE_EVENTS) {
+            p->in_events_seen = 1;
+            push(p, CX_EVENTS);
+            return 1;
+        }
+        if (key == K_DEVPROPS) {
+            push(p, CX_DEVPROPS);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_EVENTS:
+        non_object_event(p);
+        return enter_skip(p);
+    default:
+        return enter_skip(p);
+    }
+}
+
+static int cb_end_array(void *ctx)
+{
+    parser *p = P;
+    if (p->skip) {
+        p->skip--;
+        return 1;
+    }
+    int c = top(p);
+    if (p->depth)
+        p->depth--;
+    if (c == CX_EVENTS) {
+        p->events_done = 1;
+        if (!p->depth)
+            p->top_done = 1;
+    }
+    return 1;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    parser *p = P;
+    if (p->skip)
+        return 1;
+    const char *k = (const char *)key;
+    switch (top(p)) {
+    case CX_EVENT:
+        p->ev.nkeys++;
+        p->key = event_key(k, len);
+        return 1;
+    case CX_ARGS:
+        p->key = args_key(k, len);
+        if (p->key == K_IGNORE && (!p->ev.has_ph || p->ev.ph == 'C')) {
+            /* a counter series, unless the event turns out not to be a counter */
+            p->key = K_COUNTER;
+            KS_GROW(p->kv, p->kv_cap, p->ev.ncounters + 1);
+            p->kv[p->ev.ncounters].key_off = p->kvkeys.n;
+            p->kv[p->ev.ncounters].key_len = len;
+            ks_buf_put(&p->kvkeys, k, len);
+        }
+        return 1;
+    case CX_TOP_OBJ:
+        p->key = top_key(k, len);
+        if (p->key == K_META)
+            p->meta_key = ks_strtab_intern(p->t->strings, k, len);
+        return 1;
+    case CX_ID2:
+        p->key = (KEYIS("local") || KEYIS("global")) ? K_ID : K_IGNORE;
+        return 1;
+    case CX_DIST:
+        p->key = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD : KEYIS("backend") ? K_BACKEND : K_IGNORE;
+        return 1;
+    case CX_DEVPROP:
+        p->key = KEYIS("id") ? K_DP_ID : KEYIS("name") ? K_DP_NAME : KEYIS("totalGlobalMem") ? K_DP_MEM
+               : KEYIS("computeMajor") ? K_DP_MAJOR : KEYIS("computeMinor") ? K_DP_MINOR
+               : KEYIS("numSms") ? K_DP_SMS : K_IGNORE;
+        return 1;
+    default:
+        p->key = K_IGNORE;
+        return 1;
+    }
+}
+
+enum vtype { V_STRING, V_NUMBER, V_TRUE, V_FALSE, V_NULL };
+
+static void set_meta_entry(parser *p, const char *s, size_t len, int is_string)
+{
+    ks_meta *m = &p->t->meta;
+    if (len > MAX_META_VALUE) {
+        ks_diag_count(&p->t->diag, "parse.long_metadata_skipped", KS_SEV_INFO, 1);
+        return;
+    }
+    ks_str v = ks_strtab_intern(p->t->strings, s, len);
+    for (size_t i = 0; i < m->nentries; i++)
+        if (m->entries[i].key == p->meta_key) {
+            m->entries[i].value = v;
+            m->entries[i].is_string = (uint8_t)is_string;
+            return;
+        }
+    m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
+    m->entries[m->nentries].key = p->meta_key;
+    m->entries[m->nentries].value = v;
+    m->entries[m->nentries].is_string = (uint8_t)is_string;
+    m->nentries++;
+}
+
+static int int_value(enum vtype vt, const char *s, size_t len, int64_t *v)
+{
+    if (vt != V_NUMBER && vt != V_STRING)
+        return 0;
+    return ks_parse_int64(s, len, v) == KS_NUM_EXACT;
+}
+
+static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    ks_trace *t = p->t;
+    switch (key) {
+    case K_PH:
+        if (vt == V_STRING) {
+            e->has_ph = 1;
+            e->ph_bad = len != 1;
+            e->ph = len ? s[0] : 0;
+        }
+        break;
+    case K_NAME:
+        if (vt == V_STRING || vt == V_NUMBER) {
+            e->name = ks_strtab_intern(t->strings, s, len);
+            e->has_name = 1;
+        }
+        break;
+    case K_CAT:
+        if (vt == V_STRING) {
+            e->cat = ks_trace_cat(t, s, len);
+            e->has_cat = 1;
+        }
+        break;
+    case K_TS:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->has_ts = 1;
+            e->ts_status = ks_parse_us_to_ns(s, len, &e->ts);
+        }
+        break;
+    case K_DUR:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->has_dur = 1;
+            e->dur_status = ks_parse_us_to_ns(s, len, &e->dur);
+        }
+        break;
+    case K_PID:
+    case K_TID: {
+        ks_id id = {0, KS_ID_NONE};
+        if (vt == V_NUMBER)
+            id = parse_id_number(p, s, len);
+        else if (vt == V_STRING) {
+            id.type = KS_ID_STR;
+            id.v = ks_strtab_intern(t->strings, s, len);
+        }
+        if (key == K_PID)
+            e->pid = id;
+        else
+            e->tid = id;
+        break;
+    }
+    case K_ID:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->corr = parse_flow_id(s, len, vt == V_STRING, &e->flags);
+            e->flags |= KS_EF_CORR;
+        }
+        break;
+    case K_BP:
+        if (vt == V_STRING && len == 1 && s[0] == 'e')
+            e->flags |= KS_EF_BP_E;
+        break;
+    case K_SCOPE:
+        if (vt == V_STRING && len == 1) {
+            if (s[0] == 'g')
+                e->flags |= KS_EF_SCOPE_G;
+            else if (s[0] == 'p')
+                e->flags |= KS_EF_SCOPE_P;
+        }
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int args_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    int64_t v;
+    switch (key) {
+    case K_EXT:
+        if (int_value(vt, s, len, &v)) {
+            e->ext = v;
+            e->flags |= KS_EF_EXT;
+        }
+        break;
+    case K_CORR:
+        if (int_value(vt, s, len, &v) && !(e->flags & KS_EF_CORR && (e->ph == 's' || e->ph == 'f' || e->ph == 't'))) {
+            e->corr = v;
+            e->flags |= KS_EF_CORR;
+        }
+        break;
+    case K_STREAM:
+        if (int_value(vt, s, len, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+            e->stream = (int32_t)v;
+            e->flags |= KS_EF_STREAM;
+        }
+        break;
+    case K_DEVICE:
+        if (int_value(vt, s, len, &v) && v >= INT16_MIN && v <= INT16_MAX) {
+            e->device = (int16_t)v;
+            e->flags |= KS_EF_DEVICE;
+        }
+        break;
+    case K_BYTES:
+        if (int_value(vt, s, len, &v)) {
+            e->aux = v;
+            e->flags |= KS_EF_BYTES;
+        }
+        break;
+    case K_FINISHED:
+        if (vt == V_FALSE)
+            e->flags |= KS_EF_UNFINISHED;
+        break;
+    case K_ARG_NAME:
+        if (vt == V_STRING) {
+            e->arg_name = ks_strtab_intern(p->t->strings, s, len);
+            e->has_arg_name = 1;
+        }
+        break;
+    case K_ARG_LABELS:
+        if (vt == V_STRING) {
+            e->arg_labels = ks_strtab_intern(p->t->strings, s, len);
+            e->has_arg_labels = 1;
+        }
+        break;
+    case K_ARG_SORT:
+        if (int_value(vt, s, len, &v)) {
+            e->arg_sort = v;
+            e->has_arg_sort = 1;
+        }
+        break;
+    case K_COUNTER:
+        if (vt == V_NUMBER && len < 64) {
+            char buf[64];
+            memcpy(buf, s, len);
+            buf[len] = 0;
+            p->kv[e->ncounters].value = strtod_l(buf, NULL, c_locale());
+            e->ncounters++;
+        }
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int top_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    ks_meta *m = &p->t->meta;
+    ks_strtab *st = p->t->strings;
+    int64_t v;
+    switch (key) {
+    case K_SCHEMA:
+        m->schema_version = ks_strtab_intern(st, s, len);
+        break;
+    case K_BASETIME:
+        if (int_value(vt, s, len, &v)) {
+            m->base_time_ns = v;
+            m->has_base_time = 1;
+        }
+        break;
+    case K_DTU:
+        if (vt == V_STRING)
+            m->display_time_unit = ks_strtab_intern(st, s, len);
+        break;
+    case K_TRACENAME:
+        if (vt == V_STRING)
+            m->trace_name = ks_strtab_intern(st, s, len);
+        break;
+    case K_META:
+        if (vt == V_STRING || vt == V_NUMBER)
+            set_meta_entry(p, s, len, vt == V_STRING);
+        else if (vt == V_TRUE)
+            set_meta_entry(p, "true", 4, 0);
+        else if (vt == V_FALSE)
+            set_meta_entry(p, "false", 5, 0);
+        else
+            set_meta_entry(p, "null", 4, 0);
+        break;
+    case K_TRACE_EVENTS:
+        diag_at(p, "parse.trace_events_not_array", KS_SEV_WARNING, cur_offset(p),
+                "\"traceEvents\" is not an array");
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int value(parser *p, enum vtype vt, const char *s, size_t len)
+{
+    if (p->skip)
+        return 1;
+    int key = p->key;
+    p->key = K_NONE;
+    switch (top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        return not_a_trace(p);
+    case CX_EVENTS:
+        return non_object_event(p);
+    case CX_EVENT:
+        return event_value(p, key, vt, s, len);
+    case CX_ARGS:
+        return args_value(p, key, vt, s, len);
+    case CX_ID2:
+        if (key == K_ID)
+            return event_value(p, K_ID, vt, s, len);
+        return 1;
+    case CX_TOP_OBJ:
+        return top_value(p, key, vt, s, len);
+    case CX_DIST: {
+        int64_t v;
+        if (key == K_RANK && int_value(vt, s, len, &v)) {
+            p->t->meta.rank = v;
+            p->t->meta.has_rank = 1;
+        } else if (key == K_WORLD && int_value(vt, s, len, &v)) {
+            p->t->meta.world_size = v;
+            p->t->meta.has_world_size = 1;
+        } else if (key == K_BACKEND && vt == V_STRING) {
+            p->t->meta.backend = ks_strtab_intern(p->t->strings, s, len);
+        }
+        return 1;
+    }
+    case CX_DEVPROP: {
+        int64_t v = 0;
+        int ok = int_value(vt, s, len, &v);
+        switch (key) {
+        case K_DP_ID: if (ok) p->dp.id = v; break;
+        case K_DP_NAME: if (vt == V_STRING) p->dp.name = ks_strtab_intern(p->t->strings, s, len); break;
+        case K_DP_MEM: if (ok) p->dp.total_global_mem = v; break;
+        case K_DP_MAJOR: if (ok) p->dp.compute_major = v; break;
+        case K_DP_MINOR: if (ok) p->dp.compute_minor = v; break;
+        case K_DP_SMS: if (ok) p->dp.num_sms = v; break;
+        default: break;
+        }
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+static int cb_null(void *ctx) { return value(P, V_NULL, "", 0); }
+static int cb_boolean(void *ctx, int b) { return value(P, b ? V_TRUE : V_FALSE, "", 0); }
+static int cb_number(void *ctx, const char *s, size_t len) { return value(P, V_NUMBER, s, len); }
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    return value(P, V_STRING, (const char *)s, len);
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+#undef P
+
+/* ---- feeding ------------------------------------------------------------------------------- */
+
+static yajl_handle new_handle(parser *p)
+{
+    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    if (h)
+        yajl_config(h, yajl_dont_validate_strings, 1); /* the pre-filter validates UTF-8 */
+    return h;
+}
+
+static void on_repair(void *ctx, int kind, size_t in_off)
+{
+    parser *p = ctx;
+    uint64_t at = p->in_base + p->run_start + in_off;
+    if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
+        p->strict_repair = kind + 1;
+        p->strict_repair_at = at;
+    }
+    static const char *const what[] = {
+        "unescaped '\"' inside a string escaped",
+        "raw control character inside a string escaped",
+        "invalid escape: backslash taken literally",
+        "invalid UTF-8 byte replaced by U+FFFD",
+        "trailing comma removed",
+    };
+    diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING, at,
+            "%s", what[kind]);
+}
+
+/* Drop inbuf[0..pos), counting its newlines. */
+static void discard(parser *p, size_t pos)
+{
+    const char *b = p->inbuf;
+    const char *e = b + pos;
+    const char *q = b;
+    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
+        p->lines_before++;
+        p->last_nl = (int64_t)(p->in_base + (uint64_t)(q - b));
+        q++;
+    }
+    memmove(p->inbuf, p->inbuf + pos, p->in_len - pos);
+    p->in_len -= pos;
+    p->in_base += pos;
+}
+
+static char *yajl_message(yajl_handle h)
+{
+    unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+    char *s = ks_xstrdup(m ? (const char *)m : "parse error");
+    if (m)
+        yajl_free_error(h, m);
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+        s[--n] = 0;
+    return s;
+}
+
+/* Decide what to do after yajl reported an error at absolute offset at. Returns 0 when the error
+ * is fatal (err set), else 1 with p->mode set. */
+static int on_syntax_error(parser *p, uint64_t at, const char *msg)
+{
+    int in_events = p->depth >= 1 && p->stack[0] == CX_EVENTS;
+    int in_event = 0;
+    for (int i = 0; i < p->depth; i++) {
+        if (p->stack[i] == CX_EVENTS)
+            in_events = 1;
+        if (p->stack[i] == CX_EVENT)
+            in_event = 1;
+    }
+    if (p->strict)
+        return fatal_at(p, at, "invalid JSON: %s", msg);
+    if (!p->t->container)
+        return fatal_at(p, at, "not a JSON trace: %s", msg);
+    if (p->top_done) {
+        diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at, "bytes after the trace ignored: %s", msg);
+        p->mode = M_STOP;
+        return 1;
+    }
+    if (in_events || in_event) {
+        diag_at(p, "parse.skipped_event", KS_SEV_ERROR, at, "event skipped: %s", msg);
+        p->rs_target = RS_EVENT;
+    } else if (p->t->container == '{' && !p->in_events_seen) {
+        diag_at(p, "parse.skipped_metadata", KS_SEV_WARNING, at, "metadata skipped up to \"traceEvents\": %s", msg);
+        p->rs_target = RS_TRACE_EVENTS;
+    } else {
+        diag_at(p, "parse.skipped_tail", KS_SEV_WARNING, at, "metadata after the events ignored: %s", msg);
+        p->mode = M_STOP;
+        return 1;
+    }
+    p->mode = M_RESYNC;
+    p->rs_state = 0;
+    p->rs_from = at;
+    return 1;
+}
+
+/* Scan inbuf[*pos..in_len) for the resynchronisation point. Returns 1 when found: *pos is where
+ * parsing resumes and *prefix the synthetic JSON to feed before it. */
+static int resync_scan(parser *p, size_t *pos, const char **prefix)
+{
+    static const char lit[] = "\"traceEvents\"";
+    const char *b = p->inbuf;
+    for (size_t i = *pos; i < p->in_len; i++) {
+        char c = b[i];
+        int blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        if (p->rs_target == RS_EVENT) {
+            /* ( ',' | '[' ) blank* '{' blank* '"' */
+            switch (p->rs_state) {
+            case 0: if (c == ',' || c == '[') p->rs_state = 1; break;
+            case 1:
+                if (c == '{') p->rs_state = 2;
+                else if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
+                break;
+            case 2:
+                if (c == '"') {
+                    *pos = i;
+                    *prefix = p->t->container == '[' ? "[{" : "{\"traceEvents\":[{";
+                    return 1;
+                }
+                if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
+                break;
+            }
+        } else {
+            /* "traceEvents" blank* ':' blank* '[' */
+            if (p->rs_state < (int)sizeof lit - 1) {
+                if (c == lit[p->rs_state]) p->rs_state++;
+                else p->rs_state = c == '"' ? 1 : 0;
+            } else if (p->rs_state == (int)sizeof lit - 1) {
+                if (c == ':') p->rs_state++;
+                else if (!blank) p->rs_state = c == '"' ? 1 : 0;
+            } else {
+                if (c == '[') {
+                    *pos = i + 1;
+                    *prefix = "{\"traceEvents\":[";
+                    return 1;
+                }
+                if (!blank) p->rs_state = c == '"' ? 1 : 0;
+            }
+        }
+    }
+    *pos = p->in_len;
+    return 0;
+}
+
+static void restart(parser *p, const char *prefix, size_t pos)
+{
+    yajl_free(p->h);
+    p->h = new_handle(p);
+    p->depth = 0;
+    p->skip = 0;
+    p->key = K_NONE;
+    p->top_done = 0;
+    ks_repair_reset(&p->rep);
+    p->run_start = pos;
+    p->feeding_prefix = 1;
+    yajl_parse(p->h, (const unsigned char *)prefix, strlen(prefix));
+    p->feeding_prefix = 0;
+    uint64_t at = p->in_base + pos;
+    ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);
+    p->mode = M_PARSE;
+}
+
+static int finish(parser *p, ks_error *err)
+{
+    ks_trace *t = p->t;
+    if (!t->container)
+        return ks_error_set(err, p->in_base + p->in_len ? "not a trace: no JSON object or array found"
+                                                         : "empty input");
+    if (!p->top_done && p->mode != M_STOP) {
+        uint64_t end = p->in_base + p->in_len;
+        int in_event = 0;
+        for (int i = 0; i < p->depth; i++)
+            if (p->stack[i] == CX_EVENT)
+                in_event = 1;
+        if (t->container == '[' && p->depth == 1 && p->stack[0] == CX_EVENTS && !p->skip) {
+            ks_diag_add(&t->diag, "parse.array_unclosed", KS_SEV_INFO,
+                        "array without its closing ']' (allowed by the format)");
+        } else {
+            t->truncated = 1;
+            t->truncated_at = p->last_commit_end;
+            uint64_t line, col;
+            line_col(p, end, &line, &col);
+            if (p->strict)
+                return ks_error_set_at(err, end, line, col,
+                                       "input ends inside the trace (truncated file)");
+            ks_diag_add_at(&t->diag, "parse.truncated", KS_SEV_ERROR, end, line, col,
+                           "input ends inside the trace%s; the %llu complete events before byte "
+                           "%llu are kept",
+                           in_event ? " (an event was cut)" : "",
+                           (unsigned long long)p->events_read,
+                           (unsigned long long)p->last_commit_end);
+        }
+    }
+    if (p->mode == M_RESYNC)
+        ks_diag_count(&t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING,
+                      p->in_base + p->in_len - p->rs_from);
+    if (t->container == '{' && !p->in_events_seen)
+        return ks_error_set(err, "not a Chrome trace: no \"traceEvents\" array");
+    if (p->strict && p->t->diag.n) {
+        /* skipped events and similar are errors in strict mode */
+        for (size_t i = 0; i < t->diag.n; i++) {
+            const ks_diag_kind *k = &t->diag.kinds[i];
+            if (k->severity >= KS_SEV_WARNING && k->nexamples && k->ex[0].has_pos)
+                return ks_error_set_at(err, k->ex[0].byte, k->ex[0].line, k->ex[0].column,
+                                       "%s (%s; --strict)", k->ex[0].text, k->id);
+        }
+    }
+    /* thread names arrive after the events they name */
+    for (size_t i = 0; i < p->npt; i++) {
+        uint32_t tr;
+        if (!ks_trace_track_find(t, p->pt[i].pid, p->pt[i].tid, &tr)) {
+            ks_diag_count(&t->diag, "parse.thread_metadata_without_events", KS_SEV_INFO, 1);
+            continue;
+        }
+        if (p->pt[i].has_name)
+            t->tracks[tr].name = p->pt[i].name;
+        if (p->pt[i].has_sort) {
+            t->tracks[tr].sort_index = p->pt[i].sort_index;
+            t->tracks[tr].has_sort_index = 1;
+        }
+    }
+    t->events = 0;
+    for (size_t i = 0; i < t->ntracks; i++)
+        t->events += t->tracks[i].n;
+    ks_trace_finish(t);
+    return KS_OK;
+}
+
+void ks_parse_opts_init(ks_parse_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+static void parser_free(parser *p)
+{
+    if (p->h)
+        yajl_free(p->h);
+    ks_repair_free(&p->rep);
+    free(p->inbuf);
+    free(p->kv);
+    ks_buf_free(&p->kvkeys);
+    free(p->pt);
+    free(p->cat_kind);
+}
+
+int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks_error *err)
+{
+    ks_parse_opts defaults;
+    if (!opts) {
+        ks_parse_opts_init(&defaults);
+        opts = &defaults;
+    }
+    *out = NULL;
+    size_t chunk = opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
+    if (chunk < 64)
+        chunk = 64;
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.t = ks_trace_new(ks_stream_name(st));
+    p.t->filter = ks_xstrdup(ks_stream_filter(st));
+    p.strict = opts->strict;
+    p.err = err;
+    p.last_nl = -1;
+    ks_repair_init(&p.rep);
+    p.rep.on_repair = on_repair;
+    p.rep.ctx = &p;
+    p.h = new_handle(&p);
+    p.in_cap = chunk * 2 + 8192;
+    p.inbuf = ks_xmalloc(p.in_cap);
+    if (!p.h) {
+        ks_error_set(err, "cannot create a JSON parser");
+        goto fail;
+    }
+
+    size_t pos = 0;
+    int eof = 0, need_more = 1, first = 1;
+    for (;;) {
+        if (need_more) {
+            if (eof)
+                break;
+            discard(&p, pos);
+            pos = 0;
+            if (p.in_cap < p.in_len + chunk) {
+                p.in_cap = p.in_len + chunk;
+                p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
+            }
+            ks_error rerr;
+            ssize_t r = ks_stream_read(st, p.inbuf + p.in_len, chunk, &rerr);
+            if (r < 0) {
+                uint64_t at = p.in_base + p.in_len;
+                if (at == 0 || p.strict) {
+                    uint64_t line, col;
+                    line_col(&p, at, &line, &col);
+                    ks_error_set_at(err, at, line, col, "read error: %s", rerr.msg);
+                    goto fail;
+                }
+                /* a damaged compressed stream (killed job): keep what was decoded */
+                ks_diag_add(&p.t->diag, "parse.read_error", KS_SEV_ERROR,
+                            "input unreadable after byte %llu: %s", (unsigned long long)at, rerr.msg);
+                r = 0;
+            }
+            if (r == 0)
+                eof = 1;
+            p.in_len += (size_t)r;
+            p.t->bytes = p.in_base + p.in_len;
+            if (opts->progress)
+                opts->progress(opts->progress_ctx, st, p.t->bytes);
+            if (first) {
+                if (p.in_len < 3 && !eof)
+                    continue;
+                first = 0;
+                if (p.in_len >= 3 && !memcmp(p.inbuf, "\xef\xbb\xbf", 3)) {
+                    pos = 3;
+                    ks_diag_count(&p.t->diag, "parse.bom", KS_SEV_INFO, 1);
+                }
+            }
+            need_more = 0;
+        }
+        if (p.mode == M_STOP)
+            break;
+        if (p.mode == M_RESYNC) {
+            const char *prefix;
+            if (resync_scan(&p, &pos, &prefix))
+                restart(&p, prefix, pos);
+            else
+                need_more = 1;
+            continue;
+        }
+        size_t avail = p.in_len - pos;
+        if (!avail) {
+            need_more = 1;
+            continue;
+        }
+        p.run_start = pos;
+        size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
+        if (p.strict_repair) {
+            uint64_t line, col;
+            line_col(&p, p.strict_repair_at, &line, &col);
+            ks_error_set_at(err, p.strict_repair_at, line, col, "malformed string: %s (--strict)",
+                            ks_repair_kind_id(p.strict_repair - 1) + 6);
+            goto fail;
+        }
+        yajl_status ys = yajl_status_ok;
+        if (p.rep.out_len)
+            ys = yajl_parse(p.h, (const unsigned char *)p.rep.out, p.rep.out_len);
+        if (p.failed)
+            goto fail;
+        if (ys != yajl_status_ok) {
+            size_t out_off = yajl_get_bytes_consumed(p.h);
+            uint64_t at = p.in_base + pos + ks_repair_in_offset(&p.rep, out_off);
+            char *msg = yajl_message(p.h);
+            int ok = on_syntax_error(&p, at, msg);
+            free(msg);
+            if (!ok)
+                goto fail;
+            pos = (size_t)(at - p.in_base);
+            if (pos > p.in_len)
+                pos = p.in_len;
+            continue;
+        }
+        pos += consumed;
+        if (consumed < avail || pos == p.in_len)
+            need_more = 1;
+    }
+    if (p.mode == M_PARSE && p.top_done) {
+        /* flush yajl: detects nothing new, but keeps the handle consistent */
+        yajl_complete_parse(p.h);
+    }
+    if (p.failed)
+        goto fail;
+    if (finish(&p, err) != KS_OK)
+        goto fail;
+    parser_free(&p);
+    *out = p.t;
+    return KS_OK;
+fail:
+    parser_free(&p);
+    ks_trace_free(p.t);
+    return KS_ERR;
+}
+
+int ks_parse_buffer(const char *name, const void *buf, size_t len, const ks_parse_opts *o,
+                    ks_trace **out, ks_error *err)
+{
+    ks_source *src;
+    *out = NULL;
+    if (len == 0)
+        return ks_error_set(err, "empty input");
+    if (ks_source_open_memory(name, buf, len, &src, err) != KS_OK)
+        return KS_ERR;
+    ks_stream *st;
+    int r = ks_source_next(src, &st, err);
+    if (r != 1) {
+        ks_source_close(src);
+        return r == 0 ? ks_error_set(err, "no trace in input") : KS_ERR;
+    }
+    r = ks_parse_stream(st, o, out, err);
+    ks_source_close(src);
+    return r;
+}

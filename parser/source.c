@@ -1,0 +1,330 @@
+/* parser/source.c: input sources through libarchive (see kinesift/source.h). Compression is
+ * detected by content (all filters); a raw stream is one trace, a tar/zip/7z archive one trace
+ * per regular member whose name contains ".json", each member itself decompressed through a
+ * nested reader so rank0.json.gz inside a tar works. */
+#include "kinesift/source.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+#define BLOCK (1024 * 1024)
+
+struct ks_stream {
+    ks_source *src;
+    char *name;
+    struct archive *inner; /* member decompressor (archives only) */
+    uint64_t offset;
+    char filter[96];
+};
+
+struct ks_source {
+    char *path;
+    struct archive *a;
+    int is_archive;
+    int started, done;
+    uint64_t file_size;
+    uint64_t skipped;       /* archive members that are not traces */
+    int pending_header;     /* first header already read (raw or first member) */
+    struct archive_entry *entry;
+    ks_stream st;
+};
+
+static struct archive *new_reader(void)
+{
+    struct archive *a = archive_read_new();
+    if (!a)
+        return NULL;
+    archive_read_support_filter_all(a);
+    return a;
+}
+
+static int fail_archive(struct archive *a, const char *path, ks_error *err)
+{
+    (void)path;
+    const char *m = a ? archive_error_string(a) : NULL;
+    return ks_error_set(err, "%s", m ? m : "cannot read input");
+}
+
+static void filters_of(struct archive *a, char *buf, size_t n, const char *prefix)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (prefix && *prefix)
+        o += (size_t)snprintf(buf, n, "%s", prefix);
+    int k = archive_filter_count(a);
+    for (int i = 0; i < k; i++) {
+        const char *f = archive_filter_name(a, i);
+        if (!f || !strcmp(f, "none"))
+            continue;
+        if (o < n)
+            o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? "+" : "", f);
+    }
+    if (!buf[0])
+        snprintf(buf, n, "none");
+}
+
+static int open_common(ks_source *s, ks_error *err)
+{
+    /* Peek at the first header to decide between a single raw stream and an archive. */
+    int r = archive_read_next_header(s->a, &s->entry);
+    if (r == ARCHIVE_EOF)
+        return ks_error_set(err, "empty input");
+    if (r < ARCHIVE_WARN)
+        return fail_archive(s->a, s->path, err);
+    s->is_archive = archive_format(s->a) != ARCHIVE_FORMAT_RAW;
+    s->pending_header = 1;
+    return KS_OK;
+}
+
+static struct archive *new_outer(void)
+{
+    struct archive *a = new_reader();
+    if (!a)
+        return NULL;
+    archive_read_support_format_tar(a);
+    archive_read_support_format_zip(a);
+    archive_read_support_format_7zip(a);
+    archive_read_support_format_cpio(a);
+    archive_read_support_format_raw(a); /* lowest bid: anything else is one plain stream */
+    return a;
+}
+
+int ks_source_open(const char *path, ks_source **out, ks_error *err)
+{
+    *out = NULL;
+    ks_source *s = ks_xcalloc(1, sizeof *s);
+    s->path = ks_xstrdup(path);
+    s->a = new_outer();
+    if (!s->a) {
+        ks_source_close(s);
+        return ks_error_set(err, "cannot create a reader");
+    }
+    int r;
+    if (!strcmp(path, "-")) {
+        r = archive_read_open_fd(s->a, 0, BLOCK);
+    } else {
+        struct stat sb;
+        if (stat(path, &sb) != 0) {
+            int e = errno;
+            ks_source_close(s);
+            return ks_error_set(err, "%s", strerror(e));
+        }
+        if (S_ISDIR(sb.st_mode)) {
+            ks_source_close(s);
+            return ks_error_set(err, "is a directory");
+        }
+        s->file_size = (uint64_t)sb.st_size;
+        r = archive_read_open_filename(s->a, path, BLOCK);
+    }
+    if (r != ARCHIVE_OK) {
+        fail_archive(s->a, path, err);
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    if (open_common(s, err) != KS_OK) {
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+int ks_source_open_memory(const char *name, const void *buf, size_t len, ks_source **out,
+                          ks_error *err)
+{
+    *out = NULL;
+    ks_source *s = ks_xcalloc(1, sizeof *s);
+    s->path = ks_xstrdup(name);
+    s->a = new_outer();
+    s->file_size = len;
+    if (!s->a || archive_read_open_memory(s->a, buf, len) != ARCHIVE_OK) {
+        if (s->a)
+            fail_archive(s->a, name, err);
+        else
+            ks_error_set(err, "cannot create a reader");
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    if (open_common(s, err) != KS_OK) {
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+/* nested reader over the current archive member */
+static la_ssize_t member_read(struct archive *inner, void *ctx, const void **buf)
+{
+    (void)inner;
+    ks_source *s = ctx;
+    static __thread char dummy;
+    const void *b;
+    size_t n;
+    la_int64_t off;
+    int r = archive_read_data_block(s->a, &b, &n, &off);
+    if (r == ARCHIVE_EOF) {
+        *buf = &dummy;
+        return 0;
+    }
+    if (r < ARCHIVE_WARN) {
+        archive_set_error(inner, EIO, "%s", archive_error_string(s->a));
+        return -1;
+    }
+    *buf = b;
+    return (la_ssize_t)n;
+}
+
+static int is_trace_member(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (base[0] == '.' || !strncmp(name, "__MACOSX/", 9))
+        return 0;
+    return strstr(base, ".json") != NULL || strstr(base, ".JSON") != NULL;
+}
+
+static void reset_stream(ks_source *s)
+{
+    ks_stream *st = &s->st;
+    if (st->inner) {
+        archive_read_free(st->inner);
+        st->inner = NULL;
+    }
+    free(st->name);
+    st->name = NULL;
+    st->offset = 0;
+    st->filter[0] = 0;
+}
+
+int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
+{
+    *out = NULL;
+    if (s->done)
+        return 0;
+    reset_stream(s);
+    ks_stream *st = &s->st;
+    st->src = s;
+    if (!s->is_archive) {
+        if (s->started) {
+            s->done = 1;
+            return 0;
+        }
+        s->started = 1;
+        s->pending_header = 0;
+        st->name = ks_xstrdup(s->path);
+        filters_of(s->a, st->filter, sizeof st->filter, NULL);
+        *out = st;
+        return 1;
+    }
+    for (;;) {
+        if (!s->pending_header) {
+            int r = archive_read_next_header(s->a, &s->entry);
+            if (r == ARCHIVE_EOF) {
+                s->done = 1;
+                if (!s->started)
+                    return ks_error_set(err, "archive holds no trace (no member named *.json*)");
+                return 0;
+            }
+            if (r < ARCHIVE_WARN)
+                return fail_archive(s->a, s->path, err);
+        }
+        s->pending_header = 0;
+        const char *mname = archive_entry_pathname(s->entry);
+        if (archive_entry_filetype(s->entry) != AE_IFREG || !mname || !is_trace_member(mname)) {
+            s->skipped++;
+            continue;
+        }
+        s->started = 1;
+        st->name = ks_xasprintf("%s:%s", s->path, mname);
+        st->inner = new_reader();
+        if (!st->inner)
+            return ks_error_set(err, "cannot create a reader");
+        archive_read_support_format_raw(st->inner);
+        if (archive_read_open(st->inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
+            return fail_archive(st->inner, st->name, err);
+        struct archive_entry *ie;
+        int r = archive_read_next_header(st->inner, &ie);
+        if (r == ARCHIVE_EOF)
+            return ks_error_set(err, "%s: empty archive member", mname);
+        if (r < ARCHIVE_WARN)
+            return fail_archive(st->inner, st->name, err);
+        char outer[48];
+        filters_of(s->a, outer, sizeof outer, NULL);
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s%s%s", archive_format_name(s->a),
+                 strcmp(outer, "none") ? "+" : "", strcmp(outer, "none") ? outer : "");
+        filters_of(st->inner, st->filter, sizeof st->filter, NULL);
+        if (!strcmp(st->filter, "none"))
+            snprintf(st->filter, sizeof st->filter, "%s", pre);
+        else {
+            char tmp[sizeof st->filter];
+            memcpy(tmp, st->filter, sizeof tmp);
+            snprintf(st->filter, sizeof st->filter, "%.40s/%.40s", pre, tmp);
+        }
+        *out = st;
+        return 1;
+    }
+}
+
+int ks_source_is_archive(const ks_source *s)
+{
+    return s->is_archive;
+}
+
+void ks_source_close(ks_source *s)
+{
+    if (!s)
+        return;
+    reset_stream(s);
+    if (s->a)
+        archive_read_free(s->a);
+    free(s->path);
+    free(s);
+}
+
+const char *ks_stream_name(const ks_stream *st)
+{
+    return st->name;
+}
+
+const char *ks_stream_filter(const ks_stream *st)
+{
+    return st->filter;
+}
+
+ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
+{
+    struct archive *a = st->inner ? st->inner : st->src->a;
+    la_ssize_t r = archive_read_data(a, buf, n);
+    if (r < 0) {
+        const char *m = archive_error_string(a);
+        return ks_error_set_at(err, st->offset, 0, 0, "%s", m ? m : "read error");
+    }
+    st->offset += (uint64_t)r;
+    return (ssize_t)r;
+}
+
+uint64_t ks_stream_offset(const ks_stream *st)
+{
+    return st->offset;
+}
+
+uint64_t ks_source_file_size(const ks_source *s)
+{
+    return s->file_size;
+}
+
+uint64_t ks_source_raw_offset(const ks_source *s)
+{
+    la_int64_t b = archive_filter_bytes(s->a, -1);
+    return b > 0 ? (uint64_t)b : 0;
+}

@@ -1,0 +1,174 @@
+/* parser/strtab.c: interned strings (see kinesift/strtab.h). Texts live in 64 KiB arena chunks
+ * so their addresses never move; an open-addressing table of ids finds them by hash. */
+#include "kinesift/strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define CHUNK (64 * 1024)
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    char data[];
+} chunk;
+
+struct ks_strtab {
+    const char **text; /* by id */
+    uint32_t *len;     /* by id */
+    uint32_t *hash;    /* by id */
+    size_t n, cap;     /* ids handed out (id 0 = "") */
+    uint32_t *slots;   /* 0 = empty, else id */
+    size_t nslots;     /* power of two */
+    chunk *chunks;
+    size_t bytes;
+};
+
+static char *arena_alloc(ks_strtab *t, size_t n)
+{
+    chunk *c = t->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > CHUNK / 4 ? n : CHUNK;
+        c = ks_xmalloc(sizeof *c + cap);
+        c->used = 0;
+        c->cap = cap;
+        if (n > CHUNK / 4 && t->chunks) {
+            /* a big string gets its own chunk behind the current one */
+            c->next = t->chunks->next;
+            t->chunks->next = c;
+        } else {
+            c->next = t->chunks;
+            t->chunks = c;
+        }
+        t->bytes += sizeof *c + cap;
+    }
+    char *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+ks_strtab *ks_strtab_new(void)
+{
+    ks_strtab *t = ks_xcalloc(1, sizeof *t);
+    t->cap = 256;
+    t->text = ks_xmalloc(t->cap * sizeof *t->text);
+    t->len = ks_xmalloc(t->cap * sizeof *t->len);
+    t->hash = ks_xmalloc(t->cap * sizeof *t->hash);
+    t->text[0] = "";
+    t->len[0] = 0;
+    t->hash[0] = 0;
+    t->n = 1;
+    t->nslots = 512;
+    t->slots = ks_xcalloc(t->nslots, sizeof *t->slots);
+    return t;
+}
+
+void ks_strtab_free(ks_strtab *t)
+{
+    if (!t)
+        return;
+    chunk *c = t->chunks;
+    while (c) {
+        chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    free(t->text);
+    free(t->len);
+    free(t->hash);
+    free(t->slots);
+    free(t);
+}
+
+static void rehash(ks_strtab *t)
+{
+    size_t ns = t->nslots * 2;
+    uint32_t *s = ks_xcalloc(ns, sizeof *s);
+    for (uint32_t id = 1; id < t->n; id++) {
+        size_t i = t->hash[id] & (ns - 1);
+        while (s[i])
+            i = (i + 1) & (ns - 1);
+        s[i] = id;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = ns;
+}
+
+static uint32_t lookup(const ks_strtab *t, const char *s, size_t len, uint32_t h, size_t *slot)
+{
+    size_t i = h & (t->nslots - 1);
+    for (;;) {
+        uint32_t id = t->slots[i];
+        if (!id) {
+            *slot = i;
+            return 0;
+        }
+        if (t->hash[id] == h && t->len[id] == len && !memcmp(t->text[id], s, len))
+            return id;
+        i = (i + 1) & (t->nslots - 1);
+    }
+}
+
+ks_str ks_strtab_intern(ks_strtab *t, const char *s, size_t len)
+{
+    if (!len)
+        return 0;
+    if (len > UINT32_MAX)
+        len = UINT32_MAX;
+    uint32_t h = (uint32_t)ks_hash(s, len);
+    size_t slot;
+    uint32_t id = lookup(t, s, len, h, &slot);
+    if (id)
+        return id;
+    if (t->n >= UINT32_MAX - 1)
+        abort(); /* 4 billion distinct strings */
+    if (t->n == t->cap) {
+        t->cap *= 2;
+        t->text = ks_xrealloc(t->text, ks_mul(t->cap, sizeof *t->text));
+        t->len = ks_xrealloc(t->len, ks_mul(t->cap, sizeof *t->len));
+        t->hash = ks_xrealloc(t->hash, ks_mul(t->cap, sizeof *t->hash));
+    }
+    char *p = arena_alloc(t, len + 1);
+    memcpy(p, s, len);
+    p[len] = 0;
+    id = (uint32_t)t->n++;
+    t->text[id] = p;
+    t->len[id] = (uint32_t)len;
+    t->hash[id] = h;
+    t->slots[slot] = id;
+    if (t->n * 2 > t->nslots)
+        rehash(t);
+    return id;
+}
+
+ks_str ks_strtab_find(const ks_strtab *t, const char *s, size_t len)
+{
+    if (!len)
+        return 0;
+    size_t slot;
+    return lookup(t, s, len, (uint32_t)ks_hash(s, len), &slot);
+}
+
+const char *ks_strtab_get(const ks_strtab *t, ks_str id)
+{
+    return (t && id < t->n) ? t->text[id] : "";
+}
+
+size_t ks_strtab_len(const ks_strtab *t, ks_str id)
+{
+    return (t && id < t->n) ? t->len[id] : 0;
+}
+
+uint32_t ks_strtab_count(const ks_strtab *t)
+{
+    return (uint32_t)t->n;
+}
+
+size_t ks_strtab_bytes(const ks_strtab *t)
+{
+    return t->bytes + t->cap * (sizeof *t->text + sizeof *t->len + sizeof *t->hash) +
+           t->nslots * sizeof *t->slots;
+}

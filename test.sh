@@ -1,0 +1,48 @@
+#!/bin/sh
+# test.sh: install what is missing, then build and run every test twice: a normal build and an
+# AddressSanitizer + UndefinedBehaviorSanitizer build, both with -Werror. Ends with the line
+# "N passed, N failed"; exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")"
+./scripts/deps.sh || exit 2
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+passed=0
+failed=0
+skipped=0
+
+run_suite() { # name, build dir, meson options...
+    name=$1; dir=$2; shift 2
+    if [ ! -f "$dir/build.ninja" ]; then
+        if ! meson setup "$dir" -Dwerror=true -Dtests=enabled "$@" >"$dir.setup.log" 2>&1; then
+            cat "$dir.setup.log"; echo "test.sh: $name: meson setup failed" >&2
+            failed=$((failed + 1)); return
+        fi
+    fi
+    if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
+        tail -50 "$dir.build.log"; echo "test.sh: $name: build failed" >&2
+        failed=$((failed + 1)); return
+    fi
+    echo "== $name tests"
+    meson test -C "$dir" --num-processes "$JOBS" --print-errorlogs --timeout-multiplier 4 2>&1 | tee "$dir.test.log" \
+        | grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|ERROR|TIMEOUT)|^(Ok|Fail|Skipped|Timeout|Expected Fail|Unexpected Pass):" || true
+    ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+    fl=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+    to=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+    up=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+    sk=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -1)
+    if [ -z "$ok" ] && [ -z "$fl" ]; then
+        echo "test.sh: $name: meson test produced no summary" >&2
+        failed=$((failed + 1)); return
+    fi
+    passed=$((passed + ${ok:-0}))
+    failed=$((failed + ${fl:-0} + ${to:-0} + ${up:-0}))
+    skipped=$((skipped + ${sk:-0}))
+}
+
+run_suite "normal" build-test
+run_suite "asan+ubsan" build-asan -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debug
+
+[ "$skipped" -gt 0 ] && echo "($skipped skipped: they need a GPU or a tool this machine lacks)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
