@@ -178,6 +178,8 @@ typedef struct parser {
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
 
     ks_repair rep;
+    struct pending_repair { int kind; uint64_t at; } *pr;
+    size_t npr, pr_cap;       /* repairs of the current run, committed once yajl accepts them */
     int strict_repair;        /* first repair in strict mode: kind + 1 */
     uint64_t strict_repair_at;
 
@@ -296,6 +298,22 @@ static ks_id parse_id_number(parser *p, const char *s, size_t len)
     return id;
 }
 
+/* "-?[1-9][0-9]*" or "0": the text a number would have been written as. */
+static int canonical_int(const char *s, size_t len)
+{
+    size_t i = 0;
+    if (i < len && s[i] == '-')
+        i++;
+    if (i >= len || len - i > 19)
+        return 0;
+    if (s[i] == '0')
+        return len - i == 1 && i == 0;
+    for (; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
 /* Flow ids: numbers as integers; strings parsed as hex (Perfetto), else hashed. */
 static int64_t parse_flow_id(const char *s, size_t len, int is_string, uint16_t *flags)
 {
@@ -389,7 +407,8 @@ static void apply_metadata(parser *p)
     const char *n = ks_strtab_get(t->strings, e->name);
     if (!strcmp(n, "process_name") || !strcmp(n, "process_labels") ||
         !strcmp(n, "process_sort_index")) {
-        ks_process *pr = &t->procs[ks_trace_process(t, e->pid)];
+        uint32_t pi = ks_trace_process(t, e->pid);
+        ks_process *pr = &t->procs[pi];
         if (n[8] == 'n' && e->has_arg_name)
             pr->name = e->arg_name;
         else if (n[8] == 'l' && e->has_arg_labels)
@@ -816,8 +835,17 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
         if (vt == V_NUMBER)
             id = parse_id_number(p, s, len);
         else if (vt == V_STRING) {
-            id.type = KS_ID_STR;
-            id.v = ks_strtab_intern(t->strings, s, len);
+            int64_t v;
+            if (canonical_int(s, len) && ks_parse_int64(s, len, &v) == KS_NUM_EXACT) {
+                /* "25738": 2021 Kineto wrote the same thread as a string on slices and as a
+                 * number on instants and flows; a canonical decimal string is that number */
+                id.type = KS_ID_INT;
+                id.v = v;
+                ks_diag_count(&t->diag, "parse.numeric_string_id", KS_SEV_INFO, 1);
+            } else {
+                id.type = KS_ID_STR;
+                id.v = ks_strtab_intern(t->strings, s, len);
+            }
         }
         if (key == K_PID)
             e->pid = id;
@@ -1047,11 +1075,16 @@ static yajl_handle new_handle(parser *p)
 static void on_repair(void *ctx, int kind, size_t in_off)
 {
     parser *p = ctx;
-    uint64_t at = p->in_base + p->run_start + in_off;
-    if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
-        p->strict_repair = kind + 1;
-        p->strict_repair_at = at;
-    }
+    KS_GROW(p->pr, p->pr_cap, p->npr + 1);
+    p->pr[p->npr].kind = kind;
+    p->pr[p->npr].at = p->in_base + p->run_start + in_off;
+    p->npr++;
+}
+
+/* Count the repairs of the last run that lie before limit (the part yajl accepted); the rest is
+ * filtered again after a resynchronisation and must not count twice. */
+static void commit_repairs(parser *p, uint64_t limit)
+{
     static const char *const what[] = {
         "unescaped '\"' inside a string escaped",
         "raw control character inside a string escaped",
@@ -1059,8 +1092,19 @@ static void on_repair(void *ctx, int kind, size_t in_off)
         "invalid UTF-8 byte replaced by U+FFFD",
         "trailing comma removed",
     };
-    diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING, at,
-            "%s", what[kind]);
+    for (size_t i = 0; i < p->npr; i++) {
+        int kind = p->pr[i].kind;
+        uint64_t at = p->pr[i].at;
+        if (at >= limit)
+            continue;
+        if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
+            p->strict_repair = kind + 1;
+            p->strict_repair_at = at;
+        }
+        diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
+                at, "%s", what[kind]);
+    }
+    p->npr = 0;
 }
 
 /* Drop inbuf[0..pos), counting its newlines. */
@@ -1275,6 +1319,7 @@ static void parser_free(parser *p)
     free(p->kv);
     ks_buf_free(&p->kvkeys);
     free(p->pt);
+    free(p->pr);
     free(p->cat_kind);
 }
 
@@ -1287,8 +1332,6 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     }
     *out = NULL;
     size_t chunk = opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
-    if (chunk < 64)
-        chunk = 64;
     parser p;
     memset(&p, 0, sizeof p);
     p.t = ks_trace_new(ks_stream_name(st));
@@ -1367,7 +1410,19 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             continue;
         }
         p.run_start = pos;
+        p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
+        yajl_status ys = yajl_status_ok;
+        if (p.rep.out_len)
+            ys = yajl_parse(p.h, (const unsigned char *)p.rep.out, p.rep.out_len);
+        if (p.failed)
+            goto fail;
+        uint64_t err_at = UINT64_MAX;
+        if (ys != yajl_status_ok) {
+            size_t out_off = yajl_get_bytes_consumed(p.h);
+            err_at = p.in_base + pos + ks_repair_in_offset(&p.rep, out_off);
+        }
+        commit_repairs(&p, err_at);
         if (p.strict_repair) {
             uint64_t line, col;
             line_col(&p, p.strict_repair_at, &line, &col);
@@ -1375,20 +1430,13 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
                             ks_repair_kind_id(p.strict_repair - 1) + 6);
             goto fail;
         }
-        yajl_status ys = yajl_status_ok;
-        if (p.rep.out_len)
-            ys = yajl_parse(p.h, (const unsigned char *)p.rep.out, p.rep.out_len);
-        if (p.failed)
-            goto fail;
         if (ys != yajl_status_ok) {
-            size_t out_off = yajl_get_bytes_consumed(p.h);
-            uint64_t at = p.in_base + pos + ks_repair_in_offset(&p.rep, out_off);
             char *msg = yajl_message(p.h);
-            int ok = on_syntax_error(&p, at, msg);
+            int ok = on_syntax_error(&p, err_at, msg);
             free(msg);
             if (!ok)
                 goto fail;
-            pos = (size_t)(at - p.in_base);
+            pos = (size_t)(err_at - p.in_base);
             if (pos > p.in_len)
                 pos = p.in_len;
             continue;

@@ -75,7 +75,7 @@ static int open_common(ks_source *s, ks_error *err)
 {
     /* Peek at the first header to decide between a single raw stream and an archive. */
     int r = archive_read_next_header(s->a, &s->entry);
-    if (r == ARCHIVE_EOF)
+    if (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && archive_filter_bytes(s->a, -1) == 0))
         return ks_error_set(err, "empty input");
     if (r < ARCHIVE_WARN)
         return fail_archive(s->a, s->path, err);
@@ -125,7 +125,10 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
         r = archive_read_open_filename(s->a, path, BLOCK);
     }
     if (r != ARCHIVE_OK) {
-        fail_archive(s->a, path, err);
+        if (archive_filter_bytes(s->a, -1) <= 0 && (strcmp(path, "-") || s->file_size == 0))
+            ks_error_set(err, "empty input");
+        else
+            fail_archive(s->a, path, err);
         ks_source_close(s);
         return KS_ERR;
     }

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "common/util.h"
 #include "kinesift/parse.h"
 
 /* Parse a NUL-terminated JSON text; fails the test on error. */

@@ -1,0 +1,119 @@
+/* tests/parser/test_number.c: exact conversion of timestamp text to int64 ns (number.c). Every
+ * expected value is worked out by hand from the decimal text. */
+#include "ks_test.h"
+
+static void expect(const char *s, int rc, int64_t ns)
+{
+    int64_t v = 12345;
+    int r = ks_parse_us_to_ns(s, strlen(s), &v);
+    if (r != rc)
+        fail_msg("'%s': status %d, expected %d", s, r, rc);
+    if (rc >= 0 && v != ns)
+        fail_msg("'%s': %lld ns, expected %lld", s, (long long)v, (long long)ns);
+}
+
+static void integer_microseconds(void **state)
+{
+    (void)state;
+    expect("0", KS_NUM_EXACT, 0);
+    expect("1", KS_NUM_EXACT, 1000);
+    expect("1669329643132548", KS_NUM_EXACT, 1669329643132548000LL);
+    expect("-5", KS_NUM_EXACT, -5000);
+}
+
+static void three_fraction_digits(void **state)
+{
+    (void)state;
+    expect("123.456", KS_NUM_EXACT, 123456);
+    expect("0.001", KS_NUM_EXACT, 1);
+    expect("0.000", KS_NUM_EXACT, 0);
+    /* 19 significant digits: exact, where a double would not be */
+    expect("1695835535123.456", KS_NUM_EXACT, 1695835535123456LL);
+    expect("9223372036854775.807", KS_NUM_EXACT, INT64_MAX);
+    expect("-9223372036854775.808", KS_NUM_EXACT, INT64_MIN);
+}
+
+static void short_fractions_are_padded(void **state)
+{
+    (void)state;
+    expect("123.5", KS_NUM_EXACT, 123500); /* the 2024 unpadded form reads as 123.500 */
+    expect("2.25", KS_NUM_EXACT, 2250);
+}
+
+static void long_fractions_round_half_away(void **state)
+{
+    (void)state;
+    expect("102.95699890136719", KS_NUM_ROUNDED, 102957);
+    expect("1.0004", KS_NUM_ROUNDED, 1000);
+    expect("1.0005", KS_NUM_ROUNDED, 1001);
+    expect("-1.0005", KS_NUM_ROUNDED, -1001);
+    expect("1.00049999999999999999999", KS_NUM_ROUNDED, 1000);
+    expect("1.0000000", KS_NUM_EXACT, 1000); /* trailing zeros lose nothing */
+    expect("0.0004", KS_NUM_ROUNDED, 0);
+    expect("0.0005", KS_NUM_ROUNDED, 1);
+}
+
+static void exponents_shift_exactly(void **state)
+{
+    (void)state;
+    expect("1e3", KS_NUM_EXACT, 1000000);
+    expect("1.5E2", KS_NUM_EXACT, 150000);
+    expect("1.695835535123456e12", KS_NUM_EXACT, 1695835535123456LL);
+    expect("12345e-3", KS_NUM_EXACT, 12345);
+    expect("12345e-4", KS_NUM_ROUNDED, 1235);
+    expect("5e-4", KS_NUM_ROUNDED, 1);
+    expect("0e999999", KS_NUM_EXACT, 0);
+    expect("1e-999999", KS_NUM_ROUNDED, 0);
+}
+
+static void out_of_range_is_an_error(void **state)
+{
+    (void)state;
+    expect("9223372036854775.808", KS_NUM_RANGE, 0);
+    expect("1e20", KS_NUM_RANGE, 0);
+    expect("99999999999999999999999", KS_NUM_RANGE, 0);
+    expect("9223372036854775.8075", KS_NUM_RANGE, 0); /* rounds above INT64_MAX */
+}
+
+static void syntax_errors(void **state)
+{
+    (void)state;
+    expect("", KS_NUM_SYNTAX, 0);
+    expect("-", KS_NUM_SYNTAX, 0);
+    expect("1.", KS_NUM_SYNTAX, 0);
+    expect(".5", KS_NUM_SYNTAX, 0);
+    expect("1e", KS_NUM_SYNTAX, 0);
+    expect("inf", KS_NUM_SYNTAX, 0);
+    expect("N/A", KS_NUM_SYNTAX, 0);
+    expect("12 ", KS_NUM_SYNTAX, 0);
+    expect("0x10", KS_NUM_SYNTAX, 0);
+}
+
+static void int64_parsing(void **state)
+{
+    (void)state;
+    int64_t v;
+    assert_int_equal(ks_parse_int64("42", 2, &v), KS_NUM_EXACT);
+    assert_int_equal(v, 42);
+    assert_int_equal(ks_parse_int64("-7", 2, &v), KS_NUM_EXACT);
+    assert_int_equal(v, -7);
+    assert_int_equal(ks_parse_int64("18446744073709551615", 20, &v), KS_NUM_RANGE);
+    assert_int_equal(v, INT64_MAX);
+    assert_int_equal(ks_parse_int64("1.5", 3, &v), KS_NUM_SYNTAX);
+    assert_int_equal(ks_parse_int64("", 0, &v), KS_NUM_SYNTAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(integer_microseconds),
+        cmocka_unit_test(three_fraction_digits),
+        cmocka_unit_test(short_fractions_are_padded),
+        cmocka_unit_test(long_fractions_round_half_away),
+        cmocka_unit_test(exponents_shift_exactly),
+        cmocka_unit_test(out_of_range_is_an_error),
+        cmocka_unit_test(syntax_errors),
+        cmocka_unit_test(int64_parsing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

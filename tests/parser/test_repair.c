@@ -1,0 +1,171 @@
+/* tests/parser/test_repair.c: the repairing pre-filter (repair.c) on its own: valid JSON passes
+ * byte for byte, each malformation is repaired and counted, and decisions that need look-ahead
+ * wait for more input instead of guessing. */
+#include "ks_test.h"
+#include "parser/repair.h"
+
+static char *run_all(ks_repair *r, const char *in)
+{
+    size_t n = strlen(in);
+    size_t used = ks_repair_run(r, in, n, 1);
+    assert_int_equal(used, n);
+    char *s = malloc(r->out_len + 1);
+    memcpy(s, r->out, r->out_len);
+    s[r->out_len] = 0;
+    return s;
+}
+
+static void expect_repair(const char *in, const char *want, int kind, uint64_t count)
+{
+    ks_repair r;
+    ks_repair_init(&r);
+    char *got = run_all(&r, in);
+    assert_string_equal(got, want);
+    if (kind >= 0)
+        assert_int_equal(r.count[kind], count);
+    free(got);
+    ks_repair_free(&r);
+}
+
+static void valid_json_is_unchanged(void **state)
+{
+    (void)state;
+    const char *in = "{\"a\": \"x\\\"y\\\\z\\u00e9\", \"b\": [1, 2.5, \"\xc3\xa9\"], \"c\": {\"d\": null}}";
+    ks_repair r;
+    ks_repair_init(&r);
+    char *got = run_all(&r, in);
+    assert_string_equal(got, in);
+    for (int k = 0; k < KS_REPAIR_NKINDS; k++)
+        assert_int_equal(r.count[k], 0);
+    free(got);
+    ks_repair_free(&r);
+}
+
+static void unescaped_quote(void **state)
+{
+    (void)state;
+    expect_repair("{\"name\": \"say \"hi\" now\", \"x\": 1}",
+                  "{\"name\": \"say \\\"hi\\\" now\", \"x\": 1}", KS_REPAIR_QUOTE, 2);
+    /* a quote followed by blanks then a letter is still inside */
+    expect_repair("[\"a\" b\"]", "[\"a\\\" b\"]", KS_REPAIR_QUOTE, 1);
+}
+
+static void control_characters(void **state)
+{
+    (void)state;
+    expect_repair("[\"a\nb\tc\"]", "[\"a\\u000ab\\u0009c\"]", KS_REPAIR_CONTROL, 2);
+}
+
+static void invalid_escapes(void **state)
+{
+    (void)state;
+    expect_repair("[\"C:\\Users\\me\\_x\"]", "[\"C:\\\\Users\\\\me\\\\_x\"]", KS_REPAIR_ESCAPE, 3);
+    /* \u with too few hex digits */
+    expect_repair("[\"\\u12g4\"]", "[\"\\\\u12g4\"]", KS_REPAIR_ESCAPE, 1);
+}
+
+static void invalid_utf8(void **state)
+{
+    (void)state;
+    expect_repair("[\"a\xff" "b\xc3\"]", "[\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"]", KS_REPAIR_UTF8, 2);
+    /* overlong encoding and surrogate */
+    expect_repair("[\"\xc0\xaf\xed\xa0\x80\"]",
+                  "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]",
+                  KS_REPAIR_UTF8, 5);
+}
+
+static void trailing_commas(void **state)
+{
+    (void)state;
+    expect_repair("[{\"a\": 1,}, {\"b\": 2}, \n]", "[{\"a\": 1}, {\"b\": 2} \n]", KS_REPAIR_COMMA, 2);
+    /* a comma inside a string is not touched */
+    expect_repair("[\"a,]\"]", "[\"a,]\"]", KS_REPAIR_COMMA, 0);
+}
+
+static void lookahead_waits_for_input(void **state)
+{
+    (void)state;
+    ks_repair r;
+    ks_repair_init(&r);
+    /* a quote at the end of the buffer: undecided until more input arrives */
+    const char *a = "[\"abc\"";
+    size_t used = ks_repair_run(&r, a, strlen(a), 0);
+    assert_int_equal(used, 5);
+    assert_int_equal(r.out_len, 5);
+    /* a cut UTF-8 sequence and a cut escape wait too */
+    ks_repair_reset(&r);
+    const char *b = "[\"ab\xc3";
+    assert_int_equal(ks_repair_run(&r, b, strlen(b), 0), 4);
+    ks_repair_reset(&r);
+    const char *c = "[\"ab\\u00";
+    assert_int_equal(ks_repair_run(&r, c, strlen(c), 0), 4);
+    /* a comma followed only by blanks waits */
+    ks_repair_reset(&r);
+    const char *d = "[1,   ";
+    assert_int_equal(ks_repair_run(&r, d, strlen(d), 0), 2);
+    ks_repair_free(&r);
+}
+
+static void chunked_equals_whole(void **state)
+{
+    (void)state;
+    const char *in = "[{\"n\": \"a\"b\", \"p\": \"C:\\x\\y\", \"u\": \"\xe2\x82\xac\xff\", \"c\": \"l\nm\",},]";
+    ks_repair whole;
+    ks_repair_init(&whole);
+    char *want = run_all(&whole, in);
+    /* feed in every chunk size from 1 to 7 bytes, re-offering the unconsumed tail */
+    for (size_t step = 1; step <= 7; step++) {
+        ks_repair r;
+        ks_repair_init(&r);
+        ks_buf out = {0};
+        size_t n = strlen(in), avail = 0, pos = 0;
+        while (pos < n) {
+            avail = avail + step > n - pos ? n - pos : avail + step;
+            int eof = pos + avail == n;
+            size_t used = ks_repair_run(&r, in + pos, avail, eof);
+            ks_buf_put(&out, r.out, r.out_len);
+            pos += used;
+            avail -= used;
+        }
+        assert_string_equal(ks_buf_cstr(&out), want);
+        for (int k = 0; k < KS_REPAIR_NKINDS; k++)
+            assert_int_equal(r.count[k], whole.count[k]);
+        ks_buf_free(&out);
+        ks_repair_free(&r);
+    }
+    free(want);
+    ks_repair_free(&whole);
+}
+
+static void offsets_map_back(void **state)
+{
+    (void)state;
+    ks_repair r;
+    ks_repair_init(&r);
+    const char *in = "[\"a\nb\", 1,]"; /* control char grows by 5, trailing comma shrinks by 1 */
+    char *out = run_all(&r, in);
+    /* the '1' is at input offset 8 and output offset 13 */
+    assert_int_equal(out[13], '1');
+    assert_int_equal(ks_repair_in_offset(&r, 13), 8);
+    /* the closing bracket is at input 10, output 14 */
+    assert_int_equal(out[14], ']');
+    assert_int_equal(ks_repair_in_offset(&r, 14), 10);
+    free(out);
+    ks_repair_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(valid_json_is_unchanged),
+        cmocka_unit_test(unescaped_quote),
+        cmocka_unit_test(control_characters),
+        cmocka_unit_test(invalid_escapes),
+        cmocka_unit_test(invalid_utf8),
+        cmocka_unit_test(trailing_commas),
+        cmocka_unit_test(lookahead_waits_for_input),
+        cmocka_unit_test(chunked_equals_whole),
+        cmocka_unit_test(offsets_map_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

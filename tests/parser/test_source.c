@@ -1,0 +1,241 @@
+/* tests/parser/test_source.c: inputs through libarchive (source.c, inputs.c): every compression
+ * filter detected by content (file names lie on purpose), tar/zip archives yielding one trace per
+ * member (also a gzip member inside a tar), and directory expansion. Inputs are written at test
+ * time with libarchive's writer into a temporary directory. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ks_test.h"
+
+static const char *TRACE = "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},"
+                           "{\"ph\":\"i\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":3}]}";
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ks_test_source_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write data compressed with filter (e.g. "gzip") as a raw stream to path. */
+static void write_raw(const char *path, const char *filter, const char *data, size_t n)
+{
+    struct archive *a = archive_write_new();
+    if (strcmp(filter, "none"))
+        assert_int_equal(archive_write_add_filter_by_name(a, filter), ARCHIVE_OK);
+    assert_int_equal(archive_write_set_format_raw(a), ARCHIVE_OK);
+    assert_int_equal(archive_write_open_filename(a, path), ARCHIVE_OK);
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_pathname(e, "data");
+    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+    assert_int_equal(archive_write_data(a, data, n), (la_ssize_t)n);
+    archive_entry_free(e);
+    assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+    archive_write_free(a);
+}
+
+static void compress_to_memory(const char *filter, const char *data, size_t n, char **out, size_t *outn)
+{
+    size_t cap = n + 4096;
+    *out = malloc(cap);
+    struct archive *a = archive_write_new();
+    archive_write_add_filter_by_name(a, filter);
+    archive_write_set_format_raw(a);
+    archive_write_set_bytes_in_last_block(a, 1);
+    assert_int_equal(archive_write_open_memory(a, *out, cap, outn), ARCHIVE_OK);
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_pathname(e, "data");
+    archive_write_header(a, e);
+    archive_write_data(a, data, n);
+    archive_entry_free(e);
+    archive_write_close(a);
+    archive_write_free(a);
+}
+
+static void add_member(struct archive *a, const char *name, const char *data, size_t n)
+{
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_pathname(e, name);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, (la_int64_t)n);
+    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+    assert_int_equal(archive_write_data(a, data, n), (la_ssize_t)n);
+    archive_entry_free(e);
+}
+
+/* Open path and parse every trace; returns the count and checks each has 2 events. */
+static int parse_all(const char *path, char names[][256], char filters[][96])
+{
+    ks_source *s;
+    ks_error err;
+    if (ks_source_open(path, &s, &err) != KS_OK)
+        fail_msg("%s: %s", path, err.msg);
+    int n = 0;
+    ks_stream *st;
+    int r;
+    while ((r = ks_source_next(s, &st, &err)) == 1) {
+        ks_trace *t;
+        if (ks_parse_stream(st, NULL, &t, &err) != KS_OK)
+            fail_msg("%s: %s", ks_stream_name(st), err.msg);
+        assert_int_equal(t->events, 2);
+        if (names)
+            snprintf(names[n], 256, "%s", t->source);
+        if (filters)
+            snprintf(filters[n], 96, "%s", t->filter);
+        ks_trace_free(t);
+        n++;
+    }
+    if (r < 0)
+        fail_msg("%s: %s", path, err.msg);
+    ks_source_close(s);
+    return n;
+}
+
+static void every_filter_detected_by_content(void **state)
+{
+    (void)state;
+    static const char *const filters[] = {"gzip", "zstd", "xz", "bzip2", "none"};
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        char path[400];
+        /* the name says .json.gz whatever the real encoding */
+        snprintf(path, sizeof path, "%s/trace_%zu.json.gz", dir, i);
+        write_raw(path, filters[i], TRACE, strlen(TRACE));
+        char got[1][96];
+        assert_int_equal(parse_all(path, NULL, got), 1);
+        assert_string_equal(got[0], filters[i]);
+    }
+}
+
+static void tar_and_zip_yield_one_trace_per_member(void **state)
+{
+    (void)state;
+    char *gz;
+    size_t gzn;
+    compress_to_memory("gzip", TRACE, strlen(TRACE), &gz, &gzn);
+    static const char *const kinds[] = {"tar", "zip"};
+    for (int k = 0; k < 2; k++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/ranks.%s", dir, kinds[k]);
+        struct archive *a = archive_write_new();
+        if (k == 0) {
+            archive_write_add_filter_gzip(a);
+            archive_write_set_format_pax_restricted(a);
+        } else {
+            archive_write_set_format_zip(a);
+        }
+        assert_int_equal(archive_write_open_filename(a, path), ARCHIVE_OK);
+        add_member(a, "run/rank0.pt.trace.json", TRACE, strlen(TRACE));
+        add_member(a, "run/README.txt", "not a trace", 11);
+        add_member(a, "run/rank1.pt.trace.json.gz", gz, gzn);
+        archive_write_close(a);
+        archive_write_free(a);
+        char names[4][256], filters[4][96];
+        assert_int_equal(parse_all(path, names, filters), 2);
+        char want[512];
+        snprintf(want, sizeof want, "%s:run/rank0.pt.trace.json", path);
+        assert_string_equal(names[0], want);
+        snprintf(want, sizeof want, "%s:run/rank1.pt.trace.json.gz", path);
+        assert_string_equal(names[1], want);
+        assert_non_null(strstr(filters[1], "gzip"));
+    }
+    free(gz);
+}
+
+static void memory_source_and_errors(void **state)
+{
+    (void)state;
+    char *z;
+    size_t zn;
+    compress_to_memory("zstd", TRACE, strlen(TRACE), &z, &zn);
+    ks_trace *t;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("mem", z, zn, NULL, &t, &err), KS_OK);
+    assert_int_equal(t->events, 2);
+    assert_string_equal(t->filter, "zstd");
+    ks_trace_free(t);
+    /* a corrupt compressed stream: the first bytes decode, then an error */
+    z[zn / 2] ^= 0x55;
+    z[zn / 2 + 1] ^= 0x55;
+    int r = ks_parse_buffer("mem", z, zn, NULL, &t, &err);
+    if (r == KS_OK) {
+        /* recovered what was decodable: must say so */
+        assert_true(ks_diag_total(&t->diag, "parse.read_error") + ks_diag_total(&t->diag, "parse.truncated") +
+                        ks_diag_total(&t->diag, "parse.skipped_event") > 0);
+        ks_trace_free(t);
+    } else {
+        assert_true(strlen(err.msg) > 0);
+    }
+    free(z);
+
+    ks_source *s;
+    assert_int_equal(ks_source_open("/nonexistent/trace.json", &s, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "No such file"));
+    char empty[400];
+    snprintf(empty, sizeof empty, "%s/empty.json", dir);
+    FILE *f = fopen(empty, "w");
+    fclose(f);
+    assert_int_equal(ks_source_open(empty, &s, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "mpty"));
+}
+
+static void directories_expand_to_trace_files(void **state)
+{
+    (void)state;
+    char sub[400], path[512];
+    snprintf(sub, sizeof sub, "%s/dirtest", dir);
+    mkdir(sub, 0755);
+    snprintf(path, sizeof path, "%s/b", sub);
+    mkdir(path, 0755);
+    static const char *const files[] = {"b/rank1.pt.trace.json.gz", "a.json", "notes.txt", ".hidden.json", "c.tar"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", sub, files[i]);
+        FILE *f = fopen(path, "w");
+        fputs("x", f);
+        fclose(f);
+    }
+    char *in[] = {sub, "-"};
+    char **out;
+    size_t n;
+    ks_error err;
+    assert_int_equal(ks_inputs_expand(in, 2, &out, &n, &err), KS_OK);
+    assert_int_equal(n, 4);
+    assert_non_null(strstr(out[0], "dirtest/a.json"));
+    assert_non_null(strstr(out[1], "dirtest/b/rank1.pt.trace.json.gz"));
+    assert_non_null(strstr(out[2], "dirtest/c.tar"));
+    assert_string_equal(out[3], "-");
+    assert_null(out[4]);
+    ks_inputs_free(out, n);
+
+    snprintf(path, sizeof path, "%s/b", sub);
+    char *only[] = {path};
+    snprintf(path, sizeof path, "%s/emptydir", dir);
+    mkdir(path, 0755);
+    assert_int_equal(ks_inputs_expand(only, 1, &out, &n, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "no trace"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_filter_detected_by_content),
+        cmocka_unit_test(tar_and_zip_yield_one_trace_per_member),
+        cmocka_unit_test(memory_source_and_errors),
+        cmocka_unit_test(directories_expand_to_trace_files),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,135 @@
+/* tests/parser/test_store.c: the store's building blocks: interned strings, diagnostics,
+ * category classification (current and legacy spellings), ProfilerStep names, track lookup. */
+#include "ks_test.h"
+
+static void strings_are_interned_once(void **state)
+{
+    (void)state;
+    ks_strtab *t = ks_strtab_new();
+    ks_str a = ks_strtab_intern(t, "aten::mm", 8);
+    ks_str b = ks_strtab_intern(t, "aten::mmX", 8); /* same 8 bytes */
+    ks_str c = ks_strtab_intern(t, "aten::add", 9);
+    assert_int_equal(a, b);
+    assert_int_not_equal(a, c);
+    assert_int_equal(ks_strtab_intern(t, "", 0), 0);
+    assert_string_equal(ks_strtab_get(t, a), "aten::mm");
+    assert_int_equal(ks_strtab_find(t, "aten::add", 9), c);
+    assert_int_equal(ks_strtab_find(t, "nope", 4), 0);
+    /* many strings force rehashing and new chunks; all stay retrievable */
+    char buf[32];
+    ks_str ids[5000];
+    for (int i = 0; i < 5000; i++) {
+        int n = snprintf(buf, sizeof buf, "name-%d", i);
+        ids[i] = ks_strtab_intern(t, buf, (size_t)n);
+    }
+    for (int i = 0; i < 5000; i++) {
+        snprintf(buf, sizeof buf, "name-%d", i);
+        assert_string_equal(ks_strtab_get(t, ids[i]), buf);
+    }
+    char big[100000];
+    memset(big, 'x', sizeof big);
+    ks_str g = ks_strtab_intern(t, big, sizeof big);
+    assert_int_equal(ks_strtab_len(t, g), sizeof big);
+    assert_string_equal(ks_strtab_get(t, a), "aten::mm");
+    ks_strtab_free(t);
+}
+
+static void diagnostics_count_and_keep_examples(void **state)
+{
+    (void)state;
+    ks_diag d;
+    ks_diag_init(&d);
+    for (int i = 0; i < 8; i++)
+        ks_diag_add_at(&d, "x.y", KS_SEV_WARNING, (uint64_t)i, 1, (uint64_t)i + 1, "example %d", i);
+    ks_diag_count(&d, "x.y", KS_SEV_ERROR, 2);
+    ks_diag_count(&d, "a.b", KS_SEV_INFO, 1);
+    const ks_diag_kind *k = ks_diag_get(&d, "x.y");
+    assert_int_equal(k->count, 10);
+    assert_int_equal(k->nexamples, KS_DIAG_EXAMPLES);
+    assert_int_equal(k->severity, KS_SEV_ERROR);
+    assert_string_equal(k->ex[4].text, "example 4");
+    assert_int_equal(ks_diag_total(&d, "a.b"), 1);
+    assert_int_equal(ks_diag_total(&d, "none"), 0);
+    assert_int_equal(ks_diag_max_severity(&d), KS_SEV_ERROR);
+    ks_diag_free(&d);
+}
+
+static ks_kind cls(const char *cat, const char *name)
+{
+    return ks_classify(cat, cat ? strlen(cat) : 0, name, name ? strlen(name) : 0);
+}
+
+static void categories_classify(void **state)
+{
+    (void)state;
+    assert_int_equal(cls("cpu_op", NULL), KS_K_CPU_OP);
+    assert_int_equal(cls("Operator", NULL), KS_K_CPU_OP);
+    assert_int_equal(cls("user_annotation", NULL), KS_K_USER_ANNOTATION);
+    assert_int_equal(cls("gpu_user_annotation", NULL), KS_K_GPU_ANNOTATION);
+    assert_int_equal(cls("kernel", NULL), KS_K_KERNEL);
+    assert_int_equal(cls("Kernel", NULL), KS_K_KERNEL);
+    assert_int_equal(cls("Memcpy", NULL), KS_K_MEMCPY);
+    assert_int_equal(cls("gpu_memset", NULL), KS_K_MEMSET);
+    assert_int_equal(cls("cuda_runtime", NULL), KS_K_RUNTIME);
+    assert_int_equal(cls("Runtime", NULL), KS_K_RUNTIME);
+    assert_int_equal(cls("mtia_runtime", NULL), KS_K_RUNTIME);
+    assert_int_equal(cls("privateuse1_driver", NULL), KS_K_DRIVER);
+    assert_int_equal(cls("cuda_sync", NULL), KS_K_SYNC);
+    assert_int_equal(cls("ac2g", NULL), KS_K_FLOW_LAUNCH);
+    assert_int_equal(cls("async_cpu_to_gpu", NULL), KS_K_FLOW_LAUNCH);
+    assert_int_equal(cls("async", NULL), KS_K_FLOW_LAUNCH);
+    assert_int_equal(cls("forward_backward", NULL), KS_K_FLOW_FWDBWD);
+    assert_int_equal(cls("Trace", NULL), KS_K_TRACE_SPAN);
+    assert_int_equal(cls("foo, kernel", NULL), KS_K_KERNEL);
+    assert_int_equal(cls("something_else", NULL), KS_K_OTHER);
+    assert_int_equal(cls(NULL, "async_gpu"), KS_K_FLOW_LAUNCH);
+    assert_true(ks_kind_is_gpu_work(KS_K_MEMSET));
+    assert_false(ks_kind_is_gpu_work(KS_K_SYNC));
+    assert_false(ks_kind_is_gpu_work(KS_K_GPU_ANNOTATION));
+}
+
+static void profiler_step_names(void **state)
+{
+    (void)state;
+    int64_t n = -1;
+    assert_true(ks_match_profiler_step("ProfilerStep#12", &n));
+    assert_int_equal(n, 12);
+    assert_true(ks_match_profiler_step("ProfilerStep # 3", &n));
+    assert_int_equal(n, 3);
+    assert_false(ks_match_profiler_step("ProfilerStep*", &n));
+    assert_false(ks_match_profiler_step("MyProfilerStep#1", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep#", &n));
+}
+
+static void steps_and_span(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+        " {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":5},"
+        " {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":0,\"tid\":7,\"ts\":16,\"dur\":9},"
+        " {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":17,\"dur\":1}]");
+    assert_int_equal(ks_trace_step_count(t), 2);
+    ks_ns a, b;
+    assert_true(ks_trace_span(t, &a, &b));
+    assert_int_equal(a, 10000);
+    assert_int_equal(b, 25000);
+    uint32_t idx;
+    ks_id p = {0, KS_ID_INT}, q = {7, KS_ID_INT}, r = {8, KS_ID_INT};
+    assert_true(ks_trace_track_find(t, p, q, &idx));
+    assert_int_equal(t->tracks[idx].kind, KS_TRACK_GPU);
+    assert_false(ks_trace_track_find(t, p, r, &idx));
+    ks_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strings_are_interned_once),
+        cmocka_unit_test(diagnostics_count_and_keep_examples),
+        cmocka_unit_test(categories_classify),
+        cmocka_unit_test(profiler_step_names),
+        cmocka_unit_test(steps_and_span),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
