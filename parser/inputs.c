@@ -51,7 +51,8 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
         if (de->d_name[0] != '.')
             KS_PUSH(names.v, names.n, names.cap, ks_xasprintf("%s/%s", dir, de->d_name));
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    if (names.n > 1)
+        qsort(names.v, names.n, sizeof *names.v, cmp_str);
     int rc = KS_OK;
     for (size_t i = 0; i < names.n; i++) {
         struct stat sb;
