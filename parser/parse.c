@@ -1413,8 +1413,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
         yajl_status ys = yajl_status_ok;
-        if (p.rep.out_len)
-            ys = yajl_parse(p.h, (const unsigned char *)p.rep.out, p.rep.out_len);
+        if (p.rep.res_len)
+            ys = yajl_parse(p.h, (const unsigned char *)p.rep.res, p.rep.res_len);
         if (p.failed)
             goto fail;
         uint64_t err_at = UINT64_MAX;

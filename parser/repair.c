@@ -10,6 +10,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "common/util.h"
 
@@ -81,6 +84,46 @@ static void map_add(ks_repair *r, size_t out, size_t in)
     r->nmap++;
 }
 
+/* First index >= i of a byte that needs attention inside a string ('"', '\\', control, >= 0x80),
+ * or n. SSE2 looks at 16 bytes at a time (bytes >= 0x80 are negative as signed chars, so one
+ * signed compare with 0x20 finds both them and the control characters). */
+static size_t scan_in_string(const unsigned char *in, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(in + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmplt_epi8(v, space));
+        int mask = _mm_movemask_epi8(m);
+        if (mask)
+            return i + (size_t)__builtin_ctz((unsigned)mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !in_str_special[in[i]])
+        i++;
+    return i;
+}
+
+/* First index >= i of a '"' or ',' (outside strings), or n. */
+static size_t scan_outside(const unsigned char *in, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(in + i));
+        int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)));
+        if (mask)
+            return i + (size_t)__builtin_ctz((unsigned)mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !out_str_special[in[i]])
+        i++;
+    return i;
+}
+
 /* Length of a UTF-8 sequence at s: k > 0 valid, 0 invalid, -1 cut by the end of the buffer. */
 static int utf8_len(const unsigned char *s, size_t n)
 {
@@ -122,28 +165,143 @@ static size_t skip_blanks(const unsigned char *in, size_t i, size_t n, int *capp
     return i;
 }
 
+#ifdef __SSE2__
+/* Bit i set where byte i of the 64 bytes at p equals c. */
+static inline uint64_t eq64(const unsigned char *p, __m128i c)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)) << (16 * k);
+    }
+    return m;
+}
+
+/* Bit i set where byte i is a control character or >= 0x80 (signed < 0x20). */
+static inline uint64_t low64(const unsigned char *p)
+{
+    const __m128i space = _mm_set1_epi8(0x20);
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmplt_epi8(v, space)) << (16 * k);
+    }
+    return m;
+}
+
+/* Bit i set when an odd number of bits at or below i are set in x (simdjson's prefix XOR). */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* Skip whole 64-byte blocks that need no repair: no backslash, no control or non-ASCII byte inside
+ * a string, every closing quote followed by , : } ] (after blanks), no comma before ] or }. Returns
+ * the start of the first block that needs the byte-by-byte path (or where the input ends), and
+ * updates *in_string. Valid compact or pretty JSON goes through here almost entirely. */
+static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+{
+    const __m128i q_ = _mm_set1_epi8('"'), bs_ = _mm_set1_epi8('\\'), comma_ = _mm_set1_epi8(','),
+                  colon_ = _mm_set1_epi8(':'), rb_ = _mm_set1_epi8('}'), rk_ = _mm_set1_epi8(']'),
+                  sp_ = _mm_set1_epi8(' '), nl_ = _mm_set1_epi8('\n'), tab_ = _mm_set1_epi8('\t'),
+                  cr_ = _mm_set1_epi8('\r');
+    int st = *in_string;
+    while (i + 64 <= n) {
+        const unsigned char *p = in + i;
+        if (eq64(p, bs_))
+            break;
+        uint64_t q = eq64(p, q_);
+        uint64_t inside = prefix_xor(q) ^ (st ? ~0ULL : 0);
+        if (low64(p) & inside & ~q)
+            break;
+        uint64_t comma = eq64(p, comma_);
+        uint64_t cb = eq64(p, rb_) | eq64(p, rk_);
+        uint64_t closer = comma | cb | eq64(p, colon_);
+        uint64_t ws = eq64(p, sp_) | eq64(p, nl_) | eq64(p, tab_) | eq64(p, cr_);
+        /* closing quotes not directly followed by a closer, and commas followed by a blank or a
+         * closing bracket: decided by looking ahead (bit 63 always looks into the next block) */
+        uint64_t check_q = q & ~inside & ~(closer >> 1);
+        uint64_t check_c = comma & ~inside & (((ws | cb) >> 1) | (1ULL << 63));
+        int ok = 1;
+        while (ok && check_q) {
+            size_t at = i + (size_t)__builtin_ctzll(check_q) + 1;
+            int capped;
+            size_t k = skip_blanks(in, at, n, &capped);
+            if (k == n && !eof)
+                ok = 0;
+            else if (!capped && k < n && in[k] != ',' && in[k] != ':' && in[k] != '}' && in[k] != ']')
+                ok = 0;
+            check_q &= check_q - 1;
+        }
+        while (ok && check_c) {
+            size_t at = i + (size_t)__builtin_ctzll(check_c) + 1;
+            int capped;
+            size_t k = skip_blanks(in, at, n, &capped);
+            if (k == n && !eof)
+                ok = 0;
+            else if (!capped && k < n && (in[k] == ']' || in[k] == '}'))
+                ok = 0;
+            check_c &= check_c - 1;
+        }
+        if (!ok)
+            break;
+        st = (int)(inside >> 63);
+        i += 64;
+    }
+    *in_string = st;
+    return i;
+}
+#else
+static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+{
+    (void)in; (void)n; (void)eof; (void)in_string;
+    return i;
+}
+#endif
+
+/* Output is produced lazily: verbatim bytes are only remembered (from `pend` to `i`) and copied
+ * when a repair forces it, so a run without repairs hands yajl the input itself. */
+#define FLUSH()                                                                                   \
+    do {                                                                                          \
+        if (!dirty) {                                                                             \
+            KS_GROW(r->out, r->out_cap, ks_mul(n, 6) + 16);                                       \
+            out = (unsigned char *)r->out;                                                        \
+            dirty = 1;                                                                            \
+        }                                                                                         \
+        memcpy(out + o, in + pend, i - pend);                                                     \
+        o += i - pend;                                                                            \
+    } while (0)
+
 size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
 {
     const unsigned char *in = (const unsigned char *)input;
-    KS_GROW(r->out, r->out_cap, ks_mul(n, 6) + 16);
-    unsigned char *out = (unsigned char *)r->out;
-    size_t i = 0, o = 0;
+    unsigned char *out = NULL;
+    size_t i = 0, o = 0, pend = 0;
+    int dirty = 0;
     r->nmap = 0;
     map_add(r, 0, 0);
     int in_string = r->in_string;
+    size_t blocks_from = 0; /* retry the block path from here (after a block that needed care) */
 
     while (i < n) {
-        if (!in_string) {
-            size_t j = i;
-            while (j < n && !out_str_special[in[j]])
-                j++;
-            memcpy(out + o, in + i, j - i);
-            o += j - i;
+        if (i >= blocks_from && !r->no_blocks) {
+            size_t j = clean_blocks(in, i, n, eof, &in_string);
+            blocks_from = j + 64;
             i = j;
             if (i == n)
                 break;
+        }
+        if (!in_string) {
+            i = scan_outside(in, i, n);
+            if (i == n)
+                break;
             if (in[i] == '"') {
-                out[o++] = '"';
                 i++;
                 in_string = 1;
                 continue;
@@ -155,21 +313,16 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
                 goto stop;
             if (!capped && k < n && (in[k] == ']' || in[k] == '}')) {
                 note(r, KS_REPAIR_COMMA, i);
-                i++;
+                FLUSH();
+                pend = ++i;
                 map_add(r, o, i);
                 continue;
             }
-            out[o++] = ',';
             i++;
             continue;
         }
         /* inside a string */
-        size_t j = i;
-        while (j < n && !in_str_special[in[j]])
-            j++;
-        memcpy(out + o, in + i, j - i);
-        o += j - i;
-        i = j;
+        i = scan_in_string(in, i, n);
         if (i == n)
             break;
         unsigned char c = in[i];
@@ -179,15 +332,15 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
             if (k == n && !eof)
                 goto stop;
             if (capped || k == n || in[k] == ',' || in[k] == ':' || in[k] == '}' || in[k] == ']') {
-                out[o++] = '"';
                 i++;
                 in_string = 0;
                 continue;
             }
             note(r, KS_REPAIR_QUOTE, i);
+            FLUSH();
             out[o++] = '\\';
             out[o++] = '"';
-            i++;
+            pend = ++i;
             map_add(r, o, i);
             continue;
         }
@@ -199,8 +352,6 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
                 unsigned char d = in[i + 1];
                 if (d == '"' || d == '\\' || d == '/' || d == 'b' || d == 'f' || d == 'n' ||
                     d == 'r' || d == 't') {
-                    out[o++] = c;
-                    out[o++] = d;
                     i += 2;
                     continue;
                 }
@@ -209,8 +360,6 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
                         goto stop;
                     if (i + 6 <= n && is_hex(in[i + 2]) && is_hex(in[i + 3]) && is_hex(in[i + 4]) &&
                         is_hex(in[i + 5])) {
-                        memcpy(out + o, in + i, 6);
-                        o += 6;
                         i += 6;
                         continue;
                     }
@@ -218,22 +367,24 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
             }
             /* invalid escape: the backslash was meant literally (Windows path) */
             note(r, KS_REPAIR_ESCAPE, i);
+            FLUSH();
             out[o++] = '\\';
             out[o++] = '\\';
-            i++;
+            pend = ++i;
             map_add(r, o, i);
             continue;
         }
         if (c < 0x20) {
             static const char hex[] = "0123456789abcdef";
             note(r, KS_REPAIR_CONTROL, i);
+            FLUSH();
             out[o++] = '\\';
             out[o++] = 'u';
             out[o++] = '0';
             out[o++] = '0';
             out[o++] = (unsigned char)hex[c >> 4];
             out[o++] = (unsigned char)hex[c & 15];
-            i++;
+            pend = ++i;
             map_add(r, o, i);
             continue;
         }
@@ -242,23 +393,31 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
         if (k < 0 && !eof)
             goto stop;
         if (k > 0) {
-            memcpy(out + o, in + i, (size_t)k);
-            o += (size_t)k;
             i += (size_t)k;
             continue;
         }
         note(r, KS_REPAIR_UTF8, i);
+        FLUSH();
         out[o++] = 0xef;
         out[o++] = 0xbf;
         out[o++] = 0xbd;
-        i++;
+        pend = ++i;
         map_add(r, o, i);
     }
 stop:
     r->in_string = in_string;
-    r->out_len = o;
+    if (dirty) {
+        FLUSH();
+        r->res = r->out;
+        r->res_len = o;
+    } else {
+        r->res = input;
+        r->res_len = i;
+    }
     return i;
 }
+
+#undef FLUSH
 
 size_t ks_repair_in_offset(const ks_repair *r, size_t out_off)
 {

@@ -25,13 +25,16 @@ typedef struct ks_repair_map {
 
 typedef struct ks_repair {
     int in_string;                  /* state carried between runs */
+    int no_blocks;                  /* tests: use only the byte-by-byte path */
     uint64_t count[KS_REPAIR_NKINDS];
     /* called at every repair with the kind and the input offset (relative to the run's input) */
     void (*on_repair)(void *ctx, int kind, size_t in_off);
     void *ctx;
-    /* output of the last run */
-    char *out;
-    size_t out_len, out_cap;
+    /* output of the last run: res points into the input itself when nothing was repaired */
+    const char *res;
+    size_t res_len;
+    char *out;                      /* buffer for repaired output */
+    size_t out_cap;
     ks_repair_map *map;             /* map[0] = {0, 0}; sorted by out */
     size_t nmap, map_cap;
 } ks_repair;
@@ -41,7 +44,7 @@ void ks_repair_free(ks_repair *r);
 /* Reset the string state (after a resynchronisation). */
 void ks_repair_reset(ks_repair *r);
 
-/* Filter in[0..n): writes r->out / r->out_len and the offset map, and returns how many input
+/* Filter in[0..n): sets r->res / r->res_len and the offset map, and returns how many input
  * bytes were consumed. Bytes whose treatment depends on input not yet seen (a '"' or ',' whose
  * next non-blank byte is missing, an escape or UTF-8 sequence cut at the end) are left
  * unconsumed unless eof is set: the caller passes them again with more input. */

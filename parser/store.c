@@ -244,6 +244,15 @@ ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
     }
     k->ev[k->n] = *e;
     t->events++;
+    if (ks_kind_is_device_side((ks_kind)e->kind)) {
+        k->n_device_side++;
+        if (k->device < 0 && (e->flags & KS_EF_DEVICE))
+            k->device = e->device;
+        if (k->stream < 0 && (e->flags & KS_EF_STREAM))
+            k->stream = e->stream;
+    } else if (ks_kind_is_cpu_side((ks_kind)e->kind)) {
+        k->n_cpu_side++;
+    }
     return &k->ev[k->n++];
 }
 
@@ -261,20 +270,8 @@ static int64_t stream_from_text(const char *s)
 
 static void finish_track(ks_trace *t, ks_track *k)
 {
-    uint64_t dev_side = 0, cpu_side = 0;
-    int64_t device = -1, stream = -1;
-    for (size_t i = 0; i < k->n; i++) {
-        const ks_event *e = &k->ev[i];
-        if (ks_kind_is_device_side((ks_kind)e->kind)) {
-            dev_side++;
-            if (device < 0 && (e->flags & KS_EF_DEVICE))
-                device = e->device;
-            if (stream < 0 && (e->flags & KS_EF_STREAM))
-                stream = e->stream;
-        } else if (ks_kind_is_cpu_side((ks_kind)e->kind)) {
-            cpu_side++;
-        }
-    }
+    uint64_t dev_side = k->n_device_side, cpu_side = k->n_cpu_side;
+    int64_t device = k->device, stream = k->stream;
     if (dev_side && dev_side >= cpu_side)
         k->kind = KS_TRACK_GPU;
     else if (cpu_side)
@@ -299,6 +296,9 @@ static void finish_track(ks_trace *t, ks_track *k)
         }
         k->device = (int32_t)device;
         k->stream = stream;
+    } else {
+        k->device = -1;
+        k->stream = -1;
     }
     if (k->cap > k->n) {
         k->ev = k->n ? ks_xrealloc(k->ev, k->n * sizeof *k->ev) : (free(k->ev), NULL);

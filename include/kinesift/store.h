@@ -136,6 +136,7 @@ typedef struct ks_track {
     int64_t stream;     /* GPU tracks: stream id (-1 unknown) */
     ks_event *ev;       /* events in file order */
     size_t n, cap;
+    uint64_t n_device_side, n_cpu_side; /* counted while appending; decide the kind */
 } ks_track;
 
 /* ---- counters (ph C): each numeric args key is a series ----------------------------------- */
