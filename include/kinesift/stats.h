@@ -1,0 +1,183 @@
+/* kinesift/stats.h: the statistics shared by `validate` and `gate` (docs/statistics.md): the
+ * summary of one side (type-7 quantiles, IQR, MAD, Tukey outliers), the xoshiro256** generator,
+ * the two-sided Mann-Whitney U test, the bootstrap CI of the median ratio, the verdict rule with
+ * its reasons and the Holm adjustment, and the JSON form of one compared metric.
+ * Samples are durations as doubles (ns); smaller is better. Every result is deterministic for
+ * the same inputs and seed, on every platform. */
+#ifndef KINESIFT_STATS_H
+#define KINESIFT_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- one side ---------------------------------------------------------------------------- */
+
+/* Noise flags on iqr_rel (torch.utils.benchmark's thresholds). */
+enum { KS_NOISE_OK = 0, KS_NOISE_NOISY = 1 /* iqr_rel >= 10 % */,
+       KS_NOISE_VERY = 2 /* iqr_rel >= 25 % */ };
+
+/* Descriptive statistics of n samples. A value that cannot be computed (n = 0; stdev for
+ * n < 2; cv when the mean is 0; iqr_rel when the median is 0) is NaN: written as JSON null. */
+typedef struct ks_summary {
+    size_t n;
+    double min, max, range, mean, median;
+    double stdev;      /* sample standard deviation (n - 1) */
+    double cv;         /* stdev / mean */
+    double q1, q3;     /* type-7 quantiles 0.25 and 0.75 */
+    double iqr;        /* q3 - q1 */
+    double iqr_rel;    /* iqr / median */
+    double mad;        /* median of |x - median| (unscaled) */
+    /* Tukey fences: mild = beyond 1.5 IQR but within 3 IQR of the quartiles; severe = beyond
+     * 3 IQR. Reported, never removed. */
+    size_t mild_low, mild_high, severe_low, severe_high;
+    int noise;         /* KS_NOISE_* */
+} ks_summary;
+
+/* Sort ascending (NaN are not allowed). */
+void ks_sort_doubles(double *x, size_t n);
+/* Hyndman-Fan type 7 (NumPy default) quantile of sorted x, p in [0, 1]; NaN when n = 0. */
+double ks_quantile_sorted(const double *sorted, size_t n, double p);
+/* The same on unsorted x (x is left unchanged). */
+double ks_quantile(const double *x, size_t n, double p);
+double ks_median(const double *x, size_t n);
+double ks_mean(const double *x, size_t n);
+double ks_stdev(const double *x, size_t n);
+/* Fill s from x (x is left unchanged). */
+void ks_summarize(const double *x, size_t n, ks_summary *s);
+
+/* ---- the generator ---------------------------------------------------------------------- */
+
+/* xoshiro256** 1.0, its state filled by four successive splitmix64 outputs from the seed. */
+typedef struct ks_rng {
+    uint64_t s[4];
+} ks_rng;
+
+/* The default seed of every bootstrap and interleaving: "kinesift" in ASCII. */
+#define KS_STATS_DEFAULT_SEED UINT64_C(0x6b696e6573696674)
+
+void ks_rng_seed(ks_rng *r, uint64_t seed);
+uint64_t ks_rng_next(ks_rng *r);
+/* Unbiased integer in [0, bound), bound >= 1 (Lemire's multiply-shift with rejection). */
+uint64_t ks_rng_below(ks_rng *r, uint64_t bound);
+/* Uniform double in [0, 1): the top 53 bits of one output. */
+double ks_rng_double(ks_rng *r);
+/* Standard normal deviate (Marsaglia's polar method): for simulations. */
+double ks_rng_normal(ks_rng *r);
+/* Fisher-Yates shuffle of n ints (draws ks_rng_below(i + 1) for i = n-1 down to 1). */
+void ks_rng_shuffle(ks_rng *r, int *a, size_t n);
+
+/* ---- Mann-Whitney U ---------------------------------------------------------------------- */
+
+typedef struct ks_mwu {
+    double u_a;   /* pairs (a, b) with a > b, plus 1/2 per tie */
+    double u_b;   /* na * nb - u_a */
+    double z;     /* normal approximation's z (NaN for the exact test) */
+    double p;     /* two-sided p */
+    int exact;    /* 1: exact null distribution ("mwu-exact"); 0: "mwu-normal" */
+    int ties;     /* some value occurs more than once in the pooled sample */
+} ks_mwu;
+
+/* Two-sided test with mid-ranks: exact when there are no ties and na, nb <= 50, otherwise the
+ * normal approximation with tie-corrected variance and continuity correction. Returns 0, or
+ * -1 when a side is empty. */
+int ks_mwu_test(const double *a, size_t na, const double *b, size_t nb, ks_mwu *out);
+/* Smallest attainable two-sided p of the exact test: 2 / C(na + nb, na), at most 1. */
+double ks_mwu_min_p(size_t na, size_t nb);
+/* "mwu-exact" or "mwu-normal". */
+const char *ks_mwu_name(const ks_mwu *m);
+
+/* ---- bootstrap --------------------------------------------------------------------------- */
+
+#define KS_BOOTSTRAP_RESAMPLES 10000
+
+/* Percentile bootstrap CI of median(b) / median(a) at the given level (0.95): `resamples`
+ * replicates, each resampling a (na draws) then b (nb draws) with replacement from one
+ * generator seeded with `seed`; the bounds are the type-7 quantiles (1 - level) / 2 and
+ * (1 + level) / 2 of the replicates. A replicate whose baseline median is 0 counts as +inf (1
+ * when both are 0). Returns 0, or -1 when a side is empty (bounds NaN). */
+int ks_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb,
+                              unsigned resamples, uint64_t seed, double level, double *lo,
+                              double *hi);
+
+/* ---- verdict ----------------------------------------------------------------------------- */
+
+typedef enum ks_verdict {
+    KS_VERDICT_FASTER,
+    KS_VERDICT_SLOWER,
+    KS_VERDICT_NO_CHANGE,
+    KS_VERDICT_INCONCLUSIVE,
+    KS_VERDICT_DIFFERENT_RESULTS, /* validate: the candidate's output differs */
+} ks_verdict;
+
+/* "faster", "slower", "no-change", "inconclusive", "different-results". */
+const char *ks_verdict_name(ks_verdict v);
+
+typedef struct ks_compare_params {
+    double threshold;      /* delta: 0.05 (gate) or 0.02 (validate) */
+    double alpha;          /* 0.05 */
+    size_t min_samples;    /* kept samples per side: 5 (gate) or 9 (validate) */
+    double max_discarded;  /* share of samples discarded as throttled per side: 0.10 */
+    unsigned resamples;    /* KS_BOOTSTRAP_RESAMPLES */
+    double level;          /* confidence level of the CI: 0.95 */
+    uint64_t seed;         /* KS_STATS_DEFAULT_SEED */
+} ks_compare_params;
+
+void ks_compare_params_gate(ks_compare_params *p);
+void ks_compare_params_validate(ks_compare_params *p);
+
+typedef struct ks_compare {
+    ks_summary a, b;         /* baseline, candidate (kept samples) */
+    size_t discarded_a, discarded_b;
+    double ratio;            /* median_b / median_a (NaN when median_a is 0) */
+    double change;           /* ratio - 1 (a fraction: 0.05 = +5 %) */
+    double ci_lo, ci_hi;     /* bootstrap CI of the ratio */
+    ks_mwu mwu;
+    double p;                /* p the decision used: mwu.p, or Holm-adjusted */
+    size_t holm_m;           /* > 1 when p is Holm-adjusted across holm_m metrics */
+    double min_p;            /* ks_mwu_min_p(n_a, n_b) */
+    ks_verdict verdict;
+    char reason[320];        /* why (always set) */
+    char suggestion[240];    /* what to do next (set for inconclusive; else empty) */
+} ks_compare;
+
+/* Compare kept samples a (baseline) and b (candidate); discarded_* count the samples of each
+ * side discarded for throttling (precondition: at most max_discarded of each side). Computes
+ * everything, then decides with ks_compare_decide. Returns 0 (the verdict may be
+ * inconclusive; never fails on small or empty sides). */
+int ks_compare_samples(const double *a, size_t na, const double *b, size_t nb,
+                       size_t discarded_a, size_t discarded_b, const ks_compare_params *p,
+                       ks_compare *c);
+/* (Re)apply the rule of statistics.md section 3 to c using c->p; sets verdict, reason and
+ * suggestion. */
+void ks_compare_decide(ks_compare *c, const ks_compare_params *p);
+/* Holm step-down adjustment of m p-values (adj may alias p). */
+void ks_holm(const double *p, size_t m, double *adj);
+/* Holm-adjust the p of m comparisons (from their mwu.p), then re-decide each. */
+void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p);
+/* Override the verdict with different-results (validate's output check failed). */
+void ks_compare_set_different(ks_compare *c, const char *why);
+
+/* ---- JSON (docs/statistics.md section 4.2) -------------------------------------------- */
+
+struct ks_jw; /* common/jsonw.h */
+
+/* Inside an open object: the keys of one side: n, min, max, range, mean, median, stdev, cv,
+ * q1, q3, iqr, iqr_rel, mad, outliers{...}, noise, and "samples" (x in the order given, when
+ * x is not NULL). Durations are written as integer ns (rounded), ratios as numbers. */
+void ks_summary_json(struct ks_jw *w, const ks_summary *s, const double *x, size_t n);
+/* Inside an open object: ratio, change, ci, p, p_raw, holm_m, min_p, test, threshold, alpha,
+ * verdict, reason, suggestion. */
+void ks_compare_json(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p);
+/* One whole metric object: {"name","unit":"ns","baseline":{..},"candidate":{..}, ratio...}. */
+void ks_compare_json_metric(struct ks_jw *w, const char *name, const ks_compare *c,
+                            const ks_compare_params *p, const double *a, size_t na,
+                            const double *b, size_t nb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

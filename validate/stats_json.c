@@ -1,0 +1,112 @@
+/* validate/stats_json.c: the JSON form of one side and of one compared metric
+ * (docs/statistics.md section 4.2), shared by validate and gate. Durations are integer ns
+ * (rounded); a value that could not be computed is null. */
+#include "kinesift/stats.h"
+
+#include <math.h>
+
+#include "common/jsonw.h"
+
+static void ns_value(ks_jw *w, double v)
+{
+    if (!isfinite(v) || fabs(v) >= 9.2e18)
+        ks_jw_null(w);
+    else
+        ks_jw_int(w, llround(v));
+}
+
+static void kns(ks_jw *w, const char *k, double v)
+{
+    ks_jw_key(w, k);
+    ns_value(w, v);
+}
+
+static const char *noise_name(int noise)
+{
+    return noise == KS_NOISE_VERY ? "very-noisy" : noise == KS_NOISE_NOISY ? "noisy" : "ok";
+}
+
+void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
+{
+    ks_jw_kuint(w, "n", s->n);
+    kns(w, "min", s->min);
+    kns(w, "max", s->max);
+    kns(w, "range", s->range);
+    kns(w, "mean", s->mean);
+    kns(w, "median", s->median);
+    kns(w, "stdev", s->stdev);
+    ks_jw_kdouble(w, "cv", s->cv);
+    kns(w, "q1", s->q1);
+    kns(w, "q3", s->q3);
+    kns(w, "iqr", s->iqr);
+    ks_jw_kdouble(w, "iqr_rel", s->iqr_rel);
+    kns(w, "mad", s->mad);
+    ks_jw_key(w, "outliers");
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "mild_low", s->mild_low);
+    ks_jw_kuint(w, "mild_high", s->mild_high);
+    ks_jw_kuint(w, "severe_low", s->severe_low);
+    ks_jw_kuint(w, "severe_high", s->severe_high);
+    ks_jw_end_obj(w);
+    ks_jw_kstr(w, "noise", noise_name(s->noise));
+    if (x) {
+        ks_jw_key(w, "samples");
+        ks_jw_arr(w);
+        for (size_t i = 0; i < n; i++)
+            ns_value(w, x[i]);
+        ks_jw_end_arr(w);
+    }
+}
+
+void ks_compare_json(ks_jw *w, const ks_compare *c, const ks_compare_params *p)
+{
+    ks_jw_kdouble(w, "ratio", c->ratio);
+    ks_jw_kdouble(w, "change", c->change);
+    ks_jw_key(w, "ci");
+    ks_jw_arr(w);
+    ks_jw_double(w, c->ci_lo);
+    ks_jw_double(w, c->ci_hi);
+    ks_jw_end_arr(w);
+    ks_jw_kdouble(w, "ci_level", p->level);
+    ks_jw_kuint(w, "bootstrap_resamples", p->resamples);
+    ks_jw_kdouble(w, "p", c->p);
+    ks_jw_kdouble(w, "p_raw", c->mwu.p);
+    ks_jw_kuint(w, "holm_m", c->holm_m);
+    ks_jw_kdouble(w, "min_p", c->min_p);
+    ks_jw_kdouble(w, "u", c->mwu.u_a);
+    ks_jw_kdouble(w, "z", c->mwu.z);
+    if (isnan(c->mwu.p))
+        ks_jw_knull(w, "test");
+    else
+        ks_jw_kstr(w, "test", ks_mwu_name(&c->mwu));
+    ks_jw_kdouble(w, "threshold", p->threshold);
+    ks_jw_kdouble(w, "alpha", p->alpha);
+    ks_jw_kuint(w, "min_samples", p->min_samples);
+    ks_jw_kuint(w, "discarded_baseline", c->discarded_a);
+    ks_jw_kuint(w, "discarded_candidate", c->discarded_b);
+    ks_jw_kstr(w, "verdict", ks_verdict_name(c->verdict));
+    ks_jw_kstr(w, "reason", c->reason);
+    if (c->suggestion[0])
+        ks_jw_kstr(w, "suggestion", c->suggestion);
+    else
+        ks_jw_knull(w, "suggestion");
+}
+
+void ks_compare_json_metric(ks_jw *w, const char *name, const ks_compare *c,
+                            const ks_compare_params *p, const double *a, size_t na,
+                            const double *b, size_t nb)
+{
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "name", name);
+    ks_jw_kstr(w, "unit", "ns");
+    ks_jw_key(w, "baseline");
+    ks_jw_obj(w);
+    ks_summary_json(w, &c->a, a, na);
+    ks_jw_end_obj(w);
+    ks_jw_key(w, "candidate");
+    ks_jw_obj(w);
+    ks_summary_json(w, &c->b, b, nb);
+    ks_jw_end_obj(w);
+    ks_compare_json(w, c, p);
+    ks_jw_end_obj(w);
+}
