@@ -1,12 +1,457 @@
-/* cli/cmd_redact.c: `kinesift redact` (not built yet: its issue is open). */
-#include "cli/cli.h"
+/* cli/cmd_redact.c: `kinesift redact` (scrub a trace before it is shared) and
+ * `kinesift redact --check` (scan traces for leaks). The rules live in redact/; this file reads
+ * the options, picks the outputs and prints the summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
-const char ks_help_redact[] = "usage: kinesift redact ...\n\nNot available yet in this build.\n";
+#include "cli/cli.h"
+#include "common/util.h"
+#include "kinesift/redact.h"
+
+const char ks_help_redact[] =
+    "usage: kinesift redact [OPTIONS] INPUT [-o OUTPUT]\n"
+    "       kinesift redact [OPTIONS] INPUT... -o DIR\n"
+    "       kinesift redact --check [--format text|json] FILE...\n"
+    "\n"
+    "Rewrite a trace so that it can be shared: user names, host names, e-mail and IP addresses,\n"
+    "absolute paths, URL credentials, tokens and keys, job names, Kineto log lines and harness\n"
+    "metadata (environment, pip lists) are replaced or stripped. Every event stays, in order,\n"
+    "with every number (ts, dur, ids) byte for byte: timing analyses give the same figures.\n"
+    "Rules and guarantees: docs/redaction.md. Redaction is best-effort: review before sharing.\n"
+    "\n"
+    "INPUT is a trace (.json, gzip/zstd/xz/bzip2, detected by content), a tar or zip of traces,\n"
+    "a directory, or '-' for standard input. One trace goes to OUTPUT (default: standard\n"
+    "output); several traces (several inputs, a directory, an archive) need -o DIR and are\n"
+    "written there under their own names, host parts pseudonymised.\n"
+    "\n"
+    "  -o, --output PATH     output file (or directory for several traces)\n"
+    "  --force               replace an existing output file (never the input)\n"
+    "  --compress C          gz, zst, xz, bz2 or none (default: like the input)\n"
+    "  --key-file FILE       pseudonym key (>= 32 bytes); default $" KS_REDACT_KEY_ENV ",\n"
+    "                        else a random key for this run (tokens then differ between runs)\n"
+    "  --shapes              also strip Input Dims, Input Strides and Concrete Inputs\n"
+    "  --drop-arg KEY        replace args KEY by \"__stripped__\" (repeatable)\n"
+    "  --keep-arg KEY        keep args KEY exactly as it is, unscanned (repeatable)\n"
+    "  --keep-metadata KEY   keep top-level KEY (scanned) instead of stripping it (repeatable)\n"
+    "  --keep-logs           keep the Kineto INFO/WARNING/ERROR arrays (scanned)\n"
+    "  --domain DOMAIN       also pseudonymise host names under DOMAIN (repeatable)\n"
+    "  --deny-file FILE      terms (one per line) always replaced by [REDACTED:deny]\n"
+    "  --rules FILE          user rules: JSON [{\"name\", \"pattern\" (PCRE2), \"class\"}], class\n"
+    "                        secret, user, host, email, job, id or path\n"
+    "  --report              print replacements per rule and distinct values per class\n"
+    "  --report-json FILE    the same report as JSON (schema kinesift.redact-report/1)\n"
+    "  --quiet               no summary line\n"
+    "\n"
+    "  --check               scan FILE... with the same rules, rewrite nothing; list each\n"
+    "                        finding (event index, JSON path, byte, rule), never the value\n"
+    "  --format text|json    --check output (JSON schema kinesift.redact-check/1)\n"
+    "  --max-findings N      findings listed per trace (default 20; all are counted)\n"
+    "\n"
+    "Exit status: 0 success (--check: clean), 1 --check found something, 2 usage or input\n"
+    "error (a trace that does not parse is refused, with its byte, line and column).\n";
+
+enum {
+    O_FORCE = 256, O_COMPRESS, O_KEY_FILE, O_SHAPES, O_DROP_ARG, O_KEEP_ARG, O_KEEP_META,
+    O_KEEP_LOGS, O_DOMAIN, O_DENY_FILE, O_RULES, O_REPORT, O_REPORT_JSON, O_QUIET, O_CHECK,
+    O_FORMAT, O_MAX_FINDINGS
+};
+
+typedef struct list {
+    char **v;
+    size_t n, cap;
+} list;
+
+typedef struct redact_cli {
+    const char *output, *key_file, *deny_file, *report_json;
+    int force, report, quiet, check, json;
+    ks_compress compress;
+    size_t max_findings;
+    ks_redact_opts o;
+    list drop, keep, meta, domains, outputs;
+    char **deny;
+    size_t ndeny;
+    ks_redact_key_source keysrc;
+} redact_cli;
+
+static int parse_compress(const char *s, ks_compress *c)
+{
+    static const char *const names[] = {"none", "gz", "zst", "xz", "bz2", "gzip", "zstd",
+                                        "bzip2", NULL};
+    static const ks_compress vals[] = {KS_COMPRESS_NONE, KS_COMPRESS_GZIP, KS_COMPRESS_ZSTD,
+                                       KS_COMPRESS_XZ,   KS_COMPRESS_BZIP2, KS_COMPRESS_GZIP,
+                                       KS_COMPRESS_ZSTD, KS_COMPRESS_BZIP2};
+    int k = ks_cli_choice(s, names);
+    if (k < 0)
+        return -1;
+    *c = vals[k];
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, redact_cli *c)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, O_FORCE},
+        {"compress", required_argument, NULL, O_COMPRESS},
+        {"key-file", required_argument, NULL, O_KEY_FILE},
+        {"shapes", no_argument, NULL, O_SHAPES},
+        {"drop-arg", required_argument, NULL, O_DROP_ARG},
+        {"keep-arg", required_argument, NULL, O_KEEP_ARG},
+        {"keep-metadata", required_argument, NULL, O_KEEP_META},
+        {"keep-logs", no_argument, NULL, O_KEEP_LOGS},
+        {"domain", required_argument, NULL, O_DOMAIN},
+        {"deny-file", required_argument, NULL, O_DENY_FILE},
+        {"rules", required_argument, NULL, O_RULES},
+        {"report", no_argument, NULL, O_REPORT},
+        {"report-json", required_argument, NULL, O_REPORT_JSON},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"check", no_argument, NULL, O_CHECK},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"max-findings", required_argument, NULL, O_MAX_FINDINGS},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const formats[] = {"text", "json", NULL};
+    int opt;
+    optind = 1;
+    c->max_findings = 20;
+    while ((opt = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': c->output = optarg; break;
+        case O_FORCE: c->force = 1; break;
+        case O_COMPRESS:
+            if (parse_compress(optarg, &c->compress) != 0)
+                return ks_cli_usage("redact", "--compress: '%s' is not gz, zst, xz, bz2 or none",
+                                    optarg);
+            break;
+        case O_KEY_FILE: c->key_file = optarg; break;
+        case O_SHAPES: c->o.shapes = 1; break;
+        case O_DROP_ARG: KS_PUSH(c->drop.v, c->drop.n, c->drop.cap, optarg); break;
+        case O_KEEP_ARG: KS_PUSH(c->keep.v, c->keep.n, c->keep.cap, optarg); break;
+        case O_KEEP_META: KS_PUSH(c->meta.v, c->meta.n, c->meta.cap, optarg); break;
+        case O_KEEP_LOGS: c->o.keep_logs = 1; break;
+        case O_DOMAIN: KS_PUSH(c->domains.v, c->domains.n, c->domains.cap, optarg); break;
+        case O_DENY_FILE: c->deny_file = optarg; break;
+        case O_RULES: c->o.rules_file = optarg; break;
+        case O_REPORT: c->report = 1; break;
+        case O_REPORT_JSON: c->report_json = optarg; break;
+        case 'q':
+        case O_QUIET: c->quiet = 1; break;
+        case O_CHECK: c->check = 1; break;
+        case O_FORMAT: {
+            int k = ks_cli_choice(optarg, formats);
+            if (k < 0)
+                return ks_cli_usage("redact", "unknown format '%s' (text or json)", optarg);
+            c->json = k == 1;
+            break;
+        }
+        case O_MAX_FINDINGS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0)
+                return ks_cli_usage("redact", "--max-findings: '%s' is not a count", optarg);
+            c->max_findings = (size_t)v;
+            break;
+        }
+        default: return ks_cli_usage("redact", "bad option");
+        }
+    }
+    if (optind >= argc)
+        return ks_cli_usage("redact", "no input file");
+    if (c->check && c->output)
+        return ks_cli_usage("redact", "--check writes nothing: -o makes no sense with it");
+    return 0;
+}
+
+/* options -> redactor */
+static int make_redactor(redact_cli *c, ks_redactor **rd)
+{
+    ks_error err;
+    unsigned char *key = NULL;
+    size_t klen = 0;
+    if (ks_redact_key_load(c->key_file, &key, &klen, &c->keysrc, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    if (c->deny_file && ks_redact_read_terms(c->deny_file, &c->deny, &c->ndeny, &err) != KS_OK) {
+        ks_redact_key_free(key, klen);
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    c->o.key = key;
+    c->o.key_len = klen;
+    c->o.drop_args = c->drop.v;
+    c->o.ndrop_args = c->drop.n;
+    c->o.keep_args = c->keep.v;
+    c->o.nkeep_args = c->keep.n;
+    c->o.keep_meta = c->meta.v;
+    c->o.nkeep_meta = c->meta.n;
+    c->o.domains = c->domains.v;
+    c->o.ndomains = c->domains.n;
+    c->o.deny = c->deny;
+    c->o.ndeny = c->ndeny;
+    int rc = ks_redactor_new(&c->o, rd, &err);
+    ks_redact_key_free(key, klen);
+    c->o.key = NULL;
+    if (rc != KS_OK) {
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- --check ----------------------------------------------------------------------------- */
+
+static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
+{
+    ks_redact_check *chk = ks_redact_check_new();
+    int input_error = 0;
+    for (size_t i = 0; i < n; i++) {
+        ks_error err;
+        if (ks_redact_check_path(rd, inputs[i], c->max_findings, chk, &err) != KS_OK) {
+            ks_cli_error(inputs[i], &err);
+            input_error = 1;
+        }
+    }
+    int werr = 0;
+    if (c->json)
+        werr = ks_redact_check_json(stdout, chk) != 0;
+    else
+        ks_redact_check_text(stdout, chk);
+    if (fflush(stdout) != 0 || werr) {
+        ks_cli_fail("redact: cannot write the output");
+        input_error = 1;
+    }
+    uint64_t total = ks_redact_check_total(chk);
+    ks_redact_check_free(chk);
+    if (input_error)
+        return KS_EXIT_USAGE;
+    return total ? KS_EXIT_FINDING : KS_EXIT_OK;
+}
+
+/* ---- redact ------------------------------------------------------------------------------ */
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* -o out.json for a gzip input writes gzip (like the input): say so */
+static void warn_suffix(const char *path, ks_compress c)
+{
+    static const char *const sufs[] = {".gz", ".zst", ".xz", ".bz2"};
+    const char *want = ks_redact_compress_suffix(c);
+    for (size_t i = 0; i < 4; i++)
+        if (ends_with(path, sufs[i]) && strcmp(sufs[i], want)) {
+            ks_cli_fail("warning: %s: the name ends in %s but the output is %s (see --compress)",
+                        path, sufs[i], *want ? want + 1 : "not compressed");
+            return;
+        }
+    if (*want && !ends_with(path, want))
+        ks_cli_fail("warning: %s: the output is %s-compressed like the input (--compress none "
+                    "for plain JSON)",
+                    path, want + 1);
+}
+
+static void summary(const redact_cli *c, const char *src, const char *dst,
+                    const ks_redact_result *r)
+{
+    if (c->quiet)
+        return;
+    fprintf(stderr, "kinesift: redact: %s -> %s: %llu events, %llu strings rewritten%s%s\n", src,
+            dst ? dst : "standard output", (unsigned long long)r->events,
+            (unsigned long long)r->strings_rewritten,
+            r->repairs ? ", malformed strings repaired" : "",
+            r->passes > 1 ? ", second pass for late literals" : "");
+    if (r->closed_array)
+        fprintf(stderr, "kinesift: redact: %s: the event array had no closing ']': added\n", src);
+}
+
+static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char *input,
+                      const char *out)
+{
+    ks_redact_output o = {0};
+    o.path = out;
+    o.compress = c->compress;
+    o.force = c->force;
+    o.input = input;
+    ks_compress eff = c->compress ? c->compress : ks_redact_compress_of(ks_stream_filter(st));
+    if (out && !c->quiet)
+        warn_suffix(out, eff);
+    ks_redact_result res;
+    ks_error err;
+    if (ks_redact_file(rd, st, &o, &res, &err) != KS_OK) {
+        ks_cli_error(err.has_pos ? ks_stream_name(st) : NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    summary(c, ks_stream_name(st), out, &res);
+    return 0;
+}
+
+static int ensure_dir(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return 0;
+        ks_cli_fail("%s: several traces need -o DIR, and this is not a directory", dir);
+        return KS_EXIT_USAGE;
+    }
+    if (mkdir(dir, 0777) != 0) {
+        ks_cli_fail("%s: cannot create the directory: %s", dir, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* one output per trace into a directory */
+static int redact_into_dir(redact_cli *c, ks_redactor *rd, ks_source *src, const char *input)
+{
+    for (;;) {
+        ks_stream *st;
+        ks_error err;
+        int r = ks_source_next(src, &st, &err);
+        if (r == 0)
+            return 0;
+        if (r < 0) {
+            ks_cli_error(input, &err);
+            return KS_EXIT_USAGE;
+        }
+        ks_compress eff = c->compress ? c->compress : ks_redact_compress_of(ks_stream_filter(st));
+        char *name = ks_redact_output_name(rd, ks_stream_name(st), eff);
+        char *path = ks_xasprintf("%s/%s", c->output, name);
+        free(name);
+        for (size_t i = 0; i < c->outputs.n; i++)
+            if (!strcmp(c->outputs.v[i], path)) {
+                ks_cli_fail("%s: two traces map to this output name; redact them separately",
+                            path);
+                free(path);
+                return KS_EXIT_USAGE;
+            }
+        KS_PUSH(c->outputs.v, c->outputs.n, c->outputs.cap, path);
+        int rc = redact_one(c, rd, st, input, path);
+        if (rc)
+            return rc;
+    }
+}
+
+static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        ks_source *src;
+        ks_error err;
+        if (ks_source_open(inputs[i], &src, &err) != KS_OK) {
+            ks_cli_error(inputs[i], &err);
+            return KS_EXIT_USAGE;
+        }
+        int several = n > 1 || ks_source_is_archive(src);
+        if (several) {
+            if (!c->output) {
+                ks_source_close(src);
+                return ks_cli_usage("redact", "several traces: give an output directory with -o");
+            }
+            rc = ensure_dir(c->output);
+            if (!rc)
+                rc = redact_into_dir(c, rd, src, inputs[i]);
+        } else {
+            ks_stream *st;
+            int r = ks_source_next(src, &st, &err);
+            if (r <= 0) {
+                if (r < 0)
+                    ks_cli_error(inputs[i], &err);
+                else
+                    ks_cli_fail("%s: no trace", inputs[i]);
+                rc = KS_EXIT_USAGE;
+            } else {
+                rc = redact_one(c, rd, st, inputs[i], c->output);
+            }
+        }
+        ks_source_close(src);
+    }
+    return rc;
+}
+
+static int write_reports(const redact_cli *c, ks_redactor *rd)
+{
+    if (c->report)
+        ks_redact_report_text(stderr, rd, c->keysrc);
+    else if (!c->quiet)
+        fprintf(stderr, "kinesift: redact: key %s. %s\n",
+                c->keysrc == KS_KEY_RANDOM ? "drawn at random for this run (tokens differ "
+                                             "between runs; see --key-file)"
+                                           : "given",
+                "Redaction is best-effort: review the trace before you share it "
+                "(docs/redaction.md).");
+    if (!c->report_json)
+        return 0;
+    int to_stdout = !strcmp(c->report_json, "-");
+    if (to_stdout && !c->output) {
+        ks_cli_fail("redact: --report-json -: standard output carries the trace");
+        return KS_EXIT_USAGE;
+    }
+    FILE *f = to_stdout ? stdout : fopen(c->report_json, "w");
+    if (!f) {
+        ks_cli_fail("%s: %s", c->report_json, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    int bad = ks_redact_report_json(f, rd, c->keysrc) != 0;
+    if (!to_stdout && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        ks_cli_fail("%s: cannot write the report", c->report_json);
+        return KS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void cli_free(redact_cli *c)
+{
+    free(c->drop.v);
+    free(c->keep.v);
+    free(c->meta.v);
+    free(c->domains.v);
+    for (size_t i = 0; i < c->outputs.n; i++)
+        free(c->outputs.v[i]);
+    free(c->outputs.v);
+    ks_redact_free_terms(c->deny, c->ndeny);
+}
 
 int ks_cmd_redact(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    ks_cli_fail("redact: not available yet in this build");
-    return KS_EXIT_USAGE;
+    redact_cli c;
+    memset(&c, 0, sizeof c);
+    ks_redact_opts_init(&c.o);
+    int rc = parse_args(argc, argv, &c);
+    if (rc) {
+        cli_free(&c);
+        return rc;
+    }
+    char **inputs;
+    size_t n;
+    ks_error err;
+    if (ks_inputs_expand(argv + optind, (size_t)(argc - optind), &inputs, &n, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        cli_free(&c);
+        return KS_EXIT_USAGE;
+    }
+    ks_redactor *rd = NULL;
+    rc = make_redactor(&c, &rd);
+    if (!rc) {
+        if (c.check) {
+            rc = run_check(&c, rd, inputs, n);
+        } else {
+            rc = run_redact(&c, rd, inputs, n);
+            if (!rc)
+                rc = write_reports(&c, rd);
+        }
+    }
+    ks_redactor_free(rd);
+    ks_inputs_free(inputs, n);
+    cli_free(&c);
+    return rc;
 }

@@ -1,0 +1,281 @@
+/* redact/literals.c: literals hunted everywhere (docs/redaction.md §2.2, §2.5).
+ *
+ * User and host names learned from the trace itself (top-level host_name and username, the
+ * traceName host part, uname.node, HOSTNAME/USER/HOME in stripped metadata, users of home paths)
+ * and from the redacting machine (its own host name), plus --deny-file terms. They are matched
+ * caseless and word bounded (not next to a letter or digit) by one PCRE2 alternation, rebuilt
+ * when a literal is added; longer literals come first. Values too short, numeric or common
+ * ("root", "nobody", "localhost") are not learned: they would match everywhere and identify
+ * nobody. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "redact/redact_int.h"
+
+#define LIT_MIN 3
+#define LIT_MAX 253
+
+static const char *const stop_users[] = {"root",    "nobody", "user",    "users",  "admin",
+                                         "ubuntu",  "runner", "guest",   "test",   "default",
+                                         "none",    "null",   "unknown", "home",   "jenkins",
+                                         "docker",  "app",    "python",  "torch",  "cuda",
+                                         "ec2-user", "vscode", "daemon", "www-data"};
+static const char *const stop_hosts[] = {"localhost", "localhost.localdomain", "none", "null",
+                                         "unknown", "host", "default"};
+
+void ks_rd_host_token(ks_redactor *rd, const char *v, size_t n, ks_buf *out)
+{
+    char small[256];
+    small[0] = 0;
+    char *b = n <= sizeof small ? small : ks_xmalloc(n);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (v[i] >= 'A' && v[i] <= 'Z') ? (char)(v[i] + 32) : v[i];
+    ks_rd_pseudo_append(rd->pn, KS_CLS_HOST, b, n, out);
+    if (b != small)
+        free(b);
+}
+
+static int in_list(const char *v, size_t n, const char *const *list, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (strlen(list[i]) == n && !strncasecmp(v, list[i], n))
+            return 1;
+    return 0;
+}
+
+static int lit_char(unsigned char c, int cls)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+        c == '-' || c == '_')
+        return 1;
+    return cls == KS_CLS_USER && c == ' ';
+}
+
+static int acceptable(int cls, const char *v, size_t n)
+{
+    if (n < LIT_MIN || n > LIT_MAX || ks_rd_is_token(v, n))
+        return 0;
+    int letter = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (!lit_char(c, cls))
+            return 0;
+        letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+    if (!letter)
+        return 0;
+    if (cls == KS_CLS_USER)
+        return !in_list(v, n, stop_users, sizeof stop_users / sizeof stop_users[0]);
+    return !in_list(v, n, stop_hosts, sizeof stop_hosts / sizeof stop_hosts[0]);
+}
+
+static int known(const ks_redactor *rd, const char *v, size_t n)
+{
+    for (size_t i = 0; i < rd->nlits; i++)
+        if (rd->lits[i].n == n && !strncasecmp(rd->lits[i].text, v, n))
+            return 1;
+    return 0;
+}
+
+static void add(ks_redactor *rd, int cls, const char *v, size_t n)
+{
+    KS_GROW(rd->lits, rd->lits_cap, rd->nlits + 1);
+    ks_rd_literal *l = &rd->lits[rd->nlits++];
+    l->text = ks_xstrndup(v, n);
+    l->n = n;
+    l->cls = (uint8_t)cls;
+    if (cls == KS_CLS_HOST)
+        for (size_t i = 0; i < n; i++)
+            if (l->text[i] >= 'A' && l->text[i] <= 'Z')
+                l->text[i] = (char)(l->text[i] + 32);
+    rd->lits_dirty = 1;
+}
+
+/* ---- words seen ------------------------------------------------------------------------------ */
+
+#define WORD_BITS (1u << 18)
+
+static int alnum(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* the two Bloom bit positions of the lowercase word at s */
+static void word_bits(const char *s, size_t n, uint32_t *a, uint32_t *b)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32 : c)) * 1099511628211ULL;
+    }
+    h = ks_hash_u64(h);
+    *a = (uint32_t)(h & (WORD_BITS - 1));
+    *b = (uint32_t)((h >> 32) & (WORD_BITS - 1));
+}
+
+void ks_rd_words_reset(ks_redactor *rd)
+{
+    if (!rd->words)
+        rd->words = ks_xmalloc(WORD_BITS / 8);
+    memset(rd->words, 0, WORD_BITS / 8);
+}
+
+void ks_rd_words_add(ks_redactor *rd, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && !alnum((unsigned char)s[i]))
+            i++;
+        size_t b = i;
+        while (i < n && alnum((unsigned char)s[i]))
+            i++;
+        if (i > b) {
+            uint32_t x, y;
+            word_bits(s + b, i - b, &x, &y);
+            rd->words[x >> 6] |= 1ULL << (x & 63);
+            rd->words[y >> 6] |= 1ULL << (y & 63);
+        }
+    }
+}
+
+/* 0 when some word of v was never seen in the strings scanned so far: v cannot have occurred */
+static int maybe_seen(const ks_redactor *rd, const char *v, size_t n)
+{
+    if (rd->strings_scanned > KS_RD_WORDS_STRINGS)
+        return 1;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && !alnum((unsigned char)v[i]))
+            i++;
+        size_t b = i;
+        while (i < n && alnum((unsigned char)v[i]))
+            i++;
+        if (i > b) {
+            uint32_t x, y;
+            word_bits(v + b, i - b, &x, &y);
+            if (!(rd->words[x >> 6] & (1ULL << (x & 63))) ||
+                !(rd->words[y >> 6] & (1ULL << (y & 63))))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void ks_rd_learn(ks_redactor *rd, int cls, const char *v, size_t n)
+{
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '.'))
+        n--;
+    while (n && *v == ' ') {
+        v++;
+        n--;
+    }
+    if (!acceptable(cls, v, n) || known(rd, v, n))
+        return;
+    add(rd, cls, v, n);
+    rd->lit_gen++;
+    if (rd->strings_scanned && maybe_seen(rd, v, n))
+        rd->late = 1;
+}
+
+void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n)
+{
+    if (n >= 2 && !known(rd, v, n))
+        add(rd, KS_CLS_SECRET, v, n);
+}
+
+static int by_length_desc(const void *a, const void *b)
+{
+    const ks_rd_literal *x = *(const ks_rd_literal *const *)a, *y = *(const ks_rd_literal *const *)b;
+    return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+/* An alternation of the literals from index `from`, longest first. */
+static size_t build(ks_redactor *rd, size_t from, ks_rd_re *re, ks_error *err)
+{
+    ks_rd_re_free(re);
+    size_t k = rd->nlits > from ? rd->nlits - from : 0;
+    if (!k)
+        return 0;
+    const ks_rd_literal **v = ks_xmalloc(k * sizeof *v);
+    for (size_t i = 0; i < k; i++)
+        v[i] = &rd->lits[from + i];
+    qsort(v, k, sizeof *v, by_length_desc);
+    ks_buf b = {0};
+    ks_buf_puts(&b, "(?<![A-Za-z0-9])(?:");
+    for (size_t i = 0; i < k; i++) {
+        if (i)
+            ks_buf_putc(&b, '|');
+        for (size_t j = 0; j < v[i]->n; j++) {
+            char c = v[i]->text[j];
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+                ks_buf_putc(&b, '\\');
+            ks_buf_putc(&b, c);
+        }
+    }
+    ks_buf_puts(&b, ")(?![A-Za-z0-9])");
+    free(v);
+    int rc = ks_rd_re_compile(re, ks_buf_cstr(&b), PCRE2_CASELESS, err);
+    ks_buf_free(&b);
+    return rc == KS_OK ? k : 0;
+}
+
+int ks_rd_literals_build(ks_redactor *rd, ks_error *err)
+{
+    if (!rd->lits_dirty)
+        return KS_OK;
+    rd->lits_dirty = 0;
+    if (rd->nlits && !build(rd, 0, &rd->re_lits, err))
+        return KS_ERR;
+    return KS_OK;
+}
+
+size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err)
+{
+    /* deny terms are known from the start; learned literals come in order of lit_gen */
+    size_t ndeny = 0;
+    for (size_t i = 0; i < rd->nlits; i++)
+        ndeny += rd->lits[i].cls == KS_CLS_SECRET;
+    return build(rd, ndeny + (size_t)gen, re, err);
+}
+
+static const ks_rd_literal *which(const ks_redactor *rd, const char *s, size_t n)
+{
+    /* deny terms come first in the array: they win over a learned literal of the same text */
+    for (size_t i = 0; i < rd->nlits; i++)
+        if (rd->lits[i].n == n && !strncasecmp(rd->lits[i].text, s, n))
+            return &rd->lits[i];
+    return NULL;
+}
+
+int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    if (!rd->nlits)
+        return 0;
+    if (rd->lits_dirty) {
+        ks_error e;
+        if (ks_rd_literals_build(rd, &e) != KS_OK)
+            return 0;
+    }
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    size_t pos = 0;
+    PCRE2_SIZE *ov;
+    while (pos < n && ks_rd_re_match(&rd->re_lits, in, n, pos, &ov)) {
+        size_t s = ov[0], e = ov[1];
+        pos = e > s ? e : s + 1;
+        const ks_rd_literal *l = which(rd, in + s, e - s);
+        if (!l || ks_rd_in_token(in, n, s, e - s))
+            continue;
+        ks_buf *o = ks_rd_rw_replace(&w, s, e);
+        if (l->cls == KS_CLS_SECRET) {
+            ks_rd_put_redacted(o, "deny");
+            ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, l->text, l->n);
+            ks_rd_hit(rd, R_DENY, e - s);
+        } else {
+            ks_rd_pseudo_append(rd->pn, l->cls, l->text, l->n, o);
+            ks_rd_hit(rd, l->cls == KS_CLS_HOST ? R_LEARNED_HOST : R_LEARNED_USER, e - s);
+        }
+    }
+    return ks_rd_rw_done(&w);
+}

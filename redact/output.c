@@ -1,0 +1,188 @@
+/* redact/output.c: redacting one stream to a file: the checks on the target (never the input,
+ * never an existing file without force), the compression like the input, the temporary file,
+ * the search for literals learned late and the second pass when one survived, the rename. Also
+ * the names of outputs written into a directory. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "redact/redact_int.h"
+
+ks_compress ks_redact_compress_of(const char *filter)
+{
+    if (!filter)
+        return KS_COMPRESS_NONE;
+    /* archive members: "tar/gzip" is a gzipped member, "tar+gzip" a plain member of a .tar.gz */
+    const char *slash = strchr(filter, '/');
+    if (slash)
+        filter = slash + 1;
+    else if (strchr(filter, '+') || !strncmp(filter, "tar", 3) || !strncmp(filter, "zip", 3))
+        return KS_COMPRESS_NONE;
+    if (strstr(filter, "gzip"))
+        return KS_COMPRESS_GZIP;
+    if (strstr(filter, "zstd"))
+        return KS_COMPRESS_ZSTD;
+    if (strstr(filter, "xz") || strstr(filter, "lzma"))
+        return KS_COMPRESS_XZ;
+    if (strstr(filter, "bzip2"))
+        return KS_COMPRESS_BZIP2;
+    return KS_COMPRESS_NONE;
+}
+
+const char *ks_redact_compress_suffix(ks_compress c)
+{
+    switch (c) {
+    case KS_COMPRESS_GZIP: return ".gz";
+    case KS_COMPRESS_ZSTD: return ".zst";
+    case KS_COMPRESS_XZ: return ".xz";
+    case KS_COMPRESS_BZIP2: return ".bz2";
+    default: return "";
+    }
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The target may be written: not the input, not an existing file unless force. */
+static int check_target(const ks_redact_output *o, ks_error *err)
+{
+    struct stat so, si;
+    if (stat(o->path, &so) != 0) {
+        if (errno == ENOENT)
+            return KS_OK;
+        return ks_error_set(err, "%s: %s", o->path, strerror(errno));
+    }
+    if (S_ISDIR(so.st_mode))
+        return ks_error_set(err, "%s: is a directory", o->path);
+    if (o->input && strcmp(o->input, "-") && stat(o->input, &si) == 0 && same_file(&so, &si))
+        return ks_error_set(err, "%s: is the input; refusing to write over it", o->path);
+    if (!o->force)
+        return ks_error_set(err, "%s: exists (use --force to replace it)", o->path);
+    return KS_OK;
+}
+
+static int redact_to_sink(ks_redactor *rd, ks_stream *in, const char *path, ks_compress c,
+                          ks_rd_sink **out, ks_redact_result *res, ks_error *err)
+{
+    ks_rd_sink *s;
+    if (ks_rd_sink_open(path, c, &s, err) != KS_OK)
+        return KS_ERR;
+    if (ks_redact_stream(rd, in, ks_rd_sink_write, s, res, err) != KS_OK) {
+        ks_error e2;
+        ks_rd_sink_close(s, &e2);
+        ks_rd_sink_abort(s);
+        return KS_ERR;
+    }
+    if (ks_rd_sink_close(s, err) != KS_OK) {
+        ks_rd_sink_abort(s);
+        return KS_ERR;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+/* Literals learned in this stream after gen0 that may have been copied before they were known:
+ * 1 when the output needs a second pass. */
+static int needs_second_pass(ks_redactor *rd, uint64_t gen0, const ks_redact_result *res,
+                             const char *tmp, ks_error *err)
+{
+    if (!res->late_literals)
+        return 0;
+    if (res->escaped_copies)
+        return 1; /* a byte search could miss an escaped spelling */
+    ks_rd_re re = {0};
+    if (!ks_rd_literals_since(rd, gen0, &re, err))
+        return 0;
+    int r = ks_rd_raw_scan(tmp, &re, err);
+    ks_rd_re_free(&re);
+    return r;
+}
+
+static int second_pass(ks_redactor *rd, ks_rd_sink **s1, const char *path, ks_compress c,
+                       ks_redact_result *res, ks_error *err)
+{
+    ks_source *src;
+    ks_stream *st;
+    if (ks_source_open(ks_rd_sink_tmp_path(*s1), &src, err) != KS_OK)
+        return KS_ERR;
+    if (ks_source_next(src, &st, err) != 1) {
+        ks_source_close(src);
+        return ks_error_set(err, "cannot reread the first pass");
+    }
+    ks_redact_result r2;
+    ks_rd_sink *s2;
+    int rc = redact_to_sink(rd, st, path, c, &s2, &r2, err);
+    ks_source_close(src);
+    if (rc != KS_OK)
+        return KS_ERR;
+    ks_rd_sink_abort(*s1);
+    *s1 = s2;
+    res->strings_rewritten += r2.strings_rewritten;
+    res->bytes_out = r2.bytes_out;
+    res->late_literals = r2.late_literals;
+    res->passes = 2;
+    return KS_OK;
+}
+
+int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                   ks_redact_result *res, ks_error *err)
+{
+    ks_compress c = o->compress;
+    if (c == KS_COMPRESS_AUTO)
+        c = ks_redact_compress_of(ks_stream_filter(in));
+    if (o->path && check_target(o, err) != KS_OK)
+        return KS_ERR;
+    uint64_t gen0 = rd->lit_gen;
+    ks_rd_sink *s;
+    if (redact_to_sink(rd, in, o->path, c, &s, res, err) != KS_OK)
+        return KS_ERR;
+    res->passes = 1;
+    int need = needs_second_pass(rd, gen0, res, ks_rd_sink_tmp_path(s), err);
+    if (need < 0 || (need > 0 && second_pass(rd, &s, o->path, c, res, err) != KS_OK)) {
+        ks_rd_sink_abort(s);
+        return KS_ERR;
+    }
+    return ks_rd_sink_commit(s, o->force, err);
+}
+
+static size_t strip_suffix(const char *b, size_t n)
+{
+    static const char *const sufs[] = {".gz", ".zst", ".xz", ".bz2", ".lzma", ".zstd"};
+    for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++) {
+        size_t l = strlen(sufs[i]);
+        if (n > l && !memcmp(b + n - l, sufs[i], l))
+            return n - l;
+    }
+    return n;
+}
+
+char *ks_redact_output_name(ks_redactor *rd, const char *stream_name, ks_compress c)
+{
+    const char *b = stream_name;
+    const char *slash = strrchr(b, '/');
+    if (slash)
+        b = slash + 1;
+    const char *colon = strrchr(b, ':'); /* archive:member */
+    if (colon)
+        b = colon + 1;
+    size_t n = strip_suffix(b, strlen(b));
+    ks_buf t = {0}, r = {0};
+    ks_rd_trace_name(rd, b, n, &t);
+    const char *s;
+    size_t sn;
+    /* the scanners too: a user name or an e-mail in a file name */
+    if (!ks_rd_scan(rd, t.p ? t.p : "", t.n, &s, &sn)) {
+        s = t.p ? t.p : "";
+        sn = t.n;
+    }
+    for (size_t i = 0; i < sn; i++) /* no directory separators or odd bytes in a file name */
+        ks_buf_putc(&r, (s[i] == '/' || s[i] == '\\' || (unsigned char)s[i] < 0x20) ? '_' : s[i]);
+    if (!r.n)
+        ks_buf_puts(&r, "trace.json");
+    ks_buf_puts(&r, ks_redact_compress_suffix(c));
+    ks_buf_free(&t);
+    ks_buf_cstr(&r);
+    return r.p;
+}

@@ -1,0 +1,380 @@
+/* redact/paths.c: absolute paths in strings (docs/redaction.md §2.4).
+ *
+ * A path starts with '/' (or "C:\", "C:/") after a delimiter and runs to whitespace or one of
+ * "'`<>|;,()[]{}*?: - so a Python frame "/home/bob/proj/model.py(88): forward" ends at '(' and
+ * a Call stack splits at ';'. Then:
+ *   - under a library root (site-packages, dist-packages, lib/pythonX.Y): the package-relative
+ *     rest, torch/nn/modules/module.py (rule site-packages);
+ *   - a home directory (/home/<u>, /Users/<u>, /root, C:\Users\<u>, /run/user/<uid>) or
+ *     /tmp/torchinductor_<u>: the user is learned (hunted everywhere as a literal); the home
+ *     directory alone keeps its shape with user-<h> (/home/user-1a2b3c4d);
+ *   - any path with a directory part: "<path-<h>>" + separator + base name, so the file name,
+ *     line number and function of a frame stay: <path-1a2b3c4d>/model.py(88): forward.
+ * Single-component paths (/tmp, /dev) are left alone; so is /root (not a person). */
+#include <string.h>
+
+#include "redact/redact_int.h"
+
+#define MAX_COMPONENTS 256
+
+static int is_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_sep(unsigned char c)
+{
+    return c == '/' || c == '\\';
+}
+
+static unsigned char stop_tab[256];
+static unsigned char bound_tab[256];
+
+static void init_tabs(void)
+{
+    if (stop_tab[0])
+        return;
+    for (int c = 0; c < 0x21; c++)
+        stop_tab[c] = 1;
+    stop_tab[0x7f] = 1;
+    for (const char *p = "\"'`<>|;,()[]{}*?:"; *p; p++)
+        stop_tab[(unsigned char)*p] = 1;
+    for (int c = 0; c < 0x21; c++)
+        bound_tab[c] = 1;
+    for (const char *p = "\"'`([{=:;,|"; *p; p++)
+        bound_tab[(unsigned char)*p] = 1;
+}
+
+typedef struct comp {
+    size_t s, e; /* offsets in the string */
+} comp;
+
+typedef struct path {
+    size_t ps, pe;      /* the path */
+    size_t root_end;    /* after "/" or "C:\" */
+    int windows;
+    comp c[MAX_COMPONENTS];
+    size_t k;
+    int trailing_sep;
+} path;
+
+static int eq(const char *in, const comp *c, const char *lit)
+{
+    size_t l = strlen(lit);
+    return c->e - c->s == l && !memcmp(in + c->s, lit, l);
+}
+
+static int ieq(const char *in, const comp *c, const char *lit)
+{
+    size_t l = strlen(lit);
+    if (c->e - c->s != l)
+        return 0;
+    for (size_t i = 0; i < l; i++) {
+        unsigned char a = (unsigned char)in[c->s + i];
+        if ((a >= 'A' && a <= 'Z' ? a + 32 : a) != (unsigned char)lit[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* The user component after "Users\" or "/home/" may hold spaces ("John Smith") when a separator
+ * follows; otherwise it ends at the first space. */
+static size_t user_comp_end(const char *in, size_t n, size_t s)
+{
+    size_t e = s;
+    while (e < n && !is_sep((unsigned char)in[e]) &&
+           (!stop_tab[(unsigned char)in[e]] || in[e] == ' '))
+        e++;
+    if (e < n && is_sep((unsigned char)in[e]))
+        return e;
+    size_t sp = s;
+    while (sp < e && in[sp] != ' ')
+        sp++;
+    return sp;
+}
+
+/* Split the path starting at ps into components; returns its end. */
+static void split(const char *in, size_t n, path *p, int spaced_user)
+{
+    size_t i = p->root_end;
+    p->k = 0;
+    p->trailing_sep = 0;
+    while (i < n && !stop_tab[(unsigned char)in[i]] && p->k < MAX_COMPONENTS) {
+        if (is_sep((unsigned char)in[i])) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        if (spaced_user && p->k == 1)
+            i = user_comp_end(in, n, s);
+        else
+            while (i < n && !stop_tab[(unsigned char)in[i]] && !is_sep((unsigned char)in[i]))
+                i++;
+        p->c[p->k].s = s;
+        p->c[p->k].e = i;
+        p->k++;
+        if (spaced_user && p->k == 1 && !(ieq(in, &p->c[0], "users") || eq(in, &p->c[0], "home")))
+            spaced_user = 0;
+    }
+    p->pe = i;
+    p->trailing_sep = i > p->root_end && is_sep((unsigned char)in[i - 1]);
+}
+
+/* A path starts at i: sets root_end and returns 1. *skip is set past URLs. */
+static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
+{
+    unsigned char c = (unsigned char)in[i];
+    int bound = i == 0 || bound_tab[(unsigned char)in[i - 1]];
+    *skip = 0;
+    if (c == '/') {
+        if (!bound || i + 1 >= n)
+            return 0;
+        if (in[i + 1] == '/') {
+            /* scheme://authority...: not a path; file:///x: the path is /x */
+            if (i > 0 && in[i - 1] == ':') {
+                if (i + 3 < n && in[i + 2] == '/' && !stop_tab[(unsigned char)in[i + 3]]) {
+                    p->ps = i + 2;
+                    p->root_end = i + 3;
+                    p->windows = 0;
+                    return 1;
+                }
+                size_t e = i;
+                while (e < n && !stop_tab[(unsigned char)in[e]] && in[e] != ' ')
+                    e++;
+                /* the authority may hold ':' (port, user:password): skip to whitespace */
+                while (e < n && (unsigned char)in[e] > ' ' && in[e] != '"' && in[e] != '\'')
+                    e++;
+                *skip = e;
+            }
+            return 0;
+        }
+        if (stop_tab[(unsigned char)in[i + 1]])
+            return 0;
+        p->ps = i;
+        p->root_end = i + 1;
+        p->windows = 0;
+        return 1;
+    }
+    if (is_alpha(c) && i + 3 < n && in[i + 1] == ':' && is_sep((unsigned char)in[i + 2]) &&
+        !stop_tab[(unsigned char)in[i + 3]] && !is_sep((unsigned char)in[i + 3]) &&
+        (i == 0 || (bound_tab[(unsigned char)in[i - 1]] && in[i - 1] != ':'))) {
+        p->ps = i;
+        p->root_end = i + 3;
+        p->windows = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int python_dir(const char *in, const comp *c)
+{
+    /* python3, python3.10 */
+    size_t l = c->e - c->s;
+    if (l < 7 || memcmp(in + c->s, "python", 6))
+        return 0;
+    for (size_t i = c->s + 6; i < c->e; i++)
+        if (!is_digit((unsigned char)in[i]) && in[i] != '.')
+            return 0;
+    return 1;
+}
+
+/* index of the last library root component, or -1 */
+static long lib_root(const char *in, const path *p)
+{
+    for (long j = (long)p->k - 1; j >= 0; j--) {
+        const comp *c = &p->c[j];
+        if (eq(in, c, "site-packages") || eq(in, c, "dist-packages"))
+            return j;
+    }
+    for (long j = (long)p->k - 1; j >= 1; j--)
+        if (python_dir(in, &p->c[j]) &&
+            (ieq(in, &p->c[j - 1], "lib") || eq(in, &p->c[j - 1], "lib64")))
+            return j;
+    return -1;
+}
+
+/* The user directory of a path: index of the component holding the user (and the offset where
+ * the user name starts in it), the rule; -1 when none. */
+static long user_dir(const char *in, const path *p, size_t *ustart, int *rule)
+{
+    *rule = R_HOME_PATH;
+    if (p->k < 1)
+        return -1;
+    const comp *c = p->c;
+    if (p->windows) {
+        if (p->k >= 2 && ieq(in, &c[0], "users")) {
+            *ustart = c[1].s;
+            return 1;
+        }
+        return -1;
+    }
+    if (p->k >= 2 && (eq(in, &c[0], "home") || eq(in, &c[0], "Users"))) {
+        *ustart = c[1].s;
+        return 1;
+    }
+    if (eq(in, &c[0], "root")) {
+        *ustart = c[0].s;
+        return 0;
+    }
+    if (p->k >= 2 && eq(in, &c[0], "tmp") && c[1].e - c[1].s > 14 &&
+        !memcmp(in + c[1].s, "torchinductor_", 14)) {
+        *ustart = c[1].s + 14;
+        *rule = R_TORCHINDUCTOR;
+        return 1;
+    }
+    if (p->k >= 3 && eq(in, &c[0], "run") && eq(in, &c[1], "user")) {
+        *ustart = c[2].s;
+        return 2;
+    }
+    return -1;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_digit((unsigned char)s[i]))
+            return 0;
+    return n > 0;
+}
+
+/* Rewrite one path; returns 1 when it changed (written through w). */
+static int rewrite_path(ks_redactor *rd, ks_rd_rw *w, const char *in, path *p)
+{
+    if (p->k == 0)
+        return 0;
+    size_t us = 0;
+    int urule;
+    long uc = user_dir(in, p, &us, &urule);
+    const char *user = NULL;
+    size_t ulen = 0;
+    if (uc >= 0) {
+        user = in + us;
+        ulen = p->c[uc].e - us;
+        if (!ks_rd_is_token(user, ulen) && !all_digits(user, ulen))
+            ks_rd_learn(rd, KS_CLS_USER, user, ulen);
+    }
+    long lr = lib_root(in, p);
+    if (lr >= 0) {
+        size_t from = (size_t)lr + 1 < p->k ? p->c[lr + 1].s : p->c[lr].s;
+        ks_buf_put(ks_rd_rw_replace(w, p->ps, p->pe), in + from, p->pe - from);
+        ks_rd_hit(rd, R_SITE_PACKAGES, p->pe - p->ps);
+        return 1;
+    }
+    if (uc >= 0 && (size_t)uc + 1 == p->k) {
+        /* the home directory itself: keep its shape */
+        if (ks_rd_is_token(user, ulen) || (uc == 0 && !p->windows))
+            return 0; /* already a token, or /root */
+        ks_buf *o = ks_rd_rw_replace(w, p->ps, p->pe);
+        ks_buf_put(o, in + p->ps, us - p->ps);
+        ks_rd_pseudo_append(rd->pn, KS_CLS_USER, user, ulen, o);
+        ks_buf_put(o, in + p->c[uc].e, p->pe - p->c[uc].e);
+        ks_rd_hit(rd, urule, p->pe - p->ps);
+        return 1;
+    }
+    if (p->k < 2)
+        return 0;
+    /* directory part -> <path-h>, the base name stays */
+    size_t dir_end, base_s;
+    if (p->trailing_sep) {
+        dir_end = p->c[p->k - 1].e;
+        base_s = p->pe;
+    } else {
+        base_s = p->c[p->k - 1].s;
+        dir_end = base_s - 1;
+        while (dir_end > p->ps && is_sep((unsigned char)in[dir_end - 1]))
+            dir_end--;
+    }
+    char sep = p->trailing_sep ? in[p->pe - 1] : in[base_s - 1];
+    ks_buf *o = ks_rd_rw_replace(w, p->ps, p->pe);
+    ks_buf_puts(o, "<path-");
+    ks_rd_pseudo_append_hex(rd->pn, KS_CLS_PATH, in + p->ps, dir_end - p->ps, o);
+    ks_buf_putc(o, '>');
+    ks_buf_putc(o, sep);
+    ks_buf_put(o, in + base_s, p->pe - base_s);
+    ks_rd_hit(rd, uc >= 0 ? urule : R_ABS_PATH, p->pe - p->ps);
+    return 1;
+}
+
+int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    init_tabs();
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    path *p = ks_xmalloc(sizeof *p);
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)in[i];
+        if (c != '/' && !(c == ':' && i > 0 && is_alpha((unsigned char)in[i - 1]))) {
+            i++;
+            continue;
+        }
+        size_t at = c == ':' ? i - 1 : i, skip;
+        if (!path_start(in, n, at, p, &skip)) {
+            i = skip > i ? skip : i + 1;
+            continue;
+        }
+        split(in, n, p, 1);
+        rewrite_path(rd, &w, in, p);
+        i = p->pe > i ? p->pe : i + 1;
+    }
+    free(p);
+    return ks_rd_rw_done(&w);
+}
+
+void ks_rd_learn_home(ks_redactor *rd, const char *v, size_t n)
+{
+    init_tabs();
+    path *p = ks_xmalloc(sizeof *p);
+    size_t skip, us;
+    int rule;
+    if (n && path_start(v, n, 0, p, &skip)) {
+        split(v, n, p, 1);
+        long uc = user_dir(v, p, &us, &rule);
+        if (uc >= 0 && !all_digits(v + us, p->c[uc].e - us))
+            ks_rd_learn(rd, KS_CLS_USER, v + us, p->c[uc].e - us);
+    }
+    free(p);
+}
+
+/* <host>_<pid>.<time>.pt.trace.json[.gz]: the length of <host>, or 0 */
+static size_t handler_host(const char *b, size_t n)
+{
+    static const char suf[] = ".pt.trace.json";
+    const char *s = memmem(b, n, suf, sizeof suf - 1);
+    if (!s)
+        return 0;
+    size_t e = (size_t)(s - b); /* end of <time> */
+    size_t t = e;
+    while (t > 0 && is_digit((unsigned char)b[t - 1]))
+        t--;
+    if (t == e || t == 0 || b[t - 1] != '.')
+        return 0;
+    size_t q = t - 1;
+    while (q > 0 && is_digit((unsigned char)b[q - 1]))
+        q--;
+    if (q == t - 1 || q < 2 || b[q - 1] != '_')
+        return 0;
+    return q - 1;
+}
+
+void ks_rd_trace_name(ks_redactor *rd, const char *v, size_t n, ks_buf *out)
+{
+    size_t b = n;
+    while (b > 0 && !is_sep((unsigned char)v[b - 1]))
+        b--;
+    const char *base = v + b;
+    size_t bn = n - b;
+    size_t h = handler_host(base, bn);
+    if (h && !ks_rd_is_token(base, h)) {
+        ks_rd_learn(rd, KS_CLS_HOST, base, h);
+        ks_rd_host_token(rd, base, h, out);
+        ks_buf_put(out, base + h, bn - h);
+    } else {
+        ks_buf_put(out, base, bn);
+    }
+}

@@ -1,0 +1,318 @@
+/* redact/redact_int.h: what the parts of redact/ share (internal, not installed).
+ *
+ *   rules.c      rule registry (ids, classes), PCRE2 helpers, user rules (--rules FILE)
+ *   pseudonym.c  keyed HMAC-SHA256 tokens, collision handling, distinct counts, key loading
+ *   tokens.c     recognising our own tokens (user-1a2b3c4d, [REDACTED:x], ...) so that
+ *                redaction is idempotent
+ *   secrets.c    secret shapes -> [REDACTED:rule]
+ *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
+ *   paths.c      absolute paths, home directories, site-packages, frames
+ *   literals.c   learned user/host literals and deny terms
+ *   scan.c       the per-string scanner pipeline
+ *   fields.c     structural rules: what a JSON position means (top-level keys, event fields, args)
+ *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes
+ *   sink.c       output files: temporary file + rename, compression through libarchive
+ *   verify.c     the raw scan for literals learned late, and the second pass
+ *   check.c      collecting and printing --check findings
+ *   report.c     counts per rule, distinct values per class */
+#ifndef KS_REDACT_INT_H
+#define KS_REDACT_INT_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+
+#include "common/util.h"
+#include "kinesift/redact.h"
+
+/* ---- classes ------------------------------------------------------------------------------ */
+
+enum ks_rd_cls {
+    KS_CLS_STRUCT = 0, /* structural drops: no token */
+    KS_CLS_USER,
+    KS_CLS_HOST,
+    KS_CLS_EMAIL,
+    KS_CLS_JOB,
+    KS_CLS_ID,
+    KS_CLS_PATH,
+    KS_CLS_ADDR,
+    KS_CLS_SECRET,     /* irreversible [REDACTED:rule] */
+    KS_NCLS
+};
+
+const char *ks_rd_cls_name(int cls);
+int ks_rd_cls_parse(const char *name); /* -1 when unknown; "secret" and "redact" -> SECRET */
+
+/* ---- rules -------------------------------------------------------------------------------- */
+
+enum ks_rd_rule_id {
+    R_METADATA = 0, R_KINETO_LOGS, R_PIP_LIST, R_HOST_NAME, R_USERNAME, R_TRACE_NAME, R_JOB,
+    R_TRACE_ID, R_SENSITIVE_KEY, R_DROP_ARG, R_SHAPES, R_ADDR,
+    /* secrets */
+    R_AWS, R_GITHUB, R_GITLAB, R_HF, R_SLACK_TOKEN, R_SLACK_WEBHOOK, R_JWT, R_OPENAI,
+    R_ANTHROPIC, R_GCP, R_NPM, R_PYPI, R_STRIPE, R_PRIVATE_KEY, R_URL_USERINFO, R_GENERIC,
+    /* pseudonyms */
+    R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
+    R_LEARNED_HOST, R_LEARNED_USER, R_DENY,
+    R_NBUILTIN
+};
+
+typedef struct ks_rd_rule {
+    const char *id;
+    uint8_t cls;
+    const char *desc;
+} ks_rd_rule;
+
+extern const ks_rd_rule ks_rd_builtin[R_NBUILTIN];
+
+/* A compiled PCRE2 pattern (JIT when available) with its match data. */
+typedef struct ks_rd_re {
+    pcre2_code *code;
+    pcre2_match_data *md;
+} ks_rd_re;
+
+int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err);
+void ks_rd_re_free(ks_rd_re *re);
+/* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. */
+int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov);
+
+typedef struct ks_rd_user_rule {
+    char *name;
+    int cls;
+    ks_rd_re re;
+} ks_rd_user_rule;
+
+/* Parse a --rules file: [{"name": ..., "pattern": ..., "class": ...}, ...]. */
+int ks_rd_user_rules_load(const char *path, ks_rd_user_rule **rules, size_t *n, ks_error *err);
+void ks_rd_user_rules_free(ks_rd_user_rule *rules, size_t n);
+
+/* ---- pseudonyms --------------------------------------------------------------------------- */
+
+typedef struct ks_rd_pseudo ks_rd_pseudo;
+
+ks_rd_pseudo *ks_rd_pseudo_new(const unsigned char *key, size_t len);
+void ks_rd_pseudo_free(ks_rd_pseudo *p);
+/* Append "<class>-<hex>" (e.g. user-1a2b3c4d) for a value of class cls. */
+void ks_rd_pseudo_append(ks_rd_pseudo *p, int cls, const char *v, size_t n, ks_buf *out);
+/* Only the hex part (for <path-1a2b3c4d>). */
+void ks_rd_pseudo_append_hex(ks_rd_pseudo *p, int cls, const char *v, size_t n, ks_buf *out);
+/* Count a value of a class without producing a token (secrets). */
+void ks_rd_pseudo_note(ks_rd_pseudo *p, int cls, const char *v, size_t n);
+/* Keyed 48-bit value (memory addresses). */
+uint64_t ks_rd_pseudo_u48(ks_rd_pseudo *p, const char *v, size_t n);
+uint64_t ks_rd_pseudo_distinct(const ks_rd_pseudo *p, int cls);
+/* Current token length in hex digits of a class (8, grows to 12, 16 on collisions). */
+int ks_rd_pseudo_hexlen(const ks_rd_pseudo *p, int cls);
+/* For tests: force the class length and report collisions. */
+uint64_t ks_rd_pseudo_collisions(const ks_rd_pseudo *p, int cls);
+
+/* HMAC-SHA256 (OpenSSL); for the RFC 4231 tests. Returns 0 or -1. */
+int ks_rd_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
+                      unsigned char out[32]);
+
+/* ---- tokens ------------------------------------------------------------------------------- */
+
+/* Length of one of our own tokens starting exactly at s ("user-1a2b3c4d", "<path-1a2b3c4d>",
+ * "email-1a2b3c4d@example.invalid", "[REDACTED:rule]", "__stripped__"), or 0. */
+size_t ks_rd_token_at(const char *s, size_t n);
+/* 1 when the whole of s is one token. */
+int ks_rd_is_token(const char *s, size_t n);
+/* 1 when [pos, pos+len) lies inside a token of s. */
+int ks_rd_in_token(const char *s, size_t n, size_t pos, size_t len);
+
+/* ---- rewriting a string piece by piece --------------------------------------------------- */
+
+/* Detectors copy the input up to each match, write the replacement, and go on after the match.
+ * Nothing is written to out until the first match. */
+typedef struct ks_rd_rw {
+    ks_buf *out;
+    const char *in;
+    size_t n, last;
+    int changed;
+} ks_rd_rw;
+
+static inline void ks_rd_rw_init(ks_rd_rw *w, ks_buf *out, const char *in, size_t n)
+{
+    w->out = out;
+    w->in = in;
+    w->n = n;
+    w->last = 0;
+    w->changed = 0;
+}
+
+/* Replace in[s, e): copies in[last, s) and returns the buffer to write the replacement into. */
+static inline ks_buf *ks_rd_rw_replace(ks_rd_rw *w, size_t s, size_t e)
+{
+    if (!w->changed) {
+        w->out->n = 0;
+        w->changed = 1;
+    }
+    ks_buf_put(w->out, w->in + w->last, s - w->last);
+    w->last = e;
+    return w->out;
+}
+
+static inline int ks_rd_rw_done(ks_rd_rw *w)
+{
+    if (w->changed)
+        ks_buf_put(w->out, w->in + w->last, w->n - w->last);
+    return w->changed;
+}
+
+/* ---- learned literals ------------------------------------------------------------------- */
+
+typedef struct ks_rd_literal {
+    char *text;
+    size_t n;
+    uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_SECRET (deny) */
+} ks_rd_literal;
+
+/* ---- the redactor ----------------------------------------------------------------------- */
+
+/* a rewrite decided by a rule, reported to the engine (counts, check findings) */
+typedef void (*ks_rd_hit_fn)(void *ctx, int rule, size_t len);
+
+struct ks_redactor {
+    int shapes, keep_logs;
+    char **drop_args, **keep_args, **keep_meta, **domains;
+    size_t ndrop_args, nkeep_args, nkeep_meta, ndomains;
+
+    ks_rd_pseudo *pn;
+    ks_rd_re re_email, re_jwt, re_pem, re_url, re_generic, re_hook;
+    ks_rd_user_rule *urules;
+    size_t nurules;
+
+    ks_rd_literal *lits;
+    size_t nlits, lits_cap;
+    ks_rd_re re_lits;
+    int lits_dirty;
+    uint64_t lit_gen;          /* literals learned so far (ever) */
+
+    uint64_t *counts;          /* per rule: builtin, then user rules */
+    size_t nrules;
+
+    /* per stream */
+    uint64_t strings_scanned;
+    int late;
+    uint64_t *words;           /* Bloom filter of the words of the first strings scanned */
+    int learning;              /* 0 while scanning a string's own text is not to learn */
+
+    ks_buf sa, sb, tmp;        /* scratch for the scanner pipeline */
+
+    ks_rd_hit_fn hit;
+    void *hit_ctx;
+};
+
+/* Record a rewrite (count, and the engine's hook). */
+void ks_rd_hit(ks_redactor *rd, int rule, size_t len);
+const char *ks_rd_rule_name(const ks_redactor *rd, int rule);
+int ks_rd_rule_cls(const ks_redactor *rd, int rule);
+
+/* literals.c */
+/* Learn a literal of class cls (user or host) found in the trace; too short, numeric or common
+ * values are ignored. */
+void ks_rd_learn(ks_redactor *rd, int cls, const char *v, size_t n);
+/* host-<h> of a host name (hashed in lowercase: host names are caseless) */
+void ks_rd_host_token(ks_redactor *rd, const char *v, size_t n, ks_buf *out);
+/* Remember the words of a scanned string (the first KS_RD_WORDS_STRINGS of a stream), so that a
+ * literal learned later is known to be new when one of its words was never seen. */
+#define KS_RD_WORDS_STRINGS 8192
+void ks_rd_words_add(ks_redactor *rd, const char *s, size_t n);
+void ks_rd_words_reset(ks_redactor *rd);
+void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n);
+int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* Literals learned after generation gen: fills a PCRE2 alternation in *re (caseless, word
+ * bounded); returns how many. */
+size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err);
+int ks_rd_literals_build(ks_redactor *rd, ks_error *err);
+
+/* secrets.c */
+double ks_rd_entropy(const char *s, size_t n);
+int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+void ks_rd_put_redacted(ks_buf *out, const char *rule);
+
+/* net.c */
+int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_ipv4(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_ipv6(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+
+/* paths.c */
+int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* Learn the user of a home directory value (HOME=/home/bob). */
+void ks_rd_learn_home(ks_redactor *rd, const char *v, size_t n);
+/* traceName: the basename, its handler host part (<host>_<pid>.<ts>.pt.trace.json) as a
+ * host token. Appends to out; learns the host. */
+void ks_rd_trace_name(ks_redactor *rd, const char *v, size_t n, ks_buf *out);
+
+/* rules.c: user rules */
+int ks_rd_det_user_rules(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+
+/* scan.c */
+/* Run the scanners on a decoded string. Returns 1 with the new text in (*res, *rn) (valid until
+ * the next call) when anything changed, else 0. */
+int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_t *rn);
+
+/* fields.c: what a key means */
+enum ks_rd_role {
+    ROLE_SCAN = 0,     /* scanners on every string below */
+    ROLE_SKIP,         /* never touched (event structure, --keep-arg) */
+    ROLE_NAME,         /* event name: scanners unless ProfilerStep#N */
+    ROLE_SENSITIVE,    /* value replaced whatever its shape */
+    ROLE_STRIP,        /* value becomes "__stripped__" (rule in the frame) */
+    ROLE_HOSTNAME,     /* whole value -> host token (learned) */
+    ROLE_USERNAME,     /* whole value -> user token (learned) */
+    ROLE_JOB,          /* whole value -> job token */
+    ROLE_ID,           /* whole value -> id token */
+    ROLE_TRACENAME,    /* basename + host part */
+    ROLE_ADDR,         /* number -> keyed 52-bit integer */
+    ROLE_EVENTS,       /* the traceEvents array */
+    ROLE_ARGS,         /* an event's args */
+    ROLE_ID2           /* an event's id2 object: never touched */
+};
+
+/* learning inside stripped blocks */
+enum ks_rd_learn_kind { LEARN_NONE = 0, LEARN_HOST, LEARN_USER, LEARN_HOME, LEARN_UNAME };
+
+int ks_rd_top_role(const ks_redactor *rd, const char *k, size_t n, int *rule);
+int ks_rd_event_role(const char *k, size_t n);
+int ks_rd_args_role(const ks_redactor *rd, const char *k, size_t n, int *rule);
+/* any depth: sensitive keys, pip lists; ROLE_SCAN otherwise */
+int ks_rd_inner_role(const char *k, size_t n, int *rule);
+int ks_rd_sensitive_key(const char *k, size_t n);
+int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname);
+int ks_rd_is_profiler_step(const char *s, size_t n);
+
+/* rewrite.c: the engine */
+typedef struct ks_rd_engine_opts {
+    int check;
+    ks_redact_write_fn write;
+    void *wctx;
+    ks_redact_finding_fn on_finding;
+    void *fctx;
+} ks_rd_engine_opts;
+int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_redact_result *res,
+              ks_error *err);
+
+/* sink.c */
+typedef struct ks_rd_sink ks_rd_sink;
+/* Open a temporary file next to final_path (or in $TMPDIR when final_path is NULL). */
+int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_error *err);
+int ks_rd_sink_write(void *ctx, const void *p, size_t n);
+/* Flush and close the file (the temporary file stays until commit or abort). */
+int ks_rd_sink_close(ks_rd_sink *s, ks_error *err);
+const char *ks_rd_sink_tmp_path(const ks_rd_sink *s);
+/* Rename into place (refusing to replace an existing file unless force), or copy to stdout
+ * when the final path is NULL; frees the sink. */
+int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err);
+/* Remove the temporary file; frees the sink. */
+void ks_rd_sink_abort(ks_rd_sink *s);
+
+/* verify.c: 1 when any literal of re occurs in the decompressed bytes of path (word bounded,
+ * caseless), 0 when none, KS_ERR on a read error. */
+int ks_rd_raw_scan(const char *path, ks_rd_re *re, ks_error *err);
+
+#endif

@@ -1,0 +1,350 @@
+/* redact/secrets.c: secrets become "[REDACTED:<rule>]", irreversibly (docs/redaction.md §4).
+ * Shapes follow gitleaks' config/gitleaks.toml. Fixed-prefix tokens (AWS, GitHub, GitLab, Hugging
+ * Face, Slack, OpenAI, Anthropic, GCP, npm, PyPI, Stripe) are found by prefix + length +
+ * character-class checks at word starts; JWTs, PEM blocks, Slack webhooks, URL credentials and
+ * generic "key=value" secrets by PCRE2 patterns, each behind a cheap pre-check. Where gitleaks
+ * asks for a minimum Shannon entropy the candidate must reach it. */
+#include <math.h>
+#include <string.h>
+
+#include "redact/redact_int.h"
+
+static int is_alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_word(unsigned char c) /* [A-Za-z0-9_] */
+{
+    return is_alnum(c) || c == '_';
+}
+
+static int is_wordd(unsigned char c) /* [A-Za-z0-9_-] */
+{
+    return is_word(c) || c == '-';
+}
+
+static int is_aws(unsigned char c) /* [A-Z2-7] */
+{
+    return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7');
+}
+
+static int is_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+double ks_rd_entropy(const char *s, size_t n)
+{
+    if (!n)
+        return 0;
+    unsigned cnt[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        cnt[(unsigned char)s[i]]++;
+    double h = 0;
+    for (int c = 0; c < 256; c++)
+        if (cnt[c]) {
+            double p = (double)cnt[c] / (double)n;
+            h -= p * log2(p);
+        }
+    return h;
+}
+
+void ks_rd_put_redacted(ks_buf *out, const char *rule)
+{
+    ks_buf_puts(out, "[REDACTED:");
+    ks_buf_puts(out, rule);
+    ks_buf_putc(out, ']');
+}
+
+/* length of the run of chars of a class at s */
+static size_t run(const char *s, size_t n, int (*cls)(unsigned char))
+{
+    size_t k = 0;
+    while (k < n && cls((unsigned char)s[k]))
+        k++;
+    return k;
+}
+
+static int starts(const char *s, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    return n >= l && !memcmp(s, lit, l);
+}
+
+/* A candidate secret at s: its length and rule, or 0. */
+static size_t fixed_secret(const char *s, size_t n, int *rule)
+{
+    size_t k;
+    switch (s[0]) {
+    case 'A':
+        if (n >= 20 && (starts(s, n, "AKIA") || starts(s, n, "ASIA") || starts(s, n, "ABIA") ||
+                        starts(s, n, "ACCA") ||
+                        (starts(s, n, "A3T") && (is_alpha((unsigned char)s[3]) ||
+                                                 (s[3] >= '0' && s[3] <= '9'))))) {
+            k = run(s + 4, n - 4, is_aws);
+            if (k == 16 && (n == 20 || !is_alnum((unsigned char)s[20])) &&
+                ks_rd_entropy(s, 20) >= 3.0) {
+                *rule = R_AWS;
+                return 20;
+            }
+        }
+        if (starts(s, n, "AIza")) {
+            k = run(s + 4, n - 4, is_wordd);
+            if (k == 35 && ks_rd_entropy(s, 39) >= 4.0) {
+                *rule = R_GCP;
+                return 39;
+            }
+        }
+        return 0;
+    case 'g':
+        if (n >= 40 && s[1] == 'h' && s[3] == '_' &&
+            (s[2] == 'p' || s[2] == 'o' || s[2] == 'u' || s[2] == 's' || s[2] == 'r')) {
+            k = run(s + 4, n - 4, is_alnum);
+            if (k >= 36 && ks_rd_entropy(s + 4, k) >= 3.0) {
+                *rule = R_GITHUB;
+                return 4 + k;
+            }
+        }
+        if (starts(s, n, "github_pat_")) {
+            k = run(s + 11, n - 11, is_word);
+            if (k >= 82) {
+                *rule = R_GITHUB;
+                return 11 + k;
+            }
+        }
+        if (starts(s, n, "glpat-")) {
+            k = run(s + 6, n - 6, is_wordd);
+            if (k >= 20) {
+                *rule = R_GITLAB;
+                return 6 + k;
+            }
+        }
+        return 0;
+    case 'h':
+        if (starts(s, n, "hf_")) {
+            k = run(s + 3, n - 3, is_alnum);
+            if (k >= 34 && k <= 40 && (3 + k == n || !is_word((unsigned char)s[3 + k])) &&
+                ks_rd_entropy(s + 3, k) >= 3.0) {
+                *rule = R_HF;
+                return 3 + k;
+            }
+        }
+        return 0;
+    case 'a':
+        if (starts(s, n, "api_org_")) {
+            k = run(s + 8, n - 8, is_alpha);
+            if (k == 34) {
+                *rule = R_HF;
+                return 42;
+            }
+        }
+        return 0;
+    case 'x':
+        if (n >= 25 && ((starts(s, n, "xox") && s[3] && strchr("bpeasr", s[3]) && s[4] == '-') ||
+                        starts(s, n, "xapp-"))) {
+            k = run(s + 5, n - 5, is_wordd);
+            size_t dashes = 0;
+            for (size_t i = 5; i < 5 + k; i++)
+                dashes += s[i] == '-';
+            if (k >= 20 && dashes >= 2) {
+                *rule = R_SLACK_TOKEN;
+                return 5 + k;
+            }
+        }
+        return 0;
+    case 's':
+    case 'r':
+        if (starts(s, n, "sk-ant-")) {
+            k = run(s + 7, n - 7, is_wordd);
+            if (k >= 80) {
+                *rule = R_ANTHROPIC;
+                return 7 + k;
+            }
+            return 0;
+        }
+        size_t p = starts(s, n, "sk-proj-") ? 8 : starts(s, n, "sk-svcacct-") ? 11
+                 : starts(s, n, "sk-admin-") ? 9 : 0;
+        if (p) {
+            k = run(s + p, n - p, is_wordd);
+            if (k >= 20 && ks_rd_entropy(s + p, k) >= 3.0) {
+                *rule = R_OPENAI;
+                return p + k;
+            }
+            return 0;
+        }
+        if (starts(s, n, "sk-")) {
+            k = run(s + 3, n - 3, is_alnum);
+            if (k >= 40 && memmem(s + 3, k, "T3BlbkFJ", 8)) {
+                *rule = R_OPENAI;
+                return 3 + k;
+            }
+            return 0;
+        }
+        if (n >= 18 && s[1] == 'k' && s[2] == '_' &&
+            (starts(s + 3, n - 3, "test_") || starts(s + 3, n - 3, "live_") ||
+             starts(s + 3, n - 3, "prod_"))) {
+            k = run(s + 8, n - 8, is_alnum);
+            if (k >= 10 && k <= 99) {
+                *rule = R_STRIPE;
+                return 8 + k;
+            }
+        }
+        return 0;
+    case 'n':
+        if (starts(s, n, "npm_")) {
+            k = run(s + 4, n - 4, is_alnum);
+            if (k == 36 && ks_rd_entropy(s + 4, k) >= 3.0) {
+                *rule = R_NPM;
+                return 40;
+            }
+        }
+        return 0;
+    case 'p':
+        if (starts(s, n, "pypi-AgEIcHlwaS5vcmc")) {
+            k = run(s + 20, n - 20, is_wordd);
+            if (k >= 50 && k <= 1000) {
+                *rule = R_PYPI;
+                return 20 + k;
+            }
+        }
+        return 0;
+    }
+    return 0;
+}
+
+static void redact_span(ks_redactor *rd, ks_rd_rw *w, size_t s, size_t e, int rule)
+{
+    ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, w->in + s, e - s);
+    ks_rd_put_redacted(ks_rd_rw_replace(w, s, e), ks_rd_builtin[rule].id);
+    ks_rd_hit(rd, rule, e - s);
+}
+
+int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    static const unsigned char first[256] = {['A'] = 1, ['g'] = 1, ['h'] = 1, ['a'] = 1,
+                                             ['x'] = 1, ['s'] = 1, ['r'] = 1, ['n'] = 1,
+                                             ['p'] = 1};
+    for (size_t i = 0; i + 18 <= n; i++) { /* the shortest shape has 18 bytes */
+        unsigned char c = (unsigned char)in[i];
+        if (!first[c] || (i && is_alnum((unsigned char)in[i - 1])))
+            continue;
+        int rule;
+        size_t len = fixed_secret(in + i, n - i, &rule);
+        if (!len)
+            continue;
+        redact_span(rd, &w, i, i + len, rule);
+        i += len - 1;
+    }
+    return ks_rd_rw_done(&w);
+}
+
+/* All matches of one pattern (group 0) become [REDACTED:rule]. */
+static int regex_rule(ks_redactor *rd, ks_rd_re *re, int rule, double min_entropy, const char *in,
+                      size_t n, ks_buf *out)
+{
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    size_t pos = 0;
+    PCRE2_SIZE *ov;
+    while (pos < n && ks_rd_re_match(re, in, n, pos, &ov)) {
+        size_t s = ov[0], e = ov[1];
+        if (e <= s) {
+            pos = s + 1;
+            continue;
+        }
+        if (min_entropy > 0 && ks_rd_entropy(in + s, e - s) < min_entropy) {
+            pos = e;
+            continue;
+        }
+        redact_span(rd, &w, s, e, rule);
+        pos = e;
+    }
+    return ks_rd_rw_done(&w);
+}
+
+/* Chain detectors: each sees the previous one's output. Returns 1 when any changed. */
+typedef int (*det_fn)(ks_redactor *, const char *, size_t, ks_buf *);
+
+int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    int changed = 0;
+    const char *cur = in;
+    size_t cn = n;
+    ks_buf *bufs[2] = {out, &rd->tmp};
+    int which = 0;
+    struct {
+        ks_rd_re *re;
+        int rule;
+        double ent;
+        const char *needle;
+    } steps[] = {
+        {&rd->re_pem, R_PRIVATE_KEY, 0, "-----BEGIN"},
+        {&rd->re_hook, R_SLACK_WEBHOOK, 0, "hooks.slack.com"},
+        {&rd->re_jwt, R_JWT, 3.0, NULL},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        if (steps[k].needle && !memmem(cur, cn, steps[k].needle, strlen(steps[k].needle)))
+            continue;
+        if (!steps[k].needle && !memmem(cur, cn, "ey", 2) && !memmem(cur, cn, "ZXlK", 4))
+            continue;
+        ks_buf *dst = bufs[which];
+        if (regex_rule(rd, steps[k].re, steps[k].rule, steps[k].ent, cur, cn, dst)) {
+            changed = 1;
+            cur = dst->p;
+            cn = dst->n;
+            which ^= 1;
+        }
+    }
+    if (changed && cur != out->p) {
+        out->n = 0;
+        ks_buf_put(out, cur, cn);
+    }
+    return changed;
+}
+
+/* key=value secrets: group 1 is the value; it must mix letters and digits, reach 3.5 bits of
+ * entropy per character and not be one of our tokens. */
+int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    size_t pos = 0;
+    PCRE2_SIZE *ov;
+    while (pos < n && ks_rd_re_match(&rd->re_generic, in, n, pos, &ov)) {
+        size_t s = ov[2], e = ov[3];
+        pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+        if (s == PCRE2_UNSET || e <= s)
+            continue;
+        int letters = 0, digits = 0;
+        for (size_t i = s; i < e; i++) {
+            unsigned char c = (unsigned char)in[i];
+            letters |= is_alpha(c);
+            digits |= (c >= '0' && c <= '9');
+        }
+        if (!letters || !digits || ks_rd_entropy(in + s, e - s) < 3.5 ||
+            ks_rd_in_token(in, n, s, e - s) || ks_rd_token_at(in + s, e - s))
+            continue;
+        redact_span(rd, &w, s, e, R_GENERIC);
+    }
+    return ks_rd_rw_done(&w);
+}
+
+/* scheme://user:password@host: only the user:password part is replaced */
+int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    size_t pos = 0;
+    PCRE2_SIZE *ov;
+    while (pos < n && ks_rd_re_match(&rd->re_url, in, n, pos, &ov)) {
+        size_t s = ov[2], e = ov[3];
+        pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+        if (s == PCRE2_UNSET || e <= s)
+            continue;
+        redact_span(rd, &w, s, e, R_URL_USERINFO);
+    }
+    return ks_rd_rw_done(&w);
+}
