@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "kinesift/analysis.h"
 #include "kinesift/store.h"
 
 #ifdef __cplusplus
@@ -19,6 +20,29 @@ void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
 int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
 
 void ks_stats_text(FILE *out, const ks_trace *t);
+
+/* `kinesift analyze`: schema "kinesift.analyze/1" (docs/schema-analyze.md). */
+typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_COUNT } ks_sort_key;
+
+typedef struct ks_report_opts {
+    size_t top;        /* rows per table; 0 = all */
+    ks_sort_key sort;  /* order of the ops and labels tables */
+} ks_report_opts;
+
+/* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
+ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
+
+typedef struct ks_analyze_json ks_analyze_json;
+ks_analyze_json *ks_analyze_json_begin(FILE *out);
+void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_report_opts *o);
+int ks_analyze_json_end(ks_analyze_json *w);
+
+void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_report_opts *o);
+
+/* CSV: one header, then one row per table row of every trace, with a "section" column
+ * (op, label, kernel, gpu). */
+void ks_analyze_csv_header(FILE *out);
+void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
 
 #ifdef __cplusplus
 }

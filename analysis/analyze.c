@@ -1,0 +1,113 @@
+/* analysis/analyze.c: runs the analysis passes over one trace, in order: timelines (every track),
+ * CPU->GPU links, per-device GPU unions, aggregate tables; and turns what they found into
+ * diagnostics. One ks_analysis feeds every report writer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/priv.h"
+#include "analysis/timeline.h"
+#include "common/util.h"
+
+static void overlap_class(ks_analysis *a, const ks_timeline_stats *st, int cls, const char *id,
+                          ks_severity sev, const char *what)
+{
+    const ks_trace *t = a->trace;
+    if (!st->count[cls])
+        return;
+    ks_diag_count(&a->diag, id, sev, st->count[cls] - st->nworst[cls]);
+    for (size_t i = 0; i < st->nworst[cls]; i++) {
+        const ks_overlap_example *x = &st->worst[cls][i];
+        char tid[64];
+        ks_id_format(t->strings, t->tracks[x->track].tid, tid, sizeof tid);
+        ks_diag_add(&a->diag, id, sev, "tid %s: \"%s\" [%s] [%lld, %lld) outlives \"%s\" [%lld, %lld) by %lld ns: %s",
+                    tid, ks_trace_str(t, x->name), ks_trace_cat_name(t, x->cat), (long long)x->ts,
+                    (long long)x->end, ks_trace_str(t, x->parent_name), (long long)x->parent_ts,
+                    (long long)x->parent_end, (long long)x->excess, what);
+    }
+}
+
+static void overlap_diagnostics(ks_analysis *a, const ks_timeline_stats *st, const ks_analysis_opts *o)
+{
+    const char *what = o->overlap == KS_OVERLAP_DROP ? "dropped" : o->overlap == KS_OVERLAP_TRUNCATE ? "truncated"
+                     : o->overlap == KS_OVERLAP_CLAMP ? "clamped or moved to an overflow lane" : "moved to an overflow lane";
+    overlap_class(a, st, KS_OV_CPU, "timeline.partial_overlap", KS_SEV_WARNING, what);
+    overlap_class(a, st, KS_OV_GPU, "timeline.gpu_overlap", KS_SEV_INFO, what);
+    overlap_class(a, st, KS_OV_PYTHON, "timeline.python_frame_cut", KS_SEV_INFO,
+                  "the Python frame was cut at the slice's start");
+    if (st->ncats) {
+        a->overlaps = ks_xmalloc(ks_mul(st->ncats, sizeof *a->overlaps));
+        memcpy(a->overlaps, st->cats, st->ncats * sizeof *a->overlaps);
+        a->noverlaps = st->ncats;
+    }
+}
+
+int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **out, ks_error *err)
+{
+    ks_analysis_opts defaults;
+    if (!opts) {
+        ks_analysis_opts_init(&defaults);
+        opts = &defaults;
+    }
+    *out = NULL;
+    ks_ns first = 0, last = 0;
+    int any = ks_trace_span(t, &first, &last);
+    if (opts->has_window && opts->window_end <= opts->window_start)
+        return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)",
+                            (long long)opts->window_end, (long long)opts->window_start);
+    ks_analysis *a = ks_xcalloc(1, sizeof *a);
+    a->priv = ks_xcalloc(1, sizeof *a->priv);
+    ks_i64map_init(&a->priv->ext_ops);
+    ks_diag_init(&a->diag);
+    a->trace = t;
+    a->has_events = any;
+    if (opts->has_window) {
+        a->has_window = 1;
+        a->win_start = opts->window_start;
+        a->win_end = opts->window_end;
+        a->window_ns = a->win_end - a->win_start;
+    } else {
+        /* the whole trace; +1 so that a zero-length event at the very end still starts inside */
+        a->win_start = first;
+        a->win_end = last + 1;
+        a->window_ns = last - first;
+    }
+    a->ntl = t->ntracks;
+    a->tl = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *a->tl);
+    ks_timeline_stats st;
+    memset(&st, 0, sizeof st);
+    for (size_t k = 0; k < t->ntracks; k++)
+        ks_timeline_build(t, (uint32_t)k, opts, last, &a->tl[k], &a->diag, &st);
+    overlap_diagnostics(a, &st, opts);
+    if (st.duplicates)
+        ks_diag_count(&a->diag, "timeline.exact_duplicates", KS_SEV_INFO, st.duplicates);
+    free(st.cats);
+    ks_links_build(a);
+    ks_gpu_build(a);
+    ks_aggregate_build(a);
+    *out = a;
+    return KS_OK;
+}
+
+void ks_analysis_free(ks_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t k = 0; k < a->ntl; k++) {
+        ks_timeline_free(&a->tl[k]);
+        if (a->gpu_launch)
+            free(a->gpu_launch[k]);
+    }
+    free(a->gpu_launch);
+    free(a->tl);
+    free(a->ops);
+    free(a->labels);
+    free(a->kernels);
+    free(a->gpu);
+    free(a->overlaps);
+    ks_diag_free(&a->diag);
+    if (a->priv) {
+        ks_i64map_free(&a->priv->ext_ops);
+        free(a->priv);
+    }
+    free(a);
+}

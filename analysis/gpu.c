@@ -1,0 +1,137 @@
+/* analysis/gpu.c: GPU figures per device inside the window: span (first work start .. last work
+ * end), busy = union of kernel, memcpy and memset intervals over all streams of the device, idle =
+ * span - busy, and the union of each class (communication = NCCL/RCCL kernels). Annotations and
+ * syncs are not work. No GPU work at all = not observed, with the reason; never zero. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/intervals.h"
+#include "analysis/priv.h"
+#include "common/util.h"
+
+int ks_is_comm_kernel(const char *name)
+{
+    for (const char *p = name; *p; p++) {
+        char c0 = (char)tolower((unsigned char)p[0]);
+        if ((c0 == 'n' || c0 == 'r') && tolower((unsigned char)p[1]) == 'c' &&
+            tolower((unsigned char)p[2]) == 'c' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+        if (!p[1] || !p[2] || !p[3])
+            break;
+    }
+    return 0;
+}
+
+typedef struct dev_acc {
+    int32_t device;
+    ks_ivs all, kernel, memcpy, memset, comm;
+    uint64_t kernels, memcpys, memsets;
+    uint32_t streams;
+} dev_acc;
+
+static dev_acc *device_acc(dev_acc **v, size_t *n, size_t *cap, int32_t device)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].device == device)
+            return &(*v)[i];
+    KS_GROW(*v, *cap, *n + 1);
+    dev_acc *d = &(*v)[(*n)++];
+    memset(d, 0, sizeof *d);
+    d->device = device;
+    return d;
+}
+
+static int cmp_dev(const void *x, const void *y)
+{
+    const ks_gpu_row *a = x, *b = y;
+    return (a->device > b->device) - (a->device < b->device);
+}
+
+void ks_gpu_build(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    dev_acc *devs = NULL;
+    size_t ndev = 0, cap = 0;
+    uint64_t any_work = 0;
+    ks_ns w0 = a->win_start, w1 = a->win_end;
+    /* comm classification is by name: cache it per name id */
+    uint8_t *comm = ks_xcalloc(ks_strtab_count(t->strings), 1); /* 0 unknown, 1 no, 2 yes */
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        dev_acc *d = NULL;
+        int counted_stream = 0;
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+                continue;
+            any_work++;
+            ks_ns s = e->ts, en = e->ts + e->dur;
+            if (en < w0 || s >= w1 || (en == w0 && e->dur > 0))
+                continue;
+            if (!d)
+                d = device_acc(&devs, &ndev, &cap, tr->device);
+            if (!counted_stream) {
+                d->streams++;
+                counted_stream = 1;
+            }
+            if (s < w0)
+                s = w0;
+            if (en > w1)
+                en = w1;
+            ks_ivs_add(&d->all, s, en);
+            if (e->kind == KS_K_KERNEL) {
+                d->kernels++;
+                if (!comm[e->name])
+                    comm[e->name] = ks_is_comm_kernel(ks_trace_str(t, e->name)) ? 2 : 1;
+                ks_ivs_add(&d->kernel, s, en); /* every kernel, communication included */
+                if (comm[e->name] == 2)
+                    ks_ivs_add(&d->comm, s, en);
+            } else if (e->kind == KS_K_MEMCPY) {
+                d->memcpys++;
+                ks_ivs_add(&d->memcpy, s, en);
+            } else {
+                d->memsets++;
+                ks_ivs_add(&d->memset, s, en);
+            }
+        }
+    }
+    free(comm);
+    if (!any_work) {
+        a->gpu_reason = "not observed: the trace has no kernel, memcpy or memset events";
+    } else if (!ndev) {
+        a->gpu_reason = "not observed: no GPU work inside the window";
+    } else {
+        a->gpu = ks_xcalloc(ndev, sizeof *a->gpu);
+        a->ngpu = ndev;
+        for (size_t i = 0; i < ndev; i++) {
+            dev_acc *d = &devs[i];
+            ks_gpu_row *g = &a->gpu[i];
+            g->device = d->device;
+            g->busy_ns = ks_ivs_union(&d->all);
+            g->first_ns = d->all.n ? d->all.v[0].a : w0;
+            g->last_ns = d->all.n ? d->all.v[d->all.n - 1].b : w0;
+            g->span_ns = g->last_ns - g->first_ns;
+            g->idle_ns = g->span_ns - g->busy_ns;
+            g->kernel_ns = ks_ivs_union(&d->kernel);
+            g->memcpy_ns = ks_ivs_union(&d->memcpy);
+            g->memset_ns = ks_ivs_union(&d->memset);
+            g->comm_ns = ks_ivs_union(&d->comm);
+            g->kernels = d->kernels;
+            g->memcpys = d->memcpys;
+            g->memsets = d->memsets;
+            g->streams = d->streams;
+        }
+        qsort(a->gpu, ndev, sizeof *a->gpu, cmp_dev);
+    }
+    for (size_t i = 0; i < ndev; i++) {
+        ks_ivs_free(&devs[i].all);
+        ks_ivs_free(&devs[i].kernel);
+        ks_ivs_free(&devs[i].memcpy);
+        ks_ivs_free(&devs[i].memset);
+        ks_ivs_free(&devs[i].comm);
+    }
+    free(devs);
+}

@@ -1,0 +1,46 @@
+/* analysis/intervals.h: sets of half-open time intervals [a, b) and their unions, the arithmetic
+ * behind every "time" figure that must not add up overlapping rows. Internal to the library. */
+#ifndef KS_INTERVALS_H
+#define KS_INTERVALS_H
+
+#include <stddef.h>
+
+#include "kinesift/common.h"
+
+typedef struct ks_iv {
+    ks_ns a, b;
+} ks_iv;
+
+typedef struct ks_ivs {
+    ks_iv *v;
+    size_t n, cap;
+} ks_ivs;
+
+/* Append [a, b); empty or reversed intervals are ignored. */
+void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b);
+/* Sort by start and merge overlapping or touching intervals, in place. */
+void ks_ivs_normalize(ks_ivs *s);
+/* Total length (the set must be normalized). */
+ks_ns ks_ivs_length(const ks_ivs *s);
+/* Normalize, then total length. */
+ks_ns ks_ivs_union(ks_ivs *s);
+/* Keep only the parts inside [w0, w1) (normalized or not). */
+void ks_ivs_clip(ks_ivs *s, ks_ns w0, ks_ns w1);
+/* Length of [x, y) covered by the normalized set. O(log n + k). */
+ks_ns ks_ivs_covered(const ks_ivs *s, ks_ns x, ks_ns y);
+/* out = a minus b (both normalized); out normalized. */
+void ks_ivs_subtract(const ks_ivs *a, const ks_ivs *b, ks_ivs *out);
+/* out = a intersected with b (both normalized); out normalized. */
+void ks_ivs_intersect(const ks_ivs *a, const ks_ivs *b, ks_ivs *out);
+/* out = a united with b (both normalized); out normalized. */
+void ks_ivs_merge(const ks_ivs *a, const ks_ivs *b, ks_ivs *out);
+void ks_ivs_reset(ks_ivs *s);
+void ks_ivs_free(ks_ivs *s);
+
+/* Exact quantile of sorted int64 values (type 7, linear interpolation, rounded half up),
+ * q given in percent (50 = median). n must be > 0. */
+ks_ns ks_quantile_ns(const ks_ns *sorted, size_t n, int percent);
+/* Sort int64 values ascending. */
+void ks_sort_ns(ks_ns *v, size_t n);
+
+#endif

@@ -1,0 +1,275 @@
+/* analysis/links.c: links from CPU launches (cuda_runtime / cuda_driver calls) to the GPU work
+ * they enqueued (kernel, memcpy, memset). The CUPTI correlation id carried by both is the primary
+ * key; ac2g flow events (legacy async_gpu / launch too) link what has no correlation. GPU work
+ * without a launcher and launches without GPU work are counted, never dropped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/priv.h"
+#include "common/util.h"
+
+/* A launch API call that must produce GPU work. */
+static int is_launch_name(const char *n)
+{
+    if (strstr(n, "HostFunc"))
+        return 0;
+    return strstr(n, "Launch") != NULL || !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cudaMemset", 10) ||
+           !strncmp(n, "cuMemcpy", 8) || !strncmp(n, "cuMemset", 8) || !strncmp(n, "hipMemcpy", 9) ||
+           !strncmp(n, "hipMemset", 9);
+}
+
+/* correlation id -> runtime/driver slice (a runtime call wins over a driver call it contains) */
+static void index_launches(ks_analysis *a, ks_i64map *corr)
+{
+    const ks_trace *t = a->trace;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind == KS_TRACK_GPU)
+            continue;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_event *e = &tr->ev[tl->s[i].ev];
+            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR))
+                continue;
+            a->links.launches++;
+            uint64_t *v = ks_i64map_get(corr, e->corr);
+            if (v) {
+                ks_slice_ref o = ks_ref_unpack(*v);
+                const ks_event *oe = &t->tracks[a->tl[o.tl].track].ev[a->tl[o.tl].s[o.s].ev];
+                if (!(oe->kind == KS_K_DRIVER && e->kind == KS_K_RUNTIME))
+                    continue;
+            }
+            ks_i64map_put(corr, e->corr, ks_ref_pack((uint32_t)k, (int32_t)i));
+        }
+    }
+}
+
+/* External id -> the CPU op or annotation that carries it as its own id */
+static void index_ext_ops(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind != KS_TRACK_CPU)
+            continue;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_event *e = &tr->ev[tl->s[i].ev];
+            if ((e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION) && (e->flags & KS_EF_EXT))
+                ks_i64map_put(&a->priv->ext_ops, e->ext_id, ks_ref_pack((uint32_t)k, (int32_t)i));
+        }
+    }
+}
+
+/* ---- flows (fallback) ---------------------------------------------------------------------- */
+
+typedef struct flow_end {
+    ks_ns ts;
+    int64_t id;
+} flow_end;
+
+static int cmp_flow_end(const void *x, const void *y)
+{
+    const flow_end *a = x, *b = y;
+    return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+typedef struct flows {
+    ks_i64map starts;   /* flow id -> packed (track, ts index) of the 's' event */
+    flow_end **ends;    /* per track: 'f' events sorted by ts */
+    size_t *nends;
+    int built;
+} flows;
+
+static void flows_build(const ks_analysis *a, flows *f)
+{
+    const ks_trace *t = a->trace;
+    f->built = 1;
+    ks_i64map_init(&f->starts);
+    f->ends = ks_xcalloc(t->ntracks, sizeof *f->ends);
+    f->nends = ks_xcalloc(t->ntracks, sizeof *f->nends);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        size_t cap = 0;
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->kind != KS_K_FLOW_LAUNCH || !(e->flags & KS_EF_CORR))
+                continue;
+            if (e->ph == 's')
+                ks_i64map_put(&f->starts, e->corr, ks_ref_pack((uint32_t)k, (int32_t)i));
+            else if (e->ph == 'f' || e->ph == 't') {
+                flow_end fe = {e->ts, e->corr};
+                KS_PUSH(f->ends[k], f->nends[k], cap, fe);
+            }
+        }
+        if (f->nends[k] > 1)
+            qsort(f->ends[k], f->nends[k], sizeof *f->ends[k], cmp_flow_end);
+    }
+}
+
+static void flows_free(const ks_trace *t, flows *f)
+{
+    if (!f->built)
+        return;
+    for (size_t k = 0; k < t->ntracks; k++)
+        free(f->ends[k]);
+    free(f->ends);
+    free(f->nends);
+    ks_i64map_free(&f->starts);
+}
+
+/* The runtime/driver slice a flow start binds to: the launch call starting at its time, else the
+ * innermost slice open then. */
+static int32_t bind_start(const ks_analysis *a, const ks_timeline *tl, ks_ns ts)
+{
+    const ks_track *tr = &a->trace->tracks[tl->track];
+    size_t lo = 0, hi = tl->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tl->s[mid].ts < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < tl->n && tl->s[i].ts == ts; i++)
+        if (ks_kind_is_launch_api(tr->ev[tl->s[i].ev].kind))
+            return (int32_t)i;
+    return ks_timeline_at(a->trace, tl, ts, NULL);
+}
+
+static int link_by_flow(const ks_analysis *a, flows *f, uint32_t track, const ks_event *g, ks_slice_ref *out)
+{
+    if (!f->built)
+        flows_build(a, f);
+    flow_end *v = f->ends[track];
+    size_t n = f->nends[track], lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].ts < g->ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n && v[i].ts == g->ts; i++) {
+        uint64_t *sv = ks_i64map_get(&f->starts, v[i].id);
+        if (!sv)
+            continue;
+        ks_slice_ref se = ks_ref_unpack(*sv);
+        const ks_event *s = &a->trace->tracks[se.tl].ev[se.s];
+        const ks_timeline *tl = &a->tl[se.tl];
+        int32_t b = bind_start(a, tl, s->ts);
+        if (b >= 0) {
+            out->tl = se.tl;
+            out->s = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+void ks_links_build(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    ks_i64map corr;
+    ks_i64map_init(&corr);
+    index_launches(a, &corr);
+    index_ext_ops(a);
+    /* launches that received GPU work */
+    ks_i64map used;
+    ks_i64map_init(&used);
+    flows f;
+    memset(&f, 0, sizeof f);
+    a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        a->gpu_launch[k] = ks_xmalloc(ks_mul(tr->n ? tr->n : 1, sizeof(ks_slice_ref)));
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *g = &tr->ev[i];
+            ks_slice_ref r = {0, -1};
+            a->gpu_launch[k][i] = r;
+            if (!ks_kind_is_gpu_work(g->kind) || g->ph != 'X')
+                continue;
+            a->links.gpu_events++;
+            uint64_t *v = (g->flags & KS_EF_CORR) ? ks_i64map_get(&corr, g->corr) : NULL;
+            if (v) {
+                r = ks_ref_unpack(*v);
+                a->links.linked_by_correlation++;
+                ks_i64map_put(&used, g->corr, 1);
+            } else if (link_by_flow(a, &f, (uint32_t)k, g, &r)) {
+                a->links.linked_by_flow++;
+                const ks_event *re = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s]);
+                if (re->flags & KS_EF_CORR)
+                    ks_i64map_put(&used, re->corr, 1);
+            } else {
+                a->links.unlinked_gpu++;
+                ks_diag_add(&a->diag, "links.gpu_without_launch", KS_SEV_INFO,
+                            "%s \"%s\" at %lld ns (correlation %lld) has no CPU launch in the trace",
+                            ks_kind_name((ks_kind)g->kind), ks_trace_str(t, g->name), (long long)g->ts,
+                            (g->flags & KS_EF_CORR) ? (long long)g->corr : -1LL);
+                continue;
+            }
+            a->gpu_launch[k][i] = r;
+        }
+    }
+    /* launch calls whose GPU work never appeared */
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind == KS_TRACK_GPU)
+            continue;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_event *e = &tr->ev[tl->s[i].ev];
+            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR) || ks_i64map_get(&used, e->corr))
+                continue;
+            const char *n = ks_trace_str(t, e->name);
+            if (!is_launch_name(n))
+                continue;
+            if (a->links.gpu_events == 0)
+                continue; /* no GPU activity recorded at all: nothing to miss */
+            a->links.launches_without_gpu++;
+            ks_diag_add(&a->diag, "links.launch_without_gpu", KS_SEV_INFO,
+                        "\"%s\" at %lld ns (correlation %lld): its GPU work is not in the trace", n,
+                        (long long)e->ts, (long long)e->corr);
+        }
+    }
+    flows_free(t, &f);
+    ks_i64map_free(&used);
+    ks_i64map_free(&corr);
+}
+
+ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i)
+{
+    ks_slice_ref none = {0, -1};
+    if (!a->gpu_launch || track >= a->trace->ntracks || !a->gpu_launch[track] || i >= a->trace->tracks[track].n)
+        return none;
+    return a->gpu_launch[track][i];
+}
+
+int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
+{
+    if (r.s < 0)
+        return -1;
+    const ks_timeline *tl = &a->tl[r.tl];
+    const ks_track *tr = &a->trace->tracks[tl->track];
+    int32_t i = r.s;
+    while (i >= 0 && ks_kind_is_launch_api(tr->ev[tl->s[i].ev].kind))
+        i = tl->s[i].parent;
+    if (i >= 0)
+        return i;
+    /* no enclosing op (e.g. the call started a little before its op and spilled): the External id
+     * names the op that issued it */
+    const ks_event *e = &tr->ev[tl->s[r.s].ev];
+    if (e->flags & KS_EF_EXT) {
+        uint64_t *v = ks_i64map_get(&a->priv->ext_ops, e->ext_id);
+        if (v) {
+            ks_slice_ref o = ks_ref_unpack(*v);
+            if (o.tl == r.tl)
+                return o.s;
+        }
+    }
+    return -1;
+}

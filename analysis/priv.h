@@ -1,0 +1,37 @@
+/* analysis/priv.h: what the analysis passes share beyond the public ks_analysis: id lookups and
+ * the entry points of each pass. Internal. */
+#ifndef KS_ANALYSIS_PRIV_H
+#define KS_ANALYSIS_PRIV_H
+
+#include "common/i64map.h"
+#include "kinesift/analysis.h"
+
+struct ks_analysis_priv {
+    ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
+};
+
+static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)
+{
+    return ((uint64_t)tl << 32) | (uint32_t)s;
+}
+
+static inline ks_slice_ref ks_ref_unpack(uint64_t v)
+{
+    ks_slice_ref r = {(uint32_t)(v >> 32), (int32_t)(uint32_t)v};
+    return r;
+}
+
+/* links.c: CPU launch <-> GPU work (fills a->gpu_launch, a->links, priv->ext_ops). */
+void ks_links_build(ks_analysis *a);
+/* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason). */
+void ks_gpu_build(ks_analysis *a);
+/* aggregate.c: ops, labels and kernels tables. */
+void ks_aggregate_build(ks_analysis *a);
+
+/* 1 for runtime and driver kinds. */
+static inline int ks_kind_is_launch_api(int k)
+{
+    return k == KS_K_RUNTIME || k == KS_K_DRIVER;
+}
+
+#endif

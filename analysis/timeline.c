@@ -1,0 +1,361 @@
+/* analysis/timeline.c: the nested timeline of each track.
+ *
+ * 1. B/E pairs become slices: per track, in (ts, E before B, file order) order, an E closes the
+ *    innermost open B with its name (an unnamed E closes the innermost); unmatched E, name
+ *    mismatches and B never closed (it ends at the trace end) are counted.
+ * 2. Slices are sorted by start, longer first at equal start, then file order (Perfetto's rule).
+ * 3. Nesting with half-open intervals: before a slice starts, every open slice that ended at or
+ *    before its start is closed (a zero-length slice stays open for another zero-length one at the
+ *    same time, so instants stack). A slice that outlives the open slice it starts in is a partial
+ *    overlap: by default it moves to the first overflow lane where it nests cleanly (--overlap). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/timeline.h"
+#include "common/util.h"
+
+void ks_analysis_opts_init(ks_analysis_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->overlap = KS_OVERLAP_SPILL;
+}
+
+int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
+{
+    *clamp_ns = 0;
+    if (!strcmp(s, "spill"))
+        *p = KS_OVERLAP_SPILL;
+    else if (!strcmp(s, "drop"))
+        *p = KS_OVERLAP_DROP;
+    else if (!strcmp(s, "truncate"))
+        *p = KS_OVERLAP_TRUNCATE;
+    else if (!strncmp(s, "clamp:", 6)) {
+        char *end;
+        long long v = strtoll(s + 6, &end, 10);
+        if (end == s + 6 || *end || v < 0)
+            return -1;
+        *p = KS_OVERLAP_CLAMP;
+        *clamp_ns = v;
+    } else
+        return -1;
+    return 0;
+}
+
+/* ---- B/E pairing --------------------------------------------------------------------------- */
+
+typedef struct be_ref {
+    ks_ns ts;
+    uint32_t ev;
+    uint8_t is_end;
+} be_ref;
+
+static int cmp_be(const void *x, const void *y)
+{
+    const be_ref *a = x, *b = y;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->is_end != b->is_end)
+        return a->is_end ? -1 : 1; /* E first at equal time */
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end, ks_slice **out,
+                           size_t *n, size_t *cap, ks_diag *d, ks_timeline_stats *st)
+{
+    be_ref *v = NULL;
+    size_t nv = 0, cv = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        uint8_t ph = k->ev[i].ph;
+        if (ph == 'B' || ph == 'E') {
+            be_ref r = {k->ev[i].ts, (uint32_t)i, ph == 'E'};
+            KS_PUSH(v, nv, cv, r);
+        }
+    }
+    if (!nv)
+        return;
+    qsort(v, nv, sizeof *v, cmp_be);
+    uint32_t *open = NULL;
+    size_t nopen = 0, copen = 0;
+    for (size_t i = 0; i < nv; i++) {
+        const ks_event *e = &k->ev[v[i].ev];
+        if (!v[i].is_end) {
+            KS_PUSH(open, nopen, copen, v[i].ev);
+            continue;
+        }
+        if (!nopen) {
+            st->unmatched_end++;
+            ks_diag_add(d, "timeline.unmatched_end", KS_SEV_WARNING,
+                        "'E' at %lld ns on track %u (\"%s\") closes nothing", (long long)e->ts,
+                        (unsigned)(k - t->tracks), ks_trace_str(t, e->name));
+            continue;
+        }
+        size_t m = nopen; /* innermost open B with the same name (an unnamed E matches any) */
+        while (m > 0 && e->name && k->ev[open[m - 1]].name != e->name)
+            m--;
+        if (m == 0) {
+            st->unmatched_end++;
+            ks_diag_add(d, "timeline.unmatched_end", KS_SEV_WARNING,
+                        "'E' \"%s\" at %lld ns matches no open 'B' on its track", ks_trace_str(t, e->name),
+                        (long long)e->ts);
+            continue;
+        }
+        if (m != nopen) {
+            st->end_mismatch++;
+            ks_diag_add(d, "timeline.end_name_mismatch", KS_SEV_WARNING,
+                        "'E' \"%s\" at %lld ns closes a 'B' below the innermost open one (\"%s\")",
+                        ks_trace_str(t, e->name), (long long)e->ts,
+                        ks_trace_str(t, k->ev[open[nopen - 1]].name));
+        }
+        uint32_t b = open[m - 1];
+        memmove(open + m - 1, open + m, (nopen - m) * sizeof *open);
+        nopen--;
+        ks_slice s = {k->ev[b].ts, e->ts, b, -1, 0, 0, KS_SF_BE};
+        KS_PUSH(*out, *n, *cap, s);
+    }
+    for (size_t i = 0; i < nopen; i++) {
+        const ks_event *b = &k->ev[open[i]];
+        st->unclosed++;
+        ks_diag_add(d, "timeline.unclosed_begin", KS_SEV_WARNING,
+                    "'B' \"%s\" at %lld ns never closed: ends at the trace end", ks_trace_str(t, b->name),
+                    (long long)b->ts);
+        ks_slice s = {b->ts, trace_end > b->ts ? trace_end : b->ts, open[i], -1, 0, 0,
+                      KS_SF_BE | KS_SF_UNCLOSED};
+        KS_PUSH(*out, *n, *cap, s);
+    }
+    free(open);
+    free(v);
+}
+
+/* ---- sorting ------------------------------------------------------------------------------- */
+
+static int cmp_slice(const ks_slice *a, const ks_slice *b)
+{
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    ks_ns da = a->end - a->ts, db = b->end - b->ts;
+    if (da != db)
+        return da > db ? -1 : 1; /* longer first */
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+static int cmp_slice_q(const void *x, const void *y)
+{
+    return cmp_slice(x, y);
+}
+
+static void sort_slices(ks_slice *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_slice(&s[i - 1], &s[i]) > 0) {
+            qsort(s, n, sizeof *s, cmp_slice_q);
+            return;
+        }
+}
+
+/* ---- nesting ------------------------------------------------------------------------------- */
+
+#define MAX_LANES 64
+
+typedef struct lane {
+    int32_t *stack;
+    size_t n, cap;
+} lane;
+
+/* close the open slices of lane l that end before s starts */
+static void pop_ended(lane *l, const ks_slice *all, const ks_slice *s)
+{
+    while (l->n) {
+        const ks_slice *top = &all[l->stack[l->n - 1]];
+        int both_zero = top->end == top->ts && s->end == s->ts;
+        if (top->end < s->ts || (top->end == s->ts && !both_zero))
+            l->n--;
+        else
+            break;
+    }
+}
+
+static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s, const ks_slice *p,
+                         int cls, ks_timeline_stats *st)
+{
+    ks_ns excess = s->end - p->end;
+    st->count[cls]++;
+    st->overlap_ns[cls] += excess;
+    /* keep the worst examples */
+    ks_overlap_example ex = {(uint32_t)(k - t->tracks), k->ev[s->ev].name, k->ev[p->ev].name,
+                             k->ev[s->ev].cat, s->ts, s->end, p->ts, p->end, excess};
+    ks_overlap_example *w = st->worst[cls];
+    size_t n = st->nworst[cls];
+    if (n < KS_WORST_OVERLAPS)
+        w[st->nworst[cls]++] = ex;
+    else if (excess > w[n - 1].excess)
+        w[n - 1] = ex;
+    else
+        return;
+    for (size_t i = st->nworst[cls] - 1; i > 0 && w[i].excess > w[i - 1].excess; i--) {
+        ks_overlap_example tmp = w[i];
+        w[i] = w[i - 1];
+        w[i - 1] = tmp;
+    }
+}
+
+static void count_overlap_cat(ks_timeline_stats *st, uint32_t track, uint16_t cat, ks_ns excess)
+{
+    for (size_t i = 0; i < st->ncats; i++)
+        if (st->cats[i].track == track && st->cats[i].cat == cat) {
+            st->cats[i].count++;
+            st->cats[i].excess_ns += excess;
+            return;
+        }
+    ks_overlap_row r = {track, cat, 1, excess};
+    KS_PUSH(st->cats, st->ncats, st->cats_cap, r);
+}
+
+/* Nest the sorted slices of one track; drops (policy drop) are removed from the array. */
+static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o, ks_timeline *tl,
+                 ks_timeline_stats *st)
+{
+    lane lanes[MAX_LANES];
+    memset(lanes, 0, sizeof lanes);
+    int nlanes = 1;
+    size_t out = 0;
+    int gpu = k->kind == KS_TRACK_GPU;
+    for (size_t i = 0; i < tl->n; i++) {
+        ks_slice s = tl->s[i];
+        int placed = 0;
+        int s_python = k->ev[s.ev].kind == KS_K_PYTHON;
+        for (int l = 0; l < MAX_LANES && !placed; l++) {
+            if (l >= nlanes)
+                nlanes = l + 1;
+            lane *ln = &lanes[l];
+            pop_ended(ln, tl->s, &s);
+            /* A Python frame (with_stack) that a non-Python slice outlives is the one that is off:
+             * the Python tracer records frame exits late (pytorch #174555), e.g. the frame of
+             * _record_function_enter_new ends after its record_function range began. The frame is
+             * cut at the slice's start and the slice nests where it belongs. */
+            while (l == 0 && !s_python && ln->n) {
+                ks_slice *top = &tl->s[ln->stack[ln->n - 1]];
+                if (s.end <= top->end || k->ev[top->ev].kind != KS_K_PYTHON || top->ts >= s.ts)
+                    break;
+                note_overlap(t, k, &s, top, KS_OV_PYTHON, st);
+                top->end = s.ts;
+                top->flags |= KS_SF_TRUNCATED;
+                tl->truncated++;
+                ln->n--;
+            }
+            if (ln->n && s.end > tl->s[ln->stack[ln->n - 1]].end) {
+                /* partial overlap with the innermost open slice of this lane */
+                const ks_slice *p = &tl->s[ln->stack[ln->n - 1]];
+                if (l == 0) {
+                    note_overlap(t, k, &s, p, gpu ? KS_OV_GPU : KS_OV_CPU, st);
+                    count_overlap_cat(st, (uint32_t)(k - t->tracks), k->ev[s.ev].cat, s.end - p->end);
+                    ks_overlap_policy pol = o->overlap;
+                    if (pol == KS_OVERLAP_CLAMP)
+                        pol = (s.end - p->end <= o->clamp_ns) ? KS_OVERLAP_TRUNCATE : KS_OVERLAP_SPILL;
+                    if (pol == KS_OVERLAP_DROP) {
+                        tl->dropped++;
+                        placed = -1;
+                        break;
+                    }
+                    if (pol == KS_OVERLAP_TRUNCATE) {
+                        s.end = p->end;
+                        s.flags |= KS_SF_TRUNCATED;
+                        tl->truncated++;
+                    } else {
+                        tl->spilled++;
+                        continue;
+                    }
+                } else {
+                    continue;
+                }
+            }
+            s.lane = (uint8_t)l;
+            if (l)
+                s.flags |= KS_SF_SPILLED;
+            s.parent = ln->n ? ln->stack[ln->n - 1] : -1;
+            s.depth = (uint16_t)(ln->n > UINT16_MAX ? UINT16_MAX : ln->n);
+            placed = 1;
+        }
+        if (placed <= 0) {
+            if (!placed)
+                tl->dropped++; /* more than MAX_LANES overlapping slices */
+            continue;
+        }
+        /* the stacks hold output indices (out <= i), so parents are output indices even after
+         * a drop has shifted the array */
+        tl->s[out] = s;
+        KS_PUSH(lanes[s.lane].stack, lanes[s.lane].n, lanes[s.lane].cap, (int32_t)out);
+        out++;
+    }
+    tl->n = out;
+    tl->nlanes = (uint8_t)nlanes;
+    for (int l = 0; l < MAX_LANES; l++)
+        free(lanes[l].stack);
+}
+
+static int slice_kind_ok(uint8_t ph)
+{
+    return ph == 'X';
+}
+
+void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts *o, ks_ns trace_end,
+                       ks_timeline *tl, ks_diag *d, ks_timeline_stats *st)
+{
+    const ks_track *k = &t->tracks[track];
+    memset(tl, 0, sizeof *tl);
+    tl->track = track;
+    size_t cap = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        const ks_event *e = &k->ev[i];
+        if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
+            continue;
+        ks_slice s = {e->ts, e->ts + e->dur, (uint32_t)i, -1, 0, 0,
+                      (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0)};
+        KS_PUSH(tl->s, tl->n, cap, s);
+    }
+    pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);
+    sort_slices(tl->s, tl->n);
+    nest(t, k, o, tl, st);
+    /* exact duplicates nest inside their twin: report them */
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->parent >= 0) {
+            const ks_slice *p = &tl->s[s->parent];
+            if (p->ts == s->ts && p->end == s->end && k->ev[p->ev].name == k->ev[s->ev].name)
+                st->duplicates++;
+        }
+    }
+}
+
+void ks_timeline_free(ks_timeline *tl)
+{
+    free(tl->s);
+    tl->s = NULL;
+    tl->n = 0;
+}
+
+int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind))
+{
+    /* last slice starting at or before t */
+    size_t lo = 0, hi = tl->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tl->s[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return -1;
+    int32_t i = (int32_t)lo - 1;
+    while (i >= 0 && tl->s[i].lane != 0)
+        i--;
+    const ks_track *k = &tr->tracks[tl->track];
+    while (i >= 0) {
+        const ks_slice *s = &tl->s[i];
+        if (s->end > t && (!accept || accept(k->ev[s->ev].kind)))
+            return i;
+        i = s->parent;
+    }
+    return -1;
+}

@@ -1,0 +1,35 @@
+/* analysis/timeline.h: building the nested timeline of one track (see timeline.c). Internal. */
+#ifndef KS_TIMELINE_H
+#define KS_TIMELINE_H
+
+#include "kinesift/analysis.h"
+
+#define KS_WORST_OVERLAPS 5
+
+typedef struct ks_overlap_example {
+    uint32_t track;
+    ks_str name, parent_name;
+    uint16_t cat;
+    ks_ns ts, end, parent_ts, parent_end;
+    ks_ns excess;
+} ks_overlap_example;
+
+/* Classes of partial overlaps, reported apart. */
+enum { KS_OV_CPU = 0, KS_OV_GPU = 1, KS_OV_PYTHON = 2, KS_OV_NCLASSES = 3 };
+
+/* What nesting found over all tracks. */
+typedef struct ks_timeline_stats {
+    uint64_t unmatched_end, end_mismatch, unclosed, duplicates;
+    uint64_t count[KS_OV_NCLASSES];
+    ks_ns overlap_ns[KS_OV_NCLASSES];
+    ks_overlap_example worst[KS_OV_NCLASSES][KS_WORST_OVERLAPS]; /* largest excess first */
+    size_t nworst[KS_OV_NCLASSES];
+    ks_overlap_row *cats;
+    size_t ncats, cats_cap;
+} ks_timeline_stats;
+
+void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts *o, ks_ns trace_end,
+                       ks_timeline *tl, ks_diag *d, ks_timeline_stats *st);
+void ks_timeline_free(ks_timeline *tl);
+
+#endif

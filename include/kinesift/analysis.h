@@ -1,0 +1,192 @@
+/* kinesift/analysis.h: the analysis of one trace: the nested timeline of every track, CPU->GPU
+ * links, per-device GPU unions, and aggregates per operator, labelled range and kernel.
+ *
+ * Definitions (docs/analysis.md has the full text and the comparison with torch, HTA, TraceLens):
+ *  - Per track, slices (X, and B/E pairs) are ordered by start, longer first at equal start, then
+ *    file order, and nested with half-open intervals. A slice that partially overlaps the slice it
+ *    starts in is never dropped silently: by default it moves to an overflow lane of the same track.
+ *  - self = duration - total duration of its direct children (children never overlap each other in
+ *    a lane and are contained in the parent, so this equals the clipped union); never negative.
+ *  - inclusive of a name = per track, the length of the union of that name's intervals (recursion
+ *    is not counted twice), summed over tracks.
+ *  - GPU time of a CPU slice: direct = work launched by runtime calls whose nearest enclosing
+ *    non-runtime slice is this one; subtree = launched by it or any descendant. Reported as the
+ *    union of the GPU intervals (TraceLens) and as the plain sum (torch's device time).
+ *  - GPU per device: span = first GPU work start .. last end; busy = union of kernel, memcpy and
+ *    memset intervals over all its streams; idle = span - busy. Annotations and syncs are not work.
+ * All times are int64 ns. */
+#ifndef KINESIFT_ANALYSIS_H
+#define KINESIFT_ANALYSIS_H
+
+#include "kinesift/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+typedef enum ks_overlap_policy {
+    KS_OVERLAP_SPILL = 0, /* move to an overflow lane (Perfetto HEAD) */
+    KS_OVERLAP_DROP,      /* leave out of the timeline (Perfetto 2025) */
+    KS_OVERLAP_TRUNCATE,  /* cut the slice at its parent's end (B/E behaviour) */
+    KS_OVERLAP_CLAMP      /* cut when the excess is <= clamp_ns, else spill */
+} ks_overlap_policy;
+
+typedef struct ks_analysis_opts {
+    ks_overlap_policy overlap;
+    ks_ns clamp_ns;
+    int has_window;            /* restrict aggregates to [window_start, window_end) */
+    ks_ns window_start, window_end;
+} ks_analysis_opts;
+
+void ks_analysis_opts_init(ks_analysis_opts *o);
+/* Parse "spill", "drop", "truncate" or "clamp:NS"; 0 on success. */
+int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns);
+
+/* ---- timeline ------------------------------------------------------------------------------ */
+
+enum ks_slice_flags {
+    KS_SF_BE = 1u << 0,         /* made from a B/E pair (ev = the B event) */
+    KS_SF_UNCLOSED = 1u << 1,   /* B without E: ends at the trace end */
+    KS_SF_UNFINISHED = 1u << 2, /* "finished": false */
+    KS_SF_TRUNCATED = 1u << 3,  /* cut by the overlap policy */
+    KS_SF_SPILLED = 1u << 4     /* lives in an overflow lane (lane > 0) */
+};
+
+typedef struct ks_slice {
+    ks_ns ts, end;     /* half-open [ts, end) */
+    uint32_t ev;       /* index of its event in the track's ev[] */
+    int32_t parent;    /* index of the parent slice in the same timeline, -1 at top level */
+    uint16_t depth;    /* 0 at top level */
+    uint8_t lane;      /* 0 main lane, 1.. overflow lanes */
+    uint8_t flags;     /* ks_slice_flags */
+} ks_slice;
+
+/* One track's slices, sorted by (ts, longer first, file order). */
+typedef struct ks_timeline {
+    uint32_t track;
+    ks_slice *s;
+    size_t n;
+    uint8_t nlanes;    /* 1 + number of overflow lanes used */
+    uint64_t spilled, dropped, truncated; /* partial overlaps and what became of them */
+    ks_ns overlap_ns;  /* total time by which overlapping slices outlived their parent */
+} ks_timeline;
+
+/* Innermost slice of the timeline active at time t in lane 0 (ts <= t < end), optionally only of
+ * kinds for which accept(kind) is true; -1 when none. O(log n + depth). */
+int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind));
+
+/* ---- results ------------------------------------------------------------------------------- */
+
+/* One row per operator (name + category) or labelled range. */
+typedef struct ks_op_row {
+    ks_str name;
+    uint16_t cat;
+    uint8_t kind;              /* ks_kind */
+    uint64_t count;            /* instances starting in the window */
+    uint64_t unfinished;       /* instances flagged unfinished / unclosed */
+    ks_ns self_ns, incl_ns;
+    ks_ns min_ns, median_ns, p90_ns, p99_ns, max_ns; /* of instance durations, exact */
+    ks_ns gpu_direct_ns, gpu_subtree_ns;             /* unions of GPU intervals */
+    ks_ns gpu_direct_sum_ns, gpu_subtree_sum_ns;     /* sums (torch's device time) */
+} ks_op_row;
+
+/* One row per GPU work name (kernel, memcpy or memset). */
+typedef struct ks_kernel_row {
+    ks_str name;
+    uint8_t kind;              /* KS_K_KERNEL, KS_K_MEMCPY or KS_K_MEMSET */
+    uint64_t count;
+    uint64_t unlinked;         /* instances without a CPU launcher */
+    ks_ns total_ns;            /* sum of durations */
+    ks_ns min_ns, median_ns, p90_ns, max_ns;
+    int64_t bytes;             /* total bytes (memcpy/memset), -1 when not recorded */
+} ks_kernel_row;
+
+/* GPU figures of one device, clipped to the window. */
+typedef struct ks_gpu_row {
+    int32_t device;
+    ks_ns first_ns, last_ns;   /* first work start, last work end */
+    ks_ns span_ns, busy_ns, idle_ns;
+    ks_ns kernel_ns, memcpy_ns, memset_ns, comm_ns; /* unions per class */
+    uint64_t kernels, memcpys, memsets;
+    uint32_t streams;
+} ks_gpu_row;
+
+/* CPU -> GPU linking. */
+typedef struct ks_link_stats {
+    uint64_t gpu_events;       /* kernel + memcpy + memset */
+    uint64_t linked_by_correlation;
+    uint64_t linked_by_flow;
+    uint64_t unlinked_gpu;     /* GPU work whose launch is missing */
+    uint64_t launches;         /* runtime/driver calls carrying a correlation id */
+    uint64_t launches_without_gpu; /* launch API calls whose GPU work is missing */
+} ks_link_stats;
+
+/* Partial overlaps per track and category. */
+typedef struct ks_overlap_row {
+    uint32_t track;
+    uint16_t cat;              /* category of the slice that outlived its parent */
+    uint64_t count;
+    ks_ns excess_ns;           /* total time by which those slices outlived their parent */
+} ks_overlap_row;
+
+/* Reference to a slice: timeline index (= track index) and slice index. */
+typedef struct ks_slice_ref {
+    uint32_t tl;
+    int32_t s;                 /* -1: none */
+} ks_slice_ref;
+
+typedef struct ks_analysis {
+    const ks_trace *trace;
+    ks_ns win_start, win_end;  /* the analysed window [win_start, win_end) */
+    ks_ns window_ns;           /* its length (the trace span when no window was given) */
+    int has_window;            /* restricted by the caller */
+    int has_events;            /* any timed event at all */
+
+    ks_timeline *tl;           /* one per track, index = track index */
+    size_t ntl;
+
+    /* launcher of every GPU work event: gpu_launch[track][i] for the i-th event of a GPU track
+     * (the runtime/driver slice), or s = -1 */
+    ks_slice_ref **gpu_launch;
+
+    ks_op_row *ops;            /* every CPU-side complete event kind, by (name, cat) */
+    size_t nops;
+    ks_op_row *labels;         /* user_annotation and gpu_user_annotation */
+    size_t nlabels;
+    ks_kernel_row *kernels;
+    size_t nkernels;
+    ks_gpu_row *gpu;           /* NULL when gpu_reason is set */
+    size_t ngpu;
+    const char *gpu_reason;    /* why GPU figures are not observed, or NULL */
+    ks_link_stats links;
+    ks_overlap_row *overlaps;  /* partial overlaps by (track, category) */
+    size_t noverlaps;
+
+    ks_diag diag;              /* what the analysis found (overlaps, B/E mismatches, links) */
+    struct ks_analysis_priv *priv; /* lookup tables of the passes */
+} ks_analysis;
+
+int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
+void ks_analysis_free(ks_analysis *a);
+
+/* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
+ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);
+
+/* Nearest enclosing non-runtime slice of a runtime/driver slice (the op that launched), or -1. */
+int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r);
+
+/* The event of a slice. */
+static inline const ks_event *ks_slice_event(const ks_trace *t, const ks_timeline *tl, const ks_slice *s)
+{
+    return &t->tracks[tl->track].ev[s->ev];
+}
+
+/* 1 for NCCL/RCCL communication kernels (name contains "nccl" or "rccl", any case). */
+int ks_is_comm_kernel(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

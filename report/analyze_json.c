@@ -1,0 +1,205 @@
+/* report/analyze_json.c: `kinesift analyze --format json`, schema "kinesift.analyze/1"
+ * (docs/schema-analyze.md). The reference form of every analysis figure: integer ns, GPU figures
+ * null with a reason when the trace holds no GPU work. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonw.h"
+#include "common/util.h"
+#include "kinesift/report.h"
+#include "report/report_util.h"
+
+struct ks_analyze_json {
+    ks_jw w;
+};
+
+ks_analyze_json *ks_analyze_json_begin(FILE *out)
+{
+    ks_analyze_json *j = ks_xcalloc(1, sizeof *j);
+    ks_jw_open(&j->w, out, 1);
+    ks_jw_obj(&j->w);
+    ks_jw_kstr(&j->w, "schema", "kinesift.analyze/1");
+    ks_jw_kstr(&j->w, "version", ks_version());
+    ks_jw_key(&j->w, "traces");
+    ks_jw_arr(&j->w);
+    return j;
+}
+
+int ks_analyze_json_end(ks_analyze_json *j)
+{
+    ks_jw_end_arr(&j->w);
+    ks_jw_end_obj(&j->w);
+    int r = ks_jw_close(&j->w);
+    fputc('\n', j->w.out);
+    free(j);
+    return r;
+}
+
+static double share(ks_ns v, ks_ns window)
+{
+    return window > 0 ? (double)v / (double)window : 0.0;
+}
+
+static void gpu_field(ks_jw *w, const char *k, ks_ns v, int observed)
+{
+    if (observed)
+        ks_jw_kint(w, k, v);
+    else
+        ks_jw_knull(w, k);
+}
+
+static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_t n, const ks_report_opts *o)
+{
+    const ks_trace *t = a->trace;
+    int gpu = a->links.gpu_events > 0;
+    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    size_t lim = o->top && o->top < n ? o->top : n;
+    ks_jw_arr(w);
+    for (size_t i = 0; i < lim; i++) {
+        const ks_op_row *r = &v[i];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "name", ks_trace_str(t, r->name));
+        ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
+        ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)r->kind));
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kint(w, "self_ns", r->self_ns);
+        ks_jw_kint(w, "incl_ns", r->incl_ns);
+        ks_jw_kint(w, "min_ns", r->min_ns);
+        ks_jw_kint(w, "median_ns", r->median_ns);
+        ks_jw_kint(w, "p90_ns", r->p90_ns);
+        ks_jw_kint(w, "p99_ns", r->p99_ns);
+        ks_jw_kint(w, "max_ns", r->max_ns);
+        gpu_field(w, "gpu_direct_ns", r->gpu_direct_ns, gpu);
+        gpu_field(w, "gpu_subtree_ns", r->gpu_subtree_ns, gpu);
+        gpu_field(w, "gpu_direct_sum_ns", r->gpu_direct_sum_ns, gpu);
+        gpu_field(w, "gpu_subtree_sum_ns", r->gpu_subtree_sum_ns, gpu);
+        ks_jw_kdouble(w, "share", share(r->incl_ns, a->window_ns));
+        ks_jw_kuint(w, "unfinished", r->unfinished);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    free(v);
+}
+
+static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
+{
+    const ks_trace *t = a->trace;
+    size_t lim = o->top && o->top < a->nkernels ? o->top : a->nkernels;
+    ks_jw_arr(w);
+    for (size_t i = 0; i < lim; i++) {
+        const ks_kernel_row *k = &a->kernels[i];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
+        ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)k->kind));
+        ks_jw_kuint(w, "count", k->count);
+        ks_jw_kint(w, "total_ns", k->total_ns);
+        ks_jw_kint(w, "min_ns", k->min_ns);
+        ks_jw_kint(w, "median_ns", k->median_ns);
+        ks_jw_kint(w, "p90_ns", k->p90_ns);
+        ks_jw_kint(w, "max_ns", k->max_ns);
+        ks_jw_kuint(w, "unlinked", k->unlinked);
+        if (k->bytes >= 0)
+            ks_jw_kint(w, "bytes", k->bytes);
+        else
+            ks_jw_knull(w, "bytes");
+        ks_jw_kdouble(w, "share", share(k->total_ns, a->window_ns));
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void gpu_rows(ks_jw *w, const ks_analysis *a)
+{
+    if (!a->gpu) {
+        ks_jw_knull(w, "gpu");
+        ks_jw_kstr(w, "gpu_reason", a->gpu_reason ? a->gpu_reason : "not observed");
+        return;
+    }
+    ks_jw_key(w, "gpu");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < a->ngpu; i++) {
+        const ks_gpu_row *g = &a->gpu[i];
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", g->device);
+        ks_jw_kint(w, "span_ns", g->span_ns);
+        ks_jw_kint(w, "busy_ns", g->busy_ns);
+        ks_jw_kint(w, "idle_ns", g->idle_ns);
+        ks_jw_kint(w, "kernel_ns", g->kernel_ns);
+        ks_jw_kint(w, "memcpy_ns", g->memcpy_ns);
+        ks_jw_kint(w, "memset_ns", g->memset_ns);
+        ks_jw_kint(w, "comm_ns", g->comm_ns);
+        ks_jw_kint(w, "first_ns", g->first_ns);
+        ks_jw_kint(w, "last_ns", g->last_ns);
+        ks_jw_kuint(w, "kernels", g->kernels);
+        ks_jw_kuint(w, "memcpys", g->memcpys);
+        ks_jw_kuint(w, "memsets", g->memsets);
+        ks_jw_kuint(w, "streams", g->streams);
+        ks_jw_kdouble(w, "busy_share", g->span_ns ? (double)g->busy_ns / (double)g->span_ns : 0.0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void links(ks_jw *w, const ks_link_stats *l)
+{
+    ks_jw_key(w, "links");
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "gpu_events", l->gpu_events);
+    ks_jw_kuint(w, "linked_by_correlation", l->linked_by_correlation);
+    ks_jw_kuint(w, "linked_by_flow", l->linked_by_flow);
+    ks_jw_kuint(w, "unlinked_gpu", l->unlinked_gpu);
+    ks_jw_kuint(w, "launches", l->launches);
+    ks_jw_kuint(w, "launches_without_gpu", l->launches_without_gpu);
+    ks_jw_end_obj(w);
+}
+
+static void overlaps(ks_jw *w, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    ks_jw_key(w, "overlaps");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < a->noverlaps; i++) {
+        const ks_overlap_row *r = &a->overlaps[i];
+        ks_jw_obj(w);
+        ks_report_json_id(w, "pid", t, t->tracks[r->track].pid);
+        ks_report_json_id(w, "tid", t, t->tracks[r->track].tid);
+        ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kint(w, "excess_ns", r->excess_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_report_opts *o)
+{
+    ks_jw *w = &j->w;
+    const ks_trace *t = a->trace;
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "source", t->source);
+    ks_jw_key(w, "window");
+    ks_jw_obj(w);
+    if (a->has_events || a->has_window) {
+        ks_jw_kint(w, "start_ns", a->win_start);
+        ks_jw_kint(w, "end_ns", a->win_start + a->window_ns);
+        ks_jw_kint(w, "span_ns", a->window_ns);
+    } else {
+        ks_jw_knull(w, "start_ns");
+        ks_jw_knull(w, "end_ns");
+        ks_jw_knull(w, "span_ns");
+    }
+    ks_jw_kstr(w, "kind", a->has_window ? "time" : "trace");
+    ks_jw_end_obj(w);
+    gpu_rows(w, a);
+    ks_jw_key(w, "ops");
+    op_rows(w, a, a->ops, a->nops, o);
+    ks_jw_key(w, "labels");
+    op_rows(w, a, a->labels, a->nlabels, o);
+    ks_jw_key(w, "kernels");
+    kernel_rows(w, a, o);
+    links(w, &a->links);
+    overlaps(w, a);
+    ks_jw_key(w, "diagnostics");
+    ks_report_json_diagnostics(w, &t->diag, &a->diag);
+    ks_jw_end_obj(w);
+}

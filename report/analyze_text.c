@@ -1,0 +1,139 @@
+/* report/analyze_text.c: the human-readable `kinesift analyze` report: window, GPU busy/idle per
+ * device, CPU->GPU links, the top operators, labels and GPU work, overlaps and diagnostics. A
+ * subset of the JSON figures, in readable units. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "kinesift/report.h"
+#include "report/report_util.h"
+
+static const char *fmt(char *buf, size_t n, ks_ns v)
+{
+    ks_fmt_ns(buf, n, v);
+    return buf;
+}
+
+static double pct(ks_ns a, ks_ns b)
+{
+    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void window_line(FILE *out, const ks_analysis *a)
+{
+    char b[32];
+    if (!a->has_events && !a->has_window) {
+        fprintf(out, "  window   no timed events\n");
+        return;
+    }
+    fprintf(out, "  window   %s %s [%lld, %lld) ns\n", a->has_window ? "restricted to" : "whole trace,",
+            fmt(b, sizeof b, a->window_ns), (long long)a->win_start, (long long)(a->win_start + a->window_ns));
+}
+
+static void gpu_lines(FILE *out, const ks_analysis *a)
+{
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    if (!a->gpu) {
+        fprintf(out, "  GPU      %s\n", a->gpu_reason ? a->gpu_reason : "not observed");
+        return;
+    }
+    for (size_t i = 0; i < a->ngpu; i++) {
+        const ks_gpu_row *g = &a->gpu[i];
+        fprintf(out, "  GPU %-4d busy %s of %s span (%.1f%%), idle %s (%.1f%%)\n", g->device,
+                fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(g->busy_ns, g->span_ns),
+                fmt(b3, sizeof b3, g->idle_ns), pct(g->idle_ns, g->span_ns));
+        fprintf(out, "           kernel %s, memcpy %s, memset %s, communication %s; %llu kernels, %llu "
+                     "memcpy, %llu memset on %u stream%s\n",
+                fmt(b4, sizeof b4, g->kernel_ns), fmt(b5, sizeof b5, g->memcpy_ns),
+                fmt(b6, sizeof b6, g->memset_ns), fmt(b7, sizeof b7, g->comm_ns),
+                (unsigned long long)g->kernels, (unsigned long long)g->memcpys,
+                (unsigned long long)g->memsets, g->streams, g->streams == 1 ? "" : "s");
+    }
+    fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing\n"
+                 "           about useful work per unit of time)\n");
+}
+
+static void links_line(FILE *out, const ks_analysis *a)
+{
+    const ks_link_stats *l = &a->links;
+    if (!l->gpu_events && !l->launches)
+        return;
+    fprintf(out, "  links    %llu GPU events: %llu linked by correlation, %llu by flow, %llu without a "
+                 "launch; %llu launch calls, %llu without GPU work\n",
+            (unsigned long long)l->gpu_events, (unsigned long long)l->linked_by_correlation,
+            (unsigned long long)l->linked_by_flow, (unsigned long long)l->unlinked_gpu,
+            (unsigned long long)l->launches, (unsigned long long)l->launches_without_gpu);
+}
+
+static const char *sort_name(ks_sort_key k)
+{
+    switch (k) {
+    case KS_SORT_INCL: return "inclusive time";
+    case KS_SORT_GPU: return "GPU subtree time";
+    case KS_SORT_COUNT: return "count";
+    default: return "self time";
+    }
+}
+
+static void op_table(FILE *out, const ks_analysis *a, const char *title, const ks_op_row *rows, size_t n,
+                     const ks_report_opts *o)
+{
+    const ks_trace *t = a->trace;
+    if (!n)
+        return;
+    int gpu = a->links.gpu_events > 0;
+    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    size_t lim = o->top && o->top < n ? o->top : n;
+    fprintf(out, "\n  Top %zu %s by %s (of %zu)\n", lim, title, sort_name(o->sort), n);
+    fprintf(out, "  %12s %12s %8s %12s %12s %12s %12s  %s\n", "self", "inclusive", "count", "median", "p90",
+            "GPU direct", "GPU subtree", "name [category]");
+    for (size_t i = 0; i < lim; i++) {
+        const ks_op_row *r = &v[i];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+        char preview[120];
+        const char *name = ks_trace_str(t, r->name);
+        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s\n", fmt(b1, sizeof b1, r->self_ns),
+                fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
+                fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, r->gpu_direct_ns) : "n/a",
+                gpu ? fmt(b6, sizeof b6, r->gpu_subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
+                r->unfinished ? " (unfinished instances)" : "");
+    }
+    free(v);
+}
+
+static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *o)
+{
+    const ks_trace *t = a->trace;
+    if (!a->nkernels)
+        return;
+    size_t lim = o->top && o->top < a->nkernels ? o->top : a->nkernels;
+    fprintf(out, "\n  Top %zu GPU work by total time (of %zu)\n", lim, a->nkernels);
+    fprintf(out, "  %12s %7s %8s %12s %12s %12s  %s\n", "total", "share", "count", "median", "p90", "max",
+            "name [kind]");
+    for (size_t i = 0; i < lim; i++) {
+        const ks_kernel_row *k = &a->kernels[i];
+        char b1[32], b2[32], b3[32], b4[32];
+        char preview[120];
+        const char *name = ks_trace_str(t, k->name);
+        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        fprintf(out, "  %12s %6.1f%% %8llu %12s %12s %12s  %s [%s]\n", fmt(b1, sizeof b1, k->total_ns),
+                pct(k->total_ns, a->window_ns), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
+                fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
+                ks_kind_name((ks_kind)k->kind));
+    }
+}
+
+void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_report_opts *o)
+{
+    const ks_trace *t = a->trace;
+    fprintf(out, "== %s\n", t->source);
+    window_line(out, a);
+    gpu_lines(out, a);
+    links_line(out, a);
+    op_table(out, a, "operators", a->ops, a->nops, o);
+    op_table(out, a, "labels", a->labels, a->nlabels, o);
+    kernel_table(out, a, o);
+    fprintf(out, "\n  Diagnostics\n");
+    ks_report_text_diagnostics(out, &t->diag, &a->diag, "    ");
+}

@@ -1,0 +1,97 @@
+/* report/report_util.c: helpers shared by the writers (see report_util.h). */
+#include "report/report_util.h"
+
+#include <string.h>
+
+void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id)
+{
+    ks_jw_key(w, key);
+    switch (id.type) {
+    case KS_ID_INT: ks_jw_int(w, id.v); break;
+    case KS_ID_UINT: ks_jw_uint(w, (uint64_t)id.v); break;
+    case KS_ID_STR: ks_jw_str(w, ks_trace_str(t, (ks_str)id.v)); break;
+    case KS_ID_NUM: {
+        const char *s = ks_trace_str(t, (ks_str)id.v);
+        ks_jw_number_text(w, s, strlen(s));
+        break;
+    }
+    default: ks_jw_null(w); break;
+    }
+}
+
+static void json_kinds(ks_jw *w, const ks_diag *d)
+{
+    for (size_t i = 0; d && i < d->n; i++) {
+        const ks_diag_kind *k = &d->kinds[i];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "id", k->id);
+        ks_jw_kstr(w, "severity", ks_severity_name(k->severity));
+        ks_jw_kuint(w, "count", k->count);
+        ks_jw_key(w, "examples");
+        ks_jw_arr(w);
+        for (size_t j = 0; j < k->nexamples; j++) {
+            const ks_diag_example *e = &k->ex[j];
+            ks_jw_obj(w);
+            if (e->has_pos) {
+                ks_jw_kuint(w, "byte", e->byte);
+                ks_jw_kuint(w, "line", e->line);
+                ks_jw_kuint(w, "column", e->column);
+            }
+            ks_jw_kstr(w, "text", e->text);
+            ks_jw_end_obj(w);
+        }
+        ks_jw_end_arr(w);
+        ks_jw_end_obj(w);
+    }
+}
+
+void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b)
+{
+    ks_jw_arr(w);
+    json_kinds(w, a);
+    json_kinds(w, b);
+    ks_jw_end_arr(w);
+}
+
+static void text_kinds(FILE *out, const ks_diag *d, const char *indent)
+{
+    for (size_t i = 0; d && i < d->n; i++) {
+        const ks_diag_kind *k = &d->kinds[i];
+        fprintf(out, "%s%-7s %-40s %llu\n", indent, ks_severity_name(k->severity), k->id,
+                (unsigned long long)k->count);
+        for (size_t j = 0; j < k->nexamples; j++) {
+            const ks_diag_example *e = &k->ex[j];
+            if (e->has_pos)
+                fprintf(out, "%s        byte %llu (line %llu, column %llu): %s\n", indent,
+                        (unsigned long long)e->byte, (unsigned long long)e->line,
+                        (unsigned long long)e->column, e->text);
+            else
+                fprintf(out, "%s        %s\n", indent, e->text);
+        }
+    }
+}
+
+void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent)
+{
+    if ((!a || !a->n) && (!b || !b->n)) {
+        fprintf(out, "%snone\n", indent);
+        return;
+    }
+    text_kinds(out, a, indent);
+    text_kinds(out, b, indent);
+}
+
+void ks_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}

@@ -1,0 +1,146 @@
+/* tests/analysis/test_gpu.c: CPU->GPU links, GPU time per op and label (direct/subtree, union and
+ * sum), per-device unions, and the CPU-only case, on fixtures/analysis/gpu_links.json and
+ * cpu_only.json. Expected values are derived by hand in the comments. */
+#include "analysis_test.h"
+
+static void device_unions(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/gpu_links.json"));
+    ks_analysis *a = analyse(t, NULL);
+    assert_null(a->gpu_reason);
+    assert_int_equal(a->ngpu, 1);
+    const ks_gpu_row *g = &a->gpu[0];
+    assert_int_equal(g->device, 0);
+    /* work: K1 [100,200) K2 [150,250) M [300,320) K5 [400,410) nccl [500,600) K6 [700,710);
+     * the Stream Sync [800,850) is waiting, not work */
+    assert_int_equal(g->first_ns, 100 * US);
+    assert_int_equal(g->last_ns, 710 * US);
+    assert_int_equal(g->span_ns, 610 * US);
+    assert_int_equal(g->busy_ns, 290 * US); /* 150 + 20 + 10 + 100 + 10: K1 and K2 overlap */
+    assert_int_equal(g->idle_ns, 320 * US);
+    assert_int_equal(g->kernel_ns, 270 * US);
+    assert_int_equal(g->memcpy_ns, 20 * US);
+    assert_int_equal(g->memset_ns, 0);
+    assert_int_equal(g->comm_ns, 100 * US);
+    assert_int_equal(g->streams, 2);
+    assert_int_equal(g->kernels, 5);
+    assert_int_equal(g->memcpys, 1);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void links_and_gpu_time_per_op(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/gpu_links.json"));
+    ks_analysis *a = analyse(t, NULL);
+    const ks_link_stats *l = &a->links;
+    assert_int_equal(l->gpu_events, 6);
+    assert_int_equal(l->linked_by_correlation, 3); /* K1, K2, the memcpy */
+    assert_int_equal(l->linked_by_flow, 1);        /* K6 through the ac2g flow 77 */
+    assert_int_equal(l->unlinked_gpu, 2);          /* K5 (correlation 99 unknown), NCCL */
+    assert_int_equal(l->launches, 4);              /* runtime calls carrying a correlation */
+    assert_int_equal(l->launches_without_gpu, 1);  /* correlation 3: its kernel is missing */
+    assert_int_equal(ks_diag_total(&a->diag, "links.launch_without_gpu"), 1);
+    assert_int_equal(ks_diag_total(&a->diag, "links.gpu_without_launch"), 2);
+
+    /* aten::mm launched K1, K2 and the memcpy itself: union 150 + 20, sum 100 + 100 + 20 */
+    const ks_op_row *mm = OP(a, "aten::mm");
+    assert_int_equal(mm->gpu_direct_ns, 170 * US);
+    assert_int_equal(mm->gpu_direct_sum_ns, 220 * US);
+    assert_int_equal(mm->gpu_subtree_ns, 170 * US);
+    /* the launch calls themselves: K1, K2 and K6 (R3 launched nothing) */
+    const ks_op_row *lk = OP(a, "cudaLaunchKernel");
+    assert_int_equal(lk->count, 4);
+    assert_int_equal(lk->gpu_direct_ns, 160 * US);
+    assert_int_equal(lk->gpu_direct_sum_ns, 210 * US);
+    /* the label: K6 directly (its launch sits right under it), everything in its subtree */
+    const ks_op_row *lab = LABEL(a, "outer_label", "user_annotation");
+    assert_int_equal(lab->gpu_direct_ns, 10 * US);
+    assert_int_equal(lab->gpu_subtree_ns, 180 * US);
+    assert_int_equal(lab->gpu_subtree_sum_ns, 230 * US);
+    /* its GPU twin on stream 7 [99,321) encloses K1 and the memcpy */
+    const ks_op_row *glab = LABEL(a, "outer_label", "gpu_user_annotation");
+    assert_int_equal(glab->gpu_direct_ns, 120 * US);
+    assert_int_equal(glab->gpu_subtree_ns, 120 * US);
+    assert_int_equal(glab->self_ns, 102 * US);
+    /* the launcher of K1 is the first cudaLaunchKernel, issued by aten::mm */
+    const ks_track *s7 = ks_test_track(t, 0, 7);
+    ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)(s7 - t->tracks), 0);
+    assert_true(r.s >= 0);
+    const ks_timeline *tl = &a->tl[r.tl];
+    assert_int_equal(ks_slice_event(t, tl, &tl->s[r.s])->corr, 1);
+    int32_t op = ks_analysis_launching_op(a, r);
+    assert_string_equal(ks_trace_str(t, ks_slice_event(t, tl, &tl->s[op])->name), "aten::mm");
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void kernel_table(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/gpu_links.json"));
+    ks_analysis *a = analyse(t, NULL);
+    assert_int_equal(a->nkernels, 6); /* K1 K2 K5 K6 NCCL memcpy; no Stream Sync */
+    uint64_t count = 0, unlinked = 0;
+    ks_ns total = 0;
+    for (size_t i = 0; i < a->nkernels; i++) {
+        const ks_kernel_row *k = &a->kernels[i];
+        count += k->count;
+        unlinked += k->unlinked;
+        total += k->total_ns;
+        const char *n = ks_trace_str(t, k->name);
+        if (k->kind == KS_K_MEMCPY)
+            assert_int_equal(k->bytes, 1024);
+        else
+            assert_int_equal(k->bytes, -1);
+        assert_string_not_equal(n, "Stream Sync");
+    }
+    assert_int_equal(count, 6);
+    assert_int_equal(unlinked, 2);
+    assert_int_equal(total, (100 + 100 + 20 + 10 + 100 + 10) * US);
+    /* sorted by total time: the two 100 us kernels and the NCCL kernel first */
+    assert_int_equal(a->kernels[0].total_ns, 100 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void cpu_only_is_not_observed(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/cpu_only.json"));
+    ks_analysis *a = analyse(t, NULL);
+    assert_null(a->gpu);
+    assert_non_null(a->gpu_reason);
+    assert_non_null(strstr(a->gpu_reason, "not observed"));
+    assert_int_equal(a->links.gpu_events, 0);
+    assert_int_equal(a->nkernels, 0);
+    assert_int_equal(OP(a, "aten::add")->self_ns, 20 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void comm_kernel_names(void **state)
+{
+    (void)state;
+    assert_true(ks_is_comm_kernel("ncclKernel_AllReduce_RING_LL_Sum_float"));
+    assert_true(ks_is_comm_kernel("ncclDevKernel_AllGather"));
+    assert_true(ks_is_comm_kernel("void rcclKernel<...>"));
+    assert_true(ks_is_comm_kernel("NCCL"));
+    assert_false(ks_is_comm_kernel("volta_sgemm_128x64_nn"));
+    assert_false(ks_is_comm_kernel("ncc"));
+    assert_false(ks_is_comm_kernel(""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(device_unions),
+        cmocka_unit_test(links_and_gpu_time_per_op),
+        cmocka_unit_test(kernel_table),
+        cmocka_unit_test(cpu_only_is_not_observed),
+        cmocka_unit_test(comm_kernel_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

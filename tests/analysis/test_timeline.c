@@ -1,0 +1,182 @@
+/* tests/analysis/test_timeline.c: nesting, self and inclusive time, percentiles, overlap policies
+ * and B/E pairing on the fixtures of fixtures/analysis/, against values worked out by hand (the
+ * reasoning is in the comments). */
+#include "analysis_test.h"
+
+static void nesting_self_and_inclusive(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/nesting.json"));
+    ks_analysis *a = analyse(t, NULL);
+    /* step [0,100) holds op1 [10,50), aten::rec [60,90), zero_in [95,95): 100-40-30-0 */
+    assert_int_equal(OP(a, "step")->self_ns, 30 * US);
+    /* op1 appears on two threads: tid 1 [10,50) self 40-20 = 20, tid 2 [5,15) self 10 */
+    assert_int_equal(OP(a, "op1")->self_ns, 30 * US);
+    assert_int_equal(OP(a, "op1")->incl_ns, 50 * US); /* 40 + 10: threads add up */
+    assert_int_equal(OP(a, "op2")->self_ns, 10 * US);
+    assert_int_equal(OP(a, "op3")->self_ns, 7 * US);
+    assert_int_equal(OP(a, "op4")->self_ns, 3 * US);
+    /* recursion: [60,90) > [65,80) > [70,75); selfs 15 + 10 + 5; the union is 30, not 50 */
+    const ks_op_row *rec = OP(a, "aten::rec");
+    assert_int_equal(rec->count, 3);
+    assert_int_equal(rec->self_ns, 30 * US);
+    assert_int_equal(rec->incl_ns, 30 * US);
+    assert_int_equal(rec->min_ns, 5 * US);
+    assert_int_equal(rec->max_ns, 30 * US);
+    assert_int_equal(rec->median_ns, 15 * US);
+    assert_int_equal(rec->p90_ns, 27 * US);   /* 15 + 0.8 * (30 - 15) */
+    assert_int_equal(rec->p99_ns, 29700);     /* 15 + 0.98 * 15 us */
+    /* zero-length: inside the parent at 95, a sibling at the parent's end (100) */
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "zero_in", 0)), "step");
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "zero_at_end", 0)), "-");
+    assert_int_equal(OP(a, "zero_in")->self_ns, 0);
+    /* ties at equal start: the longer one is the parent although written second */
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "inner", 0)), "outer");
+    assert_int_equal(OP(a, "outer")->self_ns, 30 * US);
+    /* exact duplicates nest in file order and are reported */
+    const ks_slice *d1 = find_slice(a, 1, 1, "dup", 1);
+    assert_string_equal(parent_name(a, 1, 1, d1), "dup");
+    assert_int_equal(OP(a, "dup")->self_ns, 10 * US);
+    assert_int_equal(OP(a, "dup")->incl_ns, 10 * US);
+    assert_int_equal(ks_diag_total(&a->diag, "timeline.exact_duplicates"), 1);
+    /* labels: the user_annotation */
+    assert_int_equal(LABEL(a, "step", "user_annotation")->incl_ns, 100 * US);
+    /* depth */
+    assert_int_equal(find_slice(a, 1, 1, "op4", 0)->depth, 4);
+    /* innermost slice at a time */
+    const ks_track *k = ks_test_track(t, 1, 1);
+    const ks_timeline *tl = &a->tl[k - t->tracks];
+    int32_t at = ks_timeline_at(t, tl, 28 * US, NULL);
+    assert_string_equal(ks_trace_str(t, k->ev[tl->s[at].ev].name), "op4");
+    at = ks_timeline_at(t, tl, 31 * US, NULL);
+    assert_string_equal(ks_trace_str(t, k->ev[tl->s[at].ev].name), "op3");
+    at = ks_timeline_at(t, tl, 55 * US, NULL);
+    assert_string_equal(ks_trace_str(t, k->ev[tl->s[at].ev].name), "step");
+    assert_int_equal(ks_timeline_at(t, tl, 150 * US, NULL), -1);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static ks_analysis *with_policy(const ks_trace *t, const char *policy)
+{
+    ks_analysis_opts o;
+    ks_analysis_opts_init(&o);
+    assert_int_equal(ks_overlap_parse(policy, &o.overlap, &o.clamp_ns), 0);
+    return analyse(t, &o);
+}
+
+static void overlap_policies(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/overlap.json"));
+    /* spill: B goes to an overflow lane; C stays under A */
+    ks_analysis *a = with_policy(t, "spill");
+    const ks_slice *b = find_slice(a, 1, 1, "B", 0);
+    assert_int_equal(b->lane, 1);
+    assert_true(b->flags & KS_SF_SPILLED);
+    assert_int_equal(OP(a, "A")->self_ns, 90 * US);
+    assert_int_equal(OP(a, "B")->self_ns, 100 * US);
+    assert_int_equal(OP(a, "C")->self_ns, 10 * US);
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "A");
+    const ks_diag_kind *d = ks_diag_get(&a->diag, "timeline.partial_overlap");
+    assert_non_null(d);
+    assert_int_equal(d->count, 1);
+    assert_non_null(strstr(d->ex[0].text, "by 50000 ns"));
+    assert_int_equal(a->noverlaps, 1);
+    assert_int_equal(a->overlaps[0].excess_ns, 50 * US);
+    /* the Python frame is cut at L's start; L keeps its child K */
+    const ks_slice *p = find_slice(a, 1, 1, "model.py(10): forward", 0);
+    assert_int_equal(p->end, 210 * US);
+    assert_true(p->flags & KS_SF_TRUNCATED);
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "K", 0)), "L");
+    assert_int_equal(LABEL(a, "L", NULL)->self_ns, 30 * US);
+    assert_int_equal(ks_diag_total(&a->diag, "timeline.python_frame_cut"), 1);
+    ks_analysis_free(a);
+
+    /* truncate: B cut to [50,100) under A, C under B */
+    a = with_policy(t, "truncate");
+    assert_int_equal(OP(a, "A")->self_ns, 50 * US);
+    assert_int_equal(OP(a, "B")->self_ns, 40 * US);
+    assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "B");
+    ks_analysis_free(a);
+
+    /* drop: B leaves the timeline, counted */
+    a = with_policy(t, "drop");
+    assert_int_equal(a->tl[0].dropped, 1);
+    assert_int_equal(OP(a, "A")->self_ns, 90 * US);
+    for (size_t i = 0; i < a->nops; i++)
+        assert_string_not_equal(ks_trace_str(t, a->ops[i].name), "B");
+    ks_analysis_free(a);
+
+    /* clamp: an excess of 50 us is cut under a 60 us tolerance, spilled under 40 us */
+    a = with_policy(t, "clamp:60000");
+    assert_int_equal(OP(a, "B")->self_ns, 40 * US);
+    ks_analysis_free(a);
+    a = with_policy(t, "clamp:40000");
+    assert_int_equal(find_slice(a, 1, 1, "B", 0)->lane, 1);
+    ks_analysis_free(a);
+
+    ks_overlap_policy pol;
+    ks_ns c;
+    assert_int_not_equal(ks_overlap_parse("clamp:x", &pol, &c), 0);
+    assert_int_not_equal(ks_overlap_parse("nope", &pol, &c), 0);
+    ks_trace_free(t);
+}
+
+static void begin_end_pairing(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/begin_end.json"));
+    ks_analysis *a = analyse(t, NULL);
+    /* outer [0,50) holds inner [10,20) */
+    assert_int_equal(OP(a, "outer")->self_ns, 40 * US);
+    assert_int_equal(OP(a, "inner")->self_ns, 10 * US);
+    assert_true(find_slice(a, 1, 1, "outer", 0)->flags & KS_SF_BE);
+    assert_int_equal(ks_diag_total(&a->diag, "timeline.unmatched_end"), 1);
+    assert_int_equal(ks_diag_total(&a->diag, "timeline.end_name_mismatch"), 1);
+    assert_int_equal(ks_diag_total(&a->diag, "timeline.unclosed_begin"), 1);
+    /* x [70,90) closed by "E x"; y [80, trace end 120) never closed, so it outlives x */
+    const ks_slice *y = find_slice(a, 1, 1, "y", 0);
+    assert_int_equal(y->end, 120 * US);
+    assert_true(y->flags & KS_SF_UNCLOSED);
+    assert_int_equal(y->lane, 1);
+    assert_int_equal(OP(a, "y")->unfinished, 1);
+    assert_int_equal(OP(a, "x")->self_ns, 20 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void windows_restrict_instances(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/nesting.json"));
+    ks_analysis_opts o;
+    ks_analysis_opts_init(&o);
+    o.has_window = 1;
+    o.window_start = 60 * US;
+    o.window_end = 100 * US;
+    ks_analysis *a = analyse(t, &o);
+    /* instances starting in [60,100): the three aten::rec and zero_in; step starts at 0 */
+    assert_int_equal(OP(a, "aten::rec")->count, 3);
+    for (size_t i = 0; i < a->nops; i++) {
+        const char *n = ks_trace_str(t, a->ops[i].name);
+        assert_true(!strcmp(n, "aten::rec") || !strcmp(n, "zero_in"));
+    }
+    assert_int_equal(a->window_ns, 40 * US);
+    ks_analysis_free(a);
+    o.window_end = o.window_start;
+    ks_error err;
+    assert_int_equal(ks_analyze(t, &o, &a, &err), KS_ERR);
+    ks_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nesting_self_and_inclusive),
+        cmocka_unit_test(overlap_policies),
+        cmocka_unit_test(begin_end_pairing),
+        cmocka_unit_test(windows_restrict_instances),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
