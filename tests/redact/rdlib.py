@@ -1,0 +1,148 @@
+"""tests/redact/rdlib.py: what the redact integration tests share (Python standard library only):
+running kinesift, reading traces with every number kept as its text, comparing the timing
+fields of two traces event by event, and comparing `kinesift stats` (and, once it exists,
+`kinesift analyze`) on the input and the redacted output."""
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+KINESIFT = os.environ.get("KINESIFT", "kinesift")
+CORPUS = os.environ.get("KS_CORPUS", "")
+# the fields that carry a trace's structure and timing: never changed by redaction
+TIMING_FIELDS = ("ph", "cat", "ts", "dur", "pid", "tid", "id", "bp", "s")
+KEY = "kinesift-redact-test-key-0123456789abcdef"
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(args, stdin=None, check_rc=None):
+    p = subprocess.run([KINESIFT] + args, input=stdin, capture_output=True)
+    if check_rc is not None and p.returncode != check_rc:
+        fail("kinesift %s: exit %d (want %d)\nstdout: %s\nstderr: %s" % (
+            " ".join(args), p.returncode, check_rc, p.stdout[-2000:].decode(errors="replace"),
+            p.stderr[-2000:].decode(errors="replace")))
+    return p
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data
+
+
+def load_raw(data):
+    """JSON with every number as its original text."""
+    return json.loads(data, parse_float=str, parse_int=str, parse_constant=str)
+
+
+def events(obj):
+    return obj if isinstance(obj, list) else obj.get("traceEvents", [])
+
+
+def timing_equal(a, b, where):
+    ea, eb = events(a), events(b)
+    if len(ea) != len(eb):
+        fail("%s: %d events in, %d out" % (where, len(ea), len(eb)))
+    for i, (x, y) in enumerate(zip(ea, eb)):
+        if not isinstance(x, dict):
+            continue
+        for k in TIMING_FIELDS:
+            if x.get(k) != y.get(k):
+                fail("%s: event %d: %s %r became %r" % (where, i, k, x.get(k), y.get(k)))
+        if x.get("name", "").startswith("ProfilerStep#") and x.get("name") != y.get("name"):
+            fail("%s: event %d: step name changed" % (where, i))
+        # numbers in args keep their text (Addr excepted: a keyed integer)
+        ax, ay = x.get("args"), y.get("args")
+        if isinstance(ax, dict) and isinstance(ay, dict):
+            for k, v in ax.items():
+                if k != "Addr" and isinstance(v, str) and v[:1].isdigit() and k in ay \
+                        and ay[k] != v and not isinstance(ay[k], str):
+                    fail("%s: event %d: args %s %r became %r" % (where, i, k, v, ay[k]))
+    return len(ea)
+
+
+def stats(path):
+    p = run(["stats", "--format", "json", "--quiet", path], check_rc=0)
+    return json.loads(p.stdout)["traces"][0]
+
+
+STATS_FIELDS = ("events", "stored", "counter_samples", "by_phase", "by_category", "span_ns",
+                "first_ts_ns", "last_end_ns", "steps", "rank", "world_size", "container")
+
+
+def stats_equal(inp, out, where):
+    a, b = stats(inp), stats(out)
+    for k in STATS_FIELDS:
+        if a.get(k) != b.get(k):
+            fail("%s: stats %s: %r in, %r out" % (where, k, a.get(k), b.get(k)))
+    ta = sorted((str(t["pid"]), str(t["tid"]), t["kind"], t["events"]) for t in a["tracks"])
+    tb = sorted((str(t["pid"]), str(t["tid"]), t["kind"], t["events"]) for t in b["tracks"])
+    if ta != tb:
+        fail("%s: tracks differ" % where)
+
+
+def _strip_names(v):
+    """analyze JSON without the strings (names, sources): the timing figures that remain must
+    be equal. Lists are compared as multisets: rows tied on a figure may change order when
+    their names change."""
+    if isinstance(v, dict):
+        return {k: _strip_names(x) for k, x in v.items() if not isinstance(x, str)}
+    if isinstance(v, list):
+        rows = [_strip_names(x) for x in v if not isinstance(x, str)]
+        return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
+    return v
+
+
+def analyze_equal(inp, out, where):
+    """`kinesift analyze` on input and output: equal apart from names. Skipped (returns False)
+    while the command is not built yet."""
+    a = run(["analyze", "--format", "json", "--quiet", inp])
+    if a.returncode == 2 and b"not available" in a.stderr:
+        return False
+    b = run(["analyze", "--format", "json", "--quiet", out])
+    if a.returncode != b.returncode:
+        fail("%s: analyze exit %d in, %d out" % (where, a.returncode, b.returncode))
+    if a.returncode == 0 and _strip_names(json.loads(a.stdout)) != _strip_names(json.loads(b.stdout)):
+        fail("%s: analyze timing figures differ" % where)
+    return True
+
+
+def check_json(path, extra=()):
+    p = run(["redact", "--check", "--format", "json", *extra, path])
+    if p.returncode not in (0, 1):
+        fail("check %s: exit %d: %s" % (path, p.returncode, p.stderr.decode(errors="replace")))
+    doc = json.loads(p.stdout)
+    if (p.returncode == 1) != (doc["findings"] > 0):
+        fail("check %s: exit %d with %d findings" % (path, p.returncode, doc["findings"]))
+    return doc
+
+
+def by_rule(doc):
+    out = {}
+    for t in doc["traces"]:
+        for k, v in t["by_rule"].items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def corpus_path(rel):
+    """The path of a corpus trace; exit 77 (skipped) when the corpus is not there."""
+    path = os.path.join(CORPUS, rel)
+    if rel == "MISSING" or not os.path.exists(path):
+        print("corpus trace %s not found: skipped" % rel)
+        sys.exit(77)
+    return path
+
+
+def write_key(dirname):
+    path = os.path.join(dirname, "key")
+    with open(path, "w") as f:
+        f.write(KEY + "\n")
+    return path
