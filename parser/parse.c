@@ -17,6 +17,8 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/util.h"
+#include "parser/reader.h"
+#include "parser/source_int.h"
 #include "parser/repair.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
@@ -168,9 +170,13 @@ typedef struct parser {
     uint64_t events_read;
     uint64_t last_commit_end;
 
-    /* the input window */
+    /* the input window: our own buffer, or the reader thread's current chunk */
     char *inbuf;
+    char *own_inbuf;
     size_t in_len, in_cap;
+    size_t chunk;
+    ks_reader *reader;        /* the reader thread, when one is used */
+    ks_repair *run_rep;       /* output and offset map of the current run: &rep or the chunk's */
     uint64_t in_base;         /* absolute offset of inbuf[0] */
     size_t run_start;         /* inbuf offset of the current yajl feed */
     int feeding_prefix;
@@ -178,7 +184,7 @@ typedef struct parser {
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
 
     ks_repair rep;
-    struct pending_repair { int kind; uint64_t at; } *pr;
+    ks_pending_repair *pr;
     size_t npr, pr_cap;       /* repairs of the current run, committed once yajl accepts them */
     int strict_repair;        /* first repair in strict mode: kind + 1 */
     uint64_t strict_repair_at;
@@ -212,7 +218,7 @@ static uint64_t cur_offset(parser *p)
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
     size_t out_off = yajl_get_bytes_consumed(p->h);
-    return p->in_base + p->run_start + ks_repair_in_offset(&p->rep, out_off);
+    return p->in_base + p->run_start + ks_repair_in_offset(p->run_rep, out_off);
 }
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
@@ -1314,13 +1320,159 @@ static void parser_free(parser *p)
 {
     if (p->h)
         yajl_free(p->h);
+    ks_reader_stop(p->reader);
+    p->reader = NULL;
     ks_repair_free(&p->rep);
-    free(p->inbuf);
+    free(p->own_inbuf);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
     free(p->pt);
     free(p->pr);
     free(p->cat_kind);
+}
+
+/* Hand the filtered run of inbuf[pos ..] (p->run_rep) to yajl and settle its repairs. Returns 0
+ * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
+ * (p->mode set by on_syntax_error) or UINT64_MAX. */
+static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
+{
+    ks_repair *rr = p->run_rep;
+    yajl_status ys = yajl_status_ok;
+    if (rr->res_len)
+        ys = yajl_parse(p->h, (const unsigned char *)rr->res, rr->res_len);
+    if (p->failed)
+        return 0;
+    *err_at = UINT64_MAX;
+    if (ys != yajl_status_ok) {
+        size_t out_off = yajl_get_bytes_consumed(p->h);
+        *err_at = p->in_base + pos + ks_repair_in_offset(rr, out_off);
+    }
+    commit_repairs(p, *err_at);
+    if (p->strict_repair) {
+        uint64_t line, col;
+        line_col(p, p->strict_repair_at, &line, &col);
+        ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
+                        ks_repair_kind_id(p->strict_repair - 1) + 6);
+        return 0;
+    }
+    if (ys != yajl_status_ok) {
+        char *msg = yajl_message(p->h);
+        int ok = on_syntax_error(p, *err_at, msg);
+        free(msg);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* A read failed at absolute offset at (the end of what was read): fatal at the very start or in
+ * strict mode, else the decoded part is kept. Returns 0 when fatal (err set). */
+static int read_failed(parser *p, uint64_t at, const char *msg, ks_error *err)
+{
+    if (at == 0 || p->strict) {
+        uint64_t line, col;
+        line_col(p, at, &line, &col);
+        ks_error_set_at(err, at, line, col, "read error: %s", msg);
+        return 0;
+    }
+    /* a damaged compressed stream (killed job): keep what was decoded */
+    ks_diag_add(&p->t->diag, "parse.read_error", KS_SEV_ERROR, "input unreadable after byte %llu: %s",
+                (unsigned long long)at, msg);
+    return 1;
+}
+
+/* Read up to n bytes into dst: from the stream, or the raw part of the reader's next chunk. */
+static ssize_t read_more(parser *p, ks_stream *st, char *dst, size_t n, ks_error *rerr)
+{
+    if (!p->reader)
+        return ks_stream_read(st, dst, n, rerr);
+    ks_rchunk *c = ks_reader_next(p->reader);
+    if (!c)
+        return 0;
+    if (c->read_err) {
+        *rerr = c->err;
+        return -1;
+    }
+    size_t k = c->len - c->new_off;
+    memcpy(dst, c->buf + c->new_off, k);
+    return (ssize_t)k;
+}
+
+static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
+{
+    if (o->reader_thread)
+        return o->reader_thread > 0;
+    uint64_t size = ks_stream_size_hint(st);
+    return size == 0 || size > chunk;
+}
+
+enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
+
+/* The parse while the reader thread filters: one chunk per read, the run it filtered handed to
+ * yajl, the window kept for positions. The first syntax error switches to the single-threaded
+ * loop (FILTERED_SWITCH: the window copied to our own buffer, *pos where parsing resumes). */
+static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, size_t *pos, int *eof,
+                         ks_error *err)
+{
+    uint64_t lines = 0;
+    int64_t last_nl = -1;
+    for (;;) {
+        ks_rchunk *c = ks_reader_next(p->reader);
+        if (!c)
+            return FILTERED_DONE;
+        /* the previous window is discarded now, its newlines counted */
+        p->lines_before += lines;
+        if (last_nl >= 0)
+            p->last_nl = last_nl;
+        lines = c->lines;
+        last_nl = c->last_nl;
+        p->inbuf = c->buf;
+        p->in_len = c->len;
+        p->in_base = c->base;
+        p->run_start = c->run_start;
+        if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, err))
+            return FILTERED_FAIL;
+        p->t->bytes = c->bytes;
+        if (opts->progress)
+            opts->progress(opts->progress_ctx, st, p->t->bytes);
+        if (c->bom)
+            ks_diag_count(&p->t->diag, "parse.bom", KS_SEV_INFO, 1);
+        if (!c->has_run) {
+            if (c->eof)
+                return FILTERED_DONE;
+            continue;
+        }
+        p->npr = 0;
+        for (size_t i = 0; i < c->npr; i++) {
+            KS_GROW(p->pr, p->pr_cap, p->npr + 1);
+            p->pr[p->npr].kind = c->pr[i].kind;
+            p->pr[p->npr].at = c->pr[i].at;
+            p->npr++;
+        }
+        p->run_rep = &c->out;
+        uint64_t err_at;
+        int ok = feed_run(p, c->run_start, err, &err_at);
+        p->run_rep = &p->rep;
+        if (!ok)
+            return FILTERED_FAIL;
+        if (err_at != UINT64_MAX) {
+            /* resynchronise on the raw bytes: our own window and filter from here on */
+            if (p->in_cap < c->len + p->chunk) {
+                p->in_cap = c->len + p->chunk;
+                p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+            }
+            memcpy(p->own_inbuf, c->buf, c->len);
+            p->inbuf = p->own_inbuf;
+            *pos = (size_t)(err_at - p->in_base);
+            if (*pos > p->in_len)
+                *pos = p->in_len;
+            *eof = c->eof;
+            ks_reader_raw(p->reader);
+            return FILTERED_SWITCH;
+        }
+        if (c->eof)
+            return FILTERED_DONE; /* the last window stays: finish() reports positions in it */
+    }
 }
 
 int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks_error *err)
@@ -1339,12 +1491,15 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     p.strict = opts->strict;
     p.err = err;
     p.last_nl = -1;
+    p.chunk = chunk;
     ks_repair_init(&p.rep);
     p.rep.on_repair = on_repair;
     p.rep.ctx = &p;
+    p.run_rep = &p.rep;
     p.h = new_handle(&p);
     p.in_cap = chunk * 2 + 8192;
-    p.inbuf = ks_xmalloc(p.in_cap);
+    p.own_inbuf = ks_xmalloc(p.in_cap);
+    p.inbuf = p.own_inbuf;
     if (!p.h) {
         ks_error_set(err, "cannot create a JSON parser");
         goto fail;
@@ -1352,6 +1507,17 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
 
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
+    if (use_reader_thread(opts, st, chunk))
+        p.reader = ks_reader_start(st, chunk);
+    if (p.reader) {
+        int r = filtered_loop(&p, opts, st, &pos, &eof, err);
+        if (r == FILTERED_FAIL)
+            goto fail;
+        if (r == FILTERED_DONE)
+            goto done;
+        need_more = 0;
+        first = 0;
+    }
     for (;;) {
         if (need_more) {
             if (eof)
@@ -1360,21 +1526,13 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             pos = 0;
             if (p.in_cap < p.in_len + chunk) {
                 p.in_cap = p.in_len + chunk;
-                p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
+                p.own_inbuf = p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
             }
             ks_error rerr;
-            ssize_t r = ks_stream_read(st, p.inbuf + p.in_len, chunk, &rerr);
+            ssize_t r = read_more(&p, st, p.inbuf + p.in_len, chunk, &rerr);
             if (r < 0) {
-                uint64_t at = p.in_base + p.in_len;
-                if (at == 0 || p.strict) {
-                    uint64_t line, col;
-                    line_col(&p, at, &line, &col);
-                    ks_error_set_at(err, at, line, col, "read error: %s", rerr.msg);
+                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, err))
                     goto fail;
-                }
-                /* a damaged compressed stream (killed job): keep what was decoded */
-                ks_diag_add(&p.t->diag, "parse.read_error", KS_SEV_ERROR,
-                            "input unreadable after byte %llu: %s", (unsigned long long)at, rerr.msg);
                 r = 0;
             }
             if (r == 0)
@@ -1412,30 +1570,10 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         p.run_start = pos;
         p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
-        yajl_status ys = yajl_status_ok;
-        if (p.rep.res_len)
-            ys = yajl_parse(p.h, (const unsigned char *)p.rep.res, p.rep.res_len);
-        if (p.failed)
+        uint64_t err_at;
+        if (!feed_run(&p, pos, err, &err_at))
             goto fail;
-        uint64_t err_at = UINT64_MAX;
-        if (ys != yajl_status_ok) {
-            size_t out_off = yajl_get_bytes_consumed(p.h);
-            err_at = p.in_base + pos + ks_repair_in_offset(&p.rep, out_off);
-        }
-        commit_repairs(&p, err_at);
-        if (p.strict_repair) {
-            uint64_t line, col;
-            line_col(&p, p.strict_repair_at, &line, &col);
-            ks_error_set_at(err, p.strict_repair_at, line, col, "malformed string: %s (--strict)",
-                            ks_repair_kind_id(p.strict_repair - 1) + 6);
-            goto fail;
-        }
-        if (ys != yajl_status_ok) {
-            char *msg = yajl_message(p.h);
-            int ok = on_syntax_error(&p, err_at, msg);
-            free(msg);
-            if (!ok)
-                goto fail;
+        if (err_at != UINT64_MAX) {
             pos = (size_t)(err_at - p.in_base);
             if (pos > p.in_len)
                 pos = p.in_len;
@@ -1445,6 +1583,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         if (consumed < avail || pos == p.in_len)
             need_more = 1;
     }
+done:
     if (p.mode == M_PARSE && p.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */
         yajl_complete_parse(p.h);

@@ -8,12 +8,14 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/util.h"
+#include "parser/source_int.h"
 
 #define BLOCK (1024 * 1024)
 
@@ -35,6 +37,9 @@ struct ks_source {
     int pending_header;     /* first header already read (raw or first member) */
     struct archive_entry *entry;
     ks_stream st;
+    /* compressed bytes consumed, updated after each read: the progress line reads it while the
+     * parser's reader thread is inside libarchive */
+    _Atomic uint64_t raw_offset;
 };
 
 static struct archive *new_reader(void)
@@ -81,6 +86,8 @@ static int open_common(ks_source *s, ks_error *err)
         return fail_archive(s->a, s->path, err);
     s->is_archive = archive_format(s->a) != ARCHIVE_FORMAT_RAW;
     s->pending_header = 1;
+    la_int64_t b = archive_filter_bytes(s->a, -1);
+    atomic_store_explicit(&s->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
     return KS_OK;
 }
 
@@ -313,6 +320,8 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
         return ks_error_set_at(err, st->offset, 0, 0, "%s", m ? m : "read error");
     }
     st->offset += (uint64_t)r;
+    la_int64_t b = archive_filter_bytes(st->src->a, -1);
+    atomic_store_explicit(&st->src->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
     return (ssize_t)r;
 }
 
@@ -328,6 +337,10 @@ uint64_t ks_source_file_size(const ks_source *s)
 
 uint64_t ks_source_raw_offset(const ks_source *s)
 {
-    la_int64_t b = archive_filter_bytes(s->a, -1);
-    return b > 0 ? (uint64_t)b : 0;
+    return atomic_load_explicit(&s->raw_offset, memory_order_relaxed);
+}
+
+uint64_t ks_stream_size_hint(const ks_stream *st)
+{
+    return st->src->file_size;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "parser/bigarray.h"
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 
@@ -63,7 +64,7 @@ void ks_trace_free(ks_trace *t)
         return;
     trace_impl *ti = (trace_impl *)t;
     for (size_t i = 0; i < t->ntracks; i++)
-        free(t->tracks[i].ev);
+        ks_bigarray_free(t->tracks[i].ev, t->tracks[i].cap, t->tracks[i].ev_mapped, sizeof(ks_event));
     free(t->tracks);
     free(t->procs);
     free(t->cats);
@@ -233,15 +234,28 @@ uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid)
     return idx;
 }
 
+/* Fold ev[span_n .. n) into the track's span. */
+static void fold_span(ks_track *k)
+{
+    for (size_t j = k->span_n; j < k->n; j++) {
+        const ks_event *e = &k->ev[j];
+        ks_ns s = e->ts, en = ks_event_end(e);
+        if (!j || s < k->span_first)
+            k->span_first = s;
+        if (!j || en > k->span_last)
+            k->span_last = en;
+    }
+    k->span_n = k->n;
+}
+
 ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
 {
     ks_track *k = &t->tracks[track];
-    if (k->n == k->cap) {
-        /* x1.5 growth; glibc moves big blocks with mremap, so no transient copy */
-        size_t c = k->cap ? k->cap + k->cap / 2 : 16;
-        k->ev = ks_xrealloc(k->ev, ks_mul(c, sizeof *k->ev));
-        k->cap = c;
-    }
+    if (k->n == k->cap)
+        ks_bigarray_grow((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, k->n + 1, sizeof *k->ev);
+    /* the previous event is final now (the caller may edit the last one until the next append) */
+    if (k->span_n < k->n)
+        fold_span(k);
     k->ev[k->n] = *e;
     t->events++;
     if (ks_kind_is_device_side((ks_kind)e->kind)) {
@@ -300,10 +314,9 @@ static void finish_track(ks_trace *t, ks_track *k)
         k->device = -1;
         k->stream = -1;
     }
-    if (k->cap > k->n) {
-        k->ev = k->n ? ks_xrealloc(k->ev, k->n * sizeof *k->ev) : (free(k->ev), NULL);
-        k->cap = k->n;
-    }
+    if (k->span_n < k->n)
+        fold_span(k);
+    ks_bigarray_shrink((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, sizeof *k->ev);
 }
 
 void ks_trace_finish(ks_trace *t)
@@ -330,7 +343,17 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
     ks_ns a = 0, b = 0;
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
-        for (size_t j = 0; j < k->n; j++) {
+        size_t from = 0;
+        if (k->span_n && k->span_n <= k->n) {
+            /* ev[0 .. span_n) was folded while appending */
+            if (!any || k->span_first < a)
+                a = k->span_first;
+            if (!any || k->span_last > b)
+                b = k->span_last;
+            any = 1;
+            from = k->span_n;
+        }
+        for (size_t j = from; j < k->n; j++) {
             const ks_event *e = &k->ev[j];
             ks_ns s = e->ts, en = ks_event_end(e);
             if (!any || s < a)

@@ -132,11 +132,16 @@ typedef struct ks_track {
     int32_t sort_index;
     uint8_t has_sort_index;
     uint8_t kind;       /* ks_track_kind, set when the trace is finished */
+    uint8_t ev_mapped;  /* ev lives in its own huge-page mapping, not in malloc (store.c) */
     int32_t device;     /* GPU tracks: device index (-1 unknown) */
     int64_t stream;     /* GPU tracks: stream id (-1 unknown) */
     ks_event *ev;       /* events in file order */
     size_t n, cap;
     uint64_t n_device_side, n_cpu_side; /* counted while appending; decide the kind */
+    /* Time span of ev[0 .. span_n), folded in while appending (each event when the next one is
+     * appended, the last at ks_trace_finish) so ks_trace_span need not scan every event. */
+    ks_ns span_first, span_last;
+    size_t span_n;
 } ks_track;
 
 /* ---- counters (ph C): each numeric args key is a series ----------------------------------- */
@@ -242,7 +247,8 @@ void ks_trace_finish(ks_trace *t);
 /* Look up a top-level scalar ("with_stack", "host_name"); NULL when absent. */
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
 
-/* Time span over all events with a timestamp (first start .. last end); 0 when none. */
+/* Time span over all events with a timestamp (first start .. last end); 0 when none. Costs one
+ * step per track (spans are kept while appending), plus a scan of events added by hand. */
 int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
 
 /* Number of ProfilerStep#N user annotations on CPU tracks. */

@@ -122,6 +122,69 @@ static void steps_and_span(void **state)
     ks_trace_free(t);
 }
 
+
+/* The span kept while appending equals a scan of every event: random tracks and times (negative
+ * too, instants without a duration), the last event edited through the pointer append returned,
+ * and events written into a track by hand. */
+static void span_kept_while_appending_matches_a_scan(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (int round = 0; round < 20; round++) {
+        ks_trace *t = ks_trace_new("span");
+        size_t nev = (size_t)round * 37;
+        for (size_t i = 0; i < nev; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            ks_id pid = {(int64_t)(x >> 60), KS_ID_INT}, tid = {(int64_t)((x >> 50) & 3), KS_ID_INT};
+            ks_event e;
+            memset(&e, 0, sizeof e);
+            e.ts = (ks_ns)((x >> 20) % 100000) - 50000;
+            e.dur = (x & 1) ? (ks_ns)((x >> 8) % 5000) : KS_NO_DUR;
+            e.ph = (x & 1) ? 'X' : 'i';
+            ks_event *p = ks_trace_append(t, ks_trace_track(t, pid, tid), &e);
+            if (i + 1 == nev && round % 2)
+                p->ts -= 1000000; /* edited after the append: still counted */
+        }
+        if (round == 7) {
+            /* a track filled by hand, as a test might build one */
+            ks_id pid = {99, KS_ID_INT};
+            ks_track *k = &t->tracks[ks_trace_track(t, pid, pid)];
+            k->ev = ks_xmalloc(2 * sizeof *k->ev);
+            k->cap = 2;
+            memset(k->ev, 0, 2 * sizeof *k->ev);
+            k->ev[0].ts = -7777777;
+            k->ev[0].dur = KS_NO_DUR;
+            k->ev[1].ts = 5;
+            k->ev[1].dur = 99999999;
+            k->n = 2;
+        }
+        int any = 0;
+        ks_ns a = 0, b = 0;
+        for (size_t i = 0; i < t->ntracks; i++)
+            for (size_t j = 0; j < t->tracks[i].n; j++) {
+                const ks_event *e = &t->tracks[i].ev[j];
+                if (!any || e->ts < a)
+                    a = e->ts;
+                if (!any || ks_event_end(e) > b)
+                    b = ks_event_end(e);
+                any = 1;
+            }
+        ks_ns f = 1, l = 1;
+        assert_int_equal(ks_trace_span(t, &f, &l), any);
+        if (any) {
+            assert_int_equal(f, a);
+            assert_int_equal(l, b);
+        }
+        ks_trace_finish(t);
+        assert_int_equal(ks_trace_span(t, &f, &l), any);
+        if (any) {
+            assert_int_equal(f, a);
+            assert_int_equal(l, b);
+        }
+        ks_trace_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +193,7 @@ int main(void)
         cmocka_unit_test(categories_classify),
         cmocka_unit_test(profiler_step_names),
         cmocka_unit_test(steps_and_span),
+        cmocka_unit_test(span_kept_while_appending_matches_a_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

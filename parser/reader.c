@@ -1,0 +1,241 @@
+/* parser/reader.c: the reader thread (see reader.h). A ring of slots: the thread fills them in
+ * order (read, filter, count newlines), the parser takes them in order and hands each back when
+ * it asks for the next one. One mutex and two condition variables; a slot changes hands only
+ * under the mutex, so each byte of it is touched by one thread at a time. */
+#include "parser/reader.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define NSLOTS 6
+
+struct ks_reader {
+    ks_stream *st;
+    size_t chunk;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t can_fill, can_take;
+    ks_rchunk slot[NSLOTS];
+    uint64_t filled;  /* slots published by the thread */
+    uint64_t taken;   /* slots handed to the parser (the last one is held until the next call) */
+    int stop;         /* the parser is done: the thread must exit */
+    int raw;          /* deliver raw chunks only */
+    int finished;     /* the thread published its eof chunk */
+
+    /* thread-private */
+    ks_repair filt;
+    ks_rchunk *cur;   /* the slot being filled (for the repair callback) */
+    char *carry;      /* the filter's unconsumed tail, carried into the next window */
+    size_t ncarry, carry_cap;
+    uint64_t carry_base;
+    uint64_t bytes;
+    int first;
+};
+
+static void on_repair(void *ctx, int kind, size_t in_off)
+{
+    ks_reader *r = ctx;
+    ks_rchunk *c = r->cur;
+    KS_GROW(c->pr, c->pr_cap, c->npr + 1);
+    c->pr[c->npr].kind = kind;
+    c->pr[c->npr].at = c->base + c->run_start + in_off;
+    c->npr++;
+}
+
+/* Exchange the output buffers (not the filter state) of two repair structs. */
+static void swap_outputs(ks_repair *a, ks_repair *b)
+{
+    ks_repair t = *a;
+    a->res = b->res;
+    a->res_len = b->res_len;
+    a->out = b->out;
+    a->out_cap = b->out_cap;
+    a->map = b->map;
+    a->nmap = b->nmap;
+    a->map_cap = b->map_cap;
+    b->res = t.res;
+    b->res_len = t.res_len;
+    b->out = t.out;
+    b->out_cap = t.out_cap;
+    b->map = t.map;
+    b->nmap = t.nmap;
+    b->map_cap = t.map_cap;
+}
+
+static void count_lines(ks_rchunk *c, size_t upto)
+{
+    const char *b = c->buf, *e = b + upto, *q = b;
+    c->lines = 0;
+    c->last_nl = -1;
+    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
+        c->lines++;
+        c->last_nl = (int64_t)(c->base + (uint64_t)(q - b));
+        q++;
+    }
+}
+
+static void carry_from(ks_reader *r, const ks_rchunk *c, size_t from)
+{
+    r->ncarry = c->len - from;
+    KS_GROW(r->carry, r->carry_cap, r->ncarry + 1);
+    memcpy(r->carry, c->buf + from, r->ncarry);
+    r->carry_base = c->base + from;
+}
+
+/* Read one chunk into c and, unless raw, run the filter as the single-threaded loop would. */
+static void fill(ks_reader *r, ks_rchunk *c, int raw)
+{
+    size_t keep = raw ? 0 : r->ncarry;
+    c->len = c->new_off = keep;
+    c->base = raw ? r->bytes : r->carry_base;
+    c->eof = c->read_err = c->bom = c->has_run = 0;
+    c->err.msg[0] = 0;
+    c->run_start = c->consumed = 0;
+    c->npr = 0;
+    c->lines = 0;
+    c->last_nl = -1;
+    if (c->cap < keep + r->chunk) {
+        c->cap = keep + r->chunk;
+        c->buf = ks_xrealloc(c->buf, c->cap);
+    }
+    if (keep)
+        memcpy(c->buf, r->carry, keep);
+    ssize_t n = ks_stream_read(r->st, c->buf + keep, r->chunk, &c->err);
+    if (n < 0) {
+        c->read_err = 1;
+        n = 0;
+    }
+    if (n == 0)
+        c->eof = 1;
+    c->len += (size_t)n;
+    r->bytes += (uint64_t)n;
+    c->bytes = r->bytes;
+    if (raw) {
+        r->ncarry = 0;
+        return;
+    }
+    size_t pos = 0;
+    if (r->first) {
+        if (c->len < 3 && !c->eof) {
+            carry_from(r, c, 0); /* wait for 3 bytes before looking for a BOM */
+            return;
+        }
+        r->first = 0;
+        if (c->len >= 3 && !memcmp(c->buf, "\xef\xbb\xbf", 3)) {
+            pos = 3;
+            c->bom = 1;
+        }
+    }
+    size_t done = pos;
+    if (c->len > pos) {
+        r->cur = c;
+        c->run_start = pos;
+        swap_outputs(&r->filt, &c->out);
+        c->consumed = ks_repair_run(&r->filt, c->buf + pos, c->len - pos, c->eof);
+        swap_outputs(&r->filt, &c->out);
+        c->has_run = 1;
+        done = pos + c->consumed;
+    }
+    count_lines(c, done);
+    carry_from(r, c, done);
+}
+
+static void *reader_main(void *arg)
+{
+    ks_reader *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        /* the parser holds slot (taken - 1) until its next call */
+        while (!r->stop && r->filled - (r->taken ? r->taken - 1 : 0) >= NSLOTS)
+            pthread_cond_wait(&r->can_fill, &r->mu);
+        int stop = r->stop, raw = r->raw;
+        pthread_mutex_unlock(&r->mu);
+        if (stop)
+            break;
+        ks_rchunk *c = &r->slot[r->filled % NSLOTS];
+        fill(r, c, raw);
+        int eof = c->eof;
+        pthread_mutex_lock(&r->mu);
+        r->filled++;
+        if (eof)
+            r->finished = 1;
+        pthread_cond_signal(&r->can_take);
+        pthread_mutex_unlock(&r->mu);
+        if (eof)
+            break;
+    }
+    return NULL;
+}
+
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk)
+{
+    ks_reader *r = ks_xcalloc(1, sizeof *r);
+    r->st = st;
+    r->chunk = chunk;
+    r->first = 1;
+    ks_repair_init(&r->filt);
+    r->filt.on_repair = on_repair;
+    r->filt.ctx = r;
+    for (int i = 0; i < NSLOTS; i++)
+        ks_repair_init(&r->slot[i].out);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->can_fill, NULL);
+    pthread_cond_init(&r->can_take, NULL);
+    if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
+        ks_reader_stop(r);
+        return NULL;
+    }
+    r->started = 1;
+    return r;
+}
+
+ks_rchunk *ks_reader_next(ks_reader *r)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->filled == r->taken && !r->finished)
+        pthread_cond_wait(&r->can_take, &r->mu);
+    ks_rchunk *c = NULL;
+    if (r->filled > r->taken)
+        c = &r->slot[r->taken++ % NSLOTS];
+    else
+        r->taken++; /* release the held slot all the same */
+    pthread_cond_signal(&r->can_fill);
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+void ks_reader_raw(ks_reader *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->raw = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void ks_reader_stop(ks_reader *r)
+{
+    if (!r)
+        return;
+    if (r->started) {
+        pthread_mutex_lock(&r->mu);
+        r->stop = 1;
+        pthread_cond_signal(&r->can_fill);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->thread, NULL);
+    }
+    for (int i = 0; i < NSLOTS; i++) {
+        free(r->slot[i].buf);
+        free(r->slot[i].pr);
+        ks_repair_free(&r->slot[i].out);
+    }
+    ks_repair_free(&r->filt);
+    free(r->carry);
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->can_fill);
+    pthread_cond_destroy(&r->can_take);
+    free(r);
+}

@@ -1,0 +1,59 @@
+/* parser/reader.h: the reader thread. It does, on a second core, what the parser would otherwise
+ * do between two yajl calls: read (and decompress) the next chunk, run the repair pre-filter over
+ * it, and count its newlines. The parser (parse.c) takes the filtered chunks from a small queue in
+ * order and only runs yajl and the store.
+ *
+ * The chunks are exactly those of the single-threaded loop: one read of chunk_size bytes each, the
+ * filter's unconsumed tail carried into the next window, the first run delayed until 3 bytes are
+ * in (BOM). So every run, repair, position and diagnostic is the same as without the thread.
+ * After the parser's first resynchronisation the filter state it needs differs from the thread's,
+ * so it asks for raw chunks (ks_reader_raw) and filters the rest itself. Internal to parser/. */
+#ifndef KS_READER_H
+#define KS_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kinesift/source.h"
+#include "parser/repair.h"
+
+typedef struct ks_reader ks_reader;
+
+typedef struct ks_pending_repair {
+    int kind;
+    uint64_t at; /* absolute input offset */
+} ks_pending_repair;
+
+/* One read, and the filter run that followed it (if any). */
+typedef struct ks_rchunk {
+    char *buf;            /* the window: raw bytes [base, base + len) */
+    size_t cap, len;
+    uint64_t base;
+    size_t new_off;       /* buf[new_off .. len) came from this chunk's read */
+    uint64_t bytes;       /* decompressed bytes read so far, this read included */
+    int eof;              /* the read returned 0 (or failed) */
+    int read_err;         /* the read failed (eof is set too) */
+    ks_error err;         /* why the read failed */
+    int bom;              /* the first run skips a UTF-8 BOM */
+    int has_run;          /* the filter ran over buf[run_start .. len) */
+    size_t run_start, consumed;
+    ks_repair out;        /* res / res_len / map of the run (its filter state is unused) */
+    ks_pending_repair *pr; /* repairs of the run, in order */
+    size_t npr, pr_cap;
+    uint64_t lines;       /* newlines in buf[0 .. run_start + consumed) */
+    int64_t last_nl;      /* absolute offset of the last of them; -1 when none */
+} ks_rchunk;
+
+/* Start the thread over st (st must not be touched by the caller until ks_reader_stop). */
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk);
+
+/* The next chunk, in order; valid until the next ks_reader_next. NULL after the eof chunk. */
+ks_rchunk *ks_reader_next(ks_reader *r);
+
+/* From now on deliver raw chunks only (no filter run, no leftover carried). */
+void ks_reader_raw(ks_reader *r);
+
+/* Stop the thread (it may be blocked on a full queue) and free everything. */
+void ks_reader_stop(ks_reader *r);
+
+#endif

@@ -1,0 +1,329 @@
+/* tests/parser/test_reader.c: the reader thread (parser/reader.c) changes nothing but speed. Every
+ * input is read twice, with the thread and without, and the two results (the whole store, every
+ * diagnostic with its position, or the error) must be the same: on edge cases, on hundreds of
+ * randomly damaged traces, with tiny and normal chunk sizes, in strict mode, on damaged gzip, and
+ * on real traces of the corpus with damage injected. */
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "ks_test.h"
+#include "trace_digest.h"
+
+/* A Kineto-like trace with every construct the parser reacts to. */
+static char *make_trace(int nevents, size_t *len)
+{
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": 0, \"name\": \"GPU\", "
+                    "\"totalGlobalMem\": 85000000000, \"numSms\": 132}\n  ],\n"
+                    "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 1, \"world_size\": 2},\n"
+                    "  \"traceEvents\": [\n");
+    for (int i = 0; i < nevents; i++) {
+        switch (i % 7) {
+        case 0:
+            ks_buf_printf(&b, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 10, "
+                              "\"tid\": \"10\",\n    \"ts\": %d.%03d, \"dur\": %d,\n    \"args\": {\"External id\": %d, "
+                              "\"Input Dims\": [[1, 2], [], [3]], \"Call stack\": \"a.py(1): f;b.py(2): g \\u00e9\"}\n  }",
+                          i % 13, 1000 + i, i % 1000, i % 50 + 1, i);
+            break;
+        case 1:
+            ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<%d>()\", \"pid\": 0, \"tid\": 7, "
+                              "\"ts\": %d, \"dur\": 3.5, \"args\": {\"correlation\": %d, \"stream\": 7, \"device\": 0}}",
+                          i % 5, 1002 + i, i);
+            break;
+        case 2:
+            ks_buf_printf(&b, "  {\"ph\": \"s\", \"id\": %d, \"pid\": 10, \"tid\": 10, \"ts\": %d, \"cat\": \"ac2g\", "
+                              "\"name\": \"ac2g\"}",
+                          i, 1000 + i);
+            break;
+        case 3:
+            ks_buf_printf(&b, "  {\"ph\": \"f\", \"id\": %d, \"bp\": \"e\", \"pid\": 0, \"tid\": 7, \"ts\": %d, "
+                              "\"cat\": \"ac2g\", \"name\": \"ac2g\"}",
+                          i - 1, 1003 + i);
+            break;
+        case 4:
+            ks_buf_printf(&b, "  {\"ph\": \"C\", \"name\": \"mem\", \"pid\": 10, \"ts\": %d, \"args\": {\"alloc\": %d, "
+                              "\"free\": 1.5e3}}",
+                          1000 + i, i * 10);
+            break;
+        case 5:
+            ks_buf_printf(&b, "  {\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                              "\"pid\": 10, \"tid\": 10, \"ts\": %d, \"args\": {\"Bytes\": %d}}",
+                          1000 + i, i);
+            break;
+        default:
+            ks_buf_printf(&b, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 10, \"tid\": %d, "
+                              "\"args\": {\"name\": \"thread %d\"}}",
+                          10 + i % 3, i);
+            break;
+        }
+        ks_buf_puts(&b, i + 1 < nevents ? ",\n" : "\n");
+    }
+    ks_buf_puts(&b, "  ],\n  \"traceName\": \"x.json\", \"baseTimeNanoseconds\": 1700000000000000000\n}\n");
+    *len = b.n;
+    ks_buf_cstr(&b);
+    return b.p;
+}
+
+/* Parse with and without the thread; fail with both renderings when they differ. */
+static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = chunk;
+    o.strict = strict;
+    o.reader_thread = -1;
+    char *one = digest_parse(buf, len, &o);
+    o.reader_thread = 1;
+    char *two = digest_parse(buf, len, &o);
+    if (strcmp(one, two)) {
+        print_error("chunk %zu strict %d\n--- single thread:\n%s\n--- reader thread:\n%s\n", chunk,
+                    strict, one, two);
+        fail();
+    }
+    free(one);
+    free(two);
+}
+
+static const char *const edge_cases[] = {
+    "\xef\xbb\xbf{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}",
+    "\xef\xbb\xbf",
+    "\xef\xbb",
+    "",
+    "   \n  ",
+    "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}",
+    "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n {\"ph\": \"X\", \"na",
+    "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\"b\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}",
+    "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"C:\\path\\x\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},]}",
+    "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"tab\there\xff\xc3\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}",
+    "{\"traceEvents\": [{\"ph\": \"X\", nope, \"pid\": 1}, {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}]}",
+    "{\"a\": [1, 2 3], \"traceEvents\": [{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}]}",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}], \"x\": nope}",
+    "[{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}]  trailing garbage",
+    "[1, \"x\", [2], {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}]",
+    "{\"x\": 1}",
+    "\"just a string\"",
+    "{\"traceEvents\": {\"ph\": \"i\"}}",
+    "[{\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": 1e400, \"dur\": -1}, {\"ph\": \"Q\"}, {}, {\"ph\": \"XY\"}]",
+    "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"q\"uote\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}, "
+    "{\"ph\": \"X\", bad}, {\"ph\": \"X\", \"name\": \"x\\q\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 1}]}",
+};
+
+static void edge_cases_read_the_same(void **state)
+{
+    (void)state;
+    static const size_t chunks[] = {1, 2, 3, 5, 8, 13, 64, 0};
+    for (size_t i = 0; i < sizeof edge_cases / sizeof *edge_cases; i++)
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+            for (int strict = 0; strict < 2; strict++)
+                same_both_ways(edge_cases[i], strlen(edge_cases[i]), chunks[c], strict);
+}
+
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Damage a copy of buf: overwrite, insert or delete a few bytes with JSON-significant ones. */
+static char *damage(const char *buf, size_t len, size_t *out_len, int edits)
+{
+    static const char pool[] = "\"\\,{}[]:\x01\xff\xc3\n x0-.e";
+    char *b = ks_xmalloc(len + (size_t)edits + 1);
+    memcpy(b, buf, len);
+    size_t n = len;
+    for (int k = 0; k < edits && n > 1; k++) {
+        size_t at = (size_t)(rnd() % n);
+        char c = pool[rnd() % (sizeof pool - 1)];
+        switch (rnd() % 3) {
+        case 0: b[at] = c; break;
+        case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
+        default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
+        }
+    }
+    if (rnd() % 5 == 0)
+        n = (size_t)(rnd() % n) + 1; /* cut as a killed job would */
+    *out_len = n;
+    return b;
+}
+
+static void damaged_traces_read_the_same(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = make_trace(120, &len);
+    same_both_ways(base, len, 0, 0);
+    same_both_ways(base, len, 1000, 1);
+    for (int i = 0; i < 300; i++) {
+        size_t n;
+        char *b = damage(base, len, &n, 1 + (int)(rnd() % 6));
+        static const size_t chunks[] = {7, 100, 1024, 4096};
+        same_both_ways(b, n, chunks[i % 4], 0);
+        if (i % 10 == 0)
+            same_both_ways(b, n, chunks[(i / 10) % 4], 1);
+        free(b);
+    }
+    free(base);
+}
+
+/* Compress with libarchive's gzip filter into a new buffer. */
+static char *gzip_buffer(const char *data, size_t len, size_t *out_len)
+{
+    size_t cap = len + 65536, used = 0;
+    char *out = ks_xmalloc(cap);
+    struct archive *a = archive_write_new();
+    archive_write_add_filter_gzip(a);
+    archive_write_set_format_raw(a);
+    assert_int_equal(archive_write_open_memory(a, out, cap, &used), ARCHIVE_OK);
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_pathname(e, "trace.json");
+    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+    assert_int_equal(archive_write_data(a, data, len), (la_ssize_t)len);
+    archive_entry_free(e);
+    archive_write_close(a);
+    archive_write_free(a);
+    *out_len = used;
+    return out;
+}
+
+/* A gzip stream cut short fails to decompress at some point: the decoded part is kept (or, in
+ * strict mode and at byte 0, it is an error) the same way with the thread. */
+static void damaged_gzip_reads_the_same(void **state)
+{
+    (void)state;
+    size_t len, gzn;
+    char *base = make_trace(3000, &len);
+    char *gz = gzip_buffer(base, len, &gzn);
+    same_both_ways(gz, gzn, 0, 0);
+    size_t cuts[] = {gzn / 2, gzn - 9, 12};
+    for (size_t i = 0; i < 3; i++)
+        for (int strict = 0; strict < 2; strict++) {
+            same_both_ways(gz, cuts[i], 4096, strict);
+            same_both_ways(gz, cuts[i], 0, strict);
+        }
+    /* the cut really is a read error */
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.reader_thread = 1;
+    ks_trace *t;
+    ks_error err;
+    o.chunk_size = 4096;
+    if (ks_parse_buffer("cut.gz", gz, gzn / 2, &o, &t, &err) != KS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(ks_diag_total(&t->diag, "parse.read_error"), 1);
+    assert_true(t->truncated);
+    ks_trace_free(t);
+    free(gz);
+    free(base);
+}
+
+typedef struct progress_log {
+    uint64_t v[4096];
+    size_t n;
+} progress_log;
+
+static void log_progress(void *ctx, const ks_stream *st, uint64_t bytes)
+{
+    (void)st;
+    progress_log *l = ctx;
+    if (l->n < 4096)
+        l->v[l->n++] = bytes;
+}
+
+/* The progress callback sees the same byte counts, on the parser's thread. */
+static void progress_is_reported_the_same(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = make_trace(400, &len);
+    progress_log a = {{0}, 0}, b = {{0}, 0};
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 1000;
+    o.progress = log_progress;
+    ks_trace *t;
+    ks_error err;
+    o.reader_thread = -1;
+    o.progress_ctx = &a;
+    assert_int_equal(ks_parse_buffer("p", base, len, &o, &t, &err), KS_OK);
+    ks_trace_free(t);
+    o.reader_thread = 1;
+    o.progress_ctx = &b;
+    assert_int_equal(ks_parse_buffer("p", base, len, &o, &t, &err), KS_OK);
+    ks_trace_free(t);
+    assert_true(a.n > 10);
+    assert_int_equal(a.n, b.n);
+    assert_memory_equal(a.v, b.v, a.n * sizeof a.v[0]);
+    assert_int_equal(a.v[a.n - 1], len);
+    free(base);
+}
+
+/* A fatal error in the first chunk of a long input stops the thread while it is reading ahead
+ * (ASan / TSan builds check that nothing leaks or races). */
+static void early_error_stops_the_thread(void **state)
+{
+    (void)state;
+    size_t len;
+    char *base = make_trace(2000, &len);
+    base[0] = '7'; /* not a trace */
+    for (int strict = 0; strict < 2; strict++)
+        same_both_ways(base, len, 512, strict);
+    base[0] = '{';
+    base[40] = '\x01'; /* a repair in strict mode: an error */
+    same_both_ways(base, len, 512, 1);
+    free(base);
+}
+
+/* Real traces, whole and damaged, in 64 KiB chunks. */
+static void corpus_traces_read_the_same(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+        "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+    };
+    const char *dir = getenv("KS_CORPUS");
+    if (!dir)
+        skip();
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+        ks_source *src;
+        ks_stream *st;
+        ks_error err;
+        if (ks_source_open(path, &src, &err) != KS_OK)
+            fail_msg("%s: %s", path, err.msg);
+        assert_int_equal(ks_source_next(src, &st, &err), 1);
+        ks_buf text = {0};
+        char tmp[65536];
+        ssize_t r;
+        while ((r = ks_stream_read(st, tmp, sizeof tmp, &err)) > 0)
+            ks_buf_put(&text, tmp, (size_t)r);
+        assert_true(r == 0);
+        ks_source_close(src);
+        same_both_ways(text.p, text.n, 65536, 0);
+        for (int i = 0; i < 4; i++) {
+            size_t n;
+            char *b = damage(text.p, text.n, &n, 20);
+            same_both_ways(b, n, 65536, 0);
+            free(b);
+        }
+        ks_buf_free(&text);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(edge_cases_read_the_same),
+        cmocka_unit_test(damaged_traces_read_the_same),
+        cmocka_unit_test(damaged_gzip_reads_the_same),
+        cmocka_unit_test(progress_is_reported_the_same),
+        cmocka_unit_test(early_error_stops_the_thread),
+        cmocka_unit_test(corpus_traces_read_the_same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
