@@ -41,6 +41,19 @@ static void overlap_diagnostics(ks_analysis *a, const ks_timeline_stats *st, con
     }
 }
 
+static void free_tables(ks_analysis *a)
+{
+    free(a->ops);
+    free(a->labels);
+    free(a->kernels);
+    free(a->gpu);
+    a->ops = a->labels = NULL;
+    a->kernels = NULL;
+    a->gpu = NULL;
+    a->nops = a->nlabels = a->nkernels = a->ngpu = 0;
+    a->gpu_reason = NULL;
+}
+
 int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **out, ks_error *err)
 {
     ks_analysis_opts defaults;
@@ -88,6 +101,21 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     return KS_OK;
 }
 
+int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+{
+    if (end <= start)
+        return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)", (long long)end,
+                            (long long)start);
+    free_tables(a);
+    a->has_window = 1;
+    a->win_start = start;
+    a->win_end = end;
+    a->window_ns = end - start;
+    ks_gpu_build(a);
+    ks_aggregate_build(a);
+    return KS_OK;
+}
+
 void ks_analysis_free(ks_analysis *a)
 {
     if (!a)
@@ -99,10 +127,7 @@ void ks_analysis_free(ks_analysis *a)
     }
     free(a->gpu_launch);
     free(a->tl);
-    free(a->ops);
-    free(a->labels);
-    free(a->kernels);
-    free(a->gpu);
+    free_tables(a);
     free(a->overlaps);
     ks_diag_free(&a->diag);
     if (a->priv) {

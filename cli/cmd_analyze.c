@@ -6,11 +6,15 @@
 
 #include "cli/cli.h"
 #include "kinesift/analysis.h"
+#include "kinesift/insights.h"
 #include "kinesift/report.h"
 
 const char ks_help_analyze[] =
     "usage: kinesift analyze FILE... [--format text|json|csv] [--top N] [--sort self|incl|gpu|count]\n"
-    "                        [--overlap spill|drop|truncate|clamp:NS] [--strict] [--quiet]\n"
+    "                        [--overlap spill|drop|truncate|clamp:NS] [--window SPEC]\n"
+    "                        [--step-label REGEX] [--warmup N] [--gap-threshold DUR]\n"
+    "                        [--data-label REGEX] [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
+    "                        [--smi-gpu UUID|INDEX]] [--strict] [--quiet]\n"
     "\n"
     "Rebuild the nested timeline of every thread and GPU stream and report where the time goes:\n"
     "the window and its span, GPU busy/idle per device, the top operators by self time, the top\n"
@@ -24,6 +28,19 @@ const char ks_help_analyze[] =
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
     "                          excess is at most NS nanoseconds, else spill)\n"
+    "  --window SPEC           restrict every figure to steps:A-B (or steps:N) or to a time range\n"
+    "                          START:END relative to the first event (1.5ms:20ms; END may be empty)\n"
+    "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N);\n"
+    "                          without steps the whole trace is one window\n"
+    "  --warmup N              the first N steps are warm-up (default: leading outliers)\n"
+    "  --gap-threshold DUR     GPU idle gaps reported from this length (default 10us)\n"
+    "  --data-label REGEX      names that mean \"loading input\" (default: DataLoader, data_load,\n"
+    "                          lecture, collate, __next__, ...; case-insensitive)\n"
+    "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,uuid,utilization.gpu,memory.used,\n"
+    "                          memory.total --format=csv samples, aligned on the trace\n"
+    "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
+    "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
+    "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
@@ -33,41 +50,85 @@ const char ks_help_analyze[] =
     "GPU busy = union of kernel, memcpy and memset time per device. Missing GPU data is reported\n"
     "as not observed, never as zero.\n"
     "\n"
+    "Steps end when the GPU work they launched ends (TensorBoard's definition); each step's\n"
+    "breakdown (kernel, memcpy, memset, communication, runtime, data loading, CPU, other) adds up to\n"
+    "its wall time. Diagnoses are hypotheses with their evidence, the next check and what would\n"
+    "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
     int format; /* 0 text, 1 json, 2 csv */
     int quiet;
     ks_analysis_opts ao;
+    ks_step_opts so;
+    ks_gap_opts go;
+    ks_smi_opts smi;
+    const char *window;
     ks_report_opts ro;
     ks_analyze_json *json;
     int first;
 } analyze_ctx;
 
-static int on_trace(void *ctx, ks_trace *tr)
+/* analysis, steps, window, gaps, telemetry and diagnoses of one trace, then the report */
+static int report_trace(analyze_ctx *c, ks_trace *tr)
 {
-    analyze_ctx *c = ctx;
-    ks_analysis *a;
+    ks_analysis *a = NULL;
+    ks_steps steps = {0};
+    ks_gaps gaps = {0};
+    ks_diagnoses dx = {0};
+    ks_telemetry tm;
+    int have_tm = 0, rc = KS_EXIT_USAGE;
     ks_error err;
-    ks_cli_warnings(tr, c->quiet);
-    if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK) {
-        ks_cli_error(tr->source, &err);
-        ks_trace_free(tr);
-        return KS_EXIT_USAGE;
+    memset(&tm, 0, sizeof tm);
+    if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &steps, &err) != KS_OK)
+        goto fail;
+    if (c->window) {
+        ks_ns w0 = 0, w1 = 0;
+        if (ks_window_parse(c->window, a, &steps, &w0, &w1, &err) != KS_OK ||
+            ks_analysis_set_window(a, w0, w1, &err) != KS_OK)
+            goto fail;
+        ks_steps_restrict(&steps, w0, w1);
     }
+    if (ks_gaps_find(a, &steps, &c->go, &gaps, &err) != KS_OK)
+        goto fail;
+    if (c->smi.path) {
+        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK)
+            goto fail;
+        have_tm = 1;
+    }
+    ks_diagnose(a, &steps, &gaps, &dx);
+    ks_insights_view iv = {&steps, &gaps, &dx, have_tm ? &tm : NULL};
     if (c->format == 1)
-        ks_analyze_json_trace(c->json, a, &c->ro);
+        ks_analyze_json_trace(c->json, a, &iv, &c->ro);
     else if (c->format == 2)
         ks_analyze_csv_trace(stdout, a, &c->ro);
     else {
         if (!c->first)
             fputc('\n', stdout);
-        ks_analyze_text(stdout, a, &c->ro);
+        ks_analyze_text(stdout, a, &iv, &c->ro);
     }
     c->first = 0;
+    rc = 0;
+    goto done;
+fail:
+    ks_cli_error(tr->source, &err);
+done:
+    ks_diagnoses_free(&dx);
+    ks_telemetry_free(&tm);
+    ks_gaps_free(&gaps);
+    ks_steps_free(&steps);
     ks_analysis_free(a);
+    return rc;
+}
+
+static int on_trace(void *ctx, ks_trace *tr)
+{
+    analyze_ctx *c = ctx;
+    ks_cli_warnings(tr, c->quiet);
+    int rc = report_trace(c, tr);
     ks_trace_free(tr);
-    return 0;
+    return rc;
 }
 
 int ks_cmd_analyze(int argc, char **argv)
@@ -76,6 +137,11 @@ int ks_cmd_analyze(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
         {"sort", required_argument, NULL, 's'},   {"overlap", required_argument, NULL, 'o'},
         {"strict", no_argument, NULL, 'S'},       {"quiet", no_argument, NULL, 'q'},
+        {"window", required_argument, NULL, 'w'}, {"step-label", required_argument, NULL, 'L'},
+        {"warmup", required_argument, NULL, 'W'}, {"gap-threshold", required_argument, NULL, 'g'},
+        {"data-label", required_argument, NULL, 'D'}, {"smi", required_argument, NULL, 'm'},
+        {"smi-tz", required_argument, NULL, 'z'}, {"smi-offset", required_argument, NULL, 'O'},
+        {"smi-gpu", required_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     static const char *const formats[] = {"text", "json", "csv", NULL};
@@ -84,6 +150,8 @@ int ks_cmd_analyze(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.first = 1;
     ks_analysis_opts_init(&c.ao);
+    ks_step_opts_init(&c.so);
+    ks_gap_opts_init(&c.go);
     ks_load_opts lo = {0};
     long top = -1;
     int opt;
@@ -115,11 +183,40 @@ int ks_cmd_analyze(int argc, char **argv)
             break;
         case 'S': lo.strict = 1; break;
         case 'q': lo.quiet = c.quiet = 1; break;
+        case 'w': c.window = optarg; break;
+        case 'L': c.so.label_regex = optarg; break;
+        case 'W': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0)
+                return ks_cli_usage("analyze", "--warmup needs a number of steps >= 0, not '%s'", optarg);
+            c.so.warmup = (int)v;
+            break;
+        }
+        case 'g':
+            if (ks_duration_parse(optarg, &c.go.threshold_ns) != 0 || c.go.threshold_ns < 0)
+                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us, not '%s'", optarg);
+            break;
+        case 'D': c.go.data_regex = optarg; break;
+        case 'm': c.smi.path = optarg; break;
+        case 'z':
+            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0)
+                return ks_cli_usage("analyze", "--smi-tz wants UTC or +HH:MM, not '%s'", optarg);
+            c.smi.tz_set = 1;
+            break;
+        case 'O':
+            if (ks_duration_parse(optarg, &c.smi.offset_ns) != 0)
+                return ks_cli_usage("analyze", "--smi-offset needs a duration such as -1.5s, not '%s'", optarg);
+            break;
+        case 'G': c.smi.gpu = optarg; break;
         default: return ks_cli_usage("analyze", "bad option");
         }
     }
     if (optind >= argc)
         return ks_cli_usage("analyze", "no input file");
+    if (c.smi.path && !c.smi.tz_set)
+        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC or +HH:MM): nvidia-smi timestamps carry no "
+                                       "time zone");
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);

@@ -171,7 +171,8 @@ static void overlaps(ks_jw *w, const ks_analysis *a)
     ks_jw_end_arr(w);
 }
 
-void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_report_opts *o)
+void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_insights_view *iv,
+                           const ks_report_opts *o)
 {
     ks_jw *w = &j->w;
     const ks_trace *t = a->trace;
@@ -199,6 +200,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_re
     kernel_rows(w, a, o);
     links(w, &a->links);
     overlaps(w, a);
+    ks_insights_json(w, a, iv);
     ks_jw_key(w, "diagnostics");
     ks_report_json_diagnostics(w, &t->diag, &a->diag);
     ks_jw_end_obj(w);

@@ -124,7 +124,7 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
     }
 }
 
-void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_report_opts *o)
+void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
     fprintf(out, "== %s\n", t->source);
@@ -134,6 +134,7 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_report_opts *o)
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
+    ks_insights_text(out, a, iv);
     fprintf(out, "\n  Diagnostics\n");
     ks_report_text_diagnostics(out, &t->diag, &a->diag, "    ");
 }

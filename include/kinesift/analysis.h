@@ -170,6 +170,9 @@ typedef struct ks_analysis {
 
 int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
 void ks_analysis_free(ks_analysis *a);
+/* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the
+ * timelines and links are kept. */
+int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
 
 /* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
 ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "kinesift/analysis.h"
+#include "kinesift/insights.h"
 #include "kinesift/store.h"
 
 #ifdef __cplusplus
@@ -32,12 +33,31 @@ typedef struct ks_report_opts {
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
 ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
 
+/* What kinesift/insights.h adds to an analysis; any member may be NULL. */
+typedef struct ks_insights_view {
+    const ks_steps *steps;
+    const ks_gaps *gaps;
+    const ks_diagnoses *diagnoses;
+    const ks_telemetry *telemetry;
+} ks_insights_view;
+
 typedef struct ks_analyze_json ks_analyze_json;
 ks_analyze_json *ks_analyze_json_begin(FILE *out);
-void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_report_opts *o);
+void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
+                           const ks_report_opts *o);
 int ks_analyze_json_end(ks_analyze_json *w);
 
-void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_report_opts *o);
+void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+
+/* The insight sections alone (used by the text and JSON analyze writers). */
+struct ks_jw;
+void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
+
+/* `kinesift whatif`: schema "kinesift.whatif/1". */
+void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
+void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
+                          size_t nsh);
 
 /* CSV: one header, then one row per table row of every trace, with a "section" column
  * (op, label, kernel, gpu). */

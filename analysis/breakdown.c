@@ -1,0 +1,126 @@
+/* analysis/breakdown.c: the step time breakdown of the TensorBoard plugin (peer-definitions.md
+ * section 3.1): each role's intervals are merged over all threads and streams, then inside the
+ * step each role takes what is left in the priority order Kernel > Memcpy > Memset >
+ * Communication > Runtime > DataLoader > CPU Exec; the rest is Other, so the roles add up to the
+ * step's wall time exactly. Differences from the plugin, on purpose: cuda_driver calls count as
+ * Runtime, python_function frames as CPU Exec, and gpu_user_annotation (GPU-side ranges) is not
+ * CPU execution. */
+#include <string.h>
+
+#include "analysis/breakdown.h"
+#include "analysis/intervals.h"
+#include "analysis/priv.h"
+#include "common/util.h"
+
+const char *ks_role_name(ks_role r)
+{
+    static const char *const n[KS_ROLE_COUNT] = {"kernel", "memcpy", "memset", "communication",
+                                                 "runtime", "dataloader", "cpu_exec", "other"};
+    return r < KS_ROLE_COUNT ? n[r] : "?";
+}
+
+static int is_comm_op(const char *n)
+{
+    return !strncmp(n, "nccl:", 5) || !strncmp(n, "gloo:", 5);
+}
+
+static int is_dataloader(const char *n)
+{
+    return !strncmp(n, "enumerate(DataLoader)#", 22) || !strncmp(n, "enumerate(DataPipe)#", 20);
+}
+
+static int is_step_name(const ks_steps *st, ks_str name)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].name == name)
+            return 1;
+    return 0;
+}
+
+static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
+{
+    const ks_trace *t = a->trace;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_slice *s = &tl->s[i];
+            const ks_event *e = &tr->ev[s->ev];
+            int role = -1;
+            if (tr->kind == KS_TRACK_GPU) {
+                if (e->kind == KS_K_KERNEL) {
+                    const char *n = ks_trace_str(t, e->name);
+                    role = ks_is_comm_kernel(n) ? KS_ROLE_COMM : KS_ROLE_KERNEL;
+                    if (role == KS_ROLE_KERNEL) {
+                        /* a kernel launched by an nccl:/gloo: op is communication too */
+                        ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, s->ev);
+                        int32_t op = ks_analysis_launching_op(a, r);
+                        if (op >= 0 && is_comm_op(ks_trace_str(t, ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name)))
+                            role = KS_ROLE_COMM;
+                    }
+                } else if (e->kind == KS_K_MEMCPY)
+                    role = KS_ROLE_MEMCPY;
+                else if (e->kind == KS_K_MEMSET)
+                    role = KS_ROLE_MEMSET;
+            } else if (tr->kind == KS_TRACK_CPU) {
+                if (ks_kind_is_launch_api(e->kind))
+                    role = KS_ROLE_RUNTIME;
+                else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
+                    if (is_step_name(st, e->name))
+                        continue;
+                    const char *n = ks_trace_str(t, e->name);
+                    role = is_comm_op(n) ? KS_ROLE_COMM : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC;
+                }
+            }
+            if (role >= 0)
+                ks_ivs_add(&roles[role], s->ts, s->end);
+        }
+    }
+    for (int r = 0; r < KS_ROLE_OTHER; r++)
+        ks_ivs_normalize(&roles[r]);
+}
+
+/* the part of normalized set s inside [a, b) */
+static void window_of(const ks_ivs *s, ks_ns a, ks_ns b, ks_ivs *out)
+{
+    ks_ivs_reset(out);
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->n && s->v[i].a < b; i++)
+        ks_ivs_add(out, s->v[i].a < a ? a : s->v[i].a, s->v[i].b > b ? b : s->v[i].b);
+}
+
+void ks_breakdown_steps(const ks_analysis *a, ks_steps *st)
+{
+    ks_ivs roles[KS_ROLE_COUNT];
+    memset(roles, 0, sizeof roles);
+    role_intervals(a, st, roles);
+    ks_ivs left = {0}, part = {0}, next = {0}, tmp = {0};
+    for (size_t i = 0; i < st->n; i++) {
+        ks_step *s = &st->v[i];
+        ks_ivs_reset(&left);
+        ks_ivs_add(&left, s->start, s->end);
+        for (int r = 0; r < KS_ROLE_OTHER; r++) {
+            window_of(&roles[r], s->start, s->end, &tmp);
+            ks_ivs_intersect(&left, &tmp, &part);
+            s->breakdown[r] = ks_ivs_length(&part);
+            ks_ivs_subtract(&left, &tmp, &next);
+            ks_ivs t = left;
+            left = next;
+            next = t;
+        }
+        s->breakdown[KS_ROLE_OTHER] = ks_ivs_length(&left);
+    }
+    for (int r = 0; r < KS_ROLE_COUNT; r++)
+        ks_ivs_free(&roles[r]);
+    ks_ivs_free(&left);
+    ks_ivs_free(&part);
+    ks_ivs_free(&next);
+    ks_ivs_free(&tmp);
+}

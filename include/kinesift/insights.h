@@ -1,0 +1,227 @@
+/* kinesift/insights.h: where the time goes, step by step: steps and their warm-up, the per-step
+ * breakdown, GPU idle gaps with what the CPU was doing during them, diagnoses stated as
+ * hypotheses with their evidence and the next check, nvidia-smi telemetry in the same windows, and
+ * the what-if projection. Built on a finished ks_analysis (kinesift/analysis.h).
+ * docs/insights.md has the definitions. */
+#ifndef KINESIFT_INSIGHTS_H
+#define KINESIFT_INSIGHTS_H
+
+#include "kinesift/analysis.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- steps --------------------------------------------------------------------------------- */
+
+/* The TensorBoard plugin's step breakdown roles, in its priority order. */
+typedef enum ks_role {
+    KS_ROLE_KERNEL = 0,
+    KS_ROLE_MEMCPY,
+    KS_ROLE_MEMSET,
+    KS_ROLE_COMM,
+    KS_ROLE_RUNTIME,
+    KS_ROLE_DATALOADER,
+    KS_ROLE_CPU_EXEC,
+    KS_ROLE_OTHER,
+    KS_ROLE_COUNT
+} ks_role;
+
+const char *ks_role_name(ks_role r);
+
+typedef struct ks_step {
+    int64_t number;            /* N of ProfilerStep#N (or the ordinal for --step-label) */
+    ks_str name;
+    ks_ns host_start, host_end; /* the CPU annotation */
+    ks_ns start, end;          /* widened to the end of the GPU work the step launched */
+    ks_ns wall_ns, busy_ns, idle_ns;
+    ks_ns breakdown[KS_ROLE_COUNT]; /* adds up to wall_ns exactly */
+    uint64_t gpu_events;       /* GPU work launched inside the step */
+    int warmup;                /* reported apart from the active window */
+    int unfinished;            /* the annotation was cut by the end of the capture */
+} ks_step;
+
+typedef struct ks_steps {
+    ks_step *v;
+    size_t n;
+    char source[160];          /* "ProfilerStep#N", "label /REGEX/", or "none" */
+    uint32_t track;            /* the thread that marked the steps */
+    size_t nwarmup;
+    int warmup_forced;         /* --warmup given */
+    /* the active window: steps that are neither warm-up nor unfinished */
+    size_t nactive;
+    ks_ns active_median, active_mean, active_min, active_max;
+} ks_steps;
+
+typedef struct ks_step_opts {
+    const char *label_regex;   /* NULL: ProfilerStep#N */
+    int warmup;                /* -1: detect; else the number of leading warm-up steps */
+} ks_step_opts;
+
+void ks_step_opts_init(ks_step_opts *o);
+
+/* Find the steps of the analysed trace (the analysis window is ignored: steps are found in the
+ * whole trace). No step is not an error: n = 0 and source says why. */
+int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *out, ks_error *err);
+void ks_steps_free(ks_steps *s);
+/* Keep only the steps that start inside [w0, w1) (used with --window). */
+void ks_steps_restrict(ks_steps *s, ks_ns w0, ks_ns w1);
+
+/* --window: "steps:A-B", "steps:A", or a time range "T1:T2" relative to the first event, with
+ * units ns/us/ms/s ("1.5ms:20ms"; an empty end means the end of the trace). */
+int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
+                    ks_error *err);
+
+/* ---- GPU idle gaps ------------------------------------------------------------------------- */
+
+typedef struct ks_gap_cause {
+    ks_str name;               /* 0: nothing (the CPU thread was idle) */
+    uint8_t kind;              /* ks_kind of the slice, or KS_K_OTHER for nothing */
+    uint64_t count;            /* gaps in which it appears */
+    ks_ns total_ns;
+} ks_gap_cause;
+
+typedef struct ks_gap {
+    ks_ns start, end;
+    ks_str cause;              /* what the launching thread spent most of the gap in */
+    uint8_t cause_kind;
+} ks_gap;
+
+typedef struct ks_gap_device {
+    int32_t device;
+    ks_ns threshold_ns;
+    uint64_t count;            /* gaps >= threshold */
+    ks_ns total_ns;            /* their total length */
+    ks_ns idle_ns;             /* every gap, short ones too (= idle of the device in the window) */
+    ks_gap_cause *by_cpu;      /* innermost CPU slice (any kind) */
+    size_t nby_cpu;
+    ks_gap_cause *by_label;    /* innermost labelled range (user_annotation), name 0 = none */
+    size_t nby_label;
+    ks_ns data_loading_ns;     /* gap time spent inside a data-loading slice (see data regex) */
+    /* HTA's classes over every gap: host wait (the next launch came after the GPU went idle),
+     * kernel wait (shorter than the HTA delay), other */
+    ks_ns hta_host_wait_ns, hta_kernel_wait_ns, hta_other_ns;
+    ks_gap longest[5];
+    size_t nlongest;
+} ks_gap_device;
+
+typedef struct ks_gap_opts {
+    ks_ns threshold_ns;        /* default 10 us */
+    ks_ns hta_kernel_wait_ns;  /* HTA's consecutive_kernel_delay: default 30 us */
+    const char *data_regex;    /* names that mean "loading input"; NULL: the default */
+} ks_gap_opts;
+
+void ks_gap_opts_init(ks_gap_opts *o);
+
+typedef struct ks_gaps {
+    ks_gap_device *dev;
+    size_t n;
+    const char *reason;        /* not observed: why */
+} ks_gaps;
+
+int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
+void ks_gaps_free(ks_gaps *g);
+
+/* ---- diagnoses ----------------------------------------------------------------------------- */
+
+typedef struct ks_diagnosis {
+    const char *id;            /* input_pipeline, repeated_upload, small_launches, dominant_op,
+                                * dominant_kernel, sync_in_loop, busy_is_not_efficiency */
+    char *hypothesis;
+    char *evidence;
+    const char *confidence;    /* low, medium, high; "n/a" for caveats */
+    char *next_check;
+    char *refuted_if;
+    char *validate_cmd;        /* the matching `kinesift validate` command, or NULL */
+    int64_t *steps;            /* affected steps (numbers) */
+    size_t nsteps;
+} ks_diagnosis;
+
+typedef struct ks_diagnoses {
+    ks_diagnosis *v;
+    size_t n;
+} ks_diagnoses;
+
+void ks_diagnose(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps, ks_diagnoses *out);
+void ks_diagnoses_free(ks_diagnoses *d);
+
+/* ---- telemetry (nvidia-smi --query-gpu CSV) ------------------------------------------------ */
+
+typedef struct ks_smi_sample {
+    ks_ns t;                   /* absolute Unix time, ns (after tz and offset) */
+    uint32_t gpu;              /* index into ks_telemetry.uuids */
+    double util;               /* utilization.gpu in %, NaN = unknown (N/A, [Not Supported]) */
+    double mem_used, mem_total; /* MiB, NaN = unknown */
+} ks_smi_sample;
+
+typedef struct ks_smi_stats {
+    size_t n;                  /* samples inside the window */
+    size_t util_known, mem_known;
+    double util_min, util_mean, util_max;   /* NaN when util_known = 0 */
+    double mem_used_min, mem_used_max;      /* NaN when mem_known = 0 */
+} ks_smi_stats;
+
+typedef struct ks_telemetry {
+    ks_smi_sample *s;
+    size_t n;
+    char **uuids;
+    size_t nuuids;
+    char units_util[16], units_mem[16];     /* as the header gave them ("%", "MiB") */
+    const char *reason;        /* not aligned / not observed: why (NULL when usable) */
+    ks_ns trace_to_unix;       /* add to a trace timestamp to get Unix ns */
+    ks_smi_stats window;       /* the analysis window */
+    ks_smi_stats *per_step;    /* parallel to the steps */
+    size_t nsteps;
+    uint64_t unknown_values;   /* N/A and [Not Supported] fields seen */
+} ks_telemetry;
+
+typedef struct ks_smi_opts {
+    const char *path;
+    int tz_set;                /* --smi-tz given (UTC or +HH:MM) */
+    ks_ns tz_offset_ns;        /* local time = UTC + offset */
+    ks_ns offset_ns;           /* --smi-offset: added to every smi timestamp (clock skew) */
+    const char *gpu;           /* --smi-gpu: keep one GPU (UUID, or index in order of appearance) */
+} ks_smi_opts;
+
+/* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
+int ks_tz_parse(const char *s, ks_ns *offset_ns);
+/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); 0 on success. */
+int ks_duration_parse(const char *s, ks_ns *ns);
+
+/* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
+ * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error
+ * (reason is set). */
+int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps *steps, ks_telemetry *out,
+                      ks_error *err);
+void ks_telemetry_free(ks_telemetry *t);
+
+/* ---- what-if ------------------------------------------------------------------------------- */
+
+typedef struct ks_shrink {
+    const char *label;         /* a slice name; "@gpu" = all GPU work, "@cpu" = all CPU time */
+    double factor;             /* new time = factor * old time */
+} ks_shrink;
+
+typedef struct ks_whatif_step {
+    int64_t number;
+    ks_ns measured_ns;         /* the step's wall time in the trace */
+    ks_ns model_ns;            /* the model replaying the step unchanged (its calibration) */
+    ks_ns projected_ns;        /* the model with the shrink applied */
+    ks_ns label_cpu_ns, label_gpu_ns; /* time the model scaled */
+} ks_whatif_step;
+
+typedef struct ks_whatif {
+    ks_whatif_step *v;
+    size_t n;
+    uint32_t track;            /* the CPU thread replayed */
+} ks_whatif;
+
+/* Replay each step (or the whole window when there are no steps) with the shrinks applied. */
+int ks_whatif_run(const ks_analysis *a, const ks_steps *steps, const ks_shrink *sh, size_t nsh, ks_whatif *out,
+                  ks_error *err);
+void ks_whatif_free(ks_whatif *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

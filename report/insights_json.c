@@ -1,0 +1,228 @@
+/* report/insights_json.c: the sections kinesift/insights.h adds to "kinesift.analyze/1": steps,
+ * steps_summary, gaps, diagnoses and telemetry (docs/schema-analyze.md). GPU figures are null when
+ * the trace has no GPU work; telemetry is null unless --smi was given. */
+#include <math.h>
+#include <string.h>
+
+#include "common/jsonw.h"
+#include "kinesift/report.h"
+
+static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
+{
+    if (observed)
+        ks_jw_kint(w, k, v);
+    else
+        ks_jw_knull(w, k);
+}
+
+static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st)
+{
+    int gpu = a->links.gpu_events > 0;
+    ks_jw_key(w, "steps");
+    ks_jw_arr(w);
+    for (size_t i = 0; st && i < st->n; i++) {
+        const ks_step *s = &st->v[i];
+        ks_jw_obj(w);
+        ks_jw_kuint(w, "index", i);
+        ks_jw_kint(w, "number", s->number);
+        ks_jw_kstr(w, "name", ks_trace_str(a->trace, s->name));
+        ks_jw_kint(w, "start_ns", s->start);
+        ks_jw_kint(w, "end_ns", s->end);
+        ks_jw_kint(w, "host_start_ns", s->host_start);
+        ks_jw_kint(w, "host_end_ns", s->host_end);
+        ks_jw_kint(w, "wall_ns", s->wall_ns);
+        maybe_int(w, "busy_ns", s->busy_ns, gpu);
+        maybe_int(w, "idle_ns", s->idle_ns, gpu);
+        ks_jw_kbool(w, "warmup", s->warmup);
+        ks_jw_kbool(w, "unfinished", s->unfinished);
+        ks_jw_kuint(w, "gpu_events", s->gpu_events);
+        ks_jw_key(w, "breakdown");
+        ks_jw_obj(w);
+        for (int r = 0; r < KS_ROLE_COUNT; r++) {
+            int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
+            maybe_int(w, ks_role_name((ks_role)r), s->breakdown[r], gpu || !gpu_role);
+        }
+        ks_jw_end_obj(w);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_key(w, "steps_summary");
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "source", st ? st->source : "not computed");
+    ks_jw_kuint(w, "count", st ? st->n : 0);
+    ks_jw_kuint(w, "warmup", st ? st->nwarmup : 0);
+    ks_jw_kstr(w, "warmup_rule", st && st->warmup_forced ? "--warmup" : "leading outliers above median + max(3 * 1.4826 * MAD, 25% of median)");
+    ks_jw_key(w, "active");
+    if (st && st->nactive) {
+        ks_jw_obj(w);
+        ks_jw_kuint(w, "count", st->nactive);
+        ks_jw_kint(w, "median_ns", st->active_median);
+        ks_jw_kint(w, "mean_ns", st->active_mean);
+        ks_jw_kint(w, "min_ns", st->active_min);
+        ks_jw_kint(w, "max_ns", st->active_max);
+        ks_jw_end_obj(w);
+    } else {
+        ks_jw_null(w);
+    }
+    ks_jw_end_obj(w);
+}
+
+static void causes(ks_jw *w, const ks_trace *t, const ks_gap_cause *c, size_t n, ks_ns total, const char *none)
+{
+    ks_jw_arr(w);
+    for (size_t i = 0; i < n; i++) {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "what", c[i].name ? ks_trace_str(t, c[i].name) : none);
+        ks_jw_kstr(w, "kind", c[i].name ? ks_kind_name((ks_kind)c[i].kind) : "none");
+        ks_jw_kuint(w, "count", c[i].count);
+        ks_jw_kint(w, "total_ns", c[i].total_ns);
+        ks_jw_kdouble(w, "share", total ? (double)c[i].total_ns / (double)total : 0.0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
+{
+    const ks_trace *t = a->trace;
+    if (!g || !g->dev) {
+        ks_jw_knull(w, "gaps");
+        ks_jw_kstr(w, "gaps_reason", g && g->reason ? g->reason : "not computed");
+        return;
+    }
+    ks_jw_key(w, "gaps");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < g->n; i++) {
+        const ks_gap_device *d = &g->dev[i];
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", d->device);
+        ks_jw_kint(w, "threshold_ns", d->threshold_ns);
+        ks_jw_kuint(w, "count", d->count);
+        ks_jw_kint(w, "total_ns", d->total_ns);
+        ks_jw_kint(w, "idle_ns", d->idle_ns);
+        ks_jw_kint(w, "data_loading_ns", d->data_loading_ns);
+        ks_jw_key(w, "by_cpu_activity");
+        causes(w, t, d->by_cpu, d->nby_cpu, d->total_ns, "(nothing: CPU thread idle)");
+        ks_jw_key(w, "by_label");
+        causes(w, t, d->by_label, d->nby_label, d->total_ns, "(no label)");
+        ks_jw_key(w, "hta");
+        ks_jw_obj(w);
+        ks_jw_kint(w, "host_wait_ns", d->hta_host_wait_ns);
+        ks_jw_kint(w, "kernel_wait_ns", d->hta_kernel_wait_ns);
+        ks_jw_kint(w, "other_ns", d->hta_other_ns);
+        ks_jw_end_obj(w);
+        ks_jw_key(w, "longest");
+        ks_jw_arr(w);
+        for (size_t j = 0; j < d->nlongest; j++) {
+            ks_jw_obj(w);
+            ks_jw_kint(w, "start_ns", d->longest[j].start);
+            ks_jw_kint(w, "end_ns", d->longest[j].end);
+            ks_jw_kint(w, "dur_ns", d->longest[j].end - d->longest[j].start);
+            ks_jw_kstr(w, "while", d->longest[j].cause ? ks_trace_str(t, d->longest[j].cause) : "(nothing)");
+            ks_jw_end_obj(w);
+        }
+        ks_jw_end_arr(w);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void diagnoses_json(ks_jw *w, const ks_diagnoses *d)
+{
+    ks_jw_key(w, "diagnoses");
+    ks_jw_arr(w);
+    for (size_t i = 0; d && i < d->n; i++) {
+        const ks_diagnosis *x = &d->v[i];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "id", x->id);
+        ks_jw_kstr(w, "hypothesis", x->hypothesis);
+        ks_jw_kstr(w, "evidence", x->evidence);
+        ks_jw_kstr(w, "confidence", x->confidence);
+        ks_jw_kstr(w, "next_check", x->next_check);
+        ks_jw_kstr(w, "refuted_if", x->refuted_if);
+        if (x->validate_cmd)
+            ks_jw_kstr(w, "validate", x->validate_cmd);
+        else
+            ks_jw_knull(w, "validate");
+        ks_jw_key(w, "steps");
+        ks_jw_arr(w);
+        for (size_t j = 0; j < x->nsteps; j++)
+            ks_jw_int(w, x->steps[j]);
+        ks_jw_end_arr(w);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void smi_stats(ks_jw *w, const ks_smi_stats *s)
+{
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "samples", s->n);
+    ks_jw_kdouble(w, "util_min", s->util_min);
+    ks_jw_kdouble(w, "util_mean", s->util_mean);
+    ks_jw_kdouble(w, "util_max", s->util_max);
+    ks_jw_kdouble(w, "mem_used_min", s->mem_used_min);
+    ks_jw_kdouble(w, "mem_used_max", s->mem_used_max);
+    ks_jw_end_obj(w);
+}
+
+static void telemetry_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
+{
+    const ks_telemetry *tm = iv ? iv->telemetry : NULL;
+    if (!tm) {
+        ks_jw_knull(w, "telemetry");
+        return;
+    }
+    ks_jw_key(w, "telemetry");
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "utilization_meaning", "share of sample time with at least one kernel running, not efficiency");
+    ks_jw_kstr(w, "util_unit", tm->units_util);
+    ks_jw_kstr(w, "mem_unit", tm->units_mem);
+    ks_jw_kuint(w, "samples", tm->n);
+    ks_jw_kuint(w, "unknown_values", tm->unknown_values);
+    ks_jw_key(w, "gpus");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < tm->nuuids; i++)
+        ks_jw_str(w, tm->uuids[i]);
+    ks_jw_end_arr(w);
+    if (tm->reason)
+        ks_jw_kstr(w, "reason", tm->reason);
+    else
+        ks_jw_knull(w, "reason");
+    ks_jw_key(w, "window");
+    if (tm->reason && !tm->window.n)
+        ks_jw_null(w);
+    else {
+        smi_stats(w, &tm->window);
+    }
+    ks_jw_key(w, "trace_busy_share");
+    if (a->gpu && a->ngpu && a->gpu[0].span_ns)
+        ks_jw_double(w, (double)a->gpu[0].busy_ns / (double)a->gpu[0].span_ns);
+    else
+        ks_jw_null(w);
+    ks_jw_key(w, "steps");
+    ks_jw_arr(w);
+    const ks_steps *st = iv->steps;
+    for (size_t i = 0; i < tm->nsteps && st && i < st->n; i++) {
+        ks_jw_obj(w);
+        ks_jw_kint(w, "number", st->v[i].number);
+        ks_jw_key(w, "smi");
+        smi_stats(w, &tm->per_step[i]);
+        ks_jw_key(w, "trace_busy_share");
+        if (a->links.gpu_events && st->v[i].wall_ns)
+            ks_jw_double(w, (double)st->v[i].busy_ns / (double)st->v[i].wall_ns);
+        else
+            ks_jw_null(w);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_end_obj(w);
+}
+
+void ks_insights_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
+{
+    steps_json(w, a, iv ? iv->steps : NULL);
+    gaps_json(w, a, iv ? iv->gaps : NULL);
+    diagnoses_json(w, iv ? iv->diagnoses : NULL);
+    telemetry_json(w, a, iv);
+}

@@ -1,0 +1,330 @@
+/* tests/analysis/test_insights.c: steps, warm-up, breakdown, GPU idle gaps and their cause,
+ * diagnoses, --window, what-if and nvidia-smi telemetry on fixtures/insights/ (written by its
+ * gen.py). Every expected figure is derived by hand from the fixture's numbers (in us). */
+#include <math.h>
+
+#include "analysis_test.h"
+#include "kinesift/insights.h"
+
+typedef struct bundle {
+    ks_trace *t;
+    ks_analysis *a;
+    ks_steps st;
+    ks_gaps g;
+    ks_diagnoses d;
+} bundle;
+
+static void load(bundle *b, const char *fixture)
+{
+    ks_error err;
+    memset(b, 0, sizeof *b);
+    b->t = ks_test_load(ks_fixture(fixture));
+    b->a = analyse(b->t, NULL);
+    assert_int_equal(ks_steps_find(b->a, NULL, &b->st, &err), KS_OK);
+    assert_int_equal(ks_gaps_find(b->a, &b->st, NULL, &b->g, &err), KS_OK);
+    ks_diagnose(b->a, &b->st, &b->g, &b->d);
+}
+
+static void unload(bundle *b)
+{
+    ks_diagnoses_free(&b->d);
+    ks_gaps_free(&b->g);
+    ks_steps_free(&b->st);
+    ks_analysis_free(b->a);
+    ks_trace_free(b->t);
+}
+
+static const ks_diagnosis *dx(const bundle *b, const char *id)
+{
+    for (size_t i = 0; i < b->d.n; i++)
+        if (!strcmp(b->d.v[i].id, id))
+            return &b->d.v[i];
+    return NULL;
+}
+
+static const ks_gap_cause *cause(const bundle *b, const ks_gap_cause *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (name ? v[i].name && !strcmp(ks_trace_str(b->t, v[i].name), name) : !v[i].name)
+            return &v[i];
+    fail_msg("no cause %s", name ? name : "(nothing)");
+    return NULL;
+}
+
+static void steps_warmup_and_breakdown(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/input_pipeline.json");
+    assert_int_equal(b.st.n, 5);
+    assert_string_equal(b.st.source, "ProfilerStep#N");
+    /* walls 300, 100, 100, 100, 100: median 100, MAD 0, so the margin is 25 % of 100 */
+    assert_true(b.st.v[0].warmup);
+    assert_false(b.st.v[1].warmup);
+    assert_int_equal(b.st.nwarmup, 1);
+    assert_int_equal(b.st.nactive, 4);
+    assert_int_equal(b.st.active_median, 100 * US);
+    const ks_step *s = &b.st.v[1];
+    assert_int_equal(s->number, 1);
+    assert_int_equal(s->start, 300 * US);
+    assert_int_equal(s->end, 400 * US);
+    assert_int_equal(s->busy_ns, 30 * US);
+    assert_int_equal(s->idle_ns, 70 * US);
+    /* kernel [365,395); launch [361,363); lecture [300,360) and forward [360,400) are CPU exec */
+    assert_int_equal(s->breakdown[KS_ROLE_KERNEL], 30 * US);
+    assert_int_equal(s->breakdown[KS_ROLE_RUNTIME], 2 * US);
+    assert_int_equal(s->breakdown[KS_ROLE_CPU_EXEC], 68 * US);
+    assert_int_equal(s->breakdown[KS_ROLE_OTHER], 0);
+    for (size_t i = 0; i < b.st.n; i++) {
+        ks_ns sum = 0;
+        for (int r = 0; r < KS_ROLE_COUNT; r++)
+            sum += b.st.v[i].breakdown[r];
+        assert_int_equal(sum, b.st.v[i].wall_ns);
+    }
+    unload(&b);
+}
+
+static void gaps_attributed_to_data_loading(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/input_pipeline.json");
+    assert_int_equal(b.g.n, 1);
+    const ks_gap_device *d = &b.g.dev[0];
+    /* four gaps of 70 us: 5 us of forward, 60 reading, 1 forward, 2 launching, 2 forward */
+    assert_int_equal(d->count, 4);
+    assert_int_equal(d->total_ns, 280 * US);
+    assert_int_equal(d->idle_ns, 280 * US);
+    assert_int_equal(d->data_loading_ns, 240 * US);
+    const ks_gap_cause *c = cause(&b, d->by_cpu, d->nby_cpu, "lecture_batch_cpu");
+    assert_int_equal(c->total_ns, 240 * US);
+    assert_int_equal(c->count, 4);
+    assert_int_equal(cause(&b, d->by_cpu, d->nby_cpu, "forward")->total_ns, 32 * US);
+    assert_int_equal(cause(&b, d->by_cpu, d->nby_cpu, "cudaLaunchKernel")->total_ns, 8 * US);
+    assert_int_equal(cause(&b, d->by_label, d->nby_label, "forward")->total_ns, 40 * US);
+    assert_ptr_equal(&d->by_cpu[0], c); /* largest first */
+    /* every next kernel was launched after the GPU went idle: host wait */
+    assert_int_equal(d->hta_host_wait_ns, 280 * US);
+    const ks_diagnosis *x = dx(&b, "input_pipeline");
+    assert_non_null(x);
+    assert_string_equal(x->confidence, "high"); /* 240 of 280 us of idle time */
+    assert_int_equal(x->nsteps, 4);              /* the active steps, not the warm-up */
+    assert_int_equal(x->steps[0], 1);
+    assert_non_null(strstr(x->evidence, "lecture_batch_cpu"));
+    assert_non_null(x->next_check);
+    assert_non_null(x->refuted_if);
+    unload(&b);
+}
+
+static void repeated_upload_is_found(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/repeated_upload.json");
+    const ks_diagnosis *x = dx(&b, "repeated_upload");
+    assert_non_null(x);
+    /* the 4096-byte copy, not the 1 MiB input batch, which is the largest upload of each step */
+    assert_non_null(strstr(x->hypothesis, "4096 bytes"));
+    assert_string_equal(x->confidence, "medium");
+    assert_string_equal(x->validate_cmd, "kinesift validate constant-upload --bytes 4096 --uploads 1");
+    assert_int_equal(x->nsteps, 5);
+    assert_null(dx(&b, "small_launches"));
+    assert_null(dx(&b, "sync_in_loop"));
+    unload(&b);
+}
+
+static void tiny_kernels_are_found(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/tiny_kernels.json");
+    const ks_diagnosis *x = dx(&b, "small_launches");
+    assert_non_null(x);
+    assert_string_equal(x->confidence, "high");
+    assert_string_equal(x->validate_cmd, "kinesift validate small-kernels --kernels 100");
+    assert_non_null(strstr(x->evidence, "200 of 200 kernels"));
+    unload(&b);
+}
+
+static void sync_in_the_loop_is_found(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/sync_loop.json");
+    const ks_diagnosis *x = dx(&b, "sync_in_loop");
+    assert_non_null(x);
+    /* 4 x 48 us of cudaDeviceSynchronize in a 400 us window, in every step */
+    assert_string_equal(x->confidence, "high");
+    assert_non_null(strstr(x->evidence, "48%"));
+    assert_non_null(strstr(x->evidence, "in 4 of 4 active steps"));
+    assert_string_equal(x->validate_cmd, "kinesift validate sync-per-op --ops 1");
+    assert_int_equal(x->nsteps, 4);
+    assert_null(dx(&b, "input_pipeline"));
+    unload(&b);
+}
+
+static void cpu_only_trace(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "analysis/cpu_only.json");
+    assert_int_equal(b.st.n, 1);
+    assert_null(b.g.dev);
+    assert_non_null(strstr(b.g.reason, "not observed"));
+    for (size_t i = 0; i < b.d.n; i++)
+        assert_string_not_equal(b.d.v[i].id, "input_pipeline");
+    unload(&b);
+    /* and a trace without any step: one window, not a failure */
+    load(&b, "analysis/nesting.json");
+    assert_int_equal(b.st.n, 0);
+    assert_non_null(strstr(b.st.source, "whole trace"));
+    unload(&b);
+}
+
+static void windows(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/input_pipeline.json");
+    ks_ns w0, w1;
+    ks_error err;
+    assert_int_equal(ks_window_parse("steps:2-3", b.a, &b.st, &w0, &w1, &err), KS_OK);
+    assert_int_equal(w0, 400 * US);
+    assert_int_equal(w1, 600 * US);
+    assert_int_equal(ks_window_parse("steps:1", b.a, &b.st, &w0, &w1, &err), KS_OK);
+    assert_int_equal(w1 - w0, 100 * US);
+    assert_int_equal(ks_window_parse("100us:0.3ms", b.a, &b.st, &w0, &w1, &err), KS_OK);
+    assert_int_equal(w0, 100 * US);
+    assert_int_equal(w1, 300 * US);
+    assert_int_equal(ks_window_parse("steps:9", b.a, &b.st, &w0, &w1, &err), KS_ERR);
+    assert_int_equal(ks_window_parse("5ms:1ms", b.a, &b.st, &w0, &w1, &err), KS_ERR);
+    assert_int_equal(ks_window_parse("bogus", b.a, &b.st, &w0, &w1, &err), KS_ERR);
+    /* restricted to steps 2-3, the tables hold two kernels and the steps two entries */
+    assert_int_equal(ks_window_parse("steps:2-3", b.a, &b.st, &w0, &w1, &err), KS_OK);
+    assert_int_equal(ks_analysis_set_window(b.a, w0, w1, &err), KS_OK);
+    ks_steps_restrict(&b.st, w0, w1);
+    assert_int_equal(b.st.n, 2);
+    assert_int_equal(b.a->nkernels, 1);
+    assert_int_equal(b.a->kernels[0].count, 2);
+    assert_int_equal(b.a->gpu[0].busy_ns, 60 * US);
+    unload(&b);
+    ks_ns d;
+    assert_int_equal(ks_duration_parse("-1.5s", &d), 0);
+    assert_int_equal(d, -1500000000LL);
+    assert_int_equal(ks_duration_parse("250ms", &d), 0);
+    assert_int_equal(d, 250000000LL);
+    assert_int_equal(ks_duration_parse("10us", &d), 0);
+    assert_int_equal(d, 10000);
+    assert_int_not_equal(ks_duration_parse("10 parsecs", &d), 0);
+    assert_int_not_equal(ks_duration_parse("0.5ns", &d), 0);
+    ks_ns tz;
+    assert_int_equal(ks_tz_parse("+02:00", &tz), 0);
+    assert_int_equal(tz, 7200LL * 1000000000LL);
+    assert_int_equal(ks_tz_parse("-0530", &tz), 0);
+    assert_int_equal(tz, -19800LL * 1000000000LL);
+    assert_int_equal(ks_tz_parse("UTC", &tz), 0);
+    assert_int_equal(tz, 0);
+    assert_int_not_equal(ks_tz_parse("Europe/Paris", &tz), 0);
+}
+
+static ks_ns project(const ks_analysis *a, const ks_steps *st, const char *label, double f, ks_ns *model)
+{
+    ks_shrink sh = {label, f};
+    ks_whatif w;
+    ks_error err;
+    assert_int_equal(ks_whatif_run(a, st, &sh, 1, &w, &err), KS_OK);
+    assert_int_equal(w.n, 1);
+    ks_ns p = w.v[0].projected_ns;
+    *model = w.v[0].model_ns;
+    assert_int_equal(w.v[0].measured_ns, 100LL * 1000000000LL);
+    ks_whatif_free(&w);
+    return p;
+}
+
+static void whatif_seed_example(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/whatif_seed.json");
+    const ks_ns S = 1000000000LL;
+    ks_ns model;
+    /* CPU preparation 60 s, GPU 20 s, export 20 s: 100 s */
+    assert_int_equal(project(b.a, &b.st, "prep", 1.0, &model), 100 * S);
+    assert_int_equal(model, 100 * S);
+    /* preparation halved: 70 s */
+    assert_int_equal(project(b.a, &b.st, "prep", 0.5, &model), 70 * S);
+    /* GPU halved: 90 s, by its label or as @gpu */
+    assert_int_equal(project(b.a, &b.st, "gpu_phase", 0.5, &model), 90 * S);
+    assert_int_equal(project(b.a, &b.st, "@gpu", 0.5, &model), 90 * S);
+    /* export removed: 80 s */
+    assert_int_equal(project(b.a, &b.st, "export", 0.0, &model), 80 * S);
+    ks_shrink bad = {"prep", -1};
+    ks_whatif w;
+    ks_error err;
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &bad, 1, &w, &err), KS_ERR);
+    unload(&b);
+}
+
+static void telemetry_aligned_with_skew(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/telemetry.json");
+    ks_smi_opts o;
+    memset(&o, 0, sizeof o);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", ks_fixture("insights/smi.csv"));
+    o.path = path;
+    ks_telemetry tm;
+    ks_error err;
+    /* without a time zone: refused */
+    assert_int_equal(ks_telemetry_load(&o, b.a, &b.st, &tm, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "--smi-tz"));
+    o.tz_set = 1;
+    assert_int_equal(ks_tz_parse("+02:00", &o.tz_offset_ns), 0);
+    assert_int_equal(ks_duration_parse("-1.5s", &o.offset_ns), 0);
+    assert_int_equal(ks_telemetry_load(&o, b.a, &b.st, &tm, &err), KS_OK);
+    assert_null(tm.reason);
+    assert_int_equal(tm.n, 6);
+    assert_int_equal(tm.unknown_values, 2);
+    assert_string_equal(tm.units_util, "%");
+    assert_string_equal(tm.units_mem, "MiB");
+    /* samples at 0.25 .. 2.75 s: two per step */
+    assert_int_equal(tm.nsteps, 3);
+    assert_int_equal(tm.per_step[0].n, 2);
+    assert_true(tm.per_step[0].util_min == 10 && tm.per_step[0].util_max == 20 && tm.per_step[0].util_mean == 15);
+    /* step 1: utilization N/A in one sample, memory [Not Supported] in the other: unknown, not 0 */
+    assert_int_equal(tm.per_step[1].util_known, 1);
+    assert_true(tm.per_step[1].util_mean == 40);
+    assert_int_equal(tm.per_step[1].mem_known, 1);
+    assert_true(tm.per_step[1].mem_used_max == 1200);
+    assert_int_equal(tm.window.util_known, 5);
+    assert_true(fabs(tm.window.util_mean - 36.0) < 1e-9);
+    ks_telemetry_free(&tm);
+    /* without the skew correction the samples land 1.5 s late (1.75 .. 4.25 s): none in step 0,
+     * the first one alone in step 1 */
+    o.offset_ns = 0;
+    assert_int_equal(ks_telemetry_load(&o, b.a, &b.st, &tm, &err), KS_OK);
+    assert_int_equal(tm.per_step[0].n, 0);
+    assert_int_equal(tm.per_step[1].n, 1);
+    assert_true(tm.per_step[1].util_mean == 10);
+    assert_int_equal(tm.per_step[2].n, 2);
+    ks_telemetry_free(&tm);
+    unload(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(steps_warmup_and_breakdown),
+        cmocka_unit_test(gaps_attributed_to_data_loading),
+        cmocka_unit_test(repeated_upload_is_found),
+        cmocka_unit_test(tiny_kernels_are_found),
+        cmocka_unit_test(sync_in_the_loop_is_found),
+        cmocka_unit_test(cpu_only_trace),
+        cmocka_unit_test(windows),
+        cmocka_unit_test(whatif_seed_example),
+        cmocka_unit_test(telemetry_aligned_with_skew),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
