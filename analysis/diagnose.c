@@ -93,7 +93,7 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
     const ks_trace *t = a->trace;
     for (size_t i = 0, shown = 0; i < g->n && shown < 3; i++)
         for (size_t j = 0; j < g->dev[i].nby_label && shown < 3; j++)
-            if (g->dev[i].by_label[j].name) {
+            if (g->dev[i].by_label[j].name && g->dev[i].by_label[j].data) {
                 ks_buf_printf(&names, "%s\"%s\" (%s)", shown ? ", " : "", ks_trace_str(t, g->dev[i].by_label[j].name),
                               dur(b2, sizeof b2, g->dev[i].by_label[j].total_ns));
                 shown++;
@@ -101,7 +101,7 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
     x->hypothesis = fmtdup("The input pipeline may be starving the GPU: it waits while the CPU thread that "
                            "feeds it is loading data.");
     x->evidence = fmtdup("GPU idle for %s while the launching thread was inside data-loading ranges: %.0f%% of "
-                         "all GPU idle time and %.0f%% of the window. Largest idle-time labels: %s.",
+                         "all GPU idle time and %.0f%% of the window. Data-loading labels during the gaps: %s.",
                          dur(b1, sizeof b1, data), 100.0 * share, pct((double)data, (double)a->window_ns),
                          names.n ? ks_buf_cstr(&names) : "none");
     x->next_check = fmtdup("Run the same compute on batches prepared in advance (load a few batches once, keep "
@@ -337,7 +337,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             const char *n = ks_trace_str(t, e->name);
-            if (e->kind == KS_K_CPU_OP && (!strcmp(n, "aten::item") || !strcmp(n, "aten::_local_scalar_dense")))
+            if (e->kind == KS_K_CPU_OP && !strcmp(n, "aten::item"))
                 items++;
             if (!ks_kind_is_launch_api(e->kind) || !is_sync_call(n))
                 continue;
@@ -384,7 +384,8 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
     const ks_trace *t = a->trace;
     ks_ns total = 0;
     uint64_t copies = 0;
-    int64_t bytes = 0;
+    copy_group *v = NULL; /* by size: the size that costs most is the one to measure */
+    size_t n = 0, cap = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -395,27 +396,43 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 continue;
             copies++;
             total += e->dur;
-            if (e->flags & KS_EF_BYTES)
-                bytes += e->aux;
+            int64_t b = (e->flags & KS_EF_BYTES) ? e->aux : 0;
+            size_t j = 0;
+            while (j < n && v[j].bytes != b)
+                j++;
+            if (j == n) {
+                copy_group gnew = {b, 0, 0, INT64_MIN, 0};
+                KS_PUSH(v, n, cap, gnew);
+            }
+            v[j].copies++;
+            v[j].total += e->dur;
         }
     }
-    if (!copies || total * 20 < a->window_ns)
+    const copy_group *big = NULL;
+    for (size_t j = 0; j < n; j++)
+        if (!big || v[j].total > big->total)
+            big = &v[j];
+    if (!copies || total * 20 < a->window_ns) {
+        free(v);
         return;
+    }
     ks_diagnosis *x = add(out, "pageable_copy", "medium");
     char b1[32];
     x->hypothesis = fmtdup("Copies from pageable host memory may be slowing transfers and serialising them with "
                            "the host.");
-    x->evidence = fmtdup("%llu copies from or to pageable memory take %s, %.0f%% of the window.",
+    x->evidence = fmtdup("%llu copies from or to pageable memory take %s, %.0f%% of the window; most of that "
+                         "time goes to %llu copies of %lld bytes.",
                          (unsigned long long)copies, dur(b1, sizeof b1, total),
-                         pct((double)total, (double)a->window_ns));
+                         pct((double)total, (double)a->window_ns), (unsigned long long)big->copies,
+                         (long long)big->bytes);
     x->next_check = fmtdup("Allocate the host buffers pinned (pin_memory=True in the DataLoader, "
                            "tensor.pin_memory()) with non_blocking copies and compare.");
     x->refuted_if = fmtdup("pinned copies are not faster for these sizes.");
-    long long avg = copies ? (long long)(bytes / (int64_t)copies) : 0;
     size_t steps = st && st->nactive ? st->nactive : 1;
-    long long per = (long long)(copies / steps);
-    x->validate_cmd = fmtdup("kinesift validate pageable-copy --bytes %lld --copies %lld", avg > 0 ? avg : 1,
-                             per > 0 ? per : 1);
+    long long per = (long long)(big->copies / steps);
+    x->validate_cmd = fmtdup("kinesift validate pageable-copy --bytes %lld --copies %lld",
+                             big->bytes > 0 ? (long long)big->bytes : 1, per > 0 ? per : 1);
+    free(v);
 }
 
 /* ---- busy is not useful work --------------------------------------------------------------- */

@@ -162,10 +162,11 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
     free(stack);
 }
 
-static void merge_causes(cause_table *dst, cause_table *gap)
+static void merge_causes(gap_ctx *g, cause_table *dst, cause_table *gap)
 {
     for (size_t i = 0; i < gap->n; i++) {
         ks_gap_cause *c = cause(dst, gap->v[i].name, gap->v[i].kind);
+        c->data = c->name && is_data(g, c->name);
         c->count++;
         c->total_ns += gap->v[i].total_ns;
     }
@@ -264,8 +265,8 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
             cause(&g->label, 0, 0)->total_ns += len;
         }
         d->data_loading_ns += g->data_ns;
-        merge_causes(&cpu, &g->cpu);
-        merge_causes(&label, &g->label);
+        merge_causes(g, &cpu, &g->cpu);
+        merge_causes(g, &label, &g->label);
         ks_gap gp = {g0, g1, 0, KS_K_OTHER};
         ks_ns most = -1;
         for (size_t c = 0; c < g->cpu.n; c++)

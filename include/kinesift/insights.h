@@ -77,6 +77,7 @@ int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *step
 typedef struct ks_gap_cause {
     ks_str name;               /* 0: nothing (the CPU thread was idle) */
     uint8_t kind;              /* ks_kind of the slice, or KS_K_OTHER for nothing */
+    uint8_t data;              /* the name matches the data-loading pattern */
     uint64_t count;            /* gaps in which it appears */
     ks_ns total_ns;
 } ks_gap_cause;
