@@ -17,6 +17,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/util.h"
+#include "parser/numfast.h"
 #include "parser/reader.h"
 #include "parser/source_int.h"
 #include "parser/repair.h"
@@ -201,6 +202,9 @@ typedef struct parser {
     uint32_t last_track;
     int have_last_track;
     uint32_t last_series;
+    char last_cat[64];        /* the last category text (last_cat_len 0: none) and its id */
+    size_t last_cat_len;
+    uint16_t last_cat_id;
 } parser;
 
 static locale_t c_locale(void)
@@ -277,7 +281,7 @@ static ks_id parse_id_number(parser *p, const char *s, size_t len)
 {
     ks_id id = {0, KS_ID_NUM};
     int64_t v;
-    int r = ks_parse_int64(s, len, &v);
+    int r = int64_of(s, len, &v);
     if (r == KS_NUM_EXACT) {
         id.type = KS_ID_INT;
         id.v = v;
@@ -325,7 +329,7 @@ static int64_t parse_flow_id(const char *s, size_t len, int is_string, uint16_t 
 {
     int64_t v;
     if (!is_string) {
-        if (ks_parse_int64(s, len, &v) == KS_NUM_EXACT)
+        if (int64_of(s, len, &v) == KS_NUM_EXACT)
             return v;
         *flags |= KS_EF_FLOW_STRID;
         return (int64_t)ks_hash(s, len);
@@ -796,7 +800,22 @@ static int int_value(enum vtype vt, const char *s, size_t len, int64_t *v)
 {
     if (vt != V_NUMBER && vt != V_STRING)
         return 0;
-    return ks_parse_int64(s, len, v) == KS_NUM_EXACT;
+    return int64_of(s, len, v) == KS_NUM_EXACT;
+}
+
+/* ks_trace_cat, remembering the last category: events come in runs of the same one. */
+static uint16_t category(parser *p, const char *s, size_t len)
+{
+    if (len && len == p->last_cat_len && !memcmp(s, p->last_cat, len))
+        return p->last_cat_id;
+    uint16_t id = ks_trace_cat(p->t, s, len);
+    p->last_cat_len = 0;
+    if (len <= sizeof p->last_cat && p->t->ncats < UINT16_MAX) { /* a real id, not the overflow slot */
+        memcpy(p->last_cat, s, len);
+        p->last_cat_len = len;
+        p->last_cat_id = id;
+    }
+    return id;
 }
 
 static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
@@ -819,20 +838,20 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
         break;
     case K_CAT:
         if (vt == V_STRING) {
-            e->cat = ks_trace_cat(t, s, len);
+            e->cat = category(p, s, len);
             e->has_cat = 1;
         }
         break;
     case K_TS:
         if (vt == V_NUMBER || vt == V_STRING) {
             e->has_ts = 1;
-            e->ts_status = ks_parse_us_to_ns(s, len, &e->ts);
+            e->ts_status = us_to_ns(s, len, &e->ts);
         }
         break;
     case K_DUR:
         if (vt == V_NUMBER || vt == V_STRING) {
             e->has_dur = 1;
-            e->dur_status = ks_parse_us_to_ns(s, len, &e->dur);
+            e->dur_status = us_to_ns(s, len, &e->dur);
         }
         break;
     case K_PID:
@@ -842,7 +861,7 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
             id = parse_id_number(p, s, len);
         else if (vt == V_STRING) {
             int64_t v;
-            if (canonical_int(s, len) && ks_parse_int64(s, len, &v) == KS_NUM_EXACT) {
+            if (canonical_int(s, len) && int64_of(s, len, &v) == KS_NUM_EXACT) {
                 /* "25738": 2021 Kineto wrote the same thread as a string on slices and as a
                  * number on instants and flows; a canonical decimal string is that number */
                 id.type = KS_ID_INT;

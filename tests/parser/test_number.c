@@ -1,6 +1,7 @@
 /* tests/parser/test_number.c: exact conversion of timestamp text to int64 ns (number.c). Every
  * expected value is worked out by hand from the decimal text. */
 #include "ks_test.h"
+#include "parser/numfast.h"
 
 static void expect(const char *s, int rc, int64_t ns)
 {
@@ -103,6 +104,58 @@ static void int64_parsing(void **state)
     assert_int_equal(ks_parse_int64("", 0, &v), KS_NUM_SYNTAX);
 }
 
+/* The fast paths of parser/numfast.h give exactly the full parsers' results: on boundary values
+ * and on a million generated number texts (well-formed and not). */
+static void fast_paths_agree_with_full_parsers(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {
+        "0", "-0", "00", "007", "-", "", ".", "1.", ".5", "1.5", "-1.5", "1.123", "1.1234", "1e3",
+        "9223372036854775", "9223372036854775.807", "9223372036854775.808", "-9223372036854775.808",
+        "-9223372036854775.809", "9223372036854776", "9999999999999999", "9999999999999999.999",
+        "-9999999999999999", "99999999999999999", "999999999999999999", "-999999999999999999",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1623142623460111",
+        "1623142623460111.5", "12 ", " 12", "1-2", "--1", "+1", "1.2.3", "0.000", "-0.001",
+    };
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    char buf[64];
+    for (size_t k = 0; k < 1000000 + sizeof fixed / sizeof *fixed; k++) {
+        const char *s;
+        size_t len;
+        if (k < sizeof fixed / sizeof *fixed) {
+            s = fixed[k];
+            len = strlen(s);
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            len = 0;
+            if (x & 1)
+                buf[len++] = '-';
+            int nint = (int)((x >> 1) % 21), nfrac = (int)((x >> 6) % 7) - 1;
+            for (int i = 0; i < nint; i++)
+                buf[len++] = (char)('0' + (x >> (11 + i % 40)) % 10);
+            if (nfrac >= 0) {
+                buf[len++] = '.';
+                for (int i = 0; i < nfrac; i++)
+                    buf[len++] = (char)('0' + (x >> (13 + i)) % 10);
+            }
+            if ((x >> 50) % 16 == 0)
+                buf[(x >> 54) % (len + 1)] = "e+ x.-0"[(x >> 58) % 7]; /* damage one byte */
+            s = buf;
+        }
+        int64_t a = 0, b = 0;
+        int ra = ks_parse_int64(s, len, &a), rb = int64_of(s, len, &b);
+        if (ra != rb || a != b)
+            fail_msg("int64 \"%.*s\": %d %lld vs fast %d %lld", (int)len, s, ra, (long long)a, rb, (long long)b);
+        a = b = 0;
+        ra = ks_parse_us_to_ns(s, len, &a);
+        rb = us_to_ns(s, len, &b);
+        if (ra != rb || a != b)
+            fail_msg("us \"%.*s\": %d %lld vs fast %d %lld", (int)len, s, ra, (long long)a, rb, (long long)b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +167,7 @@ int main(void)
         cmocka_unit_test(out_of_range_is_an_error),
         cmocka_unit_test(syntax_errors),
         cmocka_unit_test(int64_parsing),
+        cmocka_unit_test(fast_paths_agree_with_full_parsers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

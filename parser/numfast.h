@@ -1,0 +1,67 @@
+/* parser/numfast.h: fast paths of parser/number.c for the number forms that fill real traces
+ * (short integers, microseconds with at most 3 fraction digits). Each gives exactly the result of
+ * the full function (tests/parser/test_number.c compares them on millions of inputs) and hands
+ * every other form to it. Internal to parser/. */
+#ifndef KS_NUMFAST_H
+#define KS_NUMFAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kinesift/parse.h"
+
+/* ks_parse_int64 for the common short form -?[0-9]{1,18} (cannot overflow), else the full one. */
+static inline int int64_of(const char *s, size_t len, int64_t *v)
+{
+    size_t i = len && s[0] == '-';
+    if (len > i && len - i <= 18) {
+        uint64_t acc = 0;
+        size_t j = i;
+        for (; j < len; j++) {
+            unsigned d = (unsigned)((unsigned char)s[j] - '0');
+            if (d > 9)
+                break;
+            acc = acc * 10 + d;
+        }
+        if (j == len) {
+            *v = i ? -(int64_t)acc : (int64_t)acc;
+            return KS_NUM_EXACT;
+        }
+    }
+    return ks_parse_int64(s, len, v);
+}
+
+/* ks_parse_us_to_ns for -?[0-9]{1,16}(.[0-9]{1,3})? whose value fits (exact by construction),
+ * else the full one. */
+static inline int us_to_ns(const char *s, size_t len, int64_t *ns)
+{
+    static const uint64_t frac_scale[4] = {1, 100, 10, 1};
+    size_t i = len && s[0] == '-', d0 = i;
+    uint64_t acc = 0;
+    while (i < len && i - d0 < 17 && (unsigned)((unsigned char)s[i] - '0') <= 9)
+        acc = acc * 10 + (unsigned)(s[i++] - '0');
+    size_t nint = i - d0;
+    if (nint == 0 || nint > 16)
+        return ks_parse_us_to_ns(s, len, ns);
+    uint64_t frac = 0;
+    size_t nfrac = 0;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && nfrac < 4 && (unsigned)((unsigned char)s[i] - '0') <= 9) {
+            frac = frac * 10 + (unsigned)(s[i++] - '0');
+            nfrac++;
+        }
+        if (nfrac == 0 || nfrac > 3)
+            return ks_parse_us_to_ns(s, len, ns);
+    }
+    if (i != len)
+        return ks_parse_us_to_ns(s, len, ns);
+    uint64_t u = acc * 1000 + frac * frac_scale[nfrac]; /* < 10^19: no wrap */
+    int neg = d0 == 1;
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return ks_parse_us_to_ns(s, len, ns);
+    *ns = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return KS_NUM_EXACT;
+}
+
+#endif
