@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh: install what is missing, build, and run the main job (kinesift analyze) on the bundled
-# example trace. Idempotent; fast when everything is already there.
+# run.sh: install what is missing (Debian 12 packages, as root), build, and run the main job —
+# `kinesift analyze` — on the bundled example trace. Idempotent; fast when everything is there.
 set -eu
 cd "$(dirname "$0")"
 ./scripts/deps.sh
@@ -9,10 +9,5 @@ if [ ! -f build/build.ninja ]; then
 fi
 ninja -C build >/dev/null
 EXAMPLE=fixtures/example/train_step.json
-echo "== kinesift stats $EXAMPLE"
-./build/cli/kinesift stats "$EXAMPLE"
-if ./build/cli/kinesift help analyze 2>/dev/null | grep -q "usage: kinesift analyze FILE"; then
-    echo
-    echo "== kinesift analyze $EXAMPLE"
-    ./build/cli/kinesift analyze "$EXAMPLE"
-fi
+echo "== kinesift analyze $EXAMPLE"
+exec ./build/cli/kinesift analyze "$EXAMPLE"
