@@ -3,6 +3,7 @@
  * fields that carry the trace's structure (ph, ts, dur, pid, tid, id, bp, s, cat, ...) are never
  * touched; args keys may be dropped, kept, stripped with --shapes or mapped (Addr); a key whose
  * name says it holds a secret has its value replaced whatever its shape. */
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
@@ -106,36 +107,54 @@ static int part_is(const char *p, size_t l, const char *w)
     return strlen(w) == l && !strncasecmp(p, w, l);
 }
 
+/* a part that names a secret: token, secret(s), credential(s), auth, authorization, apikey,
+ * passphrase, passw* (caseless) */
+static int secret_part(const char *p, size_t l)
+{
+    char c = (char)(p[0] | 0x20);
+    switch (c) {
+    case 't': return part_is(p, l, "token");
+    case 's': return part_is(p, l, "secret") || part_is(p, l, "secrets");
+    case 'c': return part_is(p, l, "credential") || part_is(p, l, "credentials");
+    case 'a':
+        return part_is(p, l, "auth") || part_is(p, l, "authorization") || part_is(p, l, "apikey");
+    case 'p':
+        return part_is(p, l, "passphrase") || (l >= 5 && !strncasecmp(p, "passw", 5));
+    }
+    return 0;
+}
+
+static int key_pair(const char *p, size_t l, const char *q, size_t ql)
+{
+    char c = (char)(p[0] | 0x20);
+    if ((c != 'a' && c != 'p' && c != 's') || !part_is(q, ql, "key"))
+        return 0;
+    return part_is(p, l, "api") || part_is(p, l, "private") || part_is(p, l, "secret");
+}
+
+static int is_delim(char c)
+{
+    return c == '_' || c == '-' || c == '.' || c == ' ';
+}
+
 int ks_rd_sensitive_key(const char *k, size_t n)
 {
     if (n < 4)
         return 0;
-    const char *parts[16];
-    size_t lens[16], np = 0;
-    size_t i = 0;
-    while (i < n && np < 16) {
-        while (i < n && (k[i] == '_' || k[i] == '-' || k[i] == '.' || k[i] == ' '))
+    const char *prev = NULL;
+    size_t prevl = 0, i = 0;
+    while (i < n) {
+        while (i < n && is_delim(k[i]))
             i++;
         size_t b = i;
-        while (i < n && !(k[i] == '_' || k[i] == '-' || k[i] == '.' || k[i] == ' '))
+        while (i < n && !is_delim(k[i]))
             i++;
-        if (i > b) {
-            parts[np] = k + b;
-            lens[np++] = i - b;
-        }
-    }
-    for (size_t j = 0; j < np; j++) {
-        const char *p = parts[j];
-        size_t l = lens[j];
-        if (part_is(p, l, "token") || part_is(p, l, "secret") || part_is(p, l, "secrets") ||
-            part_is(p, l, "credential") || part_is(p, l, "credentials") ||
-            part_is(p, l, "auth") || part_is(p, l, "authorization") ||
-            part_is(p, l, "apikey") || part_is(p, l, "passphrase") ||
-            (l >= 5 && !strncasecmp(p, "passw", 5)))
+        if (i == b)
+            break;
+        if (secret_part(k + b, i - b) || (prev && key_pair(prev, prevl, k + b, i - b)))
             return 1;
-        if (j + 1 < np && part_is(parts[j + 1], lens[j + 1], "key") &&
-            (part_is(p, l, "api") || part_is(p, l, "private") || part_is(p, l, "secret")))
-            return 1;
+        prev = k + b;
+        prevl = i - b;
     }
     return 0;
 }
@@ -156,6 +175,51 @@ int ks_rd_inner_role(const char *k, size_t n, int *rule)
         return ROLE_STRIP;
     }
     return ROLE_SCAN;
+}
+
+/* Kineto's args keys (docs/trace-format.md §3.2) and the M events' args */
+static const char *const known_args[] = {
+    "External id", "external id", "correlation", "Ev Idx", "Profiler Event Index",
+    "Record function id", "Input Dims", "Input Strides", "Input type", "Concrete Inputs",
+    "Call stack", "Module Hierarchy", "Fwd thread id", "Sequence number", "Backend",
+    "kernel_backend", "kernel_hash", "kernel_file", "grid", "block", "stream", "Collective name",
+    "dtype", "In msg nelems", "Out msg nelems", "In split size", "Out split size",
+    "Global rank start", "Global rank stride", "Group size", "Process Group Name",
+    "Process Group Description", "Process Group Ranks", "Rank", "Src Rank", "Dst Rank", "Seq",
+    "Input Tensors start", "Output Tensors start", "Is asynchronized op", "Comms Id",
+    "Python id", "Python parent id", "Python module id", "Python thread", "CallFrom", "queued",
+    "device", "context", "registers per thread", "shared memory", "blocks per SM",
+    "warps per SM", "est. achieved occupancy %", "theoretical occupancy %", "graph id",
+    "graph node id", "priority", "limitingFactors", "occupancy", "kernel", "cid", "hsa_queue",
+    "bytes", "memory bandwidth (GB/s)", "fromDevice", "inDevice", "toDevice", "fromContext",
+    "inContext", "toContext", "cuda_sync_kind", "wait_on_stream",
+    "wait_on_cuda_event_record_corr_id", "wait_on_cuda_event_id", "cbid", "Device Type",
+    "Device Id", "Addr", "Bytes", "Total Allocated", "Total Reserved", "finished", "name",
+    "labels", "sort_index", "Op count", "Trace name", "Trace iteration", "Device",
+};
+
+#define KNOWN_SLOTS 512
+static const char *known_set[KNOWN_SLOTS];
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+
+static void known_build(void)
+{
+    for (size_t i = 0; i < sizeof known_args / sizeof known_args[0]; i++) {
+        size_t h = ks_hash(known_args[i], strlen(known_args[i])) & (KNOWN_SLOTS - 1);
+        while (known_set[h])
+            h = (h + 1) & (KNOWN_SLOTS - 1);
+        known_set[h] = known_args[i];
+    }
+}
+
+int ks_rd_known_arg_key(const char *k, size_t n)
+{
+    pthread_once(&known_once, known_build);
+    size_t h = ks_hash(k, n) & (KNOWN_SLOTS - 1);
+    for (; known_set[h]; h = (h + 1) & (KNOWN_SLOTS - 1))
+        if (strlen(known_set[h]) == n && !memcmp(known_set[h], k, n))
+            return 1;
+    return 0;
 }
 
 int ks_rd_args_role(const ks_redactor *rd, const char *k, size_t n, int *rule)

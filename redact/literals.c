@@ -80,6 +80,14 @@ static int known(const ks_redactor *rd, const char *v, size_t n)
 
 static void add(ks_redactor *rd, int cls, const char *v, size_t n)
 {
+    unsigned char c = (unsigned char)v[0];
+    rd->lit_first[c] = 1;
+    if (c >= 'a' && c <= 'z')
+        rd->lit_first[c - 32] = 1;
+    if (c >= 'A' && c <= 'Z')
+        rd->lit_first[c + 32] = 1;
+    if (!rd->nlits || n < rd->lit_min)
+        rd->lit_min = n;
     KS_GROW(rd->lits, rd->lits_cap, rd->nlits + 1);
     ks_rd_literal *l = &rd->lits[rd->nlits++];
     l->text = ks_xstrndup(v, n);
@@ -246,6 +254,16 @@ static const ks_rd_literal *which(const ks_redactor *rd, const char *s, size_t n
         if (rd->lits[i].n == n && !strncasecmp(rd->lits[i].text, s, n))
             return &rd->lits[i];
     return NULL;
+}
+
+int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n)
+{
+    if (!rd->nlits || n < rd->lit_min)
+        return 0;
+    for (size_t i = 0; i + rd->lit_min <= n; i++)
+        if (rd->lit_first[(unsigned char)s[i]] && (i == 0 || !alnum((unsigned char)s[i - 1])))
+            return 1;
+    return 0;
 }
 
 int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)

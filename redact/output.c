@@ -56,6 +56,9 @@ static int check_target(const ks_redact_output *o, ks_error *err)
     }
     if (S_ISDIR(so.st_mode))
         return ks_error_set(err, "%s: is a directory", o->path);
+    if (!S_ISREG(so.st_mode)) /* /dev/null, a FIFO: the rename would replace the node itself */
+        return ks_error_set(err, "%s: not a regular file (write to standard output instead)",
+                            o->path);
     if (o->input && strcmp(o->input, "-") && stat(o->input, &si) == 0 && same_file(&so, &si))
         return ks_error_set(err, "%s: is the input; refusing to write over it", o->path);
     if (!o->force)

@@ -56,8 +56,10 @@ typedef struct cache_slot {
 
 struct ks_rd_pseudo {
     EVP_MAC *mac;
-    EVP_MAC_CTX *ctx;
-    unsigned char key[32]; /* a random key drawn for this run */
+    EVP_MAC_CTX *ctx;      /* set up at the first token: a clean trace never loads OpenSSL's
+                              provider */
+    unsigned char *key;    /* a copy until then (cleansed afterwards) */
+    size_t klen;
     tok_table t[KS_NCLS];
     cache_slot *cache;
 };
@@ -100,6 +102,14 @@ static void digest_of(ks_rd_pseudo *p, int cls, const char *v, size_t n, unsigne
 {
     const char *name = cls_prefix[cls];
     size_t ol = 0;
+    if (!p->ctx) {
+        p->ctx = hmac_ctx(&p->mac, p->key, p->klen);
+        OPENSSL_cleanse(p->key, p->klen);
+        if (!p->ctx) {
+            fprintf(stderr, "kinesift: cannot set up HMAC-SHA256 (OpenSSL)\n");
+            abort();
+        }
+    }
     /* a NULL key re-initialises with the key already set */
     if (!EVP_MAC_init(p->ctx, NULL, 0, NULL) ||
         !EVP_MAC_update(p->ctx, (const unsigned char *)name, strlen(name) + 1) ||
@@ -113,29 +123,25 @@ static void digest_of(ks_rd_pseudo *p, int cls, const char *v, size_t n, unsigne
 ks_rd_pseudo *ks_rd_pseudo_new(const unsigned char *key, size_t len)
 {
     ks_rd_pseudo *p = ks_xcalloc(1, sizeof *p);
-    const unsigned char *k = key;
-    size_t kl = len;
-    if (!key || !len) {
+    if (key && len) {
+        p->key = ks_xmalloc(len);
+        memcpy(p->key, key, len);
+        p->klen = len;
+    } else {
+        p->key = ks_xmalloc(32);
+        p->klen = 32;
         size_t got = 0;
         while (got < 32) {
             ssize_t r = getrandom(p->key + got, 32 - got, 0);
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0) {
+                free(p->key);
                 free(p);
                 return NULL;
             }
             got += (size_t)r;
         }
-        k = p->key;
-        kl = 32;
-    }
-    /* OpenSSL keeps its own copy of the key (HMAC hashes keys longer than a block itself) */
-    p->ctx = hmac_ctx(&p->mac, k, kl);
-    if (!p->ctx) {
-        OPENSSL_cleanse(p->key, sizeof p->key);
-        free(p);
-        return NULL;
     }
     for (int c = 0; c < KS_NCLS; c++)
         p->t[c].hexlen = HEX_MIN;
@@ -149,7 +155,8 @@ void ks_rd_pseudo_free(ks_rd_pseudo *p)
         return;
     EVP_MAC_CTX_free(p->ctx);
     EVP_MAC_free(p->mac);
-    OPENSSL_cleanse(p->key, sizeof p->key);
+    OPENSSL_cleanse(p->key, p->klen);
+    free(p->key);
     for (int c = 0; c < KS_NCLS; c++)
         free(p->t[c].v);
     for (size_t i = 0; i < CACHE_SLOTS; i++)

@@ -120,6 +120,24 @@ int ks_rd_is_token(const char *s, size_t n);
 /* 1 when [pos, pos+len) lies inside a token of s. */
 int ks_rd_in_token(const char *s, size_t n, size_t pos, size_t len);
 
+/* A quick 64-bit hash for the caches (8 bytes at a time; not for security). */
+static inline uint64_t ks_rd_fast_hash(const char *s, size_t n)
+{
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ULL, w;
+    while (n >= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    w = 0; /* the tail byte by byte in a register (a memcpy to the stack stalls the load) */
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 32);
+}
+
 /* ---- rewriting a string piece by piece --------------------------------------------------- */
 
 /* Detectors copy the input up to each match, write the replacement, and go on after the match.
@@ -186,6 +204,8 @@ struct ks_redactor {
     size_t nlits, lits_cap;
     ks_rd_re re_lits;
     int lits_dirty;
+    uint8_t lit_first[256];    /* first bytes of the literals, both cases */
+    size_t lit_min;            /* shortest literal */
     uint64_t lit_gen;          /* literals learned so far (ever) */
 
     uint64_t *counts;          /* per rule: builtin, then user rules */
@@ -198,6 +218,10 @@ struct ks_redactor {
     int learning;              /* 0 while scanning a string's own text is not to learn */
 
     ks_buf sa, sb, tmp;        /* scratch for the scanner pipeline */
+    struct ks_rd_scache *scache; /* results of recent strings (scan.c) */
+    /* rewrites recorded while a string is scanned, replayed on a cache hit */
+    struct ks_rd_rec { uint16_t rule; uint32_t len; } rec[256];
+    int nrec;                  /* -1: not recording, 257: overflowed */
 
     ks_rd_hit_fn hit;
     void *hit_ctx;
@@ -221,6 +245,8 @@ void ks_rd_words_add(ks_redactor *rd, const char *s, size_t n);
 void ks_rd_words_reset(ks_redactor *rd);
 void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n);
 int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* 0 when no literal can occur in s (no word starts with a literal's first byte) */
+int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n);
 /* Literals learned after generation gen: fills a PCRE2 alternation in *re (caseless, word
  * bounded); returns how many. */
 size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err);
@@ -255,6 +281,7 @@ int ks_rd_det_user_rules(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
 /* Run the scanners on a decoded string. Returns 1 with the new text in (*res, *rn) (valid until
  * the next call) when anything changed, else 0. */
 int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_t *rn);
+void ks_rd_scache_free(ks_redactor *rd);
 
 /* fields.c: what a key means */
 enum ks_rd_role {
@@ -282,6 +309,8 @@ int ks_rd_event_role(const char *k, size_t n);
 int ks_rd_args_role(const ks_redactor *rd, const char *k, size_t n, int *rule);
 /* any depth: sensitive keys, pip lists; ROLE_SCAN otherwise */
 int ks_rd_inner_role(const char *k, size_t n, int *rule);
+/* keys the trace format defines (Kineto args, M args): never rewritten, the analyses read them */
+int ks_rd_known_arg_key(const char *k, size_t n);
 int ks_rd_sensitive_key(const char *k, size_t n);
 int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname);
 int ks_rd_is_profiler_step(const char *s, size_t n);

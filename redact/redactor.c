@@ -108,6 +108,7 @@ int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
     rd->counts = ks_xcalloc(rd->nrules, sizeof *rd->counts);
     for (size_t i = 0; i < o->ndeny; i++)
         ks_rd_add_deny(rd, o->deny[i], strlen(o->deny[i]));
+    rd->nrec = -1;
     ks_rd_words_reset(rd);
     learn_own_host(rd);
     *out = rd;
@@ -133,6 +134,7 @@ void ks_redactor_free(ks_redactor *rd)
     free(rd->lits);
     free(rd->counts);
     free(rd->words);
+    ks_rd_scache_free(rd);
     ks_buf_free(&rd->sa);
     ks_buf_free(&rd->sb);
     ks_buf_free(&rd->tmp);
@@ -142,6 +144,13 @@ void ks_redactor_free(ks_redactor *rd)
 void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
 {
     rd->counts[rule]++;
+    if (rd->nrec >= 0 && rd->nrec < (int)(sizeof rd->rec / sizeof rd->rec[0])) {
+        rd->rec[rd->nrec].rule = (uint16_t)rule;
+        rd->rec[rd->nrec].len = (uint32_t)len;
+        rd->nrec++;
+    } else if (rd->nrec >= 0) {
+        rd->nrec = (int)(sizeof rd->rec / sizeof rd->rec[0]) + 1;
+    }
     if (rd->hit)
         rd->hit(rd->hit_ctx, rule, len);
 }

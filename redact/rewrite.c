@@ -41,8 +41,18 @@ typedef struct frame {
     uint8_t keylen, key_masked;
 } frame;
 
+/* the meaning of a key in a kind of container, remembered: keys repeat in every event */
+#define KC_SLOTS 1024
+#define KC_KEY 40
+typedef struct key_slot {
+    uint8_t used, kind, role, scan, n;
+    uint16_t rule;
+    char k[KC_KEY];
+} key_slot;
+
 typedef struct eng {
     ks_redactor *rd;
+    key_slot *kc;
     int check;
     yajl_handle h;
     ks_error *err;
@@ -56,7 +66,9 @@ typedef struct eng {
     uint64_t win_base;       /* filtered offset of win[0] */
     uint64_t run_base;       /* filtered offset of the current yajl run */
     uint64_t flushed;        /* output done (or discarded) up to here */
-    uint64_t prev_end;       /* end of the previous token */
+    uint64_t prev_end;       /* end of the last token known complete (a flush point) */
+    unsigned nvals;          /* values since the last flush point */
+    int seen;                /* any value at all */
     int discard;             /* inside a stripped container: bytes are dropped */
     size_t discard_depth;
 
@@ -88,7 +100,7 @@ typedef struct eng {
     int in_key;
     uint64_t tok_start;      /* start of the token being scanned (UINT64_MAX: unknown) */
     ks_buf path;
-    ks_buf enc;
+    ks_buf enc;              /* scratch */
 } eng;
 
 /* ---- output ------------------------------------------------------------------------------- */
@@ -127,35 +139,42 @@ static void emit_upto(eng *e, uint64_t off)
     e->flushed = off;
 }
 
-/* JSON string encoding of a rewritten value */
-static void encode(ks_buf *b, const char *s, size_t n)
+/* JSON string encoding of a rewritten value, straight into the output */
+static const unsigned char needs_escape[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+    [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+    [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+    [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
+static void encode_out(eng *e, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    b->n = 0;
-    ks_buf_putc(b, '"');
+    out_put(e, "\"", 1);
     size_t last = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!needs_escape[c])
             continue;
-        ks_buf_put(b, s + last, i - last);
+        out_put(e, s + last, i - last);
         last = i + 1;
         switch (c) {
-        case '"': ks_buf_puts(b, "\\\""); break;
-        case '\\': ks_buf_puts(b, "\\\\"); break;
-        case '\n': ks_buf_puts(b, "\\n"); break;
-        case '\r': ks_buf_puts(b, "\\r"); break;
-        case '\t': ks_buf_puts(b, "\\t"); break;
-        case '\b': ks_buf_puts(b, "\\b"); break;
-        case '\f': ks_buf_puts(b, "\\f"); break;
+        case '"': out_put(e, "\\\"", 2); break;
+        case '\\': out_put(e, "\\\\", 2); break;
+        case '\n': out_put(e, "\\n", 2); break;
+        case '\r': out_put(e, "\\r", 2); break;
+        case '\t': out_put(e, "\\t", 2); break;
+        case '\b': out_put(e, "\\b", 2); break;
+        case '\f': out_put(e, "\\f", 2); break;
         default: {
             char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            ks_buf_put(b, u, 6);
+            out_put(e, u, 6);
         }
         }
     }
-    ks_buf_put(b, s + last, n - last);
-    ks_buf_putc(b, '"');
+    out_put(e, s + last, n - last);
+    out_put(e, "\"", 1);
 }
 
 /* Replace the token [start, end) by a JSON string. */
@@ -164,8 +183,7 @@ static void replace_str(eng *e, uint64_t start, uint64_t end, const char *s, siz
     if (e->check || e->discard)
         return;
     emit_upto(e, start);
-    encode(&e->enc, s, n);
-    out_put(e, e->enc.p, e->enc.n);
+    encode_out(e, s, n);
     e->flushed = end;
     e->res->strings_rewritten++;
 }
@@ -186,15 +204,40 @@ static uint64_t tok_end(eng *e)
     return e->run_base + yajl_get_bytes_consumed(e->h);
 }
 
-/* the opening quote of the string token that ends at end: the first '"' after the previous
- * token (only blanks, ',' and ':' lie between) */
-static uint64_t string_start(eng *e)
+/* The opening quote of the string token that ends at end (its closing quote is at end - 1):
+ * the nearest '"' before it that is not escaped (preceded by an even number of '\\'). When
+ * yajl handed out a pointer into the run, the string has no escapes: it starts n + 2 bytes
+ * before its end. */
+static uint64_t string_start_n(eng *e, uint64_t end, const char *s, size_t n)
 {
-    uint64_t p = e->prev_end;
-    uint64_t lim = e->win_base + e->win_len;
-    while (p < lim && e->win[p - e->win_base] != '"')
-        p++;
-    return p;
+    const char *run = e->rep.res;
+    if (s && s >= run && s < run + e->rep.res_len && end >= n + 2)
+        return end - n - 2;
+    const char *w = e->win;
+    size_t p = (size_t)(end - 1 - e->win_base); /* the closing quote */
+    for (;;) {
+        const char *q = memrchr(w, '"', p);
+        if (!q)
+            return e->win_base;
+        size_t i = (size_t)(q - w), k = i;
+        while (k > 0 && w[k - 1] == '\\')
+            k--;
+        if (((i - k) & 1) == 0)
+            return e->win_base + i;
+        p = i;
+    }
+}
+
+static uint64_t string_start(eng *e, uint64_t end)
+{
+    return string_start_n(e, end, NULL, 0);
+}
+
+/* a complete token ends here: everything before may be flushed after the run */
+static void mark(eng *e, uint64_t end)
+{
+    if (end > e->prev_end)
+        e->prev_end = end;
 }
 
 /* input offset of a filtered offset (exact within the current run) */
@@ -307,6 +350,11 @@ typedef struct vctx {
 /* what the value about to be read means; counts the element of an array */
 static void value_ctx(eng *e, vctx *v)
 {
+    e->seen = 1;
+    if (++e->nvals >= 64) { /* keep the window short in long runs of scalars */
+        e->nvals = 0;
+        mark(e, tok_end(e));
+    }
     frame *p = &e->st[e->depth];
     v->parent = p;
     v->learn = LEARN_NONE;
@@ -430,7 +478,7 @@ static int rewrite_value(eng *e, const vctx *v, const char *s, size_t n, int is_
     case ROLE_TRACENAME: {
         if (!is_string)
             return 0;
-        ks_buf *t = &e->enc; /* free until the replacement is encoded */
+        ks_buf *t = &e->enc; /* scratch for the base name */
         t->n = 0;
         ks_rd_trace_name(rd, s, n, t);
         int named = t->n != n || memcmp(t->p, s, n);
@@ -459,22 +507,16 @@ static int rewrite_value(eng *e, const vctx *v, const char *s, size_t n, int is_
     return 1;
 }
 
-static void after_token(eng *e, uint64_t end)
-{
-    e->prev_end = end;
-}
-
-/* A string copied verbatim that spells letters as \u escapes would hide a literal learned later
+/* A string copied verbatim that spells letters as \\u escapes would hide a literal learned later
  * from the byte search of verify.c: count them (yajl hands out a pointer into the run only for
- * strings without escapes). */
-static void note_copy(eng *e, const char *s, uint64_t end)
+ * strings without escapes that lie within one run). */
+static void note_copy(eng *e, const char *s)
 {
     const char *run = e->rep.res;
     if (s >= run && s < run + e->rep.res_len)
         return;
-    uint64_t st = string_start(e);
-    if (st < e->win_base || end > e->win_base + e->win_len)
-        return;
+    uint64_t end = tok_end(e);
+    uint64_t st = string_start(e, end);
     if (memmem(e->win + (st - e->win_base), (size_t)(end - st), "\\u", 2))
         e->res->escaped_copies++;
 }
@@ -483,22 +525,28 @@ static int on_string(void *ctx, const unsigned char *us, size_t n)
 {
     eng *e = ctx;
     const char *s = (const char *)us;
-    uint64_t end = tok_end(e);
     vctx v;
     value_ctx(e, &v);
     if (v.learn)
         learn_value(e, v.learn, s, n);
-    if (!e->discard) {
-        e->tok_start = e->check ? string_start(e) : UINT64_MAX;
-        e->in_key = 0;
-        const char *r;
-        size_t rn;
-        if (rewrite_value(e, &v, s, n, 1, &r, &rn))
-            replace_str(e, string_start(e), end, r, rn);
-        else if (!e->check)
-            note_copy(e, s, end);
+    if (e->discard)
+        return 1;
+    uint64_t end = 0;
+    if (e->check) {
+        end = tok_end(e);
+        e->tok_start = string_start_n(e, end, s, n);
     }
-    after_token(e, end);
+    e->in_key = 0;
+    const char *r;
+    size_t rn;
+    if (rewrite_value(e, &v, s, n, 1, &r, &rn)) {
+        if (!end)
+            end = tok_end(e);
+        replace_str(e, string_start_n(e, end, s, n), end, r, rn);
+        mark(e, end);
+    } else if (!e->check) {
+        note_copy(e, s);
+    }
     return !e->failed;
 }
 
@@ -528,44 +576,45 @@ static int map_addr(eng *e, const char *s, size_t n, char *buf, size_t bn)
 static int on_number(void *ctx, const char *s, size_t n)
 {
     eng *e = ctx;
-    uint64_t end = tok_end(e);
     vctx v;
     value_ctx(e, &v);
-    if (!e->discard) {
-        uint64_t start = end - n;
-        e->tok_start = start;
-        e->in_key = 0;
-        if (v.role == ROLE_ADDR) {
-            char buf[32];
-            if (map_addr(e, s, n, buf, sizeof buf)) {
-                ks_rd_hit(e->rd, R_ADDR, n);
-                replace_raw(e, start, end, buf, strlen(buf));
-            }
-        } else if (v.role == ROLE_STRIP || v.role == ROLE_HOSTNAME || v.role == ROLE_USERNAME ||
-                   v.role == ROLE_JOB || v.role == ROLE_ID) {
-            const char *r;
-            size_t rn;
-            if (rewrite_value(e, &v, s, n, 0, &r, &rn))
-                replace_str(e, start, end, r, rn);
+    if (e->discard)
+        return 1;
+    int special = v.role == ROLE_ADDR || v.role == ROLE_STRIP || v.role == ROLE_HOSTNAME ||
+                  v.role == ROLE_USERNAME || v.role == ROLE_JOB || v.role == ROLE_ID;
+    if (!special)
+        return 1;
+    uint64_t end = tok_end(e), start = end - n;
+    e->tok_start = start;
+    e->in_key = 0;
+    if (v.role == ROLE_ADDR) {
+        char buf[32];
+        if (map_addr(e, s, n, buf, sizeof buf)) {
+            ks_rd_hit(e->rd, R_ADDR, n);
+            replace_raw(e, start, end, buf, strlen(buf));
         }
+    } else {
+        const char *r;
+        size_t rn;
+        if (rewrite_value(e, &v, s, n, 0, &r, &rn))
+            replace_str(e, start, end, r, rn);
     }
-    after_token(e, end);
+    mark(e, end);
     return !e->failed;
 }
 
-static int on_literal(eng *e, const char *text, size_t n)
+static int on_literal(eng *e, size_t n)
 {
-    uint64_t end = tok_end(e);
     vctx v;
     value_ctx(e, &v);
     if (!e->discard && v.role == ROLE_STRIP) {
+        uint64_t end = tok_end(e);
         e->tok_start = end - n;
         e->in_key = 0;
         ks_rd_hit(e->rd, v.rule, n);
         replace_str(e, end - n, end, stripped, sizeof stripped - 1);
+        mark(e, end);
     }
-    after_token(e, end);
-    (void)text;
     return !e->failed;
 }
 
@@ -573,16 +622,14 @@ static int on_null(void *ctx)
 {
     eng *e = ctx;
     /* null says nothing: it stays even where the key is stripped */
-    uint64_t end = tok_end(e);
     vctx v;
     value_ctx(e, &v);
-    after_token(e, end);
     return 1;
 }
 
 static int on_bool(void *ctx, int b)
 {
-    return on_literal(ctx, b ? "true" : "false", b ? 4 : 5);
+    return on_literal(ctx, b ? 4 : 5);
 }
 
 static void set_key(frame *f, const char *k, size_t n, int masked)
@@ -593,66 +640,118 @@ static void set_key(frame *f, const char *k, size_t n, int masked)
     f->key_masked = (uint8_t)masked;
 }
 
-static int on_key(void *ctx, const unsigned char *uk, size_t n)
+/* A key is scanned like any string (a secret planted in an args key is found), except the keys
+ * the trace format defines: rewriting "stream" or "name" would break the trace. */
+static int scan_key(const frame *f, int role, const char *k, size_t n)
 {
-    eng *e = ctx;
-    const char *k = (const char *)uk;
-    uint64_t end = tok_end(e);
-    frame *f = &e->st[e->depth];
-    int rule = R_METADATA, role = ROLE_SCAN, learn = LEARN_NONE;
+    if (f->role == ROLE_SKIP)
+        return 0;
+    switch (f->kind) {
+    case K_TOP: return role == ROLE_STRIP || role == ROLE_SCAN;
+    case K_EVENT: return ks_rd_event_role(k, n) == ROLE_SCAN;
+    case K_ARGS: return !ks_rd_known_arg_key(k, n);
+    default: return 1;
+    }
+}
+
+static int key_role(eng *e, const frame *f, const char *k, size_t n, int *rule)
+{
+    int role = ROLE_SCAN;
     switch (f->kind) {
     case K_TOP:
-        role = ks_rd_top_role(e->rd, k, n, &rule);
+        role = ks_rd_top_role(e->rd, k, n, rule);
         break;
     case K_EVENT:
         role = ks_rd_event_role(k, n);
         if (role == ROLE_SCAN)
-            role = ks_rd_inner_role(k, n, &rule);
+            role = ks_rd_inner_role(k, n, rule);
         break;
     case K_ARGS:
-        role = ks_rd_args_role(e->rd, k, n, &rule);
+        role = ks_rd_args_role(e->rd, k, n, rule);
         break;
     default:
         if (f->role == ROLE_SKIP || f->role == ROLE_SENSITIVE)
             role = ROLE_SKIP;
         else
-            role = ks_rd_inner_role(k, n, &rule);
+            role = ks_rd_inner_role(k, n, rule);
         break;
     }
+    return role;
+}
+
+/* role, rule and whether to scan a key, through the key cache */
+static int key_info(eng *e, const frame *f, const char *k, size_t n, int *rule, int *scan)
+{
+    uint8_t kind = (uint8_t)(f->kind | (f->role == ROLE_SKIP ? 0x10 : 0) |
+                             (f->role == ROLE_SENSITIVE ? 0x20 : 0));
+    key_slot *s = NULL;
+    if (n <= KC_KEY) {
+        s = &e->kc[(ks_rd_fast_hash(k, n) ^ kind) & (KC_SLOTS - 1)];
+        if (s->used && s->kind == kind && s->n == n && !memcmp(s->k, k, n)) {
+            *rule = s->rule;
+            *scan = s->scan;
+            return s->role;
+        }
+    }
+    int role = key_role(e, f, k, n, rule);
+    *scan = scan_key(f, role, k, n);
+    if (s) {
+        s->used = 1;
+        s->kind = kind;
+        s->n = (uint8_t)n;
+        memcpy(s->k, k, n);
+        s->role = (uint8_t)role;
+        s->rule = (uint16_t)*rule;
+        s->scan = (uint8_t)*scan;
+    }
+    return role;
+}
+
+static int on_key(void *ctx, const unsigned char *uk, size_t n)
+{
+    eng *e = ctx;
+    const char *k = (const char *)uk;
+    frame *f = &e->st[e->depth];
+    int rule = R_METADATA, scan, learn = LEARN_NONE;
+    int role = key_info(e, f, k, n, &rule, &scan);
     if (f->in_meta)
         learn = ks_rd_learn_key(k, n, f->learn == LEARN_UNAME);
     f->vrole = (uint8_t)role;
     f->vrule = (uint16_t)rule;
     f->vlearn = (uint8_t)learn;
     int masked = 0;
-    if (!e->discard && f->role != ROLE_SKIP) {
-        /* keys are strings too: a secret planted in an args key is found */
-        e->tok_start = e->check ? string_start(e) : UINT64_MAX;
+    if (e->check)
+        set_key(f, k, n, 1);
+    if (!e->discard && scan) {
+        uint64_t end = 0;
+        if (e->check) {
+            end = tok_end(e);
+            e->tok_start = string_start_n(e, end, k, n);
+        }
         e->in_key = 1;
         uint64_t before = e->res->findings;
-        if (e->check)
-            set_key(f, k, n, 1);
         const char *r;
         size_t rn;
         if (ks_rd_scan(e->rd, k, n, &r, &rn)) {
             masked = 1;
-            replace_str(e, string_start(e), end, r, rn);
+            if (!end)
+                end = tok_end(e);
+            replace_str(e, string_start_n(e, end, k, n), end, r, rn);
+            mark(e, end);
         } else if (!e->check) {
-            note_copy(e, k, end);
+            note_copy(e, k);
         }
         masked |= e->res->findings != before;
         e->in_key = 0;
     }
     if (e->check)
         set_key(f, k, n, masked);
-    after_token(e, end);
     return !e->failed;
 }
 
 /* a container opens: its kind and role, or its replacement */
 static int on_open(eng *e, int is_map)
 {
-    uint64_t end = tok_end(e);
     vctx v;
     value_ctx(e, &v);
     frame *p = v.parent;
@@ -660,10 +759,8 @@ static int on_open(eng *e, int is_map)
     int learn = v.learn == LEARN_UNAME ? LEARN_UNAME : LEARN_NONE;
     if (p->kind == K_TOP && v.role != ROLE_EVENTS)
         in_meta = 1;
-    if (e->discard) {
-        after_token(e, end);
+    if (e->discard)
         return push(e, is_map, K_OTHER, ROLE_SKIP, learn, in_meta);
-    }
     int kind = K_OTHER, role = ROLE_SCAN;
     switch (v.role) {
     case ROLE_STRIP:
@@ -674,6 +771,7 @@ static int on_open(eng *e, int is_map)
     case ROLE_ID:
     case ROLE_TRACENAME: {
         int rule = v.role == ROLE_SENSITIVE ? R_SENSITIVE_KEY : v.rule;
+        uint64_t end = tok_end(e);
         e->tok_start = end - 1;
         e->in_key = 0;
         ks_rd_hit(e->rd, rule, 1);
@@ -685,7 +783,7 @@ static int on_open(eng *e, int is_map)
             replace_raw(e, end - 1, end, "\"[REDACTED:sensitive-key]\"", 26);
         else
             replace_raw(e, end - 1, end, "\"__stripped__\"", 14);
-        after_token(e, end);
+        mark(e, end);
         if (!push(e, is_map, K_OTHER, ROLE_SKIP, learn, in_meta))
             return 0;
         e->discard = 1;
@@ -709,7 +807,6 @@ static int on_open(eng *e, int is_map)
             kind = K_EVENT;
         break;
     }
-    after_token(e, end);
     return push(e, is_map, kind, role, learn, in_meta);
 }
 
@@ -725,7 +822,7 @@ static int on_close(eng *e)
         e->events_frame = NULL;
     }
     e->depth--;
-    after_token(e, end);
+    mark(e, end);
     return 1;
 }
 
@@ -776,14 +873,17 @@ static void window_add(eng *e, const char *p, size_t n)
     e->win_len += n;
 }
 
-/* drop consumed input bytes, keeping line counts */
+/* drop consumed input bytes, keeping line counts (a counting loop the compiler vectorises) */
 static void input_discard(eng *e, size_t pos)
 {
+    size_t lines = 0;
     for (size_t i = 0; i < pos; i++)
-        if (e->inbuf[i] == '\n') {
-            e->lines_before++;
-            e->last_nl = (int64_t)(e->in_base + i);
-        }
+        lines += e->inbuf[i] == '\n';
+    if (lines) {
+        const char *l = memrchr(e->inbuf, '\n', pos);
+        e->lines_before += lines;
+        e->last_nl = (int64_t)(e->in_base + (uint64_t)(l - e->inbuf));
+    }
     memmove(e->inbuf, e->inbuf + pos, e->in_len - pos);
     e->in_len -= pos;
     e->in_base += pos;
@@ -855,7 +955,7 @@ static int unterminated_array(const eng *e)
 
 static int finish(eng *e)
 {
-    if (e->depth == 0 && e->prev_end == 0) {
+    if (!e->seen) {
         return ks_error_set(e->err, "empty input");
     }
     yajl_status ys = yajl_complete_parse(e->h);
@@ -879,6 +979,7 @@ static void eng_free(eng *e)
     free(e->win);
     free(e->inbuf);
     free(e->st);
+    free(e->kc);
     free(e->out);
     ks_buf_free(&e->path);
     ks_buf_free(&e->enc);
@@ -946,6 +1047,7 @@ int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_re
     e.out = e.check ? NULL : ks_xmalloc(OUTBUF);
     e.cap = 64;
     e.st = ks_xcalloc(e.cap, sizeof *e.st);
+    e.kc = ks_xcalloc(KC_SLOTS, sizeof *e.kc);
     e.h = yajl_alloc(&callbacks, NULL, &e);
     if (!e.h) {
         eng_free(&e);

@@ -3,7 +3,12 @@
  * host names, learned literals and deny terms, user rules. A one-pass feature scan of the string
  * decides which scanners can match at all, so that the common strings (op and kernel names) cost
  * one table lookup per byte. A rewritten string is scanned again until nothing changes (at most
- * three rounds): what redaction writes is never rewritten, so a second run changes nothing. */
+ * three rounds): what redaction writes is never rewritten, so a second run changes nothing.
+ *
+ * Traces repeat their strings (the same op names, kernel names and Call stacks in every step),
+ * so the result of each string of 16 bytes or more is kept in a direct-mapped cache (at most
+ * 8 MB), with the rewrites it made so that counts and --check findings are replayed on a hit.
+ * A literal learned since invalidates the entries computed before it. */
 #include <string.h>
 
 #include "redact/redact_int.h"
@@ -54,7 +59,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
     case 6: return ft->colons >= 2;
     case 7: return ft->dots >= 3 && (ft->f & F_DIGIT);
     case 8: return ft->dots >= 2 || (rd->ndomains && ft->dots >= 1);
-    case 9: return rd->nlits > 0;
+    case 9: return ks_rd_literals_maybe(rd, s, n);
     case 10: return rd->nurules > 0;
     }
     return 0;
@@ -87,17 +92,144 @@ static int round_once(ks_redactor *rd, const char **cur, size_t *cn)
     return changed;
 }
 
-int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_t *rn)
+/* ---- the cache ------------------------------------------------------------------------------ */
+
+#define SC_SLOTS 4096
+#define SC_MIN 16
+#define SC_MAX 8192
+#define SC_BUDGET (8u << 20)
+#define SC_HITS 256
+
+typedef struct sc_entry {
+    uint64_t h, gen;
+    char *in, *out;      /* out NULL: unchanged */
+    size_t n, on;
+    uint16_t nhits;
+    uint8_t listed;      /* in the used list */
+    struct ks_rd_rec *hits;
+} sc_entry;
+
+struct ks_rd_scache {
+    sc_entry e[SC_SLOTS];
+    size_t bytes;
+    uint16_t used[SC_SLOTS]; /* slots ever filled: freed without touching the others */
+    size_t nused;
+};
+
+static uint64_t sc_hash(const char *s, size_t n)
+{
+    return ks_hash_u64(ks_rd_fast_hash(s, n));
+}
+
+static void sc_clear(struct ks_rd_scache *c, sc_entry *e)
+{
+    c->bytes -= e->n + (e->out ? e->on : 0) + e->nhits * sizeof *e->hits;
+    free(e->in);
+    free(e->out);
+    free(e->hits);
+    e->hits = NULL;
+    e->nhits = 0;
+    e->in = e->out = NULL;
+    e->n = e->on = 0;
+}
+
+void ks_rd_scache_free(ks_redactor *rd)
+{
+    struct ks_rd_scache *c = rd->scache;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nused; i++)
+        if (c->e[c->used[i]].in)
+            sc_clear(c, &c->e[c->used[i]]);
+    free(c);
+    rd->scache = NULL;
+}
+
+/* the generation of what the scanners know: a new literal changes the results */
+static uint64_t sc_gen(const ks_redactor *rd)
+{
+    return rd->nlits;
+}
+
+static void sc_store(ks_redactor *rd, sc_entry *e, uint64_t h, const char *s, size_t n,
+                     const char *out, size_t on, int changed)
+{
+    struct ks_rd_scache *c = rd->scache;
+    if (e->in)
+        sc_clear(c, e);
+    if (!e->listed) { /* first use of the slot */
+        e->listed = 1;
+        c->used[c->nused++] = (uint16_t)(e - c->e);
+    }
+    if (rd->nrec > SC_HITS)
+        return;
+    size_t need = n + (changed ? on : 0) + (size_t)rd->nrec * sizeof *e->hits;
+    if (c->bytes + need > SC_BUDGET)
+        return;
+    e->h = h;
+    e->gen = sc_gen(rd);
+    e->in = ks_xmalloc(n);
+    memcpy(e->in, s, n);
+    e->n = n;
+    if (changed) {
+        e->out = ks_xmalloc(on ? on : 1);
+        memcpy(e->out, out, on);
+        e->on = on;
+    }
+    e->nhits = (uint16_t)rd->nrec;
+    if (rd->nrec) {
+        e->hits = ks_xmalloc(sizeof *e->hits * (size_t)rd->nrec);
+        memcpy(e->hits, rd->rec, sizeof *e->hits * (size_t)rd->nrec);
+    }
+    c->bytes += need;
+}
+
+static void words_seen(ks_redactor *rd, const char *s, size_t n)
+{
+    /* after the scan: a literal learned from this very string is not "late" */
+    if (++rd->strings_scanned <= KS_RD_WORDS_STRINGS && rd->words)
+        ks_rd_words_add(rd, s, n);
+}
+
+static int scan_uncached(ks_redactor *rd, const char *s, size_t n, const char **res, size_t *rn)
 {
     const char *cur = s;
     size_t cn = n;
     int changed = 0;
     for (int r = 0; r < 3 && round_once(rd, &cur, &cn); r++)
         changed = 1;
-    /* after the scan: a literal learned from this very string is not "late" */
-    if (++rd->strings_scanned <= KS_RD_WORDS_STRINGS && rd->words)
-        ks_rd_words_add(rd, s, n);
     *res = cur;
     *rn = cn;
+    return changed;
+}
+
+int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_t *rn)
+{
+    if (n < SC_MIN || n > SC_MAX) {
+        int changed = scan_uncached(rd, s, n, res, rn);
+        words_seen(rd, s, n);
+        return changed;
+    }
+    if (!rd->scache)
+        rd->scache = ks_xcalloc(1, sizeof *rd->scache);
+    uint64_t h = sc_hash(s, n);
+    sc_entry *e = &rd->scache->e[h & (SC_SLOTS - 1)];
+    if (e->in && e->h == h && e->n == n && e->gen == sc_gen(rd) && !memcmp(e->in, s, n)) {
+        for (int i = 0; i < e->nhits; i++)
+            ks_rd_hit(rd, e->hits[i].rule, e->hits[i].len);
+        rd->strings_scanned++; /* its words were added when it was first scanned */
+        *res = e->out ? e->out : s;
+        *rn = e->out ? e->on : n;
+        return e->out != NULL;
+    }
+    rd->nrec = 0;
+    int changed = scan_uncached(rd, s, n, res, rn);
+    sc_store(rd, e, h, s, n, *res, *rn, changed);
+    rd->nrec = -1;
+    words_seen(rd, s, n);
+    if (changed && e->out) {
+        *res = e->out;
+        *rn = e->on;
+    }
     return changed;
 }

@@ -66,6 +66,11 @@ def main():
         p = run(["redact", "-o", out, src], check_rc=2)
         if b"exists" not in p.stderr or open(out).read() != "keep me":
             fail("an existing output was replaced without --force")
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        p = run(["redact", "-o", fifo, "--force", src], check_rc=2)  # never replace a non-file
+        if b"not a regular file" not in p.stderr or not stat.S_ISFIFO(os.stat(fifo).st_mode):
+            fail("a FIFO output: %s" % p.stderr)
         run(["redact", "--quiet", "-o", out, "--force", src], check_rc=0)
         red = open(out, "rb").read()
         if b"cliuser" in red or not red.startswith(b"{"):
