@@ -27,6 +27,7 @@ typedef struct cuda_ctx {
     int64_t flush_bytes;
     unsigned long long *d_stamps; /* before: [0] ns, [1] cycles; after: [2], [3] */
     unsigned flush_value;
+    double rated_mhz;
 } cuda_ctx;
 
 static int cuda_fail(cudaError_t e, const char *what, ks_error *err)
@@ -72,15 +73,17 @@ static int run_workload(cuda_ctx *c, uint32_t arm, ks_error *err)
     return KS_OK;
 }
 
-/* Effective SM clock from the two stamps; NaN when the window is too short to trust. */
-static double sm_clock(const unsigned long long st[4])
+/* Effective SM clock from the two stamps; NaN when the window is too short to trust or the
+ * value is impossible (the two stamp kernels may run on SMs whose counters differ). */
+static double sm_clock(const unsigned long long st[4], double rated_mhz)
 {
     if (st[2] <= st[0] || st[3] <= st[1])
         return NAN;
     double dns = (double)(st[2] - st[0]), dcyc = (double)(st[3] - st[1]);
     if (dns < 100000) /* < 100 us: %globaltimer's granularity would dominate */
         return NAN;
-    return dcyc / dns * 1000.0; /* cycles per ns = GHz -> MHz */
+    double mhz = dcyc / dns * 1000.0; /* cycles per ns = GHz -> MHz */
+    return rated_mhz > 0 && mhz > 1.5 * rated_mhz ? NAN : mhz;
 }
 
 static int backend_sample(void *ctx, uint32_t arm, uint32_t k, ks_vsample *s, ks_error *err)
@@ -110,7 +113,7 @@ static int backend_sample(void *ctx, uint32_t arm, uint32_t k, ks_vsample *s, ks
     TRY(cudaEventElapsedTime(&ms, c->start, c->end), "cudaEventElapsedTime");
     s->ns = llround((double)ms * 1e6);
     s->host_ns = t1 - t0;
-    s->sm_clock_mhz = sm_clock(st);
+    s->sm_clock_mhz = sm_clock(st, c->rated_mhz);
     return KS_OK;
 }
 
@@ -193,7 +196,7 @@ int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workloa
 {
     memset(out, 0, sizeof *out);
     *flush_bytes = 0;
-    cuda_ctx c = {.w = w, .variant = arms};
+    cuda_ctx c = {.w = w, .variant = arms, .rated_mhz = dev->rated_clock_mhz};
     TRY(cudaSetDevice(dev->device), "cudaSetDevice");
     char msg[256] = "";
     if (w->setup(&c.state, dev->device, nparams, params, msg, sizeof msg) != KS_WL_OK) {

@@ -123,7 +123,44 @@ static int is_throttled(const proto *p, const ks_vsample *s)
            s->sm_clock_mhz < p->o->throttle_share * p->b->rated_clock_mhz;
 }
 
-/* Discard the first execution of each arm, then warm up round-robin. */
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Median single-execution time (ns / k) of an arm's warm-up samples; 0 when none. */
+static int64_t warmup_median(const ks_vrun *r, uint32_t arm)
+{
+    int64_t *v = ks_xmalloc(ks_mul(r->nsamples ? r->nsamples : 1, sizeof *v));
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsamples; i++)
+        if (r->samples[i].arm == arm && r->samples[i].status == KS_SAMPLE_WARMUP)
+            v[n++] = r->samples[i].ns / (r->samples[i].k ? r->samples[i].k : 1);
+    int64_t m = 0;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_i64);
+        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    free(v);
+    return m;
+}
+
+/* Executions per sample so that a sample of executions of `median` ns lasts the target. */
+static uint32_t batch_for(const ks_vopts *o, int64_t median)
+{
+    if (median >= o->batch_below_ns)
+        return 1;
+    if (median < 1)
+        median = 1;
+    int64_t k = (o->batch_target_ns + median - 1) / median;
+    return (uint32_t)(k > 1000000 ? 1000000 : k);
+}
+
+/* Discard the first execution of each arm, then warm up round-robin: at least warmup_runs
+ * executions and warmup_ns of them. Once an arm has had warmup_runs single executions, its
+ * further warm-up samples are batched like the measurement will be, so that 100 ms of 2 us
+ * kernels do not take 50 000 samples. */
 static int warm_up(proto *p)
 {
     ks_vsample s;
@@ -141,38 +178,17 @@ static int warm_up(proto *p)
             if (!need_runs && !need_time)
                 continue;
             more = 1;
-            if (take(p, a, 1, 0, KS_SAMPLE_WARMUP, &s) != KS_OK)
+            int64_t med = need_runs ? 0 : warmup_median(p->out, a);
+            uint32_t k = med > 0 ? batch_for(p->o, med) : 1;
+            if (take(p, a, k, 0, KS_SAMPLE_WARMUP, &s) != KS_OK)
                 return KS_ERR;
-            st->warm_runs++;
+            st->warm_runs += k;
             st->warm_ns += s.ns;
             ks_vrun_push(p->out, &s);
         }
         if (!more)
             return KS_OK;
     }
-}
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
-
-/* Median single-execution time of an arm's warm-up samples. */
-static int64_t warmup_median(const ks_vrun *r, uint32_t arm)
-{
-    int64_t *v = ks_xmalloc(ks_mul(r->nsamples ? r->nsamples : 1, sizeof *v));
-    size_t n = 0;
-    for (size_t i = 0; i < r->nsamples; i++)
-        if (r->samples[i].arm == arm && r->samples[i].status == KS_SAMPLE_WARMUP)
-            v[n++] = r->samples[i].ns;
-    int64_t m = 0;
-    if (n) {
-        qsort(v, n, sizeof *v, cmp_i64);
-        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-    free(v);
-    return m;
 }
 
 /* K: fixed, or chosen from the fastest arm so that a sample lasts >= batch_target. */
@@ -183,15 +199,10 @@ static uint32_t choose_batch(proto *p)
     int64_t fastest = INT64_MAX;
     for (uint32_t a = 0; a < p->narms; a++) {
         int64_t m = warmup_median(p->out, a);
-        if (m < fastest)
+        if (m > 0 && m < fastest) /* 0: no warm-up (--warmup-runs 0 --warmup-ms 0) */
             fastest = m;
     }
-    if (fastest >= p->o->batch_below_ns)
-        return 1;
-    if (fastest < 1)
-        fastest = 1;
-    int64_t k = (p->o->batch_target_ns + fastest - 1) / fastest;
-    return (uint32_t)(k > 1000000 ? 1000000 : k);
+    return fastest == INT64_MAX ? 1 : batch_for(p->o, fastest);
 }
 
 /* Relative stdev of an arm's kept values. */

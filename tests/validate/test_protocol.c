@@ -195,6 +195,20 @@ static void batching_short_executions(void **state)
     for (size_t i = 0; i < r.nsamples; i++)
         if (r.samples[i].status == KS_SAMPLE_KEPT)
             assert_int_equal(r.samples[i].k, 200);
+    /* warm-up: 3 single executions, then batches: 100 ms of 5 us executions in a few dozen
+     * samples, not 20 000 */
+    size_t warm = 0;
+    int64_t warm_execs = 0, warm_ns = 0;
+    for (size_t i = 0; i < r.nsamples; i++)
+        if (r.samples[i].arm == 1 && r.samples[i].status == KS_SAMPLE_WARMUP) {
+            if (warm < 3)
+                assert_int_equal(r.samples[i].k, 1);
+            warm++;
+            warm_execs += r.samples[i].k;
+            warm_ns += r.samples[i].ns;
+        }
+    assert_true(warm > 3 && warm < 110);
+    assert_true(warm_execs >= 3 && warm_ns >= 100000000);
     ks_vrun_free(&r);
     /* a fixed --batch wins */
     o.batch = 7;
@@ -202,6 +216,16 @@ static void batching_short_executions(void **state)
     b = backend(&m);
     assert_int_equal(ks_protocol_run(&o, 2, &b, &r, &err), KS_OK);
     assert_int_equal(r.k, 7);
+    ks_vrun_free(&r);
+    /* no warm-up at all: K from nothing measured is 1, not a million */
+    o.batch = 0;
+    o.warmup_runs = 0;
+    o.warmup_ns = 0;
+    m = make_sim(8000, 5000, 0.0);
+    b = backend(&m);
+    assert_int_equal(ks_protocol_run(&o, 2, &b, &r, &err), KS_OK);
+    assert_int_equal(r.k, 1);
+    assert_int_equal(count(&r, 0, KS_SAMPLE_WARMUP), 0);
     ks_vrun_free(&r);
 }
 
