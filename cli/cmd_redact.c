@@ -72,6 +72,8 @@ typedef struct redact_cli {
     size_t max_findings;
     ks_redact_opts o;
     list drop, keep, meta, domains, outputs;
+    uint64_t *known;           /* per output: literals known when it was written */
+    size_t known_cap;
     char **deny;
     size_t ndeny;
     ks_redact_key_source keysrc;
@@ -272,7 +274,7 @@ static void summary(const redact_cli *c, const char *src, const char *dst,
 }
 
 static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char *input,
-                      const char *out)
+                      const char *out, uint64_t *known)
 {
     ks_redact_output o = {0};
     o.path = out;
@@ -289,6 +291,8 @@ static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char 
         return KS_EXIT_USAGE;
     }
     summary(c, ks_stream_name(st), out, &res);
+    if (known)
+        *known = res.literals_known;
     return 0;
 }
 
@@ -333,7 +337,8 @@ static int redact_into_dir(redact_cli *c, ks_redactor *rd, ks_source *src, const
                 return KS_EXIT_USAGE;
             }
         KS_PUSH(c->outputs.v, c->outputs.n, c->outputs.cap, path);
-        int rc = redact_one(c, rd, st, input, path);
+        KS_GROW(c->known, c->known_cap, c->outputs.n);
+        int rc = redact_one(c, rd, st, input, path, &c->known[c->outputs.n - 1]);
         if (rc)
             return rc;
     }
@@ -368,10 +373,23 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
                     ks_cli_fail("%s: no trace", inputs[i]);
                 rc = KS_EXIT_USAGE;
             } else {
-                rc = redact_one(c, rd, st, inputs[i], c->output);
+                rc = redact_one(c, rd, st, inputs[i], c->output, NULL);
             }
         }
         ks_source_close(src);
+    }
+    /* a user or host learned from a later trace may be in an output written before */
+    for (size_t i = 0; i < c->outputs.n && !rc; i++) {
+        ks_error err;
+        int redone;
+        if (ks_redact_catch_up(rd, c->outputs.v[i], c->known[i], &redone, &err) != KS_OK) {
+            ks_cli_error(c->outputs.v[i], &err);
+            rc = KS_EXIT_USAGE;
+        } else if (redone && !c->quiet) {
+            fprintf(stderr, "kinesift: redact: %s: redacted again for names learned from a later "
+                            "trace\n",
+                    c->outputs.v[i]);
+        }
     }
     return rc;
 }
@@ -418,6 +436,7 @@ static void cli_free(redact_cli *c)
     for (size_t i = 0; i < c->outputs.n; i++)
         free(c->outputs.v[i]);
     free(c->outputs.v);
+    free(c->known);
     ks_redact_free_terms(c->deny, c->ndeny);
 }
 

@@ -147,7 +147,40 @@ int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
         ks_rd_sink_abort(s);
         return KS_ERR;
     }
+    res->literals_known = rd->lit_gen;
     return ks_rd_sink_commit(s, o->force, err);
+}
+
+int ks_redact_catch_up(ks_redactor *rd, const char *path, uint64_t literals_known, int *redone,
+                       ks_error *err)
+{
+    *redone = 0;
+    if (rd->lit_gen <= literals_known)
+        return KS_OK;
+    ks_rd_re re = {0};
+    if (!ks_rd_literals_since(rd, literals_known, &re, err))
+        return KS_OK;
+    int found = ks_rd_raw_scan(path, &re, err);
+    ks_rd_re_free(&re);
+    if (found <= 0)
+        return found < 0 ? KS_ERR : KS_OK;
+    ks_source *src;
+    ks_stream *st;
+    if (ks_source_open(path, &src, err) != KS_OK)
+        return KS_ERR;
+    if (ks_source_next(src, &st, err) != 1) {
+        ks_source_close(src);
+        return ks_error_set(err, "%s: cannot reread", path);
+    }
+    ks_rd_sink *s;
+    ks_redact_result r;
+    int rc = redact_to_sink(rd, st, path, ks_redact_compress_of(ks_stream_filter(st)), &s, &r,
+                            err);
+    ks_source_close(src);
+    if (rc != KS_OK)
+        return KS_ERR;
+    *redone = 1;
+    return ks_rd_sink_commit(s, 1, err); /* our own output, replaced by its better version */
 }
 
 static size_t strip_suffix(const char *b, size_t n)

@@ -87,6 +87,7 @@ typedef struct ks_redact_result {
     uint64_t escaped_copies;    /* strings copied verbatim that use \u escapes */
     int closed_array;           /* a top-level array without its ']' was closed */
     int late_literals;          /* literals were learned after strings had been scanned */
+    uint64_t literals_known;    /* ks_redact_file: literals learned in the run so far */
     int passes;                 /* ks_redact_file: 2 when a late literal forced a second pass */
 } ks_redact_result;
 
@@ -130,6 +131,13 @@ typedef struct ks_redact_output {
  * then renamed into place. Nothing is left behind on failure. */
 int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
                    ks_redact_result *res, ks_error *err);
+
+/* After several traces were redacted in one run: a literal learned from a later trace may
+ * occur in an output written before it was known. Searches the output at path for literals
+ * learned since literals_known (its result's) and, when one is there, redacts the file again
+ * in place (temporary file + rename). *redone tells whether it did. */
+int ks_redact_catch_up(ks_redactor *rd, const char *path, uint64_t literals_known, int *redone,
+                       ks_error *err);
 
 /* The compression of a stream ("gzip", "tar+gzip", "tar/zstd", "none", ...) as ks_compress. */
 ks_compress ks_redact_compress_of(const char *filter);

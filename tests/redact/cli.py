@@ -128,6 +128,18 @@ def main():
         if not toks[0] or toks[0] != toks[1]:
             fail("ranks got different tokens for one user")
         run(["redact", "--quiet", "--key-file", key, "-o", odir, tarp], check_rc=2)  # exist
+        # a user learned from the second input, mentioned in the first: caught up afterwards
+        a1, a2 = os.path.join(tmp, "rank0.json"), os.path.join(tmp, "rank1.json")
+        write(a1, {"traceEvents": [{"ph": "i", "ts": 1, "pid": 1, "tid": 1, "s": "t",
+                                    "name": "launched by laterlearned"}]})
+        write(a2, {"username": "laterlearned", "traceEvents": []})
+        odir2 = os.path.join(tmp, "outdir2")
+        p = run(["redact", "--key-file", key, "-o", odir2, a1, a2], check_rc=0)
+        for n in os.listdir(odir2):
+            if b"laterlearned" in open(os.path.join(odir2, n), "rb").read():
+                fail("a literal learned from a later input survived in %s" % n)
+        if b"redacted again" not in p.stderr:
+            fail("no catch-up pass reported: %s" % p.stderr)
 
         # --- malformed input ------------------------------------------------------------
         bad = os.path.join(tmp, "bad.json")
