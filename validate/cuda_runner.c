@@ -25,7 +25,7 @@ typedef struct cuda_ctx {
     cudaEvent_t start, end;
     void *flush;
     int64_t flush_bytes;
-    unsigned long long *d_stamps; /* before: [0] ns, [1] cycles; after: [2], [3] */
+    unsigned long long *d_stamps; /* before: [0] ns, [1] cycles, [2] SM; after: [3..5] */
     unsigned flush_value;
     double rated_mhz;
 } cuda_ctx;
@@ -73,13 +73,13 @@ static int run_workload(cuda_ctx *c, uint32_t arm, ks_error *err)
     return KS_OK;
 }
 
-/* Effective SM clock from the two stamps; NaN when the window is too short to trust or the
- * value is impossible (the two stamp kernels may run on SMs whose counters differ). */
-static double sm_clock(const unsigned long long st[4], double rated_mhz)
+/* Effective SM clock from the two stamps; NaN when they ran on different SMs (separate
+ * counters), when the window is too short to trust, or when the value is impossible. */
+static double sm_clock(const unsigned long long st[6], double rated_mhz)
 {
-    if (st[2] <= st[0] || st[3] <= st[1])
+    if (st[2] != st[5] || st[3] <= st[0] || st[4] <= st[1])
         return NAN;
-    double dns = (double)(st[2] - st[0]), dcyc = (double)(st[3] - st[1]);
+    double dns = (double)(st[3] - st[0]), dcyc = (double)(st[4] - st[1]);
     if (dns < 100000) /* < 100 us: %globaltimer's granularity would dominate */
         return NAN;
     double mhz = dcyc / dns * 1000.0; /* cycles per ns = GHz -> MHz */
@@ -103,8 +103,8 @@ static int backend_sample(void *ctx, uint32_t arm, uint32_t k, ks_vsample *s, ks
     TRY(cudaEventRecord(c->end, c->stream), "cudaEventRecord");
     TRY(cudaEventSynchronize(c->end), "cudaEventSynchronize");
     int64_t t1 = host_now();
-    TRY((cudaError_t)ks_cuda_stamp(c->d_stamps + 2, c->stream), "timestamp kernel");
-    unsigned long long st[4];
+    TRY((cudaError_t)ks_cuda_stamp(c->d_stamps + 3, c->stream), "timestamp kernel");
+    unsigned long long st[6];
     TRY(cudaMemcpyAsync(st, c->d_stamps, sizeof st, cudaMemcpyDeviceToHost, c->stream),
         "reading the timestamps");
     TRY(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
@@ -175,7 +175,7 @@ static int prepare(cuda_ctx *c, const ks_vopts *o, const ks_cuda_info *dev, ks_e
     TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TRY(cudaEventCreate(&c->start), "cudaEventCreate");
     TRY(cudaEventCreate(&c->end), "cudaEventCreate");
-    TRY(cudaMalloc((void **)&c->d_stamps, 4 * sizeof(unsigned long long)), "cudaMalloc");
+    TRY(cudaMalloc((void **)&c->d_stamps, 6 * sizeof(unsigned long long)), "cudaMalloc");
     if (!o->hot) {
         c->flush_bytes = flush_size(dev);
         cudaError_t e = cudaMalloc(&c->flush, (size_t)c->flush_bytes);

@@ -22,7 +22,7 @@ const ks_workload *ks_wl_pageable_copy(void);
 const ks_workload *ks_wl_sync_per_op(void);
 
 /* Enqueue the timestamp kernel on stream: out[0] = %globaltimer (ns), out[1] = clock64 (SM
- * cycles). Returns a cudaError_t value (0 = success). validate/cuda/stamp.cu */
+ * cycles), out[2] = %smid. Returns a cudaError_t value (0 = success). validate/cuda/stamp.cu */
 int ks_cuda_stamp(unsigned long long *out, void *stream);
 
 #ifdef __cplusplus

@@ -117,10 +117,33 @@ static int take(proto *p, uint32_t arm, uint32_t k, uint32_t block, ks_sample_st
     return KS_OK;
 }
 
-static int is_throttled(const proto *p, const ks_vsample *s)
+static int under_share(const proto *p, const ks_vsample *s)
 {
     return p->b->rated_clock_mhz > 0 && !isnan(s->sm_clock_mhz) &&
            s->sm_clock_mhz < p->o->throttle_share * p->b->rated_clock_mhz;
+}
+
+static int is_throttled(const proto *p, const ks_vsample *s)
+{
+    return s->arm < 32 && !(p->out->clock_unreliable >> s->arm & 1) && under_share(p, s);
+}
+
+/* An arm whose warm-up clocks were mostly under the share (at least 3 measured): its clock
+ * estimate is not trusted for throttle marks. */
+static void judge_clocks(proto *p)
+{
+    for (uint32_t a = 0; a < p->narms && a < 32; a++) {
+        size_t measured = 0, under = 0;
+        for (size_t i = 0; i < p->out->nsamples; i++) {
+            const ks_vsample *s = &p->out->samples[i];
+            if (s->arm != a || s->status != KS_SAMPLE_WARMUP || isnan(s->sm_clock_mhz))
+                continue;
+            measured++;
+            under += under_share(p, s);
+        }
+        if (measured >= 3 && 2 * under > measured)
+            p->out->clock_unreliable |= UINT32_C(1) << a;
+    }
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -306,6 +329,7 @@ int ks_protocol_run(const ks_vopts *o, uint32_t narms, const ks_vbackend *b, ks_
     int *order = ks_xmalloc(ks_mul(narms, sizeof *order));
     int rc = warm_up(&p);
     if (rc == KS_OK) {
+        judge_clocks(&p);
         out->k = choose_batch(&p);
         ks_rng rng;
         ks_rng_seed(&rng, o->seed);

@@ -292,6 +292,7 @@ static void json_arms(ks_jw *w, const ks_vworkload *wl)
         ks_jw_kuint(w, "kept", cnt[KS_SAMPLE_KEPT]);
         ks_jw_kuint(w, "throttled", cnt[KS_SAMPLE_THROTTLED]);
         ks_jw_kdouble(w, "sm_clock_mean_mhz", wl->clock_mean_mhz[a]);
+        ks_jw_kbool(w, "clock_unreliable", a < 32 && (wl->run.clock_unreliable >> a & 1));
         ks_jw_kdouble(w, "host_to_event_ratio", wl->host_ratio[a]);
         ks_jw_key(w, "check");
         ks_jw_obj(w);

@@ -210,6 +210,13 @@ void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p)
         free(ks_vrun_values(&w->run, a, &n, &t));
         side_warnings(w, a, a == 0 ? &w->cmp[0].a : &w->cmp[a - 1].b, t);
     }
+    for (uint32_t a = 0; a < w->narms && a < 32; a++)
+        if (w->run.clock_unreliable >> a & 1)
+            warn(w, "%s: most warm-up samples measured an SM clock under the throttle share of "
+                    "the rated clock; taken as an unreliable estimate (SMs idle between the "
+                    "stamps?), so no sample of it was marked throttled: check the NVML "
+                    "clock-event reasons",
+                 w->arms[a]);
     if (w->nvml_before.other_processes > 0 || w->nvml_after.other_processes > 0)
         warn(w, "other compute processes were running on the device (%d before, %d after): "
                 "they compete for it",

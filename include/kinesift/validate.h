@@ -89,6 +89,10 @@ typedef struct ks_vrun {
     size_t nsamples, cap;
     uint32_t k;               /* batch size of the kept samples */
     uint32_t nblocks;
+    /* bit a: most of arm a's warm-up samples measured a clock under the throttle share, so
+     * the clock estimate is taken as unreliable for it (SMs idle between the stamps, as in a
+     * copy) and none of its samples is marked throttled (warned about in the report) */
+    uint32_t clock_unreliable;
     char stop[16];            /* "target", "stdrel", "timeout", "max-samples", "max-runs" */
     char stop_detail[256];
 } ks_vrun;

@@ -250,6 +250,18 @@ static void throttled_samples(void **state)
     size_t n, thr;
     free(ks_vrun_values(&r, 0, &n, &thr));
     assert_int_equal(thr, count(&r, 0, KS_SAMPLE_THROTTLED));
+    assert_int_equal(r.clock_unreliable, 0);
+    ks_vrun_free(&r);
+    /* an arm whose clock reads low all the time, warm-up included (SMs idle between the
+     * stamps, as in a copy): not trusted, nothing marked */
+    m = make_sim(2e6, 2e6, 0.01);
+    m.clock_mhz = 1980;
+    m.throttle_every = 1; /* every sample at half clock */
+    b = backend(&m);
+    assert_int_equal(ks_protocol_run(&o, 2, &b, &r, &err), KS_OK);
+    assert_int_equal(r.clock_unreliable, 3);
+    assert_int_equal(count(&r, 0, KS_SAMPLE_THROTTLED) + count(&r, 1, KS_SAMPLE_THROTTLED), 0);
+    assert_int_equal(m.npauses, 0);
     ks_vrun_free(&r);
     /* without a rated clock there is no throttle detection */
     m = make_sim(2e6, 2e6, 0.01);

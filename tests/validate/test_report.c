@@ -118,18 +118,21 @@ static void cycle_space_and_warnings(void **state)
     double mean[] = {1e6, 1e6 / 1.1}, clock[] = {1500, 1650};
     fill_run(w, mean, clock, 30);
     w->nvml_before.other_processes = 2;
+    w->run.clock_unreliable = 2;
     ks_vworkload_compare(w, &r.params);
     assert_int_equal(w->cmp[0].verdict, KS_VERDICT_FASTER);
     assert_true(w->has_cycles[0]);
     assert_int_equal(w->cycles[0].verdict, KS_VERDICT_NO_CHANGE);
     assert_true(fabs(w->clock_mean_mhz[1] - 1650) < 1e-9);
-    int clocks = 0, procs = 0;
+    int clocks = 0, procs = 0, unreliable = 0;
     for (size_t i = 0; i < w->nwarnings; i++) {
         clocks += strstr(w->warnings[i], "mean SM clock") != NULL;
         procs += strstr(w->warnings[i], "other compute processes") != NULL;
+        unreliable += strncmp(w->warnings[i], "b: most warm-up samples", 23) == 0;
     }
     assert_int_equal(clocks, 1);
     assert_int_equal(procs, 1);
+    assert_int_equal(unreliable, 1);
     ks_vreport_free(&r);
 }
 
