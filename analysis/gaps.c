@@ -277,8 +277,10 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
             }
         keep_longest(d, &gp);
     }
-    qsort(cpu.v, cpu.n, sizeof *cpu.v, cmp_cause);
-    qsort(label.v, label.n, sizeof *label.v, cmp_cause);
+    if (cpu.n > 1)
+        qsort(cpu.v, cpu.n, sizeof *cpu.v, cmp_cause);
+    if (label.n > 1)
+        qsort(label.v, label.n, sizeof *label.v, cmp_cause);
     d->by_cpu = cpu.v;
     d->nby_cpu = cpu.n;
     d->by_label = label.v;

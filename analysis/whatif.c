@@ -138,7 +138,8 @@ static void collect_items(replay *r, uint32_t thread)
         }
         free(ev_slice);
     }
-    qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
+    if (r->nitems > 1)
+        qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
 }
 
 /* CPU time of [x, y) after scaling (apply: 0 = unchanged) */
@@ -227,7 +228,8 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, size_t *n)
         special sp = {(int32_t)i, (uint8_t)blocking};
         KS_PUSH(v, *n, cap, sp);
     }
-    qsort_r(v, *n, sizeof *v, cmp_special, (void *)tl);
+    if (*n > 1)
+        qsort_r(v, *n, sizeof *v, cmp_special, (void *)tl);
     return v;
 }
 

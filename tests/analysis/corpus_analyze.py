@@ -55,4 +55,35 @@ if gpu:
 else:
     assert t["gpu"] is None and "not observed" in t["gpu_reason"]
     assert all(o["gpu_direct_ns"] is None and o["gpu_subtree_ns"] is None for o in t["ops"])
-print(f"ok: {sys.argv[1]}: {len(cpu)} CPU ops, {len(gpu)} GPU events")
+# steps, gaps and diagnoses: their own invariants
+steps = [e for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+         and str(e.get("name", "")).startswith("ProfilerStep#")]
+for k in ("steps", "steps_summary", "gaps", "diagnoses", "telemetry"):
+    assert k in t, k
+if steps:
+    assert t["steps"], "ProfilerStep annotations but no steps"
+prev_end = None
+for s in t["steps"]:
+    assert sum(v for v in s["breakdown"].values() if v is not None) == s["wall_ns"], s
+    assert s["end_ns"] >= s["host_end_ns"] and s["start_ns"] >= s["host_start_ns"], s
+    if prev_end is not None:
+        assert s["start_ns"] >= prev_end, "steps overlap"
+    prev_end = s["end_ns"]
+    if gpu:
+        assert 0 <= s["busy_ns"] <= s["wall_ns"] and s["busy_ns"] + s["idle_ns"] == s["wall_ns"], s
+    else:
+        assert s["busy_ns"] is None and s["idle_ns"] is None
+if t["gaps"] is not None:
+    for g, d in zip(t["gaps"], t["gpu"]):
+        assert g["total_ns"] <= g["idle_ns"] == d["idle_ns"], (g["idle_ns"], d["idle_ns"])
+        assert sum(c["total_ns"] for c in g["by_cpu_activity"]) == g["total_ns"]
+        assert sum(c["total_ns"] for c in g["by_label"]) == g["total_ns"]
+        h = g["hta"]
+        assert h["host_wait_ns"] + h["kernel_wait_ns"] + h["other_ns"] == g["idle_ns"]
+else:
+    assert not gpu and "not observed" in t["gaps_reason"]
+for x in t["diagnoses"]:
+    for k in ("hypothesis", "evidence", "confidence", "next_check", "refuted_if"):
+        assert x[k], (x["id"], k)
+print(f"ok: {sys.argv[1]}: {len(cpu)} CPU ops, {len(gpu)} GPU events, {len(t['steps'])} steps, "
+      f"{len(t['diagnoses'])} diagnoses")
