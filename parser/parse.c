@@ -177,7 +177,8 @@ typedef struct parser {
     size_t in_len, in_cap;
     size_t chunk;
     ks_reader *reader;        /* the reader thread, when one is used */
-    ks_repair *run_rep;       /* output and offset map of the current run: &rep or the chunk's */
+    ks_run run;               /* the current run for yajl, with its offset map: from rep or the
+                               * reader thread's chunk */
     uint64_t in_base;         /* absolute offset of inbuf[0] */
     size_t run_start;         /* inbuf offset of the current yajl feed */
     int feeding_prefix;
@@ -222,7 +223,7 @@ static uint64_t cur_offset(parser *p)
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
     size_t out_off = yajl_get_bytes_consumed(p->h);
-    return p->in_base + p->run_start + ks_repair_in_offset(p->run_rep, out_off);
+    return p->in_base + p->run_start + ks_run_in_offset(&p->run, out_off);
 }
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
@@ -1350,21 +1351,20 @@ static void parser_free(parser *p)
     free(p->cat_kind);
 }
 
-/* Hand the filtered run of inbuf[pos ..] (p->run_rep) to yajl and settle its repairs. Returns 0
+/* Hand the filtered run of inbuf[pos ..] (p->run) to yajl and settle its repairs. Returns 0
  * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
  * (p->mode set by on_syntax_error) or UINT64_MAX. */
 static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
 {
-    ks_repair *rr = p->run_rep;
     yajl_status ys = yajl_status_ok;
-    if (rr->res_len)
-        ys = yajl_parse(p->h, (const unsigned char *)rr->res, rr->res_len);
+    if (p->run.len)
+        ys = yajl_parse(p->h, (const unsigned char *)p->run.res, p->run.len);
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
     if (ys != yajl_status_ok) {
         size_t out_off = yajl_get_bytes_consumed(p->h);
-        *err_at = p->in_base + pos + ks_repair_in_offset(rr, out_off);
+        *err_at = p->in_base + pos + ks_run_in_offset(&p->run, out_off);
     }
     commit_repairs(p, *err_at);
     if (p->strict_repair) {
@@ -1468,10 +1468,9 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
             p->pr[p->npr].at = c->pr[i].at;
             p->npr++;
         }
-        p->run_rep = &c->out;
+        p->run = c->run;
         uint64_t err_at;
         int ok = feed_run(p, c->run_start, err, &err_at);
-        p->run_rep = &p->rep;
         if (!ok)
             return FILTERED_FAIL;
         if (err_at != UINT64_MAX) {
@@ -1514,7 +1513,6 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     ks_repair_init(&p.rep);
     p.rep.on_repair = on_repair;
     p.rep.ctx = &p;
-    p.run_rep = &p.rep;
     p.h = new_handle(&p);
     p.in_cap = chunk * 2 + 8192;
     p.own_inbuf = ks_xmalloc(p.in_cap);
@@ -1589,6 +1587,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         p.run_start = pos;
         p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
+        p.run = ks_repair_last_run(&p.rep);
         uint64_t err_at;
         if (!feed_run(&p, pos, err, &err_at))
             goto fail;

@@ -138,6 +138,7 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw)
         swap_outputs(&r->filt, &c->out);
         c->consumed = ks_repair_run(&r->filt, c->buf + pos, c->len - pos, c->eof);
         swap_outputs(&r->filt, &c->out);
+        c->run = ks_repair_last_run(&c->out);
         c->has_run = 1;
         done = pos + c->consumed;
     }

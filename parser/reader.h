@@ -37,7 +37,8 @@ typedef struct ks_rchunk {
     int bom;              /* the first run skips a UTF-8 BOM */
     int has_run;          /* the filter ran over buf[run_start .. len) */
     size_t run_start, consumed;
-    ks_repair out;        /* res / res_len / map of the run (its filter state is unused) */
+    ks_repair out;        /* the repair filter's output of the run (its filter state unused) */
+    ks_run run;           /* what yajl gets: out's bytes and offset map */
     ks_pending_repair *pr; /* repairs of the run, in order */
     size_t npr, pr_cap;
     uint64_t lines;       /* newlines in buf[0 .. run_start + consumed) */

@@ -419,17 +419,29 @@ stop:
 
 #undef FLUSH
 
-size_t ks_repair_in_offset(const ks_repair *r, size_t out_off)
+size_t ks_run_in_offset(const ks_run *run, size_t out_off)
 {
     /* binary search for the last map entry with out <= out_off */
-    size_t lo = 0, hi = r->nmap;
+    size_t lo = 0, hi = run->nmap;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (r->map[mid].out <= out_off)
+        if (run->map[mid].out <= out_off)
             lo = mid;
         else
             hi = mid;
     }
-    const ks_repair_map *m = &r->map[lo];
+    const ks_repair_map *m = &run->map[lo];
     return m->in + (out_off - m->out);
+}
+
+ks_run ks_repair_last_run(const ks_repair *r)
+{
+    ks_run run = {r->res, r->res_len, r->map, r->nmap};
+    return run;
+}
+
+size_t ks_repair_in_offset(const ks_repair *r, size_t out_off)
+{
+    ks_run run = ks_repair_last_run(r);
+    return ks_run_in_offset(&run, out_off);
 }

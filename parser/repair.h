@@ -53,6 +53,21 @@ size_t ks_repair_run(ks_repair *r, const char *in, size_t n, int eof);
 /* Map an output offset of the last run back to its input offset. */
 size_t ks_repair_in_offset(const ks_repair *r, size_t out_off);
 
+/* A filtered run as the parser consumes it: the bytes for yajl and the map of their offsets to
+ * the run's input offsets (the repair filter's own output, or elide.c's on top of it). */
+typedef struct ks_run {
+    const char *res;
+    size_t len;
+    const ks_repair_map *map; /* map[0] = {0, 0}; sorted by out */
+    size_t nmap;
+} ks_run;
+
+/* The run of the last ks_repair_run. */
+ks_run ks_repair_last_run(const ks_repair *r);
+
+/* Map an output offset of a run back to its input offset. */
+size_t ks_run_in_offset(const ks_run *run, size_t out_off);
+
 const char *ks_repair_kind_id(int kind);
 
 #endif

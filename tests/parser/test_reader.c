@@ -76,9 +76,26 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
     o.reader_thread = 1;
     char *two = digest_parse(buf, len, &o);
     if (strcmp(one, two)) {
-        print_error("chunk %zu strict %d\n--- single thread:\n%s\n--- reader thread:\n%s\n", chunk,
-                    strict, one, two);
-        fail();
+        /* the first differing line, and the whole input and renderings for a closer look */
+        size_t at = 0, line = 1;
+        while (one[at] && one[at] == two[at])
+            if (one[at++] == '\n')
+                line++;
+        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        char path[4096];
+        const char *what[3] = {"input", "single", "thread"};
+        const char *data[3] = {buf, one, two};
+        size_t lens[3] = {len, strlen(one), strlen(two)};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/ks_test_reader.%s", dir, what[i]);
+            FILE *f = fopen(path, "wb");
+            if (f) {
+                fwrite(data[i], 1, lens[i], f);
+                fclose(f);
+            }
+        }
+        fail_msg("chunk %zu strict %d: renderings differ at line %zu (written to %s/ks_test_reader.*)",
+                 chunk, strict, line, dir);
     }
     free(one);
     free(two);
