@@ -70,8 +70,12 @@ int setup(void **out, int device, int nparams, const char *const *params, char *
     free(h);
     if (e != cudaSuccess)
         return ks_wl_fail(e, "small-kernels setup", err, errlen);
-    // capture the launches once, on a stream of our own
+    // capture the launches once, on a stream of our own; one launch beforehand loads the
+    // kernel's module (lazy loading) outside the capture
     KS_WL_TRY(cudaStreamCreateWithFlags(&s->capture, cudaStreamNonBlocking), "cudaStreamCreate");
+    ks_wl_op_kernel<<<ks_wl_grid(s->n), ks_wl_block, 0, s->capture>>>(s->d_y[2], s->d_x, s->n,
+                                                                       0, 1);
+    KS_WL_TRY(cudaStreamSynchronize(s->capture), "cudaStreamSynchronize");
     KS_WL_TRY(cudaStreamBeginCapture(s->capture, cudaStreamCaptureModeThreadLocal),
               "cudaStreamBeginCapture");
     enqueue_ops(s, s->d_y[2], s->capture);
