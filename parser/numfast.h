@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kinesift/parse.h"
 
@@ -31,13 +32,32 @@ static inline int int64_of(const char *s, size_t len, int64_t *v)
     return ks_parse_int64(s, len, v);
 }
 
+/* 1 when the 8 bytes at s are all decimal digits; their value in *v (first byte most
+ * significant). The SWAR method of simdjson / Lemire. */
+static inline int eight_digits(const char *s, uint64_t *v)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+        0x3333333333333333ULL)
+        return 0;
+    w = (w & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
+    w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+    *v = (w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+    return 1;
+}
+
 /* ks_parse_us_to_ns for -?[0-9]{1,16}(.[0-9]{1,3})? whose value fits (exact by construction),
  * else the full one. */
 static inline int us_to_ns(const char *s, size_t len, int64_t *ns)
 {
     static const uint64_t frac_scale[4] = {1, 100, 10, 1};
     size_t i = len && s[0] == '-', d0 = i;
-    uint64_t acc = 0;
+    uint64_t acc = 0, v;
+    while (len - i >= 8 && i - d0 < 16 && eight_digits(s + i, &v)) {
+        acc = acc * 100000000 + v;
+        i += 8;
+    }
     while (i < len && i - d0 < 17 && (unsigned)((unsigned char)s[i] - '0') <= 9)
         acc = acc * 10 + (unsigned)(s[i++] - '0');
     size_t nint = i - d0;

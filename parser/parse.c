@@ -25,6 +25,7 @@
 #define DEFAULT_CHUNK (256 * 1024)
 #define MAX_SKIP_DEPTH (1 << 20)
 #define MAX_META_VALUE 4096
+#define CAT_CACHE 8
 
 /* ---- keys ---------------------------------------------------------------------------------- */
 
@@ -152,6 +153,7 @@ typedef struct parser {
 
     uint8_t stack[16];
     int depth;
+    int ctx;                  /* stack[depth - 1], or 0 at the top level */
     int skip;                 /* depth inside an ignored container */
     int key;
     ks_str meta_key;
@@ -203,9 +205,12 @@ typedef struct parser {
     uint32_t last_track;
     int have_last_track;
     uint32_t last_series;
-    char last_cat[64];        /* the last category text (last_cat_len 0: none) and its id */
-    size_t last_cat_len;
-    uint16_t last_cat_id;
+    struct cat_entry {        /* recent categories and their ids (len 0: empty slot) */
+        char text[48];
+        size_t len;
+        uint16_t id;
+    } cat_cache[CAT_CACHE];
+    unsigned cat_next;
 } parser;
 
 static locale_t c_locale(void)
@@ -563,15 +568,24 @@ static void commit_event(parser *p)
 
 #define P ((parser *)ctx)
 
-static int top(parser *p)
+static inline int top(const parser *p)
 {
-    return p->depth ? p->stack[p->depth - 1] : 0;
+    return p->ctx;
 }
 
 static void push(parser *p, int c)
 {
-    if (p->depth < (int)sizeof p->stack)
+    if (p->depth < (int)sizeof p->stack) {
         p->stack[p->depth++] = (uint8_t)c;
+        p->ctx = c;
+    }
+}
+
+static void pop(parser *p)
+{
+    if (p->depth)
+        p->depth--;
+    p->ctx = p->depth ? p->stack[p->depth - 1] : 0;
 }
 
 static int enter_skip(parser *p)
@@ -655,8 +669,7 @@ static int cb_end_map(void *ctx)
         return 1;
     }
     int c = top(p);
-    if (p->depth)
-        p->depth--;
+    pop(p);
     switch (c) {
     case CX_EVENT:
         commit_event(p);
@@ -720,8 +733,7 @@ static int cb_end_array(void *ctx)
         return 1;
     }
     int c = top(p);
-    if (p->depth)
-        p->depth--;
+    pop(p);
     if (c == CX_EVENTS) {
         p->events_done = 1;
         if (!p->depth)
@@ -804,17 +816,21 @@ static int int_value(enum vtype vt, const char *s, size_t len, int64_t *v)
     return int64_of(s, len, v) == KS_NUM_EXACT;
 }
 
-/* ks_trace_cat, remembering the last category: events come in runs of the same one. */
+/* ks_trace_cat, remembering the last few categories: events come in runs of a handful. */
 static uint16_t category(parser *p, const char *s, size_t len)
 {
-    if (len && len == p->last_cat_len && !memcmp(s, p->last_cat, len))
-        return p->last_cat_id;
+    for (int i = 0; i < CAT_CACHE; i++) {
+        const struct cat_entry *c = &p->cat_cache[i];
+        if (len && len == c->len && !memcmp(s, c->text, len))
+            return c->id;
+    }
     uint16_t id = ks_trace_cat(p->t, s, len);
-    p->last_cat_len = 0;
-    if (len <= sizeof p->last_cat && p->t->ncats < UINT16_MAX) { /* a real id, not the overflow slot */
-        memcpy(p->last_cat, s, len);
-        p->last_cat_len = len;
-        p->last_cat_id = id;
+    if (len && len <= sizeof p->cat_cache[0].text && p->t->ncats < UINT16_MAX) {
+        /* a real id, not the overflow slot */
+        struct cat_entry *c = &p->cat_cache[p->cat_next++ % CAT_CACHE];
+        memcpy(c->text, s, len);
+        c->len = len;
+        c->id = id;
     }
     return id;
 }
@@ -1252,6 +1268,7 @@ static void restart(parser *p, const char *prefix, size_t pos)
     yajl_free(p->h);
     p->h = new_handle(p);
     p->depth = 0;
+    p->ctx = 0;
     p->skip = 0;
     p->key = K_NONE;
     p->top_done = 0;
