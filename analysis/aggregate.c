@@ -81,22 +81,20 @@ static int is_op_kind(int kind)
 typedef struct agg {
     ks_analysis *a;
     table ops, labels;
-    ks_ns **self;              /* per timeline, per slice */
-    int32_t **ev_slice;        /* GPU timelines: event index -> slice index */
 } agg;
 
 static void cpu_pass(agg *g)
 {
     ks_analysis *a = g->a;
     const ks_trace *t = a->trace;
-    g->self = ks_xcalloc(a->ntl, sizeof *g->self);
+    ks_ns *self = NULL; /* self time per slice of the current track */
+    size_t self_cap = 0;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
         if (!tl->n)
             continue;
-        ks_ns *self = ks_xmalloc(ks_mul(tl->n, sizeof *self));
-        g->self[k] = self;
+        KS_GROW(self, self_cap, tl->n);
         for (size_t i = 0; i < tl->n; i++)
             self[i] = tl->s[i].end - tl->s[i].ts;
         for (size_t i = 0; i < tl->n; i++)
@@ -114,6 +112,7 @@ static void cpu_pass(agg *g)
                 add_instance(row_for(&g->labels, e), (uint32_t)k, s, self[i]);
         }
     }
+    free(self);
 }
 
 static void credit(row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
@@ -335,8 +334,5 @@ void ks_aggregate_build(ks_analysis *a)
     gpu_pass(&g);
     finish_table(&g.ops, &a->ops, &a->nops);
     finish_table(&g.labels, &a->labels, &a->nlabels);
-    for (size_t k = 0; k < a->ntl; k++)
-        free(g.self[k]);
-    free(g.self);
     kernel_pass(a);
 }

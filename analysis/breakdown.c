@@ -73,7 +73,7 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
                 }
             }
             if (role >= 0)
-                ks_ivs_add(&roles[role], s->ts, s->end);
+                ks_ivs_add_merge(&roles[role], s->ts, s->end);
         }
     }
     for (int r = 0; r < KS_ROLE_OTHER; r++)

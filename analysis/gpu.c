@@ -81,20 +81,20 @@ void ks_gpu_build(ks_analysis *a)
                 s = w0;
             if (en > w1)
                 en = w1;
-            ks_ivs_add(&d->all, s, en);
+            ks_ivs_add_merge(&d->all, s, en);
             if (e->kind == KS_K_KERNEL) {
                 d->kernels++;
                 if (!comm[e->name])
                     comm[e->name] = ks_is_comm_kernel(ks_trace_str(t, e->name)) ? 2 : 1;
-                ks_ivs_add(&d->kernel, s, en); /* every kernel, communication included */
+                ks_ivs_add_merge(&d->kernel, s, en); /* every kernel, communication included */
                 if (comm[e->name] == 2)
-                    ks_ivs_add(&d->comm, s, en);
+                    ks_ivs_add_merge(&d->comm, s, en);
             } else if (e->kind == KS_K_MEMCPY) {
                 d->memcpys++;
-                ks_ivs_add(&d->memcpy, s, en);
+                ks_ivs_add_merge(&d->memcpy, s, en);
             } else {
                 d->memsets++;
-                ks_ivs_add(&d->memset, s, en);
+                ks_ivs_add_merge(&d->memset, s, en);
             }
         }
     }

@@ -15,6 +15,18 @@ void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b)
     s->n++;
 }
 
+void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b)
+{
+    if (b <= a)
+        return;
+    if (s->n && a >= s->v[s->n - 1].a && a <= s->v[s->n - 1].b) {
+        if (b > s->v[s->n - 1].b)
+            s->v[s->n - 1].b = b;
+        return;
+    }
+    ks_ivs_add(s, a, b);
+}
+
 static int cmp_iv(const void *x, const void *y)
 {
     const ks_iv *p = x, *q = y;

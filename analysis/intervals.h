@@ -18,6 +18,9 @@ typedef struct ks_ivs {
 
 /* Append [a, b); empty or reversed intervals are ignored. */
 void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b);
+/* The same, merged into the last interval when it starts inside it: adding intervals in start
+ * order (one track's slices) keeps the set as small as its union. */
+void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b);
 /* Sort by start and merge overlapping or touching intervals, in place. */
 void ks_ivs_normalize(ks_ivs *s);
 /* Total length (the set must be normalized). */

@@ -139,7 +139,7 @@ static void busy_idle(const ks_analysis *a, ks_steps *st)
             continue;
         for (size_t i = 0; i < tr->n; i++)
             if (ks_kind_is_gpu_work(tr->ev[i].kind) && tr->ev[i].ph == 'X')
-                ks_ivs_add(&work, tr->ev[i].ts, tr->ev[i].ts + tr->ev[i].dur);
+                ks_ivs_add_merge(&work, tr->ev[i].ts, tr->ev[i].ts + tr->ev[i].dur);
     }
     ks_ivs_normalize(&work);
     for (size_t i = 0; i < st->n; i++) {

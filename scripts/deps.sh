@@ -3,7 +3,7 @@
 # Used by run.sh and test.sh; idempotent, and instant when everything is there.
 set -eu
 
-PKGS="gcc libc6-dev pkg-config meson ninja-build libyajl-dev libarchive-dev libcmocka-dev \
+PKGS="gcc g++ libc6-dev pkg-config meson ninja-build libyajl-dev libarchive-dev libcmocka-dev \
 libssl-dev libpcre2-dev python3 gzip zstd xz-utils bzip2 libarchive-tools"
 
 missing=""

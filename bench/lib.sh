@@ -1,0 +1,67 @@
+# bench/lib.sh: what the bench scripts share (sourced, not run): an optimised build of kinesift
+# and the raw yajl tokeniser, the benchmark inputs (the largest corpus trace and a trace inflated
+# from it, plain and gzip, generated once under $KS_BENCH_DIR, never committed), and timing.
+# Expects ROOT (the source tree), WORK (a scratch directory) and the script name in BENCH.
+
+CORPUS=${KS_CORPUS:-$ROOT/../shared/corpus}
+INFLATE=${KS_INFLATE:-$ROOT/../shared/tools/inflate-trace}
+DIR=${KS_BENCH_DIR:-/tmp/big}
+SIZE=${KS_BENCH_SIZE:-1G}
+REPS=${KS_BENCH_REPS:-5}
+BUILD=$WORK/build
+
+bench_build() { # builds $K (kinesift) and $Y (yajl_raw)
+    mkdir -p "$WORK" "$DIR"
+    if [ ! -f "$BUILD/build.ninja" ]; then
+        meson setup "$BUILD" "$ROOT" --buildtype=release -Db_ndebug=true -Dtests=disabled -Dcuda=disabled \
+            >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; exit 2; }
+    fi
+    ninja -C "$BUILD" cli/kinesift bench/yajl_raw >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
+    K=$BUILD/cli/kinesift
+    Y=$BUILD/bench/yajl_raw
+}
+
+is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
+decompress() { if is_gzip "$1"; then gzip -dc "$1"; else cat "$1"; fi; }
+
+bench_inputs() { # sets $small and $big (plain JSON; $small.gz and $big.gz beside them)
+    largest=""
+    best=0
+    for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
+        n=$(decompress "$f" | wc -c)
+        if [ "$n" -gt "$best" ]; then best=$n; largest=$f; fi
+    done
+    [ -n "$largest" ] || { echo "$BENCH: no corpus in $CORPUS" >&2; exit 2; }
+    name=${KS_BENCH_NAME:-resnet}
+    small=$DIR/$name.json
+    if [ ! -s "$small" ] || [ "$(wc -c <"$small")" -ne "$best" ]; then
+        decompress "$largest" >"$small.tmp" && mv "$small.tmp" "$small"
+    fi
+    [ -s "$small.gz" ] || { gzip -c "$small" >"$small.gz.tmp" && mv "$small.gz.tmp" "$small.gz"; }
+    big=$DIR/${name}_$(echo "$SIZE" | tr 'A-Z' 'a-z').json
+    if [ ! -s "$big" ]; then
+        echo "$BENCH: generating $big with inflate-trace (once)..." >&2
+        python3 "$INFLATE" "$largest" "$big.tmp" --size "$SIZE" >&2 && mv "$big.tmp" "$big"
+        rm -f "$big.gz"
+    fi
+    [ -s "$big.gz" ] || {
+        echo "$BENCH: compressing $big (once)..." >&2
+        gzip -c "$big" >"$big.gz.tmp" && mv "$big.gz.tmp" "$big.gz"
+    }
+}
+
+now() { date +%s.%N; }
+
+# "seconds peakRSS_KB" of one command; its output is discarded, a failure is fatal
+run() {
+    t0=$(now)
+    if ! /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>"$WORK/err"; then
+        echo "$BENCH: failed: $*" >&2
+        cat "$WORK/err" >&2
+        exit 2
+    fi
+    t1=$(now)
+    echo "$(awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f", z - a }') $(tail -1 "$WORK/rss")"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
