@@ -9,6 +9,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
+#include "analysis/timeline.h"
 #include "common/i64map.h"
 #include "common/util.h"
 
@@ -162,11 +163,7 @@ static void gpu_pass(agg *g)
             continue;
         /* GPU-side labels: annotation slices enclosing the work on the same stream */
         const ks_timeline *gtl = &a->tl[k];
-        int32_t *ev_slice = ks_xmalloc(ks_mul(tr->n ? tr->n : 1, sizeof *ev_slice));
-        for (size_t i = 0; i < tr->n; i++)
-            ev_slice[i] = -1;
-        for (size_t i = 0; i < gtl->n; i++)
-            ev_slice[gtl->s[i].ev] = (int32_t)i;
+        int32_t *ev_slice = ks_timeline_event_slices(t, gtl);
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];
             if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')

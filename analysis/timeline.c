@@ -334,6 +334,17 @@ void ks_timeline_free(ks_timeline *tl)
     tl->n = 0;
 }
 
+int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl)
+{
+    size_t n = t->tracks[tl->track].n;
+    int32_t *v = ks_xmalloc(ks_mul(n ? n : 1, sizeof *v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = -1;
+    for (size_t i = 0; i < tl->n; i++)
+        v[tl->s[i].ev] = (int32_t)i;
+    return v;
+}
+
 int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind))
 {
     /* last slice starting at or before t */

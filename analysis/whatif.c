@@ -16,6 +16,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
+#include "analysis/timeline.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 
@@ -116,11 +117,7 @@ static void collect_items(replay *r, uint32_t thread)
         if (tr->kind != KS_TRACK_GPU)
             continue;
         const ks_timeline *gtl = &a->tl[k];
-        int32_t *ev_slice = ks_xmalloc(ks_mul(tr->n ? tr->n : 1, sizeof *ev_slice));
-        for (size_t i = 0; i < tr->n; i++)
-            ev_slice[i] = -1;
-        for (size_t i = 0; i < gtl->n; i++)
-            ev_slice[gtl->s[i].ev] = (int32_t)i;
+        int32_t *ev_slice = ks_timeline_event_slices(t, gtl);
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];
             if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')

@@ -6,6 +6,7 @@
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_util.h"
 
 struct ks_stats_json {
     ks_jw w;
@@ -14,21 +15,6 @@ struct ks_stats_json {
 static const char *track_kind_name(int k)
 {
     return k == KS_TRACK_CPU ? "cpu" : k == KS_TRACK_GPU ? "gpu" : "other";
-}
-
-static void json_id(ks_jw *w, const ks_trace *t, ks_id id)
-{
-    switch (id.type) {
-    case KS_ID_INT: ks_jw_int(w, id.v); break;
-    case KS_ID_UINT: ks_jw_uint(w, (uint64_t)id.v); break;
-    case KS_ID_STR: ks_jw_str(w, ks_trace_str(t, (ks_str)id.v)); break;
-    case KS_ID_NUM: {
-        const char *s = ks_trace_str(t, (ks_str)id.v);
-        ks_jw_number_text(w, s, strlen(s));
-        break;
-    }
-    default: ks_jw_null(w); break;
-    }
 }
 
 ks_stats_json *ks_stats_json_begin(FILE *out)
@@ -41,34 +27,6 @@ ks_stats_json *ks_stats_json_begin(FILE *out)
     ks_jw_key(&s->w, "traces");
     ks_jw_arr(&s->w);
     return s;
-}
-
-static void json_diagnostics(ks_jw *w, const ks_diag *d)
-{
-    ks_jw_arr(w);
-    for (size_t i = 0; i < d->n; i++) {
-        const ks_diag_kind *k = &d->kinds[i];
-        ks_jw_obj(w);
-        ks_jw_kstr(w, "id", k->id);
-        ks_jw_kstr(w, "severity", ks_severity_name(k->severity));
-        ks_jw_kuint(w, "count", k->count);
-        ks_jw_key(w, "examples");
-        ks_jw_arr(w);
-        for (size_t j = 0; j < k->nexamples; j++) {
-            const ks_diag_example *e = &k->ex[j];
-            ks_jw_obj(w);
-            if (e->has_pos) {
-                ks_jw_kuint(w, "byte", e->byte);
-                ks_jw_kuint(w, "line", e->line);
-                ks_jw_kuint(w, "column", e->column);
-            }
-            ks_jw_kstr(w, "text", e->text);
-            ks_jw_end_obj(w);
-        }
-        ks_jw_end_arr(w);
-        ks_jw_end_obj(w);
-    }
-    ks_jw_end_arr(w);
 }
 
 static uint64_t events_read(const ks_trace *t)
@@ -119,10 +77,8 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
         const ks_track *k = &t->tracks[i];
         const ks_process *p = &t->procs[k->process];
         ks_jw_obj(w);
-        ks_jw_key(w, "pid");
-        json_id(w, t, k->pid);
-        ks_jw_key(w, "tid");
-        json_id(w, t, k->tid);
+        ks_report_json_id(w, "pid", t, k->pid);
+        ks_report_json_id(w, "tid", t, k->tid);
         ks_jw_kstr(w, "kind", track_kind_name(k->kind));
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
         ks_jw_kstr(w, "process_name", ks_trace_str(t, p->name));
@@ -179,7 +135,7 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
     ks_jw_end_obj(w);
 
     ks_jw_key(w, "diagnostics");
-    json_diagnostics(w, &t->diag);
+    ks_report_json_diagnostics(w, &t->diag, NULL);
     ks_jw_end_obj(w);
 }
 
@@ -279,23 +235,6 @@ void ks_stats_text(FILE *out, const ks_trace *t)
     } else {
         fprintf(out, "  devices       none recorded\n");
     }
-    if (!t->diag.n) {
-        fprintf(out, "  diagnostics   none\n");
-        return;
-    }
-    fprintf(out, "  diagnostics\n");
-    for (size_t i = 0; i < t->diag.n; i++) {
-        const ks_diag_kind *k = &t->diag.kinds[i];
-        fprintf(out, "    %-7s %-40s %llu\n", ks_severity_name(k->severity), k->id,
-                (unsigned long long)k->count);
-        for (size_t j = 0; j < k->nexamples; j++) {
-            const ks_diag_example *e = &k->ex[j];
-            if (e->has_pos)
-                fprintf(out, "            byte %llu (line %llu, column %llu): %s\n",
-                        (unsigned long long)e->byte, (unsigned long long)e->line,
-                        (unsigned long long)e->column, e->text);
-            else
-                fprintf(out, "            %s\n", e->text);
-        }
-    }
+    fprintf(out, "  diagnostics%s", t->diag.n ? "\n" : "   ");
+    ks_report_text_diagnostics(out, &t->diag, NULL, t->diag.n ? "    " : "");
 }
