@@ -379,8 +379,11 @@ static void value_ctx(eng *e, vctx *v)
 static int push(eng *e, int is_map, int kind, int role, int learn, int in_meta)
 {
     if (e->depth + 1 >= MAX_DEPTH) {
+        uint64_t at = in_offset(e, tok_end(e) - 1), line, col; /* at the bracket */
+        line_col(e, at, &line, &col);
         e->failed = 1;
-        ks_error_set(e->err, "JSON nested deeper than %d levels", MAX_DEPTH);
+        ks_error_set_at(e->err, at, line, col, "JSON nested deeper than %d levels (not redacted)",
+                        MAX_DEPTH);
         return 0;
     }
     if (e->depth + 2 > e->cap) {

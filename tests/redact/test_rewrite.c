@@ -283,6 +283,61 @@ static void test_late_literals(void **state)
     ks_redactor_free(rd);
 }
 
+/* strings, keys, escapes and numbers cut by the 256 KiB chunk boundary, at every offset around
+ * it: the output parses, keeps its numbers and loses the user */
+static void test_chunk_boundaries(void **state)
+{
+    (void)state;
+    const size_t chunk = 256 * 1024;
+    ks_redactor *rd = rd_new();
+    for (size_t shift = 0; shift < 48; shift += 3) {
+        ks_buf in = {0};
+        ks_buf_puts(&in, "{\"traceEvents\": [");
+        size_t pad = chunk - 40 + shift;
+        ks_buf_puts(&in, "{\"ph\": \"i\", \"ts\": 1, \"name\": \"");
+        while (in.n < pad)
+            ks_buf_putc(&in, 'x');
+        ks_buf_puts(&in, "\"},\n{\"ph\": \"X\", \"ts\": 123456789.125, \"dur\": 17.250, "
+                         "\"name\": \"\\/home\\/chunkuser\\/p\\/q.py(3): f \\\"q\\\"\", "
+                         "\"args\": {\"mail chunkuser\\u0040example.com\": 12345678901234567890}}]}");
+        ks_buf_cstr(&in);
+        ks_redact_result res;
+        char *out = rd_redact_ok(rd, in.p, &res);
+        yajl_val v = parse(out);
+        yajl_tree_free(v);
+        assert_int_equal(res.events, 2);
+        assert_not_contains(out, "chunkuser");
+        assert_contains(out, "\"ts\": 123456789.125, \"dur\": 17.250");
+        assert_contains(out, "12345678901234567890");
+        assert_contains(out, "/q.py(3): f \\\"q\\\"");
+        /* and idempotent across the boundary too */
+        char *again = rd_redact_ok(rd, out, NULL);
+        assert_string_equal(again, out);
+        free(again);
+        free(out);
+        ks_buf_free(&in);
+    }
+    ks_redactor_free(rd);
+}
+
+static void test_depth_limit(void **state)
+{
+    (void)state;
+    ks_buf in = {0};
+    for (int i = 0; i < 5000; i++)
+        ks_buf_putc(&in, '[');
+    for (int i = 0; i < 5000; i++)
+        ks_buf_putc(&in, ']');
+    ks_buf_cstr(&in);
+    ks_redactor *rd = rd_new();
+    ks_error err;
+    assert_null(rd_redact_text(rd, in.p, NULL, &err));
+    assert_non_null(strstr(err.msg, "nested deeper"));
+    assert_true(err.has_pos && err.line == 1 && err.column == 4096);
+    ks_buf_free(&in);
+    ks_redactor_free(rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_unterminated_array),    cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_repaired),              cmocka_unit_test(test_options),
         cmocka_unit_test(test_check_mode),            cmocka_unit_test(test_late_literals),
+        cmocka_unit_test(test_chunk_boundaries),      cmocka_unit_test(test_depth_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
