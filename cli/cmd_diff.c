@@ -1,12 +1,269 @@
-/* cli/cmd_diff.c: `kinesift diff` (not built yet: its issue is open). */
-#include "cli/cli.h"
+/* cli/cmd_diff.c: `kinesift diff BEFORE AFTER`: what changed between two traces. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-const char ks_help_diff[] = "usage: kinesift diff ...\n\nNot available yet in this build.\n";
+#include "cli/cli.h"
+#include "kinesift/analysis.h"
+#include "kinesift/compare.h"
+#include "kinesift/insights.h"
+
+const char ks_help_diff[] =
+    "usage: kinesift diff BEFORE AFTER [--format text|json|csv|markdown] [--top N]\n"
+    "                     [--normalize-kernels] [--window SPEC] [--step-label REGEX] [--warmup N]\n"
+    "                     [--threshold PCT] [--seed N] [--overlap POLICY] [--output FILE]\n"
+    "                     [--strict] [--quiet]\n"
+    "\n"
+    "Compare two traces (one trace each; for several runs per side use `kinesift gate`).\n"
+    "Operators and labels are aligned by name and category, GPU work by name and kind; each row\n"
+    "shows count, self, inclusive and GPU time before -> after with the change, rows sorted by\n"
+    "absolute impact (operators: |d self| + |d GPU direct|; labels: the larger of |d inclusive|\n"
+    "and |d GPU subtree|; kernels: |d total|). Names that appear or disappear are listed.\n"
+    "The active steps (warm-up and unfinished steps apart) are compared as distributions: the\n"
+    "median ratio after/before, its bootstrap 95 % CI (10 000 resamples, fixed seed) and the\n"
+    "two-sided Mann-Whitney U p, with the verdict rule of docs/statistics.md for reference.\n"
+    "A warning says when the captures differ in profiler settings (with_stack, record_shapes,\n"
+    "profile_memory, with_modules, with_flops), activities (GPU, runtime) or device model: their\n"
+    "numbers are then not comparable.\n"
+    "\n"
+    "  --format FMT            text (default), json (schema kinesift.diff/1), csv, markdown\n"
+    "  --top N                 rows per table (default 20 for text and markdown, all for json and\n"
+    "                          csv; 0 = all)\n"
+    "  --normalize-kernels     compare kernels without template arguments <...>, argument lists\n"
+    "                          (...) and a leading \"void \" (rows that merge add up)\n"
+    "  --window SPEC           restrict the tables of both traces to steps:A-B or START:END\n"
+    "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
+    "  --warmup N              the first N steps of each trace are warm-up (default: detected)\n"
+    "  --threshold PCT         the verdict's threshold (default 5)\n"
+    "  --seed N                bootstrap seed (default 0x6b696e6573696674)\n"
+    "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS\n"
+    "  --output FILE           write the report to FILE (written whole, then renamed into place)\n"
+    "  --strict                malformed input is an error instead of a counted recovery\n"
+    "  --quiet                 no progress line and no warnings on stderr\n"
+    "\n"
+    "Exit status: 0 success (whatever changed), 2 usage or input error.\n";
+
+typedef struct diff_side {
+    ks_trace *tr;
+    int count;
+} diff_side;
+
+static int keep_trace(void *ctx, ks_trace *tr)
+{
+    diff_side *s = ctx;
+    if (s->count++) {
+        ks_cli_fail("%s: holds more than one trace: diff compares one trace with one trace (use gate to pool "
+                    "several runs)", tr->source);
+        ks_trace_free(tr);
+        return KS_EXIT_USAGE;
+    }
+    s->tr = tr;
+    return 0;
+}
+
+typedef struct diff_opts {
+    ks_analysis_opts ao;
+    ks_step_opts so;
+    const char *window;
+    int quiet;
+} diff_opts;
+
+static int analyse(const diff_opts *o, ks_trace *tr, ks_analysis **a, ks_steps *st)
+{
+    ks_error err;
+    if (ks_analyze(tr, &o->ao, a, &err) != KS_OK || ks_steps_find(*a, &o->so, st, &err) != KS_OK)
+        goto fail;
+    if (o->window) {
+        ks_ns w0 = 0, w1 = 0;
+        if (ks_window_parse(o->window, *a, st, &w0, &w1, &err) != KS_OK ||
+            ks_analysis_set_window(*a, w0, w1, &err) != KS_OK)
+            goto fail;
+        ks_steps_restrict(st, w0, w1);
+    }
+    return 0;
+fail:
+    ks_cli_error(tr->source, &err);
+    return KS_EXIT_USAGE;
+}
+
+static int load_one(char *path, const ks_load_opts *lo, diff_side *s)
+{
+    int rc = ks_cli_load(&path, 1, lo, keep_trace, s);
+    if (!rc && !s->tr) {
+        ks_cli_fail("%s: no trace in this input", path);
+        rc = KS_EXIT_USAGE;
+    }
+    if (!rc)
+        ks_cli_warnings(s->tr, lo->quiet);
+    return rc;
+}
+
+static int write_report(int format, FILE *out, const ks_diff *d, size_t top)
+{
+    switch (format) {
+    case 1: return ks_diff_json(out, d, top);
+    case 2: ks_diff_csv(out, d, top); break;
+    case 3: ks_diff_markdown(out, d, top); break;
+    default: ks_diff_text(out, d, top); break;
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const ks_diff_opts *dopts, int format,
+               size_t top, const char *output)
+{
+    diff_side b = {0}, a = {0};
+    ks_analysis *ab = NULL, *aa = NULL;
+    ks_steps sb = {0}, sa = {0};
+    ks_diff d = {0};
+    int rc = load_one(inputs[0], lo, &b);
+    if (!rc)
+        rc = load_one(inputs[1], lo, &a);
+    if (!rc)
+        rc = analyse(o, b.tr, &ab, &sb);
+    if (!rc)
+        rc = analyse(o, a.tr, &aa, &sa);
+    ks_error err;
+    if (!rc && ks_diff_build(ab, &sb, aa, &sa, dopts, &d, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        rc = KS_EXIT_USAGE;
+    }
+    if (!rc) {
+        for (size_t i = 0; i < d.nmismatch && !o->quiet; i++)
+            ks_cli_fail("warning: the captures differ in %s (%s before, %s after): their numbers are not comparable",
+                        d.mismatch[i].what, d.mismatch[i].a, d.mismatch[i].b);
+        ks_outfile of;
+        FILE *out = stdout;
+        if (output) {
+            if (ks_outfile_open(&of, output, &err) != KS_OK) {
+                ks_cli_error(NULL, &err);
+                rc = KS_EXIT_USAGE;
+                goto done;
+            }
+            out = of.f;
+        }
+        int bad = write_report(format, out, &d, top);
+        if (output) {
+            if (bad)
+                ks_outfile_abort(&of);
+            else if (ks_outfile_commit(&of, &err) != KS_OK) {
+                ks_cli_error(NULL, &err);
+                bad = 1;
+            }
+        } else if (fflush(stdout) != 0) {
+            bad = 1;
+        }
+        if (bad) {
+            if (!output)
+                ks_cli_fail("diff: cannot write the output");
+            rc = KS_EXIT_USAGE;
+        }
+    }
+done:
+    ks_diff_free(&d);
+    ks_steps_free(&sb);
+    ks_steps_free(&sa);
+    ks_analysis_free(ab);
+    ks_analysis_free(aa);
+    ks_trace_free(b.tr);
+    ks_trace_free(a.tr);
+    return rc;
+}
+
+static int parse_pct(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end == s || *end || errno || !(*v >= 0) || *v > 1000 ? -1 : 0;
+}
+
+static int parse_seed(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-')
+        return -1;
+    *v = strtoull(s, &end, 0);
+    return end == s || *end || errno ? -1 : 0;
+}
 
 int ks_cmd_diff(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    ks_cli_fail("diff: not available yet in this build");
-    return KS_EXIT_USAGE;
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},    {"top", required_argument, NULL, 't'},
+        {"normalize-kernels", no_argument, NULL, 'n'}, {"window", required_argument, NULL, 'w'},
+        {"step-label", required_argument, NULL, 'L'}, {"warmup", required_argument, NULL, 'W'},
+        {"threshold", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 's'},
+        {"overlap", required_argument, NULL, 'o'},   {"output", required_argument, NULL, 'O'},
+        {"strict", no_argument, NULL, 'S'},          {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
+    diff_opts o;
+    memset(&o, 0, sizeof o);
+    ks_analysis_opts_init(&o.ao);
+    ks_step_opts_init(&o.so);
+    ks_diff_opts dopts;
+    ks_diff_opts_init(&dopts);
+    ks_load_opts lo = {0};
+    const char *output = NULL;
+    int format = 0, opt;
+    long top = -1;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "qf:t:o:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'f':
+            format = ks_cli_choice(optarg, formats);
+            if (format < 0)
+                return ks_cli_usage("diff", "unknown format '%s' (text, json, csv or markdown)", optarg);
+            break;
+        case 't': {
+            char *end;
+            top = strtol(optarg, &end, 10);
+            if (end == optarg || *end || top < 0)
+                return ks_cli_usage("diff", "--top needs a number >= 0, not '%s'", optarg);
+            break;
+        }
+        case 'n': dopts.normalize_kernels = 1; break;
+        case 'w': o.window = optarg; break;
+        case 'L': o.so.label_regex = optarg; break;
+        case 'W': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 1000000)
+                return ks_cli_usage("diff", "--warmup needs a number of steps >= 0, not '%s'", optarg);
+            o.so.warmup = (int)v;
+            break;
+        }
+        case 'T': {
+            double v;
+            if (parse_pct(optarg, &v) != 0)
+                return ks_cli_usage("diff", "--threshold needs a percentage from 0 to 1000, not '%s'", optarg);
+            dopts.params.threshold = v / 100;
+            break;
+        }
+        case 's':
+            if (parse_seed(optarg, &dopts.params.seed) != 0)
+                return ks_cli_usage("diff", "--seed needs an unsigned 64-bit number, not '%s'", optarg);
+            break;
+        case 'o':
+            if (ks_overlap_parse(optarg, &o.ao.overlap, &o.ao.clamp_ns) != 0)
+                return ks_cli_usage("diff", "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", optarg);
+            break;
+        case 'O': output = optarg; break;
+        case 'S': lo.strict = 1; break;
+        case 'q': lo.quiet = o.quiet = 1; break;
+        default: return ks_cli_usage("diff", "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return ks_cli_usage("diff", "needs exactly two inputs, BEFORE and AFTER (%d given)", argc - optind);
+    for (int i = optind; output && i < argc; i++)
+        if (ks_same_file(output, argv[i]))
+            return ks_cli_usage("diff", "--output %s is an input: refusing to overwrite it", output);
+    size_t rows = top >= 0 ? (size_t)top : (format == 0 || format == 3 ? 20 : 0);
+    return run(argv + optind, &lo, &o, &dopts, format, rows, output);
 }

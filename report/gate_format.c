@@ -1,0 +1,81 @@
+/* report/gate_format.c: how gate's numbers read in text, Markdown and JUnit: values in their
+ * unit, limits, changes, confidence intervals and the one-line summary. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "kinesift/compare.h"
+
+void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (!strcmp(unit, "ns"))
+        ks_fmt_ns(buf, n, llround(v));
+    else if (!strcmp(unit, "points"))
+        snprintf(buf, n, "%.2f %%", v);
+    else
+        snprintf(buf, n, "%.1f", v);
+}
+
+void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r)
+{
+    if (ks_metric_points(r->metric))
+        snprintf(buf, n, "+%.3g pt", r->limit);
+    else
+        snprintf(buf, n, "+%.3g %%", 100 * r->limit);
+}
+
+void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r)
+{
+    if (ks_metric_points(r->metric))
+        isnan(r->diff) ? snprintf(buf, n, "-") : snprintf(buf, n, "%+.2f pt", r->diff);
+    else
+        isnan(r->cmp.change) ? snprintf(buf, n, "-") : snprintf(buf, n, "%+.2f %%", 100 * r->cmp.change);
+}
+
+void ks_gate_fmt_ci(char *buf, size_t n, const ks_gate_result *r)
+{
+    if (ks_metric_points(r->metric))
+        isnan(r->diff_lo) ? snprintf(buf, n, "-") : snprintf(buf, n, "[%+.2f, %+.2f] pt", r->diff_lo, r->diff_hi);
+    else
+        isnan(r->cmp.ci_lo) ? snprintf(buf, n, "-") : snprintf(buf, n, "[%.4f, %.4f]", r->cmp.ci_lo, r->cmp.ci_hi);
+}
+
+/* The result as found, whatever --on-inconclusive does to the exit status. */
+const char *ks_gate_overall(const ks_gate *g)
+{
+    switch (ks_gate_exit(g, 1)) {
+    case 2: return "error";
+    case 1: return "regression";
+    case 3: return "inconclusive";
+    default: break;
+    }
+    return "pass";
+}
+
+void ks_gate_fmt_summary(char *buf, size_t n, const ks_gate *g, int inconclusive_fails)
+{
+    size_t count[KS_GATE_ERROR + 1] = {0};
+    for (size_t i = 0; i < g->n; i++)
+        count[g->r[i].status]++;
+    int len = snprintf(buf, n, "%s (exit %d)", ks_gate_overall(g),
+                       ks_gate_exit(g, inconclusive_fails));
+    if (g->input_error && len > 0 && (size_t)len < n) {
+        snprintf(buf + len, n - (size_t)len, ": %s", g->error);
+        return;
+    }
+    static const ks_gate_status order[] = {KS_GATE_ERROR, KS_GATE_REGRESSION, KS_GATE_INCONCLUSIVE,
+                                           KS_GATE_IMPROVEMENT, KS_GATE_PASS};
+    int first = 1;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        if (!count[order[k]] || len < 0 || (size_t)len >= n)
+            continue;
+        len += snprintf(buf + len, n - (size_t)len, "%s %zu %s", first ? ":" : ",", count[order[k]],
+                        ks_gate_status_name(order[k]));
+        first = 0;
+    }
+    if (first && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, ": no checks");
+}

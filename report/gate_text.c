@@ -1,0 +1,101 @@
+/* report/gate_text.c: the text report of `kinesift gate` (standard output): the result line,
+ * the inputs and parameters, one row per check, then why each check that did not pass is what
+ * it is, the per-trace medians (so that one odd run shows), and the warnings. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "kinesift/compare.h"
+
+static void side_line(FILE *out, const char *role, const ks_gate_side *s, int validate)
+{
+    if (validate)
+        fprintf(out, "%-9s  %zu validate result%s\n", role, s->inputs, s->inputs == 1 ? "" : "s");
+    else
+        fprintf(out, "%-9s  %zu trace%s, %zu steps: %zu samples (%zu warm-up and %zu unfinished left out)\n", role,
+                s->inputs, s->inputs == 1 ? "" : "s", s->steps, s->samples, s->warmup, s->unfinished);
+}
+
+static void row(FILE *out, const ks_gate_result *r)
+{
+    char lim[24], ma[32], mb[32], ch[32], ci[48], p[24];
+    if (r->status == KS_GATE_ERROR) {
+        fprintf(out, "  %-12s %s\n", "error", r->title);
+        return;
+    }
+    ks_gate_fmt_limit(lim, sizeof lim, r);
+    ks_gate_fmt_value(ma, sizeof ma, r->unit, r->cmp.a.median);
+    ks_gate_fmt_value(mb, sizeof mb, r->unit, r->cmp.b.median);
+    ks_gate_fmt_change(ch, sizeof ch, r);
+    ks_gate_fmt_ci(ci, sizeof ci, r);
+    isnan(r->cmp.p) ? snprintf(p, sizeof p, "-") : snprintf(p, sizeof p, "%.3g", r->cmp.p);
+    fprintf(out, "  %-12s %-9s %12s %12s %9s %22s %9s %4zu %4zu  %s\n", ks_gate_status_name(r->status), lim, ma, mb,
+            ch, ci, p, r->cmp.a.n, r->cmp.b.n, r->title);
+}
+
+static void per_trace(FILE *out, const char *role, const ks_gate_result *r, const ks_trace_median *m, size_t n)
+{
+    if (n < 2)
+        return;
+    fprintf(out, "    %s medians per input:", role);
+    for (size_t i = 0; i < n; i++) {
+        char v[32];
+        ks_gate_fmt_value(v, sizeof v, r->unit, m[i].median);
+        fprintf(out, "%s %s (%zu) %s", i ? ";" : "", v, m[i].n, m[i].source);
+    }
+    fputc('\n', out);
+}
+
+static void details(FILE *out, const ks_gate_result *r)
+{
+    if (r->status == KS_GATE_ERROR) {
+        fprintf(out, "  %s: error: %s\n", r->title, r->error);
+        return;
+    }
+    if (r->status == KS_GATE_PASS && r->nper_a < 2 && r->nper_b < 2)
+        return;
+    fprintf(out, "  %s: %s: %s\n", r->title, ks_gate_status_name(r->status), r->cmp.reason);
+    if (r->cmp.suggestion[0])
+        fprintf(out, "    suggestion: %s\n", r->cmp.suggestion);
+    per_trace(out, "baseline", r, r->per_a, r->nper_a);
+    per_trace(out, "candidate", r, r->per_b, r->nper_b);
+}
+
+void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
+{
+    char sum[1024];
+    ks_gate_fmt_summary(sum, sizeof sum, g, inconclusive_fails);
+    fprintf(out, "kinesift gate: %s\n", sum);
+    side_line(out, "baseline", &g->base, g->is_validate);
+    side_line(out, "candidate", &g->cand, g->is_validate);
+    if (g->input_error && !g->n) {
+        for (size_t i = 0; i < g->nwarnings; i++)
+            fprintf(out, "warning: %s\n", g->warnings[i]);
+        return;
+    }
+    size_t m = g->n ? g->r[0].cmp.holm_m : 0;
+    fprintf(out, "rule: docs/statistics.md: default limit +%.3g %%, alpha %.3g, >= %zu samples per side, %u bootstrap "
+                 "resamples, seed 0x%016" PRIx64 "%s%s\n",
+            100 * g->opts.params.threshold, g->opts.params.alpha, g->opts.params.min_samples,
+            g->opts.params.resamples, g->opts.params.seed, m > 1 ? ", p Holm-adjusted across the checks" : "",
+            g->default_set ? "; default checks (no budget, no check flags)" : "");
+    fprintf(out, "\n  %-12s %-9s %12s %12s %9s %22s %9s %4s %4s  %s\n", "verdict", "limit", "baseline", "candidate",
+            "change", "95% CI", "p", "n_b", "n_c", "check");
+    for (size_t i = 0; i < g->n; i++)
+        row(out, &g->r[i]);
+    int any = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const ks_gate_result *r = &g->r[i];
+        if (r->status == KS_GATE_PASS && r->nper_a < 2 && r->nper_b < 2)
+            continue;
+        if (!any++)
+            fputc('\n', out);
+        details(out, r);
+    }
+    if (g->nwarnings)
+        fputc('\n', out);
+    for (size_t i = 0; i < g->nwarnings; i++)
+        fprintf(out, "warning: %s\n", g->warnings[i]);
+}

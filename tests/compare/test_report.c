@@ -1,0 +1,230 @@
+/* tests/compare/test_report.c: the writers' escaping (XML for JUnit, Markdown for step
+ * summaries) on hostile names, the JUnit mapping (regression = failure, inconclusive = skipped,
+ * error = error) checked on the written text, the Markdown table, and output files written
+ * whole then renamed (an aborted write leaves the old file as it was). */
+#include "gate_test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a writer wrote, as a string (free it). */
+static char *capture_xml(const char *s)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    ks_xml_escape(f, s);
+    fclose(f);
+    return buf;
+}
+
+static char *capture_md(const char *s)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    ks_md_escape(f, s);
+    fclose(f);
+    return buf;
+}
+
+static void xml_escaping(void **state)
+{
+    (void)state;
+    char *x = capture_xml("void k<float, 4>(int) & \"q\" 'a'");
+    assert_string_equal(x, "void k&lt;float, 4&gt;(int) &amp; &quot;q&quot; &apos;a&apos;");
+    free(x);
+    x = capture_xml("tab\tlf\ncr\r bell\x07 esc\x1b");
+    assert_string_equal(x, "tab&#9;lf&#10;cr&#13; bell\xEF\xBF\xBD esc\xEF\xBF\xBD");
+    free(x);
+    x = capture_xml("bad \xff\xfe utf8 \xC3\xA9");
+    assert_non_null(strstr(x, "\xEF\xBF\xBD"));
+    assert_non_null(strstr(x, "\xC3\xA9")); /* valid UTF-8 stays */
+    assert_null(strstr(x, "\xff"));
+    free(x);
+}
+
+static void markdown_escaping(void **state)
+{
+    (void)state;
+    char *m = capture_md("a|b `c` *d* _e_ [f](g) <script>&amp; #h ~i \\j");
+    assert_string_equal(m, "a\\|b \\`c\\` \\*d\\* \\_e\\_ \\[f\\](g) &lt;script&gt;&amp;amp; \\#h \\~i \\\\j");
+    free(m);
+    m = capture_md("two\nlines\r\nand\x01");
+    assert_string_equal(m, "two lines  and ");
+    free(m);
+}
+
+/* A gate with one check of each outcome: step_time pass, a label with a hostile name 30 %
+ * longer (regression), a label at +5 % (inconclusive), a label on neither side (error). */
+static void sample_gate(ks_gate *g, ks_profile *a, ks_profile *b)
+{
+    ks_rng r;
+    ks_rng_seed(&r, 77);
+    gt_profile(a, "base.json", &r, 30, 1, 0.01);
+    gt_profile(b, "cand.json", &r, 30, 1, 0.01);
+    const char *bad = "void k<a&b>(int) | \"x\"";
+    gt_series(a, KS_METRIC_LABEL, bad, &r, 10e6, 0.01);
+    gt_series(b, KS_METRIC_LABEL, bad, &r, 13e6, 0.01);
+    gt_series(a, KS_METRIC_LABEL, "edge", &r, 10e6, 0.01);
+    gt_series(b, KS_METRIC_LABEL, "edge", &r, 10.5e6, 0.01);
+    ks_budget bud = {0};
+    ks_error err;
+    assert_int_equal(ks_budget_add(&bud, KS_METRIC_STEP_TIME, NULL, 0, 0, &err), KS_OK);
+    assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, bad, 0, 0, &err), KS_OK);
+    assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, "edge", 0, 0, &err), KS_OK);
+    assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, "missing", 0, 0, &err), KS_OK);
+    assert_int_equal(ks_gate_run(a, 1, b, 1, &bud, NULL, g, &err), KS_OK);
+    ks_budget_free(&bud);
+    assert_int_equal(g->n, 4);
+    assert_int_equal(g->r[0].status, KS_GATE_PASS);
+    assert_int_equal(g->r[1].status, KS_GATE_REGRESSION);
+    assert_int_equal(g->r[2].status, KS_GATE_INCONCLUSIVE);
+    assert_int_equal(g->r[3].status, KS_GATE_ERROR);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void junit(void **state)
+{
+    (void)state;
+    ks_profile a, b;
+    ks_gate g;
+    sample_gate(&g, &a, &b);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_int_equal(ks_gate_junit(f, &g), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\""));
+    assert_int_equal(count(buf, "<testcase "), 4);
+    assert_int_equal(count(buf, "<failure "), 1);
+    assert_int_equal(count(buf, "<skipped "), 1);
+    assert_int_equal(count(buf, "<error "), 1);
+    assert_non_null(strstr(buf, "name=\"label void k&lt;a&amp;b&gt;(int) | &quot;x&quot;\">\n      <failure "));
+    assert_non_null(strstr(buf, "name=\"label missing\">\n      <error type=\"error\""));
+    assert_non_null(strstr(buf, "name=\"step_time\">\n      <system-out>verdict: pass"));
+    assert_null(strstr(buf, "k<a")); /* nothing unescaped */
+    free(buf);
+
+    /* a gate that never ran: one error test case */
+    ks_gate e;
+    memset(&e, 0, sizeof e);
+    ks_gate_set_error(&e, "x.json: not a <trace>");
+    buf = NULL;
+    f = open_memstream(&buf, &n);
+    assert_int_equal(ks_gate_junit(f, &e), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "tests=\"1\" failures=\"0\" errors=\"1\""));
+    assert_non_null(strstr(buf, "name=\"gate inputs\">\n      <error type=\"input\" message=\"x.json: not a &lt;trace&gt;\""));
+    assert_int_equal(ks_gate_exit(&e, 1), 2);
+    free(buf);
+    ks_gate_free(&g);
+    ks_profile_free(&a);
+    ks_profile_free(&b);
+}
+
+static void markdown(void **state)
+{
+    (void)state;
+    ks_profile a, b;
+    ks_gate g;
+    sample_gate(&g, &a, &b);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_int_equal(ks_gate_markdown(f, &g, 1), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "### kinesift gate: error (exit 2): 1 error, 1 regression, 1 inconclusive, 1 pass\n"));
+    assert_non_null(strstr(buf, "| label void k&lt;a&amp;b&gt;(int) \\| \"x\" | +5 % |"));
+    assert_non_null(strstr(buf, "| **regression** |\n"));
+    assert_non_null(strstr(buf, "<details>"));
+    assert_null(strstr(buf, "k<a"));
+    /* one row per check in the main table: rows start with "| " after the header */
+    const char *table = strstr(buf, "|---|");
+    assert_non_null(table);
+    const char *details = strstr(buf, "<details>");
+    size_t rows = 0;
+    for (const char *p = table; p < details; p++)
+        rows += p[0] == '\n' && p[1] == '|';
+    assert_int_equal(rows, 4);
+    free(buf);
+    ks_gate_free(&g);
+    ks_profile_free(&a);
+    ks_profile_free(&b);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = ks_xcalloc(4096, 1);
+    size_t n = fread(buf, 1, 4095, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void output_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ks_outfile_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = ks_xasprintf("%s/report.xml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+    ks_outfile o;
+    ks_error err;
+    assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
+    fputs("new\n", o.f);
+    char *before = slurp(path);
+    assert_string_equal(before, "old\n"); /* nothing visible before the commit */
+    free(before);
+    ks_outfile_abort(&o);
+    char *after = slurp(path);
+    assert_string_equal(after, "old\n");
+    free(after);
+    assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
+    fputs("new\n", o.f);
+    assert_int_equal(ks_outfile_commit(&o, &err), KS_OK);
+    after = slurp(path);
+    assert_string_equal(after, "new\n");
+    free(after);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true((st.st_mode & 0444) != 0);
+    /* the directory holds nothing else: no temporary left behind */
+    char *cmd = ks_xasprintf("test $(ls -A %s | wc -l) -eq 1", dir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    assert_true(ks_same_file(path, path));
+    char *other = ks_xasprintf("%s/../%s/report.xml", dir, strrchr(dir, '/') + 1);
+    assert_true(ks_same_file(path, other));
+    assert_false(ks_same_file(path, dir));
+    assert_false(ks_same_file(path, "/nonexistent/x"));
+    free(other);
+    char *missing = ks_xasprintf("%s/no/such/dir/x.json", dir);
+    assert_int_equal(ks_outfile_open(&o, missing, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "cannot create"));
+    free(missing);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(xml_escaping), cmocka_unit_test(markdown_escaping), cmocka_unit_test(junit),
+        cmocka_unit_test(markdown),     cmocka_unit_test(output_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
