@@ -1,7 +1,7 @@
 /* parser/bigarray.c: growable arrays that move to huge-page mappings when they get big (see
  * bigarray.h). A 1 GiB trace puts ~150 MB of event records into a few per-track arrays; grown
  * through malloc in 4 KiB pages that is ~40 000 page faults (each one costly in a VM), with
- * 2 MiB pages ~75. Growth of a mapping is an mremap: page tables move, bytes do not. */
+ * 2 MiB pages ~75, and with ready blocks from the reader thread none on the parser's thread. */
 #include "parser/bigarray.h"
 
 #include <stdio.h>
@@ -12,16 +12,10 @@
 
 #include "common/util.h"
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
 static size_t page_size(void)
 {
-    static size_t ps;
-    if (!ps) {
-        long v = sysconf(_SC_PAGESIZE);
-        ps = v > 0 ? (size_t)v : 4096;
-    }
-    return ps;
+    long v = sysconf(_SC_PAGESIZE);
+    return v > 0 ? (size_t)v : 4096;
 }
 
 static size_t round_up(size_t n, size_t a)
@@ -40,15 +34,17 @@ static void out_of_memory(size_t n)
     abort();
 }
 
-/* A fresh read/write mapping of len bytes (a multiple of HUGE_PAGE) starting on a 2 MiB
- * boundary, advised for huge pages; NULL when refused. */
-static void *map_aligned(size_t len)
+/* A fresh read/write mapping of len bytes (a multiple of KS_BIGARRAY_BLOCK) starting on a 2 MiB
+ * boundary, advised for huge pages; NULL when refused. noreserve: address space only, memory is
+ * committed page by page as it is touched. */
+static void *map_aligned(size_t len, int noreserve)
 {
-    size_t span = len + HUGE_PAGE;
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t span = len + KS_BIGARRAY_BLOCK;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    char *a = (char *)round_up((size_t)(uintptr_t)raw, HUGE_PAGE);
+    char *a = (char *)round_up((size_t)(uintptr_t)raw, KS_BIGARRAY_BLOCK);
     size_t head = (size_t)(a - raw), tail = span - head - len;
     if (head)
         munmap(raw, head);
@@ -58,24 +54,23 @@ static void *map_aligned(size_t len)
     return a;
 }
 
-/* Move or extend the mapping p (old_len bytes) to new_len bytes, keeping its contents and a
- * 2 MiB-aligned start. */
-static void *remap_grow(void *p, size_t old_len, size_t new_len)
+/* Move the n elements of mapping p (old_len bytes) into a new mapping of new_len bytes. mremap
+ * moves page tables, not bytes; it refuses a range made of several mappings (ready blocks moved
+ * in), which is then copied. */
+static void *remap_grow(void *p, size_t old_len, size_t new_len, size_t used)
 {
     void *q = mremap(p, old_len, new_len, 0); /* in place when the address space after is free */
     if (q != MAP_FAILED)
-        goto done;
-    void *target = map_aligned(new_len);
-    if (target) {
-        q = mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, target);
-        if (q != MAP_FAILED)
-            goto done;
-        munmap(target, new_len);
-    }
-    q = mremap(p, old_len, new_len, MREMAP_MAYMOVE);
-    if (q == MAP_FAILED)
+        return q;
+    q = map_aligned(new_len, 1);
+    if (!q)
+        q = map_aligned(new_len, 0);
+    if (!q)
         out_of_memory(new_len);
-done:
+    if (mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
+        memcpy(q, p, used);
+        munmap(p, old_len);
+    }
     (void)madvise(q, new_len, MADV_HUGEPAGE);
     return q;
 }
@@ -87,8 +82,8 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
     if (*mapped) {
         size_t old_len = ks_bigarray_map_bytes(*cap, esz);
         size_t want = ks_mul(need, esz);
-        size_t new_len = round_up(want > old_len * 2 ? want : old_len * 2, HUGE_PAGE);
-        *p = remap_grow(*p, old_len, new_len);
+        size_t new_len = round_up(want > old_len * 2 ? want : old_len * 2, KS_BIGARRAY_BLOCK);
+        *p = remap_grow(*p, old_len, new_len, n * esz);
         *cap = new_len / esz;
         return;
     }
@@ -98,8 +93,12 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
         c = need;
     size_t bytes = ks_mul(c, esz);
     if (bytes >= KS_BIGARRAY_MAP_MIN) {
-        size_t len = round_up(bytes, HUGE_PAGE);
-        void *m = map_aligned(len);
+        size_t len = round_up(bytes, KS_BIGARRAY_BLOCK);
+        void *m = len < KS_BIGARRAY_RESERVE ? map_aligned(KS_BIGARRAY_RESERVE, 1) : NULL;
+        if (m)
+            len = KS_BIGARRAY_RESERVE;
+        else
+            m = map_aligned(len, 0);
         if (m) {
             if (n)
                 memcpy(m, *p, n * esz);
@@ -143,4 +142,51 @@ void ks_bigarray_free(void *p, size_t cap, uint8_t mapped, size_t esz)
         munmap(p, ks_bigarray_map_bytes(cap, esz));
     else
         free(p);
+}
+
+void ks_bigarray_prefill(void *p, size_t cap, size_t esz, size_t upto, size_t *ready,
+                         const ks_page_supply *s)
+{
+    size_t len = ks_bigarray_map_bytes(cap, esz);
+    size_t want = upto * esz + KS_BIGARRAY_BLOCK;
+    if (want > len)
+        want = len;
+    while (*ready < want) {
+        size_t at = *ready;
+        if (at % KS_BIGARRAY_BLOCK || at + KS_BIGARRAY_BLOCK > len) {
+            /* inside a block already written to, or the last partial one: the writer faults it */
+            size_t next = round_up(at + 1, KS_BIGARRAY_BLOCK);
+            *ready = next < len ? next : len;
+            continue;
+        }
+        void *b = s->take(s->ctx);
+        if (b && mremap(b, KS_BIGARRAY_BLOCK, KS_BIGARRAY_BLOCK, MREMAP_MAYMOVE | MREMAP_FIXED,
+                        (char *)p + at) == MAP_FAILED)
+            munmap(b, KS_BIGARRAY_BLOCK);
+        *ready = at + KS_BIGARRAY_BLOCK;
+    }
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void *ks_bigarray_ready_block(void)
+{
+    char *b = map_aligned(KS_BIGARRAY_BLOCK, 0);
+    if (!b)
+        return NULL;
+    if (madvise(b, KS_BIGARRAY_BLOCK, MADV_POPULATE_WRITE) != 0) {
+        /* kernels before 5.14: write each page */
+        size_t ps = page_size();
+        for (size_t k = 0; k < KS_BIGARRAY_BLOCK; k += ps)
+            ((volatile char *)b)[k] = 0;
+    }
+    return b;
+}
+
+void ks_bigarray_block_free(void *block)
+{
+    if (block)
+        munmap(block, KS_BIGARRAY_BLOCK);
 }

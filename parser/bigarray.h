@@ -1,8 +1,14 @@
 /* parser/bigarray.h: growable arrays for the event store's big per-track arrays. Small arrays live
- * in malloc; once an array passes a few MiB it moves to its own anonymous mapping, 2 MiB aligned
- * with MADV_HUGEPAGE (one page fault per 2 MiB instead of per 4 KiB where transparent huge pages
- * are enabled in "madvise" or "always" mode), and later growth moves the mapping with mremap (no
- * copy). Where mmap is refused the array stays in malloc. Internal to parser/. */
+ * in malloc; once an array passes a few MiB it moves to its own anonymous mapping: a 2 MiB-aligned
+ * reservation of address space (1 GiB or more, MAP_NORESERVE: untouched pages cost nothing),
+ * advised for transparent huge pages, so it grows without moving and faults once per 2 MiB
+ * instead of once per 4 KiB. Where such a reservation is refused it gets an exact-size mapping
+ * grown by mremap, and where mmap is refused it stays in malloc.
+ *
+ * Page faults still zero each page on the thread that first writes it. A page supply (the
+ * parser's reader thread) can take that off the writer: it hands over 2 MiB blocks already faulted
+ * in, and ks_bigarray_prefill moves them (mremap, no copy) to the spot the writer reaches next.
+ * Internal to parser/. */
 #ifndef KS_BIGARRAY_H
 #define KS_BIGARRAY_H
 
@@ -11,9 +17,13 @@
 
 /* Size (bytes) at which an array moves from malloc to a mapping. */
 #define KS_BIGARRAY_MAP_MIN (4u << 20)
+/* The unit of ready memory, and the alignment of mappings. */
+#define KS_BIGARRAY_BLOCK ((size_t)2 << 20)
+/* Address space reserved for a mapped array at first (it grows beyond by moving). */
+#define KS_BIGARRAY_RESERVE ((size_t)1 << 30)
 
-/* An array: *p with *cap elements of esz bytes, n of them used; *mapped is 0 (malloc) or 1 (a
- * mapping of round_up(*cap * esz, page size) bytes). */
+/* An array: *p with *cap elements of esz bytes (esz < 4096), n of them used; *mapped is 0
+ * (malloc) or 1 (a mapping of round_up(*cap * esz, page size) bytes). */
 
 /* Grow to at least need elements (geometric growth). Keeps the first n elements. */
 void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t need, size_t esz);
@@ -24,7 +34,26 @@ void ks_bigarray_shrink(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t
 /* Free the array. */
 void ks_bigarray_free(void *p, size_t cap, uint8_t mapped, size_t esz);
 
-/* Bytes of the mapping that holds cap elements (page-rounded); for tests. */
+/* Bytes of the mapping that holds cap elements (page-rounded). */
 size_t ks_bigarray_map_bytes(size_t cap, size_t esz);
+
+/* A source of ready memory: take() returns a KS_BIGARRAY_BLOCK-sized, aligned mapping whose pages
+ * are already faulted in, or NULL when none is ready. Called on the writer's thread. */
+typedef struct ks_page_supply {
+    void *(*take)(void *ctx);
+    void *ctx;
+} ks_page_supply;
+
+/* Before elements below upto of a mapped array are written: bring ready blocks from s into the
+ * array's own mapping, up to one block ahead of upto. *ready is the array's bookkeeping, the
+ * bytes from its start that may already be written (0 for a new array; blocks are only ever
+ * placed above it). Call it only while the first n <= upto elements are all that was written. */
+void ks_bigarray_prefill(void *p, size_t cap, size_t esz, size_t upto, size_t *ready,
+                         const ks_page_supply *s);
+
+/* A ready block for a supply (faulted in here, on the caller's thread), or NULL; and its release
+ * when it was not used. */
+void *ks_bigarray_ready_block(void);
+void ks_bigarray_block_free(void *block);
 
 #endif

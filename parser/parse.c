@@ -20,6 +20,7 @@
 #include "parser/numfast.h"
 #include "parser/reader.h"
 #include "parser/source_int.h"
+#include "parser/store_int.h"
 #include "parser/repair.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
@@ -1544,6 +1545,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     if (use_reader_thread(opts, st, chunk))
         p.reader = ks_reader_start(st, chunk);
     if (p.reader) {
+        ks_page_supply supply = {ks_reader_take_block, p.reader};
+        ks_trace_set_supply(p.t, &supply);
         int r = filtered_loop(&p, opts, st, &pos, &eof, err);
         if (r == FILTERED_FAIL)
             goto fail;
@@ -1619,6 +1622,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             need_more = 1;
     }
 done:
+    ks_trace_set_supply(p.t, NULL);
     if (p.mode == M_PARSE && p.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */
         yajl_complete_parse(p.h);
@@ -1631,6 +1635,7 @@ done:
     *out = p.t;
     return KS_OK;
 fail:
+    ks_trace_set_supply(p.t, NULL);
     parser_free(&p);
     ks_trace_free(p.t);
     return KS_ERR;

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "parser/bigarray.h"
 
 #define NSLOTS 6
+#define POOL 2 /* ready memory blocks kept for the store (bigarray.h) */
 
 struct ks_reader {
     ks_stream *st;
@@ -26,6 +28,9 @@ struct ks_reader {
     int stop;         /* the parser is done: the thread must exit */
     int raw;          /* deliver raw chunks only */
     int finished;     /* the thread published its eof chunk */
+    void *pool[POOL]; /* ready memory blocks */
+    int npool;
+    int want_blocks;  /* the store asked for one: keep the pool full from now on */
 
     /* thread-private */
     ks_repair filt;
@@ -146,14 +151,38 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw)
     carry_from(r, c, done);
 }
 
+/* Make one ready block for the pool (the lock is held on entry and on return). */
+static void make_block(ks_reader *r)
+{
+    pthread_mutex_unlock(&r->mu);
+    void *b = ks_bigarray_ready_block();
+    pthread_mutex_lock(&r->mu);
+    if (b && r->npool < POOL && !r->stop)
+        r->pool[r->npool++] = b;
+    else
+        ks_bigarray_block_free(b);
+    if (!b)
+        r->want_blocks = 0; /* mmap refused: the store faults its own pages */
+}
+
 static void *reader_main(void *arg)
 {
     ks_reader *r = arg;
     for (;;) {
         pthread_mutex_lock(&r->mu);
         /* the parser holds slot (taken - 1) until its next call */
-        while (!r->stop && r->filled - (r->taken ? r->taken - 1 : 0) >= NSLOTS)
+        for (;;) {
+            int full = r->filled - (r->taken ? r->taken - 1 : 0) >= NSLOTS;
+            if (r->stop)
+                break;
+            if (r->want_blocks && (r->npool == 0 || (full && r->npool < POOL))) {
+                make_block(r);
+                continue;
+            }
+            if (!full)
+                break;
             pthread_cond_wait(&r->can_fill, &r->mu);
+        }
         int stop = r->stop, raw = r->raw;
         pthread_mutex_unlock(&r->mu);
         if (stop)
@@ -171,6 +200,21 @@ static void *reader_main(void *arg)
             break;
     }
     return NULL;
+}
+
+void *ks_reader_take_block(void *ctx)
+{
+    ks_reader *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    void *b = r->npool ? r->pool[--r->npool] : NULL;
+    if (!r->want_blocks && !r->finished) {
+        r->want_blocks = 1;
+        pthread_cond_signal(&r->can_fill);
+    } else if (b) {
+        pthread_cond_signal(&r->can_fill);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return b;
 }
 
 ks_reader *ks_reader_start(ks_stream *st, size_t chunk)
@@ -233,6 +277,8 @@ void ks_reader_stop(ks_reader *r)
         free(r->slot[i].pr);
         ks_repair_free(&r->slot[i].out);
     }
+    for (int i = 0; i < r->npool; i++)
+        ks_bigarray_block_free(r->pool[i]);
     ks_repair_free(&r->filt);
     free(r->carry);
     pthread_mutex_destroy(&r->mu);

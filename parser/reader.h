@@ -54,6 +54,10 @@ ks_rchunk *ks_reader_next(ks_reader *r);
 /* From now on deliver raw chunks only (no filter run, no leftover carried). */
 void ks_reader_raw(ks_reader *r);
 
+/* A ready memory block for the store (a ks_page_supply's take, see bigarray.h), or NULL. The
+ * first call asks the thread to keep a couple ready from then on, made while it waits. */
+void *ks_reader_take_block(void *ctx);
+
 /* Stop the thread (it may be blocked on a full queue) and free everything. */
 void ks_reader_stop(ks_reader *r);
 

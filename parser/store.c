@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "parser/bigarray.h"
+#include "parser/store_int.h"
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 
@@ -42,12 +43,27 @@ typedef struct trace_impl {
     ks_trace t;
     track_index tracks;
     track_index procs;
+    ks_page_supply supply; /* ready memory for mapped event arrays (parser's reader thread) */
 } trace_impl;
+
+static void *no_supply(void *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
+void ks_trace_set_supply(ks_trace *t, const ks_page_supply *s)
+{
+    trace_impl *ti = (trace_impl *)t;
+    ti->supply.take = s ? s->take : no_supply;
+    ti->supply.ctx = s ? s->ctx : NULL;
+}
 
 ks_trace *ks_trace_new(const char *source)
 {
     trace_impl *ti = ks_xcalloc(1, sizeof *ti);
     ks_trace *t = &ti->t;
+    ti->supply.take = no_supply;
     t->source = ks_xstrdup(source ? source : "-");
     t->strings = ks_strtab_new();
     KS_GROW(t->cats, t->cats_cap, 16);
@@ -251,8 +267,17 @@ static void fold_span(ks_track *k)
 ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
 {
     ks_track *k = &t->tracks[track];
-    if (k->n == k->cap)
+    if (k->n == k->cap) {
+        uint8_t was_mapped = k->ev_mapped;
         ks_bigarray_grow((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, k->n + 1, sizeof *k->ev);
+        if (!was_mapped && k->ev_mapped)
+            k->ev_ready = k->n * sizeof *k->ev; /* copied in: faulted already */
+    }
+    if (k->ev_mapped && (k->n + 1) * sizeof *k->ev + KS_BIGARRAY_BLOCK > k->ev_ready) {
+        /* memory for the next 2 MiB: ready blocks moved in, or faulted here */
+        trace_impl *ti = (trace_impl *)t;
+        ks_bigarray_prefill(k->ev, k->cap, sizeof *k->ev, k->n + 1, &k->ev_ready, &ti->supply);
+    }
     /* the previous event is final now (the caller may edit the last one until the next append) */
     if (k->span_n < k->n)
         fold_span(k);

@@ -142,6 +142,7 @@ typedef struct ks_track {
      * appended, the last at ks_trace_finish) so ks_trace_span need not scan every event. */
     ks_ns span_first, span_last;
     size_t span_n;
+    size_t ev_ready;    /* mapped ev: bytes from its start that may have been written (store.c) */
 } ks_track;
 
 /* ---- counters (ph C): each numeric args key is a series ----------------------------------- */

@@ -90,6 +90,59 @@ static void small_arrays_stay_in_malloc(void **state)
     ks_bigarray_free(v, cap, mapped, sizeof *v);
 }
 
+typedef struct supply_log {
+    int taken, given;
+} supply_log;
+
+/* A supply that hands out a ready block on every other call. */
+static void *every_other_block(void *ctx)
+{
+    supply_log *l = ctx;
+    if (l->taken++ % 2)
+        return NULL;
+    void *b = ks_bigarray_ready_block();
+    if (b)
+        l->given++;
+    return b;
+}
+
+/* Ready blocks moved into a growing mapped array never land on written elements: the contents
+ * stay intact whether a block came or not, through growth past the reservation too. */
+static void ready_blocks_fill_ahead_of_the_writer(void **state)
+{
+    (void)state;
+    supply_log log = {0, 0};
+    ks_page_supply s = {every_other_block, &log};
+    rec *v = NULL;
+    size_t n = 0, cap = 0, ready = 0;
+    uint8_t mapped = 0;
+    size_t target = 4 * (KS_BIGARRAY_MAP_MIN / sizeof(rec)); /* 16 MiB */
+    while (n < target) {
+        if (n == cap) {
+            uint8_t was = mapped;
+            ks_bigarray_grow((void **)&v, &cap, &mapped, n, n + 1, sizeof *v);
+            if (!was && mapped)
+                ready = n * sizeof *v;
+        }
+        if (mapped && (n + 1) * sizeof *v + KS_BIGARRAY_BLOCK > ready)
+            ks_bigarray_prefill(v, cap, sizeof *v, n + 1, &ready, &s);
+        assert_true(!mapped || ready >= (n + 1) * sizeof *v);
+        fill_rec(&v[n], n);
+        n++;
+    }
+    assert_true(mapped);
+    assert_true(log.given >= 2);
+    check_recs(v, n);
+    /* grow past the whole mapping: the blocks moved in make it several mappings, copied over */
+    size_t old_cap = cap;
+    ks_bigarray_grow((void **)&v, &cap, &mapped, n, cap + 1, sizeof *v);
+    assert_true(cap > old_cap);
+    check_recs(v, n);
+    ks_bigarray_shrink((void **)&v, &cap, &mapped, n, sizeof *v);
+    check_recs(v, n);
+    ks_bigarray_free(v, cap, mapped, sizeof *v);
+}
+
 /* The store appends 300 000 events (17 MB) into one track through the mapped path. */
 static void store_keeps_many_events(void **state)
 {
@@ -132,6 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grows_through_the_mapping_and_back),
         cmocka_unit_test(small_arrays_stay_in_malloc),
+        cmocka_unit_test(ready_blocks_fill_ahead_of_the_writer),
         cmocka_unit_test(store_keeps_many_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

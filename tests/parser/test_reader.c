@@ -7,6 +7,7 @@
 #include <archive_entry.h>
 
 #include "ks_test.h"
+#include "parser/bigarray.h"
 #include "trace_digest.h"
 
 /* A Kineto-like trace with every construct the parser reacts to. */
@@ -173,11 +174,11 @@ static void damaged_traces_read_the_same(void **state)
     char *base = make_trace(120, &len);
     same_both_ways(base, len, 0, 0);
     same_both_ways(base, len, 1000, 1);
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 160; i++) {
         size_t n;
         char *b = damage(base, len, &n, 1 + (int)(rnd() % 6));
-        static const size_t chunks[] = {7, 100, 1024, 4096};
-        same_both_ways(b, n, chunks[i % 4], 0);
+        static const size_t chunks[] = {7, 100, 1024, 4096, 333, 2000, 8192, 64};
+        same_both_ways(b, n, chunks[i % 8], 0);
         if (i % 10 == 0)
             same_both_ways(b, n, chunks[(i / 10) % 4], 1);
         free(b);
@@ -294,6 +295,32 @@ static void early_error_stops_the_thread(void **state)
     free(base);
 }
 
+/* A trace big enough that its track moves to a mapped array filled with the reader thread's ready
+ * blocks (parser/bigarray.c): 90 000 events (5 MB of records) on one thread, read both ways. */
+static void big_tracks_read_the_same(void **state)
+{
+    (void)state;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 90000; i++)
+        ks_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":1}%s\n",
+                      i % 50, i, i + 1 < 90000 ? "," : "");
+    ks_buf_puts(&b, "]}\n");
+    same_both_ways(b.p, b.n, 0, 0);
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.reader_thread = 1;
+    ks_trace *t;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("big", b.p, b.n, &o, &t, &err), KS_OK);
+    assert_int_equal(t->events, 90000);
+    assert_int_equal(t->ntracks, 1);
+    assert_true(t->tracks[0].n * sizeof(ks_event) > KS_BIGARRAY_MAP_MIN);
+    assert_int_equal(t->tracks[0].ev[89999].ts, 89999000);
+    ks_trace_free(t);
+    ks_buf_free(&b);
+}
+
 /* Real traces, whole and damaged, in 64 KiB chunks. */
 static void corpus_traces_read_the_same(void **state)
 {
@@ -340,6 +367,7 @@ int main(void)
         cmocka_unit_test(damaged_gzip_reads_the_same),
         cmocka_unit_test(progress_is_reported_the_same),
         cmocka_unit_test(early_error_stops_the_thread),
+        cmocka_unit_test(big_tracks_read_the_same),
         cmocka_unit_test(corpus_traces_read_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
