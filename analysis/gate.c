@@ -147,6 +147,14 @@ static int64_t rank_of(const ks_profile *p)
     return p->has_rank ? p->rank : NO_RANK;
 }
 
+static void rank_text(int64_t r, char *buf, size_t n)
+{
+    if (r == NO_RANK)
+        snprintf(buf, n, "of no rank");
+    else
+        snprintf(buf, n, "rank %lld", (long long)r);
+}
+
 static size_t distinct_ranks(const ks_profile *v, size_t n, int64_t *out)
 {
     size_t m = 0;
@@ -270,7 +278,8 @@ static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in
     r->title = ks_xasprintf("%s%s%s", ks_metric_name(c->metric), c->name ? " " : "", c->name ? c->name : "");
     if (a->per_rank) {
         char *t = r->title;
-        r->title = a->rank == NO_RANK ? ks_xasprintf("%s [no rank]", t) : ks_xasprintf("%s [rank %lld]", t, (long long)a->rank);
+        r->title = a->rank == NO_RANK ? ks_xasprintf("%s [no rank]", t)
+                                      : ks_xasprintf("%s [rank %lld]", t, (long long)a->rank);
         free(t);
     }
     r->unit = unit_of(c->metric);
@@ -382,7 +391,8 @@ static void default_set(const ks_gate *g, const side_in *a, ks_budget *out)
     for (size_t i = 0; i < a->n; i++) {
         for (size_t j = 0; in_group(a, i) && j < a->p[i].nseries; j++) {
             const ks_sample_series *s = &a->p[i].series[j];
-            if ((s->metric != KS_METRIC_LABEL && s->metric != KS_METRIC_GPU_LABEL) || has_check(out, s->metric, s->name))
+            int label = s->metric == KS_METRIC_LABEL || s->metric == KS_METRIC_GPU_LABEL;
+            if (!label || has_check(out, s->metric, s->name))
                 continue;
             double sum = 0;
             for (size_t k = 0; k < a->n; k++) {
@@ -423,9 +433,12 @@ static int groups(ks_gate *g, const ks_budget *checks, const ks_profile *base, s
     size_t cap = 0;
     int rc = KS_OK;
     if (na == 1 && nb == 1) {
-        if (ra[0] != rb[0])
-            warn(g, "the baseline is rank %lld and the candidate rank %lld: compared with each other",
-                 (long long)ra[0], (long long)rb[0]);
+        if (ra[0] != rb[0]) {
+            char x[32], y[32];
+            rank_text(ra[0], x, sizeof x);
+            rank_text(rb[0], y, sizeof y);
+            warn(g, "the baseline is %s and the candidate %s: compared with each other", x, y);
+        }
         run_group(g, checks, &a, &b, &cap);
     } else {
         for (size_t i = 0; i < na + nb && rc == KS_OK; i++) {
@@ -436,9 +449,11 @@ static int groups(ks_gate *g, const ks_budget *checks, const ks_profile *base, s
             for (size_t j = 0; j < nb; j++)
                 in_b |= rb[j] == r;
             if (!in_a || !in_b) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "rank %lld has %s traces but no %s traces: give every rank on both sides",
-                         (long long)r, in_a ? "baseline" : "candidate", in_a ? "candidate" : "baseline");
+                char msg[256], rt[32];
+                rank_text(r, rt, sizeof rt);
+                snprintf(msg, sizeof msg, "%s%s has %s traces but no %s traces: give every rank on both sides",
+                         r == NO_RANK ? "a trace " : "", rt, in_a ? "baseline" : "candidate",
+                         in_a ? "candidate" : "baseline");
                 rc = fail(g, err, msg);
                 break;
             }
@@ -479,7 +494,7 @@ int ks_gate_run(const ks_profile *base, size_t nbase, const ks_profile *cand, si
             return fail(g, err, msg);
         }
         if (!p->is_validate && !p->nsteps)
-            warn(g, "%s: %s", p->source, p->steps_source);
+            warn(g, "%s: no steps found, so no samples (%s)", p->source, p->steps_source);
     }
     if (settings(g, base, nbase, cand, ncand, err) != KS_OK)
         return KS_ERR;

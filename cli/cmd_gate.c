@@ -121,13 +121,14 @@ static int on_trace(void *ctx, ks_trace *tr)
     return rc;
 }
 
-/* One expanded path: a validate result, or traces. Sets msg on failure. */
+/* One expanded path: a validate result, or traces (standard input is always a trace: it cannot
+ * be read twice). Sets msg on failure. */
 static int load_path(gate_cli *c, char *path, char *msg, size_t msglen)
 {
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     ks_error err;
-    int r = ks_validate_result_read(path, &text, &len, &err);
+    int r = strcmp(path, "-") ? ks_validate_result_read(path, &text, &len, &err) : 0;
     if (r < 0) {
         ks_cli_error(path, &err);
         snprintf(msg, msglen, "%s", err.msg);
@@ -261,6 +262,24 @@ static void push_input(gate_cli *c, int side, char *path)
     KS_PUSH(c->in[side], c->nin[side], c->capin[side], path);
 }
 
+/* 1 when out names one of the inputs of a side, as given or found in a directory given. */
+static int is_input(gate_cli *c, int side, const char *out)
+{
+    for (size_t k = 0; k < c->nin[side]; k++)
+        if (ks_same_file(out, c->in[side][k]) || !strcmp(out, c->in[side][k]))
+            return 1;
+    char **list;
+    size_t n;
+    ks_error err;
+    if (ks_inputs_expand(c->in[side], c->nin[side], &list, &n, &err) != KS_OK)
+        return 0; /* reported when the inputs are loaded */
+    int hit = 0;
+    for (size_t k = 0; k < n && !hit; k++)
+        hit = ks_same_file(out, list[k]);
+    ks_inputs_free(list, n);
+    return hit;
+}
+
 /* Outputs must not name an input, the budget, or each other. */
 static int check_outputs(gate_cli *c)
 {
@@ -269,9 +288,8 @@ static int check_outputs(gate_cli *c)
         if (!outs[i])
             continue;
         for (int s = 0; s < 2; s++)
-            for (size_t k = 0; k < c->nin[s]; k++)
-                if (ks_same_file(outs[i], c->in[s][k]) || !strcmp(outs[i], c->in[s][k]))
-                    return ks_cli_usage("gate", "%s is an input: refusing to overwrite it", outs[i]);
+            if (is_input(c, s, outs[i]))
+                return ks_cli_usage("gate", "%s is an input: refusing to overwrite it", outs[i]);
         if (c->budget_path && (ks_same_file(outs[i], c->budget_path) || !strcmp(outs[i], c->budget_path)))
             return ks_cli_usage("gate", "%s is the budget: refusing to overwrite it", outs[i]);
         for (int j = 0; j < i; j++)

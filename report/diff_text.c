@@ -99,10 +99,15 @@ static void steps(FILE *out, const ks_diff *d)
     if (s->nafter)
         ks_fmt_ns(ma, sizeof ma, llround(c->b.median));
     fprintf(out, "\nSteps (active window; warm-up and unfinished steps apart)\n");
-    fprintf(out, "  before: %zu steps (%s), median %s, IQR/median %.1f %%; %zu warm-up, %zu unfinished\n", s->nbefore,
-            s->source_before, mb, 100 * c->a.iqr_rel, s->warmup_before, s->unfinished_before);
-    fprintf(out, "  after:  %zu steps (%s), median %s, IQR/median %.1f %%; %zu warm-up, %zu unfinished\n", s->nafter,
-            s->source_after, ma, 100 * c->b.iqr_rel, s->warmup_after, s->unfinished_after);
+    char qb[24] = "-", qa[24] = "-";
+    if (!isnan(c->a.iqr_rel))
+        snprintf(qb, sizeof qb, "%.1f %%", 100 * c->a.iqr_rel);
+    if (!isnan(c->b.iqr_rel))
+        snprintf(qa, sizeof qa, "%.1f %%", 100 * c->b.iqr_rel);
+    fprintf(out, "  before: %zu steps (%s), median %s, IQR/median %s; %zu warm-up, %zu unfinished\n", s->nbefore,
+            s->source_before, mb, qb, s->warmup_before, s->unfinished_before);
+    fprintf(out, "  after:  %zu steps (%s), median %s, IQR/median %s; %zu warm-up, %zu unfinished\n", s->nafter,
+            s->source_after, ma, qa, s->warmup_after, s->unfinished_after);
     if (!s->nbefore || !s->nafter) {
         fprintf(out, "  no comparison: a side has no active step\n");
         return;

@@ -218,7 +218,21 @@ def test_errors(tmp):
     for opt in ("--json", "--junit", "--markdown"):
         code, _, err = gate("-b", copy, "-c", STEPS, opt, copy)
         check(code == 2 and "refusing to overwrite" in err, f"{opt} naming an input: exit 2 ({err})")
+    indir = os.path.join(tmp, "runs")
+    os.mkdir(indir)
+    inside = os.path.join(indir, "run1.json")
+    with open(inside, "w", encoding="utf-8") as f:
+        f.write(text)
+    code, _, err = gate("-b", indir, "-c", STEPS, "--json", inside)
+    check(code == 2 and "refusing to overwrite" in err, f"an output naming a trace of an input directory ({err})")
     check(hashlib.sha256(open(copy, "rb").read()).hexdigest() == before, "the input is unchanged")
+    check(hashlib.sha256(open(inside, "rb").read()).hexdigest() == before, "the input in the directory is unchanged")
+
+    # standard input is a trace
+    with open(STEPS, "rb") as f:
+        p = subprocess.run([KINESIFT, "gate", "-b", "-", "-c", STEPS, "--step-time", "5"], stdin=f,
+                           capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and "pass" in p.stdout, f"-b - reads a trace from standard input ({p.stderr})")
     code, _, err = gate("-b", STEPS, "-c", STEPS, "--json", os.path.join(tmp, "x.json"), "--junit",
                         os.path.join(tmp, "x.json"))
     check(code == 2 and "two outputs" in err, "the same file for two outputs: exit 2")

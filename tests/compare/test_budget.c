@@ -72,7 +72,8 @@ static void malformed_budgets(void **state)
     refuse("{\"checks\": [{\"max_growth_pct\": 3}]}", "checks[0]: no \"metric\"");
     refuse("{\"checks\": [{\"metric\": \"step_time\"}, {\"metric\": \"step_median\"}]}",
            "checks[1]: unknown metric 'step_median'");
-    refuse("{\"checks\": [{\"metric\": \"label\", \"max_growth_pct\": 3}]}", "checks[0]: metric label needs a \"name\"");
+    refuse("{\"checks\": [{\"metric\": \"label\", \"max_growth_pct\": 3}]}",
+           "checks[0]: metric label needs a \"name\"");
     refuse("{\"checks\": [{\"metric\": \"label\", \"name\": \"\"}]}", "needs a \"name\"");
     refuse("{\"checks\": [{\"metric\": \"step_time\", \"name\": \"x\"}]}", "metric step_time takes no \"name\"");
     refuse("{\"checks\": [{\"metric\": \"gpu_idle_share\", \"max_growth_pct\": 2}]}",

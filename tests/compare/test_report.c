@@ -122,7 +122,8 @@ static void junit(void **state)
     assert_int_equal(ks_gate_junit(f, &e), 0);
     fclose(f);
     assert_non_null(strstr(buf, "tests=\"1\" failures=\"0\" errors=\"1\""));
-    assert_non_null(strstr(buf, "name=\"gate inputs\">\n      <error type=\"input\" message=\"x.json: not a &lt;trace&gt;\""));
+    assert_non_null(strstr(buf, "name=\"gate inputs\">\n      <error type=\"input\" "
+                                "message=\"x.json: not a &lt;trace&gt;\""));
     assert_int_equal(ks_gate_exit(&e, 1), 2);
     free(buf);
     ks_gate_free(&g);
