@@ -157,20 +157,22 @@ static void slices(builder *b)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            long si;
+            long label = -1, op = -1;
             if (!gpu && e->kind == KS_K_USER_ANNOTATION)
-                si = label_series(b, e, 0);
+                label = label_series(b, e, 0);
             else if (gpu && e->kind == KS_K_GPU_ANNOTATION)
-                si = label_series(b, e, 1);
-            else if (!gpu && (ks_kind_is_cpu_side((ks_kind)e->kind) || e->kind == KS_K_OTHER))
-                si = op_series(b, e);
-            else
-                continue;
-            if (si < 0)
+                label = label_series(b, e, 1);
+            if (!gpu && (ks_kind_is_cpu_side((ks_kind)e->kind) || e->kind == KS_K_OTHER))
+                op = op_series(b, e); /* any CPU-side slice, user annotations too */
+            if (label < 0 && op < 0)
                 continue;
             long step = gpu ? gpu_step(b, s->ts) : host_step(b, s->ts);
-            if (step >= 0)
-                credit(b, (size_t)si, step, s->ts, s->end);
+            if (step < 0)
+                continue;
+            if (label >= 0)
+                credit(b, (size_t)label, step, s->ts, s->end);
+            if (op >= 0)
+                credit(b, (size_t)op, step, s->ts, s->end);
         }
         for (size_t si = 0; si < b->p->nseries; si++)
             flush(b, si);

@@ -50,8 +50,8 @@ static void per_step_samples(void **state)
     (void)state;
     loaded l;
     load("compare/steps.json", &l, -1);
-    const char *ops[] = {"aten::mm"}, *kernels[] = {"gemm"};
-    ks_profile_opts po = {1, ops, 1, kernels, 1};
+    const char *ops[] = {"aten::mm", "bwd"}, *kernels[] = {"gemm"};
+    ks_profile_opts po = {1, ops, 2, kernels, 1};
     ks_profile p;
     ks_error err;
     assert_int_equal(ks_profile_build(l.a, &l.st, &po, &p, &err), KS_OK);
@@ -74,6 +74,7 @@ static void per_step_samples(void **state)
     all_equal(series(&p, KS_METRIC_LABEL, "setup")->v, 6, 0);    /* before the first step */
     all_equal(series(&p, KS_METRIC_GPU_LABEL, "gfwd")->v, 6, 50000);
     all_equal(series(&p, KS_METRIC_OP, "aten::mm")->v, 6, 4000);
+    all_equal(series(&p, KS_METRIC_OP, "bwd")->v, 6, 30000); /* an op check may name a label too */
     all_equal(series(&p, KS_METRIC_KERNEL_TIME, "gemm")->v, 6, 50000); /* normalised name */
     assert_null(ks_profile_series(&p, KS_METRIC_LABEL, "ProfilerStep#1")); /* steps are not labels */
     assert_null(ks_profile_series(&p, KS_METRIC_OP, "cudaLaunchKernel"));  /* not asked for */
