@@ -47,7 +47,8 @@ static int collect(const ks_analysis *a, ks_regex *re, cand **out, size_t *nout,
         int64_t last_num = 0;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
-            if (e->kind != KS_K_USER_ANNOTATION || tl->s[i].lane != 0)
+            /* 2020-21 files wrote ProfilerStep#N as an "Operator" (cpu_op) */
+            if ((e->kind != KS_K_USER_ANNOTATION && (re || e->kind != KS_K_CPU_OP)) || tl->s[i].lane != 0)
                 continue;
             if (e->name != last) {
                 const char *nm = ks_trace_str(t, e->name);
