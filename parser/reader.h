@@ -38,7 +38,7 @@ typedef struct ks_rchunk {
     int has_run;          /* the filter ran over buf[run_start .. len) */
     size_t run_start, consumed;
     ks_repair out;        /* the repair filter's output of the run (its filter state unused) */
-    ks_run run;           /* what yajl gets: out's bytes and offset map */
+    ks_run run;           /* what yajl gets, with its map to input offsets */
     ks_pending_repair *pr; /* repairs of the run, in order */
     size_t npr, pr_cap;
     uint64_t lines;       /* newlines in buf[0 .. run_start + consumed) */

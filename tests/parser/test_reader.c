@@ -124,6 +124,15 @@ static const char *const edge_cases[] = {
     "[{\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": 1e400, \"dur\": -1}, {\"ph\": \"Q\"}, {}, {\"ph\": \"XY\"}]",
     "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"q\"uote\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}, "
     "{\"ph\": \"X\", bad}, {\"ph\": \"X\", \"name\": \"x\\q\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 1}]}",
+    /* errors that yajl places at the start of a token, after blanks and a line break */
+    "[{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2},\n    /x, {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 3}]",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"name\": \"x\"\n      \"s\": \"g\"},\n"
+    "  {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 3}]}",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"pid\": 1,\n      \"tid\": 1 2},\n  {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 3}]}",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2}\n      {\"ph\": \"i\"},\n   ]}",
+    "{\"traceEvents\": [\n\n   {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2},\n  \n   @]}",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"x\"\n      7},\n  {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 3}]}",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"args\": {}\n      true},\n  {\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 3}]}",
 };
 
 static void edge_cases_read_the_same(void **state)
@@ -148,7 +157,7 @@ static uint64_t rnd(void)
 /* Damage a copy of buf: overwrite, insert or delete a few bytes with JSON-significant ones. */
 static char *damage(const char *buf, size_t len, size_t *out_len, int edits)
 {
-    static const char pool[] = "\"\\,{}[]:\x01\xff\xc3\n x0-.e";
+    static const char pool[] = "\"\\,{}[]:\x01\xff\xc3\n x0-.e/t\t";
     char *b = ks_xmalloc(len + (size_t)edits + 1);
     memcpy(b, buf, len);
     size_t n = len;
