@@ -12,7 +12,8 @@
 #include "common/util.h"
 #include "parser/bigarray.h"
 
-#define NSLOTS 6
+#define NSLOTS 8
+#define LOW 4 /* a full queue is refilled once this many slots are free: fewer wake-ups */
 #define POOL 2 /* ready memory blocks kept for the store (bigarray.h) */
 
 struct ks_reader {
@@ -31,6 +32,8 @@ struct ks_reader {
     void *pool[POOL]; /* ready memory blocks */
     int npool;
     int want_blocks;  /* the store asked for one: keep the pool full from now on */
+    int batch;        /* the queue was full: wait for LOW free slots before filling again */
+    int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
     /* thread-private */
     ks_repair filt;
@@ -172,16 +175,21 @@ static void *reader_main(void *arg)
         pthread_mutex_lock(&r->mu);
         /* the parser holds slot (taken - 1) until its next call */
         for (;;) {
-            int full = r->filled - (r->taken ? r->taken - 1 : 0) >= NSLOTS;
+            uint64_t used = r->filled - (r->taken ? r->taken - 1 : 0);
             if (r->stop)
                 break;
-            if (r->want_blocks && (r->npool == 0 || (full && r->npool < POOL))) {
+            if (r->want_blocks && (r->npool == 0 || (used >= NSLOTS && r->npool < POOL))) {
                 make_block(r);
                 continue;
             }
-            if (!full)
+            if (used < NSLOTS && (!r->batch || NSLOTS - used >= LOW)) {
+                r->batch = 0;
                 break;
+            }
+            r->batch = 1;
+            r->thread_waits = 1;
             pthread_cond_wait(&r->can_fill, &r->mu);
+            r->thread_waits = 0;
         }
         int stop = r->stop, raw = r->raw;
         pthread_mutex_unlock(&r->mu);
@@ -194,7 +202,8 @@ static void *reader_main(void *arg)
         r->filled++;
         if (eof)
             r->finished = 1;
-        pthread_cond_signal(&r->can_take);
+        if (r->parser_waits)
+            pthread_cond_signal(&r->can_take);
         pthread_mutex_unlock(&r->mu);
         if (eof)
             break;
@@ -207,12 +216,10 @@ void *ks_reader_take_block(void *ctx)
     ks_reader *r = ctx;
     pthread_mutex_lock(&r->mu);
     void *b = r->npool ? r->pool[--r->npool] : NULL;
-    if (!r->want_blocks && !r->finished) {
+    if (!r->want_blocks && !r->finished)
         r->want_blocks = 1;
+    if (r->thread_waits)
         pthread_cond_signal(&r->can_fill);
-    } else if (b) {
-        pthread_cond_signal(&r->can_fill);
-    }
     pthread_mutex_unlock(&r->mu);
     return b;
 }
@@ -242,14 +249,19 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk)
 ks_rchunk *ks_reader_next(ks_reader *r)
 {
     pthread_mutex_lock(&r->mu);
-    while (r->filled == r->taken && !r->finished)
+    while (r->filled == r->taken && !r->finished) {
+        r->parser_waits = 1;
         pthread_cond_wait(&r->can_take, &r->mu);
+        r->parser_waits = 0;
+    }
     ks_rchunk *c = NULL;
     if (r->filled > r->taken)
         c = &r->slot[r->taken++ % NSLOTS];
     else
         r->taken++; /* release the held slot all the same */
-    pthread_cond_signal(&r->can_fill);
+    /* wake the thread once a batch of slots is free (each wake-up costs a system call) */
+    if (r->thread_waits && NSLOTS - (r->filled - (r->taken - 1)) >= LOW)
+        pthread_cond_signal(&r->can_fill);
     pthread_mutex_unlock(&r->mu);
     return c;
 }
