@@ -35,9 +35,9 @@ static void out_of_memory(size_t n)
 }
 
 /* A fresh read/write mapping of len bytes (a multiple of KS_BIGARRAY_BLOCK) starting on a 2 MiB
- * boundary, advised for huge pages; NULL when refused. noreserve: address space only, memory is
- * committed page by page as it is touched. */
-static void *map_aligned(size_t len, int noreserve)
+ * boundary, advised for huge pages when huge; NULL when refused. noreserve: address space only,
+ * memory is committed page by page as it is touched. */
+static void *map_aligned(size_t len, int noreserve, int huge)
 {
     size_t span = len + KS_BIGARRAY_BLOCK;
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
@@ -50,28 +50,31 @@ static void *map_aligned(size_t len, int noreserve)
         munmap(raw, head);
     if (tail)
         munmap(a + len, tail);
-    (void)madvise(a, len, MADV_HUGEPAGE); /* advisory: fails harmlessly without THP */
+    if (huge)
+        (void)madvise(a, len, MADV_HUGEPAGE); /* advisory: fails harmlessly without THP */
     return a;
 }
 
 /* Move the n elements of mapping p (old_len bytes) into a new mapping of new_len bytes. mremap
  * moves page tables, not bytes; it refuses a range made of several mappings (ready blocks moved
  * in), which is then copied. */
-static void *remap_grow(void *p, size_t old_len, size_t new_len, size_t used)
+static void *remap_grow(void *p, size_t old_len, size_t new_len, size_t used, int huge)
 {
     void *q = mremap(p, old_len, new_len, 0); /* in place when the address space after is free */
     if (q != MAP_FAILED)
-        return q;
-    q = map_aligned(new_len, 1);
+        goto done;
+    q = map_aligned(new_len, 1, huge);
     if (!q)
-        q = map_aligned(new_len, 0);
+        q = map_aligned(new_len, 0, huge);
     if (!q)
         out_of_memory(new_len);
     if (mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
         memcpy(q, p, used);
         munmap(p, old_len);
     }
-    (void)madvise(q, new_len, MADV_HUGEPAGE);
+done:
+    if (huge)
+        (void)madvise(q, new_len, MADV_HUGEPAGE);
     return q;
 }
 
@@ -83,7 +86,7 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
         size_t old_len = ks_bigarray_map_bytes(*cap, esz);
         size_t want = ks_mul(need, esz);
         size_t new_len = round_up(want > old_len * 2 ? want : old_len * 2, KS_BIGARRAY_BLOCK);
-        *p = remap_grow(*p, old_len, new_len, n * esz);
+        *p = remap_grow(*p, old_len, new_len, n * esz, *mapped == 2);
         *cap = new_len / esz;
         return;
     }
@@ -94,11 +97,11 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
     size_t bytes = ks_mul(c, esz);
     if (bytes >= KS_BIGARRAY_MAP_MIN) {
         size_t len = round_up(bytes, KS_BIGARRAY_BLOCK);
-        void *m = len < KS_BIGARRAY_RESERVE ? map_aligned(KS_BIGARRAY_RESERVE, 1) : NULL;
+        void *m = len < KS_BIGARRAY_RESERVE ? map_aligned(KS_BIGARRAY_RESERVE, 1, 0) : NULL;
         if (m)
             len = KS_BIGARRAY_RESERVE;
         else
-            m = map_aligned(len, 0);
+            m = map_aligned(len, 0, 0);
         if (m) {
             if (n)
                 memcpy(m, *p, n * esz);
@@ -144,11 +147,20 @@ void ks_bigarray_free(void *p, size_t cap, uint8_t mapped, size_t esz)
         free(p);
 }
 
-void ks_bigarray_prefill(void *p, size_t cap, size_t esz, size_t upto, size_t *ready,
-                         const ks_page_supply *s)
+void ks_bigarray_prepare(void *p, size_t cap, uint8_t *mapped, size_t esz, size_t n,
+                         size_t *ready, const ks_page_supply *s)
 {
     size_t len = ks_bigarray_map_bytes(cap, esz);
-    size_t want = upto * esz + KS_BIGARRAY_BLOCK;
+    if (*mapped == 1) {
+        if ((n + 1) * esz <= KS_BIGARRAY_HUGE_MIN) {
+            *ready = KS_BIGARRAY_HUGE_MIN + KS_BIGARRAY_BLOCK; /* look again past the threshold */
+            return;
+        }
+        (void)madvise(p, len, MADV_HUGEPAGE);
+        *mapped = 2;
+        *ready = n * esz;
+    }
+    size_t want = (n + 1) * esz + KS_BIGARRAY_BLOCK;
     if (want > len)
         want = len;
     while (*ready < want) {
@@ -173,7 +185,7 @@ void ks_bigarray_prefill(void *p, size_t cap, size_t esz, size_t upto, size_t *r
 
 void *ks_bigarray_ready_block(void)
 {
-    char *b = map_aligned(KS_BIGARRAY_BLOCK, 0);
+    char *b = map_aligned(KS_BIGARRAY_BLOCK, 0, 1);
     if (!b)
         return NULL;
     if (madvise(b, KS_BIGARRAY_BLOCK, MADV_POPULATE_WRITE) != 0) {

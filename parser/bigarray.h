@@ -1,9 +1,9 @@
 /* parser/bigarray.h: growable arrays for the event store's big per-track arrays. Small arrays live
- * in malloc; once an array passes a few MiB it moves to its own anonymous mapping: a 2 MiB-aligned
- * reservation of address space (1 GiB or more, MAP_NORESERVE: untouched pages cost nothing),
- * advised for transparent huge pages, so it grows without moving and faults once per 2 MiB
- * instead of once per 4 KiB. Where such a reservation is refused it gets an exact-size mapping
- * grown by mremap, and where mmap is refused it stays in malloc.
+ * in malloc; once an array passes 512 KiB it moves to its own anonymous mapping, a 2 MiB-aligned
+ * reservation of address space (1 GiB or more, MAP_NORESERVE: untouched pages cost nothing), so
+ * it grows without being copied; past 4 MiB the mapping is advised for transparent huge pages and
+ * faults once per 2 MiB instead of once per 4 KiB. Where such a reservation is refused it gets an
+ * exact-size mapping grown by mremap, and where mmap is refused it stays in malloc.
  *
  * Page faults still zero each page on the thread that first writes it. A page supply (the
  * parser's reader thread) can take that off the writer: it hands over 2 MiB blocks already faulted
@@ -15,15 +15,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Size (bytes) at which an array moves from malloc to a mapping. */
-#define KS_BIGARRAY_MAP_MIN (4u << 20)
+/* Size (bytes) at which an array moves from malloc to a mapping, and at which the mapping is
+ * advised for huge pages (below, a partly used 2 MiB page would cost more memory than it saves). */
+#define KS_BIGARRAY_MAP_MIN (512u << 10)
+#define KS_BIGARRAY_HUGE_MIN (4u << 20)
 /* The unit of ready memory, and the alignment of mappings. */
 #define KS_BIGARRAY_BLOCK ((size_t)2 << 20)
 /* Address space reserved for a mapped array at first (it grows beyond by moving). */
 #define KS_BIGARRAY_RESERVE ((size_t)1 << 30)
 
 /* An array: *p with *cap elements of esz bytes (esz < 4096), n of them used; *mapped is 0
- * (malloc) or 1 (a mapping of round_up(*cap * esz, page size) bytes). */
+ * (malloc), 1 (a mapping of round_up(*cap * esz, page size) bytes) or 2 (the same, advised for
+ * huge pages). */
 
 /* Grow to at least need elements (geometric growth). Keeps the first n elements. */
 void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t need, size_t esz);
@@ -44,12 +47,14 @@ typedef struct ks_page_supply {
     void *ctx;
 } ks_page_supply;
 
-/* Before elements below upto of a mapped array are written: bring ready blocks from s into the
- * array's own mapping, up to one block ahead of upto. *ready is the array's bookkeeping, the
- * bytes from its start that may already be written (0 for a new array; blocks are only ever
- * placed above it). Call it only while the first n <= upto elements are all that was written. */
-void ks_bigarray_prefill(void *p, size_t cap, size_t esz, size_t upto, size_t *ready,
-                         const ks_page_supply *s);
+/* Before element n of a mapped array is written (the first n are): once past
+ * KS_BIGARRAY_HUGE_MIN, advise huge pages, and bring ready blocks from s into the array's own
+ * mapping, up to one block ahead. *ready is the array's bookkeeping, 0 when it became mapped:
+ * the bytes from its start that may already be written (blocks only ever go above it), or, below
+ * the huge-page size, where to look again. Call it when (n + 1) * esz + KS_BIGARRAY_BLOCK >
+ * *ready. */
+void ks_bigarray_prepare(void *p, size_t cap, uint8_t *mapped, size_t esz, size_t n,
+                         size_t *ready, const ks_page_supply *s);
 
 /* A ready block for a supply (faulted in here, on the caller's thread), or NULL; and its release
  * when it was not used. */

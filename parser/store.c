@@ -271,12 +271,12 @@ ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
         uint8_t was_mapped = k->ev_mapped;
         ks_bigarray_grow((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, k->n + 1, sizeof *k->ev);
         if (!was_mapped && k->ev_mapped)
-            k->ev_ready = k->n * sizeof *k->ev; /* copied in: faulted already */
+            k->ev_ready = 0;
     }
     if (k->ev_mapped && (k->n + 1) * sizeof *k->ev + KS_BIGARRAY_BLOCK > k->ev_ready) {
-        /* memory for the next 2 MiB: ready blocks moved in, or faulted here */
+        /* every 2 MiB: huge pages, and ready blocks moved in ahead of the writes */
         trace_impl *ti = (trace_impl *)t;
-        ks_bigarray_prefill(k->ev, k->cap, sizeof *k->ev, k->n + 1, &k->ev_ready, &ti->supply);
+        ks_bigarray_prepare(k->ev, k->cap, &k->ev_mapped, sizeof *k->ev, k->n, &k->ev_ready, &ti->supply);
     }
     /* the previous event is final now (the caller may edit the last one until the next append) */
     if (k->span_n < k->n)

@@ -35,7 +35,7 @@ static void grows_through_the_mapping_and_back(void **state)
     rec *v = NULL;
     size_t n = 0, cap = 0;
     uint8_t mapped = 0;
-    size_t target = 3 * (KS_BIGARRAY_MAP_MIN / sizeof(rec)) + 12345; /* ~12 MiB */
+    size_t target = 3 * (KS_BIGARRAY_HUGE_MIN / sizeof(rec)) + 12345; /* ~12 MiB */
     int saw_malloc = 0;
     while (n < target) {
         if (n == cap) {
@@ -116,21 +116,21 @@ static void ready_blocks_fill_ahead_of_the_writer(void **state)
     rec *v = NULL;
     size_t n = 0, cap = 0, ready = 0;
     uint8_t mapped = 0;
-    size_t target = 4 * (KS_BIGARRAY_MAP_MIN / sizeof(rec)); /* 16 MiB */
+    size_t target = 4 * (KS_BIGARRAY_HUGE_MIN / sizeof(rec)); /* 16 MiB */
     while (n < target) {
         if (n == cap) {
             uint8_t was = mapped;
             ks_bigarray_grow((void **)&v, &cap, &mapped, n, n + 1, sizeof *v);
             if (!was && mapped)
-                ready = n * sizeof *v;
+                ready = 0;
         }
         if (mapped && (n + 1) * sizeof *v + KS_BIGARRAY_BLOCK > ready)
-            ks_bigarray_prefill(v, cap, sizeof *v, n + 1, &ready, &s);
-        assert_true(!mapped || ready >= (n + 1) * sizeof *v);
+            ks_bigarray_prepare(v, cap, &mapped, sizeof *v, n, &ready, &s);
+        assert_true(mapped != 2 || ready >= (n + 1) * sizeof *v);
         fill_rec(&v[n], n);
         n++;
     }
-    assert_true(mapped);
+    assert_int_equal(mapped, 2); /* past KS_BIGARRAY_HUGE_MIN */
     assert_true(log.given >= 2);
     check_recs(v, n);
     /* grow past the whole mapping: the blocks moved in make it several mappings, copied over */

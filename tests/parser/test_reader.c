@@ -324,7 +324,7 @@ static void big_tracks_read_the_same(void **state)
     assert_int_equal(ks_parse_buffer("big", b.p, b.n, &o, &t, &err), KS_OK);
     assert_int_equal(t->events, 90000);
     assert_int_equal(t->ntracks, 1);
-    assert_true(t->tracks[0].n * sizeof(ks_event) > KS_BIGARRAY_MAP_MIN);
+    assert_true(t->tracks[0].n * sizeof(ks_event) > KS_BIGARRAY_HUGE_MIN);
     assert_int_equal(t->tracks[0].ev[89999].ts, 89999000);
     ks_trace_free(t);
     ks_buf_free(&b);
