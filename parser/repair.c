@@ -166,29 +166,6 @@ static size_t skip_blanks(const unsigned char *in, size_t i, size_t n, int *capp
 }
 
 #ifdef __SSE2__
-/* Bit i set where byte i of the 64 bytes at p equals c. */
-static inline uint64_t eq64(const unsigned char *p, __m128i c)
-{
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)) << (16 * k);
-    }
-    return m;
-}
-
-/* Bit i set where byte i is a control character or >= 0x80 (signed < 0x20). */
-static inline uint64_t low64(const unsigned char *p)
-{
-    const __m128i space = _mm_set1_epi8(0x20);
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmplt_epi8(v, space)) << (16 * k);
-    }
-    return m;
-}
-
 /* Bit i set when an odd number of bits at or below i are set in x (simdjson's prefix XOR). */
 static inline uint64_t prefix_xor(uint64_t x)
 {
@@ -201,52 +178,96 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
+/* The byte classes of a 64-byte block the fast path looks at, one bit per byte. */
+typedef struct block_masks {
+    uint64_t bslash, quote, low, comma, close, colon, blank;
+} block_masks;
+
+static inline uint64_t movemask(__m128i m, int k)
+{
+    return (uint64_t)(uint16_t)_mm_movemask_epi8(m) << (16 * k);
+}
+
+/* One pass over the four 16-byte vectors: each compared once per class ('}' and ']' together as
+ * (byte | 0x20) == '}'; control bytes and bytes >= 0x80 together as signed < 0x20). */
+static inline void classify(const unsigned char *p, block_masks *m)
+{
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), comma = _mm_set1_epi8(','),
+                  colon = _mm_set1_epi8(':'), rb = _mm_set1_epi8('}'), x20 = _mm_set1_epi8(0x20),
+                  nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+    memset(m, 0, sizeof *m);
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        m->bslash |= movemask(_mm_cmpeq_epi8(v, bs), k);
+        m->quote |= movemask(_mm_cmpeq_epi8(v, q), k);
+        m->low |= movemask(_mm_cmplt_epi8(v, x20), k);
+        m->comma |= movemask(_mm_cmpeq_epi8(v, comma), k);
+        m->close |= movemask(_mm_cmpeq_epi8(_mm_or_si128(v, x20), rb), k);
+        m->colon |= movemask(_mm_cmpeq_epi8(v, colon), k);
+        m->blank |= movemask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, x20), _mm_cmpeq_epi8(v, nl)),
+                                          _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr))),
+                             k);
+    }
+}
+
+/* The first byte that is not blank after bit b of the block at i, as a bit index, or -1 when it
+ * lies beyond the block. */
+static inline int next_in_block(uint64_t blank, int b)
+{
+    if (b >= 63)
+        return -1;
+    uint64_t rest = ~blank & (~0ULL << (b + 1));
+    return rest ? __builtin_ctzll(rest) : -1;
+}
+
 /* Skip whole 64-byte blocks that need no repair: no backslash, no control or non-ASCII byte inside
  * a string, every closing quote followed by , : } ] (after blanks), no comma before ] or }. Returns
  * the start of the first block that needs the byte-by-byte path (or where the input ends), and
- * updates *in_string. Valid compact or pretty JSON goes through here almost entirely. */
+ * updates *in_string. Valid compact or pretty JSON goes through here almost entirely. Look-ahead
+ * within the block reads the masks; past it, skip_blanks decides exactly as the byte path does. */
 static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
 {
-    const __m128i q_ = _mm_set1_epi8('"'), bs_ = _mm_set1_epi8('\\'), comma_ = _mm_set1_epi8(','),
-                  colon_ = _mm_set1_epi8(':'), rb_ = _mm_set1_epi8('}'), rk_ = _mm_set1_epi8(']'),
-                  sp_ = _mm_set1_epi8(' '), nl_ = _mm_set1_epi8('\n'), tab_ = _mm_set1_epi8('\t'),
-                  cr_ = _mm_set1_epi8('\r');
     int st = *in_string;
     while (i + 64 <= n) {
-        const unsigned char *p = in + i;
-        if (eq64(p, bs_))
+        block_masks m;
+        classify(in + i, &m);
+        if (m.bslash)
             break;
-        uint64_t q = eq64(p, q_);
-        uint64_t inside = prefix_xor(q) ^ (st ? ~0ULL : 0);
-        if (low64(p) & inside & ~q)
+        uint64_t inside = prefix_xor(m.quote) ^ (st ? ~0ULL : 0);
+        if (m.low & inside & ~m.quote)
             break;
-        uint64_t comma = eq64(p, comma_);
-        uint64_t cb = eq64(p, rb_) | eq64(p, rk_);
-        uint64_t closer = comma | cb | eq64(p, colon_);
-        uint64_t ws = eq64(p, sp_) | eq64(p, nl_) | eq64(p, tab_) | eq64(p, cr_);
+        uint64_t closer = m.comma | m.close | m.colon;
         /* closing quotes not directly followed by a closer, and commas followed by a blank or a
          * closing bracket: decided by looking ahead (bit 63 always looks into the next block) */
-        uint64_t check_q = q & ~inside & ~(closer >> 1);
-        uint64_t check_c = comma & ~inside & (((ws | cb) >> 1) | (1ULL << 63));
+        uint64_t check_q = m.quote & ~inside & ~(closer >> 1);
+        uint64_t check_c = m.comma & ~inside & (((m.blank | m.close) >> 1) | (1ULL << 63));
         int ok = 1;
         while (ok && check_q) {
-            size_t at = i + (size_t)__builtin_ctzll(check_q) + 1;
-            int capped;
-            size_t k = skip_blanks(in, at, n, &capped);
-            if (k == n && !eof)
-                ok = 0;
-            else if (!capped && k < n && in[k] != ',' && in[k] != ':' && in[k] != '}' && in[k] != ']')
-                ok = 0;
+            int b = __builtin_ctzll(check_q), k = next_in_block(m.blank, b);
+            if (k >= 0) {
+                ok = (int)((closer >> k) & 1);
+            } else {
+                int capped;
+                size_t j = skip_blanks(in, i + (size_t)b + 1, n, &capped);
+                if (j == n && !eof)
+                    ok = 0;
+                else if (!capped && j < n && in[j] != ',' && in[j] != ':' && in[j] != '}' && in[j] != ']')
+                    ok = 0;
+            }
             check_q &= check_q - 1;
         }
         while (ok && check_c) {
-            size_t at = i + (size_t)__builtin_ctzll(check_c) + 1;
-            int capped;
-            size_t k = skip_blanks(in, at, n, &capped);
-            if (k == n && !eof)
-                ok = 0;
-            else if (!capped && k < n && (in[k] == ']' || in[k] == '}'))
-                ok = 0;
+            int b = __builtin_ctzll(check_c), k = next_in_block(m.blank, b);
+            if (k >= 0) {
+                ok = !((m.close >> k) & 1);
+            } else {
+                int capped;
+                size_t j = skip_blanks(in, i + (size_t)b + 1, n, &capped);
+                if (j == n && !eof)
+                    ok = 0;
+                else if (!capped && j < n && (in[j] == ']' || in[j] == '}'))
+                    ok = 0;
+            }
             check_c &= check_c - 1;
         }
         if (!ok)
