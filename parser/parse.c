@@ -182,6 +182,7 @@ typedef struct parser {
     ks_reader *reader;        /* the reader thread, when one is used */
     ks_run run;               /* the current run for yajl, with its offset map: from rep or the
                                * reader thread's chunk */
+    size_t run_hint;          /* map entry of the last offset looked up in it */
     uint64_t in_base;         /* absolute offset of inbuf[0] */
     size_t run_start;         /* inbuf offset of the current yajl feed */
     int feeding_prefix;
@@ -229,7 +230,7 @@ static uint64_t cur_offset(parser *p)
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
     size_t out_off = yajl_get_bytes_consumed(p->h);
-    return p->in_base + p->run_start + ks_run_in_offset(&p->run, out_off);
+    return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
 }
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
@@ -1375,6 +1376,7 @@ static void parser_free(parser *p)
 static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
 {
     yajl_status ys = yajl_status_ok;
+    p->run_hint = 0;
     if (p->run.len)
         ys = yajl_parse(p->h, (const unsigned char *)p->run.res, p->run.len);
     if (p->failed)

@@ -146,7 +146,8 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw)
         swap_outputs(&r->filt, &c->out);
         c->consumed = ks_repair_run(&r->filt, c->buf + pos, c->len - pos, c->eof);
         swap_outputs(&r->filt, &c->out);
-        c->run = ks_repair_last_run(&c->out);
+        ks_run filtered = ks_repair_last_run(&c->out);
+        ks_blanks_run(&filtered, &c->bbuf, &c->run);
         c->has_run = 1;
         done = pos + c->consumed;
     }
@@ -288,6 +289,7 @@ void ks_reader_stop(ks_reader *r)
         free(r->slot[i].buf);
         free(r->slot[i].pr);
         ks_repair_free(&r->slot[i].out);
+        ks_blanks_buf_free(&r->slot[i].bbuf);
     }
     for (int i = 0; i < r->npool; i++)
         ks_bigarray_block_free(r->pool[i]);

@@ -1,7 +1,8 @@
 /* parser/reader.h: the reader thread. It does, on a second core, what the parser would otherwise
  * do between two yajl calls: read (and decompress) the next chunk, run the repair pre-filter over
  * it, and count its newlines. The parser (parse.c) takes the filtered chunks from a small queue in
- * order and only runs yajl and the store.
+ * order and only runs yajl and the store. The thread also drops the indentation yajl would
+ * only skip (blanks.h).
  *
  * The chunks are exactly those of the single-threaded loop: one read of chunk_size bytes each, the
  * filter's unconsumed tail carried into the next window, the first run delayed until 3 bytes are
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "kinesift/source.h"
+#include "parser/blanks.h"
 #include "parser/repair.h"
 
 typedef struct ks_reader ks_reader;
@@ -38,6 +40,7 @@ typedef struct ks_rchunk {
     int has_run;          /* the filter ran over buf[run_start .. len) */
     size_t run_start, consumed;
     ks_repair out;        /* the repair filter's output of the run (its filter state unused) */
+    ks_blanks_buf bbuf;   /* storage for that output without its indentation (blanks.h) */
     ks_run run;           /* what yajl gets, with its map to input offsets */
     ks_pending_repair *pr; /* repairs of the run, in order */
     size_t npr, pr_cap;

@@ -455,6 +455,29 @@ size_t ks_run_in_offset(const ks_run *run, size_t out_off)
     return m->in + (out_off - m->out);
 }
 
+size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint)
+{
+    size_t h = *hint < run->nmap ? *hint : 0;
+    if (run->map[h].out > out_off)
+        return ks_run_in_offset(run, out_off); /* went back: search the whole map */
+    /* offsets mostly increase: walk a few entries forward, then search the rest */
+    for (int step = 0; step < 8 && h + 1 < run->nmap && run->map[h + 1].out <= out_off; step++)
+        h++;
+    if (h + 1 < run->nmap && run->map[h + 1].out <= out_off) {
+        size_t lo = h, hi = run->nmap;
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (run->map[mid].out <= out_off)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        h = lo;
+    }
+    *hint = h;
+    return run->map[h].in + (out_off - run->map[h].out);
+}
+
 ks_run ks_repair_last_run(const ks_repair *r)
 {
     ks_run run = {r->res, r->res_len, r->map, r->nmap};

@@ -67,6 +67,9 @@ ks_run ks_repair_last_run(const ks_repair *r);
 
 /* Map an output offset of a run back to its input offset. */
 size_t ks_run_in_offset(const ks_run *run, size_t out_off);
+/* The same, starting from the entry *hint (0 at first) and leaving the one used there: cheap for
+ * offsets that mostly increase, as a parser's are. */
+size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint);
 
 const char *ks_repair_kind_id(int kind);
 
