@@ -43,6 +43,10 @@ static inline void emit(builder *w, size_t out, size_t in)
         m[w->nmap - 1].in = in; /* the later entry is the one that counts */
         return;
     }
+    if (w->nmap == w->b->map_cap) {
+        KS_GROW(w->b->map, w->b->map_cap, w->nmap + 1);
+        m = w->b->map;
+    }
     m[w->nmap].out = out;
     m[w->nmap].in = in;
     w->nmap++;
@@ -94,9 +98,8 @@ void ks_blanks_run(const ks_run *in, ks_blanks_buf *b, ks_run *out)
     const char *q = n ? memchr(s, '\n', n) : NULL;
     if (!q)
         return;
-    /* at most one entry per KS_BLANKS_MIN bytes, plus those of the repair filter */
     KS_GROW(b->out, b->cap, n);
-    KS_GROW(b->map, b->map_cap, n / KS_BLANKS_MIN + 2 * in->nmap + 2);
+    KS_GROW(b->map, b->map_cap, 1024);
     builder w = {in, b, 0, 0, 1, 1, 0};
     b->map[0].out = b->map[0].in = 0;
     while (q) {
