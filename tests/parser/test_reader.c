@@ -247,6 +247,83 @@ static void damaged_gzip_reads_the_same(void **state)
     free(base);
 }
 
+/* Render every trace of an in-memory source (a tar of several), read with or without the thread. */
+static char *digest_source(const void *buf, size_t len, int thread)
+{
+    ks_source *src;
+    ks_error err;
+    assert_int_equal(ks_source_open_memory("traces.tar", buf, len, &src, &err), KS_OK);
+    ks_buf b = {0};
+    ks_stream *st;
+    int r;
+    while ((r = ks_source_next(src, &st, &err)) == 1) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = 4096;
+        o.reader_thread = thread;
+        ks_trace *t;
+        if (ks_parse_stream(st, &o, &t, &err) == KS_OK) {
+            digest_trace(&b, t);
+            ks_trace_free(t);
+        } else {
+            ks_buf_printf(&b, "error %s\n", err.msg);
+        }
+    }
+    ks_buf_printf(&b, "end %d\n", r);
+    ks_source_close(src);
+    ks_buf_cstr(&b);
+    return b.p;
+}
+
+static void add_member(struct archive *a, const char *name, const char *data, size_t n)
+{
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_pathname(e, name);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, (la_int64_t)n);
+    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+    assert_int_equal(archive_write_data(a, data, n), (la_ssize_t)n);
+    archive_entry_free(e);
+}
+
+/* Members of a tar (plain and gzip) read one after the other: the thread of a member reads ahead
+ * of where its parse stops (trailing garbage, a fatal error), and the next member is still read
+ * whole and the same way. */
+static void archive_members_read_the_same(void **state)
+{
+    (void)state;
+    size_t len, gzn;
+    char *base = make_trace(600, &len);
+    char *garbage = ks_xmalloc(len + 64);
+    memcpy(garbage, base, len);
+    memcpy(garbage + len, "\n trailing garbage {\n", 21);
+    char *gz = gzip_buffer(base, len, &gzn);
+    size_t cap = 6 * len + 2 * gzn + 65536, used = 0;
+    char *tar = ks_xmalloc(cap);
+    struct archive *a = archive_write_new();
+    archive_write_set_format_pax_restricted(a);
+    assert_int_equal(archive_write_open_memory(a, tar, cap, &used), ARCHIVE_OK);
+    add_member(a, "r0.json", base, len);
+    add_member(a, "r1.json", garbage, len + 21);
+    add_member(a, "r2.json", "7 not a trace", 13);
+    add_member(a, "r3.json.gz", gz, gzn);
+    add_member(a, "r4.json", base, len / 2);
+    archive_write_close(a);
+    archive_write_free(a);
+    char *one = digest_source(tar, used, -1), *two = digest_source(tar, used, 1);
+    assert_string_equal(one, two);
+    assert_non_null(strstr(one, "parse.trailing_garbage"));
+    assert_non_null(strstr(one, "error "));
+    assert_non_null(strstr(one, "end 0"));
+    free(one);
+    free(two);
+    free(tar);
+    free(gz);
+    free(garbage);
+    free(base);
+}
+
 typedef struct progress_log {
     uint64_t v[4096];
     size_t n;
@@ -376,6 +453,7 @@ int main(void)
         cmocka_unit_test(damaged_gzip_reads_the_same),
         cmocka_unit_test(progress_is_reported_the_same),
         cmocka_unit_test(early_error_stops_the_thread),
+        cmocka_unit_test(archive_members_read_the_same),
         cmocka_unit_test(big_tracks_read_the_same),
         cmocka_unit_test(corpus_traces_read_the_same),
     };

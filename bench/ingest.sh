@@ -1,0 +1,124 @@
+#!/bin/sh
+# bench/ingest.sh: ingestion speed and memory (issue 2). Builds an optimised kinesift and the raw
+# yajl tokeniser (bench/yajl_raw.c: empty callbacks, default options, 256 KiB chunks), then
+# measures, in one run, over the same bytes:
+#   - `kinesift stats` on the plain JSON against yajl_raw: throughput ratio (target >= 0.85);
+#   - `kinesift stats` on the gzip of the same JSON: its rate (decompressed bytes per second) as a
+#     fraction of the plain-input rate (target >= 0.8);
+#   - the peak RSS of `kinesift stats` as a fraction of the decompressed input (target <= 0.3 at
+#     1 GiB).
+# Inputs: the largest corpus trace, and a 1 GiB trace made from it with inflate-trace (generated
+# into KS_BENCH_DIR, never committed; regenerated when missing), each as plain JSON and gzip.
+# The machine is shared and noisy: the three programs run interleaved, KS_BENCH_REPS times each
+# (default 7), and every figure is a median. Times are wall clock of the whole command.
+#
+#   bench/ingest.sh   (env: KS_CORPUS, KS_BENCH_DIR=/tmp/big, KS_BENCH_NAME=resnet, KS_BENCH_REPS=7,
+#                      KS_BENCH_SIZE=1G)
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-ingest}
+DIR=${KS_BENCH_DIR:-/tmp/big}
+BUILD=$WORK/build
+CORPUS=${KS_CORPUS:-$ROOT/../shared/corpus}
+INFLATE=${KS_INFLATE:-$ROOT/../shared/tools/inflate-trace}
+REPS=${KS_BENCH_REPS:-7}
+SIZE=${KS_BENCH_SIZE:-1G}
+
+mkdir -p "$WORK" "$DIR"
+if [ ! -f "$BUILD/build.ninja" ]; then
+    meson setup "$BUILD" --buildtype=release -Db_ndebug=true -Dtests=disabled -Dcuda=disabled \
+        >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; exit 2; }
+fi
+ninja -C "$BUILD" cli/kinesift bench/yajl_raw >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
+K=$BUILD/cli/kinesift
+Y=$BUILD/bench/yajl_raw
+
+is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
+decompress() { if is_gzip "$1"; then gzip -dc "$1"; else cat "$1"; fi; }
+
+# the largest corpus trace by decompressed size
+largest=""
+best=0
+for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
+    n=$(decompress "$f" | wc -c)
+    if [ "$n" -gt "$best" ]; then best=$n; largest=$f; fi
+done
+[ -n "$largest" ] || { echo "bench/ingest.sh: no corpus in $CORPUS" >&2; exit 2; }
+name=${KS_BENCH_NAME:-resnet} # label of the generated files
+
+# plain and gzip forms of each input (made once, reused while they match)
+small=$DIR/$name.json
+if [ ! -s "$small" ] || [ "$(wc -c <"$small")" -ne "$best" ]; then
+    decompress "$largest" >"$small.tmp" && mv "$small.tmp" "$small"
+fi
+[ -s "$small.gz" ] || { gzip -c "$small" >"$small.gz.tmp" && mv "$small.gz.tmp" "$small.gz"; }
+big=$DIR/${name}_$(echo "$SIZE" | tr 'A-Z' 'a-z').json
+if [ ! -s "$big" ]; then
+    echo "bench/ingest.sh: generating $big with inflate-trace (once)..." >&2
+    python3 "$INFLATE" "$largest" "$big.tmp" --size "$SIZE" >&2 && mv "$big.tmp" "$big"
+    rm -f "$big.gz"
+fi
+[ -s "$big.gz" ] || {
+    echo "bench/ingest.sh: compressing $big (once)..." >&2
+    gzip -c "$big" >"$big.gz.tmp" && mv "$big.gz.tmp" "$big.gz"
+}
+
+now() { date +%s.%N; }
+
+# seconds and peak RSS (KB) of one command; its output is discarded, a failure is fatal
+run() {
+    t0=$(now)
+    if ! /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>"$WORK/err"; then
+        echo "bench/ingest.sh: failed: $*" >&2
+        cat "$WORK/err" >&2
+        exit 2
+    fi
+    t1=$(now)
+    echo "$(awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f", z - a }') $(tail -1 "$WORK/rss")"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "kinesift ingest benchmark: $REPS interleaved repetitions, medians; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); kinesift = kinesift stats --format json --quiet"
+rm -f "$WORK"/t.*
+i=0
+while [ "$i" -lt "$REPS" ]; do
+    for f in "$small" "$big"; do
+        tag=$(basename "$f")
+        run "$Y" "$f" | cut -d' ' -f1 >>"$WORK/t.$tag.yajl"
+        run "$K" stats --format json --quiet "$f" >>"$WORK/t.$tag.plain"
+        run "$K" stats --format json --quiet "$f.gz" >>"$WORK/t.$tag.gz"
+    done
+    i=$((i + 1))
+done
+
+printf '\n%-34s %8s %10s %10s %7s %10s %8s %9s %9s\n' input MB 'yajl MB/s' 'ks MB/s' ratio 'ks-gz MB/s' gz/plain 'RSS MB' RSS/input
+status=0
+for f in "$small" "$big"; do
+    tag=$(basename "$f")
+    bytes=$(wc -c <"$f")
+    ty=$(median <"$WORK/t.$tag.yajl")
+    tp=$(cut -d' ' -f1 "$WORK/t.$tag.plain" | median)
+    tg=$(cut -d' ' -f1 "$WORK/t.$tag.gz" | median)
+    rss=$(cut -d' ' -f2 "$WORK/t.$tag.plain" | median)
+    awk -v n="$tag" -v b="$bytes" -v ty="$ty" -v tp="$tp" -v tg="$tg" -v rss="$rss" 'BEGIN {
+        printf "%-34s %8.1f %10.1f %10.1f %7.3f %10.1f %8.3f %9.1f %9.3f\n", n, b / 1e6, b / ty / 1e6,
+            b / tp / 1e6, ty / tp, b / tg / 1e6, tp / tg, rss * 1024 / 1e6, rss * 1024 / b }'
+done
+tag=$(basename "$big")
+bytes=$(wc -c <"$big")
+ty=$(median <"$WORK/t.$tag.yajl")
+tp=$(cut -d' ' -f1 "$WORK/t.$tag.plain" | median)
+tg=$(cut -d' ' -f1 "$WORK/t.$tag.gz" | median)
+rss=$(cut -d' ' -f2 "$WORK/t.$tag.plain" | median)
+echo
+echo "targets at $SIZE:"
+awk -v b="$bytes" -v ty="$ty" -v tp="$tp" -v tg="$tg" -v rss="$rss" 'BEGIN {
+    r = ty / tp; g = tp / tg; m = rss * 1024 / b
+    printf "  throughput kinesift / raw yajl  %.3f  (target >= 0.85)  %s\n", r, (r >= 0.85 ? "met" : "SHORT")
+    printf "  peak RSS / decompressed input    %.3f  (target <= 0.30)  %s\n", m, (m <= 0.30 ? "met" : "SHORT")
+    printf "  gzip rate / plain rate           %.3f  (target >= 0.80)  %s\n", g, (g >= 0.80 ? "met" : "SHORT")
+    exit (r >= 0.85 && m <= 0.30 && g >= 0.80) ? 0 : 1 }' || status=1
+exit $status
