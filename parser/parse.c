@@ -1545,7 +1545,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
     if (use_reader_thread(opts, st, chunk))
-        p.reader = ks_reader_start(st, chunk);
+        p.reader = ks_reader_start(st, chunk, opts->reader_thread >= 2);
     if (p.reader) {
         ks_page_supply supply = {ks_reader_take_block, p.reader};
         ks_trace_set_supply(p.t, &supply);

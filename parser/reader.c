@@ -33,6 +33,7 @@ struct ks_reader {
     int npool;
     int want_blocks;  /* the store asked for one: keep the pool full from now on */
     int batch;        /* the queue was full: wait for LOW free slots before filling again */
+    int eager;        /* optional steps whether ahead or not (tests) */
     int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
     /* thread-private */
@@ -95,8 +96,9 @@ static void carry_from(ks_reader *r, const ks_rchunk *c, size_t from)
     r->carry_base = c->base + from;
 }
 
-/* Read one chunk into c and, unless raw, run the filter as the single-threaded loop would. */
-static void fill(ks_reader *r, ks_rchunk *c, int raw)
+/* Read one chunk into c and, unless raw, run the filter as the single-threaded loop would; and,
+ * when the thread is ahead of the parser (it has time), drop the indentation. */
+static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
 {
     size_t keep = raw ? 0 : r->ncarry;
     c->len = c->new_off = keep;
@@ -146,8 +148,11 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw)
         swap_outputs(&r->filt, &c->out);
         c->consumed = ks_repair_run(&r->filt, c->buf + pos, c->len - pos, c->eof);
         swap_outputs(&r->filt, &c->out);
-        ks_run filtered = ks_repair_last_run(&c->out);
-        ks_blanks_run(&filtered, &c->bbuf, &c->run);
+        c->run = ks_repair_last_run(&c->out);
+        if (ahead) {
+            ks_run filtered = c->run;
+            ks_blanks_run(&filtered, &c->bbuf, &c->run);
+        }
         c->has_run = 1;
         done = pos + c->consumed;
     }
@@ -179,7 +184,10 @@ static void *reader_main(void *arg)
             uint64_t used = r->filled - (r->taken ? r->taken - 1 : 0);
             if (r->stop)
                 break;
-            if (r->want_blocks && (r->npool == 0 || (used >= NSLOTS && r->npool < POOL))) {
+            /* ready memory while the parser has chunks to work on (when it waits for one, it
+             * may as well fault its own pages) */
+            if (r->want_blocks && (!r->parser_waits || r->eager) &&
+                (r->npool == 0 || (used >= NSLOTS && r->npool < POOL))) {
                 make_block(r);
                 continue;
             }
@@ -193,11 +201,12 @@ static void *reader_main(void *arg)
             r->thread_waits = 0;
         }
         int stop = r->stop, raw = r->raw;
+        int ahead = r->eager || r->filled - r->taken >= 2; /* chunks waiting for the parser */
         pthread_mutex_unlock(&r->mu);
         if (stop)
             break;
         ks_rchunk *c = &r->slot[r->filled % NSLOTS];
-        fill(r, c, raw);
+        fill(r, c, raw, ahead);
         int eof = c->eof;
         pthread_mutex_lock(&r->mu);
         r->filled++;
@@ -225,11 +234,12 @@ void *ks_reader_take_block(void *ctx)
     return b;
 }
 
-ks_reader *ks_reader_start(ks_stream *st, size_t chunk)
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
 {
     ks_reader *r = ks_xcalloc(1, sizeof *r);
     r->st = st;
     r->chunk = chunk;
+    r->eager = eager;
     r->first = 1;
     ks_repair_init(&r->filt);
     r->filt.on_repair = on_repair;

@@ -1,8 +1,9 @@
 /* parser/reader.h: the reader thread. It does, on a second core, what the parser would otherwise
  * do between two yajl calls: read (and decompress) the next chunk, run the repair pre-filter over
  * it, and count its newlines. The parser (parse.c) takes the filtered chunks from a small queue in
- * order and only runs yajl and the store. The thread also drops the indentation yajl would
- * only skip (blanks.h).
+ * order and only runs yajl and the store. When it is ahead of the parser, the thread also drops
+ * the indentation yajl would only skip (blanks.h) and faults in memory for the store (bigarray.h);
+ * when the parser waits for it (slow decompression), it leaves both to the parser.
  *
  * The chunks are exactly those of the single-threaded loop: one read of chunk_size bytes each, the
  * filter's unconsumed tail carried into the next window, the first run delayed until 3 bytes are
@@ -48,8 +49,9 @@ typedef struct ks_rchunk {
     int64_t last_nl;      /* absolute offset of the last of them; -1 when none */
 } ks_rchunk;
 
-/* Start the thread over st (st must not be touched by the caller until ks_reader_stop). */
-ks_reader *ks_reader_start(ks_stream *st, size_t chunk);
+/* Start the thread over st (st must not be touched by the caller until ks_reader_stop). eager:
+ * take the optional steps (indentation, ready memory) whether or not the thread is ahead. */
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager);
 
 /* The next chunk, in order; valid until the next ks_reader_next. NULL after the eof chunk. */
 ks_rchunk *ks_reader_next(ks_reader *r);

@@ -19,8 +19,9 @@ typedef struct ks_parse_opts {
     void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes);
     void *progress_ctx;
     /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size),
-     * 1 = always, -1 = never. It reads, decompresses and pre-filters on a second core while
-     * yajl runs; the trace, diagnostics and errors are the same either way. */
+     * 1 = always, -1 = never, 2 = always and with every optional step it takes when ahead of the
+     * parser (tests). It reads, decompresses and pre-filters on a second core while yajl runs;
+     * the trace, diagnostics and errors are the same either way. */
     int reader_thread;
 } ks_parse_opts;
 
