@@ -457,25 +457,29 @@ size_t ks_run_in_offset(const ks_run *run, size_t out_off)
 
 size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint)
 {
-    size_t h = *hint < run->nmap ? *hint : 0;
-    if (run->map[h].out > out_off)
-        return ks_run_in_offset(run, out_off); /* went back: search the whole map */
-    /* offsets mostly increase: walk a few entries forward, then search the rest */
-    for (int step = 0; step < 8 && h + 1 < run->nmap && run->map[h + 1].out <= out_off; step++)
-        h++;
-    if (h + 1 < run->nmap && run->map[h + 1].out <= out_off) {
-        size_t lo = h, hi = run->nmap;
-        while (hi - lo > 1) {
-            size_t mid = (lo + hi) / 2;
-            if (run->map[mid].out <= out_off)
-                lo = mid;
-            else
-                hi = mid;
+    const ks_repair_map *m = run->map;
+    size_t lo = *hint < run->nmap ? *hint : 0, hi = run->nmap;
+    if (m[lo].out > out_off)
+        lo = 0; /* went back: search the whole map */
+    else {
+        /* offsets mostly increase: gallop forward from the hint, then search the bracket */
+        size_t step = 1;
+        while (lo + step < run->nmap && m[lo + step].out <= out_off) {
+            lo += step;
+            step *= 2;
         }
-        h = lo;
+        if (lo + step < run->nmap)
+            hi = lo + step;
     }
-    *hint = h;
-    return run->map[h].in + (out_off - run->map[h].out);
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (m[mid].out <= out_off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *hint = lo;
+    return m[lo].in + (out_off - m[lo].out);
 }
 
 ks_run ks_repair_last_run(const ks_repair *r)
