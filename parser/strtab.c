@@ -15,10 +15,15 @@ typedef struct chunk {
     char data[];
 } chunk;
 
+/* One entry per id, text pointer, length and hash together: a lookup touches one cache line. */
+typedef struct entry {
+    const char *text;
+    uint32_t len;
+    uint32_t hash;
+} entry;
+
 struct ks_strtab {
-    const char **text; /* by id */
-    uint32_t *len;     /* by id */
-    uint32_t *hash;    /* by id */
+    entry *e;          /* by id */
     size_t n, cap;     /* ids handed out (id 0 = "") */
     uint32_t *slots;   /* 0 = empty, else id */
     size_t nslots;     /* power of two */
@@ -53,12 +58,10 @@ ks_strtab *ks_strtab_new(void)
 {
     ks_strtab *t = ks_xcalloc(1, sizeof *t);
     t->cap = 256;
-    t->text = ks_xmalloc(t->cap * sizeof *t->text);
-    t->len = ks_xmalloc(t->cap * sizeof *t->len);
-    t->hash = ks_xmalloc(t->cap * sizeof *t->hash);
-    t->text[0] = "";
-    t->len[0] = 0;
-    t->hash[0] = 0;
+    t->e = ks_xmalloc(t->cap * sizeof *t->e);
+    t->e[0].text = "";
+    t->e[0].len = 0;
+    t->e[0].hash = 0;
     t->n = 1;
     t->nslots = 512;
     t->slots = ks_xcalloc(t->nslots, sizeof *t->slots);
@@ -75,9 +78,7 @@ void ks_strtab_free(ks_strtab *t)
         free(c);
         c = n;
     }
-    free(t->text);
-    free(t->len);
-    free(t->hash);
+    free(t->e);
     free(t->slots);
     free(t);
 }
@@ -87,7 +88,7 @@ static void rehash(ks_strtab *t)
     size_t ns = t->nslots * 2;
     uint32_t *s = ks_xcalloc(ns, sizeof *s);
     for (uint32_t id = 1; id < t->n; id++) {
-        size_t i = t->hash[id] & (ns - 1);
+        size_t i = t->e[id].hash & (ns - 1);
         while (s[i])
             i = (i + 1) & (ns - 1);
         s[i] = id;
@@ -106,7 +107,8 @@ static uint32_t lookup(const ks_strtab *t, const char *s, size_t len, uint32_t h
             *slot = i;
             return 0;
         }
-        if (t->hash[id] == h && t->len[id] == len && !memcmp(t->text[id], s, len))
+        const entry *e = &t->e[id];
+        if (e->hash == h && e->len == len && !memcmp(e->text, s, len))
             return id;
         i = (i + 1) & (t->nslots - 1);
     }
@@ -147,17 +149,15 @@ ks_str ks_strtab_intern(ks_strtab *t, const char *s, size_t len)
         abort(); /* 4 billion distinct strings */
     if (t->n == t->cap) {
         t->cap *= 2;
-        t->text = ks_xrealloc(t->text, ks_mul(t->cap, sizeof *t->text));
-        t->len = ks_xrealloc(t->len, ks_mul(t->cap, sizeof *t->len));
-        t->hash = ks_xrealloc(t->hash, ks_mul(t->cap, sizeof *t->hash));
+        t->e = ks_xrealloc(t->e, ks_mul(t->cap, sizeof *t->e));
     }
     char *p = arena_alloc(t, len + 1);
     memcpy(p, s, len);
     p[len] = 0;
     id = (uint32_t)t->n++;
-    t->text[id] = p;
-    t->len[id] = (uint32_t)len;
-    t->hash[id] = h;
+    t->e[id].text = p;
+    t->e[id].len = (uint32_t)len;
+    t->e[id].hash = h;
     t->slots[slot] = id;
     if (t->n * 2 > t->nslots)
         rehash(t);
@@ -174,12 +174,12 @@ ks_str ks_strtab_find(const ks_strtab *t, const char *s, size_t len)
 
 const char *ks_strtab_get(const ks_strtab *t, ks_str id)
 {
-    return (t && id < t->n) ? t->text[id] : "";
+    return (t && id < t->n) ? t->e[id].text : "";
 }
 
 size_t ks_strtab_len(const ks_strtab *t, ks_str id)
 {
-    return (t && id < t->n) ? t->len[id] : 0;
+    return (t && id < t->n) ? t->e[id].len : 0;
 }
 
 uint32_t ks_strtab_count(const ks_strtab *t)
@@ -189,6 +189,6 @@ uint32_t ks_strtab_count(const ks_strtab *t)
 
 size_t ks_strtab_bytes(const ks_strtab *t)
 {
-    return t->bytes + t->cap * (sizeof *t->text + sizeof *t->len + sizeof *t->hash) +
+    return t->bytes + t->cap * sizeof *t->e +
            t->nslots * sizeof *t->slots;
 }
