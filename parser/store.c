@@ -432,7 +432,8 @@ size_t ks_trace_step_count(const ks_trace *t)
         int last_match = 0;
         for (size_t j = 0; j < k->n; j++) {
             const ks_event *e = &k->ev[j];
-            if (e->kind != KS_K_USER_ANNOTATION || e->ph != 'X')
+            /* 2020-21 files wrote ProfilerStep#N as an "Operator" (cpu_op) */
+            if ((e->kind != KS_K_USER_ANNOTATION && e->kind != KS_K_CPU_OP) || e->ph != 'X')
                 continue;
             if (e->name != last) {
                 last = e->name;

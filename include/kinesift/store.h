@@ -252,7 +252,7 @@ const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
  * step per track (spans are kept while appending), plus a scan of events added by hand. */
 int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
 
-/* Number of ProfilerStep#N user annotations on CPU tracks. */
+/* Number of ProfilerStep#N annotations on CPU tracks (user_annotation; Operator in 2020-21 files). */
 size_t ks_trace_step_count(const ks_trace *t);
 /* Parse "ProfilerStep#N" (with optional spaces around '#'); returns 1 and N when it matches. */
 int ks_match_profiler_step(const char *name, int64_t *n);

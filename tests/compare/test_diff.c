@@ -28,6 +28,8 @@ static void unload(side *s)
 
 static const ks_diff_row *find(const ks_diff_table *t, const char *name, size_t *pos)
 {
+    if (pos)
+        *pos = SIZE_MAX; /* fail_msg longjmps out; the caller's value is never used then */
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->v[i].name, name)) {
             if (pos)

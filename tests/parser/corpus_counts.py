@@ -43,8 +43,8 @@ tracks = {(repr(canon(e.get("pid"))), repr(canon(e.get("tid")))) for e in events
 check("tracks", len(t["tracks"]), len(tracks))
 # stored: every event that is not metadata or a counter
 check("stored", t["stored"], sum(1 for e in events if e["ph"] not in ("M", "C")))
-steps = sum(1 for e in events if e.get("cat") == "user_annotation" and e["ph"] == "X"
-            and str(e.get("name", "")).startswith("ProfilerStep#"))
+steps = sum(1 for e in events if e.get("cat") in ("user_annotation", "Operator", "cpu_op")
+            and e["ph"] == "X" and str(e.get("name", "")).startswith("ProfilerStep#"))
 check("steps", t["steps"], steps)
 bad = [d for d in t["diagnostics"] if d["severity"] != "info"]
 if bad:
