@@ -17,11 +17,10 @@ typedef struct row_acc {
     ks_op_row row;
     ks_ns *durs;
     size_t ndurs, cap;
-    int has_cur;               /* incl: the interval being merged on track cur_tl */
-    uint32_t cur_tl;
-    ks_ns cur_a, cur_b;
-    ks_ivs gdirect, gsub;
-    uint64_t last_direct, last_sub; /* serial + 1 of the last GPU event credited */
+    uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
+    ks_sweep incl;
+    ks_sweep gdirect, gsub;    /* GPU work credited, in start order */
+    uint64_t last_direct, last_sub; /* serial of the last GPU event credited */
 } row_acc;
 
 typedef struct table {
@@ -47,13 +46,7 @@ static row_acc *row_for(table *tb, const ks_event *e)
     return r;
 }
 
-static void incl_flush(row_acc *r)
-{
-    if (r->has_cur)
-        r->row.incl_ns += r->cur_b - r->cur_a;
-    r->has_cur = 0;
-}
-
+/* slices come track by track, in start order within a track: one sweep per track */
 static void add_instance(row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
 {
     r->row.count++;
@@ -61,16 +54,11 @@ static void add_instance(row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->row.unfinished++;
     KS_PUSH(r->durs, r->ndurs, r->cap, s->end - s->ts);
-    if (r->has_cur && r->cur_tl == tl && s->ts < r->cur_b) {
-        if (s->end > r->cur_b)
-            r->cur_b = s->end;
-        return;
+    if (r->incl_tl != tl) {
+        r->row.incl_ns += ks_sweep_finish(&r->incl);
+        r->incl_tl = tl;
     }
-    incl_flush(r);
-    r->has_cur = 1;
-    r->cur_tl = tl;
-    r->cur_a = s->ts;
-    r->cur_b = s->end;
+    ks_sweep_add(&r->incl, s->ts, s->end);
 }
 
 /* Which tables a slice belongs to. */
@@ -116,19 +104,20 @@ static void cpu_pass(agg *g)
     free(self);
 }
 
+/* GPU work arrives in start order over all streams (gpu_pass), so unions are swept */
 static void credit(row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
 {
     if (direct) {
         if (r->last_direct == serial)
             return;
         r->last_direct = serial;
-        ks_ivs_add(&r->gdirect, a, b);
+        ks_sweep_add(&r->gdirect, a, b);
         r->row.gpu_direct_sum_ns += b - a;
     } else {
         if (r->last_sub == serial)
             return;
         r->last_sub = serial;
-        ks_ivs_add(&r->gsub, a, b);
+        ks_sweep_add(&r->gsub, a, b);
         r->row.gpu_subtree_sum_ns += b - a;
     }
 }
@@ -152,56 +141,92 @@ static void credit_chain(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_n
         credit_slice(g, tl, i, a, b, serial, 0);
 }
 
-static void gpu_pass(agg *g)
+typedef struct work_ref {
+    ks_ns ts;
+    uint32_t track, ev;
+} work_ref;
+
+static int cmp_work_ref(const void *x, const void *y)
 {
-    ks_analysis *a = g->a;
+    const work_ref *p = x, *q = y;
+    if (p->ts != q->ts)
+        return p->ts < q->ts ? -1 : 1;
+    if (p->track != q->track)
+        return p->track < q->track ? -1 : 1;
+    return (p->ev > q->ev) - (p->ev < q->ev);
+}
+
+/* GPU work starting in the window, over all streams, in start order */
+static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n)
+{
     const ks_trace *t = a->trace;
-    uint64_t serial = 0;
+    work_ref *v = NULL;
+    size_t cap = 0;
+    *n = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
             continue;
-        /* GPU-side labels: annotation slices enclosing the work on the same stream */
-        const ks_timeline *gtl = &a->tl[k];
-        int32_t *ev_slice = ks_timeline_event_slices(t, gtl);
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X' || e->ts < a->win_start || e->ts >= a->win_end)
                 continue;
-            if (e->ts < a->win_start || e->ts >= a->win_end)
-                continue;
-            ks_ns ga = e->ts, gb = e->ts + e->dur;
-            serial++;
-            /* CPU side: the launch call, the op that issued it, and their ancestors */
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
-            if (r.s >= 0) {
-                const ks_timeline *tl = &a->tl[r.tl];
-                credit_slice(g, tl, r.s, ga, gb, serial, 1);
-                credit_chain(g, tl, r.s, ga, gb, serial);
-                int32_t op = ks_analysis_launching_op(a, r);
-                if (op >= 0) {
-                    credit_slice(g, tl, op, ga, gb, serial, 1);
-                    credit_chain(g, tl, op, ga, gb, serial);
-                }
-            }
-            /* GPU side */
-            int32_t s = ev_slice[i];
-            if (s >= 0) {
-                int32_t p = gtl->s[s].parent;
-                int direct_done = 0;
-                for (; p >= 0; p = gtl->s[p].parent) {
-                    if (tr->ev[gtl->s[p].ev].kind != KS_K_GPU_ANNOTATION)
-                        continue;
-                    if (!direct_done) {
-                        credit_slice(g, gtl, p, ga, gb, serial, 1);
-                        direct_done = 1;
-                    }
-                    credit_slice(g, gtl, p, ga, gb, serial, 0);
-                }
+            work_ref w = {e->ts, (uint32_t)k, (uint32_t)i};
+            KS_PUSH(v, *n, cap, w);
+        }
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, cmp_work_ref);
+    return v;
+}
+
+static void gpu_pass(agg *g)
+{
+    ks_analysis *a = g->a;
+    const ks_trace *t = a->trace;
+    int32_t **ev_slice = ks_xcalloc(t->ntracks ? t->ntracks : 1, sizeof *ev_slice);
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU)
+            ev_slice[k] = ks_timeline_event_slices(t, &a->tl[k]);
+    size_t n;
+    work_ref *work = gpu_work_in_order(a, &n);
+    for (size_t w = 0; w < n; w++) {
+        uint32_t k = work[w].track;
+        size_t i = work[w].ev;
+        const ks_track *tr = &t->tracks[k];
+        const ks_event *e = &tr->ev[i];
+        ks_ns ga = e->ts, gb = e->ts + e->dur;
+        uint64_t serial = w + 1;
+        /* CPU side: the launch call, the op that issued it, and their ancestors */
+        ks_slice_ref r = ks_analysis_launcher(a, k, i);
+        if (r.s >= 0) {
+            const ks_timeline *tl = &a->tl[r.tl];
+            credit_slice(g, tl, r.s, ga, gb, serial, 1);
+            credit_chain(g, tl, r.s, ga, gb, serial);
+            int32_t op = ks_analysis_launching_op(a, r);
+            if (op >= 0) {
+                credit_slice(g, tl, op, ga, gb, serial, 1);
+                credit_chain(g, tl, op, ga, gb, serial);
             }
         }
-        free(ev_slice);
+        /* GPU side: annotation slices enclosing the work on the same stream */
+        const ks_timeline *gtl = &a->tl[k];
+        int32_t s = ev_slice[k][i];
+        int direct_done = 0;
+        for (int32_t p = s >= 0 ? gtl->s[s].parent : -1; p >= 0; p = gtl->s[p].parent) {
+            if (tr->ev[gtl->s[p].ev].kind != KS_K_GPU_ANNOTATION)
+                continue;
+            if (!direct_done) {
+                credit_slice(g, gtl, p, ga, gb, serial, 1);
+                direct_done = 1;
+            }
+            credit_slice(g, gtl, p, ga, gb, serial, 0);
+        }
     }
+    free(work);
+    for (size_t k = 0; k < t->ntracks; k++)
+        free(ev_slice[k]);
+    free(ev_slice);
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -222,7 +247,7 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
     size_t n = 0;
     for (size_t i = 0; i < tb->n; i++) {
         row_acc *r = &tb->r[i];
-        incl_flush(r);
+        r->row.incl_ns += ks_sweep_finish(&r->incl);
         if (r->ndurs) {
             ks_sort_ns(r->durs, r->ndurs);
             r->row.min_ns = r->durs[0];
@@ -231,13 +256,11 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
             r->row.p90_ns = ks_quantile_ns(r->durs, r->ndurs, 90);
             r->row.p99_ns = ks_quantile_ns(r->durs, r->ndurs, 99);
         }
-        r->row.gpu_direct_ns = ks_ivs_union(&r->gdirect);
-        r->row.gpu_subtree_ns = ks_ivs_union(&r->gsub);
+        r->row.gpu_direct_ns = ks_sweep_finish(&r->gdirect);
+        r->row.gpu_subtree_ns = ks_sweep_finish(&r->gsub);
         if (r->row.count) /* rows seen only through GPU credit have no instance in the window */
             rows[n++] = r->row;
         free(r->durs);
-        ks_ivs_free(&r->gdirect);
-        ks_ivs_free(&r->gsub);
     }
     qsort(rows, n, sizeof *rows, cmp_row);
     free(tb->r);

@@ -5,6 +5,7 @@
  * step's wall time exactly. Differences from the plugin, on purpose: cuda_driver calls count as
  * Runtime, python_function frames as CPU Exec, and gpu_user_annotation (GPU-side ranges) is not
  * CPU execution. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/breakdown.h"
@@ -40,6 +41,8 @@ static int is_step_name(const ks_steps *st, ks_str name)
 static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
 {
     const ks_trace *t = a->trace;
+    /* per name id: 1 + the role a name-classified slice takes (comm kernels, comm/dataloader ops) */
+    uint8_t *by_name = ks_xcalloc(ks_strtab_count(t->strings), 1);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -49,8 +52,9 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
             int role = -1;
             if (tr->kind == KS_TRACK_GPU) {
                 if (e->kind == KS_K_KERNEL) {
-                    const char *n = ks_trace_str(t, e->name);
-                    role = ks_is_comm_kernel(n) ? KS_ROLE_COMM : KS_ROLE_KERNEL;
+                    if (!by_name[e->name])
+                        by_name[e->name] = (uint8_t)(1 + (ks_is_comm_kernel(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
+                    role = by_name[e->name] - 1;
                     if (role == KS_ROLE_KERNEL) {
                         /* a kernel launched by an nccl:/gloo: op is communication too */
                         ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, s->ev);
@@ -66,10 +70,15 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
                 if (ks_kind_is_launch_api(e->kind))
                     role = KS_ROLE_RUNTIME;
                 else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
-                    if (is_step_name(st, e->name))
+                    if (!by_name[e->name]) {
+                        const char *n = ks_trace_str(t, e->name);
+                        by_name[e->name] = (uint8_t)(1 + (is_step_name(st, e->name) ? KS_ROLE_COUNT
+                                                          : is_comm_op(n) ? KS_ROLE_COMM
+                                                          : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
+                    }
+                    role = by_name[e->name] - 1;
+                    if (role == KS_ROLE_COUNT) /* a step annotation */
                         continue;
-                    const char *n = ks_trace_str(t, e->name);
-                    role = is_comm_op(n) ? KS_ROLE_COMM : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC;
                 }
             }
             if (role >= 0)
@@ -78,6 +87,7 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
     }
     for (int r = 0; r < KS_ROLE_OTHER; r++)
         ks_ivs_normalize(&roles[r]);
+    free(by_name);
 }
 
 /* the part of normalized set s inside [a, b) */

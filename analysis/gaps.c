@@ -62,22 +62,38 @@ static ks_gap_cause *cause(cause_table *t, ks_str name, uint8_t kind)
     return c;
 }
 
+/* the causes of one gap: few, so a plain list */
+typedef struct gap_causes {
+    ks_gap_cause *v;
+    size_t n, cap;
+} gap_causes;
+
 typedef struct gap_ctx {
     const ks_analysis *a;
-    const ks_steps *steps;
     ks_regex *data_re;
     uint8_t *data_cache;       /* per name id: 0 unknown, 1 no, 2 yes */
+    uint8_t *step_name;        /* per name id: 1 when steps carry that name */
     /* per gap */
-    cause_table cpu, label;    /* this gap's causes (reset per gap) */
+    gap_causes cpu, label;
     ks_ns data_ns;
 } gap_ctx;
 
+static ks_gap_cause *gap_cause(gap_causes *t, ks_str name, uint8_t kind)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].name == name && (!name || t->v[i].kind == kind))
+            return &t->v[i];
+    KS_GROW(t->v, t->cap, t->n + 1);
+    ks_gap_cause *c = &t->v[t->n++];
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->kind = name ? kind : KS_K_OTHER;
+    return c;
+}
+
 static int is_step(const gap_ctx *g, const ks_event *e)
 {
-    for (size_t i = 0; g->steps && i < g->steps->n; i++)
-        if (g->steps->v[i].name == e->name)
-            return 1;
-    return 0;
+    return g->step_name[e->name];
 }
 
 static int is_data(gap_ctx *g, ks_str name)
@@ -108,8 +124,8 @@ static void emit(gap_ctx *g, const ks_timeline *tl, const int32_t *stack, size_t
         if (!data && e->name && is_data(g, e->name))
             data = 1;
     }
-    cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0)->total_ns += y - x;
-    cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION)->total_ns += y - x;
+    gap_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0)->total_ns += y - x;
+    gap_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION)->total_ns += y - x;
     if (data)
         g->data_ns += y - x;
 }
@@ -162,7 +178,7 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
     free(stack);
 }
 
-static void merge_causes(gap_ctx *g, cause_table *dst, cause_table *gap)
+static void merge_causes(gap_ctx *g, cause_table *dst, gap_causes *gap)
 {
     for (size_t i = 0; i < gap->n; i++) {
         ks_gap_cause *c = cause(dst, gap->v[i].name, gap->v[i].kind);
@@ -170,13 +186,6 @@ static void merge_causes(gap_ctx *g, cause_table *dst, cause_table *gap)
         c->count++;
         c->total_ns += gap->v[i].total_ns;
     }
-}
-
-static void reset_table(cause_table *t)
-{
-    t->n = 0;
-    ks_i64map_free(&t->ix);
-    ks_i64map_init(&t->ix);
 }
 
 static int cmp_cause(const void *x, const void *y)
@@ -255,14 +264,13 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
         d->count++;
         d->total_ns += len;
         int32_t thread = r.s >= 0 ? (int32_t)r.tl : fallback;
-        reset_table(&g->cpu);
-        reset_table(&g->label);
+        g->cpu.n = g->label.n = 0;
         g->data_ns = 0;
         if (thread >= 0) {
             attribute(g, &a->tl[thread], g0, g1);
         } else {
-            cause(&g->cpu, 0, 0)->total_ns += len;
-            cause(&g->label, 0, 0)->total_ns += len;
+            gap_cause(&g->cpu, 0, 0)->total_ns += len;
+            gap_cause(&g->label, 0, 0)->total_ns += len;
         }
         d->data_loading_ns += g->data_ns;
         merge_causes(g, &cpu, &g->cpu);
@@ -305,13 +313,13 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     gap_ctx g;
     memset(&g, 0, sizeof g);
     g.a = a;
-    g.steps = steps;
+    g.step_name = ks_xcalloc(ks_strtab_count(t->strings), 1);
+    for (size_t i = 0; steps && i < steps->n; i++)
+        g.step_name[steps->v[i].name] = 1;
     g.data_re = ks_regex_new(opts->data_regex ? opts->data_regex : DEFAULT_DATA_REGEX, 1, err);
     if (!g.data_re)
         return KS_ERR;
     g.data_cache = ks_xcalloc(ks_strtab_count(t->strings), 1);
-    ks_i64map_init(&g.cpu.ix);
-    ks_i64map_init(&g.label.ix);
     out->dev = ks_xcalloc(a->ngpu, sizeof *out->dev);
     out->n = a->ngpu;
     for (size_t d = 0; d < a->ngpu; d++) {
@@ -342,9 +350,8 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     }
     free(g.cpu.v);
     free(g.label.v);
-    ks_i64map_free(&g.cpu.ix);
-    ks_i64map_free(&g.label.ix);
     free(g.data_cache);
+    free(g.step_name);
     ks_regex_free(g.data_re);
     return KS_OK;
 }

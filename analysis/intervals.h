@@ -40,6 +40,36 @@ void ks_ivs_merge(const ks_ivs *a, const ks_ivs *b, ks_ivs *out);
 void ks_ivs_reset(ks_ivs *s);
 void ks_ivs_free(ks_ivs *s);
 
+/* The length of a union of intervals that arrive in start order, in constant memory. */
+typedef struct ks_sweep {
+    int open;
+    ks_ns a, b, total;
+} ks_sweep;
+
+/* Add [a, b); a must not be before the start of the previous interval added. */
+static inline void ks_sweep_add(ks_sweep *s, ks_ns a, ks_ns b)
+{
+    if (s->open && a <= s->b) {
+        if (b > s->b)
+            s->b = b;
+        return;
+    }
+    if (s->open)
+        s->total += s->b - s->a;
+    s->open = 1;
+    s->a = a;
+    s->b = b;
+}
+
+/* The union's length so far; the sweep is reset. */
+static inline ks_ns ks_sweep_finish(ks_sweep *s)
+{
+    ks_ns t = s->total + (s->open ? s->b - s->a : 0);
+    s->open = 0;
+    s->total = 0;
+    return t;
+}
+
 /* Exact quantile of sorted int64 values (type 7, linear interpolation, rounded half up),
  * q given in percent (50 = median). n must be > 0. */
 ks_ns ks_quantile_ns(const ks_ns *sorted, size_t n, int percent);

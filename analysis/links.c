@@ -22,6 +22,11 @@ static int is_launch_name(const char *n)
 static void index_launches(ks_analysis *a, ks_i64map *corr)
 {
     const ks_trace *t = a->trace;
+    size_t n = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
+            n += (size_t)t->tracks[a->tl[k].track].n_cpu_side;
+    ks_i64map_reserve(corr, n);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -45,9 +50,10 @@ static void index_launches(ks_analysis *a, ks_i64map *corr)
 }
 
 /* External id -> the CPU op or annotation that carries it as its own id */
-static void index_ext_ops(ks_analysis *a)
+static void index_ext_ops(const ks_analysis *a)
 {
     const ks_trace *t = a->trace;
+    a->priv->ext_ops_built = 1;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -175,10 +181,11 @@ void ks_links_build(ks_analysis *a)
     ks_i64map corr;
     ks_i64map_init(&corr);
     index_launches(a, &corr);
-    index_ext_ops(a);
-    /* launches that received GPU work */
-    ks_i64map used;
-    ks_i64map_init(&used);
+    /* launch calls that received GPU work: one mark per slice of each CPU timeline */
+    uint8_t **used = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *used);
+    for (size_t k = 0; k < a->ntl; k++)
+        if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
+            used[k] = ks_xcalloc(a->tl[k].n ? a->tl[k].n : 1, 1);
     flows f;
     memset(&f, 0, sizeof f);
     a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
@@ -198,12 +205,11 @@ void ks_links_build(ks_analysis *a)
             if (v) {
                 r = ks_ref_unpack(*v);
                 a->links.linked_by_correlation++;
-                ks_i64map_put(&used, g->corr, 1);
+                used[r.tl][r.s] = 1;
             } else if (link_by_flow(a, &f, (uint32_t)k, g, &r)) {
                 a->links.linked_by_flow++;
-                const ks_event *re = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s]);
-                if (re->flags & KS_EF_CORR)
-                    ks_i64map_put(&used, re->corr, 1);
+                if (used[r.tl])
+                    used[r.tl][r.s] = 1;
             } else {
                 a->links.unlinked_gpu++;
                 ks_diag_add(&a->diag, "links.gpu_without_launch", KS_SEV_INFO,
@@ -223,7 +229,10 @@ void ks_links_build(ks_analysis *a)
             continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
-            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR) || ks_i64map_get(&used, e->corr))
+            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR) || used[k][i])
+                continue;
+            /* a driver call inside the runtime call that received the work */
+            if (e->kind == KS_K_DRIVER && tl->s[i].parent >= 0 && used[k][tl->s[i].parent])
                 continue;
             const char *n = ks_trace_str(t, e->name);
             if (!is_launch_name(n))
@@ -237,7 +246,9 @@ void ks_links_build(ks_analysis *a)
         }
     }
     flows_free(t, &f);
-    ks_i64map_free(&used);
+    for (size_t k = 0; k < a->ntl; k++)
+        free(used[k]);
+    free(used);
     ks_i64map_free(&corr);
 }
 
@@ -264,6 +275,8 @@ int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
      * names the op that issued it */
     const ks_event *e = &tr->ev[tl->s[r.s].ev];
     if (e->flags & KS_EF_EXT) {
+        if (!a->priv->ext_ops_built)
+            index_ext_ops(a);
         uint64_t *v = ks_i64map_get(&a->priv->ext_ops, e->ext_id);
         if (v) {
             ks_slice_ref o = ks_ref_unpack(*v);

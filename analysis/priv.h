@@ -7,6 +7,7 @@
 #include "kinesift/analysis.h"
 
 struct ks_analysis_priv {
+    int ext_ops_built;   /* ext_ops is built on first need (few traces need it) */
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
 };
 

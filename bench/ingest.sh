@@ -18,67 +18,11 @@ set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-ingest}
-DIR=${KS_BENCH_DIR:-/tmp/big}
-BUILD=$WORK/build
-CORPUS=${KS_CORPUS:-$ROOT/../shared/corpus}
-INFLATE=${KS_INFLATE:-$ROOT/../shared/tools/inflate-trace}
-REPS=${KS_BENCH_REPS:-7}
-SIZE=${KS_BENCH_SIZE:-1G}
-
-mkdir -p "$WORK" "$DIR"
-if [ ! -f "$BUILD/build.ninja" ]; then
-    meson setup "$BUILD" --buildtype=release -Db_ndebug=true -Dtests=disabled -Dcuda=disabled \
-        >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; exit 2; }
-fi
-ninja -C "$BUILD" cli/kinesift bench/yajl_raw >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
-K=$BUILD/cli/kinesift
-Y=$BUILD/bench/yajl_raw
-
-is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
-decompress() { if is_gzip "$1"; then gzip -dc "$1"; else cat "$1"; fi; }
-
-# the largest corpus trace by decompressed size
-largest=""
-best=0
-for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
-    n=$(decompress "$f" | wc -c)
-    if [ "$n" -gt "$best" ]; then best=$n; largest=$f; fi
-done
-[ -n "$largest" ] || { echo "bench/ingest.sh: no corpus in $CORPUS" >&2; exit 2; }
-name=${KS_BENCH_NAME:-resnet} # label of the generated files
-
-# plain and gzip forms of each input (made once, reused while they match)
-small=$DIR/$name.json
-if [ ! -s "$small" ] || [ "$(wc -c <"$small")" -ne "$best" ]; then
-    decompress "$largest" >"$small.tmp" && mv "$small.tmp" "$small"
-fi
-[ -s "$small.gz" ] || { gzip -c "$small" >"$small.gz.tmp" && mv "$small.gz.tmp" "$small.gz"; }
-big=$DIR/${name}_$(echo "$SIZE" | tr 'A-Z' 'a-z').json
-if [ ! -s "$big" ]; then
-    echo "bench/ingest.sh: generating $big with inflate-trace (once)..." >&2
-    python3 "$INFLATE" "$largest" "$big.tmp" --size "$SIZE" >&2 && mv "$big.tmp" "$big"
-    rm -f "$big.gz"
-fi
-[ -s "$big.gz" ] || {
-    echo "bench/ingest.sh: compressing $big (once)..." >&2
-    gzip -c "$big" >"$big.gz.tmp" && mv "$big.gz.tmp" "$big.gz"
-}
-
-now() { date +%s.%N; }
-
-# seconds and peak RSS (KB) of one command; its output is discarded, a failure is fatal
-run() {
-    t0=$(now)
-    if ! /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>"$WORK/err"; then
-        echo "bench/ingest.sh: failed: $*" >&2
-        cat "$WORK/err" >&2
-        exit 2
-    fi
-    t1=$(now)
-    echo "$(awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f", z - a }') $(tail -1 "$WORK/rss")"
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+BENCH=bench/ingest.sh
+KS_BENCH_REPS=${KS_BENCH_REPS:-7}
+. "$ROOT/bench/lib.sh"
+bench_build
+bench_inputs
 
 echo "kinesift ingest benchmark: $REPS interleaved repetitions, medians; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); kinesift = kinesift stats --format json --quiet"

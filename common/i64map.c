@@ -19,9 +19,8 @@ void ks_i64map_free(ks_i64map *m)
     memset(m, 0, sizeof *m);
 }
 
-static void grow(ks_i64map *m)
+static void rehash(ks_i64map *m, size_t nc)
 {
-    size_t nc = m->cap ? m->cap * 2 : 64;
     int64_t *k = ks_xmalloc(ks_mul(nc, sizeof *k));
     uint64_t *v = ks_xmalloc(ks_mul(nc, sizeof *v));
     uint8_t *u = ks_xcalloc(nc, 1);
@@ -44,10 +43,19 @@ static void grow(ks_i64map *m)
     m->cap = nc;
 }
 
+void ks_i64map_reserve(ks_i64map *m, size_t n)
+{
+    size_t nc = m->cap ? m->cap : 64;
+    while (nc < n * 2)
+        nc *= 2;
+    if (nc > m->cap)
+        rehash(m, nc);
+}
+
 void ks_i64map_put(ks_i64map *m, int64_t key, uint64_t val)
 {
     if ((m->n + 1) * 2 > m->cap)
-        grow(m);
+        rehash(m, m->cap ? m->cap * 2 : 64);
     size_t s = ks_hash_u64((uint64_t)key) & (m->cap - 1);
     while (m->used[s]) {
         if (m->keys[s] == key) {

@@ -15,6 +15,8 @@ typedef struct ks_i64map {
 
 void ks_i64map_init(ks_i64map *m);
 void ks_i64map_free(ks_i64map *m);
+/* Make room for n entries without rehashing. */
+void ks_i64map_reserve(ks_i64map *m, size_t n);
 /* Insert or replace. */
 void ks_i64map_put(ks_i64map *m, int64_t key, uint64_t val);
 /* Pointer to the value, or NULL. Valid until the next put. */
