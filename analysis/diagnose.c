@@ -308,16 +308,6 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
 
 /* ---- synchronisation in the loop ----------------------------------------------------------- */
 
-static int is_sync_call(const char *n)
-{
-    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                                        "cudaMemcpy", "cuCtxSynchronize", "cuStreamSynchronize",
-                                        "hipDeviceSynchronize", "hipStreamSynchronize", "hipMemcpy"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(n, names[i]))
-            return 1;
-    return 0;
-}
 
 static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
 {
@@ -339,7 +329,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             const char *n = ks_trace_str(t, e->name);
             if (e->kind == KS_K_CPU_OP && !strcmp(n, "aten::item"))
                 items++;
-            if (!ks_kind_is_launch_api(e->kind) || !is_sync_call(n))
+            if (!ks_kind_is_launch_api(e->kind) || !ks_is_blocking_call(n))
                 continue;
             calls++;
             total += s->end - s->ts;

@@ -29,6 +29,10 @@ void ks_gpu_build(ks_analysis *a);
 /* aggregate.c: ops, labels and kernels tables. */
 void ks_aggregate_build(ks_analysis *a);
 
+/* 1 for runtime/driver calls that block the host until the GPU is done: synchronize calls and the
+ * blocking cudaMemcpy (calls.c). */
+int ks_is_blocking_call(const char *name);
+
 /* 1 for runtime and driver kinds. */
 static inline int ks_kind_is_launch_api(int k)
 {

@@ -20,16 +20,6 @@
 #include "common/util.h"
 #include "kinesift/insights.h"
 
-static int is_blocking(const char *n)
-{
-    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                                        "cudaMemcpy", "cuCtxSynchronize", "cuStreamSynchronize",
-                                        "hipDeviceSynchronize", "hipStreamSynchronize", "hipMemcpy"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(n, names[i]))
-            return 1;
-    return 0;
-}
 
 typedef struct gpu_item {
     ks_ns start, dur;          /* as in the trace */
@@ -217,7 +207,7 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, size_t *n)
         const ks_event *e = &tr->ev[s->ev];
         if (!ks_kind_is_launch_api(e->kind))
             continue;
-        int blocking = is_blocking(ks_trace_str(r->a->trace, e->name));
+        int blocking = ks_is_blocking_call(ks_trace_str(r->a->trace, e->name));
         size_t f = first_item(r, (int32_t)i);
         int launches = f < r->nitems && r->items[f].launch == (int32_t)i;
         if (!blocking && !launches)

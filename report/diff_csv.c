@@ -8,20 +8,11 @@
 #include <string.h>
 
 #include "kinesift/compare.h"
+#include "report/report_util.h"
 
 static void field(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    ks_csv_field(out, s);
 }
 
 static void num(FILE *out, int present, int64_t v)

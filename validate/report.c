@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/jsonw.h"
+#include "report/report_util.h"
 #include "common/util.h"
 
 static const char *role(uint32_t arm)
@@ -412,17 +413,7 @@ int ks_vreport_json(FILE *out, const ks_vreport *r)
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
 static void csv_field(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    ks_csv_field(out, s);
 }
 
 int ks_vreport_csv(FILE *out, const ks_vreport *r)
