@@ -58,40 +58,10 @@ static void context(ks_jw *w, const ks_gate *g)
     ks_jw_end_obj(w);
 }
 
-static void kval(ks_jw *w, const char *k, double v)
-{
-    ks_jw_kdouble(w, k, v);
-}
-
 /* A side of a check in points or kernels: the keys of ks_summary_json, as numbers. */
 static void summary_plain(ks_jw *w, const ks_summary *s, const double *x, size_t n)
 {
-    ks_jw_kuint(w, "n", s->n);
-    kval(w, "min", s->min);
-    kval(w, "max", s->max);
-    kval(w, "range", s->range);
-    kval(w, "mean", s->mean);
-    kval(w, "median", s->median);
-    kval(w, "stdev", s->stdev);
-    kval(w, "cv", s->cv);
-    kval(w, "q1", s->q1);
-    kval(w, "q3", s->q3);
-    kval(w, "iqr", s->iqr);
-    kval(w, "iqr_rel", s->iqr_rel);
-    kval(w, "mad", s->mad);
-    ks_jw_key(w, "outliers");
-    ks_jw_obj(w);
-    ks_jw_kuint(w, "mild_low", s->mild_low);
-    ks_jw_kuint(w, "mild_high", s->mild_high);
-    ks_jw_kuint(w, "severe_low", s->severe_low);
-    ks_jw_kuint(w, "severe_high", s->severe_high);
-    ks_jw_end_obj(w);
-    ks_jw_kstr(w, "noise", s->noise == KS_NOISE_VERY ? "very-noisy" : s->noise == KS_NOISE_NOISY ? "noisy" : "ok");
-    ks_jw_key(w, "samples");
-    ks_jw_arr(w);
-    for (size_t i = 0; i < n; i++)
-        ks_jw_double(w, x[i]);
-    ks_jw_end_arr(w);
+    ks_summary_json_as(w, s, x, n, 0);
 }
 
 static void side_stats(ks_jw *w, const char *key, const ks_gate_result *r, const ks_summary *s, const double *x,

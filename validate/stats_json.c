@@ -15,10 +15,19 @@ static void ns_value(ks_jw *w, double v)
         ks_jw_int(w, llround(v));
 }
 
-static void kns(ks_jw *w, const char *k, double v)
+/* a duration as integer ns, or a plain number (points, counts) */
+static void value(ks_jw *w, double v, int ns)
+{
+    if (ns)
+        ns_value(w, v);
+    else
+        ks_jw_double(w, v);
+}
+
+static void kv(ks_jw *w, const char *k, double v, int ns)
 {
     ks_jw_key(w, k);
-    ns_value(w, v);
+    value(w, v, ns);
 }
 
 static const char *noise_name(int noise)
@@ -26,21 +35,21 @@ static const char *noise_name(int noise)
     return noise == KS_NOISE_VERY ? "very-noisy" : noise == KS_NOISE_NOISY ? "noisy" : "ok";
 }
 
-void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
+void ks_summary_json_as(ks_jw *w, const ks_summary *s, const double *x, size_t n, int ns)
 {
     ks_jw_kuint(w, "n", s->n);
-    kns(w, "min", s->min);
-    kns(w, "max", s->max);
-    kns(w, "range", s->range);
-    kns(w, "mean", s->mean);
-    kns(w, "median", s->median);
-    kns(w, "stdev", s->stdev);
+    kv(w, "min", s->min, ns);
+    kv(w, "max", s->max, ns);
+    kv(w, "range", s->range, ns);
+    kv(w, "mean", s->mean, ns);
+    kv(w, "median", s->median, ns);
+    kv(w, "stdev", s->stdev, ns);
     ks_jw_kdouble(w, "cv", s->cv);
-    kns(w, "q1", s->q1);
-    kns(w, "q3", s->q3);
-    kns(w, "iqr", s->iqr);
+    kv(w, "q1", s->q1, ns);
+    kv(w, "q3", s->q3, ns);
+    kv(w, "iqr", s->iqr, ns);
     ks_jw_kdouble(w, "iqr_rel", s->iqr_rel);
-    kns(w, "mad", s->mad);
+    kv(w, "mad", s->mad, ns);
     ks_jw_key(w, "outliers");
     ks_jw_obj(w);
     ks_jw_kuint(w, "mild_low", s->mild_low);
@@ -53,9 +62,14 @@ void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
         ks_jw_key(w, "samples");
         ks_jw_arr(w);
         for (size_t i = 0; i < n; i++)
-            ns_value(w, x[i]);
+            value(w, x[i], ns);
         ks_jw_end_arr(w);
     }
+}
+
+void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
+{
+    ks_summary_json_as(w, s, x, n, 1);
 }
 
 void ks_compare_json(ks_jw *w, const ks_compare *c, const ks_compare_params *p)

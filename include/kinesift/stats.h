@@ -169,6 +169,8 @@ struct ks_jw; /* common/jsonw.h */
  * q1, q3, iqr, iqr_rel, mad, outliers{...}, noise, and "samples" (x in the order given, when
  * x is not NULL). Durations are written as integer ns (rounded), ratios as numbers. */
 void ks_summary_json(struct ks_jw *w, const ks_summary *s, const double *x, size_t n);
+/* The same keys with ns = 0: values written as plain numbers (points, counts), not ns. */
+void ks_summary_json_as(struct ks_jw *w, const ks_summary *s, const double *x, size_t n, int ns);
 /* Inside an open object: ratio, change, ci, p, p_raw, holm_m, min_p, test, threshold, alpha,
  * verdict, reason, suggestion. */
 void ks_compare_json(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p);
