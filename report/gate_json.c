@@ -102,27 +102,8 @@ static void points_json(ks_jw *w, const ks_gate_result *r)
     ks_jw_double(w, r->diff_hi);
     ks_jw_end_arr(w);
     ks_jw_kstr(w, "ci_of", "difference");
-    ks_jw_kdouble(w, "ci_level", r->params.level);
-    ks_jw_kuint(w, "bootstrap_resamples", r->params.resamples);
-    ks_jw_kdouble(w, "p", c->p);
-    ks_jw_kdouble(w, "p_raw", c->mwu.p);
-    ks_jw_kuint(w, "holm_m", c->holm_m);
-    ks_jw_kdouble(w, "min_p", c->min_p);
-    ks_jw_kdouble(w, "u", c->mwu.u_a);
-    ks_jw_kdouble(w, "z", c->mwu.z);
-    if (isnan(c->mwu.p))
-        ks_jw_knull(w, "test");
-    else
-        ks_jw_kstr(w, "test", ks_mwu_name(&c->mwu));
-    ks_jw_kdouble(w, "threshold", r->limit);
-    ks_jw_kdouble(w, "alpha", r->params.alpha);
-    ks_jw_kuint(w, "min_samples", r->params.min_samples);
-    ks_jw_kstr(w, "verdict", ks_verdict_name(c->verdict));
-    ks_jw_kstr(w, "reason", c->reason);
-    if (c->suggestion[0])
-        ks_jw_kstr(w, "suggestion", c->suggestion);
-    else
-        ks_jw_knull(w, "suggestion");
+    ks_compare_json_test(w, c, &r->params, r->limit);
+    ks_compare_json_verdict(w, c);
 }
 
 static void metric(ks_jw *w, const ks_gate_result *r)

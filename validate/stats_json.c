@@ -72,15 +72,8 @@ void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
     ks_summary_json_as(w, s, x, n, 1);
 }
 
-void ks_compare_json(ks_jw *w, const ks_compare *c, const ks_compare_params *p)
+void ks_compare_json_test(ks_jw *w, const ks_compare *c, const ks_compare_params *p, double threshold)
 {
-    ks_jw_kdouble(w, "ratio", c->ratio);
-    ks_jw_kdouble(w, "change", c->change);
-    ks_jw_key(w, "ci");
-    ks_jw_arr(w);
-    ks_jw_double(w, c->ci_lo);
-    ks_jw_double(w, c->ci_hi);
-    ks_jw_end_arr(w);
     ks_jw_kdouble(w, "ci_level", p->level);
     ks_jw_kuint(w, "bootstrap_resamples", p->resamples);
     ks_jw_kdouble(w, "p", c->p);
@@ -93,17 +86,34 @@ void ks_compare_json(ks_jw *w, const ks_compare *c, const ks_compare_params *p)
         ks_jw_knull(w, "test");
     else
         ks_jw_kstr(w, "test", ks_mwu_name(&c->mwu));
-    ks_jw_kdouble(w, "threshold", p->threshold);
+    ks_jw_kdouble(w, "threshold", threshold);
     ks_jw_kdouble(w, "alpha", p->alpha);
     ks_jw_kuint(w, "min_samples", p->min_samples);
-    ks_jw_kuint(w, "discarded_baseline", c->discarded_a);
-    ks_jw_kuint(w, "discarded_candidate", c->discarded_b);
+}
+
+void ks_compare_json_verdict(ks_jw *w, const ks_compare *c)
+{
     ks_jw_kstr(w, "verdict", ks_verdict_name(c->verdict));
     ks_jw_kstr(w, "reason", c->reason);
     if (c->suggestion[0])
         ks_jw_kstr(w, "suggestion", c->suggestion);
     else
         ks_jw_knull(w, "suggestion");
+}
+
+void ks_compare_json(ks_jw *w, const ks_compare *c, const ks_compare_params *p)
+{
+    ks_jw_kdouble(w, "ratio", c->ratio);
+    ks_jw_kdouble(w, "change", c->change);
+    ks_jw_key(w, "ci");
+    ks_jw_arr(w);
+    ks_jw_double(w, c->ci_lo);
+    ks_jw_double(w, c->ci_hi);
+    ks_jw_end_arr(w);
+    ks_compare_json_test(w, c, p, p->threshold);
+    ks_jw_kuint(w, "discarded_baseline", c->discarded_a);
+    ks_jw_kuint(w, "discarded_candidate", c->discarded_b);
+    ks_compare_json_verdict(w, c);
 }
 
 void ks_compare_json_metric(ks_jw *w, const char *name, const ks_compare *c,

@@ -174,6 +174,11 @@ void ks_summary_json_as(struct ks_jw *w, const ks_summary *s, const double *x, s
 /* Inside an open object: ratio, change, ci, p, p_raw, holm_m, min_p, test, threshold, alpha,
  * verdict, reason, suggestion. */
 void ks_compare_json(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p);
+/* The parts of ks_compare_json that do not depend on the effect: ci_level, bootstrap_resamples,
+ * p, p_raw, holm_m, min_p, u, z, test, threshold, alpha, min_samples; and verdict, reason,
+ * suggestion. For checks whose effect is not a ratio (gate's points). */
+void ks_compare_json_test(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p, double threshold);
+void ks_compare_json_verdict(struct ks_jw *w, const ks_compare *c);
 /* One whole metric object: {"name","unit":"ns","baseline":{..},"candidate":{..}, ratio...}. */
 void ks_compare_json_metric(struct ks_jw *w, const char *name, const ks_compare *c,
                             const ks_compare_params *p, const double *a, size_t na,
