@@ -52,7 +52,11 @@ void ks_cli_help(FILE *out, const char *cmd);
 typedef struct ks_load_opts {
     int strict;
     int quiet;           /* no progress line */
+    int threads;         /* parser threads (ks_parse_opts.threads): 0 = one per core */
 } ks_load_opts;
+
+/* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */
+int ks_cli_threads(const char *s, int *n);
 
 /* Called for every trace of every input, in order. Return 0 to go on, non-zero to stop (the
  * value is returned by ks_cli_load). The callback owns tr (must free it). */

@@ -7,7 +7,7 @@
 #include "kinesift/report.h"
 
 const char ks_help_stats[] =
-    "usage: kinesift stats [--format text|json] [--strict] [--quiet] FILE...\n"
+    "usage: kinesift stats [--format text|json] [--strict] [--threads N] [--quiet] FILE...\n"
     "\n"
     "Read traces and print, per trace: source, bytes read, events by phase and by category,\n"
     "tracks with their names, time span, ProfilerStep count, rank / world size / devices, and\n"
@@ -20,6 +20,8 @@ const char ks_help_stats[] =
     "  --format text|json  output format (default text); JSON schema kinesift.stats/1,\n"
     "                      see docs/schema-stats.md\n"
     "  --strict            malformed strings, skipped events and truncation are errors\n"
+    "  --threads N         parser threads for a large input (default 0: one per core, at most\n"
+    "                      4; 1: one); the result is the same whatever N\n"
     "  --quiet             no progress line on a terminal\n"
     "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
@@ -46,6 +48,7 @@ int ks_cmd_stats(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"strict", no_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
+        {"threads", required_argument, NULL, 'j'},
         {NULL, 0, NULL, 0},
     };
     static const char *const formats[] = {"text", "json", NULL};
@@ -53,7 +56,7 @@ int ks_cmd_stats(int argc, char **argv)
     stats_ctx c = {0};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "qf:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "qf:j:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f': {
             int k = ks_cli_choice(optarg, formats);
@@ -64,6 +67,10 @@ int ks_cmd_stats(int argc, char **argv)
         }
         case 's': lo.strict = 1; break;
         case 'q': lo.quiet = 1; break;
+        case 'j':
+            if (ks_cli_threads(optarg, &lo.threads))
+                return ks_cli_usage("stats", "--threads needs a number from 0 to 64, not '%s'", optarg);
+            break;
         default: return ks_cli_usage("stats", "bad option");
         }
     }

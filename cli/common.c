@@ -116,6 +116,16 @@ static void progress_clear(progress *pr)
     pr->shown = 0;
 }
 
+int ks_cli_threads(const char *s, int *n)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 0 || v > 64)
+        return -1;
+    *n = (int)v;
+    return 0;
+}
+
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
 {
     char **list;
@@ -149,6 +159,7 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
         ks_parse_opts po;
         ks_parse_opts_init(&po);
         po.strict = o->strict;
+        po.threads = o->threads;
         po.progress = on_progress;
         po.progress_ctx = &pr;
         for (;;) {

@@ -6,7 +6,9 @@
  *  - An event counts only at its closing '}'. A syntax error inside an event drops that event and
  *    resynchronises on the next event start with a fresh yajl handle (errors are sticky).
  *  - Numbers arrive as raw text (yajl_number): ts/dur go to int64 ns exactly, ids to int64.
- *  - Every recovery is counted in the trace's diagnostics with its byte/line/column. */
+ *  - Every recovery is counted in the trace's diagnostics with its byte/line/column.
+ *  - With more threads, workers parse the middle of chunks ahead (split.h); the same parser
+ *    state machine runs there in "unit" mode, and the main parser replays what they made. */
 #include "kinesift/parse.h"
 
 #include <locale.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_parse.h>
 
 #include "common/util.h"
@@ -22,6 +25,7 @@
 #include "parser/source_int.h"
 #include "parser/store_int.h"
 #include "parser/repair.h"
+#include "parser/split.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
 #define MAX_SKIP_DEPTH (1 << 20)
@@ -184,7 +188,11 @@ typedef struct parser {
                                * reader thread's chunk */
     size_t run_hint;          /* map entry of the last offset looked up in it */
     uint64_t in_base;         /* absolute offset of inbuf[0] */
-    size_t run_start;         /* inbuf offset of the current yajl feed */
+    size_t run_start;         /* inbuf offset of the current run */
+    size_t feed_off;          /* run offset of the current yajl feed (a run may be fed in parts) */
+    size_t last_ev_run_end;   /* run offset after the last event's '}' in this run; SIZE_MAX none */
+    ks_split *split;          /* workers parsing ahead (split.h), or NULL */
+    ks_parse_info info;
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
@@ -213,6 +221,13 @@ typedef struct parser {
         uint16_t id;
     } cat_cache[CAT_CACHE];
     unsigned cat_next;
+
+    /* a worker's parser (split.h): committed events go to a unit, not to the store */
+    ks_unit *unit;
+    int unit_bad;             /* the unit met something only the main parser may do */
+    uint32_t unit_no;
+    uint32_t *str_stamp, *cat_stamp, *track_stamp; /* by local id: unit_no of its last use */
+    size_t str_stamp_cap, cat_stamp_cap, track_stamp_cap;
 } parser;
 
 static locale_t c_locale(void)
@@ -229,7 +244,7 @@ static uint64_t cur_offset(parser *p)
 {
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
-    size_t out_off = yajl_get_bytes_consumed(p->h);
+    size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
     return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
 }
 
@@ -253,6 +268,10 @@ static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, con
     __attribute__((format(printf, 5, 6)));
 static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
 {
+    if (p->unit) {
+        p->unit_bad = 1; /* positions are the main parser's */
+        return;
+    }
     const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
     if (k && k->nexamples >= KS_DIAG_EXAMPLES) {
         ks_diag_count(&p->t->diag, id, sev, 1);
@@ -271,6 +290,11 @@ static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, con
 static int fatal_at(parser *p, uint64_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fatal_at(parser *p, uint64_t at, const char *fmt, ...)
 {
+    if (p->unit) {
+        p->unit_bad = 1;
+        p->failed = 1;
+        return 0;
+    }
     char buf[400];
     va_list ap;
     va_start(ap, fmt);
@@ -281,6 +305,42 @@ static int fatal_at(parser *p, uint64_t at, const char *fmt, ...)
     ks_error_set_at(p->err, at, line, col, "%s", buf);
     p->failed = 1;
     return 0;
+}
+
+/* ---- first uses in a worker's unit (unit.h) --------------------------------------------------- */
+
+/* 1 the first time local id is seen in the current unit. */
+static int first_use(parser *p, uint32_t **stamp, size_t *cap, uint32_t id)
+{
+    if (id >= *cap) {
+        size_t old = *cap;
+        KS_GROW(*stamp, *cap, (size_t)id + 1);
+        memset(*stamp + old, 0, (*cap - old) * sizeof **stamp);
+    }
+    if ((*stamp)[id] == p->unit_no)
+        return 0;
+    (*stamp)[id] = p->unit_no;
+    return 1;
+}
+
+static void note_use(parser *p, uint32_t id, const char *text, size_t len, int is_cat)
+{
+    ks_unit *u = p->unit;
+    KS_GROW(u->use, u->use_cap, u->nuse + 1);
+    ks_unit_use *w = &u->use[u->nuse++];
+    w->local = id;
+    w->text = text;
+    w->len = (uint32_t)len;
+    w->is_cat = (uint8_t)is_cat;
+}
+
+/* Every string of an event is interned through here: a worker logs its first use in the unit. */
+static ks_str intern(parser *p, const char *s, size_t len)
+{
+    ks_str id = ks_strtab_intern(p->t->strings, s, len);
+    if (p->unit && id && first_use(p, &p->str_stamp, &p->str_stamp_cap, id))
+        note_use(p, id, ks_strtab_get(p->t->strings, id), len, 0);
+    return id;
 }
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -312,7 +372,7 @@ static ks_id parse_id_number(parser *p, const char *s, size_t len)
             return id;
         }
     }
-    id.v = ks_strtab_intern(p->t->strings, s, len);
+    id.v = intern(p, s, len);
     return id;
 }
 
@@ -388,6 +448,14 @@ static uint32_t track_of(parser *p, ks_id pid, ks_id tid)
     if (p->have_last_track && ks_id_equal(pid, p->last_pid) && ks_id_equal(tid, p->last_tid))
         return p->last_track;
     p->last_track = ks_trace_track(p->t, pid, tid);
+    if (p->unit && first_use(p, &p->track_stamp, &p->track_stamp_cap, p->last_track)) {
+        ks_unit *u = p->unit;
+        KS_GROW(u->tr, u->tr_cap, u->ntr + 1);
+        u->tr[u->ntr].local = p->last_track;
+        u->tr[u->ntr].pid = pid;
+        u->tr[u->ntr].tid = tid;
+        u->ntr++;
+    }
     p->last_pid = pid;
     p->last_tid = tid;
     p->have_last_track = 1;
@@ -489,9 +557,13 @@ static void commit_event(parser *p)
         diag_at(p, "parse.ignored_phase", KS_SEV_INFO, e->start, "phase not a single ASCII character");
         return;
     }
-    t->by_phase[(unsigned char)e->ph]++;
-    t->by_cat[e->cat]++;
     char ph = e->ph;
+    if (p->unit && (ph == 'M' || ph == 'C')) {
+        p->unit_bad = 1; /* process/thread tables and counters: the main parser's */
+        return;
+    }
+    t->by_phase[(unsigned char)ph]++;
+    t->by_cat[e->cat]++;
     if (ph == 'M') {
         apply_metadata(p);
         return;
@@ -563,6 +635,14 @@ static void commit_event(parser *p)
     rec.kind = (uint8_t)kind_of(p, e->cat, e->name, ph);
     rec.flags = e->flags;
     rec.device = e->device;
+    if (p->unit) {
+        ks_unit *u = p->unit;
+        KS_GROW(u->ev, u->ev_cap, u->nev + 1);
+        u->ev[u->nev].ev = rec;
+        u->ev[u->nev].track = track;
+        u->nev++;
+        return;
+    }
     ks_trace_append(t, track, &rec);
 }
 
@@ -676,6 +756,8 @@ static int cb_end_map(void *ctx)
     case CX_EVENT:
         commit_event(p);
         p->last_commit_end = cur_offset(p);
+        if (!p->feeding_prefix)
+            p->last_ev_run_end = p->feed_off + yajl_get_bytes_consumed(p->h);
         break;
     case CX_TOP_OBJ:
         p->top_done = 1;
@@ -821,12 +903,15 @@ static int int_value(enum vtype vt, const char *s, size_t len, int64_t *v)
 /* ks_trace_cat, remembering the last few categories: events come in runs of a handful. */
 static uint16_t category(parser *p, const char *s, size_t len)
 {
+    uint16_t id = 0;
     for (int i = 0; i < CAT_CACHE; i++) {
         const struct cat_entry *c = &p->cat_cache[i];
-        if (len && len == c->len && !memcmp(s, c->text, len))
-            return c->id;
+        if (len && len == c->len && !memcmp(s, c->text, len)) {
+            id = c->id;
+            goto found;
+        }
     }
-    uint16_t id = ks_trace_cat(p->t, s, len);
+    id = ks_trace_cat(p->t, s, len);
     if (len && len <= sizeof p->cat_cache[0].text && p->t->ncats < UINT16_MAX) {
         /* a real id, not the overflow slot */
         struct cat_entry *c = &p->cat_cache[p->cat_next++ % CAT_CACHE];
@@ -834,6 +919,9 @@ static uint16_t category(parser *p, const char *s, size_t len)
         c->len = len;
         c->id = id;
     }
+found:
+    if (p->unit && id && first_use(p, &p->cat_stamp, &p->cat_stamp_cap, id))
+        note_use(p, id, ks_trace_cat_name(p->t, id), len, 1);
     return id;
 }
 
@@ -851,7 +939,7 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
         break;
     case K_NAME:
         if (vt == V_STRING || vt == V_NUMBER) {
-            e->name = ks_strtab_intern(t->strings, s, len);
+            e->name = intern(p, s, len);
             e->has_name = 1;
         }
         break;
@@ -888,7 +976,7 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
                 ks_diag_count(&t->diag, "parse.numeric_string_id", KS_SEV_INFO, 1);
             } else {
                 id.type = KS_ID_STR;
-                id.v = ks_strtab_intern(t->strings, s, len);
+                id.v = intern(p, s, len);
             }
         }
         if (key == K_PID)
@@ -962,13 +1050,13 @@ static int args_value(parser *p, int key, enum vtype vt, const char *s, size_t l
         break;
     case K_ARG_NAME:
         if (vt == V_STRING) {
-            e->arg_name = ks_strtab_intern(p->t->strings, s, len);
+            e->arg_name = intern(p, s, len);
             e->has_arg_name = 1;
         }
         break;
     case K_ARG_LABELS:
         if (vt == V_STRING) {
-            e->arg_labels = ks_strtab_intern(p->t->strings, s, len);
+            e->arg_labels = intern(p, s, len);
             e->has_arg_labels = 1;
         }
         break;
@@ -1359,6 +1447,8 @@ static void parser_free(parser *p)
 {
     if (p->h)
         yajl_free(p->h);
+    ks_split_stop(p->split); /* before the reader: workers read its chunks */
+    p->split = NULL;
     ks_reader_stop(p->reader);
     p->reader = NULL;
     ks_repair_free(&p->rep);
@@ -1368,22 +1458,26 @@ static void parser_free(parser *p)
     free(p->pt);
     free(p->pr);
     free(p->cat_kind);
+    free(p->str_stamp);
+    free(p->cat_stamp);
+    free(p->track_stamp);
 }
 
-/* Hand the filtered run of inbuf[pos ..] (p->run) to yajl and settle its repairs. Returns 0
- * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
- * (p->mode set by on_syntax_error) or UINT64_MAX. */
-static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
+/* Hand run[off, off + len) to yajl. */
+static yajl_status feed_part(parser *p, size_t off, size_t len)
 {
-    yajl_status ys = yajl_status_ok;
-    p->run_hint = 0;
-    if (p->run.len)
-        ys = yajl_parse(p->h, (const unsigned char *)p->run.res, p->run.len);
+    p->feed_off = off;
+    return len ? yajl_parse(p->h, (const unsigned char *)p->run.res + off, len) : yajl_status_ok;
+}
+
+/* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
+static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
+{
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
     if (ys != yajl_status_ok) {
-        size_t out_off = yajl_get_bytes_consumed(p->h);
+        size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
         *err_at = p->in_base + pos + ks_run_in_offset(&p->run, out_off);
     }
     commit_repairs(p, *err_at);
@@ -1402,6 +1496,52 @@ static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
             return 0;
     }
     return 1;
+}
+
+/* Hand the filtered run of inbuf[pos ..] (p->run) to yajl and settle its repairs. Returns 0
+ * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
+ * (p->mode set by on_syntax_error) or UINT64_MAX. */
+static int feed_run(parser *p, size_t pos, ks_error *err, uint64_t *err_at)
+{
+    p->run_hint = 0;
+    p->last_ev_run_end = SIZE_MAX;
+    return settle(p, pos, feed_part(p, 0, p->run.len), err, err_at);
+}
+
+/* 1 when the parser stands between two elements of traceEvents, after the ',' that follows the
+ * '}' at run offset brace, which closed an event: then the bytes after it mean what they meant to
+ * the worker that parsed them (unit.h). */
+static int at_event_boundary(const parser *p, size_t brace)
+{
+    return p->last_ev_run_end == brace + 1 && p->ctx == CX_EVENTS && !p->skip && p->mode == M_PARSE &&
+           !p->failed && !p->top_done;
+}
+
+static void replay(parser *p, const ks_unit *u)
+{
+    ks_unit_merge(p->t, u);
+    p->events_read += u->events_read;
+    p->last_commit_end = u->last_end;
+    p->last_ev_run_end = u->yb + 1;
+}
+
+/* feed_run for a run a worker parsed ahead: its edges go to yajl here, the unit is replayed in
+ * between; when the edge does not end on an event boundary, the rest is read here after all. */
+static int feed_unit(parser *p, size_t pos, const ks_unit *u, ks_error *err, uint64_t *err_at)
+{
+    p->run_hint = 0;
+    p->last_ev_run_end = SIZE_MAX;
+    yajl_status ys = feed_part(p, 0, u->x);
+    if (ys == yajl_status_ok && !p->failed) {
+        if (at_event_boundary(p, u->xb)) {
+            replay(p, u);
+            p->info.units_replayed++;
+            ys = feed_part(p, u->y, p->run.len - u->y);
+        } else {
+            ys = feed_part(p, u->x, p->run.len - u->x);
+        }
+    }
+    return settle(p, pos, ys, err, err_at);
 }
 
 /* A read failed at absolute offset at (the end of what was read): fatal at the very start or in
@@ -1428,6 +1568,9 @@ static ssize_t read_more(parser *p, ks_stream *st, char *dst, size_t n, ks_error
     ks_rchunk *c = ks_reader_next(p->reader);
     if (!c)
         return 0;
+    ks_unit *u = ks_split_unit(p->split, c); /* parsed ahead before the switch: not needed */
+    if (u)
+        ks_split_release(p->split, u);
     if (c->read_err) {
         *rerr = c->err;
         return -1;
@@ -1435,6 +1578,18 @@ static ssize_t read_more(parser *p, ks_stream *st, char *dst, size_t n, ks_error
     size_t k = c->len - c->new_off;
     memcpy(dst, c->buf + c->new_off, k);
     return (ssize_t)k;
+}
+
+/* Workers parsing ahead: threads - 1, by default one per core beyond the first (at most 3). */
+static int parse_workers(const ks_parse_opts *o)
+{
+    long n = o->threads;
+    if (n <= 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n > 4)
+            n = 4;
+    }
+    return n > 1 ? (int)n - 1 : 0;
 }
 
 static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
@@ -1490,7 +1645,15 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
         }
         p->run = c->run;
         uint64_t err_at;
-        int ok = feed_run(p, c->run_start, err, &err_at);
+        ks_unit *u = ks_split_unit(p->split, c);
+        uint64_t replayed = p->info.units_replayed;
+        int ok = u && u->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, u, err, &err_at)
+                                                : feed_run(p, c->run_start, err, &err_at);
+        p->info.chunks++;
+        if (u) {
+            p->info.units_reread += p->info.units_replayed == replayed;
+            ks_split_release(p->split, u);
+        }
         if (!ok)
             return FILTERED_FAIL;
         if (err_at != UINT64_MAX) {
@@ -1546,6 +1709,10 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     int eof = 0, need_more = 1, first = 1;
     if (use_reader_thread(opts, st, chunk))
         p.reader = ks_reader_start(st, chunk, opts->reader_thread >= 2);
+    if (p.reader && parse_workers(opts)) {
+        c_locale(); /* made once, before any worker might */
+        p.split = ks_split_start(p.reader, parse_workers(opts), opts->reader_thread >= 2);
+    }
     if (p.reader) {
         ks_page_supply supply = {ks_reader_take_block, p.reader};
         ks_trace_set_supply(p.t, &supply);
@@ -1625,6 +1792,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     }
 done:
     ks_trace_set_supply(p.t, NULL);
+    if (opts->info) {
+        opts->info->chunks += p.info.chunks;
+        opts->info->units_replayed += p.info.units_replayed;
+        opts->info->units_reread += p.info.units_reread;
+    }
     if (p.mode == M_PARSE && p.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */
         yajl_complete_parse(p.h);
@@ -1641,6 +1813,108 @@ fail:
     parser_free(&p);
     ks_trace_free(p.t);
     return KS_ERR;
+}
+
+/* ---- a worker's parser (split.h, unit.h) -------------------------------------------------- */
+
+struct ks_spec {
+    parser p;
+    ks_error err;
+};
+
+ks_spec *ks_spec_new(void)
+{
+    ks_spec *s = ks_xcalloc(1, sizeof *s);
+    s->p.t = ks_trace_new("");
+    s->p.t->container = '[';
+    s->p.err = &s->err;
+    s->p.last_nl = -1;
+    return s;
+}
+
+void ks_spec_free(ks_spec *s)
+{
+    if (!s)
+        return;
+    parser_free(&s->p);
+    ks_trace_free(s->p.t);
+    free(s);
+}
+
+/* Move the unit's counts out of the worker's trace (which keeps only its tables). */
+static void collect(parser *p, ks_unit *u)
+{
+    ks_trace *t = p->t;
+    memcpy(u->by_phase, t->by_phase, sizeof u->by_phase);
+    memset(t->by_phase, 0, sizeof t->by_phase);
+    KS_GROW(u->cat_count, u->cat_count_cap, t->ncats);
+    memcpy(u->cat_count, t->by_cat, t->ncats * sizeof *t->by_cat);
+    u->ncat_count = t->ncats;
+    memset(t->by_cat, 0, t->ncats * sizeof *t->by_cat);
+    for (size_t i = 0; i < t->diag.n; i++) {
+        const ks_diag_kind *k = &t->diag.kinds[i];
+        if (k->nexamples)
+            p->unit_bad = 1;
+        KS_GROW(u->diag, u->diag_cap, u->ndiag + 1);
+        u->diag[u->ndiag].id = k->id;
+        u->diag[u->ndiag].sev = k->severity;
+        u->diag[u->ndiag].n = k->count;
+        u->ndiag++;
+    }
+    ks_diag_free(&t->diag);
+    u->events_read = p->events_read;
+    u->last_end = p->last_commit_end;
+}
+
+/* The state of a parser at the start of a bare array of events. */
+static void spec_begin(parser *p, const ks_rchunk *c, ks_unit *u)
+{
+    p->inbuf = c->buf;
+    p->in_len = c->len;
+    p->in_base = c->base;
+    p->run_start = c->run_start;
+    p->run = c->run;
+    p->run_hint = 0;
+    p->unit = u;
+    p->unit_no++;
+    p->unit_bad = p->failed = 0;
+    p->events_read = 0;
+    p->have_last_track = 0; /* every track used is logged for the unit */
+    p->depth = 0; /* the '[' fed first opens the events array */
+    p->ctx = 0;
+    p->skip = 0;
+    p->key = K_NONE;
+    p->top_done = p->events_done = 0;
+    p->in_events_seen = 1;
+    p->mode = M_PARSE;
+    p->last_ev_run_end = SIZE_MAX;
+    p->last_commit_end = 0;
+}
+
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
+{
+    parser *p = &s->p;
+    ks_unit_reset(u);
+    if (!ks_unit_bounds(c->run.res, c->run.len, &u->x, &u->xb, &u->y, &u->yb))
+        return;
+    spec_begin(p, c, u);
+    int clean = 0;
+    p->h = new_handle(p);
+    if (p->h) {
+        p->feeding_prefix = 1;
+        yajl_status ys = yajl_parse(p->h, (const unsigned char *)"[", 1);
+        p->feeding_prefix = 0;
+        if (ys == yajl_status_ok)
+            ys = feed_part(p, u->x, u->y - u->x);
+        /* every event complete, and the last one ended at the '}' before y */
+        clean = ys == yajl_status_ok && !p->failed && p->depth == 1 && p->ctx == CX_EVENTS && !p->skip &&
+                !p->events_done && p->last_ev_run_end == u->yb + 1;
+        yajl_free(p->h);
+        p->h = NULL;
+    }
+    collect(p, u);
+    u->state = clean && !p->unit_bad ? KS_UNIT_CLEAN : KS_UNIT_UNCLEAN;
+    p->unit = NULL;
 }
 
 int ks_parse_buffer(const char *name, const void *buf, size_t len, const ks_parse_opts *o,

@@ -1,7 +1,9 @@
 /* parser/reader.c: the reader thread (see reader.h). A ring of slots: the thread fills them in
  * order (read, filter, count newlines), the parser takes them in order and hands each back when
- * it asks for the next one. One mutex and two condition variables; a slot changes hands only
- * under the mutex, so each byte of it is touched by one thread at a time. */
+ * it asks for the next one. One mutex; a slot changes hands only under it, so each byte of it is
+ * written by one thread at a time. Workers that parse ahead (split.h) may claim a published slot
+ * the parser has not taken yet: they only read it, and the slot is not handed back to the thread
+ * before they are done. */
 #include "parser/reader.h"
 
 #include <pthread.h>
@@ -12,7 +14,7 @@
 #include "common/util.h"
 #include "parser/bigarray.h"
 
-#define NSLOTS 8
+#define NSLOTS 12
 #define LOW 4 /* a full queue is refilled once this many slots are free: fewer wake-ups */
 #define POOL 2 /* ready memory blocks kept for the store (bigarray.h) */
 
@@ -23,6 +25,11 @@ struct ks_reader {
     int started;
     pthread_mutex_t mu;
     pthread_cond_t can_fill, can_take;
+    pthread_cond_t can_claim, claim_cv; /* workers wait for chunks; the parser for workers */
+    int claims_ended;
+    unsigned period, main_share; /* the rotation of ks_reader_claim, for leave_to_workers */
+    int leave_to_workers; /* the parser waits for workers to claim their chunks (tests) */
+    int claim_waits;  /* workers waiting on can_claim */
     ks_rchunk slot[NSLOTS];
     uint64_t filled;  /* slots published by the thread */
     uint64_t taken;   /* slots handed to the parser (the last one is held until the next call) */
@@ -206,6 +213,9 @@ static void *reader_main(void *arg)
         if (stop)
             break;
         ks_rchunk *c = &r->slot[r->filled % NSLOTS];
+        c->seq = r->filled; /* only this thread writes filled */
+        c->claim = c->claim_done = 0;
+        c->claim_data = NULL;
         fill(r, c, raw, ahead);
         int eof = c->eof;
         pthread_mutex_lock(&r->mu);
@@ -214,6 +224,8 @@ static void *reader_main(void *arg)
             r->finished = 1;
         if (r->parser_waits)
             pthread_cond_signal(&r->can_take);
+        if (r->claim_waits)
+            pthread_cond_broadcast(&r->can_claim);
         pthread_mutex_unlock(&r->mu);
         if (eof)
             break;
@@ -249,6 +261,8 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->can_fill, NULL);
     pthread_cond_init(&r->can_take, NULL);
+    pthread_cond_init(&r->can_claim, NULL);
+    pthread_cond_init(&r->claim_cv, NULL);
     if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
         ks_reader_stop(r);
         return NULL;
@@ -260,15 +274,27 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
 ks_rchunk *ks_reader_next(ks_reader *r)
 {
     pthread_mutex_lock(&r->mu);
+    if (r->taken) {
+        /* the held slot is released below: no worker may still read it */
+        ks_rchunk *held = &r->slot[(r->taken - 1) % NSLOTS];
+        while (held->claim > 0 && !held->claim_done)
+            pthread_cond_wait(&r->claim_cv, &r->mu);
+    }
     while (r->filled == r->taken && !r->finished) {
         r->parser_waits = 1;
         pthread_cond_wait(&r->can_take, &r->mu);
         r->parser_waits = 0;
     }
     ks_rchunk *c = NULL;
-    if (r->filled > r->taken)
-        c = &r->slot[r->taken++ % NSLOTS];
-    else
+    if (r->filled > r->taken) {
+        c = &r->slot[r->taken % NSLOTS];
+        while (r->leave_to_workers && !c->claim && c->has_run && c->seq % r->period >= r->main_share &&
+               !r->claims_ended && !r->raw && !r->stop)
+            pthread_cond_wait(&r->claim_cv, &r->mu);
+        r->taken++;
+        if (!c->claim)
+            c->claim = -1; /* the parser's: no worker will start it now */
+    } else
         r->taken++; /* release the held slot all the same */
     /* wake the thread once a batch of slots is free (each wake-up costs a system call) */
     if (r->thread_waits && NSLOTS - (r->filled - (r->taken - 1)) >= LOW)
@@ -281,6 +307,77 @@ void ks_reader_raw(ks_reader *r)
 {
     pthread_mutex_lock(&r->mu);
     r->raw = 1;
+    pthread_cond_broadcast(&r->can_claim);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* A chunk worker may claim, or NULL (the lock is held). */
+static ks_rchunk *claimable(ks_reader *r, unsigned period, unsigned main_share)
+{
+    for (uint64_t j = r->taken; j < r->filled; j++) {
+        ks_rchunk *c = &r->slot[j % NSLOTS];
+        if (!c->claim && c->has_run && c->seq % period >= main_share)
+            return c;
+    }
+    return NULL;
+}
+
+ks_rchunk *ks_reader_claim(ks_reader *r, int worker, unsigned period, unsigned main_share)
+{
+    ks_rchunk *c = NULL;
+    pthread_mutex_lock(&r->mu);
+    while (!r->claims_ended && !r->raw && !r->stop) {
+        c = claimable(r, period, main_share);
+        if (c) {
+            c->claim = worker;
+            if (r->leave_to_workers)
+                pthread_cond_broadcast(&r->claim_cv);
+            break;
+        }
+        if (r->finished)
+            break; /* nothing more will be published */
+        r->claim_waits++;
+        pthread_cond_wait(&r->can_claim, &r->mu);
+        r->claim_waits--;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data)
+{
+    pthread_mutex_lock(&r->mu);
+    c->claim_data = data;
+    c->claim_done = 1;
+    pthread_cond_broadcast(&r->claim_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c)
+{
+    pthread_mutex_lock(&r->mu);
+    while (!c->claim_done)
+        pthread_cond_wait(&r->claim_cv, &r->mu);
+    void *data = c->claim_data;
+    pthread_mutex_unlock(&r->mu);
+    return data;
+}
+
+void ks_reader_leave_to_workers(ks_reader *r, unsigned period, unsigned main_share)
+{
+    pthread_mutex_lock(&r->mu);
+    r->period = period;
+    r->main_share = main_share;
+    r->leave_to_workers = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void ks_reader_end_claims(ks_reader *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->claims_ended = 1;
+    pthread_cond_broadcast(&r->can_claim);
+    pthread_cond_broadcast(&r->claim_cv);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -292,6 +389,7 @@ void ks_reader_stop(ks_reader *r)
         pthread_mutex_lock(&r->mu);
         r->stop = 1;
         pthread_cond_signal(&r->can_fill);
+        pthread_cond_broadcast(&r->can_claim);
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thread, NULL);
     }
@@ -308,5 +406,7 @@ void ks_reader_stop(ks_reader *r)
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->can_fill);
     pthread_cond_destroy(&r->can_take);
+    pthread_cond_destroy(&r->can_claim);
+    pthread_cond_destroy(&r->claim_cv);
     free(r);
 }

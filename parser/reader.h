@@ -47,6 +47,11 @@ typedef struct ks_rchunk {
     size_t npr, pr_cap;
     uint64_t lines;       /* newlines in buf[0 .. run_start + consumed) */
     int64_t last_nl;      /* absolute offset of the last of them; -1 when none */
+    /* parsing ahead (split.h), changed under the reader's lock: who reads the run first */
+    uint64_t seq;         /* 0, 1, 2, ... in read order */
+    int claim;            /* 0 nobody yet, -1 the parser, k > 0 worker k */
+    int claim_done;       /* the worker is done with it */
+    void *claim_data;     /* what the worker made of it */
 } ks_rchunk;
 
 /* Start the thread over st (st must not be touched by the caller until ks_reader_stop). eager:
@@ -62,6 +67,21 @@ void ks_reader_raw(ks_reader *r);
 /* A ready memory block for the store (a ks_page_supply's take, see bigarray.h), or NULL. The
  * first call asks the thread to keep a couple ready from then on, made while it waits. */
 void *ks_reader_take_block(void *ctx);
+
+/* Parsing ahead (split.h). A worker waits for a chunk that the parser has not taken yet, with a
+ * filtered run, whose seq % period is >= main_share (the others are the parser's), and claims it;
+ * NULL when there will be no more (raw mode, the end, or ks_reader_end_claims). The parser takes
+ * every chunk in order all the same: one claimed by a worker comes with the worker's data once
+ * ks_reader_wait_claim returns. A claimed slot is never reused before the worker is done. */
+ks_rchunk *ks_reader_claim(ks_reader *r, int worker, unsigned period, unsigned main_share);
+void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data);
+/* The parser: wait until the worker that claimed c (c->claim > 0) is done; returns its data. */
+void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c);
+/* Tests: the parser waits for a worker to claim each chunk of the workers' share (it would
+ * otherwise read a chunk itself when no worker has started it yet). */
+void ks_reader_leave_to_workers(ks_reader *r, unsigned period, unsigned main_share);
+/* No more claims: waiting workers get NULL. */
+void ks_reader_end_claims(ks_reader *r);
 
 /* Stop the thread (it may be blocked on a full queue) and free everything. */
 void ks_reader_stop(ks_reader *r);

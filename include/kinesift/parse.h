@@ -12,6 +12,13 @@
 extern "C" {
 #endif
 
+/* What a parse did with its threads (tests, benchmarks): ks_parse_opts.info. */
+typedef struct ks_parse_info {
+    uint64_t chunks;          /* filtered chunks the main parser took from the reader thread */
+    uint64_t units_replayed;  /* of them, parsed by a worker and replayed */
+    uint64_t units_reread;    /* parsed by a worker, but read by the main parser after all */
+} ks_parse_info;
+
 typedef struct ks_parse_opts {
     int strict;          /* repairs, skipped events and truncation become errors */
     size_t chunk_size;   /* bytes per read; 0 = default (256 KiB) */
@@ -20,9 +27,14 @@ typedef struct ks_parse_opts {
     void *progress_ctx;
     /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size),
      * 1 = always, -1 = never, 2 = always and with every optional step it takes when ahead of the
-     * parser (tests). It reads, decompresses and pre-filters on a second core while yajl runs;
+     * parser, and with the workers' share of chunks always left to them (tests). It reads, decompresses and pre-filters on a second core while yajl runs;
      * the trace, diagnostics and errors are the same either way. */
     int reader_thread;
+    /* Parser threads when the reader thread runs: 0 (default) = one per core, at most 4; 1 = the
+     * main parser alone. The others parse chunks ahead of it (parser/split.h); the trace,
+     * diagnostics and errors are the same whatever the number. */
+    int threads;
+    ks_parse_info *info; /* when not NULL: counts added there */
 } ks_parse_opts;
 
 void ks_parse_opts_init(ks_parse_opts *o);

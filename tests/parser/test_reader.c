@@ -65,7 +65,8 @@ static char *make_trace(int nevents, size_t *len)
     return b.p;
 }
 
-/* Parse with and without the thread; fail with both renderings when they differ. */
+/* Parse with and without the thread, and with workers parsing ahead (split.h); fail with both
+ * renderings when one differs. */
 static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict)
 {
     ks_parse_opts o;
@@ -74,32 +75,37 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
     o.strict = strict;
     o.reader_thread = -1;
     char *one = digest_parse(buf, len, &o);
-    o.reader_thread = 2; /* with every optional step of the thread, ahead of the parser or not */
-    char *two = digest_parse(buf, len, &o);
-    if (strcmp(one, two)) {
-        /* the first differing line, and the whole input and renderings for a closer look */
-        size_t at = 0, line = 1;
-        while (one[at] && one[at] == two[at])
-            if (one[at++] == '\n')
-                line++;
-        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        char path[4096];
-        const char *what[3] = {"input", "single", "thread"};
-        const char *data[3] = {buf, one, two};
-        size_t lens[3] = {len, strlen(one), strlen(two)};
-        for (int i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s/ks_test_reader.%s", dir, what[i]);
-            FILE *f = fopen(path, "wb");
-            if (f) {
-                fwrite(data[i], 1, lens[i], f);
-                fclose(f);
+    static const int threads[] = {1, 2, 4};
+    for (size_t v = 0; v < sizeof threads / sizeof *threads; v++) {
+        o.reader_thread = 2; /* with every optional step of the thread, ahead of the parser or not */
+        o.threads = threads[v];
+        char *two = digest_parse(buf, len, &o);
+        if (strcmp(one, two)) {
+            /* the first differing line, and the whole input and renderings for a closer look */
+            size_t at = 0, line = 1;
+            while (one[at] && one[at] == two[at])
+                if (one[at++] == '\n')
+                    line++;
+            const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+            char path[4096];
+            const char *what[3] = {"input", "single", "thread"};
+            const char *data[3] = {buf, one, two};
+            size_t lens[3] = {len, strlen(one), strlen(two)};
+            for (int i = 0; i < 3; i++) {
+                snprintf(path, sizeof path, "%s/ks_test_reader.%s", dir, what[i]);
+                FILE *f = fopen(path, "wb");
+                if (f) {
+                    fwrite(data[i], 1, lens[i], f);
+                    fclose(f);
+                }
             }
+            fail_msg("chunk %zu strict %d threads %d: renderings differ at line %zu (written to "
+                     "%s/ks_test_reader.*)",
+                     chunk, strict, threads[v], line, dir);
         }
-        fail_msg("chunk %zu strict %d: renderings differ at line %zu (written to %s/ks_test_reader.*)",
-                 chunk, strict, line, dir);
+        free(two);
     }
     free(one);
-    free(two);
 }
 
 static const char *const edge_cases[] = {

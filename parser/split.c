@@ -1,0 +1,148 @@
+/* parser/split.c: the worker threads that parse ahead of the main parser (see split.h). Each
+ * worker has a few units: it takes a free one, claims the next chunk it may parse, fills the unit
+ * and hands it over with the chunk; the main parser gives the unit back after the replay. */
+#include "parser/split.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define UNITS 3 /* per worker: one being filled, two waiting for the main parser */
+
+typedef struct worker {
+    ks_split *s;
+    int id;                /* 1.. (reader claims) */
+    pthread_t thread;
+    int started;
+    ks_spec *spec;
+    ks_unit unit[UNITS];
+    int free[UNITS];       /* 1: may be filled */
+    ks_unit_maps maps;     /* written by the main parser only */
+} worker;
+
+struct ks_split {
+    ks_reader *r;
+    unsigned period, main_share;
+    pthread_mutex_t mu;
+    pthread_cond_t unit_free;
+    int stopping;
+    int nworkers;
+    worker *w;
+};
+
+static ks_unit *take_unit(worker *w)
+{
+    ks_split *s = w->s;
+    ks_unit *u = NULL;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stopping) {
+        for (int i = 0; i < UNITS && !u; i++)
+            if (w->free[i]) {
+                w->free[i] = 0;
+                u = &w->unit[i];
+            }
+        if (u)
+            break;
+        pthread_cond_wait(&s->unit_free, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return u;
+}
+
+void ks_split_release(ks_split *s, ks_unit *u)
+{
+    worker *w = u->owner;
+    pthread_mutex_lock(&s->mu);
+    w->free[u - w->unit] = 1;
+    pthread_cond_broadcast(&s->unit_free);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    ks_split *s = w->s;
+    for (;;) {
+        ks_unit *u = take_unit(w);
+        if (!u)
+            break;
+        ks_rchunk *c = ks_reader_claim(s->r, w->id, s->period, s->main_share);
+        if (!c) {
+            ks_split_release(s, u);
+            break;
+        }
+        ks_spec_parse(w->spec, c, u);
+        ks_reader_claim_done(s->r, c, u);
+    }
+    return NULL;
+}
+
+ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
+{
+    if (workers < 1)
+        return NULL;
+    ks_split *s = ks_xcalloc(1, sizeof *s);
+    s->r = r;
+    /* the main parser also replays every unit and reads the edges: it takes one chunk in
+     * (workers + 1) */
+    s->period = (unsigned)workers + 1;
+    s->main_share = 1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->unit_free, NULL);
+    s->w = ks_xcalloc((size_t)workers, sizeof *s->w);
+    for (int i = 0; i < workers; i++) {
+        worker *w = &s->w[i];
+        w->s = s;
+        w->id = i + 1;
+        w->spec = ks_spec_new();
+        for (int k = 0; k < UNITS; k++) {
+            w->unit[k].owner = w;
+            w->unit[k].maps = &w->maps;
+            w->free[k] = 1;
+        }
+        s->nworkers = i + 1;
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+            break;
+        w->started = 1;
+    }
+    if (!s->w[0].started) {
+        ks_split_stop(s);
+        return NULL;
+    }
+    if (leave_to_workers)
+        ks_reader_leave_to_workers(r, s->period, s->main_share);
+    return s;
+}
+
+ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c)
+{
+    if (!s || c->claim <= 0)
+        return NULL;
+    return ks_reader_wait_claim(s->r, c);
+}
+
+void ks_split_stop(ks_split *s)
+{
+    if (!s)
+        return;
+    ks_reader_end_claims(s->r);
+    pthread_mutex_lock(&s->mu);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->unit_free);
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->nworkers; i++) {
+        worker *w = &s->w[i];
+        if (w->started)
+            pthread_join(w->thread, NULL);
+        ks_spec_free(w->spec);
+        for (int k = 0; k < UNITS; k++)
+            ks_unit_free(&w->unit[k]);
+        ks_unit_maps_free(&w->maps);
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->unit_free);
+    free(s->w);
+    free(s);
+}

@@ -1,0 +1,32 @@
+/* parser/split.h: parsing on more than one core. Worker threads claim chunks from the reader
+ * thread's queue ahead of the main parser (reader.h: every chunk whose number is not the main
+ * parser's share), parse the complete events in the middle of each into a unit with a parser of
+ * their own (unit.h), and hand the unit back through the chunk. The main parser still takes every
+ * chunk in order: it reads the edges of a claimed chunk itself and replays the unit in between,
+ * so the store is exactly the one a single parser makes. Internal to parser/. */
+#ifndef KS_SPLIT_H
+#define KS_SPLIT_H
+
+#include "parser/reader.h"
+#include "parser/unit.h"
+
+typedef struct ks_split ks_split;
+
+/* A worker's parser (parse.c). */
+typedef struct ks_spec ks_spec;
+ks_spec *ks_spec_new(void);
+void ks_spec_free(ks_spec *s);
+/* Parse the events between the first and the last event boundary of c's run into u. */
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u);
+
+/* Start workers over r; NULL when none could be started (the main parser then reads alone). */
+ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers);
+/* The main parser, for each chunk it takes: the unit a worker made of it (waiting for the worker
+ * when it is not done yet), or NULL when the chunk was not claimed. */
+ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c);
+/* A unit replayed or not needed: back to its worker. */
+void ks_split_release(ks_split *s, ks_unit *u);
+/* No more claims; wait for the workers and free them. NULL is fine. */
+void ks_split_stop(ks_split *s);
+
+#endif

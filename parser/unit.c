@@ -1,0 +1,156 @@
+/* parser/unit.c: units of events parsed ahead by a worker (see unit.h): where a chunk's run is
+ * cut, and the replay of a unit into the real store. */
+#include "parser/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define UNMAPPED UINT32_MAX
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* s[i] == '{': 1 and *brace when blanks ',' blanks '}' come before it. */
+static int boundary(const char *s, size_t i, size_t *brace)
+{
+    size_t j = i;
+    while (j && blank(s[j - 1]))
+        j--;
+    if (!j || s[j - 1] != ',')
+        return 0;
+    j--;
+    while (j && blank(s[j - 1]))
+        j--;
+    if (!j || s[j - 1] != '}')
+        return 0;
+    *brace = j - 1;
+    return 1;
+}
+
+int ks_unit_bounds(const char *s, size_t n, size_t *x, size_t *xb, size_t *y, size_t *yb)
+{
+    size_t i = 0;
+    const char *q;
+    for (;;) {
+        if (i >= n || !(q = memchr(s + i, '{', n - i)))
+            return 0;
+        i = (size_t)(q - s);
+        if (boundary(s, i, xb))
+            break;
+        i++;
+    }
+    *x = i;
+    size_t k = n;
+    while (k > *x + 1) {
+        q = memrchr(s + *x + 1, '{', k - (*x + 1));
+        if (!q)
+            return 0;
+        k = (size_t)(q - s);
+        if (boundary(s, k, yb) && *yb > *x) {
+            *y = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void ks_unit_reset(ks_unit *u)
+{
+    u->state = KS_UNIT_EMPTY;
+    u->x = u->xb = u->y = u->yb = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = 0;
+    memset(u->by_phase, 0, sizeof u->by_phase);
+    u->events_read = 0;
+    u->last_end = 0;
+}
+
+void ks_unit_free(ks_unit *u)
+{
+    free(u->use);
+    free(u->tr);
+    free(u->ev);
+    free(u->cat_count);
+    free(u->diag);
+    memset(u, 0, sizeof *u);
+}
+
+void ks_unit_maps_free(ks_unit_maps *m)
+{
+    free(m->str);
+    free(m->cat);
+    free(m->track);
+    memset(m, 0, sizeof *m);
+}
+
+/* Make map[0 .. need) addressable, new entries unmapped. */
+static void map_reserve(uint32_t **map, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return;
+    size_t old = *cap;
+    KS_GROW(*map, *cap, need);
+    for (size_t i = old; i < *cap; i++)
+        (*map)[i] = UNMAPPED;
+}
+
+static void map_uses(ks_trace *t, const ks_unit *u, ks_unit_maps *m)
+{
+    for (size_t i = 0; i < u->nuse; i++) {
+        const ks_unit_use *w = &u->use[i];
+        if (w->is_cat) {
+            map_reserve(&m->cat, &m->cat_cap, (size_t)w->local + 1);
+            if (m->cat[w->local] == UNMAPPED)
+                m->cat[w->local] = ks_trace_cat(t, w->text, w->len);
+        } else {
+            map_reserve(&m->str, &m->str_cap, (size_t)w->local + 1);
+            if (m->str[w->local] == UNMAPPED)
+                m->str[w->local] = ks_strtab_intern(t->strings, w->text, w->len);
+        }
+    }
+}
+
+/* A local pid/tid in real-store terms (string ids are mapped by now: first used in the unit). */
+static ks_id map_id(const ks_unit_maps *m, ks_id id)
+{
+    if (id.type == KS_ID_STR || id.type == KS_ID_NUM)
+        id.v = id.v ? m->str[id.v] : 0;
+    return id;
+}
+
+static void map_tracks(ks_trace *t, const ks_unit *u, ks_unit_maps *m)
+{
+    for (size_t i = 0; i < u->ntr; i++) {
+        const ks_unit_track *k = &u->tr[i];
+        map_reserve(&m->track, &m->track_cap, (size_t)k->local + 1);
+        if (m->track[k->local] == UNMAPPED)
+            m->track[k->local] = ks_trace_track(t, map_id(m, k->pid), map_id(m, k->tid));
+    }
+}
+
+void ks_unit_merge(ks_trace *t, const ks_unit *u)
+{
+    ks_unit_maps *m = u->maps;
+    map_reserve(&m->str, &m->str_cap, 1);
+    m->str[0] = 0;
+    map_reserve(&m->cat, &m->cat_cap, 1);
+    m->cat[0] = 0;
+    map_uses(t, u, m);
+    map_tracks(t, u, m);
+    for (size_t i = 0; i < u->nev; i++) {
+        ks_event e = u->ev[i].ev;
+        e.name = m->str[e.name];
+        e.cat = (uint16_t)m->cat[e.cat];
+        ks_trace_append(t, m->track[u->ev[i].track], &e);
+    }
+    for (size_t c = 0; c < u->ncat_count; c++)
+        if (u->cat_count[c])
+            t->by_cat[m->cat[c]] += u->cat_count[c];
+    for (int ph = 0; ph < 128; ph++)
+        t->by_phase[ph] += u->by_phase[ph];
+    for (size_t i = 0; i < u->ndiag; i++)
+        ks_diag_count(&t->diag, u->diag[i].id, u->diag[i].sev, u->diag[i].n);
+}

@@ -1,0 +1,206 @@
+/* tests/parser/test_split.c: workers parsing ahead (parser/split.h, parser/unit.h). Where a run is
+ * cut (by hand), and that a trace read with workers is the very store a single parser makes, on
+ * traces whose units are replayed, on traces whose cuts fall inside strings or outside the events
+ * (the main parser must read those units itself), and on damaged copies. The counts of
+ * ks_parse_info prove that each path was taken. */
+#include "ks_test.h"
+#include "parser/unit.h"
+#include "trace_digest.h"
+
+static void bounds(const char *s, int found, size_t x, size_t xb, size_t y, size_t yb)
+{
+    size_t a = 0, ab = 0, b = 0, bb = 0;
+    int r = ks_unit_bounds(s, strlen(s), &a, &ab, &b, &bb);
+    assert_int_equal(r, found);
+    if (!found)
+        return;
+    assert_int_equal(a, x);
+    assert_int_equal(ab, xb);
+    assert_int_equal(b, y);
+    assert_int_equal(bb, yb);
+}
+
+static void runs_are_cut_at_event_starts(void **state)
+{
+    (void)state;
+    /*       0123456789012345678901234 */
+    bounds("{\"a\":1},{\"b\":2},{\"c\":3}", 1, 8, 6, 16, 14);
+    /* blanks and line breaks around the comma */
+    bounds("x}, \n {1} ,\t{2}\r\n,\n{3", 1, 6, 1, 19, 14);
+    /* one boundary only: no unit */
+    bounds("{\"a\":1},{\"b\":2}", 0, 0, 0, 0, 0);
+    /* a '{' after ':' or '[' is not a cut */
+    bounds("\"args\": {1}, [{2}], {3}", 0, 0, 0, 0, 0);
+    /* the last cut must leave at least one event: '}' of the last cut after x */
+    bounds("}, {}, {", 1, 3, 0, 7, 4);
+    bounds("", 0, 0, 0, 0, 0);
+    bounds("},{", 0, 0, 0, 0, 0);
+}
+
+/* Events of every kind a worker replays (no metadata, no counters): numeric, string and
+ * numeric-string tids, categories and tracks that first appear late, fractional and rounded
+ * timestamps, negative ts, flows, instants, kernels with args. With traps, names hold "}, {" so
+ * that the first cut of a run often falls inside a string. */
+static char *make_trace(int nevents, int traps, int bare, size_t *len)
+{
+    ks_buf b = {0};
+    if (!bare)
+        ks_buf_puts(&b, "{\"schemaVersion\": 1, \"traceEvents\": [\n");
+    else
+        ks_buf_puts(&b, "[\n");
+    for (int i = 0; i < nevents; i++) {
+        int late = i > nevents / 2;
+        const char *trap = traps ? "}, {" : "";
+        switch (i % 6) {
+        case 0:
+            ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d%s\", \"pid\": 10, "
+                              "\"tid\": \"10\", \"ts\": %d.%04d, \"dur\": %d, \"args\": {\"External id\": %d, "
+                              "\"Input Dims\": [[1, 2], []]}}",
+                          i % 17, trap, 1000 + i, i % 10000, i % 50 + 1, i);
+            break;
+        case 1:
+            ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"k<%d>%s\", \"pid\": 0, "
+                              "\"tid\": \"stream %d\", \"ts\": %d, \"dur\": 3.5, \"args\": {\"correlation\": %d, "
+                              "\"stream\": %d, \"device\": 0}}",
+                          late ? "gpu_memcpy" : "kernel", i % 5, trap, 7 + (late ? i % 3 : 0), 1002 + i, i,
+                          7 + (late ? i % 3 : 0));
+            break;
+        case 2:
+            ks_buf_printf(&b, "  {\"ph\": \"s\", \"id\": %d, \"pid\": 10, \"tid\": %d, \"ts\": %d, \"cat\": \"ac2g\", "
+                              "\"name\": \"ac2g\"}",
+                          i, 10 + (late ? i % 4 : 0), 1000 + i);
+            break;
+        case 3:
+            ks_buf_printf(&b, "  {\"ph\": \"f\", \"id\": %d, \"bp\": \"e\", \"pid\": 0, \"tid\": \"stream 7\", "
+                              "\"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\"}",
+                          i - 1, late ? -5 : 1003 + i);
+            break;
+        case 4:
+            ks_buf_printf(&b, "  {\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                              "\"pid\": %d, \"tid\": 10, \"ts\": %d, \"args\": {\"Bytes\": %d}}",
+                          late ? 11 : 10, 1000 + i, i);
+            break;
+        default:
+            ks_buf_printf(&b, "  {\"ph\": \"B\", \"cat\": \"user_annotation\", \"name\": \"step %d\", \"pid\": 10, "
+                              "\"tid\": 10, \"ts\": %d}, {\"ph\": \"E\", \"pid\": 10, \"tid\": 10, \"ts\": %d}, {}",
+                          i / 6, 1000 + i, 1001 + i);
+            break;
+        }
+        ks_buf_puts(&b, i + 1 < nevents ? ",\n" : "\n");
+    }
+    if (!bare)
+        ks_buf_puts(&b, "  ],\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}, {\"id\": 1, \"name\": "
+                        "\"GPU\"}, {\"id\": 2}],\n  \"traceName\": \"x.json\"\n}\n");
+    else
+        ks_buf_puts(&b, "]\n");
+    *len = b.n;
+    ks_buf_cstr(&b);
+    return b.p;
+}
+
+/* Read buf alone, then with 1 and 3 workers; the stores must be the same. Adds the counts. */
+static void same_with_workers(const char *buf, size_t len, size_t chunk, ks_parse_info *info)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = chunk;
+    o.reader_thread = -1;
+    char *one = digest_parse(buf, len, &o);
+    for (int threads = 2; threads <= 4; threads += 2) {
+        o.reader_thread = 2; /* workers get their share of the chunks, always */
+        o.threads = threads;
+        o.info = info;
+        char *two = digest_parse(buf, len, &o);
+        if (strcmp(one, two)) {
+            size_t at = 0, line = 1;
+            while (one[at] && one[at] == two[at])
+                if (one[at++] == '\n')
+                    line++;
+            fail_msg("chunk %zu threads %d: renderings differ at line %zu", chunk, threads, line);
+        }
+        free(two);
+    }
+    free(one);
+}
+
+static void units_are_replayed(void **state)
+{
+    (void)state;
+    static const size_t chunks[] = {700, 4096, 32768};
+    for (int bare = 0; bare < 2; bare++) {
+        size_t len;
+        char *t = make_trace(6000, 0, bare, &len);
+        ks_parse_info info = {0, 0, 0};
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+            same_with_workers(t, len, chunks[c], &info);
+        assert_true(info.chunks > 0);
+        /* most of the workers' share is replayed: the cuts of this trace are real boundaries */
+        assert_true(info.units_replayed * 4 > info.chunks);
+        free(t);
+    }
+}
+
+static void false_cuts_are_read_again(void **state)
+{
+    (void)state;
+    size_t len;
+    char *t = make_trace(6000, 1, 0, &len);
+    ks_parse_info info = {0, 0, 0};
+    same_with_workers(t, len, 4096, &info);
+    same_with_workers(t, len, 1000, &info);
+    assert_true(info.units_reread > 0);
+    free(t);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Damage (bytes overwritten, inserted, deleted; a cut) lands inside units: the worker's unit is
+ * unclean or the main parser's state at the cut differs, and the result is still the same. */
+static void damaged_units_read_the_same(void **state)
+{
+    (void)state;
+    static const char pool[] = "\"\\,{}[]:\x01\xff\n x0-.e";
+    size_t len;
+    char *base = make_trace(3000, 0, 0, &len);
+    ks_parse_info info = {0, 0, 0};
+    for (int i = 0; i < 40; i++) {
+        char *b = ks_xmalloc(len + 16);
+        memcpy(b, base, len);
+        size_t n = len;
+        int edits = 1 + (int)(rnd() % 4);
+        for (int k = 0; k < edits; k++) {
+            size_t at = (size_t)(rnd() % (n - 1));
+            char c = pool[rnd() % (sizeof pool - 1)];
+            switch (rnd() % 3) {
+            case 0: b[at] = c; break;
+            case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
+            default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
+            }
+        }
+        if (i % 7 == 0)
+            n = (size_t)(rnd() % n) + 1;
+        same_with_workers(b, n, i % 2 ? 2048 : 8192, &info);
+        free(b);
+    }
+    assert_true(info.units_replayed > 0);
+    assert_true(info.units_reread > 0);
+    free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(runs_are_cut_at_event_starts),
+        cmocka_unit_test(units_are_replayed),
+        cmocka_unit_test(false_cuts_are_read_again),
+        cmocka_unit_test(damaged_units_read_the_same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
