@@ -37,6 +37,8 @@ one_line_error(run("nope"), "no such command")
 one_line_error(run("analyze"), "no input file")
 one_line_error(run("analyze", "--format", "xml", "x.json"), "unknown format")
 check(run().returncode == 2, "no command is a usage error")
+one_line_error(run("stats", "--threads", "x", "a.json"), "--threads")
+one_line_error(run("stats", "--threads", "-1", "a.json"), "--threads")
 
 example = os.path.join(FIX, "example", "train_step.json")
 raw = open(example, "rb").read()

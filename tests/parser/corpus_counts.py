@@ -2,7 +2,8 @@
 """tests/parser/corpus_counts.py: read one real trace with `kinesift stats --format json` and check
 it against an independent reading by Python's json module: the same number of events, the same
 counts by phase and by category, the same rank/world size, no error, and no diagnostic above
-"info" (the corpus files are well-formed)."""
+"info" (the corpus files are well-formed). Read again with one parser thread and with four (three
+workers parsing ahead), the output must be byte for byte the same."""
 import collections, gzip, json, os, subprocess, sys
 
 path = os.path.join(os.environ["KS_CORPUS"], sys.argv[1])
@@ -18,6 +19,11 @@ r = subprocess.run([os.environ["KINESIFT"], "stats", "--format", "json", path],
 if r.returncode != 0:
     sys.exit(f"kinesift stats failed ({r.returncode}): {r.stderr}")
 got = json.loads(r.stdout)
+for threads in ("1", "4"):
+    again = subprocess.run([os.environ["KINESIFT"], "stats", "--format", "json", "--threads", threads, path],
+                           capture_output=True, text=True)
+    if again.returncode != 0 or again.stdout != r.stdout:
+        sys.exit(f"stats --threads {threads} differs from the default reading")
 assert got["schema"] == "kinesift.stats/1"
 (t,) = got["traces"]
 
