@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
 #include "analysis/intervals.h"
+#include "analysis/msort.h"
 #include "analysis/priv.h"
 #include "analysis/timeline.h"
 #include "common/i64map.h"
@@ -15,7 +17,7 @@
 
 typedef struct row_acc {
     ks_op_row row;
-    ks_ns *durs;
+    ks_ns *durs;               /* its piece of the table's durs */
     size_t ndurs, cap;
     uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
     ks_sweep incl;
@@ -27,23 +29,32 @@ typedef struct table {
     row_acc *r;
     size_t n, cap;
     ks_i64map index;           /* (name << 16 | cat) -> row */
+    uint64_t *by_name;         /* per name id: cat << 32 | (row + 1) of its last row, 0 none */
+    ks_ns *durs;               /* instance durations, row after row */
 } table;
 
 static row_acc *row_for(table *tb, const ks_event *e)
 {
+    uint64_t c = tb->by_name[e->name]; /* a name nearly always has one category */
+    if (c && (uint16_t)(c >> 32) == e->cat)
+        return &tb->r[(uint32_t)c - 1];
     int64_t key = ((int64_t)e->name << 16) | e->cat;
     uint64_t *v = ks_i64map_get(&tb->index, key);
-    if (v)
-        return &tb->r[*v];
-    KS_GROW(tb->r, tb->cap, tb->n + 1);
-    row_acc *r = &tb->r[tb->n];
-    memset(r, 0, sizeof *r);
-    r->row.name = e->name;
-    r->row.cat = e->cat;
-    r->row.kind = e->kind;
-    ks_i64map_put(&tb->index, key, tb->n);
-    tb->n++;
-    return r;
+    size_t row;
+    if (v) {
+        row = (size_t)*v;
+    } else {
+        KS_GROW(tb->r, tb->cap, tb->n + 1);
+        row_acc *r = &tb->r[tb->n];
+        memset(r, 0, sizeof *r);
+        r->row.name = e->name;
+        r->row.cat = e->cat;
+        r->row.kind = e->kind;
+        ks_i64map_put(&tb->index, key, tb->n);
+        row = tb->n++;
+    }
+    tb->by_name[e->name] = ((uint64_t)e->cat << 32) | (uint32_t)(row + 1);
+    return &tb->r[row];
 }
 
 /* slices come track by track, in start order within a track: one sweep per track */
@@ -53,7 +64,7 @@ static void add_instance(row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
     r->row.self_ns += self;
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->row.unfinished++;
-    KS_PUSH(r->durs, r->ndurs, r->cap, s->end - s->ts);
+    r->durs[r->ndurs++] = s->end - s->ts; /* room counted by count_instances */
     if (r->incl_tl != tl) {
         r->row.incl_ns += ks_sweep_finish(&r->incl);
         r->incl_tl = tl;
@@ -67,23 +78,62 @@ static int is_op_kind(int kind)
     return ks_kind_is_cpu_side((ks_kind)kind) || kind == KS_K_OTHER;
 }
 
-typedef struct agg {
+struct ks_agg {
     ks_analysis *a;
     table ops, labels;
-} agg;
+};
+typedef struct ks_agg agg;
+
+/* The rows of every instance in the window, and the room for their durations: one array per
+ * table, cut in one piece per row (rows never grow, the array is written once). */
+static void count_instances(agg *g)
+{
+    ks_analysis *a = g->a;
+    const ks_trace *t = a->trace;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        int gpu_track = tr->kind == KS_TRACK_GPU;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_slice *s = &tl->s[i];
+            if (s->ts < a->win_start || s->ts >= a->win_end)
+                continue;
+            const ks_event *e = &tr->ev[s->ev];
+            if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
+                row_for(&g->ops, e)->cap++;
+            if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
+                row_for(&g->labels, e)->cap++;
+        }
+    }
+    table *tables[2] = {&g->ops, &g->labels};
+    for (int j = 0; j < 2; j++) {
+        table *tb = tables[j];
+        size_t total = 0;
+        for (size_t i = 0; i < tb->n; i++)
+            total += tb->r[i].cap;
+        tb->durs = ks_xmalloc_big(ks_mul(total ? total : 1, sizeof *tb->durs));
+        for (size_t i = 0, o = 0; i < tb->n; i++) {
+            tb->r[i].durs = tb->durs + o;
+            o += tb->r[i].cap;
+        }
+    }
+}
 
 static void cpu_pass(agg *g)
 {
     ks_analysis *a = g->a;
     const ks_trace *t = a->trace;
-    ks_ns *self = NULL; /* self time per slice of the current track */
-    size_t self_cap = 0;
+    count_instances(g);
+    size_t most = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        if (a->tl[k].n > most)
+            most = a->tl[k].n;
+    ks_ns *self = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *self)); /* per slice of a track */
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
         if (!tl->n)
             continue;
-        KS_GROW(self, self_cap, tl->n);
         for (size_t i = 0; i < tl->n; i++)
             self[i] = tl->s[i].end - tl->s[i].ts;
         for (size_t i = 0; i < tl->n; i++)
@@ -146,22 +196,27 @@ typedef struct work_ref {
     uint32_t track, ev;
 } work_ref;
 
-static int cmp_work_ref(const void *x, const void *y)
+static inline int work_before(const work_ref *p, const work_ref *q)
 {
-    const work_ref *p = x, *q = y;
     if (p->ts != q->ts)
-        return p->ts < q->ts ? -1 : 1;
+        return p->ts < q->ts;
     if (p->track != q->track)
-        return p->track < q->track ? -1 : 1;
-    return (p->ev > q->ev) - (p->ev < q->ev);
+        return p->track < q->track;
+    return p->ev < q->ev;
 }
+
+/* each stream's work is in start order already: the sort merges one run per stream */
+KS_MSORT_DEFINE(sort_work, work_ref, work_before)
 
 /* GPU work starting in the window, over all streams, in start order */
 static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n)
 {
     const ks_trace *t = a->trace;
-    work_ref *v = NULL;
-    size_t cap = 0;
+    size_t most = 0;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU)
+            most += t->tracks[k].n;
+    work_ref *v = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *v));
     *n = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
@@ -172,11 +227,10 @@ static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n)
             if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X' || e->ts < a->win_start || e->ts >= a->win_end)
                 continue;
             work_ref w = {e->ts, (uint32_t)k, (uint32_t)i};
-            KS_PUSH(v, *n, cap, w);
+            v[(*n)++] = w;
         }
     }
-    if (*n > 1)
-        qsort(v, *n, sizeof *v, cmp_work_ref);
+    sort_work(v, *n);
     return v;
 }
 
@@ -260,11 +314,12 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
         r->row.gpu_subtree_ns = ks_sweep_finish(&r->gsub);
         if (r->row.count) /* rows seen only through GPU credit have no instance in the window */
             rows[n++] = r->row;
-        free(r->durs);
     }
     qsort(rows, n, sizeof *rows, cmp_row);
+    free(tb->durs);
     free(tb->r);
     ks_i64map_free(&tb->index);
+    free(tb->by_name);
     *out = rows;
     *nout = n;
 }
@@ -286,38 +341,69 @@ static int cmp_krow(const void *x, const void *y)
     return (a->name > b->name) - (a->name < b->name);
 }
 
-static void kernel_pass(ks_analysis *a)
+static int in_kernel_table(const ks_analysis *a, const ks_event *e)
+{
+    return ks_kind_is_gpu_work(e->kind) && e->ph == 'X' && e->ts >= a->win_start && e->ts < a->win_end;
+}
+
+/* One row per (name, kind) of GPU work in the window, in first-seen order, with the room for its
+ * durations (count_instances does the same for the other tables). */
+static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t *nrows, ks_ns **durs)
 {
     const ks_trace *t = a->trace;
     krow_acc *v = NULL;
-    size_t n = 0, cap = 0;
-    ks_i64map index;
-    ks_i64map_init(&index);
+    size_t n = 0, cap = 0, total = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
             continue;
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X' || e->ts < a->win_start || e->ts >= a->win_end)
+            if (!in_kernel_table(a, e))
                 continue;
-            int64_t key = ((int64_t)e->name << 8) | e->kind;
-            uint64_t *ix = ks_i64map_get(&index, key);
-            krow_acc *r;
-            if (ix) {
-                r = &v[*ix];
-            } else {
+            uint32_t *ix = &index[e->name][e->kind - KS_K_KERNEL];
+            if (!*ix) {
                 KS_GROW(v, cap, n + 1);
-                r = &v[n];
+                krow_acc *r = &v[n];
                 memset(r, 0, sizeof *r);
                 r->row.name = e->name;
                 r->row.kind = e->kind;
                 r->row.bytes = -1;
-                ks_i64map_put(&index, key, n++);
+                *ix = (uint32_t)++n;
             }
+            v[*ix - 1].cap++;
+            total++;
+        }
+    }
+    *durs = ks_xmalloc_big(ks_mul(total ? total : 1, sizeof **durs));
+    for (size_t i = 0, o = 0; i < n; i++) {
+        v[i].durs = *durs + o;
+        o += v[i].cap;
+    }
+    *nrows = n;
+    return v;
+}
+
+void ks_kernels_build(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    /* per name id and kind: row + 1, 0 none */
+    uint32_t(*index)[3] = ks_xcalloc(ks_strtab_count(t->strings) + 1, sizeof *index);
+    size_t n;
+    ks_ns *durs;
+    krow_acc *v = kernel_rows(a, index, &n, &durs);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (!in_kernel_table(a, e))
+                continue;
+            krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
             r->row.count++;
             r->row.total_ns += e->dur;
-            KS_PUSH(r->durs, r->ndurs, r->cap, e->dur);
+            r->durs[r->ndurs++] = e->dur;
             if (ks_analysis_launcher(a, (uint32_t)k, i).s < 0)
                 r->row.unlinked++;
             if (e->flags & KS_EF_BYTES) {
@@ -335,24 +421,55 @@ static void kernel_pass(ks_analysis *a)
         r->row.median_ns = ks_quantile_ns(r->durs, r->ndurs, 50);
         r->row.p90_ns = ks_quantile_ns(r->durs, r->ndurs, 90);
         a->kernels[i] = r->row;
-        free(r->durs);
     }
     a->nkernels = n;
     qsort(a->kernels, n, sizeof *a->kernels, cmp_krow);
+    free(durs);
     free(v);
-    ks_i64map_free(&index);
+    free(index);
+}
+
+/* ---- the passes in order ------------------------------------------------------------------- */
+
+static void table_init(table *tb, size_t nnames)
+{
+    memset(tb, 0, sizeof *tb);
+    ks_i64map_init(&tb->index);
+    tb->by_name = ks_xcalloc(nnames ? nnames : 1, sizeof *tb->by_name);
+}
+
+ks_agg *ks_aggregate_begin(ks_analysis *a)
+{
+    agg *g = ks_xcalloc(1, sizeof *g);
+    g->a = a;
+    size_t nnames = ks_strtab_count(a->trace->strings);
+    table_init(&g->ops, nnames);
+    table_init(&g->labels, nnames);
+    return g;
+}
+
+void ks_aggregate_cpu(ks_agg *g)
+{
+    cpu_pass(g);
+}
+
+void ks_aggregate_gpu(ks_agg *g)
+{
+    gpu_pass(g);
+}
+
+void ks_aggregate_end(ks_agg *g)
+{
+    finish_table(&g->ops, &g->a->ops, &g->a->nops);
+    finish_table(&g->labels, &g->a->labels, &g->a->nlabels);
+    free(g);
 }
 
 void ks_aggregate_build(ks_analysis *a)
 {
-    agg g;
-    memset(&g, 0, sizeof g);
-    g.a = a;
-    ks_i64map_init(&g.ops.index);
-    ks_i64map_init(&g.labels.index);
-    cpu_pass(&g);
-    gpu_pass(&g);
-    finish_table(&g.ops, &a->ops, &a->nops);
-    finish_table(&g.labels, &a->labels, &a->nlabels);
-    kernel_pass(a);
+    ks_agg *g = ks_aggregate_begin(a);
+    ks_aggregate_cpu(g);
+    ks_aggregate_gpu(g);
+    ks_aggregate_end(g);
+    ks_kernels_build(a);
 }

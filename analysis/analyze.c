@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/pool.h"
 #include "analysis/priv.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
@@ -54,6 +55,128 @@ static void free_tables(ks_analysis *a)
     a->gpu_reason = NULL;
 }
 
+/* ---- the passes, on one thread or several --------------------------------------------------- */
+
+/* Below this many events the passes run on the calling thread unless threads were asked for:
+ * starting threads would cost more than they save. */
+#define PARALLEL_MIN_EVENTS 100000
+
+/* What one track's timeline found, when tracks are built in parallel (NULL when nothing). */
+typedef struct track_found {
+    ks_timeline_stats st;
+    ks_diag diag;
+} track_found;
+
+typedef struct build_ctx {
+    ks_analysis *a;
+    const ks_analysis_opts *o;
+    ks_ns trace_end;
+    uint32_t *order;        /* the tracks, most events first */
+    track_found **found;    /* per track */
+    ks_agg *agg;
+} build_ctx;
+
+static void build_track(build_ctx *c, uint32_t k)
+{
+    ks_timeline_stats st;
+    ks_diag d;
+    memset(&st, 0, sizeof st);
+    ks_diag_init(&d);
+    ks_timeline_build(c->a->trace, k, c->o, c->trace_end, &c->a->tl[k], &d, &st);
+    if (ks_timeline_stats_empty(&st) && !d.n)
+        return;
+    track_found *f = ks_xmalloc(sizeof *f);
+    f->st = st;
+    f->diag = d;
+    c->found[k] = f;
+}
+
+/* phase 1: every track's timeline (longest first), and the GPU unions, which need no timeline */
+static void phase_timelines(void *ctx, size_t i)
+{
+    build_ctx *c = ctx;
+    if (i < c->a->ntl)
+        build_track(c, c->order[i]);
+    else
+        ks_gpu_build(c->a);
+}
+
+/* phase 2: links beside the CPU pass of the tables */
+static void phase_links(void *ctx, size_t i)
+{
+    build_ctx *c = ctx;
+    if (i == 0)
+        ks_links_build(c->a);
+    else
+        ks_aggregate_cpu(c->agg);
+}
+
+/* phase 3: GPU time of the rows beside the kernel table */
+static void phase_gpu_time(void *ctx, size_t i)
+{
+    build_ctx *c = ctx;
+    if (i == 0)
+        ks_aggregate_gpu(c->agg);
+    else
+        ks_kernels_build(c->a);
+}
+
+/* a new window: the GPU unions beside the CPU pass of the tables */
+static void phase_window(void *ctx, size_t i)
+{
+    build_ctx *c = ctx;
+    if (i == 0)
+        ks_gpu_build(c->a);
+    else
+        ks_aggregate_cpu(c->agg);
+}
+
+static int cmp_track_size(const void *x, const void *y, void *ctx)
+{
+    const ks_trace *t = ctx;
+    uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+    size_t np = t->tracks[p].n, nq = t->tracks[q].n;
+    if (np != nq)
+        return np > nq ? -1 : 1;
+    return (p > q) - (p < q);
+}
+
+/* Append what src counted to dst, as if it had been counted in dst after what dst holds. */
+static void diag_append(ks_diag *dst, const ks_diag *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        const ks_diag_kind *k = &src->kinds[i];
+        ks_diag_count(dst, k->id, k->severity, k->count - k->nexamples);
+        for (size_t j = 0; j < k->nexamples; j++)
+            ks_diag_add(dst, k->id, k->severity, "%s", k->ex[j].text);
+    }
+}
+
+/* The timelines of every track, then what they found merged in track order: the same statistics,
+ * examples and diagnostics, in the same order, as building them one after the other. */
+static void build_parallel(build_ctx *c, ks_timeline_stats *st, int threads)
+{
+    ks_analysis *a = c->a;
+    c->order = ks_xmalloc(ks_mul(a->ntl ? a->ntl : 1, sizeof *c->order));
+    c->found = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *c->found);
+    for (size_t k = 0; k < a->ntl; k++)
+        c->order[k] = (uint32_t)k;
+    qsort_r(c->order, a->ntl, sizeof *c->order, cmp_track_size, (void *)a->trace);
+    ks_pool_run(a->ntl + 1, threads, phase_timelines, c);
+    for (size_t k = 0; k < a->ntl; k++) {
+        track_found *f = c->found[k];
+        if (!f)
+            continue;
+        diag_append(&a->diag, &f->diag);
+        ks_timeline_stats_merge(st, &f->st);
+        ks_diag_free(&f->diag);
+        free(f->st.cats);
+        free(f);
+    }
+    free(c->found);
+    free(c->order);
+}
+
 int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **out, ks_error *err)
 {
     ks_analysis_opts defaults;
@@ -70,6 +193,9 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     ks_analysis *a = ks_xcalloc(1, sizeof *a);
     a->priv = ks_xcalloc(1, sizeof *a->priv);
     ks_i64map_init(&a->priv->ext_ops);
+    /* automatic: small traces stay on this thread; a number asked for is used as given */
+    a->priv->threads = opts->threads > 0 ? ks_pool_threads(opts->threads)
+                     : t->events < PARALLEL_MIN_EVENTS ? 1 : ks_pool_threads(0);
     ks_diag_init(&a->diag);
     a->trace = t;
     a->has_events = any;
@@ -88,15 +214,28 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     a->tl = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *a->tl);
     ks_timeline_stats st;
     memset(&st, 0, sizeof st);
-    for (size_t k = 0; k < t->ntracks; k++)
-        ks_timeline_build(t, (uint32_t)k, opts, last, &a->tl[k], &a->diag, &st);
+    build_ctx c = {a, opts, last, NULL, NULL, NULL};
+    int threads = a->priv->threads;
+    if (threads > 1) {
+        build_parallel(&c, &st, threads);
+    } else {
+        for (size_t k = 0; k < t->ntracks; k++)
+            ks_timeline_build(t, (uint32_t)k, opts, last, &a->tl[k], &a->diag, &st);
+    }
     overlap_diagnostics(a, &st, opts);
     if (st.duplicates)
         ks_diag_count(&a->diag, "timeline.exact_duplicates", KS_SEV_INFO, st.duplicates);
     free(st.cats);
-    ks_links_build(a);
-    ks_gpu_build(a);
-    ks_aggregate_build(a);
+    if (threads > 1) {
+        c.agg = ks_aggregate_begin(a);
+        ks_pool_run(2, threads, phase_links, &c);
+        ks_pool_run(2, threads, phase_gpu_time, &c);
+        ks_aggregate_end(c.agg);
+    } else {
+        ks_links_build(a);
+        ks_gpu_build(a);
+        ks_aggregate_build(a);
+    }
     *out = a;
     return KS_OK;
 }
@@ -111,8 +250,15 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
     a->win_start = start;
     a->win_end = end;
     a->window_ns = end - start;
-    ks_gpu_build(a);
-    ks_aggregate_build(a);
+    if (a->priv->threads > 1) {
+        build_ctx c = {a, NULL, 0, NULL, NULL, ks_aggregate_begin(a)};
+        ks_pool_run(2, a->priv->threads, phase_window, &c);
+        ks_pool_run(2, a->priv->threads, phase_gpu_time, &c);
+        ks_aggregate_end(c.agg);
+    } else {
+        ks_gpu_build(a);
+        ks_aggregate_build(a);
+    }
     return KS_OK;
 }
 

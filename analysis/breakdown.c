@@ -43,6 +43,17 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
     const ks_trace *t = a->trace;
     /* per name id: 1 + the role a name-classified slice takes (comm kernels, comm/dataloader ops) */
     uint8_t *by_name = ks_xcalloc(ks_strtab_count(t->strings), 1);
+    /* room for every slice that may take a role: the sets never move while they grow */
+    size_t gpu = 0, cpu = 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        uint8_t kind = t->tracks[a->tl[k].track].kind;
+        if (kind == KS_TRACK_GPU)
+            gpu += a->tl[k].n;
+        else if (kind == KS_TRACK_CPU)
+            cpu += a->tl[k].n;
+    }
+    for (int r = 0; r < KS_ROLE_OTHER; r++)
+        ks_ivs_reserve(&roles[r], r == KS_ROLE_COMM ? gpu + cpu : r < KS_ROLE_COMM ? gpu : cpu);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];

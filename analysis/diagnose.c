@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
+#include "analysis/intervals.h"
 #include "analysis/priv.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
@@ -199,25 +201,22 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
 
 /* ---- many small launches ------------------------------------------------------------------- */
 
-static int cmp_ns(const void *x, const void *y)
-{
-    ks_ns p = *(const ks_ns *)x, q = *(const ks_ns *)y;
-    return (p > q) - (p < q);
-}
-
 static ks_ns median_ns(ks_ns *v, size_t n)
 {
     if (!n)
         return 0;
-    qsort(v, n, sizeof *v, cmp_ns);
+    ks_sort_ns(v, n);
     return v[n / 2];
 }
 
 static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
 {
     const ks_trace *t = a->trace;
-    ks_ns *kd = NULL, *ld = NULL;
-    size_t nk = 0, ck = 0, nl = 0, cl = 0, nshort = 0;
+    size_t nk = 0, nl = 0, nshort = 0, most = 1;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU)
+            most += t->tracks[k].n;
+    ks_ns *kd = ks_xmalloc_big(ks_mul(most, sizeof *kd)), *ld = ks_xmalloc_big(ks_mul(most, sizeof *ld));
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -227,10 +226,10 @@ static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnose
             if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts))
                 continue;
             if (e->dur < 10000) {
-                KS_PUSH(kd, nshort, ck, e->dur);
+                kd[nshort++] = e->dur;
                 ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
                 if (r.s >= 0)
-                    KS_PUSH(ld, nl, cl, a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts);
+                    ld[nl++] = a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts;
             }
             nk++;
         }

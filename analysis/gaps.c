@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
+#include "analysis/msort.h"
 #include "analysis/priv.h"
 #include "common/i64map.h"
 #include "common/regex.h"
@@ -33,13 +35,14 @@ typedef struct work {
     uint32_t ev;
 } work;
 
-static int cmp_work(const void *x, const void *y)
+static inline int work_before(const work *p, const work *q)
 {
-    const work *p = x, *q = y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return (p->b > q->b) - (p->b < q->b);
+    return p->a != q->a ? p->a < q->a : p->b < q->b;
 }
+
+/* stable (equal intervals keep their stream order), and each stream's work is in start order
+ * already: the sort merges one run per stream */
+KS_MSORT_DEFINE(sort_work, work, work_before)
 
 typedef struct cause_table {
     ks_gap_cause *v;
@@ -237,7 +240,7 @@ static int32_t main_thread(const ks_analysis *a, const work *w, size_t n)
 static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_gap_device *d)
 {
     const ks_analysis *a = g->a;
-    qsort(w, n, sizeof *w, cmp_work);
+    sort_work(w, n);
     int32_t fallback = main_thread(a, w, n);
     cause_table cpu = {0}, label = {0};
     ks_i64map_init(&cpu.ix);
@@ -326,8 +329,11 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         ks_gap_device *dev = &out->dev[d];
         dev->device = a->gpu[d].device;
         dev->threshold_ns = opts->threshold_ns;
-        work *w = NULL;
-        size_t n = 0, cap = 0;
+        size_t n = 0, most = 0;
+        for (size_t k = 0; k < t->ntracks; k++)
+            if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == dev->device)
+                most += t->tracks[k].n;
+        work *w = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *w));
         for (size_t k = 0; k < t->ntracks; k++) {
             const ks_track *tr = &t->tracks[k];
             if (tr->kind != KS_TRACK_GPU || tr->device != dev->device)
@@ -341,7 +347,7 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
                     continue;
                 work x = {s < a->win_start ? a->win_start : s, en > a->win_end ? a->win_end : en, (uint32_t)k,
                           (uint32_t)i};
-                KS_PUSH(w, n, cap, x);
+                w[n++] = x;
             }
         }
         if (n)

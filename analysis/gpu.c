@@ -30,7 +30,7 @@ typedef struct dev_acc {
     uint32_t streams;
 } dev_acc;
 
-static dev_acc *device_acc(dev_acc **v, size_t *n, size_t *cap, int32_t device)
+static dev_acc *device_acc(const ks_trace *t, dev_acc **v, size_t *n, size_t *cap, int32_t device)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*v)[i].device == device)
@@ -39,6 +39,16 @@ static dev_acc *device_acc(dev_acc **v, size_t *n, size_t *cap, int32_t device)
     dev_acc *d = &(*v)[(*n)++];
     memset(d, 0, sizeof *d);
     d->device = device;
+    /* room for every event of the device's streams: the sets never move while they grow */
+    size_t most = 0;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == device)
+            most += t->tracks[k].n;
+    ks_ivs_reserve(&d->all, most);
+    ks_ivs_reserve(&d->kernel, most);
+    ks_ivs_reserve(&d->memcpy, most);
+    ks_ivs_reserve(&d->memset, most);
+    ks_ivs_reserve(&d->comm, most);
     return d;
 }
 
@@ -72,7 +82,7 @@ void ks_gpu_build(ks_analysis *a)
             if (en < w0 || s >= w1 || (en == w0 && e->dur > 0))
                 continue;
             if (!d)
-                d = device_acc(&devs, &ndev, &cap, tr->device);
+                d = device_acc(t, &devs, &ndev, &cap, tr->device);
             if (!counted_stream) {
                 d->streams++;
                 counted_stream = 1;

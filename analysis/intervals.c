@@ -1,9 +1,24 @@
 /* analysis/intervals.c: interval sets (see intervals.h) and exact integer quantiles. */
 #include "analysis/intervals.h"
+#include "analysis/hugemem.h"
+#include "analysis/msort.h"
 
 #include <stdlib.h>
 
 #include "common/util.h"
+
+void ks_ivs_reserve(ks_ivs *s, size_t n)
+{
+    if (n <= s->cap)
+        return;
+    if (!s->n) {
+        free(s->v);
+        s->v = ks_xmalloc_big(ks_mul(n, sizeof *s->v));
+    } else {
+        s->v = ks_xrealloc(s->v, ks_mul(n, sizeof *s->v));
+    }
+    s->cap = n;
+}
 
 void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b)
 {
@@ -27,28 +42,19 @@ void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b)
     ks_ivs_add(s, a, b);
 }
 
-static int cmp_iv(const void *x, const void *y)
+static inline int iv_before(const ks_iv *p, const ks_iv *q)
 {
-    const ks_iv *p = x, *q = y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return (p->b > q->b) - (p->b < q->b);
+    return p->a != q->a ? p->a < q->a : p->b < q->b;
 }
 
-static int sorted(const ks_ivs *s)
-{
-    for (size_t i = 1; i < s->n; i++)
-        if (s->v[i].a < s->v[i - 1].a)
-            return 0;
-    return 1;
-}
+/* sets are usually filled track after track, each in start order: the sort merges those runs */
+KS_MSORT_DEFINE(sort_ivs, ks_iv, iv_before)
 
 void ks_ivs_normalize(ks_ivs *s)
 {
     if (s->n < 2)
         return;
-    if (!sorted(s))
-        qsort(s->v, s->n, sizeof *s->v, cmp_iv);
+    sort_ivs(s->v, s->n);
     size_t o = 0;
     for (size_t i = 1; i < s->n; i++) {
         if (s->v[i].a <= s->v[o].b) {
@@ -172,18 +178,6 @@ void ks_ivs_free(ks_ivs *s)
     free(s->v);
     s->v = NULL;
     s->n = s->cap = 0;
-}
-
-static int cmp_ns(const void *x, const void *y)
-{
-    ks_ns a = *(const ks_ns *)x, b = *(const ks_ns *)y;
-    return (a > b) - (a < b);
-}
-
-void ks_sort_ns(ks_ns *v, size_t n)
-{
-    if (n > 1)
-        qsort(v, n, sizeof *v, cmp_ns);
 }
 
 ks_ns ks_quantile_ns(const ks_ns *x, size_t n, int percent)

@@ -16,6 +16,9 @@ typedef struct ks_ivs {
     size_t n, cap;
 } ks_ivs;
 
+/* Room for n intervals in all (an upper bound is fine: big sets live on huge pages, hugemem.h,
+ * where the part never written costs no memory). */
+void ks_ivs_reserve(ks_ivs *s, size_t n);
 /* Append [a, b); empty or reversed intervals are ignored. */
 void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b);
 /* The same, merged into the last interval when it starts inside it: adding intervals in start

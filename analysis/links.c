@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
+#include "analysis/idindex.h"
 #include "analysis/priv.h"
 #include "common/util.h"
 
@@ -18,15 +20,21 @@ static int is_launch_name(const char *n)
            !strncmp(n, "hipMemset", 9);
 }
 
-/* correlation id -> runtime/driver slice (a runtime call wins over a driver call it contains) */
-static void index_launches(ks_analysis *a, ks_i64map *corr)
+/* correlation id -> runtime/driver slice: a runtime call wins over a driver call (the driver call
+ * it contains), else the first in (track, slice) order wins. The index keeps the smallest value
+ * per id, so the value is the packed slice ref with a driver call's rank in the top bit (track
+ * indices stay below 2^31). Each thread's launches come in ascending correlation order, so the
+ * pairs form one sorted run per thread. */
+#define DRIVER_RANK (UINT64_C(1) << 63)
+
+static void index_launches(ks_analysis *a, ks_idindex *corr)
 {
     const ks_trace *t = a->trace;
     size_t n = 0;
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
             n += (size_t)t->tracks[a->tl[k].track].n_cpu_side;
-    ks_i64map_reserve(corr, n);
+    ks_idindex_reserve(corr, n);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -37,16 +45,11 @@ static void index_launches(ks_analysis *a, ks_i64map *corr)
             if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR))
                 continue;
             a->links.launches++;
-            uint64_t *v = ks_i64map_get(corr, e->corr);
-            if (v) {
-                ks_slice_ref o = ks_ref_unpack(*v);
-                const ks_event *oe = &t->tracks[a->tl[o.tl].track].ev[a->tl[o.tl].s[o.s].ev];
-                if (!(oe->kind == KS_K_DRIVER && e->kind == KS_K_RUNTIME))
-                    continue;
-            }
-            ks_i64map_put(corr, e->corr, ks_ref_pack((uint32_t)k, (int32_t)i));
+            uint64_t rank = e->kind == KS_K_DRIVER ? DRIVER_RANK : 0;
+            ks_idindex_add(corr, e->corr, rank | ks_ref_pack((uint32_t)k, (int32_t)i));
         }
     }
+    ks_idindex_build(corr);
 }
 
 /* External id -> the CPU op or annotation that carries it as its own id */
@@ -178,14 +181,14 @@ static int link_by_flow(const ks_analysis *a, flows *f, uint32_t track, const ks
 void ks_links_build(ks_analysis *a)
 {
     const ks_trace *t = a->trace;
-    ks_i64map corr;
-    ks_i64map_init(&corr);
+    ks_idindex corr;
+    ks_idindex_init(&corr);
     index_launches(a, &corr);
     /* launch calls that received GPU work: one mark per slice of each CPU timeline */
     uint8_t **used = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *used);
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            used[k] = ks_xcalloc(a->tl[k].n ? a->tl[k].n : 1, 1);
+            used[k] = ks_xcalloc_big(a->tl[k].n ? a->tl[k].n : 1, 1);
     flows f;
     memset(&f, 0, sizeof f);
     a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
@@ -193,7 +196,8 @@ void ks_links_build(ks_analysis *a)
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
             continue;
-        a->gpu_launch[k] = ks_xmalloc(ks_mul(tr->n ? tr->n : 1, sizeof(ks_slice_ref)));
+        a->gpu_launch[k] = ks_xmalloc_big(ks_mul(tr->n ? tr->n : 1, sizeof(ks_slice_ref)));
+        size_t cursor = 0; /* a stream's work comes in launch order: ascending correlation ids */
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *g = &tr->ev[i];
             ks_slice_ref r = {0, -1};
@@ -201,9 +205,9 @@ void ks_links_build(ks_analysis *a)
             if (!ks_kind_is_gpu_work(g->kind) || g->ph != 'X')
                 continue;
             a->links.gpu_events++;
-            uint64_t *v = (g->flags & KS_EF_CORR) ? ks_i64map_get(&corr, g->corr) : NULL;
+            const uint64_t *v = (g->flags & KS_EF_CORR) ? ks_idindex_find(&corr, g->corr, &cursor) : NULL;
             if (v) {
-                r = ks_ref_unpack(*v);
+                r = ks_ref_unpack(*v & ~DRIVER_RANK);
                 a->links.linked_by_correlation++;
                 used[r.tl][r.s] = 1;
             } else if (link_by_flow(a, &f, (uint32_t)k, g, &r)) {
@@ -249,7 +253,7 @@ void ks_links_build(ks_analysis *a)
     for (size_t k = 0; k < a->ntl; k++)
         free(used[k]);
     free(used);
-    ks_i64map_free(&corr);
+    ks_idindex_free(&corr);
 }
 
 ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i)

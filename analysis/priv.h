@@ -7,6 +7,7 @@
 #include "kinesift/analysis.h"
 
 struct ks_analysis_priv {
+    int threads;         /* for the passes (pool.h); 1: one after the other on the caller's */
     int ext_ops_built;   /* ext_ops is built on first need (few traces need it) */
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
 };
@@ -26,8 +27,17 @@ static inline ks_slice_ref ks_ref_unpack(uint64_t v)
 void ks_links_build(ks_analysis *a);
 /* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason). */
 void ks_gpu_build(ks_analysis *a);
-/* aggregate.c: ops, labels and kernels tables. */
+/* aggregate.c: ops, labels and kernels tables: ks_aggregate_build does it all; the steps apart,
+ * for running them beside other passes: begin, cpu (needs the timelines), gpu (needs the links),
+ * end (fills a->ops and a->labels, frees g); ks_kernels_build (needs the links) is independent
+ * of the other four. */
+typedef struct ks_agg ks_agg;
 void ks_aggregate_build(ks_analysis *a);
+ks_agg *ks_aggregate_begin(ks_analysis *a);
+void ks_aggregate_cpu(ks_agg *g);
+void ks_aggregate_gpu(ks_agg *g);
+void ks_aggregate_end(ks_agg *g);
+void ks_kernels_build(ks_analysis *a);
 
 /* 1 for runtime/driver calls that block the host until the GPU is done: synchronize calls and the
  * blocking cudaMemcpy (calls.c). */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
+#include "analysis/msort.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 
@@ -129,29 +131,20 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
 
 /* ---- sorting ------------------------------------------------------------------------------- */
 
-static int cmp_slice(const ks_slice *a, const ks_slice *b)
+/* start, longer first, file order: a strict total order (a slice's event is its own) */
+static inline int slice_before(const ks_slice *a, const ks_slice *b)
 {
     if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
+        return a->ts < b->ts;
     ks_ns da = a->end - a->ts, db = b->end - b->ts;
     if (da != db)
-        return da > db ? -1 : 1; /* longer first */
-    return (a->ev > b->ev) - (a->ev < b->ev);
+        return da > db;
+    return a->ev < b->ev;
 }
 
-static int cmp_slice_q(const void *x, const void *y)
-{
-    return cmp_slice(x, y);
-}
-
-static void sort_slices(ks_slice *s, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        if (cmp_slice(&s[i - 1], &s[i]) > 0) {
-            qsort(s, n, sizeof *s, cmp_slice_q);
-            return;
-        }
-}
+/* Kineto writes complete events in end order, children before their parent: short runs that a
+ * merge sort with inlined comparisons handles far faster than qsort */
+KS_MSORT_DEFINE(sort_slices, ks_slice, slice_before)
 
 /* ---- nesting ------------------------------------------------------------------------------- */
 
@@ -175,21 +168,15 @@ static void pop_ended(lane *l, const ks_slice *all, const ks_slice *s)
     }
 }
 
-static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s, const ks_slice *p,
-                         int cls, ks_timeline_stats *st)
+/* keep the KS_WORST_OVERLAPS largest excesses, the earliest first among equals */
+static void keep_worst(ks_timeline_stats *st, int cls, const ks_overlap_example *ex)
 {
-    ks_ns excess = s->end - p->end;
-    st->count[cls]++;
-    st->overlap_ns[cls] += excess;
-    /* keep the worst examples */
-    ks_overlap_example ex = {(uint32_t)(k - t->tracks), k->ev[s->ev].name, k->ev[p->ev].name,
-                             k->ev[s->ev].cat, s->ts, s->end, p->ts, p->end, excess};
     ks_overlap_example *w = st->worst[cls];
     size_t n = st->nworst[cls];
     if (n < KS_WORST_OVERLAPS)
-        w[st->nworst[cls]++] = ex;
-    else if (excess > w[n - 1].excess)
-        w[n - 1] = ex;
+        w[st->nworst[cls]++] = *ex;
+    else if (ex->excess > w[n - 1].excess)
+        w[n - 1] = *ex;
     else
         return;
     for (size_t i = st->nworst[cls] - 1; i > 0 && w[i].excess > w[i - 1].excess; i--) {
@@ -197,6 +184,17 @@ static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s
         w[i] = w[i - 1];
         w[i - 1] = tmp;
     }
+}
+
+static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s, const ks_slice *p,
+                         int cls, ks_timeline_stats *st)
+{
+    ks_ns excess = s->end - p->end;
+    st->count[cls]++;
+    st->overlap_ns[cls] += excess;
+    ks_overlap_example ex = {(uint32_t)(k - t->tracks), k->ev[s->ev].name, k->ev[p->ev].name,
+                             k->ev[s->ev].cat, s->ts, s->end, p->ts, p->end, excess};
+    keep_worst(st, cls, &ex);
 }
 
 static void count_overlap_cat(ks_timeline_stats *st, uint32_t track, uint16_t cat, ks_ns excess)
@@ -304,7 +302,10 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     const ks_track *k = &t->tracks[track];
     memset(tl, 0, sizeof *tl);
     tl->track = track;
-    size_t cap = 0;
+    /* one slice per X or B event at most: reserve that, give back what is unused at the end (the
+     * pages never written cost nothing, and the array is never copied while it grows) */
+    size_t cap = k->n;
+    tl->s = cap ? ks_xmalloc_big(ks_mul(cap, sizeof *tl->s)) : NULL;
     for (size_t i = 0; i < k->n; i++) {
         const ks_event *e = &k->ev[i];
         if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
@@ -316,6 +317,8 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);
     sort_slices(tl->s, tl->n);
     nest(t, k, o, tl, st);
+    if (tl->n < cap)
+        tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
     /* exact duplicates nest inside their twin: report them */
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
@@ -323,6 +326,42 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
             const ks_slice *p = &tl->s[s->parent];
             if (p->ts == s->ts && p->end == s->end && k->ev[p->ev].name == k->ev[s->ev].name)
                 st->duplicates++;
+        }
+    }
+}
+
+int ks_timeline_stats_empty(const ks_timeline_stats *st)
+{
+    uint64_t any = st->unmatched_end | st->end_mismatch | st->unclosed | st->duplicates | st->ncats;
+    for (int c = 0; c < KS_OV_NCLASSES; c++)
+        any |= st->count[c];
+    return !any;
+}
+
+void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *src)
+{
+    dst->unmatched_end += src->unmatched_end;
+    dst->end_mismatch += src->end_mismatch;
+    dst->unclosed += src->unclosed;
+    dst->duplicates += src->duplicates;
+    for (int c = 0; c < KS_OV_NCLASSES; c++) {
+        dst->count[c] += src->count[c];
+        dst->overlap_ns[c] += src->overlap_ns[c];
+        /* src's list is the best of its examples in order: offering it in that order after the
+         * earlier tracks' keeps exactly what offering every example one by one keeps */
+        for (size_t i = 0; i < src->nworst[c]; i++)
+            keep_worst(dst, c, &src->worst[c][i]);
+    }
+    for (size_t i = 0; i < src->ncats; i++) {
+        const ks_overlap_row *r = &src->cats[i];
+        size_t j = 0;
+        while (j < dst->ncats && (dst->cats[j].track != r->track || dst->cats[j].cat != r->cat))
+            j++;
+        if (j < dst->ncats) {
+            dst->cats[j].count += r->count;
+            dst->cats[j].excess_ns += r->excess_ns;
+        } else {
+            KS_PUSH(dst->cats, dst->ncats, dst->cats_cap, *r);
         }
     }
 }
@@ -337,7 +376,7 @@ void ks_timeline_free(ks_timeline *tl)
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl)
 {
     size_t n = t->tracks[tl->track].n;
-    int32_t *v = ks_xmalloc(ks_mul(n ? n : 1, sizeof *v));
+    int32_t *v = ks_xmalloc_big(ks_mul(n ? n : 1, sizeof *v));
     for (size_t i = 0; i < n; i++)
         v[i] = -1;
     for (size_t i = 0; i < tl->n; i++)

@@ -30,6 +30,10 @@ typedef struct ks_timeline_stats {
 
 void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts *o, ks_ns trace_end,
                        ks_timeline *tl, ks_diag *d, ks_timeline_stats *st);
+/* 1 when nothing was counted. */
+int ks_timeline_stats_empty(const ks_timeline_stats *st);
+/* Add src (what later tracks found) to dst: the same result as building those tracks with dst. */
+void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *src);
 void ks_timeline_free(ks_timeline *tl);
 /* For each event of the timeline's track, the index of its slice (-1: not a slice). Free it. */
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl);

@@ -14,7 +14,7 @@ const char ks_help_analyze[] =
     "                        [--overlap spill|drop|truncate|clamp:NS] [--window SPEC]\n"
     "                        [--step-label REGEX] [--warmup N] [--gap-threshold DUR]\n"
     "                        [--data-label REGEX] [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
-    "                        [--smi-gpu UUID|INDEX]] [--strict] [--quiet]\n"
+    "                        [--smi-gpu UUID|INDEX]] [--threads N] [--strict] [--quiet]\n"
     "\n"
     "Rebuild the nested timeline of every thread and GPU stream and report where the time goes:\n"
     "the window and its span, GPU busy/idle per device, the top operators by self time, the top\n"
@@ -41,6 +41,8 @@ const char ks_help_analyze[] =
     "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
     "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
     "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
+    "  --threads N             threads for the analysis: 0 = one per CPU, at most 8 (default; small\n"
+    "                          traces use one), 1 = none besides the main one; the output is the same\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
@@ -141,7 +143,7 @@ int ks_cmd_analyze(int argc, char **argv)
         {"warmup", required_argument, NULL, 'W'}, {"gap-threshold", required_argument, NULL, 'g'},
         {"data-label", required_argument, NULL, 'D'}, {"smi", required_argument, NULL, 'm'},
         {"smi-tz", required_argument, NULL, 'z'}, {"smi-offset", required_argument, NULL, 'O'},
-        {"smi-gpu", required_argument, NULL, 'G'},
+        {"smi-gpu", required_argument, NULL, 'G'}, {"threads", required_argument, NULL, 'j'},
         {NULL, 0, NULL, 0},
     };
     static const char *const formats[] = {"text", "json", "csv", NULL};
@@ -209,6 +211,14 @@ int ks_cmd_analyze(int argc, char **argv)
                 return ks_cli_usage("analyze", "--smi-offset needs a duration such as -1.5s, not '%s'", optarg);
             break;
         case 'G': c.smi.gpu = optarg; break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 1024)
+                return ks_cli_usage("analyze", "--threads needs a number from 0 to 1024, not '%s'", optarg);
+            c.ao.threads = (int)v;
+            break;
+        }
         default: return ks_cli_usage("analyze", "bad option");
         }
     }

@@ -38,6 +38,8 @@ typedef struct ks_analysis_opts {
     ks_ns clamp_ns;
     int has_window;            /* restrict aggregates to [window_start, window_end) */
     ks_ns window_start, window_end;
+    int threads;               /* threads for the passes: 0 = the online CPUs (at most 8),
+                                * 1 = all on the calling thread; the results are the same */
 } ks_analysis_opts;
 
 void ks_analysis_opts_init(ks_analysis_opts *o);
