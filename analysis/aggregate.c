@@ -30,7 +30,8 @@ typedef struct table {
     size_t n, cap;
     ks_i64map index;           /* (name << 16 | cat) -> row */
     uint64_t *by_name;         /* per name id: cat << 32 | (row + 1) of its last row, 0 none */
-    ks_ns *durs;               /* instance durations, row after row */
+    ks_ns *durs;               /* instance durations, row after row (ks_big_alloc) */
+    size_t ndurs;
 } table;
 
 static row_acc *row_for(table *tb, const ks_event *e)
@@ -111,7 +112,8 @@ static void count_instances(agg *g)
         size_t total = 0;
         for (size_t i = 0; i < tb->n; i++)
             total += tb->r[i].cap;
-        tb->durs = ks_xmalloc_big(ks_mul(total ? total : 1, sizeof *tb->durs));
+        tb->ndurs = total;
+        tb->durs = ks_big_alloc(ks_mul(total, sizeof *tb->durs));
         for (size_t i = 0, o = 0; i < tb->n; i++) {
             tb->r[i].durs = tb->durs + o;
             o += tb->r[i].cap;
@@ -128,7 +130,7 @@ static void cpu_pass(agg *g)
     for (size_t k = 0; k < a->ntl; k++)
         if (a->tl[k].n > most)
             most = a->tl[k].n;
-    ks_ns *self = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *self)); /* per slice of a track */
+    ks_ns *self = ks_big_alloc(ks_mul(most, sizeof *self)); /* per slice of a track */
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -151,7 +153,7 @@ static void cpu_pass(agg *g)
                 add_instance(row_for(&g->labels, e), (uint32_t)k, s, self[i]);
         }
     }
-    free(self);
+    ks_big_free(self, most * sizeof *self);
 }
 
 /* GPU work arrives in start order over all streams (gpu_pass), so unions are swept */
@@ -208,15 +210,16 @@ static inline int work_before(const work_ref *p, const work_ref *q)
 /* each stream's work is in start order already: the sort merges one run per stream */
 KS_MSORT_DEFINE(sort_work, work_ref, work_before)
 
-/* GPU work starting in the window, over all streams, in start order */
-static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n)
+/* GPU work starting in the window, over all streams, in start order; room for *most (free it
+ * with ks_big_free) */
+static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n, size_t *most)
 {
     const ks_trace *t = a->trace;
-    size_t most = 0;
+    *most = 0;
     for (size_t k = 0; k < t->ntracks; k++)
         if (t->tracks[k].kind == KS_TRACK_GPU)
-            most += t->tracks[k].n;
-    work_ref *v = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *v));
+            *most += t->tracks[k].n;
+    work_ref *v = ks_big_alloc(ks_mul(*most, sizeof *v));
     *n = 0;
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
@@ -242,8 +245,8 @@ static void gpu_pass(agg *g)
     for (size_t k = 0; k < t->ntracks; k++)
         if (t->tracks[k].kind == KS_TRACK_GPU)
             ev_slice[k] = ks_timeline_event_slices(t, &a->tl[k]);
-    size_t n;
-    work_ref *work = gpu_work_in_order(a, &n);
+    size_t n, most;
+    work_ref *work = gpu_work_in_order(a, &n, &most);
     for (size_t w = 0; w < n; w++) {
         uint32_t k = work[w].track;
         size_t i = work[w].ev;
@@ -277,9 +280,10 @@ static void gpu_pass(agg *g)
             credit_slice(g, gtl, p, ga, gb, serial, 0);
         }
     }
-    free(work);
+    ks_big_free(work, most * sizeof *work);
     for (size_t k = 0; k < t->ntracks; k++)
-        free(ev_slice[k]);
+        if (ev_slice[k])
+            ks_big_free(ev_slice[k], t->tracks[k].n * sizeof **ev_slice);
     free(ev_slice);
 }
 
@@ -316,7 +320,7 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
             rows[n++] = r->row;
     }
     qsort(rows, n, sizeof *rows, cmp_row);
-    free(tb->durs);
+    ks_big_free(tb->durs, tb->ndurs * sizeof *tb->durs);
     free(tb->r);
     ks_i64map_free(&tb->index);
     free(tb->by_name);
@@ -348,7 +352,8 @@ static int in_kernel_table(const ks_analysis *a, const ks_event *e)
 
 /* One row per (name, kind) of GPU work in the window, in first-seen order, with the room for its
  * durations (count_instances does the same for the other tables). */
-static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t *nrows, ks_ns **durs)
+static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t *nrows, ks_ns **durs,
+                             size_t *ndurs)
 {
     const ks_trace *t = a->trace;
     krow_acc *v = NULL;
@@ -375,7 +380,8 @@ static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t 
             total++;
         }
     }
-    *durs = ks_xmalloc_big(ks_mul(total ? total : 1, sizeof **durs));
+    *durs = ks_big_alloc(ks_mul(total, sizeof **durs));
+    *ndurs = total;
     for (size_t i = 0, o = 0; i < n; i++) {
         v[i].durs = *durs + o;
         o += v[i].cap;
@@ -389,9 +395,9 @@ void ks_kernels_build(ks_analysis *a)
     const ks_trace *t = a->trace;
     /* per name id and kind: row + 1, 0 none */
     uint32_t(*index)[3] = ks_xcalloc(ks_strtab_count(t->strings) + 1, sizeof *index);
-    size_t n;
+    size_t n, ndurs;
     ks_ns *durs;
-    krow_acc *v = kernel_rows(a, index, &n, &durs);
+    krow_acc *v = kernel_rows(a, index, &n, &durs, &ndurs);
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -424,7 +430,7 @@ void ks_kernels_build(ks_analysis *a)
     }
     a->nkernels = n;
     qsort(a->kernels, n, sizeof *a->kernels, cmp_krow);
-    free(durs);
+    ks_big_free(durs, ndurs * sizeof *durs);
     free(v);
     free(index);
 }

@@ -38,15 +38,92 @@ static int is_step_name(const ks_steps *st, ks_str name)
     return 0;
 }
 
-static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
+/* 1 when some string of the trace names a communication op: else no kernel can be one by its
+ * launching op, and that lookup is skipped */
+static int any_comm_op_name(const ks_trace *t)
+{
+    uint32_t n = ks_strtab_count(t->strings);
+    for (uint32_t i = 1; i < n; i++)
+        if (is_comm_op(ks_trace_str(t, i)))
+            return 1;
+    return 0;
+}
+
+/* 1 when the op that launched GPU event ev of track k is an nccl:/gloo: op; comm_op caches the
+ * answer per op name (0 unknown, 1 no, 2 yes) */
+static int launched_by_comm_op(const ks_analysis *a, uint32_t k, uint32_t ev, uint8_t *comm_op)
 {
     const ks_trace *t = a->trace;
-    /* per name id: 1 + the role a name-classified slice takes (comm kernels, comm/dataloader ops) */
-    uint8_t *by_name = ks_xcalloc(ks_strtab_count(t->strings), 1);
-    /* room for every slice that may take a role: the sets never move while they grow */
+    ks_slice_ref r = ks_analysis_launcher(a, k, ev);
+    int32_t op = ks_analysis_launching_op(a, r);
+    if (op < 0)
+        return 0;
+    ks_str name = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name;
+    if (!comm_op[name])
+        comm_op[name] = is_comm_op(ks_trace_str(t, name)) ? 2 : 1;
+    return comm_op[name] == 2;
+}
+
+/* What classifying slices by role needs; the caches are per name id. */
+typedef struct role_ctx {
+    const ks_analysis *a;
+    const ks_steps *st;
+    uint8_t *by_name;  /* 1 + the role a name-classified slice takes (comm kernels, comm/dataloader ops) */
+    uint8_t *comm_op;  /* NULL when no name is a communication op; else see launched_by_comm_op */
+} role_ctx;
+
+/* Add the slices of timeline k to the role sets. */
+static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    uint8_t *by_name = c->by_name;
+    const ks_timeline *tl = &a->tl[k];
+    const ks_track *tr = &t->tracks[tl->track];
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        const ks_event *e = &tr->ev[s->ev];
+        if (i + 16 < tl->n) /* slices are in start order, events in file order */
+            __builtin_prefetch(&tr->ev[tl->s[i + 16].ev]);
+        int role = -1;
+        if (tr->kind == KS_TRACK_GPU) {
+            if (e->kind == KS_K_KERNEL) {
+                if (!by_name[e->name])
+                    by_name[e->name] = (uint8_t)(1 + (ks_is_comm_kernel(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
+                role = by_name[e->name] - 1;
+                /* a kernel launched by an nccl:/gloo: op is communication too */
+                if (role == KS_ROLE_KERNEL && c->comm_op && launched_by_comm_op(a, (uint32_t)k, s->ev, c->comm_op))
+                    role = KS_ROLE_COMM;
+            } else if (e->kind == KS_K_MEMCPY)
+                role = KS_ROLE_MEMCPY;
+            else if (e->kind == KS_K_MEMSET)
+                role = KS_ROLE_MEMSET;
+        } else if (tr->kind == KS_TRACK_CPU) {
+            if (ks_kind_is_launch_api(e->kind))
+                role = KS_ROLE_RUNTIME;
+            else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
+                if (!by_name[e->name]) {
+                    const char *n = ks_trace_str(t, e->name);
+                    by_name[e->name] = (uint8_t)(1 + (is_step_name(c->st, e->name) ? KS_ROLE_COUNT
+                                                      : is_comm_op(n) ? KS_ROLE_COMM
+                                                      : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
+                }
+                role = by_name[e->name] - 1;
+                if (role == KS_ROLE_COUNT) /* a step annotation */
+                    continue;
+            }
+        }
+        if (role >= 0)
+            ks_ivs_add_merge(&roles[role], s->ts, s->end);
+    }
+}
+
+/* Room in roles[] for every slice that may take a role: the sets never move while they grow. */
+static void reserve_roles(const ks_analysis *a, ks_ivs roles[KS_ROLE_COUNT])
+{
     size_t gpu = 0, cpu = 0;
     for (size_t k = 0; k < a->ntl; k++) {
-        uint8_t kind = t->tracks[a->tl[k].track].kind;
+        uint8_t kind = a->trace->tracks[a->tl[k].track].kind;
         if (kind == KS_TRACK_GPU)
             gpu += a->tl[k].n;
         else if (kind == KS_TRACK_CPU)
@@ -54,51 +131,34 @@ static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs role
     }
     for (int r = 0; r < KS_ROLE_OTHER; r++)
         ks_ivs_reserve(&roles[r], r == KS_ROLE_COMM ? gpu + cpu : r < KS_ROLE_COMM ? gpu : cpu);
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
-        const ks_track *tr = &t->tracks[tl->track];
-        for (size_t i = 0; i < tl->n; i++) {
-            const ks_slice *s = &tl->s[i];
-            const ks_event *e = &tr->ev[s->ev];
-            int role = -1;
-            if (tr->kind == KS_TRACK_GPU) {
-                if (e->kind == KS_K_KERNEL) {
-                    if (!by_name[e->name])
-                        by_name[e->name] = (uint8_t)(1 + (ks_is_comm_kernel(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
-                    role = by_name[e->name] - 1;
-                    if (role == KS_ROLE_KERNEL) {
-                        /* a kernel launched by an nccl:/gloo: op is communication too */
-                        ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, s->ev);
-                        int32_t op = ks_analysis_launching_op(a, r);
-                        if (op >= 0 && is_comm_op(ks_trace_str(t, ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name)))
-                            role = KS_ROLE_COMM;
-                    }
-                } else if (e->kind == KS_K_MEMCPY)
-                    role = KS_ROLE_MEMCPY;
-                else if (e->kind == KS_K_MEMSET)
-                    role = KS_ROLE_MEMSET;
-            } else if (tr->kind == KS_TRACK_CPU) {
-                if (ks_kind_is_launch_api(e->kind))
-                    role = KS_ROLE_RUNTIME;
-                else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
-                    if (!by_name[e->name]) {
-                        const char *n = ks_trace_str(t, e->name);
-                        by_name[e->name] = (uint8_t)(1 + (is_step_name(st, e->name) ? KS_ROLE_COUNT
-                                                          : is_comm_op(n) ? KS_ROLE_COMM
-                                                          : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
-                    }
-                    role = by_name[e->name] - 1;
-                    if (role == KS_ROLE_COUNT) /* a step annotation */
-                        continue;
-                }
-            }
-            if (role >= 0)
-                ks_ivs_add_merge(&roles[role], s->ts, s->end);
-        }
-    }
+}
+
+static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st, int comm_ops)
+{
+    size_t names = ks_strtab_count(a->trace->strings);
+    c->a = a;
+    c->st = st;
+    c->by_name = ks_xcalloc(names, 1);
+    c->comm_op = comm_ops ? ks_xcalloc(names, 1) : NULL;
+}
+
+static void role_ctx_free(role_ctx *c)
+{
+    free(c->by_name);
+    free(c->comm_op);
+}
+
+/* Each role's intervals over all threads and streams, normalized. */
+static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
+{
+    role_ctx c;
+    role_ctx_init(&c, a, st, any_comm_op_name(a->trace));
+    reserve_roles(a, roles);
+    for (size_t k = 0; k < a->ntl; k++)
+        track_roles(&c, k, roles);
+    role_ctx_free(&c);
     for (int r = 0; r < KS_ROLE_OTHER; r++)
         ks_ivs_normalize(&roles[r]);
-    free(by_name);
 }
 
 /* the part of normalized set s inside [a, b) */

@@ -216,7 +216,7 @@ static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnose
     for (size_t k = 0; k < t->ntracks; k++)
         if (t->tracks[k].kind == KS_TRACK_GPU)
             most += t->tracks[k].n;
-    ks_ns *kd = ks_xmalloc_big(ks_mul(most, sizeof *kd)), *ld = ks_xmalloc_big(ks_mul(most, sizeof *ld));
+    ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -235,8 +235,8 @@ static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnose
         }
     }
     ks_ns mk = median_ns(kd, nshort), ml = median_ns(ld, nl);
-    free(kd);
-    free(ld);
+    ks_big_free(kd, most * sizeof *kd);
+    ks_big_free(ld, most * sizeof *ld);
     if (nk < 100 || nshort * 2 < nk || !nl || 2 * ml < mk)
         return;
     double idle_share = 0;

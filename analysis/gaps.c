@@ -333,7 +333,7 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         for (size_t k = 0; k < t->ntracks; k++)
             if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == dev->device)
                 most += t->tracks[k].n;
-        work *w = ks_xmalloc_big(ks_mul(most ? most : 1, sizeof *w));
+        work *w = ks_big_alloc(ks_mul(most, sizeof *w));
         for (size_t k = 0; k < t->ntracks; k++) {
             const ks_track *tr = &t->tracks[k];
             if (tr->kind != KS_TRACK_GPU || tr->device != dev->device)
@@ -352,7 +352,7 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         }
         if (n)
             device_gaps(&g, opts, w, n, dev);
-        free(w);
+        ks_big_free(w, most * sizeof *w);
     }
     free(g.cpu.v);
     free(g.label.v);

@@ -1,32 +1,83 @@
 /* analysis/hugemem.c: allocation of big arrays on transparent huge pages (see hugemem.h). */
 #include "analysis/hugemem.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "common/util.h"
 
+static size_t round_huge(size_t bytes)
+{
+    return (bytes + KS_HUGE_PAGE - 1) & ~(KS_HUGE_PAGE - 1);
+}
+
+static void advise(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without huge pages, plain pages */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 void *ks_xmalloc_big(size_t bytes)
 {
     if (bytes < KS_HUGE_MIN)
         return ks_xmalloc(bytes);
-    size_t rounded = (bytes + KS_HUGE_PAGE - 1) & ~(KS_HUGE_PAGE - 1);
+    size_t rounded = round_huge(bytes);
     void *p = aligned_alloc(KS_HUGE_PAGE, rounded);
     if (!p)
         return ks_xmalloc(bytes); /* aborts when there is no memory at all */
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: without huge pages, plain pages */
-#endif
+    advise(p, rounded);
     return p;
 }
 
-void *ks_xcalloc_big(size_t n, size_t size)
+/* A mapping of round_huge(bytes), aligned to 2 MiB: map 2 MiB more, unmap the ends. */
+static void *map_big(size_t bytes)
+{
+    size_t rounded = round_huge(bytes), len = rounded + KS_HUGE_PAGE;
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *p = (char *)(((uintptr_t)m + KS_HUGE_PAGE - 1) & ~(uintptr_t)(KS_HUGE_PAGE - 1));
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    if (m + len > p + rounded)
+        munmap(p + rounded, (size_t)(m + len - (p + rounded)));
+    advise(p, rounded);
+    return p;
+}
+
+void *ks_big_alloc(size_t bytes)
+{
+    if (bytes < KS_HUGE_MIN)
+        return ks_xmalloc(bytes ? bytes : 1);
+    void *p = map_big(bytes);
+    if (!p) { /* as ks_xmalloc does */
+        fprintf(stderr, "kinesift: out of memory (allocating %zu bytes)\n", bytes);
+        abort();
+    }
+    return p;
+}
+
+void *ks_big_calloc(size_t n, size_t size)
 {
     size_t bytes = ks_mul(n, size);
     if (bytes < KS_HUGE_MIN)
-        return ks_xcalloc(n ? n : 1, size ? size : 1);
-    void *p = ks_xmalloc_big(bytes);
-    memset(p, 0, bytes);
-    return p;
+        return ks_xcalloc(bytes ? bytes : 1, 1);
+    return ks_big_alloc(bytes); /* a fresh mapping reads as zero */
+}
+
+void ks_big_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (bytes < KS_HUGE_MIN)
+        free(p);
+    else
+        munmap(p, round_huge(bytes));
 }

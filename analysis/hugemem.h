@@ -1,13 +1,16 @@
 /* analysis/hugemem.h: the big arrays of the analysis (a slice per event, sort scratch, indexes,
- * per-row durations) are written right after they are allocated, so they cost page faults more
- * than anything else: one per 4 KiB page, which on a virtual machine can take tens of
- * microseconds, unless the kernel backs the array with transparent huge pages (one fault per
- * 2 MiB), which in its default "madvise" mode it does only where asked.
- *
- * ks_xmalloc_big asks, for arrays of KS_HUGE_MIN bytes or more: it returns memory aligned to
- * 2 MiB, its size rounded up to a multiple of 2 MiB, advised for huge pages (where the system has
- * no huge pages it is plain memory). Free it with free(); realloc works on it. Smaller arrays come
- * from malloc as they are. Internal. */
+ * per-row durations) are written right after they are allocated, so what they cost is mostly page
+ * faults: one per 4 KiB page, which on a virtual machine can take tens of microseconds, unless the
+ * kernel backs the array with transparent huge pages (one fault per 2 MiB), which in its default
+ * "madvise" mode it does only where asked. Arrays of KS_HUGE_MIN bytes or more are asked for;
+ * smaller ones come from malloc as they are. Where the system has no huge pages, they are plain
+ * memory.
+ *  - ks_xmalloc_big: for arrays that live as long as the analysis; from malloc, aligned to 2 MiB
+ *    and rounded up to it; free() and realloc() work on them.
+ *  - ks_big_alloc / ks_big_free: for temporaries; each big one is a mapping of its own, returned
+ *    to the system when freed (malloc would keep it, and the next array, aligned differently,
+ *    might not fit in it: the peak memory would grow). ks_big_calloc'ed memory is zero without
+ *    being written. Free with the size given at allocation. Internal. */
 #ifndef KS_HUGEMEM_H
 #define KS_HUGEMEM_H
 
@@ -17,7 +20,9 @@
 #define KS_HUGE_PAGE ((size_t)2 << 20)
 
 void *ks_xmalloc_big(size_t bytes);
-/* The same, zeroed. */
-void *ks_xcalloc_big(size_t n, size_t size);
+
+void *ks_big_alloc(size_t bytes);
+void *ks_big_calloc(size_t n, size_t size);
+void ks_big_free(void *p, size_t bytes);
 
 #endif

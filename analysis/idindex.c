@@ -22,26 +22,37 @@ void ks_idindex_init(ks_idindex *x)
 
 void ks_idindex_free(ks_idindex *x)
 {
-    free(x->v);
+    ks_big_free(x->v, x->cap * sizeof *x->v);
     memset(x, 0, sizeof *x);
+}
+
+/* the pairs live in a ks_big_alloc array (hugemem.h), moved when it grows */
+static void grow_to(ks_idindex *x, size_t need)
+{
+    size_t cap = x->cap + x->cap / 2 + 8;
+    if (cap < need)
+        cap = need;
+    ks_id_pair *v = ks_big_alloc(ks_mul(cap, sizeof *v));
+    if (x->n)
+        memcpy(v, x->v, x->n * sizeof *v);
+    ks_big_free(x->v, x->cap * sizeof *x->v);
+    x->v = v;
+    x->cap = cap;
 }
 
 void ks_idindex_reserve(ks_idindex *x, size_t n)
 {
-    if (x->n + n <= x->cap)
-        return;
-    if (!x->v) {
-        x->v = ks_xmalloc_big(ks_mul(n, sizeof *x->v));
-        x->cap = n;
-        return;
-    }
-    KS_GROW(x->v, x->cap, x->n + n);
+    if (x->n + n > x->cap)
+        grow_to(x, x->n + n);
 }
 
 void ks_idindex_add(ks_idindex *x, int64_t id, uint64_t val)
 {
-    ks_id_pair p = {id, val};
-    KS_PUSH(x->v, x->n, x->cap, p);
+    if (x->n == x->cap)
+        grow_to(x, x->n + 1);
+    x->v[x->n].id = id;
+    x->v[x->n].val = val;
+    x->n++;
 }
 
 void ks_idindex_build(ks_idindex *x)

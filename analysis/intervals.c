@@ -4,42 +4,39 @@
 #include "analysis/msort.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/util.h"
 
+/* The storage is a ks_big_alloc array of cap intervals (hugemem.h): moved, never realloc'ed. */
+static void grow_to(ks_ivs *s, size_t need)
+{
+    size_t cap = s->cap + s->cap / 2 + 8;
+    if (cap < need)
+        cap = need;
+    ks_iv *v = ks_big_alloc(ks_mul(cap, sizeof *v));
+    if (s->n)
+        memcpy(v, s->v, s->n * sizeof *v);
+    ks_big_free(s->v, s->cap * sizeof *s->v);
+    s->v = v;
+    s->cap = cap;
+}
+
 void ks_ivs_reserve(ks_ivs *s, size_t n)
 {
-    if (n <= s->cap)
-        return;
-    if (!s->n) {
-        free(s->v);
-        s->v = ks_xmalloc_big(ks_mul(n, sizeof *s->v));
-    } else {
-        s->v = ks_xrealloc(s->v, ks_mul(n, sizeof *s->v));
-    }
-    s->cap = n;
+    if (n > s->cap)
+        grow_to(s, n);
 }
 
 void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b)
 {
     if (b <= a)
         return;
-    KS_GROW(s->v, s->cap, s->n + 1);
+    if (s->n == s->cap)
+        grow_to(s, s->n + 1);
     s->v[s->n].a = a;
     s->v[s->n].b = b;
     s->n++;
-}
-
-void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b)
-{
-    if (b <= a)
-        return;
-    if (s->n && a >= s->v[s->n - 1].a && a <= s->v[s->n - 1].b) {
-        if (b > s->v[s->n - 1].b)
-            s->v[s->n - 1].b = b;
-        return;
-    }
-    ks_ivs_add(s, a, b);
 }
 
 static inline int iv_before(const ks_iv *p, const ks_iv *q)
@@ -175,7 +172,7 @@ void ks_ivs_reset(ks_ivs *s)
 
 void ks_ivs_free(ks_ivs *s)
 {
-    free(s->v);
+    ks_big_free(s->v, s->cap * sizeof *s->v);
     s->v = NULL;
     s->n = s->cap = 0;
 }

@@ -12,7 +12,7 @@ typedef struct ks_iv {
 } ks_iv;
 
 typedef struct ks_ivs {
-    ks_iv *v;
+    ks_iv *v;      /* ks_big_alloc'ed (hugemem.h): grown and freed only by the functions below */
     size_t n, cap;
 } ks_ivs;
 
@@ -22,8 +22,24 @@ void ks_ivs_reserve(ks_ivs *s, size_t n);
 /* Append [a, b); empty or reversed intervals are ignored. */
 void ks_ivs_add(ks_ivs *s, ks_ns a, ks_ns b);
 /* The same, merged into the last interval when it starts inside it: adding intervals in start
- * order (one track's slices) keeps the set as small as its union. */
-void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b);
+ * order (one track's slices) keeps the set as small as its union. Inline: called per slice. */
+static inline void ks_ivs_add_merge(ks_ivs *s, ks_ns a, ks_ns b)
+{
+    if (b <= a)
+        return;
+    if (s->n && a >= s->v[s->n - 1].a && a <= s->v[s->n - 1].b) {
+        if (b > s->v[s->n - 1].b)
+            s->v[s->n - 1].b = b;
+        return;
+    }
+    if (s->n < s->cap) {
+        s->v[s->n].a = a;
+        s->v[s->n].b = b;
+        s->n++;
+        return;
+    }
+    ks_ivs_add(s, a, b);
+}
 /* Sort by start and merge overlapping or touching intervals, in place. */
 void ks_ivs_normalize(ks_ivs *s);
 /* Total length (the set must be normalized). */

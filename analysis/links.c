@@ -188,7 +188,7 @@ void ks_links_build(ks_analysis *a)
     uint8_t **used = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *used);
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            used[k] = ks_xcalloc_big(a->tl[k].n ? a->tl[k].n : 1, 1);
+            used[k] = ks_big_calloc(a->tl[k].n, 1);
     flows f;
     memset(&f, 0, sizeof f);
     a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
@@ -251,7 +251,8 @@ void ks_links_build(ks_analysis *a)
     }
     flows_free(t, &f);
     for (size_t k = 0; k < a->ntl; k++)
-        free(used[k]);
+        if (used[k])
+            ks_big_free(used[k], a->tl[k].n);
     free(used);
     ks_idindex_free(&corr);
 }

@@ -76,7 +76,7 @@
         b[0] = 0;                                                                                  \
         for (size_t lo = 0; lo < n; nruns++)                                                       \
             lo = b[nruns + 1] = name##_run(v, lo, n);                                              \
-        type *tmp = nruns > 1 ? ks_xmalloc_big(ks_mul(n, sizeof *tmp)) : NULL;                         \
+        type *tmp = nruns > 1 ? ks_big_alloc(ks_mul(n, sizeof *tmp)) : NULL;                           \
         type *src = v, *dst = tmp;                                                                 \
         while (nruns > 1) {                                                                        \
             size_t o = 0;                                                                          \
@@ -93,7 +93,8 @@
         }                                                                                          \
         if (src != v)                                                                              \
             memcpy(v, src, n * sizeof *v);                                                         \
-        free(tmp);                                                                                 \
+        if (tmp)                                                                                   \
+            ks_big_free(tmp, n * sizeof *tmp);                                                     \
         free(b);                                                                                   \
     }
 

@@ -43,7 +43,7 @@ void ks_sort_ns(ks_ns *v, size_t n)
         for (int d = 0; d < 8; d++)
             count[d][(k >> (8 * d)) & 0xff]++;
     }
-    ks_ns *tmp = ks_xmalloc_big(ks_mul(n, sizeof *tmp));
+    ks_ns *tmp = ks_big_alloc(ks_mul(n, sizeof *tmp));
     ks_ns *src = v, *dst = tmp;
     for (int d = 0; d < 8; d++) {
         size_t *c = count[d];
@@ -63,6 +63,6 @@ void ks_sort_ns(ks_ns *v, size_t n)
     }
     if (src != v)
         memcpy(v, src, n * sizeof *v);
-    free(tmp);
+    ks_big_free(tmp, n * sizeof *tmp);
     free(count);
 }

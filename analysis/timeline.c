@@ -376,7 +376,7 @@ void ks_timeline_free(ks_timeline *tl)
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl)
 {
     size_t n = t->tracks[tl->track].n;
-    int32_t *v = ks_xmalloc_big(ks_mul(n ? n : 1, sizeof *v));
+    int32_t *v = ks_big_alloc(ks_mul(n, sizeof *v));
     for (size_t i = 0; i < n; i++)
         v[i] = -1;
     for (size_t i = 0; i < tl->n; i++)

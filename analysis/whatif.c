@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/hugemem.h"
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
 #include "analysis/timeline.h"
@@ -123,7 +124,7 @@ static void collect_items(replay *r, uint32_t thread)
                 it.scaled_by = (uint8_t)gpu_all;
             KS_PUSH(r->items, r->nitems, cap, it);
         }
-        free(ev_slice);
+        ks_big_free(ev_slice, tr->n * sizeof *ev_slice);
     }
     if (r->nitems > 1)
         qsort(r->items, r->nitems, sizeof *r->items, cmp_item);

@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "ks_test.h"
+#include "common/util.h"
 #include "analysis/hugemem.h"
 #include "analysis/idindex.h"
 #include "analysis/intervals.h"
 #include "analysis/msort.h"
 #include "analysis/pool.h"
 #include "analysis/timeline.h"
+#include "kinesift/insights.h"
 
 /* ---- msort --------------------------------------------------------------------------------- */
 
@@ -335,18 +337,75 @@ static void stats_merge_in_track_order(void **state)
     free(all.cats);
 }
 
+/* ---- step breakdown on several threads ---------------------------------------------------- */
+
+/* The step breakdown does not depend on the number of threads, even where it depends on the
+ * order of the tracks: "nccl_op" is a kernel on the GPU stream (track 0: its event comes first)
+ * and a cpu_op on the thread (track 1). The roles are classified by name once, at the name's
+ * first use in track order: a communication kernel (the name contains "nccl"), so the cpu_op
+ * [50, 70) counts as communication too. Step [0, 100): comm = kernel [20, 30) + op [50, 70) =
+ * 30 us, kernel = 3 x 2 us (k1), runtime [10, 15) = 5 us, other = 100 - 41 = 59 us. */
+static void breakdown_name_both_kernel_and_op(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"nccl_op\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":10,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":35,\"dur\":2,\"args\":{\"device\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":2,\"args\":{\"device\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":44,\"dur\":2,\"args\":{\"device\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"nccl_op\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":20},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,"
+        "\"dur\":5,\"args\":{\"correlation\":1}}]}");
+    ks_ns want[KS_ROLE_COUNT] = {0};
+    want[KS_ROLE_COMM] = 30000;
+    want[KS_ROLE_KERNEL] = 6000;
+    want[KS_ROLE_RUNTIME] = 5000;
+    want[KS_ROLE_OTHER] = 59000;
+    for (int threads = 1; threads <= 3; threads++) {
+        ks_analysis_opts o;
+        ks_analysis_opts_init(&o);
+        o.threads = threads;
+        ks_analysis *a;
+        ks_steps st;
+        ks_error err;
+        assert_int_equal(ks_analyze(t, &o, &a, &err), KS_OK);
+        assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+        assert_int_equal(st.n, 1);
+        for (int r = 0; r < KS_ROLE_COUNT; r++)
+            assert_int_equal(st.v[0].breakdown[r], want[r]);
+        ks_steps_free(&st);
+        ks_analysis_free(a);
+    }
+    ks_trace_free(t);
+}
+
 /* ---- memory -------------------------------------------------------------------------------- */
 
 static void big_allocations(void **state)
 {
     (void)state;
-    unsigned char *p = ks_xcalloc_big(3 << 20, 1);
+    /* temporaries: a zeroed mapping of their own, aligned to 2 MiB; small ones from malloc */
+    unsigned char *p = ks_big_calloc(3 << 20, 1);
     assert_int_equal((uintptr_t)p % KS_HUGE_PAGE, 0);
     for (size_t i = 0; i < (3u << 20); i += 4096)
         assert_int_equal(p[i], 0);
     p[(3u << 20) - 1] = 1;
-    free(p);
-    char *q = ks_xmalloc_big(100); /* small: plain malloc */
+    ks_big_free(p, 3 << 20);
+    unsigned char *z = ks_big_calloc(100, 3);
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(z[i], 0);
+    ks_big_free(z, 300);
+    ks_big_free(NULL, 5 << 20);
+    /* arrays that live with the analysis: malloc'ed, aligned when big, free() works */
+    char *q = ks_xmalloc_big(5 << 20);
+    assert_int_equal((uintptr_t)q % KS_HUGE_PAGE, 0);
+    q[(5 << 20) - 1] = 1;
+    q = ks_xrealloc(q, 4 << 20); /* as a timeline gives back what it did not use */
+    free(q);
+    q = ks_xmalloc_big(100);
     q[99] = 1;
     free(q);
     /* a reserved interval set keeps its content and grows past the reservation */
@@ -374,6 +433,7 @@ int main(void)
         cmocka_unit_test(idindex_gallop),
         cmocka_unit_test(pool_calls_each_item_once),
         cmocka_unit_test(stats_merge_in_track_order),
+        cmocka_unit_test(breakdown_name_both_kernel_and_op),
         cmocka_unit_test(big_allocations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
