@@ -41,8 +41,8 @@ const char ks_help_analyze[] =
     "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
     "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
     "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
-    "  --threads N             threads for the analysis: 0 = one per CPU, at most 8 (default; small\n"
-    "                          traces use one), 1 = none besides the main one; the output is the same\n"
+    "  --threads N             threads for the analysis (default 0: one per core, at most 8; one for\n"
+    "                          small traces; 1: one); the output is the same whatever N\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
@@ -211,14 +211,10 @@ int ks_cmd_analyze(int argc, char **argv)
                 return ks_cli_usage("analyze", "--smi-offset needs a duration such as -1.5s, not '%s'", optarg);
             break;
         case 'G': c.smi.gpu = optarg; break;
-        case 'j': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > 1024)
-                return ks_cli_usage("analyze", "--threads needs a number from 0 to 1024, not '%s'", optarg);
-            c.ao.threads = (int)v;
+        case 'j':
+            if (ks_cli_threads(optarg, &c.ao.threads))
+                return ks_cli_usage("analyze", "--threads needs a number from 0 to 64, not '%s'", optarg);
             break;
-        }
         default: return ks_cli_usage("analyze", "bad option");
         }
     }

@@ -38,8 +38,9 @@ typedef struct ks_analysis_opts {
     ks_ns clamp_ns;
     int has_window;            /* restrict aggregates to [window_start, window_end) */
     ks_ns window_start, window_end;
-    int threads;               /* threads for the passes: 0 = the online CPUs (at most 8),
-                                * 1 = all on the calling thread; the results are the same */
+    int threads;               /* threads for the passes: 0 = the online CPUs, at most 8 (one for
+                                * traces under 100 000 events); N > 0: N, at most 64; 1 = all on
+                                * the calling thread. The results are the same whatever it is. */
 } ks_analysis_opts;
 
 void ks_analysis_opts_init(ks_analysis_opts *o);
