@@ -41,8 +41,9 @@ const char ks_help_analyze[] =
     "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
     "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
     "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
-    "  --threads N             threads for the analysis (default 0: one per core, at most 8; one for\n"
-    "                          small traces; 1: one); the output is the same whatever N\n"
+    "  --threads N             threads for reading and for the analysis (default 0: one per core;\n"
+    "                          small traces are analysed on one; 1: one); the output is the same\n"
+    "                          whatever N\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
@@ -214,6 +215,7 @@ int ks_cmd_analyze(int argc, char **argv)
         case 'j':
             if (ks_cli_threads(optarg, &c.ao.threads))
                 return ks_cli_usage("analyze", "--threads needs a number from 0 to 64, not '%s'", optarg);
+            lo.threads = c.ao.threads;
             break;
         default: return ks_cli_usage("analyze", "bad option");
         }
