@@ -81,3 +81,16 @@ void ks_big_free(void *p, size_t bytes)
     else
         munmap(p, round_huge(bytes));
 }
+
+void ks_big_grow(void **v, size_t *cap, size_t n, size_t need, size_t elem)
+{
+    size_t c = *cap + *cap / 2 + 8;
+    if (c < need)
+        c = need;
+    void *w = ks_big_alloc(ks_mul(c, elem));
+    if (n)
+        memcpy(w, *v, n * elem);
+    ks_big_free(*v, *cap * elem);
+    *v = w;
+    *cap = c;
+}

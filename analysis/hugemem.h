@@ -24,5 +24,8 @@ void *ks_xmalloc_big(size_t bytes);
 void *ks_big_alloc(size_t bytes);
 void *ks_big_calloc(size_t n, size_t size);
 void ks_big_free(void *p, size_t bytes);
+/* Make a ks_big_alloc array of *cap elements of elem bytes (n in use) hold need: it moves into a
+ * new one 1.5 times as big (or need), never realloc'ed. */
+void ks_big_grow(void **v, size_t *cap, size_t n, size_t need, size_t elem);
 
 #endif

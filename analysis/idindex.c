@@ -29,15 +29,7 @@ void ks_idindex_free(ks_idindex *x)
 /* the pairs live in a ks_big_alloc array (hugemem.h), moved when it grows */
 static void grow_to(ks_idindex *x, size_t need)
 {
-    size_t cap = x->cap + x->cap / 2 + 8;
-    if (cap < need)
-        cap = need;
-    ks_id_pair *v = ks_big_alloc(ks_mul(cap, sizeof *v));
-    if (x->n)
-        memcpy(v, x->v, x->n * sizeof *v);
-    ks_big_free(x->v, x->cap * sizeof *x->v);
-    x->v = v;
-    x->cap = cap;
+    ks_big_grow((void **)&x->v, &x->cap, x->n, need, sizeof *x->v);
 }
 
 void ks_idindex_reserve(ks_idindex *x, size_t n)

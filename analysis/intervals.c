@@ -11,15 +11,7 @@
 /* The storage is a ks_big_alloc array of cap intervals (hugemem.h): moved, never realloc'ed. */
 static void grow_to(ks_ivs *s, size_t need)
 {
-    size_t cap = s->cap + s->cap / 2 + 8;
-    if (cap < need)
-        cap = need;
-    ks_iv *v = ks_big_alloc(ks_mul(cap, sizeof *v));
-    if (s->n)
-        memcpy(v, s->v, s->n * sizeof *v);
-    ks_big_free(s->v, s->cap * sizeof *s->v);
-    s->v = v;
-    s->cap = cap;
+    ks_big_grow((void **)&s->v, &s->cap, s->n, need, sizeof *s->v);
 }
 
 void ks_ivs_reserve(ks_ivs *s, size_t n)
