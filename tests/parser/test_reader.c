@@ -151,6 +151,24 @@ static void edge_cases_read_the_same(void **state)
                 same_both_ways(edge_cases[i], strlen(edge_cases[i]), chunks[c], strict);
 }
 
+/* 200 000 line breaks in a row, then an error: its line number needs every one of them counted
+ * (the reader thread counts 16 bytes at a time in byte lanes, summed before they overflow). */
+static void long_blank_runs_count_lines(void **state)
+{
+    (void)state;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "[");
+    for (int i = 0; i < 200000; i++)
+        ks_buf_puts(&b, i % 3 ? "\n" : "\n\r\n");
+    ks_buf_puts(&b, "{\"ph\": \"i\", \"pid\": 1, \"tid\": 1, \"ts\": 2},\n  x, {\"ph\": \"i\", \"pid\": 1, "
+                    "\"tid\": 1, \"ts\": 3}]");
+    static const size_t chunks[] = {0, 4096, 100000};
+    for (size_t c = 0; c < 3; c++)
+        for (int strict = 0; strict < 2; strict++)
+            same_both_ways(b.p, b.n, chunks[c], strict);
+    ks_buf_free(&b);
+}
+
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
 {
@@ -455,6 +473,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edge_cases_read_the_same),
+        cmocka_unit_test(long_blank_runs_count_lines),
         cmocka_unit_test(damaged_traces_read_the_same),
         cmocka_unit_test(damaged_gzip_reads_the_same),
         cmocka_unit_test(progress_is_reported_the_same),
