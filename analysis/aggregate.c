@@ -215,10 +215,7 @@ KS_MSORT_DEFINE(sort_work, work_ref, work_before)
 static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n, size_t *most)
 {
     const ks_trace *t = a->trace;
-    *most = 0;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU)
-            *most += t->tracks[k].n;
+    *most = ks_gpu_track_events(t);
     work_ref *v = ks_big_alloc(ks_mul(*most, sizeof *v));
     *n = 0;
     for (size_t k = 0; k < t->ntracks; k++) {

@@ -212,10 +212,7 @@ static ks_ns median_ns(ks_ns *v, size_t n)
 static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
 {
     const ks_trace *t = a->trace;
-    size_t nk = 0, nl = 0, nshort = 0, most = 1;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU)
-            most += t->tracks[k].n;
+    size_t nk = 0, nl = 0, nshort = 0, most = 1 + ks_gpu_track_events(t);
     ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];

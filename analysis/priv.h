@@ -49,4 +49,14 @@ static inline int ks_kind_is_launch_api(int k)
     return k == KS_K_RUNTIME || k == KS_K_DRIVER;
 }
 
+/* Events on GPU tracks: the most a pass over GPU work can collect. */
+static inline size_t ks_gpu_track_events(const ks_trace *t)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU)
+            n += t->tracks[k].n;
+    return n;
+}
+
 #endif

@@ -134,11 +134,7 @@ static void busy_idle(const ks_analysis *a, ks_steps *st)
 {
     const ks_trace *t = a->trace;
     ks_ivs work = {0};
-    size_t most = 0;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU)
-            most += t->tracks[k].n;
-    ks_ivs_reserve(&work, most);
+    ks_ivs_reserve(&work, ks_gpu_track_events(t));
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
