@@ -82,10 +82,7 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
         char *two = digest_parse(buf, len, &o);
         if (strcmp(one, two)) {
             /* the first differing line, and the whole input and renderings for a closer look */
-            size_t at = 0, line = 1;
-            while (one[at] && one[at] == two[at])
-                if (one[at++] == '\n')
-                    line++;
+            size_t line = digest_first_diff_line(one, two);
             const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
             char path[4096];
             const char *what[3] = {"input", "single", "thread"};

@@ -112,10 +112,7 @@ static void same_with_workers(const char *buf, size_t len, size_t chunk, ks_pars
         o.info = info;
         char *two = digest_parse(buf, len, &o);
         if (strcmp(one, two)) {
-            size_t at = 0, line = 1;
-            while (one[at] && one[at] == two[at])
-                if (one[at++] == '\n')
-                    line++;
+            size_t line = digest_first_diff_line(one, two);
             fail_msg("chunk %zu threads %d: renderings differ at line %zu", chunk, threads, line);
         }
         free(two);

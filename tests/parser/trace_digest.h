@@ -81,6 +81,16 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
 }
 
 /* Parse buf with o and render the result (or the error) into a new string (free it). */
+/* The 1-based number of the first line where two renderings differ. */
+static inline size_t digest_first_diff_line(const char *one, const char *two)
+{
+    size_t at = 0, line = 1;
+    while (one[at] && one[at] == two[at])
+        if (one[at++] == '\n')
+            line++;
+    return line;
+}
+
 static inline char *digest_parse(const void *buf, size_t len, const ks_parse_opts *o)
 {
     ks_buf b = {0};
