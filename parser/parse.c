@@ -1709,9 +1709,10 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     int eof = 0, need_more = 1, first = 1;
     if (use_reader_thread(opts, st, chunk))
         p.reader = ks_reader_start(st, chunk, opts->reader_thread >= 2);
-    if (p.reader && parse_workers(opts)) {
+    int workers = p.reader ? parse_workers(opts) : 0;
+    if (workers) {
         c_locale(); /* made once, before any worker might */
-        p.split = ks_split_start(p.reader, parse_workers(opts), opts->reader_thread >= 2);
+        p.split = ks_split_start(p.reader, workers, opts->reader_thread >= 2);
     }
     if (p.reader) {
         ks_page_supply supply = {ks_reader_take_block, p.reader};

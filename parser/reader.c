@@ -28,7 +28,7 @@ struct ks_reader {
     pthread_cond_t can_fill, can_take;
     pthread_cond_t can_claim, claim_cv; /* workers wait for chunks; the parser for workers */
     int claims_ended;
-    unsigned period, main_share; /* the rotation of ks_reader_claim, for leave_to_workers */
+    unsigned period, main_share; /* the workers' share (ks_reader_share) */
     int leave_to_workers; /* the parser waits for workers to claim their chunks (tests) */
     int claim_waits;  /* workers waiting on can_claim */
     ks_rchunk slot[NSLOTS];
@@ -288,6 +288,12 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
     return r;
 }
 
+/* 1 when a worker may parse c (the lock is held) */
+static int workers_share(const ks_reader *r, const ks_rchunk *c)
+{
+    return r->period && c->has_run && c->seq % r->period >= r->main_share;
+}
+
 ks_rchunk *ks_reader_next(ks_reader *r)
 {
     pthread_mutex_lock(&r->mu);
@@ -305,8 +311,8 @@ ks_rchunk *ks_reader_next(ks_reader *r)
     ks_rchunk *c = NULL;
     if (r->filled > r->taken) {
         c = &r->slot[r->taken % NSLOTS];
-        while (r->leave_to_workers && !c->claim && c->has_run && c->seq % r->period >= r->main_share &&
-               !r->claims_ended && !r->raw && !r->stop)
+        while (r->leave_to_workers && !c->claim && workers_share(r, c) && !r->claims_ended && !r->raw &&
+               !r->stop)
             pthread_cond_wait(&r->claim_cv, &r->mu);
         r->taken++;
         if (!c->claim)
@@ -329,22 +335,22 @@ void ks_reader_raw(ks_reader *r)
 }
 
 /* A chunk worker may claim, or NULL (the lock is held). */
-static ks_rchunk *claimable(ks_reader *r, unsigned period, unsigned main_share)
+static ks_rchunk *claimable(ks_reader *r)
 {
     for (uint64_t j = r->taken; j < r->filled; j++) {
         ks_rchunk *c = &r->slot[j % NSLOTS];
-        if (!c->claim && c->has_run && c->seq % period >= main_share)
+        if (!c->claim && workers_share(r, c))
             return c;
     }
     return NULL;
 }
 
-ks_rchunk *ks_reader_claim(ks_reader *r, int worker, unsigned period, unsigned main_share)
+ks_rchunk *ks_reader_claim(ks_reader *r, int worker)
 {
     ks_rchunk *c = NULL;
     pthread_mutex_lock(&r->mu);
     while (!r->claims_ended && !r->raw && !r->stop) {
-        c = claimable(r, period, main_share);
+        c = claimable(r);
         if (c) {
             c->claim = worker;
             if (r->leave_to_workers)
@@ -380,12 +386,12 @@ void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c)
     return data;
 }
 
-void ks_reader_leave_to_workers(ks_reader *r, unsigned period, unsigned main_share)
+void ks_reader_share(ks_reader *r, unsigned period, unsigned main_share, int leave_to_workers)
 {
     pthread_mutex_lock(&r->mu);
     r->period = period;
     r->main_share = main_share;
-    r->leave_to_workers = 1;
+    r->leave_to_workers = leave_to_workers;
     pthread_mutex_unlock(&r->mu);
 }
 

@@ -68,18 +68,19 @@ void ks_reader_raw(ks_reader *r);
  * first call asks the thread to keep a couple ready from then on, made while it waits. */
 void *ks_reader_take_block(void *ctx);
 
-/* Parsing ahead (split.h). A worker waits for a chunk that the parser has not taken yet, with a
- * filtered run, whose seq % period is >= main_share (the others are the parser's), and claims it;
- * NULL when there will be no more (raw mode, the end, or ks_reader_end_claims). The parser takes
- * every chunk in order all the same: one claimed by a worker comes with the worker's data once
- * ks_reader_wait_claim returns. A claimed slot is never reused before the worker is done. */
-ks_rchunk *ks_reader_claim(ks_reader *r, int worker, unsigned period, unsigned main_share);
+/* Parsing ahead (split.h). Set once, before any claim: the workers' share is every chunk with a
+ * filtered run whose seq % period is >= main_share (the others are the parser's). With
+ * leave_to_workers (tests) the parser waits for a worker to claim each chunk of their share; it
+ * would otherwise read a chunk itself when no worker has started it yet. */
+void ks_reader_share(ks_reader *r, unsigned period, unsigned main_share, int leave_to_workers);
+/* A worker waits for a chunk of the workers' share that the parser has not taken yet and claims
+ * it; NULL when there will be no more (raw mode, the end, or ks_reader_end_claims). The parser
+ * takes every chunk in order all the same: one claimed by a worker comes with the worker's data
+ * once ks_reader_wait_claim returns. A claimed slot is never reused before the worker is done. */
+ks_rchunk *ks_reader_claim(ks_reader *r, int worker);
 void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data);
 /* The parser: wait until the worker that claimed c (c->claim > 0) is done; returns its data. */
 void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c);
-/* Tests: the parser waits for a worker to claim each chunk of the workers' share (it would
- * otherwise read a chunk itself when no worker has started it yet). */
-void ks_reader_leave_to_workers(ks_reader *r, unsigned period, unsigned main_share);
 /* No more claims: waiting workers get NULL. */
 void ks_reader_end_claims(ks_reader *r);
 

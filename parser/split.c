@@ -24,7 +24,6 @@ typedef struct worker {
 
 struct ks_split {
     ks_reader *r;
-    unsigned period, main_share;
     pthread_mutex_t mu;
     pthread_cond_t unit_free;
     int stopping;
@@ -68,7 +67,7 @@ static void *worker_main(void *arg)
         ks_unit *u = take_unit(w);
         if (!u)
             break;
-        ks_rchunk *c = ks_reader_claim(s->r, w->id, s->period, s->main_share);
+        ks_rchunk *c = ks_reader_claim(s->r, w->id);
         if (!c) {
             ks_split_release(s, u);
             break;
@@ -87,8 +86,7 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
     s->r = r;
     /* the main parser also replays every unit and reads the edges: it takes one chunk in
      * (workers + 1) */
-    s->period = (unsigned)workers + 1;
-    s->main_share = 1;
+    ks_reader_share(r, (unsigned)workers + 1, 1, leave_to_workers);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->unit_free, NULL);
     s->w = ks_xcalloc((size_t)workers, sizeof *s->w);
@@ -111,8 +109,6 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
         ks_split_stop(s);
         return NULL;
     }
-    if (leave_to_workers)
-        ks_reader_leave_to_workers(r, s->period, s->main_share);
     return s;
 }
 
