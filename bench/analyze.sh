@@ -29,21 +29,16 @@ while [ "$i" -lt "$REPS" ]; do
 done
 
 printf '\n%-34s %8s %10s %10s %7s %9s %9s\n' input MB 'yajl MB/s' 'ks MB/s' ratio 'RSS MB' RSS/input
-for f in "$small" "$big"; do
+for f in "$small" "$big"; do # the big one last: its figures stay for the targets
     tag=$(basename "$f")
     bytes=$(wc -c <"$f")
-    ty=$(median <"$WORK/t.$tag.yajl")
-    ta=$(cut -d' ' -f1 "$WORK/t.$tag.analyze" | median)
-    rss=$(cut -d' ' -f2 "$WORK/t.$tag.analyze" | median)
+    ty=$(col_median "$WORK/t.$tag.yajl" 1)
+    ta=$(col_median "$WORK/t.$tag.analyze" 1)
+    rss=$(col_median "$WORK/t.$tag.analyze" 2)
     awk -v n="$tag" -v b="$bytes" -v ty="$ty" -v ta="$ta" -v rss="$rss" 'BEGIN {
         printf "%-34s %8.1f %10.1f %10.1f %7.3f %9.1f %9.3f\n", n, b / 1e6, b / ty / 1e6, b / ta / 1e6,
             ty / ta, rss * 1024 / 1e6, rss * 1024 / b }'
 done
-tag=$(basename "$big")
-bytes=$(wc -c <"$big")
-ty=$(median <"$WORK/t.$tag.yajl")
-ta=$(cut -d' ' -f1 "$WORK/t.$tag.analyze" | median)
-rss=$(cut -d' ' -f2 "$WORK/t.$tag.analyze" | median)
 echo
 echo "targets at $SIZE:"
 awk -v b="$bytes" -v ty="$ty" -v ta="$ta" -v rss="$rss" 'BEGIN {

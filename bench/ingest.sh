@@ -40,23 +40,17 @@ done
 
 printf '\n%-34s %8s %10s %10s %7s %10s %8s %9s %9s\n' input MB 'yajl MB/s' 'ks MB/s' ratio 'ks-gz MB/s' gz/plain 'RSS MB' RSS/input
 status=0
-for f in "$small" "$big"; do
+for f in "$small" "$big"; do # the big one last: its figures stay for the targets
     tag=$(basename "$f")
     bytes=$(wc -c <"$f")
-    ty=$(median <"$WORK/t.$tag.yajl")
-    tp=$(cut -d' ' -f1 "$WORK/t.$tag.plain" | median)
-    tg=$(cut -d' ' -f1 "$WORK/t.$tag.gz" | median)
-    rss=$(cut -d' ' -f2 "$WORK/t.$tag.plain" | median)
+    ty=$(col_median "$WORK/t.$tag.yajl" 1)
+    tp=$(col_median "$WORK/t.$tag.plain" 1)
+    tg=$(col_median "$WORK/t.$tag.gz" 1)
+    rss=$(col_median "$WORK/t.$tag.plain" 2)
     awk -v n="$tag" -v b="$bytes" -v ty="$ty" -v tp="$tp" -v tg="$tg" -v rss="$rss" 'BEGIN {
         printf "%-34s %8.1f %10.1f %10.1f %7.3f %10.1f %8.3f %9.1f %9.3f\n", n, b / 1e6, b / ty / 1e6,
             b / tp / 1e6, ty / tp, b / tg / 1e6, tp / tg, rss * 1024 / 1e6, rss * 1024 / b }'
 done
-tag=$(basename "$big")
-bytes=$(wc -c <"$big")
-ty=$(median <"$WORK/t.$tag.yajl")
-tp=$(cut -d' ' -f1 "$WORK/t.$tag.plain" | median)
-tg=$(cut -d' ' -f1 "$WORK/t.$tag.gz" | median)
-rss=$(cut -d' ' -f2 "$WORK/t.$tag.plain" | median)
 echo
 echo "targets at $SIZE:"
 awk -v b="$bytes" -v ty="$ty" -v tp="$tp" -v tg="$tg" -v rss="$rss" 'BEGIN {

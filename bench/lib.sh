@@ -65,3 +65,6 @@ run() {
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# median of field N of the "seconds peakRSS_KB" lines in FILE
+col_median() { cut -d' ' -f"$2" "$1" | median; }

@@ -2,8 +2,8 @@
 # bench/redact.sh: `kinesift redact` against the raw yajl tokeniser (bench/yajl_raw: empty
 # callbacks, UTF-8 validation on) on the same plain JSON bytes, in one run: on the largest
 # corpus trace and on a 1 GiB trace inflated from it with ../shared/tools/inflate-trace
-# (generated once into the bench directory under /tmp, never committed). Builds its own
-# optimised binary. Prints both rates, their ratio and redact's peak RSS.
+# (generated once into the bench input directory under /tmp, never committed; bench/lib.sh).
+# Builds its own optimised binary. Prints both rates, their ratio and redact's peak RSS.
 #
 # Targets (issue 5): redact >= 0.4x the yajl rate and >= 60 MB/s; peak RSS <= 32 MB whatever
 # the input size.
@@ -13,45 +13,20 @@
 # of N runs, because the 2-core CI machines are shared and wall time there measures the
 # neighbours; wall-clock rates are printed too.
 #
-#   bench/redact.sh     env: KS_CORPUS, KS_BENCH_SIZE (1G), KS_BENCH_DIR, KS_BENCH_RUNS (5)
+#   bench/redact.sh     env: KS_CORPUS, KS_BENCH_SIZE (1G), KS_BENCH_DIR (the inputs, /tmp/big, as
+#                       in bench/lib.sh), KS_BENCH_WORK, KS_BENCH_RUNS (5)
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-DIR=${KS_BENCH_DIR:-/tmp/kinesift-bench-redact}
-BUILD=$DIR/build
-CORPUS=${KS_CORPUS:-$ROOT/../shared/corpus}
-INFLATE=${KS_INFLATE:-$ROOT/../shared/tools/inflate-trace}
-SIZE=${KS_BENCH_SIZE:-1G}
+WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-redact}
+BENCH=bench/redact.sh
 RUNS=${KS_BENCH_RUNS:-5}
+. "$ROOT/bench/lib.sh"
+bench_build
+bench_inputs
+printf 'kinesift-bench-redact-key-0123456789abcdef\n' >"$WORK/key"
 
-mkdir -p "$DIR"
-if [ ! -f "$BUILD/build.ninja" ]; then
-    meson setup "$BUILD" "$ROOT" --buildtype=release -Db_ndebug=true -Dtests=disabled \
-        -Dcuda=disabled >"$DIR/setup.log" 2>&1 || { cat "$DIR/setup.log"; exit 2; }
-fi
-ninja -C "$BUILD" cli/kinesift bench/yajl_raw >"$DIR/build.log" 2>&1 ||
-    { tail -30 "$DIR/build.log"; exit 2; }
-printf 'kinesift-bench-redact-key-0123456789abcdef\n' >"$DIR/key"
-
-is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
-plain_bytes() { if is_gzip "$1"; then gzip -dc "$1"; else cat "$1"; fi; }
-
-# the largest corpus trace (decompressed size), as plain bytes
-largest=""
-best=0
-for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
-    n=$(plain_bytes "$f" | wc -c)
-    if [ "$n" -gt "$best" ]; then best=$n; largest=$f; fi
-done
-[ -n "$largest" ] || { echo "bench/redact.sh: no trace in $CORPUS" >&2; exit 2; }
-plain_bytes "$largest" >"$DIR/largest.json"
-big=$DIR/inflated-$SIZE.json
-if [ ! -s "$big" ]; then
-    echo "bench/redact.sh: generating $big (once)" >&2
-    python3 "$INFLATE" "$largest" "$big" --size "$SIZE" >&2
-fi
-
-python3 - "$BUILD" "$DIR" "$RUNS" "${largest#"$CORPUS"/}" "$DIR/largest.json" "inflated $SIZE" "$big" <<'EOF'
+python3 - "$BUILD" "$WORK" "$RUNS" "${largest#"$CORPUS"/}" "$small" "inflated $SIZE" "$big" <<'EOF'
 import os, subprocess, sys, time
 
 build, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
