@@ -45,6 +45,8 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* `kinesift --version`: kinesift's version, the libraries' (running and built with), CUDA. */
+void ks_cli_version(FILE *out);
 /* Print a command's help text to out. */
 void ks_cli_help(FILE *out, const char *cmd);
 

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
         return KS_EXIT_OK;
     }
     if (!strcmp(name, "--version") || !strcmp(name, "version")) {
-        printf("kinesift %s\n", ks_version());
+        ks_cli_version(stdout);
         return KS_EXIT_OK;
     }
     if (!strcmp(name, "help")) {

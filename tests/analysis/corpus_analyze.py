@@ -3,7 +3,8 @@
 against an independent reading with Python's json module: the schema's fields are all there, every
 kernel/memcpy/memset event is counted exactly once with its exact duration (parsed from the
 decimal text with Decimal, never through float), the op rows cover every CPU-side complete event,
-and GPU figures are null with a reason exactly when the trace has no GPU work."""
+and GPU figures are null with a reason exactly when the trace has no GPU work. The trace: an
+absolute path, or a path relative to $KS_CORPUS."""
 import gzip, json, os, subprocess, sys
 from decimal import Decimal
 

@@ -3,12 +3,13 @@
 it against an independent reading by Python's json module: the same number of events, the same
 counts by phase and by category, the same rank/world size, no error, and no diagnostic above
 "info" (the corpus files are well-formed). Read again with one parser thread and with four (three
-workers parsing ahead), the output must be byte for byte the same."""
+workers parsing ahead), the output must be byte for byte the same. The trace: an absolute path, or
+a path relative to $KS_CORPUS."""
 import collections, gzip, json, os, subprocess, sys
 
 path = os.path.join(os.environ["KS_CORPUS"], sys.argv[1])
 if not os.path.exists(path):
-    sys.exit(f"corpus file missing: {path} (CI expects ../shared/corpus beside the clone)")
+    sys.exit(f"corpus file missing: {path}")
 
 raw = open(path, "rb").read()
 doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)

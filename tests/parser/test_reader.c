@@ -2,7 +2,7 @@
  * input is read twice, with the thread and without, and the two results (the whole store, every
  * diagnostic with its position, or the error) must be the same: on edge cases, on hundreds of
  * randomly damaged traces, with tiny and normal chunk sizes, in strict mode, on damaged gzip, and
- * on real traces of the corpus with damage injected. */
+ * on real traces of fixtures/real with damage injected. */
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -436,9 +436,7 @@ static void corpus_traces_read_the_same(void **state)
         "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
         "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz",
     };
-    const char *dir = getenv("KS_CORPUS");
-    if (!dir)
-        skip();
+    const char *dir = KS_FIXTURES "/real";
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, files[f]);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/redact/corpus.py REL: one real trace of the corpus (KS_CORPUS/REL) through redact.
+"""tests/redact/corpus.py TRACE: one real trace (absolute, or relative to $KS_CORPUS) through redact.
 The output must parse, keep every event with its timing fields as text, give the same
 `kinesift stats` (and `analyze`, once it exists), pass `redact --check`, and come out of a
 second redaction with the same key byte for byte. `--check` on the original must find
