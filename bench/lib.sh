@@ -3,8 +3,8 @@
 # from it, plain and gzip, generated once under $KS_BENCH_DIR, never committed), and timing.
 # Expects ROOT (the source tree), WORK (a scratch directory) and the script name in BENCH.
 
-CORPUS=${KS_CORPUS:-$ROOT/../shared/corpus}
-INFLATE=${KS_INFLATE:-$ROOT/../shared/tools/inflate-trace}
+CORPUS=${KS_CORPUS:-$ROOT/fixtures/real}
+INFLATE=${KS_INFLATE:-$ROOT/bench/inflate-trace}
 DIR=${KS_BENCH_DIR:-/tmp/big}
 SIZE=${KS_BENCH_SIZE:-1G}
 REPS=${KS_BENCH_REPS:-5}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/redact.sh: `kinesift redact` against the raw yajl tokeniser (bench/yajl_raw: empty
 # callbacks, UTF-8 validation on) on the same plain JSON bytes, in one run: on the largest
-# corpus trace and on a 1 GiB trace inflated from it with ../shared/tools/inflate-trace
+# corpus trace and on a 1 GiB trace inflated from it with bench/inflate-trace
 # (generated once into the bench input directory under /tmp, never committed; bench/lib.sh).
 # Builds its own optimised binary. Prints both rates, their ratio and redact's peak RSS.
 #
