@@ -8,8 +8,8 @@ OUTDIR/kinesift (bash completion: commands, then each command's flags; files oth
 
 The help text's layout is the input format: a first block of usage lines, then paragraphs
 separated by blank lines; option lines start with two spaces and a dash, the option and its
-description separated by two spaces or more, continuation lines indented further. Other lines
-are prose. Run at build time (cli/dist/meson.build); not when cross-compiling (the binary does
+description separated by two spaces or more, continuation lines indented further; so do table
+lines ("  stats     read traces ..."). Other lines are prose. Run at build time (cli/dist/meson.build); not when cross-compiling (the binary does
 not run on the build machine)."""
 import os
 import re
@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 OPTION = re.compile(r"^  (-[^ ].*?)(?: {2,}(.*))?$")
+TABLE = re.compile(r"^  ([^ -].*?) {2,}(\S.*)$")  # "  name   what it is" (commands, workloads)
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[A-Za-z](?![\w-]))")
 
 
@@ -63,7 +64,7 @@ def roff_body(paras):
                 out.append(esc(" ".join(prose)))
                 prose.clear()
         for line in para:
-            m = OPTION.match(line)
+            m = OPTION.match(line) or TABLE.match(line)
             if m:
                 flush_prose()
                 item = [m.group(1), [m.group(2) or ""]]

@@ -94,7 +94,11 @@ with tempfile.TemporaryDirectory() as dest:
     check(("-I" + os.path.join(pre, opts["includedir"])) in flags and ("-L" + libdir) in flags,
           "pkg-config flags point into the DESTDIR: %s" % flags)
     exe = os.path.join(dest, "gpu_busy")
-    run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror",
+    # a sanitizer build's libkinesift needs the program built with the same sanitizers
+    san = [] if opts["b_sanitize"] in ("none", [], "") else \
+        ["-fsanitize=" + (opts["b_sanitize"] if isinstance(opts["b_sanitize"], str)
+                          else ",".join(opts["b_sanitize"]))]
+    run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", *san,
          os.path.join(ROOT, "examples", "c-api", "gpu_busy.c")] + flags + ["-o", exe])
     renv = dict(os.environ, LD_LIBRARY_PATH=libdir)
     check(real_so in run(["ldd", exe], env=renv) or libdir in run(["ldd", exe], env=renv),
