@@ -19,8 +19,12 @@ if r.returncode:
 out = json.loads(r.stdout)
 assert out["schema"] == "kinesift.analyze/1", out["schema"]
 (t,) = out["traces"]
-for key in ("source", "window", "gpu", "ops", "labels", "kernels", "links", "diagnostics"):
+for key in ("source", "window", "gpu", "ops", "labels", "kernels", "links", "self_time", "diagnostics"):
     assert key in t, key
+# the default policy (spill) moves slices, it never cuts or drops one
+st = t["self_time"]
+assert st["clipped_ns"] == 0 and st["dropped"] == 0 and st["dropped_ns"] == 0, st
+assert st["reassigned_ns"] >= 0 and (st["reassigned_ns"] == 0 or st["spilled"] > 0), st
 ROW = ("name", "cat", "count", "self_ns", "incl_ns", "min_ns", "median_ns", "p90_ns", "p99_ns",
        "max_ns", "gpu_direct_ns", "gpu_subtree_ns")
 for row in t["ops"] + t["labels"]:

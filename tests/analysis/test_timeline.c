@@ -177,6 +177,10 @@ static void overlap_conservation(void **state)
     /* inclusive per name stays the union of the name's intervals */
     assert_int_equal(OP(a, "Q1")->incl_ns, 60001);
     assert_int_equal(OP(a, "C3")->incl_ns, 120 * US);
+    /* the report says how much was re-assigned: 60000 + 60 us + 120 us */
+    const ks_diag_kind *d = ks_diag_get(&a->diag, "timeline.self_time");
+    assert_non_null(d);
+    assert_non_null(strstr(d->ex[0].text, "240000 ns that slices in overflow lanes (at most 3 lanes"));
     ks_analysis_free(a);
 
     /* truncate: the slice is cut at its parent's end; the cut time leaves the track */
