@@ -33,7 +33,7 @@ const char ks_help_analyze[] =
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N);\n"
     "                          without steps the whole trace is one window\n"
     "  --warmup N              the first N steps are warm-up (default: leading outliers)\n"
-    "  --gap-threshold DUR     GPU idle gaps reported from this length (default 10us)\n"
+    "  --gap-threshold DUR     GPU idle gaps reported when longer than this (default 10us)\n"
     "  --data-label REGEX      names that mean \"loading input\" (default: DataLoader, data_load,\n"
     "                          lecture, collate, __next__, ...; case-insensitive)\n"
     "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,uuid,utilization.gpu,memory.used,\n"

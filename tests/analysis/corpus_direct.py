@@ -2,10 +2,11 @@
 """tests/analysis/corpus_direct.py: direct GPU time per operator on one real trace, recomputed
 independently and compared with `kinesift analyze --format json` to the ns.
 
-Definition (TraceLens's total_direct_kernel_time, docs/analysis.md): a kernel, memcpy or memset
-belongs directly to the innermost operator or label (cpu_op, user_annotation; legacy Operator,
-User) on its launch call's thread whose interval contains the launch call; Python frames and
-other calls are skipped; a row's direct time is the union of its kernels' intervals.
+Definition (docs/analysis.md; TraceLens's total_direct_kernel_time, except that a label between
+the op and the launch owns the work): a kernel, memcpy or memset belongs directly to the innermost
+operator or label (cpu_op, user_annotation; legacy Operator, User) on its launch call's thread
+whose interval contains the launch call; Python frames and other calls are skipped; a row's
+direct time is the union of its kernels' intervals.
 
 The recomputation works from the raw JSON only (Decimal timestamps, containment, no nesting
 code of kinesift): GPU work is linked to its launch by the correlation id. Kernels whose owner is
