@@ -126,10 +126,17 @@ static void cpu_pass(agg *g)
     ks_analysis *a = g->a;
     const ks_trace *t = a->trace;
     count_instances(g);
+    size_t most = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        if (a->tl[k].n > most)
+            most = a->tl[k].n;
+    ks_ns *self = ks_big_alloc(ks_mul(most, sizeof *self)); /* per slice of a track */
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
-        const ks_ns *self = tl->self; /* each ns of the track's union once (selftime.c) */
+        if (!tl->n)
+            continue;
+        ks_timeline_self(tl, self); /* each ns of the track's union once (selftime.c) */
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
@@ -142,6 +149,7 @@ static void cpu_pass(agg *g)
                 add_instance(row_for(&g->labels, e), (uint32_t)k, s, self[i]);
         }
     }
+    ks_big_free(self, most * sizeof *self);
 }
 
 /* GPU work arrives in start order over all streams (gpu_pass), so unions are swept */

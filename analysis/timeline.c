@@ -9,7 +9,7 @@
  *    same time, so instants stack). A slice that outlives the open slice it starts in is a partial
  *    overlap: by default it moves to the first overflow lane where it nests cleanly (--overlap);
  *    a track gets as many overflow lanes as it needs, so no slice is left out for want of one.
- * 4. Self times (selftime.c): each ns of the track's union counted once. */
+ * 4. Self times (selftime.c) count each ns of the track's union once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,8 +322,7 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     nest(t, k, o, tl, st);
     if (tl->n < cap)
         tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
-    tl->self = ks_xmalloc(ks_mul(tl->n ? tl->n : 1, sizeof *tl->self));
-    ks_timeline_self(tl);
+    ks_timeline_reassigned(tl);
     /* exact duplicates nest inside their twin: report them */
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
@@ -374,9 +373,7 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
 void ks_timeline_free(ks_timeline *tl)
 {
     free(tl->s);
-    free(tl->self);
     tl->s = NULL;
-    tl->self = NULL;
     tl->n = 0;
 }
 

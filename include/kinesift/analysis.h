@@ -77,10 +77,6 @@ typedef struct ks_timeline {
     uint32_t nlanes;   /* 1 + number of overflow lanes used */
     uint64_t spilled, dropped, truncated; /* partial overlaps and what became of them */
     ks_ns overlap_ns;  /* total time by which overlapping slices outlived their parent */
-    /* self time of each slice (parallel to s): every ns of the union of the track's slices belongs
-     * to exactly one slice, the innermost one of the lowest lane covering it, so the self times of
-     * a track add up to the length of the union of its slices (selftime.c) */
-    ks_ns *self;
     ks_ns reassigned_ns; /* time a spilled slice shares with lower lanes: the lower lane keeps it */
     ks_ns clipped_ns;    /* time cut off slices by truncate / clamp (gone from the track) */
     ks_ns dropped_ns;    /* total duration of the slices the drop policy left out */
@@ -89,6 +85,12 @@ typedef struct ks_timeline {
 /* Innermost slice of the timeline active at time t in lane 0 (ts <= t < end), optionally only of
  * kinds for which accept(kind) is true; -1 when none. O(log n + depth). */
 int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind));
+
+/* The self time of every slice into self[0 .. tl->n): every ns of the union of the track's slices
+ * belongs to exactly one slice, the innermost one of the lowest lane covering it, so the self
+ * times of a track add up to the length of the union of its slices. O(n) when the track has one
+ * lane; each overflow lane adds a pass. */
+void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
 
 /* ---- results ------------------------------------------------------------------------------- */
 

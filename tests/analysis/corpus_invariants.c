@@ -68,11 +68,13 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
 {
     const ks_track *k = &t->tracks[tl->track];
     iv *v = ks_xcalloc(tl->n + k->n + 1, sizeof *v);
+    ks_ns *self = ks_xcalloc(tl->n + 1, sizeof *self);
+    ks_timeline_self(tl, self);
     ks_ns sum = 0, sum_lane = 0;
     for (size_t i = 0; i < tl->n; i++) {
-        CHECK(tl->self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, tl->self[i]);
-        CHECK(tl->self[i] <= lane_self[i], "track %u slice %zu: self above its lane's", tl->track, i);
-        sum += tl->self[i];
+        CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
+        CHECK(self[i] <= lane_self[i], "track %u slice %zu: self above its lane's", tl->track, i);
+        sum += self[i];
         sum_lane += lane_self[i];
         v[i].a = tl->s[i].ts;
         v[i].b = tl->s[i].end;
@@ -98,6 +100,7 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
         CHECK(raw == u, "track %u: spill lost time: raw union %" PRId64 ", timeline union %" PRId64, tl->track, raw, u);
         CHECK(tl->clipped_ns == 0 && tl->dropped_ns == 0 && tl->dropped == 0, "spill cut or dropped time");
     }
+    free(self);
     free(v);
 }
 

@@ -132,9 +132,12 @@ static void track_sums(const ks_analysis *a, int64_t tid, ks_ns *self, ks_ns *re
 {
     const ks_track *k = ks_test_track(a->trace, 1, tid);
     const ks_timeline *tl = &a->tl[k - a->trace->tracks];
+    ks_ns *v = ks_xcalloc(tl->n + 1, sizeof *v);
+    ks_timeline_self(tl, v);
     *self = 0;
     for (size_t i = 0; i < tl->n; i++)
-        *self += tl->self[i];
+        *self += v[i];
+    free(v);
     *reassigned = tl->reassigned_ns;
 }
 
