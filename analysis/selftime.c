@@ -12,22 +12,34 @@
  *     self_lane(s) - |s ∩ U| + Σ over its children c of |c ∩ U|
  * (the self region is s minus its children, which lie inside s and do not overlap); never
  * negative, since the children's parts of U lie inside s's.
- * Cost: O(n) for lane 0; each overflow lane adds a pass over the slices, one merge of the union
- * and a logarithmic lookup per slice of the lane.
+ * Cost: O(n) for a track with one lane; with overflow lanes, the slices are bucketed by lane once
+ * and each lane adds a merge of its top-level slices into the union and a logarithmic lookup per
+ * slice.
  * Who: ks_timeline_build (reassigned_ns, once per track) and the tables (aggregate.c), or anyone
  * holding a timeline (public: include/kinesift/analysis.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/intervals.h"
 #include "analysis/timeline.h"
+#include "common/util.h"
 
-/* the top-level slices of lane l, in start order (they do not overlap) */
-static void lane_top(const ks_timeline *tl, uint32_t l, ks_ivs *out)
+/* the slices of each lane, in timeline (start) order: idx[first[l] .. first[l + 1]) */
+static void by_lane(const ks_timeline *tl, size_t **idx, size_t **first)
 {
-    ks_ivs_reset(out);
+    size_t *f = ks_xcalloc((size_t)tl->nlanes + 1, sizeof *f);
+    size_t *v = ks_xmalloc(ks_mul(tl->n ? tl->n : 1, sizeof *v));
     for (size_t i = 0; i < tl->n; i++)
-        if (tl->s[i].lane == l && tl->s[i].parent < 0)
-            ks_ivs_add_merge(out, tl->s[i].ts, tl->s[i].end);
+        f[tl->s[i].lane + 1]++;
+    for (uint32_t l = 0; l < tl->nlanes; l++)
+        f[l + 1] += f[l];
+    size_t *at = ks_xmalloc(((size_t)tl->nlanes + 1) * sizeof *at);
+    memcpy(at, f, ((size_t)tl->nlanes + 1) * sizeof *at);
+    for (size_t i = 0; i < tl->n; i++)
+        v[at[tl->s[i].lane]++] = i;
+    free(at);
+    *idx = v;
+    *first = f;
 }
 
 /* For every lane l >= 1, in order: call f for each slice of lane l with |slice ∩ U|, U = the union
@@ -36,15 +48,22 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
 {
     if (tl->nlanes < 2)
         return;
+    size_t *idx, *first;
+    by_lane(tl, &idx, &first);
     ks_ivs below = {0}, top = {0}, merged = {0};
-    lane_top(tl, 0, &below);
-    for (uint32_t l = 1; l < tl->nlanes; l++) {
-        for (size_t i = 0; i < tl->n; i++)
-            if (tl->s[i].lane == l)
-                f(ctx, i, ks_ivs_covered(&below, tl->s[i].ts, tl->s[i].end));
+    for (uint32_t l = 0; l < tl->nlanes; l++) {
+        if (l > 0)
+            for (size_t j = first[l]; j < first[l + 1]; j++)
+                f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, tl->s[idx[j]].end));
         if (l + 1 == tl->nlanes)
             break;
-        lane_top(tl, l, &top);
+        /* U += the top-level slices of lane l (in start order, disjoint) */
+        ks_ivs_reset(&top);
+        for (size_t j = first[l]; j < first[l + 1]; j++)
+            if (tl->s[idx[j]].parent < 0)
+                ks_ivs_add_merge(&top, tl->s[idx[j]].ts, tl->s[idx[j]].end);
+        if (!top.n)
+            continue;
         ks_ivs_merge(&below, &top, &merged);
         ks_ivs tmp = below;
         below = merged;
@@ -53,6 +72,8 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
     ks_ivs_free(&below);
     ks_ivs_free(&top);
     ks_ivs_free(&merged);
+    free(idx);
+    free(first);
 }
 
 typedef struct self_ctx {

@@ -150,6 +150,11 @@ KS_MSORT_DEFINE(sort_slices, ks_slice, slice_before)
 
 /* ---- nesting ------------------------------------------------------------------------------- */
 
+/* A slice looks for a lane among the first LANE_SCAN only (first fit), so that placing one costs
+ * at most that many checks however many lanes a hostile track needs; past them it opens a new lane.
+ * Nothing is ever left out: a new lane is empty, so the slice nests there at top level. */
+#define LANE_SCAN 256
+
 typedef struct lane {
     int32_t *stack;
     size_t n, cap;
@@ -223,6 +228,8 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
         int placed = 0;
         int s_python = k->ev[s.ev].kind == KS_K_PYTHON;
         for (size_t l = 0; !placed; l++) {
+            if (l == LANE_SCAN && nlanes > LANE_SCAN)
+                l = nlanes; /* none of the first LANE_SCAN lanes takes it: a lane of its own */
             if (l >= nlanes) {
                 KS_GROW(lanes, cap_lanes, l + 1);
                 memset(&lanes[l], 0, sizeof lanes[l]);

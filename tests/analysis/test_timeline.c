@@ -227,33 +227,40 @@ static void overlap_conservation(void **state)
     ks_trace_free(t);
 }
 
-/* 100 slices on one thread, each starting inside all the earlier ones and outliving them: every
- * one is placed (100 lanes), none is lost, and the thread's self times add up to its union */
-static void many_overlapping_lanes(void **state)
+/* n slices on one thread, each starting inside all the earlier ones and outliving them: every
+ * one is placed (n lanes; past the lanes searched first-fit, each gets a new one), none is lost,
+ * and the thread's self times add up to its union */
+static void staircase(int n)
 {
-    (void)state;
-    enum { N = 100 };
-    char *json = ks_xmalloc(N * 128 + 64);
+    char *json = ks_xmalloc((size_t)n * 128 + 64);
     size_t o = (size_t)sprintf(json, "[");
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < n; i++)
         o += (size_t)sprintf(json + o, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"s\",\"pid\":1,\"tid\":1,"
-                             "\"ts\":%d,\"dur\":100}", i ? "," : "", i);
+                             "\"ts\":%d,\"dur\":%d}", i ? "," : "", i, n);
     sprintf(json + o, "]");
     ks_trace *t = ks_test_parse(json);
     free(json);
     ks_analysis *a = analyse(t, NULL);
     const ks_timeline *tl = &a->tl[ks_test_track(t, 1, 1) - t->tracks];
-    assert_int_equal(tl->n, N);
-    assert_int_equal(tl->nlanes, N);
+    assert_int_equal(tl->n, n);
+    assert_int_equal(tl->nlanes, n);
     assert_int_equal(tl->dropped, 0);
-    assert_int_equal(tl->spilled, N - 1);
+    assert_int_equal(tl->spilled, n - 1);
     const ks_op_row *r = OP(a, "s");
-    assert_int_equal(r->count, N);
-    /* the union is [0, 199) us: slice 0 owns [0,100), each later one the 1 us past the previous */
-    assert_int_equal(r->self_ns, (100 + N - 1) * US);
-    assert_int_equal(r->incl_ns, (100 + N - 1) * US);
+    assert_int_equal(r->count, n);
+    /* the union is [0, 2n - 1) us: slice 0 owns [0, n), each later one the 1 us past the previous */
+    assert_int_equal(r->self_ns, (ks_ns)(2 * n - 1) * US);
+    assert_int_equal(r->incl_ns, (ks_ns)(2 * n - 1) * US);
+    assert_int_equal(tl->reassigned_ns, (ks_ns)(n - 1) * (n - 1) * US);
     ks_analysis_free(a);
     ks_trace_free(t);
+}
+
+static void many_overlapping_lanes(void **state)
+{
+    (void)state;
+    staircase(100); /* the 64-lane limit used to drop 36 of them */
+    staircase(300); /* past the 256 lanes searched first-fit */
 }
 
 static void begin_end_pairing(void **state)
