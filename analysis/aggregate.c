@@ -136,11 +136,7 @@ static void cpu_pass(agg *g)
         const ks_track *tr = &t->tracks[tl->track];
         if (!tl->n)
             continue;
-        for (size_t i = 0; i < tl->n; i++)
-            self[i] = tl->s[i].end - tl->s[i].ts;
-        for (size_t i = 0; i < tl->n; i++)
-            if (tl->s[i].parent >= 0)
-                self[tl->s[i].parent] -= tl->s[i].end - tl->s[i].ts;
+        ks_timeline_self(tl, self); /* each ns of the track's union once (selftime.c) */
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];

@@ -42,6 +42,32 @@ static void overlap_diagnostics(ks_analysis *a, const ks_timeline_stats *st, con
     }
 }
 
+/* What the overlap policy did to self times, over all tracks (docs/analysis.md, "Self and
+ * inclusive time"): one line in the text report, the same figures in JSON (self_time). */
+static void self_time_diagnostic(ks_analysis *a)
+{
+    ks_ns re = 0, clipped = 0, dropped_ns = 0;
+    uint64_t dropped = 0;
+    uint32_t lanes = 1;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        re += tl->reassigned_ns;
+        clipped += tl->clipped_ns;
+        dropped += tl->dropped;
+        dropped_ns += tl->dropped_ns;
+        if (tl->nlanes > lanes)
+            lanes = tl->nlanes;
+    }
+    if (!re && !clipped && !dropped)
+        return;
+    ks_diag_add(&a->diag, "timeline.self_time", KS_SEV_INFO,
+                "each ns of a track is one slice's self time: %lld ns that slices in overflow lanes (at most %u "
+                "lanes on a track) share with lower lanes were re-assigned to the lower lane; %lld ns cut off "
+                "truncated slices; %llu slices (%lld ns) dropped",
+                (long long)re, (unsigned)lanes, (long long)clipped, (unsigned long long)dropped,
+                (long long)dropped_ns);
+}
+
 static void free_tables(ks_analysis *a)
 {
     free(a->ops);
@@ -223,6 +249,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
             ks_timeline_build(t, (uint32_t)k, opts, last, &a->tl[k], &a->diag, &st);
     }
     overlap_diagnostics(a, &st, opts);
+    self_time_diagnostic(a);
     if (st.duplicates)
         ks_diag_count(&a->diag, "timeline.exact_duplicates", KS_SEV_INFO, st.duplicates);
     free(st.cats);

@@ -6,7 +6,9 @@
  * (any kind: a label, an op, cudaStreamSynchronize, a Python frame) or nothing, and by the
  * innermost labelled range, giving the "GPU idle while X" tables. Step annotations are
  * transparent. Every gap (short ones too) also gets HTA's class: host wait when the next launch
- * call started after the GPU went idle, kernel wait when shorter than HTA's delay, other. */
+ * call started after the GPU went idle, kernel wait when shorter than HTA's delay, other (which
+ * includes every gap ending in work whose launch is not in the trace: both other classes need
+ * the launch call). The gap tables count gaps longer than the threshold (HTA's rule). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,7 +264,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
             d->hta_kernel_wait_ns += len;
         else
             d->hta_other_ns += len;
-        if (len < o->threshold_ns)
+        if (len <= o->threshold_ns) /* reported when longer than the threshold (HTA's rule) */
             continue;
         d->count++;
         d->total_ns += len;

@@ -271,8 +271,11 @@ int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
         return -1;
     const ks_timeline *tl = &a->tl[r.tl];
     const ks_track *tr = &a->trace->tracks[tl->track];
+    /* the innermost operator or label (cpu_op, user_annotation, their legacy names): Python frames
+     * (with_stack) and runtime/driver calls between it and the launch are skipped, as TraceLens
+     * does; they get the work as subtree time only */
     int32_t i = r.s;
-    while (i >= 0 && ks_kind_is_launch_api(tr->ev[tl->s[i].ev].kind))
+    while (i >= 0 && !ks_kind_launches_directly(tr->ev[tl->s[i].ev].kind))
         i = tl->s[i].parent;
     if (i >= 0)
         return i;

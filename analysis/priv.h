@@ -49,6 +49,13 @@ static inline int ks_kind_is_launch_api(int k)
     return k == KS_K_RUNTIME || k == KS_K_DRIVER;
 }
 
+/* 1 for the kinds that own the GPU work launched under them directly (docs/analysis.md): operators
+ * and labels (cpu_op, user_annotation and their legacy names); never Python frames. */
+static inline int ks_kind_launches_directly(int k)
+{
+    return k == KS_K_CPU_OP || k == KS_K_USER_ANNOTATION;
+}
+
 /* Events on GPU tracks: the most a pass over GPU work can collect. */
 static inline size_t ks_gpu_track_events(const ks_trace *t)
 {

@@ -7,7 +7,9 @@
  * 3. Nesting with half-open intervals: before a slice starts, every open slice that ended at or
  *    before its start is closed (a zero-length slice stays open for another zero-length one at the
  *    same time, so instants stack). A slice that outlives the open slice it starts in is a partial
- *    overlap: by default it moves to the first overflow lane where it nests cleanly (--overlap). */
+ *    overlap: by default it moves to the first overflow lane where it nests cleanly (--overlap);
+ *    a track gets as many overflow lanes as it needs, so no slice is left out for want of one.
+ * 4. Self times (selftime.c) count each ns of the track's union once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         uint32_t b = open[m - 1];
         memmove(open + m - 1, open + m, (nopen - m) * sizeof *open);
         nopen--;
-        ks_slice s = {k->ev[b].ts, e->ts, b, -1, 0, 0, KS_SF_BE};
+        ks_slice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE};
         KS_PUSH(*out, *n, *cap, s);
     }
     for (size_t i = 0; i < nopen; i++) {
@@ -121,8 +123,8 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         ks_diag_add(d, "timeline.unclosed_begin", KS_SEV_WARNING,
                     "'B' \"%s\" at %lld ns never closed: ends at the trace end", ks_trace_str(t, b->name),
                     (long long)b->ts);
-        ks_slice s = {b->ts, trace_end > b->ts ? trace_end : b->ts, open[i], -1, 0, 0,
-                      KS_SF_BE | KS_SF_UNCLOSED};
+        ks_slice s = {.ts = b->ts, .end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
+                      .flags = KS_SF_BE | KS_SF_UNCLOSED};
         KS_PUSH(*out, *n, *cap, s);
     }
     free(open);
@@ -148,7 +150,10 @@ KS_MSORT_DEFINE(sort_slices, ks_slice, slice_before)
 
 /* ---- nesting ------------------------------------------------------------------------------- */
 
-#define MAX_LANES 64
+/* A slice looks for a lane among the first LANE_SCAN only (first fit), so that placing one costs
+ * at most that many checks however many lanes a hostile track needs; past them it opens a new lane.
+ * Nothing is ever left out: a new lane is empty, so the slice nests there at top level. */
+#define LANE_SCAN 256
 
 typedef struct lane {
     int32_t *stack;
@@ -213,18 +218,23 @@ static void count_overlap_cat(ks_timeline_stats *st, uint32_t track, uint16_t ca
 static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o, ks_timeline *tl,
                  ks_timeline_stats *st)
 {
-    lane lanes[MAX_LANES];
-    memset(lanes, 0, sizeof lanes);
-    int nlanes = 1;
+    /* as many lanes as the track needs: no slice is ever left out for want of one */
+    lane *lanes = ks_xcalloc(1, sizeof *lanes);
+    size_t nlanes = 1, cap_lanes = 1;
     size_t out = 0;
     int gpu = k->kind == KS_TRACK_GPU;
     for (size_t i = 0; i < tl->n; i++) {
         ks_slice s = tl->s[i];
         int placed = 0;
         int s_python = k->ev[s.ev].kind == KS_K_PYTHON;
-        for (int l = 0; l < MAX_LANES && !placed; l++) {
-            if (l >= nlanes)
+        for (size_t l = 0; !placed; l++) {
+            if (l == LANE_SCAN && nlanes > LANE_SCAN)
+                l = nlanes; /* none of the first LANE_SCAN lanes takes it: a lane of its own */
+            if (l >= nlanes) {
+                KS_GROW(lanes, cap_lanes, l + 1);
+                memset(&lanes[l], 0, sizeof lanes[l]);
                 nlanes = l + 1;
+            }
             lane *ln = &lanes[l];
             pop_ended(ln, tl->s, &s);
             /* A Python frame (with_stack) that a non-Python slice outlives is the one that is off:
@@ -252,10 +262,12 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                         pol = (s.end - p->end <= o->clamp_ns) ? KS_OVERLAP_TRUNCATE : KS_OVERLAP_SPILL;
                     if (pol == KS_OVERLAP_DROP) {
                         tl->dropped++;
+                        tl->dropped_ns += s.end - s.ts;
                         placed = -1;
                         break;
                     }
                     if (pol == KS_OVERLAP_TRUNCATE) {
+                        tl->clipped_ns += s.end - p->end;
                         s.end = p->end;
                         s.flags |= KS_SF_TRUNCATED;
                         tl->truncated++;
@@ -267,18 +279,15 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                     continue;
                 }
             }
-            s.lane = (uint8_t)l;
+            s.lane = (uint32_t)l;
             if (l)
                 s.flags |= KS_SF_SPILLED;
             s.parent = ln->n ? ln->stack[ln->n - 1] : -1;
             s.depth = (uint16_t)(ln->n > UINT16_MAX ? UINT16_MAX : ln->n);
             placed = 1;
         }
-        if (placed <= 0) {
-            if (!placed)
-                tl->dropped++; /* more than MAX_LANES overlapping slices */
+        if (placed < 0)
             continue;
-        }
         /* the stacks hold output indices (out <= i), so parents are output indices even after
          * a drop has shifted the array */
         tl->s[out] = s;
@@ -286,9 +295,10 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
         out++;
     }
     tl->n = out;
-    tl->nlanes = (uint8_t)nlanes;
-    for (int l = 0; l < MAX_LANES; l++)
+    tl->nlanes = (uint32_t)nlanes;
+    for (size_t l = 0; l < nlanes; l++)
         free(lanes[l].stack);
+    free(lanes);
 }
 
 static int slice_kind_ok(uint8_t ph)
@@ -310,8 +320,8 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
         const ks_event *e = &k->ev[i];
         if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
             continue;
-        ks_slice s = {e->ts, e->ts + e->dur, (uint32_t)i, -1, 0, 0,
-                      (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0)};
+        ks_slice s = {.ts = e->ts, .end = e->ts + e->dur, .ev = (uint32_t)i, .parent = -1,
+                      .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0)};
         KS_PUSH(tl->s, tl->n, cap, s);
     }
     pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);
@@ -319,6 +329,7 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     nest(t, k, o, tl, st);
     if (tl->n < cap)
         tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
+    ks_timeline_reassigned(tl);
     /* exact duplicates nest inside their twin: report them */
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];

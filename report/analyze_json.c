@@ -171,6 +171,35 @@ static void overlaps(ks_jw *w, const ks_analysis *a)
     ks_jw_end_arr(w);
 }
 
+/* what the overlap policy did to self times (docs/schema-analyze.md) */
+static void self_time(ks_jw *w, const ks_analysis *a)
+{
+    ks_ns re = 0, clipped = 0, dropped_ns = 0;
+    uint64_t spilled = 0, truncated = 0, dropped = 0;
+    uint32_t lanes = a->ntl ? 1 : 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        re += tl->reassigned_ns;
+        clipped += tl->clipped_ns;
+        dropped_ns += tl->dropped_ns;
+        spilled += tl->spilled;
+        truncated += tl->truncated;
+        dropped += tl->dropped;
+        if (tl->nlanes > lanes)
+            lanes = tl->nlanes;
+    }
+    ks_jw_key(w, "self_time");
+    ks_jw_obj(w);
+    ks_jw_kint(w, "reassigned_ns", re);
+    ks_jw_kint(w, "clipped_ns", clipped);
+    ks_jw_kuint(w, "spilled", spilled);
+    ks_jw_kuint(w, "truncated", truncated);
+    ks_jw_kuint(w, "dropped", dropped);
+    ks_jw_kint(w, "dropped_ns", dropped_ns);
+    ks_jw_kuint(w, "max_lanes", lanes);
+    ks_jw_end_obj(w);
+}
+
 void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_insights_view *iv,
                            const ks_report_opts *o)
 {
@@ -200,6 +229,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     kernel_rows(w, a, o);
     links(w, &a->links);
     overlaps(w, a);
+    self_time(w, a);
     ks_insights_json(w, a, iv);
     ks_jw_key(w, "diagnostics");
     ks_report_json_diagnostics(w, &t->diag, &a->diag);

@@ -6,11 +6,14 @@
  *    file order, and nested with half-open intervals. A slice that partially overlaps the slice it
  *    starts in is never dropped silently: by default it moves to an overflow lane of the same track.
  *  - self = duration - total duration of its direct children (children never overlap each other in
- *    a lane and are contained in the parent, so this equals the clipped union); never negative.
+ *    a lane and are contained in the parent, so this equals the clipped union), less, for a slice
+ *    in an overflow lane, the part of that time that lower lanes cover (they keep it): per track,
+ *    the self times add up to the length of the union of its slices. Never negative.
  *  - inclusive of a name = per track, the length of the union of that name's intervals (recursion
  *    is not counted twice), summed over tracks.
- *  - GPU time of a CPU slice: direct = work launched by runtime calls whose nearest enclosing
- *    non-runtime slice is this one; subtree = launched by it or any descendant. Reported as the
+ *  - GPU time of a CPU slice: direct = work launched by runtime calls whose innermost enclosing
+ *    operator or label (cpu_op, user_annotation; Python frames skipped) is this one, and by the
+ *    call itself; subtree = launched by it or any descendant. Reported as the
  *    union of the GPU intervals (TraceLens) and as the plain sum (torch's device time).
  *  - GPU per device: span = first GPU work start .. last end; busy = union of kernel, memcpy and
  *    memset intervals over all its streams; idle = span - busy. Annotations and syncs are not work.
@@ -61,9 +64,9 @@ typedef struct ks_slice {
     ks_ns ts, end;     /* half-open [ts, end) */
     uint32_t ev;       /* index of its event in the track's ev[] */
     int32_t parent;    /* index of the parent slice in the same timeline, -1 at top level */
-    uint16_t depth;    /* 0 at top level */
-    uint8_t lane;      /* 0 main lane, 1.. overflow lanes */
+    uint16_t depth;    /* 0 at top level (UINT16_MAX deeper than that) */
     uint8_t flags;     /* ks_slice_flags */
+    uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
 } ks_slice;
 
 /* One track's slices, sorted by (ts, longer first, file order). */
@@ -71,14 +74,23 @@ typedef struct ks_timeline {
     uint32_t track;
     ks_slice *s;
     size_t n;
-    uint8_t nlanes;    /* 1 + number of overflow lanes used */
+    uint32_t nlanes;   /* 1 + number of overflow lanes used */
     uint64_t spilled, dropped, truncated; /* partial overlaps and what became of them */
     ks_ns overlap_ns;  /* total time by which overlapping slices outlived their parent */
+    ks_ns reassigned_ns; /* time a spilled slice shares with lower lanes: the lower lane keeps it */
+    ks_ns clipped_ns;    /* time cut off slices by truncate / clamp (gone from the track) */
+    ks_ns dropped_ns;    /* total duration of the slices the drop policy left out */
 } ks_timeline;
 
 /* Innermost slice of the timeline active at time t in lane 0 (ts <= t < end), optionally only of
  * kinds for which accept(kind) is true; -1 when none. O(log n + depth). */
 int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind));
+
+/* The self time of every slice into self[0 .. tl->n): every ns of the union of the track's slices
+ * belongs to exactly one slice, the innermost one of the lowest lane covering it, so the self
+ * times of a track add up to the length of the union of its slices. O(n) when the track has one
+ * lane; each overflow lane adds a pass. */
+void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
 
 /* ---- results ------------------------------------------------------------------------------- */
 
@@ -180,7 +192,9 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
 /* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
 ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);
 
-/* Nearest enclosing non-runtime slice of a runtime/driver slice (the op that launched), or -1. */
+/* The op that launched: the innermost operator or label (cpu_op, user_annotation) enclosing the
+ * runtime/driver slice, Python frames and other calls skipped; else the op carrying the call's
+ * External id on the same thread; else -1. */
 int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r);
 
 /* The event of a slice. */

@@ -20,8 +20,12 @@ if r.returncode:
 out = json.loads(r.stdout)
 assert out["schema"] == "kinesift.analyze/1", out["schema"]
 (t,) = out["traces"]
-for key in ("source", "window", "gpu", "ops", "labels", "kernels", "links", "diagnostics"):
+for key in ("source", "window", "gpu", "ops", "labels", "kernels", "links", "self_time", "diagnostics"):
     assert key in t, key
+# the default policy (spill) moves slices, it never cuts or drops one
+st = t["self_time"]
+assert st["clipped_ns"] == 0 and st["dropped"] == 0 and st["dropped_ns"] == 0, st
+assert st["reassigned_ns"] >= 0 and (st["reassigned_ns"] == 0 or st["spilled"] > 0), st
 ROW = ("name", "cat", "count", "self_ns", "incl_ns", "min_ns", "median_ns", "p90_ns", "p99_ns",
        "max_ns", "gpu_direct_ns", "gpu_subtree_ns")
 for row in t["ops"] + t["labels"]:
@@ -48,6 +52,22 @@ cpu = [e for e in events if e.get("ph") == "X" and (e.get("cat") in CPU or
 ops = sum(o["count"] for o in t["ops"] if o["cat"] in CPU or o["cat"].endswith(("_runtime", "_driver")))
 # an event on a GPU stream is not a CPU op (none of these categories live there in the corpus)
 assert ops == len(cpu), f"op rows count {ops} CPU-side events, the trace has {len(cpu)}"
+
+# stats and analyze agree on the device tracks: the devices and streams analyze reports are the
+# stats tracks of kind "gpu" that hold GPU work; an empty device track is named in the reason
+r = subprocess.run([os.environ["KINESIFT"], "stats", "--format", "json", path], capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+st_doc = json.loads(r.stdout)
+st_tracks = (st_doc["traces"][0] if "traces" in st_doc else st_doc)["tracks"]
+with_work = {(str(e.get("pid")), str(e.get("tid"))) for e in gpu}
+dev_tracks = [k for k in st_tracks if k["kind"] == "gpu"]
+busy_tracks = [k for k in dev_tracks if (str(k["pid"]), str(k["tid"])) in with_work]
+assert len(busy_tracks) == len(with_work), "GPU work on a track stats does not call a device track"
+if t["gpu"]:
+    assert sum(g["streams"] for g in t["gpu"]) == len(busy_tracks), "streams differ from stats"
+    assert {g["device"] for g in t["gpu"]} == {k["device"] for k in busy_tracks}, "devices differ from stats"
+elif dev_tracks:
+    assert "device tracks" in t["gpu_reason"], t["gpu_reason"]
 
 if gpu:
     assert isinstance(t["gpu"], list) and t["gpu"], t.get("gpu_reason")

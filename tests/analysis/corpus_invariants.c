@@ -1,12 +1,17 @@
 /* tests/analysis/corpus_invariants.c: properties that must hold on any real trace (run once per
- * corpus file): in every lane of every track the self times add up to the union of the top-level
- * intervals, children lie inside their parents, no time is negative, GPU busy <= span, every GPU
- * work event is counted exactly once, and the order statistics are ordered. */
+ * corpus file, under every --overlap policy): in every lane of every track the lane's own self
+ * times add up to the union of its top-level intervals; per track the self times the analysis
+ * reports add up to the length of the union of the track's slices (each ns belongs to one slice:
+ * spilled slices do not count again what the main lane counts), and under spill that union is the
+ * union of the track's raw slices; the per-name inclusive time is the union of that name's
+ * intervals per track; children lie inside their parents, no time is negative, GPU busy <= span,
+ * every GPU work event is counted exactly once, and the order statistics are ordered. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/util.h"
+#include "kinesift/store.h"
 #include "kinesift/analysis.h"
 #include "kinesift/parse.h"
 
@@ -22,7 +27,84 @@ static int failures;
         }                                                                                         \
     } while (0)
 
-static void check_timeline(const ks_trace *t, const ks_timeline *tl)
+typedef struct iv {
+    ks_ns a, b;
+} iv;
+
+static int cmp_iv(const void *x, const void *y)
+{
+    const iv *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* length of the union, by sorting (independent of analysis/intervals.c) */
+static ks_ns union_length(iv *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_iv);
+    ks_ns total = 0, cur_a = 0, cur_b = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].b <= v[i].a)
+            continue;
+        if (open && v[i].a <= cur_b) {
+            if (v[i].b > cur_b)
+                cur_b = v[i].b;
+            continue;
+        }
+        if (open)
+            total += cur_b - cur_a;
+        cur_a = v[i].a;
+        cur_b = v[i].b;
+        open = 1;
+    }
+    if (open)
+        total += cur_b - cur_a;
+    return total;
+}
+
+/* per track: the reported self times add up to the union of the timeline's slices; with spill
+ * that is the union of the raw slices (X events and B/E pairs), nothing lost */
+static void check_conservation(const ks_trace *t, const ks_timeline *tl, const ks_ns *lane_self, int spill)
+{
+    const ks_track *k = &t->tracks[tl->track];
+    iv *v = ks_xcalloc(tl->n + k->n + 1, sizeof *v);
+    ks_ns *self = ks_xcalloc(tl->n + 1, sizeof *self);
+    ks_timeline_self(tl, self);
+    ks_ns sum = 0, sum_lane = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
+        CHECK(self[i] <= lane_self[i], "track %u slice %zu: self above its lane's", tl->track, i);
+        sum += self[i];
+        sum_lane += lane_self[i];
+        v[i].a = tl->s[i].ts;
+        v[i].b = tl->s[i].end;
+    }
+    ks_ns u = union_length(v, tl->n);
+    CHECK(sum == u, "track %u: self times add up to %" PRId64 ", the union of its slices is %" PRId64 " (%" PRId64 " more)",
+          tl->track, sum, u, sum - u);
+    CHECK(sum_lane - sum == tl->reassigned_ns, "track %u: reassigned %" PRId64 ", lanes counted %" PRId64 " more",
+          tl->track, tl->reassigned_ns, sum_lane - sum);
+    if (spill) {
+        size_t n = 0;
+        for (size_t i = 0; i < k->n; i++)
+            if (k->ev[i].ph == 'X' && k->ev[i].dur != KS_NO_DUR) {
+                v[n].a = k->ev[i].ts;
+                v[n++].b = k->ev[i].ts + k->ev[i].dur;
+            }
+        for (size_t i = 0; i < tl->n; i++)
+            if (tl->s[i].flags & KS_SF_BE) {
+                v[n].a = tl->s[i].ts;
+                v[n++].b = tl->s[i].end;
+            }
+        ks_ns raw = union_length(v, n);
+        CHECK(raw == u, "track %u: spill lost time: raw union %" PRId64 ", timeline union %" PRId64, tl->track, raw, u);
+        CHECK(tl->clipped_ns == 0 && tl->dropped_ns == 0 && tl->dropped == 0, "spill cut or dropped time");
+    }
+    free(self);
+    free(v);
+}
+
+static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
 {
     ks_ns *self = ks_xcalloc(tl->n ? tl->n : 1, sizeof *self);
     for (size_t i = 0; i < tl->n; i++)
@@ -44,7 +126,7 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl)
             CHECK(s->depth == 0, "top-level depth");
         }
     }
-    for (int lane = 0; lane < tl->nlanes; lane++) {
+    for (uint32_t lane = 0; lane < tl->nlanes; lane++) {
         ks_ns sum_self = 0, sum_top = 0, last_end = INT64_MIN;
         for (size_t i = 0; i < tl->n; i++) {
             if (tl->s[i].lane != lane)
@@ -53,17 +135,101 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl)
             sum_self += self[i];
             if (tl->s[i].parent < 0) {
                 CHECK(tl->s[i].ts >= last_end || tl->s[i].ts == tl->s[i].end || last_end == tl->s[i].ts,
-                      "top-level slices overlap in lane %d", lane);
+                      "top-level slices overlap in lane %u", lane);
                 sum_top += tl->s[i].end - tl->s[i].ts;
                 if (tl->s[i].end > last_end)
                     last_end = tl->s[i].end;
             }
         }
-        CHECK(sum_self == sum_top, "track %u lane %d: self times add up to %" PRId64 ", top-level union %" PRId64,
+        CHECK(sum_self == sum_top, "track %u lane %u: self times add up to %" PRId64 ", top-level union %" PRId64,
               tl->track, lane, sum_self, sum_top);
     }
-    (void)t;
+    check_conservation(t, tl, self, spill);
     free(self);
+}
+
+typedef struct name_iv {
+    int64_t key; /* name << 16 | cat */
+    ks_ns a, b;
+} name_iv;
+
+static int cmp_name_iv(const void *x, const void *y)
+{
+    const name_iv *p = x, *q = y;
+    if (p->key != q->key)
+        return (p->key > q->key) - (p->key < q->key);
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* inclusive per op row = Σ over CPU tracks of the union of that (name, cat)'s intervals */
+static void check_inclusive(const ks_trace *t, const ks_analysis *a)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        total += a->tl[k].n;
+    name_iv *v = ks_xcalloc(total + 1, sizeof *v);
+    iv *u = ks_xcalloc(total + 1, sizeof *u);
+    int64_t *keys = ks_xcalloc(a->nops + 1, sizeof *keys);
+    ks_ns *want = ks_xcalloc(a->nops + 1, sizeof *want);
+    for (size_t r = 0; r < a->nops; r++)
+        keys[r] = ((int64_t)a->ops[r].name << 16) | a->ops[r].cat;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind == KS_TRACK_GPU)
+            continue;
+        size_t n = 0;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_event *e = &tr->ev[tl->s[i].ev];
+            v[n].key = ((int64_t)e->name << 16) | e->cat;
+            v[n].a = tl->s[i].ts;
+            v[n++].b = tl->s[i].end;
+        }
+        qsort(v, n, sizeof *v, cmp_name_iv);
+        for (size_t i = 0; i < n;) {
+            size_t j = i, m = 0;
+            for (; j < n && v[j].key == v[i].key; j++) {
+                u[m].a = v[j].a;
+                u[m++].b = v[j].b;
+            }
+            ks_ns len = union_length(u, m);
+            for (size_t r = 0; r < a->nops; r++)
+                if (keys[r] == v[i].key)
+                    want[r] += len;
+            i = j;
+        }
+    }
+    for (size_t r = 0; r < a->nops; r++)
+        CHECK(a->ops[r].incl_ns == want[r], "\"%s\": inclusive %" PRId64 ", union of its intervals %" PRId64,
+              ks_trace_str(t, a->ops[r].name), a->ops[r].incl_ns, want[r]);
+    free(v);
+    free(u);
+    free(keys);
+    free(want);
+}
+
+/* the timelines and inclusive times under policy p */
+static void check_policy(const ks_trace *t, const char *policy)
+{
+    ks_analysis_opts o;
+    ks_analysis_opts_init(&o);
+    ks_error err;
+    if (ks_overlap_parse(policy, &o.overlap, &o.clamp_ns) != 0) {
+        CHECK(0, "policy %s", policy);
+        return;
+    }
+    ks_analysis *a;
+    if (ks_analyze(t, &o, &a, &err) != KS_OK) {
+        CHECK(0, "analyze --overlap %s: %s", policy, err.msg);
+        return;
+    }
+    int before = failures;
+    for (size_t k = 0; k < a->ntl; k++)
+        check_timeline(t, &a->tl[k], o.overlap == KS_OVERLAP_SPILL);
+    check_inclusive(t, a);
+    if (failures != before)
+        fprintf(stderr, "(under --overlap %s)\n", policy);
+    ks_analysis_free(a);
 }
 
 static void check_rows(const ks_op_row *r, size_t n, int gpu)
@@ -105,10 +271,11 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t slices = 0;
-    for (size_t k = 0; k < a->ntl; k++) {
-        check_timeline(t, &a->tl[k]);
+    for (size_t k = 0; k < a->ntl; k++)
         slices += a->tl[k].n;
-    }
+    const char *policies[] = {"spill", "drop", "truncate", "clamp:1000"};
+    for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
+        check_policy(t, policies[i]);
     /* every GPU work event exactly once */
     uint64_t gpu_events = 0;
     ks_ns gpu_total = 0;

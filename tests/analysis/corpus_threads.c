@@ -106,7 +106,8 @@ static void compare_timelines(const char *what, const ks_analysis *x, const ks_a
     for (size_t k = 0; k < x->ntl && k < y->ntl; k++) {
         const ks_timeline *p = &x->tl[k], *q = &y->tl[k];
         CHECK(p->track == q->track && p->n == q->n && p->nlanes == q->nlanes && p->spilled == q->spilled &&
-                  p->dropped == q->dropped && p->truncated == q->truncated && p->overlap_ns == q->overlap_ns,
+                  p->dropped == q->dropped && p->truncated == q->truncated && p->overlap_ns == q->overlap_ns &&
+                  p->reassigned_ns == q->reassigned_ns && p->clipped_ns == q->clipped_ns && p->dropped_ns == q->dropped_ns,
               "%s: timeline %zu differs (%zu vs %zu slices)", what, k, p->n, q->n);
         size_t bad = 0;
         for (size_t i = 0; i < p->n && i < q->n; i++)

@@ -106,6 +106,53 @@ static void kernel_table(void **state)
     ks_trace_free(t);
 }
 
+/* direct GPU time goes to the innermost operator or label; Python frames get subtree time only */
+static void with_stack_direct(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/with_stack.json"));
+    ks_analysis *a = analyse(t, NULL);
+    /* K1 [200,300): aten::mm, under model.py forward under train.py step */
+    const ks_op_row *mm = OP(a, "aten::mm");
+    assert_int_equal(mm->gpu_direct_ns, 100 * US);
+    assert_int_equal(mm->gpu_subtree_ns, 100 * US);
+    const ks_op_row *fwd = OP(a, "model.py(20): forward");
+    assert_int_equal(fwd->gpu_direct_ns, 0);
+    assert_int_equal(fwd->gpu_direct_sum_ns, 0);
+    assert_int_equal(fwd->gpu_subtree_ns, 100 * US);
+    /* K2 [300,350): no op above cuLaunchKernel, the call itself owns it */
+    const ks_op_row *run = OP(a, "triton.py(5): run");
+    assert_int_equal(run->gpu_direct_ns, 0);
+    assert_int_equal(run->gpu_subtree_ns, 50 * US);
+    assert_int_equal(OP(a, "cuLaunchKernel")->gpu_direct_ns, 50 * US);
+    const ks_op_row *step = OP(a, "train.py(10): step");
+    assert_int_equal(step->gpu_direct_ns, 0);
+    assert_int_equal(step->gpu_subtree_ns, 150 * US); /* K1 and K2 */
+    /* K3 [400,420): the label above the Python frame owns it */
+    assert_int_equal(LABEL(a, "my_label", "user_annotation")->gpu_direct_ns, 20 * US);
+    assert_int_equal(OP(a, "my_label")->gpu_direct_ns, 20 * US);
+    const ks_op_row *g = OP(a, "f.py(1): g");
+    assert_int_equal(g->gpu_direct_ns, 0);
+    assert_int_equal(g->gpu_subtree_ns, 20 * US);
+    /* K4 [450,460): aten::add above the hook's frame owns it */
+    assert_int_equal(OP(a, "aten::add")->gpu_direct_ns, 10 * US);
+    assert_int_equal(OP(a, "hook.py(3): h")->gpu_direct_ns, 0);
+    assert_int_equal(OP(a, "hook.py(3): h")->gpu_subtree_ns, 10 * US);
+    /* every ns of GPU work has exactly one direct owner among operators and labels, or its launch
+     * call when it has none: 100 + 20 + 10 by ops and labels, 50 by the call */
+    ks_ns by_ops = 0;
+    for (size_t i = 0; i < a->nops; i++) {
+        int kind = a->ops[i].kind;
+        if (kind == KS_K_CPU_OP || kind == KS_K_USER_ANNOTATION)
+            by_ops += a->ops[i].gpu_direct_sum_ns;
+        if (kind == KS_K_PYTHON)
+            assert_int_equal(a->ops[i].gpu_direct_sum_ns, 0);
+    }
+    assert_int_equal(by_ops, 130 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 static void cpu_only_is_not_observed(void **state)
 {
     (void)state;
@@ -139,6 +186,7 @@ int main(void)
         cmocka_unit_test(device_unions),
         cmocka_unit_test(links_and_gpu_time_per_op),
         cmocka_unit_test(kernel_table),
+        cmocka_unit_test(with_stack_direct),
         cmocka_unit_test(cpu_only_is_not_observed),
         cmocka_unit_test(comm_kernel_names),
     };

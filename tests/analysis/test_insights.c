@@ -84,6 +84,35 @@ static void steps_warmup_and_breakdown(void **state)
     unload(&b);
 }
 
+/* A gap is reported when it is longer than the threshold (HTA's rule): exactly 10 us is not, 10.001
+ * us is. Neither kernel's launch is in the trace, so both gaps are HTA "other" (host wait and
+ * kernel wait need the launch call). */
+static void gap_threshold_is_strict(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":40.001,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}}]");
+    ks_analysis *a = analyse(t, NULL);
+    ks_steps st;
+    ks_gaps g;
+    ks_error err;
+    assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+    assert_int_equal(ks_gaps_find(a, &st, NULL, &g, &err), KS_OK);
+    assert_int_equal(g.n, 1);
+    assert_int_equal(g.dev[0].threshold_ns, 10 * US);
+    assert_int_equal(g.dev[0].count, 1);
+    assert_int_equal(g.dev[0].total_ns, 10001);
+    assert_int_equal(g.dev[0].idle_ns, 20001);
+    assert_int_equal(g.dev[0].hta_other_ns, 20001);
+    assert_int_equal(g.dev[0].hta_host_wait_ns + g.dev[0].hta_kernel_wait_ns, 0);
+    ks_gaps_free(&g);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 static void gaps_attributed_to_data_loading(void **state)
 {
     (void)state;
@@ -317,6 +346,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(steps_warmup_and_breakdown),
+        cmocka_unit_test(gap_threshold_is_strict),
         cmocka_unit_test(gaps_attributed_to_data_loading),
         cmocka_unit_test(repeated_upload_is_found),
         cmocka_unit_test(tiny_kernels_are_found),

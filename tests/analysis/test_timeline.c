@@ -74,9 +74,11 @@ static void overlap_policies(void **state)
     const ks_slice *b = find_slice(a, 1, 1, "B", 0);
     assert_int_equal(b->lane, 1);
     assert_true(b->flags & KS_SF_SPILLED);
+    /* the thread ran [0,150): A keeps [0,100) less C; B only what lies outside A, [100,150) */
     assert_int_equal(OP(a, "A")->self_ns, 90 * US);
-    assert_int_equal(OP(a, "B")->self_ns, 100 * US);
+    assert_int_equal(OP(a, "B")->self_ns, 50 * US);
     assert_int_equal(OP(a, "C")->self_ns, 10 * US);
+    assert_int_equal(a->tl[0].reassigned_ns, 50 * US);
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "A");
     const ks_diag_kind *d = ks_diag_get(&a->diag, "timeline.partial_overlap");
     assert_non_null(d);
@@ -98,11 +100,13 @@ static void overlap_policies(void **state)
     assert_int_equal(OP(a, "A")->self_ns, 50 * US);
     assert_int_equal(OP(a, "B")->self_ns, 40 * US);
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "B");
+    assert_int_equal(a->tl[0].clipped_ns, 50 * US);
     ks_analysis_free(a);
 
     /* drop: B leaves the timeline, counted */
     a = with_policy(t, "drop");
     assert_int_equal(a->tl[0].dropped, 1);
+    assert_int_equal(a->tl[0].dropped_ns, 100 * US);
     assert_int_equal(OP(a, "A")->self_ns, 90 * US);
     for (size_t i = 0; i < a->nops; i++)
         assert_string_not_equal(ks_trace_str(t, a->ops[i].name), "B");
@@ -121,6 +125,142 @@ static void overlap_policies(void **state)
     assert_int_not_equal(ks_overlap_parse("clamp:x", &pol, &c), 0);
     assert_int_not_equal(ks_overlap_parse("nope", &pol, &c), 0);
     ks_trace_free(t);
+}
+
+/* Σ self of the track's slices and the length of their union */
+static void track_sums(const ks_analysis *a, int64_t tid, ks_ns *self, ks_ns *reassigned)
+{
+    const ks_track *k = ks_test_track(a->trace, 1, tid);
+    const ks_timeline *tl = &a->tl[k - a->trace->tracks];
+    ks_ns *v = ks_xcalloc(tl->n + 1, sizeof *v);
+    ks_timeline_self(tl, v);
+    *self = 0;
+    for (size_t i = 0; i < tl->n; i++)
+        *self += v[i];
+    free(v);
+    *reassigned = tl->reassigned_ns;
+}
+
+#define SELF(a, name) (OP(a, name)->self_ns)
+
+static void overlap_conservation(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("analysis/overlap_chain.json"));
+    ks_ns sum, re;
+
+    /* spill: the main lane keeps the shared time, a spilled slice's self is what lies outside */
+    ks_analysis *a = with_policy(t, "spill");
+    /* tid 1: P [0,100000) ns, Q [40000,100001) spilled: Q owns only [100000,100001) */
+    assert_int_equal(find_slice(a, 1, 1, "Q1", 0)->lane, 1);
+    assert_int_equal(SELF(a, "P1"), 100000);
+    assert_int_equal(SELF(a, "Q1"), 1);
+    track_sums(a, 1, &sum, &re);
+    assert_int_equal(sum, 100001); /* the union [0, 100001) */
+    assert_int_equal(re, 60000);
+    /* tid 2: lane 0 holds P [0,100) > S [60,70) and R [120,130); Q [50,150) in lane 1 owns
+     * [100,120) and [130,150) = 40 */
+    assert_string_equal(parent_name(a, 1, 2, find_slice(a, 1, 2, "S2", 0)), "P2");
+    assert_string_equal(parent_name(a, 1, 2, find_slice(a, 1, 2, "R2", 0)), "-");
+    assert_int_equal(SELF(a, "P2"), 90 * US);
+    assert_int_equal(SELF(a, "S2"), 10 * US);
+    assert_int_equal(SELF(a, "R2"), 10 * US);
+    assert_int_equal(SELF(a, "Q2"), 40 * US);
+    track_sums(a, 2, &sum, &re);
+    assert_int_equal(sum, 150 * US);
+    assert_int_equal(re, 60 * US);
+    /* tid 3: A lane 0, B lane 1, C lane 2: A [0,100), B [100,150), C [150,200) */
+    assert_int_equal(find_slice(a, 1, 3, "C3", 0)->lane, 2);
+    assert_int_equal(SELF(a, "A3"), 100 * US);
+    assert_int_equal(SELF(a, "B3"), 50 * US);
+    assert_int_equal(SELF(a, "C3"), 50 * US);
+    track_sums(a, 3, &sum, &re);
+    assert_int_equal(sum, 200 * US);
+    assert_int_equal(re, (50 + 70) * US);
+    /* inclusive per name stays the union of the name's intervals */
+    assert_int_equal(OP(a, "Q1")->incl_ns, 60001);
+    assert_int_equal(OP(a, "C3")->incl_ns, 120 * US);
+    /* the report says how much was re-assigned: 60000 + 60 us + 120 us */
+    const ks_diag_kind *d = ks_diag_get(&a->diag, "timeline.self_time");
+    assert_non_null(d);
+    assert_non_null(strstr(d->ex[0].text, "240000 ns that slices in overflow lanes (at most 3 lanes"));
+    ks_analysis_free(a);
+
+    /* truncate: the slice is cut at its parent's end; the cut time leaves the track */
+    a = with_policy(t, "truncate");
+    assert_int_equal(SELF(a, "P1"), 40000);
+    assert_int_equal(SELF(a, "Q1"), 60000);
+    assert_int_equal(SELF(a, "P2"), 50 * US);
+    assert_int_equal(SELF(a, "Q2"), 40 * US); /* [50,100) less S */
+    assert_int_equal(SELF(a, "R2"), 10 * US);
+    /* chain: B cut to [50,100) under A, C cut to [80,100) under B */
+    assert_int_equal(SELF(a, "A3"), 50 * US);
+    assert_int_equal(SELF(a, "B3"), 30 * US);
+    assert_int_equal(SELF(a, "C3"), 20 * US);
+    track_sums(a, 3, &sum, &re);
+    assert_int_equal(sum, 100 * US);
+    assert_int_equal(re, 0);
+    assert_int_equal(a->tl[ks_test_track(t, 1, 3) - t->tracks].clipped_ns, 150 * US);
+    assert_int_equal(a->tl[ks_test_track(t, 1, 1) - t->tracks].clipped_ns, 1);
+    ks_analysis_free(a);
+
+    /* drop: the slices that outlive their parent leave; the rest is untouched */
+    a = with_policy(t, "drop");
+    assert_int_equal(SELF(a, "P2"), 90 * US);
+    assert_int_equal(SELF(a, "A3"), 100 * US);
+    track_sums(a, 3, &sum, &re);
+    assert_int_equal(sum, 100 * US);
+    assert_int_equal(a->tl[ks_test_track(t, 1, 3) - t->tracks].dropped_ns, 220 * US);
+    ks_analysis_free(a);
+
+    /* clamp:60us: B (excess 50) is cut under A; C (excess 100 over the cut B) spills and owns
+     * [100,200) */
+    a = with_policy(t, "clamp:60000");
+    assert_int_equal(find_slice(a, 1, 3, "C3", 0)->lane, 1);
+    assert_int_equal(SELF(a, "A3"), 50 * US);
+    assert_int_equal(SELF(a, "B3"), 50 * US);
+    assert_int_equal(SELF(a, "C3"), 100 * US);
+    track_sums(a, 3, &sum, &re);
+    assert_int_equal(sum, 200 * US);
+    assert_int_equal(re, 20 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+/* n slices on one thread, each starting inside all the earlier ones and outliving them: every
+ * one is placed (n lanes; past the lanes searched first-fit, each gets a new one), none is lost,
+ * and the thread's self times add up to its union */
+static void staircase(int n)
+{
+    char *json = ks_xmalloc((size_t)n * 128 + 64);
+    size_t o = (size_t)sprintf(json, "[");
+    for (int i = 0; i < n; i++)
+        o += (size_t)sprintf(json + o, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"s\",\"pid\":1,\"tid\":1,"
+                             "\"ts\":%d,\"dur\":%d}", i ? "," : "", i, n);
+    sprintf(json + o, "]");
+    ks_trace *t = ks_test_parse(json);
+    free(json);
+    ks_analysis *a = analyse(t, NULL);
+    const ks_timeline *tl = &a->tl[ks_test_track(t, 1, 1) - t->tracks];
+    assert_int_equal(tl->n, n);
+    assert_int_equal(tl->nlanes, n);
+    assert_int_equal(tl->dropped, 0);
+    assert_int_equal(tl->spilled, n - 1);
+    const ks_op_row *r = OP(a, "s");
+    assert_int_equal(r->count, n);
+    /* the union is [0, 2n - 1) us: slice 0 owns [0, n), each later one the 1 us past the previous */
+    assert_int_equal(r->self_ns, (ks_ns)(2 * n - 1) * US);
+    assert_int_equal(r->incl_ns, (ks_ns)(2 * n - 1) * US);
+    assert_int_equal(tl->reassigned_ns, (ks_ns)(n - 1) * (n - 1) * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+static void many_overlapping_lanes(void **state)
+{
+    (void)state;
+    staircase(100); /* the 64-lane limit used to drop 36 of them */
+    staircase(300); /* past the 256 lanes searched first-fit */
 }
 
 static void begin_end_pairing(void **state)
@@ -175,6 +315,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nesting_self_and_inclusive),
         cmocka_unit_test(overlap_policies),
+        cmocka_unit_test(overlap_conservation),
+        cmocka_unit_test(many_overlapping_lanes),
         cmocka_unit_test(begin_end_pairing),
         cmocka_unit_test(windows_restrict_instances),
     };

@@ -1,0 +1,114 @@
+/* analysis/selftime.c: the self time of every slice of a timeline.
+ *
+ * What: within a lane, self = duration - total duration of the direct children (children of one
+ * lane never overlap each other and lie inside their parent). A slice in an overflow lane (it
+ * outlived the slice it started in, --overlap spill / clamp) shares time with the lanes below it;
+ * that time is kept by the lower lane, and the spilled slice's self time is only the part of its
+ * own self region that no lower lane covers.
+ * Why correct: every ns of the union of a track's slices lies in some lane; the lowest lane that
+ * covers it has exactly one innermost slice covering it (nesting), and that slice alone counts it.
+ * So the self times of a track add up to the length of the union of its slices, each ns once.
+ * With U = the union of lanes 0..l-1, the self of slice s in lane l is
+ *     self_lane(s) - |s ∩ U| + Σ over its children c of |c ∩ U|
+ * (the self region is s minus its children, which lie inside s and do not overlap); never
+ * negative, since the children's parts of U lie inside s's.
+ * Cost: O(n) for a track with one lane; with overflow lanes, the slices are bucketed by lane once
+ * and each lane adds a merge of its top-level slices into the union and a logarithmic lookup per
+ * slice.
+ * Who: ks_timeline_build (reassigned_ns, once per track) and the tables (aggregate.c), or anyone
+ * holding a timeline (public: include/kinesift/analysis.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/intervals.h"
+#include "analysis/timeline.h"
+#include "common/util.h"
+
+/* the slices of each lane, in timeline (start) order: idx[first[l] .. first[l + 1]) */
+static void by_lane(const ks_timeline *tl, size_t **idx, size_t **first)
+{
+    size_t *f = ks_xcalloc((size_t)tl->nlanes + 1, sizeof *f);
+    size_t *v = ks_xmalloc(ks_mul(tl->n ? tl->n : 1, sizeof *v));
+    for (size_t i = 0; i < tl->n; i++)
+        f[tl->s[i].lane + 1]++;
+    for (uint32_t l = 0; l < tl->nlanes; l++)
+        f[l + 1] += f[l];
+    size_t *at = ks_xmalloc(((size_t)tl->nlanes + 1) * sizeof *at);
+    memcpy(at, f, ((size_t)tl->nlanes + 1) * sizeof *at);
+    for (size_t i = 0; i < tl->n; i++)
+        v[at[tl->s[i].lane]++] = i;
+    free(at);
+    *idx = v;
+    *first = f;
+}
+
+/* For every lane l >= 1, in order: call f for each slice of lane l with |slice ∩ U|, U = the union
+ * of the lanes below it. */
+static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, ks_ns cov), void *ctx)
+{
+    if (tl->nlanes < 2)
+        return;
+    size_t *idx, *first;
+    by_lane(tl, &idx, &first);
+    ks_ivs below = {0}, top = {0}, merged = {0};
+    for (uint32_t l = 0; l < tl->nlanes; l++) {
+        if (l > 0)
+            for (size_t j = first[l]; j < first[l + 1]; j++)
+                f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, tl->s[idx[j]].end));
+        if (l + 1 == tl->nlanes)
+            break;
+        /* U += the top-level slices of lane l (in start order, disjoint) */
+        ks_ivs_reset(&top);
+        for (size_t j = first[l]; j < first[l + 1]; j++)
+            if (tl->s[idx[j]].parent < 0)
+                ks_ivs_add_merge(&top, tl->s[idx[j]].ts, tl->s[idx[j]].end);
+        if (!top.n)
+            continue;
+        ks_ivs_merge(&below, &top, &merged);
+        ks_ivs tmp = below;
+        below = merged;
+        merged = tmp;
+    }
+    ks_ivs_free(&below);
+    ks_ivs_free(&top);
+    ks_ivs_free(&merged);
+    free(idx);
+    free(first);
+}
+
+typedef struct self_ctx {
+    const ks_timeline *tl;
+    ks_ns *self;
+} self_ctx;
+
+static void take_covered(void *ctx, size_t i, ks_ns cov)
+{
+    self_ctx *c = ctx;
+    c->self[i] -= cov;
+    if (c->tl->s[i].parent >= 0)
+        c->self[c->tl->s[i].parent] += cov; /* the child's share was never the parent's */
+}
+
+void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
+{
+    for (size_t i = 0; i < tl->n; i++)
+        self[i] = tl->s[i].end - tl->s[i].ts;
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->s[i].parent >= 0)
+            self[tl->s[i].parent] -= tl->s[i].end - tl->s[i].ts;
+    self_ctx c = {tl, self};
+    each_covered(tl, take_covered, &c);
+}
+
+static void add_top_covered(void *ctx, size_t i, ks_ns cov)
+{
+    ks_timeline *tl = ctx;
+    if (tl->s[i].parent < 0) /* a slice's part of U lies inside its top-level ancestor's */
+        tl->reassigned_ns += cov;
+}
+
+void ks_timeline_reassigned(ks_timeline *tl)
+{
+    tl->reassigned_ns = 0;
+    each_covered(tl, add_top_covered, tl);
+}
