@@ -269,6 +269,39 @@ static double limit_of(const ks_check *c, const ks_gate_opts *o)
     return c->metric == KS_METRIC_LAUNCHES ? 0 : o->params.threshold;
 }
 
+/* The runs of one side of r: one per input (its samples consecutive in the pooled array). */
+static ks_runs runs_of(const double *x, const ks_trace_median *per, size_t nper, size_t *len)
+{
+    for (size_t i = 0; i < nper; i++)
+        len[i] = per[i].n;
+    return (ks_runs){x, len, nper};
+}
+
+/* Compare r's sides with the run as the unit, the interval at `level` (statistics.md
+ * section 8); keeps the Holm-adjusted p and m already set when re-deciding. */
+static void compare(ks_gate_result *r, double level)
+{
+    size_t *la = ks_xmalloc(ks_mul(r->nper_a + 1, sizeof *la)), *lb = ks_xmalloc(ks_mul(r->nper_b + 1, sizeof *lb));
+    ks_runs a = runs_of(r->a, r->per_a, r->nper_a, la), b = runs_of(r->b, r->per_b, r->nper_b, lb);
+    double p = r->cmp.p;
+    size_t m = r->cmp.holm_m;
+    ks_compare_runs(&a, &b, ks_metric_points(r->metric), level, &r->params, &r->cmp);
+    r->cmp.discarded_a = r->discarded_a;
+    r->cmp.discarded_b = r->discarded_b;
+    if (m > 1) {
+        r->cmp.p = p;
+        r->cmp.holm_m = m;
+    }
+    ks_compare_runs_decide(&r->cmp, &r->params);
+    if (ks_metric_points(r->metric)) {
+        r->diff = r->cmp.method == KS_METHOD_RUNS ? r->cmp.est : r->cmp.b.median - r->cmp.a.median;
+        r->diff_lo = r->cmp.ci_lo;
+        r->diff_hi = r->cmp.ci_hi;
+    }
+    free(la);
+    free(lb);
+}
+
 static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in *a, const side_in *b)
 {
     r->metric = c->metric;
@@ -309,11 +342,9 @@ static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in
         result_error(r, "the validate metric '%s' is missing from the %s", c->name, fa ? "candidate" : "baseline");
         return;
     }
-    if (ks_metric_points(c->metric))
-        ks_compare_points(r->a, r->na, r->b, r->nb, r->limit, &r->params, &r->cmp, &r->diff, &r->diff_lo,
-                          &r->diff_hi);
-    else
-        ks_compare_samples(r->a, r->na, r->b, r->nb, da, db, &r->params, &r->cmp);
+    r->discarded_a = da;
+    r->discarded_b = db;
+    compare(r, 1 - r->params.alpha);
 }
 
 static ks_gate_status status_of(ks_verdict v)
@@ -327,36 +358,38 @@ static ks_gate_status status_of(ks_verdict v)
     return KS_GATE_INCONCLUSIVE;
 }
 
-/* Holm across every evaluated check, then decide each with its own limit. */
+/* Holm across every evaluated check: each check's p is Holm-adjusted, its interval recomputed
+ * at its Holm-consistent level (ks_holm_levels), and the check decided on that interval, so
+ * that the printed interval, the adjusted p and the verdict agree. */
 static void decide_all(ks_gate *g)
 {
     size_t m = 0;
     for (size_t i = 0; i < g->n; i++)
         m += g->r[i].status != KS_GATE_ERROR;
-    double *p = ks_xmalloc(ks_mul(m ? m : 1, sizeof *p));
+    double *p = ks_xmalloc(ks_mul(m ? m : 1, sizeof *p)), *adj = ks_xmalloc(ks_mul(m ? m : 1, sizeof *adj));
+    double *lev = ks_xmalloc(ks_mul(m ? m : 1, sizeof *lev));
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++)
         if (g->r[i].status != KS_GATE_ERROR)
             p[k++] = g->r[i].cmp.mwu.p;
-    if (m > 1)
-        ks_holm(p, m, p);
+    ks_holm(p, m, adj);
+    ks_holm_levels(p, m, g->opts.params.alpha, lev);
     k = 0;
     for (size_t i = 0; i < g->n; i++) {
         ks_gate_result *r = &g->r[i];
         if (r->status == KS_GATE_ERROR)
             continue;
         if (m > 1) {
-            r->cmp.p = isnan(r->cmp.mwu.p) ? NAN : p[k];
+            r->cmp.p = isnan(r->cmp.mwu.p) ? NAN : adj[k];
             r->cmp.holm_m = m;
-            if (ks_metric_points(r->metric))
-                ks_decide_points(&r->cmp, r->diff, r->diff_lo, r->diff_hi, r->limit, &r->params);
-            else
-                ks_compare_decide(&r->cmp, &r->params);
+            compare(r, lev[k]);
         }
         k++;
         r->status = status_of(r->cmp.verdict);
     }
     free(p);
+    free(adj);
+    free(lev);
 }
 
 /* ---- the check list ------------------------------------------------------------------------ */

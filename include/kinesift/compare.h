@@ -275,8 +275,10 @@ typedef struct ks_gate_result {
     size_t na, nb;
     ks_trace_median *per_a, *per_b;
     size_t nper_a, nper_b;
-    ks_compare cmp;          /* the statistics; for points metrics ratio/ci are NaN */
-    double diff, diff_lo, diff_hi; /* points metrics: median difference (b - a) and its CI */
+    size_t discarded_a, discarded_b; /* validate inputs: throttled samples per side */
+    ks_compare cmp;          /* the statistics (ks_compare_runs: each input is one run); for
+                              * points metrics ratio is NaN and ci is the difference's */
+    double diff, diff_lo, diff_hi; /* points metrics: the difference (b - a) and its interval */
     ks_compare_params params;      /* the parameters of this check (threshold = limit) */
     ks_gate_status status;
     char error[1024];        /* status error: why */
