@@ -392,6 +392,67 @@ static void decide_all(ks_gate *g)
     free(lev);
 }
 
+/* ---- warnings that help ----------------------------------------------------------------------- */
+
+/* One line when some check had a single run on a side; per-run medians of one side that
+ * disagree by more than the check's limit. */
+static void run_warnings(ks_gate *g)
+{
+    size_t single = 0;
+    const ks_gate_result *first = NULL;
+    for (size_t i = 0; i < g->n; i++) {
+        const ks_gate_result *r = &g->r[i];
+        if (r->status == KS_GATE_ERROR)
+            continue;
+        if (r->cmp.method == KS_METHOD_SINGLE_RUN && !single++)
+            first = r;
+        const double sp[2] = {r->cmp.spread_a, r->cmp.spread_b};
+        for (int s = 0; s < 2; s++) {
+            if (!(sp[s] > r->limit))
+                continue;
+            char lim[24];
+            ks_gate_fmt_limit(lim, sizeof lim, r);
+            if (ks_metric_points(r->metric))
+                warn(g, "%s: the %s's per-run medians disagree by %.3g points (more than the limit %s): one run "
+                        "may be odd (its medians per input are in the report)", r->title, s ? "candidate" : "baseline",
+                     sp[s], lim);
+            else
+                warn(g, "%s: the %s's per-run medians disagree by %.3g %% (more than the limit %s): one run may be "
+                        "odd (its medians per input are in the report)", r->title, s ? "candidate" : "baseline",
+                     100 * sp[s], lim);
+        }
+    }
+    if (single)
+        warn(g, "one run per side (%s%s): a change cannot be told from run-to-run variation, so the verdict is "
+                "inconclusive unless the change exceeds its limit by %.3g more %s (docs/statistics.md section 8); "
+                "profile 3 or more runs per side", first->title, single > 1 ? " and others" : "",
+             100 * g->opts.params.single_run_margin, ks_metric_points(first->metric) ? "points" : "percent");
+}
+
+/* Traces: runs of different lengths; warm-up detected on one side only. */
+static void input_warnings(ks_gate *g, const ks_profile *base, size_t nbase, const ks_profile *cand, size_t ncand)
+{
+    if (g->is_validate)
+        return;
+    int differ = 0;
+    for (size_t k = 1; k < nbase + ncand; k++)
+        differ |= (k < nbase ? base[k].n : cand[k - nbase].n) != base[0].n;
+    if (differ) {
+        char list[512];
+        size_t len = 0;
+        for (size_t k = 0; k < nbase + ncand && len < sizeof list - 40; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%zu", k == 0 ? "baseline " : k == nbase ? "; candidate " : ", ",
+                                    "", k < nbase ? base[k].n : cand[k - nbase].n);
+        warn(g, "the runs hold different numbers of active steps (%s): compare captures of the same profiling "
+                "schedule", list);
+    }
+    if ((g->base.warmup > 0) != (g->cand.warmup > 0))
+        warn(g, "warm-up steps were left out of the %s (%zu) but none of the %s: if the %s's first steps are "
+                "warm-up, say so with --skip-steps N", g->base.warmup ? "baseline" : "candidate",
+             g->base.warmup ? g->base.warmup : g->cand.warmup, g->base.warmup ? "candidate" : "baseline",
+             g->base.warmup ? "candidate" : "baseline");
+}
+
 /* ---- the check list ------------------------------------------------------------------------ */
 
 static int has_check(const ks_budget *b, ks_metric m, const char *name)
@@ -536,6 +597,8 @@ int ks_gate_run(const ks_profile *base, size_t nbase, const ks_profile *cand, si
     if (groups(g, b ? b : &none, base, nbase, cand, ncand, err) != KS_OK)
         return KS_ERR;
     decide_all(g);
+    input_warnings(g, base, nbase, cand, ncand);
+    run_warnings(g);
     return KS_OK;
 }
 

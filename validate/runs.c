@@ -117,7 +117,11 @@ static double spread(const double *m, size_t n, int points)
 
 /* ---- >= 2 runs per side: Welch on the per-run medians -------------------------------------- */
 
-static void welch(ks_compare *c, const double *ma, size_t na, const double *mb, size_t nb, double level)
+/* Welch on the per-run medians: their logs (ratios), the values (points), or, when relative
+ * (a ratio metric that some candidate run lacks: log 0), the values with the difference and
+ * its interval divided by the baseline mean (the baseline mean's own uncertainty is in se but
+ * not in the divisor). */
+static void welch(ks_compare *c, const double *ma, size_t na, const double *mb, size_t nb, double level, int relative)
 {
     double va = ks_stdev(ma, na), vb = ks_stdev(mb, nb);
     va *= va;
@@ -139,9 +143,17 @@ static void welch(ks_compare *c, const double *ma, size_t na, const double *mb, 
         c->p = c->est == 0 ? 1 : 0;
         lo = hi = c->est;
     }
-    c->ci_lo = c->points ? lo : exp(lo);
-    c->ci_hi = c->points ? hi : exp(hi);
-    c->ratio = c->points ? NAN : exp(c->est);
+    if (relative) {
+        double m = ks_mean(ma, na);
+        c->ci_lo = 1 + lo / m;
+        c->ci_hi = 1 + hi / m;
+        c->ratio = 1 + c->est / m;
+        c->est = log(c->ratio);
+    } else {
+        c->ci_lo = c->points ? lo : exp(lo);
+        c->ci_hi = c->points ? hi : exp(hi);
+        c->ratio = c->points ? NAN : exp(c->est);
+    }
     c->change = c->points ? NAN : c->ratio - 1;
 }
 
@@ -289,7 +301,7 @@ static int preconditions_fail(ks_compare *c, const ks_compare_params *p)
         snprintf(c->suggestion, sizeof c->suggestion, "%s", more);
         return 1;
     }
-    if (!c->points && (isnan(c->est) || isinf(c->est))) {
+    if (!c->points && (!(c->a.median > 0) || isnan(c->ratio) || isinf(c->ratio) || isnan(c->ci_lo))) {
         snprintf(c->reason, sizeof c->reason,
                  "a median of the baseline or the candidate (per run or pooled) is 0: a ratio is not defined");
         snprintf(c->suggestion, sizeof c->suggestion, "compare a metric that is non-zero on both sides");
@@ -400,15 +412,22 @@ int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level
     c->spread_a = spread(ma, ka, points);
     c->spread_b = spread(mb, kb, points);
     c->method = ka >= 2 && kb >= 2 ? KS_METHOD_RUNS : KS_METHOD_SINGLE_RUN;
-    int usable = na && nb;
+    int usable = na && nb, relative = 0;
     if (usable && c->method == KS_METHOD_RUNS && !points) {
+        int pos_a = 1, pos_b = 1, neg_b = 0;
         for (size_t i = 0; i < ka; i++)
-            usable &= ma[i] > 0, ma[i] = log(ma[i]);
+            pos_a &= ma[i] > 0;
         for (size_t i = 0; i < kb; i++)
-            usable &= mb[i] > 0, mb[i] = log(mb[i]);
+            pos_b &= mb[i] > 0, neg_b |= mb[i] < 0;
+        usable = pos_a && !neg_b;
+        relative = usable && !pos_b; /* a candidate run without the metric: no log */
+        for (size_t i = 0; usable && !relative && i < ka; i++)
+            ma[i] = log(ma[i]);
+        for (size_t i = 0; usable && !relative && i < kb; i++)
+            mb[i] = log(mb[i]);
     }
     if (usable && c->method == KS_METHOD_RUNS) {
-        welch(c, ma, ka, mb, kb, level);
+        welch(c, ma, ka, mb, kb, level, relative);
     } else if (usable) {
         c->margin = points ? 100 * p->single_run_margin : p->single_run_margin;
         if (points || c->a.median > 0)
