@@ -6,7 +6,8 @@ The first two steps of that capture differ from the last three (its forward pass
 there, 38 ms later), so the gates below skip them (--skip-steps 2) and pool two copies per side
 for 6 samples each (docs/statistics.md needs 5).
 
-  pass        the trace against itself passes (exit 0); the JSON, JUnit and Markdown outputs;
+  pass        the trace against itself (two copies per side: two runs) passes (exit 0); the JSON,
+              JUnit and Markdown outputs;
               too few samples are inconclusive (exit 3, 0 with warn); --github-summary
   regression  a copy whose "## forward ##" events are 20 % longer (every other byte identical)
               fails with exit 1 and a JUnit failure naming exactly that check
@@ -130,7 +131,8 @@ def test_pass(tmp):
     with open(summary, "w") as f:
         f.write("earlier step\n")
     env = dict(os.environ, GITHUB_STEP_SUMMARY=summary)
-    code, _, _ = gate("-b", STEPS, "-c", STEPS, "--step-time", "5", "--github-summary", env=env)
+    code, _, _ = gate("-b", STEPS, "-b", STEPS, "-c", STEPS, "-c", STEPS, "--step-time", "5", "--github-summary",
+                      env=env)
     text = open(summary).read()
     check(code == 0 and text.startswith("earlier step\n### kinesift gate: pass (exit 0)"), "--github-summary appends")
     code, _, err = gate("-b", STEPS, "-c", STEPS, "--github-summary", env={k: v for k, v in os.environ.items()
@@ -188,7 +190,7 @@ def test_errors(tmp):
           f"settings mismatch: exit 2 (got {code}: {err})")
     root, cases = junit_cases(xml)
     check(cases == {"gate inputs": "error"}, f"JUnit error test case for the mismatch: {cases}")
-    code, out, err = gate("-b", STEPS, "-c", stack, "--allow-mismatch", "--step-time", "5")
+    code, out, err = gate("-b", STEPS, "-b", STEPS, "-c", stack, "-c", stack, "--allow-mismatch", "--step-time", "5")
     check(code == 0 and "compared anyway" in err, f"--allow-mismatch: compared (got {code}: {err})")
 
     # unreadable and corrupt input
@@ -230,7 +232,8 @@ def test_errors(tmp):
 
     # standard input is a trace
     with open(STEPS, "rb") as f:
-        p = subprocess.run([KINESIFT, "gate", "-b", "-", "-c", STEPS, "--step-time", "5"], stdin=f,
+        p = subprocess.run([KINESIFT, "gate", "-b", "-", "-b", STEPS, "-c", STEPS, "-c", STEPS, "--step-time", "5"],
+                           stdin=f,
                            capture_output=True, text=True, timeout=60)
     check(p.returncode == 0 and "pass" in p.stdout, f"-b - reads a trace from standard input ({p.stderr})")
     code, _, err = gate("-b", STEPS, "-c", STEPS, "--json", os.path.join(tmp, "x.json"), "--junit",
@@ -250,19 +253,32 @@ def test_errors(tmp):
             {"metric": "kernel_launches"},
         ]}, f)
     js = os.path.join(tmp, "b.json")
-    code, out, err = gate("-b", STEPS, "-c", STEPS, "--budget", budget, "--normalize-kernels", "--json", js)
+    two = ("-b", STEPS, "-b", STEPS, "-c", STEPS, "-c", STEPS)  # two runs per side
+    code, out, err = gate(*two, "--budget", budget, "--normalize-kernels", "--json", js)
     doc = json.load(open(js))
     got = {m["name"]: (m["status"], m["limit"]) for m in doc["metrics"]}
     check(doc["context"]["default_set"] is False, "a budget replaces the default set")
     check(got == {"step_time": ("pass", 0.03), "label bwd": ("pass", 0.1), "gpu_label gfwd": ("pass", 0.05),
                   "gpu_idle_share": ("pass", 1), "op aten::mm": ("pass", 0.05), "kernel_time gemm": ("pass", 0.05),
-                  "kernel_launches": ("inconclusive", 0)}, f"budget checks and limits: {got}")
-    # the last step launches 1 kernel, the others 2: with a zero limit that stays undecided
-    check(code == 3, f"budget: exit 3 for the inconclusive launches check (got {code})")
+                  "kernel_launches": ("pass", 0)}, f"budget checks and limits: {got}")
+    # the last step launches 1 kernel, the others 2: every run's median is 2 on both sides, so the
+    # run-level interval is the point 1 and even a zero limit passes
+    check(code == 0, f"budget: exit 0 (got {code}: {out})")
     launches = next(m for m in doc["metrics"] if m["name"] == "kernel_launches")
-    check(launches["baseline"]["samples"] == [2, 2, 2, 2, 2, 1], f"launch samples {launches['baseline']['samples']}")
+    check(launches["baseline"]["samples"] == [2, 2, 2, 2, 2, 1] * 2, f"launch samples {launches['baseline']['samples']}")
     idle = next(m for m in doc["metrics"] if m["name"] == "gpu_idle_share")
     check(idle["unit"] == "points" and abs(idle["baseline"]["median"] - 100 * 40 / 90) < 1e-3, "idle share in points")
+    # one run per side: said in one line, and never a pass
+    code, out, err = gate("-b", STEPS, "-c", STEPS, "--budget", budget, "--normalize-kernels")
+    check(code == 3 and err.count("warning: one run per side") == 1 and out.count("warning: one run per side") == 1,
+          f"one run per side: one line, exit 3 (got {code}: {err})")
+    check(" pass " not in out, f"one run per side: no check passes ({out})")
+    # --runs-per-side-min
+    code, out, _ = gate(*two, "--step-time", "5", "--runs-per-side-min", "3")
+    check(code == 3 and "2 baseline and 2 candidate runs: at least 3 per side required" in out,
+          f"--runs-per-side-min 3 with two runs: inconclusive (got {code}: {out})")
+    check(gate(*two, "--runs-per-side-min", "0")[0] == 2, "--runs-per-side-min 0: exit 2")
+    check(gate(*two, "--runs-per-side-min", "2.5")[0] == 2, "--runs-per-side-min 2.5: exit 2")
     code, _, err = gate("-b", STEPS, "-c", STEPS, "--budget", budget, "--step-time", "5")
     check(code == 2 and "given twice" in err, f"a check in the budget and as a flag: exit 2 ({err})")
     with open(budget, "w") as f:
@@ -291,7 +307,9 @@ def test_validate(tmp):
     check(code == 1, f"validate results: the candidate arm 30 % slower: exit 1 (got {code}: {out}{err})")
     doc = json.load(open(js))
     got = {m["name"]: m["status"] for m in doc["metrics"]}
-    check(got == {"validate commands/baseline-cmd": "pass", "validate commands/candidate-cmd": "regression"},
+    # one validate result per side is one run per side: the unchanged arm cannot pass, the arm
+    # 30 % slower lies beyond the limit plus the single-run margin
+    check(got == {"validate commands/baseline-cmd": "inconclusive", "validate commands/candidate-cmd": "regression"},
           f"one check per arm: {got}")
     check(doc["context"]["inputs"] == "validate-results", "inputs are validate results")
     # the samples are the validate file's kept samples per execution
@@ -301,7 +319,10 @@ def test_validate(tmp):
     m = next(m for m in doc["metrics"] if m["name"] == "validate commands/candidate-cmd")
     check(m["candidate"]["samples"] == [round(v) for v in kept], "samples = kept raw samples of the arm")
     code, out, _ = gate("-b", main, "-c", main)
-    check(code == 0, f"a validate result against itself passes (got {code}: {out})")
+    check(code == 3, f"a validate result against itself, one run per side: inconclusive (got {code}: {out})")
+    main2 = validate_result(tmp, "main2.json", 10, 10)
+    code, out, _ = gate("-b", main, "-b", main2, "-c", main2, "-c", main)
+    check(code == 0, f"two validate results per side of the same commands pass (got {code}: {out})")
     code, _, err = gate("-b", main, "-c", STEPS)
     check(code == 2 and "compare traces with traces" in err, f"validate result vs trace: exit 2 ({err})")
 
