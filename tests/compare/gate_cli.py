@@ -15,7 +15,14 @@ for 6 samples each (docs/statistics.md needs 5).
               unreadable input, usage errors, an output naming an input (never overwritten), a
               budget with every check kind, bad budgets
   validate    results of `kinesift validate --format json` as inputs
-usage: gate_cli.py pass|regression|errors|validate"""
+  real        the issue's real pair, as closely as the corpus allows (there is no second capture of
+              kineto-tb/resnet50_num_workers_0): a copy of that trace with every timestamp and
+              duration stretched by 16.68 % (the difference the issue saw between two captures of
+              that configuration) against the original. One run per side: not a regression (the
+              old pooled-steps rule, reproduced here from the JSON samples, called it one); with
+              the two captures as two runs on each side (swapped), the per-run medians disagree by
+              more than the limit: warned, and not a regression either
+usage: gate_cli.py pass|regression|errors|validate|real"""
 import gzip
 import hashlib
 import json
@@ -327,9 +334,55 @@ def test_validate(tmp):
     check(code == 2 and "compare traces with traces" in err, f"validate result vs trace: exit 2 ({err})")
 
 
+RESNET = os.path.join(CORPUS, "kineto-tb", "resnet50_num_workers_0", "worker0.1623143089861.pt.trace.json.gz")
+
+
+def stretch(src, dst, factor):
+    """Copy src to dst with every "ts" (about the first one) and "dur" multiplied by factor."""
+    with gzip.open(src, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    evs = doc["traceEvents"]
+    t0 = min(e["ts"] for e in evs if isinstance(e.get("ts"), (int, float)))
+    for e in evs:
+        if isinstance(e.get("ts"), (int, float)):
+            e["ts"] = round(t0 + (e["ts"] - t0) * factor, 3)
+        if isinstance(e.get("dur"), (int, float)):
+            e["dur"] = round(e["dur"] * factor, 3)
+    with open(dst, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
+def test_real(tmp):
+    second = os.path.join(tmp, "second_capture.json")
+    stretch(RESNET, second, 1.1668)
+    js = os.path.join(tmp, "real.json")
+    code, out, err = gate("-b", RESNET, "-c", second, "--step-time", "5", "--json", js)
+    doc = json.load(open(js))
+    m = doc["metrics"][0]
+    check(code == 3 and m["status"] == "inconclusive", f"one run per side, +16.68 %: inconclusive (got {code}: {out})")
+    check(abs(m["ratio"] - 1.1668) < 0.002, f"the step time ratio is the stretch: {m['ratio']}")
+    check(m["test"] == "block-bootstrap" and m["runs"]["baseline"] == 1, f"the single-run method: {m['test']}")
+    check(m["ci"][0] > 1.05, f"its within-run interval alone lies above the limit: {m['ci']}")
+    check("one run per side" in err, "said in one line")
+    # the old rule on the same samples: median ratio above 1.05 and the U test significant, the
+    # samples taken as independent (6 + 6 steps with no overlap give the exact p 2/C(12,6))
+    a, b = m["baseline"]["samples"], m["candidate"]["samples"]
+    check(len(a) == len(b) == 6 and max(a) < min(b), "every stretched step is longer than every original one")
+    check(2 / 924 < 0.05 and sorted(b)[2] / sorted(a)[2] > 1.05, "the pooled-steps rule would have said regression")
+    # two captures per side (swapped): run-level A/A with a 16.7 % run effect
+    code, out, err = gate("-b", RESNET, "-b", second, "-c", second, "-c", RESNET, "--step-time", "5", "--json", js)
+    m = json.load(open(js))["metrics"][0]
+    check(code == 3 and m["status"] == "inconclusive" and m["test"] == "welch-runs",
+          f"two runs per side: inconclusive, by Welch (got {code}: {out})")
+    check(abs(m["ratio"] - 1) < 1e-9, f"swapped runs: ratio 1 ({m['ratio']})")
+    check("the baseline's per-run medians disagree by 16.7 %" in err and
+          "the candidate's per-run medians disagree by 16.7 %" in err, f"spread warnings ({err})")
+
+
 def main():
     group = sys.argv[1]
-    tests = {"pass": test_pass, "regression": test_regression, "errors": test_errors, "validate": test_validate}
+    tests = {"pass": test_pass, "regression": test_regression, "errors": test_errors, "validate": test_validate,
+             "real": test_real}
     with tempfile.TemporaryDirectory() as tmp:
         tests[group](tmp)
     if FAILURES:
