@@ -78,10 +78,9 @@ static void text_arm_row(FILE *out, const ks_vworkload *w, uint32_t a, const ks_
 static void text_verdict(FILE *out, const ks_vworkload *w, uint32_t a, const ks_compare *c,
                          const char *space)
 {
-    fprintf(out, "  %s vs %s%s: ratio %.4f (%+.2f %%), 95 %% CI [%.4f, %.4f], Mann-Whitney p = "
-                 "%.3g (%s%s)\n",
-            w->arms[a], w->arms[0], space, c->ratio, 100 * c->change, c->ci_lo, c->ci_hi, c->p,
-            isnan(c->mwu.p) ? "no test" : ks_mwu_name(&c->mwu),
+    fprintf(out, "  %s vs %s%s: ratio %.4f (%+.2f %%), %.4g %% CI [%.4f, %.4f], p = %.3g (%s%s)\n",
+            w->arms[a], w->arms[0], space, c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->p,
+            ks_compare_test_name(c) ? ks_compare_test_name(c) : "no test",
             c->holm_m > 1 ? ", Holm-adjusted" : "");
     fprintf(out, "  verdict: %s: %s\n", ks_verdict_name(c->verdict), c->reason);
     if (c->suggestion[0])
