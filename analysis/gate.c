@@ -1,9 +1,12 @@
 /* analysis/gate.c: `kinesift gate`: the checks of a budget (or the documented default set) over
  * the per-step samples of the baseline and candidate inputs (gate_profile.c, gate_validate.c),
- * pooled per side and, when the inputs carry several ranks, per rank. Each check is decided with
- * the verdict rule of docs/statistics.md section 3 (ratio of medians; gate_points.c for points),
- * and with several checks the p-values are Holm-adjusted across all of them before deciding.
- * The capture settings must match (section 4) unless mismatches are allowed. */
+ * per side and, when the inputs carry several ranks, per rank. Each input is one run: each check
+ * is decided with the run as the unit (docs/statistics.md section 8, validate/runs.c: Welch on
+ * per-run medians, or the single-run rule), and with several checks the p-values are
+ * Holm-adjusted and every interval recomputed at its Holm-consistent level before deciding, so
+ * that the printed interval is the one the verdict used. Warnings say when there is one run per
+ * side, when one side's runs disagree, when step counts differ and when warm-up was found on one
+ * side only. The capture settings must match (section 4) unless mismatches are allowed. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -441,8 +444,9 @@ static void input_warnings(ks_gate *g, const ks_profile *base, size_t nbase, con
         char list[512];
         size_t len = 0;
         for (size_t k = 0; k < nbase + ncand && len < sizeof list - 40; k++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%zu", k == 0 ? "baseline " : k == nbase ? "; candidate " : ", ",
-                                    "", k < nbase ? base[k].n : cand[k - nbase].n);
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%zu",
+                                    k == 0 ? "baseline " : k == nbase ? "; candidate " : ", ",
+                                    k < nbase ? base[k].n : cand[k - nbase].n);
         warn(g, "the runs hold different numbers of active steps (%s): compare captures of the same profiling "
                 "schedule", list);
     }

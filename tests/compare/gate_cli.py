@@ -101,6 +101,7 @@ def test_pass(tmp):
         check(key in doc, f"JSON has {key} (statistics.md 4.2)")
     check(doc["status"] == "pass" and doc["exit_code"] == 0, "JSON status pass, exit_code 0")
     check(doc["threshold"] == 0.05 and doc["alpha"] == 0.05, "default threshold 5 %, alpha 0.05")
+    check(doc["runs_per_side_min"] == 1 and doc["single_run_margin"] == 0.15, "run parameters in the JSON")
     check(doc["context"]["default_set"] is True, "no budget, no flags: the default set")
     names = [m["name"] for m in doc["metrics"]]
     check(names[0] == "step_time", f"default set starts with step_time: {names}")
