@@ -1,9 +1,12 @@
 /* analysis/gate.c: `kinesift gate`: the checks of a budget (or the documented default set) over
  * the per-step samples of the baseline and candidate inputs (gate_profile.c, gate_validate.c),
- * pooled per side and, when the inputs carry several ranks, per rank. Each check is decided with
- * the verdict rule of docs/statistics.md section 3 (ratio of medians; gate_points.c for points),
- * and with several checks the p-values are Holm-adjusted across all of them before deciding.
- * The capture settings must match (section 4) unless mismatches are allowed. */
+ * per side and, when the inputs carry several ranks, per rank. Each input is one run: each check
+ * is decided with the run as the unit (docs/statistics.md section 8, validate/runs.c: Welch on
+ * per-run medians, or the single-run rule), and with several checks the p-values are
+ * Holm-adjusted and every interval recomputed at its Holm-consistent level before deciding, so
+ * that the printed interval is the one the verdict used. Warnings say when there is one run per
+ * side, when one side's runs disagree, when step counts differ and when warm-up was found on one
+ * side only. The capture settings must match (section 4) unless mismatches are allowed. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -269,6 +272,39 @@ static double limit_of(const ks_check *c, const ks_gate_opts *o)
     return c->metric == KS_METRIC_LAUNCHES ? 0 : o->params.threshold;
 }
 
+/* The runs of one side of r: one per input (its samples consecutive in the pooled array). */
+static ks_runs runs_of(const double *x, const ks_trace_median *per, size_t nper, size_t *len)
+{
+    for (size_t i = 0; i < nper; i++)
+        len[i] = per[i].n;
+    return (ks_runs){x, len, nper};
+}
+
+/* Compare r's sides with the run as the unit, the interval at `level` (statistics.md
+ * section 8); keeps the Holm-adjusted p and m already set when re-deciding. */
+static void compare(ks_gate_result *r, double level)
+{
+    size_t *la = ks_xmalloc(ks_mul(r->nper_a + 1, sizeof *la)), *lb = ks_xmalloc(ks_mul(r->nper_b + 1, sizeof *lb));
+    ks_runs a = runs_of(r->a, r->per_a, r->nper_a, la), b = runs_of(r->b, r->per_b, r->nper_b, lb);
+    double p = r->cmp.p;
+    size_t m = r->cmp.holm_m;
+    ks_compare_runs(&a, &b, ks_metric_points(r->metric), level, &r->params, &r->cmp);
+    r->cmp.discarded_a = r->discarded_a;
+    r->cmp.discarded_b = r->discarded_b;
+    if (m > 1) {
+        r->cmp.p = p;
+        r->cmp.holm_m = m;
+    }
+    ks_compare_runs_decide(&r->cmp, &r->params);
+    if (ks_metric_points(r->metric)) {
+        r->diff = r->cmp.method == KS_METHOD_RUNS ? r->cmp.est : r->cmp.b.median - r->cmp.a.median;
+        r->diff_lo = r->cmp.ci_lo;
+        r->diff_hi = r->cmp.ci_hi;
+    }
+    free(la);
+    free(lb);
+}
+
 static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in *a, const side_in *b)
 {
     r->metric = c->metric;
@@ -309,11 +345,9 @@ static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in
         result_error(r, "the validate metric '%s' is missing from the %s", c->name, fa ? "candidate" : "baseline");
         return;
     }
-    if (ks_metric_points(c->metric))
-        ks_compare_points(r->a, r->na, r->b, r->nb, r->limit, &r->params, &r->cmp, &r->diff, &r->diff_lo,
-                          &r->diff_hi);
-    else
-        ks_compare_samples(r->a, r->na, r->b, r->nb, da, db, &r->params, &r->cmp);
+    r->discarded_a = da;
+    r->discarded_b = db;
+    compare(r, 1 - r->params.alpha);
 }
 
 static ks_gate_status status_of(ks_verdict v)
@@ -327,36 +361,100 @@ static ks_gate_status status_of(ks_verdict v)
     return KS_GATE_INCONCLUSIVE;
 }
 
-/* Holm across every evaluated check, then decide each with its own limit. */
+/* Holm across every evaluated check: each check's p is Holm-adjusted, its interval recomputed
+ * at its Holm-consistent level (ks_holm_levels), and the check decided on that interval, so
+ * that the printed interval, the adjusted p and the verdict agree. */
 static void decide_all(ks_gate *g)
 {
     size_t m = 0;
     for (size_t i = 0; i < g->n; i++)
         m += g->r[i].status != KS_GATE_ERROR;
-    double *p = ks_xmalloc(ks_mul(m ? m : 1, sizeof *p));
+    double *p = ks_xmalloc(ks_mul(m ? m : 1, sizeof *p)), *adj = ks_xmalloc(ks_mul(m ? m : 1, sizeof *adj));
+    double *lev = ks_xmalloc(ks_mul(m ? m : 1, sizeof *lev));
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++)
         if (g->r[i].status != KS_GATE_ERROR)
             p[k++] = g->r[i].cmp.mwu.p;
-    if (m > 1)
-        ks_holm(p, m, p);
+    ks_holm(p, m, adj);
+    ks_holm_levels(p, m, g->opts.params.alpha, lev);
     k = 0;
     for (size_t i = 0; i < g->n; i++) {
         ks_gate_result *r = &g->r[i];
         if (r->status == KS_GATE_ERROR)
             continue;
         if (m > 1) {
-            r->cmp.p = isnan(r->cmp.mwu.p) ? NAN : p[k];
+            r->cmp.p = isnan(r->cmp.mwu.p) ? NAN : adj[k];
             r->cmp.holm_m = m;
-            if (ks_metric_points(r->metric))
-                ks_decide_points(&r->cmp, r->diff, r->diff_lo, r->diff_hi, r->limit, &r->params);
-            else
-                ks_compare_decide(&r->cmp, &r->params);
+            compare(r, lev[k]);
         }
         k++;
         r->status = status_of(r->cmp.verdict);
     }
     free(p);
+    free(adj);
+    free(lev);
+}
+
+/* ---- warnings that help ----------------------------------------------------------------------- */
+
+/* One line when some check had a single run on a side; per-run medians of one side that
+ * disagree by more than the check's limit. */
+static void run_warnings(ks_gate *g)
+{
+    size_t single = 0;
+    const ks_gate_result *first = NULL;
+    for (size_t i = 0; i < g->n; i++) {
+        const ks_gate_result *r = &g->r[i];
+        if (r->status == KS_GATE_ERROR)
+            continue;
+        if (r->cmp.method == KS_METHOD_SINGLE_RUN && !single++)
+            first = r;
+        const double sp[2] = {r->cmp.spread_a, r->cmp.spread_b};
+        for (int s = 0; s < 2; s++) {
+            if (!(sp[s] > r->limit))
+                continue;
+            char lim[24];
+            ks_gate_fmt_limit(lim, sizeof lim, r);
+            if (ks_metric_points(r->metric))
+                warn(g, "%s: the %s's per-run medians disagree by %.3g points (more than the limit %s): one run "
+                        "may be odd (its medians per input are in the report)", r->title, s ? "candidate" : "baseline",
+                     sp[s], lim);
+            else
+                warn(g, "%s: the %s's per-run medians disagree by %.3g %% (more than the limit %s): one run may be "
+                        "odd (its medians per input are in the report)", r->title, s ? "candidate" : "baseline",
+                     100 * sp[s], lim);
+        }
+    }
+    if (single)
+        warn(g, "one run per side (%s%s): a change cannot be told from run-to-run variation, so the verdict is "
+                "inconclusive unless the change exceeds its limit by %.3g more %s (docs/statistics.md section 8); "
+                "profile 3 or more runs per side", first->title, single > 1 ? " and others" : "",
+             100 * g->opts.params.single_run_margin, ks_metric_points(first->metric) ? "points" : "percent");
+}
+
+/* Traces: runs of different lengths; warm-up detected on one side only. */
+static void input_warnings(ks_gate *g, const ks_profile *base, size_t nbase, const ks_profile *cand, size_t ncand)
+{
+    if (g->is_validate)
+        return;
+    int differ = 0;
+    for (size_t k = 1; k < nbase + ncand; k++)
+        differ |= (k < nbase ? base[k].n : cand[k - nbase].n) != base[0].n;
+    if (differ) {
+        char list[512];
+        size_t len = 0;
+        for (size_t k = 0; k < nbase + ncand && len < sizeof list - 40; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%zu",
+                                    k == 0 ? "baseline " : k == nbase ? "; candidate " : ", ",
+                                    k < nbase ? base[k].n : cand[k - nbase].n);
+        warn(g, "the runs hold different numbers of active steps (%s): compare captures of the same profiling "
+                "schedule", list);
+    }
+    if ((g->base.warmup > 0) != (g->cand.warmup > 0))
+        warn(g, "warm-up steps were left out of the %s (%zu) but none of the %s: if the %s's first steps are "
+                "warm-up, say so with --skip-steps N", g->base.warmup ? "baseline" : "candidate",
+             g->base.warmup ? g->base.warmup : g->cand.warmup, g->base.warmup ? "candidate" : "baseline",
+             g->base.warmup ? "candidate" : "baseline");
 }
 
 /* ---- the check list ------------------------------------------------------------------------ */
@@ -503,6 +601,8 @@ int ks_gate_run(const ks_profile *base, size_t nbase, const ks_profile *cand, si
     if (groups(g, b ? b : &none, base, nbase, cand, ncand, err) != KS_OK)
         return KS_ERR;
     decide_all(g);
+    input_warnings(g, base, nbase, cand, ncand);
+    run_warnings(g);
     return KS_OK;
 }
 

@@ -16,15 +16,16 @@ const char ks_help_gate[] =
     "                     [--json FILE] [--junit FILE] [--markdown FILE] [--github-summary]\n"
     "                     [--on-inconclusive warn|fail] [--allow-mismatch] [options]\n"
     "\n"
-    "Compare candidate traces with baseline traces, step by step, and exit non-zero on a\n"
-    "regression. Each active step (warm-up and unfinished steps left out) is one sample; several\n"
-    "traces per side (separate runs: -b A -b B, or a directory) are pooled, per rank when the\n"
-    "traces carry several ranks. Every check gets a verdict by the rule of docs/statistics.md:\n"
-    "regression (Mann-Whitney p < alpha and the bootstrap 95 % CI of the median ratio above\n"
-    "1 + limit), improvement (below 1 - limit), pass (CI within 1 +/- limit) or inconclusive\n"
-    "(too few samples, or a CI straddling the limit); with several checks the p-values are\n"
-    "Holm-adjusted. Results of `kinesift validate --format json` are accepted as inputs too (one\n"
-    "check per workload and arm).\n"
+    "Compare candidate traces with baseline traces and exit non-zero on a regression. Each\n"
+    "active step (warm-up and unfinished steps left out) is one sample, and each trace is one run\n"
+    "(-b A -b B, or a directory of runs; per rank when the traces carry several ranks). The run\n"
+    "is the unit (docs/statistics.md section 8): with 2 or more runs per side, Welch's t on the\n"
+    "per-run medians; regression when its interval lies above 1 and the change exceeds the limit,\n"
+    "improvement symmetrically, pass when the interval lies within 1 +/- limit, else inconclusive.\n"
+    "With one run per side a change cannot be told from run-to-run variation: inconclusive\n"
+    "unless a block-bootstrap interval lies beyond the limit plus 15 points. With several checks\n"
+    "the p-values are Holm-adjusted and each interval is printed at its Holm-consistent level.\n"
+    "Results of `kinesift validate --format json` are accepted too (one result = one run).\n"
     "\n"
     "Inputs:\n"
     "  -b, --baseline PATH     baseline trace(s), directory or validate result (repeatable)\n"
@@ -48,6 +49,7 @@ const char ks_help_gate[] =
     "  --threshold PCT         default limit of growth checks (default 5, as docs/statistics.md)\n"
     "  --alpha A               significance level of the U test (default 0.05)\n"
     "  --seed N                bootstrap seed (default 0x6b696e6573696674)\n"
+    "  --runs-per-side-min N   fewer runs on a side make every check inconclusive (default 1)\n"
     "  --on-inconclusive M     fail (default: exit 3) or warn (exit 0 with a warning)\n"
     "  --allow-mismatch        compare captures whose settings or devices differ (else exit 2)\n"
     "\n"
@@ -326,7 +328,7 @@ enum {
     OPT_BUDGET = 256, OPT_STEP_TIME, OPT_LABEL, OPT_GPU_LABEL, OPT_OP, OPT_KERNEL_TIME, OPT_GPU_IDLE,
     OPT_LAUNCHES, OPT_VALIDATE, OPT_LABEL_SHARE, OPT_THRESHOLD, OPT_ALPHA, OPT_SEED, OPT_ON_INCONCLUSIVE,
     OPT_ALLOW_MISMATCH, OPT_SKIP_STEPS, OPT_STEP_LABEL, OPT_NORMALIZE, OPT_OVERLAP, OPT_JSON, OPT_JUNIT,
-    OPT_MARKDOWN, OPT_GITHUB, OPT_STRICT, OPT_QUIET
+    OPT_MARKDOWN, OPT_GITHUB, OPT_STRICT, OPT_QUIET, OPT_RUNS_MIN
 };
 
 static ks_metric flag_metric(int opt)
@@ -357,6 +359,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         {"label-share", required_argument, NULL, OPT_LABEL_SHARE},
         {"threshold", required_argument, NULL, OPT_THRESHOLD}, {"alpha", required_argument, NULL, OPT_ALPHA},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"runs-per-side-min", required_argument, NULL, OPT_RUNS_MIN},
         {"on-inconclusive", required_argument, NULL, OPT_ON_INCONCLUSIVE},
         {"allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH},
         {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS},
@@ -395,6 +398,11 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
             if (parse_num(optarg, 0, 1, &v) != 0 || v <= 0 || v >= 1)
                 return ks_cli_usage("gate", "--alpha needs a number between 0 and 1, not '%s'", optarg);
             c->go.params.alpha = v;
+            break;
+        case OPT_RUNS_MIN:
+            if (parse_num(optarg, 1, 1000, &v) != 0 || v != (double)(size_t)v)
+                return ks_cli_usage("gate", "--runs-per-side-min needs a whole number from 1 to 1000, not '%s'", optarg);
+            c->go.params.min_runs = (size_t)v;
             break;
         case OPT_SEED: {
             char *end;

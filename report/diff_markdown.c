@@ -86,7 +86,7 @@ static void steps(FILE *out, const ks_diff *d)
     char mb[32], ma[32];
     ks_fmt_ns(mb, sizeof mb, llround(c->a.median));
     ks_fmt_ns(ma, sizeof ma, llround(c->b.median));
-    fputs("| steps before | steps after | median before | median after | ratio | 95 % CI | p | verdict |\n"
+    fputs("| steps before | steps after | median before | median after | ratio | 95 % interval (one run per side) | p | verdict |\n"
           "|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
     fprintf(out, "| %zu | %zu | %s | %s | %.4f | [%.4f, %.4f] | %.3g | %s |\n\n", s->nbefore, s->nafter, mb, ma,
             c->ratio, c->ci_lo, c->ci_hi, c->mwu.p, ks_verdict_name(c->verdict));

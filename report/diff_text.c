@@ -112,10 +112,10 @@ static void steps(FILE *out, const ks_diff *d)
         fprintf(out, "  no comparison: a side has no active step\n");
         return;
     }
-    fprintf(out, "  median ratio after/before %.4f (%+.2f %%), %.0f %% bootstrap CI [%.4f, %.4f] (%u resamples, seed "
-                 "0x%016" PRIx64 "), Mann-Whitney U p = %.3g (%s)\n",
-            c->ratio, 100 * c->change, 100 * d->opts.params.level, c->ci_lo, c->ci_hi, d->opts.params.resamples,
-            d->opts.params.seed, c->mwu.p, ks_mwu_name(&c->mwu));
+    fprintf(out, "  median ratio after/before %.4f (%+.2f %%), %.4g %% block-bootstrap interval [%.4f, %.4f] (blocks of "
+                 "%zu steps, %u resamples, seed 0x%016" PRIx64 "), p = %.3g; lag-1 autocorrelation %.2f / %.2f\n",
+            c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->block, d->opts.params.resamples,
+            d->opts.params.seed, c->mwu.p, c->acf_a, c->acf_b);
     fprintf(out, "  verdict at +/- %.3g %%: %s: %s\n", 100 * d->opts.params.threshold, ks_verdict_name(c->verdict),
             c->reason);
 }

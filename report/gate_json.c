@@ -153,6 +153,8 @@ int ks_gate_json(FILE *out, const ks_gate *g, int inconclusive_fails)
     ks_jw_kdouble(&w, "threshold", g->opts.params.threshold);
     ks_jw_kdouble(&w, "alpha", g->opts.params.alpha);
     ks_jw_kuint(&w, "min_samples", g->opts.params.min_samples);
+    ks_jw_kuint(&w, "runs_per_side_min", g->opts.params.min_runs);
+    ks_jw_kdouble(&w, "single_run_margin", g->opts.params.single_run_margin);
     ks_jw_kuint(&w, "bootstrap_resamples", g->opts.params.resamples);
     ks_jw_kstr(&w, "on_inconclusive", inconclusive_fails ? "fail" : "warn");
     context(&w, g);

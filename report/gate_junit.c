@@ -20,10 +20,11 @@ static void stats_out(FILE *out, const ks_gate_result *r)
     char text[2048];
     snprintf(text, sizeof text,
              "verdict: %s (%s)\nlimit: %s\nbaseline: n %zu, median %s\ncandidate: n %zu, median %s\n"
-             "change: %s, 95%% CI %s\np: %.3g (%s%s), min attainable p %.3g\nreason: %s\n%s%s%s",
+             "runs: %zu baseline, %zu candidate\nchange: %s, %.4g%% interval %s\np: %.3g (%s%s)\nreason: %s\n%s%s%s",
              ks_gate_status_name(r->status), ks_verdict_name(r->cmp.verdict), lim, r->cmp.a.n, ma, r->cmp.b.n, mb,
-             ch, ci, r->cmp.p, isnan(r->cmp.mwu.p) ? "no test" : ks_mwu_name(&r->cmp.mwu),
-             r->cmp.holm_m > 1 ? ", Holm-adjusted" : "", r->cmp.min_p, r->cmp.reason,
+             r->cmp.runs_a, r->cmp.runs_b, ch, 100 * r->cmp.ci_level, ci, r->cmp.p,
+             ks_compare_test_name(&r->cmp) ? ks_compare_test_name(&r->cmp) : "no test",
+             r->cmp.holm_m > 1 ? ", Holm-adjusted" : "", r->cmp.reason,
              r->cmp.suggestion[0] ? "suggestion: " : "", r->cmp.suggestion, r->cmp.suggestion[0] ? "\n" : "");
     fputs("      <system-out>", out);
     ks_xml_escape(out, text);

@@ -1,6 +1,6 @@
 /* report/gate_markdown.c: `kinesift gate --markdown FILE` (and --github-summary): a GitHub step
- * summary: the one-line result, one table row per check (median A, median B, change, 95 % CI,
- * p, verdict), then a collapsed block with the per-side statistics and the reasons. Kept small
+ * summary: the one-line result, one table row per check (median A, median B, change, the
+ * interval with its level, p, runs per side, verdict), then a collapsed block with the per-side statistics and the reasons. Kept small
  * (no raw samples: they are in --json). Every name is escaped (ks_md_escape). */
 #include <math.h>
 #include <stdio.h>
@@ -16,13 +16,16 @@ static void cell(FILE *out, const char *s)
 
 static void check_row(FILE *out, const ks_gate_result *r)
 {
-    char ma[32] = "-", mb[32] = "-", ch[32] = "-", ci[48] = "-", p[24] = "-", lim[24];
+    char ma[32] = "-", mb[32] = "-", ch[32] = "-", ci[80] = "-", p[24] = "-", lim[24], runs[48] = "-";
     ks_gate_fmt_limit(lim, sizeof lim, r);
     if (r->status != KS_GATE_ERROR) {
         ks_gate_fmt_value(ma, sizeof ma, r->unit, r->cmp.a.median);
         ks_gate_fmt_value(mb, sizeof mb, r->unit, r->cmp.b.median);
         ks_gate_fmt_change(ch, sizeof ch, r);
-        ks_gate_fmt_ci(ci, sizeof ci, r);
+        char iv[48];
+        ks_gate_fmt_ci(iv, sizeof iv, r);
+        snprintf(ci, sizeof ci, "%s (%.4g %%)", iv, 100 * r->cmp.ci_level);
+        snprintf(runs, sizeof runs, "%zu / %zu", r->cmp.runs_a, r->cmp.runs_b);
         if (!isnan(r->cmp.p))
             snprintf(p, sizeof p, "%.3g", r->cmp.p);
     }
@@ -34,6 +37,7 @@ static void check_row(FILE *out, const ks_gate_result *r)
     cell(out, ch);
     cell(out, ci);
     cell(out, p);
+    cell(out, runs);
     fputs(" **", out);
     ks_md_escape(out, ks_gate_status_name(r->status));
     fputs("** |\n", out);
@@ -83,10 +87,12 @@ static void details(FILE *out, const ks_gate *g)
         ks_md_escape(out, g->warnings[i]);
         fputs("\n", out);
     }
-    fprintf(out, "\nRule: docs/statistics.md (Mann-Whitney U, alpha %.3g, bootstrap 95 %% CI of the median ratio, "
-                 "%u resamples, seed 0x%016llx%s).\n\n</details>\n",
-            g->opts.params.alpha, g->opts.params.resamples, (unsigned long long)g->opts.params.seed,
-            g->n && g->r[0].cmp.holm_m > 1 ? ", p Holm-adjusted across the checks" : "");
+    fprintf(out, "\nRule: docs/statistics.md section 8 (the run is the unit: Welch t on per-run medians with 2 or "
+                 "more runs per side; one run per side: block bootstrap, %u resamples, seed 0x%016llx, inconclusive "
+                 "unless beyond the limit plus %.3g points; alpha %.3g%s).\n\n</details>\n",
+            g->opts.params.resamples, (unsigned long long)g->opts.params.seed,
+            100 * g->opts.params.single_run_margin, g->opts.params.alpha,
+            g->n && g->r[0].cmp.holm_m > 1 ? ", p Holm-adjusted and intervals at Holm-consistent levels" : "");
 }
 
 int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails)
@@ -97,8 +103,8 @@ int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails)
     ks_md_escape(out, sum);
     fputs("\n\n", out);
     if (g->n) {
-        fputs("| check | limit | median A | median B | change | 95 % CI | p | verdict |\n", out);
-        fputs("|---|---:|---:|---:|---:|---:|---:|---|\n", out);
+        fputs("| check | limit | median A | median B | change | interval (level) | p | runs | verdict |\n", out);
+        fputs("|---|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
         for (size_t i = 0; i < g->n; i++)
             check_row(out, &g->r[i]);
         details(out, g);

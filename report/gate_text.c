@@ -20,7 +20,7 @@ static void side_line(FILE *out, const char *role, const ks_gate_side *s, int va
 
 static void row(FILE *out, const ks_gate_result *r)
 {
-    char lim[24], ma[32], mb[32], ch[32], ci[48], p[24];
+    char lim[24], ma[32], mb[32], ch[32], ci[48], p[24], lev[16];
     if (r->status == KS_GATE_ERROR) {
         fprintf(out, "  %-12s %s\n", "error", r->title);
         return;
@@ -31,15 +31,16 @@ static void row(FILE *out, const ks_gate_result *r)
     ks_gate_fmt_change(ch, sizeof ch, r);
     ks_gate_fmt_ci(ci, sizeof ci, r);
     isnan(r->cmp.p) ? snprintf(p, sizeof p, "-") : snprintf(p, sizeof p, "%.3g", r->cmp.p);
-    fprintf(out, "  %-12s %-9s %12s %12s %9s %22s %9s %4zu %4zu  %s\n", ks_gate_status_name(r->status), lim, ma, mb,
-            ch, ci, p, r->cmp.a.n, r->cmp.b.n, r->title);
+    snprintf(lev, sizeof lev, "%.4g%%", 100 * r->cmp.ci_level);
+    fprintf(out, "  %-12s %-9s %12s %12s %9s %22s %7s %9s %3zu %3zu %4zu %4zu  %s\n", ks_gate_status_name(r->status),
+            lim, ma, mb, ch, ci, lev, p, r->cmp.runs_a, r->cmp.runs_b, r->cmp.a.n, r->cmp.b.n, r->title);
 }
 
 static void per_trace(FILE *out, const char *role, const ks_gate_result *r, const ks_trace_median *m, size_t n)
 {
     if (n < 2)
         return;
-    fprintf(out, "    %s medians per input:", role);
+    fprintf(out, "    %s medians per run:", role);
     for (size_t i = 0; i < n; i++) {
         char v[32];
         ks_gate_fmt_value(v, sizeof v, r->unit, m[i].median);
@@ -76,13 +77,16 @@ void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
         return;
     }
     size_t m = g->n ? g->r[0].cmp.holm_m : 0;
-    fprintf(out, "rule: docs/statistics.md: default limit +%.3g %%, alpha %.3g, >= %zu samples per side, %u bootstrap "
-                 "resamples, seed 0x%016" PRIx64 "%s%s\n",
+    fprintf(out, "rule: docs/statistics.md section 8: the run is the unit (one input = one run); default limit +%.3g %%, "
+                 "alpha %.3g, >= %zu samples and >= %zu runs per side; >= 2 runs: Welch t on per-run medians; 1 run: "
+                 "block bootstrap (%u resamples, seed 0x%016" PRIx64 "), limit + %.3g points%s%s\n",
             100 * g->opts.params.threshold, g->opts.params.alpha, g->opts.params.min_samples,
-            g->opts.params.resamples, g->opts.params.seed, m > 1 ? ", p Holm-adjusted across the checks" : "",
+            g->opts.params.min_runs, g->opts.params.resamples, g->opts.params.seed,
+            100 * g->opts.params.single_run_margin,
+            m > 1 ? "; p Holm-adjusted, intervals at Holm-consistent levels" : "",
             g->default_set ? "; default checks (no budget, no check flags)" : "");
-    fprintf(out, "\n  %-12s %-9s %12s %12s %9s %22s %9s %4s %4s  %s\n", "verdict", "limit", "baseline", "candidate",
-            "change", "95% CI", "p", "n_b", "n_c", "check");
+    fprintf(out, "\n  %-12s %-9s %12s %12s %9s %22s %7s %9s %3s %3s %4s %4s  %s\n", "verdict", "limit", "baseline",
+            "candidate", "change", "interval", "level", "p", "r_b", "r_c", "n_b", "n_c", "check");
     for (size_t i = 0; i < g->n; i++)
         row(out, &g->r[i]);
     int any = 0;

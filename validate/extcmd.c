@@ -156,6 +156,8 @@ typedef struct checks {
 typedef struct arm_run {
     uint32_t runs;
     uint32_t kept;
+    uint32_t last_n, last_kept; /* samples printed and kept by the latest run */
+    int64_t last_ns;            /* their sum */
     int64_t spent_ns;
     checks chk;
 } arm_run;
@@ -255,6 +257,8 @@ static int invoke(const ks_vopts *o, const char *cmd, uint32_t arm, uint32_t blo
     size_t cap = 0;
     warm w = {0};
     uint32_t nsamples = 0;
+    ar->last_n = ar->last_kept = 0;
+    ar->last_ns = 0;
     int rc = KS_OK;
     while (getline(&line, &cap, f) >= 0) {
         int64_t ns;
@@ -271,6 +275,9 @@ static int invoke(const ks_vopts *o, const char *cmd, uint32_t arm, uint32_t blo
                             .host_ns = -1, .sm_clock_mhz = NAN};
             s.status = classify(o, &w, ns);
             ar->kept += s.status == KS_SAMPLE_KEPT;
+            ar->last_kept += s.status == KS_SAMPLE_KEPT;
+            ar->last_n++;
+            ar->last_ns += ns;
             ks_vrun_push(out, &s);
             nsamples++;
         } else if (!ar->chk.done && ks_extcmd_parse_check(line, &value)) {
@@ -382,6 +389,20 @@ static int cmd_should_stop(const ks_vopts *o, const arm_run *ar, uint32_t narms,
     return 0;
 }
 
+/* After the first block: a command whose run kept nothing (every sample first or warm-up) would
+ * keep nothing in any run (warm-up restarts in each): stop with what to change. */
+static int all_warmup(const ks_vopts *o, const arm_run *ar, uint32_t narms, ks_error *err)
+{
+    for (uint32_t a = 0; a < narms; a++)
+        if (ar[a].runs && !ar[a].last_kept)
+            return ks_error_set(err, "each %s run printed %u sample%s over %.3g ms; all are warm-up (the first "
+                                     "sample of a run is discarded, then warm-up lasts >= %u samples and >= %.3g "
+                                     "ms): print more iterations or lower --warmup-ms",
+                                arm_name(a), ar[a].last_n, ar[a].last_n == 1 ? "" : "s",
+                                (double)ar[a].last_ns / 1e6, o->warmup_runs, (double)o->warmup_ns / 1e6);
+    return KS_OK;
+}
+
 int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
                   ks_vcheck *check, ks_error *err)
 {
@@ -404,6 +425,8 @@ int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks
             rc = invoke(o, cmds[a], a, block, &ar[a], out, err);
         }
         out->nblocks = block + 1;
+        if (rc == KS_OK && block == 0)
+            rc = all_warmup(o, ar, narms, err);
         if (rc == KS_OK && cmd_should_stop(o, ar, narms, out))
             break;
     }

@@ -78,10 +78,9 @@ static void text_arm_row(FILE *out, const ks_vworkload *w, uint32_t a, const ks_
 static void text_verdict(FILE *out, const ks_vworkload *w, uint32_t a, const ks_compare *c,
                          const char *space)
 {
-    fprintf(out, "  %s vs %s%s: ratio %.4f (%+.2f %%), 95 %% CI [%.4f, %.4f], Mann-Whitney p = "
-                 "%.3g (%s%s)\n",
-            w->arms[a], w->arms[0], space, c->ratio, 100 * c->change, c->ci_lo, c->ci_hi, c->p,
-            isnan(c->mwu.p) ? "no test" : ks_mwu_name(&c->mwu),
+    fprintf(out, "  %s vs %s%s: ratio %.4f (%+.2f %%), %.4g %% CI [%.4f, %.4f], p = %.3g (%s%s)\n",
+            w->arms[a], w->arms[0], space, c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->p,
+            ks_compare_test_name(c) ? ks_compare_test_name(c) : "no test",
             c->holm_m > 1 ? ", Holm-adjusted" : "");
     fprintf(out, "  verdict: %s: %s\n", ks_verdict_name(c->verdict), c->reason);
     if (c->suggestion[0])
@@ -100,12 +99,23 @@ static void text_workload(FILE *out, const ks_vreport *r, const ks_vworkload *w)
             fprintf(out, "%s%s", i ? " " : ": ", w->params[i]);
         fprintf(out, "\n");
     }
-    size_t cnt[4];
-    arm_counts(&w->run, 0, cnt);
-    fprintf(out, "  protocol: first run discarded, warm-up >= %u runs and >= %.3g ms per %s; "
-                 "%u interleaved blocks; batch K = %u; stop: %s (%s)\n",
-            r->opts.warmup_runs, (double)r->opts.warmup_ns / 1e6,
-            r->has_device ? "arm" : "command run", w->run.nblocks, w->run.k, w->run.stop,
+    if (r->has_device)
+        fprintf(out, "  protocol: the first execution of each arm discarded, then warm-up >= %u executions and "
+                     ">= %.3g ms per arm; ", r->opts.warmup_runs, (double)r->opts.warmup_ns / 1e6);
+    else
+        fprintf(out, "  protocol: in every command run the first sample discarded, then warm-up >= %u samples and "
+                     ">= %.3g ms; ", r->opts.warmup_runs, (double)r->opts.warmup_ns / 1e6);
+    fprintf(out, "discarded:");
+    for (uint32_t a = 0; a < w->narms; a++) {
+        size_t cnt[4];
+        arm_counts(&w->run, a, cnt);
+        fprintf(out, "%s %s %zu first + %zu warm-up", a ? "," : "", w->arms[a], cnt[KS_SAMPLE_FIRST],
+                cnt[KS_SAMPLE_WARMUP]);
+        if (cnt[KS_SAMPLE_THROTTLED])
+            fprintf(out, " + %zu throttled", cnt[KS_SAMPLE_THROTTLED]);
+        fprintf(out, " (%zu kept)", cnt[KS_SAMPLE_KEPT]);
+    }
+    fprintf(out, "; %u interleaved blocks; batch K = %u; stop: %s (%s)\n", w->run.nblocks, w->run.k, w->run.stop,
             w->run.stop_detail);
     for (uint32_t a = 1; a < w->narms; a++)
         fprintf(out, "  output check of %s: %s%s%s\n", w->arms[a],

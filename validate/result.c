@@ -180,6 +180,69 @@ static void side_warnings(ks_vworkload *w, uint32_t a, const ks_summary *s, size
              w->arms[a], w->host_ratio[a]);
 }
 
+/* External commands: each invocation of a command is one run (its own process), so the arms
+ * are compared with the run as the unit (docs/statistics.md section 8), as gate does: run
+ * lengths of arm's kept samples, which are consecutive in the order taken. Returns the number of
+ * runs (0 in the device protocol, whose samples carry no run: blocks of one process, where the
+ * sample rule of section 3 applies). */
+static size_t run_lengths(const ks_vrun *r, uint32_t arm, size_t *len)
+{
+    size_t k = 0;
+    uint32_t cur = 0;
+    for (size_t i = 0; i < r->nsamples; i++) {
+        const ks_vsample *s = &r->samples[i];
+        if (s->arm != arm || s->status != KS_SAMPLE_KEPT || !s->run)
+            continue;
+        if (!k || s->run != cur) {
+            cur = s->run;
+            len[k++] = 0;
+        }
+        len[k - 1]++;
+    }
+    return k;
+}
+
+/* Compare every candidate with the baseline by runs, Holm-adjusted with intervals at the
+ * Holm-consistent levels (as gate's decide_all). */
+static void compare_by_runs(ks_vworkload *w, const double *v0, size_t t0, const ks_compare_params *p)
+{
+    uint32_t nc = w->narms - 1;
+    size_t *l0 = ks_xmalloc(ks_mul(w->run.nsamples + 1, sizeof *l0));
+    size_t *la = ks_xmalloc(ks_mul(w->run.nsamples + 1, sizeof *la));
+    double *raw = ks_xmalloc(ks_mul(nc, sizeof *raw)), *adj = ks_xmalloc(ks_mul(nc, sizeof *adj));
+    double *lev = ks_xmalloc(ks_mul(nc, sizeof *lev));
+    ks_runs r0 = {v0, l0, run_lengths(&w->run, 0, l0)};
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t a = 1; a < w->narms; a++) {
+            size_t na, ta;
+            double *va = ks_vrun_values(&w->run, a, &na, &ta);
+            ks_runs ra = {va, la, run_lengths(&w->run, a, la)};
+            ks_compare *c = &w->cmp[a - 1];
+            ks_compare_runs(&r0, &ra, 0, pass ? lev[a - 1] : 1 - p->alpha, p, c);
+            c->discarded_a = t0;
+            c->discarded_b = ta;
+            if (pass) {
+                c->p = adj[a - 1];
+                c->holm_m = nc;
+            }
+            ks_compare_runs_decide(c, p);
+            raw[a - 1] = c->mwu.p;
+            free(va);
+        }
+        if (nc < 2)
+            break;
+        if (!pass) {
+            ks_holm(raw, nc, adj);
+            ks_holm_levels(raw, nc, p->alpha, lev);
+        }
+    }
+    free(l0);
+    free(la);
+    free(raw);
+    free(adj);
+    free(lev);
+}
+
 void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p)
 {
     uint32_t nc = w->narms - 1;
@@ -193,14 +256,21 @@ void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p)
         w->clock_mean_mhz[a] = clock_mean(&w->run, a);
         w->host_ratio[a] = host_ratio(&w->run, a);
     }
-    for (uint32_t a = 1; a < w->narms; a++) {
-        size_t na, ta;
-        double *va = ks_vrun_values(&w->run, a, &na, &ta);
-        ks_compare_samples(v0, n0, va, na, t0, ta, p, &w->cmp[a - 1]);
-        free(va);
+    int by_runs = 0;
+    for (size_t i = 0; i < w->run.nsamples && !by_runs; i++)
+        by_runs = w->run.samples[i].run != 0;
+    if (by_runs) {
+        compare_by_runs(w, v0, t0, p);
+    } else {
+        for (uint32_t a = 1; a < w->narms; a++) {
+            size_t na, ta;
+            double *va = ks_vrun_values(&w->run, a, &na, &ta);
+            ks_compare_samples(v0, n0, va, na, t0, ta, p, &w->cmp[a - 1]);
+            free(va);
+        }
+        if (nc > 1)
+            ks_compare_holm(w->cmp, nc, p);
     }
-    if (nc > 1)
-        ks_compare_holm(w->cmp, nc, p);
     for (uint32_t a = 1; a < w->narms; a++) {
         apply_check(w, a);
         compare_cycles(w, a, p);

@@ -74,7 +74,7 @@ void ks_summary_json(ks_jw *w, const ks_summary *s, const double *x, size_t n)
 
 void ks_compare_json_test(ks_jw *w, const ks_compare *c, const ks_compare_params *p, double threshold)
 {
-    ks_jw_kdouble(w, "ci_level", p->level);
+    ks_jw_kdouble(w, "ci_level", c->ci_level > 0 ? c->ci_level : p->level);
     ks_jw_kuint(w, "bootstrap_resamples", p->resamples);
     ks_jw_kdouble(w, "p", c->p);
     ks_jw_kdouble(w, "p_raw", c->mwu.p);
@@ -82,13 +82,38 @@ void ks_compare_json_test(ks_jw *w, const ks_compare *c, const ks_compare_params
     ks_jw_kdouble(w, "min_p", c->min_p);
     ks_jw_kdouble(w, "u", c->mwu.u_a);
     ks_jw_kdouble(w, "z", c->mwu.z);
-    if (isnan(c->mwu.p))
+    const char *test = ks_compare_test_name(c);
+    if (!test)
         ks_jw_knull(w, "test");
     else
-        ks_jw_kstr(w, "test", ks_mwu_name(&c->mwu));
+        ks_jw_kstr(w, "test", test);
     ks_jw_kdouble(w, "threshold", threshold);
     ks_jw_kdouble(w, "alpha", p->alpha);
     ks_jw_kuint(w, "min_samples", p->min_samples);
+    if (c->method == KS_METHOD_SAMPLES)
+        return;
+    ks_jw_key(w, "runs");
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "method", c->method == KS_METHOD_RUNS ? "per-run medians, Welch t" : "one run: block bootstrap");
+    ks_jw_kuint(w, "baseline", c->runs_a);
+    ks_jw_kuint(w, "candidate", c->runs_b);
+    ks_jw_kuint(w, "min_runs", p->min_runs);
+    ks_jw_kdouble(w, "estimate", c->est);
+    ks_jw_kdouble(w, "se", c->se);
+    ks_jw_kdouble(w, "df", c->df);
+    ks_jw_kdouble(w, "t", c->t);
+    ks_jw_kdouble(w, "median_spread_baseline", c->spread_a);
+    ks_jw_kdouble(w, "median_spread_candidate", c->spread_b);
+    ks_jw_kdouble(w, "lag1_autocorr_baseline", c->acf_a);
+    ks_jw_kdouble(w, "lag1_autocorr_candidate", c->acf_b);
+    if (c->method == KS_METHOD_SINGLE_RUN) {
+        ks_jw_kuint(w, "block", c->block);
+        ks_jw_kdouble(w, "margin", c->margin);
+    } else {
+        ks_jw_knull(w, "block");
+        ks_jw_knull(w, "margin");
+    }
+    ks_jw_end_obj(w);
 }
 
 void ks_compare_json_verdict(ks_jw *w, const ks_compare *c)

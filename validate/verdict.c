@@ -30,6 +30,8 @@ static void params_common(ks_compare_params *p)
     p->resamples = KS_BOOTSTRAP_RESAMPLES;
     p->level = 0.95;
     p->seed = KS_STATS_DEFAULT_SEED;
+    p->min_runs = 1;
+    p->single_run_margin = 0.15;
 }
 
 void ks_compare_params_gate(ks_compare_params *p)
@@ -63,6 +65,10 @@ int ks_compare_samples(const double *a, size_t na, const double *b, size_t nb,
     c->p = c->mwu.p;
     c->holm_m = 1;
     c->min_p = ks_mwu_min_p(na, nb);
+    c->method = KS_METHOD_SAMPLES;
+    c->ci_level = p->level;
+    c->runs_a = c->runs_b = 1;
+    c->est = c->se = c->df = c->t = c->acf_a = c->acf_b = c->spread_a = c->spread_b = NAN;
     ks_compare_decide(c, p);
     return 0;
 }

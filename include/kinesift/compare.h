@@ -234,17 +234,7 @@ void ks_profile_free(ks_profile *p);
 /* The series of (metric, name), or NULL. */
 const ks_sample_series *ks_profile_series(const ks_profile *p, ks_metric m, const char *name);
 
-/* ---- gate: decisions ------------------------------------------------------------------------ */
-
-/* The verdict rule of docs/statistics.md section 3 on a difference scale, for shares in percent
- * points (gpu_idle_share): effect = median(b) - median(a) in *diff; [*lo, *hi] its percentile
- * bootstrap CI (p->resamples replicates from p->seed, each drawing a then b); the two-sided U
- * test; faster when p < alpha and hi < -limit, slower when p < alpha and lo > +limit, no-change
- * when the CI lies within +/- limit, else inconclusive. c's ratio, change and ci are NaN. */
-void ks_compare_points(const double *a, size_t na, const double *b, size_t nb, double limit,
-                       const ks_compare_params *p, ks_compare *c, double *diff, double *lo, double *hi);
-/* (Re)decide a points comparison with c->p (e.g. after Holm). */
-void ks_decide_points(ks_compare *c, double diff, double lo, double hi, double limit, const ks_compare_params *p);
+/* ---- gate: decisions (docs/statistics.md section 8; kinesift/stats.h ks_compare_runs) -------- */
 
 typedef enum ks_gate_status {
     KS_GATE_PASS = 0,        /* no-change */
@@ -275,8 +265,10 @@ typedef struct ks_gate_result {
     size_t na, nb;
     ks_trace_median *per_a, *per_b;
     size_t nper_a, nper_b;
-    ks_compare cmp;          /* the statistics; for points metrics ratio/ci are NaN */
-    double diff, diff_lo, diff_hi; /* points metrics: median difference (b - a) and its CI */
+    size_t discarded_a, discarded_b; /* validate inputs: throttled samples per side */
+    ks_compare cmp;          /* the statistics (ks_compare_runs: each input is one run); for
+                              * points metrics ratio is NaN and ci is the difference's */
+    double diff, diff_lo, diff_hi; /* points metrics: the difference (b - a) and its interval */
     ks_compare_params params;      /* the parameters of this check (threshold = limit) */
     ks_gate_status status;
     char error[1024];        /* status error: why */

@@ -124,10 +124,21 @@ typedef struct ks_compare_params {
     unsigned resamples;    /* KS_BOOTSTRAP_RESAMPLES */
     double level;          /* confidence level of the CI: 0.95 */
     uint64_t seed;         /* KS_STATS_DEFAULT_SEED */
+    /* run-level comparisons (ks_compare_runs) */
+    size_t min_runs;       /* runs per side below which the verdict is inconclusive: 1 */
+    double single_run_margin; /* one run per side: the change must exceed the limit by this
+                              * much more (a fraction, 0.15; points metrics: 100x in points) */
 } ks_compare_params;
 
 void ks_compare_params_gate(ks_compare_params *p);
 void ks_compare_params_validate(ks_compare_params *p);
+
+/* How a comparison was computed (docs/statistics.md section 8). */
+typedef enum ks_method {
+    KS_METHOD_SAMPLES = 0,   /* samples as independent: U test and bootstrap (ks_compare_samples) */
+    KS_METHOD_RUNS,          /* >= 2 runs per side: Welch t on the per-run medians (log scale) */
+    KS_METHOD_SINGLE_RUN     /* a side with one run: moving-block bootstrap, limit + margin */
+} ks_method;
 
 typedef struct ks_compare {
     ks_summary a, b;         /* baseline, candidate (kept samples) */
@@ -140,8 +151,19 @@ typedef struct ks_compare {
     size_t holm_m;           /* > 1 when p is Holm-adjusted across holm_m metrics */
     double min_p;            /* ks_mwu_min_p(n_a, n_b) */
     ks_verdict verdict;
-    char reason[320];        /* why (always set) */
+    char reason[512];        /* why (always set) */
     char suggestion[240];    /* what to do next (set for inconclusive; else empty) */
+    /* run-level comparisons (ks_compare_runs; KS_METHOD_SAMPLES leaves these as below) */
+    ks_method method;
+    int points;              /* the effect is a difference (points), not a ratio */
+    double ci_level;         /* level of [ci_lo, ci_hi]: p->level, or 1 - alpha / Holm divisor */
+    size_t runs_a, runs_b;   /* runs per side */
+    double est, se, df, t;   /* runs: effect on the test scale (log ratio, or points), its
+                              * standard error, Welch-Satterthwaite df, t = est / se */
+    double acf_a, acf_b;     /* single run: lag-1 autocorrelation of each side's samples */
+    size_t block;            /* single run: block length of the moving-block bootstrap */
+    double margin;           /* single run: the margin applied beyond the limit (0 otherwise) */
+    double spread_a, spread_b; /* per-run medians: max/min - 1 (points: max - min); NaN < 2 runs */
 } ks_compare;
 
 /* Compare kept samples a (baseline) and b (candidate); discarded_* count the samples of each
@@ -158,6 +180,42 @@ void ks_compare_decide(ks_compare *c, const ks_compare_params *p);
 void ks_holm(const double *p, size_t m, double *adj);
 /* Holm-adjust the p of m comparisons (from their mwu.p), then re-decide each. */
 void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p);
+/* ---- the run as the unit (validate/runs.c, validate/tdist.c) ---------------------------- */
+
+/* Samples of one side, run after run: run i holds len[i] consecutive values of x, in the
+ * order taken (a trace's steps; a validate invocation's kept samples). */
+typedef struct ks_runs {
+    const double *x;
+    const size_t *len;
+    size_t nruns;
+} ks_runs;
+
+/* Compare two sides with the run as the unit (docs/statistics.md section 8): with >= 2 runs on
+ * each side, Welch's t on the per-run medians (their logs for ratios; points as they are), the
+ * interval est +/- t(1 - (1 - level)/2, df) * se; with one run on a side, a moving-block
+ * bootstrap of the median ratio (difference) over consecutive samples, at `level`, and a limit
+ * widened by p->single_run_margin. p->threshold is the limit (a fraction, or points when
+ * points). level: 1 - alpha, or the Holm-consistent level of ks_holm_levels. Fills c (the
+ * summaries of the pooled samples included) and decides. Returns 0. */
+int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level,
+                    const ks_compare_params *p, ks_compare *c);
+/* The rule on c's interval (first match wins; statistics.md section 8). */
+void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p);
+/* Holm-consistent confidence levels for m raw p values: sorting p ascending, j = the first
+ * position (1-based) with p(j) >= alpha / (m - j + 1) (m + 1 when none); the check at
+ * position k gets level 1 - alpha / (m - min(k, j) + 1). An interval at that level excludes
+ * the null exactly when the Holm-adjusted p is below alpha (for a test dual to the interval). */
+void ks_holm_levels(const double *p, size_t m, double alpha, double *level);
+/* Two-sided tail P(|T| >= t) of Student's t with df > 0 (fractional allowed); NaN otherwise. */
+double ks_t_two_sided_p(double t, double df);
+/* The q-quantile of Student's t with df degrees of freedom. */
+double ks_t_quantile(double q, double df);
+/* The test behind c's p: the U test's name, "welch-runs" or "block-bootstrap"; NULL when no
+ * test could be made. */
+const char *ks_compare_test_name(const ks_compare *c);
+/* Lag-1 autocorrelation of x (NaN when n < 3 or x is constant). */
+double ks_lag1_autocorr(const double *x, size_t n);
+
 /* Override the verdict with different-results (validate's output check failed). */
 void ks_compare_set_different(ks_compare *c, const char *why);
 

@@ -55,32 +55,43 @@ static void markdown_escaping(void **state)
     free(m);
 }
 
-/* A gate with one check of each outcome: step_time pass, a label with a hostile name 30 %
- * longer (regression), a label at +5 % (inconclusive), a label on neither side (error). */
+/* A gate with one check of each outcome over three runs per side: step_time pass, a label with
+ * a hostile name 30 % longer (regression), a label whose runs vary by 10 % (inconclusive), a
+ * label on neither side (error). */
 static void sample_gate(ks_gate *g, ks_profile *a, ks_profile *b)
 {
     ks_rng r;
     ks_rng_seed(&r, 77);
-    gt_profile(a, "base.json", &r, 30, 1, 0.01);
-    gt_profile(b, "cand.json", &r, 30, 1, 0.01);
     const char *bad = "void k<a&b>(int) | \"x\"";
-    gt_series(a, KS_METRIC_LABEL, bad, &r, 10e6, 0.01);
-    gt_series(b, KS_METRIC_LABEL, bad, &r, 13e6, 0.01);
-    gt_series(a, KS_METRIC_LABEL, "edge", &r, 10e6, 0.01);
-    gt_series(b, KS_METRIC_LABEL, "edge", &r, 10.5e6, 0.01);
+    for (size_t k = 0; k < 3; k++) {
+        gt_profile(&a[k], "base.json", &r, 30, 1, 0.01);
+        gt_profile(&b[k], "cand.json", &r, 30, 1, 0.01);
+        gt_series(&a[k], KS_METRIC_LABEL, bad, &r, 10e6, 0.01);
+        gt_series(&b[k], KS_METRIC_LABEL, bad, &r, 13e6, 0.01);
+        gt_series(&a[k], KS_METRIC_LABEL, "edge", &r, 10e6 * (1 + 0.1 * ks_rng_normal(&r)), 0.01);
+        gt_series(&b[k], KS_METRIC_LABEL, "edge", &r, 10.3e6 * (1 + 0.1 * ks_rng_normal(&r)), 0.01);
+    }
     ks_budget bud = {0};
     ks_error err;
     assert_int_equal(ks_budget_add(&bud, KS_METRIC_STEP_TIME, NULL, 0, 0, &err), KS_OK);
     assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, bad, 0, 0, &err), KS_OK);
     assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, "edge", 0, 0, &err), KS_OK);
     assert_int_equal(ks_budget_add(&bud, KS_METRIC_LABEL, "missing", 0, 0, &err), KS_OK);
-    assert_int_equal(ks_gate_run(a, 1, b, 1, &bud, NULL, g, &err), KS_OK);
+    assert_int_equal(ks_gate_run(a, 3, b, 3, &bud, NULL, g, &err), KS_OK);
     ks_budget_free(&bud);
     assert_int_equal(g->n, 4);
     assert_int_equal(g->r[0].status, KS_GATE_PASS);
     assert_int_equal(g->r[1].status, KS_GATE_REGRESSION);
     assert_int_equal(g->r[2].status, KS_GATE_INCONCLUSIVE);
     assert_int_equal(g->r[3].status, KS_GATE_ERROR);
+}
+
+static void free3(ks_profile *a, ks_profile *b)
+{
+    for (size_t k = 0; k < 3; k++) {
+        ks_profile_free(&a[k]);
+        ks_profile_free(&b[k]);
+    }
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -94,9 +105,9 @@ static size_t count(const char *hay, const char *needle)
 static void junit(void **state)
 {
     (void)state;
-    ks_profile a, b;
+    ks_profile a[3], b[3];
     ks_gate g;
-    sample_gate(&g, &a, &b);
+    sample_gate(&g, a, b);
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
@@ -127,16 +138,15 @@ static void junit(void **state)
     assert_int_equal(ks_gate_exit(&e, 1), 2);
     free(buf);
     ks_gate_free(&g);
-    ks_profile_free(&a);
-    ks_profile_free(&b);
+    free3(a, b);
 }
 
 static void markdown(void **state)
 {
     (void)state;
-    ks_profile a, b;
+    ks_profile a[3], b[3];
     ks_gate g;
-    sample_gate(&g, &a, &b);
+    sample_gate(&g, a, b);
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
@@ -157,8 +167,7 @@ static void markdown(void **state)
     assert_int_equal(rows, 4);
     free(buf);
     ks_gate_free(&g);
-    ks_profile_free(&a);
-    ks_profile_free(&b);
+    free3(a, b);
 }
 
 static char *slurp(const char *path)

@@ -3,7 +3,9 @@
 
   commands  the external-command mode with fake_timer.py standing in for PyTorch scripts:
             verdicts and exit codes, the warm-up rule and the values checked independently
-            from the JSON, interleaving, the output check, errors, --raw, --output.
+            from the JSON, interleaving, the output check, errors, --raw, --output; runs whose
+            samples are all warm-up stop after the first runs with what to change (never
+            n 0 / nan); the protocol line counts exactly what was discarded.
   nogpu     built-in pairs and plugins on a machine without a usable GPU: one line naming
             the cause (the CUDA error and its number, or "built without CUDA support"),
             exit 77, no numbers; usage errors are still exit 2. Skipped (77) when a GPU
@@ -11,6 +13,7 @@
 usage: validate_cli.py commands|nogpu CUDA_BUILT(0|1) PLUGIN_DIR [EXAMPLE_PLUGIN]"""
 import csv
 import json
+import math
 import os
 import random
 import statistics
@@ -132,11 +135,22 @@ def test_faster():
         q1, _, q3 = statistics.quantiles(v, n=4, method="inclusive")
         check(abs(st["q1"] - q1) <= 1 and abs(st["q3"] - q3) <= 1, f"{side}: quartiles")
         check(st["min"] == min(v) and st["max"] == max(v), f"{side}: min, max")
-    ratio = statistics.median(kept[1]) / statistics.median(kept[0])
-    check(abs(m["ratio"] - ratio) < 1e-5, f"ratio {m['ratio']} vs {ratio}")
+    # each command run is one run (statistics.md section 8): the effect is the ratio of the
+    # geometric means of the per-run medians, recomputed here
+    logs = {}
+    for arm in (0, 1):
+        name = arms[arm][0]
+        meds = []
+        for r in sorted({s["run"] for s in raw if s["arm"] == arm}):
+            want = expected_samples(name, r, arms[arm][1], arms[arm][2], 25)
+            meds.append(statistics.median([v for v, st in zip(want, status_by_rule(want)) if st == "kept"]))
+        logs[arm] = [math.log(x) for x in meds]
+    ratio = math.exp(statistics.fmean(logs[1]) - statistics.fmean(logs[0]))
+    check(abs(m["ratio"] - ratio) < 1e-5, f"ratio {m['ratio']} vs {ratio}")  # six significant digits
+    check(m["runs"]["baseline"] == len(logs[0]) and m["runs"]["candidate"] == len(logs[1]), "runs per side")
     check(m["ci"][0] <= ratio <= m["ci"][1], "the CI holds the ratio")
     check(m["ci"][1] < 0.98 and m["p"] < 0.05, "faster: CI below 1 - 2 %, p < alpha")
-    check(m["test"] in ("mwu-exact", "mwu-normal"), "test named")
+    check(m["test"] == "welch-runs", "test named")
     check(m["threshold"] == 0.02 and m["alpha"] == 0.05, "validate parameters")
     check(doc["seed"] == 0x6b696e6573696674, "default seed reported")
     check(m["check"] == "not-provided", "no check lines: not-provided")
@@ -163,8 +177,8 @@ def test_same_and_noisy():
     code, doc, _ = cmd_json(timer(8, 0.02), timer(10, 0.02))
     if doc:
         check(metric(doc)["verdict"] == "slower" and code == 1, "8 ms vs 10 ms: slower, exit 1")
-    # too few kept samples: 12 per run, 1 run allowed
-    code, doc, _ = cmd_json(timer(10, 0.02, 12), timer(8, 0.02, 12), "--runs", "1",
+    # too few kept samples: 16 per run (about 5 and 2 kept after the warm-up), 1 run allowed
+    code, doc, _ = cmd_json(timer(10, 0.02, 16), timer(8, 0.02, 16), "--runs", "1",
                             "--max-runs", "1")
     if doc:
         m = metric(doc)
@@ -187,6 +201,34 @@ def test_output_check():
         m = metric(doc)
         check(m["verdict"] == "faster" and m["check"] == "match",
               f"check within --check-rtol: match ({m['check']})")
+
+
+def test_all_warmup_and_protocol():
+    # 10 samples of 10 ms per run: the first is discarded and 90 ms stay below --warmup-ms 200,
+    # so every sample is warm-up; kinesift stops after the first run of each command
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "runs.log")
+        cmd = lambda ms: f"echo run >> {log}; " + timer(ms, 0.02, n=10)
+        code, out, err = run("--baseline-cmd", cmd(10), "--candidate-cmd", cmd(8), "--warmup-ms", "200")
+        runs = open(log).read().count("run") if os.path.exists(log) else 0
+    check(code == 2 and "run printed 10 samples over" in err and "all are warm-up" in err and
+          "print more iterations or lower --warmup-ms" in err, f"all warm-up: exit 2 with the cause ({code}: {err})")
+    check(err.count("\n") == 1 and "nan" not in out + err and "n 0" not in out, "one line, no nan")
+    check(runs == 2, f"stopped after the first run of each command ({runs} runs)")
+    # the protocol line says exactly what was discarded, as the raw statuses count it
+    args = ("--baseline-cmd", timer(10, 0.02), "--candidate-cmd", timer(8, 0.02))
+    code, out, _ = run(*args)
+    code2, doc, _ = cmd_json(*args[1::2])
+    if doc is None:
+        return
+    raw = doc["workloads"][0]["raw"]
+    line = next((x for x in out.splitlines() if x.strip().startswith("protocol:")), "")
+    check("in every command run the first sample discarded" in line, f"protocol line: {line}")
+    for arm, name in ((0, "baseline-cmd"), (1, "candidate-cmd")):
+        st = [r["status"] for r in raw if r["arm"] == arm]
+        want = (f"{name} {st.count('first')} first + {st.count('warmup')} warm-up "
+                f"({st.count('kept')} kept)")
+        check(want in line, f"protocol line counts {want!r}: {line}")
 
 
 def test_errors_and_files():
@@ -277,6 +319,7 @@ def main():
         test_same_and_noisy()
         test_output_check()
         test_errors_and_files()
+        test_all_warmup_and_protocol()
     else:
         test_nogpu(cuda_built, plugin_dir, example)
     if FAILURES:
