@@ -2,7 +2,14 @@
  * (so that the final rename is atomic and on one file system) or, for standard output, in
  * $TMPDIR, copied out at the end. Compression goes through libarchive's write filters (raw
  * format: one stream, no archive). The rename refuses to replace an existing file unless asked
- * (renameat2 RENAME_NOREPLACE, else link + unlink), so two runs cannot clobber each other. */
+ * (renameat2 RENAME_NOREPLACE, else link + unlink), so two runs cannot clobber each other.
+ *
+ * Temporary files hold unredacted-looking bytes until they are checked, so none may outlive the
+ * process: every live sink is on a list that a signal handler (ks_redact_cleanup_on_signals)
+ * walks to unlink them (unlink is async-signal-safe; the list is changed with signals blocked),
+ * on SIGINT, SIGTERM, SIGHUP, SIGQUIT and on a crash, before the process dies of the signal. */
+#include <pthread.h>
+#include <signal.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -16,6 +23,7 @@
 #include "redact/redact_int.h"
 
 struct ks_rd_sink {
+    struct ks_rd_sink *prev, *next; /* the live sinks */
     char *final;          /* NULL: standard output */
     char *tmp;
     int fd;
@@ -24,6 +32,71 @@ struct ks_rd_sink {
     int err_no;
     char amsg[256];
 };
+
+/* ---- the live temporary files, removed on a signal ---------------------------------------- */
+
+static ks_rd_sink *live;
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void live_add(ks_rd_sink *s)
+{
+    sigset_t old;
+    block_signals(&old);
+    s->next = live;
+    s->prev = NULL;
+    if (live)
+        live->prev = s;
+    live = s;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void live_remove(ks_rd_sink *s)
+{
+    sigset_t old;
+    block_signals(&old);
+    if (s->prev)
+        s->prev->next = s->next;
+    else if (live == s)
+        live = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
+                                      SIGSEGV, SIGBUS,  SIGABRT, SIGFPE};
+
+static void on_signal(int sig)
+{
+    for (ks_rd_sink *s = live; s; s = s->next)
+        if (s->tmp)
+            unlink(s->tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void ks_redact_cleanup_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+        struct sigaction prev;
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(cleanup_signals[i], NULL, &prev) == 0 && prev.sa_handler == SIG_IGN)
+            continue;
+        sigaction(cleanup_signals[i], &sa, NULL);
+    }
+}
 
 static char *dir_of(const char *path)
 {
@@ -91,7 +164,12 @@ int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_
     }
     s->tmp = ks_xasprintf("%s/.kinesift-redact.XXXXXX", dir);
     free(dir);
+    sigset_t old;
+    block_signals(&old); /* no window between creating the file and listing it */
     s->fd = mkstemp(s->tmp);
+    if (s->fd >= 0)
+        live_add(s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (s->fd < 0) {
         int e = errno;
         ks_error_set(err, "cannot create a temporary file in the output directory (%s): %s",
@@ -193,6 +271,7 @@ const char *ks_rd_sink_tmp_path(const ks_rd_sink *s)
 
 static void sink_free(ks_rd_sink *s)
 {
+    live_remove(s);
     if (s->a)
         archive_write_free(s->a);
     if (s->fd >= 0)

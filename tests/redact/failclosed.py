@@ -115,10 +115,77 @@ def test_truncated_number_gz(tmp, key):
             fail("truncated %r: left %s" % (body, os.listdir(d)))
 
 
+def test_signal_no_temp(tmp, key):
+    """a run stopped by SIGTERM or SIGINT while writing leaves no temporary file"""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        d = tempfile.mkdtemp(dir=tmp)
+        out = os.path.join(d, "o.json")
+        p = subprocess.Popen([rdlib.KINESIFT, "redact", "--key-file", key, "-o", out, "-"],
+                             stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        head = b'{"traceEvents":[' + b",".join(
+            json.dumps(ev("/home/sigu/x.py(1): f", i)).encode() for i in range(20000)) + b","
+        p.stdin.write(head)
+        p.stdin.flush()
+        for _ in range(200):  # the temporary file exists once the first bytes are read
+            if leftovers(d):
+                break
+            time.sleep(0.02)
+        if not leftovers(d):
+            fail("no temporary file while running (the test is void)")
+        p.send_signal(sig)
+        p.wait(timeout=30)
+        p.stdin.close()
+        if p.returncode != -sig:
+            fail("signal %d: exit %d" % (sig, p.returncode))
+        if leftovers(d) or os.path.exists(out):
+            fail("signal %d left %s" % (sig, os.listdir(d)))
+
+
+def test_multi_all_or_nothing(tmp, key):
+    """several traces: one that fails leaves no output at all, and an output that is also an
+    input of the run is refused even with --force (before anything is written)"""
+    d = tempfile.mkdtemp(dir=tmp)
+    good = os.path.join(d, "a.json")
+    write(good, trace([ev("x", 1)]))
+    bad = os.path.join(d, "b.json")
+    with open(bad, "w") as f:
+        f.write('{"traceEvents":[{"ph":"X"')
+    odir = os.path.join(d, "out")
+    p = run(["redact", "--quiet", "--key-file", key, "-o", odir, good, bad], check_rc=2)
+    if os.path.isdir(odir) and os.listdir(odir):
+        fail("a failed multi-trace run left %s" % os.listdir(odir))
+    # -o DIR where the first output's name is the second input: never replaced
+    e = tempfile.mkdtemp(dir=tmp)
+    sub = os.path.join(e, "in")
+    os.mkdir(sub)
+    first = os.path.join(sub, "r0.json")
+    write(first, trace([ev("first", 1)]))
+    second = os.path.join(e, "r0.json")  # the first's output name in -o e
+    write(second, trace([ev("second", 1)]))
+    before = open(second, "rb").read()
+    p = run(["redact", "--quiet", "--force", "--key-file", key, "-o", e, first, second])
+    if p.returncode != 2 or b"input" not in p.stderr:
+        fail("an output that is a later input: exit %d %s" % (p.returncode, p.stderr))
+    if open(second, "rb").read() != before:
+        fail("--force replaced a later input")
+    # --report-json over the input or the output: refused, nothing written
+    src = os.path.join(d, "a.json")
+    out = os.path.join(d, "a.out.json")
+    for target in (src, out):
+        p = run(["redact", "--quiet", "--key-file", key, "-o", out, "--report-json", target, src])
+        if p.returncode != 2 or b"report-json" not in p.stderr:
+            fail("--report-json %s: exit %d %s" % (target, p.returncode, p.stderr))
+        if os.path.exists(out):
+            fail("--report-json over %s: the output was written" % target)
+    if open(src, "rb").read() != json.dumps(trace([ev("x", 1)])).encode():
+        fail("--report-json changed the input")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         key = rdlib.write_key(tmp)
-        for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz]:
+        for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz,
+                  test_signal_no_temp, test_multi_all_or_nothing]:
             t(tmp, key)
             if leftovers(tmp):
                 fail("%s left %s" % (t.__name__, leftovers(tmp)))
