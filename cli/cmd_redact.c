@@ -220,6 +220,11 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
             input_error = 1;
         }
     }
+    ks_error ferr;
+    if (!input_error && ks_redact_check_finish(rd, chk, &ferr) != KS_OK) {
+        ks_cli_error(NULL, &ferr);
+        input_error = 1;
+    }
     int werr = 0;
     if (c->json)
         werr = ks_redact_check_json(stdout, chk) != 0;

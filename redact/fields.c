@@ -241,19 +241,58 @@ int ks_rd_args_role(const ks_redactor *rd, const char *k, size_t n, int *rule)
     return ks_rd_inner_role(k, n, rule);
 }
 
+/* The last part of a key, lowercased, split at _ - . space and at a lowercase-to-uppercase step
+ * (camelCase): "SLURMD_NODENAME" -> "nodename", "masterAddr" -> "addr". And the part before. */
+static void last_parts(const char *k, size_t n, char *last, size_t cap, char *prev)
+{
+    size_t e = n, b;
+    last[0] = prev[0] = 0;
+    for (int which = 0; which < 2; which++) {
+        while (e && is_delim(k[e - 1]))
+            e--;
+        b = e;
+        while (b && !is_delim(k[b - 1]) &&
+               !(k[b] >= 'A' && k[b] <= 'Z' && k[b - 1] >= 'a' && k[b - 1] <= 'z'))
+            b--;
+        char *dst = which ? prev : last;
+        size_t l = e - b < cap - 1 ? e - b : cap - 1;
+        for (size_t i = 0; i < l; i++)
+            dst[i] = (char)(k[b + i] >= 'A' && k[b + i] <= 'Z' ? k[b + i] + 32 : k[b + i]);
+        dst[l] = 0;
+        e = b;
+    }
+}
+
+/* Names worth learning in metadata (stripped blocks, distributedInfo, top-level keys), by the
+ * key's last part: host, hostname, nodename, node name, addr(ess), fqdn (HOSTNAME, hostname,
+ * SLURMD_NODENAME, MASTER_ADDR, masterAddr, uname.node); user, username, logname, owner (USER,
+ * SLURM_JOB_USER, SUDO_USER, userName); the job's name (SLURM_JOB_NAME, job_name, jobName). */
 int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname)
 {
     if (parent_is_uname && KEYIS("node"))
         return LEARN_HOST;
-    if (KEYIS("HOSTNAME") || KEYIS("hostname") || KEYIS("host_name") || KEYIS("HOST"))
-        return LEARN_HOST;
-    if (KEYIS("USER") || KEYIS("LOGNAME") || KEYIS("USERNAME") || KEYIS("username") ||
-        KEYIS("user"))
-        return LEARN_USER;
     if (KEYIS("HOME"))
         return LEARN_HOME;
     if (KEYIS("uname"))
         return LEARN_UNAME;
+    if (n > 64)
+        return LEARN_NONE;
+    char last[32], prev[32];
+    last_parts(k, n, last, sizeof last, prev);
+    static const char *const hosts[] = {"host", "hostname", "nodename", "addr", "address", "fqdn"};
+    static const char *const users[] = {"user", "username", "logname", "owner"};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
+        if (!strcmp(last, hosts[i]))
+            return LEARN_HOST;
+    for (size_t i = 0; i < sizeof users / sizeof users[0]; i++)
+        if (!strcmp(last, users[i]))
+            return LEARN_USER;
+    if (!strcmp(last, "name") && (!strcmp(prev, "host") || !strcmp(prev, "node")))
+        return LEARN_HOST;
+    if (!strcmp(last, "name") && !strcmp(prev, "user"))
+        return LEARN_USER;
+    if ((!strcmp(last, "name") && !strcmp(prev, "job")) || !strcmp(last, "jobname"))
+        return LEARN_JOB;
     return LEARN_NONE;
 }
 

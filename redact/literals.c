@@ -45,12 +45,14 @@ static int in_list(const char *v, size_t n, const char *const *list, size_t k)
     return 0;
 }
 
+/* bytes of a name: ASCII letters, digits, . - _ and UTF-8 (a user "jörg" is learned like
+ * "joerg"); a user or job name may hold spaces */
 static int lit_char(unsigned char c, int cls)
 {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-        c == '-' || c == '_')
+        c == '-' || c == '_' || c >= 0x80)
         return 1;
-    return cls == KS_CLS_USER && c == ' ';
+    return cls != KS_CLS_HOST && c == ' ';
 }
 
 static int acceptable(int cls, const char *v, size_t n)
@@ -62,11 +64,11 @@ static int acceptable(int cls, const char *v, size_t n)
         unsigned char c = (unsigned char)v[i];
         if (!lit_char(c, cls))
             return 0;
-        letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
     }
     if (!letter)
         return 0;
-    if (cls == KS_CLS_USER)
+    if (cls != KS_CLS_HOST)
         return !in_list(v, n, stop_users, sizeof stop_users / sizeof stop_users[0]);
     return !in_list(v, n, stop_hosts, sizeof stop_hosts / sizeof stop_hosts[0]);
 }
@@ -170,12 +172,18 @@ void ks_rd_learn(ks_redactor *rd, int cls, const char *v, size_t n)
         v++;
         n--;
     }
-    if (!acceptable(cls, v, n) || known(rd, v, n))
+    if (!acceptable(cls, v, n))
         return;
-    add(rd, cls, v, n);
-    rd->lit_gen++;
-    if (rd->strings_scanned && maybe_seen(rd, v, n))
-        rd->late = 1;
+    if (!known(rd, v, n)) {
+        add(rd, cls, v, n);
+        rd->lit_gen++;
+        if (rd->strings_scanned && maybe_seen(rd, v, n))
+            rd->late = 1;
+    }
+    /* the short name of a host name with a domain: node17 of node17.cluster.example.com */
+    const char *dot = cls == KS_CLS_HOST ? memchr(v, '.', n) : NULL;
+    if (dot && dot > v)
+        ks_rd_learn(rd, cls, v, (size_t)(dot - v));
 }
 
 void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n)
@@ -221,7 +229,10 @@ int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
             ks_rd_hit(rd, R_DENY, e - s);
         } else {
             ks_rd_pseudo_append(rd->pn, l->cls, l->text, l->n, o);
-            ks_rd_hit(rd, l->cls == KS_CLS_HOST ? R_LEARNED_HOST : R_LEARNED_USER, e - s);
+            ks_rd_hit(rd, l->cls == KS_CLS_HOST  ? R_LEARNED_HOST
+                          : l->cls == KS_CLS_JOB ? R_LEARNED_JOB
+                                                 : R_LEARNED_USER,
+                      e - s);
         }
     }
     return ks_rd_rw_done(&w);

@@ -54,7 +54,7 @@ enum ks_rd_rule_id {
     R_ANTHROPIC, R_GCP, R_NPM, R_PYPI, R_STRIPE, R_PRIVATE_KEY, R_URL_USERINFO, R_GENERIC,
     /* pseudonyms */
     R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
-    R_LEARNED_HOST, R_LEARNED_USER, R_DENY,
+    R_LEARNED_HOST, R_LEARNED_USER, R_DENY, R_LEARNED_JOB,
     R_NBUILTIN
 };
 
@@ -186,7 +186,7 @@ static inline int ks_rd_rw_done(ks_rd_rw *w)
 typedef struct ks_rd_literal {
     char *text;
     size_t n;
-    uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_SECRET (deny) */
+    uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_JOB, KS_CLS_SECRET (deny) */
 } ks_rd_literal;
 
 /* The literal matcher (litset.c): indices into a literal array, looked up caseless. */
@@ -325,7 +325,7 @@ enum ks_rd_role {
 };
 
 /* learning inside stripped blocks */
-enum ks_rd_learn_kind { LEARN_NONE = 0, LEARN_HOST, LEARN_USER, LEARN_HOME, LEARN_UNAME };
+enum ks_rd_learn_kind { LEARN_NONE = 0, LEARN_HOST, LEARN_USER, LEARN_HOME, LEARN_UNAME, LEARN_JOB };
 
 int ks_rd_top_role(const ks_redactor *rd, const char *k, size_t n, int *rule);
 int ks_rd_event_role(const char *k, size_t n);
@@ -366,5 +366,6 @@ void ks_rd_sink_abort(ks_rd_sink *s);
 /* verify.c: 1 when any literal of ls occurs in the decompressed bytes of path (word bounded,
  * caseless, also right after a JSON escape), 0 when none, KS_ERR on a read error. */
 int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks_error *err);
+int ks_rd_raw_scan_stream(ks_redactor *rd, ks_stream *st, const ks_rd_litset *ls, ks_error *err);
 
 #endif

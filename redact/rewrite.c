@@ -38,6 +38,7 @@ typedef struct frame {
     uint8_t vrole, vlearn;
     uint16_t vrule;
     int64_t index;      /* arrays: elements begun */
+    uint32_t nredacted; /* maps: keys rewritten to a [REDACTED:rule] text so far */
     char key[KEY_MAX + 1];
     uint8_t keylen, key_masked;
 } frame;
@@ -407,6 +408,7 @@ static int push(eng *e, int is_map, int kind, int role, int learn, int in_meta)
     f->vrule = R_METADATA;
     f->vlearn = LEARN_NONE;
     f->index = 0;
+    f->nredacted = 0;
     f->keylen = 0;
     f->key_masked = 0;
     if (kind == K_EVENTS && !e->events_depth) {
@@ -426,6 +428,8 @@ static void learn_value(eng *e, int learn, const char *s, size_t n)
         ks_rd_learn(e->rd, KS_CLS_USER, s, n);
     else if (learn == LEARN_HOME)
         ks_rd_learn_home(e->rd, s, n);
+    else if (learn == LEARN_JOB)
+        ks_rd_learn(e->rd, KS_CLS_JOB, s, n);
 }
 
 /* ---- callbacks ---------------------------------------------------------------------------- */
@@ -723,7 +727,7 @@ static int on_key(void *ctx, const unsigned char *uk, size_t n)
     frame *f = &e->st[e->depth];
     int rule = R_METADATA, scan, learn = LEARN_NONE;
     int role = key_info(e, f, k, n, &rule, &scan);
-    if (f->in_meta)
+    if (f->in_meta || f->kind == K_TOP) /* metadata, distributedInfo, top-level keys */
         learn = ks_rd_learn_key(k, n, f->learn == LEARN_UNAME);
     f->vrole = (uint8_t)role;
     f->vrule = (uint16_t)rule;
@@ -743,6 +747,16 @@ static int on_key(void *ctx, const unsigned char *uk, size_t n)
         size_t rn;
         if (ks_rd_scan(e->rd, k, n, &r, &rn)) {
             masked = 1;
+            /* two keys holding secrets would both become "[REDACTED:rule]": a duplicate key that
+             * a reader resolves by dropping one value. Later ones are numbered: "...#2". */
+            if (memmem(r, rn, "[REDACTED:", 10) && f->nredacted++ > 0) {
+                ks_buf *b = &e->enc;
+                b->n = 0;
+                ks_buf_put(b, r, rn);
+                ks_buf_printf(b, "#%u", (unsigned)f->nredacted);
+                r = b->p;
+                rn = b->n;
+            }
             if (!end)
                 end = tok_end(e);
             replace_str(e, string_start_n(e, end, k, n), end, r, rn);

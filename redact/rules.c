@@ -69,12 +69,16 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
                 "host names with >= 3 labels ending in com, net, org, edu, gov, io, ai, "
                 "internal, local, lan, corp or a --domain: host-<h>"},
     [R_LEARNED_HOST] = {"learned-host", KS_CLS_HOST,
-                        "host names learned from the trace (host_name, uname.node, HOSTNAME, "
-                        "traceName) and this machine's name: host-<h>"},
+                        "host names learned from the trace (host_name, hostname, uname.node, "
+                        "HOSTNAME, SLURMD_NODENAME, MASTER_ADDR, traceName; an FQDN's first "
+                        "label too) and this machine's name: host-<h>"},
     [R_LEARNED_USER] = {"learned-user", KS_CLS_USER,
                         "user names learned from the trace (username, USER, home paths): "
                         "user-<h>"},
     [R_DENY] = {"deny", KS_CLS_SECRET, "--deny-file terms: [REDACTED:deny]"},
+    [R_LEARNED_JOB] = {"learned-job", KS_CLS_JOB,
+                       "job names learned from harness metadata (SLURM_JOB_NAME, job_name, ...): "
+                       "job-<h>"},
 };
 
 static const char *const cls_names[KS_NCLS] = {

@@ -217,7 +217,8 @@ int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_
     if (e->in && e->h == h && e->n == n && e->gen == sc_gen(rd) && !memcmp(e->in, s, n)) {
         for (int i = 0; i < e->nhits; i++)
             ks_rd_hit(rd, e->hits[i].rule, e->hits[i].len);
-        rd->strings_scanned++; /* its words were added when it was first scanned */
+        /* its words count in this stream too (it may have been scanned in another one) */
+        words_seen(rd, s, n);
         *res = e->out ? e->out : s;
         *rn = e->out ? e->on : n;
         return e->out != NULL;

@@ -5,27 +5,19 @@
  * starting right after a JSON escape such as \n or \u0041, across chunk boundaries); only when
  * one is found does the output go through a second pass. A hit that the decoded text would not
  * give costs a second pass, never a miss. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "redact/redact_int.h"
 
 #define CHUNK (1 << 20)
 
-int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks_error *err)
+int ks_rd_raw_scan_stream(ks_redactor *rd, ks_stream *st, const ks_rd_litset *ls, ks_error *err)
 {
     if (!ls->n)
         return 0;
     /* the overlap keeps a literal cut by a chunk boundary, its escape before and a byte after */
     size_t overlap = ls->maxlen + 8;
-    ks_source *src;
-    ks_stream *st;
-    if (ks_source_open(path, &src, err) != KS_OK)
-        return KS_ERR;
-    int r = ks_source_next(src, &st, err);
-    if (r <= 0) {
-        ks_source_close(src);
-        return r < 0 ? KS_ERR : 0;
-    }
     char *buf = ks_xmalloc(CHUNK + overlap);
     size_t have = 0;
     int found = 0;
@@ -48,6 +40,23 @@ int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks
         have = keep;
     }
     free(buf);
+    return found;
+}
+
+int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks_error *err)
+{
+    if (!ls->n)
+        return 0;
+    ks_source *src;
+    ks_stream *st;
+    if (ks_source_open(path, &src, err) != KS_OK)
+        return KS_ERR;
+    int r = ks_source_next(src, &st, err);
+    if (r <= 0) {
+        ks_source_close(src);
+        return r < 0 ? KS_ERR : 0;
+    }
+    int found = ks_rd_raw_scan_stream(rd, st, ls, err);
     ks_source_close(src);
     return found;
 }

@@ -170,6 +170,10 @@ typedef struct ks_redact_check ks_redact_check;
  * are found too. Returns KS_ERR on an input error (the report keeps the traces done). */
 int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
                          ks_redact_check *chk, ks_error *err);
+/* After every path: the traces checked before a literal was learned (from a later trace) are
+ * searched for it and checked again when it is there, so that a name learned from one rank is
+ * found in every rank, as redact would replace it there. KS_ERR on an input error. */
+int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err);
 ks_redact_check *ks_redact_check_new(void);
 void ks_redact_check_free(ks_redact_check *chk);
 uint64_t ks_redact_check_total(const ks_redact_check *chk);

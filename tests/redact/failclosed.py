@@ -181,11 +181,77 @@ def test_multi_all_or_nothing(tmp, key):
         fail("--report-json changed the input")
 
 
+def test_escape_adjacent(tmp, key):
+    """a name learned at the end of the trace, met before right after a JSON escape"""
+    names = {"\n": "qescn", "\t": "qesct", "\r": "qescr", "\b": "qescb", "\f": "qescf",
+             "\u0001": "qescu"}
+    evs = [ev("x%sqwhoami%s y" % (esc, tag), i) for i, (esc, tag) in enumerate(names.items())]
+    for i, (esc, tag) in enumerate(names.items()):
+        evs.append(ev("pad", 100 + i, {"a": "/home/qwhoami%s/p.py" % tag}))
+    # metadata last (Kineto writes traceName last): the user is learned late
+    src = os.path.join(tmp, "esc.json")
+    write(src, trace(evs, username="qwhoamiqescn"))
+    data = redact_ok(tmp, key, src, os.path.join(tmp, "esc.out.json"))
+    absent(data, ["qwhoami" + t for t in names.values()], "names after escapes")
+    if check_rc(os.path.join(tmp, "esc.out.json")) != 0:
+        fail("--check on the escaped-name output is not clean")
+
+
+def test_cross_rank(tmp, key):
+    """names learned late in one rank are gone from every output of the invocation, also when
+    the other rank's strings were answered from the string cache"""
+    d = tempfile.mkdtemp(dir=tmp)
+    shared = "worker started on qxhostzz by qxuserzz, step ok"  # >= 16 bytes: cached
+    r0 = trace([ev(shared, 1)] + [ev("op%d" % i, 2 + i) for i in range(50)])
+    r1 = trace([ev(shared, 1)] + [ev("op%d" % i, 2 + i) for i in range(50)],
+               metadata={"env": {"SLURMD_NODENAME": "qxhostzz.cluster.example.com"}},
+               username="qxuserzz")
+    r2 = trace([ev("pad", 1), ev("done by qxhost2 on node qxfqdnsh", 2)],
+               hostname="qxfqdnsh.example.org", distributedInfo={"master_addr": "qxhost2"})
+    ins = []
+    for i, t in enumerate((r0, r1, r2)):
+        ins.append(os.path.join(d, "rank%d.json" % i))
+        write(ins[-1], t)
+    odir = os.path.join(d, "out")
+    run(["redact", "--quiet", "--key-file", key, "-o", odir] + ins, check_rc=0)
+    for n in sorted(os.listdir(odir)):
+        data = open(os.path.join(odir, n), "rb").read()
+        absent(data, ["qxhostzz", "qxuserzz", "qxhost2", "qxfqdnsh"], "cross-rank " + n)
+    if run(["redact", "--check"] + [os.path.join(odir, n) for n in os.listdir(odir)]).returncode:
+        fail("--check on the cross-rank outputs is not clean")
+    # and --check on the raw inputs finds the names in every rank
+    p = run(["redact", "--check", "--format", "json"] + ins)
+    doc = json.loads(p.stdout)
+    for t in doc["traces"] if "traces" in doc else []:
+        if not t["findings"]:
+            fail("--check found nothing in %s" % t["source"])
+
+
+def test_duplicate_secret_keys(tmp, key):
+    rnd = random.Random(3)
+    tok = ["ghp_" + "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(36))
+           for _ in range(3)]
+    src = os.path.join(tmp, "dup.json")
+    with open(src, "w") as f:
+        f.write('{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1,"args":'
+                '{"%s":1,"%s":2,"%s":3,"x":4}}]}' % tuple(tok))
+    out = os.path.join(tmp, "dup.out.json")
+    data = redact_ok(tmp, key, src, out)
+    pairs = json.loads(data, object_pairs_hook=lambda kv: kv)[0][1][0][6][1]  # the args pairs
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys) or [v for _, v in pairs] != [1, 2, 3, 4]:
+        fail("secret keys of one object: %r" % pairs)
+    absent(data, tok, "secret keys")
+    if redact_ok(tmp, key, out, os.path.join(tmp, "dup.out2.json")) != data:
+        fail("duplicate-key numbering is not idempotent")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         key = rdlib.write_key(tmp)
         for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz,
-                  test_signal_no_temp, test_multi_all_or_nothing]:
+                  test_signal_no_temp, test_multi_all_or_nothing, test_escape_adjacent,
+                  test_cross_rank, test_duplicate_secret_keys]:
             t(tmp, key)
             if leftovers(tmp):
                 fail("%s left %s" % (t.__name__, leftovers(tmp)))
