@@ -243,6 +243,7 @@ struct ks_redactor {
     int learning;              /* 0 while scanning a string's own text is not to learn */
 
     ks_buf sa, sb, tmp;        /* scratch for the scanner pipeline */
+    ks_buf norm;               /* paths.c: a string with its Windows paths unescaped */
     struct ks_rd_scache *scache; /* results of recent strings (scan.c) */
     /* rewrites recorded while a string is scanned, replayed on a cache hit */
     struct ks_rd_rec { uint16_t rule; uint32_t len; } rec[256];

@@ -143,6 +143,7 @@ void ks_redactor_free(ks_redactor *rd)
     ks_buf_free(&rd->sa);
     ks_buf_free(&rd->sb);
     ks_buf_free(&rd->tmp);
+    ks_buf_free(&rd->norm);
     free(rd);
 }
 

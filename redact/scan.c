@@ -55,7 +55,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
     case 2: return (ft->f & F_AT) && memmem(s, n, "://", 3);
     case 3: return (ft->f & (F_EQ | F_COLON)) && n >= 14;
     case 4: return ft->f & F_AT;
-    case 5: return (ft->f & F_SLASH) || ((ft->f & F_BSLASH) && (ft->f & F_COLON));
+    case 5: return ft->f & (F_SLASH | F_BSLASH);
     case 6: return ft->colons >= 2;
     case 7: return ft->dots >= 3 && (ft->f & F_DIGIT);
     case 8: return ft->dots >= 2 || (rd->ndomains && ft->dots >= 1);
