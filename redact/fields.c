@@ -137,8 +137,44 @@ static int is_delim(char c)
     return c == '_' || c == '-' || c == '.' || c == ' ';
 }
 
+/* camelCase and unseparated spellings: accessToken, clientSecret, dbPassword, PGPASSWORD,
+ * MYSQL_PWD: the key without delimiters, lowercased, holds password, passwd, passphrase,
+ * secretkey, apikey, privatekey, accesskey, credential, authorization, or ends in token, secret(s)
+ * (not tokens: max_tokens is a count; not tokenizers: TOKENIZERS_PARALLELISM; not secretary), or
+ * a part is pwd */
+static int glued_secret(const char *k, size_t n)
+{
+    char b[128];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < sizeof b - 1; i++)
+        if (!is_delim(k[i]))
+            b[m++] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
+    b[m] = 0;
+    static const char *const words[] = {"password",  "passwd",     "passphrase", "secretkey",
+                                        "apikey",    "privatekey", "accesskey",  "credential",
+                                        "authorization"};
+    static const char *const ends[] = {"token", "secret", "secrets"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(b, words[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t l = strlen(ends[i]);
+        if (m >= l && !strcmp(b + m - l, ends[i]))
+            return 1;
+    }
+    for (size_t i = 0; i + 3 <= n; i++)
+        if (!strncasecmp(k + i, "pwd", 3) && (i == 0 || is_delim(k[i - 1])) &&
+            (i + 3 == n || is_delim(k[i + 3])))
+            return 1;
+    return 0;
+}
+
 int ks_rd_sensitive_key(const char *k, size_t n)
 {
+    if (n < 3)
+        return 0;
+    if (glued_secret(k, n))
+        return 1;
     if (n < 4)
         return 0;
     const char *prev = NULL;

@@ -52,6 +52,7 @@ enum ks_rd_rule_id {
     /* secrets */
     R_AWS, R_GITHUB, R_GITLAB, R_HF, R_SLACK_TOKEN, R_SLACK_WEBHOOK, R_JWT, R_OPENAI,
     R_ANTHROPIC, R_GCP, R_NPM, R_PYPI, R_STRIPE, R_PRIVATE_KEY, R_URL_USERINFO, R_GENERIC,
+    R_AUTH_HEADER,
     /* pseudonyms */
     R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
     R_LEARNED_HOST, R_LEARNED_USER, R_DENY, R_LEARNED_JOB,
@@ -222,7 +223,7 @@ struct ks_redactor {
     size_t ndrop_args, nkeep_args, nkeep_meta, ndomains;
 
     ks_rd_pseudo *pn;
-    ks_rd_re re_email, re_jwt, re_pem, re_url, re_generic, re_hook;
+    ks_rd_re re_email, re_jwt, re_pem, re_url, re_generic, re_hook, re_bearer;
     ks_rd_user_rule *urules;
     size_t nurules;
 
@@ -282,6 +283,7 @@ int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 void ks_rd_put_redacted(ks_buf *out, const char *rule);
 
 /* net.c */

@@ -39,6 +39,7 @@ typedef struct frame {
     uint16_t vrule;
     int64_t index;      /* arrays: elements begun */
     uint32_t nredacted; /* maps: keys rewritten to a [REDACTED:rule] text so far */
+    uint8_t pem_open;   /* arrays: a private key began in an element and has not ended */
     char key[KEY_MAX + 1];
     uint8_t keylen, key_masked;
 } frame;
@@ -409,6 +410,7 @@ static int push(eng *e, int is_map, int kind, int role, int learn, int in_meta)
     f->vlearn = LEARN_NONE;
     f->index = 0;
     f->nredacted = 0;
+    f->pem_open = 0;
     f->keylen = 0;
     f->key_masked = 0;
     if (kind == K_EVENTS && !e->events_depth) {
@@ -534,6 +536,25 @@ static void note_copy(eng *e, const char *s)
         e->res->escaped_copies++;
 }
 
+/* A private key split over the elements of an array (one line each): the elements after the
+ * one with "-----BEGIN ... PRIVATE KEY", up to the one with "-----END", are key material. 1 when
+ * s is such an element (then it is replaced whole). */
+static int pem_element(const vctx *v, const char *s, size_t n)
+{
+    frame *p = v->parent;
+    if (p->is_map || v->role != ROLE_SCAN)
+        return 0;
+    int begin = memmem(s, n, "-----BEGIN", 10) && memmem(s, n, "PRIVATE KEY", 11);
+    int end = memmem(s, n, "-----END", 8) != NULL;
+    if (!p->pem_open || begin) {
+        p->pem_open = (uint8_t)(begin && !end);
+        return 0;
+    }
+    if (end)
+        p->pem_open = 0;
+    return n && !ks_rd_is_token(s, n);
+}
+
 static int on_string(void *ctx, const unsigned char *us, size_t n)
 {
     eng *e = ctx;
@@ -544,6 +565,17 @@ static int on_string(void *ctx, const unsigned char *us, size_t n)
         learn_value(e, v.learn, s, n);
     if (e->discard)
         return 1;
+    if (pem_element(&v, s, n)) {
+        uint64_t end = tok_end(e), start = string_start_n(e, end, s, n);
+        e->tok_start = start;
+        e->in_key = 0;
+        ks_rd_pseudo_note(e->rd->pn, KS_CLS_SECRET, s, n);
+        ks_rd_hit(e->rd, R_PRIVATE_KEY, n);
+        static const char red[] = "[REDACTED:private-key]";
+        replace_str(e, start, end, red, sizeof red - 1);
+        mark(e, end);
+        return !e->failed;
+    }
     uint64_t end = 0;
     if (e->check) {
         end = tok_end(e);

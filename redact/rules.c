@@ -52,6 +52,8 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
                         "scheme://user:password@ : the user:password part"},
     [R_GENERIC] = {"generic-api-key", KS_CLS_SECRET,
                    "key-like word + = or : + 10-150 chars with letters and digits, entropy >= 3.5"},
+    [R_AUTH_HEADER] = {"auth-header", KS_CLS_SECRET,
+                       "Authorization: / Bearer / Basic / token + a credential of >= 8 chars"},
     [R_EMAIL] = {"email", KS_CLS_EMAIL, "e-mail addresses: email-<h>@example.invalid"},
     [R_HOME_PATH] = {"home-path", KS_CLS_USER,
                      "/home/<u>, /Users/<u>, C:\\Users\\<u>, /run/user/<uid>: user learned, "

@@ -61,6 +61,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
     case 8: return ft->dots >= 2 || (rd->ndomains && ft->dots >= 1);
     case 9: return ks_rd_literals_maybe(rd, s, n);
     case 10: return rd->nurules > 0;
+    case 11: return n >= 14;
     }
     return 0;
 }
@@ -68,7 +69,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
 static const det_fn steps[] = {
     ks_rd_det_secrets, ks_rd_det_regex_secrets, ks_rd_det_url_userinfo, ks_rd_det_generic,
     ks_rd_det_email,   ks_rd_det_paths,         ks_rd_det_ipv6,         ks_rd_det_ipv4,
-    ks_rd_det_fqdn,    ks_rd_det_literals,      ks_rd_det_user_rules,
+    ks_rd_det_fqdn,    ks_rd_det_literals,      ks_rd_det_user_rules,   ks_rd_det_bearer,
 };
 #define NSTEPS (sizeof steps / sizeof steps[0])
 

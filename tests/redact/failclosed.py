@@ -246,12 +246,80 @@ def test_duplicate_secret_keys(tmp, key):
         fail("duplicate-key numbering is not idempotent")
 
 
+# (raw JSON text of a string value, the planted values that must not survive)
+PLANTS = [
+    # paths
+    (r'"C:\Users\bwinuser\new\thing.py(3): f"', ["bwinuser"]),
+    (r'"D:\Users\fwinuser\reports\tmp\b.py"', ["fwinuser"]),
+    (r'"C:\Users\twinuser\bin\x.py"', ["twinuser"]),
+    (r'"C:\\\\Users\\\\reprusr\\\\x\\\\y.py"', ["reprusr"]),  # Python repr: doubled
+    (r'"\\\\fileserv17\\share\\uncuser\\z.py"', ["fileserv17", "uncuser"]),
+    ('"gcc -I/home/flaguser/include -L/home/flaguser/lib"', ["flaguser"]),
+    ('"file:///home/fileuser/x/y.py"', ["fileuser"]),
+    ('"file://localhost/home/fileusr2/q.py"', ["fileusr2"]),
+    ('"file:///C:/Users/fileusr3/p.py"', ["fileusr3"]),
+    ('"http://h.example/x,/home/commauser/y.py"', ["commauser"]),
+    ('"/scratch/scratchusr"', ["scratchusr"]),
+    ('"/mnt/lustre/mntuser"', ["mntuser"]),
+    ('"/home/j\u00f6rgusr/x.py"', ["j\u00f6rgusr", "jörgusr"]),
+    # credentials
+    ('"redis://:RedisPw9x@cache.internal:6379/0"', ["RedisPw9x"]),
+    ('"postgres://bob:pa/ss@w0rd@db.example.com/x"', ["pa/ss@w0rd", "w0rd"]),
+    ('"curl -H \'Authorization: Bearer eyQ1xTokenAbc123456\'"', ["eyQ1xTokenAbc123456"]),
+    ('"Authorization: Basic dXNlcjpwYXNzMTIz"', ["dXNlcjpwYXNzMTIz"]),
+    ('"https://x.example.com/cb?access_token%3Dghp_Ab3De5Gh7Jk9Lm1Np3Qr5St7Uv9Wx1Yz2Bc4Df6%26x"',
+     ["ghp_Ab3De5Gh7Jk9Lm1Np3Qr5St7Uv9Wx1Yz2Bc4Df6"]),
+    ('"q=token%3DAbC123dEf456GhI789jKl0"', ["AbC123dEf456GhI789jKl0"]),
+]
+# (key, raw JSON value, planted values)
+KEY_PLANTS = [
+    ("accessToken", '"tok-value-1"', ["tok-value-1"]),
+    ("clientSecret", '"sec-value-2"', ["sec-value-2"]),
+    ("dbPassword", '"pw-value-3"', ["pw-value-3"]),
+    ("PGPASSWORD", '"pw-value-4"', ["pw-value-4"]),
+    ("MYSQL_PWD", '"pw-value-5"', ["pw-value-5"]),
+    ("pem", '["-----BEGIN RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAqqqq", "zzzzPEMLINE2",'
+            ' "-----END RSA PRIVATE KEY-----"]', ["MIIEowIBAAKCAQEAqqqq", "zzzzPEMLINE2"]),
+]
+
+
+def test_planted_classes(tmp, key):
+    """each value of a class that once survived is removed, and --check on the raw trace finds
+    a finding in every planted event"""
+    evs = []
+    for i, (raw, _) in enumerate(PLANTS):
+        evs.append('{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":%d,"dur":1,'
+                   '"args":{"v":%s}}' % (i, raw))
+    for j, (k, raw, _) in enumerate(KEY_PLANTS):
+        evs.append('{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":%d,"dur":1,'
+                   '"args":{"%s":%s}}' % (len(PLANTS) + j, k, raw))
+    src = os.path.join(tmp, "planted.json")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write('{"schemaVersion":1,"traceEvents":[' + ",\n".join(evs) + "]}")
+    out = os.path.join(tmp, "planted.out.json")
+    data = redact_ok(tmp, key, src, out)
+    n = len(PLANTS) + len(KEY_PLANTS)
+    for i, vals in enumerate([p[1] for p in PLANTS] + [p[2] for p in KEY_PLANTS]):
+        line = data.split(b"\n")[i]
+        for v in vals:
+            if v.lower().encode() in line.lower():
+                fail("planted %r survived: %s" % (v, line[:300]))
+    p = run(["redact", "--check", "--format", "json", "--max-findings", "1000", src])
+    doc = json.loads(p.stdout)
+    hit = {d["event"] for t in doc["traces"] for d in t["shown"]}
+    missed = [i for i in range(n) if i not in hit]
+    if p.returncode != 1 or missed:
+        fail("--check on the raw trace missed events %s" % missed)
+    if check_rc(out) != 0:
+        fail("--check on the redacted planted trace is not clean")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         key = rdlib.write_key(tmp)
         for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz,
                   test_signal_no_temp, test_multi_all_or_nothing, test_escape_adjacent,
-                  test_cross_rank, test_duplicate_secret_keys]:
+                  test_cross_rank, test_duplicate_secret_keys, test_planted_classes]:
             t(tmp, key)
             if leftovers(tmp):
                 fail("%s left %s" % (t.__name__, leftovers(tmp)))
