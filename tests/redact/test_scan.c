@@ -189,6 +189,13 @@ static void test_hosts(void **state)
     unchanged("torch.nn.functional");
     unchanged("libfoo.so.1");
     unchanged("docker.io/vllm/vllm-openai");
+    /* module names ending in a TLD that is also a Python name */
+    unchanged("model.backbone.net");
+    unchanged("top.encoder.layers.local");
+    unchanged("heads.cls.ai");
+    expect_free("on login-2.cluster.local", "fqdn", "login-2", "on host-");
+    expect_free("see https://api.example.net/x", "fqdn", "api.example", "host-");
+    expect_free("node7.corp.net up", "fqdn", "node7", "host-");
 }
 
 static void test_sensitive_keys(void **state)
