@@ -29,7 +29,7 @@ const char ks_help_redact[] =
     "written there under their own names, host parts pseudonymised.\n"
     "\n"
     "  -o, --output PATH     output file (or directory for several traces)\n"
-    "  --force               replace an existing output file (never the input)\n"
+    "  --force               replace an existing output file (never an input)\n"
     "  --compress C          gz, zst, xz, bz2 or none (default: like the input)\n"
     "  --key-file FILE       pseudonym key (>= 32 bytes); default $" KS_REDACT_KEY_ENV ",\n"
     "                        else a random key for this run (tokens then differ between runs)\n"
