@@ -7,7 +7,13 @@
  * Temporary files hold unredacted-looking bytes until they are checked, so none may outlive the
  * process: every live sink is on a list that a signal handler (ks_redact_cleanup_on_signals)
  * walks to unlink them (unlink is async-signal-safe; the list is changed with signals blocked),
- * on SIGINT, SIGTERM, SIGHUP, SIGQUIT and on a crash, before the process dies of the signal. */
+ * on SIGINT, SIGTERM, SIGHUP, SIGQUIT and on a crash, before the process dies of the signal.
+ * Better still, where the file system allows it (Linux O_TMPFILE: ext4, xfs, btrfs, tmpfs) the
+ * temporary file has no name at all until it is linked into place (linkat through
+ * /proc/self/fd), so not even SIGKILL can leave it behind; it is then read back through its
+ * /proc/self/fd path. At most ANON_MAX such files are open at once (each holds a descriptor
+ * until the end of a multi-trace run); beyond that, and where O_TMPFILE or /proc is missing, a
+ * named mkstemp file is used. KINESIFT_NO_O_TMPFILE=1 forces the named file (for tests). */
 #include <pthread.h>
 #include <signal.h>
 #include <archive.h>
@@ -25,8 +31,9 @@
 struct ks_rd_sink {
     struct ks_rd_sink *prev, *next; /* the live sinks */
     char *final;          /* NULL: standard output */
-    char *tmp;
+    char *tmp;            /* its name, or /proc/self/fd/N for an O_TMPFILE file */
     int fd;
+    int anon;             /* O_TMPFILE: no name until commit; fd stays open */
     struct archive *a;    /* compressing writer; NULL for plain output */
     int failed;
     int err_no;
@@ -36,6 +43,9 @@ struct ks_rd_sink {
 /* ---- the live temporary files, removed on a signal ---------------------------------------- */
 
 static ks_rd_sink *live;
+static int nanon;
+
+#define ANON_MAX 64
 
 static void block_signals(sigset_t *old)
 {
@@ -76,7 +86,7 @@ static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
 static void on_signal(int sig)
 {
     for (ks_rd_sink *s = live; s; s = s->next)
-        if (s->tmp)
+        if (s->tmp && !s->anon)
             unlink(s->tmp);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -149,6 +159,30 @@ static int open_archive(ks_rd_sink *s, ks_compress c, ks_error *err)
     return KS_OK;
 }
 
+/* an O_TMPFILE file in dir, readable back through /proc/self/fd; 0 when not possible */
+static int open_anon(ks_rd_sink *s, const char *dir)
+{
+#ifdef O_TMPFILE
+    const char *no = getenv("KINESIFT_NO_O_TMPFILE");
+    if ((no && *no && strcmp(no, "0")) || nanon >= ANON_MAX || access("/proc/self/fd", X_OK) != 0)
+        return 0;
+    mode_t um = umask(0);
+    umask(um);
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~um);
+    if (fd < 0)
+        return 0;
+    s->fd = fd;
+    s->anon = 1;
+    s->tmp = ks_xasprintf("/proc/self/fd/%d", fd);
+    nanon++;
+    return 1;
+#else
+    (void)s;
+    (void)dir;
+    return 0;
+#endif
+}
+
 int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_error *err)
 {
     *out = NULL;
@@ -161,6 +195,11 @@ int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_
     } else {
         const char *t = getenv("TMPDIR");
         dir = ks_xstrdup(t && *t ? t : "/tmp");
+    }
+    if (open_anon(s, dir)) {
+        free(dir);
+        live_add(s);
+        goto opened;
     }
     s->tmp = ks_xasprintf("%s/.kinesift-redact.XXXXXX", dir);
     free(dir);
@@ -187,6 +226,7 @@ int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_
             /* not fatal: the file stays private */
         }
     }
+opened:
     if (c != KS_COMPRESS_NONE && c != KS_COMPRESS_AUTO && open_archive(s, c, err) != KS_OK) {
         ks_rd_sink_abort(s);
         return KS_ERR;
@@ -252,12 +292,15 @@ int ks_rd_sink_close(ks_rd_sink *s, ks_error *err)
             s->failed = 1;
             s->err_no = errno;
         }
+        if (s->anon) /* its descriptor is the file: kept until commit or abort */
+            goto done;
         if (close(s->fd) != 0 && !s->failed) {
             s->failed = 1;
             s->err_no = errno;
         }
         s->fd = -1;
     }
+done:
     if (s->failed)
         return ks_error_set(err, "cannot write %s: %s", s->final ? s->final : "the output",
                             s->amsg[0] ? s->amsg : strerror(s->err_no));
@@ -272,6 +315,8 @@ const char *ks_rd_sink_tmp_path(const ks_rd_sink *s)
 static void sink_free(ks_rd_sink *s)
 {
     live_remove(s);
+    if (s->anon)
+        nanon--;
     if (s->a)
         archive_write_free(s->a);
     if (s->fd >= 0)
@@ -285,9 +330,9 @@ void ks_rd_sink_abort(ks_rd_sink *s)
 {
     if (!s)
         return;
-    if (s->tmp)
+    if (s->tmp && !s->anon)
         unlink(s->tmp);
-    sink_free(s);
+    sink_free(s); /* an O_TMPFILE file vanishes with its descriptor */
 }
 
 static int copy_to_stdout(const char *path, ks_error *err)
@@ -332,12 +377,52 @@ static int rename_noreplace(const char *from, const char *to)
     return 0;
 }
 
+/* give an O_TMPFILE file its name: linkat refuses an existing target; with force, a fresh
+ * temporary name first, then rename over the target */
+static int link_anon(ks_rd_sink *s, int force)
+{
+    if (!force)
+        return linkat(AT_FDCWD, s->tmp, AT_FDCWD, s->final, AT_SYMLINK_FOLLOW);
+    char *dir = dir_of(s->final);
+    int r = -1;
+    for (int tries = 0; tries < 100 && r != 0; tries++) {
+        char *t = ks_xasprintf("%s/.kinesift-redact.%d.%d", dir, (int)getpid(), tries);
+        r = linkat(AT_FDCWD, s->tmp, AT_FDCWD, t, AT_SYMLINK_FOLLOW);
+        if (r == 0) {
+            r = rename(t, s->final);
+            if (r != 0) {
+                int e = errno;
+                unlink(t);
+                errno = e;
+                free(t);
+                break;
+            }
+        } else if (errno != EEXIST) {
+            free(t);
+            break;
+        }
+        free(t);
+    }
+    free(dir);
+    return r;
+}
+
 int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err)
 {
     int rc = KS_OK;
-    if (!s->final) {
+    if (s->anon && s->final) {
+        if (link_anon(s, force) != 0) {
+            int e = errno;
+            if (e == EEXIST)
+                rc = ks_error_set(err, "%s: exists (use --force to replace it)", s->final);
+            else
+                rc = ks_error_set(err, "%s: cannot link the output into place: %s", s->final,
+                                  strerror(e));
+        }
+    } else if (!s->final) {
         rc = copy_to_stdout(s->tmp, err);
-        unlink(s->tmp);
+        if (!s->anon)
+            unlink(s->tmp);
     } else {
         int r = force ? rename(s->tmp, s->final) : rename_noreplace(s->tmp, s->final);
         if (r != 0) {

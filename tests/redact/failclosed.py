@@ -116,29 +116,38 @@ def test_truncated_number_gz(tmp, key):
 
 
 def test_signal_no_temp(tmp, key):
-    """a run stopped by SIGTERM or SIGINT while writing leaves no temporary file"""
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        d = tempfile.mkdtemp(dir=tmp)
-        out = os.path.join(d, "o.json")
-        p = subprocess.Popen([rdlib.KINESIFT, "redact", "--key-file", key, "-o", out, "-"],
-                             stdin=subprocess.PIPE, stderr=subprocess.PIPE)
-        head = b'{"traceEvents":[' + b",".join(
-            json.dumps(ev("/home/sigu/x.py(1): f", i)).encode() for i in range(20000)) + b","
-        p.stdin.write(head)
-        p.stdin.flush()
-        for _ in range(200):  # the temporary file exists once the first bytes are read
-            if leftovers(d):
-                break
-            time.sleep(0.02)
-        if not leftovers(d):
-            fail("no temporary file while running (the test is void)")
-        p.send_signal(sig)
-        p.wait(timeout=30)
-        p.stdin.close()
-        if p.returncode != -sig:
-            fail("signal %d: exit %d" % (sig, p.returncode))
-        if leftovers(d) or os.path.exists(out):
-            fail("signal %d left %s" % (sig, os.listdir(d)))
+    """a run stopped by SIGTERM or SIGINT while writing leaves no temporary file: a named one
+    (KINESIFT_NO_O_TMPFILE=1) is removed by the signal handler; by default (O_TMPFILE where the
+    file system has it) none is ever visible"""
+    for named in (True, False):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            d = tempfile.mkdtemp(dir=tmp)
+            out = os.path.join(d, "o.json")
+            env = dict(os.environ)
+            env["KINESIFT_NO_O_TMPFILE"] = "1" if named else "0"
+            p = subprocess.Popen([rdlib.KINESIFT, "redact", "--key-file", key, "-o", out, "-"],
+                                 stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            head = b'{"traceEvents":[' + b",".join(
+                json.dumps(ev("/home/sigu/x.py(1): f", i)).encode() for i in range(20000)) + b","
+            p.stdin.write(head)
+            p.stdin.flush()
+            seen = False
+            for _ in range(25 if not named else 200):  # a named temporary exists once it started
+                seen = seen or bool(leftovers(d))
+                if seen and named:
+                    break
+                time.sleep(0.02)
+            if named and not seen:
+                fail("no temporary file while running (the test is void)")
+            if p.poll() is not None:
+                fail("kinesift ended before the signal: %s" % p.stderr.read())
+            p.send_signal(sig)
+            p.wait(timeout=30)
+            p.stdin.close()
+            if p.returncode != -sig:
+                fail("signal %d: exit %d" % (sig, p.returncode))
+            if leftovers(d) or os.path.exists(out):
+                fail("signal %d left %s" % (sig, os.listdir(d)))
 
 
 def test_multi_all_or_nothing(tmp, key):
