@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/util.h"
@@ -76,6 +77,7 @@ typedef struct redact_cli {
     size_t nstaged, staged_cap;
     char **inputs;             /* every input: none may be an output or the report */
     size_t ninputs;
+    int created_dir;           /* -o DIR was created by this run (removed again on failure) */
     char **deny;
     size_t ndeny;
     ks_redact_key_source keysrc;
@@ -305,7 +307,7 @@ static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char 
     return 0;
 }
 
-static int ensure_dir(const char *dir)
+static int ensure_dir(redact_cli *c, const char *dir)
 {
     struct stat sb;
     if (stat(dir, &sb) == 0) {
@@ -318,6 +320,7 @@ static int ensure_dir(const char *dir)
         ks_cli_fail("%s: cannot create the directory: %s", dir, strerror(errno));
         return KS_EXIT_USAGE;
     }
+    c->created_dir = 1;
     return 0;
 }
 
@@ -420,7 +423,7 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
                 ks_source_close(src);
                 return ks_cli_usage("redact", "several traces: give an output directory with -o");
             }
-            rc = ensure_dir(c->output);
+            rc = ensure_dir(c, c->output);
             if (!rc)
                 rc = redact_into_dir(c, rd, src, inputs[i]);
         } else {
@@ -445,6 +448,8 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     if (rc) {
         for (size_t i = 0; i < c->nstaged; i++)
             ks_redact_staged_abort(c->staged[i]);
+        if (c->created_dir)
+            rmdir(c->output); /* only when empty: nothing else is touched */
     } else {
         ks_error err;
         size_t redone = 0;
