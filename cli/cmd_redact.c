@@ -237,6 +237,12 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
         input_error = 1;
     }
     uint64_t total = ks_redact_check_total(chk);
+    if (!input_error && ks_redact_check_incomplete(chk)) {
+        /* fail closed: what was read before a name was learned was not searched for it */
+        ks_cli_fail("redact --check: names were learned late in standard input, which cannot be "
+                    "read again: save it to a file and check that");
+        input_error = 1;
+    }
     ks_redact_check_free(chk);
     if (input_error)
         return KS_EXIT_USAGE;

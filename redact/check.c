@@ -209,6 +209,14 @@ static int has_new_literal(ks_redactor *rd, const chk_trace *t, ks_error *err)
     return found;
 }
 
+int ks_redact_check_incomplete(const ks_redact_check *chk)
+{
+    for (size_t i = 0; i < chk->n; i++)
+        if (chk->v[i].late_unchecked)
+            return 1;
+    return 0;
+}
+
 int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err)
 {
     for (;;) {

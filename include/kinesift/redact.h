@@ -174,6 +174,9 @@ int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
  * searched for it and checked again when it is there, so that a name learned from one rank is
  * found in every rank, as redact would replace it there. KS_ERR on an input error. */
 int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err);
+/* 1 when a trace could not be searched for names learned late in it (standard input cannot be
+ * read twice): the check is incomplete, and the command fails (exit 2) rather than say clean. */
+int ks_redact_check_incomplete(const ks_redact_check *chk);
 ks_redact_check *ks_redact_check_new(void);
 void ks_redact_check_free(ks_redact_check *chk);
 uint64_t ks_redact_check_total(const ks_redact_check *chk);

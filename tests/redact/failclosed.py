@@ -323,12 +323,32 @@ def test_planted_classes(tmp, key):
         fail("--check on the redacted planted trace is not clean")
 
 
+def test_check_fails_closed(tmp, key):
+    """--check never says clean when it could not look: a name learned late in standard input
+    (which cannot be read twice) is exit 2; a trace that does not parse is exit 2"""
+    src = os.path.join(tmp, "late.json")
+    with open(src, "w") as f:
+        f.write('{"traceEvents":[{"ph":"X","name":"by qlateuser x","ts":1,"dur":1,"pid":1,'
+                '"tid":1}],"username":"qlateuser"}')
+    if run(["redact", "--check", src]).returncode != 1:
+        fail("--check on a file with a late name: not 1")
+    with open(src, "rb") as f:
+        p = run(["redact", "--check", "-"], stdin=f.read())
+    if p.returncode != 2:
+        fail("--check on standard input with a late name: exit %d, not 2" % p.returncode)
+    with open(src, "w") as f:
+        f.write('{"traceEvents":[{"ph":"X",')
+    if run(["redact", "--check", src]).returncode != 2:
+        fail("--check on a truncated trace: not 2")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         key = rdlib.write_key(tmp)
         for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz,
                   test_signal_no_temp, test_multi_all_or_nothing, test_escape_adjacent,
-                  test_cross_rank, test_duplicate_secret_keys, test_planted_classes]:
+                  test_cross_rank, test_duplicate_secret_keys, test_planted_classes,
+                  test_check_fails_closed]:
             t(tmp, key)
             if leftovers(tmp):
                 fail("%s left %s" % (t.__name__, leftovers(tmp)))
