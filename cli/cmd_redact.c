@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/util.h"
@@ -29,7 +30,7 @@ const char ks_help_redact[] =
     "written there under their own names, host parts pseudonymised.\n"
     "\n"
     "  -o, --output PATH     output file (or directory for several traces)\n"
-    "  --force               replace an existing output file (never the input)\n"
+    "  --force               replace an existing output file (never an input)\n"
     "  --compress C          gz, zst, xz, bz2 or none (default: like the input)\n"
     "  --key-file FILE       pseudonym key (>= 32 bytes); default $" KS_REDACT_KEY_ENV ",\n"
     "                        else a random key for this run (tokens then differ between runs)\n"
@@ -72,8 +73,11 @@ typedef struct redact_cli {
     size_t max_findings;
     ks_redact_opts o;
     list drop, keep, meta, domains, outputs;
-    uint64_t *known;           /* per output: literals known when it was written */
-    size_t known_cap;
+    ks_redact_staged **staged; /* outputs written to temporary files, renamed at the end */
+    size_t nstaged, staged_cap;
+    char **inputs;             /* every input: none may be an output or the report */
+    size_t ninputs;
+    int created_dir;           /* -o DIR was created by this run (removed again on failure) */
     char **deny;
     size_t ndeny;
     ks_redact_key_source keysrc;
@@ -218,6 +222,11 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
             input_error = 1;
         }
     }
+    ks_error ferr;
+    if (!input_error && ks_redact_check_finish(rd, chk, &ferr) != KS_OK) {
+        ks_cli_error(NULL, &ferr);
+        input_error = 1;
+    }
     int werr = 0;
     if (c->json)
         werr = ks_redact_check_json(stdout, chk) != 0;
@@ -228,6 +237,12 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
         input_error = 1;
     }
     uint64_t total = ks_redact_check_total(chk);
+    if (!input_error && ks_redact_check_incomplete(chk)) {
+        /* fail closed: what was read before a name was learned was not searched for it */
+        ks_cli_fail("redact --check: names were learned late in standard input, which cannot be "
+                    "read again: save it to a file and check that");
+        input_error = 1;
+    }
     ks_redact_check_free(chk);
     if (input_error)
         return KS_EXIT_USAGE;
@@ -274,29 +289,31 @@ static void summary(const redact_cli *c, const char *src, const char *dst,
 }
 
 static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char *input,
-                      const char *out, uint64_t *known)
+                      const char *out)
 {
     ks_redact_output o = {0};
     o.path = out;
     o.compress = c->compress;
     o.force = c->force;
     o.input = input;
+    o.inputs = c->inputs;
+    o.ninputs = c->ninputs;
     ks_compress eff = c->compress ? c->compress : ks_redact_compress_of(ks_stream_filter(st));
     if (out && !c->quiet)
         warn_suffix(out, eff);
     ks_redact_result res;
     ks_error err;
-    if (ks_redact_file(rd, st, &o, &res, &err) != KS_OK) {
+    ks_redact_staged *sg;
+    if (ks_redact_stage(rd, st, &o, &res, &sg, &err) != KS_OK) {
         ks_cli_error(err.has_pos ? ks_stream_name(st) : NULL, &err);
         return KS_EXIT_USAGE;
     }
+    KS_PUSH(c->staged, c->nstaged, c->staged_cap, sg);
     summary(c, ks_stream_name(st), out, &res);
-    if (known)
-        *known = res.literals_known;
     return 0;
 }
 
-static int ensure_dir(const char *dir)
+static int ensure_dir(redact_cli *c, const char *dir)
 {
     struct stat sb;
     if (stat(dir, &sb) == 0) {
@@ -309,6 +326,7 @@ static int ensure_dir(const char *dir)
         ks_cli_fail("%s: cannot create the directory: %s", dir, strerror(errno));
         return KS_EXIT_USAGE;
     }
+    c->created_dir = 1;
     return 0;
 }
 
@@ -337,15 +355,66 @@ static int redact_into_dir(redact_cli *c, ks_redactor *rd, ks_source *src, const
                 return KS_EXIT_USAGE;
             }
         KS_PUSH(c->outputs.v, c->outputs.n, c->outputs.cap, path);
-        KS_GROW(c->known, c->known_cap, c->outputs.n);
-        int rc = redact_one(c, rd, st, input, path, &c->known[c->outputs.n - 1]);
+        int rc = redact_one(c, rd, st, input, path);
         if (rc)
             return rc;
     }
 }
 
+/* a path in canonical form (its directory resolved), for comparing paths that may not exist */
+static char *canon(const char *p)
+{
+    const char *slash = strrchr(p, '/');
+    char *dir = slash ? ks_xstrndup(p, (size_t)(slash - p) + (slash == p)) : ks_xstrdup(".");
+    char *r = realpath(dir, NULL);
+    free(dir);
+    if (!r)
+        return ks_xstrdup(p);
+    char *out = ks_xasprintf("%s/%s", r, slash ? slash + 1 : p);
+    free(r);
+    return out;
+}
+
+/* a and b name the same file (the same inode, or the same canonical path when either is new) */
+static int same_target(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ca = canon(a), *cb = canon(b);
+    int same = !strcmp(ca, cb);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+/* --report-json never writes over an input or an output */
+static int report_conflict(const redact_cli *c)
+{
+    const char *r = c->report_json;
+    if (!r || !strcmp(r, "-"))
+        return 0;
+    const char *hit = NULL;
+    for (size_t i = 0; i < c->ninputs && !hit; i++)
+        if (strcmp(c->inputs[i], "-") && same_target(r, c->inputs[i]))
+            hit = "an input";
+    if (!hit && c->output && same_target(r, c->output))
+        hit = "the output";
+    for (size_t i = 0; i < c->outputs.n && !hit; i++)
+        if (same_target(r, c->outputs.v[i]))
+            hit = "an output";
+    if (!hit)
+        return 0;
+    ks_cli_fail("%s: --report-json would write over %s; refusing (nothing written)", r, hit);
+    return KS_EXIT_USAGE;
+}
+
 static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
 {
+    c->inputs = inputs;
+    c->ninputs = n;
+    if (report_conflict(c))
+        return KS_EXIT_USAGE;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         ks_source *src;
@@ -360,7 +429,7 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
                 ks_source_close(src);
                 return ks_cli_usage("redact", "several traces: give an output directory with -o");
             }
-            rc = ensure_dir(c->output);
+            rc = ensure_dir(c, c->output);
             if (!rc)
                 rc = redact_into_dir(c, rd, src, inputs[i]);
         } else {
@@ -373,24 +442,33 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
                     ks_cli_fail("%s: no trace", inputs[i]);
                 rc = KS_EXIT_USAGE;
             } else {
-                rc = redact_one(c, rd, st, inputs[i], c->output, NULL);
+                rc = redact_one(c, rd, st, inputs[i], c->output);
             }
         }
         ks_source_close(src);
     }
-    /* a user or host learned from a later trace may be in an output written before */
-    for (size_t i = 0; i < c->outputs.n && !rc; i++) {
+    /* all or nothing: the outputs are renamed into place only when every trace was redacted,
+     * after a search for names learned from a later trace in the outputs written before */
+    if (!rc)
+        rc = report_conflict(c);
+    if (rc) {
+        for (size_t i = 0; i < c->nstaged; i++)
+            ks_redact_staged_abort(c->staged[i]);
+        if (c->created_dir)
+            rmdir(c->output); /* only when empty: nothing else is touched */
+    } else {
         ks_error err;
-        int redone;
-        if (ks_redact_catch_up(rd, c->outputs.v[i], c->known[i], &redone, &err) != KS_OK) {
-            ks_cli_error(c->outputs.v[i], &err);
+        size_t redone = 0;
+        if (ks_redact_commit_all(rd, c->staged, c->nstaged, &redone, &err) != KS_OK) {
+            ks_cli_error(NULL, &err);
             rc = KS_EXIT_USAGE;
         } else if (redone && !c->quiet) {
-            fprintf(stderr, "kinesift: redact: %s: redacted again for names learned from a later "
-                            "trace\n",
-                    c->outputs.v[i]);
+            fprintf(stderr, "kinesift: redact: %zu output%s redacted again for names learned "
+                            "from a later trace\n",
+                    redone, redone == 1 ? "" : "s");
         }
     }
+    c->nstaged = 0;
     return rc;
 }
 
@@ -436,7 +514,7 @@ static void cli_free(redact_cli *c)
     for (size_t i = 0; i < c->outputs.n; i++)
         free(c->outputs.v[i]);
     free(c->outputs.v);
-    free(c->known);
+    free(c->staged);
     ks_redact_free_terms(c->deny, c->ndeny);
 }
 
@@ -464,6 +542,7 @@ int ks_cmd_redact(int argc, char **argv)
         if (c.check) {
             rc = run_check(&c, rd, inputs, n);
         } else {
+            ks_redact_cleanup_on_signals();
             rc = run_redact(&c, rd, inputs, n);
             if (!rc)
                 rc = write_reports(&c, rd);

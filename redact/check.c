@@ -31,6 +31,9 @@ typedef struct chk_trace {
     size_t nrc, rccap;
     int passes;
     int late_unchecked;   /* literals learned late in a stream that cannot be read again */
+    char *path;           /* the input and the stream's index in it, for reading it again */
+    size_t member;
+    uint64_t known;       /* literals known when it was last checked */
     char *error;
 } chk_trace;
 
@@ -63,6 +66,7 @@ void ks_redact_check_free(ks_redact_check *chk)
     for (size_t i = 0; i < chk->n; i++) {
         trace_clear(&chk->v[i]);
         free(chk->v[i].source);
+        free(chk->v[i].path);
         free(chk->v[i].error);
     }
     free(chk->v);
@@ -116,21 +120,29 @@ static chk_trace *new_trace(ks_redact_check *chk, const char *source, size_t max
     return t;
 }
 
+/* stream number k of path, opened again */
+static int reopen(const char *path, size_t k, ks_source **src, ks_stream **st, ks_error *err)
+{
+    if (ks_source_open(path, src, err) != KS_OK)
+        return KS_ERR;
+    int r = 1;
+    for (size_t i = 0; i <= k && r == 1; i++)
+        r = ks_source_next(*src, st, err);
+    if (r != 1) {
+        ks_source_close(*src);
+        return r < 0 ? KS_ERR : ks_error_set(err, "the input changed while it was checked");
+    }
+    return KS_OK;
+}
+
 /* Read stream number k of path again with every literal known; its findings replace the first
  * pass's. */
 static int recheck(ks_redactor *rd, const char *path, size_t k, chk_trace *t, ks_error *err)
 {
     ks_source *src;
-    if (ks_source_open(path, &src, err) != KS_OK)
+    ks_stream *st;
+    if (reopen(path, k, &src, &st, err) != KS_OK)
         return KS_ERR;
-    ks_stream *st = NULL;
-    int r = 1;
-    for (size_t i = 0; i <= k && r == 1; i++)
-        r = ks_source_next(src, &st, err);
-    if (r != 1) {
-        ks_source_close(src);
-        return r < 0 ? KS_ERR : ks_error_set(err, "the input changed while it was checked");
-    }
     trace_clear(t);
     ks_redact_result res;
     int rc = ks_redact_check_stream(rd, st, on_finding, t, &res, err);
@@ -173,9 +185,63 @@ int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
                 break;
             }
         }
+        t->path = strcmp(path, "-") ? ks_xstrdup(path) : NULL;
+        t->member = k;
+        t->known = rd->lit_gen;
     }
     ks_source_close(src);
     return rc;
+}
+
+/* 1 when a literal learned after t was checked occurs in it (raw bytes), KS_ERR on an error */
+static int has_new_literal(ks_redactor *rd, const chk_trace *t, ks_error *err)
+{
+    ks_rd_litset ls = {0};
+    ks_rd_literals_since(rd, t->known, &ls);
+    ks_source *src;
+    ks_stream *st;
+    int found = KS_ERR;
+    if (reopen(t->path, t->member, &src, &st, err) == KS_OK) {
+        found = ks_rd_raw_scan_stream(rd, st, &ls, err);
+        ks_source_close(src);
+    }
+    ks_rd_litset_free(&ls);
+    return found;
+}
+
+int ks_redact_check_incomplete(const ks_redact_check *chk)
+{
+    for (size_t i = 0; i < chk->n; i++)
+        if (chk->v[i].late_unchecked)
+            return 1;
+    return 0;
+}
+
+int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err)
+{
+    for (;;) {
+        uint64_t gen = rd->lit_gen;
+        for (size_t i = 0; i < chk->n; i++) {
+            chk_trace *t = &chk->v[i];
+            if (t->error || t->known >= rd->lit_gen)
+                continue;
+            if (!t->path) {
+                t->late_unchecked = 1;
+                t->known = rd->lit_gen;
+                continue;
+            }
+            int found = has_new_literal(rd, t, err);
+            if (found < 0 || (found && recheck(rd, t->path, t->member, t, err) != KS_OK)) {
+                char b[800];
+                ks_error_format(err, b, sizeof b);
+                t->error = ks_xstrdup(b);
+                return KS_ERR;
+            }
+            t->known = rd->lit_gen;
+        }
+        if (rd->lit_gen == gen)
+            return KS_OK;
+    }
 }
 
 /* ---- output ------------------------------------------------------------------------------ */

@@ -137,8 +137,44 @@ static int is_delim(char c)
     return c == '_' || c == '-' || c == '.' || c == ' ';
 }
 
+/* camelCase and unseparated spellings: accessToken, clientSecret, dbPassword, PGPASSWORD,
+ * MYSQL_PWD: the key without delimiters, lowercased, holds password, passwd, passphrase,
+ * secretkey, apikey, privatekey, accesskey, credential, authorization, or ends in token, secret(s)
+ * (not tokens: max_tokens is a count; not tokenizers: TOKENIZERS_PARALLELISM; not secretary), or
+ * a part is pwd */
+static int glued_secret(const char *k, size_t n)
+{
+    char b[128];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < sizeof b - 1; i++)
+        if (!is_delim(k[i]))
+            b[m++] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
+    b[m] = 0;
+    static const char *const words[] = {"password",  "passwd",     "passphrase", "secretkey",
+                                        "apikey",    "privatekey", "accesskey",  "credential",
+                                        "authorization"};
+    static const char *const ends[] = {"token", "secret", "secrets"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(b, words[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t l = strlen(ends[i]);
+        if (m >= l && !strcmp(b + m - l, ends[i]))
+            return 1;
+    }
+    for (size_t i = 0; i + 3 <= n; i++)
+        if (!strncasecmp(k + i, "pwd", 3) && (i == 0 || is_delim(k[i - 1])) &&
+            (i + 3 == n || is_delim(k[i + 3])))
+            return 1;
+    return 0;
+}
+
 int ks_rd_sensitive_key(const char *k, size_t n)
 {
+    if (n < 3)
+        return 0;
+    if (glued_secret(k, n))
+        return 1;
     if (n < 4)
         return 0;
     const char *prev = NULL;
@@ -241,19 +277,58 @@ int ks_rd_args_role(const ks_redactor *rd, const char *k, size_t n, int *rule)
     return ks_rd_inner_role(k, n, rule);
 }
 
+/* The last part of a key, lowercased, split at _ - . space and at a lowercase-to-uppercase step
+ * (camelCase): "SLURMD_NODENAME" -> "nodename", "masterAddr" -> "addr". And the part before. */
+static void last_parts(const char *k, size_t n, char *last, size_t cap, char *prev)
+{
+    size_t e = n, b;
+    last[0] = prev[0] = 0;
+    for (int which = 0; which < 2; which++) {
+        while (e && is_delim(k[e - 1]))
+            e--;
+        b = e;
+        while (b && !is_delim(k[b - 1]) &&
+               !(k[b] >= 'A' && k[b] <= 'Z' && k[b - 1] >= 'a' && k[b - 1] <= 'z'))
+            b--;
+        char *dst = which ? prev : last;
+        size_t l = e - b < cap - 1 ? e - b : cap - 1;
+        for (size_t i = 0; i < l; i++)
+            dst[i] = (char)(k[b + i] >= 'A' && k[b + i] <= 'Z' ? k[b + i] + 32 : k[b + i]);
+        dst[l] = 0;
+        e = b;
+    }
+}
+
+/* Names worth learning in metadata (stripped blocks, distributedInfo, top-level keys), by the
+ * key's last part: host, hostname, nodename, node name, addr(ess), fqdn (HOSTNAME, hostname,
+ * SLURMD_NODENAME, MASTER_ADDR, masterAddr, uname.node); user, username, logname, owner (USER,
+ * SLURM_JOB_USER, SUDO_USER, userName); the job's name (SLURM_JOB_NAME, job_name, jobName). */
 int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname)
 {
     if (parent_is_uname && KEYIS("node"))
         return LEARN_HOST;
-    if (KEYIS("HOSTNAME") || KEYIS("hostname") || KEYIS("host_name") || KEYIS("HOST"))
-        return LEARN_HOST;
-    if (KEYIS("USER") || KEYIS("LOGNAME") || KEYIS("USERNAME") || KEYIS("username") ||
-        KEYIS("user"))
-        return LEARN_USER;
     if (KEYIS("HOME"))
         return LEARN_HOME;
     if (KEYIS("uname"))
         return LEARN_UNAME;
+    if (n > 64)
+        return LEARN_NONE;
+    char last[32], prev[32];
+    last_parts(k, n, last, sizeof last, prev);
+    static const char *const hosts[] = {"host", "hostname", "nodename", "addr", "address", "fqdn"};
+    static const char *const users[] = {"user", "username", "logname", "owner"};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
+        if (!strcmp(last, hosts[i]))
+            return LEARN_HOST;
+    for (size_t i = 0; i < sizeof users / sizeof users[0]; i++)
+        if (!strcmp(last, users[i]))
+            return LEARN_USER;
+    if (!strcmp(last, "name") && (!strcmp(prev, "host") || !strcmp(prev, "node")))
+        return LEARN_HOST;
+    if (!strcmp(last, "name") && !strcmp(prev, "user"))
+        return LEARN_USER;
+    if ((!strcmp(last, "name") && !strcmp(prev, "job")) || !strcmp(last, "jobname"))
+        return LEARN_JOB;
     return LEARN_NONE;
 }
 

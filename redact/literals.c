@@ -3,8 +3,9 @@
  * User and host names learned from the trace itself (top-level host_name and username, the
  * traceName host part, uname.node, HOSTNAME/USER/HOME in stripped metadata, users of home paths)
  * and from the redacting machine (its own host name), plus --deny-file terms. They are matched
- * caseless and word bounded (not next to a letter or digit) by one PCRE2 alternation, rebuilt
- * when a literal is added; longer literals come first. Values too short, numeric or common
+ * caseless and word bounded (not next to a letter or digit) by the matcher of litset.c (one
+ * PCRE2 alternation of thousands of literals does not compile); the longest literal at a place
+ * wins. Values too short, numeric or common
  * ("root", "nobody", "localhost") are not learned: they would match everywhere and identify
  * nobody. */
 #include <stdlib.h>
@@ -44,12 +45,14 @@ static int in_list(const char *v, size_t n, const char *const *list, size_t k)
     return 0;
 }
 
+/* bytes of a name: ASCII letters, digits, . - _ and UTF-8 (a user "jörg" is learned like
+ * "joerg"); a user or job name may hold spaces */
 static int lit_char(unsigned char c, int cls)
 {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-        c == '-' || c == '_')
+        c == '-' || c == '_' || c >= 0x80)
         return 1;
-    return cls == KS_CLS_USER && c == ' ';
+    return cls != KS_CLS_HOST && c == ' ';
 }
 
 static int acceptable(int cls, const char *v, size_t n)
@@ -61,33 +64,22 @@ static int acceptable(int cls, const char *v, size_t n)
         unsigned char c = (unsigned char)v[i];
         if (!lit_char(c, cls))
             return 0;
-        letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
     }
     if (!letter)
         return 0;
-    if (cls == KS_CLS_USER)
+    if (cls != KS_CLS_HOST)
         return !in_list(v, n, stop_users, sizeof stop_users / sizeof stop_users[0]);
     return !in_list(v, n, stop_hosts, sizeof stop_hosts / sizeof stop_hosts[0]);
 }
 
 static int known(const ks_redactor *rd, const char *v, size_t n)
 {
-    for (size_t i = 0; i < rd->nlits; i++)
-        if (rd->lits[i].n == n && !strncasecmp(rd->lits[i].text, v, n))
-            return 1;
-    return 0;
+    return ks_rd_litset_get(&rd->lset, rd->lits, v, n) >= 0;
 }
 
 static void add(ks_redactor *rd, int cls, const char *v, size_t n)
 {
-    unsigned char c = (unsigned char)v[0];
-    rd->lit_first[c] = 1;
-    if (c >= 'a' && c <= 'z')
-        rd->lit_first[c - 32] = 1;
-    if (c >= 'A' && c <= 'Z')
-        rd->lit_first[c + 32] = 1;
-    if (!rd->nlits || n < rd->lit_min)
-        rd->lit_min = n;
     KS_GROW(rd->lits, rd->lits_cap, rd->nlits + 1);
     ks_rd_literal *l = &rd->lits[rd->nlits++];
     l->text = ks_xstrndup(v, n);
@@ -97,7 +89,9 @@ static void add(ks_redactor *rd, int cls, const char *v, size_t n)
         for (size_t i = 0; i < n; i++)
             if (l->text[i] >= 'A' && l->text[i] <= 'Z')
                 l->text[i] = (char)(l->text[i] + 32);
-    rd->lits_dirty = 1;
+    ks_rd_litset_add(&rd->lset, rd->lits, rd->nlits - 1);
+    if (n > rd->maxlit)
+        rd->maxlit = n;
 }
 
 /* ---- words seen ------------------------------------------------------------------------------ */
@@ -178,12 +172,18 @@ void ks_rd_learn(ks_redactor *rd, int cls, const char *v, size_t n)
         v++;
         n--;
     }
-    if (!acceptable(cls, v, n) || known(rd, v, n))
+    if (!acceptable(cls, v, n))
         return;
-    add(rd, cls, v, n);
-    rd->lit_gen++;
-    if (rd->strings_scanned && maybe_seen(rd, v, n))
-        rd->late = 1;
+    if (!known(rd, v, n)) {
+        add(rd, cls, v, n);
+        rd->lit_gen++;
+        if (rd->strings_scanned && maybe_seen(rd, v, n))
+            rd->late = 1;
+    }
+    /* the short name of a host name with a domain: node17 of node17.cluster.example.com */
+    const char *dot = cls == KS_CLS_HOST ? memchr(v, '.', n) : NULL;
+    if (dot && dot > v)
+        ks_rd_learn(rd, cls, v, (size_t)(dot - v));
 }
 
 void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n)
@@ -192,99 +192,36 @@ void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n)
         add(rd, KS_CLS_SECRET, v, n);
 }
 
-static int by_length_desc(const void *a, const void *b)
-{
-    const ks_rd_literal *x = *(const ks_rd_literal *const *)a, *y = *(const ks_rd_literal *const *)b;
-    return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
-}
-
-/* An alternation of the literals from index `from`, longest first. */
-static size_t build(ks_redactor *rd, size_t from, ks_rd_re *re, ks_error *err)
-{
-    ks_rd_re_free(re);
-    size_t k = rd->nlits > from ? rd->nlits - from : 0;
-    if (!k)
-        return 0;
-    const ks_rd_literal **v = ks_xmalloc(k * sizeof *v);
-    for (size_t i = 0; i < k; i++)
-        v[i] = &rd->lits[from + i];
-    qsort(v, k, sizeof *v, by_length_desc);
-    ks_buf b = {0};
-    ks_buf_puts(&b, "(?<![A-Za-z0-9])(?:");
-    for (size_t i = 0; i < k; i++) {
-        if (i)
-            ks_buf_putc(&b, '|');
-        for (size_t j = 0; j < v[i]->n; j++) {
-            char c = v[i]->text[j];
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-                ks_buf_putc(&b, '\\');
-            ks_buf_putc(&b, c);
-        }
-    }
-    ks_buf_puts(&b, ")(?![A-Za-z0-9])");
-    free(v);
-    int rc = ks_rd_re_compile(re, ks_buf_cstr(&b), PCRE2_CASELESS, err);
-    ks_buf_free(&b);
-    return rc == KS_OK ? k : 0;
-}
-
-int ks_rd_literals_build(ks_redactor *rd, ks_error *err)
-{
-    if (!rd->lits_dirty)
-        return KS_OK;
-    rd->lits_dirty = 0;
-    if (rd->nlits && !build(rd, 0, &rd->re_lits, err))
-        return KS_ERR;
-    return KS_OK;
-}
-
-size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err)
+size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls)
 {
     /* deny terms are known from the start; learned literals come in order of lit_gen */
-    size_t ndeny = 0;
+    size_t ndeny = 0, k = 0;
     for (size_t i = 0; i < rd->nlits; i++)
         ndeny += rd->lits[i].cls == KS_CLS_SECRET;
-    return build(rd, ndeny + (size_t)gen, re, err);
-}
-
-static const ks_rd_literal *which(const ks_redactor *rd, const char *s, size_t n)
-{
-    /* deny terms come first in the array: they win over a learned literal of the same text */
-    for (size_t i = 0; i < rd->nlits; i++)
-        if (rd->lits[i].n == n && !strncasecmp(rd->lits[i].text, s, n))
-            return &rd->lits[i];
-    return NULL;
+    for (size_t i = ndeny + (size_t)gen; i < rd->nlits; i++, k++)
+        ks_rd_litset_add(ls, rd->lits, i);
+    return k;
 }
 
 int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n)
 {
-    if (!rd->nlits || n < rd->lit_min)
-        return 0;
-    for (size_t i = 0; i + rd->lit_min <= n; i++)
-        if (rd->lit_first[(unsigned char)s[i]] && (i == 0 || !alnum((unsigned char)s[i - 1])))
-            return 1;
-    return 0;
+    return ks_rd_litset_maybe(&rd->lset, s, n);
 }
 
 int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
 {
-    if (!rd->nlits)
-        return 0;
-    if (rd->lits_dirty) {
-        ks_error e;
-        if (ks_rd_literals_build(rd, &e) != KS_OK)
-            return 0;
-    }
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
-    size_t pos = 0;
-    PCRE2_SIZE *ov;
-    while (pos < n && ks_rd_re_match(&rd->re_lits, in, n, pos, &ov)) {
-        size_t s = ov[0], e = ov[1];
-        pos = e > s ? e : s + 1;
-        const ks_rd_literal *l = which(rd, in + s, e - s);
-        if (!l || ks_rd_in_token(in, n, s, e - s))
+    size_t pos = 0, s;
+    long idx;
+    while (pos < n && (idx = ks_rd_litset_next(&rd->lset, rd->lits, in, n, pos, 0, &s)) >= 0) {
+        const ks_rd_literal *l = &rd->lits[idx];
+        size_t e = s + l->n;
+        if (ks_rd_in_token(in, n, s, l->n)) {
+            pos = s + 1;
             continue;
+        }
+        pos = e;
         ks_buf *o = ks_rd_rw_replace(&w, s, e);
         if (l->cls == KS_CLS_SECRET) {
             ks_rd_put_redacted(o, "deny");
@@ -292,7 +229,10 @@ int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
             ks_rd_hit(rd, R_DENY, e - s);
         } else {
             ks_rd_pseudo_append(rd->pn, l->cls, l->text, l->n, o);
-            ks_rd_hit(rd, l->cls == KS_CLS_HOST ? R_LEARNED_HOST : R_LEARNED_USER, e - s);
+            ks_rd_hit(rd, l->cls == KS_CLS_HOST  ? R_LEARNED_HOST
+                          : l->cls == KS_CLS_JOB ? R_LEARNED_JOB
+                                                 : R_LEARNED_USER,
+                      e - s);
         }
     }
     return ks_rd_rw_done(&w);

@@ -205,6 +205,28 @@ static int under_domain(const ks_redactor *rd, const char *s, size_t n)
     return 0;
 }
 
+/* TLDs that are also everyday Python attribute names (self.net, threading.local, x.ai, f.io):
+ * "model.backbone.net" or "encoder.layers.local" in a Module Hierarchy is no host. A name ending
+ * in one is a host name only with a sign of one: a label holding a digit or a hyphen
+ * (gpu-node-17.cluster.local, ip-10-0-0-1.corp.net), or a URL or e-mail context before it
+ * ("//", "@"), or under a --domain. */
+static int ambiguous_tld(const char *s, size_t n)
+{
+    static const char *const amb[] = {"net", "local", "ai", "io", "lan", "corp"};
+    for (size_t t = 0; t < sizeof amb / sizeof amb[0]; t++)
+        if (strlen(amb[t]) == n && !strncasecmp(s, amb[t], n))
+            return 1;
+    return 0;
+}
+
+static int host_evidence(const char *in, size_t i, size_t e)
+{
+    for (size_t k = i; k < e; k++)
+        if (in[k] == '-' || (in[k] >= '0' && in[k] <= '9'))
+            return 1;
+    return (i >= 2 && in[i - 1] == '/' && in[i - 2] == '/') || (i >= 1 && in[i - 1] == '@');
+}
+
 static int generic_tld(const char *s, size_t n)
 {
     for (size_t t = 0; t < sizeof tlds / sizeof tlds[0]; t++)
@@ -242,7 +264,9 @@ int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
         }
         size_t next = e > i ? e : i + 1;
         int ok = labels >= 3 && !(e < n && (in[e] == '_' || in[e] == '@')) &&
-                 (generic_tld(in + last, e - last) || under_domain(rd, in + i, e - i));
+                 ((generic_tld(in + last, e - last) &&
+                   (!ambiguous_tld(in + last, e - last) || host_evidence(in, i, e))) ||
+                  under_domain(rd, in + i, e - i));
         if (!ok && labels >= 2 && under_domain(rd, in + i, e - i))
             ok = 1;
         if (ok && !ks_rd_in_token(in, n, i, e - i))

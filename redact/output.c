@@ -45,7 +45,7 @@ static int same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* The target may be written: not the input, not an existing file unless force. */
+/* The target may be written: not one of the inputs, not an existing file unless force. */
 static int check_target(const ks_redact_output *o, ks_error *err)
 {
     struct stat so, si;
@@ -61,6 +61,10 @@ static int check_target(const ks_redact_output *o, ks_error *err)
                             o->path);
     if (o->input && strcmp(o->input, "-") && stat(o->input, &si) == 0 && same_file(&so, &si))
         return ks_error_set(err, "%s: is the input; refusing to write over it", o->path);
+    for (size_t i = 0; i < o->ninputs; i++)
+        if (strcmp(o->inputs[i], "-") && stat(o->inputs[i], &si) == 0 && same_file(&so, &si))
+            return ks_error_set(err, "%s: is an input of this run (%s); refusing to write over it",
+                                o->path, o->inputs[i]);
     if (!o->force)
         return ks_error_set(err, "%s: exists (use --force to replace it)", o->path);
     return KS_OK;
@@ -86,6 +90,16 @@ static int redact_to_sink(ks_redactor *rd, ks_stream *in, const char *path, ks_c
     return KS_OK;
 }
 
+/* 1 when a literal learned after gen0 occurs in the temporary output: it needs another pass */
+static int literal_survives(ks_redactor *rd, uint64_t gen0, const char *tmp, ks_error *err)
+{
+    ks_rd_litset ls = {0};
+    ks_rd_literals_since(rd, gen0, &ls);
+    int r = ks_rd_raw_scan(rd, tmp, &ls, err);
+    ks_rd_litset_free(&ls);
+    return r;
+}
+
 /* Literals learned in this stream after gen0 that may have been copied before they were known:
  * 1 when the output needs a second pass. */
 static int needs_second_pass(ks_redactor *rd, uint64_t gen0, const ks_redact_result *res,
@@ -95,14 +109,10 @@ static int needs_second_pass(ks_redactor *rd, uint64_t gen0, const ks_redact_res
         return 0;
     if (res->escaped_copies)
         return 1; /* a byte search could miss an escaped spelling */
-    ks_rd_re re = {0};
-    if (!ks_rd_literals_since(rd, gen0, &re, err))
-        return 0;
-    int r = ks_rd_raw_scan(tmp, &re, err);
-    ks_rd_re_free(&re);
-    return r;
+    return literal_survives(rd, gen0, tmp, err);
 }
 
+/* the temporary output redacted again into a new temporary file, which replaces it */
 static int second_pass(ks_redactor *rd, ks_rd_sink **s1, const char *path, ks_compress c,
                        ks_redact_result *res, ks_error *err)
 {
@@ -125,13 +135,22 @@ static int second_pass(ks_redactor *rd, ks_rd_sink **s1, const char *path, ks_co
     res->strings_rewritten += r2.strings_rewritten;
     res->bytes_out = r2.bytes_out;
     res->late_literals = r2.late_literals;
-    res->passes = 2;
+    res->passes++;
     return KS_OK;
 }
 
-int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
-                   ks_redact_result *res, ks_error *err)
+struct ks_redact_staged {
+    ks_rd_sink *sink;
+    ks_redact_output o;
+    char *path, *input;
+    ks_compress c;
+    uint64_t known;        /* literals known when the output was last written */
+};
+
+int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                    ks_redact_result *res, ks_redact_staged **out, ks_error *err)
 {
+    *out = NULL;
     ks_compress c = o->compress;
     if (c == KS_COMPRESS_AUTO)
         c = ks_redact_compress_of(ks_stream_filter(in));
@@ -148,39 +167,83 @@ int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
         return KS_ERR;
     }
     res->literals_known = rd->lit_gen;
-    return ks_rd_sink_commit(s, o->force, err);
+    ks_redact_staged *st = ks_xcalloc(1, sizeof *st);
+    st->sink = s;
+    st->o = *o;
+    st->path = o->path ? ks_xstrdup(o->path) : NULL;
+    st->input = o->input ? ks_xstrdup(o->input) : NULL;
+    st->o.path = st->path;
+    st->o.input = st->input;
+    st->c = c;
+    st->known = rd->lit_gen;
+    *out = st;
+    return KS_OK;
 }
 
-int ks_redact_catch_up(ks_redactor *rd, const char *path, uint64_t literals_known, int *redone,
-                       ks_error *err)
+void ks_redact_staged_abort(ks_redact_staged *st)
 {
-    *redone = 0;
-    if (rd->lit_gen <= literals_known)
-        return KS_OK;
-    ks_rd_re re = {0};
-    if (!ks_rd_literals_since(rd, literals_known, &re, err))
-        return KS_OK;
-    int found = ks_rd_raw_scan(path, &re, err);
-    ks_rd_re_free(&re);
-    if (found <= 0)
-        return found < 0 ? KS_ERR : KS_OK;
-    ks_source *src;
-    ks_stream *st;
-    if (ks_source_open(path, &src, err) != KS_OK)
-        return KS_ERR;
-    if (ks_source_next(src, &st, err) != 1) {
-        ks_source_close(src);
-        return ks_error_set(err, "%s: cannot reread", path);
+    if (!st)
+        return;
+    ks_rd_sink_abort(st->sink);
+    free(st->path);
+    free(st->input);
+    free(st);
+}
+
+/* Literals learned after an output was written (from a later trace, or from another output's
+ * second pass) are searched in it, and it is redacted again when one is there; repeated until
+ * no pass learns anything new (each round learns at least one literal, so this ends). */
+static int catch_up_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t *redone,
+                        ks_error *err)
+{
+    for (;;) {
+        uint64_t gen = rd->lit_gen;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i]->known >= rd->lit_gen)
+                continue;
+            int found = literal_survives(rd, v[i]->known, ks_rd_sink_tmp_path(v[i]->sink), err);
+            if (found < 0)
+                return KS_ERR;
+            v[i]->known = rd->lit_gen;
+            if (!found)
+                continue;
+            ks_redact_result r = {0};
+            if (second_pass(rd, &v[i]->sink, v[i]->path, v[i]->c, &r, err) != KS_OK)
+                return KS_ERR;
+            ++*redone;
+        }
+        if (rd->lit_gen == gen)
+            return KS_OK;
     }
-    ks_rd_sink *s;
-    ks_redact_result r;
-    int rc = redact_to_sink(rd, st, path, ks_redact_compress_of(ks_stream_filter(st)), &s, &r,
-                            err);
-    ks_source_close(src);
-    if (rc != KS_OK)
+}
+
+int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t *redone,
+                         ks_error *err)
+{
+    size_t local = 0;
+    int rc = catch_up_all(rd, v, n, redone ? redone : &local, err);
+    /* every target checked again before the first is written: all or nothing */
+    for (size_t i = 0; i < n && rc == KS_OK; i++)
+        if (v[i]->path && check_target(&v[i]->o, err) != KS_OK)
+            rc = KS_ERR;
+    for (size_t i = 0; i < n; i++) {
+        if (rc == KS_OK) {
+            rc = ks_rd_sink_commit(v[i]->sink, v[i]->o.force, err);
+            v[i]->sink = NULL;
+        }
+        ks_redact_staged_abort(v[i]);
+        v[i] = NULL;
+    }
+    return rc;
+}
+
+int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                   ks_redact_result *res, ks_error *err)
+{
+    ks_redact_staged *st;
+    if (ks_redact_stage(rd, in, o, res, &st, err) != KS_OK)
         return KS_ERR;
-    *redone = 1;
-    return ks_rd_sink_commit(s, 1, err); /* our own output, replaced by its better version */
+    return ks_redact_commit_all(rd, &st, 1, NULL, err);
 }
 
 static size_t strip_suffix(const char *b, size_t n)

@@ -125,31 +125,92 @@ static void split(const char *in, size_t n, path *p, int spaced_user)
     p->trailing_sep = i > p->root_end && is_sep((unsigned char)in[i - 1]);
 }
 
+/* a compiler or linker flag glued to a path: -I/home/bob/include, -L/opt/x */
+static int flag_prefix(const char *in, size_t i)
+{
+    return i >= 2 && is_alpha((unsigned char)in[i - 1]) && in[i - 2] == '-' &&
+           (i == 2 || bound_tab[(unsigned char)in[i - 3]]);
+}
+
+/* the end of a URL's authority and path: white space, a quote, or a list separator (a path may
+ * follow a URL in a comma list: "http://h/x,/home/bob/y") */
+static size_t url_end(const char *in, size_t n, size_t e)
+{
+    while (e < n && (unsigned char)in[e] > ' ' && !strchr("\"'`,;|<>", in[e]))
+        e++;
+    return e;
+}
+
+static int is_file_scheme(const char *in, size_t i) /* "file" ends right before in[i] (':') */
+{
+    if (i < 4)
+        return 0;
+    for (size_t k = 0; k < 4; k++)
+        if ((in[i - 4 + k] | 0x20) != "file"[k])
+            return 0;
+    return i == 4 || !is_alpha((unsigned char)in[i - 5]);
+}
+
+static int windows_start(const char *in, size_t n, size_t i, path *p);
+
+/* file://[host]/path, file:///C:/x: the path after the authority */
+static int file_url(const char *in, size_t n, size_t i, path *p, size_t *skip)
+{
+    size_t a = i + 2, e = a;
+    while (e < n && in[e] != '/' && (unsigned char)in[e] > ' ' && !stop_tab[(unsigned char)in[e]])
+        e++;
+    if (e >= n || in[e] != '/' || e + 1 >= n || stop_tab[(unsigned char)in[e + 1]]) {
+        *skip = url_end(in, n, i);
+        return 0;
+    }
+    if (is_alpha((unsigned char)in[e + 1]) && windows_start(in, n, e + 1, p))
+        return 1;
+    p->ps = e;
+    p->root_end = e + 1;
+    p->windows = 0;
+    return 1;
+}
+
+/* C:\x, C:/x, C:\\x (a Python repr doubles the back-slashes) */
+static int windows_start(const char *in, size_t n, size_t i, path *p)
+{
+    if (!(is_alpha((unsigned char)in[i]) && i + 3 < n && in[i + 1] == ':' &&
+          is_sep((unsigned char)in[i + 2])))
+        return 0;
+    size_t r = i + 2;
+    while (r < n && is_sep((unsigned char)in[r]))
+        r++;
+    if (r >= n || stop_tab[(unsigned char)in[r]])
+        return 0;
+    p->ps = i;
+    p->root_end = r;
+    p->windows = 1;
+    return 1;
+}
+
 /* A path starts at i: sets root_end and returns 1. *skip is set past URLs. */
 static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
 {
     unsigned char c = (unsigned char)in[i];
-    int bound = i == 0 || bound_tab[(unsigned char)in[i - 1]];
+    int bound = i == 0 || bound_tab[(unsigned char)in[i - 1]] || flag_prefix(in, i);
     *skip = 0;
+    if (c == '\\' && bound && i + 2 < n && in[i + 1] == '\\' && !is_sep((unsigned char)in[i + 2]) &&
+        !stop_tab[(unsigned char)in[i + 2]]) {
+        /* a UNC path \\server\share\...: the server is a host name */
+        p->ps = i;
+        p->root_end = i + 2;
+        p->windows = 2;
+        return 1;
+    }
     if (c == '/') {
         if (!bound || i + 1 >= n)
             return 0;
         if (in[i + 1] == '/') {
             /* scheme://authority...: not a path; file:///x: the path is /x */
             if (i > 0 && in[i - 1] == ':') {
-                if (i + 3 < n && in[i + 2] == '/' && !stop_tab[(unsigned char)in[i + 3]]) {
-                    p->ps = i + 2;
-                    p->root_end = i + 3;
-                    p->windows = 0;
-                    return 1;
-                }
-                size_t e = i;
-                while (e < n && !stop_tab[(unsigned char)in[e]] && in[e] != ' ')
-                    e++;
-                /* the authority may hold ':' (port, user:password): skip to whitespace */
-                while (e < n && (unsigned char)in[e] > ' ' && in[e] != '"' && in[e] != '\'')
-                    e++;
-                *skip = e;
+                if (is_file_scheme(in, i - 1))
+                    return file_url(in, n, i, p, skip);
+                *skip = url_end(in, n, i);
             }
             return 0;
         }
@@ -160,14 +221,9 @@ static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
         p->windows = 0;
         return 1;
     }
-    if (is_alpha(c) && i + 3 < n && in[i + 1] == ':' && is_sep((unsigned char)in[i + 2]) &&
-        !stop_tab[(unsigned char)in[i + 3]] && !is_sep((unsigned char)in[i + 3]) &&
-        (i == 0 || (bound_tab[(unsigned char)in[i - 1]] && in[i - 1] != ':'))) {
-        p->ps = i;
-        p->root_end = i + 3;
-        p->windows = 1;
-        return 1;
-    }
+    if (is_alpha(c) && (i == 0 || (bound_tab[(unsigned char)in[i - 1]] && in[i - 1] != ':') ||
+                        flag_prefix(in, i)))
+        return windows_start(in, n, i, p);
     return 0;
 }
 
@@ -206,6 +262,13 @@ static long user_dir(const char *in, const path *p, size_t *ustart, int *rule)
     if (p->k < 1)
         return -1;
     const comp *c = p->c;
+    if (p->windows == 2) { /* \\server\Users\<u>, \\server\home\<u> */
+        if (p->k >= 3 && (ieq(in, &c[1], "users") || ieq(in, &c[1], "home"))) {
+            *ustart = c[2].s;
+            return 2;
+        }
+        return -1;
+    }
     if (p->windows) {
         if (p->k >= 2 && ieq(in, &c[0], "users")) {
             *ustart = c[1].s;
@@ -242,6 +305,12 @@ static int all_digits(const char *s, size_t n)
     return n > 0;
 }
 
+/* a file name: an extension after a first character (model.py, libc.so.6), not a directory */
+static int file_name(const char *in, const comp *c)
+{
+    return c->e - c->s >= 3 && memchr(in + c->s + 1, '.', c->e - c->s - 2) != NULL;
+}
+
 /* Rewrite one path; returns 1 when it changed (written through w). */
 static int rewrite_path(ks_redactor *rd, ks_rd_rw *w, const char *in, path *p)
 {
@@ -258,6 +327,8 @@ static int rewrite_path(ks_redactor *rd, ks_rd_rw *w, const char *in, path *p)
         if (!ks_rd_is_token(user, ulen) && !all_digits(user, ulen))
             ks_rd_learn(rd, KS_CLS_USER, user, ulen);
     }
+    if (p->windows == 2 && !ks_rd_is_token(in + p->c[0].s, p->c[0].e - p->c[0].s))
+        ks_rd_learn(rd, KS_CLS_HOST, in + p->c[0].s, p->c[0].e - p->c[0].s);
     long lr = lib_root(in, p);
     if (lr >= 0) {
         size_t from = (size_t)lr + 1 < p->k ? p->c[lr + 1].s : p->c[lr].s;
@@ -274,6 +345,18 @@ static int rewrite_path(ks_redactor *rd, ks_rd_rw *w, const char *in, path *p)
         ks_rd_pseudo_append(rd->pn, KS_CLS_USER, user, ulen, o);
         ks_buf_put(o, in + p->c[uc].e, p->pe - p->c[uc].e);
         ks_rd_hit(rd, urule, p->pe - p->ps);
+        return 1;
+    }
+    if (p->k < 2 && p->windows != 2)
+        return 0;
+    if (!p->trailing_sep && !file_name(in, &p->c[p->k - 1])) {
+        /* /scratch/bob, /mnt/fs/bob, \\server\share: a last component without an extension
+         * names a directory (often the user's): the whole path becomes <path-h> */
+        ks_buf *o = ks_rd_rw_replace(w, p->ps, p->pe);
+        ks_buf_puts(o, "<path-");
+        ks_rd_pseudo_append_hex(rd->pn, KS_CLS_PATH, in + p->ps, p->pe - p->ps, o);
+        ks_buf_putc(o, '>');
+        ks_rd_hit(rd, uc >= 0 ? urule : R_ABS_PATH, p->pe - p->ps);
         return 1;
     }
     if (p->k < 2)
@@ -300,16 +383,59 @@ static int rewrite_path(ks_redactor *rd, ks_rd_rw *w, const char *in, path *p)
     return 1;
 }
 
+/* A raw Windows path in a JSON file, "C:\Users\bob\new\x.py", decodes with \b and \n as
+ * control characters (the writer meant back-slashes). Inside a Windows path (from "X:\" or
+ * "\\\\" to the first stop character) a back-space, tab, newline, form feed or carriage return
+ * is turned back into the back-slash and letter it was; 1 when anything was. */
+static int unescape_windows(const char *in, size_t n, ks_buf *b)
+{
+    static const char letter[32] = {[8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
+    int changed = 0;
+    size_t last = 0;
+    for (size_t i = 0; i + 2 < n; i++) {
+        int drive = is_alpha((unsigned char)in[i]) && in[i + 1] == ':' && in[i + 2] == '\\' &&
+                    (i == 0 || !is_alpha((unsigned char)in[i - 1]));
+        int unc = in[i] == '\\' && in[i + 1] == '\\';
+        if (!drive && !unc)
+            continue;
+        size_t j = i + 2;
+        for (; j < n; j++) {
+            unsigned char c = (unsigned char)in[j];
+            if (c < 32 && letter[c]) {
+                if (!changed)
+                    b->n = 0;
+                changed = 1;
+                ks_buf_put(b, in + last, j - last);
+                ks_buf_putc(b, '\\');
+                ks_buf_putc(b, letter[c]);
+                last = j + 1;
+            } else if (stop_tab[c]) {
+                break;
+            }
+        }
+        i = j;
+    }
+    if (changed)
+        ks_buf_put(b, in + last, n - last);
+    return changed;
+}
+
 int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
 {
     init_tabs();
+    int unescaped = unescape_windows(in, n, &rd->norm);
+    if (unescaped) {
+        in = rd->norm.p;
+        n = rd->norm.n;
+    }
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     path *p = ks_xmalloc(sizeof *p);
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)in[i];
-        if (c != '/' && !(c == ':' && i > 0 && is_alpha((unsigned char)in[i - 1]))) {
+        if (c != '/' && !(c == ':' && i > 0 && is_alpha((unsigned char)in[i - 1])) &&
+            !(c == '\\' && i + 1 < n && in[i + 1] == '\\')) {
             i++;
             continue;
         }
@@ -323,6 +449,11 @@ int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
         i = p->pe > i ? p->pe : i + 1;
     }
     free(p);
+    if (unescaped && !w.changed) {
+        out->n = 0;
+        ks_buf_put(out, in, n);
+        return 1;
+    }
     return ks_rd_rw_done(&w);
 }
 

@@ -8,6 +8,7 @@
  *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
  *   paths.c      absolute paths, home directories, site-packages, frames
  *   literals.c   learned user/host literals and deny terms
+ *   litset.c     the literal matcher: hashed set by length, caseless, word bounded
  *   scan.c       the per-string scanner pipeline
  *   fields.c     structural rules: what a JSON position means (top-level keys, event fields, args)
  *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes
@@ -51,9 +52,10 @@ enum ks_rd_rule_id {
     /* secrets */
     R_AWS, R_GITHUB, R_GITLAB, R_HF, R_SLACK_TOKEN, R_SLACK_WEBHOOK, R_JWT, R_OPENAI,
     R_ANTHROPIC, R_GCP, R_NPM, R_PYPI, R_STRIPE, R_PRIVATE_KEY, R_URL_USERINFO, R_GENERIC,
+    R_AUTH_HEADER,
     /* pseudonyms */
     R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
-    R_LEARNED_HOST, R_LEARNED_USER, R_DENY,
+    R_LEARNED_HOST, R_LEARNED_USER, R_DENY, R_LEARNED_JOB,
     R_NBUILTIN
 };
 
@@ -69,11 +71,14 @@ extern const ks_rd_rule ks_rd_builtin[R_NBUILTIN];
 typedef struct ks_rd_re {
     pcre2_code *code;
     pcre2_match_data *md;
+    int *fail;     /* set to the PCRE2 error code when a match fails (match or depth limit) */
 } ks_rd_re;
 
 int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err);
 void ks_rd_re_free(ks_rd_re *re);
-/* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. */
+/* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. A
+ * matching error (match or depth limit) is no "no match": it returns 0 and sets *re->fail, and
+ * the engine then fails the run (redaction fails closed). */
 int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov);
 
 typedef struct ks_rd_user_rule {
@@ -182,8 +187,30 @@ static inline int ks_rd_rw_done(ks_rd_rw *w)
 typedef struct ks_rd_literal {
     char *text;
     size_t n;
-    uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_SECRET (deny) */
+    uint8_t cls;   /* KS_CLS_USER, KS_CLS_HOST, KS_CLS_JOB, KS_CLS_SECRET (deny) */
 } ks_rd_literal;
+
+/* The literal matcher (litset.c): indices into a literal array, looked up caseless. */
+typedef struct ks_rd_litset {
+    uint32_t *slot;            /* open addressing: literal index + 1, 0 empty */
+    size_t cap, n;
+    size_t *lens;              /* distinct lengths, longest first */
+    size_t nlens, lens_cap;
+    size_t minlen, maxlen;
+    uint8_t first[256];        /* bytes a literal starts with, both cases */
+} ks_rd_litset;
+
+void ks_rd_litset_add(ks_rd_litset *ls, const ks_rd_literal *lits, size_t idx);
+void ks_rd_litset_free(ks_rd_litset *ls);
+/* index of the literal equal (caseless) to s, or -1 */
+long ks_rd_litset_get(const ks_rd_litset *ls, const ks_rd_literal *lits, const char *s, size_t n);
+/* 0 when no literal can start in s */
+int ks_rd_litset_maybe(const ks_rd_litset *ls, const char *s, size_t n);
+/* The next word-bounded occurrence at or after from: the literal's index (the longest one at the
+ * leftmost position) and its offset in *at, or -1. raw: s is JSON text, a word may start right
+ * after an escape. */
+long ks_rd_litset_next(const ks_rd_litset *ls, const ks_rd_literal *lits, const char *s,
+                       size_t n, size_t from, int raw, size_t *at);
 
 /* ---- the redactor ----------------------------------------------------------------------- */
 
@@ -196,16 +223,15 @@ struct ks_redactor {
     size_t ndrop_args, nkeep_args, nkeep_meta, ndomains;
 
     ks_rd_pseudo *pn;
-    ks_rd_re re_email, re_jwt, re_pem, re_url, re_generic, re_hook;
+    ks_rd_re re_email, re_jwt, re_pem, re_url, re_generic, re_hook, re_bearer;
     ks_rd_user_rule *urules;
     size_t nurules;
 
     ks_rd_literal *lits;
     size_t nlits, lits_cap;
-    ks_rd_re re_lits;
-    int lits_dirty;
-    uint8_t lit_first[256];    /* first bytes of the literals, both cases */
-    size_t lit_min;            /* shortest literal */
+    ks_rd_litset lset;         /* all of them */
+    size_t maxlit;             /* longest literal */
+    int failed;                /* a PCRE2 match failed: the run fails (set through re.fail) */
     uint64_t lit_gen;          /* literals learned so far (ever) */
 
     uint64_t *counts;          /* per rule: builtin, then user rules */
@@ -218,6 +244,7 @@ struct ks_redactor {
     int learning;              /* 0 while scanning a string's own text is not to learn */
 
     ks_buf sa, sb, tmp;        /* scratch for the scanner pipeline */
+    ks_buf norm;               /* paths.c: a string with its Windows paths unescaped */
     struct ks_rd_scache *scache; /* results of recent strings (scan.c) */
     /* rewrites recorded while a string is scanned, replayed on a cache hit */
     struct ks_rd_rec { uint16_t rule; uint32_t len; } rec[256];
@@ -247,10 +274,8 @@ void ks_rd_add_deny(ks_redactor *rd, const char *v, size_t n);
 int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 /* 0 when no literal can occur in s (no word starts with a literal's first byte) */
 int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n);
-/* Literals learned after generation gen: fills a PCRE2 alternation in *re (caseless, word
- * bounded); returns how many. */
-size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_re *re, ks_error *err);
-int ks_rd_literals_build(ks_redactor *rd, ks_error *err);
+/* Literals learned after generation gen, into *ls (empty at the call); returns how many. */
+size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls);
 
 /* secrets.c */
 double ks_rd_entropy(const char *s, size_t n);
@@ -258,6 +283,7 @@ int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 void ks_rd_put_redacted(ks_buf *out, const char *rule);
 
 /* net.c */
@@ -302,7 +328,7 @@ enum ks_rd_role {
 };
 
 /* learning inside stripped blocks */
-enum ks_rd_learn_kind { LEARN_NONE = 0, LEARN_HOST, LEARN_USER, LEARN_HOME, LEARN_UNAME };
+enum ks_rd_learn_kind { LEARN_NONE = 0, LEARN_HOST, LEARN_USER, LEARN_HOME, LEARN_UNAME, LEARN_JOB };
 
 int ks_rd_top_role(const ks_redactor *rd, const char *k, size_t n, int *rule);
 int ks_rd_event_role(const char *k, size_t n);
@@ -340,8 +366,9 @@ int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err);
 /* Remove the temporary file; frees the sink. */
 void ks_rd_sink_abort(ks_rd_sink *s);
 
-/* verify.c: 1 when any literal of re occurs in the decompressed bytes of path (word bounded,
- * caseless), 0 when none, KS_ERR on a read error. */
-int ks_rd_raw_scan(const char *path, ks_rd_re *re, ks_error *err);
+/* verify.c: 1 when any literal of ls occurs in the decompressed bytes of path (word bounded,
+ * caseless, also right after a JSON escape), 0 when none, KS_ERR on a read error. */
+int ks_rd_raw_scan(ks_redactor *rd, const char *path, const ks_rd_litset *ls, ks_error *err);
+int ks_rd_raw_scan_stream(ks_redactor *rd, ks_stream *st, const ks_rd_litset *ls, ks_error *err);
 
 #endif

@@ -12,18 +12,25 @@ static const char re_email[] =
     "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     "\\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])";
 static const char re_jwt[] =
-    "(?<![A-Za-z0-9_-])(?:ey[A-Za-z0-9_-]{17,}\\.ey[A-Za-z0-9_-]{17,}\\.(?:[A-Za-z0-9_-]{10,}={0,2})?"
+    "(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}))(?:ey[A-Za-z0-9_-]{17,}\\.ey[A-Za-z0-9_-]{17,}\\.(?:[A-Za-z0-9_-]{10,}={0,2})?"
     "|ZXlK[A-Za-z0-9+/]{40,}={0,2})";
 static const char re_pem[] =
     "-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\\s\\S]*?"
     "(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\\z)";
 static const char re_hook[] =
     "(?:https?://)?hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}";
+/* scheme://[user]:password@host: the user may be empty (redis://:pw@host), the password may
+ * hold '/' and '@' (the last '@' before the host ends it) */
 static const char re_url[] =
-    "[A-Za-z][A-Za-z0-9+.-]{0,30}://(?!\\[REDACTED:)([^\\s/?#@:'\"\\[\\]<>]+:[^\\s/?#@'\"<>]*)@";
+    "[A-Za-z][A-Za-z0-9+.-]{0,30}://(?!\\[REDACTED:)([^\\s/?#@:'\"\\[\\]<>]*:[^\\s'\"<>]*)@"
+    "(?=[^\\s'\"<>@/]*(?:[/?#\\s'\"<>,;]|$))";
 static const char re_generic[] =
-    "(?i)(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token)[\\w.-]{0,20}?"
-    "[ \\t]{0,3}['\"]?[ \\t]{0,3}(?:=>|:=|=|:)[ \\t]{0,5}['\"`]?([\\w.=+/-]{10,150})";
+    "(?i)(?:access|auth|api|credential|creds|key|passw(?:or)?d|pwd|secret|token)[\\w.-]{0,20}?"
+    "[ \\t]{0,3}['\"]?[ \\t]{0,3}(?:=>|:=|=|:|%3D|%3A)[ \\t]{0,5}['\"`]?([\\w.=+/-]{10,150})";
+/* Authorization: Bearer <token>, Basic <credentials>, also without the header name */
+static const char re_bearer[] =
+    "(?i)(?:\\b(?:bearer|basic|token)[ \\t]+|authorization[\"']?[ \\t]*[:=][ \\t]*[\"']?"
+    "(?!bearer\\b|basic\\b|token\\b))([A-Za-z0-9._~+/-]{8,}=*)";
 
 const char ks_redact_notice[] =
     "Redaction is best-effort: only the structural drops are guaranteed; free text, secrets of\n"
@@ -60,10 +67,13 @@ static int compile_all(ks_redactor *rd, ks_error *err)
     } v[] = {
         {&rd->re_email, re_email}, {&rd->re_jwt, re_jwt},   {&rd->re_pem, re_pem},
         {&rd->re_hook, re_hook},   {&rd->re_url, re_url},   {&rd->re_generic, re_generic},
+        {&rd->re_bearer, re_bearer},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (ks_rd_re_compile(v[i].re, v[i].pat, 0, err) != KS_OK)
             return KS_ERR;
+        else
+            v[i].re->fail = &rd->failed;
     return KS_OK;
 }
 
@@ -104,6 +114,8 @@ int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
         ks_redactor_free(rd);
         return KS_ERR;
     }
+    for (size_t i = 0; i < rd->nurules; i++)
+        rd->urules[i].re.fail = &rd->failed;
     rd->nrules = R_NBUILTIN + rd->nurules;
     rd->counts = ks_xcalloc(rd->nrules, sizeof *rd->counts);
     for (size_t i = 0; i < o->ndeny; i++)
@@ -125,19 +137,21 @@ void ks_redactor_free(ks_redactor *rd)
     free_list(rd->domains, rd->ndomains);
     ks_rd_pseudo_free(rd->pn);
     ks_rd_re *res[] = {&rd->re_email, &rd->re_jwt, &rd->re_pem, &rd->re_hook,
-                       &rd->re_url,   &rd->re_generic, &rd->re_lits};
+                       &rd->re_url,   &rd->re_generic, &rd->re_bearer};
     for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
         ks_rd_re_free(res[i]);
     ks_rd_user_rules_free(rd->urules, rd->nurules);
     for (size_t i = 0; i < rd->nlits; i++)
         free(rd->lits[i].text);
     free(rd->lits);
+    ks_rd_litset_free(&rd->lset);
     free(rd->counts);
     free(rd->words);
     ks_rd_scache_free(rd);
     ks_buf_free(&rd->sa);
     ks_buf_free(&rd->sb);
     ks_buf_free(&rd->tmp);
+    ks_buf_free(&rd->norm);
     free(rd);
 }
 

@@ -22,7 +22,8 @@
 
 #define CHUNK (256 * 1024)
 #define OUTBUF (256 * 1024)
-#define MAX_DEPTH 4096
+/* the parser accepts JSON nested this deep (parser/parse.c MAX_SKIP_DEPTH): redact must too */
+#define MAX_DEPTH (1 << 20)
 #define KEY_MAX 64
 
 enum kind { K_ROOT = 0, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_OTHER };
@@ -37,6 +38,8 @@ typedef struct frame {
     uint8_t vrole, vlearn;
     uint16_t vrule;
     int64_t index;      /* arrays: elements begun */
+    uint32_t nredacted; /* maps: keys rewritten to a [REDACTED:rule] text so far */
+    uint8_t pem_open;   /* arrays: a private key began in an element and has not ended */
     char key[KEY_MAX + 1];
     uint8_t keylen, key_masked;
 } frame;
@@ -69,6 +72,7 @@ typedef struct eng {
     uint64_t prev_end;       /* end of the last token known complete (a flush point) */
     unsigned nvals;          /* values since the last flush point */
     int seen;                /* any value at all */
+    int completing;          /* inside yajl_complete_parse */
     int discard;             /* inside a stripped container: bytes are dropped */
     size_t discard_depth;
 
@@ -201,6 +205,10 @@ static void replace_raw(eng *e, uint64_t start, uint64_t end, const char *s, siz
 
 static uint64_t tok_end(eng *e)
 {
+    /* in yajl_complete_parse the token pending (a number at the very end of a truncated trace)
+     * ends at the end of the stream; yajl's count of bytes consumed is not about any run then */
+    if (e->completing)
+        return e->win_base + e->win_len;
     return e->run_base + yajl_get_bytes_consumed(e->h);
 }
 
@@ -401,6 +409,8 @@ static int push(eng *e, int is_map, int kind, int role, int learn, int in_meta)
     f->vrule = R_METADATA;
     f->vlearn = LEARN_NONE;
     f->index = 0;
+    f->nredacted = 0;
+    f->pem_open = 0;
     f->keylen = 0;
     f->key_masked = 0;
     if (kind == K_EVENTS && !e->events_depth) {
@@ -420,6 +430,8 @@ static void learn_value(eng *e, int learn, const char *s, size_t n)
         ks_rd_learn(e->rd, KS_CLS_USER, s, n);
     else if (learn == LEARN_HOME)
         ks_rd_learn_home(e->rd, s, n);
+    else if (learn == LEARN_JOB)
+        ks_rd_learn(e->rd, KS_CLS_JOB, s, n);
 }
 
 /* ---- callbacks ---------------------------------------------------------------------------- */
@@ -524,6 +536,25 @@ static void note_copy(eng *e, const char *s)
         e->res->escaped_copies++;
 }
 
+/* A private key split over the elements of an array (one line each): the elements after the
+ * one with "-----BEGIN ... PRIVATE KEY", up to the one with "-----END", are key material. 1 when
+ * s is such an element (then it is replaced whole). */
+static int pem_element(const vctx *v, const char *s, size_t n)
+{
+    frame *p = v->parent;
+    if (p->is_map || v->role != ROLE_SCAN)
+        return 0;
+    int begin = memmem(s, n, "-----BEGIN", 10) && memmem(s, n, "PRIVATE KEY", 11);
+    int end = memmem(s, n, "-----END", 8) != NULL;
+    if (!p->pem_open || begin) {
+        p->pem_open = (uint8_t)(begin && !end);
+        return 0;
+    }
+    if (end)
+        p->pem_open = 0;
+    return n && !ks_rd_is_token(s, n);
+}
+
 static int on_string(void *ctx, const unsigned char *us, size_t n)
 {
     eng *e = ctx;
@@ -534,6 +565,17 @@ static int on_string(void *ctx, const unsigned char *us, size_t n)
         learn_value(e, v.learn, s, n);
     if (e->discard)
         return 1;
+    if (pem_element(&v, s, n)) {
+        uint64_t end = tok_end(e), start = string_start_n(e, end, s, n);
+        e->tok_start = start;
+        e->in_key = 0;
+        ks_rd_pseudo_note(e->rd->pn, KS_CLS_SECRET, s, n);
+        ks_rd_hit(e->rd, R_PRIVATE_KEY, n);
+        static const char red[] = "[REDACTED:private-key]";
+        replace_str(e, start, end, red, sizeof red - 1);
+        mark(e, end);
+        return !e->failed;
+    }
     uint64_t end = 0;
     if (e->check) {
         end = tok_end(e);
@@ -717,7 +759,7 @@ static int on_key(void *ctx, const unsigned char *uk, size_t n)
     frame *f = &e->st[e->depth];
     int rule = R_METADATA, scan, learn = LEARN_NONE;
     int role = key_info(e, f, k, n, &rule, &scan);
-    if (f->in_meta)
+    if (f->in_meta || f->kind == K_TOP) /* metadata, distributedInfo, top-level keys */
         learn = ks_rd_learn_key(k, n, f->learn == LEARN_UNAME);
     f->vrole = (uint8_t)role;
     f->vrule = (uint16_t)rule;
@@ -737,6 +779,16 @@ static int on_key(void *ctx, const unsigned char *uk, size_t n)
         size_t rn;
         if (ks_rd_scan(e->rd, k, n, &r, &rn)) {
             masked = 1;
+            /* two keys holding secrets would both become "[REDACTED:rule]": a duplicate key that
+             * a reader resolves by dropping one value. Later ones are numbered: "...#2". */
+            if (memmem(r, rn, "[REDACTED:", 10) && f->nredacted++ > 0) {
+                ks_buf *b = &e->enc;
+                b->n = 0;
+                ks_buf_put(b, r, rn);
+                ks_buf_printf(b, "#%u", (unsigned)f->nredacted);
+                r = b->p;
+                rn = b->n;
+            }
             if (!end)
                 end = tok_end(e);
             replace_str(e, string_start_n(e, end, k, n), end, r, rn);
@@ -918,6 +970,16 @@ static long feed(eng *e, size_t pos, size_t avail, int eof)
     window_add(e, e->rep.res, e->rep.res_len);
     e->run_base = e->win_base + e->win_len - e->rep.res_len;
     yajl_status ys = yajl_parse(e->h, (const unsigned char *)e->rep.res, e->rep.res_len);
+    if (!e->failed && e->rd->failed) {
+        /* a pattern could not be matched (PCRE2 match or depth limit): fail closed */
+        uint64_t at = e->run_in_base, line, col;
+        line_col(e, at, &line, &col);
+        ks_error_set_at(e->err, at, line, col,
+                        "a redaction pattern failed (PCRE2 error %d) in the text after this "
+                        "point: not redacted",
+                        e->rd->failed);
+        e->failed = 1;
+    }
     if (e->failed)
         return -1;
     if (ys != yajl_status_ok) {
@@ -958,10 +1020,13 @@ static int unterminated_array(const eng *e)
 
 static int finish(eng *e)
 {
-    if (!e->seen) {
-        return ks_error_set(e->err, "empty input");
-    }
+    e->completing = 1;
     yajl_status ys = yajl_complete_parse(e->h);
+    e->completing = 0;
+    if (e->failed)
+        return KS_ERR;
+    if (!e->seen)
+        return ks_error_set(e->err, "empty input");
     if (ys != yajl_status_ok || e->depth != 0) {
         uint64_t at = e->in_base + e->in_len, line, col;
         line_col(e, at, &line, &col);

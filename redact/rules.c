@@ -52,6 +52,8 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
                         "scheme://user:password@ : the user:password part"},
     [R_GENERIC] = {"generic-api-key", KS_CLS_SECRET,
                    "key-like word + = or : + 10-150 chars with letters and digits, entropy >= 3.5"},
+    [R_AUTH_HEADER] = {"auth-header", KS_CLS_SECRET,
+                       "Authorization: / Bearer / Basic / token + a credential of >= 8 chars"},
     [R_EMAIL] = {"email", KS_CLS_EMAIL, "e-mail addresses: email-<h>@example.invalid"},
     [R_HOME_PATH] = {"home-path", KS_CLS_USER,
                      "/home/<u>, /Users/<u>, C:\\Users\\<u>, /run/user/<uid>: user learned, "
@@ -69,12 +71,16 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
                 "host names with >= 3 labels ending in com, net, org, edu, gov, io, ai, "
                 "internal, local, lan, corp or a --domain: host-<h>"},
     [R_LEARNED_HOST] = {"learned-host", KS_CLS_HOST,
-                        "host names learned from the trace (host_name, uname.node, HOSTNAME, "
-                        "traceName) and this machine's name: host-<h>"},
+                        "host names learned from the trace (host_name, hostname, uname.node, "
+                        "HOSTNAME, SLURMD_NODENAME, MASTER_ADDR, traceName; an FQDN's first "
+                        "label too) and this machine's name: host-<h>"},
     [R_LEARNED_USER] = {"learned-user", KS_CLS_USER,
                         "user names learned from the trace (username, USER, home paths): "
                         "user-<h>"},
     [R_DENY] = {"deny", KS_CLS_SECRET, "--deny-file terms: [REDACTED:deny]"},
+    [R_LEARNED_JOB] = {"learned-job", KS_CLS_JOB,
+                       "job names learned from harness metadata (SLURM_JOB_NAME, job_name, ...): "
+                       "job-<h>"},
 };
 
 static const char *const cls_names[KS_NCLS] = {
@@ -160,6 +166,8 @@ int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SI
     if (!re->code || start > n)
         return 0;
     int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, start, 0, re->md, NULL);
+    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && re->fail)
+        *re->fail = rc;
     if (rc <= 0)
         return 0;
     *ov = pcre2_get_ovector_pointer(re->md);

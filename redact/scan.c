@@ -55,12 +55,13 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
     case 2: return (ft->f & F_AT) && memmem(s, n, "://", 3);
     case 3: return (ft->f & (F_EQ | F_COLON)) && n >= 14;
     case 4: return ft->f & F_AT;
-    case 5: return (ft->f & F_SLASH) || ((ft->f & F_BSLASH) && (ft->f & F_COLON));
+    case 5: return ft->f & (F_SLASH | F_BSLASH);
     case 6: return ft->colons >= 2;
     case 7: return ft->dots >= 3 && (ft->f & F_DIGIT);
     case 8: return ft->dots >= 2 || (rd->ndomains && ft->dots >= 1);
     case 9: return ks_rd_literals_maybe(rd, s, n);
     case 10: return rd->nurules > 0;
+    case 11: return n >= 14;
     }
     return 0;
 }
@@ -68,7 +69,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
 static const det_fn steps[] = {
     ks_rd_det_secrets, ks_rd_det_regex_secrets, ks_rd_det_url_userinfo, ks_rd_det_generic,
     ks_rd_det_email,   ks_rd_det_paths,         ks_rd_det_ipv6,         ks_rd_det_ipv4,
-    ks_rd_det_fqdn,    ks_rd_det_literals,      ks_rd_det_user_rules,
+    ks_rd_det_fqdn,    ks_rd_det_literals,      ks_rd_det_user_rules,   ks_rd_det_bearer,
 };
 #define NSTEPS (sizeof steps / sizeof steps[0])
 
@@ -217,7 +218,8 @@ int ks_rd_scan(ks_redactor *rd, const char *s, size_t n, const char **res, size_
     if (e->in && e->h == h && e->n == n && e->gen == sc_gen(rd) && !memcmp(e->in, s, n)) {
         for (int i = 0; i < e->nhits; i++)
             ks_rd_hit(rd, e->hits[i].rule, e->hits[i].len);
-        rd->strings_scanned++; /* its words were added when it was first scanned */
+        /* its words count in this stream too (it may have been scanned in another one) */
+        words_seen(rd, s, n);
         *res = e->out ? e->out : s;
         *rn = e->out ? e->on : n;
         return e->out != NULL;

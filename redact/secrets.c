@@ -5,7 +5,9 @@
  * generic "key=value" secrets by PCRE2 patterns, each behind a cheap pre-check. Where gitleaks
  * asks for a minimum Shannon entropy the candidate must reach it. */
 #include <math.h>
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "redact/redact_int.h"
 
@@ -213,6 +215,13 @@ static size_t fixed_secret(const char *s, size_t n, int *rule)
     return 0;
 }
 
+/* s[i] follows a percent-encoded byte (token%3Dghp_...): a word starts there too */
+static int after_percent(const char *s, size_t i)
+{
+    return i >= 3 && s[i - 3] == '%' && isxdigit((unsigned char)s[i - 2]) &&
+           isxdigit((unsigned char)s[i - 1]);
+}
+
 static void redact_span(ks_redactor *rd, ks_rd_rw *w, size_t s, size_t e, int rule)
 {
     ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, w->in + s, e - s);
@@ -229,7 +238,7 @@ int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
                                              ['p'] = 1};
     for (size_t i = 0; i + 18 <= n; i++) { /* the shortest shape has 18 bytes */
         unsigned char c = (unsigned char)in[i];
-        if (!first[c] || (i && is_alnum((unsigned char)in[i - 1])))
+        if (!first[c] || (i && is_alnum((unsigned char)in[i - 1]) && !after_percent(in, i)))
             continue;
         int rule;
         size_t len = fixed_secret(in + i, n - i, &rule);
@@ -345,6 +354,47 @@ int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *ou
         if (s == PCRE2_UNSET || e <= s)
             continue;
         redact_span(rd, &w, s, e, R_URL_USERINFO);
+    }
+    return ks_rd_rw_done(&w);
+}
+
+/* caseless: does w occur in s */
+static int has_ci(const char *s, size_t n, const char *w)
+{
+    size_t l = strlen(w);
+    for (size_t i = 0; i + l <= n; i++)
+        if ((s[i] | 0x20) == w[0] && !strncasecmp(s + i, w, l))
+            return 1;
+    return 0;
+}
+
+/* Authorization: Bearer <token> (and Basic, token, a bare Authorization value): the credential */
+int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    if (!has_ci(in, n, "bearer") && !has_ci(in, n, "basic") && !has_ci(in, n, "token") &&
+        !has_ci(in, n, "authorization"))
+        return 0;
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    size_t pos = 0;
+    PCRE2_SIZE *ov;
+    while (pos < n && ks_rd_re_match(&rd->re_bearer, in, n, pos, &ov)) {
+        size_t s = ov[2], e = ov[3];
+        pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+        if (s == PCRE2_UNSET || e <= s || ks_rd_in_token(in, n, s, e - s) ||
+            ks_rd_token_at(in + s, e - s))
+            continue;
+        /* "token 12345678" or "basic blocks" are words: a credential mixes letters and digits,
+         * or upper and lower case over 12 characters or more (base64) */
+        int digits = 0, upper = 0, lower = 0;
+        for (size_t i = s; i < e; i++) {
+            digits |= in[i] >= '0' && in[i] <= '9';
+            upper |= in[i] >= 'A' && in[i] <= 'Z';
+            lower |= in[i] >= 'a' && in[i] <= 'z';
+        }
+        if (!(upper || lower) || !(digits || (upper && lower && e - s >= 12)))
+            continue;
+        redact_span(rd, &w, s, e, R_AUTH_HEADER);
     }
     return ks_rd_rw_done(&w);
 }

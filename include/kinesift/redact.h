@@ -122,8 +122,10 @@ int ks_redact_check_stream(ks_redactor *rd, ks_stream *in, ks_redact_finding_fn 
 typedef struct ks_redact_output {
     const char *path;      /* output file; NULL for standard output */
     ks_compress compress;  /* KS_COMPRESS_AUTO: like the input stream */
-    int force;             /* replace an existing file (never the input) */
+    int force;             /* replace an existing file (never an input) */
     const char *input;     /* the input path (refused as output), or NULL */
+    char *const *inputs;   /* every input of the run (all refused as outputs), or NULL */
+    size_t ninputs;
 } ks_redact_output;
 
 /* Redact one stream to a file (or stdout): written to a temporary file in the target directory
@@ -132,12 +134,22 @@ typedef struct ks_redact_output {
 int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
                    ks_redact_result *res, ks_error *err);
 
-/* After several traces were redacted in one run: a literal learned from a later trace may
- * occur in an output written before it was known. Searches the output at path for literals
- * learned since literals_known (its result's) and, when one is there, redacts the file again
- * in place (temporary file + rename). *redone tells whether it did. */
-int ks_redact_catch_up(ks_redactor *rd, const char *path, uint64_t literals_known, int *redone,
-                       ks_error *err);
+/* Several traces, all or nothing: each is redacted into a temporary file (ks_redact_stage), and
+ * only when all succeeded are they checked for literals learned after they were written (from a
+ * later trace; redacted again when one is there), every target checked again, and all renamed
+ * into place (ks_redact_commit_all, which frees them). No output replaces anything before every
+ * input was read. On a failure, ks_redact_staged_abort each: nothing is left behind. */
+typedef struct ks_redact_staged ks_redact_staged;
+int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                    ks_redact_result *res, ks_redact_staged **st, ks_error *err);
+int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t *redone,
+                         ks_error *err); /* *redone (may be NULL): outputs redacted again */
+void ks_redact_staged_abort(ks_redact_staged *st);
+
+/* Remove the temporary files of redactions in progress when the process gets SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT (or crashes: SIGSEGV, SIGBUS, SIGABRT, SIGFPE), then die of the signal as
+ * before. For programs that own their signal handling (the kinesift command does). */
+void ks_redact_cleanup_on_signals(void);
 
 /* The compression of a stream ("gzip", "tar+gzip", "tar/zstd", "none", ...) as ks_compress. */
 ks_compress ks_redact_compress_of(const char *filter);
@@ -158,6 +170,13 @@ typedef struct ks_redact_check ks_redact_check;
  * are found too. Returns KS_ERR on an input error (the report keeps the traces done). */
 int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
                          ks_redact_check *chk, ks_error *err);
+/* After every path: the traces checked before a literal was learned (from a later trace) are
+ * searched for it and checked again when it is there, so that a name learned from one rank is
+ * found in every rank, as redact would replace it there. KS_ERR on an input error. */
+int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err);
+/* 1 when a trace could not be searched for names learned late in it (standard input cannot be
+ * read twice): the check is incomplete, and the command fails (exit 2) rather than say clean. */
+int ks_redact_check_incomplete(const ks_redact_check *chk);
 ks_redact_check *ks_redact_check_new(void);
 void ks_redact_check_free(ks_redact_check *chk);
 uint64_t ks_redact_check_total(const ks_redact_check *chk);

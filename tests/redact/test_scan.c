@@ -189,6 +189,13 @@ static void test_hosts(void **state)
     unchanged("torch.nn.functional");
     unchanged("libfoo.so.1");
     unchanged("docker.io/vllm/vllm-openai");
+    /* module names ending in a TLD that is also a Python name */
+    unchanged("model.backbone.net");
+    unchanged("top.encoder.layers.local");
+    unchanged("heads.cls.ai");
+    expect_free("on login-2.cluster.local", "fqdn", "login-2", "on host-");
+    expect_free("see https://api.example.net/x", "fqdn", "api.example", "host-");
+    expect_free("node7.corp.net up", "fqdn", "node7", "host-");
 }
 
 static void test_sensitive_keys(void **state)
@@ -196,9 +203,12 @@ static void test_sensitive_keys(void **state)
     (void)state;
     const char *yes[] = {"HF_TOKEN", "GITHUB_TOKEN", "api_key", "x-api-key", "apikey", "db_password",
                          "PASSWD", "Authorization", "auth", "client_secret", "AWS_SECRET_ACCESS_KEY",
-                         "credentials", "private_key", "passphrase"};
+                         "credentials", "private_key", "passphrase", "accessToken", "clientSecret",
+                         "dbPassword", "PGPASSWORD", "MYSQL_PWD", "refreshToken", "awsSecretKey",
+                         "x_pwd"};
     const char *no[] = {"TOKENIZERS_PARALLELISM", "author", "monkey", "key", "tokens", "num_tokens",
-                        "Input Dims", "External id", "keyboard", "secretary"};
+                        "Input Dims", "External id", "keyboard", "secretary", "max_tokens",
+                        "tokenizer", "pwdump", "Input type"};
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         if (!ks_rd_sensitive_key(yes[i], strlen(yes[i])))
             fail_msg("%s should be sensitive", yes[i]);
