@@ -36,11 +36,16 @@ const char ks_help_analyze[] =
     "  --gap-threshold DUR     GPU idle gaps reported from this length (default 10us)\n"
     "  --data-label REGEX      names that mean \"loading input\" (default: DataLoader, data_load,\n"
     "                          lecture, collate, __next__, ...; case-insensitive)\n"
-    "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,uuid,utilization.gpu,memory.used,\n"
-    "                          memory.total --format=csv samples, aligned on the trace\n"
-    "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
+    "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,index,uuid,name,utilization.gpu,\n"
+    "                          memory.used,memory.total --format=csv samples, aligned on the trace\n"
+    "  --smi-tz TZ             time zone of those timestamps (required with --smi): UTC, +HH:MM, or\n"
+    "                          a zone of the tz database such as Europe/Paris (daylight saving\n"
+    "                          applied)\n"
     "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
-    "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
+    "  --smi-gpu UUID|INDEX    the GPU of the CSV to use (an index, UUID or PCI bus id). Without it\n"
+    "                          a CSV of several GPUs is matched to the trace's device when certain\n"
+    "                          (one device, deviceProperties listing as many GPUs as the CSV);\n"
+    "                          otherwise analyze stops with the list: GPUs are never averaged\n"
     "  --threads N             threads for reading and for the analysis (default 0: one per core;\n"
     "                          small traces are analysed on one; 1: one); the output is the same\n"
     "                          whatever N\n"
@@ -96,8 +101,10 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     if (ks_gaps_find(a, &steps, &c->go, &gaps, &err) != KS_OK)
         goto fail;
     if (c->smi.path) {
-        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK)
-            goto fail;
+        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK) {
+            ks_cli_error(NULL, &err); /* about the CSV, which the message names with its line */
+            goto done;
+        }
         have_tm = 1;
     }
     ks_diagnose(a, &steps, &gaps, &dx);
@@ -203,8 +210,12 @@ int ks_cmd_analyze(int argc, char **argv)
         case 'D': c.go.data_regex = optarg; break;
         case 'm': c.smi.path = optarg; break;
         case 'z':
-            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0)
-                return ks_cli_usage("analyze", "--smi-tz wants UTC or +HH:MM, not '%s'", optarg);
+            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0) {
+                if (ks_tz_zone_check(optarg) != 0)
+                    return ks_cli_usage("analyze", "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
+                                                   "such as Europe/Paris, not '%s'", optarg);
+                c.smi.tz_zone = optarg;
+            }
             c.smi.tz_set = 1;
             break;
         case 'O':
@@ -223,8 +234,8 @@ int ks_cmd_analyze(int argc, char **argv)
     if (optind >= argc)
         return ks_cli_usage("analyze", "no input file");
     if (c.smi.path && !c.smi.tz_set)
-        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC or +HH:MM): nvidia-smi timestamps carry no "
-                                       "time zone");
+        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC, +HH:MM or a zone such as Europe/Paris): "
+                                       "nvidia-smi timestamps carry no time zone");
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);

