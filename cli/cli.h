@@ -37,8 +37,11 @@ void ks_cli_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* "kinesift: FILE: byte N (line L, column C): msg" on stderr. */
+/* "kinesift: FILE: byte N (line L, column C): msg" on stderr (FILE once when msg already starts
+ * with it). */
 void ks_cli_error(const char *file, const ks_error *err);
+/* The same text, "FILE: msg", into out (for reports that repeat the error). */
+void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n);
 /* Print a usage error with a hint to --help; returns KS_EXIT_USAGE. */
 int ks_cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -131,7 +131,7 @@ static int load_path(gate_cli *c, char *path, char *msg, size_t msglen)
     int r = strcmp(path, "-") ? ks_validate_result_read(path, &text, &len, &err) : 0;
     if (r < 0) {
         ks_cli_error(path, &err);
-        snprintf(msg, msglen, "%s", err.msg);
+        ks_cli_error_text(path, &err, msg, msglen);
         return KS_EXIT_USAGE;
     }
     if (r == 1) {
@@ -447,7 +447,7 @@ static int build_budget(gate_cli *c, ks_budget *flags, double threshold)
 {
     ks_error err;
     if (c->budget_path && ks_budget_load(c->budget_path, &c->budget, &err) != KS_OK) {
-        ks_cli_error(NULL, &err);
+        ks_cli_error(c->budget_path, &err);
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < flags->n; i++) {

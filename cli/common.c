@@ -20,14 +20,23 @@ void ks_cli_fail(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-void ks_cli_error(const char *file, const ks_error *err)
+void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n)
 {
     char buf[800];
     ks_error_format(err, buf, sizeof buf);
-    if (file)
-        fprintf(stderr, "kinesift: %s: %s\n", file, buf);
+    size_t fl = file ? strlen(file) : 0;
+    /* the library names some files itself: say it once */
+    if (file && !(!strncmp(buf, file, fl) && buf[fl] == ':'))
+        snprintf(out, n, "%s: %s", file, buf);
     else
-        fprintf(stderr, "kinesift: %s\n", buf);
+        snprintf(out, n, "%s", buf);
+}
+
+void ks_cli_error(const char *file, const ks_error *err)
+{
+    char buf[1200];
+    ks_cli_error_text(file, err, buf, sizeof buf);
+    fprintf(stderr, "kinesift: %s\n", buf);
 }
 
 int ks_cli_usage(const char *cmd, const char *fmt, ...)

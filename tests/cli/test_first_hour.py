@@ -180,5 +180,41 @@ with tempfile.TemporaryDirectory() as d:
     nohdr = csv(d, "nohdr.csv", "utilization.gpu [%]", [["3 %"]])
     one_line_error(run("analyze", "--smi", nohdr, "--smi-tz", "UTC", both), "nohdr.csv: line 1", "timestamp")
 
+# ---- help -----------------------------------------------------------------------------------
+top = run("--help")
+r = run("help")
+check(r.returncode == 0 and r.stdout == top.stdout, "kinesift help = kinesift --help: the command list")
+r = run("help", "help")
+check(r.returncode == 0 and r.stdout.startswith(b"usage: kinesift help"), f"help help: {r.stderr!r}")
+one_line_error(run("help", "nope"), "no such command: nope")
+# every command whose own help says it can exit 1 is named in the top-level exit status, and so is
+# every outcome it exits 1 for
+import re
+exit_top = top.stdout.decode().split("Exit status:")[1]
+for cmd in ("stats", "analyze", "whatif", "redact", "diff", "gate", "validate"):
+    text = run("help", cmd).stdout.decode()
+    status = " ".join(text.split("Exit status")[1].split())
+    if re.search(r"[:,] 1 ", status):
+        check(cmd in exit_top, f"top-level help names {cmd} for exit 1")
+for outcome in ("slower", "different-results", "regression", "--check"):
+    check(outcome in exit_top, f"top-level exit status names {outcome}")
+
+# ---- errors name their file; usage errors never on stdout -----------------------------------
+example = os.path.join(FIX, "example", "train_step.json")
+with tempfile.TemporaryDirectory() as d:
+    missing = os.path.join(d, "missing.json")
+    one_line_error(run("gate", "--budget", missing, "-b", example, "-c", example), "missing.json", "No such file")
+    r = run("gate", "-b", missing, "-c", example)
+    check(r.returncode == 2 and b"missing.json" in r.stdout, f"gate's report names the file: {r.stdout[:300]!r}")
+    one_line_error(run("redact", example, "-o", os.path.join(d, "nodir", "x.json")), "nodir/x.json")
+    one_line_error(run("redact", "--deny-file", missing, example, "-o", os.path.join(d, "x.json")),
+                   "missing.json")
+    for args in (("stats", "--bogus", example), ("analyze", "--top", "x", example), ("diff", example),
+                 ("gate", "-b", example), ("redact",), ("whatif", example), ("validate", "--runs", "0"),
+                 ("analyze", "--gap-threshold", "5 parsecs", example)):
+        r = run(*args)
+        check(r.returncode == 2 and r.stdout == b"" and r.stderr, f"usage error {args} on stderr only: "
+              f"{r.returncode} {r.stdout[:200]!r}")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
