@@ -27,13 +27,16 @@ const char ks_help_analyze[] =
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
-    "                          excess is at most NS nanoseconds, else spill)\n"
+    "                          excess is at most NS nanoseconds, or a DUR: clamp:2us; else spill)\n"
     "  --window SPEC           restrict every figure to steps:A-B (or steps:N) or to a time range\n"
-    "                          START:END relative to the first event (1.5ms:20ms; END may be empty)\n"
+    "                          START:END of DURs relative to the first event (1.5ms:20ms; END may\n"
+    "                          be empty)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N);\n"
     "                          without steps the whole trace is one window\n"
     "  --warmup N              the first N steps are warm-up (default: leading outliers)\n"
     "  --gap-threshold DUR     GPU idle gaps reported from this length (default 10us)\n"
+    "                          DUR, here and below: a number with a unit, ns, us, ms or s (5us,\n"
+    "                          2ms); a bare number is microseconds, the trace's unit\n"
     "  --data-label REGEX      names that mean \"loading input\" (default: DataLoader, data_load,\n"
     "                          lecture, collate, __next__, ...; case-insensitive)\n"
     "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,index,uuid,name,utilization.gpu,\n"
@@ -205,7 +208,7 @@ int ks_cmd_analyze(int argc, char **argv)
         }
         case 'g':
             if (ks_duration_parse(optarg, &c.go.threshold_ns) != 0 || c.go.threshold_ns < 0)
-                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us, not '%s'", optarg);
+                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us or 2ms, not '%s'", optarg);
             break;
         case 'D': c.go.data_regex = optarg; break;
         case 'm': c.smi.path = optarg; break;

@@ -194,8 +194,13 @@ typedef struct ks_smi_opts {
 int ks_tz_parse(const char *s, ks_ns *offset_ns);
 /* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
 int ks_tz_zone_check(const char *name);
-/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); 0 on success. */
+/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
+ * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
+ * below a nanosecond is an error. The one parser of every time option. */
 int ks_duration_parse(const char *s, ks_ns *ns);
+/* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
+enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
+int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
 
 /* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
  * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error

@@ -216,5 +216,19 @@ with tempfile.TemporaryDirectory() as d:
         check(r.returncode == 2 and r.stdout == b"" and r.stderr, f"usage error {args} on stderr only: "
               f"{r.returncode} {r.stdout[:200]!r}")
 
+# ---- time options take a unit; a bare number is what --help says (microseconds) --------------
+h = run("help", "analyze").stdout.decode()
+check("bare number is microseconds" in " ".join(h.split()), "--help states the unit of a bare DUR")
+def gaps(*opt):
+    r = run("analyze", "--format", "json", *opt, example)
+    check(r.returncode == 0, f"analyze {opt}: {r.stderr!r}")
+    return [(g["threshold_ns"], g["count"], g["total_ns"]) for g in json.loads(r.stdout)["traces"][0]["gaps"]]
+g5 = gaps("--gap-threshold", "5")
+check(g5 == gaps("--gap-threshold", "5us") == gaps("--gap-threshold", "5000ns") and g5[0][0] == 5000,
+      f"--gap-threshold 5 = 5us = 5000ns: {g5}")
+g2 = gaps("--gap-threshold", "2ms")
+check(g2[0][0] == 2000000 and g2[0][1] <= g5[0][1], f"--gap-threshold 2ms: {g2}")
+one_line_error(run("analyze", "--gap-threshold", "5 parsecs", example), "--gap-threshold")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
