@@ -110,7 +110,10 @@ void ks_gpu_build(ks_analysis *a)
     }
     free(comm);
     if (!any_work) {
-        a->gpu_reason = "not observed: the trace has no kernel, memcpy or memset events";
+        /* a cut file may hold GPU work past the cut: say the input ended first */
+        a->gpu_reason = a->trace->truncated ? "not observed: the input was truncated before any kernel, memcpy or "
+                                              "memset event (see parse.truncated)"
+                                            : "not observed: the trace has no kernel, memcpy or memset events";
     } else if (!ndev) {
         a->gpu_reason = "not observed: no GPU work inside the window";
     } else {

@@ -230,5 +230,40 @@ g2 = gaps("--gap-threshold", "2ms")
 check(g2[0][0] == 2000000 and g2[0][1] <= g5[0][1], f"--gap-threshold 2ms: {g2}")
 one_line_error(run("analyze", "--gap-threshold", "5 parsecs", example), "--gap-threshold")
 
+# ---- truncated inputs say what was found, where --------------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    cut = os.path.join(d, "cut.json")
+    open(cut, "w").write('{"traceEvents": [')
+    one_line_error(run("stats", cut), "byte 17 ", "before any complete event", "traceEvents array opened")
+    one_line_error(run("analyze", cut), "byte 17 ", "before any complete event")
+    # one complete event, then a cut one: it is kept, and the byte is where that event ended
+    head = '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}'
+    open(cut, "w").write(head + ', {"ph": ')
+    r = run("stats", "--format", "json", cut)
+    t = json.loads(r.stdout)["traces"][0]
+    ex = {x["id"]: x for x in t["diagnostics"]}["parse.truncated"]["examples"][0]
+    check(r.returncode == 0 and f"the 1 complete event before byte {len(head)} is kept" in ex["text"],
+          f"one event kept, at the right byte: {ex}")
+    # a gzip trace cut before its GPU events (CPU events first, as Kineto writes them): the GPU is
+    # not observed because the input ended first, not because the trace has none
+    import random
+    rnd = random.Random(1)
+    cpu = [{"ph": "X", "cat": "cpu_op", "name": "op%d" % rnd.randrange(10**6), "pid": 1, "tid": 1, "ts": i * 10,
+            "dur": 5} for i in range(200000)]
+    gpu = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": i * 10 + 2, "dur": 3,
+            "args": {"device": 0, "stream": 7}} for i in range(100)]
+    z = gzip.compress(json.dumps({"traceEvents": cpu + gpu}).encode(), compresslevel=1)
+    cutgz = os.path.join(d, "cut.json.gz")
+    open(cutgz, "wb").write(z[: len(z) // 2])
+    r = run("analyze", "--format", "json", cutgz)
+    check(r.returncode == 0, f"a truncated gzip trace is analysed: {r.stderr!r}")
+    if r.returncode == 0:
+        t = json.loads(r.stdout)["traces"][0]
+        check(t["gpu"] is None and "truncated before any kernel" in t["gpu_reason"], f"gpu_reason: {t['gpu_reason']}")
+    full = os.path.join(d, "full.json")
+    json.dump({"traceEvents": cpu[:10]}, open(full, "w"))
+    t = json.loads(run("analyze", "--format", "json", full).stdout)["traces"][0]
+    check("has no kernel" in t["gpu_reason"], "a whole trace without GPU work still says it has none")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
