@@ -92,6 +92,8 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     int have_tm = 0, rc = KS_EXIT_USAGE;
     ks_error err;
     memset(&tm, 0, sizeof tm);
+    ks_cli_phase ph; /* after a long read, say that the analysis works too */
+    ks_cli_phase_begin(&ph, "analysing", tr->source);
     if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &steps, &err) != KS_OK)
         goto fail;
     if (c->window) {
@@ -105,12 +107,14 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         goto fail;
     if (c->smi.path) {
         if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK) {
+            ks_cli_phase_end(&ph);
             ks_cli_error(NULL, &err); /* about the CSV, which the message names with its line */
             goto done;
         }
         have_tm = 1;
     }
     ks_diagnose(a, &steps, &gaps, &dx);
+    ks_cli_phase_end(&ph);
     ks_insights_view iv = {&steps, &gaps, &dx, have_tm ? &tm : NULL};
     if (c->format == 1)
         ks_analyze_json_trace(c->json, a, &iv, &c->ro);
@@ -125,8 +129,10 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     rc = 0;
     goto done;
 fail:
+    ks_cli_phase_end(&ph);
     ks_cli_error(tr->source, &err);
 done:
+    ks_cli_phase_end(&ph);
     ks_diagnoses_free(&dx);
     ks_telemetry_free(&tm);
     ks_gaps_free(&gaps);

@@ -109,8 +109,12 @@ static int on_trace(void *ctx, ks_trace *tr)
     ks_profile p;
     ks_error err;
     int rc = 0;
-    if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &st, &err) != KS_OK ||
-        ks_profile_build(a, &st, &c->po, &p, &err) != KS_OK) {
+    ks_cli_phase ph;
+    ks_cli_phase_begin(&ph, "analysing", tr->source);
+    int ok = ks_analyze(tr, &c->ao, &a, &err) == KS_OK && ks_steps_find(a, &c->so, &st, &err) == KS_OK &&
+             ks_profile_build(a, &st, &c->po, &p, &err) == KS_OK;
+    ks_cli_phase_end(&ph);
+    if (!ok) {
         ks_cli_error(tr->source, &err);
         rc = KS_EXIT_USAGE;
     } else {

@@ -81,14 +81,6 @@ void ks_cli_warnings(const ks_trace *tr, int quiet)
 
 /* ---- progress ------------------------------------------------------------------------------ */
 
-typedef struct progress {
-    int enabled;
-    int shown;
-    double start, last;
-    uint64_t size;
-    const ks_source *src;
-} progress;
-
 static double now(void)
 {
     struct timespec ts;
@@ -96,33 +88,69 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void on_progress(void *ctx, const ks_stream *st, uint64_t bytes)
+/* nothing during the first second (inputs that take a while only), unless KINESIFT_PROGRESS_DELAY
+ * says otherwise (seconds; 0 shows it at once) */
+static double progress_delay(void)
 {
-    progress *pr = ctx;
+    const char *e = getenv("KINESIFT_PROGRESS_DELAY");
+    char *end;
+    double d = e && *e ? strtod(e, &end) : 1.0;
+    return e && *e && (*end || !(d >= 0)) ? 1.0 : d;
+}
+
+void ks_cli_progress_start(ks_cli_progress *pr, int quiet, const ks_source *src)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->enabled = !quiet && isatty(2);
+    pr->start = pr->last = now();
+    pr->delay = progress_delay();
+    pr->size = ks_source_file_size(src);
+    pr->src = src;
+}
+
+void ks_cli_progress_cb(void *ctx, const ks_stream *st, uint64_t bytes)
+{
+    ks_cli_progress *pr = ctx;
     if (!pr->enabled)
         return;
     double t = now();
-    /* only for inputs that take a while: nothing during the first second */
-    if (t - pr->start < 1.0 || t - pr->last < 0.25)
+    if (t - pr->start < pr->delay || (pr->shown && t - pr->last < 0.25))
         return;
     pr->last = t;
     char b[32];
     ks_fmt_bytes(b, sizeof b, bytes);
-    double rate = bytes / (t - pr->start) / 1e6;
+    double rate = t > pr->start ? bytes / (t - pr->start) / 1e6 : 0;
     uint64_t raw = ks_source_raw_offset(pr->src);
     if (pr->size && raw)
         fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s, %.0f%%)   ", ks_stream_name(st), b,
                 rate, 100.0 * (double)raw / (double)pr->size);
     else
         fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s)   ", ks_stream_name(st), b, rate);
-    pr->shown = 1;
+    pr->shown = pr->ever_shown = 1;
 }
 
-static void progress_clear(progress *pr)
+void ks_cli_progress_clear(ks_cli_progress *pr)
 {
     if (pr->shown)
         fprintf(stderr, "\r\033[K");
     pr->shown = 0;
+}
+
+/* whether the last input read showed a progress line: its later phases then say they work too */
+static int last_read_slow;
+
+void ks_cli_phase_begin(ks_cli_phase *ph, const char *what, const char *name)
+{
+    ph->shown = last_read_slow && isatty(2);
+    if (ph->shown)
+        fprintf(stderr, "\rkinesift: %s %s...", what, name);
+}
+
+void ks_cli_phase_end(ks_cli_phase *ph)
+{
+    if (ph->shown)
+        fprintf(stderr, "\r\033[K");
+    ph->shown = 0;
 }
 
 int ks_cli_threads(const char *s, int *n)
@@ -160,16 +188,13 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             rc = KS_EXIT_USAGE;
             break;
         }
-        progress pr = {0};
-        pr.enabled = !o->quiet && isatty(2);
-        pr.start = pr.last = now();
-        pr.size = ks_source_file_size(src);
-        pr.src = src;
+        ks_cli_progress pr;
+        ks_cli_progress_start(&pr, o->quiet, src);
         ks_parse_opts po;
         ks_parse_opts_init(&po);
         po.strict = o->strict;
         po.threads = o->threads;
-        po.progress = on_progress;
+        po.progress = ks_cli_progress_cb;
         po.progress_ctx = &pr;
         for (;;) {
             ks_stream *st;
@@ -177,19 +202,20 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             if (r == 0)
                 break;
             if (r < 0) {
-                progress_clear(&pr);
+                ks_cli_progress_clear(&pr);
                 ks_cli_error(list[i], &err);
                 rc = KS_EXIT_USAGE;
                 break;
             }
             ks_trace *tr;
             if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {
-                progress_clear(&pr);
+                ks_cli_progress_clear(&pr);
                 ks_cli_error(ks_stream_name(st), &err);
                 rc = KS_EXIT_USAGE;
                 break;
             }
-            progress_clear(&pr);
+            ks_cli_progress_clear(&pr);
+            last_read_slow = pr.ever_shown;
             rc = cb(ctx, tr);
             if (rc)
                 break;

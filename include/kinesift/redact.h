@@ -124,6 +124,10 @@ typedef struct ks_redact_output {
     ks_compress compress;  /* KS_COMPRESS_AUTO: like the input stream */
     int force;             /* replace an existing file (never the input) */
     const char *input;     /* the input path (refused as output), or NULL */
+    /* called after each read of the input (not of a second pass) with the bytes read so far, as
+     * ks_parse_opts.progress; NULL for none */
+    void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes);
+    void *progress_ctx;
 } ks_redact_output;
 
 /* Redact one stream to a file (or stdout): written to a temporary file in the target directory

@@ -32,11 +32,11 @@ def one_line_error(r, *needles):
     return err
 
 
-def on_tty(*args, timeout=60):
+def on_tty(*args, timeout=60, env=None):
     """Run with stdout and stderr on a pseudo-terminal; returns (exit status, what it printed)."""
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(KS, [KS, *args])
+        os.execve(KS, [KS, *args], dict(os.environ, **(env or {})))
     out = b""
     while True:
         r, _, _ = select.select([fd], [], [], timeout)
@@ -264,6 +264,50 @@ with tempfile.TemporaryDirectory() as d:
     json.dump({"traceEvents": cpu[:10]}, open(full, "w"))
     t = json.loads(run("analyze", "--format", "json", full).stdout)["traces"][0]
     check("has no kernel" in t["gpu_reason"], "a whole trace without GPU work still says it has none")
+
+# ---- redact: counts that say what they count; terminals ------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    # one string holding three e-mail addresses: 1 string changed by 3 replacements
+    mails = os.path.join(d, "mails.json")
+    json.dump({"traceEvents": [{"ph": "X", "name": "send to ann@example.com, bob@example.org and cy@example.net",
+                                "ts": 1, "dur": 2, "pid": 1, "tid": 1},
+                               {"ph": "X", "name": "op", "ts": 4, "dur": 2, "pid": 1, "tid": 1}]}, open(mails, "w"))
+    r = run("redact", "--report", mails, "-o", os.path.join(d, "out.json"))
+    err = r.stderr.decode()
+    check(r.returncode == 0 and "2 events; 1 string changed by 3 replacements" in err, f"redact summary: {err!r}")
+    check("a string can hold" in " ".join(err.split()), "the report says what 'replaced' counts")
+    total = [l for l in err.splitlines() if l.split()[:1] == ["total"]]
+    check(total and total[0].split()[-1] == "3", f"report total = the summary's replacements: {total}")
+    # compressed output to a terminal is refused, as gzip does; -o - and --force insist
+    gz = os.path.join(d, "mails.json.gz")
+    open(gz, "wb").write(gzip.compress(open(mails, "rb").read()))
+    rc, out = on_tty("redact", gz)
+    check(rc == 2 and "not written to a terminal" in out and "\x1f\x8b" not in out, f"gzip to a tty refused: {rc} {out!r}")
+    for extra in (["-o", "-"], ["--force"]):
+        rc, out = on_tty("redact", "--quiet", *extra, gz)
+        check(rc == 0 and "\x1f" in out and "not written" not in out, f"redact {extra} writes to the tty: {rc}")
+    rc, out = on_tty("redact", "--quiet", "--compress", "none", gz)
+    check(rc == 0 and "ann@example.com" not in out and '"traceEvents"' in out, "plain JSON to a tty is fine")
+    r = run("redact", "--quiet", gz)  # a pipe is not a terminal
+    check(r.returncode == 0 and r.stdout[:2] == b"\x1f\x8b", "gzip to a pipe as before")
+    r = run("redact", "--quiet", "-o", "-", gz)
+    check(r.returncode == 0 and r.stdout[:2] == b"\x1f\x8b" and not os.path.exists("-"), "-o - is standard output")
+    # the progress line of stats/analyze, on a terminal only (shown at once here)
+    now = {"KINESIFT_PROGRESS_DELAY": "0"}
+    rc, out = on_tty("redact", gz, "-o", os.path.join(d, "p.json.gz"), env=now)
+    check(rc == 0 and "\rkinesift: reading " in out and "\r\x1b[K" in out, f"redact progress on a tty: {out!r}")
+    rc, out = on_tty("stats", gz, env=now)
+    check(rc == 0 and "\rkinesift: reading " in out, "stats progress on a tty (the same line)")
+    rc, out = on_tty("redact", "--quiet", gz, "-o", os.path.join(d, "q.json.gz"), env=now)
+    check(rc == 0 and "reading" not in out, "--quiet: no progress line")
+    r = subprocess.run([KS, "redact", gz, "-o", os.path.join(d, "s.json.gz")], capture_output=True,
+                       env=dict(os.environ, **now))
+    check(b"\r" not in r.stderr and b"reading" not in r.stderr, "no progress line when stderr is not a terminal")
+    # after the reading line, the analysis says it is working, and that line is gone before output
+    rc, out = on_tty("analyze", example, env=now)
+    check(rc == 0 and "\rkinesift: analysing " in out, f"analysis phase shown: {out[:300]!r}")
+    check(out.index("analysing") < out.index("\r\x1b[K", out.index("analysing")) < out.index("window"),
+          "the phase line is cleared before the report")
 
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
