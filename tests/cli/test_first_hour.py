@@ -309,5 +309,24 @@ with tempfile.TemporaryDirectory() as d:
     check(out.index("analysing") < out.index("\r\x1b[K", out.index("analysing")) < out.index("window"),
           "the phase line is cleared before the report")
 
+# ---- gate's numbers read as numbers -----------------------------------------------------------
+# the example has 6 steps; --skip-steps 5 leaves 1 sample per side, so
+# both checks are inconclusive for the same reason, with the same suggestion
+r = run("gate", "-b", example, "-c", example, "--kernel-launches", "1", "--step-time", "5", "--skip-steps", "5")
+out = r.stdout.decode()
+check(r.returncode == 3, f"gate with 1 sample per side is inconclusive: {r.returncode}")
+check("6 steps: 1 sample (5 warm-up" in out and "1 samples" not in out, f"singular: {out!r}")
+# kernel launches of the last step (the one kept), counted here from the trace
+ev = json.load(open(example))["traceEvents"]
+last = max((e for e in ev if e.get("name", "").startswith("ProfilerStep#")), key=lambda e: e["ts"])
+launches = sum(1 for e in ev if e.get("cat") == "cuda_runtime" and "LaunchKernel" in e["name"]
+               and last["ts"] <= e["ts"] < last["ts"] + last["dur"])
+launch = [l for l in out.splitlines() if l.rstrip().endswith(" kernel_launches") and "+1 %" in l]
+check(launch and launch[0].split()[3:5] == [str(launches)] * 2, f"counts as integers ({launches}): {launch}")
+sugg = [l for l in out.splitlines() if "take more samples" in l]
+check(len(sugg) == 1 and "kernel_launches, step_time" in sugg[0], f"the suggestion once: {sugg}")
+r = run("gate", "-b", example, "-c", example, "--skip-steps", "0")
+check("6 steps: 6 samples" in r.stdout.decode(), "plural kept")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
