@@ -328,5 +328,66 @@ check(len(sugg) == 1 and "kernel_launches, step_time" in sugg[0], f"the suggesti
 r = run("gate", "-b", example, "-c", example, "--skip-steps", "0")
 check("6 steps: 6 samples" in r.stdout.decode(), "plural kept")
 
+# ---- diff: short names in text, "no change", pairs by rank ------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    ev = json.load(open(example))
+    r = run("diff", example, example)
+    out = r.stdout.decode()
+    check(r.returncode == 0 and "no change: the same operators" in out and "\n  same " not in out,
+          f"A/A says no change: {out[:600]!r}")
+    check(out.count(" rows, no change") == 3, "each unchanged table is one line")
+    # one kernel renamed to a 300-character name in the after trace: shortened in text only
+    long = "void at::native::" + "very_long_template_argument_" * 10 + "kernel<" + "x" * 20 + ">(float*, int)"
+    after = json.loads(json.dumps(ev))
+    kname = next(e["name"] for e in after["traceEvents"] if e.get("cat") == "kernel")
+    for e in after["traceEvents"]:
+        if e.get("cat") == "kernel" and e["name"] == kname:
+            e["name"] = long
+    ap = os.path.join(d, "after.json")
+    json.dump(after, open(ap, "w"))
+    out = run("diff", example, ap).stdout.decode()
+    check(long not in out and long[:40] in out and long[-20:] in out and " ... " in out,
+          "a long name is shortened in the middle in text")
+    check(max(len(l) for l in out.splitlines() if "[kernel]" in l) < 220, "kernel rows stay readable")
+    j = json.loads(run("diff", "--format", "json", example, ap).stdout)
+    check(long in json.dumps(j), "JSON keeps the whole name")
+    check(long in run("diff", "--format", "csv", example, ap).stdout.decode(), "CSV keeps the whole name")
+    # directories of ranks: pairs by rank, whatever the file names' order
+    for side, names in (("b", ("z_rank1.json", "a_rank0.json")), ("a", ("a_rank1.json", "z_rank0.json"))):
+        os.mkdir(os.path.join(d, side))
+        for name in names:
+            t = json.loads(json.dumps(ev if side == "b" else after))
+            t["distributedInfo"] = {"rank": int(name[-6]), "world_size": 2, "backend": "nccl"}
+            json.dump(t, open(os.path.join(d, side, name), "w"))
+    B, A = os.path.join(d, "b"), os.path.join(d, "a")
+    r = run("diff", B, A)
+    out = r.stdout.decode()
+    heads = [l for l in out.splitlines() if l.startswith("== rank ")]
+    check(r.returncode == 0 and len(heads) == 2 and "rank 0: " in heads[0] and "a_rank0.json" in heads[0]
+          and "z_rank0.json" in heads[0] and "rank 1: " in heads[1], f"pairs by rank: {heads}")
+    r = run("diff", "--format", "json", B, A)
+    j = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(j.get("schema") == "kinesift.diff-ranks/1" and [p["rank"] for p in j["pairs"]] == [0, 1]
+          and all(p["diff"]["schema"] == "kinesift.diff/1" for p in j["pairs"]), "JSON of pairs")
+    r = run("diff", B, B)
+    check(r.returncode == 0 and r.stdout.decode().count("no change: the same") == 2, "A/A of directories")
+    one_line_error(run("diff", "--format", "csv", B, A), "csv")
+    # why they cannot be paired
+    os.mkdir(os.path.join(d, "c"))
+    t = json.loads(json.dumps(ev))
+    t.pop("distributedInfo", None)
+    json.dump(t, open(os.path.join(d, "c", "norank0.json"), "w"))
+    json.dump(t, open(os.path.join(d, "c", "norank1.json"), "w"))
+    one_line_error(run("diff", B, os.path.join(d, "c")), "no rank", "norank")
+    os.remove(os.path.join(d, "a", "a_rank1.json"))
+    one_line_error(run("diff", B, A), "holds 2 traces", "1")
+    t["distributedInfo"] = {"rank": 0, "world_size": 2}
+    json.dump(t, open(os.path.join(d, "a", "dup0.json"), "w"))
+    one_line_error(run("diff", B, A), "both rank 0")
+    os.remove(os.path.join(d, "a", "dup0.json"))
+    t["distributedInfo"] = {"rank": 5, "world_size": 8}
+    json.dump(t, open(os.path.join(d, "a", "r5.json"), "w"))
+    one_line_error(run("diff", B, A), "rank 1", "no counterpart")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
