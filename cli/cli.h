@@ -90,6 +90,9 @@ typedef struct ks_cli_phase {
 void ks_cli_phase_begin(ks_cli_phase *ph, const char *what, const char *name);
 void ks_cli_phase_end(ks_cli_phase *ph);
 
+/* A regular expression option checked when it is given (its error is about the option, not
+ * about a trace): 0, or KS_EXIT_USAGE after the usage error. */
+int ks_cli_regex(const char *cmd, const char *opt, const char *pattern);
 /* Parse a "--format" value against a NULL-terminated list; returns the index or -1. */
 int ks_cli_choice(const char *value, const char *const *choices);
 

@@ -203,7 +203,11 @@ int ks_cmd_analyze(int argc, char **argv)
         case 'S': lo.strict = 1; break;
         case 'q': lo.quiet = c.quiet = 1; break;
         case 'w': c.window = optarg; break;
-        case 'L': c.so.label_regex = optarg; break;
+        case 'L':
+            if (ks_cli_regex("analyze", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            c.so.label_regex = optarg;
+            break;
         case 'W': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -216,7 +220,11 @@ int ks_cmd_analyze(int argc, char **argv)
             if (ks_duration_parse(optarg, &c.go.threshold_ns) != 0 || c.go.threshold_ns < 0)
                 return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us or 2ms, not '%s'", optarg);
             break;
-        case 'D': c.go.data_regex = optarg; break;
+        case 'D':
+            if (ks_cli_regex("analyze", "--data-label", optarg))
+                return KS_EXIT_USAGE;
+            c.go.data_regex = optarg;
+            break;
         case 'm': c.smi.path = optarg; break;
         case 'z':
             if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0) {

@@ -310,7 +310,11 @@ int ks_cmd_diff(int argc, char **argv)
         }
         case 'n': dopts.normalize_kernels = 1; break;
         case 'w': o.window = optarg; break;
-        case 'L': o.so.label_regex = optarg; break;
+        case 'L':
+            if (ks_cli_regex("diff", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            o.so.label_regex = optarg;
+            break;
         case 'W': {
             char *end;
             long v = strtol(optarg, &end, 10);

@@ -422,7 +422,11 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
                 return ks_cli_usage("gate", "--skip-steps needs a number of steps >= 0, not '%s'", optarg);
             c->so.warmup = (int)v;
             break;
-        case OPT_STEP_LABEL: c->so.label_regex = optarg; break;
+        case OPT_STEP_LABEL:
+            if (ks_cli_regex("gate", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            c->so.label_regex = optarg;
+            break;
         case OPT_NORMALIZE: c->po.normalize_kernels = 1; break;
         case OPT_OVERLAP:
             if (ks_overlap_parse(optarg, &c->ao.overlap, &c->ao.clamp_ns) != 0)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/regex.h"
 #include "common/util.h"
 
 void ks_cli_fail(const char *fmt, ...)
@@ -48,6 +49,16 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (see kinesift help %s)\n", cmd);
     return KS_EXIT_USAGE;
+}
+
+int ks_cli_regex(const char *cmd, const char *opt, const char *pattern)
+{
+    ks_error err;
+    ks_regex *re = ks_regex_new(pattern, 0, &err);
+    if (!re)
+        return ks_cli_usage(cmd, "%s: %s", opt, err.msg);
+    ks_regex_free(re);
+    return 0;
 }
 
 int ks_cli_choice(const char *value, const char *const *choices)

@@ -209,6 +209,11 @@ with tempfile.TemporaryDirectory() as d:
     one_line_error(run("redact", example, "-o", os.path.join(d, "nodir", "x.json")), "nodir/x.json")
     one_line_error(run("redact", "--deny-file", missing, example, "-o", os.path.join(d, "x.json")),
                    "missing.json")
+    # a bad pattern is about the option, not about the trace
+    for cmd in ("analyze", "diff", "gate", "whatif"):
+        err = one_line_error(run(cmd, "--step-label", "(", example, example), "--step-label", "parenthesis")
+        check("train_step" not in err, f"{cmd}: the regex error does not name the trace: {err!r}")
+    one_line_error(run("analyze", "--data-label", "[", example), "--data-label")
     for args in (("stats", "--bogus", example), ("analyze", "--top", "x", example), ("diff", example),
                  ("gate", "-b", example), ("redact",), ("whatif", example), ("validate", "--runs", "0"),
                  ("analyze", "--gap-threshold", "5 parsecs", example)):
