@@ -220,8 +220,12 @@ static uint32_t gpu_of(ks_telemetry *tm, csv_gpus *g, char **fld, size_t nf, con
 static int not_a_csv(const char *path, FILE *f, ks_error *err)
 {
     struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode))
+    if (fstat(fileno(f), &sb) != 0)
+        return KS_OK;
+    if (S_ISDIR(sb.st_mode))
         return ks_error_set(err, "%s: is a directory, not an nvidia-smi CSV file", path);
+    if (!S_ISREG(sb.st_mode))
+        return KS_OK; /* a pipe cannot be read twice: its lines are checked as they come */
     unsigned char b[512];
     size_t n = fread(b, 1, sizeof b, f);
     rewind(f);

@@ -177,6 +177,11 @@ with tempfile.TemporaryDirectory() as d:
     png = os.path.join(d, "plot.png")
     open(png, "wb").write(b"\x89PNG\r\n\x1a\n" + bytes(64))
     one_line_error(run("analyze", "--smi", png, "--smi-tz", "UTC", both), "plot.png", "PNG image")
+    # a pipe is read once, as it comes (no sniffing that would lose its start)
+    p = subprocess.run(["sh", "-c", 'cat "$2" | "$0" analyze --format json --smi /dev/stdin --smi-tz UTC "$1"', KS,
+                        both, two], capture_output=True)
+    check(p.returncode == 0 and json.loads(p.stdout)["traces"][0]["telemetry"]["window"]["util_mean"] == 68,
+          f"--smi from a pipe: {p.stderr!r}")
     nohdr = csv(d, "nohdr.csv", "utilization.gpu [%]", [["3 %"]])
     one_line_error(run("analyze", "--smi", nohdr, "--smi-tz", "UTC", both), "nohdr.csv: line 1", "timestamp")
 
