@@ -342,14 +342,22 @@ static void keep_only(ks_telemetry *tm, size_t gpu)
     tm->gpu = tm->uuids[gpu];
 }
 
-/* "0 GPU-aaa (NVIDIA H100), 1 GPU-bbb (...)" */
+/* "0 GPU-aaa (NVIDIA H100), 1 GPU-bbb (...)"; with many GPUs (the message must fit one error
+ * line), the first 12 characters of each UUID and no names: the index is enough for --smi-gpu */
 static void gpu_list(const ks_telemetry *tm, const csv_gpus *g, char *buf, size_t n)
 {
-    size_t o = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < tm->nuuids && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, "%s%ld %s%s%s%s", i ? ", " : "", gpu_index(g, i), tm->uuids[i],
-                              g->v[i].name[0] ? " (" : "", g->v[i].name, g->v[i].name[0] ? ")" : "");
+    for (int brief = 0; brief < 2; brief++) {
+        size_t o = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < tm->nuuids && o < n; i++) {
+            const char *nm = brief ? "" : g->v[i].name;
+            o += (size_t)snprintf(buf + o, n - o, "%s%ld %.*s%s%s%s", i ? ", " : "", gpu_index(g, i),
+                                  brief ? 12 : (int)strlen(tm->uuids[i]), tm->uuids[i], nm[0] ? " (" : "", nm,
+                                  nm[0] ? ")" : "");
+        }
+        if (o < 280)
+            return;
+    }
 }
 
 /* --smi-gpu: a UUID, a PCI bus id or an index */

@@ -128,6 +128,11 @@ with tempfile.TemporaryDirectory() as d:
         tr = trace_at(d, name, base, devs)
         one_line_error(run("analyze", "--smi", two, "--smi-tz", "UTC", tr), "two.csv", "--smi-gpu", U0, U1,
                        "never averaged")
+    # eight GPUs: the list still fits the one-line error, with every index
+    eight = csv(d, "eight.csv", HDR, [[stamp(base + 0.25, 0), str(i), "GPU-%08d-0000-4000-8000-00000000aaaa" % i,
+                                       "NVIDIA H100 80GB HBM3", "1 %", "1 MiB", "2 MiB"] for i in range(8)])
+    err = one_line_error(run("analyze", "--smi", eight, "--smi-tz", "UTC", both), "eight.csv", "--smi-gpu")
+    check(all(f"{i} GPU-{i:08d}" in err for i in range(8)), f"every index listed: {err!r}")
     # a CSV of one GPU needs no match
     one = csv(d, "one.csv", HDR, [r for r in rows if r[1] == "1"])
     tel = analyze_json("--smi", one, "--smi-tz", "UTC", trace_at(d, "plain.json", base))
