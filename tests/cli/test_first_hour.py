@@ -264,7 +264,7 @@ with tempfile.TemporaryDirectory() as d:
     import random
     rnd = random.Random(1)
     cpu = [{"ph": "X", "cat": "cpu_op", "name": "op%d" % rnd.randrange(10**6), "pid": 1, "tid": 1, "ts": i * 10,
-            "dur": 5} for i in range(200000)]
+            "dur": 5} for i in range(20000)]
     gpu = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": i * 10 + 2, "dur": 3,
             "args": {"device": 0, "stream": 7}} for i in range(100)]
     z = gzip.compress(json.dumps({"traceEvents": cpu + gpu}).encode(), compresslevel=1)
