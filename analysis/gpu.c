@@ -113,11 +113,16 @@ void ks_gpu_build(ks_analysis *a)
         int device_tracks = 0;
         for (size_t k = 0; k < t->ntracks && !device_tracks; k++)
             device_tracks = t->tracks[k].kind == KS_TRACK_GPU;
-        /* the same device tracks as `stats` (the track kind of the store): say why they are empty */
-        a->gpu_reason = device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
-                                        "tracks hold other device activity, e.g. another accelerator's categories, "
-                                        "which is not counted as GPU work)"
-                                      : "not observed: the trace has no kernel, memcpy or memset events";
+        /* the same device tracks as `stats` (the track kind of the store): say why they are empty;
+         * a cut file may hold GPU work past the cut: say the input ended first */
+        if (a->trace->truncated)
+            a->gpu_reason = "not observed: the input was truncated before any kernel, memcpy or memset event "
+                            "(see parse.truncated)";
+        else
+            a->gpu_reason = device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
+                                            "tracks hold other device activity, e.g. another accelerator's categories, "
+                                            "which is not counted as GPU work)"
+                                          : "not observed: the trace has no kernel, memcpy or memset events";
     } else if (!ndev) {
         a->gpu_reason = "not observed: no GPU work inside the window";
     } else {

@@ -17,6 +17,7 @@
 #include "analysis/hugemem.h"
 #include "analysis/msort.h"
 #include "analysis/timeline.h"
+#include "kinesift/insights.h"
 #include "common/util.h"
 
 void ks_analysis_opts_init(ks_analysis_opts *o)
@@ -35,9 +36,8 @@ int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
     else if (!strcmp(s, "truncate"))
         *p = KS_OVERLAP_TRUNCATE;
     else if (!strncmp(s, "clamp:", 6)) {
-        char *end;
-        long long v = strtoll(s + 6, &end, 10);
-        if (end == s + 6 || *end || v < 0)
+        ks_ns v; /* a bare number is ns, as clamp:NS says; a unit may be given (clamp:2us) */
+        if (ks_duration_parse_unit(s + 6, KS_DUR_BARE_NS, &v) != 0 || v < 0 || s[6] == '+' || s[6] == '-')
             return -1;
         *p = KS_OVERLAP_CLAMP;
         *clamp_ns = v;

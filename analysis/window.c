@@ -9,8 +9,9 @@
 #include "kinesift/insights.h"
 #include "kinesift/parse.h"
 
-/* Exact decimal with a unit to ns: "1.5ms", "-250us", "3s", "42ns", "42" (ns). */
-int ks_duration_parse(const char *s, ks_ns *ns)
+/* Exact decimal with a unit to ns: "1.5ms", "-250us", "3s", "42ns"; a bare "42" is in bare_unit
+ * (KS_DUR_BARE_US or KS_DUR_BARE_NS), which each option states in its --help. */
+int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns)
 {
     const char *p = s;
     int neg = 0;
@@ -29,9 +30,11 @@ int ks_duration_parse(const char *s, ks_ns *ns)
     buf[nlen] = 0;
     /* scale to microseconds text for the exact parser, which takes us */
     int shift; /* power of ten from the unit to us */
-    if (!strcmp(p, "ns") || !*p)
+    if (!*p)
+        shift = bare_unit == KS_DUR_BARE_NS ? -3 : 0;
+    else if (!strcmp(p, "ns"))
         shift = -3;
-    else if (!strcmp(p, "us"))
+    else if (!strcmp(p, "us") || !strcmp(p, "\xc2\xb5s") /* µs */)
         shift = 0;
     else if (!strcmp(p, "ms"))
         shift = 3;
@@ -47,6 +50,11 @@ int ks_duration_parse(const char *s, ks_ns *ns)
         return -1;
     *ns = neg ? -v : v;
     return 0;
+}
+
+int ks_duration_parse(const char *s, ks_ns *ns)
+{
+    return ks_duration_parse_unit(s, KS_DUR_BARE_US, ns);
 }
 
 int ks_tz_parse(const char *s, ks_ns *off)

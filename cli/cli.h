@@ -37,8 +37,11 @@ void ks_cli_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* "kinesift: FILE: byte N (line L, column C): msg" on stderr. */
+/* "kinesift: FILE: byte N (line L, column C): msg" on stderr (FILE once when msg already starts
+ * with it). */
 void ks_cli_error(const char *file, const ks_error *err);
+/* The same text, "FILE: msg", into out (for reports that repeat the error). */
+void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n);
 /* Print a usage error with a hint to --help; returns KS_EXIT_USAGE. */
 int ks_cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -68,6 +71,30 @@ typedef int (*ks_trace_cb)(void *ctx, ks_trace *tr);
  * printing a one-line error for an unreadable or corrupt input. */
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx);
 
+/* The progress line of a long read on a terminal ("reading NAME: 1.2 GiB (800 MB/s, 45%)"), on
+ * stderr, from the second second on (KINESIFT_PROGRESS_DELAY=seconds changes that), never with
+ * quiet or when stderr is not a terminal. ks_cli_progress_cb is a ks_parse_opts.progress callback. */
+typedef struct ks_cli_progress {
+    int enabled, shown, ever_shown;
+    double start, last, delay;
+    uint64_t size;
+    const ks_source *src;
+} ks_cli_progress;
+void ks_cli_progress_start(ks_cli_progress *pr, int quiet, const ks_source *src);
+void ks_cli_progress_cb(void *ctx, const ks_stream *st, uint64_t bytes);
+void ks_cli_progress_clear(ks_cli_progress *pr);
+
+/* After a read that showed a progress line, "kinesift: analysing NAME..." while the next phase
+ * works (cleared before any output). */
+typedef struct ks_cli_phase {
+    int shown;
+} ks_cli_phase;
+void ks_cli_phase_begin(ks_cli_phase *ph, const char *what, const char *name);
+void ks_cli_phase_end(ks_cli_phase *ph);
+
+/* A regular expression option checked when it is given (its error is about the option, not
+ * about a trace): 0, or KS_EXIT_USAGE after the usage error. */
+int ks_cli_regex(const char *cmd, const char *opt, const char *pattern);
 /* Parse a "--format" value against a NULL-terminated list; returns the index or -1. */
 int ks_cli_choice(const char *value, const char *const *choices);
 

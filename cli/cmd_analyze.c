@@ -27,22 +27,30 @@ const char ks_help_analyze[] =
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
-    "                          excess is at most NS nanoseconds, else spill); whatever the policy,\n"
-    "                          each ns of a thread is one slice's self time (the main lane keeps\n"
-    "                          what a spilled slice shares with it)\n"
+    "                          excess is at most NS nanoseconds, or a DUR: clamp:2us; else spill);\n"
+    "                          whatever the policy, each ns of a thread is one slice's self time\n"
+    "                          (the main lane keeps what a spilled slice shares with it)\n"
     "  --window SPEC           restrict every figure to steps:A-B (or steps:N) or to a time range\n"
-    "                          START:END relative to the first event (1.5ms:20ms; END may be empty)\n"
+    "                          START:END of DURs relative to the first event (1.5ms:20ms; END may\n"
+    "                          be empty)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N);\n"
     "                          without steps the whole trace is one window\n"
     "  --warmup N              the first N steps are warm-up (default: leading outliers)\n"
     "  --gap-threshold DUR     GPU idle gaps reported when longer than this (default 10us)\n"
+    "                          DUR, here and below: a number with a unit, ns, us, ms or s (5us,\n"
+    "                          2ms); a bare number is microseconds, the trace's unit\n"
     "  --data-label REGEX      names that mean \"loading input\" (default: DataLoader, data_load,\n"
     "                          lecture, collate, __next__, ...; case-insensitive)\n"
-    "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,uuid,utilization.gpu,memory.used,\n"
-    "                          memory.total --format=csv samples, aligned on the trace\n"
-    "  --smi-tz TZ             time zone of those timestamps: UTC or +HH:MM (required with --smi)\n"
+    "  --smi FILE.csv          nvidia-smi --query-gpu=timestamp,index,uuid,name,utilization.gpu,\n"
+    "                          memory.used,memory.total --format=csv samples, aligned on the trace\n"
+    "  --smi-tz TZ             time zone of those timestamps (required with --smi): UTC, +HH:MM, or\n"
+    "                          a zone of the tz database such as Europe/Paris (daylight saving\n"
+    "                          applied)\n"
     "  --smi-offset DUR        add DUR to every sample time (clock skew), e.g. -1.5s\n"
-    "  --smi-gpu UUID|INDEX    keep one GPU of the CSV\n"
+    "  --smi-gpu UUID|INDEX    the GPU of the CSV to use (an index, UUID or PCI bus id). Without it\n"
+    "                          a CSV of several GPUs is matched to the trace's device when certain\n"
+    "                          (one device, deviceProperties listing as many GPUs as the CSV);\n"
+    "                          otherwise analyze stops with the list: GPUs are never averaged\n"
     "  --threads N             threads for reading and for the analysis (default 0: one per core;\n"
     "                          small traces are analysed on one; 1: one); the output is the same\n"
     "                          whatever N\n"
@@ -86,6 +94,8 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     int have_tm = 0, rc = KS_EXIT_USAGE;
     ks_error err;
     memset(&tm, 0, sizeof tm);
+    ks_cli_phase ph; /* after a long read, say that the analysis works too */
+    ks_cli_phase_begin(&ph, "analysing", tr->source);
     if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &steps, &err) != KS_OK)
         goto fail;
     if (c->window) {
@@ -98,11 +108,15 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     if (ks_gaps_find(a, &steps, &c->go, &gaps, &err) != KS_OK)
         goto fail;
     if (c->smi.path) {
-        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK)
-            goto fail;
+        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK) {
+            ks_cli_phase_end(&ph);
+            ks_cli_error(NULL, &err); /* about the CSV, which the message names with its line */
+            goto done;
+        }
         have_tm = 1;
     }
     ks_diagnose(a, &steps, &gaps, &dx);
+    ks_cli_phase_end(&ph);
     ks_insights_view iv = {&steps, &gaps, &dx, have_tm ? &tm : NULL};
     if (c->format == 1)
         ks_analyze_json_trace(c->json, a, &iv, &c->ro);
@@ -117,8 +131,10 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     rc = 0;
     goto done;
 fail:
+    ks_cli_phase_end(&ph);
     ks_cli_error(tr->source, &err);
 done:
+    ks_cli_phase_end(&ph);
     ks_diagnoses_free(&dx);
     ks_telemetry_free(&tm);
     ks_gaps_free(&gaps);
@@ -189,7 +205,11 @@ int ks_cmd_analyze(int argc, char **argv)
         case 'S': lo.strict = 1; break;
         case 'q': lo.quiet = c.quiet = 1; break;
         case 'w': c.window = optarg; break;
-        case 'L': c.so.label_regex = optarg; break;
+        case 'L':
+            if (ks_cli_regex("analyze", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            c.so.label_regex = optarg;
+            break;
         case 'W': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -200,13 +220,21 @@ int ks_cmd_analyze(int argc, char **argv)
         }
         case 'g':
             if (ks_duration_parse(optarg, &c.go.threshold_ns) != 0 || c.go.threshold_ns < 0)
-                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us, not '%s'", optarg);
+                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us or 2ms, not '%s'", optarg);
             break;
-        case 'D': c.go.data_regex = optarg; break;
+        case 'D':
+            if (ks_cli_regex("analyze", "--data-label", optarg))
+                return KS_EXIT_USAGE;
+            c.go.data_regex = optarg;
+            break;
         case 'm': c.smi.path = optarg; break;
         case 'z':
-            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0)
-                return ks_cli_usage("analyze", "--smi-tz wants UTC or +HH:MM, not '%s'", optarg);
+            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0) {
+                if (ks_tz_zone_check(optarg) != 0)
+                    return ks_cli_usage("analyze", "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
+                                                   "such as Europe/Paris, not '%s'", optarg);
+                c.smi.tz_zone = optarg;
+            }
             c.smi.tz_set = 1;
             break;
         case 'O':
@@ -225,8 +253,8 @@ int ks_cmd_analyze(int argc, char **argv)
     if (optind >= argc)
         return ks_cli_usage("analyze", "no input file");
     if (c.smi.path && !c.smi.tz_set)
-        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC or +HH:MM): nvidia-smi timestamps carry no "
-                                       "time zone");
+        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC, +HH:MM or a zone such as Europe/Paris): "
+                                       "nvidia-smi timestamps carry no time zone");
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);

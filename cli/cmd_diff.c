@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
@@ -16,7 +17,12 @@ const char ks_help_diff[] =
     "                     [--threshold PCT] [--seed N] [--overlap POLICY] [--output FILE]\n"
     "                     [--strict] [--quiet]\n"
     "\n"
-    "Compare two traces (one trace each; for several runs per side use `kinesift gate`).\n"
+    "Compare two traces (one trace each; for several runs per side use `kinesift gate`). When\n"
+    "BEFORE and AFTER hold several traces (directories or archives of ranks), they are compared\n"
+    "pairwise by rank (distributedInfo), one report per pair (JSON: kinesift.diff-ranks/1,\n"
+    "{\"pairs\": [{\"rank\", \"diff\"}]}); diff says why when they cannot be paired (a trace\n"
+    "without a rank, a rank twice or on one side only). Long names are shortened in the middle\n"
+    "in text (whole in json, csv and markdown); a pair without any change says \"no change\".\n"
     "Operators and labels are aligned by name and category, GPU work by name and kind; each row\n"
     "shows count, self, inclusive and GPU time before -> after with the change, rows sorted by\n"
     "absolute impact (operators: |d self| + |d GPU direct|; labels: the larger of |d inclusive|\n"
@@ -34,33 +40,37 @@ const char ks_help_diff[] =
     "  --normalize-kernels     compare kernels without template arguments <...>, argument lists\n"
     "                          (...) and a leading \"void \" (rows that merge add up)\n"
     "  --window SPEC           restrict the tables of both traces to steps:A-B or START:END\n"
+    "                          (durations with a unit, 1.5ms:20ms; a bare number is microseconds)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
     "  --warmup N              the first N steps of each trace are warm-up (default: detected)\n"
     "  --threshold PCT         the verdict's threshold (default 5)\n"
     "  --seed N                bootstrap seed (default 0x6b696e6573696674)\n"
-    "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS\n"
+    "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS (ns, or\n"
+    "                          a duration with a unit: clamp:2us)\n"
     "  --output FILE           write the report to FILE (written whole, then renamed into place)\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
     "Exit status: 0 success (whatever changed), 2 usage or input error.\n";
 
+/* the traces of one side, in reading order */
 typedef struct diff_side {
-    ks_trace *tr;
-    int count;
+    ks_trace **v;
+    size_t n, cap;
 } diff_side;
 
 static int keep_trace(void *ctx, ks_trace *tr)
 {
     diff_side *s = ctx;
-    if (s->count++) {
-        ks_cli_fail("%s: holds more than one trace: diff compares one trace with one trace (use gate to pool "
-                    "several runs)", tr->source);
-        ks_trace_free(tr);
-        return KS_EXIT_USAGE;
-    }
-    s->tr = tr;
+    KS_PUSH(s->v, s->n, s->cap, tr);
     return 0;
+}
+
+static void side_free(diff_side *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        ks_trace_free(s->v[i]);
+    free(s->v);
 }
 
 typedef struct diff_opts {
@@ -88,15 +98,15 @@ fail:
     return KS_EXIT_USAGE;
 }
 
-static int load_one(char *path, const ks_load_opts *lo, diff_side *s)
+static int load_side(char *path, const ks_load_opts *lo, diff_side *s)
 {
     int rc = ks_cli_load(&path, 1, lo, keep_trace, s);
-    if (!rc && !s->tr) {
+    if (!rc && !s->n) {
         ks_cli_fail("%s: no trace in this input", path);
         rc = KS_EXIT_USAGE;
     }
-    if (!rc)
-        ks_cli_warnings(s->tr, lo->quiet);
+    for (size_t i = 0; !rc && i < s->n; i++)
+        ks_cli_warnings(s->v[i], lo->quiet);
     return rc;
 }
 
@@ -111,21 +121,17 @@ static int write_report(int format, FILE *out, const ks_diff *d, size_t top)
     return ferror(out) ? -1 : 0;
 }
 
-static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const ks_diff_opts *dopts, int format,
-               size_t top, const char *output)
+/* one before/after pair into out; -1 when out could not be written */
+static int diff_pair(ks_trace *tb, ks_trace *ta, const diff_opts *o, const ks_diff_opts *dopts, int format,
+                     size_t top, FILE *out)
 {
-    diff_side b = {0}, a = {0};
     ks_analysis *ab = NULL, *aa = NULL;
     ks_steps sb = {0}, sa = {0};
     ks_diff d = {0};
-    int rc = load_one(inputs[0], lo, &b);
-    if (!rc)
-        rc = load_one(inputs[1], lo, &a);
-    if (!rc)
-        rc = analyse(o, b.tr, &ab, &sb);
-    if (!rc)
-        rc = analyse(o, a.tr, &aa, &sa);
     ks_error err;
+    int rc = analyse(o, tb, &ab, &sb);
+    if (!rc)
+        rc = analyse(o, ta, &aa, &sa);
     if (!rc && ks_diff_build(ab, &sb, aa, &sa, dopts, &d, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         rc = KS_EXIT_USAGE;
@@ -134,41 +140,116 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
         for (size_t i = 0; i < d.nmismatch && !o->quiet; i++)
             ks_cli_fail("warning: the captures differ in %s (%s before, %s after): their numbers are not comparable",
                         d.mismatch[i].what, d.mismatch[i].a, d.mismatch[i].b);
-        ks_outfile of;
-        FILE *out = stdout;
-        if (output) {
-            if (ks_outfile_open(&of, output, &err) != KS_OK) {
-                ks_cli_error(NULL, &err);
-                rc = KS_EXIT_USAGE;
-                goto done;
-            }
-            out = of.f;
-        }
-        int bad = write_report(format, out, &d, top);
-        if (output) {
-            if (bad)
-                ks_outfile_abort(&of);
-            else if (ks_outfile_commit(&of, &err) != KS_OK) {
-                ks_cli_error(NULL, &err);
-                bad = 1;
-            }
-        } else if (fflush(stdout) != 0) {
-            bad = 1;
-        }
-        if (bad) {
-            if (!output)
-                ks_cli_fail("diff: cannot write the output");
-            rc = KS_EXIT_USAGE;
-        }
+        if (write_report(format, out, &d, top) != 0)
+            rc = -1;
     }
-done:
     ks_diff_free(&d);
     ks_steps_free(&sb);
     ks_steps_free(&sa);
     ks_analysis_free(ab);
     ks_analysis_free(aa);
-    ks_trace_free(b.tr);
-    ks_trace_free(a.tr);
+    return rc;
+}
+
+static int by_rank(const void *x, const void *y)
+{
+    const ks_trace *a = *(ks_trace *const *)x, *b = *(ks_trace *const *)y;
+    return (a->meta.rank > b->meta.rank) - (a->meta.rank < b->meta.rank);
+}
+
+/* Several traces on a side: pair them by rank (distributedInfo), or say why that cannot be done.
+ * Both sides end sorted by rank, pair i = (b->v[i], a->v[i]). */
+static int pair_by_rank(const char *const *inputs, diff_side *b, diff_side *a, int format)
+{
+    if (b->n != a->n)
+        return ks_cli_usage("diff", "%s holds %zu trace%s and %s %zu: cannot pair them by rank (diff one trace "
+                            "with one, or use gate to pool runs)", inputs[0], b->n, b->n == 1 ? "" : "s", inputs[1],
+                            a->n);
+    diff_side *sides[2] = {b, a};
+    for (int k = 0; k < 2; k++) {
+        diff_side *s = sides[k];
+        for (size_t i = 0; i < s->n; i++)
+            if (!s->v[i]->meta.has_rank)
+                return ks_cli_usage("diff", "%s has no rank (no distributedInfo): cannot pair the traces of %s and "
+                                    "%s by rank", s->v[i]->source, inputs[0], inputs[1]);
+        qsort(s->v, s->n, sizeof *s->v, by_rank);
+        for (size_t i = 1; i < s->n; i++)
+            if (s->v[i]->meta.rank == s->v[i - 1]->meta.rank)
+                return ks_cli_usage("diff", "%s and %s are both rank %lld: cannot pair by rank",
+                                    s->v[i - 1]->source, s->v[i]->source, (long long)s->v[i]->meta.rank);
+    }
+    for (size_t i = 0; i < b->n; i++)
+        if (b->v[i]->meta.rank != a->v[i]->meta.rank) {
+            const ks_trace *lone = b->v[i]->meta.rank < a->v[i]->meta.rank ? b->v[i] : a->v[i];
+            return ks_cli_usage("diff", "rank %lld (%s) has no counterpart in %s: cannot pair by rank",
+                                (long long)lone->meta.rank, lone->source, lone == b->v[i] ? inputs[1] : inputs[0]);
+        }
+    if (format == 2)
+        return ks_cli_usage("diff", "%zu pairs of ranks: --format csv holds one pair (text, markdown or json)", b->n);
+    return 0;
+}
+
+static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const ks_diff_opts *dopts, int format,
+               size_t top, const char *output)
+{
+    diff_side b = {0}, a = {0};
+    int rc = load_side(inputs[0], lo, &b);
+    if (!rc)
+        rc = load_side(inputs[1], lo, &a);
+    int several = !rc && (b.n > 1 || a.n > 1);
+    if (several)
+        rc = pair_by_rank((const char *const *)inputs, &b, &a, format);
+    ks_outfile of;
+    ks_error err;
+    FILE *out = stdout;
+    if (!rc && output) {
+        if (ks_outfile_open(&of, output, &err) != KS_OK) {
+            ks_cli_error(NULL, &err);
+            rc = KS_EXIT_USAGE;
+            goto done;
+        }
+        out = of.f;
+    }
+    if (rc)
+        goto done;
+    int bad = 0;
+    if (several && format == 1)
+        fprintf(out, "{\"schema\": \"kinesift.diff-ranks/1\", \"pairs\": [\n");
+    for (size_t i = 0; i < b.n && !rc; i++) {
+        if (several && format == 1)
+            fprintf(out, "%s{\"rank\": %lld, \"diff\": ", i ? ",\n" : "", (long long)b.v[i]->meta.rank);
+        else if (several)
+            fprintf(out, "%s%s rank %lld: %s -> %s\n\n", i ? "\n" : "", format == 3 ? "##" : "==",
+                    (long long)b.v[i]->meta.rank, b.v[i]->source, a.v[i]->source);
+        rc = diff_pair(b.v[i], a.v[i], o, dopts, format, top, out);
+        if (several && format == 1)
+            fputc('}', out);
+        if (rc < 0) {
+            bad = 1;
+            rc = 0;
+            break;
+        }
+    }
+    if (several && format == 1)
+        fprintf(out, "\n]}\n");
+    if (output) {
+        if (bad || rc)
+            ks_outfile_abort(&of);
+        else if (ks_outfile_commit(&of, &err) != KS_OK) {
+            ks_cli_error(NULL, &err);
+            bad = 1;
+        }
+    } else if (fflush(stdout) != 0) {
+        bad = 1;
+    }
+    if (bad) {
+        if (!output)
+            ks_cli_fail("diff: cannot write the output");
+        rc = KS_EXIT_USAGE;
+    }
+done:
+    side_free(&b);
+    side_free(&a);
     return rc;
 }
 
@@ -229,7 +310,11 @@ int ks_cmd_diff(int argc, char **argv)
         }
         case 'n': dopts.normalize_kernels = 1; break;
         case 'w': o.window = optarg; break;
-        case 'L': o.so.label_regex = optarg; break;
+        case 'L':
+            if (ks_cli_regex("diff", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            o.so.label_regex = optarg;
+            break;
         case 'W': {
             char *end;
             long v = strtol(optarg, &end, 10);

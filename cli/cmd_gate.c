@@ -57,7 +57,8 @@ const char ks_help_gate[] =
     "  --skip-steps N          the first N steps of every trace are warm-up (default: detected)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
     "  --normalize-kernels     kernel names without template and argument lists (--kernel-time)\n"
-    "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS\n"
+    "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS (ns, or\n"
+    "                          a duration with a unit: clamp:2us)\n"
     "\n"
     "Output (text on standard output; files are written whole, then renamed into place; an input\n"
     "is never overwritten):\n"
@@ -110,8 +111,12 @@ static int on_trace(void *ctx, ks_trace *tr)
     ks_profile p;
     ks_error err;
     int rc = 0;
-    if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &st, &err) != KS_OK ||
-        ks_profile_build(a, &st, &c->po, &p, &err) != KS_OK) {
+    ks_cli_phase ph;
+    ks_cli_phase_begin(&ph, "analysing", tr->source);
+    int ok = ks_analyze(tr, &c->ao, &a, &err) == KS_OK && ks_steps_find(a, &c->so, &st, &err) == KS_OK &&
+             ks_profile_build(a, &st, &c->po, &p, &err) == KS_OK;
+    ks_cli_phase_end(&ph);
+    if (!ok) {
         ks_cli_error(tr->source, &err);
         rc = KS_EXIT_USAGE;
     } else {
@@ -133,7 +138,7 @@ static int load_path(gate_cli *c, char *path, char *msg, size_t msglen)
     int r = strcmp(path, "-") ? ks_validate_result_read(path, &text, &len, &err) : 0;
     if (r < 0) {
         ks_cli_error(path, &err);
-        snprintf(msg, msglen, "%s", err.msg);
+        ks_cli_error_text(path, &err, msg, msglen);
         return KS_EXIT_USAGE;
     }
     if (r == 1) {
@@ -425,7 +430,11 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
                 return ks_cli_usage("gate", "--skip-steps needs a number of steps >= 0, not '%s'", optarg);
             c->so.warmup = (int)v;
             break;
-        case OPT_STEP_LABEL: c->so.label_regex = optarg; break;
+        case OPT_STEP_LABEL:
+            if (ks_cli_regex("gate", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            c->so.label_regex = optarg;
+            break;
         case OPT_NORMALIZE: c->po.normalize_kernels = 1; break;
         case OPT_OVERLAP:
             if (ks_overlap_parse(optarg, &c->ao.overlap, &c->ao.clamp_ns) != 0)
@@ -455,7 +464,7 @@ static int build_budget(gate_cli *c, ks_budget *flags, double threshold)
 {
     ks_error err;
     if (c->budget_path && ks_budget_load(c->budget_path, &c->budget, &err) != KS_OK) {
-        ks_cli_error(NULL, &err);
+        ks_cli_error(c->budget_path, &err);
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < flags->n; i++) {

@@ -29,8 +29,10 @@ const char ks_help_redact[] =
     "output); several traces (several inputs, a directory, an archive) need -o DIR and are\n"
     "written there under their own names, host parts pseudonymised.\n"
     "\n"
-    "  -o, --output PATH     output file (or directory for several traces)\n"
-    "  --force               replace an existing output file (never an input)\n"
+    "  -o, --output PATH     output file (or directory for several traces); '-' for standard\n"
+    "                        output, even a terminal\n"
+    "  --force               replace an existing output file (never an input); write\n"
+    "                        compressed output to a terminal (refused otherwise, as gzip does)\n"
     "  --compress C          gz, zst, xz, bz2 or none (default: like the input)\n"
     "  --key-file FILE       pseudonym key (>= 32 bytes); default $" KS_REDACT_KEY_ENV ",\n"
     "                        else a random key for this run (tokens then differ between runs)\n"
@@ -69,6 +71,7 @@ typedef struct list {
 typedef struct redact_cli {
     const char *output, *key_file, *deny_file, *report_json;
     int force, report, quiet, check, json;
+    int stdout_asked;          /* -o -: standard output on purpose, even a terminal */
     ks_compress compress;
     size_t max_findings;
     ks_redact_opts o;
@@ -126,7 +129,10 @@ static int parse_args(int argc, char **argv, redact_cli *c)
     c->max_findings = 20;
     while ((opt = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
         switch (opt) {
-        case 'o': c->output = optarg; break;
+        case 'o':
+            c->stdout_asked = !strcmp(optarg, "-");
+            c->output = c->stdout_asked ? NULL : optarg;
+            break;
         case O_FORCE: c->force = 1; break;
         case O_COMPRESS:
             if (parse_compress(optarg, &c->compress) != 0)
@@ -167,7 +173,7 @@ static int parse_args(int argc, char **argv, redact_cli *c)
     }
     if (optind >= argc)
         return ks_cli_usage("redact", "no input file");
-    if (c->check && c->output)
+    if (c->check && (c->output || c->stdout_asked))
         return ks_cli_usage("redact", "--check writes nothing: -o makes no sense with it");
     return 0;
 }
@@ -274,21 +280,35 @@ static void warn_suffix(const char *path, ks_compress c)
                     path, want + 1);
 }
 
+/* Two counts that differ on purpose: the JSON strings (and keys) whose text changed, and the
+ * replacements the rules made in them (a string can hold several: a log line, an environment
+ * dump); --report lists the second by rule, for the whole run. */
 static void summary(const redact_cli *c, const char *src, const char *dst,
-                    const ks_redact_result *r)
+                    const ks_redact_result *r, uint64_t replacements)
 {
     if (c->quiet)
         return;
-    fprintf(stderr, "kinesift: redact: %s -> %s: %llu events, %llu strings rewritten%s%s\n", src,
-            dst ? dst : "standard output", (unsigned long long)r->events,
-            (unsigned long long)r->strings_rewritten,
+    fprintf(stderr, "kinesift: redact: %s -> %s: %llu events; %llu string%s changed by %llu replacement%s%s%s\n",
+            src, dst ? dst : "standard output", (unsigned long long)r->events,
+            (unsigned long long)r->strings_rewritten, r->strings_rewritten == 1 ? "" : "s",
+            (unsigned long long)replacements, replacements == 1 ? "" : "s",
             r->repairs ? ", malformed strings repaired" : "",
             r->passes > 1 ? ", second pass for late literals" : "");
     if (r->closed_array)
         fprintf(stderr, "kinesift: redact: %s: the event array had no closing ']': added\n", src);
 }
 
-static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char *input,
+/* compressed bytes are not for a terminal (as gzip refuses): -o - or --force to insist */
+static int refuse_terminal(const redact_cli *c, ks_compress eff)
+{
+    if (c->output || c->stdout_asked || c->force || eff == KS_COMPRESS_NONE || !isatty(1))
+        return 0;
+    ks_cli_fail("redact: %s-compressed data not written to a terminal: give -o FILE (or -o - or --force to "
+                "write it anyway, --compress none for plain JSON)", ks_redact_compress_suffix(eff) + 1);
+    return KS_EXIT_USAGE;
+}
+
+static int redact_one(redact_cli *c, ks_redactor *rd, const ks_source *src, ks_stream *st, const char *input,
                       const char *out)
 {
     ks_redact_output o = {0};
@@ -299,17 +319,26 @@ static int redact_one(redact_cli *c, ks_redactor *rd, ks_stream *st, const char 
     o.inputs = c->inputs;
     o.ninputs = c->ninputs;
     ks_compress eff = c->compress ? c->compress : ks_redact_compress_of(ks_stream_filter(st));
+    if (!out && refuse_terminal(c, eff))
+        return KS_EXIT_USAGE;
     if (out && !c->quiet)
         warn_suffix(out, eff);
+    ks_cli_progress pr; /* the reading line of stats and analyze */
+    ks_cli_progress_start(&pr, c->quiet, src);
+    o.progress = ks_cli_progress_cb;
+    o.progress_ctx = &pr;
     ks_redact_result res;
     ks_error err;
     ks_redact_staged *sg;
-    if (ks_redact_stage(rd, st, &o, &res, &sg, &err) != KS_OK) {
+    uint64_t before = ks_redact_count_total(rd);
+    int r = ks_redact_stage(rd, st, &o, &res, &sg, &err);
+    ks_cli_progress_clear(&pr);
+    if (r != KS_OK) {
         ks_cli_error(err.has_pos ? ks_stream_name(st) : NULL, &err);
         return KS_EXIT_USAGE;
     }
     KS_PUSH(c->staged, c->nstaged, c->staged_cap, sg);
-    summary(c, ks_stream_name(st), out, &res);
+    summary(c, ks_stream_name(st), out, &res, ks_redact_count_total(rd) - before);
     return 0;
 }
 
@@ -355,7 +384,7 @@ static int redact_into_dir(redact_cli *c, ks_redactor *rd, ks_source *src, const
                 return KS_EXIT_USAGE;
             }
         KS_PUSH(c->outputs.v, c->outputs.n, c->outputs.cap, path);
-        int rc = redact_one(c, rd, st, input, path);
+        int rc = redact_one(c, rd, src, st, input, path);
         if (rc)
             return rc;
     }
@@ -442,7 +471,7 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
                     ks_cli_fail("%s: no trace", inputs[i]);
                 rc = KS_EXIT_USAGE;
             } else {
-                rc = redact_one(c, rd, st, inputs[i], c->output);
+                rc = redact_one(c, rd, src, st, inputs[i], c->output);
             }
         }
         ks_source_close(src);

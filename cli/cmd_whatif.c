@@ -102,7 +102,11 @@ int ks_cmd_whatif(int argc, char **argv)
             else
                 c.nsh++;
             break;
-        case 'L': c.so.label_regex = optarg; break;
+        case 'L':
+            if (ks_cli_regex("whatif", "--step-label", optarg))
+                return KS_EXIT_USAGE;
+            c.so.label_regex = optarg;
+            break;
         case 'W': c.so.warmup = atoi(optarg); break;
         case 'f': {
             int k = ks_cli_choice(optarg, formats);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/regex.h"
 #include "common/util.h"
 
 void ks_cli_fail(const char *fmt, ...)
@@ -20,14 +21,23 @@ void ks_cli_fail(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-void ks_cli_error(const char *file, const ks_error *err)
+void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n)
 {
     char buf[800];
     ks_error_format(err, buf, sizeof buf);
-    if (file)
-        fprintf(stderr, "kinesift: %s: %s\n", file, buf);
+    size_t fl = file ? strlen(file) : 0;
+    /* the library names some files itself: say it once */
+    if (file && !(!strncmp(buf, file, fl) && buf[fl] == ':'))
+        snprintf(out, n, "%s: %s", file, buf);
     else
-        fprintf(stderr, "kinesift: %s\n", buf);
+        snprintf(out, n, "%s", buf);
+}
+
+void ks_cli_error(const char *file, const ks_error *err)
+{
+    char buf[1200];
+    ks_cli_error_text(file, err, buf, sizeof buf);
+    fprintf(stderr, "kinesift: %s\n", buf);
 }
 
 int ks_cli_usage(const char *cmd, const char *fmt, ...)
@@ -39,6 +49,16 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (see kinesift help %s)\n", cmd);
     return KS_EXIT_USAGE;
+}
+
+int ks_cli_regex(const char *cmd, const char *opt, const char *pattern)
+{
+    ks_error err;
+    ks_regex *re = ks_regex_new(pattern, 0, &err);
+    if (!re)
+        return ks_cli_usage(cmd, "%s: %s", opt, err.msg);
+    ks_regex_free(re);
+    return 0;
 }
 
 int ks_cli_choice(const char *value, const char *const *choices)
@@ -72,14 +92,6 @@ void ks_cli_warnings(const ks_trace *tr, int quiet)
 
 /* ---- progress ------------------------------------------------------------------------------ */
 
-typedef struct progress {
-    int enabled;
-    int shown;
-    double start, last;
-    uint64_t size;
-    const ks_source *src;
-} progress;
-
 static double now(void)
 {
     struct timespec ts;
@@ -87,33 +99,69 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void on_progress(void *ctx, const ks_stream *st, uint64_t bytes)
+/* nothing during the first second (inputs that take a while only), unless KINESIFT_PROGRESS_DELAY
+ * says otherwise (seconds; 0 shows it at once) */
+static double progress_delay(void)
 {
-    progress *pr = ctx;
+    const char *e = getenv("KINESIFT_PROGRESS_DELAY");
+    char *end;
+    double d = e && *e ? strtod(e, &end) : 1.0;
+    return e && *e && (*end || !(d >= 0)) ? 1.0 : d;
+}
+
+void ks_cli_progress_start(ks_cli_progress *pr, int quiet, const ks_source *src)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->enabled = !quiet && isatty(2);
+    pr->start = pr->last = now();
+    pr->delay = progress_delay();
+    pr->size = ks_source_file_size(src);
+    pr->src = src;
+}
+
+void ks_cli_progress_cb(void *ctx, const ks_stream *st, uint64_t bytes)
+{
+    ks_cli_progress *pr = ctx;
     if (!pr->enabled)
         return;
     double t = now();
-    /* only for inputs that take a while: nothing during the first second */
-    if (t - pr->start < 1.0 || t - pr->last < 0.25)
+    if (t - pr->start < pr->delay || (pr->shown && t - pr->last < 0.25))
         return;
     pr->last = t;
     char b[32];
     ks_fmt_bytes(b, sizeof b, bytes);
-    double rate = bytes / (t - pr->start) / 1e6;
+    double rate = t > pr->start ? bytes / (t - pr->start) / 1e6 : 0;
     uint64_t raw = ks_source_raw_offset(pr->src);
     if (pr->size && raw)
         fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s, %.0f%%)   ", ks_stream_name(st), b,
                 rate, 100.0 * (double)raw / (double)pr->size);
     else
         fprintf(stderr, "\rkinesift: reading %s: %s (%.0f MB/s)   ", ks_stream_name(st), b, rate);
-    pr->shown = 1;
+    pr->shown = pr->ever_shown = 1;
 }
 
-static void progress_clear(progress *pr)
+void ks_cli_progress_clear(ks_cli_progress *pr)
 {
     if (pr->shown)
         fprintf(stderr, "\r\033[K");
     pr->shown = 0;
+}
+
+/* whether the last input read showed a progress line: its later phases then say they work too */
+static int last_read_slow;
+
+void ks_cli_phase_begin(ks_cli_phase *ph, const char *what, const char *name)
+{
+    ph->shown = last_read_slow && isatty(2);
+    if (ph->shown)
+        fprintf(stderr, "\rkinesift: %s %s...", what, name);
+}
+
+void ks_cli_phase_end(ks_cli_phase *ph)
+{
+    if (ph->shown)
+        fprintf(stderr, "\r\033[K");
+    ph->shown = 0;
 }
 
 int ks_cli_threads(const char *s, int *n)
@@ -151,16 +199,13 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             rc = KS_EXIT_USAGE;
             break;
         }
-        progress pr = {0};
-        pr.enabled = !o->quiet && isatty(2);
-        pr.start = pr.last = now();
-        pr.size = ks_source_file_size(src);
-        pr.src = src;
+        ks_cli_progress pr;
+        ks_cli_progress_start(&pr, o->quiet, src);
         ks_parse_opts po;
         ks_parse_opts_init(&po);
         po.strict = o->strict;
         po.threads = o->threads;
-        po.progress = on_progress;
+        po.progress = ks_cli_progress_cb;
         po.progress_ctx = &pr;
         for (;;) {
             ks_stream *st;
@@ -168,19 +213,20 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             if (r == 0)
                 break;
             if (r < 0) {
-                progress_clear(&pr);
+                ks_cli_progress_clear(&pr);
                 ks_cli_error(list[i], &err);
                 rc = KS_EXIT_USAGE;
                 break;
             }
             ks_trace *tr;
             if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {
-                progress_clear(&pr);
+                ks_cli_progress_clear(&pr);
                 ks_cli_error(ks_stream_name(st), &err);
                 rc = KS_EXIT_USAGE;
                 break;
             }
-            progress_clear(&pr);
+            ks_cli_progress_clear(&pr);
+            last_read_slow = pr.ever_shown;
             rc = cb(ctx, tr);
             if (rc)
                 break;

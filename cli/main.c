@@ -21,6 +21,13 @@ static const ks_command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+static const char help_help[] =
+    "usage: kinesift help [COMMAND]\n"
+    "\n"
+    "Without COMMAND, the list of commands; with one, its help (the same as kinesift COMMAND --help).\n"
+    "\n"
+    "Exit status: 0 success, 2 no such command.\n";
+
 static const ks_command *find(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -43,8 +50,9 @@ static void usage(FILE *out)
     fprintf(out, "  %-9s %s\n", "help", "show the help of a command: kinesift help COMMAND");
     fprintf(out,
             "\n"
-            "Exit status: 0 success, 1 a finding (gate regression, redact --check leak),\n"
-            "2 usage or input error, 3 inconclusive, 77 GPU required but unavailable.\n");
+            "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
+            "validate: slower or different-results), 2 usage or input error, 3 inconclusive\n"
+            "(gate, validate), 77 GPU required but unavailable (validate).\n");
 }
 
 void ks_cli_help(FILE *out, const char *cmd)
@@ -74,6 +82,10 @@ int main(int argc, char **argv)
     if (!strcmp(name, "help")) {
         if (argc < 3) {
             usage(stdout);
+            return KS_EXIT_OK;
+        }
+        if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+            fputs(help_help, stdout);
             return KS_EXIT_OK;
         }
         if (!find(argv[2])) {

@@ -1392,15 +1392,21 @@ static int finish(parser *p, ks_error *err)
             t->truncated_at = p->last_commit_end;
             uint64_t line, col;
             line_col(p, end, &line, &col);
+            if (!p->events_read) /* nothing to keep: say so, where the input ends */
+                return ks_error_set_at(err, end, line, col,
+                                       "input ends inside the trace before any complete event "
+                                       "(truncated file: %llu bytes%s)", (unsigned long long)end,
+                                       p->in_events_seen ? ", the traceEvents array opened and nothing "
+                                                           "followed" : "");
             if (p->strict)
                 return ks_error_set_at(err, end, line, col,
                                        "input ends inside the trace (truncated file)");
             ks_diag_add_at(&t->diag, "parse.truncated", KS_SEV_ERROR, end, line, col,
-                           "input ends inside the trace%s; the %llu complete events before byte "
-                           "%llu are kept",
+                           "input ends inside the trace%s; the %llu complete event%s before byte "
+                           "%llu %s kept",
                            in_event ? " (an event was cut)" : "",
-                           (unsigned long long)p->events_read,
-                           (unsigned long long)p->last_commit_end);
+                           (unsigned long long)p->events_read, p->events_read == 1 ? "" : "s",
+                           (unsigned long long)p->last_commit_end, p->events_read == 1 ? "is" : "are");
         }
     }
     if (p->mode == M_RESYNC)

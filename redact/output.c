@@ -158,7 +158,11 @@ int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
         return KS_ERR;
     uint64_t gen0 = rd->lit_gen;
     ks_rd_sink *s;
-    if (redact_to_sink(rd, in, o->path, c, &s, res, err) != KS_OK)
+    rd->progress = o->progress;
+    rd->progress_ctx = o->progress_ctx;
+    int r = redact_to_sink(rd, in, o->path, c, &s, res, err);
+    rd->progress = NULL;
+    if (r != KS_OK)
         return KS_ERR;
     res->passes = 1;
     int need = needs_second_pass(rd, gen0, res, ks_rd_sink_tmp_path(s), err);

@@ -238,6 +238,8 @@ struct ks_redactor {
     size_t nrules;
 
     /* per stream */
+    void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes); /* ks_redact_output's */
+    void *progress_ctx;
     uint64_t strings_scanned;
     int late;
     uint64_t *words;           /* Bloom filter of the words of the first strings scanned */

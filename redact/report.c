@@ -38,6 +38,8 @@ void ks_redact_report_text(FILE *out, const ks_redactor *rd, ks_redact_key_sourc
                 ks_rd_cls_name(ks_rd_rule_cls(rd, (int)i)), (unsigned long long)rd->counts[i]);
     }
     fprintf(out, "  %-22s %-10s %12llu\n", "total", "", (unsigned long long)ks_redact_count_total(rd));
+    fprintf(out, "  (replaced: every match a rule rewrote, in all traces of this run; a string can hold\n"
+                 "  several, so this can exceed the summary's \"strings changed\")\n");
     fprintf(out, "  %-10s %16s\n", "class", "distinct values");
     for (int c = KS_CLS_USER; c < KS_NCLS; c++) {
         if (c == KS_CLS_ADDR)

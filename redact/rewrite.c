@@ -1009,6 +1009,8 @@ static int read_more(eng *e, ks_stream *in, int *eof)
         *eof = 1;
     e->in_len += (size_t)r;
     e->res->bytes_in += (uint64_t)r;
+    if (e->rd->progress)
+        e->rd->progress(e->rd->progress_ctx, in, e->res->bytes_in);
     return KS_OK;
 }
 

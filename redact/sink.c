@@ -211,8 +211,12 @@ int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (s->fd < 0) {
         int e = errno;
-        ks_error_set(err, "cannot create a temporary file in the output directory (%s): %s",
-                     s->tmp, strerror(e));
+        if (final_path)
+            ks_error_set(err, "%s: cannot create a temporary file beside it (%s): %s", final_path, s->tmp,
+                         strerror(e));
+        else
+            ks_error_set(err, "cannot create a temporary file in the temporary directory (%s): %s", s->tmp,
+                         strerror(e));
         free(s->tmp);
         s->tmp = NULL;
         ks_rd_sink_abort(s);

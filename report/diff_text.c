@@ -1,7 +1,8 @@
 /* report/diff_text.c: the text report of `kinesift diff`: the two inputs, comparability
  * warnings, the step time distributions (median ratio, CI, U test), then per table (operators,
  * labels, GPU work) the rows with the largest absolute impact: count, self, inclusive and GPU
- * time before -> after with the change, and the names that appeared or disappeared. */
+ * time before -> after with the change, and the names that appeared or disappeared (long names
+ * shortened in the middle); a table without any change is one line, "no change". */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,10 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "report/report_util.h"
+
+/* names longer than this are shortened in the middle here (JSON and CSV keep them whole) */
+enum { NAME_MAX_TEXT = 80 };
 
 /* "1.234 ms -> 1.300 ms (+5.3 %)" into buf. */
 static void change_cell(char *buf, size_t n, int present_b, ks_ns b, int present_a, ks_ns a)
@@ -42,8 +47,9 @@ static void op_row(FILE *out, const ks_diff_row *r)
     change_cell(s, sizeof s, r->before.present, r->before.self_ns, r->after.present, r->after.self_ns);
     change_cell(i, sizeof i, r->before.present, r->before.incl_ns, r->after.present, r->after.incl_ns);
     change_cell(g, sizeof g, r->before.present, r->before.gpu_ns, r->after.present, r->after.gpu_ns);
-    fprintf(out, "  %-8s %-14s %-36s %-36s %-36s %s [%s]\n", ks_diff_status_name(r->status), c, s, i, g, r->name,
-            r->cat);
+    char nb[NAME_MAX_TEXT + 8];
+    fprintf(out, "  %-8s %-14s %-36s %-36s %-36s %s [%s]\n", ks_diff_status_name(r->status), c, s, i, g,
+            ks_text_name(r->name, NAME_MAX_TEXT, nb, sizeof nb), r->cat);
 }
 
 static void kernel_row(FILE *out, const ks_diff_row *r)
@@ -54,7 +60,9 @@ static void kernel_row(FILE *out, const ks_diff_row *r)
     uint32_t names = r->before.names > r->after.names ? r->before.names : r->after.names;
     if (names > 1)
         snprintf(merged, sizeof merged, " (%u names merged)", names);
-    fprintf(out, "  %-8s %-16s %-40s %s [%s]%s\n", ks_diff_status_name(r->status), c, t, r->name, r->cat, merged);
+    char nb[NAME_MAX_TEXT + 8];
+    fprintf(out, "  %-8s %-16s %-40s %s [%s]%s\n", ks_diff_status_name(r->status), c, t,
+            ks_text_name(r->name, NAME_MAX_TEXT, nb, sizeof nb), r->cat, merged);
 }
 
 static void appeared(FILE *out, const ks_diff_table *t, ks_diff_status st, const char *what, size_t top)
@@ -65,14 +73,26 @@ static void appeared(FILE *out, const ks_diff_table *t, ks_diff_status st, const
     fprintf(out, "  %s (%zu):", what, n);
     for (size_t i = 0; i < t->n && (!top || shown < top); i++)
         if (t->v[i].status == st)
-            fprintf(out, "%s %s", shown++ ? "," : "", t->v[i].name);
+        {
+            char nb[NAME_MAX_TEXT + 8];
+            fprintf(out, "%s %s", shown++ ? "," : "", ks_text_name(t->v[i].name, NAME_MAX_TEXT, nb, sizeof nb));
+        }
     if (shown < n)
         fprintf(out, ", ... (%zu more)", n - shown);
     fputc('\n', out);
 }
 
+static int unchanged(const ks_diff_table *t)
+{
+    return !t->changed && !t->added && !t->removed;
+}
+
 static void table(FILE *out, const char *title, const ks_diff_table *t, int kernels, size_t top)
 {
+    if (t->n && unchanged(t)) { /* rows of "same" say nothing (an A/A pair) */
+        fprintf(out, "\n%s: %zu rows, no change\n", title, t->n);
+        return;
+    }
     size_t shown = top && top < t->n ? top : t->n;
     fprintf(out, "\n%s: %zu rows, %zu changed, %zu added, %zu removed; %s%zu by absolute impact\n", title, t->n,
             t->changed, t->added, t->removed, shown < t->n ? "top " : "all ", shown);
@@ -132,6 +152,8 @@ void ks_diff_text(FILE *out, const ks_diff *d, size_t top)
     for (size_t i = 0; i < d->nmismatch; i++)
         fprintf(out, "warning: the captures differ in %s: %s before, %s after: their numbers are not comparable\n",
                 d->mismatch[i].what, d->mismatch[i].a, d->mismatch[i].b);
+    if (unchanged(&d->ops) && unchanged(&d->labels) && unchanged(&d->kernels))
+        fprintf(out, "  no change: the same operators, labels and GPU work, with the same counts and times\n");
     steps(out, d);
     table(out, "Operators", &d->ops, 0, top);
     table(out, "Labels", &d->labels, 0, top);

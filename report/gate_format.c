@@ -15,6 +15,8 @@ void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v)
         ks_fmt_ns(buf, n, llround(v));
     else if (!strcmp(unit, "points"))
         snprintf(buf, n, "%.2f %%", v);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, n, "%.0f", v); /* counts (the median of an even number of them may be x.5) */
     else
         snprintf(buf, n, "%.1f", v);
 }

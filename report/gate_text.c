@@ -1,6 +1,7 @@
 /* report/gate_text.c: the text report of `kinesift gate` (standard output): the result line,
  * the inputs and parameters, one row per check, then why each check that did not pass is what
- * it is, the per-trace medians (so that one odd run shows), and the warnings. */
+ * it is, the per-trace medians (so that one odd run shows), each distinct suggestion once, and
+ * the warnings. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@ static void side_line(FILE *out, const char *role, const ks_gate_side *s, int va
     if (validate)
         fprintf(out, "%-9s  %zu validate result%s\n", role, s->inputs, s->inputs == 1 ? "" : "s");
     else
-        fprintf(out, "%-9s  %zu trace%s, %zu steps: %zu samples (%zu warm-up and %zu unfinished left out)\n", role,
-                s->inputs, s->inputs == 1 ? "" : "s", s->steps, s->samples, s->warmup, s->unfinished);
+        fprintf(out, "%-9s  %zu trace%s, %zu step%s: %zu sample%s (%zu warm-up and %zu unfinished left out)\n",
+                role, s->inputs, s->inputs == 1 ? "" : "s", s->steps, s->steps == 1 ? "" : "s", s->samples,
+                s->samples == 1 ? "" : "s", s->warmup, s->unfinished);
 }
 
 static void row(FILE *out, const ks_gate_result *r)
@@ -49,6 +51,25 @@ static void per_trace(FILE *out, const char *role, const ks_gate_result *r, cons
     fputc('\n', out);
 }
 
+/* Each distinct suggestion once, after the details, with the checks it is for (several checks
+ * short of samples all get the same one). */
+static void suggestions(FILE *out, const ks_gate *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const char *sg = g->r[i].status == KS_GATE_ERROR ? "" : g->r[i].cmp.suggestion;
+        int seen = !sg[0];
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = g->r[j].status != KS_GATE_ERROR && !strcmp(g->r[j].cmp.suggestion, sg);
+        if (seen)
+            continue;
+        fputs("  suggestion for ", out);
+        for (size_t j = i, k = 0; j < g->n; j++)
+            if (g->r[j].status != KS_GATE_ERROR && !strcmp(g->r[j].cmp.suggestion, sg))
+                fprintf(out, "%s%s", k++ ? ", " : "", g->r[j].title);
+        fprintf(out, ": %s\n", sg);
+    }
+}
+
 static void details(FILE *out, const ks_gate_result *r)
 {
     if (r->status == KS_GATE_ERROR) {
@@ -58,8 +79,6 @@ static void details(FILE *out, const ks_gate_result *r)
     if (r->status == KS_GATE_PASS && r->nper_a < 2 && r->nper_b < 2)
         return;
     fprintf(out, "  %s: %s: %s\n", r->title, ks_gate_status_name(r->status), r->cmp.reason);
-    if (r->cmp.suggestion[0])
-        fprintf(out, "    suggestion: %s\n", r->cmp.suggestion);
     per_trace(out, "baseline", r, r->per_a, r->nper_a);
     per_trace(out, "candidate", r, r->per_b, r->nper_b);
 }
@@ -98,6 +117,7 @@ void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
             fputc('\n', out);
         details(out, r);
     }
+    suggestions(out, g);
     if (g->nwarnings)
         fputc('\n', out);
     for (size_t i = 0; i < g->nwarnings; i++)

@@ -185,6 +185,11 @@ static void telemetry_json(ks_jw *w, const ks_analysis *a, const ks_insights_vie
     for (size_t i = 0; i < tm->nuuids; i++)
         ks_jw_str(w, tm->uuids[i]);
     ks_jw_end_arr(w);
+    if (tm->gpu)
+        ks_jw_kstr(w, "gpu", tm->gpu);
+    else
+        ks_jw_knull(w, "gpu");
+    ks_jw_kstr(w, "gpu_match", tm->gpu_match);
     if (tm->reason)
         ks_jw_kstr(w, "reason", tm->reason);
     else

@@ -137,8 +137,8 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
     const ks_telemetry *tm = iv->telemetry;
     if (!tm)
         return;
-    fprintf(out, "\n  nvidia-smi: %zu samples of %zu GPU%s, %llu unknown values (N/A)\n", tm->n, tm->nuuids,
-            tm->nuuids == 1 ? "" : "s", (unsigned long long)tm->unknown_values);
+    fprintf(out, "\n  nvidia-smi: %zu samples of GPU %s (%s), %llu unknown values (N/A)\n", tm->n,
+            tm->gpu && *tm->gpu ? tm->gpu : "-", tm->gpu_match, (unsigned long long)tm->unknown_values);
     if (tm->reason) {
         fprintf(out, "    %s\n", tm->reason);
         return;

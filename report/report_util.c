@@ -95,3 +95,24 @@ void ks_csv_field(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+/* back to the start of the UTF-8 character holding byte i */
+static size_t char_start(const char *s, size_t i)
+{
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
+const char *ks_text_name(const char *s, size_t max, char *buf, size_t n)
+{
+    size_t len = strlen(s);
+    if (len <= max || max < 16 || n <= max)
+        return s;
+    static const char mid[] = " ... ";
+    size_t keep = max - (sizeof mid - 1), head = char_start(s, keep * 2 / 3), tail = char_start(s, len - (keep - keep * 2 / 3));
+    if (tail < head)
+        tail = head;
+    snprintf(buf, n, "%.*s%s%s", (int)head, s, mid, s + tail);
+    return buf;
+}

@@ -16,5 +16,8 @@ void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b);
 void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent);
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);
+/* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "
+ * (cut on UTF-8 character boundaries) in buf (n > max). JSON and CSV keep full names. */
+const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
 
 #endif

@@ -165,8 +165,10 @@ typedef struct ks_smi_stats {
 typedef struct ks_telemetry {
     ks_smi_sample *s;
     size_t n;
-    char **uuids;
+    char **uuids;              /* every GPU of the CSV, in order of appearance */
     size_t nuuids;
+    const char *gpu;           /* the GPU kept (its UUID, or index); NULL when the CSV has no row */
+    char gpu_match[160];       /* why that GPU: "--smi-gpu", "the trace's device 0", ... */
     char units_util[16], units_mem[16];     /* as the header gave them ("%", "MiB") */
     const char *reason;        /* not aligned / not observed: why (NULL when usable) */
     ks_ns trace_to_unix;       /* add to a trace timestamp to get Unix ns */
@@ -178,16 +180,27 @@ typedef struct ks_telemetry {
 
 typedef struct ks_smi_opts {
     const char *path;
-    int tz_set;                /* --smi-tz given (UTC or +HH:MM) */
-    ks_ns tz_offset_ns;        /* local time = UTC + offset */
+    int tz_set;                /* --smi-tz given (UTC, +HH:MM or an IANA zone) */
+    ks_ns tz_offset_ns;        /* local time = UTC + offset (when tz_zone is NULL) */
+    const char *tz_zone;       /* IANA zone ("Europe/Paris"): offsets and DST from the tz database.
+                                * Sets TZ while the CSV is read (ks_telemetry_load is then not
+                                * thread-safe against other users of the time zone) */
     ks_ns offset_ns;           /* --smi-offset: added to every smi timestamp (clock skew) */
-    const char *gpu;           /* --smi-gpu: keep one GPU (UUID, or index in order of appearance) */
+    const char *gpu;           /* --smi-gpu: keep one GPU (UUID, PCI bus id, or index: the CSV's
+                                * index column, else the order of appearance) */
 } ks_smi_opts;
 
 /* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
 int ks_tz_parse(const char *s, ks_ns *offset_ns);
-/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); 0 on success. */
+/* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
+int ks_tz_zone_check(const char *name);
+/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
+ * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
+ * below a nanosecond is an error. The one parser of every time option. */
 int ks_duration_parse(const char *s, ks_ns *ns);
+/* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
+enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
+int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
 
 /* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
  * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error

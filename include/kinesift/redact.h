@@ -126,6 +126,10 @@ typedef struct ks_redact_output {
     const char *input;     /* the input path (refused as output), or NULL */
     char *const *inputs;   /* every input of the run (all refused as outputs), or NULL */
     size_t ninputs;
+    /* called after each read of the input (not of a second pass) with the bytes read so far, as
+     * ks_parse_opts.progress; NULL for none */
+    void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes);
+    void *progress_ctx;
 } ks_redact_output;
 
 /* Redact one stream to a file (or stdout): written to a temporary file in the target directory

@@ -246,6 +246,22 @@ static void windows(void **state)
     assert_int_equal(d, 10000);
     assert_int_not_equal(ks_duration_parse("10 parsecs", &d), 0);
     assert_int_not_equal(ks_duration_parse("0.5ns", &d), 0);
+    /* a bare number is microseconds (the trace's unit, what --help says); clamp:NS keeps ns */
+    assert_int_equal(ks_duration_parse("5", &d), 0);
+    assert_int_equal(d, 5000);
+    assert_int_equal(ks_duration_parse("1.5", &d), 0);
+    assert_int_equal(d, 1500);
+    assert_int_equal(ks_duration_parse("2ms", &d), 0);
+    assert_int_equal(d, 2000000);
+    assert_int_not_equal(ks_duration_parse("0.0005", &d), 0);
+    assert_int_equal(ks_duration_parse_unit("5", KS_DUR_BARE_NS, &d), 0);
+    assert_int_equal(d, 5);
+    ks_overlap_policy pol;
+    assert_int_equal(ks_overlap_parse("clamp:2000", &pol, &d), 0);
+    assert_int_equal(d, 2000);
+    assert_int_equal(ks_overlap_parse("clamp:2us", &pol, &d), 0);
+    assert_int_equal(d, 2000);
+    assert_int_not_equal(ks_overlap_parse("clamp:-5", &pol, &d), 0);
     ks_ns tz;
     assert_int_equal(ks_tz_parse("+02:00", &tz), 0);
     assert_int_equal(tz, 7200LL * 1000000000LL);
