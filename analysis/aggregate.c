@@ -79,6 +79,11 @@ static int is_op_kind(int kind)
     return ks_kind_is_cpu_side((ks_kind)kind) || kind == KS_K_OTHER;
 }
 
+int ks_is_op_slice_kind(int kind)
+{
+    return kind != KS_K_TRACE_SPAN && is_op_kind(kind);
+}
+
 struct ks_agg {
     ks_analysis *a;
     table ops, labels;
@@ -121,6 +126,15 @@ static void count_instances(agg *g)
     }
 }
 
+void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
+{
+    for (size_t i = 0; i < tl->n; i++)
+        self[i] = tl->s[i].end - tl->s[i].ts;
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->s[i].parent >= 0)
+            self[tl->s[i].parent] -= tl->s[i].end - tl->s[i].ts;
+}
+
 static void cpu_pass(agg *g)
 {
     ks_analysis *a = g->a;
@@ -136,11 +150,7 @@ static void cpu_pass(agg *g)
         const ks_track *tr = &t->tracks[tl->track];
         if (!tl->n)
             continue;
-        for (size_t i = 0; i < tl->n; i++)
-            self[i] = tl->s[i].end - tl->s[i].ts;
-        for (size_t i = 0; i < tl->n; i++)
-            if (tl->s[i].parent >= 0)
-                self[tl->s[i].parent] -= tl->s[i].end - tl->s[i].ts;
+        ks_timeline_self(tl, self);
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];

@@ -46,7 +46,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 }
 
 /* The target may be written: not the input, not an existing file unless force. */
-static int check_target(const ks_redact_output *o, ks_error *err)
+int ks_rd_check_target(const ks_redact_output *o, ks_error *err)
 {
     struct stat so, si;
     if (stat(o->path, &so) != 0) {
@@ -135,7 +135,7 @@ int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
     ks_compress c = o->compress;
     if (c == KS_COMPRESS_AUTO)
         c = ks_redact_compress_of(ks_stream_filter(in));
-    if (o->path && check_target(o, err) != KS_OK)
+    if (o->path && ks_rd_check_target(o, err) != KS_OK)
         return KS_ERR;
     uint64_t gen0 = rd->lit_gen;
     ks_rd_sink *s;
