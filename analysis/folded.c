@@ -105,7 +105,8 @@ static void gpu_values(tree *t, const ks_analysis *a, int32_t **nd)
                 if (!up)
                     up = node(t, 0, 0, KS_FRAME_NO_OP);
             }
-            t->f->v[node(t, up, e->name, KS_FRAME_NAME)].value += e->dur;
+            int32_t leaf = node(t, up, e->name, KS_FRAME_NAME); /* may move t->f->v */
+            t->f->v[leaf].value += e->dur;
         }
     }
 }
