@@ -56,7 +56,7 @@ static void step_bar(FILE *out, const ks_analysis *a, const ks_step *s, double x
     }
     if (s->warmup)
         fprintf(out, "<rect class=\"warm\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                     "fill=\"url(#hatch%d)\"><title>warm-up step, reported apart</title></rect>",
+                     "fill=\"url(#hatch%d)\" pointer-events=\"none\"/>",
                 x, y, bw, y0 - y, id);
     fputs("</g>", out);
 }
@@ -112,9 +112,11 @@ void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int 
     fputs("</svg>\n<figcaption><ul class=\"legend\">", out);
     for (int r = 0; r < KS_ROLE_COUNT; r++)
         legend_item(out, ks_html_role_colour((ks_role)r), ks_role_name((ks_role)r));
-    fprintf(out, "<li><span class=\"sw warm\"></span>warm-up (hatched, W)</li></ul>Step numbers below the bars; "
-                 "each bar adds up to the step's wall time (%s).</figcaption>\n</figure>\n",
-            st->source);
+    fputs("<li><span class=\"sw warm\"></span>warm-up (hatched, W)</li></ul>Step numbers below the bars; each bar "
+          "adds up to the step's wall time (steps: ",
+          out);
+    ks_html_text(out, st->source);
+    fputs(").</figcaption>\n</figure>\n", out);
 }
 
 /* ---- GPU strip -------------------------------------------------------------------------- */

@@ -87,7 +87,7 @@ def read_maybe_gz(p):
 
 
 def us_to_ns(v):
-    return int(Decimal(str(v)) * 1000)
+    return int(v * 1000) if isinstance(v, Decimal) else v * 1000
 
 
 ADDED_SCHEMA = {
@@ -111,7 +111,7 @@ def schema_errors(ev, schema=ADDED_SCHEMA):
     """The subset of JSON Schema the added events need (type, required, enum, const, minimum,
     minLength), and: complete events carry cat, ts, dur and args."""
     errs = []
-    types = {"object": dict, "string": str, "number": (int, float), "integer": int}
+    types = {"object": dict, "string": str, "number": (int, float, Decimal), "integer": int}
     for k in schema["required"]:
         if k not in ev:
             errs.append(f"missing {k}")
@@ -125,7 +125,7 @@ def schema_errors(ev, schema=ADDED_SCHEMA):
             errs.append(f"{k}: {v!r} not in {rule['enum']}")
         if "const" in rule and v != rule["const"]:
             errs.append(f"{k}: {v!r} != {rule['const']!r}")
-        if "minimum" in rule and isinstance(v, (int, float)) and v < rule["minimum"]:
+        if "minimum" in rule and isinstance(v, (int, float, Decimal)) and v < rule["minimum"]:
             errs.append(f"{k}: below {rule['minimum']}")
         if "minLength" in rule and isinstance(v, str) and len(v) < rule["minLength"]:
             errs.append(f"{k}: empty")
@@ -157,9 +157,10 @@ def check_annotate(path, tmp):
     tail = len(orig) - p
     check(ann[len(ann) - tail:] == orig[p:], f"{path}: the original bytes are kept, one piece inserted")
     piece = ann[p:len(ann) - tail].decode()
-    inserted = json.loads("[" + piece.lstrip(",") + "]")
+    # exact decimals: epoch microseconds have more digits than a double holds
+    inserted = json.loads("[" + piece.lstrip(",") + "]", parse_float=Decimal)
     # a Chrome-trace loader other than kinesift's: the json module
-    doc = json.loads(ann)
+    doc = json.loads(ann, parse_float=Decimal)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     names = [e for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
              and e.get("args", {}).get("name") == "kinesift"]
@@ -168,7 +169,7 @@ def check_annotate(path, tmp):
     pid = names[0]["pid"]
     added = [e for e in events if e.get("pid") == pid]
     check(added == inserted, f"{path}: the inserted piece is exactly the events of pid kinesift")
-    orig_doc = json.loads(re.sub(rb",\s*([\]}])", rb"\1", orig))  # the trace may have trailing commas
+    orig_doc = json.loads(re.sub(rb",\s*([\]}])", rb"\1", orig), parse_float=Decimal)  # the trace may have trailing commas
     orig_events = orig_doc["traceEvents"] if isinstance(orig_doc, dict) else orig_doc
     check(all(e.get("pid") != pid for e in orig_events), f"{path}: the kinesift pid is a new one")
     for e in added:
