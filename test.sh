@@ -7,6 +7,8 @@
 set -u
 cd "$(dirname "$0")"
 ./scripts/deps.sh || exit 2
+# chromium for the browser test of `kinesift report`; without it that test fails and says why
+./scripts/browser-deps.sh || echo "test.sh: chromium could not be installed: report-browser will fail" >&2
 
 JOBS=$(nproc 2>/dev/null || echo 2)
 EXTRA=""

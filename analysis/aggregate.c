@@ -79,6 +79,11 @@ static int is_op_kind(int kind)
     return ks_kind_is_cpu_side((ks_kind)kind) || kind == KS_K_OTHER;
 }
 
+int ks_is_op_slice_kind(int kind)
+{
+    return kind != KS_K_TRACE_SPAN && is_op_kind(kind);
+}
+
 struct ks_agg {
     ks_analysis *a;
     table ops, labels;

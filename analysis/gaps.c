@@ -245,6 +245,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
     sort_work(w, n);
     int32_t fallback = main_thread(a, w, n);
     cause_table cpu = {0}, label = {0};
+    size_t cap_all = 0;
     ks_i64map_init(&cpu.ix);
     ks_i64map_init(&label.ix);
     ks_ns cur_end = w[0].b;
@@ -280,7 +281,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
         d->data_loading_ns += g->data_ns;
         merge_causes(g, &cpu, &g->cpu);
         merge_causes(g, &label, &g->label);
-        ks_gap gp = {g0, g1, 0, KS_K_OTHER};
+        ks_gap gp = {g0, g1, 0, KS_K_OTHER, 0};
         ks_ns most = -1;
         for (size_t c = 0; c < g->cpu.n; c++)
             if (g->cpu.v[c].total_ns > most) {
@@ -288,7 +289,10 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
                 gp.cause = g->cpu.v[c].name;
                 gp.cause_kind = g->cpu.v[c].kind;
             }
+        gp.data = gp.cause && is_data(g, gp.cause);
         keep_longest(d, &gp);
+        KS_GROW(d->all, cap_all, d->count);
+        d->all[d->count - 1] = gp;
     }
     if (cpu.n > 1)
         qsort(cpu.v, cpu.n, sizeof *cpu.v, cmp_cause);
@@ -369,6 +373,7 @@ void ks_gaps_free(ks_gaps *g)
     for (size_t i = 0; i < g->n; i++) {
         free(g->dev[i].by_cpu);
         free(g->dev[i].by_label);
+        free(g->dev[i].all);
     }
     free(g->dev);
     memset(g, 0, sizeof *g);

@@ -26,6 +26,8 @@ typedef struct ks_command {
 KS_DECLARE_COMMAND(stats);
 KS_DECLARE_COMMAND(analyze);
 KS_DECLARE_COMMAND(whatif);
+KS_DECLARE_COMMAND(report);
+KS_DECLARE_COMMAND(annotate);
 KS_DECLARE_COMMAND(redact);
 KS_DECLARE_COMMAND(diff);
 KS_DECLARE_COMMAND(gate);

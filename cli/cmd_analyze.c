@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/insights.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
 
 const char ks_help_analyze[] =
-    "usage: kinesift analyze FILE... [--format text|json|csv] [--top N] [--sort self|incl|gpu|count]\n"
+    "usage: kinesift analyze FILE... [--format text|json|csv|folded] [--top N] [--sort self|incl|gpu|count]\n"
+    "                        [--folded-metric cpu|gpu] [--python-frames]\n"
     "                        [--overlap spill|drop|truncate|clamp:NS] [--window SPEC]\n"
     "                        [--step-label REGEX] [--warmup N] [--gap-threshold DUR]\n"
     "                        [--data-label REGEX] [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
@@ -21,8 +23,16 @@ const char ks_help_analyze[] =
     "labelled ranges (record_function) with CPU self/inclusive and GPU direct/subtree time, the top\n"
     "kernels, and the diagnostics (overlaps, unlinked events, recoveries).\n"
     "\n"
-    "  --format text|json|csv  output (default text); JSON schema kinesift.analyze/1, see\n"
-    "                          docs/schema-analyze.md; CSV has one row per table row\n"
+    "  --format text|json|csv|folded\n"
+    "                          output (default text); JSON schema kinesift.analyze/1, see\n"
+    "                          docs/schema-analyze.md; CSV has one row per table row; folded:\n"
+    "                          one 'frame;frame;leaf ns' line per call path of ops and labels, for\n"
+    "                          flamegraph.pl, inferno and speedscope (docs/report.md)\n"
+    "  --folded-metric cpu|gpu folded values: CPU self time (default; they add up to the ops'\n"
+    "                          self time) or the GPU time launched under each path (a leaf per\n"
+    "                          kernel; they add up to the kernels' total time)\n"
+    "  --python-frames         folded: Python frames are frames (default: their time goes to the\n"
+    "                          op around them)\n"
     "  --top N                 rows per table (default 15 for text, all for json and csv; 0 = all)\n"
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
@@ -71,13 +81,10 @@ const char ks_help_analyze[] =
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
-    int format; /* 0 text, 1 json, 2 csv */
-    int quiet;
-    ks_analysis_opts ao;
-    ks_step_opts so;
-    ks_gap_opts go;
-    ks_smi_opts smi;
-    const char *window;
+    int format; /* 0 text, 1 json, 2 csv, 3 folded */
+    ks_folded_metric folded_metric;
+    int python_frames;
+    ks_cli_insight_opts io;
     ks_report_opts ro;
     ks_analyze_json *json;
     int first;
@@ -86,67 +93,33 @@ typedef struct analyze_ctx {
 /* analysis, steps, window, gaps, telemetry and diagnoses of one trace, then the report */
 static int report_trace(analyze_ctx *c, ks_trace *tr)
 {
-    ks_analysis *a = NULL;
-    ks_steps steps = {0};
-    ks_gaps gaps = {0};
-    ks_diagnoses dx = {0};
-    ks_telemetry tm;
-    int have_tm = 0, rc = KS_EXIT_USAGE;
+    ks_cli_insights r;
     ks_error err;
-    memset(&tm, 0, sizeof tm);
-    ks_cli_phase ph; /* after a long read, say that the analysis works too */
-    ks_cli_phase_begin(&ph, "analysing", tr->source);
-    if (ks_analyze(tr, &c->ao, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &steps, &err) != KS_OK)
-        goto fail;
-    if (c->window) {
-        ks_ns w0 = 0, w1 = 0;
-        if (ks_window_parse(c->window, a, &steps, &w0, &w1, &err) != KS_OK ||
-            ks_analysis_set_window(a, w0, w1, &err) != KS_OK)
-            goto fail;
-        ks_steps_restrict(&steps, w0, w1);
+    if (ks_cli_insights_run(&c->io, tr, &r, &err) != KS_OK) {
+        ks_cli_insights_error(&r, tr, &err);
+        ks_cli_insights_free(&r);
+        return KS_EXIT_USAGE;
     }
-    if (ks_gaps_find(a, &steps, &c->go, &gaps, &err) != KS_OK)
-        goto fail;
-    if (c->smi.path) {
-        if (ks_telemetry_load(&c->smi, a, &steps, &tm, &err) != KS_OK) {
-            ks_cli_phase_end(&ph);
-            ks_cli_error(NULL, &err); /* about the CSV, which the message names with its line */
-            goto done;
-        }
-        have_tm = 1;
-    }
-    ks_diagnose(a, &steps, &gaps, &dx);
-    ks_cli_phase_end(&ph);
-    ks_insights_view iv = {&steps, &gaps, &dx, have_tm ? &tm : NULL};
     if (c->format == 1)
-        ks_analyze_json_trace(c->json, a, &iv, &c->ro);
+        ks_analyze_json_trace(c->json, r.a, &r.iv, &c->ro);
     else if (c->format == 2)
-        ks_analyze_csv_trace(stdout, a, &c->ro);
+        ks_analyze_csv_trace(stdout, r.a, &c->ro);
+    else if (c->format == 3)
+        ks_analyze_folded(stdout, r.a, c->folded_metric, c->python_frames);
     else {
         if (!c->first)
             fputc('\n', stdout);
-        ks_analyze_text(stdout, a, &iv, &c->ro);
+        ks_analyze_text(stdout, r.a, &r.iv, &c->ro);
     }
     c->first = 0;
-    rc = 0;
-    goto done;
-fail:
-    ks_cli_phase_end(&ph);
-    ks_cli_error(tr->source, &err);
-done:
-    ks_cli_phase_end(&ph);
-    ks_diagnoses_free(&dx);
-    ks_telemetry_free(&tm);
-    ks_gaps_free(&gaps);
-    ks_steps_free(&steps);
-    ks_analysis_free(a);
-    return rc;
+    ks_cli_insights_free(&r);
+    return 0;
 }
 
 static int on_trace(void *ctx, ks_trace *tr)
 {
     analyze_ctx *c = ctx;
-    ks_cli_warnings(tr, c->quiet);
+    ks_cli_warnings(tr, c->io.quiet);
     int rc = report_trace(c, tr);
     ks_trace_free(tr);
     return rc;
@@ -156,23 +129,17 @@ int ks_cmd_analyze(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
-        {"sort", required_argument, NULL, 's'},   {"overlap", required_argument, NULL, 'o'},
-        {"strict", no_argument, NULL, 'S'},       {"quiet", no_argument, NULL, 'q'},
-        {"window", required_argument, NULL, 'w'}, {"step-label", required_argument, NULL, 'L'},
-        {"warmup", required_argument, NULL, 'W'}, {"gap-threshold", required_argument, NULL, 'g'},
-        {"data-label", required_argument, NULL, 'D'}, {"smi", required_argument, NULL, 'm'},
-        {"smi-tz", required_argument, NULL, 'z'}, {"smi-offset", required_argument, NULL, 'O'},
-        {"smi-gpu", required_argument, NULL, 'G'}, {"threads", required_argument, NULL, 'j'},
+        {"sort", required_argument, NULL, 's'},   KS_CLI_INSIGHT_LONGOPTS,
+        {"folded-metric", required_argument, NULL, 'M'}, {"python-frames", no_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
-    static const char *const formats[] = {"text", "json", "csv", NULL};
+    static const char *const formats[] = {"text", "json", "csv", "folded", NULL};
+    static const char *const metrics[] = {"cpu", "gpu", NULL};
     static const char *const sorts[] = {"self", "incl", "gpu", "count", NULL};
     analyze_ctx c;
     memset(&c, 0, sizeof c);
     c.first = 1;
-    ks_analysis_opts_init(&c.ao);
-    ks_step_opts_init(&c.so);
-    ks_gap_opts_init(&c.go);
+    ks_cli_insight_opts_init(&c.io);
     ks_load_opts lo = {0};
     long top = -1;
     int opt;
@@ -182,8 +149,16 @@ int ks_cmd_analyze(int argc, char **argv)
         case 'f':
             c.format = ks_cli_choice(optarg, formats);
             if (c.format < 0)
-                return ks_cli_usage("analyze", "unknown format '%s' (text, json or csv)", optarg);
+                return ks_cli_usage("analyze", "unknown format '%s' (text, json, csv or folded)", optarg);
             break;
+        case 'M': {
+            int k = ks_cli_choice(optarg, metrics);
+            if (k < 0)
+                return ks_cli_usage("analyze", "unknown folded metric '%s' (cpu or gpu)", optarg);
+            c.folded_metric = (ks_folded_metric)k;
+            break;
+        }
+        case 'P': c.python_frames = 1; break;
         case 't': {
             char *end;
             top = strtol(optarg, &end, 10);
@@ -198,63 +173,17 @@ int ks_cmd_analyze(int argc, char **argv)
             c.ro.sort = (ks_sort_key)k;
             break;
         }
-        case 'o':
-            if (ks_overlap_parse(optarg, &c.ao.overlap, &c.ao.clamp_ns) != 0)
-                return ks_cli_usage("analyze", "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", optarg);
-            break;
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = c.quiet = 1; break;
-        case 'w': c.window = optarg; break;
-        case 'L':
-            if (ks_cli_regex("analyze", "--step-label", optarg))
-                return KS_EXIT_USAGE;
-            c.so.label_regex = optarg;
-            break;
-        case 'W': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0)
-                return ks_cli_usage("analyze", "--warmup needs a number of steps >= 0, not '%s'", optarg);
-            c.so.warmup = (int)v;
-            break;
+        default: {
+            int r = ks_cli_insight_opt(&c.io, &lo, "analyze", opt == 'o' ? 'V' : opt, optarg);
+            if (r)
+                return r < 0 ? ks_cli_usage("analyze", "bad option") : r;
         }
-        case 'g':
-            if (ks_duration_parse(optarg, &c.go.threshold_ns) != 0 || c.go.threshold_ns < 0)
-                return ks_cli_usage("analyze", "--gap-threshold needs a duration such as 10us or 2ms, not '%s'", optarg);
-            break;
-        case 'D':
-            if (ks_cli_regex("analyze", "--data-label", optarg))
-                return KS_EXIT_USAGE;
-            c.go.data_regex = optarg;
-            break;
-        case 'm': c.smi.path = optarg; break;
-        case 'z':
-            if (ks_tz_parse(optarg, &c.smi.tz_offset_ns) != 0) {
-                if (ks_tz_zone_check(optarg) != 0)
-                    return ks_cli_usage("analyze", "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
-                                                   "such as Europe/Paris, not '%s'", optarg);
-                c.smi.tz_zone = optarg;
-            }
-            c.smi.tz_set = 1;
-            break;
-        case 'O':
-            if (ks_duration_parse(optarg, &c.smi.offset_ns) != 0)
-                return ks_cli_usage("analyze", "--smi-offset needs a duration such as -1.5s, not '%s'", optarg);
-            break;
-        case 'G': c.smi.gpu = optarg; break;
-        case 'j':
-            if (ks_cli_threads(optarg, &c.ao.threads))
-                return ks_cli_usage("analyze", "--threads needs a number from 0 to 64, not '%s'", optarg);
-            lo.threads = c.ao.threads;
-            break;
-        default: return ks_cli_usage("analyze", "bad option");
         }
     }
     if (optind >= argc)
         return ks_cli_usage("analyze", "no input file");
-    if (c.smi.path && !c.smi.tz_set)
-        return ks_cli_usage("analyze", "--smi needs --smi-tz (UTC, +HH:MM or a zone such as Europe/Paris): "
-                                       "nvidia-smi timestamps carry no time zone");
+    if (ks_cli_insight_check(&c.io, "analyze"))
+        return KS_EXIT_USAGE;
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);

@@ -46,7 +46,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 }
 
 /* The target may be written: not one of the inputs, not an existing file unless force. */
-static int check_target(const ks_redact_output *o, ks_error *err)
+int ks_rd_check_target(const ks_redact_output *o, ks_error *err)
 {
     struct stat so, si;
     if (stat(o->path, &so) != 0) {
@@ -154,7 +154,7 @@ int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
     ks_compress c = o->compress;
     if (c == KS_COMPRESS_AUTO)
         c = ks_redact_compress_of(ks_stream_filter(in));
-    if (o->path && check_target(o, err) != KS_OK)
+    if (o->path && ks_rd_check_target(o, err) != KS_OK)
         return KS_ERR;
     uint64_t gen0 = rd->lit_gen;
     ks_rd_sink *s;
@@ -228,7 +228,7 @@ int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t
     int rc = catch_up_all(rd, v, n, redone ? redone : &local, err);
     /* every target checked again before the first is written: all or nothing */
     for (size_t i = 0; i < n && rc == KS_OK; i++)
-        if (v[i]->path && check_target(&v[i]->o, err) != KS_OK)
+        if (v[i]->path && ks_rd_check_target(&v[i]->o, err) != KS_OK)
             rc = KS_ERR;
     for (size_t i = 0; i < n; i++) {
         if (rc == KS_OK) {

@@ -354,6 +354,10 @@ typedef struct ks_rd_engine_opts {
 int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_redact_result *res,
               ks_error *err);
 
+/* output.c: the target may be written: not the input, not an existing file unless force, not a
+ * directory or a device (also used by `kinesift annotate`). */
+int ks_rd_check_target(const ks_redact_output *o, ks_error *err);
+
 /* sink.c */
 typedef struct ks_rd_sink ks_rd_sink;
 /* Open a temporary file next to final_path (or in $TMPDIR when final_path is NULL). */

@@ -89,7 +89,8 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
 /* The self time of every slice into self[0 .. tl->n): every ns of the union of the track's slices
  * belongs to exactly one slice, the innermost one of the lowest lane covering it, so the self
  * times of a track add up to the length of the union of its slices. O(n) when the track has one
- * lane; each overflow lane adds a pass. */
+ * lane; each overflow lane adds a pass. The figure the ops and labels tables sum, and the flame
+ * graphs' (analysis/folded.c). */
 void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
 
 /* ---- results ------------------------------------------------------------------------------- */
@@ -197,11 +198,49 @@ ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i
  * External id on the same thread; else -1. */
 int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r);
 
+/* 1 for the slices the ops table counts: CPU-side kinds and other, not the profiler's span. */
+int ks_is_op_slice_kind(int kind);
+
 /* The event of a slice. */
 static inline const ks_event *ks_slice_event(const ks_trace *t, const ks_timeline *tl, const ks_slice *s)
 {
     return &t->tracks[tl->track].ev[s->ev];
 }
+
+/* ---- call paths for flame graphs (analysis/folded.c) ---------------------------------------- */
+
+/* What a path is worth: the CPU self time of its slices (the ops table's self_ns, summed per call
+ * path), or the GPU work (the kernels table's total_ns) launched under it. */
+typedef enum ks_folded_metric { KS_FOLDED_CPU = 0, KS_FOLDED_GPU } ks_folded_metric;
+
+enum ks_folded_frame {
+    KS_FRAME_NAME = 0,      /* a slice name (name) */
+    KS_FRAME_PYTHON,        /* "[python]": self time of top-level Python frames when they are hidden */
+    KS_FRAME_UNLINKED,      /* "[unlinked]": GPU work without a CPU launcher */
+    KS_FRAME_NO_OP,         /* "[no op]": launched by a runtime call outside any op */
+    KS_FRAME_STEP           /* "ProfilerStep#*": every ProfilerStep#N annotation, so steps merge */
+};
+
+/* A node of the call-path tree: node 0 is the root (no frame); every other node is its parent's
+ * path plus one frame. value is what the path itself (not its children) is worth. */
+typedef struct ks_folded_node {
+    int32_t parent;
+    ks_str name;
+    uint8_t frame;             /* ks_folded_frame */
+    ks_ns value;
+} ks_folded_node;
+
+typedef struct ks_folded {
+    ks_folded_node *v;         /* in creation order: a parent before its children */
+    size_t n;
+} ks_folded;
+
+/* Paths of ops and labels per CPU thread (threads merged); Python frames are frames only when
+ * python_frames is set, else their self time goes to the nearest enclosing op (or [python]).
+ * GPU: each GPU work event of the kernels table is a leaf frame (its name) under the op that
+ * launched it. The values add up to the sum of the ops' self_ns, or of the kernels' total_ns. */
+void ks_folded_build(const ks_analysis *a, ks_folded_metric m, int python_frames, ks_folded *out);
+void ks_folded_free(ks_folded *f);
 
 /* 1 for NCCL/RCCL communication kernels (name contains "nccl" or "rccl", any case). */
 int ks_is_comm_kernel(const char *name);

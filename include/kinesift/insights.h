@@ -86,6 +86,7 @@ typedef struct ks_gap {
     ks_ns start, end;
     ks_str cause;              /* what the launching thread spent most of the gap in */
     uint8_t cause_kind;
+    uint8_t data;              /* that cause matches the data-loading pattern */
 } ks_gap;
 
 typedef struct ks_gap_device {
@@ -104,6 +105,7 @@ typedef struct ks_gap_device {
     ks_ns hta_host_wait_ns, hta_kernel_wait_ns, hta_other_ns;
     ks_gap longest[5];
     size_t nlongest;
+    ks_gap *all;               /* every gap >= threshold, in time order (count of them) */
 } ks_gap_device;
 
 typedef struct ks_gap_opts {

@@ -64,6 +64,29 @@ void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif
 void ks_analyze_csv_header(FILE *out);
 void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
 
+/* Folded stacks ("frame;frame;leaf value", ns) of the CPU self time or the GPU time per call
+ * path (ks_folded_build). */
+void ks_analyze_folded(FILE *out, const ks_analysis *a, ks_folded_metric m, int python_frames);
+
+/* `kinesift report`: one self-contained HTML page (report/html_page.c). Sections of every trace
+ * are kept until ks_html_end writes the page (summaries first). NULL when out of memory. */
+typedef struct ks_html ks_html;
+ks_html *ks_html_begin(FILE *out);
+void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+int ks_html_end(ks_html *h, const char *title); /* writes the page; 0, or -1 on a write error */
+
+/* Write buf to path through a temporary file renamed into place; refuses any of the inputs and
+ * an existing file unless force (report/output_file.c). */
+int ks_report_write_file(const char *path, int force, char *const *inputs, size_t ninputs, const void *buf,
+                         size_t n, ks_error *err);
+
+/* `kinesift annotate`: copy the trace file input (one stream, read again here) to output with
+ * kinesift's tracks added before the end of its traceEvents array (report/annotate.c); the output
+ * is compressed by its name (.gz, .zst, .xz, .bz2), written to a temporary file and renamed,
+ * never over the input nor over an existing file unless force. *added: the events added. */
+int ks_annotate_file(const char *input, const char *output, int force, const ks_analysis *a,
+                     const ks_insights_view *iv, uint64_t *added, ks_error *err);
+
 #ifdef __cplusplus
 }
 #endif

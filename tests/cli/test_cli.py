@@ -27,7 +27,7 @@ def one_line_error(r, *needles):
 r = run("--version")
 check(r.returncode == 0 and r.stdout.startswith(b"kinesift "), "--version")
 r = run("--help")
-for cmd in ("stats", "analyze", "whatif", "redact", "diff", "gate", "validate"):
+for cmd in ("stats", "analyze", "report", "annotate", "whatif", "redact", "diff", "gate", "validate"):
     check(cmd.encode() in r.stdout, f"--help lists {cmd}")
     h = run("help", cmd)
     check(h.returncode == 0 and b"usage: kinesift " + cmd.encode() in h.stdout, f"help {cmd}")

@@ -1,0 +1,375 @@
+/* report/annotate.c: `kinesift annotate`: the original trace with kinesift's findings added as
+ * tracks that Perfetto UI and chrome://tracing show beside the profiler's.
+ *
+ * What: the input's decompressed bytes are copied unchanged, except that the added events are
+ * inserted just before the `]` that closes the traceEvents array (or the top-level array of a
+ * bare-array trace). The added events live in a pid of their own (an integer no process of the
+ * trace uses, named "kinesift" by process_name metadata) with one thread per view: the steps
+ * (active, warm-up, unfinished), the step breakdown (its phases laid end to end inside the step:
+ * their lengths are the breakdown's, their order is the priority order, not when they happened),
+ * the GPU idle gaps of each device named by their cause, and one thread per diagnosis with a
+ * slice over each step it names (over the window when it names none), its evidence in args.
+ * Why correct: every figure is taken from the analysis results; times are the store's integer ns
+ * written back as microseconds with three decimals (exact); on each added thread the slices are
+ * disjoint (steps never overlap, the phases tile their step, gaps are disjoint), so they nest.
+ * When not: a truncated trace (no closing bracket) is refused, as are archives and stdin (the
+ * input is read twice). Who: cli/cmd_annotate.c. The output goes through redact's sink (a
+ * temporary file renamed into place, never the input). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonw.h"
+#include "common/util.h"
+#include "kinesift/report.h"
+#include "kinesift/source.h"
+#include "redact/redact_int.h"
+
+enum { TID_STEPS = 1, TID_PHASES = 2, TID_GAPS = 10, TID_DIAG = 100 };
+
+/* a ks_ns as Chrome-trace microseconds, exact */
+static void us(ks_jw *w, const char *key, ks_ns v)
+{
+    char b[40];
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int n = snprintf(b, sizeof b, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(m / 1000),
+                     (unsigned long long)(m % 1000));
+    ks_jw_key(w, key);
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+typedef struct added {
+    ks_jw w;
+    int64_t pid;
+    uint64_t n;
+} added;
+
+static void head(added *x, char ph, const char *name, int64_t tid)
+{
+    ks_jw_obj(&x->w);
+    char p[2] = {ph, 0};
+    ks_jw_kstr(&x->w, "ph", p);
+    ks_jw_kstr(&x->w, "name", name);
+    ks_jw_kint(&x->w, "pid", x->pid);
+    ks_jw_kint(&x->w, "tid", tid);
+    x->n++;
+}
+
+static void meta(added *x, const char *what, int64_t tid, const char *name, int64_t sort)
+{
+    head(x, 'M', what, tid);
+    ks_jw_key(&x->w, "args");
+    ks_jw_obj(&x->w);
+    if (name)
+        ks_jw_kstr(&x->w, "name", name);
+    else
+        ks_jw_kint(&x->w, "sort_index", sort);
+    ks_jw_end_obj(&x->w);
+    ks_jw_end_obj(&x->w);
+}
+
+static void thread(added *x, int64_t tid, const char *name)
+{
+    meta(x, "thread_name", tid, name, 0);
+    meta(x, "thread_sort_index", tid, NULL, tid);
+}
+
+/* an X event; the caller writes the args members, then calls end_slice */
+static void slice(added *x, const char *name, int64_t tid, ks_ns ts, ks_ns dur)
+{
+    head(x, 'X', name, tid);
+    ks_jw_kstr(&x->w, "cat", "kinesift");
+    us(&x->w, "ts", ts);
+    us(&x->w, "dur", dur);
+    ks_jw_key(&x->w, "args");
+    ks_jw_obj(&x->w);
+}
+
+static void end_slice(added *x)
+{
+    ks_jw_end_obj(&x->w);
+    ks_jw_end_obj(&x->w);
+}
+
+static const char *step_state(const ks_step *s)
+{
+    return s->unfinished ? "unfinished" : s->warmup ? "warm-up" : "active";
+}
+
+static void steps(added *x, const ks_analysis *a, const ks_steps *st)
+{
+    if (!st || !st->n)
+        return;
+    thread(x, TID_STEPS, "steps");
+    thread(x, TID_PHASES, "step breakdown (phases end to end)");
+    for (size_t i = 0; i < st->n; i++) {
+        const ks_step *s = &st->v[i];
+        char name[200];
+        snprintf(name, sizeof name, "%s%s", ks_trace_str(a->trace, s->name),
+                 s->warmup ? " (warm-up)" : s->unfinished ? " (unfinished)" : "");
+        slice(x, name, TID_STEPS, s->start, s->wall_ns);
+        ks_jw_kint(&x->w, "step", s->number);
+        ks_jw_kstr(&x->w, "state", step_state(s));
+        ks_jw_kint(&x->w, "wall_ns", s->wall_ns);
+        if (a->links.gpu_events) {
+            ks_jw_kint(&x->w, "gpu_busy_ns", s->busy_ns);
+            ks_jw_kint(&x->w, "gpu_idle_ns", s->idle_ns);
+        }
+        end_slice(x);
+        ks_ns at = s->start;
+        for (int r = 0; r < KS_ROLE_COUNT; r++) {
+            if (s->breakdown[r] <= 0)
+                continue;
+            slice(x, ks_role_name((ks_role)r), TID_PHASES, at, s->breakdown[r]);
+            ks_jw_kint(&x->w, "step", s->number);
+            ks_jw_kint(&x->w, "ns", s->breakdown[r]);
+            ks_jw_kstr(&x->w, "note", "the step's time in this phase; phases are laid end to end in "
+                                      "priority order, not where they happened");
+            end_slice(x);
+            at += s->breakdown[r];
+        }
+    }
+}
+
+static void gaps(added *x, const ks_analysis *a, const ks_gaps *g)
+{
+    for (size_t d = 0; g && d < g->n; d++) {
+        const ks_gap_device *dev = &g->dev[d];
+        char tname[64];
+        snprintf(tname, sizeof tname, "GPU %d idle gaps >= %lld ns", dev->device, (long long)dev->threshold_ns);
+        thread(x, TID_GAPS + (int64_t)d, tname);
+        for (size_t i = 0; i < dev->count; i++) {
+            const ks_gap *gp = &dev->all[i];
+            const char *cause = gp->cause ? ks_trace_str(a->trace, gp->cause) : "nothing (CPU thread idle)";
+            char name[240];
+            snprintf(name, sizeof name, "GPU idle: %s", cause);
+            slice(x, name, TID_GAPS + (int64_t)d, gp->start, gp->end - gp->start);
+            ks_jw_kint(&x->w, "device", dev->device);
+            ks_jw_kint(&x->w, "duration_ns", gp->end - gp->start);
+            ks_jw_kstr(&x->w, "cause", cause);
+            ks_jw_kstr(&x->w, "cause_kind", gp->cause ? ks_kind_name((ks_kind)gp->cause_kind) : "none");
+            ks_jw_kbool(&x->w, "data_loading", gp->data);
+            end_slice(x);
+        }
+    }
+}
+
+static void diagnosis_args(added *x, const ks_diagnosis *dx)
+{
+    ks_jw_kstr(&x->w, "confidence", dx->confidence);
+    ks_jw_kstr(&x->w, "hypothesis", dx->hypothesis);
+    ks_jw_kstr(&x->w, "evidence", dx->evidence);
+    ks_jw_kstr(&x->w, "next_check", dx->next_check);
+    ks_jw_kstr(&x->w, "refuted_if", dx->refuted_if);
+    if (dx->validate_cmd)
+        ks_jw_kstr(&x->w, "validate", dx->validate_cmd);
+}
+
+static void diagnoses(added *x, const ks_analysis *a, const ks_insights_view *iv)
+{
+    const ks_diagnoses *d = iv->diagnoses;
+    for (size_t i = 0; d && i < d->n; i++) {
+        const ks_diagnosis *dx = &d->v[i];
+        char tname[96];
+        snprintf(tname, sizeof tname, "diagnosis: %s", dx->id);
+        int64_t tid = TID_DIAG + (int64_t)i;
+        thread(x, tid, tname);
+        size_t drawn = 0;
+        for (size_t j = 0; j < dx->nsteps && iv->steps; j++)
+            for (size_t k = 0; k < iv->steps->n; k++)
+                if (iv->steps->v[k].number == dx->steps[j]) {
+                    const ks_step *s = &iv->steps->v[k];
+                    slice(x, dx->id, tid, s->start, s->wall_ns);
+                    ks_jw_kint(&x->w, "step", s->number);
+                    diagnosis_args(x, dx);
+                    end_slice(x);
+                    drawn++;
+                    break;
+                }
+        if (!drawn && (a->has_events || a->has_window)) {
+            slice(x, dx->id, tid, a->win_start, a->window_ns);
+            diagnosis_args(x, dx);
+            end_slice(x);
+        }
+    }
+}
+
+/* an integer pid no process of the trace has */
+static int64_t free_pid(const ks_trace *t)
+{
+    int64_t pid = 0x7fff0000;
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; i < t->nprocs; i++)
+            if (t->procs[i].pid.type == KS_ID_INT && t->procs[i].pid.v == pid) {
+                pid++;
+                again = 1;
+            }
+    }
+    return pid;
+}
+
+/* The added events as "ev,ev,..." (no brackets) in a malloc'ed buffer. */
+static char *added_events(const ks_analysis *a, const ks_insights_view *iv, size_t *len, uint64_t *count)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    added x = {{0}, free_pid(a->trace), 0};
+    ks_jw_open(&x.w, f, 0);
+    ks_jw_arr(&x.w);
+    meta(&x, "process_name", 0, "kinesift", 0);
+    steps(&x, a, iv->steps);
+    gaps(&x, a, iv->gaps);
+    diagnoses(&x, a, iv);
+    ks_jw_end_arr(&x.w);
+    int bad = ks_jw_close(&x.w);
+    if (fclose(f) != 0 || bad || n < 2) {
+        free(buf);
+        return NULL;
+    }
+    memmove(buf, buf + 1, n - 2); /* drop [ and ] */
+    *len = n - 2;
+    *count = x.n;
+    return buf;
+}
+
+/* Finds the closing bracket of the events array in a byte stream, outside strings. */
+typedef struct scan {
+    int depth, target;         /* target: depth inside the events array, 0 until known */
+    int in_str, esc, key_depth;
+    char last;                 /* last significant byte outside strings */
+    char str[16];              /* start of the last string at depth 1 */
+    size_t nstr;
+    int events_key;            /* the last string at depth 1 was "traceEvents" */
+} scan;
+
+/* Bytes of p[0..n) before the closing bracket (n when not in this chunk); sets *comma to 1 when
+ * the insertion needs a leading comma. */
+static size_t scan_chunk(scan *s, const char *p, size_t n, int *found, int *comma)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (s->in_str) {
+            if (s->esc)
+                s->esc = 0;
+            else if (c == '\\')
+                s->esc = 1;
+            else if (c == '"') {
+                s->in_str = 0;
+                if (s->depth == 1)
+                    s->events_key = s->nstr == 11 && !memcmp(s->str, "traceEvents", 11);
+            } else if (s->depth == 1 && s->nstr < sizeof s->str)
+                s->str[s->nstr++] = c;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c == '"') {
+            s->in_str = 1;
+            s->nstr = 0;
+        } else if (c == '[' || c == '{') {
+            s->depth++;
+            if (!s->target && c == '[' &&
+                (s->depth == 1 || (s->depth == 2 && s->last == ':' && s->events_key)))
+                s->target = s->depth;
+        } else if (c == ']' || c == '}') {
+            if (c == ']' && s->target && s->depth == s->target) {
+                *found = 1;
+                *comma = s->last != '[' && s->last != ',';
+                return i;
+            }
+            s->depth--;
+        }
+        s->last = c;
+    }
+    return n;
+}
+
+static int copy_with_events(ks_stream *in, ks_rd_sink *sink, const char *ev, size_t nev, ks_error *err)
+{
+    char *buf = ks_xmalloc(1 << 16);
+    scan s;
+    memset(&s, 0, sizeof s);
+    int found = 0, rc = KS_OK;
+    for (;;) {
+        ssize_t r = ks_stream_read(in, buf, 1 << 16, err);
+        if (r < 0) {
+            rc = KS_ERR;
+            break;
+        }
+        if (r == 0)
+            break;
+        size_t at = (size_t)r;
+        int comma = 0;
+        if (!found)
+            at = scan_chunk(&s, buf, (size_t)r, &found, &comma);
+        if (ks_rd_sink_write(sink, buf, at) != 0 ||
+            (found && at < (size_t)r &&
+             ((comma && ks_rd_sink_write(sink, ",", 1) != 0) || (nev && ks_rd_sink_write(sink, ev, nev) != 0) ||
+              ks_rd_sink_write(sink, buf + at, (size_t)r - at) != 0))) {
+            rc = ks_error_set(err, "cannot write the output");
+            break;
+        }
+    }
+    free(buf);
+    if (rc == KS_OK && !found)
+        rc = ks_error_set(err, "cannot find the end of the traceEvents array (a truncated trace cannot be "
+                               "annotated)");
+    return rc;
+}
+
+static ks_compress compress_of_name(const char *path)
+{
+    static const ks_compress all[] = {KS_COMPRESS_GZIP, KS_COMPRESS_ZSTD, KS_COMPRESS_XZ, KS_COMPRESS_BZIP2};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const char *suf = ks_redact_compress_suffix(all[i]);
+        size_t m = strlen(suf);
+        if (n >= m && !strcmp(path + n - m, suf))
+            return all[i];
+    }
+    return KS_COMPRESS_NONE;
+}
+
+int ks_annotate_file(const char *input, const char *output, int force, const ks_analysis *a,
+                     const ks_insights_view *iv, uint64_t *nadded, ks_error *err)
+{
+    ks_redact_output o = {0};
+    o.path = output;
+    o.compress = KS_COMPRESS_NONE;
+    o.force = force;
+    o.input = input;
+    if (ks_rd_check_target(&o, err) != KS_OK)
+        return KS_ERR;
+    size_t nev = 0;
+    char *ev = added_events(a, iv, &nev, nadded);
+    if (!ev)
+        return ks_error_set(err, "cannot build the added events");
+    ks_source *src = NULL;
+    ks_stream *st = NULL;
+    ks_rd_sink *sink = NULL;
+    int rc = ks_source_open(input, &src, err);
+    if (rc == KS_OK && ks_source_is_archive(src))
+        rc = ks_error_set(err, "an archive holds several traces: annotate one trace file");
+    if (rc == KS_OK && ks_source_next(src, &st, err) != 1)
+        rc = ks_error_set(err, "no trace to read");
+    if (rc == KS_OK)
+        rc = ks_rd_sink_open(output, compress_of_name(output), &sink, err);
+    if (rc == KS_OK) {
+        rc = copy_with_events(st, sink, ev, nev, err);
+        ks_error e2;
+        if (ks_rd_sink_close(sink, rc == KS_OK ? err : &e2) != KS_OK)
+            rc = KS_ERR;
+        if (rc == KS_OK)
+            rc = ks_rd_sink_commit(sink, force, err);
+        else
+            ks_rd_sink_abort(sink);
+    }
+    if (src)
+        ks_source_close(src);
+    free(ev);
+    return rc;
+}
