@@ -189,7 +189,8 @@ static inline const ks_event *ks_slice_event(const ks_trace *t, const ks_timelin
     return &t->tracks[tl->track].ev[s->ev];
 }
 
-/* 1 for NCCL/RCCL communication kernels (name contains "nccl" or "rccl", any case). */
+/* 1 for communication kernels by name: ks_comm_kernel_name of kinesift/comm.h (kept for callers
+ * of the first API). */
 int ks_is_comm_kernel(const char *name);
 
 #ifdef __cplusplus
