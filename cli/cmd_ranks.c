@@ -40,7 +40,7 @@ const char ks_help_ranks[] =
     "                          rank's events are freed once its figures are taken; same output for any N\n"
     "  --allow-mixed           accept duplicate ranks (renumbered by input order) and world sizes\n"
     "                          that disagree\n"
-    "  --straggler-pct P       name ranks whose median step or compute time is more than P%% above\n"
+    "  --straggler-pct P       name ranks whose median step or compute time is more than P% above\n"
     "                          the ranks' median (default 5)\n"
     "  --no-align              do not estimate clock offsets (ranks share one clock)\n"
     "  --align-tolerance DUR   clock spread above which waits are flagged as untrusted (default 20us)\n"
