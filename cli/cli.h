@@ -31,6 +31,7 @@ KS_DECLARE_COMMAND(diff);
 KS_DECLARE_COMMAND(gate);
 KS_DECLARE_COMMAND(validate);
 KS_DECLARE_COMMAND(ranks);
+KS_DECLARE_COMMAND(summarize);
 
 /* "kinesift: msg" on stderr (printf style). */
 void ks_cli_fail(const char *fmt, ...)

@@ -21,7 +21,8 @@ const char ks_help_ranks[] =
     "                      [--step-label REGEX] [--strict] [--quiet]\n"
     "\n"
     "Cross-rank analysis of a distributed job: one trace per rank (files, directories searched\n"
-    "recursively, tar/zip archives of ranks, or @LIST naming one path a line). Each rank's rank comes\n"
+    "recursively, tar/zip archives of ranks, or @LIST naming one path a line), or its summary\n"
+    "(kinesift summarize, *.kss.json[.gz]), mixed freely: the report is the same either way. Each rank's rank comes\n"
     "from distributedInfo.rank, else its file name (rank-3, rank_3, rank3, _3.), else the input order;\n"
     "the report says which rule gave it. Two traces with the same rank, or world sizes that disagree,\n"
     "are an error (exit 2) naming both, unless --allow-mixed.\n"
@@ -75,6 +76,24 @@ static void job_fail(job *j, const char *name, const ks_error *err)
         j->error = ks_xasprintf("%s: %s", name, err->msg);
 }
 
+/* a summary (kinesift summarize) instead of a trace: read whole, it is small */
+static void read_summary(job *j, ks_stream *st)
+{
+    ks_buf b = {0};
+    char chunk[65536];
+    ssize_t n;
+    ks_error err;
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+        ks_buf_put(&b, chunk, (size_t)n);
+    if (n < 0)
+        job_fail(j, ks_stream_name(st), &err);
+    else if (ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, &j->r, &err) != KS_OK)
+        j->error = ks_xstrdup(err.msg);
+    else
+        j->ok = 1;
+    free(b.p);
+}
+
 /* open the job's trace, parse it, reduce it to its ks_rank and free the events */
 static void run_job(pool *p, job *j)
 {
@@ -94,6 +113,11 @@ static void run_job(pool *p, job *j)
             ks_source_close(src);
             return;
         }
+    }
+    if (ks_rank_is_summary(ks_stream_name(st))) {
+        read_summary(j, st);
+        ks_source_close(src);
+        return;
     }
     ks_trace *tr;
     if (ks_parse_stream(st, &p->po, &tr, &err) != KS_OK)

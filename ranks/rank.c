@@ -14,6 +14,23 @@
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
 
+/* every reason a ks_rank may carry (summaries map their text back onto these) */
+static const char *const reasons[] = {
+    "not observed: the trace has no kernel, memcpy or memset events",
+    "not observed: no communication kernel",
+    "not observed: no GPU data",
+    "not observed: no active step (all warm-up or unfinished)",
+    "not observed: no step annotations",
+};
+
+const char *ks_rank_reason(const char *text)
+{
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (!strcmp(text, reasons[i]))
+            return reasons[i];
+    return "not observed (reason unknown to this version)";
+}
+
 const char *ks_rank_rule_name(ks_rank_rule r)
 {
     return r == KS_RANK_DIST ? "distributedInfo" : r == KS_RANK_FILENAME ? "file name" : "input order";
@@ -210,7 +227,7 @@ static void gpu_figures(const ks_analysis *a, ks_rank *r)
     size_t ndev = 0;
     collect_devices(a, &devs, &ndev, &r->kernels);
     if (!ndev)
-        r->gpu_reason = "not observed: the trace has no kernel, memcpy or memset events";
+        r->gpu_reason = reasons[0];
     ks_ivs ex = {0};
     for (size_t d = 0; d < ndev; d++) {
         dev_acc *dv = &devs[d];
@@ -227,7 +244,7 @@ static void gpu_figures(const ks_analysis *a, ks_rank *r)
     if (r->ncolls > 1)
         qsort(r->colls, r->ncolls, sizeof *r->colls, cmp_coll);
     if (!r->ncolls)
-        r->colls_reason = ndev ? "not observed: no communication kernel" : "not observed: no GPU data";
+        r->colls_reason = ndev ? reasons[1] : reasons[2];
     for (size_t d = 0; d < ndev; d++) {
         ks_ivs_free(&devs[d].all);
         ks_ivs_free(&devs[d].compute);
@@ -250,8 +267,7 @@ static void step_figures(const ks_steps *st, ks_rank *r)
         r->step_median = ks_quantile_ns(w, n, 50);
         r->step_p90 = ks_quantile_ns(w, n, 90);
     } else
-        r->steps_reason = st->n ? "not observed: no active step (all warm-up or unfinished)"
-                                : "not observed: no step annotations";
+        r->steps_reason = st->n ? reasons[3] : reasons[4];
     free(w);
 }
 

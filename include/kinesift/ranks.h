@@ -68,6 +68,19 @@ void ks_rank_free(ks_rank *r);
  * -1 when none. */
 int64_t ks_rank_from_name(const char *source);
 
+/* The reason text of a ks_rank as the static string ks_rank_from_trace uses. */
+const char *ks_rank_reason(const char *text);
+
+/* ---- summaries: a ks_rank on disk (kinesift.summary/1, docs/scale-out.md) ------------------ */
+
+/* 1 when the name (file or archive member) is a summary: contains ".kss.json". */
+int ks_rank_is_summary(const char *name);
+/* Write r to path (".gz" at the end: gzip), through a temporary file; an existing file is
+ * replaced only with force. */
+int ks_rank_summary_write(const ks_rank *r, const char *path, int force, ks_error *err);
+/* Read a summary's text into out (name for messages). */
+int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
+
 /* Give every rank its number (distributedInfo, file name, input order) and check them: two
  * traces with the same rank or disagreeing world sizes are an error naming both, unless
  * allow_mixed (duplicates then take the smallest free rank, rule input order). Sorts v by rank. */

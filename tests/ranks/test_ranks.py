@@ -167,6 +167,35 @@ try:
     rl = run("@" + lst)
     check(rl.stdout.decode() == txt, f"@list gives the directory's report: {rl.stderr!r}")
 
+    # ---- summaries: small, and the same report from them, alone or mixed with traces ----------
+    sd = os.path.join(tmp, "sums")
+    os.mkdir(sd)
+    sums = []
+    for i, f in enumerate(a4["files"]):
+        out = os.path.join(sd, f"rank-{i}.kss.json.gz")
+        r = subprocess.run([KS, "summarize", f, "-o", out], capture_output=True)
+        check(r.returncode == 0, f"summarize {f}: {r.stderr!r}")
+        with gzip.open(f, "rb") as g:
+            size = len(g.read())
+        with gzip.open(out, "rb") as g:
+            ssize = len(g.read())
+        check(ssize <= size // 100, f"summary {ssize} bytes <= 1% of the trace's {size}")
+        sums.append(out)
+    for fmt in ("text", "json", "csv", "markdown"):
+        direct = run("--format", fmt, d4).stdout
+        check(run("--format", fmt, sd).stdout == direct, f"report from summaries = from traces ({fmt})")
+        mixed = run("--format", fmt, sums[0], a4["files"][1], sums[2], a4["files"][3]).stdout
+        check(mixed == direct, f"summaries and traces mixed ({fmt})")
+    r = subprocess.run([KS, "summarize", a4["files"][0], "-o", sums[0]], capture_output=True)
+    check(r.returncode == 2 and b"exists" in r.stderr and r.stderr.count(b"\n") == 1, "summarize does not overwrite")
+    r = subprocess.run([KS, "summarize", a4["files"][0], "-o", os.path.join(tmp, "x.json")], capture_output=True)
+    check(r.returncode == 2 and b".kss.json" in r.stderr, "summary names contain .kss.json")
+    bad = os.path.join(tmp, "bad.kss.json")
+    with open(bad, "w") as f:
+        f.write('{"schema": "kinesift.summary/1", "source": "x"}')
+    r = run(bad)
+    check(r.returncode == 2 and b"bad.kss.json" in r.stderr and r.stderr.count(b"\n") == 1, "a broken summary: one line, exit 2")
+
     # ---- duplicates and world sizes: exit 2, one line naming both ----------------------------
     dup = os.path.join(tmp, "dup.json.gz")
     shutil.copy(a4["files"][1], dup)
