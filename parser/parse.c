@@ -12,6 +12,7 @@
 #include "kinesift/parse.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,12 +247,19 @@ typedef struct parser {
     size_t str_stamp_cap, cat_stamp_cap, track_stamp_cap;
 } parser;
 
+/* made once for every thread: `ranks` parses several traces at once */
+static locale_t c_loc;
+static pthread_once_t c_loc_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void)
+{
+    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
 static locale_t c_locale(void)
 {
-    static locale_t loc;
-    if (!loc)
-        loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return loc;
+    pthread_once(&c_loc_once, make_c_locale);
+    return c_loc;
 }
 
 /* ---- positions ----------------------------------------------------------------------------- */

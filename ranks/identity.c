@@ -65,11 +65,35 @@ static long find_rank(const ks_rank *v, size_t n, size_t i, int64_t r)
     return -1;
 }
 
-static int64_t smallest_free(const ks_rank *v, size_t n)
+static int cmp_i64(const void *x, const void *y)
 {
-    for (int64_t r = 0;; r++)
-        if (find_rank(v, n, SIZE_MAX, r) < 0)
-            return r;
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* the traces without a rank take the smallest free ranks, in input order: one pass over the
+ * sorted taken ranks (linear after the sort, for thousands of ranks) */
+static void fill_free(ks_rank *v, size_t n)
+{
+    int64_t *taken = ks_xcalloc(n + 1, sizeof *taken);
+    size_t nt = 0, t = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].rank >= 0)
+            taken[nt++] = v[i].rank;
+    qsort(taken, nt, sizeof *taken, cmp_i64);
+    int64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].rank >= 0)
+            continue;
+        while (t < nt && taken[t] <= next) {
+            if (taken[t] == next)
+                next++;
+            t++;
+        }
+        v[i].rule = KS_RANK_ORDER;
+        v[i].rank = next++;
+    }
+    free(taken);
 }
 
 int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err)
@@ -89,11 +113,7 @@ int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err)
         if (j < 0)
             v[i].rank = want;
     }
-    for (size_t i = 0; i < n; i++)
-        if (v[i].rank < 0) {
-            v[i].rule = KS_RANK_ORDER;
-            v[i].rank = smallest_free(v, n);
-        }
+    fill_free(v, n);
     for (size_t i = 0; i < n && !allow_mixed; i++)
         for (size_t j = 0; j < i; j++)
             if (v[i].world_size >= 0 && v[j].world_size >= 0 && v[i].world_size != v[j].world_size)

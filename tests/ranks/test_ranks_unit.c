@@ -61,6 +61,18 @@ static void identity(void **state)
     assert_int_equal(d[0].rule, KS_RANK_ORDER);
     free_all(d, 2);
 
+    /* taken 0, 1, 3: the two traces without a rank take 2 and 4, in input order */
+    ks_rank g[5] = {mk("p.json", -1, -1), mk("a.json", 3, -1), mk("q.json", -1, -1), mk("b.json", 0, -1),
+                    mk("rank1.json", -1, -1)};
+    assert_int_equal(ks_ranks_identify(g, 5, 0, &err), KS_OK);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(g[i].rank, i);
+    assert_string_equal(g[2].source, "p.json");
+    assert_string_equal(g[4].source, "q.json");
+    assert_int_equal(g[4].rule, KS_RANK_ORDER);
+    assert_int_equal(g[1].rule, KS_RANK_FILENAME);
+    free_all(g, 5);
+
     ks_rank w[2] = {mk("x.json", 0, 8), mk("y.json", 1, 16)};
     assert_int_equal(ks_ranks_identify(w, 2, 0, &err), KS_ERR);
     assert_non_null(strstr(err.msg, "world size"));
