@@ -12,17 +12,13 @@
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
 #include "common/util.h"
+#include "kinesift/comm.h"
 
 const char *ks_role_name(ks_role r)
 {
     static const char *const n[KS_ROLE_COUNT] = {"kernel", "memcpy", "memset", "communication",
                                                  "runtime", "dataloader", "cpu_exec", "other"};
     return r < KS_ROLE_COUNT ? n[r] : "?";
-}
-
-static int is_comm_op(const char *n)
-{
-    return !strncmp(n, "nccl:", 5) || !strncmp(n, "gloo:", 5);
 }
 
 static int is_dataloader(const char *n)
@@ -44,12 +40,12 @@ static int any_comm_op_name(const ks_trace *t)
 {
     uint32_t n = ks_strtab_count(t->strings);
     for (uint32_t i = 1; i < n; i++)
-        if (is_comm_op(ks_trace_str(t, i)))
+        if (ks_comm_op_name(ks_trace_str(t, i)))
             return 1;
     return 0;
 }
 
-/* 1 when the op that launched GPU event ev of track k is an nccl:/gloo: op; comm_op caches the
+/* 1 when the op that launched GPU event ev of track k is a communication op; comm_op caches the
  * answer per op name (0 unknown, 1 no, 2 yes) */
 static int launched_by_comm_op(const ks_analysis *a, uint32_t k, uint32_t ev, uint8_t *comm_op)
 {
@@ -60,7 +56,7 @@ static int launched_by_comm_op(const ks_analysis *a, uint32_t k, uint32_t ev, ui
         return 0;
     ks_str name = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name;
     if (!comm_op[name])
-        comm_op[name] = is_comm_op(ks_trace_str(t, name)) ? 2 : 1;
+        comm_op[name] = ks_comm_op_name(ks_trace_str(t, name)) ? 2 : 1;
     return comm_op[name] == 2;
 }
 
@@ -89,9 +85,12 @@ static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
         if (tr->kind == KS_TRACK_GPU) {
             if (e->kind == KS_K_KERNEL) {
                 if (!by_name[e->name])
-                    by_name[e->name] = (uint8_t)(1 + (ks_is_comm_kernel(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
+                    by_name[e->name] = (uint8_t)(1 + (ks_comm_kernel_name(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
                 role = by_name[e->name] - 1;
-                /* a kernel launched by an nccl:/gloo: op is communication too */
+                /* a kernel with collective metadata or launched by a communication op is
+                 * communication too (kinesift/comm.h) */
+                if (role == KS_ROLE_KERNEL && t->ncolls && ks_trace_coll(t, tl->track, s->ev))
+                    role = KS_ROLE_COMM;
                 if (role == KS_ROLE_KERNEL && c->comm_op && launched_by_comm_op(a, (uint32_t)k, s->ev, c->comm_op))
                     role = KS_ROLE_COMM;
             } else if (e->kind == KS_K_MEMCPY)
@@ -105,7 +104,7 @@ static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
                 if (!by_name[e->name]) {
                     const char *n = ks_trace_str(t, e->name);
                     by_name[e->name] = (uint8_t)(1 + (is_step_name(c->st, e->name) ? KS_ROLE_COUNT
-                                                      : is_comm_op(n) ? KS_ROLE_COMM
+                                                      : ks_comm_op_name(n) ? KS_ROLE_COMM
                                                       : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
                 }
                 role = by_name[e->name] - 1;

@@ -1,6 +1,6 @@
 /* analysis/gpu.c: GPU figures per device inside the window: span (first work start .. last work
  * end), busy = union of kernel, memcpy and memset intervals over all streams of the device, idle =
- * span - busy, and the union of each class (communication = NCCL/RCCL kernels). Annotations and
+ * span - busy, and the union of each class (communication: kinesift/comm.h, by name or metadata). Annotations and
  * syncs are not work. No GPU work at all = not observed, with the reason; never zero. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -9,19 +9,7 @@
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
 #include "common/util.h"
-
-int ks_is_comm_kernel(const char *name)
-{
-    for (const char *p = name; *p; p++) {
-        char c0 = (char)tolower((unsigned char)p[0]);
-        if ((c0 == 'n' || c0 == 'r') && tolower((unsigned char)p[1]) == 'c' &&
-            tolower((unsigned char)p[2]) == 'c' && tolower((unsigned char)p[3]) == 'l')
-            return 1;
-        if (!p[1] || !p[2] || !p[3])
-            break;
-    }
-    return 0;
-}
+#include "kinesift/comm.h"
 
 typedef struct dev_acc {
     int32_t device;
@@ -65,7 +53,8 @@ void ks_gpu_build(ks_analysis *a)
     size_t ndev = 0, cap = 0;
     uint64_t any_work = 0;
     ks_ns w0 = a->win_start, w1 = a->win_end;
-    /* comm classification is by name: cache it per name id */
+    /* comm classification by name is cached per name id; a kernel with collective metadata is
+     * communication whatever its name (the launching op is not known yet: links run beside) */
     uint8_t *comm = ks_xcalloc(ks_strtab_count(t->strings), 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
@@ -95,9 +84,9 @@ void ks_gpu_build(ks_analysis *a)
             if (e->kind == KS_K_KERNEL) {
                 d->kernels++;
                 if (!comm[e->name])
-                    comm[e->name] = ks_is_comm_kernel(ks_trace_str(t, e->name)) ? 2 : 1;
+                    comm[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
                 ks_ivs_add_merge(&d->kernel, s, en); /* every kernel, communication included */
-                if (comm[e->name] == 2)
+                if (comm[e->name] == 2 || (t->ncolls && ks_trace_coll(t, (uint32_t)k, (uint32_t)i)))
                     ks_ivs_add_merge(&d->comm, s, en);
             } else if (e->kind == KS_K_MEMCPY) {
                 d->memcpys++;

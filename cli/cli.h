@@ -32,6 +32,8 @@ KS_DECLARE_COMMAND(redact);
 KS_DECLARE_COMMAND(diff);
 KS_DECLARE_COMMAND(gate);
 KS_DECLARE_COMMAND(validate);
+KS_DECLARE_COMMAND(ranks);
+KS_DECLARE_COMMAND(summarize);
 
 /* "kinesift: msg" on stderr (printf style). */
 void ks_cli_fail(const char *fmt, ...)

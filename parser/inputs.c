@@ -1,7 +1,10 @@
 /* parser/inputs.c: expansion of command-line inputs. A directory stands for the trace files
  * below it (recursively, sorted, hidden entries skipped): names containing ".json" and tar/zip
- * archives, the way tensorboard_trace_handler and multi-rank jobs leave them. */
+ * archives, the way tensorboard_trace_handler and multi-rank jobs leave them. @FILE (when no file
+ * is named so literally) stands for the paths listed in FILE, one a line (blank lines and lines
+ * starting with # skipped), each expanded like an argument; lists do not nest. */
 #include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,32 +74,63 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
     return rc;
 }
 
+static int expand_one(const char *path, list *l, int in_list, ks_error *err);
+
+/* the paths of list file name (after the @), each expanded */
+static int expand_list(const char *name, list *l, ks_error *err)
+{
+    FILE *f = fopen(name, "r");
+    if (!f)
+        return ks_error_set(err, "@%s: %s", name, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, before = l->n;
+    ssize_t len;
+    int rc = KS_OK;
+    while (rc == KS_OK && (len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+            line[--len] = 0;
+        if (len && line[0] != '#')
+            rc = expand_one(line, l, 1, err);
+    }
+    free(line);
+    fclose(f);
+    if (rc == KS_OK && l->n == before)
+        return ks_error_set(err, "@%s: the list names no trace", name);
+    return rc;
+}
+
+static int expand_one(const char *path, list *l, int in_list, ks_error *err)
+{
+    struct stat sb;
+    if (!in_list && path[0] == '@' && path[1] && stat(path, &sb) != 0)
+        return expand_list(path + 1, l, err);
+    if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        size_t before = l->n;
+        char *dir = ks_xstrdup(path);
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/')
+            dir[--dl] = 0;
+        int rc = walk(dir, l, 0, err);
+        free(dir);
+        if (rc != KS_OK)
+            return KS_ERR;
+        if (l->n == before)
+            return ks_error_set(err, "%s: directory holds no trace (*.json*, .tar, .zip)", path);
+    } else {
+        KS_PUSH(l->v, l->n, l->cap, ks_xstrdup(path));
+    }
+    return KS_OK;
+}
+
 int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err)
 {
     list l = {0};
     *out = NULL;
     *nout = 0;
     for (size_t i = 0; i < npaths; i++) {
-        struct stat sb;
-        if (strcmp(paths[i], "-") && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            size_t before = l.n;
-            char *dir = ks_xstrdup(paths[i]);
-            size_t dl = strlen(dir);
-            while (dl > 1 && dir[dl - 1] == '/')
-                dir[--dl] = 0;
-            int rc = walk(dir, &l, 0, err);
-            free(dir);
-            if (rc != KS_OK) {
-                ks_inputs_free(l.v, l.n);
-                return KS_ERR;
-            }
-            if (l.n == before) {
-                ks_inputs_free(l.v, l.n);
-                return ks_error_set(err, "%s: directory holds no trace (*.json*, .tar, .zip)",
-                                    paths[i]);
-            }
-        } else {
-            KS_PUSH(l.v, l.n, l.cap, ks_xstrdup(paths[i]));
+        if (expand_one(paths[i], &l, 0, err) != KS_OK) {
+            ks_inputs_free(l.v, l.n);
+            return KS_ERR;
         }
     }
     KS_PUSH(l.v, l.n, l.cap, NULL);

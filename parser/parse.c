@@ -12,6 +12,7 @@
 #include "kinesift/parse.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@ enum key {
     /* args */
     K_EXT, K_CORR, K_STREAM, K_DEVICE, K_BYTES, K_FINISHED, K_ARG_NAME, K_ARG_LABELS,
     K_ARG_SORT, K_COUNTER,
+    /* collective metadata (ks_coll_info) */
+    K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
     /* deviceProperties[] */
@@ -94,19 +97,31 @@ static int event_key(const char *k, size_t len)
 static int args_key(const char *k, size_t len)
 {
     switch (len) {
+    case 3: if (!memcmp(k, "Seq", 3)) return K_COLL_SEQ; break;
     case 4: if (!memcmp(k, "name", 4)) return K_ARG_NAME; break;
-    case 5: if (!memcmp(k, "bytes", 5) || !memcmp(k, "Bytes", 5)) return K_BYTES; break;
+    case 5:
+        if (!memcmp(k, "bytes", 5) || !memcmp(k, "Bytes", 5)) return K_BYTES;
+        if (!memcmp(k, "dtype", 5)) return K_COLL_DTYPE;
+        break;
     case 6:
         if (!memcmp(k, "stream", 6)) return K_STREAM;
         if (!memcmp(k, "device", 6) || !memcmp(k, "Device", 6)) return K_DEVICE;
         if (!memcmp(k, "labels", 6)) return K_ARG_LABELS;
         break;
     case 8: if (!memcmp(k, "finished", 8)) return K_FINISHED; break;
-    case 10: if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT; break;
+    case 10:
+        if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT;
+        if (!memcmp(k, "Group size", 10)) return K_COLL_GS;
+        break;
     case 11:
         if (!memcmp(k, "External id", 11) || !memcmp(k, "external id", 11)) return K_EXT;
         if (!memcmp(k, "correlation", 11)) return K_CORR;
         break;
+    case 13: if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN; break;
+    case 14: if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT; break;
+    case 15: if (!memcmp(k, "Collective name", 15)) return K_COLL_NAME; break;
+    case 18: if (!memcmp(k, "Process Group Name", 18)) return K_COLL_PG; break;
+    case 19: if (!memcmp(k, "Process Group Ranks", 19)) return K_COLL_RANKS; break;
     }
     return K_IGNORE;
 }
@@ -143,6 +158,8 @@ typedef struct cur_event {
     ks_str arg_name, arg_labels;
     int64_t arg_sort;
     uint8_t has_arg_name, has_arg_labels, has_arg_sort;
+    uint8_t has_coll;        /* "Collective name" seen: coll is kept with the event */
+    ks_coll_info coll;       /* the numbers are -1 + 1 = 0 until seen (stored minus one) */
     size_t ncounters;
 } cur_event;
 
@@ -230,12 +247,19 @@ typedef struct parser {
     size_t str_stamp_cap, cat_stamp_cap, track_stamp_cap;
 } parser;
 
+/* made once for every thread: `ranks` parses several traces at once */
+static locale_t c_loc;
+static pthread_once_t c_loc_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void)
+{
+    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
 static locale_t c_locale(void)
 {
-    static locale_t loc;
-    if (!loc)
-        loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return loc;
+    pthread_once(&c_loc_once, make_c_locale);
+    return c_loc;
 }
 
 /* ---- positions ----------------------------------------------------------------------------- */
@@ -539,6 +563,20 @@ static void commit_counter(parser *p, uint32_t track)
     }
 }
 
+/* Keep the collective metadata of the event just appended to track (main parser only). */
+static void commit_coll(parser *p, uint32_t track)
+{
+    ks_trace *t = p->t;
+    ks_coll_info c = p->ev.coll;
+    c.track = track;
+    c.ev = (uint32_t)(t->tracks[track].n - 1);
+    c.in_nelems--;
+    c.out_nelems--;
+    c.group_size--;
+    c.seq--;
+    KS_PUSH(t->colls, t->ncolls, t->colls_cap, c);
+}
+
 static void commit_event(parser *p)
 {
     cur_event *e = &p->ev;
@@ -644,6 +682,8 @@ static void commit_event(parser *p)
         return;
     }
     ks_trace_append(t, track, &rec);
+    if (e->has_coll)
+        commit_coll(p, track);
 }
 
 /* ---- yajl callbacks ------------------------------------------------------------------------ */
@@ -1009,6 +1049,43 @@ static int event_value(parser *p, int key, enum vtype vt, const char *s, size_t 
     return 1;
 }
 
+/* A collective arg: strings interned, numbers kept plus one (0 = absent). A worker leaves events
+ * with collective metadata to the main parser (the side table is the main parser's). */
+static void coll_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    int64_t v;
+    if (p->unit) {
+        p->unit_bad = 1;
+        return;
+    }
+    if (vt == V_STRING) {
+        ks_str id = intern(p, s, len);
+        if (key == K_COLL_NAME) {
+            e->coll.name = id;
+            e->has_coll = 1;
+        } else if (key == K_COLL_PG)
+            e->coll.pg_name = id;
+        else if (key == K_COLL_RANKS)
+            e->coll.pg_ranks = id;
+        else if (key == K_COLL_DTYPE)
+            e->coll.dtype = id;
+        else if (key == K_COLL_SEQ && ks_parse_int64(s, len, &v) == KS_NUM_EXACT && v >= 0)
+            e->coll.seq = v + 1;
+        return;
+    }
+    if (!int_value(vt, s, len, &v) || v < 0 || v == INT64_MAX)
+        return;
+    if (key == K_COLL_IN)
+        e->coll.in_nelems = v + 1;
+    else if (key == K_COLL_OUT)
+        e->coll.out_nelems = v + 1;
+    else if (key == K_COLL_GS)
+        e->coll.group_size = v + 1;
+    else if (key == K_COLL_SEQ)
+        e->coll.seq = v + 1;
+}
+
 static int args_value(parser *p, int key, enum vtype vt, const char *s, size_t len)
 {
     cur_event *e = &p->ev;
@@ -1065,6 +1142,10 @@ static int args_value(parser *p, int key, enum vtype vt, const char *s, size_t l
             e->arg_sort = v;
             e->has_arg_sort = 1;
         }
+        break;
+    case K_COLL_NAME: case K_COLL_PG: case K_COLL_RANKS: case K_COLL_DTYPE:
+    case K_COLL_IN: case K_COLL_OUT: case K_COLL_GS: case K_COLL_SEQ:
+        coll_value(p, key, vt, s, len);
         break;
     case K_COUNTER:
         if (vt == V_NUMBER && len < 64) {

@@ -87,6 +87,7 @@ void ks_trace_free(ks_trace *t)
     free(t->by_cat);
     free(t->counters);
     free(t->series);
+    free(t->colls);
     free(t->meta.devices);
     free(t->meta.entries);
     ks_diag_free(&t->diag);
@@ -344,10 +345,20 @@ static void finish_track(ks_trace *t, ks_track *k)
     ks_bigarray_shrink((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, sizeof *k->ev);
 }
 
+static int cmp_coll(const void *x, const void *y)
+{
+    const ks_coll_info *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
 void ks_trace_finish(ks_trace *t)
 {
     for (size_t i = 0; i < t->ntracks; i++)
         finish_track(t, &t->tracks[i]);
+    if (t->ncolls > 1)
+        qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)

@@ -242,7 +242,8 @@ typedef struct ks_folded {
 void ks_folded_build(const ks_analysis *a, ks_folded_metric m, int python_frames, ks_folded *out);
 void ks_folded_free(ks_folded *f);
 
-/* 1 for NCCL/RCCL communication kernels (name contains "nccl" or "rccl", any case). */
+/* 1 for communication kernels by name: ks_comm_kernel_name of kinesift/comm.h (kept for callers
+ * of the first API). */
 int ks_is_comm_kernel(const char *name);
 
 #ifdef __cplusplus

@@ -52,8 +52,9 @@ uint64_t ks_source_file_size(const ks_source *s);
 uint64_t ks_source_raw_offset(const ks_source *s);
 
 /* Expand command-line inputs: a directory becomes its trace files (recursively, sorted by path:
- * names containing ".json", and .tar/.tgz/.zip archives); other paths are kept as given.
- * Returns a NULL-terminated array of malloc'ed strings in *out (free with ks_inputs_free). */
+ * names containing ".json", and .tar/.tgz/.zip archives); @FILE (no file named so) becomes the
+ * paths FILE lists, one a line (# comments), each expanded the same way; other paths are kept as
+ * given. Returns a NULL-terminated array of malloc'ed strings in *out (free with ks_inputs_free). */
 int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err);
 void ks_inputs_free(char **list, size_t n);
 

@@ -188,6 +188,21 @@ typedef struct ks_meta {
     size_t nentries;
 } ks_meta;
 
+/* ---- collective metadata ------------------------------------------------------------------ */
+
+/* The collective args of an event (PyTorch writes them on NCCL kernels and on record_param_comms):
+ * kept only for events whose args have "Collective name". Absent numbers are -1, absent strings 0. */
+typedef struct ks_coll_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    ks_str name;               /* "Collective name" */
+    ks_str pg_name;            /* "Process Group Name" */
+    ks_str pg_ranks;           /* "Process Group Ranks" (text, "[0, 1]") */
+    ks_str dtype;              /* "dtype" */
+    int64_t in_nelems, out_nelems; /* "In msg nelems", "Out msg nelems" */
+    int64_t group_size;        /* "Group size" */
+    int64_t seq;               /* "Seq" */
+} ks_coll_info;
+
 /* ---- the trace ---------------------------------------------------------------------------- */
 
 typedef struct ks_trace {
@@ -211,6 +226,9 @@ typedef struct ks_trace {
     size_t ncounters, counters_cap;
     ks_series *series;
     size_t nseries, series_cap;
+
+    ks_coll_info *colls;       /* sorted by (track, ev) once the trace is finished */
+    size_t ncolls, colls_cap;
 
     uint64_t events;           /* events committed to tracks */
     uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */

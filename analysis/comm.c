@@ -1,0 +1,155 @@
+/* analysis/comm.c: the one place that decides what is communication (kinesift/comm.h), the kind
+ * of a collective, its bus bandwidth factor (nccl-tests, doc/PERFORMANCE.md) and the size of a
+ * dtype. Names are matched case-insensitively where vendors vary the case (kernels), exactly where
+ * PyTorch spells them one way (op prefixes). A name that matches nothing is not communication:
+ * callers add what launched a kernel and its collective metadata (ks_trace_coll). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinesift/analysis.h"
+#include "kinesift/comm.h"
+
+/* 1 when word (lower case) occurs in s, any case */
+static int has_word_nocase(const char *s, const char *word)
+{
+    size_t n = strlen(word), len = strlen(s);
+    for (size_t i = 0; i + n <= len; i++) {
+        size_t j = 0;
+        while (j < n && tolower((unsigned char)s[i + j]) == word[j])
+            j++;
+        if (j == n)
+            return 1;
+    }
+    return 0;
+}
+
+int ks_comm_kernel_name(const char *name)
+{
+    return has_word_nocase(name, "nccl") || has_word_nocase(name, "rccl") ||
+           has_word_nocase(name, "hccl") || has_word_nocase(name, "msccl");
+}
+
+int ks_is_comm_kernel(const char *name)
+{
+    return ks_comm_kernel_name(name);
+}
+
+int ks_comm_op_name(const char *n)
+{
+    static const char *const prefix[] = {"nccl:", "gloo:", "hccl:", "mpi:", "ucc:", "c10d::",
+                                         "c10d_functional::", "_c10d_functional::", "symm_mem::",
+                                         "record_param_comms"};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (!strncmp(n, prefix[i], strlen(prefix[i])))
+            return 1;
+    /* custom all-reduce ops of serving stacks: NAMESPACE::all_reduce / allreduce (vllm::all_reduce,
+     * trtllm::allreduce, sgl_kernel::all_reduce...) */
+    const char *c = strstr(n, "::");
+    if (c && c != n) {
+        const char *op = c + 2;
+        if (!strncmp(op, "all_reduce", 10) || !strncmp(op, "allreduce", 9) ||
+            !strncmp(op, "custom_all_reduce", 17) || !strncmp(op, "all_gather", 10) ||
+            !strncmp(op, "reduce_scatter", 14) || !strncmp(op, "all_to_all", 10))
+            return 1;
+    }
+    return 0;
+}
+
+/* s without '_' and in lower case, at most n - 1 characters */
+static void squash(const char *s, char *out, size_t n)
+{
+    size_t j = 0;
+    for (; *s && j + 1 < n; s++)
+        if (*s != '_')
+            out[j++] = (char)tolower((unsigned char)*s);
+    out[j] = 0;
+}
+
+ks_coll_kind ks_coll_kind_of(const char *name)
+{
+    char b[256];
+    squash(name, b, sizeof b);
+    /* order matters: reducescatter before reduce, allreduce before reduce */
+    if (strstr(b, "reducescatter"))
+        return KS_COLL_REDUCESCATTER;
+    if (strstr(b, "allreduce"))
+        return KS_COLL_ALLREDUCE;
+    if (strstr(b, "allgather"))
+        return KS_COLL_ALLGATHER;
+    if (strstr(b, "alltoall"))
+        return KS_COLL_ALLTOALL;
+    if (strstr(b, "broadcast"))
+        return KS_COLL_BROADCAST;
+    if (strstr(b, "sendrecv") || strstr(b, "send") || strstr(b, "recv"))
+        return KS_COLL_SENDRECV;
+    if (strstr(b, "barrier"))
+        return KS_COLL_BARRIER;
+    if (strstr(b, "reduce"))
+        return KS_COLL_REDUCE;
+    return KS_COLL_OTHER;
+}
+
+const char *ks_coll_kind_name(ks_coll_kind k)
+{
+    static const char *const n[] = {"other", "allreduce", "allgather", "reducescatter",
+                                    "broadcast", "reduce", "alltoall", "sendrecv", "barrier"};
+    return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "other";
+}
+
+void ks_coll_busbw_factor(ks_coll_kind k, int64_t n, int64_t *num, int64_t *den)
+{
+    *num = 0;
+    *den = 1;
+    if (n < 1)
+        return;
+    switch (k) {
+    case KS_COLL_ALLREDUCE:
+        *num = 2 * (n - 1);
+        *den = n;
+        break;
+    case KS_COLL_ALLGATHER: case KS_COLL_REDUCESCATTER: case KS_COLL_ALLTOALL:
+        *num = n - 1;
+        *den = n;
+        break;
+    case KS_COLL_BROADCAST: case KS_COLL_REDUCE: case KS_COLL_SENDRECV:
+        *num = 1;
+        break;
+    default:
+        break;
+    }
+}
+
+int ks_dtype_size(const char *d)
+{
+    static const struct { const char *name; int size; } t[] = {
+        {"Float", 4}, {"float", 4}, {"float32", 4}, {"Int", 4}, {"int", 4}, {"int32", 4},
+        {"UInt32", 4}, {"Half", 2}, {"half", 2}, {"float16", 2}, {"BFloat16", 2},
+        {"bfloat16", 2}, {"Short", 2}, {"int16", 2}, {"UInt16", 2}, {"Double", 8},
+        {"double", 8}, {"float64", 8}, {"Long", 8}, {"long", 8}, {"int64", 8}, {"UInt64", 8},
+        {"ComplexFloat", 8}, {"ComplexHalf", 4}, {"ComplexDouble", 16}, {"Byte", 1},
+        {"uint8", 1}, {"Char", 1}, {"int8", 1}, {"Bool", 1}, {"bool", 1},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(d, t[i].name))
+            return t[i].size;
+    if (!strncmp(d, "Float8", 6) || !strncmp(d, "float8", 6))
+        return 1;
+    return 0;
+}
+
+const ks_coll_info *ks_trace_coll(const ks_trace *t, uint32_t track, uint32_t ev)
+{
+    size_t lo = 0, hi = t->ncolls;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const ks_coll_info *c = &t->colls[mid];
+        if (c->track < track || (c->track == track && c->ev < ev))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->ncolls && t->colls[lo].track == track && t->colls[lo].ev == ev)
+        return &t->colls[lo];
+    return NULL;
+}

@@ -1,0 +1,309 @@
+/* cli/cmd_ranks.c: `kinesift ranks TRACE...`: one trace per rank of a distributed job, read
+ * concurrently (-j), each reduced to its ks_rank and freed, then matched across ranks. Archives
+ * stand for their members (one job per member, so ranks inside one tar are read in parallel too).
+ * Output does not depend on -j: results are kept in input order and sorted by rank. */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/util.h"
+#include "kinesift/insights.h"
+#include "kinesift/ranks.h"
+#include "kinesift/source.h"
+
+const char ks_help_ranks[] =
+    "usage: kinesift ranks TRACE... [--format text|json|csv|markdown] [-j N] [--allow-mixed]\n"
+    "                      [--straggler-pct P] [--no-align] [--align-tolerance DUR]\n"
+    "                      [--step-label REGEX] [--strict] [--quiet]\n"
+    "\n"
+    "Cross-rank analysis of a distributed job: one trace per rank (files, directories searched\n"
+    "recursively, tar/zip archives of ranks, or @LIST naming one path a line), or its summary\n"
+    "(kinesift summarize, *.kss.json[.gz]), mixed freely: the report is the same either way. Each rank's rank comes\n"
+    "from distributedInfo.rank, else its file name (rank-3, rank_3, rank3, _3.), else the input order;\n"
+    "the report says which rule gave it. Two traces with the same rank, or world sizes that disagree,\n"
+    "are an error (exit 2) naming both, unless --allow-mixed.\n"
+    "\n"
+    "Per rank: active steps (count, median, p90), GPU busy share, compute (kernels that are not\n"
+    "communication), communication, exposed communication (communication while no compute kernel runs\n"
+    "on the device: unions), overlap share, host wait (GPU idle waiting for the host's next launch),\n"
+    "kernels. Collectives are matched across ranks (the n-th call of a Collective name on a process\n"
+    "group, or its Seq), clocks aligned on the collectives' end times, each rank's wait computed\n"
+    "(last arrival - own arrival) and attributed to the last arrival: the straggler is the rank that\n"
+    "made the others wait most, stated as a hypothesis with its evidence and the next check.\n"
+    "\n"
+    "  --format FMT            text (default), json (schema kinesift.ranks/1, docs/ranks.md), csv (one\n"
+    "                          row per rank), markdown\n"
+    "  -j, --jobs N            ranks read and analysed at once (default: the number of cores); each\n"
+    "                          rank's events are freed once its figures are taken; same output for any N\n"
+    "  --allow-mixed           accept duplicate ranks (renumbered by input order) and world sizes\n"
+    "                          that disagree\n"
+    "  --straggler-pct P       name ranks whose median step or compute time is more than P% above\n"
+    "                          the ranks' median (default 5)\n"
+    "  --no-align              do not estimate clock offsets (ranks share one clock)\n"
+    "  --align-tolerance DUR   clock spread above which waits are flagged as untrusted (default 20us)\n"
+    "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
+    "  --strict                malformed input is an error instead of a counted recovery\n"
+    "  --quiet                 no warnings on stderr\n"
+    "\n"
+    "Exit status: 0 success, 2 usage or input error (including duplicate ranks).\n";
+
+typedef struct job {
+    char *path;
+    long member;      /* -1: a plain file; else the index of the archive member */
+    ks_rank r;
+    int ok;
+    char *error;      /* one line, when !ok */
+} job;
+
+typedef struct pool {
+    job *v;
+    size_t n, next;
+    pthread_mutex_t mu;
+    ks_parse_opts po;
+    ks_rank_opts ro;
+} pool;
+
+static void job_fail(job *j, const char *name, const ks_error *err)
+{
+    if (err->has_pos)
+        j->error = ks_xasprintf("%s: byte %llu (line %llu, column %llu): %s", name, (unsigned long long)err->byte,
+                                (unsigned long long)err->line, (unsigned long long)err->column, err->msg);
+    else
+        j->error = ks_xasprintf("%s: %s", name, err->msg);
+}
+
+/* a summary (kinesift summarize) instead of a trace: read whole, it is small */
+static void read_summary(job *j, ks_stream *st)
+{
+    ks_buf b = {0};
+    char chunk[65536];
+    ssize_t n;
+    ks_error err;
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+        ks_buf_put(&b, chunk, (size_t)n);
+    if (n < 0)
+        job_fail(j, ks_stream_name(st), &err);
+    else if (ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, &j->r, &err) != KS_OK)
+        j->error = ks_xstrdup(err.msg);
+    else
+        j->ok = 1;
+    free(b.p);
+}
+
+/* open the job's trace, parse it, reduce it to its ks_rank and free the events */
+static void run_job(pool *p, job *j)
+{
+    ks_source *src;
+    ks_error err;
+    if (ks_source_open(j->path, &src, &err) != KS_OK) {
+        job_fail(j, j->path, &err);
+        return;
+    }
+    ks_stream *st = NULL;
+    for (long k = 0; k <= (j->member < 0 ? 0 : j->member); k++) {
+        int r = ks_source_next(src, &st, &err);
+        if (r <= 0) {
+            if (r == 0)
+                ks_error_set(&err, "archive member %ld is gone", j->member);
+            job_fail(j, j->path, &err);
+            ks_source_close(src);
+            return;
+        }
+    }
+    if (ks_rank_is_summary(ks_stream_name(st))) {
+        read_summary(j, st);
+        ks_source_close(src);
+        return;
+    }
+    ks_trace *tr;
+    if (ks_parse_stream(st, &p->po, &tr, &err) != KS_OK)
+        job_fail(j, ks_stream_name(st), &err);
+    else {
+        if (ks_rank_from_trace(tr, &p->ro, &j->r, &err) != KS_OK)
+            job_fail(j, tr->source, &err);
+        else
+            j->ok = 1;
+        ks_trace_free(tr);
+    }
+    ks_source_close(src);
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        run_job(p, &p->v[i]);
+    }
+}
+
+/* one job per plain file, one per member of an archive */
+static int make_jobs(char **list, size_t n, job **out, size_t *nout)
+{
+    job *v = NULL;
+    size_t nv = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(list[i], "-")) {
+            ks_cli_fail("-: ranks reads files (it opens each rank on its own), not standard input");
+            goto fail;
+        }
+        ks_source *src;
+        ks_error err;
+        if (ks_source_open(list[i], &src, &err) != KS_OK) {
+            ks_cli_error(list[i], &err);
+            goto fail;
+        }
+        long members = -1;
+        if (ks_source_is_archive(src)) {
+            ks_stream *st;
+            int r;
+            members = 0;
+            while ((r = ks_source_next(src, &st, &err)) > 0)
+                members++;
+            if (r < 0) {
+                ks_cli_error(list[i], &err);
+                ks_source_close(src);
+                goto fail;
+            }
+        }
+        ks_source_close(src);
+        for (long k = members < 0 ? -1 : 0; k < (members < 0 ? 0 : members); k++) {
+            KS_GROW(v, cap, nv + 1);
+            memset(&v[nv], 0, sizeof v[nv]);
+            v[nv].path = list[i];
+            v[nv++].member = k;
+        }
+    }
+    *out = v;
+    *nout = nv;
+    return 0;
+fail:
+    free(v);
+    return KS_EXIT_USAGE;
+}
+
+static int read_ranks(job *v, size_t n, int jobs, const ks_load_opts *lo, const ks_rank_opts *ro)
+{
+    pool p = {v, n, 0, PTHREAD_MUTEX_INITIALIZER, {0}, *ro};
+    ks_parse_opts_init(&p.po);
+    p.po.strict = lo->strict;
+    p.po.threads = jobs > 1 ? 1 : 0; /* the ranks are the parallelism */
+    if ((size_t)jobs > n)
+        jobs = (int)n;
+    pthread_t *th = ks_xcalloc((size_t)jobs, sizeof *th);
+    int started = 0;
+    for (int i = 1; i < jobs; i++)
+        if (pthread_create(&th[i], NULL, worker, &p) == 0)
+            started = i;
+        else
+            break;
+    worker(&p);
+    for (int i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&p.mu);
+    for (size_t i = 0; i < n; i++)
+        if (!v[i].ok) {
+            ks_cli_fail("%s", v[i].error);
+            return KS_EXIT_USAGE;
+        }
+    return 0;
+}
+
+static int default_jobs(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c < 1 ? 1 : c > 64 ? 64 : (int)c;
+}
+
+int ks_cmd_ranks(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"jobs", required_argument, NULL, 'j'},
+        {"allow-mixed", no_argument, NULL, 'M'}, {"straggler-pct", required_argument, NULL, 'p'},
+        {"no-align", no_argument, NULL, 'A'}, {"align-tolerance", required_argument, NULL, 'T'},
+        {"step-label", required_argument, NULL, 'L'}, {"strict", no_argument, NULL, 'S'},
+        {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0},
+    };
+    static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
+    int format = 0, jobs = default_jobs(), allow_mixed = 0, c;
+    ks_load_opts lo = {0};
+    ks_rank_opts ro = {0};
+    ks_ranks_opts mo;
+    ks_ranks_opts_init(&mo);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "j:", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'f':
+            if ((format = ks_cli_choice(optarg, formats)) < 0)
+                return ks_cli_usage("ranks", "unknown format '%s' (text, json, csv, markdown)", optarg);
+            break;
+        case 'j':
+            jobs = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || jobs < 1 || jobs > 256)
+                return ks_cli_usage("ranks", "-j wants a number of jobs from 1 to 256, not '%s'", optarg);
+            break;
+        case 'M': allow_mixed = 1; break;
+        case 'p':
+            mo.straggler_pct = strtod(optarg, &end);
+            if (end == optarg || *end || !(mo.straggler_pct >= 0) || mo.straggler_pct > 1e6)
+                return ks_cli_usage("ranks", "--straggler-pct wants a percentage >= 0, not '%s'", optarg);
+            break;
+        case 'A': mo.align = 0; break;
+        case 'T':
+            if (ks_duration_parse(optarg, &mo.align_tolerance) || mo.align_tolerance < 0)
+                return ks_cli_usage("ranks", "--align-tolerance wants a duration such as 20us, not '%s'", optarg);
+            break;
+        case 'L': ro.step_label = optarg; break;
+        case 'S': lo.strict = 1; break;
+        case 'q': lo.quiet = 1; break;
+        default:
+            return ks_cli_usage("ranks", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return ks_cli_usage("ranks", "no input file");
+    char **list;
+    size_t nlist;
+    ks_error err;
+    if (ks_inputs_expand(argv + optind, (size_t)(argc - optind), &list, &nlist, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    job *v = NULL;
+    size_t n = 0;
+    int rc = make_jobs(list, nlist, &v, &n);
+    if (!rc)
+        rc = read_ranks(v, n, jobs, &lo, &ro);
+    ks_rank *rk = ks_xcalloc(n + 1, sizeof *rk);
+    for (size_t i = 0; i < n; i++) {
+        rk[i] = v[i].r;
+        free(v[i].error);
+    }
+    if (!rc && ks_ranks_identify(rk, n, allow_mixed, &err) != KS_OK) {
+        ks_cli_fail("%s", err.msg);
+        rc = KS_EXIT_USAGE;
+    }
+    if (!rc) {
+        ks_ranks r;
+        ks_ranks_match(rk, n, &mo, &r);
+        ks_ranks_report(stdout, &r, format);
+        ks_ranks_free(&r);
+    }
+    for (size_t i = 0; i < n; i++)
+        ks_rank_free(&rk[i]);
+    free(rk);
+    free(v);
+    ks_inputs_free(list, nlist);
+    return rc;
+}

@@ -1,0 +1,102 @@
+/* cli/cmd_summarize.c: `kinesift summarize TRACE -o RANK.kss.json.gz`: one rank's trace reduced
+ * to what `kinesift ranks` needs (kinesift.summary/1, ranks/summary.c), so that the ranks of a job
+ * bigger than one machine can be summarised where they are and merged elsewhere. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kinesift/ranks.h"
+
+const char ks_help_summarize[] =
+    "usage: kinesift summarize TRACE -o OUT.kss.json[.gz] [--step-label REGEX] [--force] [--threads N]\n"
+    "                          [--strict] [--quiet]\n"
+    "\n"
+    "Reduce one rank's trace to everything `kinesift ranks` needs from it (schema kinesift.summary/1:\n"
+    "step times, GPU unions, every collective with its times, bytes and group, the kernels before\n"
+    "each): kilobytes for a trace of hundreds of MB. `kinesift ranks` accepts summaries wherever it\n"
+    "accepts traces, mixed freely, and prints the same report from them. See docs/scale-out.md for\n"
+    "job arrays (Slurm) and xargs -P / GNU parallel over many hosts.\n"
+    "\n"
+    "  -o, --output FILE       the summary; a name ending in .gz is gzip-compressed; the name must\n"
+    "                          contain .kss.json (that is how ranks knows a summary)\n"
+    "  --force                 replace FILE if it exists (never the input)\n"
+    "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
+    "  --threads N             parser threads (default 0: one per core)\n"
+    "  --strict                malformed input is an error instead of a counted recovery\n"
+    "  --quiet                 no progress line and no warnings on stderr\n"
+    "\n"
+    "Exit status: 0 success, 2 usage or input error.\n";
+
+typedef struct sum_ctx {
+    const char *out;
+    int force, quiet, seen;
+    ks_rank_opts ro;
+} sum_ctx;
+
+static int on_trace(void *ctx, ks_trace *tr)
+{
+    sum_ctx *c = ctx;
+    ks_error err;
+    int rc = 0;
+    if (c->seen++) {
+        ks_cli_fail("%s: summarize takes one trace (an archive with several ranks: one summary each)", tr->source);
+        ks_trace_free(tr);
+        return KS_EXIT_USAGE;
+    }
+    ks_cli_warnings(tr, c->quiet);
+    ks_rank r;
+    if (ks_rank_from_trace(tr, &c->ro, &r, &err) != KS_OK) {
+        ks_cli_error(tr->source, &err);
+        rc = KS_EXIT_USAGE;
+    } else {
+        if (ks_rank_summary_write(&r, c->out, c->force, &err) != KS_OK) {
+            ks_cli_error(NULL, &err);
+            rc = KS_EXIT_USAGE;
+        }
+        ks_rank_free(&r);
+    }
+    ks_trace_free(tr);
+    return rc;
+}
+
+int ks_cmd_summarize(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'F'},
+        {"step-label", required_argument, NULL, 'L'}, {"threads", required_argument, NULL, 't'},
+        {"strict", no_argument, NULL, 'S'}, {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0},
+    };
+    sum_ctx c = {0};
+    ks_load_opts lo = {0};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': c.out = optarg; break;
+        case 'F': c.force = 1; break;
+        case 'L': c.ro.step_label = optarg; break;
+        case 't':
+            if (ks_cli_threads(optarg, &lo.threads))
+                return ks_cli_usage("summarize", "--threads wants 0 to 64, not '%s'", optarg);
+            break;
+        case 'S': lo.strict = 1; break;
+        case 'q': lo.quiet = c.quiet = 1; break;
+        default:
+            return ks_cli_usage("summarize", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return ks_cli_usage("summarize", "no input file");
+    if (argc - optind > 1)
+        return ks_cli_usage("summarize", "one trace at a time (one summary per rank)");
+    if (!c.out)
+        return ks_cli_usage("summarize", "-o OUT.kss.json.gz is required");
+    if (!ks_rank_is_summary(c.out))
+        return ks_cli_usage("summarize", "the output name must contain .kss.json, not '%s'", c.out);
+    if (!strcmp(c.out, argv[optind]))
+        return ks_cli_usage("summarize", "the output would overwrite the input");
+    return ks_cli_load(argv + optind, 1, &lo, on_trace, &c);
+}

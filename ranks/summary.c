@@ -1,0 +1,238 @@
+/* ranks/summary.c: a ks_rank on disk, schema kinesift.summary/1: everything `ranks` needs from
+ * one trace (identity inputs, per-rank figures, every collective with its times, metadata and
+ * the kernels before it), kilobytes where the trace is megabytes. Reading it back gives the same
+ * ks_rank, field for field (ns integers, strings as written; reasons mapped back onto the static
+ * texts), so a report from summaries equals the report from the traces. The map step of a job
+ * bigger than one machine (docs/scale-out.md): `summarize` per rank, `ranks` over the summaries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "common/jsonw.h"
+#include "common/util.h"
+#include "kinesift/ranks.h"
+#include "kinesift/redact.h"
+#include "redact/redact_int.h"
+
+#define SCHEMA "kinesift.summary/1"
+
+int ks_rank_is_summary(const char *name)
+{
+    return strstr(name, ".kss.json") != NULL;
+}
+
+static void opt_int(ks_jw *w, const char *k, int64_t v, int present)
+{
+    if (present)
+        ks_jw_kint(w, k, v);
+    else
+        ks_jw_knull(w, k);
+}
+
+static void opt_str(ks_jw *w, const char *k, const char *s)
+{
+    if (s)
+        ks_jw_kstr(w, k, s);
+    else
+        ks_jw_knull(w, k);
+}
+
+static void write_coll(ks_jw *w, const ks_rank_coll *c)
+{
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "name", c->name);
+    ks_jw_kstr(w, "group", c->pg);
+    ks_jw_kint(w, "seq", c->seq);
+    ks_jw_kint(w, "bytes", c->bytes);
+    ks_jw_kint(w, "group_size", c->group_size);
+    ks_jw_kint(w, "start_ns", c->start);
+    ks_jw_kint(w, "end_ns", c->end);
+    ks_jw_key(w, "before");
+    ks_jw_arr(w);
+    for (int t = 0; t < KS_RANK_TOP && c->before[t]; t++) {
+        ks_jw_arr(w);
+        ks_jw_str(w, c->before[t]);
+        ks_jw_int(w, c->before_ns[t]);
+        ks_jw_end_arr(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_end_obj(w);
+}
+
+static void write_json(FILE *f, const ks_rank *r)
+{
+    ks_jw w;
+    ks_jw_open(&w, f, 0);
+    ks_jw_obj(&w);
+    ks_jw_kstr(&w, "schema", SCHEMA);
+    ks_jw_kstr(&w, "source", r->source);
+    opt_int(&w, "distributed_rank", r->rank, r->rank >= 0);
+    opt_int(&w, "world_size", r->world_size, r->world_size >= 0);
+    ks_jw_kuint(&w, "steps", r->steps);
+    ks_jw_kint(&w, "step_median_ns", r->step_median);
+    ks_jw_kint(&w, "step_p90_ns", r->step_p90);
+    opt_str(&w, "steps_reason", r->steps_reason);
+    opt_str(&w, "gpu_reason", r->gpu_reason);
+    ks_jw_kint(&w, "gpu_span_ns", r->gpu_span);
+    ks_jw_kint(&w, "gpu_busy_ns", r->gpu_busy);
+    ks_jw_kint(&w, "compute_ns", r->compute);
+    ks_jw_kint(&w, "communication_ns", r->comm);
+    ks_jw_kint(&w, "exposed_communication_ns", r->exposed);
+    ks_jw_kint(&w, "host_wait_ns", r->host_wait);
+    ks_jw_kuint(&w, "kernels", r->kernels);
+    opt_str(&w, "collectives_reason", r->colls_reason);
+    ks_jw_key(&w, "collectives");
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < r->ncolls; i++)
+        write_coll(&w, &r->colls[i]);
+    ks_jw_end_arr(&w);
+    ks_jw_end_obj(&w);
+    ks_jw_close(&w);
+    fputc('\n', f);
+}
+
+static size_t ends_gz(const char *p)
+{
+    size_t n = strlen(p);
+    return n > 3 && !strcmp(p + n - 3, ".gz");
+}
+
+int ks_rank_summary_write(const ks_rank *r, const char *path, int force, ks_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return ks_error_set(err, "%s: out of memory", path);
+    write_json(m, r);
+    fclose(m);
+    ks_rd_sink *s;
+    int rc = ks_rd_sink_open(path, ends_gz(path) ? KS_COMPRESS_GZIP : KS_COMPRESS_NONE, &s, err);
+    if (rc == KS_OK) {
+        ks_rd_sink_write(s, buf, len);
+        if (ks_rd_sink_close(s, err) != KS_OK) {
+            ks_rd_sink_abort(s);
+            rc = KS_ERR;
+        } else
+            rc = ks_rd_sink_commit(s, force, err);
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---- reading ------------------------------------------------------------------------------- */
+
+static yajl_val get(yajl_val o, const char *k)
+{
+    const char *path[] = {k, NULL};
+    return yajl_tree_get(o, path, yajl_t_any);
+}
+
+/* an integer field: 1 and *v; a null field: 1 and *v = dflt when nullable; else 0 */
+static int int_of(yajl_val o, const char *k, int nullable, int64_t dflt, int64_t *v)
+{
+    yajl_val x = get(o, k);
+    if (x && YAJL_IS_INTEGER(x)) {
+        *v = YAJL_GET_INTEGER(x);
+        return 1;
+    }
+    if (nullable && (!x || YAJL_IS_NULL(x))) {
+        *v = dflt;
+        return 1;
+    }
+    return 0;
+}
+
+static int str_of(yajl_val o, const char *k, int nullable, const char **s)
+{
+    yajl_val x = get(o, k);
+    if (x && YAJL_IS_STRING(x)) {
+        *s = YAJL_GET_STRING(x);
+        return 1;
+    }
+    *s = NULL;
+    return nullable && (!x || YAJL_IS_NULL(x));
+}
+
+static int read_coll(yajl_val o, ks_rank_coll *c)
+{
+    const char *name, *pg;
+    memset(c, 0, sizeof *c);
+    if (!YAJL_IS_OBJECT(o) || !str_of(o, "name", 0, &name) || !str_of(o, "group", 0, &pg) ||
+        !int_of(o, "seq", 0, 0, &c->seq) || !int_of(o, "bytes", 0, 0, &c->bytes) ||
+        !int_of(o, "group_size", 0, 0, &c->group_size) || !int_of(o, "start_ns", 0, 0, &c->start) ||
+        !int_of(o, "end_ns", 0, 0, &c->end))
+        return 0;
+    c->name = ks_xstrdup(name);
+    c->pg = ks_xstrdup(pg);
+    yajl_val b = get(o, "before");
+    if (!b || !YAJL_IS_ARRAY(b) || b->u.array.len > KS_RANK_TOP)
+        return 0;
+    for (size_t t = 0; t < b->u.array.len; t++) {
+        yajl_val e = b->u.array.values[t];
+        if (!YAJL_IS_ARRAY(e) || e->u.array.len != 2 || !YAJL_IS_STRING(e->u.array.values[0]) ||
+            !YAJL_IS_INTEGER(e->u.array.values[1]))
+            return 0;
+        c->before[t] = ks_xstrdup(YAJL_GET_STRING(e->u.array.values[0]));
+        c->before_ns[t] = YAJL_GET_INTEGER(e->u.array.values[1]);
+    }
+    return 1;
+}
+
+static const char *reason_of(const char *s)
+{
+    return s ? ks_rank_reason(s) : NULL;
+}
+
+static int read_rank(yajl_val root, ks_rank *r)
+{
+    const char *schema, *src, *sr, *gr, *cr;
+    int64_t steps, kernels;
+    if (!YAJL_IS_OBJECT(root) || !str_of(root, "schema", 0, &schema) || strcmp(schema, SCHEMA) ||
+        !str_of(root, "source", 0, &src) || !int_of(root, "distributed_rank", 1, -1, &r->rank) ||
+        !int_of(root, "world_size", 1, -1, &r->world_size) || !int_of(root, "steps", 0, 0, &steps) ||
+        !int_of(root, "step_median_ns", 0, 0, &r->step_median) || !int_of(root, "step_p90_ns", 0, 0, &r->step_p90) ||
+        !str_of(root, "steps_reason", 1, &sr) || !str_of(root, "gpu_reason", 1, &gr) ||
+        !int_of(root, "gpu_span_ns", 0, 0, &r->gpu_span) || !int_of(root, "gpu_busy_ns", 0, 0, &r->gpu_busy) ||
+        !int_of(root, "compute_ns", 0, 0, &r->compute) || !int_of(root, "communication_ns", 0, 0, &r->comm) ||
+        !int_of(root, "exposed_communication_ns", 0, 0, &r->exposed) ||
+        !int_of(root, "host_wait_ns", 0, 0, &r->host_wait) || !int_of(root, "kernels", 0, 0, &kernels) ||
+        !str_of(root, "collectives_reason", 1, &cr) || steps < 0 || kernels < 0)
+        return 0;
+    r->source = ks_xstrdup(src);
+    r->name_rank = ks_rank_from_name(src);
+    r->steps = (size_t)steps;
+    r->kernels = (uint64_t)kernels;
+    r->steps_reason = reason_of(sr);
+    r->gpu_reason = reason_of(gr);
+    r->colls_reason = reason_of(cr);
+    yajl_val c = get(root, "collectives");
+    if (!c || !YAJL_IS_ARRAY(c))
+        return 0;
+    r->colls = ks_xcalloc(c->u.array.len + 1, sizeof *r->colls);
+    for (size_t i = 0; i < c->u.array.len; i++) {
+        r->ncolls++;
+        if (!read_coll(c->u.array.values[i], &r->colls[i]))
+            return 0;
+    }
+    return 1;
+}
+
+int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *copy = ks_xstrndup(text, len);
+    char msg[256];
+    yajl_val root = yajl_tree_parse(copy, msg, sizeof msg);
+    free(copy);
+    if (!root)
+        return ks_error_set(err, "%s: not a summary: %s", name, msg);
+    int ok = read_rank(root, out);
+    yajl_tree_free(root);
+    if (!ok) {
+        ks_rank_free(out);
+        return ks_error_set(err, "%s: not a %s summary (missing or mistyped field)", name, SCHEMA);
+    }
+    return KS_OK;
+}
