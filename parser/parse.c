@@ -1544,10 +1544,13 @@ static int feed_unit(parser *p, size_t pos, const ks_unit *u, ks_error *err, uin
     return settle(p, pos, ys, err, err_at);
 }
 
-/* A read failed at absolute offset at (the end of what was read): fatal at the very start or in
- * strict mode, else the decoded part is kept. Returns 0 when fatal (err set). */
-static int read_failed(parser *p, uint64_t at, const char *msg, ks_error *err)
+/* A read failed at absolute offset at (the end of what was read): fatal at the very start, in
+ * strict mode or when the stream failed an integrity check (damaged: what was decoded is wrong
+ * too), else the decoded part is kept. Returns 0 when fatal (err set). */
+static int read_failed(parser *p, uint64_t at, const char *msg, int damaged, ks_error *err)
 {
+    if (damaged)
+        return ks_error_set(err, "read error: %s", msg), 0; /* no decoded position: all of it is suspect */
     if (at == 0 || p->strict) {
         uint64_t line, col;
         line_col(p, at, &line, &col);
@@ -1624,7 +1627,7 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
         p->in_len = c->len;
         p->in_base = c->base;
         p->run_start = c->run_start;
-        if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, err))
+        if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, ks_stream_damaged(st), err))
             return FILTERED_FAIL;
         p->t->bytes = c->bytes;
         if (opts->progress)
@@ -1738,7 +1741,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             ks_error rerr;
             ssize_t r = read_more(&p, st, p.inbuf + p.in_len, chunk, &rerr);
             if (r < 0) {
-                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, err))
+                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, ks_stream_damaged(st), err))
                     goto fail;
                 r = 0;
             }
