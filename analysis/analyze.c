@@ -203,12 +203,13 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         a->has_window = 1;
         a->win_start = opts->window_start;
         a->win_end = opts->window_end;
-        a->window_ns = a->win_end - a->win_start;
+        a->window_ns = ks_sat_sub(a->win_end, a->win_start);
     } else {
-        /* the whole trace; +1 so that a zero-length event at the very end still starts inside */
+        /* the whole trace; +1 so that a zero-length event at the very end still starts inside
+         * (saturated: a span of extreme timestamps does not fit int64 ns) */
         a->win_start = first;
-        a->win_end = last + 1;
-        a->window_ns = last - first;
+        a->win_end = ks_sat_add(last, 1);
+        a->window_ns = ks_sat_sub(last, first);
     }
     a->ntl = t->ntracks;
     a->tl = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *a->tl);

@@ -102,6 +102,9 @@ static int parse_stamp(const char *s, ks_ns *out)
     tm.tm_hour = h;
     tm.tm_min = m;
     tm.tm_sec = sec;
+    /* years int64 ns since the epoch can hold (1678..2261) with room for the offsets */
+    if (Y < 1700 || Y > 2200)
+        return -1;
     time_t t = timegm(&tm);
     if (t == (time_t)-1 || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
         return -1;
@@ -208,7 +211,7 @@ static int read_csv(const ks_smi_opts *o, ks_telemetry *tm, ks_error *err)
             return ks_error_set_at(err, 0, lineno, 1, "%s: line %zu: bad timestamp (expected YYYY/MM/DD HH:MM:SS.mmm)",
                                    o->path, lineno);
         }
-        x.t = x.t - o->tz_offset_ns + o->offset_ns;
+        x.t = ks_sat_add(ks_sat_sub(x.t, o->tz_offset_ns), o->offset_ns);
         x.gpu = uuid_index(tm, col[COL_UUID] >= 0 && (size_t)col[COL_UUID] < nf ? fld[col[COL_UUID]] : "");
         x.util = x.mem_used = x.mem_total = NAN;
         double *dst[NCOLS] = {NULL, NULL, &x.util, &x.mem_used, &x.mem_total};
@@ -265,7 +268,7 @@ int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps
     if (tm->reason)
         return KS_OK;
     ks_ns off = tm->trace_to_unix;
-    stats(tm, a->win_start + off, a->win_end + off, &tm->window);
+    stats(tm, ks_sat_add(a->win_start, off), ks_sat_add(a->win_end, off), &tm->window);
     if (!tm->window.n)
         tm->reason = "not observed: no nvidia-smi sample falls inside the trace window (check --smi-tz and "
                      "--smi-offset)";
@@ -273,7 +276,7 @@ int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps
         tm->per_step = ks_xcalloc(st->n, sizeof *tm->per_step);
         tm->nsteps = st->n;
         for (size_t i = 0; i < st->n; i++)
-            stats(tm, st->v[i].start + off, st->v[i].end + off, &tm->per_step[i]);
+            stats(tm, ks_sat_add(st->v[i].start, off), ks_sat_add(st->v[i].end, off), &tm->per_step[i]);
     }
     return KS_OK;
 }

@@ -1,7 +1,8 @@
 /* fuzz/fuzz_repair.c: the repairing pre-filter (parser/repair.h) alone. The input is cut into
  * runs at points drawn from its first bytes; fed run by run (unconsumed bytes passed again, as
  * the parser does) it must give the same output and repair counts as in one run, the output of
- * a run must map back to offsets inside the run (the map's points increasing), and the byte-by-byte path must agree
+ * a run must map back to offsets inside the run, never backwards (the bytes of an expansion map to
+ * the byte it replaces), and the byte-by-byte path must agree
  * with the block path. */
 #include "common/util.h"
 #include "fuzz/fuzz.h"
@@ -27,10 +28,13 @@ static void filter(const uint8_t *p, size_t n, const uint8_t *cuts, size_t ncuts
         FUZZ_CHECK(used <= end - at, "consumed %zu of %zu", used, end - at);
         FUZZ_CHECK(!eof || used == end - at, "left %zu bytes at end of input", end - at - used);
         ks_run run = ks_repair_last_run(&r);
-        /* every output byte maps into the run; the map's own points increase in both */
+        /* every output byte maps into the run, never backwards, the same with a hint */
+        size_t prev = 0, hint = 0;
         for (size_t o = 0; o <= run.len; o++) {
             size_t i = ks_run_in_offset(&run, o);
-            FUZZ_CHECK(i <= used, "offset %zu maps to %zu, past the run (%zu)", o, i, used);
+            FUZZ_CHECK(i <= used && i >= prev, "offset %zu maps to %zu (previous %zu, run %zu)", o, i, prev, used);
+            FUZZ_CHECK(ks_run_in_offset_hint(&run, o, &hint) == i, "hinted mapping differs at %zu", o);
+            prev = i;
         }
         for (size_t m = 1; m < run.nmap; m++)
             FUZZ_CHECK(run.map[m].out >= run.map[m - 1].out && run.map[m].in >= run.map[m - 1].in,

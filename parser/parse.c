@@ -1434,6 +1434,7 @@ static int finish(parser *p, ks_error *err)
     t->events = 0;
     for (size_t i = 0; i < t->ntracks; i++)
         t->events += t->tracks[i].n;
+    ks_diag_sort(&t->diag);
     ks_trace_finish(t);
     return KS_OK;
 }
