@@ -405,7 +405,7 @@ void ks_kernels_build(ks_analysis *a)
                 continue;
             krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
             r->row.count++;
-            r->row.total_ns += e->dur;
+            r->row.total_ns = ks_sat_add(r->row.total_ns, e->dur);
             r->durs[r->ndurs++] = e->dur;
             if (ks_analysis_launcher(a, (uint32_t)k, i).s < 0)
                 r->row.unlinked++;

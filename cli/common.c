@@ -126,12 +126,18 @@ int ks_cli_threads(const char *s, int *n)
     return 0;
 }
 
+static void skipped_input(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "kinesift: warning: %s\n", msg);
+}
+
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
 {
     char **list;
     size_t n;
     ks_error err;
-    if (ks_inputs_expand(paths, (size_t)npaths, &list, &n, &err) != KS_OK) {
+    if (ks_inputs_expand_report(paths, (size_t)npaths, &list, &n, skipped_input, NULL, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }

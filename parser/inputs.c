@@ -38,10 +38,33 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(const char *dir, list *out, int depth, ks_error *err)
+/* the directories from the root of a walk down to the one being read: a symbolic link back to one
+ * of them is a loop */
+typedef struct walk_ctx {
+    dev_t dev[34];
+    ino_t ino[34];
+    ks_inputs_notice_fn notice;
+    void *notice_ctx;
+} walk_ctx;
+
+static int walk(const char *dir, list *out, int depth, walk_ctx *w, ks_error *err)
 {
     if (depth > 32)
         return ks_error_set(err, "%s: directories nested too deep", dir);
+    struct stat self;
+    if (stat(dir, &self) == 0) {
+        for (int i = 0; i < depth; i++)
+            if (w->dev[i] == self.st_dev && w->ino[i] == self.st_ino) {
+                if (w->notice) {
+                    char *m = ks_xasprintf("%s: skipped: a symbolic link loop (it is a directory above it)", dir);
+                    w->notice(w->notice_ctx, m);
+                    free(m);
+                }
+                return KS_OK;
+            }
+        w->dev[depth] = self.st_dev;
+        w->ino[depth] = self.st_ino;
+    }
     DIR *d = opendir(dir);
     if (!d)
         return ks_error_set(err, "%s: %s", dir, strerror(errno));
@@ -57,9 +80,13 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
     for (size_t i = 0; i < names.n; i++) {
         struct stat sb;
         char *p = names.v[i];
-        if (rc == KS_OK && stat(p, &sb) == 0) {
+        if (rc == KS_OK && stat(p, &sb) != 0 && errno == ELOOP && w->notice) {
+            char *m = ks_xasprintf("%s: skipped: a symbolic link loop", p);
+            w->notice(w->notice_ctx, m);
+            free(m);
+        } else if (rc == KS_OK && stat(p, &sb) == 0) {
             if (S_ISDIR(sb.st_mode))
-                rc = walk(p, out, depth + 1, err);
+                rc = walk(p, out, depth + 1, w, err);
             else if (S_ISREG(sb.st_mode) && looks_like_trace(strrchr(p, '/') + 1)) {
                 KS_PUSH(out->v, out->n, out->cap, p);
                 continue;
@@ -73,6 +100,16 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
 
 int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err)
 {
+    return ks_inputs_expand_report(paths, npaths, out, nout, NULL, NULL, err);
+}
+
+int ks_inputs_expand_report(char *const *paths, size_t npaths, char ***out, size_t *nout,
+                            ks_inputs_notice_fn notice, void *ctx, ks_error *err)
+{
+    walk_ctx w;
+    memset(&w, 0, sizeof w);
+    w.notice = notice;
+    w.notice_ctx = ctx;
     list l = {0};
     *out = NULL;
     *nout = 0;
@@ -84,7 +121,7 @@ int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nou
             size_t dl = strlen(dir);
             while (dl > 1 && dir[dl - 1] == '/')
                 dir[--dl] = 0;
-            int rc = walk(dir, &l, 0, err);
+            int rc = walk(dir, &l, 0, &w, err);
             free(dir);
             if (rc != KS_OK) {
                 ks_inputs_free(l.v, l.n);
