@@ -9,6 +9,8 @@
 
 /* Allocation never returns NULL: out of memory aborts with a message (a partial analysis would
  * be a wrong number). */
+/* Call the out-of-memory handler (kinesift/common.h) for an allocation of n bytes; never returns. */
+_Noreturn void ks_out_of_memory(size_t n);
 void *ks_xmalloc(size_t n);
 void *ks_xcalloc(size_t n, size_t size);
 void *ks_xrealloc(void *p, size_t n);

@@ -128,6 +128,7 @@ typedef struct pending_thread {
 /* the event being read */
 typedef struct cur_event {
     uint64_t start;          /* input offset of its '{' */
+    uint64_t keys_seen;      /* bit k: key k (enum key) of the event or its args seen */
     uint32_t nkeys;
     char ph;
     uint8_t has_ph, ph_bad, has_name, has_cat, has_ts, has_dur;
@@ -826,6 +827,17 @@ static int cb_end_array(void *ctx)
     return 1;
 }
 
+/* a key kinesift reads, given twice in one event (or its args): the last value is used, counted */
+static void seen_key(parser *p)
+{
+    if (p->key <= K_IGNORE || p->key >= 64)
+        return;
+    uint64_t bit = (uint64_t)1 << p->key;
+    if (p->ev.keys_seen & bit)
+        ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+    p->ev.keys_seen |= bit;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     parser *p = P;
@@ -836,9 +848,11 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     case CX_EVENT:
         p->ev.nkeys++;
         p->key = event_key(k, len);
+        seen_key(p);
         return 1;
     case CX_ARGS:
         p->key = args_key(k, len);
+        seen_key(p);
         if (p->key == K_IGNORE && (!p->ev.has_ph || p->ev.ph == 'C')) {
             /* a counter series, unless the event turns out not to be a counter */
             p->key = K_COUNTER;
@@ -1196,9 +1210,30 @@ static const yajl_callbacks callbacks = {
 
 /* ---- feeding ------------------------------------------------------------------------------- */
 
+/* yajl's allocations go through the library's out-of-memory handler too (yajl itself does not
+ * check for NULL everywhere) */
+static void *yajl_xmalloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return ks_xmalloc(n);
+}
+
+static void *yajl_xrealloc(void *ctx, void *q, size_t n)
+{
+    (void)ctx;
+    return ks_xrealloc(q, n);
+}
+
+static void yajl_xfree(void *ctx, void *q)
+{
+    (void)ctx;
+    free(q);
+}
+
 static yajl_handle new_handle(parser *p)
 {
-    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    static yajl_alloc_funcs af = {yajl_xmalloc, yajl_xrealloc, yajl_xfree, NULL};
+    yajl_handle h = yajl_alloc(&callbacks, &af, p);
     if (h)
         yajl_config(h, yajl_dont_validate_strings, 1); /* the pre-filter validates UTF-8 */
     return h;

@@ -3,7 +3,7 @@
 an error naming the member and the compressed byte (also under --strict), cut .xz/.zst/.bz2 and
 NUL-byte inputs say what they are, extreme timestamps give no negative span, idle or busy time
 (and no undefined behaviour: the ASan+UBSan build halts on any), symbolic link loops in a
-directory are skipped and reported, and the number of ProfilerStep#N annotations costs linear
+directory are skipped and reported, running out of memory says so and exits 2, and the number of ProfilerStep#N annotations costs linear
 time (CPU time for 4x the steps must stay well under the 16x of a quadratic scan)."""
 import gzip, json, os, resource, shutil, subprocess, sys, tempfile
 
@@ -118,6 +118,20 @@ try:
     check(r.returncode == 0 and r.stdout.count(b"\n== ") + r.stdout.startswith(b"== ") == 1,
           f"loop dir: exit {r.returncode}, {err!r}")
     check("sub/up: skipped: a symbolic link loop" in err and "self: skipped" in err, f"loop dir: {err!r}")
+
+    # ---- out of memory: a clear message and exit 2 (not under ASan: it needs the address space)
+    with open(KS, "rb") as f:
+        asan = b"AddressSanitizer" in f.read()
+    if not asan:
+        p = os.path.join(tmp, "big.json")
+        with open(p, "wb") as f:
+            f.write(trace([x(f"op{i}", i, 1, tid=i) for i in range(300000)]))
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (200 << 20, 200 << 20))
+        r = subprocess.run([KS, "stats", p], capture_output=True, preexec_fn=limit)
+        err = r.stderr.decode()
+        check(r.returncode == 2 and err.startswith("kinesift: out of memory while reading " + p) and err.count("\n") == 1,
+              f"out of memory: exit {r.returncode} {err[-300:]!r}")
 
     # ---- many ProfilerStep#N: linear time ----------------------------------------------------
     def cpu_of(n):
