@@ -164,13 +164,13 @@ static void credit(row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
             return;
         r->last_direct = serial;
         ks_sweep_add(&r->gdirect, a, b);
-        r->row.gpu_direct_sum_ns += b - a;
+        r->row.gpu_direct_sum_ns = ks_sat_add(r->row.gpu_direct_sum_ns, ks_sat_sub(b, a));
     } else {
         if (r->last_sub == serial)
             return;
         r->last_sub = serial;
         ks_sweep_add(&r->gsub, a, b);
-        r->row.gpu_subtree_sum_ns += b - a;
+        r->row.gpu_subtree_sum_ns = ks_sat_add(r->row.gpu_subtree_sum_ns, ks_sat_sub(b, a));
     }
 }
 

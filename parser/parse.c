@@ -197,6 +197,10 @@ typedef struct parser {
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
+    /* line and column of the current event's '{', taken before its bytes left the window (a
+     * diagnostic about the event names its start, which may lie in a window already dropped) */
+    int has_lc;
+    uint64_t lc_at, lc_line, lc_col;
 
     ks_repair rep;
     ks_pending_repair *pr;
@@ -251,6 +255,11 @@ static uint64_t cur_offset(parser *p)
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
+    if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
+        *line = p->lc_line;
+        *col = p->lc_col;
+        return;
+    }
     uint64_t lines = p->lines_before;
     int64_t last = p->last_nl;
     uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
@@ -1275,8 +1284,21 @@ static void commit_repairs(parser *p, uint64_t limit)
 }
 
 /* Drop inbuf[0..pos), counting its newlines. */
+/* inbuf[0..upto) is about to be dropped: keep the line and column of the current event's start
+ * when it lies there */
+static void remember_event_start(parser *p, size_t upto)
+{
+    uint64_t s = p->ev.start;
+    if (s >= p->in_base && s < p->in_base + upto) {
+        line_col(p, s, &p->lc_line, &p->lc_col);
+        p->lc_at = s;
+        p->has_lc = 1;
+    }
+}
+
 static void discard(parser *p, size_t pos)
 {
+    remember_event_start(p, pos);
     const char *b = p->inbuf;
     const char *e = b + pos;
     const char *q = b;
@@ -1650,6 +1672,8 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
     uint64_t lines = 0;
     int64_t last_nl = -1;
     for (;;) {
+        if (p->inbuf)
+            remember_event_start(p, p->in_len);
         ks_rchunk *c = ks_reader_next(p->reader);
         if (!c)
             return FILTERED_DONE;
