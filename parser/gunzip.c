@@ -39,7 +39,8 @@ ks_gunzip *ks_gunzip_new(const void *head, size_t head_len, ks_gz_pull pull, voi
         return NULL;
     }
     g->head = ks_xmalloc(head_len ? head_len : 1);
-    memcpy(g->head, head, head_len);
+    if (head_len)
+        memcpy(g->head, head, head_len);
     g->head_len = head_len;
     g->pull = pull;
     g->ctx = ctx;

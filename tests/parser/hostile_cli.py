@@ -102,7 +102,7 @@ try:
             check(g["busy_ns"] <= g["span_ns"], f"busy {g['busy_ns']} > span {g['span_ns']}")
         for k in t["kernels"]:
             check(k.get("total_ns", 0) >= 0, f"kernel total {k}")
-    for cmd in (["stats"], ["analyze"], ["whatif"]):
+    for cmd in (["stats"], ["stats", "--format", "json"], ["analyze"], ["whatif"]):
         r = run(*cmd, p)
         check(r.returncode in (0, 2) and b"runtime error" not in r.stderr, f"{cmd} on extreme: {r.stderr[-400:]!r}")
 
@@ -121,7 +121,7 @@ try:
 
     # ---- out of memory: a clear message and exit 2 (not under ASan: it needs the address space)
     with open(KS, "rb") as f:
-        asan = b"AddressSanitizer" in f.read()
+        asan = b"__asan_init" in f.read()
     if not asan:
         p = os.path.join(tmp, "big.json")
         with open(p, "wb") as f:
