@@ -83,8 +83,8 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
 {
     ks_ns data = 0, idle = 0;
     for (size_t i = 0; i < g->n; i++) {
-        data += g->dev[i].data_loading_ns;
-        idle += g->dev[i].idle_ns;
+        data = ks_sat_add(data, g->dev[i].data_loading_ns);
+        idle = ks_sat_add(idle, g->dev[i].idle_ns);
     }
     if (!data || data < idle / 10 || data < a->window_ns / 50)
         return;
@@ -153,7 +153,7 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 KS_PUSH(v, n, cap, gnew);
             }
             v[j].copies++;
-            v[j].total += e->dur;
+            v[j].total = ks_sat_add(v[j].total, e->dur);
             if (s && s->number != v[j].last_step) {
                 v[j].last_step = s->number;
                 v[j].steps++;
@@ -381,7 +381,7 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
             if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
-            total += e->dur;
+            total = ks_sat_add(total, e->dur);
             int64_t b = (e->flags & KS_EF_BYTES) ? e->aux : 0;
             size_t j = 0;
             while (j < n && v[j].bytes != b)
@@ -391,7 +391,7 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 KS_PUSH(v, n, cap, gnew);
             }
             v[j].copies++;
-            v[j].total += e->dur;
+            v[j].total = ks_sat_add(v[j].total, e->dur);
         }
     }
     const copy_group *big = NULL;
