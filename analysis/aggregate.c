@@ -165,13 +165,13 @@ static void credit(row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
             return;
         r->last_direct = serial;
         ks_sweep_add(&r->gdirect, a, b);
-        r->row.gpu_direct_sum_ns += b - a;
+        r->row.gpu_direct_sum_ns = ks_sat_add(r->row.gpu_direct_sum_ns, ks_sat_sub(b, a));
     } else {
         if (r->last_sub == serial)
             return;
         r->last_sub = serial;
         ks_sweep_add(&r->gsub, a, b);
-        r->row.gpu_subtree_sum_ns += b - a;
+        r->row.gpu_subtree_sum_ns = ks_sat_add(r->row.gpu_subtree_sum_ns, ks_sat_sub(b, a));
     }
 }
 
@@ -406,7 +406,7 @@ void ks_kernels_build(ks_analysis *a)
                 continue;
             krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
             r->row.count++;
-            r->row.total_ns += e->dur;
+            r->row.total_ns = ks_sat_add(r->row.total_ns, e->dur);
             r->durs[r->ndurs++] = e->dur;
             if (ks_analysis_launcher(a, (uint32_t)k, i).s < 0)
                 r->row.unlinked++;

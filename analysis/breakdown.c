@@ -26,14 +26,6 @@ static int is_dataloader(const char *n)
     return !strncmp(n, "enumerate(DataLoader)#", 22) || !strncmp(n, "enumerate(DataPipe)#", 20);
 }
 
-static int is_step_name(const ks_steps *st, ks_str name)
-{
-    for (size_t i = 0; i < st->n; i++)
-        if (st->v[i].name == name)
-            return 1;
-    return 0;
-}
-
 /* 1 when some string of the trace names a communication op: else no kernel can be one by its
  * launching op, and that lookup is skipped */
 static int any_comm_op_name(const ks_trace *t)
@@ -103,8 +95,8 @@ static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
             else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
                 if (!by_name[e->name]) {
                     const char *n = ks_trace_str(t, e->name);
-                    by_name[e->name] = (uint8_t)(1 + (is_step_name(c->st, e->name) ? KS_ROLE_COUNT
-                                                      : ks_comm_op_name(n) ? KS_ROLE_COMM
+                    /* (step names were marked up front: no scan of the steps per name) */
+                    by_name[e->name] = (uint8_t)(1 + (ks_comm_op_name(n) ? KS_ROLE_COMM
                                                       : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
                 }
                 role = by_name[e->name] - 1;
@@ -138,6 +130,9 @@ static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st,
     c->a = a;
     c->st = st;
     c->by_name = ks_xcalloc(names, 1);
+    for (size_t i = 0; i < st->n; i++) /* a step annotation takes no role */
+        if (st->v[i].name < names)
+            c->by_name[st->v[i].name] = (uint8_t)(1 + KS_ROLE_COUNT);
     c->comm_op = comm_ops ? ks_xcalloc(names, 1) : NULL;
 }
 

@@ -83,8 +83,8 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
 {
     ks_ns data = 0, idle = 0;
     for (size_t i = 0; i < g->n; i++) {
-        data += g->dev[i].data_loading_ns;
-        idle += g->dev[i].idle_ns;
+        data = ks_sat_add(data, g->dev[i].data_loading_ns);
+        idle = ks_sat_add(idle, g->dev[i].idle_ns);
     }
     if (!data || data < idle / 10 || data < a->window_ns / 50)
         return;
@@ -153,7 +153,7 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 KS_PUSH(v, n, cap, gnew);
             }
             v[j].copies++;
-            v[j].total += e->dur;
+            v[j].total = ks_sat_add(v[j].total, e->dur);
             if (s && s->number != v[j].last_step) {
                 v[j].last_step = s->number;
                 v[j].steps++;
@@ -239,7 +239,7 @@ static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnose
     double idle_share = 0;
     if (a->gpu && a->ngpu)
         idle_share = a->gpu[0].span_ns ? (double)a->gpu[0].idle_ns / (double)a->gpu[0].span_ns : 0;
-    ks_diagnosis *x = add(out, "small_launches", idle_share >= 0.3 && nshort * 10 >= nk * 8 ? "high" : "medium");
+    ks_diagnosis *x = add(out, "small_launches", idle_share >= 0.3 && ks_mul_ge((int64_t)nshort, 10, (int64_t)nk, 8) ? "high" : "medium");
     char b1[32], b2[32];
     size_t nact = st ? st->nactive : 0;
     double per_step = nact ? (double)nk / (double)(st->n ? st->n : 1) : (double)nk;
@@ -269,7 +269,7 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
         const ks_op_row *r = &a->ops[i];
         if (r->kind != KS_K_CPU_OP)
             continue;
-        if (r->self_ns * 10 >= a->window_ns * 3) {
+        if (ks_mul_ge(r->self_ns, 10, a->window_ns, 3)) {
             ks_diagnosis *x = add(out, "dominant_op", "medium");
             x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\"; its input shapes or its "
                                    "algorithm may be the cause.", ks_trace_str(t, r->name));
@@ -288,8 +288,8 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
     const ks_kernel_row *k = &a->kernels[0];
     ks_ns busy = 0;
     for (size_t i = 0; i < a->ngpu; i++)
-        busy += a->gpu[i].busy_ns;
-    if (k->kind == KS_K_KERNEL && busy && k->total_ns * 10 >= busy * 4) {
+        busy = ks_sat_add(busy, a->gpu[i].busy_ns);
+    if (k->kind == KS_K_KERNEL && busy && ks_mul_ge(k->total_ns, 10, busy, 4)) {
         ks_diagnosis *x = add(out, "dominant_kernel", "medium");
         x->hypothesis = fmtdup("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
                                "use unsuited shapes or an unsuited algorithm.", ks_trace_str(t, k->name));
@@ -328,7 +328,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             if (!ks_kind_is_launch_api(e->kind) || !ks_is_blocking_call(n))
                 continue;
             calls++;
-            total += s->end - s->ts;
+            total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
                 KS_PUSH(steps, nsteps, cap, sp->number);
@@ -336,7 +336,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
     }
     size_t nact = st ? st->nactive : 0;
     int every_step = nact >= 2 && nsteps * 2 >= nact;
-    if (!calls || (total * 20 < a->window_ns && !(every_step && total * 100 >= a->window_ns))) {
+    if (!calls || (!ks_mul_ge(total, 20, a->window_ns, 1) && !(every_step && ks_mul_ge(total, 100, a->window_ns, 1)))) {
         free(steps);
         return;
     }
@@ -381,7 +381,7 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
             if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
-            total += e->dur;
+            total = ks_sat_add(total, e->dur);
             int64_t b = (e->flags & KS_EF_BYTES) ? e->aux : 0;
             size_t j = 0;
             while (j < n && v[j].bytes != b)
@@ -391,7 +391,7 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 KS_PUSH(v, n, cap, gnew);
             }
             v[j].copies++;
-            v[j].total += e->dur;
+            v[j].total = ks_sat_add(v[j].total, e->dur);
         }
     }
     const copy_group *big = NULL;
@@ -427,7 +427,7 @@ static void busy_caveat(const ks_analysis *a, ks_diagnoses *out)
 {
     for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
-        if (!g->span_ns || g->busy_ns * 10 < g->span_ns * 8)
+        if (!g->span_ns || !ks_mul_ge(g->busy_ns, 10, g->span_ns, 8))
             continue;
         ks_diagnosis *x = add(out, "busy_is_not_efficiency", "n/a");
         x->hypothesis = fmtdup("GPU %d is busy %.0f%% of its span; that alone says nothing about useful output: "

@@ -96,6 +96,13 @@ static ks_gap_cause *gap_cause(gap_causes *t, ks_str name, uint8_t kind)
     return c;
 }
 
+/* credit len ns to a cause (saturated: spans of extreme timestamps do not fit int64 ns) */
+static void add_cause(gap_causes *t, ks_str name, uint8_t kind, ks_ns len)
+{
+    ks_gap_cause *c = gap_cause(t, name, kind);
+    c->total_ns = ks_sat_add(c->total_ns, len);
+}
+
 static int is_step(const gap_ctx *g, const ks_event *e)
 {
     return g->step_name[e->name];
@@ -129,10 +136,10 @@ static void emit(gap_ctx *g, const ks_timeline *tl, const int32_t *stack, size_t
         if (!data && e->name && is_data(g, e->name))
             data = 1;
     }
-    gap_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0)->total_ns += y - x;
-    gap_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION)->total_ns += y - x;
+    add_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0, y - x);
+    add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, y - x);
     if (data)
-        g->data_ns += y - x;
+        g->data_ns = ks_sat_add(g->data_ns, y - x);
 }
 
 /* Split [g0, g1) by what thread timeline tl was doing (lane 0). */
@@ -189,7 +196,7 @@ static void merge_causes(gap_ctx *g, cause_table *dst, gap_causes *gap)
         ks_gap_cause *c = cause(dst, gap->v[i].name, gap->v[i].kind);
         c->data = c->name && is_data(g, c->name);
         c->count++;
-        c->total_ns += gap->v[i].total_ns;
+        c->total_ns = ks_sat_add(c->total_ns, gap->v[i].total_ns);
     }
 }
 
@@ -257,28 +264,28 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
         }
         ks_ns g0 = cur_end, g1 = w[i].a, len = g1 - g0;
         cur_end = w[i].b;
-        d->idle_ns += len;
+        d->idle_ns = ks_sat_add(d->idle_ns, len);
         ks_slice_ref r = ks_analysis_launcher(a, w[i].track, w[i].ev);
         if (r.s >= 0 && a->tl[r.tl].s[r.s].ts >= g0)
-            d->hta_host_wait_ns += len;
+            d->hta_host_wait_ns = ks_sat_add(d->hta_host_wait_ns, len);
         else if (r.s >= 0 && len < o->hta_kernel_wait_ns)
-            d->hta_kernel_wait_ns += len;
+            d->hta_kernel_wait_ns = ks_sat_add(d->hta_kernel_wait_ns, len);
         else
-            d->hta_other_ns += len;
+            d->hta_other_ns = ks_sat_add(d->hta_other_ns, len);
         if (len <= o->threshold_ns) /* reported when longer than the threshold (HTA's rule) */
             continue;
         d->count++;
-        d->total_ns += len;
+        d->total_ns = ks_sat_add(d->total_ns, len);
         int32_t thread = r.s >= 0 ? (int32_t)r.tl : fallback;
         g->cpu.n = g->label.n = 0;
         g->data_ns = 0;
         if (thread >= 0) {
             attribute(g, &a->tl[thread], g0, g1);
         } else {
-            gap_cause(&g->cpu, 0, 0)->total_ns += len;
-            gap_cause(&g->label, 0, 0)->total_ns += len;
+            add_cause(&g->cpu, 0, 0, len);
+            add_cause(&g->label, 0, 0, len);
         }
-        d->data_loading_ns += g->data_ns;
+        d->data_loading_ns = ks_sat_add(d->data_loading_ns, g->data_ns);
         merge_causes(g, &cpu, &g->cpu);
         merge_causes(g, &label, &g->label);
         ks_gap gp = {g0, g1, 0, KS_K_OTHER, 0};

@@ -124,8 +124,8 @@ void ks_gpu_build(ks_analysis *a)
             g->busy_ns = ks_ivs_union(&d->all);
             g->first_ns = d->all.n ? d->all.v[0].a : w0;
             g->last_ns = d->all.n ? d->all.v[d->all.n - 1].b : w0;
-            g->span_ns = g->last_ns - g->first_ns;
-            g->idle_ns = g->span_ns - g->busy_ns;
+            g->span_ns = ks_sat_sub(g->last_ns, g->first_ns);
+            g->idle_ns = ks_sat_sub(g->span_ns, g->busy_ns);
             g->kernel_ns = ks_ivs_union(&d->kernel);
             g->memcpy_ns = ks_ivs_union(&d->memcpy);
             g->memset_ns = ks_ivs_union(&d->memset);

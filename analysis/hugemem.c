@@ -57,10 +57,8 @@ void *ks_big_alloc(size_t bytes)
     if (bytes < KS_HUGE_MIN)
         return ks_xmalloc(bytes ? bytes : 1);
     void *p = map_big(bytes);
-    if (!p) { /* as ks_xmalloc does */
-        fprintf(stderr, "kinesift: out of memory (allocating %zu bytes)\n", bytes);
-        abort();
-    }
+    if (!p) /* as ks_xmalloc does */
+        ks_out_of_memory(bytes);
     return p;
 }
 

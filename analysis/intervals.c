@@ -60,7 +60,7 @@ ks_ns ks_ivs_length(const ks_ivs *s)
 {
     ks_ns t = 0;
     for (size_t i = 0; i < s->n; i++)
-        t += s->v[i].b - s->v[i].a;
+        t = ks_sat_add(t, ks_sat_sub(s->v[i].b, s->v[i].a));
     return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "common/util.h"
 #include "kinesift/common.h"
 
 typedef struct ks_iv {
@@ -74,7 +75,7 @@ static inline void ks_sweep_add(ks_sweep *s, ks_ns a, ks_ns b)
         return;
     }
     if (s->open)
-        s->total += s->b - s->a;
+        s->total = ks_sat_add(s->total, ks_sat_sub(s->b, s->a));
     s->open = 1;
     s->a = a;
     s->b = b;
@@ -83,7 +84,7 @@ static inline void ks_sweep_add(ks_sweep *s, ks_ns a, ks_ns b)
 /* The union's length so far; the sweep is reset. */
 static inline ks_ns ks_sweep_finish(ks_sweep *s)
 {
-    ks_ns t = s->total + (s->open ? s->b - s->a : 0);
+    ks_ns t = ks_sat_add(s->total, s->open ? ks_sat_sub(s->b, s->a) : 0);
     s->open = 0;
     s->total = 0;
     return t;

@@ -109,6 +109,9 @@ static int parse_stamp(const char *s, struct tm *tm, ks_ns *frac_out)
     int Y, M, D, h, m, sec, n = 0;
     if (sscanf(s, "%4d/%2d/%2d %2d:%2d:%2d%n", &Y, &M, &D, &h, &m, &sec, &n) != 6)
         return -1;
+    /* years int64 ns since the epoch can hold (1678..2261) with room for the offsets */
+    if (Y < 1700 || Y > 2200)
+        return -1;
     if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
         return -1;
     memset(tm, 0, sizeof *tm);
@@ -302,7 +305,7 @@ static int read_csv(const ks_smi_opts *o, ks_telemetry *tm, csv_gpus *g, ks_erro
                               o->path, lineno, field(fld, nf, col[COL_TS]), o->tz_zone ? o->tz_zone : "UTC");
             break;
         }
-        x.t += o->offset_ns;
+        x.t = ks_sat_add(x.t, o->offset_ns);
         x.gpu = gpu_of(tm, g, fld, nf, col);
         x.util = x.mem_used = x.mem_total = NAN;
         double *dst[COL_INDEX] = {NULL, NULL, &x.util, &x.mem_used, &x.mem_total};
@@ -469,7 +472,7 @@ int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps
     if (tm->reason)
         return KS_OK;
     ks_ns off = tm->trace_to_unix;
-    stats(tm, a->win_start + off, a->win_end + off, &tm->window);
+    stats(tm, ks_sat_add(a->win_start, off), ks_sat_add(a->win_end, off), &tm->window);
     if (!tm->window.n)
         tm->reason = "not observed: no nvidia-smi sample falls inside the trace window (check --smi-tz and "
                      "--smi-offset)";
@@ -477,7 +480,7 @@ int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps
         tm->per_step = ks_xcalloc(st->n, sizeof *tm->per_step);
         tm->nsteps = st->n;
         for (size_t i = 0; i < st->n; i++)
-            stats(tm, st->v[i].start + off, st->v[i].end + off, &tm->per_step[i]);
+            stats(tm, ks_sat_add(st->v[i].start, off), ks_sat_add(st->v[i].end, off), &tm->per_step[i]);
     }
     return KS_OK;
 }

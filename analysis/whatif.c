@@ -331,7 +331,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
             w->number = st->v[i].number;
         } else {
             S = a->win_start;
-            H = a->win_start + a->window_ns;
+            H = a->win_last;
             E = H;
             w->number = -1;
         }

@@ -135,15 +135,15 @@ int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *st, 
     if (n && ks_duration_parse(lhs, &a0) != 0)
         return ks_error_set(err, "bad --window start '%s' (a time with a unit: ns, us, ms, s)", lhs);
     /* relative to the first event (the analysis must not be windowed yet) */
-    ks_ns first = a->win_start, last = a->win_start + a->window_ns;
+    ks_ns first = a->win_start, last = ks_sat_add(a->win_start, a->window_ns);
     if (colon[1]) {
         if (ks_duration_parse(colon + 1, &a1) != 0)
             return ks_error_set(err, "bad --window end '%s' (a time with a unit: ns, us, ms, s)", colon + 1);
-        *w1 = first + a1;
+        *w1 = ks_sat_add(first, a1);
     } else {
-        *w1 = last + 1;
+        *w1 = ks_sat_add(last, 1);
     }
-    *w0 = first + a0;
+    *w0 = ks_sat_add(first, a0);
     if (*w1 <= *w0)
         return ks_error_set(err, "--window %s is empty", spec);
     return KS_OK;

@@ -35,6 +35,11 @@ KS_DECLARE_COMMAND(validate);
 KS_DECLARE_COMMAND(ranks);
 KS_DECLARE_COMMAND(summarize);
 
+/* Out of memory: "kinesift: out of memory while <activity> (allocating N bytes)" and exit 2.
+ * ks_cli_oom_init installs the handler (main); ks_cli_activity says what is being done. */
+void ks_cli_oom_init(void);
+void ks_cli_activity(const char *what, const char *path);
+
 /* "kinesift: msg" on stderr (printf style). */
 void ks_cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -174,12 +174,40 @@ int ks_cli_threads(const char *s, int *n)
     return 0;
 }
 
+/* ---- out of memory: "while" what ---------------------------------------------------------- */
+
+static char activity[600] = "starting";
+
+void ks_cli_activity(const char *what, const char *path)
+{
+    snprintf(activity, sizeof activity, "%s%s%s", what, path ? " " : "", path ? path : "");
+}
+
+static void cli_oom(size_t bytes)
+{
+    /* no allocation here: stderr is unbuffered */
+    fprintf(stderr, "kinesift: out of memory while %s (allocating %zu bytes); give it more memory or "
+                    "fewer inputs at once\n", activity, bytes);
+    exit(KS_EXIT_USAGE);
+}
+
+void ks_cli_oom_init(void)
+{
+    ks_set_oom_handler(cli_oom);
+}
+
+static void skipped_input(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "kinesift: warning: %s\n", msg);
+}
+
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
 {
     char **list;
     size_t n;
     ks_error err;
-    if (ks_inputs_expand(paths, (size_t)npaths, &list, &n, &err) != KS_OK) {
+    if (ks_inputs_expand_report(paths, (size_t)npaths, &list, &n, skipped_input, NULL, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }
@@ -194,6 +222,7 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             }
         }
         ks_source *src;
+        ks_cli_activity("reading", list[i]);
         if (ks_source_open(list[i], &src, &err) != KS_OK) {
             ks_cli_error(list[i], &err);
             rc = KS_EXIT_USAGE;

@@ -72,6 +72,7 @@ void ks_cli_help(FILE *out, const char *cmd)
 
 int main(int argc, char **argv)
 {
+    ks_cli_oom_init();
     if (argc < 2) {
         usage(stderr);
         return KS_EXIT_USAGE;

@@ -1,15 +1,32 @@
 /* common/util.c: checked allocation, growable arrays and buffers, hashing, number formatting. */
 #include "common/util.h"
 
+#include "kinesift/common.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static void oom(size_t n)
+static void default_oom(size_t n)
 {
     fprintf(stderr, "kinesift: out of memory (allocating %zu bytes)\n", n);
-    abort();
+    exit(2);
 }
+
+static ks_oom_handler oom_handler = default_oom;
+
+void ks_set_oom_handler(ks_oom_handler h)
+{
+    oom_handler = h ? h : default_oom;
+}
+
+void ks_out_of_memory(size_t n)
+{
+    oom_handler(n);
+    abort(); /* a handler that returned */
+}
+
+#define oom ks_out_of_memory
 
 void *ks_xmalloc(size_t n)
 {
@@ -50,10 +67,8 @@ char *ks_xstrndup(const char *s, size_t n)
 
 size_t ks_mul(size_t n, size_t size)
 {
-    if (size && n > SIZE_MAX / size) {
-        fprintf(stderr, "kinesift: size overflow (%zu x %zu)\n", n, size);
-        abort();
-    }
+    if (size && n > SIZE_MAX / size)
+        ks_out_of_memory(SIZE_MAX); /* more than the address space */
     return n * size;
 }
 

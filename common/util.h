@@ -9,6 +9,8 @@
 
 /* Allocation never returns NULL: out of memory aborts with a message (a partial analysis would
  * be a wrong number). */
+/* Call the out-of-memory handler (kinesift/common.h) for an allocation of n bytes; never returns. */
+_Noreturn void ks_out_of_memory(size_t n);
 void *ks_xmalloc(size_t n);
 void *ks_xcalloc(size_t n, size_t size);
 void *ks_xrealloc(void *p, size_t n);
@@ -61,6 +63,28 @@ static inline uint64_t ks_hash_u64(uint64_t x)
     x *= 0xc4ceb9fe1a85ec53ULL;
     x ^= x >> 33;
     return x;
+}
+
+/* Time arithmetic that cannot overflow (int64 ns spans from epoch-scale or extreme timestamps):
+ * a - b and a + b saturated to the int64 range, and the comparison of two products of ns values
+ * with small factors done in 128 bits (a * x >= b * y). */
+static inline int64_t ks_sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_sub_overflow(a, b, &r))
+        return r;
+    return b < 0 ? INT64_MAX : INT64_MIN;
+}
+static inline int64_t ks_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r))
+        return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+static inline int ks_mul_ge(int64_t a, int64_t x, int64_t b, int64_t y)
+{
+    return (__int128)a * x >= (__int128)b * y;
 }
 
 /* Format a duration in ns for humans: "1.234 ms", "12.0 us", "850 ns". */

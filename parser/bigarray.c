@@ -28,11 +28,7 @@ size_t ks_bigarray_map_bytes(size_t cap, size_t esz)
     return round_up(ks_mul(cap, esz), page_size());
 }
 
-static void out_of_memory(size_t n)
-{
-    fprintf(stderr, "kinesift: out of memory (%zu bytes)\n", n);
-    abort();
-}
+#define out_of_memory ks_out_of_memory
 
 /* A fresh read/write mapping of len bytes (a multiple of KS_BIGARRAY_BLOCK) starting on a 2 MiB
  * boundary, advised for huge pages when huge; NULL when refused. noreserve: address space only,
@@ -91,7 +87,7 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
         return;
     }
     /* x1.5 growth, as before the arrays could be mapped */
-    size_t c = *cap ? *cap + *cap / 2 : 16;
+    size_t c = *cap ? *cap + *cap / 2 : 2; /* small: a trace may have a million one-event tracks */
     if (c < need)
         c = need;
     size_t bytes = ks_mul(c, esz);

@@ -39,6 +39,17 @@ static ks_diag_kind *kind(ks_diag *d, const char *id, ks_severity sev)
     return k;
 }
 
+static int by_id(const void *a, const void *b)
+{
+    return strcmp(((const ks_diag_kind *)a)->id, ((const ks_diag_kind *)b)->id);
+}
+
+void ks_diag_sort(ks_diag *d)
+{
+    if (d->n > 1)
+        qsort(d->kinds, d->n, sizeof *d->kinds, by_id);
+}
+
 void ks_diag_count(ks_diag *d, const char *id, ks_severity sev, uint64_t n)
 {
     ks_diag_kind *k = kind(d, id, sev);

@@ -41,10 +41,33 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(const char *dir, list *out, int depth, ks_error *err)
+/* the directories from the root of a walk down to the one being read: a symbolic link back to one
+ * of them is a loop */
+typedef struct walk_ctx {
+    dev_t dev[34];
+    ino_t ino[34];
+    ks_inputs_notice_fn notice;
+    void *notice_ctx;
+} walk_ctx;
+
+static int walk(const char *dir, list *out, int depth, walk_ctx *w, ks_error *err)
 {
     if (depth > 32)
         return ks_error_set(err, "%s: directories nested too deep", dir);
+    struct stat self;
+    if (stat(dir, &self) == 0) {
+        for (int i = 0; i < depth; i++)
+            if (w->dev[i] == self.st_dev && w->ino[i] == self.st_ino) {
+                if (w->notice) {
+                    char *m = ks_xasprintf("%s: skipped: a symbolic link loop (it is a directory above it)", dir);
+                    w->notice(w->notice_ctx, m);
+                    free(m);
+                }
+                return KS_OK;
+            }
+        w->dev[depth] = self.st_dev;
+        w->ino[depth] = self.st_ino;
+    }
     DIR *d = opendir(dir);
     if (!d)
         return ks_error_set(err, "%s: %s", dir, strerror(errno));
@@ -60,9 +83,13 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
     for (size_t i = 0; i < names.n; i++) {
         struct stat sb;
         char *p = names.v[i];
-        if (rc == KS_OK && stat(p, &sb) == 0) {
+        if (rc == KS_OK && stat(p, &sb) != 0 && errno == ELOOP && w->notice) {
+            char *m = ks_xasprintf("%s: skipped: a symbolic link loop", p);
+            w->notice(w->notice_ctx, m);
+            free(m);
+        } else if (rc == KS_OK && stat(p, &sb) == 0) {
             if (S_ISDIR(sb.st_mode))
-                rc = walk(p, out, depth + 1, err);
+                rc = walk(p, out, depth + 1, w, err);
             else if (S_ISREG(sb.st_mode) && looks_like_trace(strrchr(p, '/') + 1)) {
                 KS_PUSH(out->v, out->n, out->cap, p);
                 continue;
@@ -74,10 +101,10 @@ static int walk(const char *dir, list *out, int depth, ks_error *err)
     return rc;
 }
 
-static int expand_one(const char *path, list *l, int in_list, ks_error *err);
+static int expand_one(const char *path, list *l, int in_list, walk_ctx *w, ks_error *err);
 
 /* the paths of list file name (after the @), each expanded */
-static int expand_list(const char *name, list *l, ks_error *err)
+static int expand_list(const char *name, list *l, walk_ctx *w, ks_error *err)
 {
     FILE *f = fopen(name, "r");
     if (!f)
@@ -90,7 +117,7 @@ static int expand_list(const char *name, list *l, ks_error *err)
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
             line[--len] = 0;
         if (len && line[0] != '#')
-            rc = expand_one(line, l, 1, err);
+            rc = expand_one(line, l, 1, w, err);
     }
     free(line);
     fclose(f);
@@ -99,18 +126,18 @@ static int expand_list(const char *name, list *l, ks_error *err)
     return rc;
 }
 
-static int expand_one(const char *path, list *l, int in_list, ks_error *err)
+static int expand_one(const char *path, list *l, int in_list, walk_ctx *w, ks_error *err)
 {
     struct stat sb;
     if (!in_list && path[0] == '@' && path[1] && stat(path, &sb) != 0)
-        return expand_list(path + 1, l, err);
+        return expand_list(path + 1, l, w, err);
     if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         size_t before = l->n;
         char *dir = ks_xstrdup(path);
         size_t dl = strlen(dir);
         while (dl > 1 && dir[dl - 1] == '/')
             dir[--dl] = 0;
-        int rc = walk(dir, l, 0, err);
+        int rc = walk(dir, l, 0, w, err);
         free(dir);
         if (rc != KS_OK)
             return KS_ERR;
@@ -124,11 +151,21 @@ static int expand_one(const char *path, list *l, int in_list, ks_error *err)
 
 int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err)
 {
+    return ks_inputs_expand_report(paths, npaths, out, nout, NULL, NULL, err);
+}
+
+int ks_inputs_expand_report(char *const *paths, size_t npaths, char ***out, size_t *nout,
+                            ks_inputs_notice_fn notice, void *ctx, ks_error *err)
+{
+    walk_ctx w;
+    memset(&w, 0, sizeof w);
+    w.notice = notice;
+    w.notice_ctx = ctx;
     list l = {0};
     *out = NULL;
     *nout = 0;
     for (size_t i = 0; i < npaths; i++) {
-        if (expand_one(paths[i], &l, 0, err) != KS_OK) {
+        if (expand_one(paths[i], &l, 0, &w, err) != KS_OK) {
             ks_inputs_free(l.v, l.n);
             return KS_ERR;
         }

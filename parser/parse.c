@@ -143,6 +143,7 @@ typedef struct pending_thread {
 /* the event being read */
 typedef struct cur_event {
     uint64_t start;          /* input offset of its '{' */
+    uint64_t keys_seen;      /* bit k: key k (enum key) of the event or its args seen */
     uint32_t nkeys;
     char ph;
     uint8_t has_ph, ph_bad, has_name, has_cat, has_ts, has_dur;
@@ -213,6 +214,10 @@ typedef struct parser {
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
+    /* line and column of the current event's '{', taken before its bytes left the window (a
+     * diagnostic about the event names its start, which may lie in a window already dropped) */
+    int has_lc;
+    uint64_t lc_at, lc_line, lc_col;
 
     ks_repair rep;
     ks_pending_repair *pr;
@@ -274,6 +279,11 @@ static uint64_t cur_offset(parser *p)
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
+    if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
+        *line = p->lc_line;
+        *col = p->lc_col;
+        return;
+    }
     uint64_t lines = p->lines_before;
     int64_t last = p->last_nl;
     uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
@@ -866,6 +876,17 @@ static int cb_end_array(void *ctx)
     return 1;
 }
 
+/* a key kinesift reads, given twice in one event (or its args): the last value is used, counted */
+static void seen_key(parser *p)
+{
+    if (p->key <= K_IGNORE || p->key >= 64)
+        return;
+    uint64_t bit = (uint64_t)1 << p->key;
+    if (p->ev.keys_seen & bit)
+        ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+    p->ev.keys_seen |= bit;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     parser *p = P;
@@ -876,9 +897,11 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     case CX_EVENT:
         p->ev.nkeys++;
         p->key = event_key(k, len);
+        seen_key(p);
         return 1;
     case CX_ARGS:
         p->key = args_key(k, len);
+        seen_key(p);
         if (p->key == K_IGNORE && (!p->ev.has_ph || p->ev.ph == 'C')) {
             /* a counter series, unless the event turns out not to be a counter */
             p->key = K_COUNTER;
@@ -1277,9 +1300,30 @@ static const yajl_callbacks callbacks = {
 
 /* ---- feeding ------------------------------------------------------------------------------- */
 
+/* yajl's allocations go through the library's out-of-memory handler too (yajl itself does not
+ * check for NULL everywhere) */
+static void *yajl_xmalloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return ks_xmalloc(n);
+}
+
+static void *yajl_xrealloc(void *ctx, void *q, size_t n)
+{
+    (void)ctx;
+    return ks_xrealloc(q, n);
+}
+
+static void yajl_xfree(void *ctx, void *q)
+{
+    (void)ctx;
+    free(q);
+}
+
 static yajl_handle new_handle(parser *p)
 {
-    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    static yajl_alloc_funcs af = {yajl_xmalloc, yajl_xrealloc, yajl_xfree, NULL};
+    yajl_handle h = yajl_alloc(&callbacks, &af, p);
     if (h)
         yajl_config(h, yajl_dont_validate_strings, 1); /* the pre-filter validates UTF-8 */
     return h;
@@ -1321,8 +1365,21 @@ static void commit_repairs(parser *p, uint64_t limit)
 }
 
 /* Drop inbuf[0..pos), counting its newlines. */
+/* inbuf[0..upto) is about to be dropped: keep the line and column of the current event's start
+ * when it lies there */
+static void remember_event_start(parser *p, size_t upto)
+{
+    uint64_t s = p->ev.start;
+    if (s >= p->in_base && s < p->in_base + upto) {
+        line_col(p, s, &p->lc_line, &p->lc_col);
+        p->lc_at = s;
+        p->has_lc = 1;
+    }
+}
+
 static void discard(parser *p, size_t pos)
 {
+    remember_event_start(p, pos);
     const char *b = p->inbuf;
     const char *e = b + pos;
     const char *q = b;
@@ -1521,6 +1578,7 @@ static int finish(parser *p, ks_error *err)
     t->events = 0;
     for (size_t i = 0; i < t->ntracks; i++)
         t->events += t->tracks[i].n;
+    ks_diag_sort(&t->diag);
     ks_trace_finish(t);
     return KS_OK;
 }
@@ -1631,10 +1689,13 @@ static int feed_unit(parser *p, size_t pos, const ks_unit *u, ks_error *err, uin
     return settle(p, pos, ys, err, err_at);
 }
 
-/* A read failed at absolute offset at (the end of what was read): fatal at the very start or in
- * strict mode, else the decoded part is kept. Returns 0 when fatal (err set). */
-static int read_failed(parser *p, uint64_t at, const char *msg, ks_error *err)
+/* A read failed at absolute offset at (the end of what was read): fatal at the very start, in
+ * strict mode or when the stream failed an integrity check (damaged: what was decoded is wrong
+ * too), else the decoded part is kept. Returns 0 when fatal (err set). */
+static int read_failed(parser *p, uint64_t at, const char *msg, int damaged, ks_error *err)
 {
+    if (damaged)
+        return ks_error_set(err, "read error: %s", msg), 0; /* no decoded position: all of it is suspect */
     if (at == 0 || p->strict) {
         uint64_t line, col;
         line_col(p, at, &line, &col);
@@ -1698,6 +1759,8 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
     uint64_t lines = 0;
     int64_t last_nl = -1;
     for (;;) {
+        if (p->inbuf)
+            remember_event_start(p, p->in_len);
         ks_rchunk *c = ks_reader_next(p->reader);
         if (!c)
             return FILTERED_DONE;
@@ -1711,7 +1774,7 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
         p->in_len = c->len;
         p->in_base = c->base;
         p->run_start = c->run_start;
-        if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, err))
+        if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, ks_stream_damaged(st), err))
             return FILTERED_FAIL;
         p->t->bytes = c->bytes;
         if (opts->progress)
@@ -1825,7 +1888,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             ks_error rerr;
             ssize_t r = read_more(&p, st, p.inbuf + p.in_len, chunk, &rerr);
             if (r < 0) {
-                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, err))
+                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, ks_stream_damaged(st), err))
                     goto fail;
                 r = 0;
             }

@@ -440,6 +440,17 @@ stop:
 
 #undef FLUSH
 
+/* out_off in the stretch of map entry lo: the bytes of a repair's expansion (\u00XX, \", U+FFFD)
+ * end that stretch and all come from the one input byte before the next entry */
+static size_t map_at(const ks_run *run, size_t lo, size_t out_off)
+{
+    const ks_repair_map *m = &run->map[lo];
+    size_t in = m->in + (out_off - m->out);
+    if (lo + 1 < run->nmap && in >= m[1].in)
+        in = m[1].in - 1;
+    return in;
+}
+
 size_t ks_run_in_offset(const ks_run *run, size_t out_off)
 {
     /* binary search for the last map entry with out <= out_off */
@@ -451,8 +462,7 @@ size_t ks_run_in_offset(const ks_run *run, size_t out_off)
         else
             hi = mid;
     }
-    const ks_repair_map *m = &run->map[lo];
-    return m->in + (out_off - m->out);
+    return map_at(run, lo, out_off);
 }
 
 size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint)
@@ -479,7 +489,7 @@ size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint)
             hi = mid;
     }
     *hint = lo;
-    return m[lo].in + (out_off - m[lo].out);
+    return map_at(run, lo, out_off);
 }
 
 ks_run ks_repair_last_run(const ks_repair *r)

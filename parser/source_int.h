@@ -11,4 +11,8 @@
  * 0 when unknown (standard input). A hint for choosing how to read, never a limit. */
 uint64_t ks_stream_size_hint(const ks_stream *st);
 
+/* 1 after a read failed an integrity check (a gzip CRC-32 or ISIZE mismatch, parser/gunzip.h):
+ * the bytes delivered before are wrong too, so nothing of the stream may be kept. */
+int ks_stream_damaged(const ks_stream *st);
+
 #endif

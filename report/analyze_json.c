@@ -211,7 +211,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     ks_jw_obj(w);
     if (a->has_events || a->has_window) {
         ks_jw_kint(w, "start_ns", a->win_start);
-        ks_jw_kint(w, "end_ns", a->win_start + a->window_ns);
+        ks_jw_kint(w, "end_ns", a->win_last);
         ks_jw_kint(w, "span_ns", a->window_ns);
     } else {
         ks_jw_knull(w, "start_ns");

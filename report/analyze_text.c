@@ -27,7 +27,7 @@ static void window_line(FILE *out, const ks_analysis *a)
         return;
     }
     fprintf(out, "  window   %s %s [%lld, %lld) ns\n", a->has_window ? "restricted to" : "whole trace,",
-            fmt(b, sizeof b, a->window_ns), (long long)a->win_start, (long long)(a->win_start + a->window_ns));
+            fmt(b, sizeof b, a->window_ns), (long long)a->win_start, (long long)a->win_last);
 }
 
 static void gpu_lines(FILE *out, const ks_analysis *a)

@@ -95,7 +95,7 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
 
     ks_ns first, last;
     if (ks_trace_span(t, &first, &last)) {
-        ks_jw_kint(w, "span_ns", last - first);
+        ks_jw_kint(w, "span_ns", ks_sat_sub(last, first));
         ks_jw_kint(w, "first_ts_ns", first);
         ks_jw_kint(w, "last_end_ns", last);
     } else {
@@ -208,7 +208,7 @@ void ks_stats_text(FILE *out, const ks_trace *t)
     }
     ks_ns first, last;
     if (ks_trace_span(t, &first, &last)) {
-        ks_fmt_ns(b1, sizeof b1, last - first);
+        ks_fmt_ns(b1, sizeof b1, ks_sat_sub(last, first));
         fprintf(out, "  span          %s (%lld .. %lld ns)\n", b1, (long long)first, (long long)last);
     } else {
         fprintf(out, "  span          not observed (no timed events)\n");

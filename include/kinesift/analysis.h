@@ -156,7 +156,10 @@ typedef struct ks_slice_ref {
 typedef struct ks_analysis {
     const ks_trace *trace;
     ks_ns win_start, win_end;  /* the analysed window [win_start, win_end) */
-    ks_ns window_ns;           /* its length (the trace span when no window was given) */
+    ks_ns window_ns;           /* its length (the trace span when no window was given); saturated at
+                                * INT64_MAX when extreme timestamps make it longer */
+    ks_ns win_last;            /* the end shown for it: win_end, or the last event's end for a
+                                * whole trace (win_start + window_ns when that does not overflow) */
     int has_window;            /* restricted by the caller */
     int has_events;            /* any timed event at all */
 

@@ -45,6 +45,13 @@ int ks_error_set_at(ks_error *err, uint64_t byte, uint64_t line, uint64_t column
 /* Format "byte N (line L, column C): msg" or just "msg" into buf. */
 void ks_error_format(const ks_error *err, char *buf, size_t n);
 
+/* Out of memory: every allocation of the library that fails (malloc, an mmap'ed store, a size
+ * that overflows) calls the handler with the bytes asked for. It must not return (exit or
+ * longjmp); the default prints "kinesift: out of memory (allocating N bytes)" and exits with 2.
+ * NULL restores the default. */
+typedef void (*ks_oom_handler)(size_t bytes);
+void ks_set_oom_handler(ks_oom_handler h);
+
 /* The library version, e.g. "0.1.0". */
 const char *ks_version(void);
 

@@ -59,6 +59,10 @@ void ks_diag_add_at(ks_diag *d, const char *id, ks_severity sev, uint64_t byte, 
 #endif
     ;
 
+/* Put the kinds in one order whatever the order they were first counted in (by id): the reader
+ * counts repairs and events in an order that depends on its chunking. */
+void ks_diag_sort(ks_diag *d);
+
 /* Look up a kind; NULL when never counted. */
 const ks_diag_kind *ks_diag_get(const ks_diag *d, const char *id);
 uint64_t ks_diag_total(const ks_diag *d, const char *id);

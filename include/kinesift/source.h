@@ -57,6 +57,11 @@ uint64_t ks_source_raw_offset(const ks_source *s);
  * given. Returns a NULL-terminated array of malloc'ed strings in *out (free with ks_inputs_free). */
 int ks_inputs_expand(char *const *paths, size_t npaths, char ***out, size_t *nout, ks_error *err);
 void ks_inputs_free(char **list, size_t n);
+/* The same, telling notice (may be NULL) about what it skipped: a symbolic link loop (a link to a
+ * directory above it, or a link that resolves to itself) is skipped, never followed. */
+typedef void (*ks_inputs_notice_fn)(void *ctx, const char *msg);
+int ks_inputs_expand_report(char *const *paths, size_t npaths, char ***out, size_t *nout,
+                            ks_inputs_notice_fn notice, void *ctx, ks_error *err);
 
 #ifdef __cplusplus
 }

@@ -378,6 +378,7 @@ static void duplicate_keys_last_wins(void **state)
     const ks_event *e = only_event(t);
     assert_string_equal(ename(t, e), "second");
     assert_int_equal(e->dur, 4000);
+    assert_int_equal(ks_diag_total(&t->diag, "parse.duplicate_key"), 2); /* counted, not silent */
     ks_trace_free(t);
 }
 

@@ -193,6 +193,157 @@ static void memory_source_and_errors(void **state)
     assert_non_null(strstr(err.msg, "mpty"));
 }
 
+/* Parse a buffer (tolerant or strict, with or without the reader thread); the error or NULL. */
+static const char *parse_error_of(const char *buf, size_t n, int strict, int reader)
+{
+    static ks_error err;
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.strict = strict;
+    o.reader_thread = reader;
+    o.chunk_size = 16;
+    ks_trace *t;
+    if (ks_parse_buffer("mem", buf, n, &o, &t, &err) == KS_OK) {
+        ks_trace_free(t);
+        return NULL;
+    }
+    return err.msg;
+}
+
+/* A damaged gzip trailer (CRC-32 or ISIZE) or damaged data whose deflate stream still decodes:
+ * an error naming the member and the compressed byte, in tolerant and strict mode, with and
+ * without the reader thread (libarchive alone read all three as valid). */
+static void gzip_checksums_are_verified(void **state)
+{
+    (void)state;
+    char *gz;
+    size_t n;
+    compress_to_memory("gzip", TRACE, strlen(TRACE), &gz, &n);
+    assert_null(parse_error_of(gz, n, 1, -1));
+    static const struct { long at; const char *what; } damage[] = {
+        {-8, "CRC-32 mismatch"}, {-3, "length (ISIZE) mismatch"}, {-1, "length (ISIZE) mismatch"}};
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++)
+        for (int mode = 0; mode < 4; mode++) {
+            char *bad = malloc(n);
+            memcpy(bad, gz, n);
+            bad[(long)n + damage[i].at] ^= 0x20;
+            const char *e = parse_error_of(bad, n, mode & 1, mode & 2 ? 1 : -1);
+            assert_non_null(e);
+            assert_non_null(strstr(e, damage[i].what));
+            assert_non_null(strstr(e, "gzip member 1"));
+            free(bad);
+        }
+    /* two members (the trace cut in two), the second one damaged: named as member 2, from its
+     * first byte */
+    size_t half = strlen(TRACE) / 2, an, bn;
+    char *a, *b;
+    compress_to_memory("gzip", TRACE, half, &a, &an);
+    compress_to_memory("gzip", TRACE + half, strlen(TRACE) - half, &b, &bn);
+    char *two = malloc(an + bn);
+    memcpy(two, a, an);
+    memcpy(two + an, b, bn);
+    two[an + bn - 8] ^= 1;
+    const char *e = parse_error_of(two, an + bn, 0, -1);
+    assert_non_null(e);
+    char want[64];
+    snprintf(want, sizeof want, "gzip member 2 (from compressed byte %zu)", an);
+    assert_non_null(strstr(e, want));
+    free(two);
+    free(a);
+    free(b);
+    free(gz);
+}
+
+/* Concatenated gzip members decode as one stream (as gzip -d does), also as a tar member, and a
+ * damaged member inside a tar is found too. */
+static void gzip_members_concatenate_and_tar_members_are_verified(void **state)
+{
+    (void)state;
+    size_t half = strlen(TRACE) / 2;
+    char *a, *b;
+    size_t an, bn;
+    compress_to_memory("gzip", TRACE, half, &a, &an);
+    compress_to_memory("gzip", TRACE + half, strlen(TRACE) - half, &b, &bn);
+    char *cat = malloc(an + bn);
+    memcpy(cat, a, an);
+    memcpy(cat + an, b, bn);
+    ks_trace *t;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("mem", cat, an + bn, NULL, &t, &err), KS_OK);
+    assert_int_equal(t->events, 2);
+    assert_int_equal(t->diag.n, 0);
+    ks_trace_free(t);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        if (damaged)
+            cat[an + bn - 7] ^= 4;
+        char path[400];
+        snprintf(path, sizeof path, "%s/gzmember%d.tar", dir, damaged);
+        struct archive *w = archive_write_new();
+        archive_write_set_format_pax_restricted(w);
+        assert_int_equal(archive_write_open_filename(w, path), ARCHIVE_OK);
+        add_member(w, "rank0.json.gz", cat, an + bn);
+        archive_write_close(w);
+        archive_write_free(w);
+        ks_source *s;
+        ks_stream *st;
+        assert_int_equal(ks_source_open(path, &s, &err), KS_OK);
+        assert_int_equal(ks_source_next(s, &st, &err), 1);
+        int r = ks_parse_stream(st, NULL, &t, &err);
+        if (!damaged) {
+            assert_int_equal(r, KS_OK);
+            assert_int_equal(t->events, 2);
+            ks_trace_free(t);
+        } else {
+            assert_int_equal(r, KS_ERR);
+            assert_non_null(strstr(err.msg, "gzip member 2"));
+            assert_non_null(strstr(err.msg, "CRC-32 mismatch"));
+        }
+        ks_source_close(s);
+    }
+    free(cat);
+    free(a);
+    free(b);
+}
+
+/* Inputs that are not empty are never called "empty input": a cut .xz/.zst/.bz2/.gz says it
+ * cannot be decompressed, NUL bytes say so. */
+static void damaged_and_zeroed_inputs_say_what_they_are(void **state)
+{
+    (void)state;
+    static const char *const filters[] = {"gzip", "zstd", "xz", "bzip2"};
+    for (size_t i = 0; i < 4; i++) {
+        char *z;
+        size_t zn;
+        compress_to_memory(filters[i], TRACE, strlen(TRACE), &z, &zn);
+        char path[400];
+        snprintf(path, sizeof path, "%s/cut_%zu.json", dir, i);
+        FILE *f = fopen(path, "wb");
+        fwrite(z, 1, zn / 3, f);
+        fclose(f);
+        ks_source *s;
+        ks_error err;
+        ks_trace *t;
+        int r = ks_source_open(path, &s, &err);
+        if (r == KS_OK) {
+            ks_stream *st;
+            assert_int_equal(ks_source_next(s, &st, &err), 1);
+            ks_parse_opts o;
+            ks_parse_opts_init(&o);
+            o.strict = 1;
+            r = ks_parse_stream(st, &o, &t, &err);
+            ks_source_close(s);
+        }
+        assert_int_equal(r, KS_ERR);
+        assert_null(strstr(err.msg, "empty"));
+        free(z);
+    }
+    char nul[4096] = {0};
+    ks_trace *t;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("zeros", nul, sizeof nul, NULL, &t, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "NUL bytes"));
+}
+
 static void directories_expand_to_trace_files(void **state)
 {
     (void)state;
@@ -235,6 +386,9 @@ int main(void)
         cmocka_unit_test(every_filter_detected_by_content),
         cmocka_unit_test(tar_and_zip_yield_one_trace_per_member),
         cmocka_unit_test(memory_source_and_errors),
+        cmocka_unit_test(gzip_checksums_are_verified),
+        cmocka_unit_test(gzip_members_concatenate_and_tar_members_are_verified),
+        cmocka_unit_test(damaged_and_zeroed_inputs_say_what_they_are),
         cmocka_unit_test(directories_expand_to_trace_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
