@@ -85,9 +85,11 @@ for cmd, summary in summaries.items():
             check(not rejected, "completion offers %s %s, which it rejects" % (cmd, f))
         check(os.listdir(tmp) == [], "%s: the flag runs wrote nothing" % cmd)
 
-check(complete("an") == {"analyze"}, "kinesift an<TAB>: %s" % complete("an"))
+check(complete("an") == {"analyze", "annotate"}, "kinesift an<TAB>: %s" % complete("an"))
+check(complete("ana") == {"analyze"}, "kinesift ana<TAB>: %s" % complete("ana"))
 check(set(summaries) <= complete(""), "kinesift <TAB> offers every command")
-check(complete("help", "re") == {"redact"}, "kinesift help re<TAB>")
+check(complete("help", "re") == {"redact", "report"}, "kinesift help re<TAB>")
+check(complete("help", "red") == {"redact"}, "kinesift help red<TAB>")
 check(complete("--ver") == {"--version"}, "kinesift --ver<TAB>")
 
 top = unroff(open(os.path.join(DIST, "kinesift.1")).read())

@@ -338,7 +338,7 @@ launches = sum(1 for e in ev if e.get("cat") == "cuda_runtime" and "LaunchKernel
                and last["ts"] <= e["ts"] < last["ts"] + last["dur"])
 launch = [l for l in out.splitlines() if l.rstrip().endswith(" kernel_launches") and "+1 %" in l]
 check(launch and launch[0].split()[3:5] == [str(launches)] * 2, f"counts as integers ({launches}): {launch}")
-sugg = [l for l in out.splitlines() if "take more samples" in l]
+sugg = [l for l in out.splitlines() if l.strip().startswith("suggestion")]
 check(len(sugg) == 1 and "kernel_launches, step_time" in sugg[0], f"the suggestion once: {sugg}")
 r = run("gate", "-b", example, "-c", example, "--skip-steps", "0")
 check("6 steps: 6 samples" in r.stdout.decode(), "plural kept")
