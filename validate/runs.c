@@ -41,36 +41,6 @@ double ks_lag1_autocorr(const double *x, size_t n)
     return den > 0 ? num / den : NAN;
 }
 
-typedef struct pidx {
-    double p;
-    size_t i;
-} pidx;
-
-static int cmp_pidx(const void *pa, const void *pb)
-{
-    const pidx *a = pa, *b = pb;
-    if (a->p != b->p)
-        return (a->p > b->p) - (a->p < b->p);
-    return (a->i > b->i) - (a->i < b->i);
-}
-
-void ks_holm_levels(const double *p, size_t m, double alpha, double *level)
-{
-    if (!m)
-        return;
-    pidx *s = ks_xmalloc(ks_mul(m, sizeof *s));
-    for (size_t i = 0; i < m; i++)
-        s[i] = (pidx){isnan(p[i]) ? 1 : p[i], i};
-    qsort(s, m, sizeof *s, cmp_pidx);
-    size_t j = m + 1;
-    for (size_t k = 1; k <= m && j > m; k++)
-        if (!(s[k - 1].p < alpha / (double)(m - k + 1)))
-            j = k;
-    for (size_t k = 1; k <= m; k++)
-        level[s[k - 1].i] = 1 - alpha / (double)(m - (k < j ? k : j) + 1);
-    free(s);
-}
-
 /* ---- one side's runs ------------------------------------------------------------------------ */
 
 /* Per-run medians of a side (runs without samples skipped); returns their number. */

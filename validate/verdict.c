@@ -197,14 +197,21 @@ static int cmp_pidx(const void *pa, const void *pb)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-void ks_holm(const double *p, size_t m, double *adj)
+/* the p values in ascending order with their positions (a NaN p counts as 1), for Holm's steps */
+static pidx *holm_order(const double *p, size_t m)
 {
-    if (m == 0)
-        return;
     pidx *s = ks_xmalloc(ks_mul(m, sizeof *s));
     for (size_t i = 0; i < m; i++)
         s[i] = (pidx){isnan(p[i]) ? 1 : p[i], i};
     qsort(s, m, sizeof *s, cmp_pidx);
+    return s;
+}
+
+void ks_holm(const double *p, size_t m, double *adj)
+{
+    if (m == 0)
+        return;
+    pidx *s = holm_order(p, m);
     double run = 0;
     for (size_t k = 0; k < m; k++) {
         double v = (double)(m - k) * s[k].p;
@@ -214,6 +221,20 @@ void ks_holm(const double *p, size_t m, double *adj)
             run = v;
         adj[s[k].i] = run;
     }
+    free(s);
+}
+
+void ks_holm_levels(const double *p, size_t m, double alpha, double *level)
+{
+    if (!m)
+        return;
+    pidx *s = holm_order(p, m);
+    size_t j = m + 1;
+    for (size_t k = 1; k <= m && j > m; k++)
+        if (!(s[k - 1].p < alpha / (double)(m - k + 1)))
+            j = k;
+    for (size_t k = 1; k <= m; k++)
+        level[s[k - 1].i] = 1 - alpha / (double)(m - (k < j ? k : j) + 1);
     free(s);
 }
 
