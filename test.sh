@@ -64,4 +64,6 @@ run_suite "asan+ubsan" build-asan -Db_sanitize=address,undefined -Db_lundef=fals
 cat build-test/corpus-summary.txt 2>/dev/null || echo "extra corpus: unknown (no normal build)"
 [ "$skipped" -gt 0 ] && echo "($skipped skipped: they need a GPU or a tool this machine lacks)"
 echo "$passed passed, $failed failed"
+# .ci/run prints the line again after its fuzzing step, so that it stays the last one
+[ -n "${KS_SUMMARY_FILE:-}" ] && echo "$passed passed, $failed failed" >"$KS_SUMMARY_FILE"
 [ "$failed" -eq 0 ]

@@ -194,9 +194,9 @@ static void keep_worst(ks_timeline_stats *st, int cls, const ks_overlap_example 
 static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s, const ks_slice *p,
                          int cls, ks_timeline_stats *st)
 {
-    ks_ns excess = s->end - p->end;
+    ks_ns excess = ks_sat_sub(s->end, p->end);
     st->count[cls]++;
-    st->overlap_ns[cls] += excess;
+    st->overlap_ns[cls] = ks_sat_add(st->overlap_ns[cls], excess);
     ks_overlap_example ex = {(uint32_t)(k - t->tracks), k->ev[s->ev].name, k->ev[p->ev].name,
                              k->ev[s->ev].cat, s->ts, s->end, p->ts, p->end, excess};
     keep_worst(st, cls, &ex);
@@ -207,7 +207,7 @@ static void count_overlap_cat(ks_timeline_stats *st, uint32_t track, uint16_t ca
     for (size_t i = 0; i < st->ncats; i++)
         if (st->cats[i].track == track && st->cats[i].cat == cat) {
             st->cats[i].count++;
-            st->cats[i].excess_ns += excess;
+            st->cats[i].excess_ns = ks_sat_add(st->cats[i].excess_ns, excess);
             return;
         }
     ks_overlap_row r = {track, cat, 1, excess};
@@ -357,7 +357,7 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
     dst->duplicates += src->duplicates;
     for (int c = 0; c < KS_OV_NCLASSES; c++) {
         dst->count[c] += src->count[c];
-        dst->overlap_ns[c] += src->overlap_ns[c];
+        dst->overlap_ns[c] = ks_sat_add(dst->overlap_ns[c], src->overlap_ns[c]);
         /* src's list is the best of its examples in order: offering it in that order after the
          * earlier tracks' keeps exactly what offering every example one by one keeps */
         for (size_t i = 0; i < src->nworst[c]; i++)
@@ -370,7 +370,7 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
             j++;
         if (j < dst->ncats) {
             dst->cats[j].count += r->count;
-            dst->cats[j].excess_ns += r->excess_ns;
+            dst->cats[j].excess_ns = ks_sat_add(dst->cats[j].excess_ns, r->excess_ns);
         } else {
             KS_PUSH(dst->cats, dst->ncats, dst->cats_cap, *r);
         }
