@@ -34,8 +34,8 @@ const char ks_help_report[] =
     "  --top N                rows per table (default 25; 0 = all)\n"
     "  other options          as for analyze (kinesift help analyze)\n"
     "\n"
-    "Several ranks: each trace gets its own sections; a rank x step heat map waits for the `ranks`\n"
-    "command. Exit status: 0 success, 2 usage or input error.\n";
+    "Several ranks: each trace gets its own sections (cross-rank figures: kinesift ranks; the\n"
+    "rank x step heat map is not on the page yet). Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct report_ctx {
     ks_cli_insight_opts io;
