@@ -404,8 +404,9 @@ static void blocks_are_the_runs(void **state)
     int aa_slower = 0, slow_found = 0;
     for (int t = 0; t < 400; t++) {
         ks_vreport sim = make_report();
-        ks_vworkload *x = ks_vreport_add(&sim, "aa", "builtin", 2, arms, 0, NULL);
-        ks_vworkload *y = ks_vreport_add(&sim, "slow", "builtin", 2, arms, 0, NULL);
+        ks_vreport_add(&sim, "aa", "builtin", 2, arms, 0, NULL);
+        ks_vreport_add(&sim, "slow", "builtin", 2, arms, 0, NULL); /* may move the first */
+        ks_vworkload *x = &sim.w[0], *y = &sim.w[1];
         double same[] = {1e6, 1e6}, slow[] = {1e6, 1.05e6};
         fill_blocks(x, same, 0.02, 30, 1, &r);
         fill_blocks(y, slow, 0.02, 30, 1, &r);
