@@ -280,31 +280,6 @@ static ks_runs runs_of(const double *x, const ks_trace_median *per, size_t nper,
     return (ks_runs){x, len, nper};
 }
 
-/* Compare r's sides with the run as the unit, the interval at `level` (statistics.md
- * section 8); keeps the Holm-adjusted p and m already set when re-deciding. */
-static void compare(ks_gate_result *r, double level)
-{
-    size_t *la = ks_xmalloc(ks_mul(r->nper_a + 1, sizeof *la)), *lb = ks_xmalloc(ks_mul(r->nper_b + 1, sizeof *lb));
-    ks_runs a = runs_of(r->a, r->per_a, r->nper_a, la), b = runs_of(r->b, r->per_b, r->nper_b, lb);
-    double p = r->cmp.p;
-    size_t m = r->cmp.holm_m;
-    ks_compare_runs(&a, &b, ks_metric_points(r->metric), level, &r->params, &r->cmp);
-    r->cmp.discarded_a = r->discarded_a;
-    r->cmp.discarded_b = r->discarded_b;
-    if (m > 1) {
-        r->cmp.p = p;
-        r->cmp.holm_m = m;
-    }
-    ks_compare_runs_decide(&r->cmp, &r->params);
-    if (ks_metric_points(r->metric)) {
-        r->diff = r->cmp.method == KS_METHOD_RUNS ? r->cmp.est : r->cmp.b.median - r->cmp.a.median;
-        r->diff_lo = r->cmp.ci_lo;
-        r->diff_hi = r->cmp.ci_hi;
-    }
-    free(la);
-    free(lb);
-}
-
 static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in *a, const side_in *b)
 {
     r->metric = c->metric;
@@ -347,7 +322,6 @@ static void fill(ks_gate *g, ks_gate_result *r, const ks_check *c, const side_in
     }
     r->discarded_a = da;
     r->discarded_b = db;
-    compare(r, 1 - r->params.alpha);
 }
 
 static ks_gate_status status_of(ks_verdict v)
@@ -361,38 +335,40 @@ static ks_gate_status status_of(ks_verdict v)
     return KS_GATE_INCONCLUSIVE;
 }
 
-/* Holm across every evaluated check: each check's p is Holm-adjusted, its interval recomputed
- * at its Holm-consistent level (ks_holm_levels), and the check decided on that interval, so
- * that the printed interval, the adjusted p and the verdict agree. */
+/* Every evaluated check decided as one family with the run as the unit (ks_compare_runs_family,
+ * the code path validate shares): Holm-adjusted p, each interval at its Holm-consistent level,
+ * the verdict read from that interval, so that the printed interval, the adjusted p and the
+ * verdict agree. */
 static void decide_all(ks_gate *g)
 {
+    ks_runs_pair *f = ks_xcalloc(g->n ? g->n : 1, sizeof *f);
+    size_t **len = ks_xcalloc(g->n ? 2 * g->n : 1, sizeof *len);
     size_t m = 0;
-    for (size_t i = 0; i < g->n; i++)
-        m += g->r[i].status != KS_GATE_ERROR;
-    double *p = ks_xmalloc(ks_mul(m ? m : 1, sizeof *p)), *adj = ks_xmalloc(ks_mul(m ? m : 1, sizeof *adj));
-    double *lev = ks_xmalloc(ks_mul(m ? m : 1, sizeof *lev));
-    size_t k = 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->r[i].status != KS_GATE_ERROR)
-            p[k++] = g->r[i].cmp.mwu.p;
-    ks_holm(p, m, adj);
-    ks_holm_levels(p, m, g->opts.params.alpha, lev);
-    k = 0;
     for (size_t i = 0; i < g->n; i++) {
         ks_gate_result *r = &g->r[i];
         if (r->status == KS_GATE_ERROR)
             continue;
-        if (m > 1) {
-            r->cmp.p = isnan(r->cmp.mwu.p) ? NAN : adj[k];
-            r->cmp.holm_m = m;
-            compare(r, lev[k]);
+        size_t *la = len[2 * m] = ks_xmalloc(ks_mul(r->nper_a + 1, sizeof **len));
+        size_t *lb = len[2 * m + 1] = ks_xmalloc(ks_mul(r->nper_b + 1, sizeof **len));
+        f[m++] = (ks_runs_pair){runs_of(r->a, r->per_a, r->nper_a, la), runs_of(r->b, r->per_b, r->nper_b, lb),
+                                ks_metric_points(r->metric), &r->params, r->discarded_a, r->discarded_b, &r->cmp};
+    }
+    ks_compare_runs_family(f, m, g->opts.params.alpha);
+    for (size_t i = 0; i < g->n; i++) {
+        ks_gate_result *r = &g->r[i];
+        if (r->status == KS_GATE_ERROR)
+            continue;
+        if (ks_metric_points(r->metric)) {
+            r->diff = r->cmp.method == KS_METHOD_RUNS ? r->cmp.est : r->cmp.b.median - r->cmp.a.median;
+            r->diff_lo = r->cmp.ci_lo;
+            r->diff_hi = r->cmp.ci_hi;
         }
-        k++;
         r->status = status_of(r->cmp.verdict);
     }
-    free(p);
-    free(adj);
-    free(lev);
+    for (size_t i = 0; i < 2 * m; i++)
+        free(len[i]);
+    free(len);
+    free(f);
 }
 
 /* ---- warnings that help ----------------------------------------------------------------------- */

@@ -29,20 +29,33 @@ void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r)
         snprintf(buf, n, "+%.3g %%", 100 * r->limit);
 }
 
+/* Values are printed on their side of every decision boundary (ks_compare_fmt), so that a
+ * printed change or interval never seems to contradict the verdict. */
 void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r)
 {
-    if (ks_metric_points(r->metric))
-        isnan(r->diff) ? snprintf(buf, n, "-") : snprintf(buf, n, "%+.2f pt", r->diff);
-    else
-        isnan(r->cmp.change) ? snprintf(buf, n, "-") : snprintf(buf, n, "%+.2f %%", 100 * r->cmp.change);
+    char v[40];
+    int points = ks_metric_points(r->metric);
+    double x = points ? r->diff : r->cmp.ratio;
+    if (isnan(x)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    ks_compare_fmt(v, sizeof v, &r->cmp, x, !points, 2);
+    snprintf(buf, n, "%s %s", v, points ? "pt" : "%");
 }
 
 void ks_gate_fmt_ci(char *buf, size_t n, const ks_gate_result *r)
 {
-    if (ks_metric_points(r->metric))
-        isnan(r->diff_lo) ? snprintf(buf, n, "-") : snprintf(buf, n, "[%+.2f, %+.2f] pt", r->diff_lo, r->diff_hi);
-    else
-        isnan(r->cmp.ci_lo) ? snprintf(buf, n, "-") : snprintf(buf, n, "[%.4f, %.4f]", r->cmp.ci_lo, r->cmp.ci_hi);
+    char lo[40], hi[40];
+    int points = ks_metric_points(r->metric);
+    double l = points ? r->diff_lo : r->cmp.ci_lo, h = points ? r->diff_hi : r->cmp.ci_hi;
+    if (isnan(l)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    ks_compare_fmt(lo, sizeof lo, &r->cmp, l, 0, points ? 2 : 4);
+    ks_compare_fmt(hi, sizeof hi, &r->cmp, h, 0, points ? 2 : 4);
+    snprintf(buf, n, "[%s, %s]%s", lo, hi, points ? " pt" : "");
 }
 
 /* The result as found, whatever --on-inconclusive does to the exit status. */

@@ -19,9 +19,10 @@ static void stats_out(FILE *out, const ks_gate_result *r)
     ks_gate_fmt_limit(lim, sizeof lim, r);
     char text[2048];
     snprintf(text, sizeof text,
-             "verdict: %s (%s)\nlimit: %s\nbaseline: n %zu, median %s\ncandidate: n %zu, median %s\n"
+             "verdict: %s (%s)%s%s\nlimit: %s\nbaseline: n %zu, median %s\ncandidate: n %zu, median %s\n"
              "runs: %zu baseline, %zu candidate\nchange: %s, %.4g%% interval %s\np: %.3g (%s%s)\nreason: %s\n%s%s%s",
-             ks_gate_status_name(r->status), ks_verdict_name(r->cmp.verdict), lim, r->cmp.a.n, ma, r->cmp.b.n, mb,
+             ks_gate_status_name(r->status), ks_verdict_name(r->cmp.verdict), r->cmp.caveat[0] ? "; " : "",
+             r->cmp.caveat, lim, r->cmp.a.n, ma, r->cmp.b.n, mb,
              r->cmp.runs_a, r->cmp.runs_b, ch, 100 * r->cmp.ci_level, ci, r->cmp.p,
              ks_compare_test_name(&r->cmp) ? ks_compare_test_name(&r->cmp) : "no test",
              r->cmp.holm_m > 1 ? ", Holm-adjusted" : "", r->cmp.reason,
@@ -47,6 +48,10 @@ static void testcase(FILE *out, const ks_gate_result *r)
     }
     if (tag) {
         fprintf(out, "      <%s type=\"%s\" message=\"", tag, ks_gate_status_name(r->status));
+        if (r->status != KS_GATE_ERROR && r->cmp.caveat[0]) {
+            ks_xml_escape(out, r->cmp.caveat);
+            ks_xml_escape(out, "; ");
+        }
         ks_xml_escape(out, msg);
         fputs("\"/>\n", out);
     }

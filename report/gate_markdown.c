@@ -40,7 +40,13 @@ static void check_row(FILE *out, const ks_gate_result *r)
     cell(out, runs);
     fputs(" **", out);
     ks_md_escape(out, ks_gate_status_name(r->status));
-    fputs("** |\n", out);
+    fputs("**", out);
+    if (r->status != KS_GATE_ERROR && r->cmp.caveat[0]) {
+        fputs(" (", out);
+        ks_md_escape(out, r->cmp.caveat);
+        fputs(")", out);
+    }
+    fputs(" |\n", out);
 }
 
 static void side_row(FILE *out, const ks_gate_result *r, const char *role, const ks_summary *s)
@@ -79,6 +85,10 @@ static void details(FILE *out, const ks_gate *g)
         fputs("- ", out);
         ks_md_escape(out, r->title);
         fputs(": ", out);
+        if (r->status != KS_GATE_ERROR && r->cmp.caveat[0]) {
+            ks_md_escape(out, r->cmp.caveat);
+            fputs("; ", out);
+        }
         ks_md_escape(out, r->status == KS_GATE_ERROR ? r->error : r->cmp.reason);
         fputs("\n", out);
     }

@@ -78,7 +78,8 @@ static void details(FILE *out, const ks_gate_result *r)
     }
     if (r->status == KS_GATE_PASS && r->nper_a < 2 && r->nper_b < 2)
         return;
-    fprintf(out, "  %s: %s: %s\n", r->title, ks_gate_status_name(r->status), r->cmp.reason);
+    fprintf(out, "  %s: %s%s%s: %s\n", r->title, ks_gate_status_name(r->status), r->cmp.caveat[0] ? "; " : "",
+            r->cmp.caveat, r->cmp.reason);
     per_trace(out, "baseline", r, r->per_a, r->nper_a);
     per_trace(out, "candidate", r, r->per_b, r->nper_b);
 }

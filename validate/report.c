@@ -78,11 +78,16 @@ static void text_arm_row(FILE *out, const ks_vworkload *w, uint32_t a, const ks_
 static void text_verdict(FILE *out, const ks_vworkload *w, uint32_t a, const ks_compare *c,
                          const char *space)
 {
-    fprintf(out, "  %s vs %s%s: ratio %.4f (%+.2f %%), %.4g %% CI [%.4f, %.4f], p = %.3g (%s%s)\n",
-            w->arms[a], w->arms[0], space, c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->p,
-            ks_compare_test_name(c) ? ks_compare_test_name(c) : "no test",
-            c->holm_m > 1 ? ", Holm-adjusted" : "");
-    fprintf(out, "  verdict: %s: %s\n", ks_verdict_name(c->verdict), c->reason);
+    char ratio[40], change[40], lo[40], hi[40];
+    ks_compare_fmt(ratio, sizeof ratio, c, c->ratio, 0, 4);
+    ks_compare_fmt(change, sizeof change, c, c->ratio, 1, 2);
+    ks_compare_fmt(lo, sizeof lo, c, c->ci_lo, 0, 4);
+    ks_compare_fmt(hi, sizeof hi, c, c->ci_hi, 0, 4);
+    fprintf(out, "  %s vs %s%s: ratio %s (%s %%), %.4g %% interval [%s, %s], p = %.3g (%s%s)\n", w->arms[a], w->arms[0],
+            space, ratio, change, 100 * c->ci_level, lo, hi, c->p,
+            ks_compare_test_name(c) ? ks_compare_test_name(c) : "no test", c->holm_m > 1 ? ", Holm-adjusted" : "");
+    fprintf(out, "  verdict: %s%s%s: %s\n", ks_verdict_name(c->verdict), c->caveat[0] ? "; " : "", c->caveat,
+            c->reason);
     if (c->suggestion[0])
         fprintf(out, "  suggestion: %s\n", c->suggestion);
 }
@@ -117,6 +122,12 @@ static void text_workload(FILE *out, const ks_vreport *r, const ks_vworkload *w)
     }
     fprintf(out, "; %u interleaved blocks; batch K = %u; stop: %s (%s)\n", w->run.nblocks, w->run.k, w->run.stop,
             w->run.stop_detail);
+    if (r->has_device)
+        fprintf(out, "  unit: the interleaved block (one sample of every arm): Welch t on the logs of the per-block "
+                     "values (docs/statistics.md section 8)\n");
+    else
+        fprintf(out, "  unit: the command run (one run of each command per block): Welch t on the logs of the per-run "
+                     "medians of the kept samples (docs/statistics.md section 8)\n");
     for (uint32_t a = 1; a < w->narms; a++)
         fprintf(out, "  output check of %s: %s%s%s\n", w->arms[a],
                 ks_check_result_name(w->check[a].result), w->check[a].detail[0] ? ": " : "",
@@ -217,7 +228,9 @@ static void json_protocol(ks_jw *w, const ks_vreport *r)
     ks_jw_kdouble(w, "batch_below_us", (double)o->batch_below_ns / 1e3);
     ks_jw_kdouble(w, "batch_target_ms", (double)o->batch_target_ns / 1e6);
     ks_jw_kdouble(w, "throttle_share", o->throttle_share);
-    ks_jw_kstr(w, "interleave", "seeded random blocks, one sample of every arm per block");
+    ks_jw_kstr(w, "interleave", r->has_device ? "seeded random blocks, one sample of every arm per block"
+                                               : "seeded random blocks, one run of every command per block");
+    ks_jw_kstr(w, "comparison_unit", r->has_device ? "block" : "command-run");
     if (!r->has_device) {
         ks_jw_kuint(w, "min_runs", o->min_runs);
         ks_jw_kuint(w, "max_runs", o->max_runs);

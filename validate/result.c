@@ -132,23 +132,6 @@ static double *cycle_values(const ks_vrun *r, uint32_t arm, size_t *n)
     return v;
 }
 
-static void compare_cycles(ks_vworkload *w, uint32_t a, const ks_compare_params *p)
-{
-    double ca = w->clock_mean_mhz[0], cb = w->clock_mean_mhz[a];
-    if (isnan(ca) || isnan(cb) || fabs(cb / ca - 1) <= 0.02)
-        return;
-    size_t na, nb;
-    double *va = cycle_values(&w->run, 0, &na), *vb = cycle_values(&w->run, a, &nb);
-    ks_compare_samples(va, na, vb, nb, w->cmp[a - 1].discarded_a, w->cmp[a - 1].discarded_b,
-                       p, &w->cycles[a - 1]);
-    w->has_cycles[a - 1] = 1;
-    warn(w, "%s ran at a mean SM clock of %.0f MHz, the baseline at %.0f MHz (%+.1f %%): the "
-            "comparison is also made in SM cycles (cycle_space)",
-         w->arms[a], cb, ca, 100 * (cb / ca - 1));
-    free(va);
-    free(vb);
-}
-
 static void apply_check(ks_vworkload *w, uint32_t a)
 {
     const ks_vcheck *base = &w->check[0], *ck = &w->check[a];
@@ -180,21 +163,21 @@ static void side_warnings(ks_vworkload *w, uint32_t a, const ks_summary *s, size
              w->arms[a], w->host_ratio[a]);
 }
 
-/* External commands: each invocation of a command is one run (its own process), so the arms
- * are compared with the run as the unit (docs/statistics.md section 8), as gate does: run
- * lengths of arm's kept samples, which are consecutive in the order taken. Returns the number of
- * runs (0 in the device protocol, whose samples carry no run: blocks of one process, where the
- * sample rule of section 3 applies). */
-static size_t run_lengths(const ks_vrun *r, uint32_t arm, size_t *len)
+/* The unit of comparison (docs/statistics.md section 8) is the interleaved block: a block holds
+ * one sample of every arm (the device protocol; the per-arm median of a block is that sample)
+ * or one run of every command (external commands; each run is its own process, and its median
+ * is that of its kept samples). Fills len with the number of arm's kept samples in each block,
+ * in the order taken (that of ks_vrun_values); returns the number of blocks with kept samples. */
+static size_t block_lengths(const ks_vrun *r, uint32_t arm, size_t *len)
 {
     size_t k = 0;
     uint32_t cur = 0;
     for (size_t i = 0; i < r->nsamples; i++) {
         const ks_vsample *s = &r->samples[i];
-        if (s->arm != arm || s->status != KS_SAMPLE_KEPT || !s->run)
+        if (s->arm != arm || s->status != KS_SAMPLE_KEPT)
             continue;
-        if (!k || s->run != cur) {
-            cur = s->run;
+        if (!k || s->block != cur) {
+            cur = s->block;
             len[k++] = 0;
         }
         len[k - 1]++;
@@ -202,79 +185,62 @@ static size_t run_lengths(const ks_vrun *r, uint32_t arm, size_t *len)
     return k;
 }
 
-/* Compare every candidate with the baseline by runs, Holm-adjusted with intervals at the
- * Holm-consistent levels (as gate's decide_all). */
-static void compare_by_runs(ks_vworkload *w, const double *v0, size_t t0, const ks_compare_params *p)
+/* Every candidate compared with the baseline, blocks as the runs, in one family (Holm across the
+ * candidates, intervals at Holm-consistent levels): the code path of gate. Then, for the
+ * candidates whose mean SM clock differs from the baseline's by more than 2 %, the same in SM
+ * cycles (a family of those). */
+static void compare_blocks(ks_vworkload *w, const ks_compare_params *p)
 {
     uint32_t nc = w->narms - 1;
-    size_t *l0 = ks_xmalloc(ks_mul(w->run.nsamples + 1, sizeof *l0));
-    size_t *la = ks_xmalloc(ks_mul(w->run.nsamples + 1, sizeof *la));
-    double *raw = ks_xmalloc(ks_mul(nc, sizeof *raw)), *adj = ks_xmalloc(ks_mul(nc, sizeof *adj));
-    double *lev = ks_xmalloc(ks_mul(nc, sizeof *lev));
-    ks_runs r0 = {v0, l0, run_lengths(&w->run, 0, l0)};
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t a = 1; a < w->narms; a++) {
-            size_t na, ta;
-            double *va = ks_vrun_values(&w->run, a, &na, &ta);
-            ks_runs ra = {va, la, run_lengths(&w->run, a, la)};
-            ks_compare *c = &w->cmp[a - 1];
-            ks_compare_runs(&r0, &ra, 0, pass ? lev[a - 1] : 1 - p->alpha, p, c);
-            c->discarded_a = t0;
-            c->discarded_b = ta;
-            if (pass) {
-                c->p = adj[a - 1];
-                c->holm_m = nc;
-            }
-            ks_compare_runs_decide(c, p);
-            raw[a - 1] = c->mwu.p;
-            free(va);
-        }
-        if (nc < 2)
-            break;
-        if (!pass) {
-            ks_holm(raw, nc, adj);
-            ks_holm_levels(raw, nc, p->alpha, lev);
-        }
+    size_t cap = w->run.nsamples + 1;
+    ks_runs *runs = ks_xcalloc(w->narms, sizeof *runs), *cyc = ks_xcalloc(w->narms, sizeof *cyc);
+    size_t **len = ks_xcalloc(w->narms, sizeof *len), *thr = ks_xcalloc(w->narms, sizeof *thr);
+    ks_runs_pair *f = ks_xcalloc(nc ? nc : 1, sizeof *f);
+    for (uint32_t a = 0; a < w->narms; a++) {
+        size_t n;
+        len[a] = ks_xmalloc(ks_mul(cap, sizeof **len));
+        runs[a] = (ks_runs){ks_vrun_values(&w->run, a, &n, &thr[a]), len[a], block_lengths(&w->run, a, len[a])};
+        cyc[a] = (ks_runs){cycle_values(&w->run, a, &n), len[a], runs[a].nruns};
     }
-    free(l0);
-    free(la);
-    free(raw);
-    free(adj);
-    free(lev);
+    for (uint32_t a = 1; a < w->narms; a++)
+        f[a - 1] = (ks_runs_pair){runs[0], runs[a], 0, p, thr[0], thr[a], &w->cmp[a - 1]};
+    ks_compare_runs_family(f, nc, p->alpha);
+    size_t k = 0;
+    for (uint32_t a = 1; a < w->narms; a++) {
+        double ca = w->clock_mean_mhz[0], cb = w->clock_mean_mhz[a];
+        if (isnan(ca) || isnan(cb) || fabs(cb / ca - 1) <= 0.02)
+            continue;
+        f[k++] = (ks_runs_pair){cyc[0], cyc[a], 0, p, thr[0], thr[a], &w->cycles[a - 1]};
+        w->has_cycles[a - 1] = 1;
+        warn(w, "%s ran at a mean SM clock of %.0f MHz, the baseline at %.0f MHz (%+.1f %%): the comparison is also "
+                "made in SM cycles (cycle_space)", w->arms[a], cb, ca, 100 * (cb / ca - 1));
+    }
+    ks_compare_runs_family(f, k, p->alpha);
+    for (uint32_t a = 0; a < w->narms; a++) {
+        free((double *)runs[a].x);
+        free((double *)cyc[a].x);
+        free(len[a]);
+    }
+    free(runs);
+    free(cyc);
+    free(len);
+    free(thr);
+    free(f);
 }
 
 void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p)
 {
-    uint32_t nc = w->narms - 1;
     for (size_t i = 0; i < w->nwarnings; i++) /* computed afresh */
         free(w->warnings[i]);
     w->nwarnings = 0;
     memset(w->has_cycles, 0, w->narms * sizeof *w->has_cycles);
-    size_t n0, t0;
-    double *v0 = ks_vrun_values(&w->run, 0, &n0, &t0);
     for (uint32_t a = 0; a < w->narms; a++) {
         w->clock_mean_mhz[a] = clock_mean(&w->run, a);
         w->host_ratio[a] = host_ratio(&w->run, a);
     }
-    int by_runs = 0;
-    for (size_t i = 0; i < w->run.nsamples && !by_runs; i++)
-        by_runs = w->run.samples[i].run != 0;
-    if (by_runs) {
-        compare_by_runs(w, v0, t0, p);
-    } else {
-        for (uint32_t a = 1; a < w->narms; a++) {
-            size_t na, ta;
-            double *va = ks_vrun_values(&w->run, a, &na, &ta);
-            ks_compare_samples(v0, n0, va, na, t0, ta, p, &w->cmp[a - 1]);
-            free(va);
-        }
-        if (nc > 1)
-            ks_compare_holm(w->cmp, nc, p);
-    }
-    for (uint32_t a = 1; a < w->narms; a++) {
+    compare_blocks(w, p);
+    for (uint32_t a = 1; a < w->narms; a++)
         apply_check(w, a);
-        compare_cycles(w, a, p);
-    }
     for (uint32_t a = 0; a < w->narms; a++) {
         size_t n, t;
         free(ks_vrun_values(&w->run, a, &n, &t));
@@ -291,7 +257,6 @@ void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p)
         warn(w, "other compute processes were running on the device (%d before, %d after): "
                 "they compete for it",
              w->nvml_before.other_processes, w->nvml_after.other_processes);
-    free(v0);
 }
 
 int ks_vreport_exit_code(const ks_vreport *r)

@@ -236,12 +236,49 @@ static void block_bootstrap(ks_compare *c, const ks_runs *a, const ks_runs *b, d
 
 /* ---- the rule --------------------------------------------------------------------------------- */
 
+void ks_compare_fmt(char *buf, size_t n, const ks_compare *c, double v, int percent, int digits)
+{
+    double null = c->points ? 0 : 1, d = isnan(c->limit) ? 0 : c->limit;
+    double bound[3] = {null, c->points ? d : 1 + d, c->points ? -d : 1 - d};
+    double x = percent && !c->points ? 100 * (v - 1) : v;
+    int sign = c->points || percent;
+    for (int k = digits;; k++) {
+        snprintf(buf, n, sign ? "%+.*f" : "%.*f", k, x);
+        if (k >= 12 || !isfinite(x))
+            return;
+        double shown = strtod(buf, NULL); /* the C locale: the library never calls setlocale */
+        if (percent && !c->points)
+            shown = 1 + shown / 100;
+        int same = 1;
+        for (int i = 0; i < 3; i++)
+            same &= (shown > bound[i]) == (v > bound[i]) && (shown < bound[i]) == (v < bound[i]);
+        if (same)
+            return;
+    }
+}
+
 static void fmt_effect(char *buf, size_t n, const ks_compare *c, double v)
 {
+    ks_compare_fmt(buf, n, c, v, 0, c->points ? 3 : 4);
+    if (c->points) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n > len ? n - len : 0, " pt");
+    }
+}
+
+/* Verdict slower (faster) while the interval reaches below +limit (above -limit): say so. */
+static void set_caveat(ks_compare *c)
+{
+    double d = c->limit;
+    char lim[32];
     if (c->points)
-        snprintf(buf, n, "%+.3f pt", v);
+        snprintf(lim, sizeof lim, "%+.3g pt", c->verdict == KS_VERDICT_SLOWER ? d : -d);
     else
-        snprintf(buf, n, "%.4f", v);
+        snprintf(lim, sizeof lim, "%+.3g %%", 100 * (c->verdict == KS_VERDICT_SLOWER ? d : -d));
+    if (c->verdict == KS_VERDICT_SLOWER && c->ci_lo < (c->points ? d : 1 + d))
+        snprintf(c->caveat, sizeof c->caveat, "the interval reaches below the %s limit", lim);
+    else if (c->verdict == KS_VERDICT_FASTER && c->ci_hi > (c->points ? -d : 1 - d))
+        snprintf(c->caveat, sizeof c->caveat, "the interval reaches above the %s limit", lim);
 }
 
 static int preconditions_fail(ks_compare *c, const ks_compare_params *p)
@@ -311,7 +348,8 @@ static void decide_single(ks_compare *c, const ks_compare_params *p, const char 
 
 void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p)
 {
-    c->reason[0] = c->suggestion[0] = '\0';
+    c->reason[0] = c->suggestion[0] = c->caveat[0] = '\0';
+    c->limit = p->threshold;
     c->verdict = KS_VERDICT_INCONCLUSIVE;
     if (preconditions_fail(c, p))
         return;
@@ -340,6 +378,9 @@ void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p)
         snprintf(c->reason, sizeof c->reason,
                  "over %zu + %zu runs the %.4g %% interval %s lies below %s (faster beyond doubt; p = %.3g) and the "
                  "estimate %s is beyond %s", c->runs_a, c->runs_b, L, iv, c->points ? "0" : "1", c->p, est, lim_lo);
+    }
+    if (c->verdict != KS_VERDICT_INCONCLUSIVE) {
+        set_caveat(c);
     } else if (c->ci_lo >= down && c->ci_hi <= up) {
         c->verdict = KS_VERDICT_NO_CHANGE;
         snprintf(c->reason, sizeof c->reason, "over %zu + %zu runs the %.4g %% interval %s lies within [%s, %s]",
@@ -420,4 +461,37 @@ const char *ks_compare_test_name(const ks_compare *c)
     case KS_METHOD_SAMPLES: break;
     }
     return ks_mwu_name(&c->mwu);
+}
+
+/* ---- a family of comparisons ------------------------------------------------------------------- */
+
+static void family_one(const ks_runs_pair *x, double level)
+{
+    ks_compare_runs(&x->a, &x->b, x->points, level, x->params, x->c);
+    x->c->discarded_a = x->discarded_a;
+    x->c->discarded_b = x->discarded_b;
+    ks_compare_runs_decide(x->c, x->params); /* the throttle precondition sees the discards */
+}
+
+void ks_compare_runs_family(const ks_runs_pair *f, size_t m, double alpha)
+{
+    for (size_t i = 0; i < m; i++)
+        family_one(&f[i], 1 - alpha);
+    if (m < 2)
+        return;
+    double *raw = ks_xmalloc(ks_mul(m, sizeof *raw)), *adj = ks_xmalloc(ks_mul(m, sizeof *adj));
+    double *lev = ks_xmalloc(ks_mul(m, sizeof *lev));
+    for (size_t i = 0; i < m; i++)
+        raw[i] = f[i].c->mwu.p;
+    ks_holm(raw, m, adj);
+    ks_holm_levels(raw, m, alpha, lev);
+    for (size_t i = 0; i < m; i++) {
+        family_one(&f[i], lev[i]);
+        f[i].c->p = isnan(raw[i]) ? NAN : adj[i];
+        f[i].c->holm_m = m;
+        ks_compare_runs_decide(f[i].c, f[i].params);
+    }
+    free(raw);
+    free(adj);
+    free(lev);
 }

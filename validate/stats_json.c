@@ -119,6 +119,11 @@ void ks_compare_json_test(ks_jw *w, const ks_compare *c, const ks_compare_params
 void ks_compare_json_verdict(ks_jw *w, const ks_compare *c)
 {
     ks_jw_kstr(w, "verdict", ks_verdict_name(c->verdict));
+    ks_jw_kbool(w, "interval_crosses_limit", c->caveat[0] != '\0');
+    if (c->caveat[0])
+        ks_jw_kstr(w, "caveat", c->caveat);
+    else
+        ks_jw_knull(w, "caveat");
     ks_jw_kstr(w, "reason", c->reason);
     if (c->suggestion[0])
         ks_jw_kstr(w, "suggestion", c->suggestion);

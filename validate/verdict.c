@@ -159,7 +159,8 @@ static void explain_inconclusive(ks_compare *c, const ks_compare_params *p)
 
 void ks_compare_decide(ks_compare *c, const ks_compare_params *p)
 {
-    c->reason[0] = c->suggestion[0] = '\0';
+    c->reason[0] = c->suggestion[0] = c->caveat[0] = '\0';
+    c->limit = p->threshold;
     c->verdict = KS_VERDICT_INCONCLUSIVE;
     if (precondition_fails(c, p))
         return;
@@ -256,6 +257,7 @@ void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p)
 void ks_compare_set_different(ks_compare *c, const char *why)
 {
     c->verdict = KS_VERDICT_DIFFERENT_RESULTS;
+    c->caveat[0] = '\0';
     snprintf(c->reason, sizeof c->reason, "the candidate's output differs from the baseline's: %s",
              why ? why : "mismatch");
     snprintf(c->suggestion, sizeof c->suggestion,

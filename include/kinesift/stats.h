@@ -164,6 +164,10 @@ typedef struct ks_compare {
     size_t block;            /* single run: block length of the moving-block bootstrap */
     double margin;           /* single run: the margin applied beyond the limit (0 otherwise) */
     double spread_a, spread_b; /* per-run medians: max/min - 1 (points: max - min); NaN < 2 runs */
+    double limit;            /* the limit the decision used (p->threshold; points for points) */
+    char caveat[120];        /* runs: set when the verdict is slower or faster but the interval
+                              * reaches back across the limit ("the interval reaches below the
+                              * +5 % limit"); else empty */
 } ks_compare;
 
 /* Compare kept samples a (baseline) and b (candidate); discarded_* count the samples of each
@@ -201,6 +205,30 @@ int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level
                     const ks_compare_params *p, ks_compare *c);
 /* The rule on c's interval (first match wins; statistics.md section 8). */
 void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p);
+
+/* One comparison of a family decided together by ks_compare_runs_family. */
+typedef struct ks_runs_pair {
+    ks_runs a, b;                    /* baseline and candidate, run after run */
+    int points;                      /* the effect is a difference in points */
+    const ks_compare_params *params; /* its parameters; threshold = its limit */
+    size_t discarded_a, discarded_b; /* samples discarded as throttled (validate), or 0 */
+    ks_compare *c;                   /* filled and decided */
+} ks_runs_pair;
+
+/* Compare and decide m comparisons as one family, with the run as the unit (statistics.md
+ * section 8): each by ks_compare_runs at level 1 - alpha; with m > 1 the raw p values are
+ * Holm-adjusted and every interval recomputed at its Holm-consistent level (ks_holm_levels)
+ * before the decision, so that the printed interval, the adjusted p and the verdict agree. The
+ * one code path of gate (all checks of a gate) and validate (the candidates of a workload,
+ * interleaved blocks or command runs as the runs). */
+void ks_compare_runs_family(const ks_runs_pair *f, size_t m, double alpha);
+
+/* Format v (a ratio bound or estimate of c, or points) with `digits` decimals, as a signed
+ * change in percent when percent (100 (v - 1)), and with as many more decimals as needed (up
+ * to 12) for the printed value to lie on the same side of every decision boundary of c (the
+ * null, +limit, -limit) as v itself: a printed interval or estimate never seems to contradict
+ * the verdict. Points are written with a sign. */
+void ks_compare_fmt(char *buf, size_t n, const ks_compare *c, double v, int percent, int digits);
 /* Holm-consistent confidence levels for m raw p values: sorting p ascending, j = the first
  * position (1-based) with p(j) >= alpha / (m - j + 1) (m + 1 when none); the check at
  * position k gets level 1 - alpha / (m - min(k, j) + 1). An interval at that level excludes

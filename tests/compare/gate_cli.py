@@ -10,7 +10,9 @@ for 6 samples each (docs/statistics.md needs 5).
               JUnit and Markdown outputs;
               too few samples are inconclusive (exit 3, 0 with warn); --github-summary
   regression  a copy whose "## forward ##" events are 20 % longer (every other byte identical)
-              fails with exit 1 and a JUnit failure naming exactly that check
+              fails with exit 1 and a JUnit failure naming exactly that check; a regression whose
+              interval reaches below the limit (three stretched copies of the resnet trace a side)
+              says so in text, JSON, Markdown and JUnit
   errors      on fixtures/compare/steps.json: settings mismatch (exit 2, --allow-mismatch),
               unreadable input, usage errors, an output naming an input (never overwritten), a
               budget with every check kind, bad budgets
@@ -183,6 +185,7 @@ def test_regression(tmp):
     # the same check as a flag with a 30 % limit: +20 % lies within it
     code, out, _ = pooled(TRACE, longer, "--label", f"{LABEL}=30", "--step-time", "5")
     check(code == 0 and "pass         +30 %" in out, f"--label {LABEL}=30: +20 % lies within 30 % (got {code}: {out})")
+    test_caveat(tmp)
 
 
 def test_errors(tmp):
@@ -378,6 +381,35 @@ def test_real(tmp):
     check(abs(m["ratio"] - 1) < 1e-9, f"swapped runs: ratio 1 ({m['ratio']})")
     check("the baseline's per-run medians disagree by 16.7 %" in err and
           "the candidate's per-run medians disagree by 16.7 %" in err, f"spread warnings ({err})")
+
+
+def test_caveat(tmp):
+    """A regression whose interval reaches back below the limit says so in every output. Three
+    runs a side, each a copy of the resnet trace stretched by a known factor (baseline 0.99, 1.00,
+    1.01; candidate 1.06, 1.09, 1.12): per-run medians spread enough that the 95 % interval of
+    the ratio excludes 1 but reaches below 1.05, with the estimate near 1.09."""
+    runs = {}
+    for f in (0.99, 1.00, 1.01, 1.06, 1.09, 1.12):
+        runs[f] = os.path.join(tmp, f"run{f}.json")
+        stretch(RESNET, runs[f], f)
+    xml, js, md = (os.path.join(tmp, "c." + x) for x in ("xml", "json", "md"))
+    args = []
+    for f in (0.99, 1.00, 1.01):
+        args += ["-b", runs[f]]
+    for f in (1.06, 1.09, 1.12):
+        args += ["-c", runs[f]]
+    code, out, err = gate(*args, "--step-time", "5", "--json", js, "--junit", xml, "--markdown", md)
+    m = json.load(open(js))["metrics"][0]
+    caveat = "the interval reaches below the +5 % limit"
+    check(code == 1 and m["status"] == "regression", f"regression (got {code}: {out})")
+    check(m["ci"][0] > 1 and m["ci"][0] < 1.05 and m["ratio"] > 1.05, f"an interval reaching below the limit: {m}")
+    check(m["interval_crosses_limit"] is True and m["caveat"] == caveat, f"JSON caveat: {m.get('caveat')}")
+    check(f"step_time: regression; {caveat}:" in out, f"text verdict line: {out}")
+    check(f"**regression** ({caveat})" in open(md).read(), "Markdown verdict cell")
+    root, _ = junit_cases(xml)
+    fail = root.find(".//failure")
+    check(fail is not None and fail.get("message", "").startswith(caveat), "JUnit failure message")
+    check(caveat in (root.find(".//system-out").text or ""), "JUnit system-out")
 
 
 def main():

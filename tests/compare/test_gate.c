@@ -401,6 +401,19 @@ static void interval_and_verdict_agree(void **state)
                 assert_true(lo >= down && hi <= up);
             /* Welch: the interval excludes the null exactly when the Holm-adjusted p < alpha */
             assert_int_equal(lo > null || hi < null, c->p < 0.05);
+            /* the caveat, and the interval as printed, agree with the verdict */
+            int crosses = (x->status == KS_GATE_REGRESSION && lo < up) || (x->status == KS_GATE_IMPROVEMENT && hi > down);
+            assert_int_equal(c->caveat[0] != '\0', crosses);
+            char iv[64];
+            double plo, phi;
+            ks_gate_fmt_ci(iv, sizeof iv, x);
+            assert_int_equal(sscanf(iv, "[%lf, %lf]", &plo, &phi), 2);
+            if (x->status == KS_GATE_REGRESSION)
+                assert_true(plo > null && (plo < up) == crosses);
+            if (x->status == KS_GATE_PASS)
+                assert_true(plo >= down && phi <= up);
+            if (x->status == KS_GATE_INCONCLUSIVE)
+                assert_false(plo > up || phi < down || (plo >= down && phi <= up));
             assert_true(c->ci_level >= 0.95 - 1e-12 && c->ci_level <= 1 - 0.05 / 4 + 1e-12);
         }
         ks_gate_free(&g);
@@ -436,6 +449,8 @@ static void holm_does_not_dilute_a_clear_failure(void **state)
     run1(&p, &b, &g);
     const ks_compare *c = &g.r[0].cmp;
     assert_int_equal(g.r[0].status, KS_GATE_REGRESSION);
+    assert_true(c->mwu.p < 0.05 / 4 / 100); /* a clear failure: raw p tiny */
+    assert_true(c->caveat[0] == '\0');     /* its interval lies wholly above the limit */
     assert_true(fabs(c->ci_level - (1 - 0.05 / 4)) < 1e-12); /* the smallest p: level 1 - alpha/m */
     assert_true(c->ci_lo > 1.05);
     for (size_t i = 1; i < 4; i++)

@@ -294,6 +294,133 @@ static void nvml_read_only(void **state)
         assert_true(s.reason[0] != '\0'); /* e.g. no libnvidia-ml.so.1 on a CI machine */
 }
 
+/* A device-protocol table: arm a's kept sample of block i is mean[a] x (1 + cv N(0,1)); `per`
+ * samples of each arm per block (the protocol takes 1). */
+static void fill_blocks(ks_vworkload *w, const double *mean, double cv, int blocks, int per, ks_rng *r)
+{
+    ks_vrun *run = &w->run;
+    run->narms = w->narms;
+    run->k = 1;
+    for (uint32_t a = 0; a < w->narms; a++) {
+        ks_vsample s = {a, 0, 0, 1, llround(mean[a]), -1, NAN, KS_SAMPLE_FIRST};
+        ks_vrun_push(run, &s);
+    }
+    for (int i = 0; i < blocks; i++)
+        for (uint32_t a = 0; a < w->narms; a++)
+            for (int j = 0; j < per; j++) {
+                double v = mean[a] * (1 + cv * ks_rng_normal(r));
+                ks_vsample s = {a, (uint32_t)i, 0, 1, llround(v), -1, NAN, KS_SAMPLE_KEPT};
+                ks_vrun_push(run, &s);
+            }
+    run->nblocks = (uint32_t)blocks;
+    snprintf(run->stop, sizeof run->stop, "target");
+}
+
+/* The device protocol decides with the interleaved block as the run (docs/statistics.md
+ * section 8), through the family code gate uses: Welch on the logs of the per-block values
+ * (re-computed here by hand), a throttled sample leaving its block out for that arm; Holm with
+ * Holm-consistent levels across candidates; a table of one block decided as gate decides one
+ * run per side (never no-change; beyond the limit plus the margin only); and in simulation
+ * (400 A/A tables of 30 blocks, sample CV 2 %) at most 5 % slower, a 5 % slowdown slower in
+ * at least 90 %. */
+static void blocks_are_the_runs(void **state)
+{
+    (void)state;
+    ks_rng r;
+    ks_rng_seed(&r, 15);
+    ks_vreport rep = make_report();
+    const char *arms[] = {"a", "b"};
+    ks_vworkload *w = ks_vreport_add(&rep, "x", "builtin", 2, arms, 0, NULL);
+    double mean[] = {1e6, 1.03e6};
+    fill_blocks(w, mean, 0.01, 20, 1, &r);
+    for (size_t i = 0; i < w->run.nsamples; i++) /* block 5 of b: throttled */
+        if (w->run.samples[i].arm == 1 && w->run.samples[i].block == 5)
+            w->run.samples[i].status = KS_SAMPLE_THROTTLED;
+    ks_vworkload_compare(w, &rep.params);
+    const ks_compare *c = &w->cmp[0];
+    double la[20], lb[20];
+    size_t na = 0, nb = 0;
+    for (size_t i = 0; i < w->run.nsamples; i++) {
+        const ks_vsample *s = &w->run.samples[i];
+        if (s->status == KS_SAMPLE_KEPT)
+            *(s->arm ? &lb[nb++] : &la[na++]) = log((double)s->ns);
+    }
+    assert_int_equal(na, 20);
+    assert_int_equal(nb, 19);
+    double ma = 0, mb = 0, va = 0, vb = 0;
+    for (size_t i = 0; i < na; i++)
+        ma += la[i] / (double)na;
+    for (size_t i = 0; i < nb; i++)
+        mb += lb[i] / (double)nb;
+    for (size_t i = 0; i < na; i++)
+        va += (la[i] - ma) * (la[i] - ma) / (double)(na - 1);
+    for (size_t i = 0; i < nb; i++)
+        vb += (lb[i] - mb) * (lb[i] - mb) / (double)(nb - 1);
+    double sa = va / (double)na, sb = vb / (double)nb, se = sqrt(sa + sb);
+    double df = (sa + sb) * (sa + sb) / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+    double q = ks_t_quantile(0.975, df), est = mb - ma;
+    assert_int_equal(c->method, KS_METHOD_RUNS);
+    assert_int_equal(c->runs_a, 20);
+    assert_int_equal(c->runs_b, 19);
+    assert_int_equal(c->discarded_b, 1);
+    assert_true(fabs(c->est - est) < 1e-12 && fabs(c->df - df) < 1e-9);
+    assert_true(fabs(c->ci_lo - exp(est - q * se)) < 1e-12 && fabs(c->ci_hi - exp(est + q * se)) < 1e-12);
+    assert_true(fabs(c->p - ks_t_two_sided_p(est / se, df)) < 1e-12);
+    int slower = exp(est - q * se) > 1 && exp(est) > 1.02;
+    assert_int_equal(c->verdict, slower ? KS_VERDICT_SLOWER : KS_VERDICT_INCONCLUSIVE);
+    assert_string_equal(ks_compare_test_name(c), "welch-runs");
+
+    /* two candidates: Holm, intervals at the Holm-consistent levels */
+    const char *arms3[] = {"a", "b", "c"};
+    ks_vworkload *w3 = ks_vreport_add(&rep, "y", "builtin", 3, arms3, 0, NULL);
+    double mean3[] = {1e6, 0.9e6, 1.004e6};
+    fill_blocks(w3, mean3, 0.01, 30, 1, &r);
+    ks_vworkload_compare(w3, &rep.params);
+    double raw[2] = {w3->cmp[0].mwu.p, w3->cmp[1].mwu.p}, lev[2], adj[2];
+    ks_holm(raw, 2, adj);
+    ks_holm_levels(raw, 2, 0.05, lev);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(w3->cmp[i].holm_m, 2);
+        assert_true(fabs(w3->cmp[i].ci_level - lev[i]) < 1e-12 && fabs(w3->cmp[i].p - adj[i]) < 1e-12);
+    }
+    assert_int_equal(w3->cmp[0].verdict, KS_VERDICT_FASTER);
+
+    /* one block of 40 samples per arm: gate's one-run rule */
+    const struct {
+        double b;
+        ks_verdict want;
+    } one[] = {{1.0, KS_VERDICT_INCONCLUSIVE}, {1.10, KS_VERDICT_INCONCLUSIVE}, {1.40, KS_VERDICT_SLOWER}};
+    for (size_t i = 0; i < 3; i++) {
+        ks_vworkload *w1 = ks_vreport_add(&rep, "z", "builtin", 2, arms, 0, NULL);
+        double m1[] = {1e6, 1e6 * one[i].b};
+        fill_blocks(w1, m1, 0.01, 1, 40, &r);
+        ks_vworkload_compare(w1, &rep.params);
+        assert_int_equal(w1->cmp[0].method, KS_METHOD_SINGLE_RUN);
+        assert_int_equal(w1->cmp[0].verdict, one[i].want);
+    }
+    ks_vreport_free(&rep);
+
+    /* simulation: A/A and a 5 % slowdown, 30 blocks, sample CV 2 % */
+    int aa_slower = 0, slow_found = 0;
+    for (int t = 0; t < 400; t++) {
+        ks_vreport sim = make_report();
+        ks_vreport_add(&sim, "aa", "builtin", 2, arms, 0, NULL);
+        ks_vreport_add(&sim, "slow", "builtin", 2, arms, 0, NULL); /* may move the first */
+        ks_vworkload *x = &sim.w[0], *y = &sim.w[1];
+        double same[] = {1e6, 1e6}, slow[] = {1e6, 1.05e6};
+        fill_blocks(x, same, 0.02, 30, 1, &r);
+        fill_blocks(y, slow, 0.02, 30, 1, &r);
+        ks_vworkload_compare(x, &sim.params);
+        ks_vworkload_compare(y, &sim.params);
+        aa_slower += x->cmp[0].verdict == KS_VERDICT_SLOWER;
+        slow_found += y->cmp[0].verdict == KS_VERDICT_SLOWER;
+        ks_vreport_free(&sim);
+    }
+    print_message("validate by blocks: A/A slower %d of 400; +5 %% slower %d of 400\n", aa_slower, slow_found);
+    assert_true(aa_slower <= 20);
+    assert_true(slow_found >= 360);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +430,7 @@ int main(void)
         cmocka_unit_test(json_and_csv),
         cmocka_unit_test(builtin_registry),
         cmocka_unit_test(nvml_read_only),
+        cmocka_unit_test(blocks_are_the_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,50 @@ def test_nogpu(cuda_built, plugin_dir, example):
                                                "pageable-copy", "sync-per-op")), "--list")
 
 
+def test_unit_and_caveat():
+    # the unit is said in the text report and in the JSON
+    args = ("--baseline-cmd", timer(10, 0.02), "--candidate-cmd", timer(8, 0.02))
+    code, out, _ = run(*args)
+    check("unit: the command run" in out, f"the unit in the text report: {out[:400]}")
+    code, doc, _ = cmd_json(*args[1::2])
+    if doc:
+        check(doc["context"]["protocol"]["comparison_unit"] == "command-run", "comparison_unit: command-run")
+    # one run of each command: gate's one-run rule (block bootstrap; beyond the limit plus the
+    # 15-point margin only, never no-change): +10 % is inconclusive, +50 % slower
+    for cand, want in ((11, "inconclusive"), (15, "slower"), (10, "inconclusive")):
+        code, doc, _ = cmd_json(timer(10, 0.02, 60), timer(cand, 0.02, 60), "--runs", "1", "--max-runs", "1")
+        if doc:
+            m = metric(doc)
+            check(m["test"] == "block-bootstrap" and m["runs"]["baseline"] == 1 and m["verdict"] == want,
+                  f"one run, {cand} vs 10 ms: {want} ({m['test']}, {m['verdict']}: {m['reason']})")
+    # the law on what is printed: slower means the interval excludes 1 and the estimate is beyond
+    # the limit; the caveat (JSON field, text verdict line) is there exactly when the interval
+    # reaches below the limit. Three runs of 6 samples, 3 % noise, +4 % to +16 % against a 2 %
+    # limit give intervals of both kinds (fake_timer's draws depend on the mean).
+    kinds = set()
+    for cand in (52, 52.5, 53, 54, 55, 56, 58):
+        a = ("--baseline-cmd", timer(50, 0.03, 6), "--candidate-cmd", timer(cand, 0.03, 6), "--warmup-ms", "0",
+             "--warmup-runs", "1", "--samples", "10", "--runs", "3")
+        code, out, _ = run(*a)
+        code2, doc, _ = cmd_json(a[1], a[3], *a[4:])
+        if not doc:
+            continue
+        m = metric(doc)
+        lo, hi = m["ci"]
+        verdict_line = next((x for x in out.splitlines() if x.strip().startswith("verdict:")), "")
+        if m["verdict"] == "slower":
+            check(lo > 1 and m["ratio"] > 1.02 and code == 1, f"slower: {m['ci']} {m['ratio']}")
+            crosses = lo < 1.02
+            kinds.add(crosses)
+            check(m["interval_crosses_limit"] == crosses, f"interval_crosses_limit {m['interval_crosses_limit']}")
+            caveat = "the interval reaches below the +2 % limit"
+            check((m["caveat"] == caveat) == crosses, f"caveat {m['caveat']!r} for {m['ci']}")
+            check((caveat in verdict_line) == crosses, f"verdict line: {verdict_line}")
+        else:
+            check(m["caveat"] is None and not m["interval_crosses_limit"], f"no caveat for {m['verdict']}")
+    check(kinds == {True, False}, f"both kinds of slower seen over the seeds: {kinds}")
+
+
 def main():
     group, cuda_built, plugin_dir = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
     example = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -320,6 +364,7 @@ def main():
         test_output_check()
         test_errors_and_files()
         test_all_warmup_and_protocol()
+        test_unit_and_caveat()
     else:
         test_nogpu(cuda_built, plugin_dir, example)
     if FAILURES:
