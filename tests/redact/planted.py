@@ -2,7 +2,8 @@
 """tests/redact/planted.py REL VARIANT: plant a value of every rule class into a copy of a corpus
 trace (made here, in a temporary directory): into event names, args values, args keys and
 top-level fields, also spelled with \\u0040 and \\/ escapes and Windows back-slashes. Then:
---check on the copy must flag every rule class; after `redact` no planted value survives (a
+--check on the copy must flag every rule class and every place that redact changes (same JSON
+path); after `redact` no planted value survives (a
 caseless byte search for each finds nothing), --check is clean, every event keeps its timing
 fields as text, `kinesift stats` and `analyze` agree, and a second redaction changes nothing.
 VARIANT picks the layout: 0 metadata first (literals learned early), 1 metadata last (learned
@@ -187,6 +188,7 @@ def main():
         for n in needles:
             if n.lower().encode() in low:
                 rdlib.fail("%s/%d: planted value survived: %s" % (rel, variant, n))
+        covered = rdlib.check_covers(src, text, red, "%s/%d" % (rel, variant))
         after = rdlib.check_json(out)
         if after["findings"]:
             rdlib.fail("%s/%d: redacted copy not clean: %r" % (rel, variant, after["traces"][0]["shown"][:5]))
@@ -205,8 +207,8 @@ def main():
         second = "second pass" in report
         if variant == 1 and not second:
             rdlib.fail("%s/1: literals learned after the events were hunted without a second pass" % rel)
-        print("%s/%d: %d events, %d rule classes planted and found, none survived%s%s" % (
-            rel, variant, n, len(before), ", second pass" if second else "",
+        print("%s/%d: %d events, %d rule classes planted and found, %d changed places all flagged, none survived%s%s" % (
+            rel, variant, n, len(before), covered, ", second pass" if second else "",
             ", analyze equal" if analyzed else ""))
 
 
