@@ -223,6 +223,7 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     int input_error = 0;
     for (size_t i = 0; i < n; i++) {
         ks_error err;
+        ks_cli_activity("checking", inputs[i]);
         if (ks_redact_check_path(rd, inputs[i], c->max_findings, chk, &err) != KS_OK) {
             ks_cli_error(inputs[i], &err);
             input_error = 1;
@@ -448,6 +449,7 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     for (size_t i = 0; i < n && !rc; i++) {
         ks_source *src;
         ks_error err;
+        ks_cli_activity("redacting", inputs[i]);
         if (ks_source_open(inputs[i], &src, &err) != KS_OK) {
             ks_cli_error(inputs[i], &err);
             return KS_EXIT_USAGE;
