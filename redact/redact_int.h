@@ -6,6 +6,7 @@
  *                redaction is idempotent
  *   secrets.c    secret shapes -> [REDACTED:rule]
  *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
+ *   psl.c        the top-level domains of the public-suffix list (Debian's publicsuffix)
  *   paths.c      absolute paths, home directories, site-packages, frames
  *   literals.c   learned user/host literals and deny terms
  *   litset.c     the literal matcher: hashed set by length, caseless, word bounded
@@ -293,6 +294,9 @@ int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_ipv4(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_ipv6(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* psl.c: 1 when the label s (n bytes) is the last label of a public-suffix rule (caseless; any
+ * alphabetic label when the list could not be read, which is said once on standard error) */
+int ks_rd_psl_tld(const char *s, size_t n);
 
 /* paths.c */
 int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
