@@ -89,6 +89,17 @@ static void test_secrets(void **state)
                 "api_key=[REDACTED:generic-api-key]");
     expect_free("export AWS_SECRET_ACCESS_KEY='wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
                 "generic-api-key", "wJalrXUtnFEMI", NULL);
+    /* vendor-token: gitleaks' fixed-prefix shapes; near misses stay */
+    expect_free("tok dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef x",
+                "vendor-token", "dop_v1_0123", "[REDACTED:vendor-token] x");
+    expect_free("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", "vendor-token", "9f8e7d", NULL);
+    expect_free("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",
+                "vendor-token", "aB3dE5", NULL);
+    unchanged("shpat_00000000000000000000000000000000");              /* no entropy */
+    unchanged("SK0123456789abcdef0123456789abcde");                  /* 31 hex */
+    unchanged("dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefg"); /* glued */
+    unchanged("pat.tern.matching and API-short");
+    unchanged("xdop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"); /* in a word */
 }
 
 static void test_secret_near_misses(void **state)
