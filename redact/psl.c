@@ -80,8 +80,8 @@ static void load(void)
     if (!ntld) {
         missing = 1;
         fprintf(stderr, "kinesift: warning: cannot read the public-suffix list %s (Debian package "
-                        "publicsuffix): every dotted name of 3 or more labels ending in letters is "
-                        "treated as a host name\n", path);
+                        "publicsuffix): dotted names of 3 or more labels are taken for host names "
+                        "unless they are file names or in a Python frame\n", path);
         return;
     }
     qsort(tld, ntld, sizeof *tld, cmp);
