@@ -23,6 +23,9 @@ const char ks_help_redact[] =
     "metadata (environment, pip lists) are replaced or stripped. Every event stays, in order,\n"
     "with every number (ts, dur, ids) byte for byte: timing analyses give the same figures.\n"
     "Rules and guarantees: docs/redaction.md. Redaction is best-effort: review before sharing.\n"
+    "Host names are told from module and file names with the public-suffix list (Debian package\n"
+    "publicsuffix, or the file $KINESIFT_PSL names); without it (said once) dotted names of 3\n"
+    "or more labels count as hosts unless they are file names or in a Python frame.\n"
     "\n"
     "INPUT is a trace (.json, gzip/zstd/xz/bzip2, detected by content), a tar or zip of traces,\n"
     "a directory, or '-' for standard input. One trace goes to OUTPUT (default: standard\n"
@@ -223,6 +226,7 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     int input_error = 0;
     for (size_t i = 0; i < n; i++) {
         ks_error err;
+        ks_cli_activity("checking", inputs[i]);
         if (ks_redact_check_path(rd, inputs[i], c->max_findings, chk, &err) != KS_OK) {
             ks_cli_error(inputs[i], &err);
             input_error = 1;
@@ -448,6 +452,7 @@ static int run_redact(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     for (size_t i = 0; i < n && !rc; i++) {
         ks_source *src;
         ks_error err;
+        ks_cli_activity("redacting", inputs[i]);
         if (ks_source_open(inputs[i], &src, &err) != KS_OK) {
             ks_cli_error(inputs[i], &err);
             return KS_EXIT_USAGE;

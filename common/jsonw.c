@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "common/yajl_alloc.h"
 
 static void print_cb(void *ctx, const char *s, size_t n)
 {
@@ -18,7 +19,7 @@ void ks_jw_open(ks_jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
-    w->g = yajl_gen_alloc(NULL);
+    w->g = yajl_gen_alloc(ks_yajl_alloc_funcs());
     if (!w->g) {
         w->failed = 1;
         return;

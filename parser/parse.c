@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/util.h"
+#include "common/yajl_alloc.h"
 #include "parser/numfast.h"
 #include "parser/reader.h"
 #include "parser/source_int.h"
@@ -1300,30 +1301,10 @@ static const yajl_callbacks callbacks = {
 
 /* ---- feeding ------------------------------------------------------------------------------- */
 
-/* yajl's allocations go through the library's out-of-memory handler too (yajl itself does not
- * check for NULL everywhere) */
-static void *yajl_xmalloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    return ks_xmalloc(n);
-}
-
-static void *yajl_xrealloc(void *ctx, void *q, size_t n)
-{
-    (void)ctx;
-    return ks_xrealloc(q, n);
-}
-
-static void yajl_xfree(void *ctx, void *q)
-{
-    (void)ctx;
-    free(q);
-}
-
 static yajl_handle new_handle(parser *p)
 {
-    static yajl_alloc_funcs af = {yajl_xmalloc, yajl_xrealloc, yajl_xfree, NULL};
-    yajl_handle h = yajl_alloc(&callbacks, &af, p);
+    /* yajl's allocations go through the library's out-of-memory handler too */
+    yajl_handle h = yajl_alloc(&callbacks, ks_yajl_alloc_funcs(), p);
     if (h)
         yajl_config(h, yajl_dont_validate_strings, 1); /* the pre-filter validates UTF-8 */
     return h;

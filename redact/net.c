@@ -6,9 +6,10 @@
  *   - IPv6: a run of hex digits, ':' and '.', delimited by non-identifier characters, that
  *     inet_pton accepts, with >= 4 groups or an embedded IPv4 (so C++ scopes such as c10:: and
  *     at::native never match) -> host-<h>;
- *   - host names: >= 3 labels ending in a generic TLD (com, net, org, edu, gov, io, ai, internal,
- *     local, lan, corp) or under a --domain -> host-<h>. Two-label names are never guessed
- *     (modeling_bert.py, libfoo.so, run.sh end in real TLDs). */
+ *   - host names: >= 3 labels ending in a public suffix (psl.c) or a private-use name, no file
+ *     name, no Python dotted name (the rule is written out above ks_rd_det_fqdn), or under a
+ *     --domain -> host-<h>. Two-label names are never guessed (modeling_bert.py, libfoo.so,
+ *     run.sh end in real TLDs). */
 #include <arpa/inet.h>
 #include <strings.h>
 
@@ -186,8 +187,46 @@ int ks_rd_det_ipv6(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
 
 /* ---- host names ------------------------------------------------------------------------------ */
 
-static const char *const tlds[] = {"com", "net", "org", "edu", "gov", "io", "ai", "internal",
-                                   "local", "lan", "corp"};
+/* The rule (docs/redaction.md, fqdn): a run of >= 3 labels (letters, digits, '-') joined by
+ * single dots is a host name when
+ *   1. its last label is a TLD of the public-suffix list (psl.c) or a private-use name the list
+ *      does not hold (local, internal, ...), or the name is under a --domain (>= 2 labels then);
+ *   2. it is no file name: its last label is not a file extension (py, so, sh, pt, ...: these
+ *      are ccTLDs) and it is not a component inside a path (right after '/' or '\' that is not
+ *      the "//" of a URL);
+ *   3. it is no Python dotted name: a name whose labels are all identifiers (no '-', none
+ *      starting with a digit) is a host only outside a module context (a call or index right
+ *      after it, or a Python frame or module marker in the string) and with a sign of a host: a
+ *      label holding a digit, "//" or '@' before it, ":<port>" after it, an inner label that is
+ *      a private-use name or a TLD itself (db.internal.net, mail.google.com), or a last label
+ *      that no Python attribute is named after (com, org, edu, gov, mil, int, internal).
+ *      In a module context only "//" or '@' before it make it a host. */
+
+static int ieq(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && !strncasecmp(s, w, n);
+}
+
+static int in_list(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (ieq(s, n, list[i]))
+            return 1;
+    return 0;
+}
+
+/* private-use names, which the public-suffix list does not hold (RFC 6762 .local, ICANN's
+ * .internal, and the de-facto lan, corp, home, localdomain, intranet) */
+static const char *const private_use[] = {"local", "internal", "lan", "corp", "home", "localdomain",
+                                          "intranet", NULL};
+
+/* file extensions that are also TLDs: foo.sh, libfoo.so, model.py, weights.pt */
+static const char *const extensions[] = {"py", "so", "sh", "pt", "pl", "pm", "rs", "cc", "cu", "cl",
+                                         "md", "ps", "ml", "mk", "java", "zip", "mov", NULL};
+
+/* the TLDs that no Python attribute is named after */
+static const char *const plain_tlds[] = {"com", "org", "edu", "gov", "mil", "int", "internal",
+                                         NULL};
 
 static int label_char(unsigned char c)
 {
@@ -205,40 +244,80 @@ static int under_domain(const ks_redactor *rd, const char *s, size_t n)
     return 0;
 }
 
-/* TLDs that are also everyday Python attribute names (self.net, threading.local, x.ai, f.io):
- * "model.backbone.net" or "encoder.layers.local" in a Module Hierarchy is no host. A name ending
- * in one is a host name only with a sign of one: a label holding a digit or a hyphen
- * (gpu-node-17.cluster.local, ip-10-0-0-1.corp.net), or a URL or e-mail context before it
- * ("//", "@"), or under a --domain. */
-static int ambiguous_tld(const char *s, size_t n)
+/* the string holds a Python frame or module marker: a Call stack, a python_function name, an
+ * nn.Module name */
+static int python_text(const char *in, size_t n)
 {
-    static const char *const amb[] = {"net", "local", "ai", "io", "lan", "corp"};
-    for (size_t t = 0; t < sizeof amb / sizeof amb[0]; t++)
-        if (strlen(amb[t]) == n && !strncasecmp(s, amb[t], n))
-            return 1;
-    return 0;
+    return memmem(in, n, ".py(", 4) || memmem(in, n, ".py:", 4) || memmem(in, n, ".py\"", 4) ||
+           memmem(in, n, "nn.Module", 9) || memmem(in, n, "<built-in", 9) ||
+           memmem(in, n, "<module>", 8);
 }
 
-static int host_evidence(const char *in, size_t i, size_t e)
+typedef struct dotted {
+    size_t s, e;           /* the name */
+    size_t lab[2 * 64];    /* label bounds, up to 64 labels */
+    size_t nl;
+} dotted;
+
+static int identifier_labels(const char *in, const dotted *d)
 {
+    for (size_t l = 0; l < d->nl; l++) {
+        size_t a = d->lab[2 * l], b = d->lab[2 * l + 1];
+        if (is_digit((unsigned char)in[a]) || memchr(in + a, '-', b - a))
+            return 0;
+    }
+    return 1;
+}
+
+static int host_sign(const char *in, size_t n, const dotted *d)
+{
+    size_t i = d->s, e = d->e;
+    if ((i >= 2 && in[i - 1] == '/' && in[i - 2] == '/') || (i >= 1 && in[i - 1] == '@'))
+        return 2; /* a URL's or an e-mail's host: also in a module context */
+    if (e + 1 < n && in[e] == ':' && is_digit((unsigned char)in[e + 1]))
+        return 1;
     for (size_t k = i; k < e; k++)
-        if (in[k] == '-' || (in[k] >= '0' && in[k] <= '9'))
+        if (is_digit((unsigned char)in[k]))
             return 1;
-    return (i >= 2 && in[i - 1] == '/' && in[i - 2] == '/') || (i >= 1 && in[i - 1] == '@');
+    for (size_t l = 1; l + 1 < d->nl; l++) {
+        const char *a = in + d->lab[2 * l];
+        size_t ln = d->lab[2 * l + 1] - d->lab[2 * l];
+        if (in_list(a, ln, private_use) || ks_rd_psl_tld(a, ln))
+            return 1;
+    }
+    const char *t = in + d->lab[2 * (d->nl - 1)];
+    return in_list(t, d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)], plain_tlds);
 }
 
-static int generic_tld(const char *s, size_t n)
+static int is_host(const ks_redactor *rd, const char *in, size_t n, const dotted *d, int *pytext)
 {
-    for (size_t t = 0; t < sizeof tlds / sizeof tlds[0]; t++)
-        if (strlen(tlds[t]) == n && !strncasecmp(s, tlds[t], n))
-            return 1;
-    return 0;
+    const char *t = in + d->lab[2 * (d->nl - 1)];
+    size_t tn = d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)];
+    if (d->e < n && (in[d->e] == '_' || in[d->e] == '@'))
+        return 0;
+    if (under_domain(rd, in + d->s, d->e - d->s))
+        return d->nl >= 2;
+    if (d->nl < 3 || !(ks_rd_psl_tld(t, tn) || in_list(t, tn, private_use)))
+        return 0;
+    int url = d->s >= 2 && in[d->s - 1] == '/' && in[d->s - 2] == '/';
+    if (in_list(t, tn, extensions) ||
+        (d->s >= 1 && (in[d->s - 1] == '/' || in[d->s - 1] == '\\') && !url))
+        return 0;
+    if (!identifier_labels(in, d))
+        return 1;
+    if (*pytext < 0)
+        *pytext = python_text(in, n);
+    int module = *pytext || (d->e < n && (in[d->e] == '(' || in[d->e] == '['));
+    int sign = host_sign(in, n, d);
+    return module ? sign == 2 : sign > 0;
 }
 
 int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
 {
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
+    dotted d;
+    int pytext = -1;
     size_t i = 0;
     while (i < n) {
         unsigned char p = i ? (unsigned char)in[i - 1] : ' ';
@@ -247,29 +326,32 @@ int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
             continue;
         }
         /* labels separated by single dots */
-        size_t e = i, labels = 0, last = i;
+        size_t e = i;
+        d.nl = 0;
+        d.s = i;
         for (;;) {
             size_t k = e;
             while (k < n && label_char((unsigned char)in[k]))
                 k++;
             if (k == e)
                 break;
-            labels++;
-            last = e;
+            if (d.nl < 64) {
+                d.lab[2 * d.nl] = e;
+                d.lab[2 * d.nl + 1] = k;
+                d.nl++;
+            } else { /* more than 64 labels: the last slot follows the last label */
+                d.lab[2 * 63] = e;
+                d.lab[2 * 63 + 1] = k;
+            }
             e = k;
             if (e + 1 < n && in[e] == '.' && is_alnum((unsigned char)in[e + 1]))
                 e++;
             else
                 break;
         }
+        d.e = e;
         size_t next = e > i ? e : i + 1;
-        int ok = labels >= 3 && !(e < n && (in[e] == '_' || in[e] == '@')) &&
-                 ((generic_tld(in + last, e - last) &&
-                   (!ambiguous_tld(in + last, e - last) || host_evidence(in, i, e))) ||
-                  under_domain(rd, in + i, e - i));
-        if (!ok && labels >= 2 && under_domain(rd, in + i, e - i))
-            ok = 1;
-        if (ok && !ks_rd_in_token(in, n, i, e - i))
+        if (d.nl && is_host(rd, in, n, &d, &pytext) && !ks_rd_in_token(in, n, i, e - i))
             host_token(rd, &w, i, e, R_FQDN);
         i = next;
     }

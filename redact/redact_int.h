@@ -5,7 +5,9 @@
  *   tokens.c     recognising our own tokens (user-1a2b3c4d, [REDACTED:x], ...) so that
  *                redaction is idempotent
  *   secrets.c    secret shapes -> [REDACTED:rule]
+ *   vendor.c     vendors' fixed-prefix token shapes (vendor-token), after gitleaks
  *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
+ *   psl.c        the top-level domains of the public-suffix list (Debian's publicsuffix)
  *   paths.c      absolute paths, home directories, site-packages, frames
  *   literals.c   learned user/host literals and deny terms
  *   litset.c     the literal matcher: hashed set by length, caseless, word bounded
@@ -52,7 +54,7 @@ enum ks_rd_rule_id {
     /* secrets */
     R_AWS, R_GITHUB, R_GITLAB, R_HF, R_SLACK_TOKEN, R_SLACK_WEBHOOK, R_JWT, R_OPENAI,
     R_ANTHROPIC, R_GCP, R_NPM, R_PYPI, R_STRIPE, R_PRIVATE_KEY, R_URL_USERINFO, R_GENERIC,
-    R_AUTH_HEADER,
+    R_AUTH_HEADER, R_VENDOR,
     /* pseudonyms */
     R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
     R_LEARNED_HOST, R_LEARNED_USER, R_DENY, R_LEARNED_JOB,
@@ -281,6 +283,10 @@ size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls);
 
 /* secrets.c */
 double ks_rd_entropy(const char *s, size_t n);
+/* vendor.c: a vendor token of a fixed-prefix shape at s (gitleaks' shapes): its length, or 0;
+ * ks_rd_vendor_firsts: a table of the bytes such a token can start with */
+size_t ks_rd_vendor_token(const char *s, size_t n);
+const unsigned char *ks_rd_vendor_firsts(void);
 int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
@@ -293,6 +299,9 @@ int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_ipv4(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_ipv6(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* psl.c: 1 when the label s (n bytes) is the last label of a public-suffix rule (caseless; any
+ * alphabetic label when the list could not be read, which is said once on standard error) */
+int ks_rd_psl_tld(const char *s, size_t n);
 
 /* paths.c */
 int ks_rd_det_paths(ks_redactor *rd, const char *in, size_t n, ks_buf *out);

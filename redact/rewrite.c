@@ -17,6 +17,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "common/yajl_alloc.h"
 #include "parser/repair.h"
 #include "redact/redact_int.h"
 
@@ -1118,7 +1119,8 @@ int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_re
     e.cap = 64;
     e.st = ks_xcalloc(e.cap, sizeof *e.st);
     e.kc = ks_xcalloc(KC_SLOTS, sizeof *e.kc);
-    e.h = yajl_alloc(&callbacks, NULL, &e);
+    /* through the library's out-of-memory handler, like every other allocation */
+    e.h = yajl_alloc(&callbacks, ks_yajl_alloc_funcs(), &e);
     if (!e.h) {
         eng_free(&e);
         return ks_error_set(err, "cannot create a JSON parser");

@@ -54,6 +54,9 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
                    "key-like word + = or : + 10-150 chars with letters and digits, entropy >= 3.5"},
     [R_AUTH_HEADER] = {"auth-header", KS_CLS_SECRET,
                        "Authorization: / Bearer / Basic / token + a credential of >= 8 chars"},
+    [R_VENDOR] = {"vendor-token", KS_CLS_SECRET,
+                  "vendors' fixed-prefix tokens after gitleaks (dop_v1_, glptt-, hvs., shpat_, "
+                  "SG., sntryu_, ...)"},
     [R_EMAIL] = {"email", KS_CLS_EMAIL, "e-mail addresses: email-<h>@example.invalid"},
     [R_HOME_PATH] = {"home-path", KS_CLS_USER,
                      "/home/<u>, /Users/<u>, C:\\Users\\<u>, /run/user/<uid>: user learned, "
@@ -68,8 +71,8 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
     [R_IPV4] = {"ipv4", KS_CLS_HOST, "IPv4 addresses: host-<h>"},
     [R_IPV6] = {"ipv6", KS_CLS_HOST, "IPv6 addresses (>= 4 groups or embedded IPv4): host-<h>"},
     [R_FQDN] = {"fqdn", KS_CLS_HOST,
-                "host names with >= 3 labels ending in com, net, org, edu, gov, io, ai, "
-                "internal, local, lan, corp or a --domain: host-<h>"},
+                "host names: >= 3 labels ending in a public suffix (or local, internal, ...), "
+                "no file name, no Python dotted name; or under a --domain: host-<h>"},
     [R_LEARNED_HOST] = {"learned-host", KS_CLS_HOST,
                         "host names learned from the trace (host_name, hostname, uname.node, "
                         "HOSTNAME, SLURMD_NODENAME, MASTER_ADDR, traceName; an FQDN's first "

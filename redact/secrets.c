@@ -3,7 +3,8 @@
  * Face, Slack, OpenAI, Anthropic, GCP, npm, PyPI, Stripe) are found by prefix + length +
  * character-class checks at word starts; JWTs, PEM blocks, Slack webhooks, URL credentials and
  * generic "key=value" secrets by PCRE2 patterns, each behind a cheap pre-check. Where gitleaks
- * asks for a minimum Shannon entropy the candidate must reach it. */
+ * asks for a minimum Shannon entropy the candidate must reach it. Other vendors' fixed-prefix
+ * shapes are in vendor.c (rule vendor-token), tried at the same word starts. */
 #include <math.h>
 #include <ctype.h>
 #include <string.h>
@@ -236,12 +237,18 @@ int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     static const unsigned char first[256] = {['A'] = 1, ['g'] = 1, ['h'] = 1, ['a'] = 1,
                                              ['x'] = 1, ['s'] = 1, ['r'] = 1, ['n'] = 1,
                                              ['p'] = 1};
+    const unsigned char *vfirst = ks_rd_vendor_firsts();
     for (size_t i = 0; i + 18 <= n; i++) { /* the shortest shape has 18 bytes */
         unsigned char c = (unsigned char)in[i];
-        if (!first[c] || (i && is_alnum((unsigned char)in[i - 1]) && !after_percent(in, i)))
+        if ((!first[c] && !vfirst[c]) ||
+            (i && is_alnum((unsigned char)in[i - 1]) && !after_percent(in, i)))
             continue;
-        int rule;
-        size_t len = fixed_secret(in + i, n - i, &rule);
+        int rule = R_VENDOR;
+        size_t len = first[c] ? fixed_secret(in + i, n - i, &rule) : 0;
+        if (!len) {
+            rule = R_VENDOR;
+            len = ks_rd_vendor_token(in + i, n - i);
+        }
         if (!len)
             continue;
         redact_span(rd, &w, i, i + len, rule);

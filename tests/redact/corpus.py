@@ -3,7 +3,8 @@
 The output must parse, keep every event with its timing fields as text, give the same
 `kinesift stats` (and `analyze`, once it exists), pass `redact --check`, and come out of a
 second redaction with the same key byte for byte. `--check` on the original must find
-something exactly when redaction changed something."""
+something exactly when redaction changed something, and flag every place redaction changed (a
+string, a key, a number or a stripped block: the same JSON path)."""
 import os
 import sys
 import tempfile
@@ -32,6 +33,9 @@ with tempfile.TemporaryDirectory() as tmp:
     if rdlib.read_bytes(out2) != raw_out:
         rdlib.fail("%s: not idempotent: a second redaction changed the output" % rel)
     orig = rdlib.check_json(src)
+    # --check finds at least everything redact changes: each changed string, key, number or
+    # stripped block is a finding at the same path on the input
+    covered = rdlib.check_covers(src, raw_in, raw_out, rel)
     if (orig["findings"] > 0) != (raw_in != raw_out):
         rdlib.fail("%s: check found %d, but redaction %s the file" % (
             rel, orig["findings"], "changed" if raw_in != raw_out else "did not change"))
@@ -46,5 +50,5 @@ with tempfile.TemporaryDirectory() as tmp:
             rdlib.fail("%s: the HF_TOKEN value survived" % rel)
         if rdlib.by_rule(orig).get("sensitive-key", 0) < 1:
             rdlib.fail("%s: --check did not flag HF_TOKEN" % rel)
-    print("%s: %d events, %d findings before, clean after, idempotent%s" % (
-        rel, n, orig["findings"], ", analyze equal" if analyzed else ""))
+    print("%s: %d events, %d findings before (covering all %d changed places), clean after, idempotent%s" % (
+        rel, n, orig["findings"], covered, ", analyze equal" if analyzed else ""))

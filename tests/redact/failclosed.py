@@ -5,11 +5,14 @@ the raw input finds them: a deny file of 2000 terms, 2000 distinct home director
 what one PCRE2 alternation could compile), names right after JSON escapes, names learned late in
 one rank and present in another, a trace truncated inside a number with gzip output (once a
 segfault leaving a temporary file behind), SIGTERM during a run, distinct replacements for two
-secret keys of one object, --force with outputs that are also later inputs."""
+secret keys of one object, --force with outputs that are also later inputs, out of memory inside
+yajl (once a segfault)."""
 import gzip
 import json
 import os
 import random
+import resource
+import shutil
 import signal
 import string
 import subprocess
@@ -342,13 +345,75 @@ def test_check_fails_closed(tmp, key):
         fail("--check on a truncated trace: not 2")
 
 
+def test_out_of_memory(tmp, key):
+    """Out of memory is a one-line error and exit 2, with nothing written: a 150 MB string under
+    a 200 MB address-space limit. yajl buffers a string that spans read chunks; its allocations
+    once bypassed the library's out-of-memory handler and redact died of SIGSEGV. Not under
+    ASan, which needs the address space for itself."""
+    with open(rdlib.KINESIFT if os.path.isabs(rdlib.KINESIFT) else shutil.which(rdlib.KINESIFT), "rb") as f:
+        if b"__asan_init" in f.read():
+            return
+    src = os.path.join(tmp, "long.json")
+    with open(src, "wb") as f:
+        f.write(b'{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1,"args":{"s":"')
+        f.write(b"ab" * (75 << 20))
+        f.write(b'"}}]}')
+    out = os.path.join(tmp, "long.out.json")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (200 << 20, 200 << 20))
+    for args in (["--key-file", key, "-o", out], ["--check"]):
+        p = subprocess.run([rdlib.KINESIFT, "redact"] + args + [src], capture_output=True,
+                           preexec_fn=limit)
+        err = p.stderr.decode(errors="replace")
+        if p.returncode != 2 or not err.startswith("kinesift: out of memory while ") \
+                or src not in err or err.count("\n") != 1:
+            fail("redact %s out of memory: exit %d, %r" % (args[0], p.returncode, err[-300:]))
+    if os.path.exists(out):
+        fail("out of memory left an output behind")
+    os.unlink(src)
+
+
+def test_public_suffix_list(tmp, key):
+    """Host names by the public-suffix list (docs/redaction.md, fqdn): on a real trace with
+    planted hosts and module names, the hosts go and the module and file names stay, in redact
+    and in --check. Without the list ($KINESIFT_PSL naming a missing file) kinesift says so once
+    and fails closed: a dotted name the list would have cleared is treated as a host."""
+    obj = json.loads(rdlib.read_bytes(rdlib.corpus_path("hta/triton_example/triton_example.json.gz")))
+    evs = [e for e in rdlib.events(obj) if isinstance(e, dict) and e.get("ph") == "X"]
+    hosts = ["node-3.cluster.local", "gpu12.example.ai", "db.internal.net"]
+    keep = ["torch.nn.functional", "model.py", "libcudart.so", "foo.sh", "model.backbone.net",
+            "encoder.layers.local", "heads.cls.ai"]
+    for i, v in enumerate(hosts + keep):
+        evs[i % len(evs)].setdefault("args", {})["planted_%d" % i] = "seen " + v + " here"
+    src = os.path.join(tmp, "psl.json")
+    write(src, obj)
+    out = os.path.join(tmp, "psl.out.json")
+    data = redact_ok(tmp, key, src, out).decode()
+    absent(data.encode(), hosts, "public-suffix host")
+    for v in keep:
+        if "seen " + v + " here" not in data:
+            fail("module or file name %s was rewritten" % v)
+    doc = rdlib.check_json(src, ("--max-findings", "1000"))
+    if rdlib.by_rule(doc).get("fqdn", 0) != len(hosts):
+        fail("--check flags %r fqdn, want %d" % (rdlib.by_rule(doc).get("fqdn"), len(hosts)))
+    env = dict(os.environ, KINESIFT_PSL=os.path.join(tmp, "no-such-list.dat"))
+    p = subprocess.run([rdlib.KINESIFT, "redact", "--quiet", "--key-file", key, "-o", out,
+                        "--force", src, ], capture_output=True, env=env)
+    err = p.stderr.decode()
+    if p.returncode != 0 or err.count("cannot read the public-suffix list") != 1:
+        fail("without the list: exit %d, %r" % (p.returncode, err))
+    if "torch.nn.functional" in rdlib.read_bytes(out).decode():
+        fail("without the list, torch.nn.functional (no public suffix) was not treated as a host")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         key = rdlib.write_key(tmp)
         for t in [test_many_deny_terms, test_many_homes, test_truncated_number_gz,
                   test_signal_no_temp, test_multi_all_or_nothing, test_escape_adjacent,
                   test_cross_rank, test_duplicate_secret_keys, test_planted_classes,
-                  test_check_fails_closed]:
+                  test_check_fails_closed, test_out_of_memory, test_public_suffix_list]:
             t(tmp, key)
             if leftovers(tmp):
                 fail("%s left %s" % (t.__name__, leftovers(tmp)))

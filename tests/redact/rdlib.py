@@ -146,3 +146,63 @@ def write_key(dirname):
     with open(path, "w") as f:
         f.write(KEY + "\n")
     return path
+
+
+# ---- --check covers redact (issue 16): every value redact changes is a finding on the input ----
+
+def _pairs(data):
+    """JSON as nested pair lists (keys in file order, duplicates kept), numbers as their text."""
+    return json.loads(data, object_pairs_hook=lambda p: ("{}", p), parse_float=str, parse_int=str,
+                      parse_constant=str)
+
+
+def _member(key, masked):
+    """one step of a --check JSON path, spelled as redact/rewrite.c spells it"""
+    if masked:
+        return "[<key with a finding>]"
+    k = key[:64] if len(key.encode()) > 64 else key
+    if k and not k[0].isdigit() and all(c.isascii() and (c.isalnum() or c == "_") for c in k):
+        return "." + k
+    esc = "".join("\\" + c if c in '"\\' else "\\u%04x" % ord(c) if ord(c) < 0x20 else c for c in k)
+    return '["' + esc + ('..."]' if k != key else '"]')
+
+
+def changed_paths(raw, red):
+    """The places where redact changed the trace, as --check paths: (path, what) for each string,
+    number or key whose text changed and each container replaced by a string."""
+    out = []
+
+    def walk(a, b, path):
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            if len(a[1]) != len(b[1]):
+                out.append((path or "$", "object size"))
+                return
+            for (ka, va), (kb, vb) in zip(a[1], b[1]):
+                step = _member(ka, ka != kb)
+                p = (path + step) if path or not step.startswith(".") else step[1:]
+                if ka != kb:
+                    out.append((p, "key"))
+                walk(va, vb, p)
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                out.append((path or "$", "array size"))
+                return
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, "%s[%d]" % (path, i))
+        elif a != b:
+            out.append((path or "$", "value"))
+    walk(_pairs(raw), _pairs(red), "")
+    return out
+
+
+def check_covers(src, raw, red, where, extra=()):
+    """Each place redact changed (raw -> red) is flagged by --check on src at the same path;
+    returns the number of changed places."""
+    doc = check_json(src, ("--max-findings", "100000000") + tuple(extra))
+    flagged = {d["path"] for t in doc["traces"] for d in t["shown"]}
+    changed = changed_paths(raw, red)
+    missed = [(p, w) for p, w in changed if p not in flagged]
+    if missed:
+        fail("%s: redact changed %d place(s) that --check on the input does not flag, e.g. %r"
+             % (where, len(missed), missed[:5]))
+    return len(changed)

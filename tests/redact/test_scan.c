@@ -89,6 +89,17 @@ static void test_secrets(void **state)
                 "api_key=[REDACTED:generic-api-key]");
     expect_free("export AWS_SECRET_ACCESS_KEY='wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
                 "generic-api-key", "wJalrXUtnFEMI", NULL);
+    /* vendor-token: gitleaks' fixed-prefix shapes; near misses stay */
+    expect_free("tok dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef x",
+                "vendor-token", "dop_v1_0123", "[REDACTED:vendor-token] x");
+    expect_free("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", "vendor-token", "9f8e7d", NULL);
+    expect_free("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",
+                "vendor-token", "aB3dE5", NULL);
+    unchanged("shpat_00000000000000000000000000000000");              /* no entropy */
+    unchanged("SK0123456789abcdef0123456789abcde");                  /* 31 hex */
+    unchanged("dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefg"); /* glued */
+    unchanged("pat.tern.matching and API-short");
+    unchanged("xdop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"); /* in a word */
 }
 
 static void test_secret_near_misses(void **state)
@@ -196,6 +207,30 @@ static void test_hosts(void **state)
     expect_free("on login-2.cluster.local", "fqdn", "login-2", "on host-");
     expect_free("see https://api.example.net/x", "fqdn", "api.example", "host-");
     expect_free("node7.corp.net up", "fqdn", "node7", "host-");
+    /* the public-suffix rule (docs/redaction.md, fqdn): hosts ... */
+    expect_free("rendezvous at node-3.cluster.local", "fqdn", "node-3", "at host-");
+    expect_free("gpu12.example.ai:29500", "fqdn", "gpu12", ":29500");
+    expect_free("connect db.internal.net now", "fqdn", "db.internal", "connect host-");
+    expect_free("from mail.google.com", "fqdn", "mail.google", "from host-");
+    expect_free("redis.default.svc.cluster.local:6379", "fqdn", "redis.default", ":6379");
+    expect_free("job on trainer-a.example.dev", "fqdn", "trainer-a", "on host-"); /* a TLD only the PSL knows */
+    unchanged("job on trainer.example.dev"); /* identifiers only, no sign of a host */
+    expect_free("nn.Module: https://model.backbone.net/x", "fqdn", "model.backbone", "https://host-");
+    /* ... and non-hosts: files and Python dotted names ending in a public suffix */
+    unchanged("model.py");
+    unchanged("libcudart.so");
+    unchanged("foo.sh");
+    unchanged("my.model.weights.pt");
+    unchanged("run.train.step.sh");
+    unchanged("see conf/foo.bar.net");                         /* a component inside a path */
+    expect_free("/opt/conda/share/foo.bar.net", "abs-path", "conda", "/foo.bar.net");
+    unchanged("torch.utils.data");                             /* data, run, app: gTLDs */
+    unchanged("trainer.loop.run");
+    unchanged("torch.nn.functional.linear(x, w)");
+    unchanged("nn.Module: layer1.block.net");                  /* module context: digits no sign */
+    unchanged("model.layer2.ai[0]");
+    unchanged("torch/nn/modules/module.py(1501): _call_impl; model.head.internal.net");
+    unchanged("frobnicate.widget.notatld");                    /* not a public suffix */
 }
 
 static void test_sensitive_keys(void **state)
