@@ -42,7 +42,8 @@ const char ks_help_report[] =
     "options): the rank identity rule, the clock alignment and its warnings, heat maps of each\n"
     "rank's step time (median, p90) and of its wait at each matched collective (consecutive ones\n"
     "share a column past 100), and the straggler as a hypothesis with evidence and next check.\n"
-    "Then each trace's own sections. Exit status: 0 success, 2 usage or input error.\n";
+    "Traces that are not ranks of one job (two with the same rank, world sizes that disagree) get\n"
+    "no multi-rank section. Then each trace's own sections. Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct report_ctx {
     ks_cli_insight_opts io;
@@ -114,8 +115,10 @@ static int ranks_section(report_ctx *c)
         return 0;
     ks_error err;
     if (ks_ranks_identify(c->ranks, c->nranks, 0, &err) != KS_OK) {
-        ks_cli_error(NULL, &err);
-        return KS_EXIT_USAGE;
+        /* not ranks of one job (unrelated traces): the per-trace sections only */
+        if (!c->io.quiet)
+            fprintf(stderr, "kinesift: no multi-rank section: %s\n", err.msg);
+        return 0;
     }
     ks_ranks_opts mo;
     ks_ranks_opts_init(&mo);
