@@ -77,21 +77,34 @@ static void job_fail(job *j, const char *name, const ks_error *err)
 }
 
 /* a summary (kinesift summarize) instead of a trace: read whole, it is small */
-static void read_summary(job *j, ks_stream *st)
+int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
 {
     ks_buf b = {0};
     char chunk[65536];
     ssize_t n;
-    ks_error err;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0)
         ks_buf_put(&b, chunk, (size_t)n);
-    if (n < 0)
-        job_fail(j, ks_stream_name(st), &err);
-    else if (ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, &j->r, &err) != KS_OK)
-        j->error = ks_xstrdup(err.msg);
-    else
-        j->ok = 1;
+    int rc;
+    if (n < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        ks_error_set(err, "%s: %s", ks_stream_name(st), msg);
+        rc = KS_ERR;
+    } else {
+        rc = ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, out, err);
+    }
     free(b.p);
+    return rc;
+}
+
+static void read_summary(job *j, ks_stream *st)
+{
+    ks_error err;
+    if (ks_cli_read_summary(st, &j->r, &err) != KS_OK)
+        j->error = ks_xstrdup(err.msg);
+    else {
+        j->ok = 1;
+    }
 }
 
 /* open the job's trace, parse it, reduce it to its ks_rank and free the events */

@@ -7,6 +7,9 @@
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "common/util.h"
+#include "kinesift/ranks.h"
+#include "kinesift/source.h"
 
 const char ks_help_report[] =
     "usage: kinesift report TRACE... -o REPORT.html [--force] [--title TEXT] [--top N]\n"
@@ -34,14 +37,28 @@ const char ks_help_report[] =
     "  --top N                rows per table (default 25; 0 = all)\n"
     "  other options          as for analyze (kinesift help analyze)\n"
     "\n"
-    "Several ranks: each trace gets its own sections (cross-rank figures: kinesift ranks; the\n"
-    "rank x step heat map is not on the page yet). Exit status: 0 success, 2 usage or input error.\n";
+    "Several ranks of one job (traces, or summaries *.kss.json.gz of kinesift summarize, which add\n"
+    "to the multi-rank section only): after the summaries, the figures of `kinesift ranks` (default\n"
+    "options): the rank identity rule, the clock alignment and its warnings, heat maps of each\n"
+    "rank's step time (median, p90) and of its wait at each matched collective (consecutive ones\n"
+    "share a column past 100), and the straggler as a hypothesis with evidence and next check.\n"
+    "Traces that are not ranks of one job (two with the same rank, world sizes that disagree) get\n"
+    "no multi-rank section. Then each trace's own sections. Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct report_ctx {
     ks_cli_insight_opts io;
     ks_report_opts ro;
     ks_html *html;
+    ks_rank *ranks;             /* one per trace or summary, for the multi-rank section */
+    size_t nranks, cap;
 } report_ctx;
+
+static ks_rank *new_rank(report_ctx *c)
+{
+    KS_GROW(c->ranks, c->cap, c->nranks + 1);
+    memset(&c->ranks[c->nranks], 0, sizeof c->ranks[c->nranks]);
+    return &c->ranks[c->nranks];
+}
 
 static int on_trace(void *ctx, ks_trace *tr)
 {
@@ -55,10 +72,61 @@ static int on_trace(void *ctx, ks_trace *tr)
         rc = KS_EXIT_USAGE;
     } else {
         ks_html_trace(c->html, r.a, &r.iv, &c->ro);
+        ks_rank_opts rko = {c->io.so.label_regex};
+        if (ks_rank_from_trace(tr, &rko, new_rank(c), &err) == KS_OK)
+            c->nranks++;
+        else if (!c->io.quiet)
+            fprintf(stderr, "kinesift: %s: left out of the multi-rank section: %s\n", tr->source, err.msg);
     }
     ks_cli_insights_free(&r);
     ks_trace_free(tr);
     return rc;
+}
+
+/* a summary input: its ks_rank only (it has no events for the per-trace sections) */
+static int read_summary(report_ctx *c, const char *path)
+{
+    ks_source *src;
+    ks_stream *st;
+    ks_error err;
+    if (ks_source_open(path, &src, &err) != KS_OK) {
+        ks_cli_error(path, &err);
+        return KS_EXIT_USAGE;
+    }
+    int r = ks_source_next(src, &st, &err);
+    if (r <= 0) {
+        if (r == 0)
+            ks_error_set(&err, "empty");
+        ks_cli_error(path, &err);
+    } else if (ks_cli_read_summary(st, new_rank(c), &err) != KS_OK) {
+        ks_cli_fail("%s", err.msg);
+        r = -1;
+    } else {
+        c->nranks++;
+    }
+    ks_source_close(src);
+    return r > 0 ? 0 : KS_EXIT_USAGE;
+}
+
+/* the multi-rank section, from ks_ranks_match as `kinesift ranks` computes it */
+static int ranks_section(report_ctx *c)
+{
+    if (c->nranks < 2)
+        return 0;
+    ks_error err;
+    if (ks_ranks_identify(c->ranks, c->nranks, 0, &err) != KS_OK) {
+        /* not ranks of one job (unrelated traces): the per-trace sections only */
+        if (!c->io.quiet)
+            fprintf(stderr, "kinesift: no multi-rank section: %s\n", err.msg);
+        return 0;
+    }
+    ks_ranks_opts mo;
+    ks_ranks_opts_init(&mo);
+    ks_ranks m;
+    ks_ranks_match(c->ranks, c->nranks, &mo, &m);
+    ks_html_ranks(c->html, &m);
+    ks_ranks_free(&m);
+    return 0;
 }
 
 int ks_cmd_report(int argc, char **argv)
@@ -121,7 +189,21 @@ int ks_cmd_report(int argc, char **argv)
         free(page);
         return KS_EXIT_USAGE;
     }
-    int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    char **traces = ks_xcalloc((size_t)argc, sizeof *traces);
+    int ntraces = 0, rc = 0;
+    for (int i = optind; i < argc && !rc; i++)
+        if (ks_rank_is_summary(argv[i]))
+            rc = read_summary(&c, argv[i]);
+        else
+            traces[ntraces++] = argv[i];
+    if (!rc && ntraces)
+        rc = ks_cli_load(traces, ntraces, &lo, on_trace, &c);
+    free(traces);
+    if (!rc)
+        rc = ranks_section(&c);
+    for (size_t i = 0; i < c.nranks; i++)
+        ks_rank_free(&c.ranks[i]);
+    free(c.ranks);
     int bad = ks_html_end(c.html, title);
     bad |= fclose(mem) != 0;
     if (!rc && bad) {

@@ -96,7 +96,7 @@ static ks_ns max_world(const ks_ranks *r)
 }
 
 /* high when the straggler caused most of the waiting and the clocks agree */
-static const char *confidence(const ks_ranks *r)
+const char *ks_ranks_confidence(const ks_ranks *r)
 {
     const ks_rank_stat *s = &r->st[r->straggler];
     return r->untrusted ? "low" : s->caused > r->total_wait / 2 ? "high" : "medium";
@@ -115,7 +115,7 @@ static void straggler_text(FILE *out, const ks_ranks *r, const char *bullet)
     fprintf(out, "%shypothesis: rank %" PRId64 " is the straggler: it arrived last at %" PRIu64 " of %zu matched "
             "collectives and the others waited %s for it (%s of all waiting); confidence %s%s\n", bullet, x->rank,
             s->times_last, r->nm, fmt(b1, sizeof b1, s->caused, 1), pct(b2, sizeof b2, share(s->caused, r->total_wait)),
-            confidence(r), r->untrusted ? " [clocks disagree: see the alignment spread]" : "");
+            ks_ranks_confidence(r), r->untrusted ? " [clocks disagree: see the alignment spread]" : "");
     if (r->evidence[0]) {
         fprintf(out, "%sevidence: before those collectives it ran", bullet);
         for (int t = 0; t < KS_RANK_TOP && r->evidence[t]; t++) {
@@ -336,7 +336,7 @@ static void json(FILE *out, const ks_ranks *r)
             ks_jw_end_obj(&w);
         }
         ks_jw_end_arr(&w);
-        ks_jw_kstr(&w, "confidence", confidence(r));
+        ks_jw_kstr(&w, "confidence", ks_ranks_confidence(r));
         ks_jw_end_obj(&w);
     }
     ks_jw_key(&w, "collectives");

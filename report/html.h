@@ -39,4 +39,8 @@ const char *ks_html_gap_class_colour(int c);
 void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int id);
 void ks_html_gpu_strip(FILE *out, const ks_analysis *a, const ks_gaps *g, int id);
 
+/* The multi-rank section (report/html_ranks.c) from the results of ks_ranks_match. */
+struct ks_ranks;
+void ks_html_ranks_section(FILE *out, const struct ks_ranks *r);
+
 #endif

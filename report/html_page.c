@@ -11,6 +11,7 @@
  * JavaScript off (the script only sorts tables and shows tooltips sooner than <title> does).
  * Size: tables are cut to --top rows and the charts are bounded by steps and pixel columns, so
  * the page does not grow with the number of events.
+ * With several ranks of one job, the multi-rank section (html_ranks.c) follows the summaries.
  * Who: cli/cmd_report.c. Sections of each trace are kept in memory until the end, so that the
  * summaries of all traces come first. */
 #include <stdio.h>
@@ -25,6 +26,8 @@ struct ks_html {
     char *summary, *body;       /* open_memstream buffers */
     size_t nsummary, nbody;
     FILE *fs, *fb;
+    char *ranks;                /* the multi-rank section, or NULL */
+    size_t nranks;
     int ntraces;
 };
 
@@ -42,7 +45,8 @@ static const char css[] =
     ".sw.warm{background:repeating-linear-gradient(45deg,#999 0 2px,#fff 2px 4px)}"
     "figcaption{font-size:12px;color:#444}.summary li{margin:.3em 0}.diag{border-left:4px solid #E69F00;"
     "padding:.2em .8em;margin:.8em 0;background:#fffaf0}.diag dt{font-weight:600}.diag dd{margin:0 0 .3em 1em}"
-    ".none{color:#555;font-style:italic}#tip{position:fixed;pointer-events:none;background:#222;color:#fff;"
+    ".none{color:#555;font-style:italic}.warn{border-left:4px solid #D55E00;padding:.2em .8em;background:#fff3ee}"
+    ".sw.na{background:repeating-linear-gradient(45deg,#999 0 1px,#fff 1px 4px)}#tip{position:fixed;pointer-events:none;background:#222;color:#fff;"
     "padding:3px 6px;border-radius:3px;font-size:12px;max-width:420px;display:none;z-index:9}";
 
 /* sort a table by a column (data-ns or text), and tooltips from <title>; all optional */
@@ -334,6 +338,15 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     fputs("</section>\n", f);
 }
 
+void ks_html_ranks(ks_html *h, const struct ks_ranks *r)
+{
+    FILE *f = open_memstream(&h->ranks, &h->nranks);
+    if (!f)
+        return;
+    ks_html_ranks_section(f, r);
+    fclose(f);
+}
+
 int ks_html_end(ks_html *h, const char *title)
 {
     int bad = fclose(h->fs) != 0;
@@ -353,11 +366,14 @@ int ks_html_end(ks_html *h, const char *title)
     if (h->summary)
         fwrite(h->summary, 1, h->nsummary, out);
     fputs("</ul>\n", out);
+    if (h->ranks)
+        fwrite(h->ranks, 1, h->nranks, out);
     if (h->body)
         fwrite(h->body, 1, h->nbody, out);
     fprintf(out, "<div id=\"tip\" role=\"tooltip\"></div>\n<script>%s</script>\n</body></html>\n", js);
     free(h->summary);
     free(h->body);
+    free(h->ranks);
     free(h);
     return bad || ferror(out) ? -1 : 0;
 }

@@ -153,6 +153,10 @@ typedef struct ks_ranks {
 void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks *out);
 void ks_ranks_free(ks_ranks *r);
 
+/* The straggler's confidence: high when it caused most of the waiting and the clocks agree,
+ * low when they do not, else medium (the reports and the HTML page share it). */
+const char *ks_ranks_confidence(const ks_ranks *r);
+
 /* Reports: 0 text, 1 json (kinesift.ranks/1), 2 csv (one row per rank), 3 markdown. */
 void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
 

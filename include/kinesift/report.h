@@ -73,6 +73,10 @@ void ks_analyze_folded(FILE *out, const ks_analysis *a, ks_folded_metric m, int 
 typedef struct ks_html ks_html;
 ks_html *ks_html_begin(FILE *out);
 void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+/* The multi-rank section (the heat maps and the straggler of `kinesift ranks`), placed after the
+ * summaries; call it once, with the ks_ranks_match results of two ranks or more. */
+struct ks_ranks;
+void ks_html_ranks(ks_html *h, const struct ks_ranks *r);
 int ks_html_end(ks_html *h, const char *title); /* writes the page; 0, or -1 on a write error */
 
 /* Write buf to path through a temporary file renamed into place; refuses any of the inputs and

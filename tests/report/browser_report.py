@@ -79,6 +79,14 @@ def load(page, name, traces):
         for t in tables:
             rows = t.find_all(lambda n: n.tag == "tr" and n.parent.tag == "tbody")
             check(rows and all(r.all_text().strip() for r in rows), f"{name}: table rows are not empty")
+    if traces > 1 and name == "ranks":
+        sec = root.find_all(lambda n: n.tag == "section" and n.attrs.get("id") == "ranks")
+        if check(sec, f"{name}: the multi-rank section"):
+            for m in ("step", "wait"):
+                cells = sec[0].find_all(lambda n: n.tag == "rect" and n.attrs.get("data-map") == m)
+                check(len(cells) >= traces and any("data-ns" in c.attrs for c in cells) and
+                      all(c.find_all(lambda n: n.tag == "title") for c in cells), f"{name}: {m} heat map drawn")
+            check(sec[0].find_all(lambda n: n.attrs.get("data-field") == "straggler"), f"{name}: the straggler")
     ths = root.find_all(lambda n: n.tag == "th" and n.parent.parent.parent.attrs.get("class") == "sortable")
     check(ths and all(t.attrs.get("tabindex") == "0" for t in ths), f"{name}: the script ran (sortable headers)")
     shot = os.path.join(OUT, name + ".png")
@@ -109,6 +117,13 @@ with tempfile.TemporaryDirectory() as d:
         p = os.path.join(CORPUS, rel)
         if check(os.path.exists(p), f"real trace {rel} present"):
             pages.append((os.path.basename(rel).split(".")[0], [p], []))
+    # a multi-rank job (generated as tests/ranks does): its heat maps are checked in load()
+    nccl = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")
+    if check(os.path.exists(nccl), "the NCCL trace for the rank set"):
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_ranks.py"), nccl, os.path.join(d, "r4"),
+                        "--ranks", "4", "--straggler", "2", "--seed", "4"], check=True, stdout=subprocess.DEVNULL)
+        pages.append(("ranks", sorted(os.path.join(d, "r4", f) for f in os.listdir(os.path.join(d, "r4"))
+                                      if f.endswith(".json.gz")), []))
     for name, inputs, extra in pages:
         page = os.path.join(OUT, name + ".html")
         r = run("report", "--quiet", "--force", *extra, *inputs, "-o", page)
