@@ -76,15 +76,19 @@ static void job_fail(job *j, const char *name, const ks_error *err)
         j->error = ks_xasprintf("%s: %s", name, err->msg);
 }
 
-/* a summary (kinesift summarize) instead of a trace: read whole, it is small */
+/* a summary (kinesift summarize) instead of a trace: its first line, all ranks needs (the
+ * analyze report after it is not even decompressed) */
 static void read_summary(job *j, ks_stream *st)
 {
     ks_buf b = {0};
-    char chunk[65536];
+    char chunk[16384];
     ssize_t n;
     ks_error err;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0) {
         ks_buf_put(&b, chunk, (size_t)n);
+        if (memchr(chunk, '\n', (size_t)n))
+            break;
+    }
     if (n < 0)
         job_fail(j, ks_stream_name(st), &err);
     else if (ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, &j->r, &err) != KS_OK)
