@@ -82,6 +82,10 @@ const char ks_help_analyze[] =
     "its wall time. Diagnoses are hypotheses with their evidence, the next check and what would\n"
     "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command.\n"
     "\n"
+    "A summary (kinesift summarize, *.kss.json[.gz]) among the inputs prints the report it keeps:\n"
+    "the bytes analyze prints for its trace with the default options (text, json, csv); options\n"
+    "that change the report, and --format folded, are refused for it (docs/scale-out.md).\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
