@@ -62,11 +62,16 @@ void ks_cli_version(FILE *out);
 /* Print a command's help text to out. */
 void ks_cli_help(FILE *out, const char *cmd);
 
+/* Called, instead of parsing, for an input whose name marks a summary (ks_rank_is_summary), with
+ * its whole (decompressed) text; returns as ks_trace_cb does. */
+typedef int (*ks_summary_cb)(void *ctx, const char *name, const char *text, size_t len);
+
 /* Common input options. */
 typedef struct ks_load_opts {
     int strict;
     int quiet;           /* no progress line */
     int threads;         /* parser threads (ks_parse_opts.threads): 0 = one per core */
+    ks_summary_cb summary; /* NULL: a summary is read as a trace (and refused as one) */
 } ks_load_opts;
 
 /* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */

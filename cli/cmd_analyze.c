@@ -1,4 +1,6 @@
-/* cli/cmd_analyze.c: `kinesift analyze FILE...`: where the time goes. */
+/* cli/cmd_analyze.c: `kinesift analyze FILE...`: where the time goes. A summary (kinesift
+ * summarize) among the inputs prints the report it keeps, the bytes analyze prints for its trace
+ * with the default options; an option that would change that report is refused for it. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,8 +8,10 @@
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "common/jsonw.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
+#include "kinesift/ranks.h"
 #include "kinesift/report.h"
 
 const char ks_help_analyze[] =
@@ -78,6 +82,10 @@ const char ks_help_analyze[] =
     "its wall time. Diagnoses are hypotheses with their evidence, the next check and what would\n"
     "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command.\n"
     "\n"
+    "A summary (kinesift summarize, *.kss.json[.gz]) among the inputs prints the report it keeps:\n"
+    "the bytes analyze prints for its trace with the default options (text, json, csv); options\n"
+    "that change the report, and --format folded, are refused for it (docs/scale-out.md).\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
@@ -88,6 +96,7 @@ typedef struct analyze_ctx {
     ks_report_opts ro;
     ks_analyze_json *json;
     int first;
+    const char *shaped; /* the first option that changes the report (refused for summaries) */
 } analyze_ctx;
 
 /* analysis, steps, window, gaps, telemetry and diagnoses of one trace, then the report */
@@ -125,6 +134,64 @@ static int on_trace(void *ctx, ks_trace *tr)
     return rc;
 }
 
+/* 1, after a one-line error, when the summary's report is not the one asked for */
+static int summary_refused(const analyze_ctx *c, const char *name, const ks_summary_report *rep)
+{
+    const char *want = c->io.so.label_regex, *had = rep->step_label;
+    if (c->format == 3 || c->shaped) {
+        ks_cli_fail("%s: a summary keeps the report of analyze's default options; %s needs the trace", name,
+                    c->format == 3 ? "--format folded" : c->shaped);
+        return 1;
+    }
+    if ((want || had) && (!want || !had || strcmp(want, had))) {
+        ks_cli_fail("%s: summarised with --step-label %s: analyze it with the same (or analyze the trace)", name,
+                    had ? had : "ProfilerStep#N (the default)");
+        return 1;
+    }
+    return 0;
+}
+
+static int on_summary(void *ctx, const char *name, const char *text, size_t len)
+{
+    analyze_ctx *c = ctx;
+    ks_summary_report rep;
+    ks_error err;
+    if (ks_summary_report_read(name, text, len, &rep, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
+        return KS_EXIT_USAGE;
+    }
+    if (summary_refused(c, name, &rep)) {
+        ks_summary_report_free(&rep);
+        return KS_EXIT_USAGE;
+    }
+    if (c->format == 1)
+        ks_jw_tree(ks_analyze_json_writer(c->json), rep.trace);
+    else if (c->format == 2)
+        fputs(rep.csv, stdout);
+    else {
+        if (!c->first)
+            fputc('\n', stdout);
+        fputs(rep.text, stdout);
+    }
+    c->first = 0;
+    ks_summary_report_free(&rep);
+    return 0;
+}
+
+/* the shared options that change the report (a summary keeps the default one) */
+static const char *shaping_option(int opt)
+{
+    switch (opt) {
+    case 'V': return "--overlap";
+    case 'w': return "--window";
+    case 'W': return "--warmup";
+    case 'g': return "--gap-threshold";
+    case 'D': return "--data-label";
+    case 'm': return "--smi";
+    default: return NULL;
+    }
+}
+
 int ks_cmd_analyze(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -158,12 +225,13 @@ int ks_cmd_analyze(int argc, char **argv)
             c.folded_metric = (ks_folded_metric)k;
             break;
         }
-        case 'P': c.python_frames = 1; break;
+        case 'P': c.python_frames = 1; break; /* folded only, refused for summaries */
         case 't': {
             char *end;
             top = strtol(optarg, &end, 10);
             if (end == optarg || *end || top < 0)
                 return ks_cli_usage("analyze", "--top needs a number >= 0, not '%s'", optarg);
+            c.shaped = "--top";
             break;
         }
         case 's': {
@@ -171,12 +239,15 @@ int ks_cmd_analyze(int argc, char **argv)
             if (k < 0)
                 return ks_cli_usage("analyze", "unknown sort key '%s' (self, incl, gpu or count)", optarg);
             c.ro.sort = (ks_sort_key)k;
+            c.shaped = "--sort";
             break;
         }
         default: {
             int r = ks_cli_insight_opt(&c.io, &lo, "analyze", opt == 'o' ? 'V' : opt, optarg);
             if (r)
                 return r < 0 ? ks_cli_usage("analyze", "bad option") : r;
+            if (shaping_option(opt == 'o' ? 'V' : opt))
+                c.shaped = shaping_option(opt == 'o' ? 'V' : opt);
         }
         }
     }
@@ -189,6 +260,7 @@ int ks_cmd_analyze(int argc, char **argv)
         c.json = ks_analyze_json_begin(stdout);
     else if (c.format == 2)
         ks_analyze_csv_header(stdout);
+    lo.summary = on_summary;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
     if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");

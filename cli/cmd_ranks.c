@@ -76,14 +76,18 @@ static void job_fail(job *j, const char *name, const ks_error *err)
         j->error = ks_xasprintf("%s: %s", name, err->msg);
 }
 
-/* a summary (kinesift summarize) instead of a trace: read whole, it is small */
+/* a summary (kinesift summarize) instead of a trace: its first line, all ranks needs (the
+ * analyze report after it is not even decompressed) */
 int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
 {
     ks_buf b = {0};
-    char chunk[65536];
+    char chunk[16384];
     ssize_t n;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0)
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
         ks_buf_put(&b, chunk, (size_t)n);
+        if (memchr(chunk, '\n', (size_t)n))
+            break;
+    }
     int rc;
     if (n < 0) {
         char msg[sizeof err->msg];

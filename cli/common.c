@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "common/regex.h"
 #include "common/util.h"
+#include "kinesift/ranks.h"
 
 void ks_cli_fail(const char *fmt, ...)
 {
@@ -202,6 +203,25 @@ static void skipped_input(void *ctx, const char *msg)
     fprintf(stderr, "kinesift: warning: %s\n", msg);
 }
 
+/* a summary, read whole (it is small) and handed to o->summary */
+static int read_summary(ks_stream *st, const ks_load_opts *o, void *ctx)
+{
+    ks_buf b = {0};
+    char chunk[65536];
+    ssize_t n;
+    ks_error err;
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+        ks_buf_put(&b, chunk, (size_t)n);
+    int rc;
+    if (n < 0) {
+        ks_cli_error(ks_stream_name(st), &err);
+        rc = KS_EXIT_USAGE;
+    } else
+        rc = o->summary(ctx, ks_stream_name(st), b.p ? b.p : "", b.n);
+    free(b.p);
+    return rc;
+}
+
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
 {
     char **list;
@@ -246,6 +266,13 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
                 ks_cli_error(list[i], &err);
                 rc = KS_EXIT_USAGE;
                 break;
+            }
+            if (o->summary && ks_rank_is_summary(ks_stream_name(st))) {
+                ks_cli_progress_clear(&pr);
+                rc = read_summary(st, o, ctx);
+                if (rc)
+                    break;
+                continue;
             }
             ks_trace *tr;
             if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {

@@ -21,7 +21,7 @@ static const ks_command commands[] = {
     {"diff", "compare a before and an after trace", ks_cmd_diff, ks_help_diff},
     {"gate", "fail CI when a candidate regresses against a baseline", ks_cmd_gate, ks_help_gate},
     {"ranks", "many ranks of one job: who waits for whom, stragglers, clock offsets", ks_cmd_ranks, ks_help_ranks},
-    {"summarize", "one rank reduced to what ranks needs (kinesift.summary/1)", ks_cmd_summarize, ks_help_summarize},
+    {"summarize", "one rank reduced to what ranks and analyze need (kinesift.summary/2)", ks_cmd_summarize, ks_help_summarize},
     {"validate", "confirm a gain by rerunning a CUDA-event-timed workload without the profiler",
      ks_cmd_validate, ks_help_validate},
 };

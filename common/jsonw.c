@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <yajl/yajl_tree.h>
+
 #include "common/util.h"
 #include "common/yajl_alloc.h"
 
@@ -104,6 +106,35 @@ void ks_jw_double(ks_jw *w, double v)
     int n = snprintf(b, sizeof b, "%.6g", v);
     /* "%g" never uses a locale other than C here (the library never calls setlocale) */
     ks_jw_number_text(w, b, (size_t)n);
+}
+
+void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)
+{
+    if (!v) {
+        ks_jw_null(w);
+        return;
+    }
+    switch (v->type) {
+    case yajl_t_string: ks_jw_str(w, v->u.string); break;
+    case yajl_t_number: ks_jw_number_text(w, v->u.number.r, strlen(v->u.number.r)); break;
+    case yajl_t_true: ks_jw_bool(w, 1); break;
+    case yajl_t_false: ks_jw_bool(w, 0); break;
+    case yajl_t_object:
+        ks_jw_obj(w);
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            ks_jw_key(w, v->u.object.keys[i]);
+            ks_jw_tree(w, v->u.object.values[i]);
+        }
+        ks_jw_end_obj(w);
+        break;
+    case yajl_t_array:
+        ks_jw_arr(w);
+        for (size_t i = 0; i < v->u.array.len; i++)
+            ks_jw_tree(w, v->u.array.values[i]);
+        ks_jw_end_arr(w);
+        break;
+    default: ks_jw_null(w); break;
+    }
 }
 
 void ks_jw_kstr(ks_jw *w, const char *k, const char *s) { ks_jw_key(w, k); ks_jw_str(w, s); }

@@ -34,6 +34,12 @@ void ks_jw_null(ks_jw *w);
 /* Write raw, already valid JSON number text. */
 void ks_jw_number_text(ks_jw *w, const char *s, size_t n);
 
+/* Write a parsed yajl tree (yajl_val) back, token for token: numbers from their own text, keys
+ * and members in their order, so a document written by this writer, parsed and written again at
+ * the same depth, comes out byte for byte as it was (summaries keep analyze's JSON this way). */
+struct yajl_val_s;
+void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v);
+
 /* key + value shorthands */
 void ks_jw_kstr(ks_jw *w, const char *k, const char *s);
 void ks_jw_kint(ks_jw *w, const char *k, int64_t v);

@@ -1,9 +1,14 @@
-/* ranks/summary.c: a ks_rank on disk, schema kinesift.summary/1: everything `ranks` needs from
- * one trace (identity inputs, per-rank figures, every collective with its times, metadata and
- * the kernels before it), kilobytes where the trace is megabytes. Reading it back gives the same
- * ks_rank, field for field (ns integers, strings as written; reasons mapped back onto the static
- * texts), so a report from summaries equals the report from the traces. The map step of a job
- * bigger than one machine (docs/scale-out.md): `summarize` per rank, `ranks` over the summaries. */
+/* ranks/summary.c: a ks_rank on disk, schema kinesift.summary/2, two JSON lines. Line 1 holds
+ * everything `ranks` needs from one trace (identity inputs, per-rank figures, every collective
+ * with its times, metadata and the kernels before it), kilobytes where the trace is megabytes;
+ * reading it back gives the same ks_rank, field for field (ns integers, strings as written;
+ * reasons mapped back onto the static texts), so a report from summaries equals the report from
+ * the traces. Line 2 holds the report `analyze` prints for the trace with its default options
+ * (the JSON trace object as a tree, written back token for token by ks_jw_tree; the text and the
+ * CSV rows as strings), so `analyze` of a summary prints the bytes `analyze` of the trace prints.
+ * `ranks` reads line 1 only: its cost over thousands of summaries does not grow with line 2.
+ * kinesift.summary/1 (line 1 alone) is still read by `ranks`. The map step of a job bigger than
+ * one machine (docs/scale-out.md): `summarize` per rank, `ranks` over the summaries. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +20,8 @@
 #include "kinesift/redact.h"
 #include "redact/redact_int.h"
 
-#define SCHEMA "kinesift.summary/1"
+#define SCHEMA "kinesift.summary/2"
+#define SCHEMA_1 "kinesift.summary/1" /* line 1 alone, still read by ranks */
 
 int ks_rank_is_summary(const char *name)
 {
@@ -92,13 +98,49 @@ static void write_json(FILE *f, const ks_rank *r)
     fputc('\n', f);
 }
 
+/* the trace object of a whole `analyze --format json` document of one trace */
+static yajl_val report_trace(yajl_val doc)
+{
+    const char *path[] = {"traces", NULL};
+    yajl_val t = doc ? yajl_tree_get(doc, path, yajl_t_array) : NULL;
+    return t && t->u.array.len == 1 && YAJL_IS_OBJECT(t->u.array.values[0]) ? t->u.array.values[0] : NULL;
+}
+
+static int write_report(FILE *f, const ks_summary_report *rep, const char *path, ks_error *err)
+{
+    char msg[256];
+    yajl_val doc = yajl_tree_parse(rep->json, msg, sizeof msg);
+    yajl_val tr = report_trace(doc);
+    if (!tr) {
+        yajl_tree_free(doc);
+        return ks_error_set(err, "%s: the analyze report to keep is not one trace's", path);
+    }
+    ks_jw w;
+    ks_jw_open(&w, f, 0);
+    ks_jw_obj(&w);
+    ks_jw_key(&w, "analyze");
+    ks_jw_obj(&w);
+    opt_str(&w, "step_label", rep->step_label);
+    ks_jw_key(&w, "json");
+    ks_jw_tree(&w, tr);
+    ks_jw_kstr(&w, "text", rep->text);
+    ks_jw_kstr(&w, "csv", rep->csv);
+    ks_jw_end_obj(&w);
+    ks_jw_end_obj(&w);
+    ks_jw_close(&w);
+    fputc('\n', f);
+    yajl_tree_free(doc);
+    return KS_OK;
+}
+
 static size_t ends_gz(const char *p)
 {
     size_t n = strlen(p);
     return n > 3 && !strcmp(p + n - 3, ".gz");
 }
 
-int ks_rank_summary_write(const ks_rank *r, const char *path, int force, ks_error *err)
+int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep, const char *path, int force,
+                          ks_error *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -106,9 +148,14 @@ int ks_rank_summary_write(const ks_rank *r, const char *path, int force, ks_erro
     if (!m)
         return ks_error_set(err, "%s: out of memory", path);
     write_json(m, r);
+    int rc = rep ? write_report(m, rep, path, err) : KS_OK;
     fclose(m);
+    if (rc != KS_OK) {
+        free(buf);
+        return rc;
+    }
     ks_rd_sink *s;
-    int rc = ks_rd_sink_open(path, ends_gz(path) ? KS_COMPRESS_GZIP : KS_COMPRESS_NONE, &s, err);
+    rc = ks_rd_sink_open(path, ends_gz(path) ? KS_COMPRESS_GZIP : KS_COMPRESS_NONE, &s, err);
     if (rc == KS_OK) {
         ks_rd_sink_write(s, buf, len);
         if (ks_rd_sink_close(s, err) != KS_OK) {
@@ -189,7 +236,7 @@ static int read_rank(yajl_val root, ks_rank *r)
 {
     const char *schema, *src, *sr, *gr, *cr;
     int64_t steps, kernels;
-    if (!YAJL_IS_OBJECT(root) || !str_of(root, "schema", 0, &schema) || strcmp(schema, SCHEMA) ||
+    if (!YAJL_IS_OBJECT(root) || !str_of(root, "schema", 0, &schema) || (strcmp(schema, SCHEMA) && strcmp(schema, SCHEMA_1)) ||
         !str_of(root, "source", 0, &src) || !int_of(root, "distributed_rank", 1, -1, &r->rank) ||
         !int_of(root, "world_size", 1, -1, &r->world_size) || !int_of(root, "steps", 0, 0, &steps) ||
         !int_of(root, "step_median_ns", 0, 0, &r->step_median) || !int_of(root, "step_p90_ns", 0, 0, &r->step_p90) ||
@@ -219,10 +266,17 @@ static int read_rank(yajl_val root, ks_rank *r)
     return 1;
 }
 
+/* the length of the first line (a /1 summary may be one line without its newline) */
+static size_t line1(const char *text, size_t len)
+{
+    const char *nl = memchr(text, '\n', len);
+    return nl ? (size_t)(nl - text) : len;
+}
+
 int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *copy = ks_xstrndup(text, len);
+    char *copy = ks_xstrndup(text, line1(text, len));
     char msg[256];
     yajl_val root = yajl_tree_parse(copy, msg, sizeof msg);
     free(copy);
@@ -235,4 +289,47 @@ int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank
         return ks_error_set(err, "%s: not a %s summary (missing or mistyped field)", name, SCHEMA);
     }
     return KS_OK;
+}
+
+static int read_report(yajl_val root, ks_summary_report *out)
+{
+    const char *path[] = {"analyze", NULL};
+    yajl_val a = yajl_tree_get(root, path, yajl_t_object);
+    if (!a || !str_of(a, "step_label", 1, &out->step_label) || !str_of(a, "text", 0, &out->text) ||
+        !str_of(a, "csv", 0, &out->csv))
+        return 0;
+    yajl_val j = get(a, "json");
+    out->trace = j && YAJL_IS_OBJECT(j) ? j : NULL;
+    return out->trace != NULL;
+}
+
+int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out, ks_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ks_rank r;
+    if (ks_rank_summary_read(name, text, len, &r, err) != KS_OK)
+        return KS_ERR;
+    ks_rank_free(&r);
+    size_t n1 = line1(text, len);
+    size_t rest = n1 < len ? len - n1 - 1 : 0;
+    if (!rest)
+        return ks_error_set(err, "%s: a %s summary carries no analyze report (summarize the trace again "
+                                 "with this kinesift, or analyze the trace)", name, SCHEMA_1);
+    char *copy = ks_xstrndup(text + n1 + 1, rest);
+    char msg[256];
+    out->root = yajl_tree_parse(copy, msg, sizeof msg);
+    free(copy);
+    if (!out->root)
+        return ks_error_set(err, "%s: not a summary: its analyze report: %s", name, msg);
+    if (!read_report(out->root, out)) {
+        ks_summary_report_free(out);
+        return ks_error_set(err, "%s: not a %s summary (its analyze report misses a field)", name, SCHEMA);
+    }
+    return KS_OK;
+}
+
+void ks_summary_report_free(ks_summary_report *r)
+{
+    yajl_tree_free(r->root);
+    memset(r, 0, sizeof *r);
 }

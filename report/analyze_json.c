@@ -35,6 +35,11 @@ int ks_analyze_json_end(ks_analyze_json *j)
     return r;
 }
 
+struct ks_jw *ks_analyze_json_writer(ks_analyze_json *j)
+{
+    return &j->w;
+}
+
 static double share(ks_ns v, ks_ns window)
 {
     return window > 0 ? (double)v / (double)window : 0.0;

@@ -71,15 +71,34 @@ int64_t ks_rank_from_name(const char *source);
 /* The reason text of a ks_rank as the static string ks_rank_from_trace uses. */
 const char *ks_rank_reason(const char *text);
 
-/* ---- summaries: a ks_rank on disk (kinesift.summary/1, docs/scale-out.md) ------------------ */
+/* ---- summaries: a ks_rank on disk (kinesift.summary/2, docs/scale-out.md) ------------------
+ * Line 1: the ks_rank (all `ranks` reads; /1 summaries are this line alone). Line 2: the report
+ * `analyze` prints for the trace with its default options (all `analyze` reads). */
+
+/* The analyze report of a summary's second line. Writing: json is a whole `analyze --format json`
+ * document of the one trace (its trace object is kept), text the text report (default --top),
+ * csv its CSV rows without the header. Reading: trace is that trace object, root owns it. */
+typedef struct ks_summary_report {
+    const char *step_label; /* --step-label of summarize; NULL: ProfilerStep#N */
+    const char *json;
+    const char *text, *csv;
+    const struct yajl_val_s *trace;
+    struct yajl_val_s *root;
+} ks_summary_report;
 
 /* 1 when the name (file or archive member) is a summary: contains ".kss.json". */
 int ks_rank_is_summary(const char *name);
-/* Write r to path (".gz" at the end: gzip), through a temporary file; an existing file is
- * replaced only with force. */
-int ks_rank_summary_write(const ks_rank *r, const char *path, int force, ks_error *err);
-/* Read a summary's text into out (name for messages). */
+/* Write r and rep (NULL: no second line) to path (".gz" at the end: gzip), through a temporary
+ * file; an existing file is replaced only with force. */
+int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep, const char *path, int force,
+                          ks_error *err);
+/* Read a summary's first line (/1 or /2) into out (name for messages); the rest is not looked at. */
 int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
+/* Read a summary's analyze report into out (free with ks_summary_report_free); an error naming
+ * the file for a /1 summary, which has none. */
+int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out,
+                           ks_error *err);
+void ks_summary_report_free(ks_summary_report *r);
 
 /* Give every rank its number (distributedInfo, file name, input order) and check them: two
  * traces with the same rank or disagreeing world sizes are an error naming both, unless

@@ -46,6 +46,10 @@ ks_analyze_json *ks_analyze_json_begin(FILE *out);
 void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
                            const ks_report_opts *o);
 int ks_analyze_json_end(ks_analyze_json *w);
+/* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
+ * written back with ks_jw_tree). */
+struct ks_jw;
+struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
 
 void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
