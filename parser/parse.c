@@ -1596,15 +1596,30 @@ static yajl_status feed_part(parser *p, size_t off, size_t len)
     return len ? yajl_parse(p->h, (const unsigned char *)p->run.res + off, len) : yajl_status_ok;
 }
 
+/* yajl's lexer stops one byte after the offending byte for an invalid character and a
+ * misspelt literal ("trux"), and at the offending byte for every other lexical error (it steps
+ * back there): 1 for the two kinds that must be moved back one byte. The offending byte is always
+ * in the current feed (a token start or a literal's mismatch is read in the call that fails). */
+static int lexed_past_offender(const char *msg)
+{
+    return strstr(msg, "lexical error: invalid char in json text") != NULL;
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
+    char *msg = NULL;
     if (ys != yajl_status_ok) {
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
-        *err_at = p->in_base + pos + ks_run_in_offset(&p->run, out_off);
+        msg = yajl_message(p->h);
+        size_t in_off = ks_run_in_offset(&p->run, out_off);
+        if (lexed_past_offender(msg) && in_off > 0)
+            in_off--; /* name the offending byte itself, as the other lexical errors do (in input
+                       * bytes: the filtered run may have dropped blanks before it) */
+        *err_at = p->in_base + pos + in_off;
     }
     commit_repairs(p, *err_at);
     if (p->strict_repair) {
@@ -1612,10 +1627,10 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
         line_col(p, p->strict_repair_at, &line, &col);
         ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
                         ks_repair_kind_id(p->strict_repair - 1) + 6);
+        free(msg);
         return 0;
     }
     if (ys != yajl_status_ok) {
-        char *msg = yajl_message(p->h);
         int ok = on_syntax_error(p, *err_at, msg);
         free(msg);
         if (!ok)

@@ -346,7 +346,43 @@ static void syntax_error_skips_one_event(void **state)
     ks_error err = ks_test_parse_error(json, 1);
     assert_true(err.has_pos);
     assert_int_equal(err.line, 3);
-    assert_int_equal(err.byte, strstr(json, "name: ") - json + 1);
+    assert_int_equal(err.byte, strstr(json, "name: ") - json + 1); /* the literal "null" expected: the 'a' */
+}
+
+/* Lexical errors name the offending byte, whatever the read size: positions worked by hand
+ * (byte 0-based, line and column 1-based). */
+static void lexical_error_positions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        uint64_t byte, line, column;
+    } cases[] = {
+        /* an invalid character: the unquoted key's 'x' */
+        {"[{\"ph\":\"i\",x:1}]", 11, 1, 12},
+        /* a misspelt literal: the 'x' of "trux"; line 2 starts at byte 17 */
+        {"{\"traceEvents\":[\n{\"ts\":trux}]}", 26, 2, 10},
+        /* a '-' without digits (yajl steps back to the 'x' itself); line 3 starts at byte 3 */
+        {"[\n\n {\"ts\":-x}]", 11, 3, 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t chunk = 1; chunk <= 64; chunk *= 2) {
+            ks_error err;
+            memset(&err, 0, sizeof err);
+            ks_trace *t = NULL;
+            ks_parse_opts o;
+            ks_parse_opts_init(&o);
+            o.strict = 1;
+            o.chunk_size = chunk;
+            o.reader_thread = -1;
+            assert_int_equal(ks_parse_buffer("test", cases[i].json, strlen(cases[i].json), &o, &t, &err),
+                             KS_ERR);
+            assert_true(err.has_pos);
+            assert_int_equal(err.byte, cases[i].byte);
+            assert_int_equal(err.line, cases[i].line);
+            assert_int_equal(err.column, cases[i].column);
+        }
+    }
 }
 
 static void metadata_error_resyncs_on_trace_events(void **state)
@@ -444,6 +480,7 @@ int main(void)
         cmocka_unit_test(metadata_error_resyncs_on_trace_events),
         cmocka_unit_test(not_a_trace),
         cmocka_unit_test(duplicate_keys_last_wins),
+        cmocka_unit_test(lexical_error_positions),
         cmocka_unit_test(chunk_boundaries_do_not_matter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
