@@ -10,7 +10,10 @@
  * The step ends when both the CPU part and its GPU work have ended. Serial phases therefore add up
  * and overlapped ones do not. Replaying with no change gives the model's own step time, printed
  * beside the measured one: their difference is the model's error on this trace. */
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +278,105 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, int apply, ks_ns *la
     return t > gpu_done_sim ? t : gpu_done_sim;
 }
 
+/* edit distance of two names, case-insensitive, cut off at cap (enough to rank the closest) */
+static size_t name_distance(const char *x, const char *y, size_t cap)
+{
+    size_t m = strlen(y), row[65];
+    if (m > 64)
+        m = 64;
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; x[i - 1] && i <= 256; i++) {
+        size_t diag = row[0], best;
+        row[0] = best = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t sub = diag + (tolower((unsigned char)x[i - 1]) != tolower((unsigned char)y[j - 1]));
+            size_t v = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+            row[j] = sub < v ? sub : v;
+            diag = up;
+            best = row[j] < best ? row[j] : best;
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[m];
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    ks_str p = *(const ks_str *)x, q = *(const ks_str *)y;
+    return (p > q) - (p < q);
+}
+
+/* the distinct names a label can match: the replayed thread's slices and the GPU ranges */
+static ks_str *label_names(const replay *r, size_t *n)
+{
+    const ks_trace *t = r->a->trace;
+    ks_str *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        for (size_t i = 0; i < tr->n; i++)
+            if (tr->ev[i].name && (k == r->tl->track || tr->ev[i].kind == KS_K_GPU_ANNOTATION))
+                KS_PUSH(v, *n, cap, tr->ev[i].name);
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, cmp_str);
+    size_t u = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!u || v[u - 1] != v[i])
+            v[u++] = v[i];
+    *n = u;
+    return v;
+}
+
+/* A label that matches no slice of the replayed thread and no GPU range would project "+0.0 %":
+ * an error naming the closest names instead (and an @ label other than @cpu/@gpu). */
+static int check_labels(const replay *r, ks_error *err)
+{
+    for (size_t k = 0; k < r->nsh; k++) {
+        const char *l = r->sh[k].label;
+        if (l[0] == '@') {
+            if (strcmp(l, "@cpu") && strcmp(l, "@gpu"))
+                return ks_error_set(err, "--shrink %s: the only @ labels are @cpu and @gpu", l);
+            continue;
+        }
+        int found = r->label_cpu[k].n > 0;
+        for (size_t i = 0; !found && i < r->nitems; i++)
+            found = r->items[i].scaled_by == k + 1;
+        if (found)
+            continue;
+        size_t n, best[3] = {0}, nb = 0;
+        size_t dist[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+        ks_str *names = label_names(r, &n);
+        for (size_t i = 0; i < n; i++) {
+            size_t d = name_distance(ks_trace_str(r->a->trace, names[i]), l, nb < 3 ? 64 : dist[2]);
+            size_t j = nb < 3 ? nb++ : 3;
+            if (j == 3 && d >= dist[2])
+                continue;
+            if (j == 3)
+                j = 2;
+            for (; j > 0 && dist[j - 1] > d; j--) {
+                dist[j] = dist[j - 1];
+                best[j] = best[j - 1];
+            }
+            dist[j] = d;
+            best[j] = i;
+        }
+        char near[600] = "";
+        for (size_t j = 0; j < nb; j++) {
+            size_t len = strlen(near);
+            snprintf(near + len, sizeof near - len, "%s'%.150s'", j ? ", " : "", ks_trace_str(r->a->trace, names[best[j]]));
+        }
+        free(names);
+        return ks_error_set(err, "--shrink %s: no range or op of that name on the stepping thread nor a GPU range%s%s",
+                            l, nb ? "; closest: " : "", near);
+    }
+    return KS_OK;
+}
+
 static uint32_t main_thread(const ks_analysis *a)
 {
     size_t *count = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *count);
@@ -318,6 +420,15 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     out->track = thread;
     mark_labels(&r);
     collect_items(&r, thread);
+    int rc = check_labels(&r, err);
+    if (rc != KS_OK) {
+        for (size_t k = 0; k < nsh; k++)
+            ks_ivs_free(&r.label_cpu[k]);
+        free(r.label_cpu);
+        free(r.launch_shrink);
+        free(r.items);
+        return rc;
+    }
     size_t n = st && st->n ? st->n : 1;
     out->v = ks_xcalloc(n, sizeof *out->v);
     out->n = n;

@@ -307,6 +307,15 @@ static void whatif_seed_example(void **state)
     ks_whatif w;
     ks_error err;
     assert_int_equal(ks_whatif_run(b.a, &b.st, &bad, 1, &w, &err), KS_ERR);
+    /* a label that matches nothing is an error naming the closest names, not "+0.0 %":
+     * ("exprt" is one letter from export, farther from every other name of the fixture) */
+    ks_shrink none = {"exprt", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &none, 1, &w, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "exprt"));
+    assert_non_null(strstr(err.msg, "closest: 'export'"));
+    ks_shrink at = {"@disk", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &at, 1, &w, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "@cpu and @gpu"));
     unload(&b);
 }
 

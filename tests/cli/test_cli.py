@@ -128,6 +128,9 @@ for shrink, want in (("prep=0.5", 70), ("gpu_phase=0.5", 90), ("@gpu=0.5", 90)):
     check(st["projected_ns"] == want * 10**9, f"whatif {shrink} -> {want} s, got {st['projected_ns']}")
 one_line_error(run("whatif", seed), "--shrink")
 one_line_error(run("whatif", "--shrink", "prep=-1", seed), "FACTOR")
+# a label that matches nothing: exit 2 with the closest names, never a "+0.0 %" projection
+r = run("whatif", "--shrink", "gpu_phse=0.5", seed)
+one_line_error(r, "closest: 'gpu_phase'")
 
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
