@@ -285,7 +285,14 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
     }
     if (!a->gpu || !a->nkernels)
         return;
-    const ks_kernel_row *k = &a->kernels[0];
+    /* the largest compute kernel: communication (any instance, kinesift/comm.h) is never the
+     * subject of compute advice; it is what exposed_communication is about */
+    const ks_kernel_row *k = NULL;
+    for (size_t i = 0; i < a->nkernels && !k; i++)
+        if (a->kernels[i].kind == KS_K_KERNEL && !a->kernels[i].comm)
+            k = &a->kernels[i];
+    if (!k)
+        return;
     ks_ns busy = 0;
     for (size_t i = 0; i < a->ngpu; i++)
         busy = ks_sat_add(busy, a->gpu[i].busy_ns);
@@ -421,6 +428,34 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
     free(v);
 }
 
+/* ---- exposed communication ----------------------------------------------------------------- */
+
+/* Communication while no compute kernel runs on the device (ks_gpu_row.comm_exposed_ns) is time
+ * overlap could hide: a hypothesis when it reaches 5 % of the device's GPU span; that part is
+ * the most overlap could save on the device. */
+static void exposed_communication(const ks_analysis *a, ks_diagnoses *out)
+{
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+        const ks_gpu_row *g = &a->gpu[i];
+        if (!g->span_ns || !g->comm_exposed_ns || !ks_mul_ge(g->comm_exposed_ns, 20, g->span_ns, 1))
+            continue;
+        ks_diagnosis *x = add(out, "exposed_communication", "medium");
+        x->hypothesis = fmtdup("Communication on GPU %d is not overlapped with compute for part of its time: the device waits "
+                               "on collectives (or on the slowest rank) for %s.",
+                               g->device, dur(b1, sizeof b1, g->comm_exposed_ns));
+        x->evidence = fmtdup("%s of communication kernels, %s of it with no compute kernel running "
+                             "(%.0f%% of the GPU span of %s); at most that much could be hidden by overlap.",
+                             dur(b2, sizeof b2, g->comm_ns), dur(b1, sizeof b1, g->comm_exposed_ns),
+                             pct((double)g->comm_exposed_ns, (double)g->span_ns), dur(b3, sizeof b3, g->span_ns));
+        x->next_check = fmtdup("Compare the same collectives on every rank (kinesift ranks): a long wait on one "
+                               "rank only points at imbalance; otherwise check bucket sizes and overlap "
+                               "(DDP/FSDP prefetch, async collectives).");
+        x->refuted_if = fmtdup("the collectives' bus bandwidth is already near the link's and no compute is "
+                               "available to overlap them.");
+    }
+}
+
 /* ---- busy is not useful work --------------------------------------------------------------- */
 
 static void busy_caveat(const ks_analysis *a, ks_diagnoses *out)
@@ -454,6 +489,7 @@ void ks_diagnose(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, ks_
     sync_in_loop(a, st, out);
     pageable_copies(a, st, out);
     dominant(a, out);
+    exposed_communication(a, out);
     busy_caveat(a, out);
 }
 

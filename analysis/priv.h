@@ -25,8 +25,22 @@ static inline ks_slice_ref ks_ref_unpack(uint64_t v)
 
 /* links.c: CPU launch <-> GPU work (fills a->gpu_launch, a->links, priv->ext_ops). */
 void ks_links_build(ks_analysis *a);
-/* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason). */
+/* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason); ks_gpu_comm (needs
+ * the links and ks_gpu_build) adds each device's communication, exposed communication included. */
 void ks_gpu_build(ks_analysis *a);
+void ks_gpu_comm(ks_analysis *a);
+
+/* comm.c: whether GPU event ev of track is communication (kinesift/comm.h): a kernel named as
+ * one, carrying collective metadata, or launched by a communication op (needs the links: without
+ * them only name and metadata count). The caches are per name id; one cache per thread. */
+typedef struct ks_comm_cache {
+    const ks_analysis *a;
+    uint8_t *by_kernel;       /* 0 unknown, 1 no, 2 yes */
+    uint8_t *by_op;           /* NULL when no string of the trace names a communication op */
+} ks_comm_cache;
+void ks_comm_cache_init(ks_comm_cache *c, const ks_analysis *a);
+void ks_comm_cache_free(ks_comm_cache *c);
+int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev);
 /* aggregate.c: ops, labels and kernels tables: ks_aggregate_build does it all; the steps apart,
  * for running them beside other passes: begin, cpu (needs the timelines), gpu (needs the links),
  * end (fills a->ops and a->labels, frees g); ks_kernels_build (needs the links) is independent
