@@ -316,7 +316,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
 {
     const ks_trace *t = a->trace;
     ks_ns total = 0;
-    uint64_t calls = 0, items = 0;
+    uint64_t calls = 0, items = 0, hip = 0;
     int64_t *steps = NULL;
     size_t nsteps = 0, cap = 0;
     for (size_t k = 0; k < a->ntl; k++) {
@@ -332,9 +332,11 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             const char *n = ks_trace_str(t, e->name);
             if (e->kind == KS_K_CPU_OP && !strcmp(n, "aten::item"))
                 items++;
-            if (!ks_kind_is_launch_api(e->kind) || !ks_is_blocking_call(n))
+            int platform = ks_kind_is_launch_api(e->kind) ? ks_blocking_call_platform(n) : 0;
+            if (!platform)
                 continue;
             calls++;
+            hip += platform == KS_PLATFORM_HIP;
             total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
@@ -354,7 +356,8 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
     char b1[32];
     x->hypothesis = fmtdup("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
                            "a blocking copy, .item()), which stops it from queueing work ahead of the GPU.");
-    x->evidence = fmtdup("%llu blocking calls (cudaDeviceSynchronize, cudaStreamSynchronize, cudaMemcpy...) "
+    x->evidence = fmtdup("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
+                         "hipMemcpyWithStream, cuMemcpyDtoH...) "
                          "take %s, %.0f%% of the window, in %zu of %zu active steps; %llu .item() calls.",
                          (unsigned long long)calls, dur(b1, sizeof b1, total), 100.0 * share, nsteps, nact,
                          (unsigned long long)items);
@@ -364,7 +367,13 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
                            "synchronisation point, and the GPU work itself is the limit.");
     /* GPU work items between two blocking calls */
     long long ops = calls ? (long long)(a->links.gpu_events / calls) : 1;
-    x->validate_cmd = fmtdup("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
+    if (hip * 2 > calls) { /* validate runs on CUDA only: name the measurement to make by hand */
+        char *nc = fmtdup("%s (kinesift validate runs on CUDA only: on ROCm, time %lld GPU ops with and without "
+                          "a hipDeviceSynchronize after each, by hand.)", x->next_check, ops < 1 ? 1 : ops);
+        free(x->next_check);
+        x->next_check = nc;
+    } else
+        x->validate_cmd = fmtdup("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
     for (size_t i = 0; i < nsteps; i++)
         add_step(x, steps[i]);
     free(steps);

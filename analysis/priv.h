@@ -54,8 +54,11 @@ void ks_aggregate_end(ks_agg *g);
 void ks_kernels_build(ks_analysis *a);
 
 /* 1 for runtime/driver calls that block the host until the GPU is done: synchronize calls and the
- * blocking cudaMemcpy (calls.c). */
+ * synchronous copies, CUDA and HIP, runtime and driver (calls.c). */
 int ks_is_blocking_call(const char *name);
+/* The platform of a blocking call (its table, calls.c), or 0 when it does not block. */
+enum { KS_PLATFORM_CUDA = 1, KS_PLATFORM_HIP = 2 };
+int ks_blocking_call_platform(const char *name);
 
 /* 1 for runtime and driver kinds. */
 static inline int ks_kind_is_launch_api(int k)
