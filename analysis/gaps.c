@@ -262,7 +262,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
                 cur_end = w[i].b;
             continue;
         }
-        ks_ns g0 = cur_end, g1 = w[i].a, len = g1 - g0;
+        ks_ns g0 = cur_end, g1 = w[i].a, len = ks_sat_sub(g1, g0);
         cur_end = w[i].b;
         d->idle_ns = ks_sat_add(d->idle_ns, len);
         ks_slice_ref r = ks_analysis_launcher(a, w[i].track, w[i].ev);
