@@ -396,6 +396,8 @@ void ks_kernels_build(ks_analysis *a)
     size_t n, ndurs;
     ks_ns *durs;
     krow_acc *v = kernel_rows(a, index, &n, &durs, &ndurs);
+    ks_comm_cache cc;
+    ks_comm_cache_init(&cc, a);
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -410,6 +412,8 @@ void ks_kernels_build(ks_analysis *a)
             r->durs[r->ndurs++] = e->dur;
             if (ks_analysis_launcher(a, (uint32_t)k, i).s < 0)
                 r->row.unlinked++;
+            if (ks_comm_gpu_event(&cc, (uint32_t)k, (uint32_t)i))
+                r->row.comm++;
             if (e->flags & KS_EF_BYTES) {
                 r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + e->aux;
                 r->has_bytes = 1;
@@ -431,6 +435,7 @@ void ks_kernels_build(ks_analysis *a)
     ks_big_free(durs, ndurs * sizeof *durs);
     free(v);
     free(index);
+    ks_comm_cache_free(&cc);
 }
 
 /* ---- the passes in order ------------------------------------------------------------------- */

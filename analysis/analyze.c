@@ -266,6 +266,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         ks_gpu_build(a);
         ks_aggregate_build(a);
     }
+    ks_gpu_comm(a);
     *out = a;
     return KS_OK;
 }
@@ -290,6 +291,7 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
         ks_gpu_build(a);
         ks_aggregate_build(a);
     }
+    ks_gpu_comm(a);
     return KS_OK;
 }
 

@@ -26,38 +26,12 @@ static int is_dataloader(const char *n)
     return !strncmp(n, "enumerate(DataLoader)#", 22) || !strncmp(n, "enumerate(DataPipe)#", 20);
 }
 
-/* 1 when some string of the trace names a communication op: else no kernel can be one by its
- * launching op, and that lookup is skipped */
-static int any_comm_op_name(const ks_trace *t)
-{
-    uint32_t n = ks_strtab_count(t->strings);
-    for (uint32_t i = 1; i < n; i++)
-        if (ks_comm_op_name(ks_trace_str(t, i)))
-            return 1;
-    return 0;
-}
-
-/* 1 when the op that launched GPU event ev of track k is a communication op; comm_op caches the
- * answer per op name (0 unknown, 1 no, 2 yes) */
-static int launched_by_comm_op(const ks_analysis *a, uint32_t k, uint32_t ev, uint8_t *comm_op)
-{
-    const ks_trace *t = a->trace;
-    ks_slice_ref r = ks_analysis_launcher(a, k, ev);
-    int32_t op = ks_analysis_launching_op(a, r);
-    if (op < 0)
-        return 0;
-    ks_str name = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name;
-    if (!comm_op[name])
-        comm_op[name] = ks_comm_op_name(ks_trace_str(t, name)) ? 2 : 1;
-    return comm_op[name] == 2;
-}
-
 /* What classifying slices by role needs; the caches are per name id. */
 typedef struct role_ctx {
     const ks_analysis *a;
     const ks_steps *st;
-    uint8_t *by_name;  /* 1 + the role a name-classified slice takes (comm kernels, comm/dataloader ops) */
-    uint8_t *comm_op;  /* NULL when no name is a communication op; else see launched_by_comm_op */
+    uint8_t *by_name;  /* 1 + the role a name-classified CPU slice takes (comm/dataloader ops) */
+    ks_comm_cache comm; /* which kernels are communication (analysis/comm.c) */
 } role_ctx;
 
 /* Add the slices of timeline k to the role sets. */
@@ -75,17 +49,9 @@ static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
             __builtin_prefetch(&tr->ev[tl->s[i + 16].ev]);
         int role = -1;
         if (tr->kind == KS_TRACK_GPU) {
-            if (e->kind == KS_K_KERNEL) {
-                if (!by_name[e->name])
-                    by_name[e->name] = (uint8_t)(1 + (ks_comm_kernel_name(ks_trace_str(t, e->name)) ? KS_ROLE_COMM : KS_ROLE_KERNEL));
-                role = by_name[e->name] - 1;
-                /* a kernel with collective metadata or launched by a communication op is
-                 * communication too (kinesift/comm.h) */
-                if (role == KS_ROLE_KERNEL && t->ncolls && ks_trace_coll(t, tl->track, s->ev))
-                    role = KS_ROLE_COMM;
-                if (role == KS_ROLE_KERNEL && c->comm_op && launched_by_comm_op(a, (uint32_t)k, s->ev, c->comm_op))
-                    role = KS_ROLE_COMM;
-            } else if (e->kind == KS_K_MEMCPY)
+            if (e->kind == KS_K_KERNEL)
+                role = ks_comm_gpu_event(&c->comm, tl->track, s->ev) ? KS_ROLE_COMM : KS_ROLE_KERNEL;
+            else if (e->kind == KS_K_MEMCPY)
                 role = KS_ROLE_MEMCPY;
             else if (e->kind == KS_K_MEMSET)
                 role = KS_ROLE_MEMSET;
@@ -124,7 +90,7 @@ static void reserve_roles(const ks_analysis *a, ks_ivs roles[KS_ROLE_COUNT])
         ks_ivs_reserve(&roles[r], r == KS_ROLE_COMM ? gpu + cpu : r < KS_ROLE_COMM ? gpu : cpu);
 }
 
-static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st, int comm_ops)
+static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st)
 {
     size_t names = ks_strtab_count(a->trace->strings);
     c->a = a;
@@ -133,20 +99,20 @@ static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st,
     for (size_t i = 0; i < st->n; i++) /* a step annotation takes no role */
         if (st->v[i].name < names)
             c->by_name[st->v[i].name] = (uint8_t)(1 + KS_ROLE_COUNT);
-    c->comm_op = comm_ops ? ks_xcalloc(names, 1) : NULL;
+    ks_comm_cache_init(&c->comm, a);
 }
 
 static void role_ctx_free(role_ctx *c)
 {
     free(c->by_name);
-    free(c->comm_op);
+    ks_comm_cache_free(&c->comm);
 }
 
 /* Each role's intervals over all threads and streams, normalized. */
 static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
 {
     role_ctx c;
-    role_ctx_init(&c, a, st, any_comm_op_name(a->trace));
+    role_ctx_init(&c, a, st);
     reserve_roles(a, roles);
     for (size_t k = 0; k < a->ntl; k++)
         track_roles(&c, k, roles);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/priv.h"
+#include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
 
@@ -152,4 +154,49 @@ const ks_coll_info *ks_trace_coll(const ks_trace *t, uint32_t track, uint32_t ev
     if (lo < t->ncolls && t->colls[lo].track == track && t->colls[lo].ev == ev)
         return &t->colls[lo];
     return NULL;
+}
+
+/* ---- one GPU event: communication or not (every pass that splits GPU work asks here) ------- */
+
+void ks_comm_cache_init(ks_comm_cache *c, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    uint32_t n = ks_strtab_count(t->strings);
+    c->a = a;
+    c->by_kernel = ks_xcalloc(n ? n : 1, 1);
+    c->by_op = NULL;
+    /* no string names a communication op: no kernel can be one by its launching op */
+    for (uint32_t i = 1; i < n && !c->by_op; i++)
+        if (ks_comm_op_name(ks_trace_str(t, i)))
+            c->by_op = ks_xcalloc(n, 1);
+}
+
+void ks_comm_cache_free(ks_comm_cache *c)
+{
+    free(c->by_kernel);
+    free(c->by_op);
+    c->by_kernel = c->by_op = NULL;
+}
+
+int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    const ks_event *e = &t->tracks[track].ev[ev];
+    if (e->kind != KS_K_KERNEL)
+        return 0;
+    if (!c->by_kernel[e->name])
+        c->by_kernel[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
+    if (c->by_kernel[e->name] == 2 || (t->ncolls && ks_trace_coll(t, track, ev)))
+        return 1;
+    if (!c->by_op || !a->gpu_launch)
+        return 0;
+    ks_slice_ref r = ks_analysis_launcher(a, track, ev);
+    int32_t op = ks_analysis_launching_op(a, r);
+    if (op < 0)
+        return 0;
+    ks_str name = ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[op])->name;
+    if (!c->by_op[name])
+        c->by_op[name] = ks_comm_op_name(ks_trace_str(t, name)) ? 2 : 1;
+    return c->by_op[name] == 2;
 }

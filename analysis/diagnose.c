@@ -285,7 +285,14 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
     }
     if (!a->gpu || !a->nkernels)
         return;
-    const ks_kernel_row *k = &a->kernels[0];
+    /* the largest compute kernel: communication (any instance, kinesift/comm.h) is never the
+     * subject of compute advice; it is what exposed_communication is about */
+    const ks_kernel_row *k = NULL;
+    for (size_t i = 0; i < a->nkernels && !k; i++)
+        if (a->kernels[i].kind == KS_K_KERNEL && !a->kernels[i].comm)
+            k = &a->kernels[i];
+    if (!k)
+        return;
     ks_ns busy = 0;
     for (size_t i = 0; i < a->ngpu; i++)
         busy = ks_sat_add(busy, a->gpu[i].busy_ns);
@@ -309,7 +316,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
 {
     const ks_trace *t = a->trace;
     ks_ns total = 0;
-    uint64_t calls = 0, items = 0;
+    uint64_t calls = 0, items = 0, hip = 0;
     int64_t *steps = NULL;
     size_t nsteps = 0, cap = 0;
     for (size_t k = 0; k < a->ntl; k++) {
@@ -325,9 +332,11 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             const char *n = ks_trace_str(t, e->name);
             if (e->kind == KS_K_CPU_OP && !strcmp(n, "aten::item"))
                 items++;
-            if (!ks_kind_is_launch_api(e->kind) || !ks_is_blocking_call(n))
+            int platform = ks_kind_is_launch_api(e->kind) ? ks_blocking_call_platform(n) : 0;
+            if (!platform)
                 continue;
             calls++;
+            hip += platform == KS_PLATFORM_HIP;
             total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
@@ -347,7 +356,8 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
     char b1[32];
     x->hypothesis = fmtdup("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
                            "a blocking copy, .item()), which stops it from queueing work ahead of the GPU.");
-    x->evidence = fmtdup("%llu blocking calls (cudaDeviceSynchronize, cudaStreamSynchronize, cudaMemcpy...) "
+    x->evidence = fmtdup("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
+                         "hipMemcpyWithStream, cuMemcpyDtoH...) "
                          "take %s, %.0f%% of the window, in %zu of %zu active steps; %llu .item() calls.",
                          (unsigned long long)calls, dur(b1, sizeof b1, total), 100.0 * share, nsteps, nact,
                          (unsigned long long)items);
@@ -357,7 +367,13 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
                            "synchronisation point, and the GPU work itself is the limit.");
     /* GPU work items between two blocking calls */
     long long ops = calls ? (long long)(a->links.gpu_events / calls) : 1;
-    x->validate_cmd = fmtdup("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
+    if (hip * 2 > calls) { /* validate runs on CUDA only: name the measurement to make by hand */
+        char *nc = fmtdup("%s (kinesift validate runs on CUDA only: on ROCm, time %lld GPU ops with and without "
+                          "a hipDeviceSynchronize after each, by hand.)", x->next_check, ops < 1 ? 1 : ops);
+        free(x->next_check);
+        x->next_check = nc;
+    } else
+        x->validate_cmd = fmtdup("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
     for (size_t i = 0; i < nsteps; i++)
         add_step(x, steps[i]);
     free(steps);
@@ -421,6 +437,34 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
     free(v);
 }
 
+/* ---- exposed communication ----------------------------------------------------------------- */
+
+/* Communication while no compute kernel runs on the device (ks_gpu_row.comm_exposed_ns) is time
+ * overlap could hide: a hypothesis when it reaches 5 % of the device's GPU span; that part is
+ * the most overlap could save on the device. */
+static void exposed_communication(const ks_analysis *a, ks_diagnoses *out)
+{
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+        const ks_gpu_row *g = &a->gpu[i];
+        if (!g->span_ns || !g->comm_exposed_ns || !ks_mul_ge(g->comm_exposed_ns, 20, g->span_ns, 1))
+            continue;
+        ks_diagnosis *x = add(out, "exposed_communication", "medium");
+        x->hypothesis = fmtdup("Communication on GPU %d is not overlapped with compute for part of its time: the device waits "
+                               "on collectives (or on the slowest rank) for %s.",
+                               g->device, dur(b1, sizeof b1, g->comm_exposed_ns));
+        x->evidence = fmtdup("%s of communication kernels, %s of it with no compute kernel running "
+                             "(%.0f%% of the GPU span of %s); at most that much could be hidden by overlap.",
+                             dur(b2, sizeof b2, g->comm_ns), dur(b1, sizeof b1, g->comm_exposed_ns),
+                             pct((double)g->comm_exposed_ns, (double)g->span_ns), dur(b3, sizeof b3, g->span_ns));
+        x->next_check = fmtdup("Compare the same collectives on every rank (kinesift ranks): a long wait on one "
+                               "rank only points at imbalance; otherwise check bucket sizes and overlap "
+                               "(DDP/FSDP prefetch, async collectives).");
+        x->refuted_if = fmtdup("the collectives' bus bandwidth is already near the link's and no compute is "
+                               "available to overlap them.");
+    }
+}
+
 /* ---- busy is not useful work --------------------------------------------------------------- */
 
 static void busy_caveat(const ks_analysis *a, ks_diagnoses *out)
@@ -454,6 +498,7 @@ void ks_diagnose(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, ks_
     sync_in_loop(a, st, out);
     pageable_copies(a, st, out);
     dominant(a, out);
+    exposed_communication(a, out);
     busy_caveat(a, out);
 }
 

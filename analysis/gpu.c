@@ -1,7 +1,10 @@
 /* analysis/gpu.c: GPU figures per device inside the window: span (first work start .. last work
  * end), busy = union of kernel, memcpy and memset intervals over all streams of the device, idle =
- * span - busy, and the union of each class (communication: kinesift/comm.h, by name or metadata). Annotations and
- * syncs are not work. No GPU work at all = not observed, with the reason; never zero. */
+ * span - busy, and the union of each class. Communication (kinesift/comm.h: by kernel name,
+ * collective metadata or launching op) is added by ks_gpu_comm once the links exist: its union,
+ * and the exposed part, when no other kernel (compute) runs on the device, so that
+ * comm - exposed is the communication overlapped by compute. Annotations and syncs are not work.
+ * No GPU work at all = not observed, with the reason; never zero. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +16,7 @@
 
 typedef struct dev_acc {
     int32_t device;
-    ks_ivs all, kernel, memcpy, memset, comm;
+    ks_ivs all, kernel, memcpy, memset;
     uint64_t kernels, memcpys, memsets;
     uint32_t streams;
 } dev_acc;
@@ -36,7 +39,6 @@ static dev_acc *device_acc(const ks_trace *t, dev_acc **v, size_t *n, size_t *ca
     ks_ivs_reserve(&d->kernel, most);
     ks_ivs_reserve(&d->memcpy, most);
     ks_ivs_reserve(&d->memset, most);
-    ks_ivs_reserve(&d->comm, most);
     return d;
 }
 
@@ -53,9 +55,6 @@ void ks_gpu_build(ks_analysis *a)
     size_t ndev = 0, cap = 0;
     uint64_t any_work = 0;
     ks_ns w0 = a->win_start, w1 = a->win_end;
-    /* comm classification by name is cached per name id; a kernel with collective metadata is
-     * communication whatever its name (the launching op is not known yet: links run beside) */
-    uint8_t *comm = ks_xcalloc(ks_strtab_count(t->strings), 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU)
@@ -83,11 +82,7 @@ void ks_gpu_build(ks_analysis *a)
             ks_ivs_add_merge(&d->all, s, en);
             if (e->kind == KS_K_KERNEL) {
                 d->kernels++;
-                if (!comm[e->name])
-                    comm[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
                 ks_ivs_add_merge(&d->kernel, s, en); /* every kernel, communication included */
-                if (comm[e->name] == 2 || (t->ncolls && ks_trace_coll(t, (uint32_t)k, (uint32_t)i)))
-                    ks_ivs_add_merge(&d->comm, s, en);
             } else if (e->kind == KS_K_MEMCPY) {
                 d->memcpys++;
                 ks_ivs_add_merge(&d->memcpy, s, en);
@@ -97,7 +92,6 @@ void ks_gpu_build(ks_analysis *a)
             }
         }
     }
-    free(comm);
     if (!any_work) {
         int device_tracks = 0;
         for (size_t k = 0; k < t->ntracks && !device_tracks; k++)
@@ -129,7 +123,6 @@ void ks_gpu_build(ks_analysis *a)
             g->kernel_ns = ks_ivs_union(&d->kernel);
             g->memcpy_ns = ks_ivs_union(&d->memcpy);
             g->memset_ns = ks_ivs_union(&d->memset);
-            g->comm_ns = ks_ivs_union(&d->comm);
             g->kernels = d->kernels;
             g->memcpys = d->memcpys;
             g->memsets = d->memsets;
@@ -142,7 +135,60 @@ void ks_gpu_build(ks_analysis *a)
         ks_ivs_free(&devs[i].kernel);
         ks_ivs_free(&devs[i].memcpy);
         ks_ivs_free(&devs[i].memset);
-        ks_ivs_free(&devs[i].comm);
     }
     free(devs);
+}
+
+/* the row of device dev, or NULL (a->gpu is sorted by device) */
+static ks_gpu_row *gpu_row(ks_analysis *a, int32_t dev)
+{
+    for (size_t i = 0; i < a->ngpu; i++)
+        if (a->gpu[i].device == dev)
+            return &a->gpu[i];
+    return NULL;
+}
+
+void ks_gpu_comm(ks_analysis *a)
+{
+    if (!a->gpu)
+        return;
+    const ks_trace *t = a->trace;
+    ks_ns w0 = a->win_start, w1 = a->win_end;
+    ks_comm_cache cc;
+    ks_comm_cache_init(&cc, a);
+    /* per device row: communication and compute kernels (kernels that are not communication) */
+    ks_ivs *comm = ks_xcalloc(a->ngpu, sizeof *comm), *compute = ks_xcalloc(a->ngpu, sizeof *compute);
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        ks_gpu_row *g = gpu_row(a, tr->device);
+        if (!g)
+            continue;
+        size_t d = (size_t)(g - a->gpu);
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->kind != KS_K_KERNEL || e->ph != 'X')
+                continue;
+            ks_ns s = e->ts, en = e->ts + e->dur;
+            if (en < w0 || s >= w1 || (en == w0 && e->dur > 0))
+                continue;
+            s = s < w0 ? w0 : s;
+            en = en > w1 ? w1 : en;
+            ks_ivs_add(ks_comm_gpu_event(&cc, (uint32_t)k, (uint32_t)i) ? &comm[d] : &compute[d], s, en);
+        }
+    }
+    for (size_t d = 0; d < a->ngpu; d++) {
+        ks_ivs exposed = {0};
+        a->gpu[d].comm_ns = ks_ivs_union(&comm[d]);
+        ks_ivs_normalize(&compute[d]);
+        ks_ivs_subtract(&comm[d], &compute[d], &exposed);
+        a->gpu[d].comm_exposed_ns = ks_ivs_length(&exposed);
+        ks_ivs_free(&exposed);
+        ks_ivs_free(&comm[d]);
+        ks_ivs_free(&compute[d]);
+    }
+    free(comm);
+    free(compute);
+    ks_comm_cache_free(&cc);
 }

@@ -25,8 +25,22 @@ static inline ks_slice_ref ks_ref_unpack(uint64_t v)
 
 /* links.c: CPU launch <-> GPU work (fills a->gpu_launch, a->links, priv->ext_ops). */
 void ks_links_build(ks_analysis *a);
-/* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason). */
+/* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason); ks_gpu_comm (needs
+ * the links and ks_gpu_build) adds each device's communication, exposed communication included. */
 void ks_gpu_build(ks_analysis *a);
+void ks_gpu_comm(ks_analysis *a);
+
+/* comm.c: whether GPU event ev of track is communication (kinesift/comm.h): a kernel named as
+ * one, carrying collective metadata, or launched by a communication op (needs the links: without
+ * them only name and metadata count). The caches are per name id; one cache per thread. */
+typedef struct ks_comm_cache {
+    const ks_analysis *a;
+    uint8_t *by_kernel;       /* 0 unknown, 1 no, 2 yes */
+    uint8_t *by_op;           /* NULL when no string of the trace names a communication op */
+} ks_comm_cache;
+void ks_comm_cache_init(ks_comm_cache *c, const ks_analysis *a);
+void ks_comm_cache_free(ks_comm_cache *c);
+int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev);
 /* aggregate.c: ops, labels and kernels tables: ks_aggregate_build does it all; the steps apart,
  * for running them beside other passes: begin, cpu (needs the timelines), gpu (needs the links),
  * end (fills a->ops and a->labels, frees g); ks_kernels_build (needs the links) is independent
@@ -40,8 +54,11 @@ void ks_aggregate_end(ks_agg *g);
 void ks_kernels_build(ks_analysis *a);
 
 /* 1 for runtime/driver calls that block the host until the GPU is done: synchronize calls and the
- * blocking cudaMemcpy (calls.c). */
+ * synchronous copies, CUDA and HIP, runtime and driver (calls.c). */
 int ks_is_blocking_call(const char *name);
+/* The platform of a blocking call (its table, calls.c), or 0 when it does not block. */
+enum { KS_PLATFORM_CUDA = 1, KS_PLATFORM_HIP = 2 };
+int ks_blocking_call_platform(const char *name);
 
 /* 1 for runtime and driver kinds. */
 static inline int ks_kind_is_launch_api(int k)

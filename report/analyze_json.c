@@ -133,6 +133,7 @@ static void gpu_rows(ks_jw *w, const ks_analysis *a)
         ks_jw_kint(w, "memcpy_ns", g->memcpy_ns);
         ks_jw_kint(w, "memset_ns", g->memset_ns);
         ks_jw_kint(w, "comm_ns", g->comm_ns);
+        ks_jw_kint(w, "comm_exposed_ns", g->comm_exposed_ns);
         ks_jw_kint(w, "first_ns", g->first_ns);
         ks_jw_kint(w, "last_ns", g->last_ns);
         ks_jw_kuint(w, "kernels", g->kernels);

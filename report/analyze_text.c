@@ -48,6 +48,12 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                 fmt(b6, sizeof b6, g->memset_ns), fmt(b7, sizeof b7, g->comm_ns),
                 (unsigned long long)g->kernels, (unsigned long long)g->memcpys,
                 (unsigned long long)g->memsets, g->streams, g->streams == 1 ? "" : "s");
+        if (g->comm_ns)
+            fprintf(out, "           communication %s: exposed %s (no compute kernel running), overlapped with "
+                         "compute %s (%.1f%% of the communication)\n",
+                    fmt(b1, sizeof b1, g->comm_ns), fmt(b2, sizeof b2, g->comm_exposed_ns),
+                    fmt(b3, sizeof b3, ks_sat_sub(g->comm_ns, g->comm_exposed_ns)),
+                    pct(ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
     }
     fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing\n"
                  "           about useful work per unit of time)\n");

@@ -114,6 +114,7 @@ typedef struct ks_kernel_row {
     uint8_t kind;              /* KS_K_KERNEL, KS_K_MEMCPY or KS_K_MEMSET */
     uint64_t count;
     uint64_t unlinked;         /* instances without a CPU launcher */
+    uint64_t comm;             /* instances that are communication (kinesift/comm.h) */
     ks_ns total_ns;            /* sum of durations */
     ks_ns min_ns, median_ns, p90_ns, max_ns;
     int64_t bytes;             /* total bytes (memcpy/memset), -1 when not recorded */
@@ -124,7 +125,9 @@ typedef struct ks_gpu_row {
     int32_t device;
     ks_ns first_ns, last_ns;   /* first work start, last work end */
     ks_ns span_ns, busy_ns, idle_ns;
-    ks_ns kernel_ns, memcpy_ns, memset_ns, comm_ns; /* unions per class */
+    ks_ns kernel_ns, memcpy_ns, memset_ns, comm_ns; /* unions per class; comm: kinesift/comm.h, by
+                                * kernel name, collective metadata or launching op */
+    ks_ns comm_exposed_ns;     /* communication while no other kernel (compute) runs on the device */
     uint64_t kernels, memcpys, memsets;
     uint32_t streams;
 } ks_gpu_row;

@@ -129,7 +129,8 @@ void ks_gaps_free(ks_gaps *g);
 
 typedef struct ks_diagnosis {
     const char *id;            /* input_pipeline, repeated_upload, small_launches, dominant_op,
-                                * dominant_kernel, sync_in_loop, busy_is_not_efficiency */
+                                * dominant_kernel, sync_in_loop, exposed_communication,
+                                * busy_is_not_efficiency */
     char *hypothesis;
     char *evidence;
     const char *confidence;    /* low, medium, high; "n/a" for caveats */

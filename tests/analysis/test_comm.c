@@ -105,6 +105,91 @@ static void metadata_kept(void **state)
     ks_trace_free(t);
 }
 
+/* Hand-worked: "multimem_all_reduce_kernel" has no communication name and no metadata; it is
+ * launched (correlation 1) by a cudaLaunchKernel inside "symm_mem::multimem_all_reduce_", so it
+ * is communication: [100, 300) on stream 7. A compute kernel "gemm" (correlation 2, launched
+ * under aten::mm) runs [250, 400) on stream 8 of the same device. comm = 200 us; exposed = the
+ * part with no compute kernel = [100, 250) = 150 us; overlapped = 50 us. The kernel row of the
+ * all-reduce counts its one instance as communication, gemm none. With 1 and 3 threads alike. */
+static const char *launched_trace =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"symm_mem::multimem_all_reduce_\",\"pid\":1,\"tid\":1,"
+    "\"ts\":10,\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":12,"
+    "\"dur\":5,\"args\":{\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":20},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":42,"
+    "\"dur\":5,\"args\":{\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"multimem_all_reduce_kernel\",\"pid\":0,\"tid\":7,"
+    "\"ts\":100,\"dur\":200,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":8,\"ts\":250,\"dur\":150,"
+    "\"args\":{\"device\":0,\"stream\":8,\"correlation\":2}}"
+    "]}";
+
+static void launched_by_comm_op(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(launched_trace);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        ks_analysis_opts o;
+        ks_analysis_opts_init(&o);
+        o.threads = threads;
+        ks_analysis *a = analyse(t, &o);
+        assert_int_equal(a->ngpu, 1);
+        assert_int_equal(a->gpu[0].comm_ns, 200 * US);
+        assert_int_equal(a->gpu[0].comm_exposed_ns, 150 * US);
+        assert_int_equal(a->gpu[0].kernel_ns, 300 * US);
+        assert_int_equal(a->nkernels, 2);
+        for (size_t i = 0; i < a->nkernels; i++)
+            assert_int_equal(a->kernels[i].comm,
+                             strcmp(ks_trace_str(t, a->kernels[i].name), "gemm") ? 1 : 0);
+        /* a window over the compute part only: [260, 400) holds 40 us of communication, all of it
+         * under the gemm */
+        ks_error err;
+        assert_int_equal(ks_analysis_set_window(a, 260 * US, 400 * US, &err), KS_OK);
+        assert_int_equal(a->gpu[0].comm_ns, 40 * US);
+        assert_int_equal(a->gpu[0].comm_exposed_ns, 0);
+        ks_analysis_free(a);
+    }
+    ks_trace_free(t);
+}
+
+/* Hand-worked: ncclKernel_SendRecv [0, 800) us and a compute kernel gemm [800, 900) on one stream.
+ * The NCCL kernel holds 89 % of the GPU busy time, but it is communication: no dominant_kernel
+ * (compute advice) names it, and gemm (100 of 900 us, 11 %) is under the 40 % that dominance
+ * needs. Exposed communication = 800 us of the 900 us span (89 %, over the 5 % floor):
+ * exposed_communication is stated. */
+static void comm_kernel_gets_no_compute_advice(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_SendRecv\",\"pid\":0,\"tid\":7,\"ts\":0,"
+        "\"dur\":800,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":800,\"dur\":100,"
+        "\"args\":{\"device\":0,\"stream\":7}}]}");
+    ks_analysis *a = analyse(t, NULL);
+    ks_steps st;
+    ks_error err;
+    ks_diagnoses d;
+    assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+    ks_diagnose(a, &st, NULL, &d);
+    assert_int_equal(a->gpu[0].comm_exposed_ns, 800 * US);
+    int exposed = 0;
+    for (size_t i = 0; i < d.n; i++) {
+        assert_string_not_equal(d.v[i].id, "dominant_kernel");
+        if (!strcmp(d.v[i].id, "exposed_communication")) {
+            exposed++;
+            assert_non_null(strstr(d.v[i].evidence, "(89% of the GPU span"));
+        }
+    }
+    assert_int_equal(exposed, 1);
+    ks_diagnoses_free(&d);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +197,8 @@ int main(void)
         cmocka_unit_test(op_names),
         cmocka_unit_test(kinds_and_busbw),
         cmocka_unit_test(metadata_kept),
+        cmocka_unit_test(launched_by_comm_op),
+        cmocka_unit_test(comm_kernel_gets_no_compute_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,61 @@ static void sync_in_the_loop_is_found(void **state)
     unload(&b);
 }
 
+/* Hand-worked: one blocking call [10, 60) us beside a kernel [0, 100): 50 us of a 100 us window
+ * (50 %, over the 5 % floor), so sync_in_loop is stated. The call is taken from one table for
+ * both platforms: a HIP call gets no validate command (validate runs on CUDA) but a by-hand
+ * measurement in next_check; a driver call with a version suffix (cuMemcpyDtoH_v2) is a CUDA
+ * blocking call with the validate command; an Async copy blocks nothing. */
+static const ks_diagnosis *sync_dx(const char *call, const char *cat, ks_diagnoses *d, ks_trace **t, ks_analysis **a)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"traceEvents\":["
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100,"
+             "\"args\":{\"device\":0,\"stream\":7}},"
+             "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50}]}",
+             cat, call);
+    *t = ks_test_parse(json);
+    *a = analyse(*t, NULL);
+    ks_diagnose(*a, NULL, NULL, d);
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->v[i].id, "sync_in_loop"))
+            return &d->v[i];
+    return NULL;
+}
+
+static void blocking_calls_of_every_platform(void **state)
+{
+    (void)state;
+    static const struct { const char *call, *cat; int found, validate; } c[] = {
+        {"hipMemcpyWithStream", "cuda_runtime", 1, 0}, {"hipStreamSynchronize", "cuda_runtime", 1, 0},
+        {"hipEventSynchronize", "cuda_runtime", 1, 0}, {"cuMemcpyDtoH_v2", "cuda_driver", 1, 1},
+        {"cudaMemcpy2D", "cuda_runtime", 1, 1},        {"cudaStreamSynchronize", "cuda_runtime", 1, 1},
+        {"cudaMemcpyAsync", "cuda_runtime", 0, 0},     {"cuMemcpyDtoHAsync_v2", "cuda_driver", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ks_diagnoses d;
+        ks_trace *t;
+        ks_analysis *a;
+        const ks_diagnosis *x = sync_dx(c[i].call, c[i].cat, &d, &t, &a);
+        if (!c[i].found) {
+            assert_null(x);
+        } else {
+            assert_non_null(x);
+            assert_non_null(strstr(x->evidence, "50%"));
+            if (c[i].validate) {
+                assert_non_null(x->validate_cmd);
+            } else {
+                assert_null(x->validate_cmd);
+                assert_non_null(strstr(x->next_check, "on ROCm"));
+            }
+        }
+        ks_diagnoses_free(&d);
+        ks_analysis_free(a);
+        ks_trace_free(t);
+    }
+}
+
 static void cpu_only_trace(void **state)
 {
     (void)state;
@@ -376,6 +431,7 @@ int main(void)
         cmocka_unit_test(repeated_upload_is_found),
         cmocka_unit_test(tiny_kernels_are_found),
         cmocka_unit_test(sync_in_the_loop_is_found),
+        cmocka_unit_test(blocking_calls_of_every_platform),
         cmocka_unit_test(cpu_only_trace),
         cmocka_unit_test(windows),
         cmocka_unit_test(whatif_seed_example),

@@ -339,12 +339,12 @@ static void stats_merge_in_track_order(void **state)
 
 /* ---- step breakdown on several threads ---------------------------------------------------- */
 
-/* The step breakdown does not depend on the number of threads, even where it depends on the
- * order of the tracks: "nccl_op" is a kernel on the GPU stream (track 0: its event comes first)
- * and a cpu_op on the thread (track 1). The roles are classified by name once, at the name's
- * first use in track order: a communication kernel (the name contains "nccl"), so the cpu_op
- * [50, 70) counts as communication too. Step [0, 100): comm = kernel [20, 30) + op [50, 70) =
- * 30 us, kernel = 3 x 2 us (k1), runtime [10, 15) = 5 us, other = 100 - 41 = 59 us. */
+/* The step breakdown does not depend on the number of threads: "nccl_op" is a kernel on the GPU
+ * stream (track 0) and a cpu_op on the thread (track 1). Kernels and CPU ops are classified apart
+ * (analysis/comm.c): the kernel is communication by its name (it contains "nccl"), the cpu_op is
+ * not (no communication op prefix such as "nccl:"), whichever track comes first. Step [0, 100):
+ * comm = kernel [20, 30) = 10 us, kernel = 3 x 2 us (k1), runtime [10, 15) = 5 us, cpu_exec =
+ * op [50, 70) = 20 us, other = 100 - 41 = 59 us. */
 static void breakdown_name_both_kernel_and_op(void **state)
 {
     (void)state;
@@ -360,7 +360,8 @@ static void breakdown_name_both_kernel_and_op(void **state)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,"
         "\"dur\":5,\"args\":{\"correlation\":1}}]}");
     ks_ns want[KS_ROLE_COUNT] = {0};
-    want[KS_ROLE_COMM] = 30000;
+    want[KS_ROLE_COMM] = 10000;
+    want[KS_ROLE_CPU_EXEC] = 20000;
     want[KS_ROLE_KERNEL] = 6000;
     want[KS_ROLE_RUNTIME] = 5000;
     want[KS_ROLE_OTHER] = 59000;
