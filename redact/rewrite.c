@@ -17,7 +17,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-#include "parser/repair.h"
+#include "json/repair.h"
 #include "redact/redact_int.h"
 
 #define CHUNK (256 * 1024)
