@@ -1,4 +1,4 @@
-/* fuzz/fuzz_repair.c: the repairing pre-filter (parser/repair.h) alone. The input is cut into
+/* fuzz/fuzz_repair.c: the repairing pre-filter (json/repair.h) alone. The input is cut into
  * runs at points drawn from its first bytes; fed run by run (unconsumed bytes passed again, as
  * the parser does) it must give the same output and repair counts as in one run, the output of
  * a run must map back to offsets inside the run, never backwards (the bytes of an expansion map to
@@ -6,7 +6,7 @@
  * with the block path. */
 #include "common/util.h"
 #include "fuzz/fuzz.h"
-#include "parser/repair.h"
+#include "json/repair.h"
 
 typedef struct filtered {
     ks_buf out;

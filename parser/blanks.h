@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parser/repair.h"
+#include "json/repair.h"
 
 #define KS_BLANKS_MIN 3
 

@@ -24,9 +24,9 @@
 #include "common/yajl_alloc.h"
 #include "parser/numfast.h"
 #include "parser/reader.h"
-#include "parser/source_int.h"
-#include "parser/store_int.h"
-#include "parser/repair.h"
+#include "source/source_int.h"
+#include "store/store_int.h"
+#include "json/repair.h"
 #include "parser/split.h"
 
 #define DEFAULT_CHUNK (256 * 1024)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "parser/bigarray.h"
+#include "store/bigarray.h"
 
 #define NSLOTS 12
 #define LOW 4 /* a full queue is refilled once this many slots are free: fewer wake-ups */

@@ -18,7 +18,7 @@
 
 #include "kinesift/source.h"
 #include "parser/blanks.h"
-#include "parser/repair.h"
+#include "json/repair.h"
 
 typedef struct ks_reader ks_reader;
 

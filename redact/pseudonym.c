@@ -62,6 +62,8 @@ struct ks_rd_pseudo {
     size_t klen;
     tok_table t[KS_NCLS];
     cache_slot *cache;
+    cache_slot one;        /* the answer for a value too long for the cache: this
+                              pseudonymiser's own, so redactors on two threads share nothing */
 };
 
 /* ---- HMAC ------------------------------------------------------------------------------------ */
@@ -265,9 +267,8 @@ static const cache_slot *lookup(ks_rd_pseudo *p, int cls, const char *v, size_t 
     unsigned char d[32];
     digest_of(p, cls, v, n, d);
     int hexlen = cls == KS_CLS_ADDR ? 12 : assign(&p->t[cls], d);
-    static cache_slot one; /* values too long for the cache */
     if (n > CACHE_MAX_VALUE)
-        s = &one;
+        s = &p->one;
     else {
         free(s->v);
         s->v = ks_xmalloc(n ? n : 1);

@@ -18,7 +18,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/yajl_alloc.h"
-#include "parser/repair.h"
+#include "json/repair.h"
 #include "redact/redact_int.h"
 
 #define CHUNK (256 * 1024)

@@ -184,7 +184,7 @@ void ks_compare_decide(ks_compare *c, const ks_compare_params *p);
 void ks_holm(const double *p, size_t m, double *adj);
 /* Holm-adjust the p of m comparisons (from their mwu.p), then re-decide each. */
 void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p);
-/* ---- the run as the unit (validate/runs.c, validate/tdist.c) ---------------------------- */
+/* ---- the run as the unit (stats/runs.c, stats/tdist.c) ---------------------------- */
 
 /* Samples of one side, run after run: run i holds len[i] consecutive values of x, in the
  * order taken (a trace's steps; a validate invocation's kept samples). */

@@ -1,8 +1,8 @@
-/* tests/parser/test_bigarray.c: the store's growable arrays (parser/bigarray.c) keep their contents
+/* tests/parser/test_bigarray.c: the store's growable arrays (store/bigarray.c) keep their contents
  * through malloc growth, the move to a huge-page mapping, mremap growth, shrinking and growing
  * again; and the store's per-track arrays built on them hold 300 000 appended events intact. */
 #include "ks_test.h"
-#include "parser/bigarray.h"
+#include "store/bigarray.h"
 
 typedef struct rec {
     uint64_t a, b, c, d, e, f, g; /* 56 bytes, as a ks_event */

@@ -4,7 +4,7 @@
  * test_reader.c. */
 #include "ks_test.h"
 #include "parser/blanks.h"
-#include "parser/repair.h"
+#include "json/repair.h"
 
 /* Output byte c maps to input offset at: the byte itself, or, right after a dropped run, the
  * run's first byte (then c is the first byte after the run). */

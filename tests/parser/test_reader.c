@@ -7,7 +7,7 @@
 #include <archive_entry.h>
 
 #include "ks_test.h"
-#include "parser/bigarray.h"
+#include "store/bigarray.h"
 #include "trace_digest.h"
 
 /* A Kineto-like trace with every construct the parser reacts to. */
@@ -403,7 +403,7 @@ static void early_error_stops_the_thread(void **state)
 }
 
 /* A trace big enough that its track moves to a mapped array filled with the reader thread's ready
- * blocks (parser/bigarray.c): 90 000 events (5 MB of records) on one thread, read both ways. */
+ * blocks (store/bigarray.c): 90 000 events (5 MB of records) on one thread, read both ways. */
 static void big_tracks_read_the_same(void **state)
 {
     (void)state;

@@ -2,7 +2,7 @@
  * byte for byte, each malformation is repaired and counted, and decisions that need look-ahead
  * wait for more input instead of guessing. */
 #include "ks_test.h"
-#include "parser/repair.h"
+#include "json/repair.h"
 
 static char *run_all(ks_repair *r, const char *in)
 {

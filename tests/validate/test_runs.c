@@ -1,4 +1,4 @@
-/* tests/validate/test_runs.c: the run-level statistics (validate/runs.c, validate/tdist.c):
+/* tests/validate/test_runs.c: the run-level statistics (stats/runs.c, stats/tdist.c):
  * Student's t tail and quantiles against published table values, Holm-consistent levels
  * against Holm's adjusted p (the interval excludes the null exactly when the adjusted p is
  * below alpha), the Welch comparison re-computed by hand on per-run medians, the single-run

@@ -1,0 +1,76 @@
+/* json/repair.h: the streaming pre-filter between the decompressed bytes and yajl. It repairs
+ * the malformed strings real Kineto writers produce (unescaped '"' inside names, raw control
+ * characters, invalid '\' escapes from Windows paths, invalid UTF-8) and drops trailing commas
+ * ("},]"), counting each repair. Valid JSON passes through byte for byte. Internal to parser/. */
+#ifndef KS_REPAIR_H
+#define KS_REPAIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ks_repair_kind {
+    KS_REPAIR_QUOTE = 0,    /* unescaped '"' inside a string -> \" */
+    KS_REPAIR_CONTROL,      /* raw control character inside a string -> \u00XX */
+    KS_REPAIR_ESCAPE,       /* invalid escape "\c" -> "\\c" */
+    KS_REPAIR_UTF8,         /* invalid UTF-8 byte -> U+FFFD */
+    KS_REPAIR_COMMA,        /* trailing comma before ']' or '}' removed */
+    KS_REPAIR_NKINDS
+};
+
+/* A point where the output offset and the input offset start to differ by a new amount. */
+typedef struct ks_repair_map {
+    size_t out;
+    size_t in;
+} ks_repair_map;
+
+typedef struct ks_repair {
+    int in_string;                  /* state carried between runs */
+    int no_blocks;                  /* tests: use only the byte-by-byte path */
+    uint64_t count[KS_REPAIR_NKINDS];
+    /* called at every repair with the kind and the input offset (relative to the run's input) */
+    void (*on_repair)(void *ctx, int kind, size_t in_off);
+    void *ctx;
+    /* output of the last run: res points into the input itself when nothing was repaired */
+    const char *res;
+    size_t res_len;
+    char *out;                      /* buffer for repaired output */
+    size_t out_cap;
+    ks_repair_map *map;             /* map[0] = {0, 0}; sorted by out */
+    size_t nmap, map_cap;
+} ks_repair;
+
+void ks_repair_init(ks_repair *r);
+void ks_repair_free(ks_repair *r);
+/* Reset the string state (after a resynchronisation). */
+void ks_repair_reset(ks_repair *r);
+
+/* Filter in[0..n): sets r->res / r->res_len and the offset map, and returns how many input
+ * bytes were consumed. Bytes whose treatment depends on input not yet seen (a '"' or ',' whose
+ * next non-blank byte is missing, an escape or UTF-8 sequence cut at the end) are left
+ * unconsumed unless eof is set: the caller passes them again with more input. */
+size_t ks_repair_run(ks_repair *r, const char *in, size_t n, int eof);
+
+/* Map an output offset of the last run back to its input offset. */
+size_t ks_repair_in_offset(const ks_repair *r, size_t out_off);
+
+/* A filtered run as the parser consumes it: the bytes for yajl and the map of their offsets to
+ * the run's input offsets (the repair filter's own output, or elide.c's on top of it). */
+typedef struct ks_run {
+    const char *res;
+    size_t len;
+    const ks_repair_map *map; /* map[0] = {0, 0}; sorted by out */
+    size_t nmap;
+} ks_run;
+
+/* The run of the last ks_repair_run. */
+ks_run ks_repair_last_run(const ks_repair *r);
+
+/* Map an output offset of a run back to its input offset. */
+size_t ks_run_in_offset(const ks_run *run, size_t out_off);
+/* The same, starting from the entry *hint (0 at first) and leaving the one used there: cheap for
+ * offsets that mostly increase, as a parser's are. */
+size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint);
+
+const char *ks_repair_kind_id(int kind);
+
+#endif

@@ -1,0 +1,500 @@
+/* source/source.c: input sources through libarchive (see kinesift/source.h). Compression is
+ * detected by content (all filters); a raw stream is one trace, a tar/zip/7z archive one trace
+ * per regular member whose name contains ".json", each member itself decompressed through a
+ * nested reader so rank0.json.gz inside a tar works. */
+#include "kinesift/source.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "source/gunzip.h"
+#include "source/source_int.h"
+
+#define BLOCK (1024 * 1024)
+
+struct ks_stream {
+    ks_source *src;
+    char *name;
+    struct archive *inner; /* member decompressor (archives only) */
+    ks_gunzip *gz;         /* a plain gzip stream or member, decoded and verified here */
+    int damaged;           /* a checksum or length did not match */
+    uint64_t offset;
+    char filter[96];
+};
+
+/* Compressed bytes as they come: from a file or standard input (fd), from memory, or from the
+ * current archive member. Standard input and members record what libarchive takes while it
+ * identifies the stream, so that a gzip stream can be decoded from its first byte here. */
+typedef struct raw_in {
+    int fd;                 /* -1: none */
+    const unsigned char *mem;
+    size_t mem_len, mem_pos;
+    char *block;            /* fd reads */
+    int recording;
+    ks_buf rec;
+} raw_in;
+
+struct ks_source {
+    char *path;
+    struct archive *a;
+    int is_archive;
+    int started, done;
+    uint64_t file_size;
+    uint64_t skipped;       /* archive members that are not traces */
+    int pending_header;     /* first header already read (raw or first member) */
+    struct archive_entry *entry;
+    ks_stream st;
+    raw_in in;              /* the gzip decoder's input; standard input's and members' records */
+    /* compressed bytes consumed, updated after each read: the progress line reads it while the
+     * parser's reader thread is inside libarchive */
+    _Atomic uint64_t raw_offset;
+};
+
+static struct archive *new_reader(void)
+{
+    struct archive *a = archive_read_new();
+    if (!a)
+        return NULL;
+    archive_read_support_filter_all(a);
+    return a;
+}
+
+static int fail_archive(struct archive *a, const char *path, ks_error *err)
+{
+    (void)path;
+    const char *m = a ? archive_error_string(a) : NULL;
+    return ks_error_set(err, "%s", m ? m : "cannot read input");
+}
+
+static void filters_of(struct archive *a, char *buf, size_t n, const char *prefix)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (prefix && *prefix)
+        o += (size_t)snprintf(buf, n, "%s", prefix);
+    int k = archive_filter_count(a);
+    for (int i = 0; i < k; i++) {
+        const char *f = archive_filter_name(a, i);
+        if (!f || !strcmp(f, "none"))
+            continue;
+        if (o < n)
+            o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? "+" : "", f);
+    }
+    if (!buf[0])
+        snprintf(buf, n, "none");
+}
+
+static ssize_t fd_read(raw_in *in, const void **buf, ks_error *err)
+{
+    if (!in->block)
+        in->block = ks_xmalloc(BLOCK);
+    for (;;) {
+        ssize_t n = read(in->fd, in->block, BLOCK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return ks_error_set(err, "%s", strerror(errno)), -1;
+        *buf = in->block;
+        return n;
+    }
+}
+
+static la_ssize_t stdin_read(struct archive *a, void *ctx, const void **buf)
+{
+    ks_source *s = ctx;
+    ks_error err;
+    ssize_t n = fd_read(&s->in, buf, &err);
+    if (n < 0) {
+        archive_set_error(a, EIO, "%s", err.msg);
+        return -1;
+    }
+    if (s->in.recording)
+        ks_buf_put(&s->in.rec, *buf, (size_t)n);
+    return (la_ssize_t)n;
+}
+
+/* the filters are exactly one gzip */
+static int is_plain_gzip(struct archive *a)
+{
+    char f[96];
+    filters_of(a, f, sizeof f, NULL);
+    return !strcmp(f, "gzip");
+}
+
+/* the gzip decoder's input from a file, standard input or memory */
+static ssize_t pull_raw(void *ctx, const void **buf, ks_error *err)
+{
+    raw_in *in = ctx;
+    if (in->mem) {
+        size_t n = in->mem_len - in->mem_pos;
+        *buf = in->mem + in->mem_pos;
+        in->mem_pos = in->mem_len;
+        return (ssize_t)n;
+    }
+    return fd_read(in, buf, err);
+}
+
+static int open_common(ks_source *s, ks_error *err)
+{
+    /* Peek at the first header to decide between a single raw stream and an archive. */
+    int r = archive_read_next_header(s->a, &s->entry);
+    la_int64_t seen = archive_filter_bytes(s->a, -1);
+    if (r == ARCHIVE_EOF && seen > 0) /* tar's end-of-archive test: zero blocks */
+        return ks_error_set(err, "no trace: the input starts with NUL bytes (a zeroed file, or an empty tar archive)");
+    if (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && seen == 0))
+        return ks_error_set(err, "empty input");
+    if (r < ARCHIVE_WARN)
+        return fail_archive(s->a, s->path, err);
+    s->is_archive = archive_format(s->a) != ARCHIVE_FORMAT_RAW;
+    s->pending_header = 1;
+    if (!s->is_archive && is_plain_gzip(s->a)) {
+        /* decode it here, from its first byte, with its checksums verified */
+        if (s->in.recording) {
+            s->st.gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_raw, &s->in);
+        } else if (s->in.mem) {
+            s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
+        } else {
+            s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
+            if (s->in.fd < 0)
+                return ks_error_set(err, "%s", strerror(errno));
+            s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
+        }
+        if (!s->st.gz)
+            return ks_error_set(err, "cannot create a gzip decoder");
+    }
+    s->in.recording = 0;
+    ks_buf_free(&s->in.rec);
+    la_int64_t b = archive_filter_bytes(s->a, -1);
+    atomic_store_explicit(&s->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
+    return KS_OK;
+}
+
+static struct archive *new_outer(void)
+{
+    struct archive *a = new_reader();
+    if (!a)
+        return NULL;
+    archive_read_support_format_tar(a);
+    archive_read_support_format_zip(a);
+    archive_read_support_format_7zip(a);
+    archive_read_support_format_cpio(a);
+    archive_read_support_format_raw(a); /* lowest bid: anything else is one plain stream */
+    return a;
+}
+
+int ks_source_open(const char *path, ks_source **out, ks_error *err)
+{
+    *out = NULL;
+    ks_source *s = ks_xcalloc(1, sizeof *s);
+    s->in.fd = -1;
+    s->path = ks_xstrdup(path);
+    s->a = new_outer();
+    if (!s->a) {
+        ks_source_close(s);
+        return ks_error_set(err, "cannot create a reader");
+    }
+    int r;
+    if (!strcmp(path, "-")) {
+        s->in.recording = 1;
+        s->in.fd = 0;
+        r = archive_read_open(s->a, s, NULL, stdin_read, NULL);
+    } else {
+        struct stat sb;
+        if (stat(path, &sb) != 0) {
+            int e = errno;
+            ks_source_close(s);
+            return ks_error_set(err, "%s", strerror(e));
+        }
+        if (S_ISDIR(sb.st_mode)) {
+            ks_source_close(s);
+            return ks_error_set(err, "is a directory");
+        }
+        s->file_size = (uint64_t)sb.st_size;
+        r = archive_read_open_filename(s->a, path, BLOCK);
+    }
+    if (r != ARCHIVE_OK) {
+        /* a damaged or cut compressed stream fails here too: say so, not "empty" */
+        const char *m = archive_error_string(s->a);
+        if (strcmp(path, "-") ? s->file_size == 0 : s->in.rec.n == 0)
+            ks_error_set(err, "empty input");
+        else
+            ks_error_set(err, "cannot decompress the input (damaged or truncated?): %s", m ? m : "unknown format");
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    if (open_common(s, err) != KS_OK) {
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+int ks_source_open_memory(const char *name, const void *buf, size_t len, ks_source **out,
+                          ks_error *err)
+{
+    *out = NULL;
+    ks_source *s = ks_xcalloc(1, sizeof *s);
+    s->in.fd = -1;
+    s->path = ks_xstrdup(name);
+    s->a = new_outer();
+    s->file_size = len;
+    s->in.mem = buf;
+    s->in.mem_len = len;
+    if (!s->a || archive_read_open_memory(s->a, buf, len) != ARCHIVE_OK) {
+        if (s->a)
+            fail_archive(s->a, name, err);
+        else
+            ks_error_set(err, "cannot create a reader");
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    if (open_common(s, err) != KS_OK) {
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+/* nested reader over the current archive member */
+static la_ssize_t member_read(struct archive *inner, void *ctx, const void **buf)
+{
+    (void)inner;
+    ks_source *s = ctx;
+    static __thread char dummy;
+    const void *b;
+    size_t n;
+    la_int64_t off;
+    int r = archive_read_data_block(s->a, &b, &n, &off);
+    if (r == ARCHIVE_EOF) {
+        *buf = &dummy;
+        return 0;
+    }
+    if (r < ARCHIVE_WARN) {
+        archive_set_error(inner, EIO, "%s", archive_error_string(s->a));
+        return -1;
+    }
+    *buf = b;
+    if (s->in.recording)
+        ks_buf_put(&s->in.rec, b, n);
+    return (la_ssize_t)n;
+}
+
+/* the gzip decoder's input from the current archive member */
+static ssize_t pull_member(void *ctx, const void **buf, ks_error *err)
+{
+    ks_source *s = ctx;
+    size_t n;
+    la_int64_t off;
+    int r = archive_read_data_block(s->a, buf, &n, &off);
+    if (r == ARCHIVE_EOF)
+        return 0;
+    if (r < ARCHIVE_WARN) {
+        const char *m = archive_error_string(s->a);
+        return ks_error_set(err, "%s", m ? m : "read error"), -1;
+    }
+    return (ssize_t)n;
+}
+
+static int is_trace_member(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (base[0] == '.' || !strncmp(name, "__MACOSX/", 9))
+        return 0;
+    return strstr(base, ".json") != NULL || strstr(base, ".JSON") != NULL;
+}
+
+static void reset_stream(ks_source *s)
+{
+    ks_stream *st = &s->st;
+    if (st->inner) {
+        archive_read_free(st->inner);
+        st->inner = NULL;
+    }
+    ks_gunzip_free(st->gz);
+    st->gz = NULL;
+    st->damaged = 0;
+    free(st->name);
+    st->name = NULL;
+    st->offset = 0;
+    st->filter[0] = 0;
+}
+
+int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
+{
+    *out = NULL;
+    if (s->done)
+        return 0;
+    ks_stream *st = &s->st;
+    st->src = s;
+    if (!s->is_archive) {
+        if (s->started) {
+            s->done = 1;
+            return 0;
+        }
+        s->started = 1;
+        s->pending_header = 0;
+        st->name = ks_xstrdup(s->path);
+        filters_of(s->a, st->filter, sizeof st->filter, NULL);
+        *out = st;
+        return 1;
+    }
+    reset_stream(s);
+    st->src = s;
+    for (;;) {
+        if (!s->pending_header) {
+            int r = archive_read_next_header(s->a, &s->entry);
+            if (r == ARCHIVE_EOF) {
+                s->done = 1;
+                if (!s->started)
+                    return ks_error_set(err, "archive holds no trace (no member named *.json*)");
+                return 0;
+            }
+            if (r < ARCHIVE_WARN)
+                return fail_archive(s->a, s->path, err);
+        }
+        s->pending_header = 0;
+        const char *mname = archive_entry_pathname(s->entry);
+        if (archive_entry_filetype(s->entry) != AE_IFREG || !mname || !is_trace_member(mname)) {
+            s->skipped++;
+            continue;
+        }
+        s->started = 1;
+        st->name = ks_xasprintf("%s:%s", s->path, mname);
+        st->inner = new_reader();
+        if (!st->inner)
+            return ks_error_set(err, "cannot create a reader");
+        archive_read_support_format_raw(st->inner);
+        s->in.recording = 1;
+        ks_buf_free(&s->in.rec);
+        if (archive_read_open(st->inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
+            return fail_archive(st->inner, st->name, err);
+        struct archive_entry *ie;
+        int r = archive_read_next_header(st->inner, &ie);
+        s->in.recording = 0;
+        if (r == ARCHIVE_EOF)
+            return ks_error_set(err, "%s: empty archive member", mname);
+        if (r < ARCHIVE_WARN)
+            return fail_archive(st->inner, st->name, err);
+        char outer[48];
+        filters_of(s->a, outer, sizeof outer, NULL);
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s%s%s", archive_format_name(s->a),
+                 strcmp(outer, "none") ? "+" : "", strcmp(outer, "none") ? outer : "");
+        filters_of(st->inner, st->filter, sizeof st->filter, NULL);
+        if (is_plain_gzip(st->inner)) {
+            /* decode the member here, from what the inner reader took on, checksums verified */
+            st->gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_member, s);
+            archive_read_free(st->inner);
+            st->inner = NULL;
+            if (!st->gz)
+                return ks_error_set(err, "cannot create a gzip decoder");
+        }
+        ks_buf_free(&s->in.rec);
+        if (!strcmp(st->filter, "none"))
+            snprintf(st->filter, sizeof st->filter, "%s", pre);
+        else {
+            char tmp[sizeof st->filter];
+            memcpy(tmp, st->filter, sizeof tmp);
+            snprintf(st->filter, sizeof st->filter, "%.40s/%.40s", pre, tmp);
+        }
+        *out = st;
+        return 1;
+    }
+}
+
+int ks_source_is_archive(const ks_source *s)
+{
+    return s->is_archive;
+}
+
+void ks_source_close(ks_source *s)
+{
+    if (!s)
+        return;
+    reset_stream(s);
+    if (s->a)
+        archive_read_free(s->a);
+    if (s->in.fd > 0)
+        close(s->in.fd);
+    free(s->in.block);
+    ks_buf_free(&s->in.rec);
+    free(s->path);
+    free(s);
+}
+
+const char *ks_stream_name(const ks_stream *st)
+{
+    return st->name;
+}
+
+const char *ks_stream_filter(const ks_stream *st)
+{
+    return st->filter;
+}
+
+ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
+{
+    if (st->gz) {
+        ssize_t r = ks_gunzip_read(st->gz, buf, n, &st->damaged, err);
+        if (r < 0) {
+            err->has_pos = 1;
+            err->byte = st->offset;
+            err->line = err->column = 0;
+            return KS_ERR;
+        }
+        st->offset += (uint64_t)r;
+        if (!st->src->is_archive)
+            atomic_store_explicit(&st->src->raw_offset, ks_gunzip_in_bytes(st->gz), memory_order_relaxed);
+        else {
+            la_int64_t b = archive_filter_bytes(st->src->a, -1);
+            atomic_store_explicit(&st->src->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
+        }
+        return r;
+    }
+    struct archive *a = st->inner ? st->inner : st->src->a;
+    la_ssize_t r = archive_read_data(a, buf, n);
+    if (r < 0) {
+        const char *m = archive_error_string(a);
+        return ks_error_set_at(err, st->offset, 0, 0, "%s", m ? m : "read error");
+    }
+    st->offset += (uint64_t)r;
+    la_int64_t b = archive_filter_bytes(st->src->a, -1);
+    atomic_store_explicit(&st->src->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
+    return (ssize_t)r;
+}
+
+uint64_t ks_stream_offset(const ks_stream *st)
+{
+    return st->offset;
+}
+
+uint64_t ks_source_file_size(const ks_source *s)
+{
+    return s->file_size;
+}
+
+uint64_t ks_source_raw_offset(const ks_source *s)
+{
+    return atomic_load_explicit(&s->raw_offset, memory_order_relaxed);
+}
+
+int ks_stream_damaged(const ks_stream *st)
+{
+    return st->damaged;
+}
+
+uint64_t ks_stream_size_hint(const ks_stream *st)
+{
+    return st->src->file_size;
+}

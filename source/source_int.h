@@ -1,0 +1,18 @@
+/* source/source_int.h: what the reader needs from a stream beyond kinesift/source.h. Internal to
+ * parser/. */
+#ifndef KS_SOURCE_INT_H
+#define KS_SOURCE_INT_H
+
+#include <stdint.h>
+
+#include "kinesift/source.h"
+
+/* Size of the file (or buffer) the stream comes from, compressed size for compressed inputs;
+ * 0 when unknown (standard input). A hint for choosing how to read, never a limit. */
+uint64_t ks_stream_size_hint(const ks_stream *st);
+
+/* 1 after a read failed an integrity check (a gzip CRC-32 or ISIZE mismatch, source/gunzip.h):
+ * the bytes delivered before are wrong too, so nothing of the stream may be kept. */
+int ks_stream_damaged(const ks_stream *st);
+
+#endif

@@ -1,0 +1,200 @@
+/* store/bigarray.c: growable arrays that move to huge-page mappings when they get big (see
+ * bigarray.h). A 1 GiB trace puts ~150 MB of event records into a few per-track arrays; grown
+ * through malloc in 4 KiB pages that is ~40 000 page faults (each one costly in a VM), with
+ * 2 MiB pages ~75, and with ready blocks from the reader thread none on the parser's thread. */
+#include "store/bigarray.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+static size_t page_size(void)
+{
+    long v = sysconf(_SC_PAGESIZE);
+    return v > 0 ? (size_t)v : 4096;
+}
+
+static size_t round_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+size_t ks_bigarray_map_bytes(size_t cap, size_t esz)
+{
+    return round_up(ks_mul(cap, esz), page_size());
+}
+
+#define out_of_memory ks_out_of_memory
+
+/* A fresh read/write mapping of len bytes (a multiple of KS_BIGARRAY_BLOCK) starting on a 2 MiB
+ * boundary, advised for huge pages when huge; NULL when refused. noreserve: address space only,
+ * memory is committed page by page as it is touched. */
+static void *map_aligned(size_t len, int noreserve, int huge)
+{
+    size_t span = len + KS_BIGARRAY_BLOCK;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *a = (char *)round_up((size_t)(uintptr_t)raw, KS_BIGARRAY_BLOCK);
+    size_t head = (size_t)(a - raw), tail = span - head - len;
+    if (head)
+        munmap(raw, head);
+    if (tail)
+        munmap(a + len, tail);
+    if (huge)
+        (void)madvise(a, len, MADV_HUGEPAGE); /* advisory: fails harmlessly without THP */
+    return a;
+}
+
+/* Move the n elements of mapping p (old_len bytes) into a new mapping of new_len bytes. mremap
+ * moves page tables, not bytes; it refuses a range made of several mappings (ready blocks moved
+ * in), which is then copied. */
+static void *remap_grow(void *p, size_t old_len, size_t new_len, size_t used, int huge)
+{
+    void *q = mremap(p, old_len, new_len, 0); /* in place when the address space after is free */
+    if (q != MAP_FAILED)
+        goto done;
+    q = map_aligned(new_len, 1, huge);
+    if (!q)
+        q = map_aligned(new_len, 0, huge);
+    if (!q)
+        out_of_memory(new_len);
+    if (mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
+        memcpy(q, p, used);
+        munmap(p, old_len);
+    }
+done:
+    if (huge)
+        (void)madvise(q, new_len, MADV_HUGEPAGE);
+    return q;
+}
+
+void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t need, size_t esz)
+{
+    if (need <= *cap)
+        return;
+    if (*mapped) {
+        size_t old_len = ks_bigarray_map_bytes(*cap, esz);
+        size_t want = ks_mul(need, esz);
+        size_t new_len = round_up(want > old_len * 2 ? want : old_len * 2, KS_BIGARRAY_BLOCK);
+        *p = remap_grow(*p, old_len, new_len, n * esz, *mapped == 2);
+        *cap = new_len / esz;
+        return;
+    }
+    /* x1.5 growth, as before the arrays could be mapped */
+    size_t c = *cap ? *cap + *cap / 2 : 2; /* small: a trace may have a million one-event tracks */
+    if (c < need)
+        c = need;
+    size_t bytes = ks_mul(c, esz);
+    if (bytes >= KS_BIGARRAY_MAP_MIN) {
+        size_t len = round_up(bytes, KS_BIGARRAY_BLOCK);
+        void *m = len < KS_BIGARRAY_RESERVE ? map_aligned(KS_BIGARRAY_RESERVE, 1, 0) : NULL;
+        if (m)
+            len = KS_BIGARRAY_RESERVE;
+        else
+            m = map_aligned(len, 0, 0);
+        if (m) {
+            if (n)
+                memcpy(m, *p, n * esz);
+            free(*p);
+            *p = m;
+            *cap = len / esz;
+            *mapped = 1;
+            return;
+        }
+    }
+    *p = ks_xrealloc(*p, bytes);
+    *cap = c;
+}
+
+void ks_bigarray_shrink(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t esz)
+{
+    if (*cap == n)
+        return;
+    if (!n) {
+        ks_bigarray_free(*p, *cap, *mapped, esz);
+        *p = NULL;
+        *cap = 0;
+        *mapped = 0;
+        return;
+    }
+    if (*mapped) {
+        size_t old_len = ks_bigarray_map_bytes(*cap, esz), new_len = ks_bigarray_map_bytes(n, esz);
+        if (new_len < old_len)
+            munmap((char *)*p + new_len, old_len - new_len);
+    } else {
+        *p = ks_xrealloc(*p, ks_mul(n, esz));
+    }
+    *cap = n;
+}
+
+void ks_bigarray_free(void *p, size_t cap, uint8_t mapped, size_t esz)
+{
+    if (!p)
+        return;
+    if (mapped)
+        munmap(p, ks_bigarray_map_bytes(cap, esz));
+    else
+        free(p);
+}
+
+void ks_bigarray_prepare(void *p, size_t cap, uint8_t *mapped, size_t esz, size_t n,
+                         size_t *ready, const ks_page_supply *s)
+{
+    size_t len = ks_bigarray_map_bytes(cap, esz);
+    if (*mapped == 1) {
+        if ((n + 1) * esz <= KS_BIGARRAY_HUGE_MIN) {
+            *ready = KS_BIGARRAY_HUGE_MIN + KS_BIGARRAY_BLOCK; /* look again past the threshold */
+            return;
+        }
+        (void)madvise(p, len, MADV_HUGEPAGE);
+        *mapped = 2;
+        *ready = n * esz;
+    }
+    size_t want = (n + 1) * esz + KS_BIGARRAY_BLOCK;
+    if (want > len)
+        want = len;
+    while (*ready < want) {
+        size_t at = *ready;
+        if (at % KS_BIGARRAY_BLOCK || at + KS_BIGARRAY_BLOCK > len) {
+            /* inside a block already written to, or the last partial one: the writer faults it */
+            size_t next = round_up(at + 1, KS_BIGARRAY_BLOCK);
+            *ready = next < len ? next : len;
+            continue;
+        }
+        void *b = s->take(s->ctx);
+        if (b && mremap(b, KS_BIGARRAY_BLOCK, KS_BIGARRAY_BLOCK, MREMAP_MAYMOVE | MREMAP_FIXED,
+                        (char *)p + at) == MAP_FAILED)
+            munmap(b, KS_BIGARRAY_BLOCK);
+        *ready = at + KS_BIGARRAY_BLOCK;
+    }
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void *ks_bigarray_ready_block(void)
+{
+    char *b = map_aligned(KS_BIGARRAY_BLOCK, 0, 1);
+    if (!b)
+        return NULL;
+    if (madvise(b, KS_BIGARRAY_BLOCK, MADV_POPULATE_WRITE) != 0) {
+        /* kernels before 5.14: write each page */
+        size_t ps = page_size();
+        for (size_t k = 0; k < KS_BIGARRAY_BLOCK; k += ps)
+            ((volatile char *)b)[k] = 0;
+    }
+    return b;
+}
+
+void ks_bigarray_block_free(void *block)
+{
+    if (block)
+        munmap(block, KS_BIGARRAY_BLOCK);
+}
