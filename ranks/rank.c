@@ -263,6 +263,8 @@ static void step_figures(const ks_steps *st, ks_rank *r)
             w[n++] = st->v[i].wall_ns;
     r->steps = n;
     if (n) {
+        r->step_ns = ks_xcalloc(n, sizeof *r->step_ns);
+        memcpy(r->step_ns, w, n * sizeof *w);
         ks_sort_ns(w, n);
         r->step_median = ks_quantile_ns(w, n, 50);
         r->step_p90 = ks_quantile_ns(w, n, 90);
@@ -322,6 +324,7 @@ void ks_rank_free(ks_rank *r)
             free(r->colls[i].before[j]);
     }
     free(r->colls);
+    free(r->step_ns);
     free(r->source);
     memset(r, 0, sizeof *r);
 }

@@ -78,6 +78,13 @@ static void write_json(FILE *f, const ks_rank *r)
     ks_jw_kuint(&w, "steps", r->steps);
     ks_jw_kint(&w, "step_median_ns", r->step_median);
     ks_jw_kint(&w, "step_p90_ns", r->step_p90);
+    if (r->step_ns) {
+        ks_jw_key(&w, "step_ns");
+        ks_jw_arr(&w);
+        for (size_t i = 0; i < r->steps; i++)
+            ks_jw_int(&w, r->step_ns[i]);
+        ks_jw_end_arr(&w);
+    }
     opt_str(&w, "steps_reason", r->steps_reason);
     opt_str(&w, "gpu_reason", r->gpu_reason);
     ks_jw_kint(&w, "gpu_span_ns", r->gpu_span);
@@ -232,6 +239,24 @@ static const char *reason_of(const char *s)
     return s ? ks_rank_reason(s) : NULL;
 }
 
+/* "step_ns" (summary/2, optional): the active steps' wall times, one per step */
+static int read_step_ns(yajl_val root, ks_rank *r)
+{
+    yajl_val s = get(root, "step_ns");
+    if (!s)
+        return 1;
+    if (!YAJL_IS_ARRAY(s) || s->u.array.len != r->steps)
+        return 0;
+    r->step_ns = ks_xcalloc(r->steps + 1, sizeof *r->step_ns);
+    for (size_t i = 0; i < r->steps; i++) {
+        yajl_val v = s->u.array.values[i];
+        if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0)
+            return 0;
+        r->step_ns[i] = YAJL_GET_INTEGER(v);
+    }
+    return 1;
+}
+
 static int read_rank(yajl_val root, ks_rank *r)
 {
     const char *schema, *src, *sr, *gr, *cr;
@@ -251,6 +276,8 @@ static int read_rank(yajl_val root, ks_rank *r)
     r->name_rank = ks_rank_from_name(src);
     r->steps = (size_t)steps;
     r->kernels = (uint64_t)kernels;
+    if (!read_step_ns(root, r))
+        return 0;
     r->steps_reason = reason_of(sr);
     r->gpu_reason = reason_of(gr);
     r->colls_reason = reason_of(cr);

@@ -1,6 +1,6 @@
 /* report/html_ranks.c: the multi-rank section of `kinesift report`: the rank identity rule, the
- * clock alignment and its warnings, a rank x step-time heat map, a rank x collective heat map of
- * the waits, and the straggler stated as a hypothesis with its evidence and next check.
+ * clock alignment and its warnings, rank x step-time heat maps (median/p90, and every active
+ * step), a rank x collective heat map of the waits, and the straggler stated as a hypothesis with its evidence and next check.
  *
  * Why correct: every figure is a field of the ks_ranks that ranks/ computes (ks_ranks_match), the
  * same ones `kinesift ranks --format json` writes; nothing is re-derived. The one aggregation is
@@ -164,9 +164,48 @@ static void step_map(FILE *out, const ks_ranks *r)
             else
                 x->v = j ? r->v[i].step_p90 : r->v[i].step_median;
         }
-    heat(out, "step", "Step time per rank", "Rank x step time: each rank's median and 90th percentile step "
-         "duration (the ranks results keep these, not every step; the per-step bars are in each trace's section).",
+    heat(out, "step", "Step time per rank", "Each rank's median and 90th percentile active step "
+         "duration; every step is in the next map.",
          r, cells, 2, "step time");
+    free(cells);
+}
+
+/* rank x step: each active step's wall time, step k of every rank in column k; past HEAT_COLS
+ * steps, consecutive steps share a column and the cell is the longest of them (one step's time,
+ * not a new figure) */
+static void step_series_map(FILE *out, const ks_ranks *r)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].steps > most)
+            most = r->v[i].steps;
+    if (!most)
+        return;
+    size_t per = (most + HEAT_COLS - 1) / HEAT_COLS, ncols = (most + per - 1) / per;
+    cell *cells = ks_xcalloc(r->n * ncols, sizeof *cells);
+    for (size_t i = 0; i < r->n; i++) {
+        const ks_rank *x = &r->v[i];
+        for (size_t j = 0; j < ncols; j++) {
+            cell *c = &cells[i * ncols + j];
+            size_t lo = j * per, hi = (j + 1) * per > most ? most : (j + 1) * per;
+            if (hi - lo == 1)
+                snprintf(c->what, sizeof c->what, "step %zu", lo + 1);
+            else
+                snprintf(c->what, sizeof c->what, "steps %zu-%zu (longest)", lo + 1, hi);
+            if (!x->steps)
+                c->na = x->steps_reason ? x->steps_reason : "no steps";
+            else if (!x->step_ns)
+                c->na = "per-step times not in a kinesift.summary/1";
+            else if (lo >= x->steps)
+                c->na = "the rank has fewer active steps";
+            else
+                for (size_t k = lo; k < hi && k < x->steps; k++)
+                    if (x->step_ns[k] > c->v)
+                        c->v = x->step_ns[k];
+        }
+    }
+    heat(out, "steps", "Step time per rank and step", "Rank x step: the wall time of each active step (warm-up and "
+         "unfinished steps left out), the k-th active step of every rank in column k.", r, cells, ncols, "step time");
     free(cells);
 }
 
@@ -287,6 +326,7 @@ void ks_html_ranks_section(FILE *out, const ks_ranks *r)
         fprintf(out, "<p class=\"warn\" data-field=\"unmatched\">%zu collective(s) were called on some ranks and "
                      "not on others; they are left out of the waits (kinesift ranks lists them).</p>\n", r->num);
     step_map(out, r);
+    step_series_map(out, r);
     if (r->nm)
         wait_map(out, r);
     else

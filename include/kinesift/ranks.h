@@ -46,6 +46,8 @@ typedef struct ks_rank {
     /* steps: count 0 = not observed (steps_reason) */
     size_t steps;
     ks_ns step_median, step_p90;
+    ks_ns *step_ns;         /* the `steps` active steps' wall times in step order; NULL when not
+                             * known (a kinesift.summary/1 carries only the median and p90) */
     const char *steps_reason;
     /* GPU: gpu_reason set = not observed; summed over devices (each a union) */
     const char *gpu_reason;
