@@ -136,10 +136,11 @@ static void emit(gap_ctx *g, const ks_timeline *tl, const int32_t *stack, size_t
         if (!data && e->name && is_data(g, e->name))
             data = 1;
     }
-    add_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0, y - x);
-    add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, y - x);
+    ks_ns len = ks_sat_sub(y, x);
+    add_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0, len);
+    add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, len);
     if (data)
-        g->data_ns = ks_sat_add(g->data_ns, y - x);
+        g->data_ns = ks_sat_add(g->data_ns, len);
 }
 
 /* Split [g0, g1) by what thread timeline tl was doing (lane 0). */
@@ -208,17 +209,23 @@ static int cmp_cause(const void *x, const void *y)
     return (a->name > b->name) - (a->name < b->name);
 }
 
+/* a gap's length, saturated (epoch-scale and far-negative times in one trace) */
+static ks_ns gap_len(const ks_gap *gp)
+{
+    return ks_sat_sub(gp->end, gp->start);
+}
+
 static void keep_longest(ks_gap_device *d, const ks_gap *gp)
 {
     size_t n = d->nlongest;
     if (n < 5)
         d->longest[d->nlongest++] = *gp;
-    else if (gp->end - gp->start > d->longest[4].end - d->longest[4].start)
+    else if (gap_len(gp) > gap_len(&d->longest[4]))
         d->longest[4] = *gp;
     else
         return;
     for (size_t i = d->nlongest - 1; i > 0; i--) {
-        if (d->longest[i].end - d->longest[i].start <= d->longest[i - 1].end - d->longest[i - 1].start)
+        if (gap_len(&d->longest[i]) <= gap_len(&d->longest[i - 1]))
             break;
         ks_gap x = d->longest[i];
         d->longest[i] = d->longest[i - 1];

@@ -143,7 +143,7 @@ static void gaps(added *x, const ks_analysis *a, const ks_gaps *g)
             const char *cause = gp->cause ? ks_trace_str(a->trace, gp->cause) : "nothing (CPU thread idle)";
             char name[240];
             snprintf(name, sizeof name, "GPU idle: %s", cause);
-            slice(x, name, TID_GAPS + (int64_t)d, gp->start, gp->end - gp->start);
+            slice(x, name, TID_GAPS + (int64_t)d, gp->start, ks_sat_sub(gp->end, gp->start));
             ks_jw_kint(&x->w, "device", dev->device);
             ks_jw_kint(&x->w, "duration_ns", gp->end - gp->start);
             ks_jw_kstr(&x->w, "cause", cause);

@@ -199,7 +199,7 @@ static void device_row(FILE *out, const ks_analysis *a, const ks_gpu_row *gr, co
         r.end = g->end;
         r.count++;
         r.idle += g->end - g->start;
-        r.by_class[ks_html_gap_class(g)] += g->end - g->start;
+        r.by_class[ks_html_gap_class(g)] = ks_sat_add(r.by_class[ks_html_gap_class(g)], ks_sat_sub(g->end, g->start));
     }
     flush(out, a, &r, y, h);
     fputs("</g>", out);
