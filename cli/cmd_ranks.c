@@ -213,6 +213,9 @@ static int read_ranks(job *v, size_t n, int jobs, const ks_load_opts *lo, const 
     ks_parse_opts_init(&p.po);
     p.po.strict = lo->strict;
     p.po.threads = jobs > 1 ? 1 : 0; /* the ranks are the parallelism */
+    if (jobs > 1) /* nor a reader thread per rank: j parsers already fill the cores (-7 % wall on
+                   * 4 x 64 MB ranks, -j 2, bench/ranks.sh inputs) */
+        p.po.reader_thread = -1;
     if ((size_t)jobs > n)
         jobs = (int)n;
     pthread_t *th = ks_xcalloc((size_t)jobs, sizeof *th);
