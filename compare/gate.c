@@ -1,7 +1,7 @@
 /* compare/gate.c: `kinesift gate`: the checks of a budget (or the documented default set) over
  * the per-step samples of the baseline and candidate inputs (gate_profile.c, gate_validate.c),
  * per side and, when the inputs carry several ranks, per rank. Each input is one run: each check
- * is decided with the run as the unit (docs/statistics.md section 8, validate/runs.c: Welch on
+ * is decided with the run as the unit (docs/statistics.md section 8, stats/runs.c: Welch on
  * per-run medians, or the single-run rule), and with several checks the p-values are
  * Holm-adjusted and every interval recomputed at its Holm-consistent level before deciding, so
  * that the printed interval is the one the verdict used. Warnings say when there is one run per

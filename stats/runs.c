@@ -18,7 +18,7 @@
  * doubt at the family's level) and the estimate exceeds the limit; pass when the interval lies
  * within the limits; improvement symmetric; else inconclusive. An interval wholly beyond the
  * limit is therefore always a regression.
- * Used by gate (analysis/gate.c) and validate (validate/result.c). */
+ * Used by gate (compare/gate.c) and validate (validate/result.c). */
 #include "kinesift/stats.h"
 
 #include <math.h>

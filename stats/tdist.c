@@ -1,4 +1,4 @@
-/* stats/tdist.c: Student's t distribution for the run-level comparison (validate/runs.c):
+/* stats/tdist.c: Student's t distribution for the run-level comparison (stats/runs.c):
  * the two-sided tail probability P(|T| >= t) with df degrees of freedom (df may be fractional:
  * Welch-Satterthwaite), and its inverse. P(|T| >= t) = I_x(df/2, 1/2) with x = df/(df + t^2),
  * the regularized incomplete beta function evaluated by its continued fraction (modified
