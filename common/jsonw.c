@@ -144,6 +144,15 @@ void ks_jw_kdouble(ks_jw *w, const char *k, double v) { ks_jw_key(w, k); ks_jw_d
 void ks_jw_kbool(ks_jw *w, const char *k, int v) { ks_jw_key(w, k); ks_jw_bool(w, v); }
 void ks_jw_knull(ks_jw *w, const char *k) { ks_jw_key(w, k); ks_jw_null(w); }
 
+void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n)
+{
+    ks_jw_key(w, k);
+    ks_jw_arr(w);
+    for (size_t i = 0; i < n; i++)
+        ks_jw_int(w, v[i]);
+    ks_jw_end_arr(w);
+}
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {

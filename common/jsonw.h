@@ -47,6 +47,7 @@ void ks_jw_kuint(ks_jw *w, const char *k, uint64_t v);
 void ks_jw_kdouble(ks_jw *w, const char *k, double v);
 void ks_jw_kbool(ks_jw *w, const char *k, int v);
 void ks_jw_knull(ks_jw *w, const char *k);
+void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n); /* "k": [v0, ...] */
 
 /* Copy s into dst replacing invalid UTF-8 sequences with U+FFFD; returns dst (malloc'ed) or
  * NULL when s is already valid (then use s as is). */

@@ -240,11 +240,7 @@ static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
     jn(w, "step_median_ns", x->step_median, x->steps > 0);
     jn(w, "step_p90_ns", x->step_p90, x->steps > 0);
     if (x->step_ns) {
-        ks_jw_key(w, "step_ns");
-        ks_jw_arr(w);
-        for (size_t k = 0; k < x->steps; k++)
-            ks_jw_int(w, x->step_ns[k]);
-        ks_jw_end_arr(w);
+        ks_jw_kints(w, "step_ns", x->step_ns, x->steps);
     } else if (x->steps) {
         ks_jw_kstr(w, "step_ns_reason", "a kinesift.summary/1 keeps only the median and p90");
     }

@@ -78,13 +78,8 @@ static void write_json(FILE *f, const ks_rank *r)
     ks_jw_kuint(&w, "steps", r->steps);
     ks_jw_kint(&w, "step_median_ns", r->step_median);
     ks_jw_kint(&w, "step_p90_ns", r->step_p90);
-    if (r->step_ns) {
-        ks_jw_key(&w, "step_ns");
-        ks_jw_arr(&w);
-        for (size_t i = 0; i < r->steps; i++)
-            ks_jw_int(&w, r->step_ns[i]);
-        ks_jw_end_arr(&w);
-    }
+    if (r->step_ns)
+        ks_jw_kints(&w, "step_ns", r->step_ns, r->steps);
     opt_str(&w, "steps_reason", r->steps_reason);
     opt_str(&w, "gpu_reason", r->gpu_reason);
     ks_jw_kint(&w, "gpu_span_ns", r->gpu_span);

@@ -170,6 +170,15 @@ static void step_map(FILE *out, const ks_ranks *r)
     free(cells);
 }
 
+/* n items in at most HEAT_COLS columns: *per consecutive items a column (at least 1) */
+static size_t columns(size_t n, size_t *per)
+{
+    *per = (n + HEAT_COLS - 1) / HEAT_COLS;
+    if (*per < 1)
+        *per = 1;
+    return (n + *per - 1) / *per;
+}
+
 /* rank x step: each active step's wall time, step k of every rank in column k; past HEAT_COLS
  * steps, consecutive steps share a column and the cell is the longest of them (one step's time,
  * not a new figure) */
@@ -181,7 +190,7 @@ static void step_series_map(FILE *out, const ks_ranks *r)
             most = r->v[i].steps;
     if (!most)
         return;
-    size_t per = (most + HEAT_COLS - 1) / HEAT_COLS, ncols = (most + per - 1) / per;
+    size_t per, ncols = columns(most, &per);
     cell *cells = ks_xcalloc(r->n * ncols, sizeof *cells);
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
@@ -211,10 +220,7 @@ static void step_series_map(FILE *out, const ks_ranks *r)
 
 static void wait_map(FILE *out, const ks_ranks *r)
 {
-    size_t per = (r->nm + HEAT_COLS - 1) / HEAT_COLS;
-    if (per < 1)
-        per = 1;
-    size_t ncols = (r->nm + per - 1) / per;
+    size_t per, ncols = columns(r->nm, &per);
     cell *cells = ks_xcalloc(r->n * ncols, sizeof *cells);
     for (size_t i = 0; i < r->n; i++)
         for (size_t j = 0; j < ncols; j++)
