@@ -421,17 +421,11 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     mark_labels(&r);
     collect_items(&r, thread);
     int rc = check_labels(&r, err);
-    if (rc != KS_OK) {
-        for (size_t k = 0; k < nsh; k++)
-            ks_ivs_free(&r.label_cpu[k]);
-        free(r.label_cpu);
-        free(r.launch_shrink);
-        free(r.items);
-        return rc;
+    size_t n = rc != KS_OK ? 0 : st && st->n ? st->n : 1;
+    if (n) {
+        out->v = ks_xcalloc(n, sizeof *out->v);
+        out->n = n;
     }
-    size_t n = st && st->n ? st->n : 1;
-    out->v = ks_xcalloc(n, sizeof *out->v);
-    out->n = n;
     for (size_t i = 0; i < n; i++) {
         ks_whatif_step *w = &out->v[i];
         ks_ns S, H, E;
@@ -455,7 +449,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     free(r.label_cpu);
     free(r.launch_shrink);
     free(r.items);
-    return KS_OK;
+    return rc;
 }
 
 void ks_whatif_free(ks_whatif *w)
