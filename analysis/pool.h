@@ -6,10 +6,12 @@
 
 #include <stddef.h>
 
+#include "common/limits.h"
+
 /* The number of threads to use for `requested` (ks_analysis_opts.threads): 0 = the online CPUs,
  * at most KS_POOL_MAX_AUTO; otherwise requested, at most KS_POOL_MAX. Always >= 1. */
-#define KS_POOL_MAX_AUTO 8
-#define KS_POOL_MAX 64
+#define KS_POOL_MAX_AUTO KS_LIMIT_THREADS_AUTO
+#define KS_POOL_MAX KS_LIMIT_THREADS
 int ks_pool_threads(int requested);
 
 /* Call fn(ctx, i) once for every i in [0, n), on up to `threads` threads (the calling one

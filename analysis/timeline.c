@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/hugemem.h"
+#include "common/limits.h"
 #include "analysis/msort.h"
 #include "analysis/timeline.h"
 #include "kinesift/insights.h"
@@ -153,7 +154,7 @@ KS_MSORT_DEFINE(sort_slices, ks_slice, slice_before)
 /* A slice looks for a lane among the first LANE_SCAN only (first fit), so that placing one costs
  * at most that many checks however many lanes a hostile track needs; past them it opens a new lane.
  * Nothing is ever left out: a new lane is empty, so the slice nests there at top level. */
-#define LANE_SCAN 256
+#define LANE_SCAN KS_LIMIT_LANE_SCAN
 
 typedef struct lane {
     int32_t *stack;

@@ -2,9 +2,10 @@
 #ifndef KS_TIMELINE_H
 #define KS_TIMELINE_H
 
+#include "common/limits.h"
 #include "kinesift/analysis.h"
 
-#define KS_WORST_OVERLAPS 5
+#define KS_WORST_OVERLAPS KS_LIMIT_WORST_OVERLAPS
 
 typedef struct ks_overlap_example {
     uint32_t track;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/limits.h"
 #include "kinesift/validate.h"
 
 const char ks_help_validate[] =
@@ -310,6 +311,9 @@ static int pick_arms(const char *wname, const char *const *variants, uint32_t nv
                      const char *spec, uint32_t *arms, uint32_t *narms)
 {
     if (!spec) {
+        if (nvariants > KS_LIMIT_VALIDATE_ARMS)
+            return ks_cli_usage("validate", "%s has %u variants: pick at most %d with --variants",
+                                wname, nvariants, KS_LIMIT_VALIDATE_ARMS);
         for (uint32_t v = 0; v < nvariants; v++)
             arms[v] = v;
         *narms = nvariants;
@@ -324,8 +328,8 @@ static int pick_arms(const char *wname, const char *const *variants, uint32_t nv
             v++;
         if (v == nvariants)
             return ks_cli_usage("validate", "%s has no variant '%.*s'", wname, (int)len, p);
-        if (*narms >= 8)
-            return ks_cli_usage("validate", "--variants: at most 8 arms");
+        if (*narms >= KS_LIMIT_VALIDATE_ARMS)
+            return ks_cli_usage("validate", "--variants: at most %d arms", KS_LIMIT_VALIDATE_ARMS);
         arms[(*narms)++] = v;
         p += len + (p[len] == ',');
     }
@@ -346,7 +350,7 @@ static int builtin_params(const vargs *a, const ks_builtin *b, char (*buf)[96],
                 params[*n] = buf[*n];
                 (*n)++;
             }
-    int64_t values[8];
+    int64_t values[KS_LIMIT_VALIDATE_PARAMS];
     char err[256];
     if (ks_builtin_params(b->name, *n, params, values, err, sizeof err) != 0)
         return ks_cli_usage("validate", "%s", err);
@@ -386,6 +390,9 @@ static int check_mode(const vargs *a, const ks_builtin **sel, uint32_t *nsel)
     uint32_t n;
     const ks_builtin *all = ks_builtins(&n);
     if (a->nnames == 0) {
+        if (n > KS_LIMIT_VALIDATE_WORKLOADS)
+            return ks_cli_usage("validate", "at most %d workloads in one run: name them",
+                                KS_LIMIT_VALIDATE_WORKLOADS);
         for (uint32_t i = 0; i < n; i++)
             sel[(*nsel)++] = &all[i];
     } else {
@@ -394,8 +401,10 @@ static int check_mode(const vargs *a, const ks_builtin **sel, uint32_t *nsel)
             if (!b)
                 return ks_cli_usage("validate", "no built-in workload '%s' (see --list)",
                                     a->names[i]);
-            if (*nsel < 8)
-                sel[(*nsel)++] = b;
+            if (*nsel >= KS_LIMIT_VALIDATE_WORKLOADS)
+                return ks_cli_usage("validate", "at most %d workloads in one run",
+                                    KS_LIMIT_VALIDATE_WORKLOADS);
+            sel[(*nsel)++] = b;
         }
     }
     if (a->variants && *nsel != 1)
@@ -482,7 +491,7 @@ static int run_gpu(const vargs *a, ks_vreport *r, const ks_builtin *const *sel, 
 {
     ks_error err;
     int usage;
-    uint32_t arms[8], narms;
+    uint32_t arms[KS_LIMIT_VALIDATE_ARMS], narms;
     if (plugin && pick_arms(plugin->w->name, plugin->w->variants, plugin->w->nvariants,
                             a->variants, arms, &narms))
         return KS_EXIT_USAGE;
@@ -498,8 +507,8 @@ static int run_gpu(const vargs *a, ks_vreport *r, const ks_builtin *const *sel, 
         return write_report(a, r);
     }
     for (uint32_t i = 0; i < nsel; i++) {
-        char buf[8][96];
-        const char *params[8];
+        char buf[KS_LIMIT_VALIDATE_PARAMS][96];
+        const char *params[KS_LIMIT_VALIDATE_PARAMS];
         int np;
         if (builtin_params(a, sel[i], buf, params, &np) ||
             pick_arms(sel[i]->name, sel[i]->variants, sel[i]->nvariants, a->variants, arms,
@@ -517,10 +526,10 @@ static int run_gpu(const vargs *a, ks_vreport *r, const ks_builtin *const *sel, 
 static int precheck_builtins(const vargs *a, const ks_builtin *const *sel, uint32_t nsel)
 {
     for (uint32_t i = 0; i < nsel; i++) {
-        char buf[8][96];
-        const char *params[8];
+        char buf[KS_LIMIT_VALIDATE_PARAMS][96];
+        const char *params[KS_LIMIT_VALIDATE_PARAMS];
         int np;
-        uint32_t arms[8], narms;
+        uint32_t arms[KS_LIMIT_VALIDATE_ARMS], narms;
         if (builtin_params(a, sel[i], buf, params, &np) ||
             pick_arms(sel[i]->name, sel[i]->variants, sel[i]->nvariants, a->variants, arms,
                       &narms))
@@ -540,7 +549,7 @@ int ks_cmd_validate(int argc, char **argv)
         free(a.params);
         return rc ? rc : list_builtins();
     }
-    const ks_builtin *sel[8];
+    const ks_builtin *sel[KS_LIMIT_VALIDATE_WORKLOADS];
     uint32_t nsel = 0;
     if ((rc = check_mode(&a, sel, &nsel)) || (rc = precheck_builtins(&a, sel, nsel))) {
         free(a.params);

@@ -14,9 +14,10 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/limits.h"
 #include "common/util.h"
 
-#define LOOKAHEAD_MAX 4096 /* blanks scanned before a decision is forced */
+#define LOOKAHEAD_MAX KS_LIMIT_REPAIR_LOOKAHEAD /* blanks scanned before a decision is forced */
 
 /* 1 for bytes that need attention inside a string */
 static unsigned char in_str_special[256];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <yajl/yajl_parse.h>
 
+#include "common/limits.h"
 #include "common/util.h"
 #include "common/yajl_alloc.h"
 #include "parser/numfast.h"
@@ -30,8 +31,8 @@
 #include "parser/split.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
-#define MAX_SKIP_DEPTH (1 << 20)
-#define MAX_META_VALUE 4096
+#define MAX_SKIP_DEPTH KS_LIMIT_JSON_DEPTH
+#define MAX_META_VALUE KS_LIMIT_META_VALUE
 #define CAT_CACHE 8
 
 /* ---- keys ---------------------------------------------------------------------------------- */

@@ -12,10 +12,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/limits.h"
 #include "redact/redact_int.h"
 
-#define LIT_MIN 3
-#define LIT_MAX 253
+#define LIT_MIN KS_LIMIT_LITERAL_MIN
+#define LIT_MAX KS_LIMIT_LITERAL_MAX
 
 static const char *const stop_users[] = {"root",    "nobody", "user",    "users",  "admin",
                                          "ubuntu",  "runner", "guest",   "test",   "default",

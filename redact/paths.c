@@ -13,9 +13,10 @@
  * Single-component paths (/tmp, /dev) are left alone; so is /root (not a person). */
 #include <string.h>
 
+#include "common/limits.h"
 #include "redact/redact_int.h"
 
-#define MAX_COMPONENTS 256
+#define MAX_COMPONENTS KS_LIMIT_PATH_COMPONENTS
 
 static int is_alpha(unsigned char c)
 {

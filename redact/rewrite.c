@@ -17,6 +17,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "common/limits.h"
 #include "common/yajl_alloc.h"
 #include "json/repair.h"
 #include "redact/redact_int.h"
@@ -24,8 +25,8 @@
 #define CHUNK (256 * 1024)
 #define OUTBUF (256 * 1024)
 /* the parser accepts JSON nested this deep (parser/parse.c MAX_SKIP_DEPTH): redact must too */
-#define MAX_DEPTH (1 << 20)
-#define KEY_MAX 64
+#define MAX_DEPTH KS_LIMIT_JSON_DEPTH
+#define KEY_MAX KS_LIMIT_RD_KEY
 
 enum kind { K_ROOT = 0, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_OTHER };
 

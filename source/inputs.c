@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/source.h"
 
@@ -44,15 +45,15 @@ static int cmp_str(const void *a, const void *b)
 /* the directories from the root of a walk down to the one being read: a symbolic link back to one
  * of them is a loop */
 typedef struct walk_ctx {
-    dev_t dev[34];
-    ino_t ino[34];
+    dev_t dev[KS_LIMIT_DIR_DEPTH + 2];
+    ino_t ino[KS_LIMIT_DIR_DEPTH + 2];
     ks_inputs_notice_fn notice;
     void *notice_ctx;
 } walk_ctx;
 
 static int walk(const char *dir, list *out, int depth, walk_ctx *w, ks_error *err)
 {
-    if (depth > 32)
+    if (depth > KS_LIMIT_DIR_DEPTH)
         return ks_error_set(err, "%s: directories nested too deep", dir);
     struct stat self;
     if (stat(dir, &self) == 0) {

@@ -7,9 +7,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/limits.h"
 #include "common/util.h"
 
-#define EXACT_MAX 50
+#define EXACT_MAX KS_LIMIT_MWU_EXACT
 
 typedef struct ranked {
     double v;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "common/util.h"
 
 void ks_diag_init(ks_diag *d)
@@ -67,7 +68,7 @@ static void add(ks_diag *d, const char *id, ks_severity sev, int has_pos, uint64
     k->count++;
     if (k->nexamples >= KS_DIAG_EXAMPLES)
         return;
-    char buf[512];
+    char buf[KS_LIMIT_DIAG_TEXT];
     vsnprintf(buf, sizeof buf, fmt, ap);
     ks_diag_example *e = &k->ex[k->nexamples++];
     e->has_pos = has_pos;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "common/util.h"
 #include "store/bigarray.h"
 #include "store/store_int.h"
@@ -107,9 +108,9 @@ uint16_t ks_trace_cat(ks_trace *t, const char *s, size_t len)
     for (size_t i = 1; i < t->ncats; i++)
         if (t->cats[i] == id)
             return (uint16_t)i;
-    if (t->ncats >= UINT16_MAX) {
+    if (t->ncats >= KS_LIMIT_CATEGORIES) {
         ks_diag_count(&t->diag, "parse.too_many_categories", KS_SEV_WARNING, 1);
-        return (uint16_t)(UINT16_MAX - 1); /* the last slot collects the rest */
+        return (uint16_t)(KS_LIMIT_CATEGORIES - 1); /* the last slot collects the rest */
     }
     size_t old = t->cats_cap;
     KS_GROW(t->cats, t->cats_cap, t->ncats + 1);

@@ -303,7 +303,12 @@ def test_nogpu(cuda_built, plugin_dir, example):
                        (["small-kernels", "--variants", "launches,nope"], "no variant"),
                        (["--samples", "5"], "--samples wants"),
                        (["--workload", ok, "--variants", "slow,nope"], "no variant"),
-                       (["--param", "a=1"], "--param applies")):
+                       (["--param", "a=1"], "--param applies"),
+                       # more than KS_LIMIT_VALIDATE_* (8): an error, never a silent cut
+                       (["constant-upload"] * 9, "at most 8 workloads"),
+                       (["small-kernels", "--variants", ",".join(["launches", "fused"] * 4
+                                                                 + ["graph"])],
+                        "at most 8 arms")):
         code, _, err = run(*args)
         check(code == 2 and what in err, f"usage error {args}: {err.strip()}")
     code, out, _ = run("--list")

@@ -1,0 +1,109 @@
+/* common/limits.h: every limit of the library, named in one place (SQLite's sqliteLimit.h idea).
+ *
+ * What: a limit is a number past which the library behaves differently from the general rule --
+ * it refuses the input, stops looking, keeps only the first few, or puts the rest in one bucket.
+ * Each one here says why it exists, what happens at it, and whether an option raises it. Sizes
+ * that only tune speed (read blocks, chunk sizes, cache slots) are listed last: no result depends
+ * on them.
+ * Why it is correct: the files that apply a limit use the name below (some through a local alias
+ * of the same value), so the number is stated once; tests that probe a limit use the name too.
+ * When it does not apply: limits that are part of the public API (an array size in a public
+ * struct) stay in their public header, and are listed at the end with where they live.
+ * Who may use it: any room of the library and cli/. Internal (not installed). */
+#ifndef KS_LIMITS_H
+#define KS_LIMITS_H
+
+/* ---- input --------------------------------------------------------------------------------- */
+
+/* Directories a directory argument is walked into (each level's device and inode are kept to
+ * find symbolic-link loops). Deeper is an error naming the directory: trace folders are a few
+ * levels deep. No option. */
+#define KS_LIMIT_DIR_DEPTH 32
+
+/* JSON nesting depth the parser and the redactor follow. Deeper input is refused with an error
+ * naming the offset: real traces nest a few levels, so depth beyond this is hostile, and a bound
+ * keeps the skip counter and the redactor's frame stack small. No option. */
+#define KS_LIMIT_JSON_DEPTH (1 << 20)
+
+/* Bytes of one top-level metadata value (outside "traceEvents") that are kept. A longer value is
+ * skipped and counted ("parse.long_metadata_skipped"): metadata are short names and versions;
+ * a megabyte-long one would only bloat the store. No option. */
+#define KS_LIMIT_META_VALUE 4096
+
+/* Blank bytes the repairing pre-filter looks ahead before it decides how to repair a quote or a
+ * comma: a bound on the work per byte. Past it, the decision is taken on what was seen. No
+ * option. */
+#define KS_LIMIT_REPAIR_LOOKAHEAD 4096
+
+/* Distinct categories ("cat") a trace may have: they are stored as 16-bit indices. Categories
+ * past the last slot share it and are counted ("parse.too_many_categories"). No option. */
+#define KS_LIMIT_CATEGORIES 65535
+
+/* ---- store and diagnostics ------------------------------------------------------------------ */
+
+/* Bytes of one diagnostic example's text (longer ones are cut): an example is one line that
+ * names what was seen, not a copy of the input. No option. (KS_DIAG_EXAMPLES, the examples
+ * kept per kind, is public: include/kinesift/diag.h.) */
+#define KS_LIMIT_DIAG_TEXT 512
+
+/* ---- analysis ------------------------------------------------------------------------------- */
+
+/* Lanes a slice looks through (first fit) for a place to nest on an overlapping track; past them
+ * it opens a new lane. Bounds the work per slice on hostile tracks; nothing is left out. No
+ * option. */
+#define KS_LIMIT_LANE_SCAN 256
+
+/* Worker threads: `--threads 0` (the default) uses the online CPUs up to KS_LIMIT_THREADS_AUTO;
+ * `--threads N` raises it up to KS_LIMIT_THREADS (the thread pool's fixed table). */
+#define KS_LIMIT_THREADS_AUTO 8
+#define KS_LIMIT_THREADS 64
+
+/* Overlap examples kept per class (the worst by length) for the diagnostics. No option. */
+#define KS_LIMIT_WORST_OVERLAPS 5
+
+/* ---- statistics ----------------------------------------------------------------------------- */
+
+/* Largest sample size on each side for which Mann-Whitney's p-value is exact (the null
+ * distribution counted); above it, or with ties, the normal approximation. No option. */
+#define KS_LIMIT_MWU_EXACT 50
+
+/* ---- redaction ------------------------------------------------------------------------------ */
+
+/* Path components a path detector splits a value into; the rest of a longer path stays one
+ * component. No option. */
+#define KS_LIMIT_PATH_COMPONENTS 256
+
+/* Lengths of a learned literal (a secret value seen once and replaced everywhere): shorter ones
+ * would replace common substrings; longer ones are whole blobs, replaced where they occur by
+ * their own rule. No option. */
+#define KS_LIMIT_LITERAL_MIN 3
+#define KS_LIMIT_LITERAL_MAX 253
+
+/* Bytes of a JSON key the redactor matches rules against; a longer key is compared by its first
+ * KS_LIMIT_RD_KEY bytes. No option. */
+#define KS_LIMIT_RD_KEY 64
+
+/* ---- validate ------------------------------------------------------------------------------- */
+
+/* Arms of one validated workload (--variants: baseline and candidates), workloads in one run
+ * (names on the command line), and parameters of one built-in workload. The CLI keeps them in
+ * fixed arrays; more is a usage error (exit 2), never a silent cut. No option. */
+#define KS_LIMIT_VALIDATE_ARMS 8
+#define KS_LIMIT_VALIDATE_WORKLOADS 8
+#define KS_LIMIT_VALIDATE_PARAMS 8
+
+/* ---- public limits (defined in the public headers, listed here) ----------------------------
+ * KS_DIAG_EXAMPLES        include/kinesift/diag.h     examples kept per diagnostic kind (5)
+ * KS_SETTINGS_MAX         include/kinesift/compare.h  setting mismatches reported by diff (8)
+ * KS_RANK_TOP             include/kinesift/ranks.h    kernels kept as evidence per rank (3)
+ * KS_REDACT_KEY_MIN       include/kinesift/redact.h   bytes of a redaction key, at least (32)
+ * KS_BOOTSTRAP_RESAMPLES  include/kinesift/stats.h    bootstrap resamples (10000)
+ *
+ * ---- sizes that tune speed only (no result depends on them) ---------------------------------
+ * parser chunk (parser/parse.c DEFAULT_CHUNK), source read block (source/source.c BLOCK), string
+ * table chunk (store/strtab.c CHUNK), huge-page thresholds (common/hugemem.h,
+ * store/bigarray.h), redactor chunk and output buffer (redact/rewrite.c), cache slots
+ * (redact/scan.c, redact/pseudonym.c, redact/fields.c), O_TMPFILE files open at once
+ * (common/outfile.c). */
+
+#endif
