@@ -104,6 +104,6 @@
  * table chunk (store/strtab.c CHUNK), huge-page thresholds (common/hugemem.h,
  * store/bigarray.h), redactor chunk and output buffer (redact/rewrite.c), cache slots
  * (redact/scan.c, redact/pseudonym.c, redact/fields.c), O_TMPFILE files open at once
- * (common/outfile.c). */
+ * (common/afile.c). */
 
 #endif

@@ -15,10 +15,10 @@
 #include <yajl/yajl_tree.h>
 
 #include "common/jsonw.h"
+#include "common/afile.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "kinesift/redact.h"
-#include "redact/redact_int.h"
 
 #define SCHEMA "kinesift.summary/2"
 #define SCHEMA_1 "kinesift.summary/1" /* line 1 alone, still read by ranks */
@@ -156,15 +156,15 @@ int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep, const 
         free(buf);
         return rc;
     }
-    ks_rd_sink *s;
-    rc = ks_rd_sink_open(path, ends_gz(path) ? KS_COMPRESS_GZIP : KS_COMPRESS_NONE, &s, err);
+    ks_afile *s;
+    rc = ks_afile_open(path, ends_gz(path) ? KS_COMPRESS_GZIP : KS_COMPRESS_NONE, &s, err);
     if (rc == KS_OK) {
-        ks_rd_sink_write(s, buf, len);
-        if (ks_rd_sink_close(s, err) != KS_OK) {
-            ks_rd_sink_abort(s);
+        ks_afile_write(s, buf, len);
+        if (ks_afile_close(s, err) != KS_OK) {
+            ks_afile_abort(s);
             rc = KS_ERR;
         } else
-            rc = ks_rd_sink_commit(s, force, err);
+            rc = ks_afile_commit(s, force, err);
     }
     free(buf);
     return rc;

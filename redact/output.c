@@ -1,11 +1,12 @@
 /* redact/output.c: redacting one stream to a file: the checks on the target (never the input,
  * never an existing file without force), the compression like the input, the temporary file,
- * the search for literals learned late and the second pass when one survived, the rename. Also
- * the names of outputs written into a directory. */
+ * the search for literals learned late and the second pass when one survived, the rename (the
+ * file itself is common/afile.c). Also the names of outputs written into a directory. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/afile.h"
 #include "redact/redact_int.h"
 
 ks_compress ks_redact_compress_of(const char *filter)
@@ -40,50 +41,31 @@ const char *ks_redact_compress_suffix(ks_compress c)
     }
 }
 
-static int same_file(const struct stat *a, const struct stat *b)
+void ks_redact_cleanup_on_signals(void)
 {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+    ks_afile_cleanup_on_signals();
 }
 
 /* The target may be written: not one of the inputs, not an existing file unless force. */
-int ks_rd_check_target(const ks_redact_output *o, ks_error *err)
+static int check_target(const ks_redact_output *o, ks_error *err)
 {
-    struct stat so, si;
-    if (stat(o->path, &so) != 0) {
-        if (errno == ENOENT)
-            return KS_OK;
-        return ks_error_set(err, "%s: %s", o->path, strerror(errno));
-    }
-    if (S_ISDIR(so.st_mode))
-        return ks_error_set(err, "%s: is a directory", o->path);
-    if (!S_ISREG(so.st_mode)) /* /dev/null, a FIFO: the rename would replace the node itself */
-        return ks_error_set(err, "%s: not a regular file (write to standard output instead)",
-                            o->path);
-    if (o->input && strcmp(o->input, "-") && stat(o->input, &si) == 0 && same_file(&so, &si))
-        return ks_error_set(err, "%s: is the input; refusing to write over it", o->path);
-    for (size_t i = 0; i < o->ninputs; i++)
-        if (strcmp(o->inputs[i], "-") && stat(o->inputs[i], &si) == 0 && same_file(&so, &si))
-            return ks_error_set(err, "%s: is an input of this run (%s); refusing to write over it",
-                                o->path, o->inputs[i]);
-    if (!o->force)
-        return ks_error_set(err, "%s: exists (use --force to replace it)", o->path);
-    return KS_OK;
+    return ks_afile_check_target(o->path, o->force, o->input, o->inputs, o->ninputs, err);
 }
 
 static int redact_to_sink(ks_redactor *rd, ks_stream *in, const char *path, ks_compress c,
-                          ks_rd_sink **out, ks_redact_result *res, ks_error *err)
+                          ks_afile **out, ks_redact_result *res, ks_error *err)
 {
-    ks_rd_sink *s;
-    if (ks_rd_sink_open(path, c, &s, err) != KS_OK)
+    ks_afile *s;
+    if (ks_afile_open(path, c, &s, err) != KS_OK)
         return KS_ERR;
-    if (ks_redact_stream(rd, in, ks_rd_sink_write, s, res, err) != KS_OK) {
+    if (ks_redact_stream(rd, in, ks_afile_write, s, res, err) != KS_OK) {
         ks_error e2;
-        ks_rd_sink_close(s, &e2);
-        ks_rd_sink_abort(s);
+        ks_afile_close(s, &e2);
+        ks_afile_abort(s);
         return KS_ERR;
     }
-    if (ks_rd_sink_close(s, err) != KS_OK) {
-        ks_rd_sink_abort(s);
+    if (ks_afile_close(s, err) != KS_OK) {
+        ks_afile_abort(s);
         return KS_ERR;
     }
     *out = s;
@@ -113,24 +95,24 @@ static int needs_second_pass(ks_redactor *rd, uint64_t gen0, const ks_redact_res
 }
 
 /* the temporary output redacted again into a new temporary file, which replaces it */
-static int second_pass(ks_redactor *rd, ks_rd_sink **s1, const char *path, ks_compress c,
+static int second_pass(ks_redactor *rd, ks_afile **s1, const char *path, ks_compress c,
                        ks_redact_result *res, ks_error *err)
 {
     ks_source *src;
     ks_stream *st;
-    if (ks_source_open(ks_rd_sink_tmp_path(*s1), &src, err) != KS_OK)
+    if (ks_source_open(ks_afile_tmp_path(*s1), &src, err) != KS_OK)
         return KS_ERR;
     if (ks_source_next(src, &st, err) != 1) {
         ks_source_close(src);
         return ks_error_set(err, "cannot reread the first pass");
     }
     ks_redact_result r2;
-    ks_rd_sink *s2;
+    ks_afile *s2;
     int rc = redact_to_sink(rd, st, path, c, &s2, &r2, err);
     ks_source_close(src);
     if (rc != KS_OK)
         return KS_ERR;
-    ks_rd_sink_abort(*s1);
+    ks_afile_abort(*s1);
     *s1 = s2;
     res->strings_rewritten += r2.strings_rewritten;
     res->bytes_out = r2.bytes_out;
@@ -140,7 +122,7 @@ static int second_pass(ks_redactor *rd, ks_rd_sink **s1, const char *path, ks_co
 }
 
 struct ks_redact_staged {
-    ks_rd_sink *sink;
+    ks_afile *sink;
     ks_redact_output o;
     char *path, *input;
     ks_compress c;
@@ -154,10 +136,10 @@ int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
     ks_compress c = o->compress;
     if (c == KS_COMPRESS_AUTO)
         c = ks_redact_compress_of(ks_stream_filter(in));
-    if (o->path && ks_rd_check_target(o, err) != KS_OK)
+    if (o->path && check_target(o, err) != KS_OK)
         return KS_ERR;
     uint64_t gen0 = rd->lit_gen;
-    ks_rd_sink *s;
+    ks_afile *s;
     rd->progress = o->progress;
     rd->progress_ctx = o->progress_ctx;
     int r = redact_to_sink(rd, in, o->path, c, &s, res, err);
@@ -165,9 +147,9 @@ int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
     if (r != KS_OK)
         return KS_ERR;
     res->passes = 1;
-    int need = needs_second_pass(rd, gen0, res, ks_rd_sink_tmp_path(s), err);
+    int need = needs_second_pass(rd, gen0, res, ks_afile_tmp_path(s), err);
     if (need < 0 || (need > 0 && second_pass(rd, &s, o->path, c, res, err) != KS_OK)) {
-        ks_rd_sink_abort(s);
+        ks_afile_abort(s);
         return KS_ERR;
     }
     res->literals_known = rd->lit_gen;
@@ -188,7 +170,7 @@ void ks_redact_staged_abort(ks_redact_staged *st)
 {
     if (!st)
         return;
-    ks_rd_sink_abort(st->sink);
+    ks_afile_abort(st->sink);
     free(st->path);
     free(st->input);
     free(st);
@@ -205,7 +187,7 @@ static int catch_up_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t 
         for (size_t i = 0; i < n; i++) {
             if (v[i]->known >= rd->lit_gen)
                 continue;
-            int found = literal_survives(rd, v[i]->known, ks_rd_sink_tmp_path(v[i]->sink), err);
+            int found = literal_survives(rd, v[i]->known, ks_afile_tmp_path(v[i]->sink), err);
             if (found < 0)
                 return KS_ERR;
             v[i]->known = rd->lit_gen;
@@ -228,11 +210,11 @@ int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t
     int rc = catch_up_all(rd, v, n, redone ? redone : &local, err);
     /* every target checked again before the first is written: all or nothing */
     for (size_t i = 0; i < n && rc == KS_OK; i++)
-        if (v[i]->path && ks_rd_check_target(&v[i]->o, err) != KS_OK)
+        if (v[i]->path && check_target(&v[i]->o, err) != KS_OK)
             rc = KS_ERR;
     for (size_t i = 0; i < n; i++) {
         if (rc == KS_OK) {
-            rc = ks_rd_sink_commit(v[i]->sink, v[i]->o.force, err);
+            rc = ks_afile_commit(v[i]->sink, v[i]->o.force, err);
             v[i]->sink = NULL;
         }
         ks_redact_staged_abort(v[i]);

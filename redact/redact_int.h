@@ -14,7 +14,7 @@
  *   scan.c       the per-string scanner pipeline
  *   fields.c     structural rules: what a JSON position means (top-level keys, event fields, args)
  *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes
- *   sink.c       output files: temporary file + rename, compression through libarchive
+ *   output.c     redacting to a file (common/afile.h), late literals, the second pass
  *   verify.c     the raw scan for literals learned late, and the second pass
  *   check.c      collecting and printing --check findings
  *   report.c     counts per rule, distinct values per class */
@@ -362,24 +362,6 @@ typedef struct ks_rd_engine_opts {
 } ks_rd_engine_opts;
 int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_redact_result *res,
               ks_error *err);
-
-/* output.c: the target may be written: not the input, not an existing file unless force, not a
- * directory or a device (also used by `kinesift annotate`). */
-int ks_rd_check_target(const ks_redact_output *o, ks_error *err);
-
-/* sink.c */
-typedef struct ks_rd_sink ks_rd_sink;
-/* Open a temporary file next to final_path (or in $TMPDIR when final_path is NULL). */
-int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_error *err);
-int ks_rd_sink_write(void *ctx, const void *p, size_t n);
-/* Flush and close the file (the temporary file stays until commit or abort). */
-int ks_rd_sink_close(ks_rd_sink *s, ks_error *err);
-const char *ks_rd_sink_tmp_path(const ks_rd_sink *s);
-/* Rename into place (refusing to replace an existing file unless force), or copy to stdout
- * when the final path is NULL; frees the sink. */
-int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err);
-/* Remove the temporary file; frees the sink. */
-void ks_rd_sink_abort(ks_rd_sink *s);
 
 /* verify.c: 1 when any literal of ls occurs in the decompressed bytes of path (word bounded,
  * caseless, also right after a JSON escape), 0 when none, KS_ERR on a read error. */

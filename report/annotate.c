@@ -13,17 +13,17 @@
  * written back as microseconds with three decimals (exact); on each added thread the slices are
  * disjoint (steps never overlap, the phases tile their step, gaps are disjoint), so they nest.
  * When not: a truncated trace (no closing bracket) is refused, as are archives and stdin (the
- * input is read twice). Who: cli/cmd_annotate.c. The output goes through redact's sink (a
+ * input is read twice). Who: cli/cmd_annotate.c. The output goes through common/afile.h (a
  * temporary file renamed into place, never the input). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonw.h"
+#include "common/afile.h"
 #include "common/util.h"
 #include "kinesift/report.h"
 #include "kinesift/source.h"
-#include "redact/redact_int.h"
 
 enum { TID_STEPS = 1, TID_PHASES = 2, TID_GAPS = 10, TID_DIAG = 100 };
 
@@ -288,7 +288,7 @@ static size_t scan_chunk(scan *s, const char *p, size_t n, int *found, int *comm
     return n;
 }
 
-static int copy_with_events(ks_stream *in, ks_rd_sink *sink, const char *ev, size_t nev, ks_error *err)
+static int copy_with_events(ks_stream *in, ks_afile *sink, const char *ev, size_t nev, ks_error *err)
 {
     char *buf = ks_xmalloc(1 << 16);
     scan s;
@@ -306,10 +306,10 @@ static int copy_with_events(ks_stream *in, ks_rd_sink *sink, const char *ev, siz
         int comma = 0;
         if (!found)
             at = scan_chunk(&s, buf, (size_t)r, &found, &comma);
-        if (ks_rd_sink_write(sink, buf, at) != 0 ||
+        if (ks_afile_write(sink, buf, at) != 0 ||
             (found && at < (size_t)r &&
-             ((comma && ks_rd_sink_write(sink, ",", 1) != 0) || (nev && ks_rd_sink_write(sink, ev, nev) != 0) ||
-              ks_rd_sink_write(sink, buf + at, (size_t)r - at) != 0))) {
+             ((comma && ks_afile_write(sink, ",", 1) != 0) || (nev && ks_afile_write(sink, ev, nev) != 0) ||
+              ks_afile_write(sink, buf + at, (size_t)r - at) != 0))) {
             rc = ks_error_set(err, "cannot write the output");
             break;
         }
@@ -337,12 +337,7 @@ static ks_compress compress_of_name(const char *path)
 int ks_annotate_file(const char *input, const char *output, int force, const ks_analysis *a,
                      const ks_insights_view *iv, uint64_t *nadded, ks_error *err)
 {
-    ks_redact_output o = {0};
-    o.path = output;
-    o.compress = KS_COMPRESS_NONE;
-    o.force = force;
-    o.input = input;
-    if (ks_rd_check_target(&o, err) != KS_OK)
+    if (ks_afile_check_target(output, force, input, NULL, 0, err) != KS_OK)
         return KS_ERR;
     size_t nev = 0;
     char *ev = added_events(a, iv, &nev, nadded);
@@ -350,23 +345,23 @@ int ks_annotate_file(const char *input, const char *output, int force, const ks_
         return ks_error_set(err, "cannot build the added events");
     ks_source *src = NULL;
     ks_stream *st = NULL;
-    ks_rd_sink *sink = NULL;
+    ks_afile *sink = NULL;
     int rc = ks_source_open(input, &src, err);
     if (rc == KS_OK && ks_source_is_archive(src))
         rc = ks_error_set(err, "an archive holds several traces: annotate one trace file");
     if (rc == KS_OK && ks_source_next(src, &st, err) != 1)
         rc = ks_error_set(err, "no trace to read");
     if (rc == KS_OK)
-        rc = ks_rd_sink_open(output, compress_of_name(output), &sink, err);
+        rc = ks_afile_open(output, compress_of_name(output), &sink, err);
     if (rc == KS_OK) {
         rc = copy_with_events(st, sink, ev, nev, err);
         ks_error e2;
-        if (ks_rd_sink_close(sink, rc == KS_OK ? err : &e2) != KS_OK)
+        if (ks_afile_close(sink, rc == KS_OK ? err : &e2) != KS_OK)
             rc = KS_ERR;
         if (rc == KS_OK)
-            rc = ks_rd_sink_commit(sink, force, err);
+            rc = ks_afile_commit(sink, force, err);
         else
-            ks_rd_sink_abort(sink);
+            ks_afile_abort(sink);
     }
     if (src)
         ks_source_close(src);

@@ -1,7 +1,8 @@
 /* report/gate_output.c: output files of diff and gate (--json, --junit, --markdown) are written
  * to a temporary file next to the target and renamed over it only when complete, so an
  * interrupted or failed run never leaves a half-written report, and never the target's old
- * content mixed with new. The mode follows the umask like a plain fopen(). */
+ * content mixed with new. The mode follows the umask like a plain fopen(): the file is created
+ * by common/afile.h's ks_afile_mktemp with mode 0666, which the kernel masks (no umask()). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/afile.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
 
@@ -16,18 +18,17 @@ int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
 {
     memset(o, 0, sizeof *o);
     const char *slash = strrchr(path, '/');
-    o->tmp = slash ? ks_xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
-                   : ks_xasprintf(".%s.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
+    char *prefix = slash ? ks_xasprintf("%.*s/.%s.", (int)(slash - path), path, slash + 1)
+                         : ks_xasprintf(".%s.", path);
+    int fd = ks_afile_mktemp(prefix, 0666, &o->tmp);
+    free(prefix);
     if (fd < 0) {
         int e = errno;
         free(o->tmp);
         o->tmp = NULL;
         return ks_error_set(err, "%s: cannot create a file in its directory: %s", path, strerror(e));
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+    if (!(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);
         unlink(o->tmp);

@@ -1,35 +1,44 @@
-/* redact/sink.c: where a redacted trace goes. Always a temporary file first: next to the target
- * (so that the final rename is atomic and on one file system) or, for standard output, in
- * $TMPDIR, copied out at the end. Compression goes through libarchive's write filters (raw
- * format: one stream, no archive). The rename refuses to replace an existing file unless asked
- * (renameat2 RENAME_NOREPLACE, else link + unlink), so two runs cannot clobber each other.
+/* common/afile.c: the atomic output file (see afile.h): a temporary file next to the target,
+ * compressed through libarchive's write filters (raw format: one stream, no archive), put in
+ * place at the end.
  *
- * Temporary files hold unredacted-looking bytes until they are checked, so none may outlive the
- * process: every live sink is on a list that a signal handler (ks_redact_cleanup_on_signals)
- * walks to unlink them (unlink is async-signal-safe; the list is changed with signals blocked),
- * on SIGINT, SIGTERM, SIGHUP, SIGQUIT and on a crash, before the process dies of the signal.
- * Better still, where the file system allows it (Linux O_TMPFILE: ext4, xfs, btrfs, tmpfs) the
- * temporary file has no name at all until it is linked into place (linkat through
- * /proc/self/fd), so not even SIGKILL can leave it behind; it is then read back through its
- * /proc/self/fd path. At most ANON_MAX such files are open at once (each holds a descriptor
- * until the end of a multi-trace run); beyond that, and where O_TMPFILE or /proc is missing, a
- * named mkstemp file is used. KINESIFT_NO_O_TMPFILE=1 forces the named file (for tests). */
-#include <pthread.h>
-#include <signal.h>
+ * Permissions without umask(): a file is created with open(..., 0666) (O_TMPFILE, or O_CREAT |
+ * O_EXCL under a fresh random name), so the kernel applies the process's umask itself; a
+ * temporary file for standard output is created 0600. umask() would have to be called twice to
+ * read the mask, and between the calls another thread's new files would get mode 0666.
+ *
+ * The registry of live temporary files, read by a signal handler: a doubly linked list whose
+ * forward links are atomic. Threads change it under a mutex, with every signal blocked on the
+ * changing thread (no handler runs there half-way). A handler that runs on another thread walks
+ * the forward links without locking: an insertion publishes a fully built node with one store, a
+ * removal unlinks it with one store, and a removed node keeps its forward link. A removed node is
+ * freed only when no handler has started (the handler raises `in_handler` before its first load;
+ * the remover reads it after its unlinking store; all are sequentially consistent, so one of them
+ * sees the other): a handler never reads freed memory. Once a handler has started the process is
+ * about to die of the signal, and removed nodes are simply not freed. */
+#include "common/afile.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "redact/redact_int.h"
+#include "common/util.h"
 
-struct ks_rd_sink {
-    struct ks_rd_sink *prev, *next; /* the live sinks */
+struct ks_afile {
+    _Atomic(struct ks_afile *) next; /* the live files: read by the signal handler */
+    struct ks_afile *prev;           /* changed under live_mu only */
     char *final;          /* NULL: standard output */
     char *tmp;            /* its name, or /proc/self/fd/N for an O_TMPFILE file */
     int fd;
@@ -42,9 +51,13 @@ struct ks_rd_sink {
 
 /* ---- the live temporary files, removed on a signal ---------------------------------------- */
 
-static ks_rd_sink *live;
-static int nanon;
+static _Atomic(ks_afile *) live;
+static atomic_int in_handler;
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static int nanon; /* O_TMPFILE files open (each holds a descriptor); under live_mu */
 
+/* O_TMPFILE files open at once, at most (a multi-trace redaction holds each output until the
+ * end); beyond, named files. Tunes descriptors only: no output depends on it. */
 #define ANON_MAX 64
 
 static void block_signals(sigset_t *old)
@@ -54,30 +67,38 @@ static void block_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
-static void live_add(ks_rd_sink *s)
+/* with signals blocked on this thread */
+static void live_add(ks_afile *s)
 {
-    sigset_t old;
-    block_signals(&old);
-    s->next = live;
+    pthread_mutex_lock(&live_mu);
+    ks_afile *head = atomic_load(&live);
+    atomic_store(&s->next, head);
     s->prev = NULL;
-    if (live)
-        live->prev = s;
-    live = s;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (head)
+        head->prev = s;
+    atomic_store(&live, s);
+    pthread_mutex_unlock(&live_mu);
 }
 
-static void live_remove(ks_rd_sink *s)
+/* 1 when s may be freed: no signal handler can be reading it */
+static int live_remove(ks_afile *s)
 {
     sigset_t old;
     block_signals(&old);
+    pthread_mutex_lock(&live_mu);
+    ks_afile *next = atomic_load(&s->next);
     if (s->prev)
-        s->prev->next = s->next;
-    else if (live == s)
-        live = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->prev = s->next = NULL;
+        atomic_store(&s->prev->next, next);
+    else if (atomic_load(&live) == s)
+        atomic_store(&live, next);
+    if (next)
+        next->prev = s->prev;
+    s->prev = NULL;
+    if (s->anon)
+        nanon--;
+    pthread_mutex_unlock(&live_mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return !atomic_load(&in_handler);
 }
 
 static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
@@ -85,14 +106,15 @@ static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
 
 static void on_signal(int sig)
 {
-    for (ks_rd_sink *s = live; s; s = s->next)
+    atomic_store(&in_handler, 1);
+    for (ks_afile *s = atomic_load(&live); s; s = atomic_load(&s->next))
         if (s->tmp && !s->anon)
-            unlink(s->tmp);
+            unlink(s->tmp); /* async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void ks_redact_cleanup_on_signals(void)
+void ks_afile_cleanup_on_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -107,6 +129,39 @@ void ks_redact_cleanup_on_signals(void)
         sigaction(cleanup_signals[i], &sa, NULL);
     }
 }
+
+/* ---- the target ---------------------------------------------------------------------------- */
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ks_afile_check_target(const char *path, int force, const char *input, char *const *inputs,
+                            size_t ninputs, ks_error *err)
+{
+    struct stat so, si;
+    if (stat(path, &so) != 0) {
+        if (errno == ENOENT)
+            return KS_OK;
+        return ks_error_set(err, "%s: %s", path, strerror(errno));
+    }
+    if (S_ISDIR(so.st_mode))
+        return ks_error_set(err, "%s: is a directory", path);
+    if (!S_ISREG(so.st_mode)) /* /dev/null, a FIFO: the rename would replace the node itself */
+        return ks_error_set(err, "%s: not a regular file (write to standard output instead)", path);
+    if (input && strcmp(input, "-") && stat(input, &si) == 0 && same_file(&so, &si))
+        return ks_error_set(err, "%s: is the input; refusing to write over it", path);
+    for (size_t i = 0; i < ninputs; i++)
+        if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && same_file(&so, &si))
+            return ks_error_set(err, "%s: is an input of this run (%s); refusing to write over it",
+                                path, inputs[i]);
+    if (!force)
+        return ks_error_set(err, "%s: exists (use --force to replace it)", path);
+    return KS_OK;
+}
+
+/* ---- the temporary file -------------------------------------------------------------------- */
 
 static char *dir_of(const char *path)
 {
@@ -138,7 +193,7 @@ static int add_filter(struct archive *a, ks_compress c)
     }
 }
 
-static int open_archive(ks_rd_sink *s, ks_compress c, ks_error *err)
+static int open_archive(ks_afile *s, ks_compress c, ks_error *err)
 {
     s->a = archive_write_new();
     if (!s->a || add_filter(s->a, c) != 0 || archive_write_set_format_raw(s->a) != ARCHIVE_OK ||
@@ -159,34 +214,93 @@ static int open_archive(ks_rd_sink *s, ks_compress c, ks_error *err)
     return KS_OK;
 }
 
-/* an O_TMPFILE file in dir, readable back through /proc/self/fd; 0 when not possible */
-static int open_anon(ks_rd_sink *s, const char *dir)
+/* an O_TMPFILE file in dir, readable back through /proc/self/fd; 0 when not possible. Listed
+ * (for the count of descriptors) with signals blocked. */
+static int open_anon(ks_afile *s, const char *dir, mode_t mode)
 {
 #ifdef O_TMPFILE
     const char *no = getenv("KINESIFT_NO_O_TMPFILE");
-    if ((no && *no && strcmp(no, "0")) || nanon >= ANON_MAX || access("/proc/self/fd", X_OK) != 0)
+    if ((no && *no && strcmp(no, "0")) || access("/proc/self/fd", X_OK) != 0)
         return 0;
-    mode_t um = umask(0);
-    umask(um);
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~um);
-    if (fd < 0)
+    pthread_mutex_lock(&live_mu);
+    int room = nanon < ANON_MAX;
+    nanon += room; /* reserved before the open: two threads cannot both take the last one */
+    pthread_mutex_unlock(&live_mu);
+    if (!room)
         return 0;
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    if (fd < 0) {
+        pthread_mutex_lock(&live_mu);
+        nanon--;
+        pthread_mutex_unlock(&live_mu);
+        return 0;
+    }
     s->fd = fd;
     s->anon = 1;
     s->tmp = ks_xasprintf("/proc/self/fd/%d", fd);
-    nanon++;
+    sigset_t old;
+    block_signals(&old);
+    live_add(s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return 1;
 #else
     (void)s;
     (void)dir;
+    (void)mode;
     return 0;
 #endif
 }
 
-int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_error *err)
+/* six characters of the names' alphabet, from the kernel's random bytes (else time and pid) */
+static void random_suffix(char *out)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        uint64_t x = ks_hash_u64((uint64_t)getpid() ^ ((uint64_t)(uintptr_t)out << 16) ^
+                                 (uint64_t)time(NULL));
+        memcpy(r, &x, sizeof r);
+    }
+    for (int i = 0; i < 6; i++)
+        out[i] = abc[r[i] % (sizeof abc - 1)];
+    out[6] = 0;
+}
+
+int ks_afile_mktemp(const char *prefix, mode_t mode, char **path)
+{
+    int fd = -1;
+    *path = NULL;
+    errno = EEXIST;
+    for (int tries = 0; tries < 100 && fd < 0 && errno == EEXIST; tries++) {
+        char suf[7];
+        random_suffix(suf);
+        free(*path);
+        *path = ks_xasprintf("%s%s", prefix, suf);
+        fd = open(*path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    }
+    return fd;
+}
+
+/* A named temporary file ".kinesift-redact.XXXXXX" in dir, listed with no window between
+ * creating and listing it (signals blocked). 0, or errno. */
+static int open_named(ks_afile *s, const char *dir, mode_t mode)
+{
+    char *prefix = ks_xasprintf("%s/.kinesift-redact.", dir);
+    sigset_t old;
+    block_signals(&old);
+    s->fd = ks_afile_mktemp(prefix, mode, &s->tmp);
+    int e = s->fd < 0 ? errno : 0;
+    if (s->fd >= 0)
+        live_add(s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    free(prefix);
+    return e;
+}
+
+int ks_afile_open(const char *final_path, ks_compress c, ks_afile **out, ks_error *err)
 {
     *out = NULL;
-    ks_rd_sink *s = ks_xcalloc(1, sizeof *s);
+    ks_afile *s = ks_xcalloc(1, sizeof *s);
     s->fd = -1;
     char *dir;
     if (final_path) {
@@ -196,43 +310,25 @@ int ks_rd_sink_open(const char *final_path, ks_compress c, ks_rd_sink **out, ks_
         const char *t = getenv("TMPDIR");
         dir = ks_xstrdup(t && *t ? t : "/tmp");
     }
-    if (open_anon(s, dir)) {
-        free(dir);
-        live_add(s);
-        goto opened;
-    }
-    s->tmp = ks_xasprintf("%s/.kinesift-redact.XXXXXX", dir);
-    free(dir);
-    sigset_t old;
-    block_signals(&old); /* no window between creating the file and listing it */
-    s->fd = mkstemp(s->tmp);
-    if (s->fd >= 0)
-        live_add(s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (s->fd < 0) {
-        int e = errno;
+    /* the usual permissions of a new file beside the target; private in $TMPDIR */
+    mode_t mode = final_path ? 0666 : 0600;
+    int e = open_anon(s, dir, mode) ? 0 : open_named(s, dir, mode);
+    if (e) {
         if (final_path)
-            ks_error_set(err, "%s: cannot create a temporary file beside it (%s): %s", final_path, s->tmp,
-                         strerror(e));
+            ks_error_set(err, "%s: cannot create a temporary file beside it (%s): %s", final_path,
+                         s->tmp, strerror(e));
         else
-            ks_error_set(err, "cannot create a temporary file in the temporary directory (%s): %s", s->tmp,
-                         strerror(e));
+            ks_error_set(err, "cannot create a temporary file in the temporary directory (%s): %s",
+                         s->tmp, strerror(e));
+        free(dir);
         free(s->tmp);
         s->tmp = NULL;
-        ks_rd_sink_abort(s);
+        ks_afile_abort(s);
         return KS_ERR;
     }
-    if (final_path) {
-        /* the usual permissions of a new file, not mkstemp's 0600 */
-        mode_t um = umask(0);
-        umask(um);
-        if (fchmod(s->fd, 0666 & ~um) != 0) {
-            /* not fatal: the file stays private */
-        }
-    }
-opened:
+    free(dir);
     if (c != KS_COMPRESS_NONE && c != KS_COMPRESS_AUTO && open_archive(s, c, err) != KS_OK) {
-        ks_rd_sink_abort(s);
+        ks_afile_abort(s);
         return KS_ERR;
     }
     *out = s;
@@ -254,9 +350,9 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int ks_rd_sink_write(void *ctx, const void *p, size_t n)
+int ks_afile_write(void *ctx, const void *p, size_t n)
 {
-    ks_rd_sink *s = ctx;
+    ks_afile *s = ctx;
     if (s->failed)
         return -1;
     if (!s->a) {
@@ -281,7 +377,7 @@ int ks_rd_sink_write(void *ctx, const void *p, size_t n)
     return 0;
 }
 
-int ks_rd_sink_close(ks_rd_sink *s, ks_error *err)
+int ks_afile_close(ks_afile *s, ks_error *err)
 {
     if (s->a) {
         if (archive_write_close(s->a) != ARCHIVE_OK && !s->failed) {
@@ -311,32 +407,32 @@ done:
     return KS_OK;
 }
 
-const char *ks_rd_sink_tmp_path(const ks_rd_sink *s)
+const char *ks_afile_tmp_path(const ks_afile *s)
 {
     return s->tmp;
 }
 
-static void sink_free(ks_rd_sink *s)
+static void afile_free(ks_afile *s)
 {
-    live_remove(s);
-    if (s->anon)
-        nanon--;
+    int may_free = live_remove(s);
     if (s->a)
         archive_write_free(s->a);
     if (s->fd >= 0)
         close(s->fd);
+    if (!may_free) /* a signal handler may be reading it: the process is about to die */
+        return;
     free(s->final);
     free(s->tmp);
     free(s);
 }
 
-void ks_rd_sink_abort(ks_rd_sink *s)
+void ks_afile_abort(ks_afile *s)
 {
     if (!s)
         return;
     if (s->tmp && !s->anon)
         unlink(s->tmp);
-    sink_free(s); /* an O_TMPFILE file vanishes with its descriptor */
+    afile_free(s); /* an O_TMPFILE file vanishes with its descriptor */
 }
 
 static int copy_to_stdout(const char *path, ks_error *err)
@@ -383,7 +479,7 @@ static int rename_noreplace(const char *from, const char *to)
 
 /* give an O_TMPFILE file its name: linkat refuses an existing target; with force, a fresh
  * temporary name first, then rename over the target */
-static int link_anon(ks_rd_sink *s, int force)
+static int link_anon(ks_afile *s, int force)
 {
     if (!force)
         return linkat(AT_FDCWD, s->tmp, AT_FDCWD, s->final, AT_SYMLINK_FOLLOW);
@@ -411,7 +507,7 @@ static int link_anon(ks_rd_sink *s, int force)
     return r;
 }
 
-int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err)
+int ks_afile_commit(ks_afile *s, int force, ks_error *err)
 {
     int rc = KS_OK;
     if (s->anon && s->final) {
@@ -439,6 +535,6 @@ int ks_rd_sink_commit(ks_rd_sink *s, int force, ks_error *err)
             unlink(s->tmp);
         }
     }
-    sink_free(s);
+    afile_free(s);
     return rc;
 }
