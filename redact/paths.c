@@ -11,6 +11,7 @@
  *   - any path with a directory part: "<path-<h>>" + separator + base name, so the file name,
  *     line number and function of a frame stay: <path-1a2b3c4d>/model.py(88): forward.
  * Single-component paths (/tmp, /dev) are left alone; so is /root (not a person). */
+#include <pthread.h>
 #include <string.h>
 
 #include "common/limits.h"
@@ -33,13 +34,14 @@ static int is_sep(unsigned char c)
     return c == '/' || c == '\\';
 }
 
+/* built once for every thread (two redactions may run on two threads: a check of stop_tab[0]
+ * let a second thread use the tables half filled) */
 static unsigned char stop_tab[256];
 static unsigned char bound_tab[256];
+static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
 
-static void init_tabs(void)
+static void fill_tabs(void)
 {
-    if (stop_tab[0])
-        return;
     for (int c = 0; c < 0x21; c++)
         stop_tab[c] = 1;
     stop_tab[0x7f] = 1;
@@ -49,6 +51,11 @@ static void init_tabs(void)
         bound_tab[c] = 1;
     for (const char *p = "\"'`([{=:;,|"; *p; p++)
         bound_tab[(unsigned char)*p] = 1;
+}
+
+static void init_tabs(void)
+{
+    pthread_once(&tabs_once, fill_tabs);
 }
 
 typedef struct comp {

@@ -1,6 +1,10 @@
 /* kinesift/analysis.h: the analysis of one trace: the nested timeline of every track, CPU->GPU
  * links, per-device GPU unions, and aggregates per operator, labelled range and kernel.
  *
+ * Threads (kinesift/common.h): ks_analyze reads its trace as const, so several analyses of one
+ * trace or of different traces may run at once; its own pool threads (ks_analysis_opts.threads)
+ * are joined before it returns, and its results do not depend on their number.
+ *
  * Definitions (docs/analysis.md has the full text and the comparison with torch, HTA, TraceLens):
  *  - Per track, slices (X, and B/E pairs) are ordered by start, longer first at equal start, then
  *    file order, and nested with half-open intervals. A slice that partially overlaps the slice it

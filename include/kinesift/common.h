@@ -1,4 +1,17 @@
-/* kinesift/common.h: the few types every part of libkinesift shares (errors, ids, time). */
+/* kinesift/common.h: the few types every part of libkinesift shares (errors, ids, time).
+ *
+ * Threads, the contract of the whole library (each header adds what is particular to it):
+ *  - Every function may be called from several threads at once, each call on its own objects
+ *    (a ks_trace, ks_analysis, ks_redactor, ks_source, writer, ...): two calls share nothing
+ *    they write, except what a header names. An object that calls take as const (a finished
+ *    ks_trace or ks_analysis) may be read by several threads at once; an object that a call
+ *    writes belongs to one thread at a time (the caller synchronises handing it over).
+ *  - Threads the library starts (the parser's reader and workers, the analysis pool) live inside
+ *    one call and are joined before it returns; none outlives a call.
+ *  - Process-wide state, to be set by one thread before others start: ks_set_oom_handler (here),
+ *    ks_redact_cleanup_on_signals (redact.h); and the time zone, which telemetry with a named
+ *    zone sets while it reads (insights.h). The library never calls setlocale, umask or chdir;
+ *    its lazily built tables are built once (pthread_once). */
 #ifndef KINESIFT_COMMON_H
 #define KINESIFT_COMMON_H
 

@@ -1,7 +1,10 @@
 /* kinesift/diag.h: diagnostics, i.e. everything the reader or an analysis recovered from, skipped
  * or found suspicious. Each kind has a stable dotted id ("parse.truncated", "timeline.overlap"),
  * a severity, a count and the first few examples with their position. Nothing is dropped silently:
- * whatever is not turned into a number is counted here. */
+ * whatever is not turned into a number is counted here.
+ *
+ * Threads (kinesift/common.h): a ks_diag is not synchronised: one thread adds to it at a time
+ * (the parser's workers keep their own and the main parser merges them in order). */
 #ifndef KINESIFT_DIAG_H
 #define KINESIFT_DIAG_H
 

@@ -2,7 +2,11 @@
  * breakdown, GPU idle gaps with what the CPU was doing during them, diagnoses stated as
  * hypotheses with their evidence and the next check, nvidia-smi telemetry in the same windows, and
  * the what-if projection. Built on a finished ks_analysis (kinesift/analysis.h).
- * docs/insights.md has the definitions. */
+ * docs/insights.md has the definitions.
+ *
+ * Threads (kinesift/common.h): the insights read the trace and the analysis as const and may run
+ * at once on different threads, except ks_telemetry_load with an IANA zone (ks_smi_opts.tz_zone):
+ * it sets TZ, process-wide, while it reads, so no other thread may use the time zone then. */
 #ifndef KINESIFT_INSIGHTS_H
 #define KINESIFT_INSIGHTS_H
 

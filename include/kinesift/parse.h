@@ -1,7 +1,12 @@
 /* kinesift/parse.h: the trace reader. Streams a source through a repairing pre-filter and yajl
  * into an event store (kinesift/store.h). Tolerant by default: malformed strings are repaired,
  * broken events skipped, a truncated file keeps its complete events; every recovery is counted in
- * the trace's diagnostics. With strict set, any of them is an error with byte/line/column. */
+ * the trace's diagnostics. With strict set, any of them is an error with byte/line/column.
+ *
+ * Threads (kinesift/common.h): parses of different inputs may run at once on different threads
+ * (`ranks` reads several traces at once); each parse starts its reader thread and its workers
+ * (ks_parse_opts.threads) and joins them before it returns. The trace it returns belongs to the
+ * caller. */
 #ifndef KINESIFT_PARSE_H
 #define KINESIFT_PARSE_H
 

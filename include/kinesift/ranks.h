@@ -5,7 +5,10 @@
  * ranks are read concurrently with about one event store per worker. ks_ranks_match
  * (ranks/match.c) then matches the collectives across ranks, estimates each rank's clock offset
  * from the collectives' end times, and attributes waits to the last arrival (the straggler).
- * Times are int64 ns; figures that cannot be observed are flagged with a reason, never zero. */
+ * Times are int64 ns; figures that cannot be observed are flagged with a reason, never zero.
+ *
+ * Threads (kinesift/common.h): a ks_rank owns what it holds (the trace may be freed), so ranks
+ * reduced on different threads are independent (`kinesift ranks` reduces several at once). */
 #ifndef KINESIFT_RANKS_H
 #define KINESIFT_RANKS_H
 

@@ -7,7 +7,13 @@
  * scanners (secrets, e-mails, paths, hosts, IP addresses, learned user/host literals, user rules).
  * Pseudonyms are keyed HMAC-SHA256 tokens (user-1a2b3c4d); secrets become [REDACTED:rule].
  * The same engine in check mode reports, instead of rewriting, every place a rule would change.
- * Redaction is best-effort: see docs/redaction.md for what it does not catch. */
+ * Redaction is best-effort: see docs/redaction.md for what it does not catch.
+ *
+ * Threads (kinesift/common.h): a ks_redactor holds caches and the literals it learned, so it
+ * belongs to one thread at a time; redactors on different threads are independent (the same key
+ * gives the same pseudonyms). The temporary files of every redactor are listed in one registry
+ * for ks_redact_cleanup_on_signals, shared and guarded. ks_redact_cleanup_on_signals itself is
+ * process-wide: call it once, from the main thread, before other threads start. */
 #ifndef KINESIFT_REDACT_H
 #define KINESIFT_REDACT_H
 

@@ -1,5 +1,9 @@
 /* kinesift/report.h: report writers. Writers only format what the store and the analyses
- * computed; they never compute. Each has a text and a JSON form; the JSON is the reference. */
+ * computed; they never compute. Each has a text and a JSON form; the JSON is the reference.
+ *
+ * Threads (kinesift/common.h): writers read their inputs as const; writers on different threads
+ * may run at once, each to its own stream or file (files go through one atomic-file registry,
+ * shared and guarded). */
 #ifndef KINESIFT_REPORT_H
 #define KINESIFT_REPORT_H
 

@@ -6,7 +6,11 @@
  * stream, device, bytes, finished); every other arg is skipped without allocation.
  * Times are int64 ns, parsed from the number text without floating point.
  *
- * The store is written by the parser (parser/parse.c) and is read-only for analyses. */
+ * The store is written by the parser (parser/parse.c) and is read-only for analyses.
+ *
+ * Threads (kinesift/common.h): a finished trace is read-only: any number of threads may read one
+ * trace at once (the analysis pool does). The functions that add to a trace (strings,
+ * categories, diagnostics) are the parser's, on the one thread that builds it. */
 #ifndef KINESIFT_STORE_H
 #define KINESIFT_STORE_H
 

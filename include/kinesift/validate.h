@@ -8,7 +8,11 @@
  *    `kinesift-sample <ms>` lines; they need no CUDA;
  *  - plugins are shared libraries with the ABI of kinesift/workload.h;
  *  - the report (text, JSON "kinesift.validate/1", raw CSV) is written from the results only.
- * Nothing is ever timed on the CPU and presented as GPU time. */
+ * Nothing is ever timed on the CPU and presented as GPU time.
+ *
+ * Threads (kinesift/common.h): the statistics and the report functions follow the common
+ * contract, but a measurement (ks_validate_workload, ks_validate_commands) owns the GPU or the
+ * machine while it runs: two at once would time each other, so run one at a time per process. */
 #ifndef KINESIFT_VALIDATE_H
 #define KINESIFT_VALIDATE_H
 
