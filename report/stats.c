@@ -29,16 +29,6 @@ ks_stats_json *ks_stats_json_begin(FILE *out)
     return s;
 }
 
-static uint64_t events_read(const ks_trace *t)
-{
-    uint64_t n = t->phase_other + ks_diag_total(&t->diag, "parse.empty_event") +
-                 ks_diag_total(&t->diag, "parse.missing_ph") +
-                 ks_diag_total(&t->diag, "parse.non_object_event");
-    for (int c = 0; c < 128; c++)
-        n += t->by_phase[c];
-    return n;
-}
-
 void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
 {
     ks_jw *w = &s->w;
@@ -48,7 +38,7 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
     ks_jw_kuint(w, "bytes", t->bytes);
     ks_jw_kstr(w, "container", t->container == '{' ? "object" : t->container == '[' ? "array" : "none");
     ks_jw_kbool(w, "truncated", t->truncated);
-    ks_jw_kuint(w, "events", events_read(t));
+    ks_jw_kuint(w, "events", ks_trace_events_read(t));
     ks_jw_kuint(w, "stored", t->events);
     ks_jw_kuint(w, "counter_samples", t->ncounters);
     ks_jw_kuint(w, "memory_bytes", ks_trace_memory(t));
@@ -165,7 +155,7 @@ void ks_stats_text(FILE *out, const ks_trace *t)
     fprintf(out, "  read          %s decompressed (%s), JSON %s%s\n", b1, t->filter ? t->filter : "none",
             t->container == '{' ? "object" : "array", t->truncated ? ", TRUNCATED" : "");
     fprintf(out, "  events        %llu read, %llu stored on tracks, %zu counter samples\n",
-            (unsigned long long)events_read(t), (unsigned long long)t->events, t->ncounters);
+            (unsigned long long)ks_trace_events_read(t), (unsigned long long)t->events, t->ncounters);
     fprintf(out, "  by phase     ");
     for (int c = 0; c < 128; c++)
         if (t->by_phase[c])

@@ -1,5 +1,6 @@
-/* store/diag.c: the diagnostics table (see kinesift/diag.h). Kinds are few (tens), so a linear
- * search by id pointer, then by text, is cheaper than a hash. */
+/* store/diag.c: the diagnostics of one trace or analysis (see kinesift/diag.h), and the table of
+ * the library's own kinds (store/diag_table.h). Kinds are few (tens), so a linear search by id
+ * pointer, then by text, is cheaper than a hash. */
 #include "kinesift/diag.h"
 
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 
 #include "common/limits.h"
 #include "common/util.h"
+#include "kinesift/store.h"
+#include "store/diag_table.h"
 
 void ks_diag_init(ks_diag *d)
 {
@@ -126,4 +129,44 @@ const char *ks_severity_name(ks_severity s)
     case KS_SEV_ERROR: return "error";
     }
     return "?";
+}
+
+/* ---- the table of the library's kinds ------------------------------------------------------- */
+
+#define KS_DIAG_INFO_ROW(id, sev, uncounted, doc) {id, KS_SEV_##sev, uncounted, doc},
+static const ks_diag_info infos[] = {KS_DIAG_TABLE(KS_DIAG_INFO_ROW)};
+#undef KS_DIAG_INFO_ROW
+#define NINFOS (sizeof infos / sizeof infos[0])
+
+const ks_diag_info *ks_diag_infos(size_t *n)
+{
+    *n = NINFOS;
+    return infos;
+}
+
+const ks_diag_info *ks_diag_info_find(const char *id)
+{
+    size_t lo = 0, hi = NINFOS; /* sorted by id (the table says so; tests check it) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(infos[mid].id, id);
+        if (!c)
+            return &infos[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+uint64_t ks_trace_events_read(const ks_trace *t)
+{
+    uint64_t n = t->phase_other;
+    for (int c = 0; c < 128; c++)
+        n += t->by_phase[c];
+    for (size_t i = 0; i < NINFOS; i++)
+        if (infos[i].uncounted_event)
+            n += ks_diag_total(&t->diag, infos[i].id);
+    return n;
 }

@@ -1,5 +1,5 @@
 /* kinesift/diag.h: diagnostics, i.e. everything the reader or an analysis recovered from, skipped
- * or found suspicious. Each kind has a stable dotted id ("parse.truncated", "timeline.overlap"),
+ * or found suspicious. Each kind has a stable dotted id ("parse.truncated", "timeline.partial_overlap"),
  * a severity, a count and the first few examples with their position. Nothing is dropped silently:
  * whatever is not turned into a number is counted here.
  *
@@ -74,6 +74,21 @@ uint64_t ks_diag_total(const ks_diag *d, const char *id);
 ks_severity ks_diag_max_severity(const ks_diag *d);
 
 const char *ks_severity_name(ks_severity s);
+
+/* The library's own diagnostic kinds, one row each (store/diag_table.h; docs/input.md lists
+ * them): the id, its severity, whether each occurrence is an element of "traceEvents" that was
+ * read but is counted in no phase, and a one-line description. */
+typedef struct ks_diag_info {
+    const char *id;
+    ks_severity severity;
+    int uncounted_event;
+    const char *doc;
+} ks_diag_info;
+
+/* The whole table, sorted by id; *n rows. */
+const ks_diag_info *ks_diag_infos(size_t *n);
+/* The row of id; NULL when the library never emits it. */
+const ks_diag_info *ks_diag_info_find(const char *id);
 
 #ifdef __cplusplus
 }

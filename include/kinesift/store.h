@@ -276,6 +276,11 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
 
 /* Number of ProfilerStep#N annotations on CPU tracks (user_annotation; Operator in 2020-21 files). */
 size_t ks_trace_step_count(const ks_trace *t);
+
+/* Elements of "traceEvents" read: every event counted by phase (by_phase, phase_other) and
+ * those skipped before they had one (the diagnostics marked uncounted_event in kinesift/diag.h:
+ * empty, without "ph", not an object). */
+uint64_t ks_trace_events_read(const ks_trace *t);
 /* Parse "ProfilerStep#N" (with optional spaces around '#'); returns 1 and N when it matches. */
 int ks_match_profiler_step(const char *name, int64_t *n);
 

@@ -54,6 +54,44 @@ static void diagnostics_count_and_keep_examples(void **state)
     ks_diag_free(&d);
 }
 
+/* The table of the library's kinds: sorted, found by id, severities as documented. */
+static void diagnostics_table(void **state)
+{
+    (void)state;
+    size_t n;
+    const ks_diag_info *all = ks_diag_infos(&n);
+    assert_true(n >= 30);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(all[i - 1].id, all[i].id) < 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_ptr_equal(ks_diag_info_find(all[i].id), &all[i]);
+        assert_true(all[i].doc && *all[i].doc);
+    }
+    assert_int_equal(ks_diag_info_find("parse.truncated")->severity, KS_SEV_ERROR);
+    assert_int_equal(ks_diag_info_find("parse.bom")->severity, KS_SEV_INFO);
+    assert_null(ks_diag_info_find("parse.nope"));
+    assert_null(ks_diag_info_find(""));
+}
+
+/* Events read = the elements of traceEvents, whatever became of them: 2 X, an unknown phase,
+ * {}, an event without "ph", a number (hand-counted: 6). */
+static void events_read_counts_every_element(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse("{\"traceEvents\":["
+                                "{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+                                "{\"ph\":\"X\",\"name\":\"b\",\"ts\":3,\"dur\":1,\"pid\":1,\"tid\":1},"
+                                "{\"ph\":\"Z\",\"name\":\"c\",\"ts\":1,\"pid\":1,\"tid\":1},"
+                                "{},"
+                                "{\"name\":\"d\",\"ts\":1},"
+                                "5]}");
+    assert_int_equal(ks_trace_events_read(t), 6);
+    assert_int_equal(ks_diag_total(&t->diag, "parse.empty_event"), 1);
+    assert_int_equal(ks_diag_total(&t->diag, "parse.missing_ph"), 1);
+    assert_int_equal(ks_diag_total(&t->diag, "parse.non_object_event"), 1);
+    ks_trace_free(t);
+}
+
 static ks_kind cls(const char *cat, const char *name)
 {
     return ks_classify(cat, cat ? strlen(cat) : 0, name, name ? strlen(name) : 0);
@@ -191,6 +229,8 @@ int main(void)
         cmocka_unit_test(strings_are_interned_once),
         cmocka_unit_test(diagnostics_count_and_keep_examples),
         cmocka_unit_test(categories_classify),
+        cmocka_unit_test(diagnostics_table),
+        cmocka_unit_test(events_read_counts_every_element),
         cmocka_unit_test(profiler_step_names),
         cmocka_unit_test(steps_and_span),
         cmocka_unit_test(span_kept_while_appending_matches_a_scan),
