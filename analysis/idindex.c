@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/msort.h"
 #include "common/util.h"
 

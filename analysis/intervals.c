@@ -1,6 +1,6 @@
 /* analysis/intervals.c: interval sets (see intervals.h) and exact integer quantiles. */
 #include "analysis/intervals.h"
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/msort.h"
 
 #include <stdlib.h>

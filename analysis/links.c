@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/idindex.h"
 #include "analysis/priv.h"
 #include "common/util.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "common/util.h"
 
 #define KS_MSORT_MINRUN 32

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "common/limits.h"
 #include "analysis/msort.h"
 #include "analysis/timeline.h"

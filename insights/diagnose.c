@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/intervals.h"
 #include "analysis/priv.h"
 #include "common/util.h"

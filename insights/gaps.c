@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/msort.h"
 #include "analysis/priv.h"
 #include "common/i64map.h"

@@ -1,7 +1,8 @@
 /* store/bigarray.c: growable arrays that move to huge-page mappings when they get big (see
  * bigarray.h). A 1 GiB trace puts ~150 MB of event records into a few per-track arrays; grown
  * through malloc in 4 KiB pages that is ~40 000 page faults (each one costly in a VM), with
- * 2 MiB pages ~75, and with ready blocks from the reader thread none on the parser's thread. */
+ * 2 MiB pages ~75, and with ready blocks from the reader thread none on the parser's thread.
+ * Its mappings come from the library's one huge-page allocator (common/hugemem.h, ks_huge_map). */
 #include "store/bigarray.h"
 
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/hugemem.h"
 #include "common/util.h"
 
 static size_t page_size(void)
@@ -30,27 +32,6 @@ size_t ks_bigarray_map_bytes(size_t cap, size_t esz)
 
 #define out_of_memory ks_out_of_memory
 
-/* A fresh read/write mapping of len bytes (a multiple of KS_BIGARRAY_BLOCK) starting on a 2 MiB
- * boundary, advised for huge pages when huge; NULL when refused. noreserve: address space only,
- * memory is committed page by page as it is touched. */
-static void *map_aligned(size_t len, int noreserve, int huge)
-{
-    size_t span = len + KS_BIGARRAY_BLOCK;
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (raw == MAP_FAILED)
-        return NULL;
-    char *a = (char *)round_up((size_t)(uintptr_t)raw, KS_BIGARRAY_BLOCK);
-    size_t head = (size_t)(a - raw), tail = span - head - len;
-    if (head)
-        munmap(raw, head);
-    if (tail)
-        munmap(a + len, tail);
-    if (huge)
-        (void)madvise(a, len, MADV_HUGEPAGE); /* advisory: fails harmlessly without THP */
-    return a;
-}
-
 /* Move the n elements of mapping p (old_len bytes) into a new mapping of new_len bytes. mremap
  * moves page tables, not bytes; it refuses a range made of several mappings (ready blocks moved
  * in), which is then copied. */
@@ -59,9 +40,9 @@ static void *remap_grow(void *p, size_t old_len, size_t new_len, size_t used, in
     void *q = mremap(p, old_len, new_len, 0); /* in place when the address space after is free */
     if (q != MAP_FAILED)
         goto done;
-    q = map_aligned(new_len, 1, huge);
+    q = ks_huge_map(new_len, 1, huge);
     if (!q)
-        q = map_aligned(new_len, 0, huge);
+        q = ks_huge_map(new_len, 0, huge);
     if (!q)
         out_of_memory(new_len);
     if (mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
@@ -93,11 +74,11 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
     size_t bytes = ks_mul(c, esz);
     if (bytes >= KS_BIGARRAY_MAP_MIN) {
         size_t len = round_up(bytes, KS_BIGARRAY_BLOCK);
-        void *m = len < KS_BIGARRAY_RESERVE ? map_aligned(KS_BIGARRAY_RESERVE, 1, 0) : NULL;
+        void *m = len < KS_BIGARRAY_RESERVE ? ks_huge_map(KS_BIGARRAY_RESERVE, 1, 0) : NULL;
         if (m)
             len = KS_BIGARRAY_RESERVE;
         else
-            m = map_aligned(len, 0, 0);
+            m = ks_huge_map(len, 0, 0);
         if (m) {
             if (n)
                 memcpy(m, *p, n * esz);
@@ -181,7 +162,7 @@ void ks_bigarray_prepare(void *p, size_t cap, uint8_t *mapped, size_t esz, size_
 
 void *ks_bigarray_ready_block(void)
 {
-    char *b = map_aligned(KS_BIGARRAY_BLOCK, 0, 1);
+    char *b = ks_huge_map(KS_BIGARRAY_BLOCK, 0, 1);
     if (!b)
         return NULL;
     if (madvise(b, KS_BIGARRAY_BLOCK, MADV_POPULATE_WRITE) != 0) {

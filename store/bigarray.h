@@ -15,12 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hugemem.h"
+
 /* Size (bytes) at which an array moves from malloc to a mapping, and at which the mapping is
  * advised for huge pages (below, a partly used 2 MiB page would cost more memory than it saves). */
 #define KS_BIGARRAY_MAP_MIN (512u << 10)
 #define KS_BIGARRAY_HUGE_MIN (4u << 20)
-/* The unit of ready memory, and the alignment of mappings. */
-#define KS_BIGARRAY_BLOCK ((size_t)2 << 20)
+/* The unit of ready memory, and the alignment of mappings (common/hugemem.h's huge page). */
+#define KS_BIGARRAY_BLOCK KS_HUGE_PAGE
 /* Address space reserved for a mapped array at first (it grows beyond by moving). */
 #define KS_BIGARRAY_RESERVE ((size_t)1 << 30)
 

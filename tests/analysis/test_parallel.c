@@ -7,7 +7,7 @@
 
 #include "ks_test.h"
 #include "common/util.h"
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/idindex.h"
 #include "analysis/intervals.h"
 #include "analysis/msort.h"

@@ -1,4 +1,4 @@
-/* analysis/hugemem.h: the big arrays of the analysis (a slice per event, sort scratch, indexes,
+/* common/hugemem.h: the one huge-page allocator of the library. The big arrays of the analysis (a slice per event, sort scratch, indexes,
  * per-row durations) are written right after they are allocated, so what they cost is mostly page
  * faults: one per 4 KiB page, which on a virtual machine can take tens of microseconds, unless the
  * kernel backs the array with transparent huge pages (one fault per 2 MiB), which in its default
@@ -10,7 +10,10 @@
  *  - ks_big_alloc / ks_big_free: for temporaries; each big one is a mapping of its own, returned
  *    to the system when freed (malloc would keep it, and the next array, aligned differently,
  *    might not fit in it: the peak memory would grow). ks_big_calloc'ed memory is zero without
- *    being written. Free with the size given at allocation. Internal. */
+ *    being written. Free with the size given at allocation.
+ *  - ks_huge_map: the mapping both of the above and the event store's growable arrays
+ *    (store/bigarray.c) are made of: 2 MiB-aligned, optionally advised for huge pages.
+ * Internal: any room of the library. */
 #ifndef KS_HUGEMEM_H
 #define KS_HUGEMEM_H
 
@@ -20,6 +23,12 @@
 #define KS_HUGE_PAGE ((size_t)2 << 20)
 
 void *ks_xmalloc_big(size_t bytes);
+
+/* A fresh read/write mapping of len bytes (a multiple of KS_HUGE_PAGE) that starts on a
+ * KS_HUGE_PAGE boundary (2 MiB more is mapped and the ends unmapped), advised for transparent
+ * huge pages when huge (a hint: without them, plain pages); noreserve: address space only
+ * (MAP_NORESERVE), memory is committed page by page as it is touched. NULL when refused. */
+void *ks_huge_map(size_t len, int noreserve, int huge);
 
 void *ks_big_alloc(size_t bytes);
 void *ks_big_calloc(size_t n, size_t size);

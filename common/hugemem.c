@@ -1,5 +1,5 @@
-/* analysis/hugemem.c: allocation of big arrays on transparent huge pages (see hugemem.h). */
-#include "analysis/hugemem.h"
+/* common/hugemem.c: allocation of big arrays on transparent huge pages (see hugemem.h). */
+#include "common/hugemem.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -36,20 +36,27 @@ void *ks_xmalloc_big(size_t bytes)
     return p;
 }
 
-/* A mapping of round_huge(bytes), aligned to 2 MiB: map 2 MiB more, unmap the ends. */
-static void *map_big(size_t bytes)
+void *ks_huge_map(size_t len, int noreserve, int huge)
 {
-    size_t rounded = round_huge(bytes), len = rounded + KS_HUGE_PAGE;
-    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    size_t span = len + KS_HUGE_PAGE;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     char *p = (char *)(((uintptr_t)m + KS_HUGE_PAGE - 1) & ~(uintptr_t)(KS_HUGE_PAGE - 1));
     if (p > m)
         munmap(m, (size_t)(p - m));
-    if (m + len > p + rounded)
-        munmap(p + rounded, (size_t)(m + len - (p + rounded)));
-    advise(p, rounded);
+    if (m + span > p + len)
+        munmap(p + len, (size_t)(m + span - (p + len)));
+    if (huge)
+        advise(p, len);
     return p;
+}
+
+/* A mapping of round_huge(bytes), aligned to 2 MiB. */
+static void *map_big(size_t bytes)
+{
+    return ks_huge_map(round_huge(bytes), 1, 1);
 }
 
 void *ks_big_alloc(size_t bytes)
