@@ -144,21 +144,53 @@ void ks_buf_free(ks_buf *b)
     b->n = b->cap = 0;
 }
 
-uint64_t ks_hash(const void *p, size_t n)
+/* 8 little-endian bytes of s (n <= 8 of them; the rest zero) */
+static inline uint64_t load_word(const unsigned char *s, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t h = 0xcbf29ce484222325ULL ^ n;
-    while (n >= 8) {
-        uint64_t w;
+    uint64_t w = 0;
+    if (n == 8)
         memcpy(&w, s, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
+    else /* byte by byte in a register (a memcpy to the stack stalls the load) */
+        for (size_t i = 0; i < n; i++)
+            w |= (uint64_t)s[i] << (8 * i);
+    return w;
+}
+
+/* ASCII upper case to lower case in each byte of w (SWAR: no carry crosses a byte, since each
+ * sum stays below 0x100; bytes >= 0x80 are left alone) */
+static inline uint64_t lower_word(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t low7 = w & ~high;
+    uint64_t ge_a = low7 + (0x80 - 'A') * ones; /* high bit: byte >= 'A' */
+    uint64_t gt_z = low7 + (0x80 - 'Z' - 1) * ones; /* high bit: byte > 'Z' */
+    uint64_t upper = (ge_a ^ gt_z) & ~w & high;
+    return w | (upper >> 2);
+}
+
+static inline uint64_t hash(const unsigned char *s, size_t n, int lower)
+{
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ULL, w;
+    while (n >= 8) {
+        w = load_word(s, 8);
+        h = (h ^ (lower ? lower_word(w) : w)) * 0xff51afd7ed558ccdULL;
         h ^= h >> 29;
         s += 8;
         n -= 8;
     }
-    while (n--)
-        h = (h ^ *s++) * 0x100000001b3ULL;
-    return ks_hash_u64(h);
+    w = load_word(s, n);
+    h = (h ^ (lower ? lower_word(w) : w)) * 0xc4ceb9fe1a85ec53ULL;
+    return ks_hash_u64(h ^ (h >> 32));
+}
+
+uint64_t ks_hash(const void *p, size_t n)
+{
+    return hash(p, n, 0);
+}
+
+uint64_t ks_hash_lower(const void *p, size_t n)
+{
+    return hash(p, n, 1);
 }
 
 void ks_fmt_ns(char *buf, size_t n, int64_t ns)

@@ -53,8 +53,13 @@ void ks_buf_printf(ks_buf *b, const char *fmt, ...)
 const char *ks_buf_cstr(ks_buf *b);
 void ks_buf_free(ks_buf *b);
 
-/* FNV-1a-style 64-bit hash mixed with a final avalanche; for hash tables, not security. */
+/* The library's one string hash (hash tables, caches, string flow ids; not security): 8 bytes
+ * per step, the tail in one register, a final avalanche (ks_hash_u64). No output depends on its
+ * values, only on equality, so it may change. ks_hash_lower is the same hash of the string with
+ * ASCII 'A'..'Z' taken as 'a'..'z' (ks_hash_lower(s) == ks_hash(lowercase(s))), for caseless
+ * tables (redact's literals). */
 uint64_t ks_hash(const void *p, size_t n);
+uint64_t ks_hash_lower(const void *p, size_t n);
 static inline uint64_t ks_hash_u64(uint64_t x)
 {
     x ^= x >> 33;

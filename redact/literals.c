@@ -107,12 +107,7 @@ static int alnum(unsigned char c)
 /* the two Bloom bit positions of the lowercase word at s */
 static void word_bits(const char *s, size_t n, uint32_t *a, uint32_t *b)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32 : c)) * 1099511628211ULL;
-    }
-    h = ks_hash_u64(h);
+    uint64_t h = ks_hash_lower(s, n);
     *a = (uint32_t)(h & (WORD_BITS - 1));
     *b = (uint32_t)((h >> 32) & (WORD_BITS - 1));
 }

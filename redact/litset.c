@@ -38,10 +38,7 @@ static unsigned char lower(unsigned char c)
 
 static uint64_t lhash(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ lower((unsigned char)s[i])) * 1099511628211ULL;
-    return ks_hash_u64(h);
+    return ks_hash_lower(s, n);
 }
 
 static int lequal(const char *a, const char *b, size_t n)

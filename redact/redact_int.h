@@ -127,23 +127,6 @@ int ks_rd_is_token(const char *s, size_t n);
 /* 1 when [pos, pos+len) lies inside a token of s. */
 int ks_rd_in_token(const char *s, size_t n, size_t pos, size_t len);
 
-/* A quick 64-bit hash for the caches (8 bytes at a time; not for security). */
-static inline uint64_t ks_rd_fast_hash(const char *s, size_t n)
-{
-    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ULL, w;
-    while (n >= 8) {
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    w = 0; /* the tail byte by byte in a register (a memcpy to the stack stalls the load) */
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 32);
-}
 
 /* ---- rewriting a string piece by piece --------------------------------------------------- */
 

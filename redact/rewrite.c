@@ -733,7 +733,7 @@ static int key_info(eng *e, const frame *f, const char *k, size_t n, int *rule, 
                              (f->role == ROLE_SENSITIVE ? 0x20 : 0));
     key_slot *s = NULL;
     if (n <= KC_KEY) {
-        s = &e->kc[(ks_rd_fast_hash(k, n) ^ kind) & (KC_SLOTS - 1)];
+        s = &e->kc[(ks_hash(k, n) ^ kind) & (KC_SLOTS - 1)];
         if (s->used && s->kind == kind && s->n == n && !memcmp(s->k, k, n)) {
             *rule = s->rule;
             *scan = s->scan;

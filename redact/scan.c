@@ -119,7 +119,7 @@ struct ks_rd_scache {
 
 static uint64_t sc_hash(const char *s, size_t n)
 {
-    return ks_hash_u64(ks_rd_fast_hash(s, n));
+    return ks_hash(s, n);
 }
 
 static void sc_clear(struct ks_rd_scache *c, sc_entry *e)

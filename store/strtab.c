@@ -114,24 +114,10 @@ static uint32_t lookup(const ks_strtab *t, const char *s, size_t len, uint32_t h
     }
 }
 
-/* The table's own hash: 8 bytes per step (ks_hash goes byte by byte). Ids do not depend on it. */
+/* the library's one string hash (common/util.h); ids do not depend on it */
 static uint32_t str_hash(const char *s, size_t len)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-    while (len >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-        s += 8;
-        len -= 8;
-    }
-    if (len) {
-        uint64_t w = 0;
-        memcpy(&w, s, len);
-        h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    }
-    return (uint32_t)ks_hash_u64(h);
+    return (uint32_t)ks_hash(s, len);
 }
 
 ks_str ks_strtab_intern(ks_strtab *t, const char *s, size_t len)

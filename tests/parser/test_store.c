@@ -34,6 +34,33 @@ static void strings_are_interned_once(void **state)
     ks_strtab_free(t);
 }
 
+/* ks_hash_lower(s) == ks_hash(ASCII-lowercase(s)) for every byte value at every place of the
+ * 8-byte words and the tail (lengths 0..40); and the hash tells different strings apart. */
+static void hash_lower_is_hash_of_lowercase(void **state)
+{
+    (void)state;
+    unsigned char s[40], l[40];
+    uint64_t x = 0x243f6a8885a308d3ULL;
+    for (size_t n = 0; n <= sizeof s; n++)
+        for (int round = 0; round < 64; round++) {
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                s[i] = (unsigned char)(round < 4 ? 'A' + (x % 26) : x);
+                if (i == (size_t)round % (n ? n : 1))
+                    s[i] = (unsigned char)(round * 4); /* every value 0..252 somewhere */
+                l[i] = s[i] >= 'A' && s[i] <= 'Z' ? (unsigned char)(s[i] + 32) : s[i];
+            }
+            assert_true(ks_hash_lower(s, n) == ks_hash(l, n));
+        }
+    for (int c = 0; c < 256; c++) {
+        unsigned char b = (unsigned char)c, lb = c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : b;
+        assert_true(ks_hash_lower(&b, 1) == ks_hash(&lb, 1));
+    }
+    assert_true(ks_hash("abc", 3) != ks_hash("abd", 3));
+    assert_true(ks_hash("abc", 3) != ks_hash("abc\0", 4));
+    assert_true(ks_hash_lower("Hello.World", 11) == ks_hash("hello.world", 11));
+}
+
 static void diagnostics_count_and_keep_examples(void **state)
 {
     (void)state;
@@ -229,6 +256,7 @@ int main(void)
         cmocka_unit_test(strings_are_interned_once),
         cmocka_unit_test(diagnostics_count_and_keep_examples),
         cmocka_unit_test(categories_classify),
+        cmocka_unit_test(hash_lower_is_hash_of_lowercase),
         cmocka_unit_test(diagnostics_table),
         cmocka_unit_test(events_read_counts_every_element),
         cmocka_unit_test(profiler_step_names),
