@@ -332,13 +332,3 @@ int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname)
     return LEARN_NONE;
 }
 
-int ks_rd_is_profiler_step(const char *s, size_t n)
-{
-    static const char p[] = "ProfilerStep#";
-    if (n <= sizeof p - 1 || memcmp(s, p, sizeof p - 1))
-        return 0;
-    for (size_t i = sizeof p - 1; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}

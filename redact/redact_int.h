@@ -333,7 +333,6 @@ int ks_rd_inner_role(const char *k, size_t n, int *rule);
 int ks_rd_known_arg_key(const char *k, size_t n);
 int ks_rd_sensitive_key(const char *k, size_t n);
 int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname);
-int ks_rd_is_profiler_step(const char *s, size_t n);
 
 /* rewrite.c: the engine */
 typedef struct ks_rd_engine_opts {

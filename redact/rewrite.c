@@ -20,6 +20,7 @@
 #include "common/limits.h"
 #include "common/yajl_alloc.h"
 #include "json/repair.h"
+#include "kinesift/store.h"
 #include "redact/redact_int.h"
 
 #define CHUNK (256 * 1024)
@@ -511,7 +512,7 @@ static int rewrite_value(eng *e, const vctx *v, const char *s, size_t n, int is_
         break;
     }
     case ROLE_NAME:
-        if (is_string && ks_rd_is_profiler_step(s, n))
+        if (is_string && ks_match_profiler_step_n(s, n, NULL))
             return 0;
         /* fall through */
     default:

@@ -407,30 +407,40 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
     return any;
 }
 
-int ks_match_profiler_step(const char *name, int64_t *n)
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+int ks_match_profiler_step_n(const char *s, size_t len, int64_t *n)
 {
     static const char pfx[] = "ProfilerStep";
-    if (strncmp(name, pfx, sizeof pfx - 1))
+    const char *end = s + len;
+    if (len < sizeof pfx - 1 || memcmp(s, pfx, sizeof pfx - 1))
         return 0;
-    const char *p = name + sizeof pfx - 1;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '#')
+    const char *p = skip_blanks(s + sizeof pfx - 1, end);
+    if (p == end || *p != '#')
         return 0;
-    p++;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p < '0' || *p > '9')
+    p = skip_blanks(p + 1, end);
+    if (p == end)
         return 0;
     int64_t v = 0;
-    while (*p >= '0' && *p <= '9') {
-        if (v < INT64_MAX / 10)
-            v = v * 10 + (*p - '0');
-        p++;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        int d = *p - '0';
+        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
     }
     if (n)
         *n = v;
     return 1;
+}
+
+int ks_match_profiler_step(const char *name, int64_t *n)
+{
+    return ks_match_profiler_step_n(name, strlen(name), n);
 }
 
 size_t ks_trace_step_count(const ks_trace *t)

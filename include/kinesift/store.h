@@ -281,8 +281,14 @@ size_t ks_trace_step_count(const ks_trace *t);
  * those skipped before they had one (the diagnostics marked uncounted_event in kinesift/diag.h:
  * empty, without "ph", not an object). */
 uint64_t ks_trace_events_read(const ks_trace *t);
-/* Parse "ProfilerStep#N" (with optional spaces around '#'); returns 1 and N when it matches. */
+/* The one ProfilerStep#N rule (the analysis finds steps by it; redact keeps such names
+ * verbatim): the whole name is "ProfilerStep", optional blanks (space, tab), '#', optional
+ * blanks, then one or more ASCII digits to the end. Nothing may follow the digits (a name with
+ * more after them is not a step, and redact scans it like any name). N saturates at INT64_MAX.
+ * Returns 1 and N (when n is not NULL) for a step name, else 0. */
 int ks_match_profiler_step(const char *name, int64_t *n);
+/* The same rule on s[0..len) (not NUL-terminated). */
+int ks_match_profiler_step_n(const char *s, size_t len, int64_t *n);
 
 /* Bytes of memory held by the store (records, strings, tables). */
 size_t ks_trace_memory(const ks_trace *t);

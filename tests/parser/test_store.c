@@ -164,6 +164,31 @@ static void profiler_step_names(void **state)
     assert_false(ks_match_profiler_step("ProfilerStep*", &n));
     assert_false(ks_match_profiler_step("MyProfilerStep#1", &n));
     assert_false(ks_match_profiler_step("ProfilerStep#", &n));
+    /* the one rule (kinesift/store.h) at its edges: blanks around '#' only, digits to the end */
+    assert_true(ks_match_profiler_step("ProfilerStep\t#\t7", &n));
+    assert_int_equal(n, 7);
+    assert_true(ks_match_profiler_step("ProfilerStep#007", &n));
+    assert_int_equal(n, 7);
+    assert_true(ks_match_profiler_step("ProfilerStep#99999999999999999999", &n));
+    assert_int_equal(n, INT64_MAX);
+    assert_true(ks_match_profiler_step("ProfilerStep#9223372036854775807", &n));
+    assert_int_equal(n, INT64_MAX);
+    assert_true(ks_match_profiler_step("ProfilerStep#9223372036854775806", &n));
+    assert_int_equal(n, INT64_MAX - 1);
+    assert_false(ks_match_profiler_step("ProfilerStep#12abc", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep#1 alice@example.com", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep#1 ", &n));
+    assert_false(ks_match_profiler_step(" ProfilerStep#1", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep#-1", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep# ", &n));
+    assert_false(ks_match_profiler_step("ProfilerStep 1", &n));
+    assert_false(ks_match_profiler_step("profilerstep#1", &n));
+    assert_false(ks_match_profiler_step("", &n));
+    /* by length: a NUL inside ends nothing, the length does */
+    assert_true(ks_match_profiler_step_n("ProfilerStep#12xyz", 15, &n));
+    assert_int_equal(n, 12);
+    assert_false(ks_match_profiler_step_n("ProfilerStep#1\0x", 16, NULL));
+    assert_false(ks_match_profiler_step_n("ProfilerStep#", 13, NULL));
 }
 
 static void steps_and_span(void **state)

@@ -351,6 +351,25 @@ static void test_depth_limit(void **state)
     ks_redactor_free(rd);
 }
 
+/* Step names by the one ProfilerStep#N rule (kinesift/store.h): kept verbatim when they are
+ * nothing else; a name with more after the digits is scanned like any name. */
+static void test_profiler_step_names(void **state)
+{
+    (void)state;
+    ks_redactor *rd = rd_new();
+    char *out = rd_redact_ok(rd,
+                             "{\"traceEvents\": ["
+                             "{\"ph\": \"X\", \"name\": \"ProfilerStep # 12\", \"ts\": 1, \"dur\": 1},"
+                             "{\"ph\": \"X\", \"name\": \"ProfilerStep#3 bob@corp.example.com\", "
+                             "\"ts\": 1, \"dur\": 1}]}",
+                             NULL);
+    assert_contains(out, "\"name\": \"ProfilerStep # 12\"");
+    assert_contains(out, "\"name\": \"ProfilerStep#3 ");
+    assert_not_contains(out, "bob@corp");
+    free(out);
+    ks_redactor_free(rd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_repaired),              cmocka_unit_test(test_options),
         cmocka_unit_test(test_check_mode),            cmocka_unit_test(test_late_literals),
         cmocka_unit_test(test_chunk_boundaries),      cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_profiler_step_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
