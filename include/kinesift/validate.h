@@ -157,13 +157,15 @@ typedef struct ks_builtin {
     uint32_t nparams;
     const char *const *variants; /* the same names as the table's; [0] the baseline */
     uint32_t nvariants;
-    const ks_workload *(*table)(void); /* NULL when built without CUDA */
 } ks_builtin;
 
 /* The four built-in pairs, in order: constant-upload, small-kernels, pageable-copy,
  * sync-per-op. */
 KS_API const ks_builtin *ks_builtins(uint32_t *n);
 KS_API const ks_builtin *ks_builtin_find(const char *name);
+/* The pair's CUDA workload table; NULL when this program has no CUDA backend (ks_cuda_built()
+ * is 0: built without CUDA, or not linked with the CUDA part, see docs/validate.md). */
+KS_API const ks_workload *ks_builtin_table(const ks_builtin *b);
 /* The values of built-in `name`'s parameters, in the registry's order, from "key=value"
  * strings (defaults for those not given). 0, or -1 with a message in err (an unknown key, a
  * malformed or out-of-range value). */
@@ -187,7 +189,8 @@ typedef struct ks_cuda_info {
     int sm_count;
 } ks_cuda_info;
 
-/* 1 when built with CUDA. */
+/* 1 when this program has the CUDA backend: built with CUDA and linked with libkinesift-cuda,
+ * as the kinesift command is (libkinesift.so alone carries no CUDA runtime: 0). */
 KS_API int ks_cuda_built(void);
 /* Probe the runtime, driver and device. KS_OK, or KS_ERR with a one-line cause naming the
  * CUDA error and its number in err->msg ("no NVIDIA driver found (cudaErrorInsufficientDriver,
