@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/intervals.h"
+#include "analysis/priv.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
@@ -100,27 +101,23 @@ static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, 
     const ks_trace *t = a->trace;
     size_t names = ks_strtab_count(t->strings), cap = 0;
     uint8_t *by_name = ks_xcalloc(names, 1), *by_op = ks_xcalloc(names, 1);
-    for (uint32_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *g = &gw->v[j];
+        uint32_t k = g->track, i = g->ev;
+        const ks_event *e = &t->tracks[k].ev[i];
+        dev_acc *d = dev_of(devs, ndev, &cap, g->device);
+        ks_ivs_add(&d->all, e->ts, e->ts + e->dur);
+        if (e->kind != KS_K_KERNEL)
             continue;
-        for (uint32_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
-                continue;
-            dev_acc *d = dev_of(devs, ndev, &cap, tr->device);
-            ks_ivs_add(&d->all, e->ts, e->ts + e->dur);
-            if (e->kind != KS_K_KERNEL)
-                continue;
-            (*kernels)++;
-            if (!by_name[e->name])
-                by_name[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
-            int comm = by_name[e->name] == 2 || (t->ncolls && ks_trace_coll(t, k, i)) ||
-                       launched_by_comm_op(a, k, i, by_op);
-            ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
-            KS_GROW(d->k, d->kcap, d->nk + 1);
-            d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
-        }
+        (*kernels)++;
+        if (!by_name[e->name])
+            by_name[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
+        int comm = by_name[e->name] == 2 || (t->ncolls && ks_trace_coll(t, k, i)) ||
+                   launched_by_comm_op(a, k, i, by_op);
+        ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
+        KS_GROW(d->k, d->kcap, d->nk + 1);
+        d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
     }
     free(by_name);
     free(by_op);
