@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
@@ -90,24 +90,20 @@ static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, 
     size_t cap = 0;
     ks_comm_cache cc;
     ks_comm_cache_init(&cc, a);
-    for (uint32_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *g = &gw->v[j];
+        uint32_t k = g->track, i = g->ev;
+        const ks_event *e = &t->tracks[k].ev[i];
+        dev_acc *d = dev_of(devs, ndev, &cap, g->device);
+        ks_ivs_add(&d->all, e->ts, e->ts + e->dur);
+        if (e->kind != KS_K_KERNEL)
             continue;
-        for (uint32_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
-                continue;
-            dev_acc *d = dev_of(devs, ndev, &cap, tr->device);
-            ks_ivs_add(&d->all, e->ts, e->ts + e->dur);
-            if (e->kind != KS_K_KERNEL)
-                continue;
-            (*kernels)++;
-            int comm = ks_comm_gpu_event(&cc, k, i);
-            ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
-            KS_GROW(d->k, d->kcap, d->nk + 1);
-            d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
-        }
+        (*kernels)++;
+        int comm = ks_comm_gpu_event(&cc, k, i);
+        ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
+        KS_GROW(d->k, d->kcap, d->nk + 1);
+        d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
     }
     ks_comm_cache_free(&cc);
 }
