@@ -219,6 +219,17 @@ typedef struct parser {
      * diagnostic about the event names its start, which may lie in a window already dropped) */
     int has_lc;
     uint64_t lc_at, lc_line, lc_col;
+    /* the end of the last token yajl accepted (it called back): a run offset while the run is fed
+     * (acc_set), made absolute once the run is settled (has_acc, acc_abs). The bytes from there on
+     * are not dropped from the window (keep: bytes of earlier reader windows still needed), so a
+     * syntax error or a repair after it is placed whatever the chunking (issue 16). */
+    size_t acc_run;
+    int acc_set, has_acc;
+    uint64_t acc_abs;
+    ks_buf keep;              /* raw bytes [keep_base, in_base) of earlier reader windows */
+    uint64_t keep_base;
+    uint64_t keep_lines;      /* newlines before keep_base */
+    int64_t keep_last_nl;     /* the last of them, -1 none */
 
     ks_repair rep;
     ks_pending_repair *pr;
@@ -278,6 +289,17 @@ static uint64_t cur_offset(parser *p)
     return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
 }
 
+/* Newlines in b[0 .. n) added to *lines, the last one's absolute offset (b[0] at base) to *last. */
+static void count_newlines(const char *b, size_t n, uint64_t base, uint64_t *lines, int64_t *last)
+{
+    const char *q = b, *e = b + n;
+    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
+        (*lines)++;
+        *last = (int64_t)(base + (uint64_t)(q - b));
+        q++;
+    }
+}
+
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
     if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
@@ -287,16 +309,41 @@ static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *co
     }
     uint64_t lines = p->lines_before;
     int64_t last = p->last_nl;
-    uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
-    if (rel > p->in_len)
-        rel = p->in_len;
-    for (size_t i = 0; i < rel; i++)
-        if (p->inbuf[i] == '\n') {
-            lines++;
-            last = (int64_t)(p->in_base + i);
-        }
+    if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
+        /* in the bytes kept from an earlier reader window */
+        lines = p->keep_lines;
+        last = p->keep_last_nl;
+        count_newlines(p->keep.p, (size_t)(abs - p->keep_base), p->keep_base, &lines, &last);
+    } else {
+        uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
+        if (rel > p->in_len)
+            rel = p->in_len;
+        count_newlines(p->inbuf, (size_t)rel, p->in_base, &lines, &last);
+    }
     *line = lines + 1;
-    *col = abs - (uint64_t)(last + 1) + 1;
+    *col = abs > (uint64_t)(last + 1) ? abs - (uint64_t)(last + 1) + 1 : 1;
+}
+
+/* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
+static int raw_byte(const parser *p, uint64_t abs)
+{
+    if (abs < p->in_base) {
+        if (p->keep.n && abs >= p->keep_base && abs - p->keep_base < p->keep.n)
+            return (unsigned char)p->keep.p[abs - p->keep_base];
+        return -1;
+    }
+    return abs - p->in_base < p->in_len ? (unsigned char)p->inbuf[abs - p->in_base] : -1;
+}
+
+/* The first byte at or after abs that is not a JSON blank (the start of the next token). */
+static uint64_t next_token(const parser *p, uint64_t abs)
+{
+    for (;;) {
+        int c = raw_byte(p, abs);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return abs;
+        abs++;
+    }
 }
 
 static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
@@ -701,6 +748,15 @@ static void commit_event(parser *p)
 
 #define P ((parser *)ctx)
 
+/* Every callback: yajl accepted a token ending here (see acc_run). */
+static inline void accepted(parser *p)
+{
+    if (!p->feeding_prefix) {
+        p->acc_run = p->feed_off + yajl_get_bytes_consumed(p->h);
+        p->acc_set = 1;
+    }
+}
+
 static inline int top(const parser *p)
 {
     return p->ctx;
@@ -752,6 +808,7 @@ static int not_a_trace(parser *p)
 static int cb_start_map(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -797,6 +854,7 @@ static int cb_start_map(void *ctx)
 static int cb_end_map(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip) {
         p->skip--;
         return 1;
@@ -828,6 +886,7 @@ static int cb_end_map(void *ctx)
 static int cb_start_array(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -863,6 +922,7 @@ static int cb_start_array(void *ctx)
 static int cb_end_array(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip) {
         p->skip--;
         return 1;
@@ -891,6 +951,7 @@ static void seen_key(parser *p)
 static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return 1;
     const char *k = (const char *)key;
@@ -1231,6 +1292,7 @@ static int top_value(parser *p, int key, enum vtype vt, const char *s, size_t le
 
 static int value(parser *p, enum vtype vt, const char *s, size_t len)
 {
+    accepted(p);
     if (p->skip)
         return 1;
     int key = p->key;
@@ -1319,10 +1381,12 @@ static void on_repair(void *ctx, int kind, size_t in_off)
     p->npr++;
 }
 
-/* Count the repairs of the last run that lie before limit (the part yajl accepted); the rest is
- * filtered again after a resynchronisation and must not count twice. */
+/* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
+ * or the syntax error lies after them); the others stay pending, in order. After a syntax error
+ * the caller drops them: they are filtered again after the resynchronisation. */
 static void commit_repairs(parser *p, uint64_t limit)
 {
+    size_t kept = 0;
     static const char *const what[] = {
         "unescaped '\"' inside a string escaped",
         "raw control character inside a string escaped",
@@ -1333,8 +1397,10 @@ static void commit_repairs(parser *p, uint64_t limit)
     for (size_t i = 0; i < p->npr; i++) {
         int kind = p->pr[i].kind;
         uint64_t at = p->pr[i].at;
-        if (at >= limit)
+        if (at >= limit) {
+            p->pr[kept++] = p->pr[i];
             continue;
+        }
         if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
             p->strict_repair = kind + 1;
             p->strict_repair_at = at;
@@ -1342,7 +1408,19 @@ static void commit_repairs(parser *p, uint64_t limit)
         diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
                 at, "%s", what[kind]);
     }
-    p->npr = 0;
+    p->npr = kept;
+}
+
+/* The first repair in strict mode is the error. Returns 0 when there was one (err set). */
+static int strict_repair_ok(parser *p, ks_error *err)
+{
+    if (!p->strict_repair)
+        return 1;
+    uint64_t line, col;
+    line_col(p, p->strict_repair_at, &line, &col);
+    ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
+                    ks_repair_kind_id(p->strict_repair - 1) + 6);
+    return 0;
 }
 
 /* Drop inbuf[0..pos), counting its newlines. */
@@ -1358,8 +1436,19 @@ static void remember_event_start(parser *p, size_t upto)
     }
 }
 
+/* Where the window may be cut before reading on, at most pos: not after the end of the last
+ * accepted token (see acc_abs). */
+static size_t drop_point(const parser *p, size_t pos)
+{
+    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base && p->acc_abs - p->in_base < pos)
+        return (size_t)(p->acc_abs - p->in_base);
+    return pos;
+}
+
 static void discard(parser *p, size_t pos)
 {
+    if (!pos)
+        return;
     remember_event_start(p, pos);
     const char *b = p->inbuf;
     const char *e = b + pos;
@@ -1581,6 +1670,7 @@ static void parser_free(parser *p)
     free(p->own_inbuf);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
+    ks_buf_free(&p->keep);
     free(p->pt);
     free(p->pr);
     free(p->cat_kind);
@@ -1605,12 +1695,27 @@ static int lexed_past_offender(const char *msg)
     return strstr(msg, "lexical error: invalid char in json text") != NULL;
 }
 
+/* "after key and value, inside map, I expect ',' or '}'" and "after array element, I expect ','
+ * or ']'": yajl moves its offset back by the offending token's length, and to the start of the
+ * current feed when that token began in an earlier one (yajl_parser.c), so its position depends on
+ * the chunking. The offending token is the first one after the last accepted token: named here
+ * from the raw bytes, which the window keeps from there on (acc_abs). */
+static int before_offending_token(const char *msg)
+{
+    return strstr(msg, "I expect ','") != NULL;
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
+    if (p->acc_set) {
+        p->acc_abs = p->in_base + pos + ks_run_in_offset(&p->run, p->acc_run);
+        p->acc_set = 0;
+        p->has_acc = 1;
+    }
     char *msg = NULL;
     if (ys != yajl_status_ok) {
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
@@ -1620,13 +1725,15 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
             in_off--; /* name the offending byte itself, as the other lexical errors do (in input
                        * bytes: the filtered run may have dropped blanks before it) */
         *err_at = p->in_base + pos + in_off;
+        if (before_offending_token(msg) && p->has_acc)
+            *err_at = next_token(p, p->acc_abs);
     }
-    commit_repairs(p, *err_at);
-    if (p->strict_repair) {
-        uint64_t line, col;
-        line_col(p, p->strict_repair_at, &line, &col);
-        ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
-                        ks_repair_kind_id(p->strict_repair - 1) + 6);
+    commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->has_acc ? p->acc_abs : 0);
+    if (*err_at != UINT64_MAX) {
+        p->npr = 0;
+        p->has_acc = 0; /* resynchronising: nothing to keep */
+    }
+    if (!strict_repair_ok(p, err)) {
         free(msg);
         return 0;
     }
@@ -1664,6 +1771,8 @@ static void replay(parser *p, const ks_unit *u)
     p->events_read += u->events_read;
     p->last_commit_end = u->last_end;
     p->last_ev_run_end = u->yb + 1;
+    p->acc_run = u->yb + 1;
+    p->acc_set = 1;
 }
 
 /* feed_run for a run a worker parsed ahead: its edges go to yajl here, the unit is replayed in
@@ -1746,6 +1855,47 @@ static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t
 
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
 
+/* The reader window c is about to be replaced by the next one, which starts at c's drop point:
+ * keep the bytes from the end of the last accepted token (acc_abs) up to there. */
+static void keep_tail(parser *p, const ks_rchunk *c)
+{
+    size_t done = c->has_run ? c->run_start + c->consumed : 0;
+    uint64_t drop = c->base + done;
+    if (!p->has_acc || p->acc_abs >= drop) {
+        p->keep.n = 0;
+        return;
+    }
+    if (p->acc_abs >= c->base || !p->keep.n) {
+        size_t from = p->acc_abs >= c->base ? (size_t)(p->acc_abs - c->base) : 0;
+        p->keep.n = 0;
+        p->keep_base = c->base + from;
+        p->keep_lines = p->lines_before;
+        p->keep_last_nl = p->last_nl;
+        count_newlines(c->buf, from, c->base, &p->keep_lines, &p->keep_last_nl);
+        ks_buf_put(&p->keep, c->buf + from, done - from);
+        return;
+    }
+    ks_buf_put(&p->keep, c->buf, done);
+}
+
+/* Switching to our own window at an error that lies in the kept bytes: put them in front. */
+static void prepend_keep(parser *p)
+{
+    size_t k = p->keep.n;
+    if (p->in_cap < p->in_len + k + p->chunk) {
+        p->in_cap = p->in_len + k + p->chunk;
+        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    }
+    memmove(p->own_inbuf + k, p->own_inbuf, p->in_len);
+    memcpy(p->own_inbuf, p->keep.p, k);
+    p->inbuf = p->own_inbuf;
+    p->in_len += k;
+    p->in_base = p->keep_base;
+    p->lines_before = p->keep_lines;
+    p->last_nl = p->keep_last_nl;
+    p->keep.n = 0;
+}
+
 /* The parse while the reader thread filters: one chunk per read, the run it filtered handed to
  * yajl, the window kept for positions. The first syntax error switches to the single-threaded
  * loop (FILTERED_SWITCH: the window copied to our own buffer, *pos where parsing resumes). */
@@ -1754,10 +1904,13 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
 {
     uint64_t lines = 0;
     int64_t last_nl = -1;
+    ks_rchunk *prev = NULL;
     for (;;) {
-        if (p->inbuf)
+        if (prev) {
             remember_event_start(p, p->in_len);
-        ks_rchunk *c = ks_reader_next(p->reader);
+            keep_tail(p, prev);
+        }
+        ks_rchunk *c = prev = ks_reader_next(p->reader);
         if (!c)
             return FILTERED_DONE;
         /* the previous window is discarded now, its newlines counted */
@@ -1782,7 +1935,6 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
                 return FILTERED_DONE;
             continue;
         }
-        p->npr = 0;
         for (size_t i = 0; i < c->npr; i++) {
             KS_GROW(p->pr, p->pr_cap, p->npr + 1);
             p->pr[p->npr].kind = c->pr[i].kind;
@@ -1810,6 +1962,8 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
             }
             memcpy(p->own_inbuf, c->buf, c->len);
             p->inbuf = p->own_inbuf;
+            if (err_at < p->in_base)
+                prepend_keep(p);
             *pos = (size_t)(err_at - p->in_base);
             if (*pos > p->in_len)
                 *pos = p->in_len;
@@ -1875,10 +2029,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         if (need_more) {
             if (eof)
                 break;
-            discard(&p, pos);
-            pos = 0;
+            size_t drop = drop_point(&p, pos);
+            discard(&p, drop);
+            pos -= drop;
             if (p.in_cap < p.in_len + chunk) {
-                p.in_cap = p.in_len + chunk;
+                p.in_cap = p.in_len + chunk > 2 * p.in_cap ? p.in_len + chunk : 2 * p.in_cap;
                 p.own_inbuf = p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
             }
             ks_error rerr;
@@ -1921,7 +2076,6 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             continue;
         }
         p.run_start = pos;
-        p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
         p.run = ks_repair_last_run(&p.rep);
         uint64_t err_at;
@@ -1938,6 +2092,12 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             need_more = 1;
     }
 done:
+    if (p.npr && !p.failed) {
+        /* repairs in the last, unfinished token */
+        commit_repairs(&p, UINT64_MAX);
+        if (!strict_repair_ok(&p, err))
+            goto fail;
+    }
     ks_trace_set_supply(p.t, NULL);
     if (opts->info) {
         opts->info->chunks += p.info.chunks;

@@ -1,0 +1,154 @@
+/* tests/parser/test_chunking.c: parse.h promises the same trace, diagnostics, positions, repair
+ * counts and errors whatever the chunking and the reader thread (issue 16). Hostile inputs (cut in
+ * a string, in a number, a lexical error, an unescaped quote, a missing ',' after a long token)
+ * are parsed with chunks of 1, 2, 3, 7, 4096 bytes and 256 KiB, the reader thread off, on, and on
+ * with every optional step, tolerant and strict; the complete rendering of each result
+ * (trace_digest.h) must equal the one of a plain read. A few positions are also checked against
+ * values worked out by hand. */
+#include "ks_test.h"
+#include "json/repair.h"
+#include "trace_digest.h"
+
+static const char *const hostile[] = {
+    /* cut inside a string holding repairs (raw tab, unescaped quote) */
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"b\tc\" d\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"e\tf\"g\th",
+    /* cut inside a number */
+    "[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"b\", \"ts\": 12345.6",
+    /* lexical errors: an invalid character, a misspelt literal, a malformed number */
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2 @, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"i\", \"name\": \"c\", \"ts\": 3, \"pid\": 1, \"tid\": 1, \"s\": trux},\n"
+    " {\"ph\": \"i\", \"name\": \"d\", \"ts\": 4.e, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"i\", \"name\": \"e\", \"ts\": 5, \"pid\": 1, \"tid\": 1}\n"
+    "], \"after\": 1}\n",
+    /* unescaped quotes and control characters everywhere */
+    "[{\"ph\": \"X\", \"name\": \"x\"y\"z\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"\"\", \"ts\": 2, \"dur\": 1, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"q\r\n\", \"ts\": 3, \"dur\": 1, \"pid\": \"2\", \"tid\": 1}]\n",
+    /* a missing ',' after a long string, a long number and a closed object (yajl names these
+     * errors from the offending token's length and the feed it began in) */
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" \"bbbbbbbbbbbbbbbbbbbbbbbb\", \"ts\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"c\", \"ts\": 12345678901234567890 \"dddddddddddddddddddddd\"},\n"
+    " {\"ph\": \"i\", \"name\": \"e\", \"ts\": 5, \"pid\": 1, \"tid\": 1}\n"
+    " {\"ph\": \"i\", \"name\": \"f\tg\", \"ts\": 6, \"pid\": 1, \"tid\": 1} \"hhhhhhhhhhhhhhhhhhhhh\",\n"
+    " {\"ph\": \"i\", \"name\": \"i\", \"ts\": 7, \"pid\": 1, \"tid\": 1, \"args\": {\"k\": [1, 2] 3}},\n"
+    " {\"ph\": \"i\", \"name\": \"j\", \"ts\": 8, \"pid\": 1, \"tid\": 1}\n"
+    "], \"host\": \"x\"\n",
+    /* an error in the metadata before the events, and trailing garbage */
+    "{\"a\": \"b\" \"c\": 1, \"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, "
+    "\"tid\": 1}]} \"garbage\" x",
+};
+
+static char *digest(const char *s, size_t chunk, int reader, int strict)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = chunk;
+    o.reader_thread = reader;
+    o.threads = 1;
+    o.strict = strict;
+    return digest_parse(s, strlen(s), &o);
+}
+
+static void same_result_whatever_the_chunking(void **state)
+{
+    (void)state;
+    static const size_t chunks[] = {1, 2, 3, 7, 4096, 256 * 1024};
+    static const int readers[] = {-1, 1, 2};
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+        for (int strict = 0; strict < 2; strict++) {
+            char *ref = digest(hostile[i], 0, -1, strict);
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+                for (size_t r = 0; r < 3; r++) {
+                    char *got = digest(hostile[i], chunks[c], readers[r], strict);
+                    if (strcmp(ref, got))
+                        fail_msg("input %zu strict %d chunk %zu reader %d: line %zu differs\n--- plain\n%s"
+                                 "--- chunked\n%s", i, strict, chunks[c], readers[r],
+                                 digest_first_diff_line(ref, got), ref, got);
+                    free(got);
+                }
+            free(ref);
+        }
+}
+
+/* The first example of diagnostic id, parsed with chunks of chunk bytes. */
+static ks_diag_example first_example(const char *s, size_t chunk, const char *id, uint64_t *count)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = chunk;
+    o.reader_thread = -1;
+    ks_trace *t;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("x", s, strlen(s), &o, &t, &err), KS_OK);
+    const ks_diag_kind *k = ks_diag_get(&t->diag, id);
+    assert_non_null(k);
+    ks_diag_example ex;
+    memset(&ex, 0, sizeof ex);
+    if (k->nexamples)
+        ex = k->ex[0];
+    *count = k->count;
+    ks_trace_free(t);
+    return ex;
+}
+
+/* "after array element, I expect ',' or ']'": the position is the offending token's first byte,
+ * here the '{' of line 3 (byte 56, column 2), whatever the chunking; the skipped bytes run from it
+ * to the '"' of the next event's first key. */
+static void missing_comma_named_at_the_offending_token(void **state)
+{
+    (void)state;
+    const char *s = "[\n"
+                    " {\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n"
+                    " {\"ph\": \"i\", \"name\": \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"},\n"
+                    " {\"ph\": \"i\", \"name\": \"c\", \"ts\": 3, \"pid\": 1, \"tid\": 1}]\n";
+    const char *brace = strchr(strchr(s, '}'), '{');
+    uint64_t want = (uint64_t)(brace - s);
+    const char *next = strstr(brace, ",\n {") + 3;
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        uint64_t n;
+        ks_diag_example ex = first_example(s, chunk, "parse.skipped_event", &n);
+        assert_int_equal(ex.byte, want);
+        assert_int_equal(ex.line, 3);
+        assert_int_equal(ex.column, 2);
+        first_example(s, chunk, "parse.resync_bytes_skipped", &n);
+        assert_int_equal(n, (uint64_t)(next + 1 - brace));
+    }
+}
+
+/* A repair inside the offending token of a syntax error is not counted (the token is skipped),
+ * also when the chunk that held the repair was settled before the error was seen. */
+static void repair_in_skipped_token_not_counted(void **state)
+{
+    (void)state;
+    const char *s = "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1} \"x\ty\",\n"
+                    " {\"ph\": \"i\", \"name\": \"c\", \"ts\": 3, \"pid\": 1, \"tid\": 1}]";
+    for (size_t chunk = 1; chunk <= 80; chunk++) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = chunk;
+        o.reader_thread = -1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("x", s, strlen(s), &o, &t, &err), KS_OK);
+        assert_null(ks_diag_get(&t->diag, ks_repair_kind_id(KS_REPAIR_CONTROL)));
+        assert_int_equal(t->events, 2);
+        ks_trace_free(t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_result_whatever_the_chunking),
+        cmocka_unit_test(missing_comma_named_at_the_offending_token),
+        cmocka_unit_test(repair_in_skipped_token_not_counted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
