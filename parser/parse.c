@@ -1853,6 +1853,48 @@ static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t
     return size == 0 || size > chunk;
 }
 
+/* How much to read before the next feed: a chunk, or as much as the window holds from the end of
+ * the last accepted token when that is more: yajl lexes a token cut by a feed again from its
+ * start at the next feed, so a long token is fed in parts that double (time linear in it). */
+static size_t read_want(const parser *p)
+{
+    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base) {
+        uint64_t held = p->in_base + p->in_len - p->acc_abs;
+        if (held > p->chunk)
+            return (size_t)held;
+    }
+    return p->chunk;
+}
+
+/* Read a chunk onto the window, or chunks until want bytes came (or the end). Returns 0 when a
+ * read failed fatally (err set). */
+static int fill_window(parser *p, ks_stream *st, const ks_parse_opts *opts, size_t want, int *eof,
+                       ks_error *err)
+{
+    size_t got = 0;
+    do {
+        if (p->in_cap < p->in_len + p->chunk) {
+            p->in_cap = p->in_len + p->chunk > 2 * p->in_cap ? p->in_len + p->chunk : 2 * p->in_cap;
+            p->own_inbuf = p->inbuf = ks_xrealloc(p->inbuf, p->in_cap);
+        }
+        ks_error rerr;
+        ssize_t r = read_more(p, st, p->inbuf + p->in_len, p->chunk, &rerr);
+        if (r < 0) {
+            if (!read_failed(p, p->in_base + p->in_len, rerr.msg, ks_stream_damaged(st), err))
+                return 0;
+            r = 0;
+        }
+        if (r == 0)
+            *eof = 1;
+        p->in_len += (size_t)r;
+        got += (size_t)r;
+        p->t->bytes = p->in_base + p->in_len;
+        if (opts->progress)
+            opts->progress(opts->progress_ctx, st, p->t->bytes);
+    } while (!*eof && want > p->chunk && got < want);
+    return 1;
+}
+
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
 
 /* The reader window c is about to be replaced by the next one, which starts at c's drop point:
@@ -1878,7 +1920,15 @@ static void keep_tail(parser *p, const ks_rchunk *c)
     ks_buf_put(&p->keep, c->buf, done);
 }
 
-/* Switching to our own window at an error that lies in the kept bytes: put them in front. */
+/* 1 when the token after the last accepted one began more than two chunks before the end of
+ * what the reader window c filtered. */
+static int inside_long_token(const parser *p, const ks_rchunk *c)
+{
+    uint64_t drop = c->base + (c->has_run ? c->run_start + c->consumed : 0);
+    return p->has_acc && p->acc_abs < drop && drop - p->acc_abs > 2 * (uint64_t)p->chunk;
+}
+
+/* Put the kept bytes in front of our own window. */
 static void prepend_keep(parser *p)
 {
     size_t k = p->keep.n;
@@ -1893,6 +1943,21 @@ static void prepend_keep(parser *p)
     p->in_base = p->keep_base;
     p->lines_before = p->keep_lines;
     p->last_nl = p->keep_last_nl;
+    p->keep.n = 0;
+}
+
+/* Leave the reader's windows: ours holds the window c, after the bytes kept from earlier ones
+ * when the parse goes on from need_from, before c. */
+static void own_window(parser *p, const ks_rchunk *c, uint64_t need_from)
+{
+    if (p->in_cap < c->len + p->chunk) {
+        p->in_cap = c->len + p->chunk;
+        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    }
+    memcpy(p->own_inbuf, c->buf, c->len);
+    p->inbuf = p->own_inbuf;
+    if (p->keep.n && need_from < p->in_base)
+        prepend_keep(p);
     p->keep.n = 0;
 }
 
@@ -1956,14 +2021,7 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
             return FILTERED_FAIL;
         if (err_at != UINT64_MAX) {
             /* resynchronise on the raw bytes: our own window and filter from here on */
-            if (p->in_cap < c->len + p->chunk) {
-                p->in_cap = c->len + p->chunk;
-                p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
-            }
-            memcpy(p->own_inbuf, c->buf, c->len);
-            p->inbuf = p->own_inbuf;
-            if (err_at < p->in_base)
-                prepend_keep(p);
+            own_window(p, c, err_at);
             *pos = (size_t)(err_at - p->in_base);
             if (*pos > p->in_len)
                 *pos = p->in_len;
@@ -1973,6 +2031,15 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
         }
         if (c->eof)
             return FILTERED_DONE; /* the last window stays: finish() reports positions in it */
+        if (inside_long_token(p, c)) {
+            /* yajl would lex the token again from its start at every chunk: go on with our own
+             * window, which grows with the token (issue 16) */
+            own_window(p, c, p->acc_abs);
+            *pos = (size_t)(c->base + c->run_start + c->consumed - p->in_base);
+            p->rep.in_string = c->in_string;
+            ks_reader_raw(p->reader);
+            return FILTERED_SWITCH;
+        }
     }
 }
 
@@ -2032,23 +2099,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             size_t drop = drop_point(&p, pos);
             discard(&p, drop);
             pos -= drop;
-            if (p.in_cap < p.in_len + chunk) {
-                p.in_cap = p.in_len + chunk > 2 * p.in_cap ? p.in_len + chunk : 2 * p.in_cap;
-                p.own_inbuf = p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
-            }
-            ks_error rerr;
-            ssize_t r = read_more(&p, st, p.inbuf + p.in_len, chunk, &rerr);
-            if (r < 0) {
-                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, ks_stream_damaged(st), err))
-                    goto fail;
-                r = 0;
-            }
-            if (r == 0)
-                eof = 1;
-            p.in_len += (size_t)r;
-            p.t->bytes = p.in_base + p.in_len;
-            if (opts->progress)
-                opts->progress(opts->progress_ctx, st, p.t->bytes);
+            if (!fill_window(&p, st, opts, read_want(&p), &eof, err))
+                goto fail;
             if (first) {
                 if (p.in_len < 3 && !eof)
                     continue;

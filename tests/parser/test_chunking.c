@@ -143,12 +143,53 @@ static void repair_in_skipped_token_not_counted(void **state)
     }
 }
 
+/* A 64 MiB string (a token far longer than a chunk, fed in doubling parts) arrives whole, with
+ * the reader thread and without; the metadata after the events is read too. */
+static void long_string_whole(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)64 << 20;
+    const char *head = "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1, \"name\": \"";
+    const char *tail = "\"}], \"host\": \"h\"}";
+    size_t hl = strlen(head), tl = strlen(tail);
+    char *buf = malloc(hl + n + tl);
+    assert_non_null(buf);
+    memcpy(buf, head, hl);
+    for (size_t i = 0; i < n; i++)
+        buf[hl + i] = (char)('a' + i % 26);
+    memcpy(buf + hl + n, tail, tl);
+    for (int reader = -1; reader <= 1; reader += 2) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.reader_thread = reader;
+        o.threads = 1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("long", buf, hl + n + tl, &o, &t, &err), KS_OK);
+        assert_int_equal(t->events, 1);
+        assert_false(t->truncated);
+        const ks_event *e = NULL;
+        for (size_t i = 0; i < t->ntracks; i++)
+            if (t->tracks[i].n)
+                e = &t->tracks[i].ev[0];
+        assert_non_null(e);
+        const char *name = ks_trace_str(t, e->name);
+        assert_int_equal(strlen(name), n);
+        assert_memory_equal(name, buf + hl, n);
+        assert_int_equal(t->meta.nentries, 1);
+        assert_string_equal(ks_trace_str(t, t->meta.entries[0].value), "h");
+        ks_trace_free(t);
+    }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_result_whatever_the_chunking),
         cmocka_unit_test(missing_comma_named_at_the_offending_token),
         cmocka_unit_test(repair_in_skipped_token_not_counted),
+        cmocka_unit_test(long_string_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
