@@ -1895,6 +1895,18 @@ static int fill_window(parser *p, ks_stream *st, const ks_parse_opts *opts, size
     return 1;
 }
 
+/* The rest is ignored, but read: the byte count (and a read error) do not depend on where in a
+ * chunk the parse stopped. Returns 0 when a read failed fatally (err set). */
+static int drain(parser *p, ks_stream *st, const ks_parse_opts *opts, int *eof, ks_error *err)
+{
+    while (!*eof) {
+        discard(p, p->in_len);
+        if (!fill_window(p, st, opts, p->chunk, eof, err))
+            return 0;
+    }
+    return 1;
+}
+
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
 
 /* The reader window c is about to be replaced by the next one, which starts at c's drop point:
@@ -2112,8 +2124,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             }
             need_more = 0;
         }
-        if (p.mode == M_STOP)
+        if (p.mode == M_STOP) {
+            if (!drain(&p, st, opts, &eof, err))
+                goto fail;
             break;
+        }
         if (p.mode == M_RESYNC) {
             const char *prefix;
             if (resync_scan(&p, &pos, &prefix))

@@ -43,6 +43,12 @@ static const char *const hostile[] = {
     /* an error in the metadata before the events, and trailing garbage */
     "{\"a\": \"b\" \"c\": 1, \"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, "
     "\"tid\": 1}]} \"garbage\" x",
+    /* trailing garbage longer than a chunk: read to the end all the same (the byte count) */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]\n"
+    "x garbage garbage garbage garbage garbage garbage garbage garbage garbage\n",
+    /* metadata after the events cut by an error */
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}],\n"
+    " \"a\": 1 2, \"b\": \"long long long long long long long long long long long\"}\n",
 };
 
 static char *digest(const char *s, size_t chunk, int reader, int strict)
