@@ -241,6 +241,10 @@ typedef struct parser {
     enum resync_target rs_target;
     int rs_state;
     uint64_t rs_from;         /* where the resync scan began (for the skipped byte count) */
+    /* RS_EVENT: brackets outside strings since the scan began; the ']' that takes rs_depth to
+     * -rs_close closes traceEvents (a broken last event does not hide the metadata after it) */
+    int64_t rs_depth, rs_close;
+    uint8_t rs_str, rs_esc;
 
     /* caches */
     uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
@@ -1499,6 +1503,13 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     if (in_events || in_event) {
         diag_at(p, "parse.skipped_event", KS_SEV_ERROR, at, "event skipped: %s", msg);
         p->rs_target = RS_EVENT;
+        int ev = 0;
+        while (ev < p->depth && p->stack[ev] != CX_EVENTS)
+            ev++;
+        /* containers open inside traceEvents, then traceEvents itself */
+        p->rs_close = (int64_t)(p->depth - ev - 1) + p->skip + 1;
+        p->rs_depth = 0;
+        p->rs_str = p->rs_esc = 0;
     } else if (p->t->container == '{' && !p->in_events_seen) {
         diag_at(p, "parse.skipped_metadata", KS_SEV_WARNING, at, "metadata skipped up to \"traceEvents\": %s", msg);
         p->rs_target = RS_TRACE_EVENTS;
@@ -1513,6 +1524,28 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     return 1;
 }
 
+/* Follow the brackets outside strings while looking for the next event: 1 at the ']' that closes
+ * traceEvents, when it comes before any next event (the broken event was the last one). */
+static int closes_events(parser *p, char c)
+{
+    if (p->rs_str) {
+        if (p->rs_esc)
+            p->rs_esc = 0;
+        else if (c == '\\')
+            p->rs_esc = 1;
+        else if (c == '"')
+            p->rs_str = 0;
+        return 0;
+    }
+    if (c == '"')
+        p->rs_str = 1;
+    else if (c == '{' || c == '[')
+        p->rs_depth++;
+    else if (c == '}' || c == ']')
+        return --p->rs_depth <= -p->rs_close && c == ']';
+    return 0;
+}
+
 /* Scan inbuf[*pos..in_len) for the resynchronisation point. Returns 1 when found: *pos is where
  * parsing resumes and *prefix the synthetic JSON to feed before it. */
 static int resync_scan(parser *p, size_t *pos, const char **prefix)
@@ -1522,6 +1555,11 @@ static int resync_scan(parser *p, size_t *pos, const char **prefix)
     for (size_t i = *pos; i < p->in_len; i++) {
         char c = b[i];
         int blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        if (p->rs_target == RS_EVENT && closes_events(p, c)) {
+            *pos = i;
+            *prefix = p->t->container == '[' ? "[" : "{\"traceEvents\":[";
+            return 1;
+        }
         if (p->rs_target == RS_EVENT) {
             /* ( ',' | '[' ) blank* '{' blank* '"' */
             switch (p->rs_state) {

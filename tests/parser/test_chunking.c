@@ -9,7 +9,19 @@
 #include "json/repair.h"
 #include "trace_digest.h"
 
+static const char broken_last[] =
+    "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1, \"args\": {\"dims\": [[1, 2], [3]]}},\n"
+    " {\"ph\": \"X\", \"name\": \"b]\", \"ts\": 2 \"dur\": 1, \"pid\": 1, \"tid\": 1, \"args\": {\"dims\": [[1], [2, 3]], \"s\": \"]\\\"]\"}}\n"
+    "],\n"
+    " \"traceName\": \"t.json\", \"deviceProperties\": [{\"id\": 0, \"name\": \"H100\"}], \"baseTimeNanoseconds\": 5}\n";
+static const char broken_last_bare[] =
+    "[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1 \"pid\": 1, \"args\": {\"d\": [[1], []]}}]\n";
+
 static const char *const hostile[] = {
+    broken_last,
+    broken_last_bare,
     /* cut inside a string holding repairs (raw tab, unescaped quote) */
     "{\"traceEvents\": [\n"
     " {\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},\n"
@@ -189,12 +201,39 @@ static void long_string_whole(void **state)
     free(buf);
 }
 
+/* A malformed last event: the event is skipped (counted), the file is complete (not truncated)
+ * and the metadata after traceEvents is read; the ']' inside the broken event's strings and
+ * nested arrays do not end the events early. */
+static void broken_last_event_keeps_metadata(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(broken_last);
+    assert_false(t->truncated);
+    assert_int_equal(t->events, 1);
+    const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.skipped_event");
+    assert_non_null(k);
+    assert_int_equal(k->count, 1);
+    assert_null(ks_diag_get(&t->diag, "parse.truncated"));
+    assert_string_equal(ks_trace_str(t, t->meta.trace_name), "t.json");
+    assert_int_equal(t->meta.ndevices, 1);
+    assert_true(t->meta.has_base_time);
+    assert_int_equal(t->meta.base_time_ns, 5);
+    ks_trace_free(t);
+
+    t = ks_test_parse(broken_last_bare);
+    assert_false(t->truncated);
+    assert_int_equal(t->events, 1);
+    assert_null(ks_diag_get(&t->diag, "parse.array_unclosed"));
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_result_whatever_the_chunking),
         cmocka_unit_test(missing_comma_named_at_the_offending_token),
         cmocka_unit_test(repair_in_skipped_token_not_counted),
+        cmocka_unit_test(broken_last_event_keeps_metadata),
         cmocka_unit_test(long_string_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
