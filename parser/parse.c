@@ -245,6 +245,10 @@ typedef struct parser {
      * -rs_close closes traceEvents (a broken last event does not hide the metadata after it) */
     int64_t rs_depth, rs_close;
     uint8_t rs_str, rs_esc;
+    /* the '{' of the event the scan may resume at (its start), with its line and column once it
+     * left the window (rs_brace_lc) */
+    uint64_t rs_brace, rs_brace_line, rs_brace_col;
+    int rs_brace_lc;
 
     /* caches */
     uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
@@ -1432,6 +1436,12 @@ static int strict_repair_ok(parser *p, ks_error *err)
  * when it lies there */
 static void remember_event_start(parser *p, size_t upto)
 {
+    uint64_t b = p->rs_brace;
+    if (p->mode == M_RESYNC && p->rs_state == 2 && !p->rs_brace_lc && b >= p->in_base &&
+        b < p->in_base + upto) {
+        line_col(p, b, &p->rs_brace_line, &p->rs_brace_col);
+        p->rs_brace_lc = 1;
+    }
     uint64_t s = p->ev.start;
     if (s >= p->in_base && s < p->in_base + upto) {
         line_col(p, s, &p->lc_line, &p->lc_col);
@@ -1565,7 +1575,11 @@ static int resync_scan(parser *p, size_t *pos, const char **prefix)
             switch (p->rs_state) {
             case 0: if (c == ',' || c == '[') p->rs_state = 1; break;
             case 1:
-                if (c == '{') p->rs_state = 2;
+                if (c == '{') {
+                    p->rs_state = 2;
+                    p->rs_brace = p->in_base + i;
+                    p->rs_brace_lc = 0;
+                }
                 else if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
                 break;
             case 2:
@@ -1613,6 +1627,16 @@ static void restart(parser *p, const char *prefix, size_t pos)
     p->feeding_prefix = 1;
     yajl_parse(p->h, (const unsigned char *)prefix, strlen(prefix));
     p->feeding_prefix = 0;
+    if (prefix[strlen(prefix) - 1] == '{') {
+        /* the event starts at its own '{', which may have left the window during the scan */
+        p->ev.start = p->rs_brace;
+        if (p->rs_brace_lc) {
+            p->has_lc = 1;
+            p->lc_at = p->rs_brace;
+            p->lc_line = p->rs_brace_line;
+            p->lc_col = p->rs_brace_col;
+        }
+    }
     uint64_t at = p->in_base + pos;
     ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);
     p->mode = M_PARSE;

@@ -20,6 +20,9 @@ static const char broken_last_bare[] =
     " {\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1 \"pid\": 1, \"args\": {\"d\": [[1], []]}}]\n";
 
 static const char *const hostile[] = {
+    /* the event resumed at after an error is named at its '{', several lines before its end */
+    "[\n {\"ph\": \"X\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"name\": \"n\",\n   \"ts\": 2,\n"
+    "   \"pid\": 1\n  }\n]\n",
     broken_last,
     broken_last_bare,
     /* cut inside a string holding repairs (raw tab, unescaped quote) */
