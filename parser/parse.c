@@ -184,6 +184,7 @@ typedef struct parser {
     int top_done;             /* the top-level value is complete */
     int events_done;          /* the traceEvents array was closed */
     int in_events_seen;
+    uint32_t top_seen;        /* bit k: top-level key k (enum key) seen */
 
     cur_event ev;
     counter_kv *kv;
@@ -983,6 +984,12 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
         return 1;
     case CX_TOP_OBJ:
         p->key = top_key(k, len);
+        if (p->key != K_META && !p->feeding_prefix) {
+            /* a duplicate traceEvents adds its events; the other values: the last one wins */
+            if (p->top_seen & (1u << p->key))
+                ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+            p->top_seen |= 1u << p->key;
+        }
         if (p->key == K_META)
             p->meta_key = ks_strtab_intern(p->t->strings, k, len);
         return 1;
@@ -1015,6 +1022,7 @@ static void set_meta_entry(parser *p, const char *s, size_t len, int is_string)
     ks_str v = ks_strtab_intern(p->t->strings, s, len);
     for (size_t i = 0; i < m->nentries; i++)
         if (m->entries[i].key == p->meta_key) {
+            ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
             m->entries[i].value = v;
             m->entries[i].is_string = (uint8_t)is_string;
             return;
@@ -1504,7 +1512,7 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     if (p->strict)
         return fatal_at(p, at, "invalid JSON: %s", msg);
     if (!p->t->container)
-        return fatal_at(p, at, "not a JSON trace: %s", msg);
+        return fatal_at(p, at, "%s: %s", raw_byte(p, at) == 0 ? "not JSON" : "not a JSON trace", msg);
     if (p->top_done) {
         diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at, "bytes after the trace ignored: %s", msg);
         p->mode = M_STOP;
@@ -1789,6 +1797,13 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
             *err_at = next_token(p, p->acc_abs);
+        if (raw_byte(p, *err_at) == 0) {
+            /* binary data (/dev/zero, a sparse or zero-filled file): say so */
+            free(msg);
+            char buf[64];
+            snprintf(buf, sizeof buf, "NUL byte at byte %llu", (unsigned long long)*err_at);
+            msg = ks_xstrdup(buf);
+        }
     }
     commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->has_acc ? p->acc_abs : 0);
     if (*err_at != UINT64_MAX) {
