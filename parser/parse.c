@@ -27,6 +27,7 @@
 #include "source/source_int.h"
 #include "store/store_int.h"
 #include "json/repair.h"
+#include "json/textpos.h"
 #include "parser/split.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
@@ -298,17 +299,6 @@ static uint64_t cur_offset(parser *p)
     return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
 }
 
-/* Newlines in b[0 .. n) added to *lines, the last one's absolute offset (b[0] at base) to *last. */
-static void count_newlines(const char *b, size_t n, uint64_t base, uint64_t *lines, int64_t *last)
-{
-    const char *q = b, *e = b + n;
-    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
-        (*lines)++;
-        *last = (int64_t)(base + (uint64_t)(q - b));
-        q++;
-    }
-}
-
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
     if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
@@ -316,21 +306,12 @@ static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *co
         *col = p->lc_col;
         return;
     }
-    uint64_t lines = p->lines_before;
-    int64_t last = p->last_nl;
+    ks_text_win w = {p->inbuf, p->in_len, p->in_base, p->lines_before, p->last_nl};
     if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
         /* in the bytes kept from an earlier reader window */
-        lines = p->keep_lines;
-        last = p->keep_last_nl;
-        count_newlines(p->keep.p, (size_t)(abs - p->keep_base), p->keep_base, &lines, &last);
-    } else {
-        uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
-        if (rel > p->in_len)
-            rel = p->in_len;
-        count_newlines(p->inbuf, (size_t)rel, p->in_base, &lines, &last);
+        w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl};
     }
-    *line = lines + 1;
-    *col = abs > (uint64_t)(last + 1) ? abs - (uint64_t)(last + 1) + 1 : 1;
+    ks_text_line_col(&w, abs, line, col);
 }
 
 /* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
@@ -1472,14 +1453,7 @@ static void discard(parser *p, size_t pos)
     if (!pos)
         return;
     remember_event_start(p, pos);
-    const char *b = p->inbuf;
-    const char *e = b + pos;
-    const char *q = b;
-    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
-        p->lines_before++;
-        p->last_nl = (int64_t)(p->in_base + (uint64_t)(q - b));
-        q++;
-    }
+    ks_text_count(p->inbuf, pos, p->in_base, &p->lines_before, &p->last_nl);
     memmove(p->inbuf, p->inbuf + pos, p->in_len - pos);
     p->in_len -= pos;
     p->in_base += pos;
@@ -2002,7 +1976,7 @@ static void keep_tail(parser *p, const ks_rchunk *c)
         p->keep_base = c->base + from;
         p->keep_lines = p->lines_before;
         p->keep_last_nl = p->last_nl;
-        count_newlines(c->buf, from, c->base, &p->keep_lines, &p->keep_last_nl);
+        ks_text_count(c->buf, from, c->base, &p->keep_lines, &p->keep_last_nl);
         ks_buf_put(&p->keep, c->buf + from, done - from);
         return;
     }
