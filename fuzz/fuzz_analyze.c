@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t sel = fuzz_take(&in, 1);
     ks_parse_opts po;
     ks_parse_opts_init(&po);
+    po.chunk_size = FUZZ_CHUNK; /* small buffers: the result does not depend on it (fuzz_parse) */
     ks_trace *t = NULL;
     ks_error err;
     if (ks_parse_buffer("fuzz", in.p, in.n, &po, &t, &err) != KS_OK)
