@@ -74,9 +74,66 @@ static void causes(ks_jw *w, const ks_trace *t, const ks_gap_cause *c, size_t n,
         ks_jw_obj(w);
         ks_jw_kstr(w, "what", c[i].name ? ks_trace_str(t, c[i].name) : none);
         ks_jw_kstr(w, "kind", c[i].name ? ks_kind_name((ks_kind)c[i].kind) : "none");
+        ks_jw_kbool(w, "waiting_on_other_thread", c[i].waiting);
         ks_jw_kuint(w, "count", c[i].count);
         ks_jw_kint(w, "total_ns", c[i].total_ns);
         ks_jw_kdouble(w, "share", total ? (double)c[i].total_ns / (double)total : 0.0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void thread_id(ks_jw *w, const ks_trace *t, uint32_t track)
+{
+    char id[64];
+    const ks_track *tr = &t->tracks[track];
+    ks_id_format(t->strings, tr->pid, id, sizeof id);
+    ks_jw_kstr(w, "pid", id);
+    ks_id_format(t->strings, tr->tid, id, sizeof id);
+    ks_jw_kstr(w, "tid", id);
+    if (tr->name)
+        ks_jw_kstr(w, "thread_name", ks_trace_str(t, tr->name));
+    else
+        ks_jw_knull(w, "thread_name");
+}
+
+/* every CPU thread of the launching process over the device's gaps */
+static void gap_threads_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d)
+{
+    ks_jw_arr(w);
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        ks_jw_obj(w);
+        thread_id(w, t, th->track);
+        ks_jw_kuint(w, "launching_gaps", th->launching);
+        ks_jw_key(w, "state_ns");
+        ks_jw_obj(w);
+        for (int s = 0; s < KS_TS_COUNT; s++)
+            ks_jw_kint(w, ks_thread_state_name((ks_thread_state)s), th->state_ns[s]);
+        ks_jw_end_obj(w);
+        ks_jw_key(w, "by_cpu_activity");
+        causes(w, t, th->by_cpu, th->nby_cpu, d->total_ns, "(nothing: CPU thread idle)");
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+/* what every thread of the process did during one gap, piece by piece */
+static void gap_pieces_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d, const ks_gap *gp)
+{
+    ks_jw_key(w, "threads");
+    ks_jw_arr(w);
+    for (size_t i = gp->piece0; i < gp->piece0 + gp->npieces && i < d->npieces; i++) {
+        const ks_gap_piece *pc = &d->pieces[i];
+        ks_jw_obj(w);
+        thread_id(w, t, pc->track);
+        ks_jw_kint(w, "start_ns", pc->start);
+        ks_jw_kint(w, "end_ns", pc->end);
+        ks_jw_kstr(w, "state", ks_thread_state_name((ks_thread_state)pc->state));
+        if (pc->name)
+            ks_jw_kstr(w, "what", ks_trace_str(t, pc->name));
+        else
+            ks_jw_knull(w, "what");
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -105,6 +162,9 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
         causes(w, t, d->by_cpu, d->nby_cpu, d->total_ns, "(nothing: CPU thread idle)");
         ks_jw_key(w, "by_label");
         causes(w, t, d->by_label, d->nby_label, d->total_ns, "(no label)");
+        ks_jw_kint(w, "waiting_on_other_thread_ns", d->waiting_ns);
+        ks_jw_key(w, "threads");
+        gap_threads_json(w, t, d);
         ks_jw_key(w, "hta");
         ks_jw_obj(w);
         ks_jw_kint(w, "host_wait_ns", d->hta_host_wait_ns);
@@ -119,6 +179,8 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
             ks_jw_kint(w, "end_ns", d->longest[j].end);
             ks_jw_kint(w, "dur_ns", d->longest[j].end - d->longest[j].start);
             ks_jw_kstr(w, "while", d->longest[j].cause ? ks_trace_str(t, d->longest[j].cause) : "(nothing)");
+            ks_jw_kbool(w, "waiting_on_other_thread", d->longest[j].cause_waiting);
+            gap_pieces_json(w, t, d, &d->longest[j]);
             ks_jw_end_obj(w);
         }
         ks_jw_end_arr(w);

@@ -1,5 +1,6 @@
 /* report/insights_text.c: the text sections for steps, GPU idle gaps, diagnoses and telemetry. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -52,6 +53,54 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st)
     }
 }
 
+/* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
+ * (in ## backward ## [user_annotation])" */
+static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c)
+{
+    char prev[100] = "";
+    if (c->name) {
+        const char *nm = ks_trace_str(t, c->name);
+        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
+    }
+    if (c->waiting && c->name)
+        snprintf(buf, n, "launching thread waiting on another thread (in %s [%s])", prev, ks_kind_name((ks_kind)c->kind));
+    else if (c->waiting)
+        snprintf(buf, n, "launching thread waiting on another thread (idle)");
+    else if (c->name)
+        snprintf(buf, n, "%s [%s]", prev, ks_kind_name((ks_kind)c->kind));
+    else
+        snprintf(buf, n, "(nothing: CPU thread idle)");
+}
+
+/* every CPU thread of the launching process during the gaps: its states and top activities */
+static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d)
+{
+    char b1[32], b2[32], b3[32], b4[32], id[64];
+    if (!d->nthreads)
+        return;
+    fprintf(out, "    launching thread waiting on another thread: %s (%.1f%% of the gaps): idle or in a blocking\n"
+                 "    call while another thread of its process ran an op or a label, or in a label's own time\n"
+                 "    while another thread ran an op\n",
+            fmt(b1, sizeof b1, d->waiting_ns), pct(d->waiting_ns, d->total_ns));
+    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle):\n");
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        const ks_track *tr = &t->tracks[th->track];
+        ks_id_format(t->strings, tr->tid, id, sizeof id);
+        const char *nm = tr->name ? ks_trace_str(t, tr->name) : "";
+        fprintf(out, "      tid %s%s%s%s: %s / %s / %s / %s; launching thread of %llu gaps\n", id, *nm ? " (" : "", nm,
+                *nm ? ")" : "", fmt(b1, sizeof b1, th->state_ns[KS_TS_WORK]),
+                fmt(b2, sizeof b2, th->state_ns[KS_TS_BLOCKING]), fmt(b3, sizeof b3, th->state_ns[KS_TS_LABEL]),
+                fmt(b4, sizeof b4, th->state_ns[KS_TS_IDLE]), (unsigned long long)th->launching);
+        for (size_t j = 0; j < th->nby_cpu && j < 3; j++) {
+            char what[200];
+            cause_text(what, sizeof what, t, &th->by_cpu[j]);
+            fprintf(out, "        %12s %5.1f%%  %s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
+                    pct(th->by_cpu[j].total_ns, d->total_ns), what);
+        }
+    }
+}
+
 static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
 {
     const ks_trace *t = a->trace;
@@ -75,13 +124,12 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
         fprintf(out, "    GPU idle while the launching CPU thread was in:\n");
         for (size_t j = 0; j < d->nby_cpu && j < 10; j++) {
             const ks_gap_cause *c = &d->by_cpu[j];
-            char prev[100];
-            const char *n = c->name ? ks_trace_str(t, c->name) : "(nothing: CPU thread idle)";
-            ks_fmt_preview(prev, sizeof prev, n, strlen(n), 70);
-            fprintf(out, "    %12s %5.1f%% %6llu  %s%s%s%s\n", fmt(b1, sizeof b1, c->total_ns),
-                    pct(c->total_ns, d->total_ns), (unsigned long long)c->count, prev, c->name ? " [" : "",
-                    c->name ? ks_kind_name((ks_kind)c->kind) : "", c->name ? "]" : "");
+            char what[200];
+            cause_text(what, sizeof what, t, c);
+            fprintf(out, "    %12s %5.1f%% %6llu  %s\n", fmt(b1, sizeof b1, c->total_ns), pct(c->total_ns, d->total_ns),
+                    (unsigned long long)c->count, what);
         }
+        threads_in_gaps(out, t, d);
         fprintf(out, "    ... by innermost label:");
         for (size_t j = 0; j < d->nby_label && j < 5; j++) {
             const ks_gap_cause *c = &d->by_label[j];

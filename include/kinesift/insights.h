@@ -78,16 +78,52 @@ typedef struct ks_gap_cause {
     ks_str name;               /* 0: nothing (the CPU thread was idle) */
     uint8_t kind;              /* ks_kind of the slice, or KS_K_OTHER for nothing */
     uint8_t data;              /* the name matches the data-loading pattern */
+    uint8_t waiting;           /* the launching thread was waiting on another thread (idle, in a
+                                * label's own time or in a blocking call while another thread of its
+                                * process ran a CPU op); name/kind: where it waited (0 = idle) */
     uint64_t count;            /* gaps in which it appears */
     ks_ns total_ns;
 } ks_gap_cause;
+
+/* What a CPU thread is doing at an instant (docs/insights.md, "every thread"). */
+typedef enum ks_thread_state {
+    KS_TS_IDLE = 0,            /* no slice open but step annotations */
+    KS_TS_WORK,                /* inside an op, runtime call, Python frame...: running CPU work */
+    KS_TS_BLOCKING,            /* inside a blocking call (analysis/calls.c's table) */
+    KS_TS_LABEL,               /* in a labelled range's own time (no op below it) */
+    KS_TS_COUNT
+} ks_thread_state;
+
+const char *ks_thread_state_name(ks_thread_state s);
+
+/* A piece [start, end) of a gap during which one CPU thread was in one slice (or idle). The
+ * pieces of one thread in one gap are disjoint, in time order, and lie inside the gap. */
+typedef struct ks_gap_piece {
+    ks_ns start, end;
+    uint32_t track;            /* the thread (track index) */
+    ks_str name;               /* innermost slice that is not a step annotation; 0 = idle */
+    uint8_t kind;              /* its ks_kind */
+    uint8_t state;             /* ks_thread_state */
+} ks_gap_piece;
 
 typedef struct ks_gap {
     ks_ns start, end;
     ks_str cause;              /* what the launching thread spent most of the gap in */
     uint8_t cause_kind;
     uint8_t data;              /* that cause matches the data-loading pattern */
+    uint8_t cause_waiting;     /* that cause is "waiting on another thread" */
+    int32_t launch_track;      /* the thread the gap is looked at from, -1 none */
+    size_t piece0, npieces;    /* its pieces in ks_gap_device.pieces (every thread of the process) */
 } ks_gap;
+
+/* One CPU thread of the launching process, over the gaps of a device. */
+typedef struct ks_gap_thread {
+    uint32_t track;
+    uint64_t launching;        /* gaps looked at from this thread */
+    ks_ns state_ns[KS_TS_COUNT]; /* gap time in each state */
+    ks_gap_cause *by_cpu;      /* innermost slice during the gaps (name 0 = idle) */
+    size_t nby_cpu;
+} ks_gap_thread;
 
 typedef struct ks_gap_device {
     int32_t device;
@@ -106,6 +142,11 @@ typedef struct ks_gap_device {
     ks_gap longest[5];
     size_t nlongest;
     ks_gap *all;               /* every gap >= threshold, in time order (count of them) */
+    ks_ns waiting_ns;          /* gap time the launching thread waited on another thread */
+    ks_gap_thread *threads;    /* every CPU thread of the launching threads' processes */
+    size_t nthreads;
+    ks_gap_piece *pieces;      /* every gap's pieces, gap after gap */
+    size_t npieces;
 } ks_gap_device;
 
 typedef struct ks_gap_opts {
