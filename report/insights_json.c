@@ -15,7 +15,15 @@ static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
         ks_jw_knull(w, k);
 }
 
-static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st)
+static void ties_json(ks_jw *w, const ks_ns *v)
+{
+    ks_jw_obj(w);
+    for (int k = 0; k < KS_TIE_COUNT; k++)
+        ks_jw_kint(w, ks_tie_name((ks_tie)k), v[k]);
+    ks_jw_end_obj(w);
+}
+
+static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const ks_threads *th)
 {
     int gpu = a->links.gpu_events > 0;
     ks_jw_key(w, "steps");
@@ -36,6 +44,15 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st)
         ks_jw_kbool(w, "warmup", s->warmup);
         ks_jw_kbool(w, "unfinished", s->unfinished);
         ks_jw_kuint(w, "gpu_events", s->gpu_events);
+        ks_jw_key(w, "gpu_tied_ns");
+        if (th && !th->reason && th->nsteps == st->n) {
+            ks_jw_obj(w);
+            for (int k = 0; k < KS_TIE_NONE; k++)
+                ks_jw_kint(w, ks_tie_name((ks_tie)k), th->step_ns[i][k]);
+            ks_jw_end_obj(w);
+        } else {
+            ks_jw_null(w);
+        }
         ks_jw_key(w, "breakdown");
         ks_jw_obj(w);
         for (int r = 0; r < KS_ROLE_COUNT; r++) {
@@ -286,9 +303,56 @@ static void telemetry_json(ks_jw *w, const ks_analysis *a, const ks_insights_vie
     ks_jw_end_obj(w);
 }
 
+static void named_json(ks_jw *w, const char *key, const ks_trace *t, const ks_named_ns *v, size_t n)
+{
+    ks_jw_key(w, key);
+    ks_jw_arr(w);
+    for (size_t i = 0; i < n; i++) {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "name", ks_trace_str(t, v[i].name));
+        ks_jw_kuint(w, "gpu_events", v[i].count);
+        ks_jw_kint(w, "gpu_ns", v[i].gpu_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void threads_json(ks_jw *w, const ks_analysis *a, const ks_threads *th)
+{
+    const ks_trace *t = a->trace;
+    if (!th || th->reason) {
+        ks_jw_knull(w, "threads");
+        ks_jw_kstr(w, "threads_reason", th && th->reason ? th->reason : "not computed");
+        return;
+    }
+    ks_jw_key(w, "threads");
+    ks_jw_obj(w);
+    ks_jw_kint(w, "gpu_busy_ns", th->busy_ns);
+    ks_jw_key(w, "tied_ns");
+    ties_json(w, th->tied_ns);
+    ks_jw_kint(w, "no_launch_ns", th->no_launch_ns);
+    ks_jw_kuint(w, "fwdbwd_flows", th->flows);
+    ks_jw_key(w, "launchers");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < th->n; i++) {
+        ks_jw_obj(w);
+        thread_id(w, t, th->v[i].track);
+        ks_jw_kstr(w, "role", th->v[i].role);
+        ks_jw_kuint(w, "gpu_events", th->v[i].gpu_events);
+        ks_jw_key(w, "gpu_ns");
+        ties_json(w, th->v[i].gpu_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    named_json(w, "by_forward_op", t, th->by_forward_op, th->nby_forward_op);
+    named_json(w, "labels_via_flow", t, th->labels, th->nlabels);
+    ks_jw_end_obj(w);
+}
+
 void ks_insights_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
 {
-    steps_json(w, a, iv ? iv->steps : NULL);
+    steps_json(w, a, iv ? iv->steps : NULL, iv ? iv->threads : NULL);
+    threads_json(w, a, iv ? iv->threads : NULL);
     gaps_json(w, a, iv ? iv->gaps : NULL);
     diagnoses_json(w, iv ? iv->diagnoses : NULL);
     telemetry_json(w, a, iv);

@@ -166,6 +166,57 @@ typedef struct ks_gaps {
 int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
 void ks_gaps_free(ks_gaps *g);
 
+/* ---- threads: who launched the GPU work, tied to steps and forward ops ---------------------- */
+
+/* How GPU work was tied to a step (docs/insights.md, "Threads"). */
+typedef enum ks_tie {
+    KS_TIE_OWN = 0,            /* launched by the stepping thread inside the step's annotation */
+    KS_TIE_FLOW,               /* launched by another thread under a backward op whose fwdbwd flow
+                                * starts at a forward op inside the step */
+    KS_TIE_TIME,               /* launched by another thread, no flow: its launch call ran while
+                                * the step's annotation was open */
+    KS_TIE_NONE,               /* not tied: outside every step, no steps, or no launch call */
+    KS_TIE_COUNT
+} ks_tie;
+
+const char *ks_tie_name(ks_tie t);
+
+typedef struct ks_thread_row {
+    uint32_t track;
+    const char *role;          /* "steps" (holds the steps; "main" without steps: launches most),
+                                * "backward"
+                                * (fwdbwd flows end there), "other" */
+    uint64_t gpu_events;       /* GPU work it launched in the window */
+    ks_ns gpu_ns[KS_TIE_COUNT]; /* its share of the GPU busy time, by tie */
+} ks_thread_row;
+
+typedef struct ks_named_ns {
+    ks_str name;
+    uint64_t count;            /* GPU events */
+    ks_ns gpu_ns;              /* share of the GPU busy time */
+} ks_named_ns;
+
+typedef struct ks_threads {
+    const char *reason;        /* not observed: why (no GPU work); NULL otherwise */
+    ks_thread_row *v;          /* every CPU thread that launched GPU work in the window */
+    size_t n;
+    ks_ns busy_ns;             /* GPU busy time of the window, summed over devices */
+    ks_ns tied_ns[KS_TIE_COUNT]; /* by tie; they add up to busy_ns */
+    ks_ns no_launch_ns;        /* part of tied_ns[KS_TIE_NONE]: GPU work without a launch call */
+    ks_ns (*step_ns)[KS_TIE_COUNT]; /* per step (parallel to the steps): GPU time tied to it */
+    size_t nsteps;
+    uint64_t flows;            /* fwdbwd flows whose both ends bind to an op */
+    ks_named_ns *by_forward_op; /* other threads' GPU time tied by a flow, per forward op name */
+    size_t nby_forward_op;
+    ks_named_ns *labels;       /* per label enclosing those forward ops (each label in the chain) */
+    size_t nlabels;
+} ks_threads;
+
+/* Each GPU work event's share of the busy time is the part of it no earlier-starting work of its
+ * device covered (a sweep in start order), so every figure above is counted once. */
+int ks_threads_find(const ks_analysis *a, const ks_steps *steps, ks_threads *out);
+void ks_threads_free(ks_threads *t);
+
 /* ---- diagnoses ----------------------------------------------------------------------------- */
 
 typedef struct ks_diagnosis {
