@@ -317,12 +317,24 @@ typedef struct ks_whatif_step {
     ks_ns model_ns;            /* the model replaying the step unchanged (its calibration) */
     ks_ns projected_ns;        /* the model with the shrink applied */
     ks_ns label_cpu_ns, label_gpu_ns; /* time the model scaled */
+    ks_ns other_threads_gpu_ns; /* GPU work (sum of durations) launched in the step by threads
+                                * other than the stepping thread: modeled on their own thread */
+    ks_ns unmodeled_gpu_ns;    /* GPU work starting in the step whose launch call is not in the
+                                * trace: not in the model */
 } ks_whatif_step;
 
 typedef struct ks_whatif {
     ks_whatif_step *v;
     size_t n;
-    uint32_t track;            /* the CPU thread replayed */
+    uint32_t track;            /* the stepping thread (the first replayed) */
+    uint32_t *threads;         /* every thread replayed: the stepping thread, then each other
+                                * thread that launched GPU work */
+    size_t nthreads;
+    ks_ns *label_wait_ns;      /* per shrink: time a thread spent in the label's own time while
+                                * another replayed thread ran an op (waiting, not CPU work: never
+                                * scaled) */
+    ks_ns *label_own_ns;       /* per shrink: the label's time on its threads (union) */
+    uint32_t *label_wait_track; /* per shrink: the thread with most of that waiting */
 } ks_whatif;
 
 /* Replay each step (or the whole window when there are no steps) with the shrinks applied. */
