@@ -471,7 +471,7 @@ static ks_str *label_names(const replay *r, size_t *n)
 
 /* A label that matches no slice of the replayed threads and no GPU range would project "+0.0 %":
  * an error naming the closest names instead (and an @ label other than @cpu/@gpu). */
-static int check_labels(const replay *r, ks_error *err)
+static int check_labels(const replay *r, const ks_whatif *out, ks_error *err)
 {
     for (size_t k = 0; k < r->nsh; k++) {
         const char *l = r->sh[k].label;
@@ -480,7 +480,7 @@ static int check_labels(const replay *r, ks_error *err)
                 return ks_error_set(err, "--shrink %s: the only @ labels are @cpu and @gpu", l);
             continue;
         }
-        int found = 0;
+        int found = out->label_own_ns[k] > 0; /* before the waiting was taken out */
         for (size_t j = 0; !found && j < r->nth; j++)
             found = r->th[j].label_cpu[k].n > 0;
         for (size_t i = 0; !found && i < r->nitems; i++)
@@ -638,7 +638,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     out->label_wait_track = ks_xcalloc(nsh ? nsh : 1, sizeof *out->label_wait_track);
     take_out_waiting(&r, out);
     collect_items(&r);
-    int rc = check_labels(&r, err);
+    int rc = check_labels(&r, out, err);
     size_t n = rc != KS_OK ? 0 : st && st->n ? st->n : 1;
     if (n) {
         out->v = ks_xcalloc(n, sizeof *out->v);
