@@ -26,7 +26,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/msort.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
@@ -256,26 +256,18 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const work *w, ks_ns s
 static void device(ctx *c, ks_threads *out, size_t *cap, int32_t dev)
 {
     const ks_analysis *a = c->a;
-    const ks_trace *t = a->trace;
-    size_t n = 0, most = 0;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == dev)
-            most += t->tracks[k].n;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    size_t n = 0, most = ks_gpuwork_device_count(gw, dev);
     if (!most)
         return;
     work *w = ks_big_alloc(ks_mul(most, sizeof *w));
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU || tr->device != dev)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
+        for (size_t i = str->first; str->device == dev && i < str->first + str->n; i++) {
+            ks_ns s, en;
+            if (!ks_gpuwork_clip(a, &gw->v[i], &s, &en))
                 continue;
-            ks_ns s = e->ts, en = e->ts + e->dur;
-            if (en <= a->win_start || s >= a->win_end)
-                continue;
-            work x = {s < a->win_start ? a->win_start : s, en > a->win_end ? a->win_end : en, (uint32_t)k, (uint32_t)i};
+            work x = {s, en, gw->v[i].track, gw->v[i].ev};
             w[n++] = x;
         }
     }
