@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hugemem.h"
+#include "common/hugemem.h"
 #include "analysis/msort.h"
 #include "analysis/analysis_int.h"
 #include "common/i64map.h"
