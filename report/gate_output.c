@@ -11,6 +11,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "report/report_int.h"
 
 int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
 {

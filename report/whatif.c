@@ -3,6 +3,7 @@
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 
 void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh)
 {
