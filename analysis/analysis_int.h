@@ -5,6 +5,7 @@
 
 #include "common/i64map.h"
 #include "kinesift/analysis.h"
+#include "kinesift/insights.h" /* ks_steps, for ks_window_parse */
 
 /* ---- the GPU-work index (gpuwork.c): every kernel, memcpy and memset once, built per analysis */
 
@@ -141,5 +142,22 @@ static inline size_t ks_gpu_track_events(const ks_trace *t)
             n += t->tracks[k].n;
     return n;
 }
+
+/* ---- the option syntax of the commands (analysis/window.c) --------------------------------
+ * Parsers of --window, --smi-tz-style offsets and every duration option: the kinesift
+ * command's syntax, not part of the installed API. */
+/* --window: "steps:A-B", "steps:A", or a time range "T1:T2" relative to the first event, with
+ * units ns/us/ms/s ("1.5ms:20ms"; an empty end means the end of the trace). */
+int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
+                    ks_error *err);
+/* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
+int ks_tz_parse(const char *s, ks_ns *offset_ns);
+/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
+ * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
+ * below a nanosecond is an error. The one parser of every time option. */
+int ks_duration_parse(const char *s, ks_ns *ns);
+/* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
+enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
+int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
 
 #endif

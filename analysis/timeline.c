@@ -20,6 +20,7 @@
 #include "analysis/timeline.h"
 #include "kinesift/insights.h"
 #include "common/util.h"
+#include "analysis/analysis_int.h"
 
 void ks_analysis_opts_init(ks_analysis_opts *o)
 {

@@ -8,6 +8,7 @@
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/parse.h"
+#include "analysis/analysis_int.h"
 
 /* Exact decimal with a unit to ns: "1.5ms", "-250us", "3s", "42ns"; a bare "42" is in bare_unit
  * (KS_DUR_BARE_US or KS_DUR_BARE_NS), which each option states in its --help. */

@@ -13,6 +13,7 @@
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 
 const char ks_help_analyze[] =
     "usage: kinesift analyze FILE... [--format text|json|csv|folded] [--top N] [--sort self|incl|gpu|count]\n"

@@ -10,6 +10,8 @@
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
+#include "report/report_int.h"
+#include "analysis/analysis_int.h"
 
 const char ks_help_diff[] =
     "usage: kinesift diff BEFORE AFTER [--format text|json|csv|markdown] [--top N]\n"

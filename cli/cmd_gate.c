@@ -10,6 +10,7 @@
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
+#include "report/report_int.h"
 
 const char ks_help_gate[] =
     "usage: kinesift gate --baseline B... --candidate C... [--budget FILE.json] [checks]\n"

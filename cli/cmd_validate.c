@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "common/limits.h"
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
 
 const char ks_help_validate[] =
     "usage: kinesift validate [WORKLOAD...] [--PARAM N]... [options]\n"

@@ -9,6 +9,7 @@
 #include "common/jsonw.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 
 const char ks_help_whatif[] =
     "usage: kinesift whatif FILE... --shrink LABEL=FACTOR [--shrink ...] [--step-label REGEX]\n"

@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "analysis/analysis_int.h"
+#include "insights/insights_int.h"
 
 void ks_cli_insight_opts_init(ks_cli_insight_opts *o)
 {

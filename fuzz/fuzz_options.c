@@ -8,6 +8,9 @@
 #include "fuzz/fixture.h"
 #include "kinesift/compare.h"
 #include "kinesift/validate.h"
+#include "compare/compare_int.h"
+#include "analysis/analysis_int.h"
+#include "validate/validate_int.h"
 
 static fuzz_fixture fx;
 

@@ -5,7 +5,7 @@
 
 #include <time.h>
 
-#include "kinesift/insights.h" /* ks_tz_zone_check */
+#include "insights/insights_int.h" /* ks_tz_zone_check */
 
 /* TZ set to a zone for a while, then put back as it was. Not thread-safe (process-wide). */
 typedef struct ks_tz_scope {

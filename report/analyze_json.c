@@ -8,6 +8,7 @@
 #include "common/util.h"
 #include "kinesift/report.h"
 #include "report/report_util.h"
+#include "report/report_int.h"
 
 struct ks_analyze_json {
     ks_jw w;

@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "report/report_int.h"
 
 static void cell_ns(FILE *out, int present, ks_ns v)
 {

@@ -9,6 +9,7 @@
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "report/report_int.h"
 
 /* s as valid UTF-8 (invalid sequences as U+FFFD): returns s or a malloc'ed copy in *tofree. */
 static const char *valid_utf8(const char *s, char **tofree)

@@ -6,6 +6,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "compare/compare_int.h"
 
 void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v)
 {

@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "kinesift/compare.h"
+#include "report/report_int.h"
+#include "compare/compare_int.h"
 
 static void stats_out(FILE *out, const ks_gate_result *r)
 {

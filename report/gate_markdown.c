@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "kinesift/compare.h"
+#include "report/report_int.h"
+#include "compare/compare_int.h"
 
 static void cell(FILE *out, const char *s)
 {

@@ -13,6 +13,7 @@
 #include "common/afile.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
+#include "report/report_int.h"
 
 int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
 {

@@ -6,6 +6,7 @@
 
 #include "common/jsonw.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 
 static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
 {

@@ -3,6 +3,7 @@
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 
 static const char *fmt(char *buf, size_t n, ks_ns v)
 {

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "common/jsonw.h"
+#include "stats/stats_int.h"
 
 static void ns_value(ks_jw *w, double v)
 {

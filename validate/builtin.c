@@ -4,6 +4,7 @@
  * through the installed CUDA backend); without CUDA the registry still parses the command line (so that usage
  * errors are reported as such) and the tables are NULL. */
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "validate/cuda_wl.h"
+#include "validate/validate_int.h"
 
 #define MIB (INT64_C(1) << 20)
 

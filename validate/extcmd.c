@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "validate/validate_int.h"
 
 #define SAMPLE_TAG "kinesift-sample"
 #define CHECK_TAG "kinesift-check"

@@ -3,6 +3,7 @@
  * neither links nor needs it. Only getters are looked up: nothing here can change a clock,
  * a power limit or any other device setting. */
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "validate/validate_int.h"
 
 void ks_vopts_init(ks_vopts *o)
 {

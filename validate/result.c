@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "validate/validate_int.h"
 
 const char *ks_check_result_name(ks_check_result r)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "validate/validate_int.h"
 
 int ks_validate_workload(ks_vreport *r, const ks_workload *w, const char *source, int nparams,
                          const char *const *params, const uint32_t *arms, uint32_t narms,

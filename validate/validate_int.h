@@ -14,6 +14,10 @@
 
 #include "kinesift/validate.h"
 
+#ifdef __cplusplus
+extern "C" { /* validate/cuda/ *.cu call ks_builtin_params (through validate/cuda_wl.h) */
+#endif
+
 typedef struct ks_cuda_ops {
     /* ks_cuda_probe and ks_cuda_measure of kinesift/validate.h */
     int (*probe)(int device, ks_cuda_info *info, int *usage, ks_error *err);
@@ -30,4 +34,56 @@ void ks_cuda_install(const ks_cuda_ops *ops);
 /* The installed backend, or NULL. */
 const ks_cuda_ops *ks_cuda_ops_installed(void);
 
+/* ---- the parts of a validation (what the validate/ sources share) ---------------------------------- */
+
+/* Append a sample to the run (protocol.c). */
+void ks_vrun_push(ks_vrun *r, const ks_vsample *s);
+/* Run the protocol over `narms` arms. Returns KS_OK or KS_ERR (a backend error, in err). */
+int ks_protocol_run(const ks_vopts *o, uint32_t narms, const ks_vbackend *b, ks_vrun *out,
+                    ks_error *err);
+
+/* Parse one output line: 1 when it is a `kinesift-sample <ms>` line (ns set), 0 when it is
+ * another line, -1 when it starts with kinesift-sample but the value is malformed. The value
+ * is a decimal number of milliseconds (digits, optional fraction, optional exponent),
+ * converted exactly and rounded to the nearest ns. */
+int ks_extcmd_parse_sample(const char *line, int64_t *ns);
+/* 1 and *value (malloc'ed, trimmed) for a `kinesift-check <value>` line; else 0. */
+int ks_extcmd_parse_check(const char *line, char **value);
+
+/* Run the commands (sh -c) interleaved in seeded random blocks of one invocation each, until
+ * every arm has `samples` kept samples (first sample of each invocation discarded, then the
+ * warm-up rule per invocation) and at least min_runs invocations. Fills out (run numbers set)
+ * and, when check is not NULL, the comparison of their kinesift-check lines (check[1] for the
+ * candidate). Returns KS_OK, or KS_ERR when a command fails or prints a malformed sample. */
+int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
+                  ks_vcheck *check, ks_error *err);
+/* The values of built-in `name`'s parameters, in the registry's order, from "key=value"
+ * strings (defaults for those not given). 0, or -1 with a message in err (an unknown key, a
+ * malformed or out-of-range value). */
+int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,
+                      char *err, size_t errlen);
+/* Parse a size with an optional binary suffix (k, K, m, M, g, G: KiB, MiB, GiB). */
+int ks_parse_size(const char *s, int64_t *v);
+/* Read the device with this PCI bus id (or index 0 when NULL). Never changes anything. */
+void ks_nvml_read(const char *pci_bus_id, ks_nvml_snapshot *s);
+/* Names of the set bits of a clock-event reason mask, comma separated, into buf. */
+void ks_nvml_reasons(uint64_t mask, char *buf, size_t n);
+
+/* Measure a workload with CUDA events: setup, output check, protocol, teardown. The arms are
+ * variant indices of w (arm 0 the baseline). KS_OK or KS_ERR (a CUDA or workload error). */
+int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
+                    int nparams, const char *const *params, const uint32_t *arms,
+                    uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
+                    ks_error *err);
+
+/* Add a workload (its arrays are taken over and freed with the report); returns it. */
+ks_vworkload *ks_vreport_add(ks_vreport *r, const char *name, const char *source,
+                             uint32_t narms, const char *const *arms, int nparams,
+                             const char *const *params);
+/* Compute the comparisons of w from its run and check (Holm across its candidates). */
+void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -154,7 +154,6 @@ typedef enum ks_metric {
 /* Budget names: step_time, label, gpu_label, op, kernel_time, gpu_idle_share, kernel_launches,
  * validate. */
 KS_API const char *ks_metric_name(ks_metric m);
-KS_API int ks_metric_parse(const char *s, ks_metric *m); /* 0 on success */
 KS_API int ks_metric_named(ks_metric m);   /* 1 when a check of this metric needs a name */
 KS_API int ks_metric_points(ks_metric m);  /* 1 when its limit is in points (gpu_idle_share) */
 
@@ -325,20 +324,9 @@ KS_API void ks_gate_free(ks_gate *g);
 KS_API int ks_gate_exit_code(const ks_gate_status *s, size_t n, int input_error, int inconclusive_fails);
 KS_API int ks_gate_exit(const ks_gate *g, int inconclusive_fails);
 
-/* Text helpers shared by the writers (report/gate_format.c). */
-/* A value in its unit: ns "1.234 ms", points "3.21 %", kernels "1219.5"; "-" for NaN. */
-KS_API void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v);
-/* The limit: "+5 %", "+2 pt". */
-KS_API void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r);
-/* The change: "+3.21 %" (ratio - 1) or "+0.50 pt" (points); "-" when not defined. */
-KS_API void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r);
-/* The CI: "[0.9876, 1.0123]" (ratio) or "[-0.10, +0.80] pt"; "-" when not defined. */
-KS_API void ks_gate_fmt_ci(char *buf, size_t n, const ks_gate_result *r);
 /* The overall result as found (error, regression, inconclusive, pass: --on-inconclusive changes
- * the exit status, not this word) and a one-line summary "regression (exit 1): 1 regression,
- * 5 pass". */
+ * the exit status, not this word). */
 KS_API const char *ks_gate_overall(const ks_gate *g);
-KS_API void ks_gate_fmt_summary(char *buf, size_t n, const ks_gate *g, int inconclusive_fails);
 
 /* Writers (report/gate_*.c); the file writers return 0 or -1 on a write error. JSON schema
  * "kinesift.gate/1" with the metric objects of docs/statistics.md section 4.2. */
@@ -346,29 +334,6 @@ KS_API void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails);
 KS_API int ks_gate_json(FILE *out, const ks_gate *g, int inconclusive_fails);
 KS_API int ks_gate_junit(FILE *out, const ks_gate *g);
 KS_API int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails);
-
-/* ---- escaping and output files (report/gate_escape.c, report/gate_output.c) ----------------- */
-
-/* XML text/attribute escaping: & < > " ' as entities; characters XML 1.0 forbids (C0 controls
- * other than tab, LF, CR) and invalid UTF-8 as U+FFFD. */
-KS_API void ks_xml_escape(FILE *out, const char *s);
-/* A Markdown table cell: | \ ` * _ [ ] < > & # escaped (backslash or entity), CR/LF as spaces. */
-KS_API void ks_md_escape(FILE *out, const char *s);
-
-/* Write an output file safely: the text goes to a temporary file in the same directory, renamed
- * over path on commit (so a failed run leaves the old file or nothing). */
-typedef struct ks_outfile {
-    char *path, *tmp;
-    FILE *f;
-} ks_outfile;
-
-KS_API int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err);
-/* Flush, close and rename; on any failure removes the temporary and returns KS_ERR. */
-KS_API int ks_outfile_commit(ks_outfile *o, ks_error *err);
-/* Close and remove the temporary (the path is left as it was). */
-KS_API void ks_outfile_abort(ks_outfile *o);
-/* 1 when the two paths name the same existing file (same device and inode). */
-KS_API int ks_same_file(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

@@ -71,11 +71,6 @@ KS_API void ks_steps_free(ks_steps *s);
 /* Keep only the steps that start inside [w0, w1) (used with --window). */
 KS_API void ks_steps_restrict(ks_steps *s, ks_ns w0, ks_ns w1);
 
-/* --window: "steps:A-B", "steps:A", or a time range "T1:T2" relative to the first event, with
- * units ns/us/ms/s ("1.5ms:20ms"; an empty end means the end of the trace). */
-KS_API int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
-                           ks_error *err);
-
 /* ---- GPU idle gaps ------------------------------------------------------------------------- */
 
 typedef struct ks_gap_cause {
@@ -289,17 +284,6 @@ typedef struct ks_smi_opts {
                                 * index column, else the order of appearance) */
 } ks_smi_opts;
 
-/* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
-KS_API int ks_tz_parse(const char *s, ks_ns *offset_ns);
-/* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
-KS_API int ks_tz_zone_check(const char *name);
-/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
- * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
- * below a nanosecond is an error. The one parser of every time option. */
-KS_API int ks_duration_parse(const char *s, ks_ns *ns);
-/* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
-enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
-KS_API int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
 
 /* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
  * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error

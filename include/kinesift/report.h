@@ -51,22 +51,13 @@ KS_API ks_analyze_json *ks_analyze_json_begin(FILE *out);
 KS_API void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
                                   const ks_report_opts *o);
 KS_API int ks_analyze_json_end(ks_analyze_json *w);
-/* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
- * written back with ks_jw_tree). */
-struct ks_jw;
-KS_API struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
 
 KS_API void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
-/* The insight sections alone (used by the text and JSON analyze writers). */
-struct ks_jw;
-KS_API void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 KS_API void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
 
 /* `kinesift whatif`: schema "kinesift.whatif/1". */
 KS_API void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
-KS_API void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
-                                 size_t nsh);
 
 /* CSV: one header, then one row per table row of every trace, with a "section" column
  * (op, label, kernel, gpu). */

@@ -102,11 +102,6 @@ typedef struct ks_vrun {
 } ks_vrun;
 
 KS_API void ks_vrun_free(ks_vrun *r);
-KS_API void ks_vrun_push(ks_vrun *r, const ks_vsample *s);
-
-/* Run the protocol over `narms` arms. Returns KS_OK or KS_ERR (a backend error, in err). */
-KS_API int ks_protocol_run(const ks_vopts *o, uint32_t narms, const ks_vbackend *b, ks_vrun *out,
-                           ks_error *err);
 
 /* Kept values of one arm, per execution (ns / k), in the order taken: malloc'ed array, count
  * in *n; *throttled gets the number of throttled samples. */
@@ -114,23 +109,8 @@ KS_API double *ks_vrun_values(const ks_vrun *r, uint32_t arm, size_t *n, size_t 
 
 /* ---- external commands ----------------------------------------------------------------- */
 
-/* Parse one output line: 1 when it is a `kinesift-sample <ms>` line (ns set), 0 when it is
- * another line, -1 when it starts with kinesift-sample but the value is malformed. The value
- * is a decimal number of milliseconds (digits, optional fraction, optional exponent),
- * converted exactly and rounded to the nearest ns. */
-KS_API int ks_extcmd_parse_sample(const char *line, int64_t *ns);
-/* 1 and *value (malloc'ed, trimmed) for a `kinesift-check <value>` line; else 0. */
-KS_API int ks_extcmd_parse_check(const char *line, char **value);
-
 typedef struct ks_vcheck ks_vcheck;
 
-/* Run the commands (sh -c) interleaved in seeded random blocks of one invocation each, until
- * every arm has `samples` kept samples (first sample of each invocation discarded, then the
- * warm-up rule per invocation) and at least min_runs invocations. Fills out (run numbers set)
- * and, when check is not NULL, the comparison of their kinesift-check lines (check[1] for the
- * candidate). Returns KS_OK, or KS_ERR when a command fails or prints a malformed sample. */
-KS_API int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
-                         ks_vcheck *check, ks_error *err);
 
 /* ---- plugins ----------------------------------------------------------------------------- */
 
@@ -170,13 +150,6 @@ KS_API const ks_builtin *ks_builtin_find(const char *name);
 /* The pair's CUDA workload table; NULL when this program has no CUDA backend (ks_cuda_built()
  * is 0: built without CUDA, or not linked with the CUDA part, see docs/validate.md). */
 KS_API const ks_workload *ks_builtin_table(const ks_builtin *b);
-/* The values of built-in `name`'s parameters, in the registry's order, from "key=value"
- * strings (defaults for those not given). 0, or -1 with a message in err (an unknown key, a
- * malformed or out-of-range value). */
-KS_API int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,
-                             char *err, size_t errlen);
-/* Parse a size with an optional binary suffix (k, K, m, M, g, G: KiB, MiB, GiB). */
-KS_API int ks_parse_size(const char *s, int64_t *v);
 
 /* ---- CUDA ------------------------------------------------------------------------------- */
 
@@ -212,18 +185,6 @@ typedef struct ks_nvml_snapshot {
     uint64_t clock_event_reasons; /* nvmlClocksEventReasons bit mask */
     int other_processes;          /* compute processes on the device other than this one; -1 unknown */
 } ks_nvml_snapshot;
-
-/* Read the device with this PCI bus id (or index 0 when NULL). Never changes anything. */
-KS_API void ks_nvml_read(const char *pci_bus_id, ks_nvml_snapshot *s);
-/* Names of the set bits of a clock-event reason mask, comma separated, into buf. */
-KS_API void ks_nvml_reasons(uint64_t mask, char *buf, size_t n);
-
-/* Measure a workload with CUDA events: setup, output check, protocol, teardown. The arms are
- * variant indices of w (arm 0 the baseline). KS_OK or KS_ERR (a CUDA or workload error). */
-KS_API int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
-                           int nparams, const char *const *params, const uint32_t *arms,
-                           uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
-                           ks_error *err);
 
 /* ---- running (what the CLI calls) -------------------------------------------------------- */
 
@@ -291,12 +252,6 @@ struct ks_vreport {
 
 KS_API void ks_vreport_init(ks_vreport *r, const ks_vopts *o, const ks_compare_params *p,
                             const char *timing);
-/* Add a workload (its arrays are taken over and freed with the report); returns it. */
-KS_API ks_vworkload *ks_vreport_add(ks_vreport *r, const char *name, const char *source,
-                                    uint32_t narms, const char *const *arms, int nparams,
-                                    const char *const *params);
-/* Compute the comparisons of w from its run and check (Holm across its candidates). */
-KS_API void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p);
 KS_API void ks_vreport_free(ks_vreport *r);
 
 /* Exit status: 1 when a verdict is slower or different-results (or, with --expect faster,

@@ -5,6 +5,7 @@
 
 #include "analysis_test.h"
 #include "kinesift/insights.h"
+#include "analysis/analysis_int.h"
 
 typedef struct bundle {
     ks_trace *t;

@@ -3,6 +3,7 @@
  * error = error) checked on the written text, the Markdown table, and output files written
  * whole then renamed (an aborted write leaves the old file as it was). */
 #include "gate_test.h"
+#include "report/report_int.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -4,6 +4,7 @@
 #include "ks_test.h"
 
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
 
 static int64_t ns_of(const char *line)
 {

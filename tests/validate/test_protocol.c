@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
 
 /* A simulated device: each arm's execution takes mean[arm] ns with relative noise `noise`;
  * a sample of k executions advances a fake clock. clock[] gives the SM clock per arm

@@ -7,6 +7,7 @@
 
 #include "common/jsonw.h"
 #include "kinesift/stats.h"
+#include "stats/stats_int.h"
 
 /* n values around base with a fixed, symmetric spread of +/- spread. */
 static void fill(double *x, int n, double base, double spread)
