@@ -84,18 +84,19 @@ typedef struct self_ctx {
 static void take_covered(void *ctx, size_t i, ks_ns cov)
 {
     self_ctx *c = ctx;
-    c->self[i] -= cov;
-    if (c->tl->s[i].parent >= 0)
-        c->self[c->tl->s[i].parent] += cov; /* the child's share was never the parent's */
+    c->self[i] = ks_sat_sub(c->self[i], cov);
+    if (c->tl->s[i].parent >= 0) /* the child's share was never the parent's */
+        c->self[c->tl->s[i].parent] = ks_sat_add(c->self[c->tl->s[i].parent], cov);
 }
 
 void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
 {
+    /* saturating: a slice may span more than INT64_MAX ns (docs/robustness.md) */
     for (size_t i = 0; i < tl->n; i++)
-        self[i] = tl->s[i].end - tl->s[i].ts;
+        self[i] = ks_sat_sub(tl->s[i].end, tl->s[i].ts);
     for (size_t i = 0; i < tl->n; i++)
         if (tl->s[i].parent >= 0)
-            self[tl->s[i].parent] -= tl->s[i].end - tl->s[i].ts;
+            self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], ks_sat_sub(tl->s[i].end, tl->s[i].ts));
     self_ctx c = {tl, self};
     each_covered(tl, take_covered, &c);
 }
