@@ -59,6 +59,33 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                  "           about useful work per unit of time)\n");
 }
 
+/* other accelerators' device events: span, busy, idle per device, said to be uninterpreted */
+static void device_lines(FILE *out, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        const ks_device_activity *d = &a->device_activity[i];
+        fprintf(out, "  device %d%s%s%s: busy %s of %s span (%.1f%%), idle %s (%.1f%%); %llu events on %u track%s (",
+                d->device, d->label ? " (" : "", d->label ? ks_trace_str(t, d->label) : "", d->label ? ")" : "",
+                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), pct(d->busy_ns, d->span_ns),
+                fmt(b3, sizeof b3, d->idle_ns), pct(d->idle_ns, d->span_ns), (unsigned long long)d->events,
+                d->tracks, d->tracks == 1 ? "" : "s");
+        for (size_t j = 0; j < d->ncats; j++)
+            fprintf(out, "%s%s", j ? ", " : "", ks_trace_cat_name(t, d->cats[j]));
+        fprintf(out, ")\n           by name (union each):");
+        for (size_t j = 0; j < d->nnames && j < 6; j++) {
+            char nb[64];
+            const char *n = ks_trace_str(t, d->names[j].name);
+            fprintf(out, "%s %s %s x%llu", j ? "," : "", ks_text_name(n, 40, nb, sizeof nb),
+                    fmt(b1, sizeof b1, d->names[j].busy_ns), (unsigned long long)d->names[j].count);
+        }
+        fprintf(out, "%s\n", d->nnames > 6 ? ", ..." : "");
+    }
+    if (a->ndevice_activity)
+        fprintf(out, "           (%s)\n", KS_DEVICE_ACTIVITY_MEANING);
+}
+
 static void links_line(FILE *out, const ks_analysis *a)
 {
     const ks_link_stats *l = &a->links;
@@ -136,6 +163,7 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     fprintf(out, "== %s\n", t->source);
     window_line(out, a);
     gpu_lines(out, a);
+    device_lines(out, a);
     links_line(out, a);
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);

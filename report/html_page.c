@@ -20,6 +20,7 @@
 
 #include "common/util.h"
 #include "report/html.h"
+#include "report/report_util.h"
 
 struct ks_html {
     FILE *out;
@@ -128,7 +129,7 @@ static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, i
     fputs("</li>\n", f);
 }
 
-static void diagnoses(FILE *f, const ks_diagnoses *d)
+static void diagnoses(FILE *f, const ks_analysis *a, const ks_diagnoses *d)
 {
     if (!d || !d->n) {
         fputs("<p class=\"none\">No diagnosis.</p>\n", f);
@@ -152,11 +153,17 @@ static void diagnoses(FILE *f, const ks_diagnoses *d)
                 fprintf(f, "%s%lld", j ? " " : "", (long long)x->steps[j]);
             fputs("</dd>", f);
         }
-        if (x->validate_cmd) {
+        char *by_hand = ks_report_measure_by_hand(ks_analysis_platform(a), x->validate_cmd);
+        if (by_hand) {
+            fputs("<dt>measure</dt><dd>", f);
+            ks_html_text(f, by_hand);
+            fputs("</dd>", f);
+        } else if (x->validate_cmd) {
             fputs("<dt>measure</dt><dd><code>", f);
             ks_html_text(f, x->validate_cmd);
             fputs("</code></dd>", f);
         }
+        free(by_hand);
         fputs("</dl></div>\n", f);
     }
 }
@@ -329,7 +336,7 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
     fputs("<h3>Diagnoses</h3>\n", f);
-    diagnoses(f, iv ? iv->diagnoses : NULL);
+    diagnoses(f, a, iv ? iv->diagnoses : NULL);
     op_table(f, a, "ops", "Operators", a->ops, a->nops, o);
     op_table(f, a, "labels", "Labels (record_function)", a->labels, a->nlabels, o);
     kernel_table(f, a, o);

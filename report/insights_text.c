@@ -1,9 +1,11 @@
 /* report/insights_text.c: the text sections for steps, GPU idle gaps, diagnoses and telemetry. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_util.h"
 
 static const char *fmt(char *b, size_t n, ks_ns v)
 {
@@ -92,10 +94,11 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
     }
 }
 
-static void diagnoses_text(FILE *out, const ks_diagnoses *d)
+static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *d)
 {
     if (!d)
         return;
+    const char *platform = d->n ? ks_analysis_platform(a) : NULL;
     fprintf(out, "\n  Diagnoses (hypotheses to check, not conclusions): %zu\n", d->n);
     for (size_t i = 0; i < d->n; i++) {
         const ks_diagnosis *x = &d->v[i];
@@ -110,8 +113,12 @@ static void diagnoses_text(FILE *out, const ks_diagnoses *d)
         }
         fprintf(out, "    next check: %s\n", x->next_check);
         fprintf(out, "    refuted if: %s\n", x->refuted_if);
-        if (x->validate_cmd)
+        char *by_hand = ks_report_measure_by_hand(platform, x->validate_cmd);
+        if (by_hand)
+            fprintf(out, "    measure:    %s\n", by_hand);
+        else if (x->validate_cmd)
             fprintf(out, "    measure:    %s\n", x->validate_cmd);
+        free(by_hand);
     }
 }
 
@@ -162,5 +169,5 @@ void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *i
     steps_text(out, a, iv->steps);
     gaps_text(out, a, iv->gaps);
     telemetry_text(out, a, iv);
-    diagnoses_text(out, iv->diagnoses);
+    diagnoses_text(out, a, iv->diagnoses);
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "common/util.h"
+
 void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id)
 {
     ks_jw_key(w, key);
@@ -115,4 +117,13 @@ const char *ks_text_name(const char *s, size_t max, char *buf, size_t n)
         tail = head;
     snprintf(buf, n, "%.*s%s%s", (int)head, s, mid, s + tail);
     return buf;
+}
+
+char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd)
+{
+    if (!validate_cmd || !platform || !strcmp(platform, "CUDA"))
+        return NULL;
+    return ks_xasprintf("by hand: `kinesift validate` runs on CUDA only and this is a %s trace; on this platform "
+                        "time the same pattern with and without the change, as `%s` does on CUDA, and compare",
+                        platform, validate_cmd);
 }

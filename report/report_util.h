@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "common/jsonw.h"
+#include "kinesift/analysis.h"
 #include "kinesift/store.h"
 
 /* "key": pid/tid with its JSON type (number, string or null). */
@@ -14,6 +15,15 @@ void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id);
 void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b);
 /* Text: one block listing every diagnostic with its examples. */
 void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent);
+/* What a device activity row (kinesift/analysis.h ks_device_activity) means, said the same way
+ * by every format. */
+#define KS_DEVICE_ACTIVITY_MEANING                                                                 \
+    "kinesift does not interpret these device events (no kernel, memcpy or memset classes): busy is "  \
+    "the union of every recorded event, waits included, not compute time"
+/* The by-hand measurement a diagnosis names instead of its `kinesift validate` command on a
+ * platform validate cannot run on (validate runs on CUDA: ks_analysis_platform), malloc'ed; NULL
+ * when the command applies (CUDA, or a trace that does not say) or there is none. */
+char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd);
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);
 /* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "
