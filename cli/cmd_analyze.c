@@ -86,6 +86,10 @@ const char ks_help_analyze[] =
     "the bytes analyze prints for its trace with the default options (text, json, csv); options\n"
     "that change the report, and --format folded, are refused for it (docs/scale-out.md).\n"
     "\n"
+    "An input that cannot be read (a config.json among the traces of a directory, an empty or\n"
+    "unreadable file) does not stop the others: each is listed after them (text), under \"errors\"\n"
+    "(JSON) or as an \"error\" row (CSV), and the exit status is 2.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
@@ -97,7 +101,21 @@ typedef struct analyze_ctx {
     ks_analyze_json *json;
     int first;
     const char *shaped; /* the first option that changes the report (refused for summaries) */
+    ks_cli_input_errors errors; /* text: the inputs not read, listed after the reports */
 } analyze_ctx;
+
+/* an input that could not be read: listed after the others (text), under "errors" (JSON), as an
+ * "error" row (CSV); folded output has no place for it (stderr and the exit status say it) */
+static void on_error(void *ctx, const char *input, const char *message)
+{
+    analyze_ctx *c = ctx;
+    if (c->format == 1)
+        ks_analyze_json_error(c->json, input, message);
+    else if (c->format == 2)
+        ks_analyze_csv_error(stdout, input, message);
+    else if (c->format == 0)
+        ks_cli_input_errors_add(&c->errors, input, message);
+}
 
 /* analysis, steps, window, gaps, telemetry and diagnoses of one trace, then the report */
 static int report_trace(analyze_ctx *c, ks_trace *tr)
@@ -112,7 +130,7 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     if (c->format == 1)
         ks_analyze_json_trace(c->json, r.a, &r.iv, &c->ro);
     else if (c->format == 2)
-        ks_analyze_csv_trace(stdout, r.a, &c->ro);
+        ks_analyze_csv_trace(stdout, r.a, &r.iv, &c->ro);
     else if (c->format == 3)
         ks_analyze_folded(stdout, r.a, c->folded_metric, c->python_frames);
     else {
@@ -261,7 +279,10 @@ int ks_cmd_analyze(int argc, char **argv)
     else if (c.format == 2)
         ks_analyze_csv_header(stdout);
     lo.summary = on_summary;
+    lo.on_error = on_error;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    ks_cli_input_errors_text(stdout, &c.errors);
+    ks_cli_input_errors_free(&c.errors);
     if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");
         rc = KS_EXIT_USAGE;

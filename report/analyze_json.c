@@ -11,6 +11,7 @@
 
 struct ks_analyze_json {
     ks_jw w;
+    ks_input_error_list errors;
 };
 
 ks_analyze_json *ks_analyze_json_begin(FILE *out)
@@ -25,9 +26,15 @@ ks_analyze_json *ks_analyze_json_begin(FILE *out)
     return j;
 }
 
+void ks_analyze_json_error(ks_analyze_json *j, const char *input, const char *message)
+{
+    ks_input_error_list_add(&j->errors, input, message);
+}
+
 int ks_analyze_json_end(ks_analyze_json *j)
 {
     ks_jw_end_arr(&j->w);
+    ks_input_error_list_json(&j->w, &j->errors);
     ks_jw_end_obj(&j->w);
     int r = ks_jw_close(&j->w);
     fputc('\n', j->w.out);

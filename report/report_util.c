@@ -1,6 +1,7 @@
 /* report/report_util.c: helpers shared by the writers (see report_util.h). */
 #include "report/report_util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -126,4 +127,31 @@ char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd)
     return ks_xasprintf("by hand: `kinesift validate` runs on CUDA only and this is a %s trace; on this platform "
                         "time the same pattern with and without the change, as `%s` does on CUDA, and compare",
                         platform, validate_cmd);
+}
+
+void ks_input_error_list_add(ks_input_error_list *l, const char *input, const char *message)
+{
+    KS_GROW(l->input, l->cap, l->n + 1);
+    KS_GROW(l->message, l->cap2, l->n + 1);
+    l->input[l->n] = ks_xstrdup(input);
+    l->message[l->n] = ks_xstrdup(message);
+    l->n++;
+}
+
+void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l)
+{
+    ks_jw_key(w, "errors");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < l->n; i++) {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "input", l->input[i]);
+        ks_jw_kstr(w, "error", l->message[i]);
+        ks_jw_end_obj(w);
+        free(l->input[i]);
+        free(l->message[i]);
+    }
+    ks_jw_end_arr(w);
+    free(l->input);
+    free(l->message);
+    memset(l, 0, sizeof *l);
 }

@@ -24,6 +24,16 @@ void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, c
  * platform validate cannot run on (validate runs on CUDA: ks_analysis_platform), malloc'ed; NULL
  * when the command applies (CUDA, or a trace that does not say) or there is none. */
 char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd);
+/* The inputs a JSON document could not include ("errors": [{"input", "error"}], written when
+ * it ends): a batch goes on past an unreadable input and lists it (docs/input.md). */
+typedef struct ks_input_error_list {
+    char **input, **message;
+    size_t n, cap, cap2;
+} ks_input_error_list;
+void ks_input_error_list_add(ks_input_error_list *l, const char *input, const char *message);
+/* "errors": [...] (an empty array when none); frees the list. */
+void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l);
+
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);
 /* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "

@@ -18,6 +18,8 @@ extern "C" {
 typedef struct ks_stats_json ks_stats_json;
 ks_stats_json *ks_stats_json_begin(FILE *out);
 void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
+/* An input that could not be read: listed under "errors" [{"input", "error"}] by end. */
+void ks_stats_json_error(ks_stats_json *w, const char *input, const char *message);
 int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
 
 void ks_stats_text(FILE *out, const ks_trace *t);
@@ -45,6 +47,8 @@ typedef struct ks_analyze_json ks_analyze_json;
 ks_analyze_json *ks_analyze_json_begin(FILE *out);
 void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
                            const ks_report_opts *o);
+/* An input that could not be read: listed under "errors" [{"input", "error"}] by end. */
+void ks_analyze_json_error(ks_analyze_json *w, const char *input, const char *message);
 int ks_analyze_json_end(ks_analyze_json *w);
 /* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
  * written back with ks_jw_tree). */
@@ -65,8 +69,12 @@ void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif
 
 /* CSV: one header, then one row per table row of every trace, with a "section" column
  * (op, label, kernel, gpu). */
+/* CSV: one header, then per trace one row per table row, the table named by the "section" column
+ * (op, label, kernel, gpu, device, step, gap, gap_cpu, gap_label, gap_longest, diagnosis);
+ * ks_analyze_csv_error writes an "error" row for an input that could not be read. */
 void ks_analyze_csv_header(FILE *out);
-void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
+void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+void ks_analyze_csv_error(FILE *out, const char *input, const char *message);
 
 /* Folded stacks ("frame;frame;leaf value", ns) of the CPU self time or the GPU time per call
  * path (ks_folded_build). */
