@@ -8,6 +8,9 @@
 #include "kinesift/report.h"
 #include "report/report_util.h"
 
+/* names longer than this are shortened in the tables (ks_text_short_name; JSON and CSV keep them) */
+enum { TEXT_NAME_MAX = 90 };
+
 static const char *fmt(char *buf, size_t n, ks_ns v)
 {
     ks_fmt_ns(buf, n, v);
@@ -123,9 +126,8 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
     for (size_t i = 0; i < lim; i++) {
         const ks_op_row *r = &v[i];
         char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-        char preview[120];
-        const char *name = ks_trace_str(t, r->name);
-        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        char preview[TEXT_NAME_MAX + 64];
+        ks_text_short_name(ks_trace_str(t, r->name), TEXT_NAME_MAX, 0, preview, sizeof preview);
         fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s\n", fmt(b1, sizeof b1, r->self_ns),
                 fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
                 fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, r->gpu_direct_ns) : "n/a",
@@ -147,9 +149,8 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         char b1[32], b2[32], b3[32], b4[32];
-        char preview[120];
-        const char *name = ks_trace_str(t, k->name);
-        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        char preview[TEXT_NAME_MAX + 64];
+        ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
         fprintf(out, "  %12s %6.1f%% %8llu %12s %12s %12s  %s [%s]\n", fmt(b1, sizeof b1, k->total_ns),
                 pct(k->total_ns, a->window_ns), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
@@ -168,7 +169,7 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
-    ks_insights_text(out, a, iv);
+    ks_insights_text(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
     ks_report_text_diagnostics(out, &t->diag, &a->diag, "    ");
 }

@@ -155,3 +155,134 @@ void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l)
     free(l->message);
     memset(l, 0, sizeof *l);
 }
+
+/* ---- names in text tables ------------------------------------------------------------------ */
+
+/* the index of the bracket matching the opening one at s[i] (open/close: "<>" or "()"), or -1 */
+static long matching(const char *s, size_t len, size_t i, char open, char close)
+{
+    int depth = 0;
+    for (size_t j = i; j < len; j++) {
+        if (s[j] == open)
+            depth++;
+        else if (s[j] == close && --depth == 0)
+            return (long)j;
+    }
+    return -1;
+}
+
+/* replace s[a+1 .. b) by "..." in place (b > a + 4 so that it shrinks); returns the new length */
+static size_t fold(char *s, size_t len, size_t a, size_t b)
+{
+    memcpy(s + a + 1, "...", 3);
+    memmove(s + a + 4, s + b, len - b + 1);
+    return len - (b - a - 4);
+}
+
+/* the deepest nesting of "<>" in s, or 0 when there is none or they do not balance ("operator<",
+ * "->"): then the template arguments are left alone */
+static int template_depth(const char *s, size_t len)
+{
+    int depth = 0, deepest = 0;
+    for (size_t i = 0; i < len && depth >= 0; i++) {
+        depth += s[i] == '<' ? 1 : s[i] == '>' ? -1 : 0;
+        deepest = depth > deepest ? depth : deepest;
+    }
+    return depth ? 0 : deepest;
+}
+
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* inside template arguments (balanced "<>"), "a::b::C" becomes "C" and "(anonymous namespace)::"
+ * goes: the qualifiers repeat what the kernel's own name says; returns the new length */
+static size_t drop_namespaces(char *s, size_t len)
+{
+    static const char anon[] = "(anonymous namespace)";
+    size_t o = 0;
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        depth += s[i] == '<' ? 1 : s[i] == '>' ? -1 : 0;
+        if (depth > 0 && s[i] == ':' && i + 1 < len && s[i + 1] == ':') {
+            size_t b = o; /* back over the qualifier just written */
+            while (b > 0 && ident_char(s[b - 1]))
+                b--;
+            if (b == o && b >= sizeof anon - 1 && !memcmp(s + b - (sizeof anon - 1), anon, sizeof anon - 1))
+                b -= sizeof anon - 1;
+            if (b < o) {
+                o = b;
+                i++; /* and the "::" */
+                continue;
+            }
+        }
+        s[o++] = s[i];
+    }
+    s[o] = 0;
+    return o;
+}
+
+/* every "<...>" group opening at nesting level `level` (1 = outermost) becomes "<...>"; returns
+ * the new length */
+static size_t fold_level(char *s, size_t len, int level)
+{
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '>') {
+            depth--;
+            continue;
+        }
+        if (s[i] != '<' || ++depth != level)
+            continue;
+        long e = matching(s, len, i, '<', '>');
+        if (e > (long)i + 4)
+            len = fold(s, len, i, (size_t)e);
+        i = e > (long)i + 4 ? i + 3 : (size_t)e - 1; /* the group's '>' comes next */
+    }
+    return len;
+}
+
+const char *ks_text_short_name(const char *name, size_t max, int cpp, char *buf, size_t n)
+{
+    size_t len = strlen(name);
+    char *w = ks_xstrdup(name);
+    if (cpp && len > max && !strncmp(w, "void ", 5)) { /* 1. the return type */
+        memmove(w, w + 5, len - 4);
+        len -= 5;
+    }
+    if (cpp && len > max && len && w[len - 1] == ')') { /* 2. the parameter list at the end */
+        int depth = 0;
+        for (size_t j = len; j-- > 0;) {
+            depth += w[j] == ')' ? 1 : w[j] == '(' ? -1 : 0;
+            if (!depth) {
+                if (len - 1 > j + 4)
+                    len = fold(w, len, j, len - 1);
+                break;
+            }
+        }
+    }
+    if (cpp && len > max && template_depth(w, len)) /* 3. namespaces inside template arguments */
+        len = drop_namespaces(w, len);
+    if (cpp && len > max) { /* 4. nested template arguments, the deepest level first (the outermost
+                             * ones tell instances apart: they stay) */
+        int deepest = template_depth(w, len);
+        for (int level = deepest; level > 1 && len > max; level--)
+            len = fold_level(w, len, level);
+    }
+    /* 5. still too long: the head and the tail around " ... " (ks_text_name) */
+    char mid[1024];
+    const char *t = ks_text_name(w, max, mid, sizeof mid);
+    /* control characters escaped as \xNN, as everywhere in text */
+    size_t o = 0;
+    for (const char *p = t; *p && o + 5 < n; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+        else
+            buf[o++] = (char)c;
+    }
+    buf[o < n ? o : n - 1] = 0;
+    free(w);
+    return buf;
+}

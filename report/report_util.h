@@ -40,4 +40,15 @@ void ks_csv_field(FILE *out, const char *s);
  * (cut on UTF-8 character boundaries) in buf (n > max). JSON and CSV keep full names. */
 const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
 
+/* A name for a text table (docs/report.md, "Names in text"): unchanged when at most max bytes;
+ * else, for GPU work names (cpp set: C++ kernel signatures), step by step while it is still too
+ * long: 1. a leading "void " goes, 2. the final parameter list becomes "(...)", 3. names inside
+ * template arguments lose their namespaces ("at::native::Foo" -> "Foo"), 4. nested template
+ * arguments become "<...>", the deepest nesting level first, a whole level at a time, down to the
+ * second level (the outermost arguments tell instances apart and stay); then 5. the head and the
+ * tail around
+ * " ... " (ks_text_name). Control characters are written \xNN. Into buf (n > max + 8). JSON and
+ * CSV keep full names. */
+const char *ks_text_short_name(const char *name, size_t max, int cpp, char *buf, size_t n);
+
 #endif

@@ -60,7 +60,9 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
 /* The insight sections alone (used by the text and JSON analyze writers). */
 struct ks_jw;
 void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
-void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
+/* The text sections of kinesift/insights.h; o->top bounds the step table (the first, slowest and
+ * last steps; 0 = every step), o may be NULL (every step). */
+void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
 /* `kinesift whatif`: schema "kinesift.whatif/1". */
 void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
