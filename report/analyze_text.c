@@ -171,5 +171,5 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     kernel_table(out, a, o);
     ks_insights_text(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
-    ks_report_text_diagnostics(out, &t->diag, &a->diag, "    ");
+    ks_report_text_diagnostics_at(out, &t->diag, &a->diag, "    ", a->win_start);
 }

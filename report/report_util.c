@@ -56,7 +56,54 @@ void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b)
     ks_jw_end_arr(w);
 }
 
-static void text_kinds(FILE *out, const ks_diag *d, const char *indent)
+/* a time relative to the window start, exact: "+437.810230 ms", "-12.500 us", "+0 ns" */
+static void rel_time(FILE *out, long long v)
+{
+    unsigned long long a = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    fputc(v < 0 ? '-' : '+', out);
+    if (a >= 1000000ULL)
+        fprintf(out, "%llu.%06llu ms", a / 1000000ULL, a % 1000000ULL);
+    else if (a >= 1000ULL)
+        fprintf(out, "%llu.%03llu us", a / 1000ULL, a % 1000ULL);
+    else
+        fprintf(out, "%llu ns", a);
+}
+
+/* an integer at s (optional '-'), its end in *end; 0 when there is none */
+static int int_at(const char *s, long long *v, const char **end)
+{
+    char *e;
+    if (!((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
+        return 0;
+    *v = strtoll(s, &e, 10);
+    *end = e;
+    return 1;
+}
+
+/* an example's text with its absolute times ("[A, B)" intervals, "at A ns") relative to origin */
+static void text_relative(FILE *out, const char *s, ks_ns origin)
+{
+    while (*s) {
+        long long a, b;
+        const char *e, *f;
+        if (*s == '[' && int_at(s + 1, &a, &e) && e[0] == ',' && e[1] == ' ' && int_at(e + 2, &b, &f) && *f == ')') {
+            fputc('[', out);
+            rel_time(out, (long long)ks_sat_sub(a, origin));
+            fputs(", ", out);
+            rel_time(out, (long long)ks_sat_sub(b, origin));
+            fputc(')', out);
+            s = f + 1;
+        } else if (!strncmp(s, "at ", 3) && int_at(s + 3, &a, &e) && !strncmp(e, " ns", 3)) {
+            fputs("at ", out);
+            rel_time(out, (long long)ks_sat_sub(a, origin));
+            s = e + 3;
+        } else {
+            fputc(*s++, out);
+        }
+    }
+}
+
+static void text_kinds(FILE *out, const ks_diag *d, const char *indent, int relative, ks_ns origin)
 {
     for (size_t i = 0; d && i < d->n; i++) {
         const ks_diag_kind *k = &d->kinds[i];
@@ -68,7 +115,11 @@ static void text_kinds(FILE *out, const ks_diag *d, const char *indent)
                 fprintf(out, "%s        byte %llu (line %llu, column %llu): %s\n", indent,
                         (unsigned long long)e->byte, (unsigned long long)e->line,
                         (unsigned long long)e->column, e->text);
-            else
+            else if (relative) {
+                fprintf(out, "%s        ", indent);
+                text_relative(out, e->text, origin);
+                fputc('\n', out);
+            } else
                 fprintf(out, "%s        %s\n", indent, e->text);
         }
     }
@@ -80,8 +131,20 @@ void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, c
         fprintf(out, "%snone\n", indent);
         return;
     }
-    text_kinds(out, a, indent);
-    text_kinds(out, b, indent);
+    text_kinds(out, a, indent, 0, 0);
+    text_kinds(out, b, indent, 0, 0);
+}
+
+void ks_report_text_diagnostics_at(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent, ks_ns origin)
+{
+    if ((!a || !a->n) && (!b || !b->n)) {
+        fprintf(out, "%snone\n", indent);
+        return;
+    }
+    fprintf(out, "%s(times relative to the window start, %lld ns; JSON keeps them absolute)\n", indent,
+            (long long)origin);
+    text_kinds(out, a, indent, 1, origin);
+    text_kinds(out, b, indent, 1, origin);
 }
 
 void ks_csv_field(FILE *out, const char *s)

@@ -15,6 +15,9 @@ void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id);
 void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b);
 /* Text: one block listing every diagnostic with its examples. */
 void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent);
+/* The same with the examples' absolute times ("[A, B)" intervals, "at A ns") written relative
+ * to origin, the window start, exactly ("[+437.810230 ms, +459.666000 ms)"); a line says so. */
+void ks_report_text_diagnostics_at(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent, ks_ns origin);
 /* What a device activity row (kinesift/analysis.h ks_device_activity) means, said the same way
  * by every format. */
 #define KS_DEVICE_ACTIVITY_MEANING                                                                 \
