@@ -107,15 +107,15 @@ void ks_gpu_build(ks_analysis *a)
             a->gpu_reason = "not observed: the input was truncated before any kernel, memcpy or memset event "
                             "(see parse.truncated)";
         else
-            a->gpu_reason = a->ndevice_activity
-                                ? "not observed: the trace has no kernel, memcpy or memset events; its device tracks "
-                                  "hold events of another accelerator (such as MTIA's mtia_ccp_events), which kinesift does not "
-                                  "interpret as kernels or copies: see the device activity (span, busy and idle per "
-                                  "device)"
-                            : device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
-                                              "tracks hold no work kinesift can measure: annotations, synchronisations "
-                                              "or instants)"
-                                            : "not observed: the trace has no kernel, memcpy or memset events";
+            a->gpu_reason =
+                a->ndevice_activity
+                    ? "not observed: the trace has no kernel, memcpy or memset events; its device tracks hold "
+                      "events of another accelerator (such as MTIA's mtia_ccp_events), which kinesift does not "
+                      "interpret as kernels or copies: see the device activity (span, busy and idle per device)"
+                : device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
+                                  "tracks hold no work kinesift can measure: annotations, synchronisations or "
+                                  "instants)"
+                                : "not observed: the trace has no kernel, memcpy or memset events";
     } else if (!ndev) {
         a->gpu_reason = "not observed: no GPU work inside the window";
     } else {

@@ -162,7 +162,7 @@ static void diagnosis_args(added *x, const ks_analysis *a, const ks_diagnosis *d
     ks_jw_kstr(&x->w, "evidence", dx->evidence);
     ks_jw_kstr(&x->w, "next_check", dx->next_check);
     ks_jw_kstr(&x->w, "refuted_if", dx->refuted_if);
-    char *by_hand = ks_report_measure_by_hand(ks_analysis_platform(a), dx->validate_cmd);
+    char *by_hand = dx->validate_cmd ? ks_report_measure_by_hand(ks_analysis_platform(a), dx->validate_cmd) : NULL;
     if (by_hand)
         ks_jw_kstr(&x->w, "measure_by_hand", by_hand);
     else if (dx->validate_cmd)

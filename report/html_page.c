@@ -153,7 +153,7 @@ static void diagnoses(FILE *f, const ks_analysis *a, const ks_diagnoses *d)
                 fprintf(f, "%s%lld", j ? " " : "", (long long)x->steps[j]);
             fputs("</dd>", f);
         }
-        char *by_hand = ks_report_measure_by_hand(ks_analysis_platform(a), x->validate_cmd);
+        char *by_hand = x->validate_cmd ? ks_report_measure_by_hand(ks_analysis_platform(a), x->validate_cmd) : NULL;
         if (by_hand) {
             fputs("<dt>measure</dt><dd>", f);
             ks_html_text(f, by_hand);
