@@ -10,7 +10,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 
@@ -131,14 +131,13 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
     copy_group *v = NULL;
     size_t n = 0, cap = 0;
     int64_t largest = -1;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        if (gw->v[j].kind != KS_K_MEMCPY || !ks_gpuwork_starts_in(a, &gw->v[j]))
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_MEMCPY || !(e->flags & KS_EF_BYTES) || !in_window(a, e->ts) ||
-                !strstr(ks_trace_str(t, e->name), "HtoD"))
+        {
+            const ks_event *e = &t->tracks[gw->v[j].track].ev[gw->v[j].ev];
+            if (!(e->flags & KS_EF_BYTES) || !strstr(ks_trace_str(t, e->name), "HtoD"))
                 continue;
             const ks_step *s = step_at(st, e->ts);
             if (st && st->n && !active(s))
@@ -211,20 +210,17 @@ static ks_ns median_ns(ks_ns *v, size_t n)
 
 static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
 {
-    const ks_trace *t = a->trace;
-    size_t nk = 0, nl = 0, nshort = 0, most = 1 + ks_gpu_track_events(t);
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    size_t nk = 0, nl = 0, nshort = 0, most = 1 + gw->n;
     ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts))
+    for (size_t j = 0; j < gw->n; j++) {
+        {
+            const ks_gpuwork_item *e = &gw->v[j];
+            if (e->kind != KS_K_KERNEL || !ks_gpuwork_starts_in(a, e))
                 continue;
             if (e->dur < 10000) {
                 kd[nshort++] = e->dur;
-                ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
+                ks_slice_ref r = ks_gpuwork_launcher(a, e);
                 if (r.s >= 0)
                     ld[nl++] = a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts;
             }
@@ -388,13 +384,13 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
     uint64_t copies = 0;
     copy_group *v = NULL; /* by size: the size that costs most is the one to measure */
     size_t n = 0, cap = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        if (gw->v[j].kind != KS_K_MEMCPY || !ks_gpuwork_starts_in(a, &gw->v[j]))
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !strstr(ks_trace_str(t, e->name), "Pageable"))
+        {
+            const ks_event *e = &t->tracks[gw->v[j].track].ev[gw->v[j].ev];
+            if (!strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
             total = ks_sat_add(total, e->dur);
