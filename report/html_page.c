@@ -168,6 +168,30 @@ static void diagnoses(FILE *f, const ks_analysis *a, const ks_diagnoses *d)
     }
 }
 
+/* other accelerators' device activity (kinesift/analysis.h ks_device_activity): one line each */
+static void device_activity(FILE *f, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        const ks_device_activity *d = &a->device_activity[i];
+        fprintf(f, "<p class=\"device\" data-device=\"%d\">Device %d", d->device, d->device);
+        if (d->label) {
+            fputs(" (", f);
+            ks_html_text(f, ks_trace_str(t, d->label));
+            fputc(')', f);
+        }
+        fputs(": busy ", f);
+        ks_html_ns_span(f, "busy_ns", d->busy_ns);
+        fputs(" of ", f);
+        ks_html_ns_span(f, "span_ns", d->span_ns);
+        fputs(" span, idle ", f);
+        ks_html_ns_span(f, "idle_ns", d->idle_ns);
+        fprintf(f, "; %llu events. ", (unsigned long long)d->events);
+        ks_html_text(f, KS_DEVICE_ACTIVITY_MEANING);
+        fputs(".</p>\n", f);
+    }
+}
+
 /* a time cell: the bar is the value's share of the column's largest shown value */
 static void ns_cell(FILE *f, const char *field, ks_ns v, ks_ns max, int observed)
 {
@@ -335,6 +359,7 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     ks_html_step_bars(f, a, iv ? iv->steps : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
+    device_activity(f, a);
     fputs("<h3>Diagnoses</h3>\n", f);
     diagnoses(f, a, iv ? iv->diagnoses : NULL);
     op_table(f, a, "ops", "Operators", a->ops, a->nops, o);
