@@ -86,7 +86,8 @@ typedef struct ks_cli_input_errors {
     size_t n, cap;
 } ks_cli_input_errors;
 void ks_cli_input_errors_add(ks_cli_input_errors *e, const char *input, const char *message);
-/* Text: "== N inputs not read" and one line per input, after the reports (nothing when none). */
+/* Text: "== N inputs not read" and one line per input, after the reports (nothing when none;
+ * the commands print it only after at least one report: an input alone gets its error line). */
 void ks_cli_input_errors_text(FILE *out, const ks_cli_input_errors *e);
 void ks_cli_input_errors_free(ks_cli_input_errors *e);
 

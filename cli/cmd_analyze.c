@@ -291,7 +291,8 @@ int ks_cmd_analyze(int argc, char **argv)
     lo.summary = on_summary;
     lo.on_error = on_error;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
-    ks_cli_input_errors_text(stdout, &c.errors);
+    if (!c.first) /* after the reports of the others; an input alone: its error line only */
+        ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
     if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");

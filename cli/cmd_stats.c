@@ -33,6 +33,7 @@ typedef struct stats_ctx {
     int json;
     ks_stats_json *w;
     ks_cli_input_errors errors;
+    size_t reported;
 } stats_ctx;
 
 /* an input that could not be read: listed after the others (text) or under "errors" (JSON) */
@@ -48,6 +49,7 @@ static void on_error(void *ctx, const char *input, const char *message)
 static int on_trace(void *ctx, ks_trace *tr)
 {
     stats_ctx *c = ctx;
+    c->reported++;
     if (c->json)
         ks_stats_json_trace(c->w, tr);
     else
@@ -94,7 +96,8 @@ int ks_cmd_stats(int argc, char **argv)
         c.w = ks_stats_json_begin(stdout);
     lo.on_error = on_error;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
-    ks_cli_input_errors_text(stdout, &c.errors);
+    if (c.reported) /* after the reports of the others; an input alone: its error line only */
+        ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
     if (c.json && ks_stats_json_end(c.w) != 0 && !rc) {
         ks_cli_fail("stats: cannot write the output");

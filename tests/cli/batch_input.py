@@ -113,6 +113,9 @@ try:
     # nothing readable at all: still one error per input, exit 2
     rc, out, err = run("analyze", "--quiet", "--format", "json", *bads)
     assert rc == 2 and sorted(e["input"] for e in json.loads(out)["errors"]) == bads, (rc, out)
+    for cmd in ("analyze", "stats"):  # text: the error lines alone, nothing on stdout
+        rc, out, err = run(cmd, *bads)
+        assert rc == 2 and out == "" and len(err.splitlines()) == len(bads), (cmd, rc, out, err)
     rc, out, err = run("ranks", "--quiet", *bads)
     assert rc == 2 and "no input could be read" in err, (rc, err)
     # all readable: exit 0, no error listed
