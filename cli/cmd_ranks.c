@@ -327,10 +327,8 @@ int ks_cmd_ranks(int argc, char **argv)
             bad_msg[nbad++] = v[i].error;
         }
     }
-    if (!rc && failed && !nok) {
-        ks_cli_fail("ranks: no input could be read");
+    if (!rc && failed && !nok) /* each failure has said so on its own line */
         rc = KS_EXIT_USAGE;
-    }
     n = nok;
     if (!rc && ks_ranks_identify(rk, n, allow_mixed, &err) != KS_OK) {
         ks_cli_fail("%s", err.msg);
