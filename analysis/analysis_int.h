@@ -89,6 +89,10 @@ void ks_links_build(ks_analysis *a);
  * the links and ks_gpu_build) adds each device's communication, exposed communication included. */
 void ks_gpu_build(ks_analysis *a);
 void ks_gpu_comm(ks_analysis *a);
+/* gpu.c: a->device_activity, the events of other accelerators on device tracks (called by
+ * ks_gpu_build); ks_device_activity_free empties it. */
+void ks_device_activity_build(ks_analysis *a);
+void ks_device_activity_free(ks_analysis *a);
 
 /* comm.c: whether GPU event ev of track is communication (kinesift/comm.h): a kernel named as
  * one, carrying collective metadata, or launched by a communication op (needs the links: without

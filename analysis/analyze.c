@@ -74,6 +74,7 @@ static void free_tables(ks_analysis *a)
     free(a->labels);
     free(a->kernels);
     free(a->gpu);
+    ks_device_activity_free(a);
     a->ops = a->labels = NULL;
     a->kernels = NULL;
     a->gpu = NULL;

@@ -4,7 +4,11 @@
  * collective metadata or launching op) is added by ks_gpu_comm once the links exist: its union,
  * and the exposed part, when no other kernel (compute) runs on the device, so that
  * comm - exposed is the communication overlapped by compute. Annotations and syncs are not work.
- * No GPU work at all = not observed, with the reason; never zero. */
+ * No GPU work at all = not observed, with the reason; never zero.
+ * Device activity: the events of other accelerators on device tracks (mtia_ccp_events, hpu_op,
+ * unknown categories carrying args.device/stream; parser/classify.c) are not kernels or copies,
+ * and kinesift cannot tell which of them compute: per device their span and union ("recorded
+ * activity", waits included) and the union per event name, reported as uninterpreted. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,7 @@ void ks_gpu_build(ks_analysis *a)
     dev_acc *devs = NULL;
     size_t ndev = 0, cap = 0;
     ks_ns w0 = a->win_start;
+    ks_device_activity_build(a);
     for (size_t k = 0; k < gw->nstreams; k++) {
         const ks_gpuwork_stream *str = &gw->streams[k];
         dev_acc *d = NULL;
@@ -84,10 +89,15 @@ void ks_gpu_build(ks_analysis *a)
             a->gpu_reason = "not observed: the input was truncated before any kernel, memcpy or memset event "
                             "(see parse.truncated)";
         else
-            a->gpu_reason = device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
-                                            "tracks hold other device activity, e.g. another accelerator's categories, "
-                                            "which is not counted as GPU work)"
-                                          : "not observed: the trace has no kernel, memcpy or memset events";
+            a->gpu_reason =
+                a->ndevice_activity
+                    ? "not observed: the trace has no kernel, memcpy or memset events; its device tracks hold "
+                      "events of another accelerator (such as MTIA's mtia_ccp_events), which kinesift does not "
+                      "interpret as kernels or copies: see the device activity (span, busy and idle per device)"
+                : device_tracks ? "not observed: the trace has no kernel, memcpy or memset events (its device "
+                                  "tracks hold no work kinesift can measure: annotations, synchronisations or "
+                                  "instants)"
+                                : "not observed: the trace has no kernel, memcpy or memset events";
     } else if (!ndev) {
         a->gpu_reason = "not observed: no GPU work inside the window";
     } else {
@@ -166,4 +176,245 @@ void ks_gpu_comm(ks_analysis *a)
     free(comm);
     free(compute);
     ks_comm_cache_free(&cc);
+}
+
+/* ---- device activity kinesift cannot interpret ---------------------------------------------- */
+
+typedef struct dev_iv {
+    int32_t device;
+    uint16_t cat;
+    ks_str name;
+    ks_ns a, b;
+} dev_iv;
+
+static int cmp_iv_time(const void *x, const void *y)
+{
+    const dev_iv *p = x, *q = y;
+    if (p->device != q->device)
+        return p->device < q->device ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static int cmp_iv_name(const void *x, const void *y)
+{
+    const dev_iv *p = x, *q = y;
+    if (p->device != q->device)
+        return p->device < q->device ? -1 : 1;
+    if (p->cat != q->cat)
+        return p->cat < q->cat ? -1 : 1;
+    if (p->name != q->name)
+        return p->name < q->name ? -1 : 1;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+static int cmp_name_busy(const void *x, const void *y)
+{
+    const ks_device_name *p = x, *q = y;
+    if (p->busy_ns != q->busy_ns)
+        return p->busy_ns > q->busy_ns ? -1 : 1;
+    if (p->cat != q->cat)
+        return p->cat < q->cat ? -1 : 1;
+    return (p->name > q->name) - (p->name < q->name);
+}
+
+/* the label of the process of a track: process_labels ("MTIA 17"), else process_name */
+static ks_str process_label(const ks_trace *t, const ks_track *tr)
+{
+    const ks_process *p = &t->procs[tr->process];
+    return p->labels ? p->labels : p->name;
+}
+
+static void add_cat(ks_device_activity *d, uint16_t cat)
+{
+    for (size_t i = 0; i < d->ncats; i++)
+        if (d->cats[i] == cat)
+            return;
+    d->cats = ks_xrealloc(d->cats, (d->ncats + 1) * sizeof *d->cats);
+    d->cats[d->ncats++] = cat;
+}
+
+/* per device: its first track's label and how many tracks hold such events */
+typedef struct dev_meta {
+    int32_t device;
+    ks_str label;
+    uint32_t tracks;
+} dev_meta;
+
+static dev_meta *meta_of(dev_meta **m, size_t *n, size_t *cap, int32_t device)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*m)[i].device == device)
+            return &(*m)[i];
+    KS_GROW(*m, *cap, *n + 1);
+    dev_meta *x = &(*m)[(*n)++];
+    memset(x, 0, sizeof *x);
+    x->device = device;
+    return x;
+}
+
+/* the events of kind KS_K_DEVICE_OTHER on device tracks, clipped to the window, and per track
+ * holding any, its device's meta */
+static dev_iv *collect_other(const ks_analysis *a, size_t *nout, dev_meta **meta, size_t *nmeta)
+{
+    const ks_trace *t = a->trace;
+    dev_iv *v = NULL;
+    size_t n = 0, cap = 0, mcap = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        size_t before = n;
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->kind != KS_K_DEVICE_OTHER || e->ph != 'X')
+                continue;
+            ks_ns s, en; /* the window rule of GPU work (gpuwork.c) */
+            if (!ks_window_clip(a->win_start, a->win_end, e->ts, e->dur, &s, &en))
+                continue;
+            dev_iv x = {tr->device, e->cat, e->name, s, en};
+            KS_PUSH(v, n, cap, x);
+        }
+        if (n > before) {
+            dev_meta *m = meta_of(meta, nmeta, &mcap, tr->device);
+            if (!m->tracks)
+                m->label = process_label(t, tr);
+            m->tracks++;
+        }
+    }
+    *nout = n;
+    return v;
+}
+
+void ks_device_activity_build(ks_analysis *a)
+{
+    dev_meta *meta = NULL;
+    size_t n = 0, nmeta = 0, rcap = 0;
+    dev_iv *v = collect_other(a, &n, &meta, &nmeta);
+    if (!n) {
+        free(meta);
+        return;
+    }
+    /* per device, in device order: span, union, categories */
+    qsort(v, n, sizeof *v, cmp_iv_time);
+    for (size_t i = 0; i < n;) {
+        KS_GROW(a->device_activity, rcap, a->ndevice_activity + 1);
+        ks_device_activity *d = &a->device_activity[a->ndevice_activity++];
+        memset(d, 0, sizeof *d);
+        d->device = v[i].device;
+        for (size_t j = 0; j < nmeta; j++)
+            if (meta[j].device == d->device) {
+                d->label = meta[j].label;
+                d->tracks = meta[j].tracks;
+            }
+        ks_sweep sw = {0};
+        d->first_ns = v[i].a;
+        d->last_ns = v[i].b;
+        for (; i < n && v[i].device == d->device; i++) {
+            ks_sweep_add(&sw, v[i].a, v[i].b);
+            if (v[i].b > d->last_ns)
+                d->last_ns = v[i].b;
+            add_cat(d, v[i].cat);
+            d->events++;
+        }
+        d->busy_ns = ks_sweep_finish(&sw);
+        d->span_ns = ks_sat_sub(d->last_ns, d->first_ns);
+        d->idle_ns = ks_sat_sub(d->span_ns, d->busy_ns);
+    }
+    free(meta);
+    /* by name: the union of each (category, name) on each device */
+    qsort(v, n, sizeof *v, cmp_iv_name);
+    ks_device_activity *row = a->device_activity;
+    size_t ncap = 0;
+    for (size_t i = 0; i < n;) {
+        if (row->device != v[i].device) {
+            while (row->device != v[i].device)
+                row++;
+            ncap = 0;
+        }
+        size_t j = i;
+        ks_sweep sw = {0};
+        for (; j < n && v[j].device == v[i].device && v[j].cat == v[i].cat && v[j].name == v[i].name; j++)
+            ks_sweep_add(&sw, v[j].a, v[j].b);
+        ks_device_name nm = {v[i].name, v[i].cat, j - i, ks_sweep_finish(&sw)};
+        KS_PUSH(row->names, row->nnames, ncap, nm);
+        i = j;
+    }
+    for (size_t i = 0; i < a->ndevice_activity; i++)
+        qsort(a->device_activity[i].names, a->device_activity[i].nnames, sizeof(ks_device_name), cmp_name_busy);
+    free(v);
+}
+
+void ks_device_activity_free(ks_analysis *a)
+{
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        free(a->device_activity[i].cats);
+        free(a->device_activity[i].names);
+    }
+    free(a->device_activity);
+    a->device_activity = NULL;
+    a->ndevice_activity = 0;
+}
+
+/* ---- the platform ---------------------------------------------------------------------------- */
+
+enum { PLAT_CUDA, PLAT_ROCM, PLAT_MTIA, PLAT_XPU, PLAT_HPU, PLAT_OTHER, PLAT_N };
+static const char *const plat_names[PLAT_N] = {"CUDA", "ROCm", "MTIA", "XPU", "HPU", "another accelerator"};
+
+static int starts(const char *s, const char *p)
+{
+    return !strncmp(s, p, strlen(p));
+}
+
+/* the platform of one runtime/driver call or device event, from its category and name; -1 none */
+static int event_platform(const char *cat, const char *name, int kind)
+{
+    if (kind == KS_K_DEVICE_OTHER)
+        return starts(cat, "mtia_") ? PLAT_MTIA : starts(cat, "hpu_") ? PLAT_HPU : starts(cat, "xpu_") ? PLAT_XPU
+                                                                                                       : PLAT_OTHER;
+    if (starts(cat, "mtia_"))
+        return PLAT_MTIA;
+    if (starts(cat, "xpu_"))
+        return PLAT_XPU;
+    if (starts(cat, "hpu_"))
+        return PLAT_HPU;
+    if (starts(name, "hip") || starts(name, "hsa") || starts(name, "roctx"))
+        return PLAT_ROCM;
+    if (starts(name, "cuda") || (name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z'))
+        return PLAT_CUDA;
+    return starts(cat, "cuda_") || !strcmp(cat, "Runtime") ? -1 : PLAT_OTHER;
+}
+
+const char *ks_analysis_platform(const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    uint64_t votes[PLAT_N] = {0};
+    /* the runtime and driver calls, and the device events, by what they are named */
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->kind != KS_K_RUNTIME && e->kind != KS_K_DRIVER && e->kind != KS_K_DEVICE_OTHER)
+                continue;
+            int p = event_platform(ks_trace_cat_name(t, e->cat), ks_trace_str(t, e->name), e->kind);
+            if (p >= 0)
+                votes[p]++;
+        }
+    }
+    int best = -1;
+    for (int p = 0; p < PLAT_N; p++)
+        if (votes[p] && (best < 0 || votes[p] > votes[best]))
+            best = p;
+    if (best >= 0)
+        return plat_names[best];
+    /* none: the versions in the metadata (hip_runtime_version, cuda_runtime_version, cupti_version) */
+    for (size_t i = 0; i < t->meta.nentries; i++) {
+        const char *key = ks_trace_str(t, t->meta.entries[i].key);
+        if (starts(key, "hip_") || starts(key, "roctracer"))
+            return plat_names[PLAT_ROCM];
+        if (starts(key, "cuda_") || starts(key, "cupti"))
+            return plat_names[PLAT_CUDA];
+    }
+    return NULL;
 }

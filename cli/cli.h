@@ -72,7 +72,24 @@ typedef struct ks_load_opts {
     int quiet;           /* no progress line */
     int threads;         /* parser threads (ks_parse_opts.threads): 0 = one per core */
     ks_summary_cb summary; /* NULL: a summary is read as a trace (and refused as one) */
+    /* Keep going after an input that cannot be opened, read or parsed (a config.json among the
+     * traces of a directory, an empty or unreadable file): its one-line error is printed on
+     * stderr and handed to on_error (input name, message without "kinesift: "), the next input is
+     * read, and ks_cli_load returns KS_EXIT_USAGE at the end (unless the trace callback stopped
+     * it first). NULL: stop at the first such input. */
+    void (*on_error)(void *ctx, const char *input, const char *message);
 } ks_load_opts;
+
+/* The inputs that could not be read (ks_load_opts.on_error), kept for the report. */
+typedef struct ks_cli_input_errors {
+    char **input, **message;
+    size_t n, cap;
+} ks_cli_input_errors;
+void ks_cli_input_errors_add(ks_cli_input_errors *e, const char *input, const char *message);
+/* Text: "== N inputs not read" and one line per input, after the reports (nothing when none;
+ * the commands print it only after at least one report: an input alone gets its error line). */
+void ks_cli_input_errors_text(FILE *out, const ks_cli_input_errors *e);
+void ks_cli_input_errors_free(ks_cli_input_errors *e);
 
 /* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */
 int ks_cli_threads(const char *s, int *n);

@@ -30,7 +30,10 @@ const char ks_help_analyze[] =
     "\n"
     "  --format text|json|csv|folded\n"
     "                          output (default text); JSON schema kinesift.analyze/1, see\n"
-    "                          docs/schema-analyze.md; CSV has one row per table row; folded:\n"
+    "                          docs/schema-analyze.md; CSV has one row per table row, the\n"
+    "                          \"section\" column naming the table (op, label, kernel, gpu, device,\n"
+    "                          step, gap, gap_cpu, gap_label, gap_longest, diagnosis, error;\n"
+    "                          docs/analysis.md, \"CSV\"); folded:\n"
     "                          one 'frame;frame;leaf ns' line per call path of ops and labels, for\n"
     "                          flamegraph.pl, inferno and speedscope (docs/report.md)\n"
     "  --folded-metric cpu|gpu folded values: CPU self time (default; they add up to the ops'\n"
@@ -38,7 +41,9 @@ const char ks_help_analyze[] =
     "                          kernel; they add up to the kernels' total time)\n"
     "  --python-frames         folded: Python frames are frames (default: their time goes to the\n"
     "                          op around them)\n"
-    "  --top N                 rows per table (default 15 for text, all for json and csv; 0 = all)\n"
+    "  --top N                 rows per table (default 15 for text, all for json and csv; 0 = all);\n"
+    "                          text steps: the first, the slowest and the last, with a histogram\n"
+    "                          line of every step's wall time\n"
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
@@ -76,16 +81,25 @@ const char ks_help_analyze[] =
     "of a name's intervals per thread (recursion counted once); GPU direct = work launched by the\n"
     "op's own runtime calls, subtree = by it or any descendant (unions; sums in the JSON too);\n"
     "GPU busy = union of kernel, memcpy and memset time per device. Missing GPU data is reported\n"
-    "as not observed, never as zero.\n"
+    "as not observed, never as zero. Another accelerator's device events (MTIA mtia_ccp_events,\n"
+    "HPU, unknown categories placed on a device or stream) get span, busy (union of every event,\n"
+    "waits included) and idle per device, said to be uninterpreted. Text tables shorten long\n"
+    "names (docs/analysis.md, \"The text report\"); text diagnostics give times relative to the\n"
+    "window start.\n"
     "\n"
     "Steps end when the GPU work they launched ends (TensorBoard's definition); each step's\n"
     "breakdown (kernel, memcpy, memset, communication, runtime, data loading, CPU, other) adds up to\n"
     "its wall time. Diagnoses are hypotheses with their evidence, the next check and what would\n"
-    "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command.\n"
+    "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command\n"
+    "(CUDA traces; on ROCm, MTIA and others, the measurement to make by hand).\n"
     "\n"
     "A summary (kinesift summarize, *.kss.json[.gz]) among the inputs prints the report it keeps:\n"
     "the bytes analyze prints for its trace with the default options (text, json, csv); options\n"
     "that change the report, and --format folded, are refused for it (docs/scale-out.md).\n"
+    "\n"
+    "An input that cannot be read (a config.json among the traces of a directory, an empty or\n"
+    "unreadable file) does not stop the others: each is listed after them (text), under \"errors\"\n"
+    "(JSON) or as an \"error\" row (CSV), and the exit status is 2.\n"
     "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
@@ -98,7 +112,21 @@ typedef struct analyze_ctx {
     ks_analyze_json *json;
     int first;
     const char *shaped; /* the first option that changes the report (refused for summaries) */
+    ks_cli_input_errors errors; /* text: the inputs not read, listed after the reports */
 } analyze_ctx;
+
+/* an input that could not be read: listed after the others (text), under "errors" (JSON), as an
+ * "error" row (CSV); folded output has no place for it (stderr and the exit status say it) */
+static void on_error(void *ctx, const char *input, const char *message)
+{
+    analyze_ctx *c = ctx;
+    if (c->format == 1)
+        ks_analyze_json_error(c->json, input, message);
+    else if (c->format == 2)
+        ks_analyze_csv_error(stdout, input, message);
+    else if (c->format == 0)
+        ks_cli_input_errors_add(&c->errors, input, message);
+}
 
 /* analysis, steps, window, gaps, telemetry and diagnoses of one trace, then the report */
 static int report_trace(analyze_ctx *c, ks_trace *tr)
@@ -113,7 +141,7 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
     if (c->format == 1)
         ks_analyze_json_trace(c->json, r.a, &r.iv, &c->ro);
     else if (c->format == 2)
-        ks_analyze_csv_trace(stdout, r.a, &c->ro);
+        ks_analyze_csv_trace(stdout, r.a, &r.iv, &c->ro);
     else if (c->format == 3)
         ks_analyze_folded(stdout, r.a, c->folded_metric, c->python_frames);
     else {
@@ -262,7 +290,11 @@ int ks_cmd_analyze(int argc, char **argv)
     else if (c.format == 2)
         ks_analyze_csv_header(stdout);
     lo.summary = on_summary;
+    lo.on_error = on_error;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    if (!c.first) /* after the reports of the others; an input alone: its error line only */
+        ks_cli_input_errors_text(stdout, &c.errors);
+    ks_cli_input_errors_free(&c.errors);
     if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");
         rc = KS_EXIT_USAGE;

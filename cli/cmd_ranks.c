@@ -50,6 +50,10 @@ const char ks_help_ranks[] =
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no warnings on stderr\n"
     "\n"
+    "An input that cannot be read (not a trace, empty, unreadable) does not stop the others: the\n"
+    "ranks read are matched and reported, each failure is listed after them (JSON: \"errors\"),\n"
+    "and the exit status is 2.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error (including duplicate ranks).\n";
 
 typedef struct job {
@@ -117,6 +121,8 @@ static void run_job(pool *p, job *j)
 {
     ks_source *src;
     ks_error err;
+    if (j->error) /* could not even be listed (make_jobs) */
+        return;
     if (ks_source_open(j->path, &src, &err) != KS_OK) {
         job_fail(j, j->path, &err);
         return;
@@ -175,24 +181,26 @@ static int make_jobs(char **list, size_t n, job **out, size_t *nout)
         }
         ks_source *src;
         ks_error err;
-        if (ks_source_open(list[i], &src, &err) != KS_OK) {
-            ks_cli_error(list[i], &err);
-            goto fail;
-        }
         long members = -1;
-        if (ks_source_is_archive(src)) {
+        int failed = ks_source_open(list[i], &src, &err) != KS_OK;
+        if (!failed && ks_source_is_archive(src)) {
             ks_stream *st;
             int r;
             members = 0;
             while ((r = ks_source_next(src, &st, &err)) > 0)
                 members++;
-            if (r < 0) {
-                ks_cli_error(list[i], &err);
-                ks_source_close(src);
-                goto fail;
-            }
+            failed = r < 0;
         }
-        ks_source_close(src);
+        if (!failed || members >= 0)
+            ks_source_close(src);
+        if (failed) { /* the others are read; this one is listed (read_ranks) */
+            KS_GROW(v, cap, nv + 1);
+            memset(&v[nv], 0, sizeof v[nv]);
+            v[nv].path = list[i];
+            v[nv].member = -1;
+            job_fail(&v[nv++], list[i], &err);
+            continue;
+        }
         for (long k = members < 0 ? -1 : 0; k < (members < 0 ? 0 : members); k++) {
             KS_GROW(v, cap, nv + 1);
             memset(&v[nv], 0, sizeof v[nv]);
@@ -231,12 +239,14 @@ static int read_ranks(job *v, size_t n, int jobs, const ks_load_opts *lo, const 
         pthread_join(th[i], NULL);
     free(th);
     pthread_mutex_destroy(&p.mu);
+    /* every input that failed, each on its own line; the others go on */
+    int failed = 0;
     for (size_t i = 0; i < n; i++)
         if (!v[i].ok) {
             ks_cli_fail("%s", v[i].error);
-            return KS_EXIT_USAGE;
+            failed = 1;
         }
-    return 0;
+    return failed;
 }
 
 static int default_jobs(void)
@@ -302,15 +312,25 @@ int ks_cmd_ranks(int argc, char **argv)
         return KS_EXIT_USAGE;
     }
     job *v = NULL;
-    size_t n = 0;
-    int rc = make_jobs(list, nlist, &v, &n);
+    size_t n = 0, nok = 0, nbad = 0;
+    int rc = make_jobs(list, nlist, &v, &n), failed = 0;
     if (!rc)
-        rc = read_ranks(v, n, jobs, &lo, &ro);
+        failed = read_ranks(v, n, jobs, &lo, &ro);
+    /* the ranks read, and the inputs that were not (listed by the report, exit 2) */
     ks_rank *rk = ks_xcalloc(n + 1, sizeof *rk);
+    const char **bad_in = ks_xcalloc(n + 1, sizeof *bad_in), **bad_msg = ks_xcalloc(n + 1, sizeof *bad_msg);
     for (size_t i = 0; i < n; i++) {
-        rk[i] = v[i].r;
-        free(v[i].error);
+        if (v[i].ok)
+            rk[nok++] = v[i].r;
+        else {
+            ks_rank_free(&v[i].r);
+            bad_in[nbad] = v[i].path;
+            bad_msg[nbad++] = v[i].error;
+        }
     }
+    if (!rc && failed && !nok) /* each failure has said so on its own line */
+        rc = KS_EXIT_USAGE;
+    n = nok;
     if (!rc && ks_ranks_identify(rk, n, allow_mixed, &err) != KS_OK) {
         ks_cli_fail("%s", err.msg);
         rc = KS_EXIT_USAGE;
@@ -318,11 +338,20 @@ int ks_cmd_ranks(int argc, char **argv)
     if (!rc) {
         ks_ranks r;
         ks_ranks_match(rk, n, &mo, &r);
+        r.error_input = bad_in;
+        r.error_message = bad_msg;
+        r.nerrors = nbad;
         ks_ranks_report(stdout, &r, format);
         ks_ranks_free(&r);
+        if (failed)
+            rc = KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < n; i++)
         ks_rank_free(&rk[i]);
+    for (size_t i = 0; i < nbad; i++)
+        free((char *)bad_msg[i]);
+    free(bad_in);
+    free(bad_msg);
     free(rk);
     free(v);
     ks_inputs_free(list, nlist);

@@ -24,16 +24,32 @@ const char ks_help_stats[] =
     "                      4; 1: one); the result is the same whatever N\n"
     "  --quiet             no progress line on a terminal\n"
     "\n"
+    "An input that cannot be read (not a trace, empty, unreadable) does not stop the others: each\n"
+    "is listed after them (JSON: \"errors\") and the exit status is 2.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct stats_ctx {
     int json;
     ks_stats_json *w;
+    ks_cli_input_errors errors;
+    size_t reported;
 } stats_ctx;
+
+/* an input that could not be read: listed after the others (text) or under "errors" (JSON) */
+static void on_error(void *ctx, const char *input, const char *message)
+{
+    stats_ctx *c = ctx;
+    if (c->json)
+        ks_stats_json_error(c->w, input, message);
+    else
+        ks_cli_input_errors_add(&c->errors, input, message);
+}
 
 static int on_trace(void *ctx, ks_trace *tr)
 {
     stats_ctx *c = ctx;
+    c->reported++;
     if (c->json)
         ks_stats_json_trace(c->w, tr);
     else
@@ -78,7 +94,11 @@ int ks_cmd_stats(int argc, char **argv)
         return ks_cli_usage("stats", "no input file");
     if (c.json)
         c.w = ks_stats_json_begin(stdout);
+    lo.on_error = on_error;
     int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    if (c.reported) /* after the reports of the others; an input alone: its error line only */
+        ks_cli_input_errors_text(stdout, &c.errors);
+    ks_cli_input_errors_free(&c.errors);
     if (c.json && ks_stats_json_end(c.w) != 0 && !rc) {
         ks_cli_fail("stats: cannot write the output");
         rc = KS_EXIT_USAGE;

@@ -73,7 +73,7 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
     ks_analyze_text(m, r.a, &r.iv, &text);
     fclose(m);
     m = open_memstream(&rt->csv, &rt->ncsv);
-    ks_analyze_csv_trace(m, r.a, &all);
+    ks_analyze_csv_trace(m, r.a, &r.iv, &all);
     fclose(m);
     ks_cli_insights_free(&r);
     return 0;

@@ -222,6 +222,49 @@ static int read_summary(ks_stream *st, const ks_load_opts *o, void *ctx)
     return rc;
 }
 
+void ks_cli_input_errors_add(ks_cli_input_errors *e, const char *input, const char *message)
+{
+    size_t cap = e->cap;
+    KS_GROW(e->input, cap, e->n + 1);
+    KS_GROW(e->message, e->cap, e->n + 1);
+    e->input[e->n] = ks_xstrdup(input);
+    e->message[e->n] = ks_xstrdup(message);
+    e->n++;
+}
+
+void ks_cli_input_errors_text(FILE *out, const ks_cli_input_errors *e)
+{
+    if (!e->n)
+        return;
+    fprintf(out, "\n== %zu input%s not read (the others are above; exit status 2)\n", e->n, e->n == 1 ? "" : "s");
+    for (size_t i = 0; i < e->n; i++)
+        fprintf(out, "  %s\n", e->message[i]);
+}
+
+void ks_cli_input_errors_free(ks_cli_input_errors *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->input[i]);
+        free(e->message[i]);
+    }
+    free(e->input);
+    free(e->message);
+    memset(e, 0, sizeof *e);
+}
+
+/* an input that could not be opened, read or parsed: its one-line error on stderr; 1 when the
+ * load goes on with the next input (o->on_error told), 0 when it stops */
+static int input_failed(const ks_load_opts *o, void *ctx, const char *name, const ks_error *err)
+{
+    char buf[1200];
+    ks_cli_error_text(name, err, buf, sizeof buf);
+    fprintf(stderr, "kinesift: %s\n", buf);
+    if (!o->on_error)
+        return 0;
+    o->on_error(ctx, name, buf);
+    return 1;
+}
+
 int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_cb cb, void *ctx)
 {
     char **list;
@@ -232,7 +275,7 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
         return KS_EXIT_USAGE;
     }
     int stdin_used = 0;
-    int rc = 0;
+    int rc = 0, failed = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!strcmp(list[i], "-")) {
             if (stdin_used++) {
@@ -244,7 +287,10 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
         ks_source *src;
         ks_cli_activity("reading", list[i]);
         if (ks_source_open(list[i], &src, &err) != KS_OK) {
-            ks_cli_error(list[i], &err);
+            if (input_failed(o, ctx, list[i], &err)) {
+                failed = 1;
+                continue;
+            }
             rc = KS_EXIT_USAGE;
             break;
         }
@@ -263,8 +309,10 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
                 break;
             if (r < 0) {
                 ks_cli_progress_clear(&pr);
-                ks_cli_error(list[i], &err);
-                rc = KS_EXIT_USAGE;
+                if (input_failed(o, ctx, list[i], &err))
+                    failed = 1;
+                else
+                    rc = KS_EXIT_USAGE;
                 break;
             }
             if (o->summary && ks_rank_is_summary(ks_stream_name(st))) {
@@ -277,7 +325,10 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             ks_trace *tr;
             if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {
                 ks_cli_progress_clear(&pr);
-                ks_cli_error(ks_stream_name(st), &err);
+                if (input_failed(o, ctx, ks_stream_name(st), &err)) {
+                    failed = 1;
+                    continue; /* the next member of an archive */
+                }
                 rc = KS_EXIT_USAGE;
                 break;
             }
@@ -290,5 +341,5 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
         ks_source_close(src);
     }
     ks_inputs_free(list, n);
-    return rc;
+    return rc ? rc : failed ? KS_EXIT_USAGE : 0;
 }

@@ -1,5 +1,8 @@
 /* parser/classify.c: map a category (and, for legacy files, a name) to a ks_kind. Spellings from
- * Kineto's ActivityType.h and the legacy names of 2020-22 files (docs/trace-format.md section 3.1). */
+ * Kineto's ActivityType.h and the legacy names of 2020-22 files (docs/trace-format.md section 3.1).
+ * Device work kinesift can measure is kernel, memcpy, memset; other accelerators' device events
+ * (mtia_ccp_events, hpu_op, and any unknown category whose slices carry args.device or
+ * args.stream, ks_classify_event) are KS_K_DEVICE_OTHER: device activity it does not interpret. */
 #include <string.h>
 
 #include "kinesift/store.h"
@@ -87,6 +90,15 @@ ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t nam
         else if ((namelen == 7 && !memcmp(name, "fwd_bwd", 7)) || (namelen == 6 && !memcmp(name, "fwdbwd", 6)))
             k = KS_K_FLOW_FWDBWD;
     }
+    return k;
+}
+
+ks_kind ks_classify_event(ks_kind k, char ph, uint32_t flags)
+{
+    /* an accelerator kinesift has no table for still says where its events ran: a slice of an
+     * unknown category placed on a device or stream is device activity (never a CPU op) */
+    if (k == KS_K_OTHER && (ph == 'X' || ph == 'B' || ph == 'E') && (flags & (KS_EF_DEVICE | KS_EF_STREAM)))
+        return KS_K_DEVICE_OTHER;
     return k;
 }
 

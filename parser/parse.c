@@ -719,7 +719,7 @@ static void commit_event(parser *p)
     rec.stream = e->stream;
     rec.cat = e->cat;
     rec.ph = (uint8_t)ph;
-    rec.kind = (uint8_t)kind_of(p, e->cat, e->name, ph);
+    rec.kind = (uint8_t)ks_classify_event(kind_of(p, e->cat, e->name, ph), ph, e->flags);
     rec.flags = e->flags;
     rec.device = e->device;
     if (p->unit) {

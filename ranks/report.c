@@ -131,6 +131,17 @@ static void straggler_text(FILE *out, const ks_ranks *r, const char *bullet)
             x->source);
 }
 
+/* the inputs not read, after the report (text and markdown) */
+static void errors_text(FILE *out, const ks_ranks *r, const char *bullet)
+{
+    if (!r->nerrors)
+        return;
+    fprintf(out, "\n%zu input%s not read (the ranks above are the others; exit status 2):\n", r->nerrors,
+            r->nerrors == 1 ? "" : "s");
+    for (size_t i = 0; i < r->nerrors; i++)
+        fprintf(out, "%s%s\n", bullet, r->error_message[i]);
+}
+
 static void text(FILE *out, const ks_ranks *r)
 {
     char b[10][32];
@@ -360,6 +371,15 @@ static void json(FILE *out, const ks_ranks *r)
         ks_jw_end_obj(&w);
     }
     ks_jw_end_arr(&w);
+    ks_jw_key(&w, "errors");
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < r->nerrors; i++) {
+        ks_jw_obj(&w);
+        ks_jw_kstr(&w, "input", r->error_input[i]);
+        ks_jw_kstr(&w, "error", r->error_message[i]);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
     ks_jw_end_obj(&w);
     ks_jw_close(&w);
     fputc('\n', out);
@@ -422,6 +442,7 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     if (markdown) {
         fputs("\n**Diagnosis**\n\n", out);
         straggler_text(out, r, "- ");
+        errors_text(out, r, "- ");
     }
 }
 
@@ -433,6 +454,8 @@ void ks_ranks_report(FILE *out, const ks_ranks *r, int format)
         csv(out, r, 0);
     else if (format == 3)
         csv(out, r, 1);
-    else
+    else {
         text(out, r);
+        errors_text(out, r, "  ");
+    }
 }

@@ -12,6 +12,7 @@
 
 struct ks_analyze_json {
     ks_jw w;
+    ks_input_error_list errors;
 };
 
 ks_analyze_json *ks_analyze_json_begin(FILE *out)
@@ -26,9 +27,15 @@ ks_analyze_json *ks_analyze_json_begin(FILE *out)
     return j;
 }
 
+void ks_analyze_json_error(ks_analyze_json *j, const char *input, const char *message)
+{
+    ks_input_error_list_add(&j->errors, input, message);
+}
+
 int ks_analyze_json_end(ks_analyze_json *j)
 {
     ks_jw_end_arr(&j->w);
+    ks_input_error_list_json(&j->w, &j->errors);
     ks_jw_end_obj(&j->w);
     int r = ks_jw_close(&j->w);
     fputc('\n', j->w.out);
@@ -147,6 +154,51 @@ static void gpu_rows(ks_jw *w, const ks_analysis *a)
     ks_jw_end_arr(w);
 }
 
+/* the device activity kinesift cannot interpret (docs/analysis.md, "Other accelerators") */
+static void device_activity(ks_jw *w, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    ks_jw_key(w, "device_activity");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        const ks_device_activity *d = &a->device_activity[i];
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", d->device);
+        if (d->label)
+            ks_jw_kstr(w, "label", ks_trace_str(t, d->label));
+        else
+            ks_jw_knull(w, "label");
+        ks_jw_key(w, "categories");
+        ks_jw_arr(w);
+        for (size_t j = 0; j < d->ncats; j++)
+            ks_jw_str(w, ks_trace_cat_name(t, d->cats[j]));
+        ks_jw_end_arr(w);
+        ks_jw_kbool(w, "interpreted", 0);
+        ks_jw_kstr(w, "meaning", KS_DEVICE_ACTIVITY_MEANING);
+        ks_jw_kuint(w, "tracks", d->tracks);
+        ks_jw_kuint(w, "events", d->events);
+        ks_jw_kint(w, "first_ns", d->first_ns);
+        ks_jw_kint(w, "last_ns", d->last_ns);
+        ks_jw_kint(w, "span_ns", d->span_ns);
+        ks_jw_kint(w, "busy_ns", d->busy_ns);
+        ks_jw_kint(w, "idle_ns", d->idle_ns);
+        ks_jw_kdouble(w, "busy_share", d->span_ns ? (double)d->busy_ns / (double)d->span_ns : 0.0);
+        ks_jw_key(w, "by_name");
+        ks_jw_arr(w);
+        for (size_t j = 0; j < d->nnames; j++) {
+            ks_jw_obj(w);
+            ks_jw_kstr(w, "name", ks_trace_str(t, d->names[j].name));
+            ks_jw_kstr(w, "cat", ks_trace_cat_name(t, d->names[j].cat));
+            ks_jw_kuint(w, "count", d->names[j].count);
+            ks_jw_kint(w, "busy_ns", d->names[j].busy_ns);
+            ks_jw_end_obj(w);
+        }
+        ks_jw_end_arr(w);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
 static void links(ks_jw *w, const ks_link_stats *l)
 {
     ks_jw_key(w, "links");
@@ -228,6 +280,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     ks_jw_kstr(w, "kind", a->has_window ? "time" : "trace");
     ks_jw_end_obj(w);
     gpu_rows(w, a);
+    device_activity(w, a);
     ks_jw_key(w, "ops");
     op_rows(w, a, a->ops, a->nops, o);
     ks_jw_key(w, "labels");

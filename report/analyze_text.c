@@ -8,6 +8,9 @@
 #include "kinesift/report.h"
 #include "report/report_util.h"
 
+/* names longer than this are shortened in the tables (ks_text_short_name; JSON and CSV keep them) */
+enum { TEXT_NAME_MAX = 90 };
+
 static const char *fmt(char *buf, size_t n, ks_ns v)
 {
     ks_fmt_ns(buf, n, v);
@@ -59,6 +62,33 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                  "           about useful work per unit of time)\n");
 }
 
+/* other accelerators' device events: span, busy, idle per device, said to be uninterpreted */
+static void device_lines(FILE *out, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        const ks_device_activity *d = &a->device_activity[i];
+        fprintf(out, "  device %d%s%s%s: busy %s of %s span (%.1f%%), idle %s (%.1f%%); %llu events on %u track%s (",
+                d->device, d->label ? " (" : "", d->label ? ks_trace_str(t, d->label) : "", d->label ? ")" : "",
+                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), pct(d->busy_ns, d->span_ns),
+                fmt(b3, sizeof b3, d->idle_ns), pct(d->idle_ns, d->span_ns), (unsigned long long)d->events,
+                d->tracks, d->tracks == 1 ? "" : "s");
+        for (size_t j = 0; j < d->ncats; j++)
+            fprintf(out, "%s%s", j ? ", " : "", ks_trace_cat_name(t, d->cats[j]));
+        fprintf(out, ")\n           by name (union each):");
+        for (size_t j = 0; j < d->nnames && j < 6; j++) {
+            char nb[64];
+            const char *n = ks_trace_str(t, d->names[j].name);
+            fprintf(out, "%s %s %s x%llu", j ? "," : "", ks_text_name(n, 40, nb, sizeof nb),
+                    fmt(b1, sizeof b1, d->names[j].busy_ns), (unsigned long long)d->names[j].count);
+        }
+        fprintf(out, "%s\n", d->nnames > 6 ? ", ..." : "");
+    }
+    if (a->ndevice_activity)
+        fprintf(out, "           (%s)\n", KS_DEVICE_ACTIVITY_MEANING);
+}
+
 static void links_line(FILE *out, const ks_analysis *a)
 {
     const ks_link_stats *l = &a->links;
@@ -96,9 +126,8 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
     for (size_t i = 0; i < lim; i++) {
         const ks_op_row *r = &v[i];
         char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-        char preview[120];
-        const char *name = ks_trace_str(t, r->name);
-        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        char preview[TEXT_NAME_MAX + 64];
+        ks_text_short_name(ks_trace_str(t, r->name), TEXT_NAME_MAX, 0, preview, sizeof preview);
         fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s\n", fmt(b1, sizeof b1, r->self_ns),
                 fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
                 fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, r->gpu_direct_ns) : "n/a",
@@ -120,9 +149,8 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         char b1[32], b2[32], b3[32], b4[32];
-        char preview[120];
-        const char *name = ks_trace_str(t, k->name);
-        ks_fmt_preview(preview, sizeof preview, name, strlen(name), 90);
+        char preview[TEXT_NAME_MAX + 64];
+        ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
         fprintf(out, "  %12s %6.1f%% %8llu %12s %12s %12s  %s [%s]\n", fmt(b1, sizeof b1, k->total_ns),
                 pct(k->total_ns, a->window_ns), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
@@ -136,11 +164,12 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     fprintf(out, "== %s\n", t->source);
     window_line(out, a);
     gpu_lines(out, a);
+    device_lines(out, a);
     links_line(out, a);
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
-    ks_insights_text(out, a, iv);
+    ks_insights_text(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
-    ks_report_text_diagnostics(out, &t->diag, &a->diag, "    ");
+    ks_report_text_diagnostics_at(out, &t->diag, &a->diag, "    ", a->win_start);
 }

@@ -24,6 +24,7 @@
 #include "common/util.h"
 #include "kinesift/report.h"
 #include "kinesift/source.h"
+#include "report/report_util.h"
 
 enum { TID_STEPS = 1, TID_PHASES = 2, TID_GAPS = 10, TID_DIAG = 100 };
 
@@ -154,15 +155,19 @@ static void gaps(added *x, const ks_analysis *a, const ks_gaps *g)
     }
 }
 
-static void diagnosis_args(added *x, const ks_diagnosis *dx)
+static void diagnosis_args(added *x, const ks_analysis *a, const ks_diagnosis *dx)
 {
     ks_jw_kstr(&x->w, "confidence", dx->confidence);
     ks_jw_kstr(&x->w, "hypothesis", dx->hypothesis);
     ks_jw_kstr(&x->w, "evidence", dx->evidence);
     ks_jw_kstr(&x->w, "next_check", dx->next_check);
     ks_jw_kstr(&x->w, "refuted_if", dx->refuted_if);
-    if (dx->validate_cmd)
+    char *by_hand = dx->validate_cmd ? ks_report_measure_by_hand(ks_analysis_platform(a), dx->validate_cmd) : NULL;
+    if (by_hand)
+        ks_jw_kstr(&x->w, "measure_by_hand", by_hand);
+    else if (dx->validate_cmd)
         ks_jw_kstr(&x->w, "validate", dx->validate_cmd);
+    free(by_hand);
 }
 
 static void diagnoses(added *x, const ks_analysis *a, const ks_insights_view *iv)
@@ -181,14 +186,14 @@ static void diagnoses(added *x, const ks_analysis *a, const ks_insights_view *iv
                     const ks_step *s = &iv->steps->v[k];
                     slice(x, dx->id, tid, s->start, s->wall_ns);
                     ks_jw_kint(&x->w, "step", s->number);
-                    diagnosis_args(x, dx);
+                    diagnosis_args(x, a, dx);
                     end_slice(x);
                     drawn++;
                     break;
                 }
         if (!drawn && (a->has_events || a->has_window)) {
             slice(x, dx->id, tid, a->win_start, a->window_ns);
-            diagnosis_args(x, dx);
+            diagnosis_args(x, a, dx);
             end_slice(x);
         }
     }

@@ -20,6 +20,7 @@
 
 #include "common/util.h"
 #include "report/html.h"
+#include "report/report_util.h"
 
 struct ks_html {
     FILE *out;
@@ -128,7 +129,7 @@ static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, i
     fputs("</li>\n", f);
 }
 
-static void diagnoses(FILE *f, const ks_diagnoses *d)
+static void diagnoses(FILE *f, const ks_analysis *a, const ks_diagnoses *d)
 {
     if (!d || !d->n) {
         fputs("<p class=\"none\">No diagnosis.</p>\n", f);
@@ -152,12 +153,42 @@ static void diagnoses(FILE *f, const ks_diagnoses *d)
                 fprintf(f, "%s%lld", j ? " " : "", (long long)x->steps[j]);
             fputs("</dd>", f);
         }
-        if (x->validate_cmd) {
+        char *by_hand = x->validate_cmd ? ks_report_measure_by_hand(ks_analysis_platform(a), x->validate_cmd) : NULL;
+        if (by_hand) {
+            fputs("<dt>measure</dt><dd>", f);
+            ks_html_text(f, by_hand);
+            fputs("</dd>", f);
+        } else if (x->validate_cmd) {
             fputs("<dt>measure</dt><dd><code>", f);
             ks_html_text(f, x->validate_cmd);
             fputs("</code></dd>", f);
         }
+        free(by_hand);
         fputs("</dl></div>\n", f);
+    }
+}
+
+/* other accelerators' device activity (kinesift/analysis.h ks_device_activity): one line each */
+static void device_activity(FILE *f, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    for (size_t i = 0; i < a->ndevice_activity; i++) {
+        const ks_device_activity *d = &a->device_activity[i];
+        fprintf(f, "<p class=\"device\" data-device=\"%d\">Device %d", d->device, d->device);
+        if (d->label) {
+            fputs(" (", f);
+            ks_html_text(f, ks_trace_str(t, d->label));
+            fputc(')', f);
+        }
+        fputs(": busy ", f);
+        ks_html_ns_span(f, "busy_ns", d->busy_ns);
+        fputs(" of ", f);
+        ks_html_ns_span(f, "span_ns", d->span_ns);
+        fputs(" span, idle ", f);
+        ks_html_ns_span(f, "idle_ns", d->idle_ns);
+        fprintf(f, "; %llu events. ", (unsigned long long)d->events);
+        ks_html_text(f, KS_DEVICE_ACTIVITY_MEANING);
+        fputs(".</p>\n", f);
     }
 }
 
@@ -328,8 +359,9 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     ks_html_step_bars(f, a, iv ? iv->steps : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
+    device_activity(f, a);
     fputs("<h3>Diagnoses</h3>\n", f);
-    diagnoses(f, iv ? iv->diagnoses : NULL);
+    diagnoses(f, a, iv ? iv->diagnoses : NULL);
     op_table(f, a, "ops", "Operators", a->ops, a->nops, o);
     op_table(f, a, "labels", "Labels (record_function)", a->labels, a->nlabels, o);
     kernel_table(f, a, o);

@@ -2,11 +2,13 @@
  * steps_summary, gaps, diagnoses and telemetry (docs/schema-analyze.md). GPU figures are null when
  * the trace has no GPU work; telemetry is null unless --smi was given. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonw.h"
 #include "kinesift/report.h"
 #include "report/report_int.h"
+#include "report/report_util.h"
 
 static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
 {
@@ -207,8 +209,9 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
     ks_jw_end_arr(w);
 }
 
-static void diagnoses_json(ks_jw *w, const ks_diagnoses *d)
+static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d)
 {
+    const char *platform = d && d->n ? ks_analysis_platform(a) : NULL;
     ks_jw_key(w, "diagnoses");
     ks_jw_arr(w);
     for (size_t i = 0; d && i < d->n; i++) {
@@ -220,10 +223,16 @@ static void diagnoses_json(ks_jw *w, const ks_diagnoses *d)
         ks_jw_kstr(w, "confidence", x->confidence);
         ks_jw_kstr(w, "next_check", x->next_check);
         ks_jw_kstr(w, "refuted_if", x->refuted_if);
-        if (x->validate_cmd)
+        char *by_hand = ks_report_measure_by_hand(platform, x->validate_cmd);
+        if (x->validate_cmd && !by_hand)
             ks_jw_kstr(w, "validate", x->validate_cmd);
         else
             ks_jw_knull(w, "validate");
+        if (by_hand)
+            ks_jw_kstr(w, "measure_by_hand", by_hand);
+        else
+            ks_jw_knull(w, "measure_by_hand");
+        free(by_hand);
         ks_jw_key(w, "steps");
         ks_jw_arr(w);
         for (size_t j = 0; j < x->nsteps; j++)
@@ -355,6 +364,6 @@ void ks_insights_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv
     steps_json(w, a, iv ? iv->steps : NULL, iv ? iv->threads : NULL);
     threads_json(w, a, iv ? iv->threads : NULL);
     gaps_json(w, a, iv ? iv->gaps : NULL);
-    diagnoses_json(w, iv ? iv->diagnoses : NULL);
+    diagnoses_json(w, a, iv ? iv->diagnoses : NULL);
     telemetry_json(w, a, iv);
 }

@@ -1,10 +1,12 @@
 /* report/insights_text.c: the text sections for steps, GPU idle gaps, diagnoses and telemetry. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_util.h"
 
 static const char *fmt(char *b, size_t n, ks_ns v)
 {
@@ -17,7 +19,79 @@ static double pct(ks_ns a, ks_ns b)
     return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st)
+/* the steps the table shows when it has more than top rows (top 0: all): the first
+ * max(1, top/5) and the last max(1, top/5) (none with top 1), and the slowest of the others
+ * (longest wall time, earlier step first on a tie) for the rest: shown[i] set for each */
+static void steps_shown(const ks_steps *st, size_t top, unsigned char *shown)
+{
+    size_t n = st->n;
+    if (!top || n <= top) {
+        memset(shown, 1, n);
+        return;
+    }
+    memset(shown, 0, n);
+    size_t edge = top / 5 ? top / 5 : 1, first = edge, last = top >= 2 ? edge : 0;
+    for (size_t i = 0; i < first; i++)
+        shown[i] = 1;
+    for (size_t i = 0; i < last; i++)
+        shown[n - 1 - i] = 1;
+    for (size_t k = first + last; k < top; k++) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (!shown[i] && (best == n || st->v[i].wall_ns > st->v[best].wall_ns))
+                best = i;
+        if (best == n)
+            break;
+        shown[best] = 1;
+    }
+}
+
+/* "step wall times: N steps in B equal bins from MIN to MAX: c1 c2 ..." over every step: bin of a
+ * step = (wall - min) * B / (max - min + 1), so the bins have equal width and cover [min, max] */
+enum { STEP_BINS = 10 };
+
+static void steps_histogram(FILE *out, const ks_steps *st)
+{
+    char b1[32], b2[32];
+    if (st->n < 2)
+        return;
+    ks_ns lo = st->v[0].wall_ns, hi = lo;
+    for (size_t i = 1; i < st->n; i++) {
+        lo = st->v[i].wall_ns < lo ? st->v[i].wall_ns : lo;
+        hi = st->v[i].wall_ns > hi ? st->v[i].wall_ns : hi;
+    }
+    uint64_t count[STEP_BINS] = {0};
+    uint64_t range = (uint64_t)hi - (uint64_t)lo + 1;
+    for (size_t i = 0; i < st->n; i++) {
+        uint64_t off = (uint64_t)st->v[i].wall_ns - (uint64_t)lo;
+        /* off * BINS / range without overflow: off < range <= 2^63 */
+        uint64_t bin = range <= UINT64_MAX / STEP_BINS ? off * STEP_BINS / range : off / (range / STEP_BINS + 1);
+        count[bin < STEP_BINS ? bin : STEP_BINS - 1]++;
+    }
+    fprintf(out, "  step wall times: %zu steps in %d equal bins from %s to %s:", st->n, STEP_BINS,
+            fmt(b1, sizeof b1, lo), fmt(b2, sizeof b2, hi));
+    for (int i = 0; i < STEP_BINS; i++)
+        fprintf(out, " %llu", (unsigned long long)count[i]);
+    fputc('\n', out);
+}
+
+static void step_row(FILE *out, const ks_step *s, int gpu)
+{
+    char b1[32], busy[16], idle[16];
+    if (gpu) {
+        snprintf(busy, sizeof busy, "%.0f%%", pct(s->busy_ns, s->wall_ns));
+        snprintf(idle, sizeof idle, "%.0f%%", pct(s->idle_ns, s->wall_ns));
+    } else {
+        snprintf(busy, sizeof busy, "n/a");
+        snprintf(idle, sizeof idle, "n/a");
+    }
+    fprintf(out, "  %8lld %12s %7s %7s ", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
+    for (int r = 0; r < KS_ROLE_COUNT; r++)
+        fprintf(out, " %5.1f", pct(s->breakdown[r], s->wall_ns));
+    fprintf(out, "%s%s\n", s->warmup ? "  warm-up" : "", s->unfinished ? "  unfinished" : "");
+}
+
+static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size_t top)
 {
     char b1[32], b2[32], b3[32], b4[32];
     if (!st)
@@ -34,23 +108,29 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st)
                 fmt(b3, sizeof b3, st->active_min), fmt(b4, sizeof b4, st->active_max), st->nactive);
     else
         fprintf(out, "; no active step\n");
+    steps_histogram(out, st);
+    unsigned char *shown = ks_xmalloc(st->n);
+    steps_shown(st, top, shown);
+    size_t nshown = 0;
+    for (size_t i = 0; i < st->n; i++)
+        nshown += shown[i];
+    if (nshown < st->n)
+        fprintf(out, "  %zu of %zu steps shown (--top %zu: the first, the slowest and the last; --top 0 for "
+                     "all)\n", nshown, st->n, top);
     fprintf(out, "  %8s %12s %7s %7s  breakdown (%%): kernel memcpy memset comm runtime data cpu other\n",
             "step", "wall", "busy", "idle");
-    for (size_t i = 0; i < st->n; i++) {
-        const ks_step *s = &st->v[i];
-        char busy[16], idle[16];
-        if (gpu) {
-            snprintf(busy, sizeof busy, "%.0f%%", pct(s->busy_ns, s->wall_ns));
-            snprintf(idle, sizeof idle, "%.0f%%", pct(s->idle_ns, s->wall_ns));
-        } else {
-            snprintf(busy, sizeof busy, "n/a");
-            snprintf(idle, sizeof idle, "n/a");
+    for (size_t i = 0; i < st->n;) {
+        if (shown[i]) {
+            step_row(out, &st->v[i++], gpu);
+            continue;
         }
-        fprintf(out, "  %8lld %12s %7s %7s ", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
-        for (int r = 0; r < KS_ROLE_COUNT; r++)
-            fprintf(out, " %5.1f", pct(s->breakdown[r], s->wall_ns));
-        fprintf(out, "%s%s\n", s->warmup ? "  warm-up" : "", s->unfinished ? "  unfinished" : "");
+        size_t j = i;
+        while (j < st->n && !shown[j])
+            j++;
+        fprintf(out, "  %8s %zu step%s not shown\n", "...", j - i, j - i == 1 ? "" : "s");
+        i = j;
     }
+    free(shown);
 }
 
 /* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
@@ -140,10 +220,11 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
     }
 }
 
-static void diagnoses_text(FILE *out, const ks_diagnoses *d)
+static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *d)
 {
     if (!d)
         return;
+    const char *platform = d->n ? ks_analysis_platform(a) : NULL;
     fprintf(out, "\n  Diagnoses (hypotheses to check, not conclusions): %zu\n", d->n);
     for (size_t i = 0; i < d->n; i++) {
         const ks_diagnosis *x = &d->v[i];
@@ -158,8 +239,12 @@ static void diagnoses_text(FILE *out, const ks_diagnoses *d)
         }
         fprintf(out, "    next check: %s\n", x->next_check);
         fprintf(out, "    refuted if: %s\n", x->refuted_if);
-        if (x->validate_cmd)
+        char *by_hand = ks_report_measure_by_hand(platform, x->validate_cmd);
+        if (by_hand)
+            fprintf(out, "    measure:    %s\n", by_hand);
+        else if (x->validate_cmd)
             fprintf(out, "    measure:    %s\n", x->validate_cmd);
+        free(by_hand);
     }
 }
 
@@ -275,13 +360,13 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
     }
 }
 
-void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
+void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
     if (!iv)
         return;
-    steps_text(out, a, iv->steps);
+    steps_text(out, a, iv->steps, o ? o->top : 0);
     threads_text(out, a, iv->threads, iv->steps);
     gaps_text(out, a, iv->gaps);
     telemetry_text(out, a, iv);
-    diagnoses_text(out, iv->diagnoses);
+    diagnoses_text(out, a, iv->diagnoses);
 }

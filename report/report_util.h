@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "common/jsonw.h"
+#include "kinesift/analysis.h"
 #include "kinesift/store.h"
 
 /* "key": pid/tid with its JSON type (number, string or null). */
@@ -14,10 +15,43 @@ void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id);
 void ks_report_json_diagnostics(ks_jw *w, const ks_diag *a, const ks_diag *b);
 /* Text: one block listing every diagnostic with its examples. */
 void ks_report_text_diagnostics(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent);
+/* The same with the examples' absolute times ("[A, B)" intervals, "at A ns") written relative
+ * to origin, the window start, exactly ("[+437.810230 ms, +459.666000 ms)"); a line says so. */
+void ks_report_text_diagnostics_at(FILE *out, const ks_diag *a, const ks_diag *b, const char *indent, ks_ns origin);
+/* What a device activity row (kinesift/analysis.h ks_device_activity) means, said the same way
+ * by every format. */
+#define KS_DEVICE_ACTIVITY_MEANING                                                                 \
+    "kinesift does not interpret these device events (no kernel, memcpy or memset classes): busy is "  \
+    "the union of every recorded event, waits included, not compute time"
+/* The by-hand measurement a diagnosis names instead of its `kinesift validate` command on a
+ * platform validate cannot run on (validate runs on CUDA: ks_analysis_platform), malloc'ed; NULL
+ * when the command applies (CUDA, or a trace that does not say) or there is none. */
+char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd);
+/* The inputs a JSON document could not include ("errors": [{"input", "error"}], written when
+ * it ends): a batch goes on past an unreadable input and lists it (docs/input.md). */
+typedef struct ks_input_error_list {
+    char **input, **message;
+    size_t n, cap, cap2;
+} ks_input_error_list;
+void ks_input_error_list_add(ks_input_error_list *l, const char *input, const char *message);
+/* "errors": [...] (an empty array when none); frees the list. */
+void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l);
+
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);
 /* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "
  * (cut on UTF-8 character boundaries) in buf (n > max). JSON and CSV keep full names. */
 const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
+
+/* A name for a text table (docs/report.md, "Names in text"): unchanged when at most max bytes;
+ * else, for GPU work names (cpp set: C++ kernel signatures), step by step while it is still too
+ * long: 1. a leading "void " goes, 2. the final parameter list becomes "(...)", 3. names inside
+ * template arguments lose their namespaces ("at::native::Foo" -> "Foo"), 4. nested template
+ * arguments become "<...>", the deepest nesting level first, a whole level at a time, down to the
+ * second level (the outermost arguments tell instances apart and stay); then 5. the head and the
+ * tail around
+ * " ... " (ks_text_name). Control characters are written \xNN. Into buf (n > max + 8). JSON and
+ * CSV keep full names. */
+const char *ks_text_short_name(const char *name, size_t max, int cpp, char *buf, size_t n);
 
 #endif

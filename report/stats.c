@@ -10,6 +10,7 @@
 
 struct ks_stats_json {
     ks_jw w;
+    ks_input_error_list errors;
 };
 
 static const char *track_kind_name(int k)
@@ -129,9 +130,15 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
     ks_jw_end_obj(w);
 }
 
+void ks_stats_json_error(ks_stats_json *s, const char *input, const char *message)
+{
+    ks_input_error_list_add(&s->errors, input, message);
+}
+
 int ks_stats_json_end(ks_stats_json *s)
 {
     ks_jw_end_arr(&s->w);
+    ks_input_error_list_json(&s->w, &s->errors);
     ks_jw_end_obj(&s->w);
     int r = ks_jw_close(&s->w);
     fputc('\n', s->w.out);

@@ -2,7 +2,9 @@
  * below it (recursively, sorted, hidden entries skipped): names containing ".json" and tar/zip
  * archives, the way tensorboard_trace_handler and multi-rank jobs leave them. @FILE (when no file
  * is named so literally) stands for the paths listed in FILE, one a line (blank lines and lines
- * starting with # skipped), each expanded like an argument; lists do not nest. */
+ * starting with # skipped), each expanded like an argument; lists do not nest. A trace name in a
+ * directory that cannot be looked at (a dangling symbolic link) is kept, so that reading it fails
+ * and names it: a batch lists what it could not read rather than leaving it out silently. */
 #include <dirent.h>
 #include <stdio.h>
 #include <errno.h>
@@ -84,11 +86,17 @@ static int walk(const char *dir, list *out, int depth, walk_ctx *w, ks_error *er
     for (size_t i = 0; i < names.n; i++) {
         struct stat sb;
         char *p = names.v[i];
-        if (rc == KS_OK && stat(p, &sb) != 0 && errno == ELOOP && w->notice) {
+        int st = rc == KS_OK ? stat(p, &sb) : 0;
+        if (rc == KS_OK && st != 0 && errno == ELOOP && w->notice) {
             char *m = ks_xasprintf("%s: skipped: a symbolic link loop", p);
             w->notice(w->notice_ctx, m);
             free(m);
-        } else if (rc == KS_OK && stat(p, &sb) == 0) {
+        } else if (rc == KS_OK && st != 0 && errno != ELOOP && looks_like_trace(strrchr(p, '/') + 1)) {
+            /* a trace name that cannot be looked at (a dangling link, no permission on it): kept, so
+             * that reading it names it in the errors instead of it silently missing from a batch */
+            KS_PUSH(out->v, out->n, out->cap, p);
+            continue;
+        } else if (rc == KS_OK && st == 0) {
             if (S_ISDIR(sb.st_mode))
                 rc = walk(p, out, depth + 1, w, err);
             else if (S_ISREG(sb.st_mode) && looks_like_trace(strrchr(p, '/') + 1)) {

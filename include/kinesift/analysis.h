@@ -21,6 +21,8 @@
  *    union of the GPU intervals (TraceLens) and as the plain sum (torch's device time).
  *  - GPU per device: span = first GPU work start .. last end; busy = union of kernel, memcpy and
  *    memset intervals over all its streams; idle = span - busy. Annotations and syncs are not work.
+ *  - Other accelerators' device events (MTIA mtia_ccp_events, HPU...): per device the span and
+ *    the union of every such event (device_activity), stated as uninterpreted activity.
  * All times are int64 ns. */
 #ifndef KINESIFT_ANALYSIS_H
 #define KINESIFT_ANALYSIS_H
@@ -136,6 +138,31 @@ typedef struct ks_gpu_row {
     uint32_t streams;
 } ks_gpu_row;
 
+/* Activity of one device that kinesift cannot interpret: the complete (X) events of another
+ * accelerator's categories on its device tracks (kind KS_K_DEVICE_OTHER: mtia_ccp_events,
+ * hpu_op, or an unknown category whose events carry args.device or args.stream), clipped to the
+ * window. kinesift does not know which of them compute, copy or wait, so busy_ns is the union of
+ * all of them ("the device recorded something"), not GPU busy time; by name, the union of each
+ * event name, to tell them apart by hand. */
+typedef struct ks_device_name {
+    ks_str name;
+    uint16_t cat;
+    uint64_t count;
+    ks_ns busy_ns;             /* union of this name's intervals on the device */
+} ks_device_name;
+
+typedef struct ks_device_activity {
+    int32_t device;            /* as for GPU rows: args.device, else the process label, else pid */
+    ks_str label;              /* process_labels, else process_name, of its first track; 0: none */
+    uint16_t *cats;            /* the categories of its events (ncats of them, by id) */
+    size_t ncats;
+    uint32_t tracks;           /* device tracks holding such events */
+    uint64_t events;
+    ks_ns first_ns, last_ns, span_ns, busy_ns, idle_ns; /* idle = span - busy */
+    ks_device_name *names;     /* by busy_ns, longest first (then name id) */
+    size_t nnames;
+} ks_device_activity;
+
 /* CPU -> GPU linking. */
 typedef struct ks_link_stats {
     uint64_t gpu_events;       /* kernel + memcpy + memset */
@@ -192,6 +219,11 @@ typedef struct ks_analysis {
 
     ks_diag diag;              /* what the analysis found (overlaps, B/E mismatches, links) */
     struct ks_analysis_priv *priv; /* lookup tables of the passes */
+
+    /* device activity kinesift cannot interpret (ks_device_activity), by device; set whatever
+     * gpu is (a device may have GPU work and other events: those are not in its GPU row) */
+    ks_device_activity *device_activity;
+    size_t ndevice_activity;
 } ks_analysis;
 
 KS_API int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
@@ -199,6 +231,13 @@ KS_API void ks_analysis_free(ks_analysis *a);
 /* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the
  * timelines and links are kept. */
 KS_API int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
+
+/* The platform the trace was recorded on: "CUDA", "ROCm", "MTIA", "XPU", "HPU" or "another
+ * accelerator", by the names of most of its runtime/driver calls and device events (hip... ROCm,
+ * cuda... and cuLaunch... CUDA, mtia_... categories MTIA), else by the runtime versions in its
+ * metadata; NULL when nothing says. `kinesift validate` runs on CUDA only: reports offer it for
+ * CUDA traces (and traces that do not say), else name the measurement to make by hand. */
+KS_API const char *ks_analysis_platform(const ks_analysis *a);
 
 /* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
 KS_API ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);

@@ -172,6 +172,10 @@ typedef struct ks_ranks {
     char *evidence[KS_RANK_TOP];
     ks_ns evidence_ns[KS_RANK_TOP];
     ks_ranks_opts o;
+    /* inputs that could not be read (the others were matched): set by the caller after
+     * ks_ranks_match, borrowed; the reports list them (JSON "errors": [{"input", "error"}]) */
+    const char *const *error_input, *const *error_message;
+    size_t nerrors;
 } ks_ranks;
 
 KS_API void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks *out);

@@ -22,6 +22,8 @@ extern "C" {
 typedef struct ks_stats_json ks_stats_json;
 KS_API ks_stats_json *ks_stats_json_begin(FILE *out);
 KS_API void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
+/* An input that could not be read: listed under "errors" [{"input", "error"}] by end. */
+KS_API void ks_stats_json_error(ks_stats_json *w, const char *input, const char *message);
 KS_API int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
 
 KS_API void ks_stats_text(FILE *out, const ks_trace *t);
@@ -50,19 +52,26 @@ typedef struct ks_analyze_json ks_analyze_json;
 KS_API ks_analyze_json *ks_analyze_json_begin(FILE *out);
 KS_API void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
                                   const ks_report_opts *o);
+/* An input that could not be read: listed under "errors" [{"input", "error"}] by end. */
+KS_API void ks_analyze_json_error(ks_analyze_json *w, const char *input, const char *message);
 KS_API int ks_analyze_json_end(ks_analyze_json *w);
 
 KS_API void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
-KS_API void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
+/* The text sections of kinesift/insights.h; o->top bounds the step table (the first, slowest and
+ * last steps; 0 = every step), o may be NULL (every step). */
+KS_API void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
 /* `kinesift whatif`: schema "kinesift.whatif/1". */
 KS_API void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
 
-/* CSV: one header, then one row per table row of every trace, with a "section" column
- * (op, label, kernel, gpu). */
+/* CSV: one header, then per trace one row per table row, the table named by the "section" column
+ * (op, label, kernel, gpu, device, step, gap, gap_cpu, gap_label, gap_longest, diagnosis);
+ * ks_analyze_csv_error writes an "error" row for an input that could not be read. */
 KS_API void ks_analyze_csv_header(FILE *out);
-KS_API void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
+KS_API void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_view *iv,
+                                 const ks_report_opts *o);
+KS_API void ks_analyze_csv_error(FILE *out, const char *input, const char *message);
 
 /* Folded stacks ("frame;frame;leaf value", ns) of the CPU self time or the GPU time per call
  * path (ks_folded_build). */

@@ -62,7 +62,8 @@ typedef enum ks_kind {
     KS_K_TRACE_SPAN,      /* Trace ("PyTorch Profiler (0)") */
     KS_K_FLOW_LAUNCH,     /* ac2g flows; legacy async_cpu_to_gpu / async_gpu, async / launch */
     KS_K_FLOW_FWDBWD,     /* fwdbwd flows; legacy forward_backward / fwd_bwd */
-    KS_K_DEVICE_OTHER,    /* device-side activity of other accelerators (mtia_ccp_events, hpu_op) */
+    KS_K_DEVICE_OTHER,    /* device-side activity of other accelerators (mtia_ccp_events, hpu_op, and
+                           * unknown categories carrying args.device/stream: ks_classify_event) */
     KS_K_COUNT
 } ks_kind;
 
@@ -263,6 +264,10 @@ KS_API ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
 
 /* Classify a category (and name, for legacy spellings) into a ks_kind. */
 KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);
+/* The kind of one event from its category's kind k: a slice (X, B, E) of a category kinesift
+ * does not know (KS_K_OTHER) that carries args.device or args.stream (KS_EF_DEVICE,
+ * KS_EF_STREAM) is an accelerator's device activity, KS_K_DEVICE_OTHER; else k. */
+KS_API ks_kind ks_classify_event(ks_kind k, char ph, uint32_t flags);
 
 /* Called once after parsing: sets track kinds/devices/streams, releases spare capacity. */
 KS_API void ks_trace_finish(ks_trace *t);

@@ -389,6 +389,13 @@ def check_report(paths, tmp, extra=()):
             busy = rows[0].find_all(lambda n: n.attrs.get("class") == "busy")
             gpu = [x for x in tr["gpu"] if x["device"] == g["device"]][0]
             check(ns_of(busy[0]) == gpu["busy_ns"], f"{w}: GPU {g['device']} busy time")
+        # other accelerators' device activity: one line per device, its figures those of the JSON
+        for d in tr.get("device_activity") or []:
+            ps = sec.find_all(lambda n: n.tag == "p" and n.attrs.get("data-device") == str(d["device"]))
+            if not check(len(ps) == 1, f"{w}: one line for device {d['device']}'s activity"):
+                continue
+            got = {n.attrs["data-field"]: ns_of(n) for n in ps[0].find_all(lambda n: "data-field" in n.attrs)}
+            check(got == {k: d[k] for k in ("busy_ns", "span_ns", "idle_ns")}, f"{w}: device {d['device']} {got}")
         diags = [n.attrs["data-diagnosis"] for n in sec.find_all(lambda n: "data-diagnosis" in n.attrs)]
         check(diags == [d["id"] for d in tr["diagnoses"]], f"{w}: the diagnoses, in order")
         check_tables(sec, tr, w)
