@@ -156,6 +156,8 @@ static void links(ks_jw *w, const ks_link_stats *l)
     ks_jw_kuint(w, "unlinked_gpu", l->unlinked_gpu);
     ks_jw_kuint(w, "launches", l->launches);
     ks_jw_kuint(w, "launches_without_gpu", l->launches_without_gpu);
+    ks_jw_kuint(w, "launch_calls", l->launch_calls);
+    ks_jw_kuint(w, "other_runtime_calls", l->other_runtime_calls);
     ks_jw_end_obj(w);
 }
 

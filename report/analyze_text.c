@@ -62,13 +62,15 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
 static void links_line(FILE *out, const ks_analysis *a)
 {
     const ks_link_stats *l = &a->links;
-    if (!l->gpu_events && !l->launches)
+    if (!l->gpu_events && !l->launches && !l->launch_calls && !l->other_runtime_calls)
         return;
     fprintf(out, "  links    %llu GPU events: %llu linked by correlation, %llu by flow, %llu without a "
-                 "launch; %llu launch calls, %llu without GPU work\n",
+                 "launch; %llu launch calls (kernel, graph, copy and set launches), %llu other runtime "
+                 "calls; %llu calls with a correlation id have no GPU work\n",
             (unsigned long long)l->gpu_events, (unsigned long long)l->linked_by_correlation,
             (unsigned long long)l->linked_by_flow, (unsigned long long)l->unlinked_gpu,
-            (unsigned long long)l->launches, (unsigned long long)l->launches_without_gpu);
+            (unsigned long long)l->launch_calls, (unsigned long long)l->other_runtime_calls,
+            (unsigned long long)l->launches_without_gpu);
 }
 
 static const char *sort_name(ks_sort_key k)
