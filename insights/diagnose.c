@@ -517,6 +517,7 @@ static void dominant_op(const dctx *c, ks_diagnoses *out)
         /* allocator growth: the caching allocator asks the driver for memory under this op */
         int growth = o.alloc_calls[best] > 0;
         ks_diagnosis *x = add(out, DX_OP, "medium", o.self[best]);
+        x->subject = name;
         if (growth)
             x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\", and it calls the device "
                                    "allocator (cudaMalloc/cudaFree): the caching allocator may still be growing "
@@ -576,6 +577,7 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
     if (!total || !ks_mul_ge(total, 10, c->gpu_busy, 4))
         return;
     ks_diagnosis *x = add(out, DX_KERNEL, "medium", total);
+    x->subject = ks_trace_str(t, k->name);
     char b1[32], b2[32], b3[32], b4[96];
     x->hypothesis = fmtdup("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
                            "use unsuited shapes or an unsuited algorithm.", ks_trace_str(t, k->name));

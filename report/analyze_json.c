@@ -103,6 +103,7 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_kint(w, "p90_ns", k->p90_ns);
         ks_jw_kint(w, "max_ns", k->max_ns);
         ks_jw_kuint(w, "unlinked", k->unlinked);
+        ks_jw_kuint(w, "comm", k->comm);
         if (k->bytes >= 0)
             ks_jw_kint(w, "bytes", k->bytes);
         else

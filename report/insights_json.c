@@ -149,6 +149,10 @@ static void diagnoses_json(ks_jw *w, const ks_diagnoses *d)
         }
         ks_jw_kstr(w, "impact_basis", x->impact_basis);
         ks_jw_kbool(w, "below_floor", x->below_floor);
+        if (x->subject)
+            ks_jw_kstr(w, "subject", x->subject);
+        else
+            ks_jw_knull(w, "subject");
         ks_jw_kstr(w, "next_check", x->next_check);
         ks_jw_kstr(w, "refuted_if", x->refuted_if);
         if (x->validate_cmd)

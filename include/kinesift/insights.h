@@ -146,6 +146,8 @@ typedef struct ks_diagnosis {
                                 * the capture or the figures, no saving claimed) */
     const char *impact_basis;  /* how impact_ns is computed for this kind */
     int below_floor;           /* impact under the floor: listed only with all (--all-diagnoses) */
+    const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel; a string of
+                                * the trace), else NULL */
 } ks_diagnosis;
 
 typedef struct ks_diagnoses {
