@@ -44,6 +44,7 @@
     X(INIT, "init_in_capture", 1, "caveat: no saving claimed") \
     X(CAPTURE, "graph_capture", 1, "caveat: no saving claimed") \
     X(RANGE, "profiler_range", 1, "caveat: no saving claimed") \
+    X(WAIT, "unexplained_wait", 1, "caveat: no saving claimed") \
     X(BUSY, "busy_is_not_efficiency", 1, "caveat: no saving claimed")
 
 enum {
@@ -611,12 +612,32 @@ static ks_iv idle_after(const dctx *c, ks_ns t)
     return r;
 }
 
+/* Blocking calls that wait while the trace shows the GPU idle: they wait on something the trace
+ * does not record (GPU work the profiler missed, such as graph kernels on some platforms, another
+ * process, a peer rank). A caveat: the idle time there is not what it seems. */
+static void unexplained_wait(const dctx *c, uint64_t calls, ks_ns total, ks_ns waited_idle, ks_diagnoses *out)
+{
+    char b1[32], b2[32], b3[96];
+    ks_diagnosis *x = add(out, DX_WAIT, "n/a", -1);
+    x->hypothesis = fmtdup("Blocking calls wait while the trace shows the GPU idle: they wait on something the "
+                           "trace does not record (GPU work the profiler missed, such as graph kernels, another "
+                           "process on the device, a peer rank), so the GPU idle time here may not be idle.");
+    x->evidence = fmtdup("%llu blocking calls take %s; %s of it with no GPU work recorded, %s.",
+                         (unsigned long long)calls, dur(b1, sizeof b1, total), dur(b2, sizeof b2, waited_idle),
+                         share_of(b3, sizeof b3, c, waited_idle));
+    x->next_check = fmtdup("Look at the device with a system-wide tool (nsys, rocprof, nvidia-smi during the run) "
+                           "over the same interval, and check the trace for graph launches whose kernels are "
+                           "missing.");
+    x->refuted_if = fmtdup("the device is really idle during those calls: the wait is then on the host side "
+                           "(a lock, I/O behind the call).");
+}
+
 static void sync_in_loop(const dctx *c, ks_diagnoses *out)
 {
     const ks_analysis *a = c->a;
     const ks_steps *st = c->st;
     const ks_trace *t = a->trace;
-    ks_ns total = 0, waited_busy = 0;
+    ks_ns total = 0, waited_busy = 0, waited_idle = 0;
     uint64_t calls = 0, items = 0, hip = 0;
     int64_t *steps = NULL;
     size_t nsteps = 0, scap = 0;
@@ -640,7 +661,9 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
             calls++;
             hip += platform == KS_PLATFORM_HIP;
             total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
-            waited_busy = ks_sat_add(waited_busy, ks_ivs_covered(&c->gpu, s->ts, s->end));
+            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, s->end);
+            waited_busy = ks_sat_add(waited_busy, busy);
+            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, s->end), busy));
             ks_iv idle = idle_after(c, s->end);
             ks_ivs_add(&after, idle.a, idle.b);
             const ks_step *sp = step_at(st, s->ts);
@@ -656,6 +679,8 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     ks_ivs_free(&after);
     size_t nact = st ? st->nactive : 0;
     int every_step = nact >= 2 && nsteps * 2 >= nact;
+    if (c->gpu_enough && ks_mul_ge(waited_idle, 20, c->denom, 1))
+        unexplained_wait(c, calls, total, waited_idle, out);
     /* cross-check: a sync that only waits for a busy GPU, which resumes at once after it, costs
      * nothing; the GPU must be idle after the syncs */
     if (!calls || !idle || !c->gpu.n ||
@@ -794,14 +819,22 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
 {
     const ks_gaps *g = c->g;
     const ks_trace *t = c->a->trace;
-    ks_ns host = 0, idle = 0, span = 0;
+    ks_ns wait = 0, blocked = 0, idle = 0, span = 0;
     const ks_gap_device *top = NULL;
     for (size_t i = 0; i < g->n; i++) {
-        host = ks_sat_add(host, g->dev[i].hta_host_wait_ns);
+        wait = ks_sat_add(wait, g->dev[i].hta_host_wait_ns);
         idle = ks_sat_add(idle, g->dev[i].idle_ns);
         if (!top || g->dev[i].idle_ns > top->idle_ns)
             top = &g->dev[i];
+        /* a launching thread blocked in a synchronising call is waiting, not working: that part
+         * of the gaps is no host time (sync_in_loop is about it) */
+        for (size_t j = 0; j < g->dev[i].nby_cpu; j++) {
+            const ks_gap_cause *gc = &g->dev[i].by_cpu[j];
+            if (gc->name && ks_kind_is_launch_api(gc->kind) && ks_is_blocking_call(ks_trace_str(t, gc->name)))
+                blocked = ks_sat_add(blocked, gc->total_ns);
+        }
     }
+    ks_ns host = wait > blocked ? wait - blocked : 0;
     for (size_t i = 0; c->a->gpu && i < c->a->ngpu; i++)
         span = ks_sat_add(span, c->a->gpu[i].span_ns);
     if (!top || !c->gpu_enough || !span || !ks_mul_ge(idle, 10, span, 3) || !ks_mul_ge(host, 2, idle, 1))
@@ -819,12 +852,13 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     }
     x->hypothesis = fmtdup("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
                            "launch its next work, so CPU time per step, not GPU time, sets the pace.");
+    char b5[32], b6[96];
     x->evidence = fmtdup("GPU idle %s of %s of GPU span; in %s of it (%.0f%%) the next work was launched only "
-                         "after the GPU had gone idle (HTA host wait), %s. The launching thread during the "
-                         "gaps: %s.",
+                         "after the GPU had gone idle (HTA host wait, %s, less %s with the launching thread "
+                         "blocked in a synchronising call), %s. The launching thread during the gaps: %s.",
                          dur(b1, sizeof b1, idle), dur(b2, sizeof b2, span), dur(b3, sizeof b3, host),
-                         pct((double)host, (double)idle), share_of(b4, sizeof b4, c, impact),
-                         what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
+                         pct((double)host, (double)idle), dur(b5, sizeof b5, wait), dur(b4, sizeof b4, blocked),
+                         share_of(b6, sizeof b6, c, impact), what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
     x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
                            "fewer Python-level ops, larger batches) and check that the GPU idle time "
                            "shrinks; the gaps table shows what the CPU thread was doing.");

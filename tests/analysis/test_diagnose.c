@@ -221,6 +221,35 @@ static void tiny_gpu_work_gets_no_gpu_diagnosis(void **state)
     ks_trace_free(t);
 }
 
+/* Kernels [0, 200) and [900, 1000) us, a cudaStreamSynchronize [300, 800) between them: no steps,
+ * the GPU span is 1000 us, 300 busy. The call waits 500 us with no GPU work recorded (50 % >= 5 %):
+ * unexplained_wait, a caveat; after it the GPU idles [800, 900), 100 us: sync_in_loop with an
+ * impact of 100 us (10 %), after dominant_kernel (the one kernel name: 300 us). */
+static void waiting_on_an_idle_gpu(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse("{\"traceEvents\":["
+                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,"
+                                "\"dur\":200,\"args\":{\"device\":0,\"stream\":7}},"
+                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":900,"
+                                "\"dur\":100,\"args\":{\"device\":0,\"stream\":7}},"
+                                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\","
+                                "\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":500}]}");
+    ks_analysis *a = analyse(t, NULL);
+    ks_diagnoses d;
+    ks_diagnose(a, NULL, NULL, &d);
+    char order[256];
+    ids(&d, order, sizeof order);
+    assert_string_equal(order, "dominant_kernel sync_in_loop unexplained_wait");
+    assert_int_equal(d.v[0].impact_ns, 300000);
+    assert_int_equal(d.v[1].impact_ns, 100000);
+    assert_int_equal(d.v[2].impact_ns, -1);
+    assert_non_null(strstr(d.v[2].evidence, "500.000 us of it with no GPU work recorded, 50.0% of the GPU span"));
+    ks_diagnoses_free(&d);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +260,7 @@ int main(void)
         cmocka_unit_test(dominant_op_tells_allocator_growth),
         cmocka_unit_test(the_floor_hides_and_counts),
         cmocka_unit_test(tiny_gpu_work_gets_no_gpu_diagnosis),
+        cmocka_unit_test(waiting_on_an_idle_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
