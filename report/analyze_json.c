@@ -90,6 +90,9 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
     size_t lim = o->top && o->top < a->nkernels ? o->top : a->nkernels;
+    ks_ns span = 0; /* the denominator of share: the devices' GPU spans */
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++)
+        span = ks_sat_add(span, a->gpu[i].span_ns);
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
@@ -108,7 +111,7 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
             ks_jw_kint(w, "bytes", k->bytes);
         else
             ks_jw_knull(w, "bytes");
-        ks_jw_kdouble(w, "share", share(k->total_ns, a->window_ns));
+        ks_jw_kdouble(w, "share", share(k->total_ns, span));
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

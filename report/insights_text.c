@@ -157,8 +157,12 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
         return;
     }
     smi_line(out, "window", &tm->window, tm->units_util);
-    if (a->gpu && a->ngpu)
-        fprintf(out, "    trace: GPU busy %.1f%% of its span\n", pct(a->gpu[0].busy_ns, a->gpu[0].span_ns));
+    if (a->gpu && a->ngpu) {
+        char b1[32], b2[32];
+        fprintf(out, "    trace: GPU busy %.1f%% of its span (%s busy in a %s span)\n",
+                pct(a->gpu[0].busy_ns, a->gpu[0].span_ns), fmt(b1, sizeof b1, a->gpu[0].busy_ns),
+                fmt(b2, sizeof b2, a->gpu[0].span_ns));
+    }
     for (size_t i = 0; iv->steps && i < tm->nsteps && i < iv->steps->n; i++) {
         char what[32];
         snprintf(what, sizeof what, "step %lld", (long long)iv->steps->v[i].number);
