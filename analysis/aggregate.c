@@ -10,7 +10,7 @@
 #include "analysis/hugemem.h"
 #include "analysis/intervals.h"
 #include "analysis/msort.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/i64map.h"
 #include "common/util.h"
@@ -215,21 +215,16 @@ KS_MSORT_DEFINE(sort_work, work_ref, work_before)
  * with ks_big_free) */
 static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n, size_t *most)
 {
-    const ks_trace *t = a->trace;
-    *most = ks_gpu_track_events(t);
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    *most = gw->n;
     work_ref *v = ks_big_alloc(ks_mul(*most, sizeof *v));
     *n = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *it = &gw->v[j];
+        if (!ks_gpuwork_starts_in(a, it))
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X' || e->ts < a->win_start || e->ts >= a->win_end)
-                continue;
-            work_ref w = {e->ts, (uint32_t)k, (uint32_t)i};
-            v[(*n)++] = w;
-        }
+        work_ref w = {it->ts, it->track, it->ev};
+        v[(*n)++] = w;
     }
     sort_work(v, *n);
     return v;
@@ -343,10 +338,6 @@ static int cmp_krow(const void *x, const void *y)
     return (a->name > b->name) - (a->name < b->name);
 }
 
-static int in_kernel_table(const ks_analysis *a, const ks_event *e)
-{
-    return ks_kind_is_gpu_work(e->kind) && e->ph == 'X' && e->ts >= a->win_start && e->ts < a->win_end;
-}
 
 /* One row per (name, kind) of GPU work in the window, in first-seen order, with the room for its
  * durations (count_instances does the same for the other tables). */
@@ -356,27 +347,24 @@ static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t 
     const ks_trace *t = a->trace;
     krow_acc *v = NULL;
     size_t n = 0, cap = 0, total = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *it = &gw->v[j];
+        if (!ks_gpuwork_starts_in(a, it))
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!in_kernel_table(a, e))
-                continue;
-            uint32_t *ix = &index[e->name][e->kind - KS_K_KERNEL];
-            if (!*ix) {
-                KS_GROW(v, cap, n + 1);
-                krow_acc *r = &v[n];
-                memset(r, 0, sizeof *r);
-                r->row.name = e->name;
-                r->row.kind = e->kind;
-                r->row.bytes = -1;
-                *ix = (uint32_t)++n;
-            }
-            v[*ix - 1].cap++;
-            total++;
+        const ks_event *e = &t->tracks[it->track].ev[it->ev];
+        uint32_t *ix = &index[e->name][e->kind - KS_K_KERNEL];
+        if (!*ix) {
+            KS_GROW(v, cap, n + 1);
+            krow_acc *r = &v[n];
+            memset(r, 0, sizeof *r);
+            r->row.name = e->name;
+            r->row.kind = e->kind;
+            r->row.bytes = -1;
+            *ix = (uint32_t)++n;
         }
+        v[*ix - 1].cap++;
+        total++;
     }
     *durs = ks_big_alloc(ks_mul(total, sizeof **durs));
     *ndurs = total;
@@ -398,26 +386,23 @@ void ks_kernels_build(ks_analysis *a)
     krow_acc *v = kernel_rows(a, index, &n, &durs, &ndurs);
     ks_comm_cache cc;
     ks_comm_cache_init(&cc, a);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *it = &gw->v[j];
+        if (!ks_gpuwork_starts_in(a, it))
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!in_kernel_table(a, e))
-                continue;
-            krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
-            r->row.count++;
-            r->row.total_ns = ks_sat_add(r->row.total_ns, e->dur);
-            r->durs[r->ndurs++] = e->dur;
-            if (ks_analysis_launcher(a, (uint32_t)k, i).s < 0)
-                r->row.unlinked++;
-            if (ks_comm_gpu_event(&cc, (uint32_t)k, (uint32_t)i))
-                r->row.comm++;
-            if (e->flags & KS_EF_BYTES) {
-                r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + e->aux;
-                r->has_bytes = 1;
-            }
+        const ks_event *e = &t->tracks[it->track].ev[it->ev];
+        krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
+        r->row.count++;
+        r->row.total_ns = ks_sat_add(r->row.total_ns, e->dur);
+        r->durs[r->ndurs++] = e->dur;
+        if (ks_gpuwork_launcher(a, it).s < 0)
+            r->row.unlinked++;
+        if (ks_comm_gpu_event(&cc, it->track, it->ev))
+            r->row.comm++;
+        if (e->flags & KS_EF_BYTES) {
+            r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + e->aux;
+            r->has_bytes = 1;
         }
     }
     a->kernels = ks_xcalloc(n ? n : 1, sizeof *a->kernels);

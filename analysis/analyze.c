@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis/pool.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 
@@ -225,6 +225,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     ks_diag_init(&a->diag);
     a->trace = t;
     a->has_events = any;
+    ks_gpuwork_build(t, &a->priv->gpuwork);
     if (opts->has_window) {
         a->has_window = 1;
         a->win_start = opts->window_start;
@@ -312,6 +313,7 @@ void ks_analysis_free(ks_analysis *a)
     ks_diag_free(&a->diag);
     if (a->priv) {
         ks_i64map_free(&a->priv->ext_ops);
+        ks_gpuwork_free(&a->priv->gpuwork);
         free(a->priv);
     }
     free(a);

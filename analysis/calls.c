@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 
 static const struct {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
@@ -87,27 +88,24 @@ static void cpu_values(tree *t, const ks_analysis *a, const ks_timeline *tl, con
 static void gpu_values(tree *t, const ks_analysis *a, int32_t **nd)
 {
     const ks_trace *tr = a->trace;
-    for (size_t k = 0; k < tr->ntracks; k++) {
-        const ks_track *gt = &tr->tracks[k];
-        if (gt->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *g = &gw->v[j];
+        if (!ks_gpuwork_starts_in(a, g))
             continue;
-        for (size_t i = 0; i < gt->n; i++) {
-            const ks_event *e = &gt->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X' || e->ts < a->win_start || e->ts >= a->win_end)
-                continue;
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
-            int32_t up;
-            if (r.s < 0) {
-                up = node(t, 0, 0, KS_FRAME_UNLINKED);
-            } else {
-                int32_t op = ks_analysis_launching_op(a, r);
-                up = op >= 0 && nd[r.tl] ? nd[r.tl][op] : 0;
-                if (!up)
-                    up = node(t, 0, 0, KS_FRAME_NO_OP);
-            }
-            int32_t leaf = node(t, up, e->name, KS_FRAME_NAME); /* may move t->f->v */
-            t->f->v[leaf].value += e->dur;
+        const ks_event *e = &tr->tracks[g->track].ev[g->ev];
+        ks_slice_ref r = ks_gpuwork_launcher(a, g);
+        int32_t up;
+        if (r.s < 0) {
+            up = node(t, 0, 0, KS_FRAME_UNLINKED);
+        } else {
+            int32_t op = ks_analysis_launching_op(a, r);
+            up = op >= 0 && nd[r.tl] ? nd[r.tl][op] : 0;
+            if (!up)
+                up = node(t, 0, 0, KS_FRAME_NO_OP);
         }
+        int32_t leaf = node(t, up, e->name, KS_FRAME_NAME); /* may move t->f->v */
+        t->f->v[leaf].value += e->dur;
     }
 }
 

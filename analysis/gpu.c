@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
 
@@ -21,7 +21,7 @@ typedef struct dev_acc {
     uint32_t streams;
 } dev_acc;
 
-static dev_acc *device_acc(const ks_trace *t, dev_acc **v, size_t *n, size_t *cap, int32_t device)
+static dev_acc *device_acc(const ks_gpuwork *gw, dev_acc **v, size_t *n, size_t *cap, int32_t device)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*v)[i].device == device)
@@ -30,11 +30,8 @@ static dev_acc *device_acc(const ks_trace *t, dev_acc **v, size_t *n, size_t *ca
     dev_acc *d = &(*v)[(*n)++];
     memset(d, 0, sizeof *d);
     d->device = device;
-    /* room for every event of the device's streams: the sets never move while they grow */
-    size_t most = 0;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == device)
-            most += t->tracks[k].n;
+    /* room for every work event of the device's streams: the sets never move while they grow */
+    size_t most = ks_gpuwork_device_count(gw, device);
     ks_ivs_reserve(&d->all, most);
     ks_ivs_reserve(&d->kernel, most);
     ks_ivs_reserve(&d->memcpy, most);
@@ -50,35 +47,22 @@ static int cmp_dev(const void *x, const void *y)
 
 void ks_gpu_build(ks_analysis *a)
 {
-    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     dev_acc *devs = NULL;
     size_t ndev = 0, cap = 0;
-    uint64_t any_work = 0;
-    ks_ns w0 = a->win_start, w1 = a->win_end;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
+    ks_ns w0 = a->win_start;
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
         dev_acc *d = NULL;
-        int counted_stream = 0;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+        for (size_t i = str->first; i < str->first + str->n; i++) {
+            const ks_gpuwork_item *e = &gw->v[i];
+            ks_ns s, en;
+            if (!ks_gpuwork_clip(a, e, &s, &en))
                 continue;
-            any_work++;
-            ks_ns s = e->ts, en = e->ts + e->dur;
-            if (en < w0 || s >= w1 || (en == w0 && e->dur > 0))
-                continue;
-            if (!d)
-                d = device_acc(t, &devs, &ndev, &cap, tr->device);
-            if (!counted_stream) {
+            if (!d) {
+                d = device_acc(gw, &devs, &ndev, &cap, str->device);
                 d->streams++;
-                counted_stream = 1;
             }
-            if (s < w0)
-                s = w0;
-            if (en > w1)
-                en = w1;
             ks_ivs_add_merge(&d->all, s, en);
             if (e->kind == KS_K_KERNEL) {
                 d->kernels++;
@@ -92,10 +76,8 @@ void ks_gpu_build(ks_analysis *a)
             }
         }
     }
-    if (!any_work) {
-        int device_tracks = 0;
-        for (size_t k = 0; k < t->ntracks && !device_tracks; k++)
-            device_tracks = t->tracks[k].kind == KS_TRACK_GPU;
+    if (!gw->n) {
+        int device_tracks = gw->gpu_tracks > 0;
         /* the same device tracks as `stats` (the track kind of the store): say why they are empty;
          * a cut file may hold GPU work past the cut: say the input ended first */
         if (a->trace->truncated)
@@ -152,30 +134,23 @@ void ks_gpu_comm(ks_analysis *a)
 {
     if (!a->gpu)
         return;
-    const ks_trace *t = a->trace;
-    ks_ns w0 = a->win_start, w1 = a->win_end;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     ks_comm_cache cc;
     ks_comm_cache_init(&cc, a);
     /* per device row: communication and compute kernels (kernels that are not communication) */
     ks_ivs *comm = ks_xcalloc(a->ngpu, sizeof *comm), *compute = ks_xcalloc(a->ngpu, sizeof *compute);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        ks_gpu_row *g = gpu_row(a, tr->device);
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
+        ks_gpu_row *g = gpu_row(a, str->device);
         if (!g)
             continue;
         size_t d = (size_t)(g - a->gpu);
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_KERNEL || e->ph != 'X')
+        for (size_t i = str->first; i < str->first + str->n; i++) {
+            const ks_gpuwork_item *e = &gw->v[i];
+            ks_ns s, en;
+            if (e->kind != KS_K_KERNEL || !ks_gpuwork_clip(a, e, &s, &en))
                 continue;
-            ks_ns s = e->ts, en = e->ts + e->dur;
-            if (en < w0 || s >= w1 || (en == w0 && e->dur > 0))
-                continue;
-            s = s < w0 ? w0 : s;
-            en = en > w1 ? w1 : en;
-            ks_ivs_add(ks_comm_gpu_event(&cc, (uint32_t)k, (uint32_t)i) ? &comm[d] : &compute[d], s, en);
+            ks_ivs_add(ks_comm_gpu_event(&cc, e->track, e->ev) ? &comm[d] : &compute[d], s, en);
         }
     }
     for (size_t d = 0; d < a->ngpu; d++) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
@@ -205,24 +206,21 @@ static void kernels(builder *b)
 {
     const ks_analysis *a = b->a;
     const ks_trace *t = a->trace;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *g = &gw->v[j];
+        if (g->kind != KS_K_KERNEL || g->dur == KS_NO_DUR)
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_KERNEL || e->ph != 'X' || e->dur == KS_NO_DUR)
-                continue;
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
-            long step = r.s >= 0 ? host_step(b, a->tl[r.tl].s[r.s].ts) : gpu_step(b, e->ts);
-            long smp = step >= 0 ? b->sample[step] : -1;
-            if (smp < 0)
-                continue;
-            b->p->launches[smp] += 1;
-            long si = kernel_series(b, e);
-            if (si >= 0)
-                b->p->series[si].v[smp] += (double)e->dur;
-        }
+        const ks_event *e = &t->tracks[g->track].ev[g->ev];
+        ks_slice_ref r = ks_gpuwork_launcher(a, g);
+        long step = r.s >= 0 ? host_step(b, a->tl[r.tl].s[r.s].ts) : gpu_step(b, e->ts);
+        long smp = step >= 0 ? b->sample[step] : -1;
+        if (smp < 0)
+            continue;
+        b->p->launches[smp] += 1;
+        long si = kernel_series(b, e);
+        if (si >= 0)
+            b->p->series[si].v[smp] += (double)e->dur;
     }
 }
 

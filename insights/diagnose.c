@@ -21,7 +21,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 
@@ -183,20 +183,13 @@ static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const k
     c->a = a;
     c->st = st;
     c->g = g;
-    const ks_trace *t = a->trace;
-    size_t most = ks_gpu_track_events(t);
-    ks_ivs_reserve(&c->gpu, most ? most : 1);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if ((e->kind == KS_K_KERNEL || e->kind == KS_K_MEMCPY || e->kind == KS_K_MEMSET) && e->ph == 'X')
-                ks_ivs_add(&c->gpu, e->ts, ks_sat_add(e->ts, e->dur));
-        }
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    ks_ivs_reserve(&c->gpu, gw->n ? gw->n : 1);
+    for (size_t j = 0; j < gw->n; j++) {
+        ks_ns s, e;
+        if (ks_gpuwork_clip(a, &gw->v[j], &s, &e))
+            ks_ivs_add(&c->gpu, s, e);
     }
-    ks_ivs_clip(&c->gpu, a->win_start, a->win_end);
     ks_ivs_normalize(&c->gpu);
     if (st && st->nactive) {
         for (size_t i = 0; i < st->n; i++)
@@ -285,13 +278,12 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
     copy_group *v = NULL;
     size_t n = 0, vcap = 0;
     int64_t largest = -1;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (e->kind != KS_K_MEMCPY || !(e->flags & KS_EF_BYTES) || !in_window(a, e->ts) ||
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
+        {
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
+            if (e->kind != KS_K_MEMCPY || !(e->flags & KS_EF_BYTES) || !ks_gpuwork_starts_in(a, it) ||
                 !in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
                 continue;
             const ks_step *s = step_at(st, e->ts);
@@ -378,21 +370,20 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
     const ks_analysis *a = c->a;
     const ks_steps *st = c->st;
     const ks_trace *t = a->trace;
-    size_t nk = 0, nl = 0, nshort = 0, ngraph = 0, most = 1 + ks_gpu_track_events(t);
+    size_t nk = 0, nl = 0, nshort = 0, ngraph = 0, most = 1 + ks_gpuwork_of(a)->n;
     ks_ns launch_total = 0;
     ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
+        {
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
             if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts) || !in_scope(c, e->ts))
                 continue;
             nk++;
             if (e->dur >= 10000)
                 continue;
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
+            ks_slice_ref r = ks_gpuwork_launcher(a, it);
             if (graph_launch(a, r)) { /* already one launch for many kernels */
                 ngraph++;
                 continue;
@@ -562,12 +553,11 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
         return;
     ks_ns total = 0;
     uint64_t count = 0;
-    for (size_t j = 0; j < t->ntracks; j++) {
-        const ks_track *tr = &t->tracks[j];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
+        {
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
             if (e->kind == KS_K_KERNEL && e->ph == 'X' && e->name == k->name && in_window(a, e->ts) &&
                 in_scope(c, e->ts)) {
                 total = ks_sat_add(total, e->dur);
@@ -731,12 +721,11 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
     uint64_t copies = 0;
     copy_group *v = NULL; /* by size: the size that costs most is the one to measure */
     size_t n = 0, vcap = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
+        {
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
             if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !in_scope(c, e->ts) ||
                 !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;

@@ -14,7 +14,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/msort.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/regex.h"
 #include "common/util.h"
@@ -349,24 +349,16 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         ks_gap_device *dev = &out->dev[d];
         dev->device = a->gpu[d].device;
         dev->threshold_ns = opts->threshold_ns;
-        size_t n = 0, most = 0;
-        for (size_t k = 0; k < t->ntracks; k++)
-            if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == dev->device)
-                most += t->tracks[k].n;
+        const ks_gpuwork *gw = ks_gpuwork_of(a);
+        size_t n = 0, most = ks_gpuwork_device_count(gw, dev->device);
         work *w = ks_big_alloc(ks_mul(most, sizeof *w));
-        for (size_t k = 0; k < t->ntracks; k++) {
-            const ks_track *tr = &t->tracks[k];
-            if (tr->kind != KS_TRACK_GPU || tr->device != dev->device)
-                continue;
-            for (size_t i = 0; i < tr->n; i++) {
-                const ks_event *e = &tr->ev[i];
-                if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+        for (size_t k = 0; k < gw->nstreams; k++) {
+            const ks_gpuwork_stream *str = &gw->streams[k];
+            for (size_t i = str->first; str->device == dev->device && i < str->first + str->n; i++) {
+                ks_ns s, en;
+                if (!ks_gpuwork_clip(a, &gw->v[i], &s, &en))
                     continue;
-                ks_ns s = e->ts, en = e->ts + e->dur;
-                if (en <= a->win_start || s >= a->win_end)
-                    continue;
-                work x = {s < a->win_start ? a->win_start : s, en > a->win_end ? a->win_end : en, (uint32_t)k,
-                          (uint32_t)i};
+                work x = {s, en, gw->v[i].track, gw->v[i].ev};
                 w[n++] = x;
             }
         }

@@ -13,7 +13,7 @@
 
 #include "insights/breakdown.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/regex.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
@@ -80,41 +80,34 @@ static int collect(const ks_analysis *a, ks_regex *re, cand **out, size_t *nout,
 
 static void widen(const ks_analysis *a, ks_steps *st)
 {
-    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     ks_ns *gpu_end = ks_xmalloc(ks_mul(st->n, sizeof *gpu_end));
     for (size_t i = 0; i < st->n; i++)
         gpu_end[i] = INT64_MIN;
     /* GPU work whose launch call lies inside a host step belongs to it */
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_gpuwork_item *g = &gw->v[j];
+        ks_slice_ref r = ks_gpuwork_launcher(a, g);
+        if (r.s < 0)
             continue;
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *g = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(g->kind) || g->ph != 'X')
-                continue;
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
-            if (r.s < 0)
-                continue;
-            const ks_slice *ls = &a->tl[r.tl].s[r.s];
-            /* last step with host_start <= launch start */
-            size_t lo = 0, hi = st->n;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (st->v[mid].host_start <= ls->ts)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (!lo)
-                continue;
-            ks_step *s = &st->v[lo - 1];
-            if (ls->end > s->host_end)
-                continue;
-            s->gpu_events++;
-            if (g->ts + g->dur > gpu_end[lo - 1])
-                gpu_end[lo - 1] = g->ts + g->dur;
+        const ks_slice *ls = &a->tl[r.tl].s[r.s];
+        /* last step with host_start <= launch start */
+        size_t lo = 0, hi = st->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (st->v[mid].host_start <= ls->ts)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        if (!lo)
+            continue;
+        ks_step *s = &st->v[lo - 1];
+        if (ls->end > s->host_end)
+            continue;
+        s->gpu_events++;
+        if (g->ts + g->dur > gpu_end[lo - 1])
+            gpu_end[lo - 1] = g->ts + g->dur;
     }
     ks_ns prev_end = INT64_MIN;
     for (size_t i = 0; i < st->n; i++) {
@@ -132,17 +125,11 @@ static void widen(const ks_analysis *a, ks_steps *st)
 
 static void busy_idle(const ks_analysis *a, ks_steps *st)
 {
-    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     ks_ivs work = {0};
-    ks_ivs_reserve(&work, ks_gpu_track_events(t));
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        for (size_t i = 0; i < tr->n; i++)
-            if (ks_kind_is_gpu_work(tr->ev[i].kind) && tr->ev[i].ph == 'X')
-                ks_ivs_add_merge(&work, tr->ev[i].ts, tr->ev[i].ts + tr->ev[i].dur);
-    }
+    ks_ivs_reserve(&work, gw->n);
+    for (size_t j = 0; j < gw->n; j++)
+        ks_ivs_add_merge(&work, gw->v[j].ts, gw->v[j].ts + gw->v[j].dur);
     ks_ivs_normalize(&work);
     for (size_t i = 0; i < st->n; i++) {
         ks_step *s = &st->v[i];

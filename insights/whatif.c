@@ -19,7 +19,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
@@ -106,23 +106,21 @@ static void collect_items(replay *r, uint32_t thread)
     for (size_t k = 0; k < r->nsh; k++)
         if (!strcmp(r->sh[k].label, "@gpu"))
             gpu_all = (int)k + 1;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        const ks_timeline *gtl = &a->tl[k];
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
+        const ks_track *tr = &t->tracks[str->track];
+        const ks_timeline *gtl = &a->tl[str->track];
         int32_t *ev_slice = ks_timeline_event_slices(t, gtl);
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *e = &tr->ev[i];
-            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
-                continue;
-            ks_slice_ref l = ks_analysis_launcher(a, (uint32_t)k, i);
+        for (size_t j = str->first; j < str->first + str->n; j++) {
+            const ks_gpuwork_item *e = &gw->v[j];
+            ks_slice_ref l = ks_gpuwork_launcher(a, e);
             if (l.s < 0 || l.tl != thread)
                 continue;
-            gpu_item it = {e->ts, e->dur, tr->stream, l.s, 0};
+            gpu_item it = {e->ts, e->dur, str->stream, l.s, 0};
             it.scaled_by = r->launch_shrink[l.s];
             if (!it.scaled_by)
-                it.scaled_by = gpu_range_shrink(r, gtl, ev_slice, i);
+                it.scaled_by = gpu_range_shrink(r, gtl, ev_slice, e->ev);
             if (!it.scaled_by && gpu_all)
                 it.scaled_by = (uint8_t)gpu_all;
             KS_PUSH(r->items, r->nitems, cap, it);
@@ -381,12 +379,12 @@ static uint32_t main_thread(const ks_analysis *a)
 {
     size_t *count = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *count);
     const ks_trace *t = a->trace;
-    for (size_t k = 0; k < t->ntracks; k++)
-        for (size_t i = 0; t->tracks[k].kind == KS_TRACK_GPU && i < t->tracks[k].n; i++) {
-            ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)k, i);
-            if (r.s >= 0)
-                count[r.tl]++;
-        }
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        ks_slice_ref r = ks_gpuwork_launcher(a, &gw->v[j]);
+        if (r.s >= 0)
+            count[r.tl]++;
+    }
     uint32_t best = 0;
     size_t bc = 0, bn = 0;
     for (size_t k = 0; k < a->ntl; k++)

@@ -1,15 +1,74 @@
-/* analysis/priv.h: what the analysis passes share beyond the public ks_analysis: id lookups and
+/* analysis/analysis_int.h: what the analysis passes share beyond the public ks_analysis: id lookups and
  * the entry points of each pass. Internal. */
-#ifndef KS_ANALYSIS_PRIV_H
-#define KS_ANALYSIS_PRIV_H
+#ifndef KS_ANALYSIS_INT_H
+#define KS_ANALYSIS_INT_H
 
 #include "common/i64map.h"
 #include "kinesift/analysis.h"
+
+/* ---- the GPU-work index (gpuwork.c): every kernel, memcpy and memset once, built per analysis */
+
+/* One GPU work event: a copy of what the passes read, with its place in the store. */
+typedef struct ks_gpuwork_item {
+    ks_ns ts, dur;             /* the event's (dur as stored) */
+    uint32_t track, ev;        /* t->tracks[track].ev[ev] */
+    int32_t device;            /* its track's device (-1 unknown) */
+    uint8_t kind;              /* KS_K_KERNEL, KS_K_MEMCPY or KS_K_MEMSET */
+} ks_gpuwork_item;
+
+/* The items of one GPU track (stream) that holds work: v[first .. first + n). */
+typedef struct ks_gpuwork_stream {
+    uint32_t track;
+    int32_t device;
+    int64_t stream;
+    size_t first, n;
+} ks_gpuwork_stream;
+
+typedef struct ks_gpuwork {
+    ks_gpuwork_item *v;        /* by track, then file order: the order of the store */
+    size_t n;
+    ks_gpuwork_stream *streams; /* GPU tracks holding work, in track order */
+    size_t nstreams;
+    size_t gpu_tracks;         /* GPU tracks, with or without work */
+} ks_gpuwork;
+
+void ks_gpuwork_build(const ks_trace *t, ks_gpuwork *w);
+void ks_gpuwork_free(ks_gpuwork *w);
+/* The analysis' index (read-only). */
+const ks_gpuwork *ks_gpuwork_of(const ks_analysis *a);
+/* Items on the streams of one device. */
+size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device);
+
+/* The window rules of GPU work (gpuwork.c says why), for [w0, w1):
+ * a count belongs to the window its event starts in; */
+static inline int ks_window_starts_in(ks_ns w0, ks_ns w1, ks_ns ts)
+{
+    return ts >= w0 && ts < w1;
+}
+/* a time is its part inside the window: 1 with [*s, *e) the part of [ts, ts + dur) inside (an
+ * event across an edge is cut at it; a zero-length one counts in [w0, w1)), 0 when none. */
+int ks_window_clip(ks_ns w0, ks_ns w1, ks_ns ts, ks_ns dur, ks_ns *s, ks_ns *e);
+
+/* The same for an item and the analysed window. */
+static inline int ks_gpuwork_starts_in(const ks_analysis *a, const ks_gpuwork_item *it)
+{
+    return ks_window_starts_in(a->win_start, a->win_end, it->ts);
+}
+static inline int ks_gpuwork_clip(const ks_analysis *a, const ks_gpuwork_item *it, ks_ns *s, ks_ns *e)
+{
+    return ks_window_clip(a->win_start, a->win_end, it->ts, it->dur, s, e);
+}
+/* The launching runtime/driver slice of an item, or s = -1 (after the links pass). */
+static inline ks_slice_ref ks_gpuwork_launcher(const ks_analysis *a, const ks_gpuwork_item *it)
+{
+    return ks_analysis_launcher(a, it->track, it->ev);
+}
 
 struct ks_analysis_priv {
     int threads;         /* for the passes (pool.h); 1: one after the other on the caller's */
     int ext_ops_built;   /* ext_ops is built on first need (few traces need it) */
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
+    ks_gpuwork gpuwork;  /* every GPU work event, built before the passes */
 };
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)

@@ -1,0 +1,88 @@
+/* analysis/gpuwork.c: the GPU-work index of an analysis, and the window rule of GPU work.
+ *
+ * What: every kernel, memcpy and memset of a trace (kind ks_kind_is_gpu_work, complete events,
+ * ph 'X') on a GPU track, once, in the order the passes used to visit them (track order, then
+ * file order), with its time, kind, device and stream, grouped per stream; built once per
+ * analysis (ks_analyze) and kept when the window changes. The launching CPU slice of an item is
+ * ks_gpuwork_launcher (the links pass fills it after the index is built). And the two window rules
+ * every pass over GPU work applies, here only:
+ *  - a count belongs to the window its event starts in: ts in [w0, w1) (ks_window_starts_in:
+ *    the kernels, ops and labels tables, diagnoses, flame graphs);
+ *  - a time is the part inside the window (ks_window_clip: GPU unions, communication, idle gaps):
+ *    an event straddling an edge is cut at it; a zero-length event is in when it lies in
+ *    [w0, w1) (at w0 included, at w1 not: the same at the edge as inside). It covers no time
+ *    (no union grows) but it is counted (kernels per device) and is a point of work between
+ *    idle gaps.
+ * Why it is correct: the items are a copy of the events' fields the passes read, in the order they
+ * read them, so a pass over the index visits what its loop over the tracks visited; the rules are
+ * the ones those loops wrote out, stated once.
+ * When it does not apply: events that are not GPU work (annotations, syncs, instants on GPU
+ * tracks) are not in it: passes over those still walk the tracks or the timelines.
+ * Who may use it: the analysis passes and the rooms after analysis/ (through analysis/analysis_int.h);
+ * read-only once ks_analyze has returned (safe from several threads). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_int.h"
+#include "common/util.h"
+
+int ks_window_clip(ks_ns w0, ks_ns w1, ks_ns ts, ks_ns dur, ks_ns *s, ks_ns *e)
+{
+    ks_ns en = ts + dur;
+    if (en < w0 || ts >= w1 || (en == w0 && dur > 0))
+        return 0;
+    *s = ts < w0 ? w0 : ts;
+    *e = en > w1 ? w1 : en;
+    return 1;
+}
+
+void ks_gpuwork_build(const ks_trace *t, ks_gpuwork *w)
+{
+    memset(w, 0, sizeof *w);
+    size_t most = 0;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_GPU) {
+            most += t->tracks[k].n;
+            w->gpu_tracks++;
+        }
+    w->v = ks_xmalloc(ks_mul(most ? most : 1, sizeof *w->v));
+    w->streams = ks_xmalloc(ks_mul(w->gpu_tracks ? w->gpu_tracks : 1, sizeof *w->streams));
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU)
+            continue;
+        size_t first = w->n;
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
+                continue;
+            ks_gpuwork_item it = {e->ts, e->dur, (uint32_t)k, (uint32_t)i, tr->device, e->kind};
+            w->v[w->n++] = it;
+        }
+        if (w->n > first) {
+            ks_gpuwork_stream s = {(uint32_t)k, tr->device, tr->stream, first, w->n - first};
+            w->streams[w->nstreams++] = s;
+        }
+    }
+}
+
+void ks_gpuwork_free(ks_gpuwork *w)
+{
+    free(w->v);
+    free(w->streams);
+    memset(w, 0, sizeof *w);
+}
+
+const ks_gpuwork *ks_gpuwork_of(const ks_analysis *a)
+{
+    return &a->priv->gpuwork;
+}
+
+size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < w->nstreams; s++)
+        if (w->streams[s].device == device)
+            n += w->streams[s].n;
+    return n;
+}
