@@ -124,6 +124,18 @@ int ks_is_blocking_call(const char *name);
 enum { KS_PLATFORM_CUDA = 1, KS_PLATFORM_HIP = 2 };
 int ks_blocking_call_platform(const char *name);
 
+/* What a runtime/driver call launches (calls.c): a kernel, a graph, a copy, a set, or 0 for any
+ * other call (cudaEventQuery, cudaFuncSetAttribute, cudaStreamGetPriority...). */
+enum { KS_LAUNCH_KERNEL = 1, KS_LAUNCH_GRAPH = 2, KS_LAUNCH_MEMCPY = 3, KS_LAUNCH_MEMSET = 4 };
+int ks_launch_call_kind(const char *name);
+/* Set-up calls (allocator growth, pinned memory, stream creation and priority queries, module
+ * loading), stream-capture calls (begin/end capture, instantiate) and allocator calls alone. */
+int ks_is_init_call(const char *name);
+int ks_is_capture_call(const char *name);
+int ks_is_alloc_call(const char *name);
+/* Fill a->links.launch_calls and other_runtime_calls over the whole trace (calls.c). */
+void ks_calls_count(ks_analysis *a);
+
 /* 1 for runtime and driver kinds. */
 static inline int ks_kind_is_launch_api(int k)
 {

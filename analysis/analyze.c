@@ -269,6 +269,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         ks_aggregate_build(a);
     }
     ks_gpu_comm(a);
+    ks_calls_count(a);
     *out = a;
     return KS_OK;
 }

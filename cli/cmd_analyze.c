@@ -21,7 +21,8 @@ const char ks_help_analyze[] =
     "                        [--overlap spill|drop|truncate|clamp:NS] [--window SPEC]\n"
     "                        [--step-label REGEX] [--warmup N] [--gap-threshold DUR]\n"
     "                        [--data-label REGEX] [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
-    "                        [--smi-gpu UUID|INDEX]] [--threads N] [--strict] [--quiet]\n"
+    "                        [--smi-gpu UUID|INDEX]] [--min-impact PCT] [--all-diagnoses]\n"
+    "                        [--threads N] [--strict] [--quiet]\n"
     "\n"
     "Rebuild the nested timeline of every thread and GPU stream and report where the time goes:\n"
     "the window and its span, GPU busy/idle per device, the top operators by self time, the top\n"
@@ -71,6 +72,9 @@ const char ks_help_analyze[] =
     "                          a CSV of several GPUs is matched to the trace's device when certain\n"
     "                          (one device, deviceProperties listing as many GPUs as the CSV);\n"
     "                          otherwise analyze stops with the list: GPUs are never averaged\n"
+    "  --min-impact PCT        diagnoses that could save less than PCT % of the active steps (else\n"
+    "                          of the GPU span) are counted, not listed (default 1)\n"
+    "  --all-diagnoses         list them too, marked below the floor\n"
     "  --threads N             threads for reading and for the analysis (default 0: one per core;\n"
     "                          small traces are analysed on one; 1: one); the output is the same\n"
     "                          whatever N\n"
@@ -92,6 +96,7 @@ const char ks_help_analyze[] =
     "its wall time. Diagnoses are hypotheses with their evidence, the next check and what would\n"
     "refute them; where a built-in `kinesift validate` pair measures the same pattern, its command\n"
     "(CUDA traces; on ROCm, MTIA and others, the measurement to make by hand).\n"
+    "Each states the step time it could save at most and they are ranked by it (docs/insights.md).\n"
     "\n"
     "A summary (kinesift summarize, *.kss.json[.gz]) among the inputs prints the report it keeps:\n"
     "the bytes analyze prints for its trace with the default options (text, json, csv); options\n"
@@ -217,6 +222,8 @@ static const char *shaping_option(int opt)
     case 'g': return "--gap-threshold";
     case 'D': return "--data-label";
     case 'm': return "--smi";
+    case 'A': return "--all-diagnoses";
+    case 'I': return "--min-impact";
     default: return NULL;
     }
 }

@@ -16,6 +16,7 @@ void ks_cli_insight_opts_init(ks_cli_insight_opts *o)
     ks_analysis_opts_init(&o->ao);
     ks_step_opts_init(&o->so);
     ks_gap_opts_init(&o->go);
+    ks_diagnose_opts_init(&o->dx);
 }
 
 int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd, int opt, const char *arg)
@@ -65,6 +66,17 @@ int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
             return ks_cli_usage(cmd, "--smi-offset needs a duration such as -1.5s, not '%s'", arg);
         return 0;
     case 'G': o->smi.gpu = arg; return 0;
+    case 'A': o->dx.all = 1; return 0;
+    case 'I': {
+        char *end;
+        double v = strtod(arg, &end);
+        if (end != arg && *end == '%')
+            end++;
+        if (end == arg || *end || !(v >= 0 && v <= 100))
+            return ks_cli_usage(cmd, "--min-impact needs a percentage from 0 to 100 (1, 0.5%%), not '%s'", arg);
+        o->dx.min_impact = v / 100.0;
+        return 0;
+    }
     case 'j':
         if (ks_cli_threads(arg, &o->ao.threads))
             return ks_cli_usage(cmd, "--threads needs a number from 0 to 64, not '%s'", arg);
@@ -104,7 +116,7 @@ static int run_passes(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_i
         }
         r->have_tm = 1;
     }
-    ks_diagnose(r->a, &r->steps, &r->gaps, &r->dx);
+    ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->dx, &r->dx);
     r->iv.steps = &r->steps;
     r->iv.gaps = &r->gaps;
     r->iv.threads = &r->threads;

@@ -13,11 +13,12 @@ typedef struct ks_cli_insight_opts {
     ks_step_opts so;
     ks_gap_opts go;
     ks_smi_opts smi;
+    ks_diagnose_opts dx;       /* --min-impact, --all-diagnoses */
     const char *window;
     int quiet;
 } ks_cli_insight_opts;
 
-/* getopt_long entries for the shared options, short codes V (overlap) S q w L W g D m z O G j. */
+/* getopt_long entries for the shared options, short codes V (overlap) S q w L W g D m z O G j A I. */
 #define KS_CLI_INSIGHT_LONGOPTS                                                                   \
     {"overlap", required_argument, NULL, 'V'}, {"strict", no_argument, NULL, 'S'},                \
         {"quiet", no_argument, NULL, 'q'}, {"window", required_argument, NULL, 'w'},              \
@@ -25,7 +26,8 @@ typedef struct ks_cli_insight_opts {
         {"gap-threshold", required_argument, NULL, 'g'},                                          \
         {"data-label", required_argument, NULL, 'D'}, {"smi", required_argument, NULL, 'm'},      \
         {"smi-tz", required_argument, NULL, 'z'}, {"smi-offset", required_argument, NULL, 'O'},   \
-        {"smi-gpu", required_argument, NULL, 'G'}, {"threads", required_argument, NULL, 'j'}
+        {"smi-gpu", required_argument, NULL, 'G'}, {"threads", required_argument, NULL, 'j'},      \
+        {"all-diagnoses", no_argument, NULL, 'A'}, {"min-impact", required_argument, NULL, 'I'}
 
 void ks_cli_insight_opts_init(ks_cli_insight_opts *o);
 /* Handle one shared option: 0 done, KS_EXIT_USAGE after a usage error, -1 not a shared one. */

@@ -1,7 +1,18 @@
 /* insights/diagnose.c: observations turned into hypotheses. Each diagnosis states what might be
  * going on, the evidence (numbers, affected steps), a confidence, the next check that would confirm
  * it and what would refute it; where a built-in `kinesift validate` pair reproduces the pattern, the
- * matching command with sizes taken from the trace. Nothing here is stated as a fact. */
+ * matching command with sizes taken from the trace. Nothing here is stated as a fact.
+ *
+ * Impact first: each diagnosis carries the most step time it could save (impact_ns), an upper bound
+ * computed from the data inside one denominator: the active steps (their union), else the GPU
+ * span (first to last GPU work, all devices), else the window. The table below says, per kind, how
+ * the bound is computed. Diagnoses are ranked by it; those under the floor (default 1 % of the
+ * denominator) are counted, not listed, unless asked for. Caveats (warnings about the capture or
+ * about what a figure means) claim no saving: impact -1, never hidden, listed last.
+ * Cross-checks: a diagnosis about GPU idle time needs the GPU idle (sync_in_loop measures the
+ * idle time after the blocking calls, small_launches the idle time of the scope and leaves out
+ * graph launches); GPU diagnoses need at least KS_DX_MIN_GPU_NS of GPU work in the scope.
+ * Used by cli/insights.c (analyze, report, annotate) and by the tests. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +24,59 @@
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
+
+/* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
+#define KS_DX_MIN_GPU_NS 100000
+
+/* Every kind: its id, whether it is a caveat, and how its impact is computed (JSON
+ * impact_basis, docs/insights.md). */
+#define KS_DX_KINDS(X)                                                                                   \
+    X(INPUT, "input_pipeline", 0, "GPU idle time spent while the launching thread was inside data-loading ranges (window), at most the denominator") \
+    X(UPLOAD, "repeated_upload", 0, "GPU time of the recurring copies inside the denominator") \
+    X(SMALL, "small_launches", 0, "the smaller of the GPU idle time and the launch calls' time of the short non-graph kernels, inside the denominator") \
+    X(SYNC, "sync_in_loop", 0, "GPU idle time from the end of each blocking call to the next GPU work, inside the denominator") \
+    X(PAGEABLE, "pageable_copy", 0, "GPU time of the pageable copies inside the denominator") \
+    X(OP, "dominant_op", 0, "self time of the operator inside the denominator") \
+    X(KERNEL, "dominant_kernel", 0, "GPU time of the kernel inside the denominator") \
+    X(COMM, "exposed_communication", 0, "exposed communication time of the device (window), at most the denominator") \
+    X(HOST, "host_bound", 0, "GPU idle time whose next work was launched after the GPU went idle (HTA host wait, window), at most the denominator") \
+    X(OVERHEAD, "profiler_overhead", 0, "time of the profiler's own overhead events inside the denominator") \
+    X(INIT, "init_in_capture", 1, "caveat: no saving claimed") \
+    X(CAPTURE, "graph_capture", 1, "caveat: no saving claimed") \
+    X(RANGE, "profiler_range", 1, "caveat: no saving claimed") \
+    X(WAIT, "unexplained_wait", 1, "caveat: no saving claimed") \
+    X(BUSY, "busy_is_not_efficiency", 1, "caveat: no saving claimed")
+
+enum {
+#define KS_DX_ENUM(e, id, caveat, basis) DX_##e,
+    KS_DX_KINDS(KS_DX_ENUM)
+#undef KS_DX_ENUM
+    DX_COUNT
+};
+
+static const struct dx_kind {
+    const char *id;
+    int caveat;
+    const char *basis;
+} dx_kinds[DX_COUNT] = {
+#define KS_DX_ROW(e, id, caveat, basis) {id, caveat, basis},
+    KS_DX_KINDS(KS_DX_ROW)
+#undef KS_DX_ROW
+};
+
+/* What every diagnosis looks at: the denominator's scope and the GPU work. */
+typedef struct dctx {
+    const ks_analysis *a;
+    const ks_steps *st;
+    const ks_gaps *g;
+    ks_ivs scope;              /* normalized: the active steps, else the GPU span, else the window */
+    ks_ns denom;               /* its length */
+    const char *denom_name;
+    ks_ivs gpu;                /* union of the GPU work (kernel, memcpy, memset) of every device */
+    ks_ns gpu_busy;            /* its length inside the scope */
+    ks_ns gpu_idle;            /* scope time with no GPU work (0 without GPU work) */
+    int gpu_enough;            /* at least KS_DX_MIN_GPU_NS of GPU work in the scope */
+} dctx;
 
 static char *fmtdup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *fmtdup(const char *fmt, ...)
@@ -39,13 +103,24 @@ static double pct(double a, double b)
     return b > 0 ? 100.0 * a / b : 0.0;
 }
 
-static ks_diagnosis *add(ks_diagnoses *d, const char *id, const char *confidence)
+/* "12.5% of the active steps (40.2 ms)": every share names its denominator */
+static const char *share_of(char *b, size_t n, const dctx *c, ks_ns v)
+{
+    char d[32];
+    snprintf(b, n, "%.1f%% of the %s (%s)", pct((double)v, (double)c->denom), c->denom_name,
+             dur(d, sizeof d, c->denom));
+    return b;
+}
+
+static ks_diagnosis *add(ks_diagnoses *d, int kind, const char *confidence, ks_ns impact)
 {
     d->v = ks_xrealloc(d->v, (d->n + 1) * sizeof *d->v);
     ks_diagnosis *x = &d->v[d->n++];
     memset(x, 0, sizeof *x);
-    x->id = id;
+    x->id = dx_kinds[kind].id;
     x->confidence = confidence;
+    x->impact_basis = dx_kinds[kind].basis;
+    x->impact_ns = dx_kinds[kind].caveat ? -1 : impact < 0 ? 0 : impact;
     return x;
 }
 
@@ -77,10 +152,80 @@ static int in_window(const ks_analysis *a, ks_ns t)
     return t >= a->win_start && t < a->win_end;
 }
 
+/* 1 when t lies inside the denominator's scope */
+static int in_scope(const dctx *c, ks_ns t)
+{
+    size_t lo = 0, hi = c->scope.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->scope.v[mid].b <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->scope.n && c->scope.v[lo].a <= t;
+}
+
+static ks_ns cap(ks_ns v, ks_ns most)
+{
+    return v < most ? v : most;
+}
+
+/* confidence from the impact's share of the denominator */
+static const char *by_impact(const dctx *c, ks_ns impact)
+{
+    return ks_mul_ge(impact, 10, c->denom, 1) ? "high" : ks_mul_ge(impact, 100, c->denom, 3) ? "medium" : "low";
+}
+
+static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const ks_gaps *g)
+{
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->st = st;
+    c->g = g;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    ks_ivs_reserve(&c->gpu, gw->n ? gw->n : 1);
+    for (size_t j = 0; j < gw->n; j++) {
+        ks_ns s, e;
+        if (ks_gpuwork_clip(a, &gw->v[j], &s, &e))
+            ks_ivs_add(&c->gpu, s, e);
+    }
+    ks_ivs_normalize(&c->gpu);
+    if (st && st->nactive) {
+        for (size_t i = 0; i < st->n; i++)
+            if (active(&st->v[i]))
+                ks_ivs_add(&c->scope, st->v[i].start, st->v[i].end);
+        c->denom_name = "active steps";
+    } else if (c->gpu.n) {
+        ks_ivs_add(&c->scope, c->gpu.v[0].a, c->gpu.v[c->gpu.n - 1].b);
+        c->denom_name = "GPU span";
+    } else {
+        ks_ivs_add(&c->scope, a->win_start, ks_sat_add(a->win_start, a->window_ns));
+        c->denom_name = "window";
+    }
+    ks_ivs_normalize(&c->scope);
+    c->denom = ks_ivs_length(&c->scope);
+    ks_ivs both = {0};
+    ks_ivs_intersect(&c->scope, &c->gpu, &both);
+    c->gpu_busy = ks_ivs_length(&both);
+    ks_ivs_free(&both);
+    c->gpu_idle = c->gpu.n ? ks_sat_sub(c->denom, c->gpu_busy) : 0;
+    c->gpu_enough = c->gpu_busy >= KS_DX_MIN_GPU_NS;
+}
+
+static void dctx_free(dctx *c)
+{
+    ks_ivs_free(&c->scope);
+    ks_ivs_free(&c->gpu);
+}
+
 /* ---- GPU idle while loading input ---------------------------------------------------------- */
 
-static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, ks_diagnoses *out)
+static void input_pipeline(const dctx *c, ks_diagnoses *out)
 {
+    const ks_analysis *a = c->a;
+    const ks_gaps *g = c->g;
+    const ks_steps *st = c->st;
     ks_ns data = 0, idle = 0;
     for (size_t i = 0; i < g->n; i++) {
         data = ks_sat_add(data, g->dev[i].data_loading_ns);
@@ -89,8 +234,8 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
     if (!data || data < idle / 10 || data < a->window_ns / 50)
         return;
     double share = (double)data / (double)idle;
-    ks_diagnosis *x = add(out, "input_pipeline", share >= 0.5 ? "high" : share >= 0.25 ? "medium" : "low");
-    char b1[32], b2[32];
+    ks_diagnosis *x = add(out, DX_INPUT, share >= 0.5 ? "high" : share >= 0.25 ? "medium" : "low", cap(data, c->denom));
+    char b1[32], b2[32], b3[96];
     ks_buf names = {0};
     const ks_trace *t = a->trace;
     for (size_t i = 0, shown = 0; i < g->n && shown < 3; i++)
@@ -103,9 +248,9 @@ static void input_pipeline(const ks_analysis *a, const ks_steps *st, const ks_ga
     x->hypothesis = fmtdup("The input pipeline may be starving the GPU: it waits while the CPU thread that "
                            "feeds it is loading data.");
     x->evidence = fmtdup("GPU idle for %s while the launching thread was inside data-loading ranges: %.0f%% of "
-                         "all GPU idle time and %.0f%% of the window. Data-loading labels during the gaps: %s.",
-                         dur(b1, sizeof b1, data), 100.0 * share, pct((double)data, (double)a->window_ns),
-                         names.n ? ks_buf_cstr(&names) : "none");
+                         "all GPU idle time (%s of idle in the window), %s. Data-loading labels during the gaps: %s.",
+                         dur(b1, sizeof b1, data), 100.0 * share, dur(b2, sizeof b2, idle),
+                         share_of(b3, sizeof b3, c, data), names.n ? ks_buf_cstr(&names) : "none");
     x->next_check = fmtdup("Run the same compute on batches prepared in advance (load a few batches once, keep "
                            "them on the GPU and loop over them) and compare the step time.");
     x->refuted_if = fmtdup("steps on prepared batches take as long as now, or the GPU stays idle as long.");
@@ -125,23 +270,23 @@ typedef struct copy_group {
     size_t steps;
 } copy_group;
 
-static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
+static void repeated_upload(const dctx *c, ks_diagnoses *out)
 {
+    const ks_analysis *a = c->a;
+    const ks_steps *st = c->st;
     const ks_trace *t = a->trace;
     copy_group *v = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, vcap = 0;
     int64_t largest = -1;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
-    for (size_t j = 0; j < gw->n; j++) {
-        if (gw->v[j].kind != KS_K_MEMCPY || !ks_gpuwork_starts_in(a, &gw->v[j]))
-            continue;
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
         {
-            const ks_event *e = &t->tracks[gw->v[j].track].ev[gw->v[j].ev];
-            if (!(e->flags & KS_EF_BYTES) || !strstr(ks_trace_str(t, e->name), "HtoD"))
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
+            if (e->kind != KS_K_MEMCPY || !(e->flags & KS_EF_BYTES) || !ks_gpuwork_starts_in(a, it) ||
+                !in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
                 continue;
             const ks_step *s = step_at(st, e->ts);
-            if (st && st->n && !active(s))
-                continue;
             if (e->aux > largest)
                 largest = e->aux;
             size_t j = 0;
@@ -149,7 +294,7 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 j++;
             if (j == n) {
                 copy_group gnew = {e->aux, 0, 0, INT64_MIN, 0};
-                KS_PUSH(v, n, cap, gnew);
+                KS_PUSH(v, n, vcap, gnew);
             }
             v[j].copies++;
             v[j].total = ks_sat_add(v[j].total, e->dur);
@@ -171,17 +316,19 @@ static void repeated_upload(const ks_analysis *a, const ks_steps *st, ks_diagnos
             if (!best || v[j].total > best->total)
                 best = &v[j];
         }
-    if (best) {
+    if (best && c->gpu_enough) {
         int is_largest = best->bytes == largest;
-        ks_diagnosis *x = add(out, "repeated_upload", is_largest ? "low" : "medium");
-        char b1[32];
-        double per = nact ? (double)best->copies / (double)best->steps : (double)best->copies;
+        /* the copies' own GPU time is all that removing them saves: a few bytes are not "medium" */
+        const char *conf = is_largest ? "low" : ks_mul_ge(best->total, 20, c->denom, 1) ? "medium" : "low";
+        ks_diagnosis *x = add(out, DX_UPLOAD, conf, best->total);
+        char b1[32], b2[96];
+        double per = nact ? (double)best->copies / (double)(best->steps ? best->steps : 1) : (double)best->copies;
         x->hypothesis = fmtdup("A constant may be rebuilt on the host and uploaded again every step: the same "
                                "host-to-device copy of %lld bytes recurs.", (long long)best->bytes);
         x->evidence = fmtdup("%llu copies of %lld bytes (%.1f per step in %zu of %zu active steps), %s in all, "
-                             "%.1f%% of the window.%s",
+                             "%s.%s",
                              (unsigned long long)best->copies, (long long)best->bytes, per, best->steps, nact,
-                             dur(b1, sizeof b1, best->total), pct((double)best->total, (double)a->window_ns),
+                             dur(b1, sizeof b1, best->total), share_of(b2, sizeof b2, c, best->total),
                              is_largest ? " It is also the largest upload of each step, so it may well be the "
                                           "input batch, which must change every step." : "");
         x->next_check = fmtdup("Create that tensor once on the device, outside the loop, and check that the "
@@ -208,42 +355,69 @@ static ks_ns median_ns(ks_ns *v, size_t n)
     return v[n / 2];
 }
 
-static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
+/* 1 when the launcher r is a graph launch (cudaGraphLaunch, hipGraphLaunch) */
+static int graph_launch(const ks_analysis *a, ks_slice_ref r)
 {
-    const ks_gpuwork *gw = ks_gpuwork_of(a);
-    size_t nk = 0, nl = 0, nshort = 0, most = 1 + gw->n;
+    if (r.s < 0)
+        return 0;
+    const ks_timeline *tl = &a->tl[r.tl];
+    const ks_event *e = ks_slice_event(a->trace, tl, &tl->s[r.s]);
+    return ks_launch_call_kind(ks_trace_str(a->trace, e->name)) == KS_LAUNCH_GRAPH;
+}
+
+static void small_launches(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_steps *st = c->st;
+    const ks_trace *t = a->trace;
+    size_t nk = 0, nl = 0, nshort = 0, ngraph = 0, most = 1 + ks_gpuwork_of(a)->n;
+    ks_ns launch_total = 0;
     ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
-    for (size_t j = 0; j < gw->n; j++) {
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
         {
-            const ks_gpuwork_item *e = &gw->v[j];
-            if (e->kind != KS_K_KERNEL || !ks_gpuwork_starts_in(a, e))
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
+            if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts) || !in_scope(c, e->ts))
                 continue;
-            if (e->dur < 10000) {
-                kd[nshort++] = e->dur;
-                ks_slice_ref r = ks_gpuwork_launcher(a, e);
-                if (r.s >= 0)
-                    ld[nl++] = a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts;
-            }
             nk++;
+            if (e->dur >= 10000)
+                continue;
+            ks_slice_ref r = ks_gpuwork_launcher(a, it);
+            if (graph_launch(a, r)) { /* already one launch for many kernels */
+                ngraph++;
+                continue;
+            }
+            kd[nshort++] = e->dur;
+            if (r.s >= 0) {
+                ks_ns l = a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts;
+                ld[nl++] = l;
+                launch_total = ks_sat_add(launch_total, l);
+            }
         }
     }
     ks_ns mk = median_ns(kd, nshort), ml = median_ns(ld, nl);
     ks_big_free(kd, most * sizeof *kd);
     ks_big_free(ld, most * sizeof *ld);
-    if (nk < 100 || nshort * 2 < nk || !nl || 2 * ml < mk)
+    /* cross-checks: graph launches are no launch overhead to remove, and a GPU that is never
+     * idle does not wait on launches */
+    if (nk < 100 || nshort * 2 < nk || !nl || 2 * ml < mk || !c->gpu_enough || !ks_mul_ge(c->gpu_idle, 10, c->denom, 1))
         return;
-    double idle_share = 0;
-    if (a->gpu && a->ngpu)
-        idle_share = a->gpu[0].span_ns ? (double)a->gpu[0].idle_ns / (double)a->gpu[0].span_ns : 0;
-    ks_diagnosis *x = add(out, "small_launches", idle_share >= 0.3 && ks_mul_ge((int64_t)nshort, 10, (int64_t)nk, 8) ? "high" : "medium");
-    char b1[32], b2[32];
+    ks_ns impact = cap(launch_total, c->gpu_idle);
+    double idle_share = pct((double)c->gpu_idle, (double)c->denom) / 100.0;
+    ks_diagnosis *x = add(out, DX_SMALL,
+                          idle_share >= 0.3 && ks_mul_ge((int64_t)nshort, 10, (int64_t)nk, 8) ? "high" : "medium",
+                          impact);
+    char b1[32], b2[32], b3[32], b4[96];
     size_t nact = st ? st->nactive : 0;
-    double per_step = nact ? (double)nk / (double)(st->n ? st->n : 1) : (double)nk;
+    double per_step = nact ? (double)nk / (double)nact : (double)nk;
     x->hypothesis = fmtdup("The GPU work may be fragmented into many small launches whose launch cost is "
                            "comparable to the work itself.");
     x->evidence = fmtdup("%zu of %zu kernels run under 10 us (median %s) while their launch calls take a median "
-                         "%s on the CPU; the GPU is idle %.0f%% of its span.",
-                         nshort, nk, dur(b1, sizeof b1, mk), dur(b2, sizeof b2, ml), 100.0 * idle_share);
+                         "%s on the CPU (%s in all); the GPU is idle %s; %zu short kernels launched by graph "
+                         "launches are left out.",
+                         nshort, nk, dur(b1, sizeof b1, mk), dur(b2, sizeof b2, ml), dur(b3, sizeof b3, launch_total),
+                         share_of(b4, sizeof b4, c, c->gpu_idle), ngraph);
     x->next_check = fmtdup("Group the work (fused kernels, torch.compile) or capture the step in a CUDA graph, "
                            "and compare the whole step time, not only the kernel time.");
     x->refuted_if = fmtdup("the step with grouped launches or a CUDA graph is not faster.");
@@ -257,29 +431,117 @@ static void small_launches(const ks_analysis *a, const ks_steps *st, ks_diagnose
 
 /* ---- one operator dominates ---------------------------------------------------------------- */
 
-static void dominant(const ks_analysis *a, ks_diagnoses *out)
+/* Self time per name of the CPU ops starting inside the scope (ks_timeline_self), and the time
+ * of allocator calls (cudaMalloc, cudaFree...) under instances of each name. */
+typedef struct op_scope {
+    ks_ns *self;               /* per name id */
+    ks_ns *alloc;              /* allocator calls under instances of the name */
+    uint64_t *calls, *alloc_calls;
+    size_t names;
+} op_scope;
+
+static void op_scope_build(const dctx *c, op_scope *o)
 {
+    const ks_analysis *a = c->a;
     const ks_trace *t = a->trace;
-    char b1[32], b2[32];
-    for (size_t i = 0; i < a->nops; i++) {
-        const ks_op_row *r = &a->ops[i];
-        if (r->kind != KS_K_CPU_OP)
+    o->names = ks_strtab_count(t->strings);
+    size_t nn = o->names ? o->names : 1;
+    o->self = ks_xcalloc(nn, sizeof *o->self);
+    o->alloc = ks_xcalloc(nn, sizeof *o->alloc);
+    o->calls = ks_xcalloc(nn, sizeof *o->calls);
+    o->alloc_calls = ks_xcalloc(nn, sizeof *o->alloc_calls);
+    uint8_t *is_alloc = ks_xcalloc(nn, 1); /* 0 unknown, 1 no, 2 yes */
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind != KS_TRACK_CPU || !tl->n)
             continue;
-        if (ks_mul_ge(r->self_ns, 10, a->window_ns, 3)) {
-            ks_diagnosis *x = add(out, "dominant_op", "medium");
+        ks_ns *self = ks_xmalloc(tl->n * sizeof *self);
+        ks_timeline_self(tl, self);
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_slice *s = &tl->s[i];
+            const ks_event *e = &tr->ev[s->ev];
+            if (!in_window(a, s->ts) || !in_scope(c, s->ts) || e->name >= o->names)
+                continue;
+            if (e->kind == KS_K_CPU_OP) {
+                o->self[e->name] = ks_sat_add(o->self[e->name], self[i]);
+                o->calls[e->name]++;
+            } else if (ks_kind_is_launch_api(e->kind)) {
+                if (!is_alloc[e->name])
+                    is_alloc[e->name] = (uint8_t)(1 + ks_is_alloc_call(ks_trace_str(t, e->name)));
+                if (is_alloc[e->name] < 2)
+                    continue;
+                /* every enclosing op counts the call once */
+                for (int32_t p = s->parent; p >= 0; p = tl->s[p].parent) {
+                    const ks_event *pe = &tr->ev[tl->s[p].ev];
+                    if (pe->kind == KS_K_CPU_OP && pe->name < o->names) {
+                        o->alloc[pe->name] = ks_sat_add(o->alloc[pe->name], s->end - s->ts);
+                        o->alloc_calls[pe->name]++;
+                    }
+                }
+            }
+        }
+        free(self);
+    }
+    free(is_alloc);
+}
+
+static void op_scope_free(op_scope *o)
+{
+    free(o->self);
+    free(o->alloc);
+    free(o->calls);
+    free(o->alloc_calls);
+}
+
+static void dominant_op(const dctx *c, ks_diagnoses *out)
+{
+    const ks_trace *t = c->a->trace;
+    op_scope o;
+    op_scope_build(c, &o);
+    size_t best = 0;
+    for (size_t i = 1; i < o.names; i++)
+        if (o.self[i] > o.self[best])
+            best = i;
+    if (o.names && o.self[best] && ks_mul_ge(o.self[best], 10, c->denom, 3)) {
+        char b1[32], b2[32], b3[96];
+        const char *name = ks_trace_str(t, (ks_str)best);
+        /* allocator growth: the caching allocator asks the driver for memory under this op */
+        int growth = o.alloc_calls[best] > 0;
+        ks_diagnosis *x = add(out, DX_OP, "medium", o.self[best]);
+        x->subject = name;
+        if (growth)
+            x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\", and it calls the device "
+                                   "allocator (cudaMalloc/cudaFree): the caching allocator may still be growing "
+                                   "(or emptying its cache), which a steady state does not do.", name);
+        else
             x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\"; its input shapes or its "
-                                   "algorithm may be the cause.", ks_trace_str(t, r->name));
-            x->evidence = fmtdup("%s self time in %llu calls (median %s), %.0f%% of the window.",
-                                 dur(b1, sizeof b1, r->self_ns), (unsigned long long)r->count,
-                                 dur(b2, sizeof b2, r->median_ns), pct((double)r->self_ns, (double)a->window_ns));
+                                   "algorithm may be the cause.", name);
+        x->evidence = fmtdup("%s self time in %llu calls, %s; %llu allocator calls under it take %s.",
+                             dur(b1, sizeof b1, o.self[best]), (unsigned long long)o.calls[best],
+                             share_of(b3, sizeof b3, c, o.self[best]), (unsigned long long)o.alloc_calls[best],
+                             dur(b2, sizeof b2, o.alloc[best]));
+        if (growth) {
+            x->next_check = fmtdup("Profile later steps (after the allocator has reached its size), or check "
+                                   "torch.cuda.memory_stats() for num_alloc_retries and segment growth; "
+                                   "expandable_segments or a fixed allocation up front avoid the growth.");
+            x->refuted_if = fmtdup("the allocator calls stay in every later step as well: the cost is then "
+                                   "fragmentation or empty_cache(), not growth.");
+        } else {
             x->next_check = fmtdup("Time that operator alone with the same inputs (record_shapes gives the "
                                    "shapes) and compare alternatives: dtype, layout, a fused or library variant.");
             x->refuted_if = fmtdup("alone it takes a small part of what the trace shows: the cost then comes "
                                    "from what surrounds it (contention, synchronisation).");
         }
-        break; /* ops are sorted by self time: only the first can dominate */
     }
-    if (!a->gpu || !a->nkernels)
+    op_scope_free(&o);
+}
+
+static void dominant_kernel(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    if (!a->gpu || !a->nkernels || !c->gpu_enough)
         return;
     /* the largest compute kernel: communication (any instance, kinesift/comm.h) is never the
      * subject of compute advice; it is what exposed_communication is about */
@@ -289,32 +551,87 @@ static void dominant(const ks_analysis *a, ks_diagnoses *out)
             k = &a->kernels[i];
     if (!k)
         return;
-    ks_ns busy = 0;
-    for (size_t i = 0; i < a->ngpu; i++)
-        busy = ks_sat_add(busy, a->gpu[i].busy_ns);
-    if (k->kind == KS_K_KERNEL && busy && ks_mul_ge(k->total_ns, 10, busy, 4)) {
-        ks_diagnosis *x = add(out, "dominant_kernel", "medium");
-        x->hypothesis = fmtdup("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
-                               "use unsuited shapes or an unsuited algorithm.", ks_trace_str(t, k->name));
-        x->evidence = fmtdup("%s in %llu launches (median %s), %.0f%% of the GPU busy time.",
-                             dur(b1, sizeof b1, k->total_ns), (unsigned long long)k->count,
-                             dur(b2, sizeof b2, k->median_ns), pct((double)k->total_ns, (double)busy));
-        x->next_check = fmtdup("Benchmark the launching operator alone with its inputs and compare kernels "
-                               "(precision, tensor cores, layout).");
-        x->refuted_if = fmtdup("the kernel already runs close to the device's peak throughput for its work.");
+    ks_ns total = 0;
+    uint64_t count = 0;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
+        {
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
+            if (e->kind == KS_K_KERNEL && e->ph == 'X' && e->name == k->name && in_window(a, e->ts) &&
+                in_scope(c, e->ts)) {
+                total = ks_sat_add(total, e->dur);
+                count++;
+            }
+        }
     }
+    if (!total || !ks_mul_ge(total, 10, c->gpu_busy, 4))
+        return;
+    ks_diagnosis *x = add(out, DX_KERNEL, "medium", total);
+    x->subject = ks_trace_str(t, k->name);
+    char b1[32], b2[32], b3[32], b4[96];
+    x->hypothesis = fmtdup("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
+                           "use unsuited shapes or an unsuited algorithm.", ks_trace_str(t, k->name));
+    x->evidence = fmtdup("%s in %llu launches (median %s over the window), %.0f%% of the GPU busy time (%s), %s.",
+                         dur(b1, sizeof b1, total), (unsigned long long)count, dur(b2, sizeof b2, k->median_ns),
+                         pct((double)total, (double)c->gpu_busy), dur(b3, sizeof b3, c->gpu_busy),
+                         share_of(b4, sizeof b4, c, total));
+    x->next_check = fmtdup("Benchmark the launching operator alone with its inputs and compare kernels "
+                           "(precision, tensor cores, layout).");
+    x->refuted_if = fmtdup("the kernel already runs close to the device's peak throughput for its work.");
 }
 
 /* ---- synchronisation in the loop ----------------------------------------------------------- */
 
-
-static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
+/* The GPU idle time from t to the next GPU work (0 when the GPU is busy at t, or never works
+ * again: nothing waited on the host then). */
+static ks_iv idle_after(const dctx *c, ks_ns t)
 {
+    ks_iv none = {t, t};
+    size_t lo = 0, hi = c->gpu.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->gpu.v[mid].b <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == c->gpu.n || c->gpu.v[lo].a <= t)
+        return none;
+    ks_iv r = {t, c->gpu.v[lo].a};
+    return r;
+}
+
+/* Blocking calls that wait while the trace shows the GPU idle: they wait on something the trace
+ * does not record (GPU work the profiler missed, such as graph kernels on some platforms, another
+ * process, a peer rank). A caveat: the idle time there is not what it seems. */
+static void unexplained_wait(const dctx *c, uint64_t calls, ks_ns total, ks_ns waited_idle, ks_diagnoses *out)
+{
+    char b1[32], b2[32], b3[96];
+    ks_diagnosis *x = add(out, DX_WAIT, "n/a", -1);
+    x->hypothesis = fmtdup("Blocking calls wait while the trace shows the GPU idle: they wait on something the "
+                           "trace does not record (GPU work the profiler missed, such as graph kernels, another "
+                           "process on the device, a peer rank), so the GPU idle time here may not be idle.");
+    x->evidence = fmtdup("%llu blocking calls take %s; %s of it with no GPU work recorded, %s.",
+                         (unsigned long long)calls, dur(b1, sizeof b1, total), dur(b2, sizeof b2, waited_idle),
+                         share_of(b3, sizeof b3, c, waited_idle));
+    x->next_check = fmtdup("Look at the device with a system-wide tool (nsys, rocprof, nvidia-smi during the run) "
+                           "over the same interval, and check the trace for graph launches whose kernels are "
+                           "missing.");
+    x->refuted_if = fmtdup("the device is really idle during those calls: the wait is then on the host side "
+                           "(a lock, I/O behind the call).");
+}
+
+static void sync_in_loop(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_steps *st = c->st;
     const ks_trace *t = a->trace;
-    ks_ns total = 0;
+    ks_ns total = 0, waited_busy = 0, waited_idle = 0;
     uint64_t calls = 0, items = 0, hip = 0;
     int64_t *steps = NULL;
-    size_t nsteps = 0, cap = 0;
+    size_t nsteps = 0, scap = 0;
+    ks_ivs after = {0};
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
@@ -322,7 +639,7 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
-            if (!in_window(a, s->ts))
+            if (!in_window(a, s->ts) || !in_scope(c, s->ts))
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             const char *n = ks_trace_str(t, e->name);
@@ -334,28 +651,46 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
             calls++;
             hip += platform == KS_PLATFORM_HIP;
             total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
+            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, s->end);
+            waited_busy = ks_sat_add(waited_busy, busy);
+            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, s->end), busy));
+            ks_iv idle = idle_after(c, s->end);
+            ks_ivs_add(&after, idle.a, idle.b);
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
-                KS_PUSH(steps, nsteps, cap, sp->number);
+                KS_PUSH(steps, nsteps, scap, sp->number);
         }
     }
+    ks_ivs_normalize(&after);
+    ks_ivs in = {0};
+    ks_ivs_intersect(&after, &c->scope, &in);
+    ks_ns idle = ks_ivs_length(&in);
+    ks_ivs_free(&in);
+    ks_ivs_free(&after);
     size_t nact = st ? st->nactive : 0;
     int every_step = nact >= 2 && nsteps * 2 >= nact;
-    if (!calls || (!ks_mul_ge(total, 20, a->window_ns, 1) && !(every_step && ks_mul_ge(total, 100, a->window_ns, 1)))) {
+    if (c->gpu_enough && ks_mul_ge(waited_idle, 20, c->denom, 1))
+        unexplained_wait(c, calls, total, waited_idle, out);
+    /* cross-check: a sync that only waits for a busy GPU, which resumes at once after it, costs
+     * nothing; the GPU must be idle after the syncs */
+    if (!calls || !idle || !c->gpu.n ||
+        (!ks_mul_ge(total, 20, c->denom, 1) && !(every_step && ks_mul_ge(total, 100, c->denom, 1)))) {
         free(steps);
         return;
     }
-    double share = (double)total / (double)a->window_ns;
     /* one blocking call at the end of a capture is not "in the loop" */
-    const char *conf = nact >= 2 && !every_step ? "low" : share >= 0.2 ? "high" : share >= 0.05 ? "medium" : "low";
-    ks_diagnosis *x = add(out, "sync_in_loop", conf);
-    char b1[32];
+    const char *conf = nact >= 2 && !every_step ? "low" : by_impact(c, idle);
+    ks_diagnosis *x = add(out, DX_SYNC, conf, idle);
+    char b1[32], b2[32], b3[32], b4[96];
     x->hypothesis = fmtdup("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
-                           "a blocking copy, .item()), which stops it from queueing work ahead of the GPU.");
+                           "a blocking copy, .item()), which stops it from queueing work ahead of the GPU: "
+                           "the GPU then idles after each sync until new work arrives.");
     x->evidence = fmtdup("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
-                         "hipMemcpyWithStream, cuMemcpyDtoH...) "
-                         "take %s, %.0f%% of the window, in %zu of %zu active steps; %llu .item() calls.",
-                         (unsigned long long)calls, dur(b1, sizeof b1, total), 100.0 * share, nsteps, nact,
+                         "hipMemcpyWithStream, cuMemcpyDtoH...) take %s in %zu of %zu active steps, %s of it "
+                         "waiting on a busy GPU; after them the GPU is idle %s until its next work, %s; "
+                         "%llu .item() calls.",
+                         (unsigned long long)calls, dur(b1, sizeof b1, total), nsteps, nact,
+                         dur(b2, sizeof b2, waited_busy), dur(b3, sizeof b3, idle), share_of(b4, sizeof b4, c, idle),
                          (unsigned long long)items);
     x->next_check = fmtdup("Remove or defer the synchronisation (keep values on the GPU, call .item() every N "
                            "steps, use non_blocking copies) and compare the step time.");
@@ -377,20 +712,22 @@ static void sync_in_loop(const ks_analysis *a, const ks_steps *st, ks_diagnoses 
 
 /* ---- pageable copies ----------------------------------------------------------------------- */
 
-static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out)
+static void pageable_copies(const dctx *c, ks_diagnoses *out)
 {
+    const ks_analysis *a = c->a;
+    const ks_steps *st = c->st;
     const ks_trace *t = a->trace;
     ks_ns total = 0;
     uint64_t copies = 0;
     copy_group *v = NULL; /* by size: the size that costs most is the one to measure */
-    size_t n = 0, cap = 0;
+    size_t n = 0, vcap = 0;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
-    for (size_t j = 0; j < gw->n; j++) {
-        if (gw->v[j].kind != KS_K_MEMCPY || !ks_gpuwork_starts_in(a, &gw->v[j]))
-            continue;
+    for (size_t w = 0; w < gw->n; w++) {
+        const ks_gpuwork_item *it = &gw->v[w];
         {
-            const ks_event *e = &t->tracks[gw->v[j].track].ev[gw->v[j].ev];
-            if (!strstr(ks_trace_str(t, e->name), "Pageable"))
+            const ks_event *e = &t->tracks[it->track].ev[it->ev];
+            if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !in_scope(c, e->ts) ||
+                !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
             total = ks_sat_add(total, e->dur);
@@ -400,7 +737,7 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
                 j++;
             if (j == n) {
                 copy_group gnew = {b, 0, 0, INT64_MIN, 0};
-                KS_PUSH(v, n, cap, gnew);
+                KS_PUSH(v, n, vcap, gnew);
             }
             v[j].copies++;
             v[j].total = ks_sat_add(v[j].total, e->dur);
@@ -410,19 +747,18 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
     for (size_t j = 0; j < n; j++)
         if (!big || v[j].total > big->total)
             big = &v[j];
-    if (!copies || total * 20 < a->window_ns) {
+    if (!copies || !c->gpu_enough || !ks_mul_ge(total, 20, c->denom, 1)) {
         free(v);
         return;
     }
-    ks_diagnosis *x = add(out, "pageable_copy", "medium");
-    char b1[32];
+    ks_diagnosis *x = add(out, DX_PAGEABLE, "medium", total);
+    char b1[32], b2[96];
     x->hypothesis = fmtdup("Copies from pageable host memory may be slowing transfers and serialising them with "
                            "the host.");
-    x->evidence = fmtdup("%llu copies from or to pageable memory take %s, %.0f%% of the window; most of that "
+    x->evidence = fmtdup("%llu copies from or to pageable memory take %s, %s; most of that "
                          "time goes to %llu copies of %lld bytes.",
-                         (unsigned long long)copies, dur(b1, sizeof b1, total),
-                         pct((double)total, (double)a->window_ns), (unsigned long long)big->copies,
-                         (long long)big->bytes);
+                         (unsigned long long)copies, dur(b1, sizeof b1, total), share_of(b2, sizeof b2, c, total),
+                         (unsigned long long)big->copies, (long long)big->bytes);
     x->next_check = fmtdup("Allocate the host buffers pinned (pin_memory=True in the DataLoader, "
                            "tensor.pin_memory()) with non_blocking copies and compare.");
     x->refuted_if = fmtdup("pinned copies are not faster for these sizes.");
@@ -438,21 +774,24 @@ static void pageable_copies(const ks_analysis *a, const ks_steps *st, ks_diagnos
 /* Communication while no compute kernel runs on the device (ks_gpu_row.comm_exposed_ns) is time
  * overlap could hide: a hypothesis when it reaches 5 % of the device's GPU span; that part is
  * the most overlap could save on the device. */
-static void exposed_communication(const ks_analysis *a, ks_diagnoses *out)
+static void exposed_communication(const dctx *c, ks_diagnoses *out)
 {
-    char b1[32], b2[32], b3[32];
-    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+    const ks_analysis *a = c->a;
+    char b1[32], b2[32], b3[32], b4[96];
+    for (size_t i = 0; a->gpu && c->gpu_enough && i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
         if (!g->span_ns || !g->comm_exposed_ns || !ks_mul_ge(g->comm_exposed_ns, 20, g->span_ns, 1))
             continue;
-        ks_diagnosis *x = add(out, "exposed_communication", "medium");
+        ks_ns impact = cap(g->comm_exposed_ns, c->denom);
+        ks_diagnosis *x = add(out, DX_COMM, "medium", impact);
         x->hypothesis = fmtdup("Communication on GPU %d is not overlapped with compute for part of its time: the device waits "
                                "on collectives (or on the slowest rank) for %s.",
                                g->device, dur(b1, sizeof b1, g->comm_exposed_ns));
         x->evidence = fmtdup("%s of communication kernels, %s of it with no compute kernel running "
-                             "(%.0f%% of the GPU span of %s); at most that much could be hidden by overlap.",
+                             "(%.0f%% of the GPU span of %s; %s); at most that much could be hidden by overlap.",
                              dur(b2, sizeof b2, g->comm_ns), dur(b1, sizeof b1, g->comm_exposed_ns),
-                             pct((double)g->comm_exposed_ns, (double)g->span_ns), dur(b3, sizeof b3, g->span_ns));
+                             pct((double)g->comm_exposed_ns, (double)g->span_ns), dur(b3, sizeof b3, g->span_ns),
+                             share_of(b4, sizeof b4, c, impact));
         x->next_check = fmtdup("Compare the same collectives on every rank (kinesift ranks): a long wait on one "
                                "rank only points at imbalance; otherwise check bucket sizes and overlap "
                                "(DDP/FSDP prefetch, async collectives).");
@@ -461,19 +800,223 @@ static void exposed_communication(const ks_analysis *a, ks_diagnoses *out)
     }
 }
 
+/* ---- host-bound: the GPU waits for the host to launch ------------------------------------ */
+
+/* GPU idle dominated by host time: in most of the idle time, the launch of the work ending the
+ * gap began after the GPU went idle (HTA's host wait): the host, not the GPU, sets the pace. */
+static void host_bound(const dctx *c, ks_diagnoses *out)
+{
+    const ks_gaps *g = c->g;
+    const ks_trace *t = c->a->trace;
+    ks_ns wait = 0, blocked = 0, idle = 0, span = 0;
+    const ks_gap_device *top = NULL;
+    for (size_t i = 0; i < g->n; i++) {
+        wait = ks_sat_add(wait, g->dev[i].hta_host_wait_ns);
+        idle = ks_sat_add(idle, g->dev[i].idle_ns);
+        if (!top || g->dev[i].idle_ns > top->idle_ns)
+            top = &g->dev[i];
+        /* a launching thread blocked in a synchronising call is waiting, not working: that part
+         * of the gaps is no host time (sync_in_loop is about it) */
+        for (size_t j = 0; j < g->dev[i].nby_cpu; j++) {
+            const ks_gap_cause *gc = &g->dev[i].by_cpu[j];
+            if (gc->name && ks_kind_is_launch_api(gc->kind) && ks_is_blocking_call(ks_trace_str(t, gc->name)))
+                blocked = ks_sat_add(blocked, gc->total_ns);
+        }
+    }
+    ks_ns host = wait > blocked ? wait - blocked : 0;
+    for (size_t i = 0; c->a->gpu && i < c->a->ngpu; i++)
+        span = ks_sat_add(span, c->a->gpu[i].span_ns);
+    if (!top || !c->gpu_enough || !span || !ks_mul_ge(idle, 10, span, 3) || !ks_mul_ge(host, 2, idle, 1))
+        return;
+    ks_ns impact = cap(host, c->denom);
+    ks_diagnosis *x = add(out, DX_HOST, by_impact(c, impact), impact);
+    char b1[32], b2[32], b3[32], b4[96];
+    ks_buf what = {0};
+    for (size_t j = 0, shown = 0; j < top->nby_cpu && shown < 3; j++, shown++) {
+        const ks_gap_cause *gc = &top->by_cpu[j];
+        char prev[72];
+        const char *n = gc->name ? ks_trace_str(t, gc->name) : "(nothing: CPU thread idle)";
+        ks_fmt_preview(prev, sizeof prev, n, strlen(n), 60);
+        ks_buf_printf(&what, "%s%s (%s)", shown ? ", " : "", prev, dur(b4, sizeof b4, gc->total_ns));
+    }
+    x->hypothesis = fmtdup("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
+                           "launch its next work, so CPU time per step, not GPU time, sets the pace.");
+    char b5[32], b6[96];
+    x->evidence = fmtdup("GPU idle %s of %s of GPU span; in %s of it (%.0f%%) the next work was launched only "
+                         "after the GPU had gone idle (HTA host wait, %s, less %s with the launching thread "
+                         "blocked in a synchronising call), %s. The launching thread during the gaps: %s.",
+                         dur(b1, sizeof b1, idle), dur(b2, sizeof b2, span), dur(b3, sizeof b3, host),
+                         pct((double)host, (double)idle), dur(b5, sizeof b5, wait), dur(b4, sizeof b4, blocked),
+                         share_of(b6, sizeof b6, c, impact), what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
+    x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
+                           "fewer Python-level ops, larger batches) and check that the GPU idle time "
+                           "shrinks; the gaps table shows what the CPU thread was doing.");
+    x->refuted_if = fmtdup("with less host work per step the GPU stays idle as long (it then waits on "
+                           "something else: a sync, another rank, input).");
+    ks_buf_free(&what);
+    for (size_t i = 0; c->st && i < c->st->n; i++)
+        if (active(&c->st->v[i]) && ks_mul_ge(c->st->v[i].idle_ns, 10, c->st->v[i].wall_ns, 3))
+            add_step(x, c->st->v[i].number);
+}
+
+/* ---- what the capture itself records ------------------------------------------------------- */
+
+/* Time of the CPU slices of every thread matching a predicate, as a union (threads overlap). */
+static void cpu_calls(const dctx *c, int (*match)(const char *), ks_ivs *out, uint64_t *n)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    size_t names = ks_strtab_count(t->strings);
+    uint8_t *is = ks_xcalloc(names ? names : 1, 1);
+    *n = 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        const ks_track *tr = &t->tracks[tl->track];
+        if (tr->kind != KS_TRACK_CPU)
+            continue;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_slice *s = &tl->s[i];
+            const ks_event *e = &tr->ev[s->ev];
+            if (!ks_kind_is_launch_api(e->kind) || e->name >= names || !in_window(a, s->ts))
+                continue;
+            if (!is[e->name])
+                is[e->name] = (uint8_t)(1 + !!match(ks_trace_str(t, e->name)));
+            if (is[e->name] == 2) {
+                ks_ivs_add(out, s->ts, s->end);
+                (*n)++;
+            }
+        }
+    }
+    free(is);
+    ks_ivs_clip(out, a->win_start, a->win_end);
+    ks_ivs_normalize(out);
+}
+
+/* Set-up calls taking a large part of the window: the capture records start-up. */
+static void init_in_capture(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    ks_ivs v = {0};
+    uint64_t n = 0;
+    cpu_calls(c, ks_is_init_call, &v, &n);
+    ks_ns total = ks_ivs_length(&v), inside = 0;
+    ks_ivs in = {0};
+    ks_ivs_intersect(&v, &c->scope, &in);
+    inside = ks_ivs_length(&in);
+    ks_ivs_free(&in);
+    ks_ivs_free(&v);
+    if (!total || !ks_mul_ge(total, 4, a->window_ns, 1))
+        return;
+    ks_diagnosis *x = add(out, DX_INIT, "n/a", -1);
+    char b1[32], b2[32], b3[32], b4[96];
+    x->hypothesis = fmtdup("The capture records initialisation more than the steady state: set-up calls "
+                           "(device allocations and frees, stream creation, stream-priority queries, module "
+                           "loading) take %.0f%% of the window, so window-wide figures describe start-up.",
+                           pct((double)total, (double)a->window_ns));
+    x->evidence = fmtdup("%llu set-up calls (cudaMalloc, cudaFree, cudaDeviceGetStreamPriorityRange, "
+                         "hipMalloc...) take %s of the %s window; %s of it inside the %s (%s), where it "
+                         "costs step time.",
+                         (unsigned long long)n, dur(b1, sizeof b1, total), dur(b2, sizeof b2, a->window_ns),
+                         dur(b3, sizeof b3, inside), c->denom_name, share_of(b4, sizeof b4, c, inside));
+    x->next_check = fmtdup("Start the profiler after a few iterations (torch.profiler schedule with wait and "
+                           "warmup steps) and analyse that capture; with --window, restrict this one to the "
+                           "steady part.");
+    x->refuted_if = fmtdup("the same calls recur in every step of a later capture: they are then part of the "
+                           "loop (allocator churn), and the per-step figures hold.");
+}
+
+/* Launch calls that ran nothing, beside stream-capture calls: the trace recorded the capture of
+ * a graph, whose kernels run only when the graph is replayed. */
+static void graph_capture(const dctx *c, ks_diagnoses *out)
+{
+    const ks_link_stats *l = &c->a->links;
+    ks_ivs v = {0};
+    uint64_t n = 0;
+    cpu_calls(c, ks_is_capture_call, &v, &n);
+    ks_ivs_free(&v);
+    if (!n || l->launches_without_gpu < 10 || !ks_mul_ge((int64_t)l->launches_without_gpu, 4, (int64_t)l->launches, 1))
+        return;
+    ks_diagnosis *x = add(out, DX_CAPTURE, "n/a", -1);
+    x->hypothesis = fmtdup("The trace records the capture of a CUDA/HIP graph: launches inside a stream capture "
+                           "are recorded into the graph, not run, so their GPU work is missing here and the "
+                           "timing of this part says nothing about the replay.");
+    x->evidence = fmtdup("%llu stream-capture calls (begin/end capture, instantiate); %llu of %llu calls with a "
+                         "correlation id have no GPU work.",
+                         (unsigned long long)n, (unsigned long long)l->launches_without_gpu,
+                         (unsigned long long)l->launches);
+    x->next_check = fmtdup("Profile the replay (iterations that call cudaGraphLaunch after the capture) and "
+                           "analyse that trace; its kernels carry the graph launch as their launcher.");
+    x->refuted_if = fmtdup("the launches without GPU work lie outside any capture (the profiler then lost "
+                           "GPU activity: check the trace's diagnostics).");
+}
+
+/* The profiler's own overhead events (Kineto's "overhead" category: activity buffer requests,
+ * lazy function loading) and CUPTI range profiling (kernels serialised and replayed). */
+static void profiler_overhead(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    ks_ivs v = {0};
+    uint64_t n = 0, ranges = 0;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->ph != 'X' || !in_window(a, e->ts))
+                continue;
+            if (e->kind == KS_K_OVERHEAD) {
+                ks_ivs_add(&v, e->ts, ks_sat_add(e->ts, e->dur));
+                n++;
+            } else if (e->kind == KS_K_OTHER && !strcmp(ks_trace_cat_name(t, e->cat), "cuda_profiler_range"))
+                ranges++;
+        }
+    }
+    ks_ivs_normalize(&v);
+    ks_ivs in = {0};
+    ks_ivs_intersect(&v, &c->scope, &in);
+    ks_ns total = ks_ivs_length(&v), inside = ks_ivs_length(&in);
+    ks_ivs_free(&in);
+    ks_ivs_free(&v);
+    char b1[32], b2[32], b3[96];
+    if (n) {
+        ks_diagnosis *x = add(out, DX_OVERHEAD, by_impact(c, inside), inside);
+        x->hypothesis = fmtdup("The profiler itself adds time the trace shows: its overhead events (activity "
+                               "buffer requests, lazy function loading) lengthen the steps they fall in.");
+        x->evidence = fmtdup("%llu overhead events take %s (union), %s of it inside the %s: %s.",
+                             (unsigned long long)n, dur(b1, sizeof b1, total), dur(b2, sizeof b2, inside),
+                             c->denom_name, share_of(b3, sizeof b3, c, inside));
+        x->next_check = fmtdup("Time the same steps without the profiler (wall clock around the loop) and "
+                               "compare with the traced step time.");
+        x->refuted_if = fmtdup("the untraced steps take as long as the traced ones.");
+    }
+    if (ranges) {
+        ks_diagnosis *x = add(out, DX_RANGE, "n/a", -1);
+        x->hypothesis = fmtdup("The trace was taken with CUPTI range profiling (performance counters), which "
+                               "serialises kernels and may replay them: kernel times and overlap here are "
+                               "not those of a normal run.");
+        x->evidence = fmtdup("%llu cuda_profiler_range events.", (unsigned long long)ranges);
+        x->next_check = fmtdup("Take timing figures from a capture without counter collection; keep this one "
+                               "for the counters.");
+        x->refuted_if = fmtdup("a capture without counters shows the same kernel times.");
+    }
+}
+
 /* ---- busy is not useful work --------------------------------------------------------------- */
 
-static void busy_caveat(const ks_analysis *a, ks_diagnoses *out)
+static void busy_caveat(const dctx *c, ks_diagnoses *out)
 {
-    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+    const ks_analysis *a = c->a;
+    char b1[32], b2[32];
+    for (size_t i = 0; a->gpu && c->gpu_enough && i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
         if (!g->span_ns || !ks_mul_ge(g->busy_ns, 10, g->span_ns, 8))
             continue;
-        ks_diagnosis *x = add(out, "busy_is_not_efficiency", "n/a");
+        ks_diagnosis *x = add(out, DX_BUSY, "n/a", -1);
         x->hypothesis = fmtdup("GPU %d is busy %.0f%% of its span; that alone says nothing about useful output: "
                                "busy kernels can be slow, redundant or in the wrong precision.",
                                g->device, pct((double)g->busy_ns, (double)g->span_ns));
-        x->evidence = fmtdup("busy %.0f%% (union of kernel, memcpy and memset time).",
+        x->evidence = fmtdup("busy %s of a %s span, %.0f%% (union of kernel, memcpy and memset time).",
+                             dur(b1, sizeof b1, g->busy_ns), dur(b2, sizeof b2, g->span_ns),
                              pct((double)g->busy_ns, (double)g->span_ns));
         x->next_check = fmtdup("Compare the achieved throughput (samples/s, FLOP/s, bytes/s) with the device's "
                                "peak for this precision, and the top kernels' efficiency.");
@@ -482,33 +1025,99 @@ static void busy_caveat(const ks_analysis *a, ks_diagnoses *out)
     }
 }
 
-void ks_diagnose(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, ks_diagnoses *out)
+/* ---- ranking and the floor ------------------------------------------------------------------ */
+
+static void diagnosis_free(ks_diagnosis *x)
+{
+    free(x->hypothesis);
+    free(x->evidence);
+    free(x->next_check);
+    free(x->refuted_if);
+    free(x->validate_cmd);
+    free(x->steps);
+}
+
+/* by impact, largest first, caveats last; equal impacts keep the order they were found in */
+static void rank(ks_diagnoses *d)
+{
+    for (size_t i = 1; i < d->n; i++) { /* insertion sort: stable, a dozen items at most */
+        ks_diagnosis x = d->v[i];
+        size_t j = i;
+        while (j > 0 && d->v[j - 1].impact_ns < x.impact_ns)
+            d->v[j] = d->v[j - 1], j--;
+        d->v[j] = x;
+    }
+}
+
+static void apply_floor(ks_diagnoses *d, const ks_diagnose_opts *o)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        ks_diagnosis *x = &d->v[i];
+        /* impact < min_impact * denominator, in exact arithmetic on the 1e-6 grid of the option */
+        int64_t ppm = (int64_t)llround(o->min_impact * 1e6);
+        x->below_floor = x->impact_ns >= 0 && !ks_mul_ge(x->impact_ns, 1000000, d->denominator_ns, ppm);
+        if (x->below_floor && !o->all) {
+            diagnosis_free(x);
+            d->hidden++;
+            continue;
+        }
+        d->v[keep++] = *x;
+    }
+    d->n = keep;
+}
+
+void ks_diagnose_opts_init(ks_diagnose_opts *o)
+{
+    o->min_impact = 0.01;
+    o->all = 0;
+}
+
+void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const ks_diagnose_opts *o,
+                      ks_diagnoses *out)
 {
     memset(out, 0, sizeof *out);
+    out->min_impact = o->min_impact;
+    out->denominator = "window";
     if (!a->has_events || a->window_ns <= 0)
         return;
-    if (g && g->n)
-        input_pipeline(a, st, g, out);
-    repeated_upload(a, st, out);
-    small_launches(a, st, out);
-    sync_in_loop(a, st, out);
-    pageable_copies(a, st, out);
-    dominant(a, out);
-    exposed_communication(a, out);
-    busy_caveat(a, out);
+    dctx c;
+    dctx_init(&c, a, st, g);
+    out->denominator = c.denom_name;
+    out->denominator_ns = c.denom;
+    if (c.denom > 0) {
+        if (g && g->n) {
+            input_pipeline(&c, out);
+            host_bound(&c, out);
+        }
+        repeated_upload(&c, out);
+        small_launches(&c, out);
+        sync_in_loop(&c, out);
+        pageable_copies(&c, out);
+        dominant_op(&c, out);
+        dominant_kernel(&c, out);
+        exposed_communication(&c, out);
+        profiler_overhead(&c, out);
+        init_in_capture(&c, out);
+        graph_capture(&c, out);
+        busy_caveat(&c, out);
+        rank(out);
+        apply_floor(out, o);
+    }
+    dctx_free(&c);
+}
+
+void ks_diagnose(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, ks_diagnoses *out)
+{
+    ks_diagnose_opts o;
+    ks_diagnose_opts_init(&o);
+    ks_diagnose_with(a, st, g, &o, out);
 }
 
 void ks_diagnoses_free(ks_diagnoses *d)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        ks_diagnosis *x = &d->v[i];
-        free(x->hypothesis);
-        free(x->evidence);
-        free(x->next_check);
-        free(x->refuted_if);
-        free(x->validate_cmd);
-        free(x->steps);
-    }
+    for (size_t i = 0; i < d->n; i++)
+        diagnosis_free(&d->v[i]);
     free(d->v);
     memset(d, 0, sizeof *d);
 }

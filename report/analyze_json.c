@@ -98,6 +98,9 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
     size_t lim = o->top && o->top < a->nkernels ? o->top : a->nkernels;
+    ks_ns span = 0; /* the denominator of share: the devices' GPU spans */
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++)
+        span = ks_sat_add(span, a->gpu[i].span_ns);
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
@@ -111,11 +114,12 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_kint(w, "p90_ns", k->p90_ns);
         ks_jw_kint(w, "max_ns", k->max_ns);
         ks_jw_kuint(w, "unlinked", k->unlinked);
+        ks_jw_kuint(w, "comm", k->comm);
         if (k->bytes >= 0)
             ks_jw_kint(w, "bytes", k->bytes);
         else
             ks_jw_knull(w, "bytes");
-        ks_jw_kdouble(w, "share", share(k->total_ns, a->window_ns));
+        ks_jw_kdouble(w, "share", share(k->total_ns, span));
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -209,6 +213,8 @@ static void links(ks_jw *w, const ks_link_stats *l)
     ks_jw_kuint(w, "unlinked_gpu", l->unlinked_gpu);
     ks_jw_kuint(w, "launches", l->launches);
     ks_jw_kuint(w, "launches_without_gpu", l->launches_without_gpu);
+    ks_jw_kuint(w, "launch_calls", l->launch_calls);
+    ks_jw_kuint(w, "other_runtime_calls", l->other_runtime_calls);
     ks_jw_end_obj(w);
 }
 

@@ -42,9 +42,14 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
     }
     for (size_t i = 0; i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
-        fprintf(out, "  GPU %-4d busy %s of %s span (%.1f%%), idle %s (%.1f%%)\n", g->device,
+        fprintf(out, "  GPU %-4d busy %s of %s span (%.1f%%), idle %s (%.1f%%)", g->device,
                 fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(g->busy_ns, g->span_ns),
                 fmt(b3, sizeof b3, g->idle_ns), pct(g->idle_ns, g->span_ns));
+        /* a share of a span much shorter than the window is stated with its absolute size */
+        if (ks_mul_ge(a->window_ns, 1, g->span_ns, 2))
+            fprintf(out, "; the span is only %.2f%% of the window: %s busy in a %s window", pct(g->span_ns, a->window_ns),
+                    fmt(b1, sizeof b1, g->busy_ns), fmt(b4, sizeof b4, a->window_ns));
+        fputc('\n', out);
         fprintf(out, "           kernel %s, memcpy %s, memset %s, communication %s; %llu kernels, %llu "
                      "memcpy, %llu memset on %u stream%s\n",
                 fmt(b4, sizeof b4, g->kernel_ns), fmt(b5, sizeof b5, g->memcpy_ns),
@@ -92,13 +97,15 @@ static void device_lines(FILE *out, const ks_analysis *a)
 static void links_line(FILE *out, const ks_analysis *a)
 {
     const ks_link_stats *l = &a->links;
-    if (!l->gpu_events && !l->launches)
+    if (!l->gpu_events && !l->launches && !l->launch_calls && !l->other_runtime_calls)
         return;
     fprintf(out, "  links    %llu GPU events: %llu linked by correlation, %llu by flow, %llu without a "
-                 "launch; %llu launch calls, %llu without GPU work\n",
+                 "launch; %llu launch calls (kernel, graph, copy and set launches), %llu other runtime "
+                 "calls; %llu calls with a correlation id have no GPU work\n",
             (unsigned long long)l->gpu_events, (unsigned long long)l->linked_by_correlation,
             (unsigned long long)l->linked_by_flow, (unsigned long long)l->unlinked_gpu,
-            (unsigned long long)l->launches, (unsigned long long)l->launches_without_gpu);
+            (unsigned long long)l->launch_calls, (unsigned long long)l->other_runtime_calls,
+            (unsigned long long)l->launches_without_gpu);
 }
 
 static const char *sort_name(ks_sort_key k)
@@ -120,6 +127,7 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
     int gpu = a->links.gpu_events > 0;
     ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
+    size_t granges = 0;
     fprintf(out, "\n  Top %zu %s by %s (of %zu)\n", lim, title, sort_name(o->sort), n);
     fprintf(out, "  %12s %12s %8s %12s %12s %12s %12s  %s\n", "self", "inclusive", "count", "median", "p90",
             "GPU direct", "GPU subtree", "name [category]");
@@ -128,12 +136,18 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
         char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, r->name), TEXT_NAME_MAX, 0, preview, sizeof preview);
-        fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s\n", fmt(b1, sizeof b1, r->self_ns),
+        int gpu_range = r->kind == KS_K_GPU_ANNOTATION;
+        granges += gpu_range;
+        fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s%s\n", fmt(b1, sizeof b1, r->self_ns),
                 fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
                 fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, r->gpu_direct_ns) : "n/a",
                 gpu ? fmt(b6, sizeof b6, r->gpu_subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
-                r->unfinished ? " (unfinished instances)" : "");
+                gpu_range ? " (GPU range)" : "", r->unfinished ? " (unfinished instances)" : "");
     }
+    if (granges)
+        fprintf(out, "  (GPU range: a gpu_user_annotation row is a labelled range on a GPU stream, not CPU time:\n"
+                     "   inclusive is the range's length on its stream, self the part of it with no work of that\n"
+                     "   stream inside, GPU direct/subtree the GPU work inside it)\n");
     free(v);
 }
 
@@ -143,7 +157,12 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
     if (!a->nkernels)
         return;
     size_t lim = o->top && o->top < a->nkernels ? o->top : a->nkernels;
-    fprintf(out, "\n  Top %zu GPU work by total time (of %zu)\n", lim, a->nkernels);
+    ks_ns span = 0; /* the denominator of the share: the devices' GPU spans */
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++)
+        span = ks_sat_add(span, a->gpu[i].span_ns);
+    char bs[32];
+    fprintf(out, "\n  Top %zu GPU work by total time (of %zu); share: of the GPU span (%s%s)\n", lim, a->nkernels,
+            fmt(bs, sizeof bs, span), a->ngpu > 1 ? ", the devices' spans added" : "");
     fprintf(out, "  %12s %7s %8s %12s %12s %12s  %s\n", "total", "share", "count", "median", "p90", "max",
             "name [kind]");
     for (size_t i = 0; i < lim; i++) {
@@ -152,7 +171,7 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
         fprintf(out, "  %12s %6.1f%% %8llu %12s %12s %12s  %s [%s]\n", fmt(b1, sizeof b1, k->total_ns),
-                pct(k->total_ns, a->window_ns), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
+                pct(k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
                 ks_kind_name((ks_kind)k->kind));
     }

@@ -218,9 +218,24 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
         const ks_diagnosis *x = &d->v[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "id", x->id);
+        ks_jw_kstr(w, "kind", x->impact_ns >= 0 ? "diagnosis" : "caveat");
         ks_jw_kstr(w, "hypothesis", x->hypothesis);
         ks_jw_kstr(w, "evidence", x->evidence);
         ks_jw_kstr(w, "confidence", x->confidence);
+        if (x->impact_ns >= 0) {
+            ks_jw_kint(w, "impact_ns", x->impact_ns);
+            ks_jw_kdouble(w, "impact_share",
+                          d->denominator_ns > 0 ? (double)x->impact_ns / (double)d->denominator_ns : 0.0);
+        } else {
+            ks_jw_knull(w, "impact_ns");
+            ks_jw_knull(w, "impact_share");
+        }
+        ks_jw_kstr(w, "impact_basis", x->impact_basis);
+        ks_jw_kbool(w, "below_floor", x->below_floor);
+        if (x->subject)
+            ks_jw_kstr(w, "subject", x->subject);
+        else
+            ks_jw_knull(w, "subject");
         ks_jw_kstr(w, "next_check", x->next_check);
         ks_jw_kstr(w, "refuted_if", x->refuted_if);
         char *by_hand = ks_report_measure_by_hand(platform, x->validate_cmd);
@@ -241,6 +256,14 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
+    ks_jw_key(w, "diagnoses_summary");
+    ks_jw_obj(w);
+    ks_jw_kstr(w, "denominator", d && d->denominator ? d->denominator : "window");
+    ks_jw_kint(w, "denominator_ns", d ? d->denominator_ns : 0);
+    ks_jw_kdouble(w, "min_impact", d ? d->min_impact : 0.01);
+    ks_jw_kuint(w, "shown", d ? d->n : 0);
+    ks_jw_kuint(w, "hidden", d ? d->hidden : 0);
+    ks_jw_end_obj(w);
 }
 
 static void smi_stats(ks_jw *w, const ks_smi_stats *s)

@@ -222,13 +222,24 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
 
 static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *d)
 {
+    char b1[32], b2[32];
     if (!d)
         return;
     const char *platform = d->n ? ks_analysis_platform(a) : NULL;
-    fprintf(out, "\n  Diagnoses (hypotheses to check, not conclusions): %zu\n", d->n);
+    fprintf(out, "\n  Diagnoses (hypotheses to check, not conclusions): %zu, ranked by the step time they could "
+                 "save (an upper bound) in the %s (%s)\n",
+            d->n, d->denominator ? d->denominator : "window", fmt(b1, sizeof b1, d->denominator_ns));
+    if (d->hidden)
+        fprintf(out, "  (%zu below the floor of %.4g%% of the %s not shown: --all-diagnoses lists them)\n", d->hidden,
+                100.0 * d->min_impact, d->denominator ? d->denominator : "window");
     for (size_t i = 0; i < d->n; i++) {
         const ks_diagnosis *x = &d->v[i];
-        fprintf(out, "  [%s, confidence %s]\n", x->id, x->confidence);
+        if (x->impact_ns >= 0)
+            fprintf(out, "  [%s, confidence %s, could save at most %s = %.1f%% of the %s%s]\n", x->id, x->confidence,
+                    fmt(b2, sizeof b2, x->impact_ns), pct(x->impact_ns, d->denominator_ns), d->denominator,
+                    x->below_floor ? ", below the floor" : "");
+        else
+            fprintf(out, "  [%s, caveat]\n", x->id);
         fprintf(out, "    hypothesis: %s\n", x->hypothesis);
         fprintf(out, "    evidence:   %s\n", x->evidence);
         if (x->nsteps) {
@@ -237,6 +248,8 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
                 fprintf(out, " %lld", (long long)x->steps[j]);
             fprintf(out, "%s\n", x->nsteps > 12 ? " ..." : "");
         }
+        if (x->impact_ns >= 0)
+            fprintf(out, "    impact:     %s\n", x->impact_basis);
         fprintf(out, "    next check: %s\n", x->next_check);
         fprintf(out, "    refuted if: %s\n", x->refuted_if);
         char *by_hand = ks_report_measure_by_hand(platform, x->validate_cmd);
@@ -277,8 +290,12 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
         return;
     }
     smi_line(out, "window", &tm->window, tm->units_util);
-    if (a->gpu && a->ngpu)
-        fprintf(out, "    trace: GPU busy %.1f%% of its span\n", pct(a->gpu[0].busy_ns, a->gpu[0].span_ns));
+    if (a->gpu && a->ngpu) {
+        char b1[32], b2[32];
+        fprintf(out, "    trace: GPU busy %.1f%% of its span (%s busy in a %s span)\n",
+                pct(a->gpu[0].busy_ns, a->gpu[0].span_ns), fmt(b1, sizeof b1, a->gpu[0].busy_ns),
+                fmt(b2, sizeof b2, a->gpu[0].span_ns));
+    }
     for (size_t i = 0; iv->steps && i < tm->nsteps && i < iv->steps->n; i++) {
         char what[32];
         snprintf(what, sizeof what, "step %lld", (long long)iv->steps->v[i].number);

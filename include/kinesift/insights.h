@@ -219,9 +219,11 @@ KS_API void ks_threads_free(ks_threads *t);
 /* ---- diagnoses ----------------------------------------------------------------------------- */
 
 typedef struct ks_diagnosis {
-    const char *id;            /* input_pipeline, repeated_upload, small_launches, dominant_op,
-                                * dominant_kernel, sync_in_loop, exposed_communication,
-                                * busy_is_not_efficiency */
+    const char *id;            /* input_pipeline, repeated_upload, small_launches, sync_in_loop,
+                                * pageable_copy, dominant_op, dominant_kernel, exposed_communication,
+                                * host_bound, profiler_overhead; caveats: init_in_capture,
+                                * graph_capture, profiler_range, busy_is_not_efficiency
+                                * (docs/insights.md has the table) */
     char *hypothesis;
     char *evidence;
     const char *confidence;    /* low, medium, high; "n/a" for caveats */
@@ -230,14 +232,35 @@ typedef struct ks_diagnosis {
     char *validate_cmd;        /* the matching `kinesift validate` command, or NULL */
     int64_t *steps;            /* affected steps (numbers) */
     size_t nsteps;
+    ks_ns impact_ns;           /* the most step time it could save inside the denominator's scope,
+                                * an upper bound from the data; -1 for a caveat (a warning about
+                                * the capture or the figures, no saving claimed) */
+    const char *impact_basis;  /* how impact_ns is computed for this kind */
+    int below_floor;           /* impact under the floor: listed only with all (--all-diagnoses) */
+    const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel; a string of
+                                * the trace), else NULL */
 } ks_diagnosis;
 
 typedef struct ks_diagnoses {
-    ks_diagnosis *v;
+    ks_diagnosis *v;           /* by impact, largest first; caveats last */
     size_t n;
+    const char *denominator;   /* the scope of impacts and shares: "active steps", "GPU span"
+                                * (no active step) or "window" (no GPU work either) */
+    ks_ns denominator_ns;      /* its length */
+    double min_impact;         /* the floor, a fraction of denominator_ns */
+    size_t hidden;             /* diagnoses below the floor left out (0 with all) */
 } ks_diagnoses;
 
+typedef struct ks_diagnose_opts {
+    double min_impact;         /* floor as a fraction of the denominator; default 0.01 (1 %) */
+    int all;                   /* keep the diagnoses below the floor (marked below_floor) */
+} ks_diagnose_opts;
+
+KS_API void ks_diagnose_opts_init(ks_diagnose_opts *o);
+/* The diagnoses of the analysed window, with the default options. */
 KS_API void ks_diagnose(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps, ks_diagnoses *out);
+KS_API void ks_diagnose_with(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps,
+                             const ks_diagnose_opts *o, ks_diagnoses *out);
 KS_API void ks_diagnoses_free(ks_diagnoses *d);
 
 /* ---- telemetry (nvidia-smi --query-gpu CSV) ------------------------------------------------ */

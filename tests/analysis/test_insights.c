@@ -153,9 +153,15 @@ static void repeated_upload_is_found(void **state)
     load(&b, "insights/repeated_upload.json");
     const ks_diagnosis *x = dx(&b, "repeated_upload");
     assert_non_null(x);
-    /* the 4096-byte copy, not the 1 MiB input batch, which is the largest upload of each step */
+    /* the 4096-byte copy, not the 1 MiB input batch, which is the largest upload of each step;
+     * 5 copies of 2 us: 10 us of the 500 us of active steps (2 %, over the 1 % floor, under the
+     * 5 % that makes it "medium") */
     assert_non_null(strstr(x->hypothesis, "4096 bytes"));
-    assert_string_equal(x->confidence, "medium");
+    assert_string_equal(x->confidence, "low");
+    assert_int_equal(x->impact_ns, 10000);
+    assert_int_equal(x->below_floor, 0);
+    assert_string_equal(b.d.denominator, "active steps");
+    assert_int_equal(b.d.denominator_ns, 500000);
     assert_string_equal(x->validate_cmd, "kinesift validate constant-upload --bytes 4096 --uploads 1");
     assert_int_equal(x->nsteps, 5);
     assert_null(dx(&b, "small_launches"));
@@ -173,6 +179,9 @@ static void tiny_kernels_are_found(void **state)
     assert_string_equal(x->confidence, "high");
     assert_string_equal(x->validate_cmd, "kinesift validate small-kernels --kernels 100");
     assert_non_null(strstr(x->evidence, "200 of 200 kernels"));
+    /* 2 steps of 600 us, 200 kernels of 2 us: the GPU idles 800 us of the 1200; the 200 launch
+     * calls take 4 us each, 800 us: the bound is the smaller, 800 us */
+    assert_int_equal(x->impact_ns, 800000);
     unload(&b);
 }
 
@@ -183,9 +192,15 @@ static void sync_in_the_loop_is_found(void **state)
     load(&b, "insights/sync_loop.json");
     const ks_diagnosis *x = dx(&b, "sync_in_loop");
     assert_non_null(x);
-    /* 4 x 48 us of cudaDeviceSynchronize in a 400 us window, in every step */
+    /* 4 x 48 us of cudaDeviceSynchronize in 400 us of active steps, in every step, 45 us of each
+     * waiting on the busy GPU (kernel [s+5, s+50), sync [s+3, s+51)); after each the GPU is idle
+     * until the next step's kernel at s+105: 54 us, three times (nothing follows the last one):
+     * 162 us = 40.5 % of the active steps */
     assert_string_equal(x->confidence, "high");
-    assert_non_null(strstr(x->evidence, "48%"));
+    assert_int_equal(x->impact_ns, 162000);
+    assert_non_null(strstr(x->evidence, "take 192.000 us"));
+    assert_non_null(strstr(x->evidence, "180.000 us of it waiting on a busy GPU"));
+    assert_non_null(strstr(x->evidence, "40.5% of the active steps (400.000 us)"));
     assert_non_null(strstr(x->evidence, "in 4 of 4 active steps"));
     assert_string_equal(x->validate_cmd, "kinesift validate sync-per-op --ops 1");
     assert_int_equal(x->nsteps, 4);
@@ -193,20 +208,26 @@ static void sync_in_the_loop_is_found(void **state)
     unload(&b);
 }
 
-/* Hand-worked: one blocking call [10, 60) us beside a kernel [0, 100): 50 us of a 100 us window
- * (50 %, over the 5 % floor), so sync_in_loop is stated. The call is taken from one table for
- * both platforms: a HIP call gets no validate command (validate runs on CUDA) but a by-hand
+/* Hand-worked: a kernel [0, 40) us, one blocking call [10, 60), and a second kernel [100, 120):
+ * no steps, so the denominator is the GPU span [0, 120). The call takes 50 us (over the 5 % floor)
+ * and the GPU is idle 40 us after it, until 100: 33.3 % of the GPU span, so sync_in_loop is
+ * stated. With the first kernel running [0, 100) instead, the call only waits for a busy GPU
+ * that goes on at once: no idle time after it, no diagnosis. The call is taken from one table
+ * for both platforms: a HIP call gets no validate command (validate runs on CUDA) but a by-hand
  * measurement in next_check; a driver call with a version suffix (cuMemcpyDtoH_v2) is a CUDA
  * blocking call with the validate command; an Async copy blocks nothing. */
-static const ks_diagnosis *sync_dx(const char *call, const char *cat, ks_diagnoses *d, ks_trace **t, ks_analysis **a)
+static const ks_diagnosis *sync_dx(const char *call, const char *cat, int busy, ks_diagnoses *d, ks_trace **t,
+                                   ks_analysis **a)
 {
     char json[1024];
     snprintf(json, sizeof json,
              "{\"traceEvents\":["
-             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100,"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":%d,"
+             "\"args\":{\"device\":0,\"stream\":7}},"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":20,"
              "\"args\":{\"device\":0,\"stream\":7}},"
              "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50}]}",
-             cat, call);
+             busy ? 100 : 40, cat, call);
     *t = ks_test_parse(json);
     *a = analyse(*t, NULL);
     ks_diagnose(*a, NULL, NULL, d);
@@ -225,27 +246,30 @@ static void blocking_calls_of_every_platform(void **state)
         {"cudaMemcpy2D", "cuda_runtime", 1, 1},        {"cudaStreamSynchronize", "cuda_runtime", 1, 1},
         {"cudaMemcpyAsync", "cuda_runtime", 0, 0},     {"cuMemcpyDtoHAsync_v2", "cuda_driver", 0, 0},
     };
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        ks_diagnoses d;
-        ks_trace *t;
-        ks_analysis *a;
-        const ks_diagnosis *x = sync_dx(c[i].call, c[i].cat, &d, &t, &a);
-        if (!c[i].found) {
-            assert_null(x);
-        } else {
-            assert_non_null(x);
-            assert_non_null(strstr(x->evidence, "50%"));
-            if (c[i].validate) {
-                assert_non_null(x->validate_cmd);
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        for (int busy = 0; busy < 2; busy++) {
+            ks_diagnoses d;
+            ks_trace *t;
+            ks_analysis *a;
+            const ks_diagnosis *x = sync_dx(c[i].call, c[i].cat, busy, &d, &t, &a);
+            if (!c[i].found || busy) {
+                assert_null(x);
             } else {
-                assert_null(x->validate_cmd);
-                assert_non_null(strstr(x->next_check, "on ROCm"));
+                assert_non_null(x);
+                assert_int_equal(x->impact_ns, 40000);
+                assert_string_equal(d.denominator, "GPU span");
+                assert_non_null(strstr(x->evidence, "33.3% of the GPU span (120.000 us)"));
+                if (c[i].validate) {
+                    assert_non_null(x->validate_cmd);
+                } else {
+                    assert_null(x->validate_cmd);
+                    assert_non_null(strstr(x->next_check, "on ROCm"));
+                }
             }
+            ks_diagnoses_free(&d);
+            ks_analysis_free(a);
+            ks_trace_free(t);
         }
-        ks_diagnoses_free(&d);
-        ks_analysis_free(a);
-        ks_trace_free(t);
-    }
 }
 
 static void cpu_only_trace(void **state)
