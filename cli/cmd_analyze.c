@@ -110,15 +110,15 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         return KS_EXIT_USAGE;
     }
     if (c->format == 1)
-        ks_analyze_json_trace(c->json, r.a, &r.iv, &c->ro);
+        ks_analyze_json_trace(c->json, r.in.a, &r.iv, &c->ro);
     else if (c->format == 2)
-        ks_analyze_csv_trace(stdout, r.a, &c->ro);
+        ks_analyze_csv_trace(stdout, r.in.a, &c->ro);
     else if (c->format == 3)
-        ks_analyze_folded(stdout, r.a, c->folded_metric, c->python_frames);
+        ks_analyze_folded(stdout, r.in.a, c->folded_metric, c->python_frames);
     else {
         if (!c->first)
             fputc('\n', stdout);
-        ks_analyze_text(stdout, r.a, &r.iv, &c->ro);
+        ks_analyze_text(stdout, r.in.a, &r.iv, &c->ro);
     }
     c->first = 0;
     ks_cli_insights_free(&r);
@@ -137,7 +137,7 @@ static int on_trace(void *ctx, ks_trace *tr)
 /* 1, after a one-line error, when the summary's report is not the one asked for */
 static int summary_refused(const analyze_ctx *c, const char *name, const ks_summary_report *rep)
 {
-    const char *want = c->io.so.label_regex, *had = rep->step_label;
+    const char *want = c->io.run.steps.label_regex, *had = rep->step_label;
     if (c->format == 3 || c->shaped) {
         ks_cli_fail("%s: a summary keeps the report of analyze's default options; %s needs the trace", name,
                     c->format == 3 ? "--format folded" : c->shaped);

@@ -48,7 +48,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     if (ks_cli_insights_run(&c->io, tr, &r, &err) != KS_OK) {
         ks_cli_insights_error(&r, tr, &err);
         rc = KS_EXIT_USAGE;
-    } else if (ks_annotate_file(c->input, c->output, c->force, r.a, &r.iv, &added, &err) != KS_OK) {
+    } else if (ks_annotate_file(c->input, c->output, c->force, r.in.a, &r.iv, &added, &err) != KS_OK) {
         ks_cli_error(c->input, &err);
         rc = KS_EXIT_USAGE;
     } else if (!c->io.quiet) {
@@ -89,9 +89,9 @@ int ks_cmd_annotate(int argc, char **argv)
         return ks_cli_usage("annotate", "one trace file at a time");
     if (!c.output)
         return ks_cli_usage("annotate", "no output file (-o OUT.json.gz)");
-    if (c.io.window)
+    if (c.io.run.window)
         return ks_cli_usage("annotate", "--window is not supported: the whole trace is annotated");
-    if (c.io.smi.path)
+    if (c.io.run.smi.path)
         return ks_cli_usage("annotate", "--smi is not supported (telemetry is not a track)");
     c.input = argv[optind];
     if (!strcmp(c.input, "-"))

@@ -74,28 +74,22 @@ static void side_free(diff_side *s)
 }
 
 typedef struct diff_opts {
-    ks_analysis_opts ao;
-    ks_step_opts so;
-    const char *window;
+    ks_insights_opts run;      /* analysis, steps and window (KS_INSIGHTS_STEPS) */
     int quiet;
 } diff_opts;
 
 static int analyse(const diff_opts *o, ks_trace *tr, ks_analysis **a, ks_steps *st)
 {
     ks_error err;
-    if (ks_analyze(tr, &o->ao, a, &err) != KS_OK || ks_steps_find(*a, &o->so, st, &err) != KS_OK)
-        goto fail;
-    if (o->window) {
-        ks_ns w0 = 0, w1 = 0;
-        if (ks_window_parse(o->window, *a, st, &w0, &w1, &err) != KS_OK ||
-            ks_analysis_set_window(*a, w0, w1, &err) != KS_OK)
-            goto fail;
-        ks_steps_restrict(st, w0, w1);
+    ks_insights r;
+    if (ks_insights_run(tr, &o->run, &r, &err) != KS_OK) {
+        ks_insights_free(&r);
+        ks_cli_error(tr->source, &err);
+        return KS_EXIT_USAGE;
     }
+    *a = r.a; /* the caller owns them (nothing else was computed at this depth) */
+    *st = r.steps;
     return 0;
-fail:
-    ks_cli_error(tr->source, &err);
-    return KS_EXIT_USAGE;
 }
 
 static int load_side(char *path, const ks_load_opts *lo, diff_side *s)
@@ -285,8 +279,8 @@ int ks_cmd_diff(int argc, char **argv)
     static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
     diff_opts o;
     memset(&o, 0, sizeof o);
-    ks_analysis_opts_init(&o.ao);
-    ks_step_opts_init(&o.so);
+    ks_insights_opts_init(&o.run);
+    o.run.depth = KS_INSIGHTS_STEPS;
     ks_diff_opts dopts;
     ks_diff_opts_init(&dopts);
     ks_load_opts lo = {0};
@@ -309,18 +303,18 @@ int ks_cmd_diff(int argc, char **argv)
             break;
         }
         case 'n': dopts.normalize_kernels = 1; break;
-        case 'w': o.window = optarg; break;
+        case 'w': o.run.window = optarg; break;
         case 'L':
             if (ks_cli_regex("diff", "--step-label", optarg))
                 return KS_EXIT_USAGE;
-            o.so.label_regex = optarg;
+            o.run.steps.label_regex = optarg;
             break;
         case 'W': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || v < 0 || v > 1000000)
                 return ks_cli_usage("diff", "--warmup needs a number of steps >= 0, not '%s'", optarg);
-            o.so.warmup = (int)v;
+            o.run.steps.warmup = (int)v;
             break;
         }
         case 'T': {
@@ -335,7 +329,7 @@ int ks_cmd_diff(int argc, char **argv)
                 return ks_cli_usage("diff", "--seed needs an unsigned 64-bit number, not '%s'", optarg);
             break;
         case 'o':
-            if (ks_overlap_parse(optarg, &o.ao.overlap, &o.ao.clamp_ns) != 0)
+            if (ks_overlap_parse(optarg, &o.run.analysis.overlap, &o.run.analysis.clamp_ns) != 0)
                 return ks_cli_usage("diff", "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", optarg);
             break;
         case 'O': output = optarg; break;

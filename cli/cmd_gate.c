@@ -107,15 +107,18 @@ static int on_trace(void *ctx, ks_trace *tr)
 {
     gate_cli *c = ctx;
     ks_cli_warnings(tr, c->lo.quiet);
-    ks_analysis *a = NULL;
-    ks_steps st = {0};
     ks_profile p;
     ks_error err;
     int rc = 0;
     ks_cli_phase ph;
     ks_cli_phase_begin(&ph, "analysing", tr->source);
-    int ok = ks_analyze(tr, &c->ao, &a, &err) == KS_OK && ks_steps_find(a, &c->so, &st, &err) == KS_OK &&
-             ks_profile_build(a, &st, &c->po, &p, &err) == KS_OK;
+    ks_insights_opts io;
+    ks_insights_opts_init(&io);
+    io.analysis = c->ao;
+    io.steps = c->so;
+    io.depth = KS_INSIGHTS_STEPS;
+    ks_insights r;
+    int ok = ks_insights_run(tr, &io, &r, &err) == KS_OK && ks_profile_build(r.a, &r.steps, &c->po, &p, &err) == KS_OK;
     ks_cli_phase_end(&ph);
     if (!ok) {
         ks_cli_error(tr->source, &err);
@@ -123,8 +126,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     } else {
         add_profile(c, &p);
     }
-    ks_steps_free(&st);
-    ks_analysis_free(a);
+    ks_insights_free(&r);
     ks_trace_free(tr);
     return rc;
 }

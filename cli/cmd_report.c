@@ -71,8 +71,8 @@ static int on_trace(void *ctx, ks_trace *tr)
         ks_cli_insights_error(&r, tr, &err);
         rc = KS_EXIT_USAGE;
     } else {
-        ks_html_trace(c->html, r.a, &r.iv, &c->ro);
-        ks_rank_opts rko = {c->io.so.label_regex};
+        ks_html_trace(c->html, r.in.a, &r.iv, &c->ro);
+        ks_rank_opts rko = {c->io.run.steps.label_regex};
         if (ks_rank_from_trace(tr, &rko, new_rank(c), &err) == KS_OK)
             c->nranks++;
         else if (!c->io.quiet)

@@ -51,8 +51,8 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
 {
     ks_cli_insight_opts io;
     ks_cli_insight_opts_init(&io);
-    io.so.label_regex = c->ro.step_label;
-    io.ao.threads = c->threads;
+    io.run.steps.label_regex = c->ro.step_label;
+    io.run.analysis.threads = c->threads;
     io.quiet = c->quiet;
     ks_cli_insights r;
     ks_error err;
@@ -66,14 +66,14 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
     text.top = 15;
     FILE *m = open_memstream(&rt->json, &rt->njson);
     ks_analyze_json *j = ks_analyze_json_begin(m);
-    ks_analyze_json_trace(j, r.a, &r.iv, &all);
+    ks_analyze_json_trace(j, r.in.a, &r.iv, &all);
     ks_analyze_json_end(j);
     fclose(m);
     m = open_memstream(&rt->text, &rt->ntext);
-    ks_analyze_text(m, r.a, &r.iv, &text);
+    ks_analyze_text(m, r.in.a, &r.iv, &text);
     fclose(m);
     m = open_memstream(&rt->csv, &rt->ncsv);
-    ks_analyze_csv_trace(m, r.a, &all);
+    ks_analyze_csv_trace(m, r.in.a, &all);
     fclose(m);
     ks_cli_insights_free(&r);
     return 0;

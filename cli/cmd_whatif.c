@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/insights.h"
 #include "common/jsonw.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
 
 const char ks_help_whatif[] =
     "usage: kinesift whatif FILE... --shrink LABEL=FACTOR [--shrink ...] [--step-label REGEX]\n"
-    "                       [--warmup N] [--format text|json] [--strict] [--quiet]\n"
+    "                       [--warmup N] [--window SPEC] [--overlap POLICY] [--threads N]\n"
+    "                       [--format text|json] [--strict] [--quiet]\n"
     "\n"
     "Project each step's time if the phase LABEL took FACTOR of its time (0.5 = twice as fast).\n"
     "LABEL is the name of a labelled range or op on the stepping thread (record_function); its CPU\n"
@@ -26,12 +28,19 @@ const char ks_help_whatif[] =
     "measured step time, the model's replay without change (compare them before trusting the\n"
     "projection) and the projected time. JSON schema kinesift.whatif/1.\n"
     "\n"
+    "  --shrink LABEL=FACTOR   the phase and its new share of its time (repeatable)\n"
+    "  --window SPEC           replay only the steps that start in SPEC (steps:A-B, steps:N, or a\n"
+    "                          time range START:END, as for analyze)\n"
+    "  --step-label, --warmup, --overlap, --threads, --strict, --quiet\n"
+    "                          as for analyze (kinesift help analyze)\n"
+    "  --format text|json      output (default text)\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct whatif_ctx {
     ks_shrink *sh;
     size_t nsh;
-    ks_step_opts so;
+    ks_cli_insight_opts io;    /* analysis, steps and window (KS_INSIGHTS_STEPS) */
     int json;
     ks_jw jw;
 } whatif_ctx;
@@ -39,23 +48,21 @@ typedef struct whatif_ctx {
 static int on_trace(void *ctx, ks_trace *tr)
 {
     whatif_ctx *c = ctx;
-    ks_analysis *a = NULL;
-    ks_steps st = {0};
+    ks_cli_insights r;
     ks_whatif w = {0};
     ks_error err;
     int rc = 0;
-    if (ks_analyze(tr, NULL, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &st, &err) != KS_OK ||
-        ks_whatif_run(a, &st, c->sh, c->nsh, &w, &err) != KS_OK) {
+    if (ks_cli_insights_run(&c->io, tr, &r, &err) != KS_OK ||
+        ks_whatif_run(r.in.a, &r.in.steps, c->sh, c->nsh, &w, &err) != KS_OK) {
         ks_cli_error(tr->source, &err);
         rc = KS_EXIT_USAGE;
     } else if (c->json) {
-        ks_whatif_json_trace(&c->jw, a, &w, c->sh, c->nsh);
+        ks_whatif_json_trace(&c->jw, r.in.a, &w, c->sh, c->nsh);
     } else {
-        ks_whatif_text(stdout, a, &w, c->sh, c->nsh);
+        ks_whatif_text(stdout, r.in.a, &w, c->sh, c->nsh);
     }
     ks_whatif_free(&w);
-    ks_steps_free(&st);
-    ks_analysis_free(a);
+    ks_cli_insights_free(&r);
     ks_trace_free(tr);
     return rc;
 }
@@ -85,12 +92,14 @@ int ks_cmd_whatif(int argc, char **argv)
         {"shrink", required_argument, NULL, 's'}, {"step-label", required_argument, NULL, 'L'},
         {"warmup", required_argument, NULL, 'W'}, {"format", required_argument, NULL, 'f'},
         {"strict", no_argument, NULL, 'S'},       {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
+        {"window", required_argument, NULL, 'w'}, {"overlap", required_argument, NULL, 'V'},
+        {"threads", required_argument, NULL, 'j'}, {NULL, 0, NULL, 0},
     };
     static const char *const formats[] = {"text", "json", NULL};
     whatif_ctx c;
     memset(&c, 0, sizeof c);
-    ks_step_opts_init(&c.so);
+    ks_cli_insight_opts_init(&c.io);
+    c.io.run.depth = KS_INSIGHTS_STEPS;
     ks_load_opts lo = {0};
     int rc = 0, opt;
     optind = 1;
@@ -103,12 +112,6 @@ int ks_cmd_whatif(int argc, char **argv)
             else
                 c.nsh++;
             break;
-        case 'L':
-            if (ks_cli_regex("whatif", "--step-label", optarg))
-                return KS_EXIT_USAGE;
-            c.so.label_regex = optarg;
-            break;
-        case 'W': c.so.warmup = atoi(optarg); break;
         case 'f': {
             int k = ks_cli_choice(optarg, formats);
             if (k < 0)
@@ -116,9 +119,11 @@ int ks_cmd_whatif(int argc, char **argv)
             c.json = k == 1;
             break;
         }
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = 1; break;
-        default: rc = ks_cli_usage("whatif", "bad option"); break;
+        default: {
+            int r = ks_cli_insight_opt(&c.io, &lo, "whatif", opt, optarg);
+            if (r)
+                rc = r < 0 ? ks_cli_usage("whatif", "bad option") : r;
+        }
         }
     }
     if (!rc && optind >= argc)

@@ -9,11 +9,7 @@
 #include "kinesift/report.h"
 
 typedef struct ks_cli_insight_opts {
-    ks_analysis_opts ao;
-    ks_step_opts so;
-    ks_gap_opts go;
-    ks_smi_opts smi;
-    const char *window;
+    ks_insights_opts run;      /* what ks_insights_run is given */
     int quiet;
 } ks_cli_insight_opts;
 
@@ -33,19 +29,13 @@ int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
 /* After parsing: option combinations (--smi needs --smi-tz); 0 or KS_EXIT_USAGE. */
 int ks_cli_insight_check(const ks_cli_insight_opts *o, const char *cmd);
 
-/* Everything `analyze` reports about one trace. */
+/* Everything `analyze` reports about one trace, and the writers' view of it. */
 typedef struct ks_cli_insights {
-    ks_analysis *a;
-    ks_steps steps;
-    ks_gaps gaps;
-    ks_diagnoses dx;
-    ks_telemetry tm;
-    int have_tm;
-    int smi_failed; /* the error is about the --smi CSV, not the trace */
+    ks_insights in;
     ks_insights_view iv;
 } ks_cli_insights;
 
-/* Run every pass; KS_ERR with err set. Free r in any case. */
+/* ks_insights_run with a phase line after a long read; KS_ERR with err set. Free r in any case. */
 int ks_cli_insights_run(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_insights *r, ks_error *err);
 /* Print the error of a failed run, naming the file it is about. */
 void ks_cli_insights_error(const ks_cli_insights *r, const ks_trace *tr, const ks_error *err);
