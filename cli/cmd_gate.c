@@ -55,7 +55,9 @@ const char ks_help_gate[] =
     "  --allow-mismatch        compare captures whose settings or devices differ (else exit 2)\n"
     "\n"
     "Steps and names:\n"
-    "  --skip-steps N          the first N steps of every trace are warm-up (default: detected)\n"
+    "  --warmup N              the first N steps of every trace are warm-up (default: detected),\n"
+    "                          as in analyze\n"
+    "  --skip-steps N          the same as --warmup N (its older name here)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
     "  --normalize-kernels     kernel names without template and argument lists (--kernel-time)\n"
     "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS (ns, or\n"
@@ -370,7 +372,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         {"runs-per-side-min", required_argument, NULL, OPT_RUNS_MIN},
         {"on-inconclusive", required_argument, NULL, OPT_ON_INCONCLUSIVE},
         {"allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH},
-        {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS},
+        {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS}, {"warmup", required_argument, NULL, OPT_SKIP_STEPS},
         {"step-label", required_argument, NULL, OPT_STEP_LABEL},
         {"normalize-kernels", no_argument, NULL, OPT_NORMALIZE}, {"overlap", required_argument, NULL, OPT_OVERLAP},
         {"json", required_argument, NULL, OPT_JSON}, {"junit", required_argument, NULL, OPT_JUNIT},
@@ -430,7 +432,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         case OPT_ALLOW_MISMATCH: c->go.allow_mismatch = 1; break;
         case OPT_SKIP_STEPS:
             if (parse_num(optarg, 0, 1000000, &v) != 0 || v != (double)(long)v)
-                return ks_cli_usage("gate", "--skip-steps needs a number of steps >= 0, not '%s'", optarg);
+                return ks_cli_usage("gate", "--warmup (--skip-steps) needs a number of steps >= 0, not '%s'", optarg);
             c->so.warmup = (int)v;
             break;
         case OPT_STEP_LABEL:

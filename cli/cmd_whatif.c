@@ -1,12 +1,12 @@
 /* cli/cmd_whatif.c: `kinesift whatif FILE --shrink LABEL=FACTOR`: project the step time if a
  * labelled phase took FACTOR of its time. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "cli/options.h"
 #include "common/jsonw.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
@@ -86,51 +86,47 @@ static int parse_shrink(const char *arg, ks_shrink *out)
     return 0;
 }
 
+/* --shrink LABEL=FACTOR, repeatable */
+static int add_shrink(void *ctx, const char *cmd, int key, const char *arg)
+{
+    whatif_ctx *c = ctx;
+    (void)key;
+    ks_shrink sh;
+    if (parse_shrink(arg, &sh) != 0)
+        return ks_cli_usage(cmd, "--shrink wants LABEL=FACTOR with FACTOR >= 0, not '%s'", arg);
+    ks_shrink *v = realloc(c->sh, (c->nsh + 1) * sizeof *c->sh);
+    if (!v) {
+        free((char *)sh.label);
+        return ks_cli_usage(cmd, "out of memory");
+    }
+    c->sh = v;
+    c->sh[c->nsh++] = sh;
+    return 0;
+}
+
 int ks_cmd_whatif(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"shrink", required_argument, NULL, 's'}, {"step-label", required_argument, NULL, 'L'},
-        {"warmup", required_argument, NULL, 'W'}, {"format", required_argument, NULL, 'f'},
-        {"strict", no_argument, NULL, 'S'},       {"quiet", no_argument, NULL, 'q'},
-        {"window", required_argument, NULL, 'w'}, {"overlap", required_argument, NULL, 'V'},
-        {"threads", required_argument, NULL, 'j'}, {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", NULL};
     whatif_ctx c;
     memset(&c, 0, sizeof c);
     ks_cli_insight_opts_init(&c.io);
     c.io.run.depth = KS_INSIGHTS_STEPS;
     ks_load_opts lo = {0};
-    int rc = 0, opt;
-    optind = 1;
-    while (!rc && (opt = getopt_long(argc, argv, "qs:f:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 's':
-            c.sh = realloc(c.sh, (c.nsh + 1) * sizeof *c.sh);
-            if (!c.sh || parse_shrink(optarg, &c.sh[c.nsh]) != 0)
-                rc = ks_cli_usage("whatif", "--shrink wants LABEL=FACTOR with FACTOR >= 0, not '%s'", optarg);
-            else
-                c.nsh++;
-            break;
-        case 'f': {
-            int k = ks_cli_choice(optarg, formats);
-            if (k < 0)
-                rc = ks_cli_usage("whatif", "unknown format '%s' (text or json)", optarg);
-            c.json = k == 1;
-            break;
-        }
-        default: {
-            int r = ks_cli_insight_opt(&c.io, &lo, "whatif", opt, optarg);
-            if (r)
-                rc = r < 0 ? ks_cli_usage("whatif", "bad option") : r;
-        }
-        }
-    }
-    if (!rc && optind >= argc)
+    int first;
+    ks_option tab[] = {
+        KS_OPT_CALL_("shrink", 's', add_shrink, &c, 0, "LABEL=FACTOR: the phase and its new share"),
+        KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ANALYSIS_OPTS, 0)),
+        KS_OPT_END_(),
+    };
+    int rc = ks_opt_parse("whatif", tab, argc, argv, &first), listed = rc == KS_OPT_LISTED;
+    if (listed)
+        rc = KS_EXIT_OK;
+    else if (!rc && first >= argc)
         rc = ks_cli_usage("whatif", "no input file");
-    if (!rc && !c.nsh)
+    if (!rc && !listed && !c.nsh)
         rc = ks_cli_usage("whatif", "nothing to project: give --shrink LABEL=FACTOR");
-    if (!rc) {
+    if (!rc && !listed) {
         if (c.json) {
             ks_jw_open(&c.jw, stdout, 1);
             ks_jw_obj(&c.jw);
@@ -139,7 +135,7 @@ int ks_cmd_whatif(int argc, char **argv)
             ks_jw_key(&c.jw, "traces");
             ks_jw_arr(&c.jw);
         }
-        rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+        rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
         if (c.json) {
             ks_jw_end_arr(&c.jw);
             ks_jw_end_obj(&c.jw);

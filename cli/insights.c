@@ -13,7 +13,8 @@ void ks_cli_insight_opts_init(ks_cli_insight_opts *o)
     ks_insights_opts_init(&o->run);
 }
 
-int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd, int opt, const char *arg)
+/* one shared option: 0 done, KS_EXIT_USAGE after a usage error, -1 not a shared one */
+static int insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd, int opt, const char *arg)
 {
     switch (opt) {
     case 'V':
@@ -67,6 +68,49 @@ int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
         return 0;
     default: return -1;
     }
+}
+
+static int insight_call(void *ctx, const char *cmd, int key, const char *arg)
+{
+    ks_cli_insight_opts *o = ctx;
+    int rc = insight_opt(o, o->lo, cmd, key, arg);
+    if (rc)
+        return rc < 0 ? ks_cli_usage(cmd, "bad option") : rc;
+    /* the options that change analyze's report (a summary keeps the default one) */
+    static const char shaping[] = "VwWgDm";
+    if (o->shaped && strchr(shaping, key))
+        *o->shaped = key == 'V' ? "overlap" : key == 'w' ? "window" : key == 'W' ? "warmup"
+                   : key == 'g' ? "gap-threshold" : key == 'D' ? "data-label" : "smi";
+    return 0;
+}
+
+const ks_option *ks_cli_insight_table(ks_cli_insight_opts *o, ks_load_opts *lo, int all, char overlap_short)
+{
+    const ks_option analysis[] = {
+        KS_OPT_CALL_("overlap", overlap_short, insight_call, o, 'V', "a slice that outlives its parent"),
+        KS_OPT_CALL_("window", 0, insight_call, o, 'w', "restrict to steps:A-B or START:END"),
+        KS_OPT_CALL_("step-label", 0, insight_call, o, 'L', "steps are the annotations matching REGEX"),
+        KS_OPT_CALL_("warmup", 0, insight_call, o, 'W', "the first N steps are warm-up"),
+        KS_OPT_CALL_("threads", 0, insight_call, o, 'j', "threads for reading and analysis"),
+        KS_OPT_CALL_FLAG_("strict", 0, insight_call, o, 'S', "malformed input is an error"),
+        KS_OPT_CALL_FLAG_("quiet", 'q', insight_call, o, 'q', "no progress line, no warnings"),
+    };
+    const ks_option insight[] = {
+        KS_OPT_CALL_("gap-threshold", 0, insight_call, o, 'g', "GPU idle gaps longer than DUR"),
+        KS_OPT_CALL_("data-label", 0, insight_call, o, 'D', "names that mean loading input"),
+        KS_OPT_CALL_("smi", 0, insight_call, o, 'm', "nvidia-smi samples"),
+        KS_OPT_CALL_("smi-tz", 0, insight_call, o, 'z', "time zone of those samples"),
+        KS_OPT_CALL_("smi-offset", 0, insight_call, o, 'O', "added to every sample time"),
+        KS_OPT_CALL_("smi-gpu", 0, insight_call, o, 'G', "the GPU of the CSV to use"),
+    };
+    size_t n = 0;
+    o->lo = lo;
+    for (size_t i = 0; i < sizeof analysis / sizeof *analysis; i++)
+        o->table[n++] = analysis[i];
+    for (size_t i = 0; all && i < sizeof insight / sizeof *insight; i++)
+        o->table[n++] = insight[i];
+    o->table[n] = (ks_option)KS_OPT_END_();
+    return o->table;
 }
 
 int ks_cli_insight_check(const ks_cli_insight_opts *o, const char *cmd)
