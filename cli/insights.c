@@ -32,7 +32,7 @@ static int insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
     case 'W': {
         char *end;
         long v = strtol(arg, &end, 10);
-        if (end == arg || *end || v < 0)
+        if (end == arg || *end || v < 0 || v > 1000000)
             return ks_cli_usage(cmd, "--warmup needs a number of steps >= 0, not '%s'", arg);
         o->run.steps.warmup = (int)v;
         return 0;

@@ -18,7 +18,7 @@ import sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
-TABLED = ["analyze", "report", "annotate", "whatif", "summarize"]
+TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff"]
 failures = []
 
 
