@@ -118,14 +118,6 @@ static int on_trace(void *ctx, ks_trace *tr)
     return rc;
 }
 
-static int threads_opt(void *ctx, const char *cmd, int key, const char *arg)
-{
-    (void)key;
-    if (ks_cli_threads(arg, ctx))
-        return ks_cli_usage(cmd, "--threads wants 0 to 64, not '%s'", arg);
-    return 0;
-}
-
 int ks_cmd_summarize(int argc, char **argv)
 {
     sum_ctx c = {0};
@@ -135,7 +127,7 @@ int ks_cmd_summarize(int argc, char **argv)
         KS_OPT_STRING_("output", 'o', &c.out, "the summary (.kss.json[.gz])"),
         KS_OPT_FLAG_("force", 0, &c.force, "replace it when it exists"),
         KS_OPT_STRING_("step-label", 0, &c.ro.step_label, "steps are the annotations matching REGEX"),
-        KS_OPT_CALL_("threads", 0, threads_opt, &c.threads, 0, "parser threads"),
+        KS_OPT_CALL_("threads", 0, ks_cli_threads_opt, &c.threads, 0, "parser threads"),
         KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
         KS_OPT_FLAG_("quiet", 0, &c.quiet, "no progress line, no warnings"),
         KS_OPT_END_(),
