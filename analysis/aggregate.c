@@ -10,7 +10,7 @@
 #include "analysis/hugemem.h"
 #include "analysis/intervals.h"
 #include "analysis/msort.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/i64map.h"
 #include "common/util.h"

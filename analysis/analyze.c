@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis/pool.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 

@@ -6,7 +6,7 @@
  * non-blocking: a blocking call missing here is missed, never invented. */
 #include <string.h>
 
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 
 static const struct {
     const char *name;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"

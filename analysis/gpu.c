@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
 

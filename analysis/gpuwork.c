@@ -18,12 +18,12 @@
  * the ones those loops wrote out, stated once.
  * When it does not apply: events that are not GPU work (annotations, syncs, instants on GPU
  * tracks) are not in it: passes over those still walk the tracks or the timelines.
- * Who may use it: the analysis passes and the rooms after analysis/ (through analysis/priv.h);
+ * Who may use it: the analysis passes and the rooms after analysis/ (through analysis/analysis_int.h);
  * read-only once ks_analyze has returned (safe from several threads). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 
 int ks_window_clip(ks_ns w0, ks_ns w1, ks_ns ts, ks_ns dur, ks_ns *s, ks_ns *e)

@@ -7,7 +7,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/idindex.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 
 /* A launch API call that must produce GPU work. */

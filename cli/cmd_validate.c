@@ -505,9 +505,10 @@ static int run_gpu(const vargs *a, ks_vreport *r, const ks_builtin *const *sel, 
             pick_arms(sel[i]->name, sel[i]->variants, sel[i]->nvariants, a->variants, arms,
                       &narms))
             return KS_EXIT_USAGE;
-        if (!sel[i]->table)
+        const ks_workload *table = ks_builtin_table(sel[i]);
+        if (!table)
             return no_result(a, "unavailable", "built without CUDA support", KS_EXIT_SKIP);
-        if (ks_validate_workload(r, sel[i]->table(), "builtin", np, params, arms, narms, &err))
+        if (ks_validate_workload(r, table, "builtin", np, params, arms, narms, &err))
             return no_result(a, "error", err.msg, KS_EXIT_USAGE);
     }
     return write_report(a, r);

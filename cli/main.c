@@ -4,6 +4,9 @@
 
 #include "cli/cli.h"
 #include "kinesift/common.h"
+#ifdef KS_HAVE_CUDA
+#include "validate/cuda_wl.h" /* libkinesift-cuda: validate's CUDA backend */
+#endif
 
 static const ks_command commands[] = {
     {"stats", "read traces and print what they contain (events, tracks, span, diagnostics)",
@@ -73,6 +76,9 @@ void ks_cli_help(FILE *out, const char *cmd)
 int main(int argc, char **argv)
 {
     ks_cli_oom_init();
+#ifdef KS_HAVE_CUDA
+    ks_cuda_enable();
+#endif
     if (argc < 2) {
         usage(stderr);
         return KS_EXIT_USAGE;

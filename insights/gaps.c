@@ -14,7 +14,7 @@
 
 #include "analysis/hugemem.h"
 #include "analysis/msort.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/regex.h"
 #include "common/util.h"

@@ -13,7 +13,7 @@
 
 #include "insights/breakdown.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "common/regex.h"
 #include "common/util.h"
 #include "kinesift/insights.h"

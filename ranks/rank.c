@@ -3,12 +3,12 @@
  * exposed communication = communication minus compute on the same device), host wait, and its
  * collective kernels with their metadata and what ran on the device before each. Everything is
  * copied out, so the trace and its analysis can be freed right after. Communication is decided by
- * kinesift/comm.h: the kernel's name, its collective metadata, or its launching op. */
+ * ks_comm_gpu_event (analysis/comm.c), the one rule every pass uses. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "analysis/intervals.h"
-#include "analysis/priv.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
@@ -83,24 +83,13 @@ static const ks_coll_info *coll_of(const ks_analysis *a, uint32_t k, uint32_t ev
     return NULL;
 }
 
-static int launched_by_comm_op(const ks_analysis *a, uint32_t k, uint32_t ev, uint8_t *cache)
-{
-    ks_slice_ref r = ks_analysis_launcher(a, k, ev);
-    int32_t op = ks_analysis_launching_op(a, r);
-    if (op < 0)
-        return 0;
-    ks_str name = ks_slice_event(a->trace, &a->tl[r.tl], &a->tl[r.tl].s[op])->name;
-    if (!cache[name])
-        cache[name] = ks_comm_op_name(ks_trace_str(a->trace, name)) ? 2 : 1;
-    return cache[name] == 2;
-}
-
 /* Every kernel (and copy) of the trace into the per-device sets and kernel lists. */
 static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, uint64_t *kernels)
 {
     const ks_trace *t = a->trace;
-    size_t names = ks_strtab_count(t->strings), cap = 0;
-    uint8_t *by_name = ks_xcalloc(names, 1), *by_op = ks_xcalloc(names, 1);
+    size_t cap = 0;
+    ks_comm_cache cc;
+    ks_comm_cache_init(&cc, a);
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t j = 0; j < gw->n; j++) {
         const ks_gpuwork_item *g = &gw->v[j];
@@ -111,16 +100,12 @@ static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, 
         if (e->kind != KS_K_KERNEL)
             continue;
         (*kernels)++;
-        if (!by_name[e->name])
-            by_name[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
-        int comm = by_name[e->name] == 2 || (t->ncolls && ks_trace_coll(t, k, i)) ||
-                   launched_by_comm_op(a, k, i, by_op);
+        int comm = ks_comm_gpu_event(&cc, k, i);
         ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
         KS_GROW(d->k, d->kcap, d->nk + 1);
         d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
     }
-    free(by_name);
-    free(by_op);
+    ks_comm_cache_free(&cc);
 }
 
 static int cmp_kev(const void *x, const void *y)

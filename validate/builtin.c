@@ -1,6 +1,7 @@
 /* validate/builtin.c: the registry of the built-in workload pairs, one per diagnosis of
  * `analyze`, with their size parameters and defaults. The CUDA implementations live in
- * validate/cuda/<pair>.cu; without CUDA the registry still parses the command line (so that usage
+ * validate/cuda/<pair>.cu, in libkinesift-cuda (ks_builtin_table, validate/nocuda.c, finds them
+ * through the installed CUDA backend); without CUDA the registry still parses the command line (so that usage
  * errors are reported as such) and the tables are NULL. */
 #include "kinesift/validate.h"
 
@@ -8,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "validate/cuda_wl.h"
 
 #define KIB INT64_C(1024)
 #define MIB (KIB * 1024)
@@ -37,27 +36,18 @@ static const char *const small_variants[] = {"launches", "fused", "graph"};
 static const char *const copy_variants[] = {"pageable", "pinned"};
 static const char *const sync_variants[] = {"sync-each", "sync-once"};
 
-#ifdef KS_HAVE_CUDA
-#define TABLE(f) f
-#else
-#define TABLE(f) NULL
-#endif
-
 static const ks_builtin builtins[] = {
     {"constant-upload", "a constant uploaded every step (per-step) vs once (hoisted)",
      "a small host-to-device copy of the same size repeated every step",
-     constant_params, 2, constant_variants, 2, TABLE(ks_wl_constant_upload)},
+     constant_params, 2, constant_variants, 2},
     {"small-kernels",
      "many small kernel launches (launches) vs one fused kernel (fused) vs a CUDA graph "
      "replay (graph)",
-     "many short kernels per step, launch-bound", small_params, 2, small_variants, 3,
-     TABLE(ks_wl_small_kernels)},
+     "many short kernels per step, launch-bound", small_params, 2, small_variants, 3},
     {"pageable-copy", "host-to-device copies from pageable (pageable) vs pinned (pinned) memory",
-     "memcpy from pageable host memory", copy_params, 2, copy_variants, 2,
-     TABLE(ks_wl_pageable_copy)},
+     "memcpy from pageable host memory", copy_params, 2, copy_variants, 2},
     {"sync-per-op", "a stream synchronise after every op (sync-each) vs one at the end (sync-once)",
-     "a device or stream synchronise after many ops", sync_params, 2, sync_variants, 2,
-     TABLE(ks_wl_sync_per_op)},
+     "a device or stream synchronise after many ops", sync_params, 2, sync_variants, 2},
 };
 
 const ks_builtin *ks_builtins(uint32_t *n)

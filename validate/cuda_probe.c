@@ -2,17 +2,15 @@
  * "No GPU"). The causes of ../shared/docs/statistics.md section 5, each naming the CUDA error
  * and its number: no driver, a driver too old, no device, a driver/runtime mismatch. Built
  * only with CUDA (the runtime is linked statically, so this runs on machines without any CUDA
- * library: the first call then returns cudaErrorInsufficientDriver). */
+ * library: the first call then returns cudaErrorInsufficientDriver). Part of libkinesift-cuda;
+ * libkinesift calls it as ks_cuda_probe through validate/cuda_enable.c. */
 #include "kinesift/validate.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>
 
-int ks_cuda_built(void)
-{
-    return 1;
-}
+#include "validate/cuda_wl.h"
 
 static void version_text(int v, char *buf, size_t n)
 {
@@ -54,7 +52,7 @@ static int64_t attr(int device, enum cudaDeviceAttr a)
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : 0;
 }
 
-int ks_cuda_probe(int device, ks_cuda_info *info, int *usage, ks_error *err)
+int ks_cudart_probe(int device, ks_cuda_info *info, int *usage, ks_error *err)
 {
     memset(info, 0, sizeof *info);
     *usage = 0;

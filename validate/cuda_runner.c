@@ -4,7 +4,8 @@
  * timestamp kernel; then cudaEventRecord(start), k run()s of the workload, cudaEventRecord(end),
  * cudaEventSynchronize(end), cudaEventElapsedTime; a second timestamp kernel gives the
  * effective SM clock. Host wall time is taken around the event pair. Before the protocol, the
- * output check of every arm. Nothing here changes a device setting. */
+ * output check of every arm. Nothing here changes a device setting. Part of libkinesift-cuda;
+ * libkinesift calls it as ks_cuda_measure through validate/cuda_enable.c. */
 #include "kinesift/validate.h"
 
 #include <cuda_runtime_api.h>
@@ -189,10 +190,10 @@ static int prepare(cuda_ctx *c, const ks_vopts *o, const ks_cuda_info *dev, ks_e
     return KS_OK;
 }
 
-int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
-                    int nparams, const char *const *params, const uint32_t *arms,
-                    uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
-                    ks_error *err)
+int ks_cudart_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
+                      int nparams, const char *const *params, const uint32_t *arms,
+                      uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
+                      ks_error *err)
 {
     memset(out, 0, sizeof *out);
     *flush_bytes = 0;

@@ -46,9 +46,9 @@ typedef struct ks_analysis_opts {
                                 * the calling thread. The results are the same whatever it is. */
 } ks_analysis_opts;
 
-void ks_analysis_opts_init(ks_analysis_opts *o);
+KS_API void ks_analysis_opts_init(ks_analysis_opts *o);
 /* Parse "spill", "drop", "truncate" or "clamp:NS"; 0 on success. */
-int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns);
+KS_API int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns);
 
 /* ---- timeline ------------------------------------------------------------------------------ */
 
@@ -84,14 +84,14 @@ typedef struct ks_timeline {
 
 /* Innermost slice of the timeline active at time t in lane 0 (ts <= t < end), optionally only of
  * kinds for which accept(kind) is true; -1 when none. O(log n + depth). */
-int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind));
+KS_API int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind));
 
 /* The self time of every slice into self[0 .. tl->n): every ns of the union of the track's slices
  * belongs to exactly one slice, the innermost one of the lowest lane covering it, so the self
  * times of a track add up to the length of the union of its slices. O(n) when the track has one
  * lane; each overflow lane adds a pass. The figure the ops and labels tables sum, and the flame
  * graphs' (analysis/folded.c). */
-void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
+KS_API void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
 
 /* ---- results ------------------------------------------------------------------------------- */
 
@@ -190,22 +190,22 @@ typedef struct ks_analysis {
     struct ks_analysis_priv *priv; /* lookup tables of the passes */
 } ks_analysis;
 
-int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
-void ks_analysis_free(ks_analysis *a);
+KS_API int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
+KS_API void ks_analysis_free(ks_analysis *a);
 /* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the
  * timelines and links are kept. */
-int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
+KS_API int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
 
 /* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
-ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);
+KS_API ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);
 
 /* The op that launched: the innermost operator or label (cpu_op, user_annotation) enclosing the
  * runtime/driver slice, Python frames and other calls skipped; else the op carrying the call's
  * External id on the same thread; else -1. */
-int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r);
+KS_API int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r);
 
 /* 1 for the slices the ops table counts: CPU-side kinds and other, not the profiler's span. */
-int ks_is_op_slice_kind(int kind);
+KS_API int ks_is_op_slice_kind(int kind);
 
 /* The event of a slice. */
 static inline const ks_event *ks_slice_event(const ks_trace *t, const ks_timeline *tl, const ks_slice *s)
@@ -245,12 +245,12 @@ typedef struct ks_folded {
  * python_frames is set, else their self time goes to the nearest enclosing op (or [python]).
  * GPU: each GPU work event of the kernels table is a leaf frame (its name) under the op that
  * launched it. The values add up to the sum of the ops' self_ns, or of the kernels' total_ns. */
-void ks_folded_build(const ks_analysis *a, ks_folded_metric m, int python_frames, ks_folded *out);
-void ks_folded_free(ks_folded *f);
+KS_API void ks_folded_build(const ks_analysis *a, ks_folded_metric m, int python_frames, ks_folded *out);
+KS_API void ks_folded_free(ks_folded *f);
 
 /* 1 for communication kernels by name: ks_comm_kernel_name of kinesift/comm.h (kept for callers
  * of the first API). */
-int ks_is_comm_kernel(const char *name);
+KS_API int ks_is_comm_kernel(const char *name);
 
 #ifdef __cplusplus
 }

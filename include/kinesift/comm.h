@@ -21,10 +21,10 @@ extern "C" {
 #endif
 
 /* 1 for communication kernels by name: contains nccl, rccl, hccl or msccl (any case). */
-int ks_comm_kernel_name(const char *name);
+KS_API int ks_comm_kernel_name(const char *name);
 
 /* 1 for communication CPU ops and ranges by name (see above). */
-int ks_comm_op_name(const char *name);
+KS_API int ks_comm_op_name(const char *name);
 
 /* Collective kinds, for bus bandwidth (nccl-tests' PERFORMANCE.md factors). */
 typedef enum ks_coll_kind {
@@ -35,19 +35,19 @@ typedef enum ks_coll_kind {
 /* The kind of a "Collective name" value (allreduce, all_reduce, _allgather_base,
  * reduce_scatter_tensor_coalesced, ...) or of an NCCL kernel name (ncclKernel_AllReduce_...,
  * ncclDevKernel_ReduceScatter_...). */
-ks_coll_kind ks_coll_kind_of(const char *name);
-const char *ks_coll_kind_name(ks_coll_kind k);
+KS_API ks_coll_kind ks_coll_kind_of(const char *name);
+KS_API const char *ks_coll_kind_name(ks_coll_kind k);
 
 /* Bus bandwidth factor of nccl-tests for n ranks, as num/den: allreduce 2(n-1)/n, allgather,
  * reducescatter and alltoall (n-1)/n, broadcast, reduce and send/recv 1; 0/1 when unknown. */
-void ks_coll_busbw_factor(ks_coll_kind k, int64_t n, int64_t *num, int64_t *den);
+KS_API void ks_coll_busbw_factor(ks_coll_kind k, int64_t n, int64_t *num, int64_t *den);
 
 /* Size in bytes of a "dtype" value (Float 4, Half/BFloat16 2, Double/Long 8, Byte/Char/Bool 1,
  * Int 4, Short 2, Float8_* 1, ComplexFloat 8, ComplexDouble 16); 0 when unknown. */
-int ks_dtype_size(const char *dtype);
+KS_API int ks_dtype_size(const char *dtype);
 
 /* The collective metadata of event ev of track k, or NULL (binary search in t->colls). */
-const ks_coll_info *ks_trace_coll(const ks_trace *t, uint32_t track, uint32_t ev);
+KS_API const ks_coll_info *ks_trace_coll(const ks_trace *t, uint32_t track, uint32_t ev);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kinesift/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,32 +30,32 @@ typedef struct ks_error {
 } ks_error;
 
 /* Set err->msg from a printf-style format; clears the position. Returns KS_ERR. */
-int ks_error_set(ks_error *err, const char *fmt, ...)
+KS_API int ks_error_set(ks_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* Same, with a position. Returns KS_ERR. */
-int ks_error_set_at(ks_error *err, uint64_t byte, uint64_t line, uint64_t column,
-                    const char *fmt, ...)
+KS_API int ks_error_set_at(ks_error *err, uint64_t byte, uint64_t line, uint64_t column,
+                           const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
 /* Format "byte N (line L, column C): msg" or just "msg" into buf. */
-void ks_error_format(const ks_error *err, char *buf, size_t n);
+KS_API void ks_error_format(const ks_error *err, char *buf, size_t n);
 
 /* Out of memory: every allocation of the library that fails (malloc, an mmap'ed store, a size
  * that overflows) calls the handler with the bytes asked for. It must not return (exit or
  * longjmp); the default prints "kinesift: out of memory (allocating N bytes)" and exits with 2.
  * NULL restores the default. */
 typedef void (*ks_oom_handler)(size_t bytes);
-void ks_set_oom_handler(ks_oom_handler h);
+KS_API void ks_set_oom_handler(ks_oom_handler h);
 
 /* The library version, e.g. "0.1.0". */
-const char *ks_version(void);
+KS_API const char *ks_version(void);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,7 @@ extern "C" {
  * "at::native::k". Parentheses elsewhere ("(anonymous namespace)") are kept; a name whose angle
  * brackets do not balance keeps them. Returns a malloc'ed string (never empty: the name itself
  * when nothing would be left). */
-char *ks_kernel_name_normalize(const char *name);
+KS_API char *ks_kernel_name_normalize(const char *name);
 
 /* ---- comparability of two captures --------------------------------------------------------- */
 
@@ -49,7 +49,7 @@ typedef struct ks_trace_settings {
     char devices[256];            /* distinct deviceProperties names joined by ", "; "" = not recorded */
 } ks_trace_settings;
 
-void ks_settings_read(const ks_trace *t, ks_trace_settings *s);
+KS_API void ks_settings_read(const ks_trace *t, ks_trace_settings *s);
 
 #define KS_SETTINGS_MAX 8
 
@@ -60,7 +60,7 @@ typedef struct ks_mismatch {
 
 /* The settings in which a and b differ (devices only when both are recorded; -1 skips a flag);
  * writes at most KS_SETTINGS_MAX entries and returns their number. */
-size_t ks_settings_compare(const ks_trace_settings *a, const ks_trace_settings *b, ks_mismatch *out);
+KS_API size_t ks_settings_compare(const ks_trace_settings *a, const ks_trace_settings *b, ks_mismatch *out);
 
 /* ---- diff ---------------------------------------------------------------------------------- */
 
@@ -71,7 +71,7 @@ typedef enum ks_diff_status {
     KS_DIFF_REMOVED    /* only before */
 } ks_diff_status;
 
-const char *ks_diff_status_name(ks_diff_status s); /* same, changed, added, removed */
+KS_API const char *ks_diff_status_name(ks_diff_status s); /* same, changed, added, removed */
 
 typedef struct ks_diff_side {
     int present;
@@ -110,7 +110,7 @@ typedef struct ks_diff_opts {
     ks_compare_params params;     /* ks_compare_params_gate() by default */
 } ks_diff_opts;
 
-void ks_diff_opts_init(ks_diff_opts *o);
+KS_API void ks_diff_opts_init(ks_diff_opts *o);
 
 typedef struct ks_diff {
     char *before_source, *after_source;
@@ -127,15 +127,15 @@ typedef struct ks_diff {
  * first (ties by name, then category): ops: |d self| + |d GPU direct| (both add up over the
  * table without double counting); labels: the larger of |d inclusive| and |d GPU subtree|;
  * kernels: |d total|. Returns KS_OK. */
-int ks_diff_build(const ks_analysis *before, const ks_steps *sbefore, const ks_analysis *after,
-                  const ks_steps *safter, const ks_diff_opts *o, ks_diff *out, ks_error *err);
-void ks_diff_free(ks_diff *d);
+KS_API int ks_diff_build(const ks_analysis *before, const ks_steps *sbefore, const ks_analysis *after,
+                         const ks_steps *safter, const ks_diff_opts *o, ks_diff *out, ks_error *err);
+KS_API void ks_diff_free(ks_diff *d);
 
 /* Writers (report/diff_*.c). top: rows per table (0 = all). JSON schema "kinesift.diff/1". */
-void ks_diff_text(FILE *out, const ks_diff *d, size_t top);
-int ks_diff_json(FILE *out, const ks_diff *d, size_t top);
-void ks_diff_csv(FILE *out, const ks_diff *d, size_t top);
-void ks_diff_markdown(FILE *out, const ks_diff *d, size_t top);
+KS_API void ks_diff_text(FILE *out, const ks_diff *d, size_t top);
+KS_API int ks_diff_json(FILE *out, const ks_diff *d, size_t top);
+KS_API void ks_diff_csv(FILE *out, const ks_diff *d, size_t top);
+KS_API void ks_diff_markdown(FILE *out, const ks_diff *d, size_t top);
 
 /* ---- gate: checks and budgets ---------------------------------------------------------------- */
 
@@ -153,10 +153,10 @@ typedef enum ks_metric {
 
 /* Budget names: step_time, label, gpu_label, op, kernel_time, gpu_idle_share, kernel_launches,
  * validate. */
-const char *ks_metric_name(ks_metric m);
-int ks_metric_parse(const char *s, ks_metric *m); /* 0 on success */
-int ks_metric_named(ks_metric m);   /* 1 when a check of this metric needs a name */
-int ks_metric_points(ks_metric m);  /* 1 when its limit is in points (gpu_idle_share) */
+KS_API const char *ks_metric_name(ks_metric m);
+KS_API int ks_metric_parse(const char *s, ks_metric *m); /* 0 on success */
+KS_API int ks_metric_named(ks_metric m);   /* 1 when a check of this metric needs a name */
+KS_API int ks_metric_points(ks_metric m);  /* 1 when its limit is in points (gpu_idle_share) */
 
 typedef struct ks_check {
     ks_metric metric;
@@ -175,14 +175,14 @@ typedef struct ks_budget {
 /* Parse a budget file's text ("kinesift.budget/1", docs/diff-gate.md). Unknown keys, wrong
  * types, unknown metrics, missing or superfluous names, negative limits and repeated checks are
  * errors (the message names the check). name is used in messages. */
-int ks_budget_parse(const char *text, size_t len, const char *name, ks_budget *b, ks_error *err);
-int ks_budget_load(const char *path, ks_budget *b, ks_error *err);
+KS_API int ks_budget_parse(const char *text, size_t len, const char *name, ks_budget *b, ks_error *err);
+KS_API int ks_budget_load(const char *path, ks_budget *b, ks_error *err);
 /* A check given as a flag: "PCT" for step_time, gpu_idle_share, kernel_launches; "NAME=PCT"
  * (split at the last '=') for the named metrics. */
-int ks_budget_add_arg(ks_budget *b, ks_metric m, const char *arg, ks_error *err);
+KS_API int ks_budget_add_arg(ks_budget *b, ks_metric m, const char *arg, ks_error *err);
 /* Add a check (name copied; may be NULL); KS_ERR when the same check is already there. */
-int ks_budget_add(ks_budget *b, ks_metric m, const char *name, int has_limit, double limit, ks_error *err);
-void ks_budget_free(ks_budget *b);
+KS_API int ks_budget_add(ks_budget *b, ks_metric m, const char *name, int has_limit, double limit, ks_error *err);
+KS_API void ks_budget_free(ks_budget *b);
 
 /* ---- gate: per-step samples of one input ------------------------------------------------------ */
 
@@ -219,20 +219,20 @@ typedef struct ks_profile_opts {
     size_t nkernels;
 } ks_profile_opts;
 
-int ks_profile_build(const ks_analysis *a, const ks_steps *st, const ks_profile_opts *o, ks_profile *out,
-                     ks_error *err);
+KS_API int ks_profile_build(const ks_analysis *a, const ks_steps *st, const ks_profile_opts *o, ks_profile *out,
+                            ks_error *err);
 /* 1 when the text (the start of a file) is a `kinesift validate --format json` result. */
-int ks_is_validate_result(const char *head, size_t len);
+KS_API int ks_is_validate_result(const char *head, size_t len);
 /* One series per (workload, arm) of a validate result, named "WORKLOAD/VARIANT", holding the
  * kept values per execution in the order taken; throttled samples count as discarded. */
-int ks_profile_from_validate(const char *source, const char *text, size_t len, ks_profile *out, ks_error *err);
+KS_API int ks_profile_from_validate(const char *source, const char *text, size_t len, ks_profile *out, ks_error *err);
 /* Look at a path (decompressed): 1 with its whole text in *text (malloc'ed, NUL-terminated) when
  * it is a validate result; 0 when it is something else (a trace, an archive); KS_ERR when it
  * cannot be read. */
-int ks_validate_result_read(const char *path, char **text, size_t *len, ks_error *err);
-void ks_profile_free(ks_profile *p);
+KS_API int ks_validate_result_read(const char *path, char **text, size_t *len, ks_error *err);
+KS_API void ks_profile_free(ks_profile *p);
 /* The series of (metric, name), or NULL. */
-const ks_sample_series *ks_profile_series(const ks_profile *p, ks_metric m, const char *name);
+KS_API const ks_sample_series *ks_profile_series(const ks_profile *p, ks_metric m, const char *name);
 
 /* ---- gate: decisions (docs/statistics.md section 8; kinesift/stats.h ks_compare_runs) -------- */
 
@@ -244,7 +244,7 @@ typedef enum ks_gate_status {
     KS_GATE_ERROR            /* the check could not be evaluated (input error) */
 } ks_gate_status;
 
-const char *ks_gate_status_name(ks_gate_status s); /* pass, improvement, regression, inconclusive, error */
+KS_API const char *ks_gate_status_name(ks_gate_status s); /* pass, improvement, regression, inconclusive, error */
 
 typedef struct ks_trace_median {
     const char *source;  /* the profile's source */
@@ -282,7 +282,7 @@ typedef struct ks_gate_opts {
     int allow_mismatch;
 } ks_gate_opts;
 
-void ks_gate_opts_init(ks_gate_opts *o);
+KS_API void ks_gate_opts_init(ks_gate_opts *o);
 
 typedef struct ks_gate_side {
     size_t inputs;           /* profiles */
@@ -313,47 +313,47 @@ typedef struct ks_gate {
  * ranks on one side only); then out->input_error is set with the message (also in err) and the
  * writers still report it. A check that cannot be evaluated (a name found on neither side) has
  * status error. */
-int ks_gate_run(const ks_profile *base, size_t nbase, const ks_profile *cand, size_t ncand, const ks_budget *b,
-                const ks_gate_opts *o, ks_gate *out, ks_error *err);
+KS_API int ks_gate_run(const ks_profile *base, size_t nbase, const ks_profile *cand, size_t ncand, const ks_budget *b,
+                       const ks_gate_opts *o, ks_gate *out, ks_error *err);
 /* Mark a gate that never ran (an unreadable input...) as an input error, for the writers. */
-void ks_gate_set_error(ks_gate *g, const char *msg);
-void ks_gate_free(ks_gate *g);
+KS_API void ks_gate_set_error(ks_gate *g, const char *msg);
+KS_API void ks_gate_free(ks_gate *g);
 
 /* The exit status of docs/statistics.md section 4.1 with precedence 2 > 1 > 3 > 0: 2 when
  * input_error or any status is error, else 1 when any is a regression, else 3 when any is
  * inconclusive (0 when inconclusive_fails is 0: --on-inconclusive=warn), else 0. */
-int ks_gate_exit_code(const ks_gate_status *s, size_t n, int input_error, int inconclusive_fails);
-int ks_gate_exit(const ks_gate *g, int inconclusive_fails);
+KS_API int ks_gate_exit_code(const ks_gate_status *s, size_t n, int input_error, int inconclusive_fails);
+KS_API int ks_gate_exit(const ks_gate *g, int inconclusive_fails);
 
 /* Text helpers shared by the writers (report/gate_format.c). */
 /* A value in its unit: ns "1.234 ms", points "3.21 %", kernels "1219.5"; "-" for NaN. */
-void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v);
+KS_API void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v);
 /* The limit: "+5 %", "+2 pt". */
-void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r);
+KS_API void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r);
 /* The change: "+3.21 %" (ratio - 1) or "+0.50 pt" (points); "-" when not defined. */
-void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r);
+KS_API void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r);
 /* The CI: "[0.9876, 1.0123]" (ratio) or "[-0.10, +0.80] pt"; "-" when not defined. */
-void ks_gate_fmt_ci(char *buf, size_t n, const ks_gate_result *r);
+KS_API void ks_gate_fmt_ci(char *buf, size_t n, const ks_gate_result *r);
 /* The overall result as found (error, regression, inconclusive, pass: --on-inconclusive changes
  * the exit status, not this word) and a one-line summary "regression (exit 1): 1 regression,
  * 5 pass". */
-const char *ks_gate_overall(const ks_gate *g);
-void ks_gate_fmt_summary(char *buf, size_t n, const ks_gate *g, int inconclusive_fails);
+KS_API const char *ks_gate_overall(const ks_gate *g);
+KS_API void ks_gate_fmt_summary(char *buf, size_t n, const ks_gate *g, int inconclusive_fails);
 
 /* Writers (report/gate_*.c); the file writers return 0 or -1 on a write error. JSON schema
  * "kinesift.gate/1" with the metric objects of docs/statistics.md section 4.2. */
-void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails);
-int ks_gate_json(FILE *out, const ks_gate *g, int inconclusive_fails);
-int ks_gate_junit(FILE *out, const ks_gate *g);
-int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails);
+KS_API void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails);
+KS_API int ks_gate_json(FILE *out, const ks_gate *g, int inconclusive_fails);
+KS_API int ks_gate_junit(FILE *out, const ks_gate *g);
+KS_API int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails);
 
 /* ---- escaping and output files (report/gate_escape.c, report/gate_output.c) ----------------- */
 
 /* XML text/attribute escaping: & < > " ' as entities; characters XML 1.0 forbids (C0 controls
  * other than tab, LF, CR) and invalid UTF-8 as U+FFFD. */
-void ks_xml_escape(FILE *out, const char *s);
+KS_API void ks_xml_escape(FILE *out, const char *s);
 /* A Markdown table cell: | \ ` * _ [ ] < > & # escaped (backslash or entity), CR/LF as spaces. */
-void ks_md_escape(FILE *out, const char *s);
+KS_API void ks_md_escape(FILE *out, const char *s);
 
 /* Write an output file safely: the text goes to a temporary file in the same directory, renamed
  * over path on commit (so a failed run leaves the old file or nothing). */
@@ -362,13 +362,13 @@ typedef struct ks_outfile {
     FILE *f;
 } ks_outfile;
 
-int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err);
+KS_API int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err);
 /* Flush, close and rename; on any failure removes the temporary and returns KS_ERR. */
-int ks_outfile_commit(ks_outfile *o, ks_error *err);
+KS_API int ks_outfile_commit(ks_outfile *o, ks_error *err);
 /* Close and remove the temporary (the path is left as it was). */
-void ks_outfile_abort(ks_outfile *o);
+KS_API void ks_outfile_abort(ks_outfile *o);
 /* 1 when the two paths name the same existing file (same device and inode). */
-int ks_same_file(const char *a, const char *b);
+KS_API int ks_same_file(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

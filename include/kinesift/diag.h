@@ -38,22 +38,22 @@ typedef struct ks_diag {
     size_t n, cap;
 } ks_diag;
 
-void ks_diag_init(ks_diag *d);
-void ks_diag_free(ks_diag *d);
+KS_API void ks_diag_init(ks_diag *d);
+KS_API void ks_diag_free(ks_diag *d);
 
 /* Count n occurrences of kind id (a string with static storage). */
-void ks_diag_count(ks_diag *d, const char *id, ks_severity sev, uint64_t n);
+KS_API void ks_diag_count(ks_diag *d, const char *id, ks_severity sev, uint64_t n);
 
 /* Count one occurrence and keep it as an example (while fewer than KS_DIAG_EXAMPLES are kept). */
-void ks_diag_add(ks_diag *d, const char *id, ks_severity sev, const char *fmt, ...)
+KS_API void ks_diag_add(ks_diag *d, const char *id, ks_severity sev, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
 /* Same, with an input position. */
-void ks_diag_add_at(ks_diag *d, const char *id, ks_severity sev, uint64_t byte, uint64_t line,
-                    uint64_t column, const char *fmt, ...)
+KS_API void ks_diag_add_at(ks_diag *d, const char *id, ks_severity sev, uint64_t byte, uint64_t line,
+                           uint64_t column, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 7, 8)))
 #endif
@@ -61,16 +61,16 @@ void ks_diag_add_at(ks_diag *d, const char *id, ks_severity sev, uint64_t byte, 
 
 /* Put the kinds in one order whatever the order they were first counted in (by id): the reader
  * counts repairs and events in an order that depends on its chunking. */
-void ks_diag_sort(ks_diag *d);
+KS_API void ks_diag_sort(ks_diag *d);
 
 /* Look up a kind; NULL when never counted. */
-const ks_diag_kind *ks_diag_get(const ks_diag *d, const char *id);
-uint64_t ks_diag_total(const ks_diag *d, const char *id);
+KS_API const ks_diag_kind *ks_diag_get(const ks_diag *d, const char *id);
+KS_API uint64_t ks_diag_total(const ks_diag *d, const char *id);
 
 /* Highest severity counted so far (KS_SEV_INFO when empty). */
-ks_severity ks_diag_max_severity(const ks_diag *d);
+KS_API ks_severity ks_diag_max_severity(const ks_diag *d);
 
-const char *ks_severity_name(ks_severity s);
+KS_API const char *ks_severity_name(ks_severity s);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@ typedef enum ks_role {
     KS_ROLE_COUNT
 } ks_role;
 
-const char *ks_role_name(ks_role r);
+KS_API const char *ks_role_name(ks_role r);
 
 typedef struct ks_step {
     int64_t number;            /* N of ProfilerStep#N (or the ordinal for --step-label) */
@@ -58,19 +58,19 @@ typedef struct ks_step_opts {
     int warmup;                /* -1: detect; else the number of leading warm-up steps */
 } ks_step_opts;
 
-void ks_step_opts_init(ks_step_opts *o);
+KS_API void ks_step_opts_init(ks_step_opts *o);
 
 /* Find the steps of the analysed trace (the analysis window is ignored: steps are found in the
  * whole trace). No step is not an error: n = 0 and source says why. */
-int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *out, ks_error *err);
-void ks_steps_free(ks_steps *s);
+KS_API int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *out, ks_error *err);
+KS_API void ks_steps_free(ks_steps *s);
 /* Keep only the steps that start inside [w0, w1) (used with --window). */
-void ks_steps_restrict(ks_steps *s, ks_ns w0, ks_ns w1);
+KS_API void ks_steps_restrict(ks_steps *s, ks_ns w0, ks_ns w1);
 
 /* --window: "steps:A-B", "steps:A", or a time range "T1:T2" relative to the first event, with
  * units ns/us/ms/s ("1.5ms:20ms"; an empty end means the end of the trace). */
-int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
-                    ks_error *err);
+KS_API int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
+                           ks_error *err);
 
 /* ---- GPU idle gaps ------------------------------------------------------------------------- */
 
@@ -114,7 +114,7 @@ typedef struct ks_gap_opts {
     const char *data_regex;    /* names that mean "loading input"; NULL: the default */
 } ks_gap_opts;
 
-void ks_gap_opts_init(ks_gap_opts *o);
+KS_API void ks_gap_opts_init(ks_gap_opts *o);
 
 typedef struct ks_gaps {
     ks_gap_device *dev;
@@ -122,8 +122,8 @@ typedef struct ks_gaps {
     const char *reason;        /* not observed: why */
 } ks_gaps;
 
-int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
-void ks_gaps_free(ks_gaps *g);
+KS_API int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
+KS_API void ks_gaps_free(ks_gaps *g);
 
 /* ---- diagnoses ----------------------------------------------------------------------------- */
 
@@ -146,8 +146,8 @@ typedef struct ks_diagnoses {
     size_t n;
 } ks_diagnoses;
 
-void ks_diagnose(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps, ks_diagnoses *out);
-void ks_diagnoses_free(ks_diagnoses *d);
+KS_API void ks_diagnose(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps, ks_diagnoses *out);
+KS_API void ks_diagnoses_free(ks_diagnoses *d);
 
 /* ---- telemetry (nvidia-smi --query-gpu CSV) ------------------------------------------------ */
 
@@ -194,23 +194,23 @@ typedef struct ks_smi_opts {
 } ks_smi_opts;
 
 /* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
-int ks_tz_parse(const char *s, ks_ns *offset_ns);
+KS_API int ks_tz_parse(const char *s, ks_ns *offset_ns);
 /* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
-int ks_tz_zone_check(const char *name);
+KS_API int ks_tz_zone_check(const char *name);
 /* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
  * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
  * below a nanosecond is an error. The one parser of every time option. */
-int ks_duration_parse(const char *s, ks_ns *ns);
+KS_API int ks_duration_parse(const char *s, ks_ns *ns);
 /* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
 enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
-int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
+KS_API int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);
 
 /* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
  * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error
  * (reason is set). */
-int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps *steps, ks_telemetry *out,
-                      ks_error *err);
-void ks_telemetry_free(ks_telemetry *t);
+KS_API int ks_telemetry_load(const ks_smi_opts *o, const ks_analysis *a, const ks_steps *steps, ks_telemetry *out,
+                             ks_error *err);
+KS_API void ks_telemetry_free(ks_telemetry *t);
 
 /* ---- what-if ------------------------------------------------------------------------------- */
 
@@ -234,9 +234,9 @@ typedef struct ks_whatif {
 } ks_whatif;
 
 /* Replay each step (or the whole window when there are no steps) with the shrinks applied. */
-int ks_whatif_run(const ks_analysis *a, const ks_steps *steps, const ks_shrink *sh, size_t nsh, ks_whatif *out,
-                  ks_error *err);
-void ks_whatif_free(ks_whatif *w);
+KS_API int ks_whatif_run(const ks_analysis *a, const ks_steps *steps, const ks_shrink *sh, size_t nsh, ks_whatif *out,
+                         ks_error *err);
+KS_API void ks_whatif_free(ks_whatif *w);
 
 /* ---- the pipeline: every pass over one trace, in one order (insights/run.c) --------------- */
 

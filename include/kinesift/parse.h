@@ -37,15 +37,15 @@ typedef struct ks_parse_opts {
     ks_parse_info *info; /* when not NULL: counts added there */
 } ks_parse_opts;
 
-void ks_parse_opts_init(ks_parse_opts *o);
+KS_API void ks_parse_opts_init(ks_parse_opts *o);
 
 /* Parse one stream into a new trace. On error returns KS_ERR, *out = NULL, err filled (with the
  * position when there is one). */
-int ks_parse_stream(ks_stream *st, const ks_parse_opts *o, ks_trace **out, ks_error *err);
+KS_API int ks_parse_stream(ks_stream *st, const ks_parse_opts *o, ks_trace **out, ks_error *err);
 
 /* Convenience: parse a whole buffer (tests, fuzzers). */
-int ks_parse_buffer(const char *name, const void *buf, size_t len, const ks_parse_opts *o,
-                    ks_trace **out, ks_error *err);
+KS_API int ks_parse_buffer(const char *name, const void *buf, size_t len, const ks_parse_opts *o,
+                           ks_trace **out, ks_error *err);
 
 /* Exact timestamp parsing (parser/number.c): the decimal text of a value in microseconds, as
  * JSON writes it ("-?D+(.D+)?([eE][+-]?D+)?"), to int64 ns without floating point.
@@ -59,11 +59,11 @@ enum {
     KS_NUM_SYNTAX = -1,   /* not a number */
     KS_NUM_RANGE = -2     /* does not fit int64 ns */
 };
-int ks_parse_us_to_ns(const char *s, size_t len, int64_t *ns);
+KS_API int ks_parse_us_to_ns(const char *s, size_t len, int64_t *ns);
 
 /* Integer text to int64 ("External id", "correlation"): KS_NUM_EXACT, or KS_NUM_RANGE (value
  * kept saturated in *v), or KS_NUM_SYNTAX (fraction/exponent or not a number). */
-int ks_parse_int64(const char *s, size_t len, int64_t *v);
+KS_API int ks_parse_int64(const char *s, size_t len, int64_t *v);
 
 #ifdef __cplusplus
 }

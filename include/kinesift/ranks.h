@@ -22,7 +22,7 @@ typedef enum ks_rank_rule {
     KS_RANK_FILENAME,   /* rank-3, rank_3, rank3, _3. in the file name */
     KS_RANK_ORDER       /* the input order (smallest rank not taken) */
 } ks_rank_rule;
-const char *ks_rank_rule_name(ks_rank_rule r);
+KS_API const char *ks_rank_rule_name(ks_rank_rule r);
 
 #define KS_RANK_TOP 3 /* kernels kept as evidence of what a rank did before a collective */
 
@@ -64,14 +64,14 @@ typedef struct ks_rank_opts {
 } ks_rank_opts;
 
 /* Reduce one parsed trace to its ks_rank (the rank is left to ks_ranks_identify). */
-int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *out, ks_error *err);
-void ks_rank_free(ks_rank *r);
+KS_API int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *out, ks_error *err);
+KS_API void ks_rank_free(ks_rank *r);
 /* Rank from a file name (basename of the path or archive member): rank-3, rank_3, rank3, _3.;
  * -1 when none. */
-int64_t ks_rank_from_name(const char *source);
+KS_API int64_t ks_rank_from_name(const char *source);
 
 /* The reason text of a ks_rank as the static string ks_rank_from_trace uses. */
-const char *ks_rank_reason(const char *text);
+KS_API const char *ks_rank_reason(const char *text);
 
 /* ---- summaries: a ks_rank on disk (kinesift.summary/2, docs/scale-out.md) ------------------
  * Line 1: the ks_rank (all `ranks` reads; /1 summaries are this line alone). Line 2: the report
@@ -89,23 +89,23 @@ typedef struct ks_summary_report {
 } ks_summary_report;
 
 /* 1 when the name (file or archive member) is a summary: contains ".kss.json". */
-int ks_rank_is_summary(const char *name);
+KS_API int ks_rank_is_summary(const char *name);
 /* Write r and rep (NULL: no second line) to path (".gz" at the end: gzip), through a temporary
  * file; an existing file is replaced only with force. */
-int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep, const char *path, int force,
-                          ks_error *err);
+KS_API int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep, const char *path, int force,
+                                 ks_error *err);
 /* Read a summary's first line (/1 or /2) into out (name for messages); the rest is not looked at. */
-int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
+KS_API int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
 /* Read a summary's analyze report into out (free with ks_summary_report_free); an error naming
  * the file for a /1 summary, which has none. */
-int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out,
-                           ks_error *err);
-void ks_summary_report_free(ks_summary_report *r);
+KS_API int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out,
+                                  ks_error *err);
+KS_API void ks_summary_report_free(ks_summary_report *r);
 
 /* Give every rank its number (distributedInfo, file name, input order) and check them: two
  * traces with the same rank or disagreeing world sizes are an error naming both, unless
  * allow_mixed (duplicates then take the smallest free rank, rule input order). Sorts v by rank. */
-int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err);
+KS_API int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err);
 
 /* ---- across ranks -------------------------------------------------------------------------- */
 
@@ -150,7 +150,7 @@ typedef struct ks_ranks_opts {
     ks_ns align_tolerance;  /* spread above which waits are not trusted (default 20 us) */
     double straggler_pct;   /* default 5 */
 } ks_ranks_opts;
-void ks_ranks_opts_init(ks_ranks_opts *o);
+KS_API void ks_ranks_opts_init(ks_ranks_opts *o);
 
 typedef struct ks_ranks {
     const ks_rank *v;       /* borrowed */
@@ -171,15 +171,15 @@ typedef struct ks_ranks {
     ks_ranks_opts o;
 } ks_ranks;
 
-void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks *out);
-void ks_ranks_free(ks_ranks *r);
+KS_API void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks *out);
+KS_API void ks_ranks_free(ks_ranks *r);
 
 /* The straggler's confidence: high when it caused most of the waiting and the clocks agree,
  * low when they do not, else medium (the reports and the HTML page share it). */
-const char *ks_ranks_confidence(const ks_ranks *r);
+KS_API const char *ks_ranks_confidence(const ks_ranks *r);
 
 /* Reports: 0 text, 1 json (kinesift.ranks/1), 2 csv (one row per rank), 3 markdown. */
-void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
+KS_API void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
 
 #ifdef __cplusplus
 }

@@ -56,25 +56,25 @@ typedef struct ks_redact_opts {
     size_t key_len;
 } ks_redact_opts;
 
-void ks_redact_opts_init(ks_redact_opts *o);
+KS_API void ks_redact_opts_init(ks_redact_opts *o);
 
 /* Load the key: from key_file when not NULL (its bytes, trailing newlines removed), else from
  * $KINESIFT_REDACT_KEY when set, else *key = NULL and *source = KS_KEY_RANDOM. A key shorter
  * than KS_REDACT_KEY_MIN bytes is refused. Free *key with ks_redact_key_free. */
-int ks_redact_key_load(const char *key_file, unsigned char **key, size_t *len,
-                       ks_redact_key_source *source, ks_error *err);
-void ks_redact_key_free(unsigned char *key, size_t len);
+KS_API int ks_redact_key_load(const char *key_file, unsigned char **key, size_t *len,
+                              ks_redact_key_source *source, ks_error *err);
+KS_API void ks_redact_key_free(unsigned char *key, size_t len);
 
 /* Terms from a file, one per line (blank lines and lines starting with '#' skipped). */
-int ks_redact_read_terms(const char *path, char ***terms, size_t *n, ks_error *err);
-void ks_redact_free_terms(char **terms, size_t n);
+KS_API int ks_redact_read_terms(const char *path, char ***terms, size_t *n, ks_error *err);
+KS_API void ks_redact_free_terms(char **terms, size_t n);
 
 typedef struct ks_redactor ks_redactor;
 
 /* A redactor for a whole run: rules, key, learned literals and counts persist across traces, so
  * the same value gets the same token in every rank file of one invocation. */
-int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err);
-void ks_redactor_free(ks_redactor *rd);
+KS_API int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err);
+KS_API void ks_redactor_free(ks_redactor *rd);
 
 /* Outcome of one stream. */
 typedef struct ks_redact_result {
@@ -97,8 +97,8 @@ typedef struct ks_redact_result {
 typedef int (*ks_redact_write_fn)(void *ctx, const void *p, size_t n);
 
 /* Redact one stream into w. On malformed input: KS_ERR with the byte/line/column. */
-int ks_redact_stream(ks_redactor *rd, ks_stream *in, ks_redact_write_fn w, void *wctx,
-                     ks_redact_result *res, ks_error *err);
+KS_API int ks_redact_stream(ks_redactor *rd, ks_stream *in, ks_redact_write_fn w, void *wctx,
+                            ks_redact_result *res, ks_error *err);
 
 /* One place where a rule matches (check mode). The value itself is never given. */
 typedef struct ks_redact_finding {
@@ -114,8 +114,8 @@ typedef struct ks_redact_finding {
 typedef void (*ks_redact_finding_fn)(void *ctx, const ks_redact_finding *f);
 
 /* Scan one stream with the same rules without rewriting anything. */
-int ks_redact_check_stream(ks_redactor *rd, ks_stream *in, ks_redact_finding_fn cb, void *ctx,
-                           ks_redact_result *res, ks_error *err);
+KS_API int ks_redact_check_stream(ks_redactor *rd, ks_stream *in, ks_redact_finding_fn cb, void *ctx,
+                                  ks_redact_result *res, ks_error *err);
 
 /* ---- files ------------------------------------------------------------------------------- */
 
@@ -135,8 +135,8 @@ typedef struct ks_redact_output {
 /* Redact one stream to a file (or stdout): written to a temporary file in the target directory
  * (stdout: in $TMPDIR), checked for literals learned late (a second pass when one survived),
  * then renamed into place. Nothing is left behind on failure. */
-int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
-                   ks_redact_result *res, ks_error *err);
+KS_API int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                          ks_redact_result *res, ks_error *err);
 
 /* Several traces, all or nothing: each is redacted into a temporary file (ks_redact_stage), and
  * only when all succeeded are they checked for literals learned after they were written (from a
@@ -144,25 +144,25 @@ int ks_redact_file(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
  * into place (ks_redact_commit_all, which frees them). No output replaces anything before every
  * input was read. On a failure, ks_redact_staged_abort each: nothing is left behind. */
 typedef struct ks_redact_staged ks_redact_staged;
-int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
-                    ks_redact_result *res, ks_redact_staged **st, ks_error *err);
-int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t *redone,
-                         ks_error *err); /* *redone (may be NULL): outputs redacted again */
-void ks_redact_staged_abort(ks_redact_staged *st);
+KS_API int ks_redact_stage(ks_redactor *rd, ks_stream *in, const ks_redact_output *o,
+                           ks_redact_result *res, ks_redact_staged **st, ks_error *err);
+KS_API int ks_redact_commit_all(ks_redactor *rd, ks_redact_staged **v, size_t n, size_t *redone,
+                                ks_error *err); /* *redone (may be NULL): outputs redacted again */
+KS_API void ks_redact_staged_abort(ks_redact_staged *st);
 
 /* Remove the temporary files of redactions in progress when the process gets SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT (or crashes: SIGSEGV, SIGBUS, SIGABRT, SIGFPE), then die of the signal as
  * before. For programs that own their signal handling (the kinesift command does). */
-void ks_redact_cleanup_on_signals(void);
+KS_API void ks_redact_cleanup_on_signals(void);
 
 /* The compression of a stream ("gzip", "tar+gzip", "tar/zstd", "none", ...) as ks_compress. */
-ks_compress ks_redact_compress_of(const char *filter);
+KS_API ks_compress ks_redact_compress_of(const char *filter);
 /* File name suffix for a compression: ".gz", ".zst", ".xz", ".bz2" or "". */
-const char *ks_redact_compress_suffix(ks_compress c);
+KS_API const char *ks_redact_compress_suffix(ks_compress c);
 
 /* The output name for a stream in a directory: its basename with host names and users
  * pseudonymised and the compression suffix adjusted. Malloc'ed. */
-char *ks_redact_output_name(ks_redactor *rd, const char *stream_name, ks_compress c);
+KS_API char *ks_redact_output_name(ks_redactor *rd, const char *stream_name, ks_compress c);
 
 /* ---- check of whole inputs ----------------------------------------------------------------- */
 
@@ -172,38 +172,38 @@ typedef struct ks_redact_check ks_redact_check;
  * first max_detail findings of each trace and the count per rule of all of them. When literals
  * are learned late in a regular file, the file is read a second time so that earlier occurrences
  * are found too. Returns KS_ERR on an input error (the report keeps the traces done). */
-int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
-                         ks_redact_check *chk, ks_error *err);
+KS_API int ks_redact_check_path(ks_redactor *rd, const char *path, size_t max_detail,
+                                ks_redact_check *chk, ks_error *err);
 /* After every path: the traces checked before a literal was learned (from a later trace) are
  * searched for it and checked again when it is there, so that a name learned from one rank is
  * found in every rank, as redact would replace it there. KS_ERR on an input error. */
-int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err);
+KS_API int ks_redact_check_finish(ks_redactor *rd, ks_redact_check *chk, ks_error *err);
 /* 1 when a trace could not be searched for names learned late in it (standard input cannot be
  * read twice): the check is incomplete, and the command fails (exit 2) rather than say clean. */
-int ks_redact_check_incomplete(const ks_redact_check *chk);
-ks_redact_check *ks_redact_check_new(void);
-void ks_redact_check_free(ks_redact_check *chk);
-uint64_t ks_redact_check_total(const ks_redact_check *chk);
-void ks_redact_check_text(FILE *out, const ks_redact_check *chk);
-int ks_redact_check_json(FILE *out, const ks_redact_check *chk); /* 0 or -1 on write error */
+KS_API int ks_redact_check_incomplete(const ks_redact_check *chk);
+KS_API ks_redact_check *ks_redact_check_new(void);
+KS_API void ks_redact_check_free(ks_redact_check *chk);
+KS_API uint64_t ks_redact_check_total(const ks_redact_check *chk);
+KS_API void ks_redact_check_text(FILE *out, const ks_redact_check *chk);
+KS_API int ks_redact_check_json(FILE *out, const ks_redact_check *chk); /* 0 or -1 on write error */
 
 /* ---- report ------------------------------------------------------------------------------ */
 
 /* Counts per rule and distinct values per class (never a value), plus the best-effort notice. */
-void ks_redact_report_text(FILE *out, const ks_redactor *rd, ks_redact_key_source key);
-int ks_redact_report_json(FILE *out, const ks_redactor *rd, ks_redact_key_source key);
+KS_API void ks_redact_report_text(FILE *out, const ks_redactor *rd, ks_redact_key_source key);
+KS_API int ks_redact_report_json(FILE *out, const ks_redactor *rd, ks_redact_key_source key);
 
 /* Total replacements so far, and for one rule id (0 for an unknown id). */
-uint64_t ks_redact_count_total(const ks_redactor *rd);
-uint64_t ks_redact_count(const ks_redactor *rd, const char *rule);
+KS_API uint64_t ks_redact_count_total(const ks_redactor *rd);
+KS_API uint64_t ks_redact_count(const ks_redactor *rd, const char *rule);
 
 /* The built-in rules: id and a one-line description, for help texts and documentation. */
-size_t ks_redact_nrules(void);
-const char *ks_redact_rule_id(size_t i);
-const char *ks_redact_rule_desc(size_t i);
+KS_API size_t ks_redact_nrules(void);
+KS_API const char *ks_redact_rule_id(size_t i);
+KS_API const char *ks_redact_rule_desc(size_t i);
 
 /* The notice printed with every report. */
-extern const char ks_redact_notice[];
+KS_API extern const char ks_redact_notice[];
 
 #ifdef __cplusplus
 }

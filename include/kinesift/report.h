@@ -16,11 +16,11 @@ extern "C" {
 /* `kinesift stats`: schema "kinesift.stats/1" (docs/schema-stats.md). The JSON writer emits one
  * document for all traces: call begin, one trace at a time, then end. */
 typedef struct ks_stats_json ks_stats_json;
-ks_stats_json *ks_stats_json_begin(FILE *out);
-void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
-int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
+KS_API ks_stats_json *ks_stats_json_begin(FILE *out);
+KS_API void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
+KS_API int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
 
-void ks_stats_text(FILE *out, const ks_trace *t);
+KS_API void ks_stats_text(FILE *out, const ks_trace *t);
 
 /* `kinesift analyze`: schema "kinesift.analyze/1" (docs/schema-analyze.md). */
 typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_COUNT } ks_sort_key;
@@ -31,7 +31,7 @@ typedef struct ks_report_opts {
 } ks_report_opts;
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
-ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
+KS_API ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
 
 /* What kinesift/insights.h adds to an analysis; any member may be NULL. */
 typedef struct ks_insights_view {
@@ -42,58 +42,58 @@ typedef struct ks_insights_view {
 } ks_insights_view;
 
 typedef struct ks_analyze_json ks_analyze_json;
-ks_analyze_json *ks_analyze_json_begin(FILE *out);
-void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
-                           const ks_report_opts *o);
-int ks_analyze_json_end(ks_analyze_json *w);
+KS_API ks_analyze_json *ks_analyze_json_begin(FILE *out);
+KS_API void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, const ks_insights_view *iv,
+                                  const ks_report_opts *o);
+KS_API int ks_analyze_json_end(ks_analyze_json *w);
 /* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
  * written back with ks_jw_tree). */
 struct ks_jw;
-struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
+KS_API struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
 
-void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+KS_API void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
 /* The insight sections alone (used by the text and JSON analyze writers). */
 struct ks_jw;
-void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
-void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
+KS_API void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+KS_API void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv);
 
 /* `kinesift whatif`: schema "kinesift.whatif/1". */
-void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
-void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
-                          size_t nsh);
+KS_API void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
+KS_API void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
+                                 size_t nsh);
 
 /* CSV: one header, then one row per table row of every trace, with a "section" column
  * (op, label, kernel, gpu). */
-void ks_analyze_csv_header(FILE *out);
-void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
+KS_API void ks_analyze_csv_header(FILE *out);
+KS_API void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_report_opts *o);
 
 /* Folded stacks ("frame;frame;leaf value", ns) of the CPU self time or the GPU time per call
  * path (ks_folded_build). */
-void ks_analyze_folded(FILE *out, const ks_analysis *a, ks_folded_metric m, int python_frames);
+KS_API void ks_analyze_folded(FILE *out, const ks_analysis *a, ks_folded_metric m, int python_frames);
 
 /* `kinesift report`: one self-contained HTML page (report/html_page.c). Sections of every trace
  * are kept until ks_html_end writes the page (summaries first). NULL when out of memory. */
 typedef struct ks_html ks_html;
-ks_html *ks_html_begin(FILE *out);
-void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
+KS_API ks_html *ks_html_begin(FILE *out);
+KS_API void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 /* The multi-rank section (the heat maps and the straggler of `kinesift ranks`), placed after the
  * summaries; call it once, with the ks_ranks_match results of two ranks or more. */
 struct ks_ranks;
-void ks_html_ranks(ks_html *h, const struct ks_ranks *r);
-int ks_html_end(ks_html *h, const char *title); /* writes the page; 0, or -1 on a write error */
+KS_API void ks_html_ranks(ks_html *h, const struct ks_ranks *r);
+KS_API int ks_html_end(ks_html *h, const char *title); /* writes the page; 0, or -1 on a write error */
 
 /* Write buf to path through a temporary file renamed into place; refuses any of the inputs and
  * an existing file unless force (report/output_file.c). */
-int ks_report_write_file(const char *path, int force, char *const *inputs, size_t ninputs, const void *buf,
-                         size_t n, ks_error *err);
+KS_API int ks_report_write_file(const char *path, int force, char *const *inputs, size_t ninputs, const void *buf,
+                                size_t n, ks_error *err);
 
 /* `kinesift annotate`: copy the trace file input (one stream, read again here) to output with
  * kinesift's tracks added before the end of its traceEvents array (report/annotate.c); the output
  * is compressed by its name (.gz, .zst, .xz, .bz2), written to a temporary file and renamed,
  * never over the input nor over an existing file unless force. *added: the events added. */
-int ks_annotate_file(const char *input, const char *output, int force, const ks_analysis *a,
-                     const ks_insights_view *iv, uint64_t *added, ks_error *err);
+KS_API int ks_annotate_file(const char *input, const char *output, int force, const ks_analysis *a,
+                            const ks_insights_view *iv, uint64_t *added, ks_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kinesift/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,16 +40,16 @@ typedef struct ks_summary {
 } ks_summary;
 
 /* Sort ascending (NaN are not allowed). */
-void ks_sort_doubles(double *x, size_t n);
+KS_API void ks_sort_doubles(double *x, size_t n);
 /* Hyndman-Fan type 7 (NumPy default) quantile of sorted x, p in [0, 1]; NaN when n = 0. */
-double ks_quantile_sorted(const double *sorted, size_t n, double p);
+KS_API double ks_quantile_sorted(const double *sorted, size_t n, double p);
 /* The same on unsorted x (x is left unchanged). */
-double ks_quantile(const double *x, size_t n, double p);
-double ks_median(const double *x, size_t n);
-double ks_mean(const double *x, size_t n);
-double ks_stdev(const double *x, size_t n);
+KS_API double ks_quantile(const double *x, size_t n, double p);
+KS_API double ks_median(const double *x, size_t n);
+KS_API double ks_mean(const double *x, size_t n);
+KS_API double ks_stdev(const double *x, size_t n);
 /* Fill s from x (x is left unchanged). */
-void ks_summarize(const double *x, size_t n, ks_summary *s);
+KS_API void ks_summarize(const double *x, size_t n, ks_summary *s);
 
 /* ---- the generator ---------------------------------------------------------------------- */
 
@@ -59,16 +61,16 @@ typedef struct ks_rng {
 /* The default seed of every bootstrap and interleaving: "kinesift" in ASCII. */
 #define KS_STATS_DEFAULT_SEED UINT64_C(0x6b696e6573696674)
 
-void ks_rng_seed(ks_rng *r, uint64_t seed);
-uint64_t ks_rng_next(ks_rng *r);
+KS_API void ks_rng_seed(ks_rng *r, uint64_t seed);
+KS_API uint64_t ks_rng_next(ks_rng *r);
 /* Unbiased integer in [0, bound), bound >= 1 (Lemire's multiply-shift with rejection). */
-uint64_t ks_rng_below(ks_rng *r, uint64_t bound);
+KS_API uint64_t ks_rng_below(ks_rng *r, uint64_t bound);
 /* Uniform double in [0, 1): the top 53 bits of one output. */
-double ks_rng_double(ks_rng *r);
+KS_API double ks_rng_double(ks_rng *r);
 /* Standard normal deviate (Marsaglia's polar method): for simulations. */
-double ks_rng_normal(ks_rng *r);
+KS_API double ks_rng_normal(ks_rng *r);
 /* Fisher-Yates shuffle of n ints (draws ks_rng_below(i + 1) for i = n-1 down to 1). */
-void ks_rng_shuffle(ks_rng *r, int *a, size_t n);
+KS_API void ks_rng_shuffle(ks_rng *r, int *a, size_t n);
 
 /* ---- Mann-Whitney U ---------------------------------------------------------------------- */
 
@@ -84,11 +86,11 @@ typedef struct ks_mwu {
 /* Two-sided test with mid-ranks: exact when there are no ties and na, nb <= 50, otherwise the
  * normal approximation with tie-corrected variance and continuity correction. Returns 0, or
  * -1 when a side is empty. */
-int ks_mwu_test(const double *a, size_t na, const double *b, size_t nb, ks_mwu *out);
+KS_API int ks_mwu_test(const double *a, size_t na, const double *b, size_t nb, ks_mwu *out);
 /* Smallest attainable two-sided p of the exact test: 2 / C(na + nb, na), at most 1. */
-double ks_mwu_min_p(size_t na, size_t nb);
+KS_API double ks_mwu_min_p(size_t na, size_t nb);
 /* "mwu-exact" or "mwu-normal". */
-const char *ks_mwu_name(const ks_mwu *m);
+KS_API const char *ks_mwu_name(const ks_mwu *m);
 
 /* ---- bootstrap --------------------------------------------------------------------------- */
 
@@ -99,9 +101,9 @@ const char *ks_mwu_name(const ks_mwu *m);
  * generator seeded with `seed`; the bounds are the type-7 quantiles (1 - level) / 2 and
  * (1 + level) / 2 of the replicates. A replicate whose baseline median is 0 counts as +inf (1
  * when both are 0). Returns 0, or -1 when a side is empty (bounds NaN). */
-int ks_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb,
-                              unsigned resamples, uint64_t seed, double level, double *lo,
-                              double *hi);
+KS_API int ks_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb,
+                                     unsigned resamples, uint64_t seed, double level, double *lo,
+                                     double *hi);
 
 /* ---- verdict ----------------------------------------------------------------------------- */
 
@@ -114,7 +116,7 @@ typedef enum ks_verdict {
 } ks_verdict;
 
 /* "faster", "slower", "no-change", "inconclusive", "different-results". */
-const char *ks_verdict_name(ks_verdict v);
+KS_API const char *ks_verdict_name(ks_verdict v);
 
 typedef struct ks_compare_params {
     double threshold;      /* delta: 0.05 (gate) or 0.02 (validate) */
@@ -130,8 +132,8 @@ typedef struct ks_compare_params {
                               * much more (a fraction, 0.15; points metrics: 100x in points) */
 } ks_compare_params;
 
-void ks_compare_params_gate(ks_compare_params *p);
-void ks_compare_params_validate(ks_compare_params *p);
+KS_API void ks_compare_params_gate(ks_compare_params *p);
+KS_API void ks_compare_params_validate(ks_compare_params *p);
 
 /* How a comparison was computed (docs/statistics.md section 8). */
 typedef enum ks_method {
@@ -174,16 +176,16 @@ typedef struct ks_compare {
  * side discarded for throttling (precondition: at most max_discarded of each side). Computes
  * everything, then decides with ks_compare_decide. Returns 0 (the verdict may be
  * inconclusive; never fails on small or empty sides). */
-int ks_compare_samples(const double *a, size_t na, const double *b, size_t nb,
-                       size_t discarded_a, size_t discarded_b, const ks_compare_params *p,
-                       ks_compare *c);
+KS_API int ks_compare_samples(const double *a, size_t na, const double *b, size_t nb,
+                              size_t discarded_a, size_t discarded_b, const ks_compare_params *p,
+                              ks_compare *c);
 /* (Re)apply the rule of statistics.md section 3 to c using c->p; sets verdict, reason and
  * suggestion. */
-void ks_compare_decide(ks_compare *c, const ks_compare_params *p);
+KS_API void ks_compare_decide(ks_compare *c, const ks_compare_params *p);
 /* Holm step-down adjustment of m p-values (adj may alias p). */
-void ks_holm(const double *p, size_t m, double *adj);
+KS_API void ks_holm(const double *p, size_t m, double *adj);
 /* Holm-adjust the p of m comparisons (from their mwu.p), then re-decide each. */
-void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p);
+KS_API void ks_compare_holm(ks_compare *c, size_t m, const ks_compare_params *p);
 /* ---- the run as the unit (stats/runs.c, stats/tdist.c) ---------------------------- */
 
 /* Samples of one side, run after run: run i holds len[i] consecutive values of x, in the
@@ -201,10 +203,10 @@ typedef struct ks_runs {
  * widened by p->single_run_margin. p->threshold is the limit (a fraction, or points when
  * points). level: 1 - alpha, or the Holm-consistent level of ks_holm_levels. Fills c (the
  * summaries of the pooled samples included) and decides. Returns 0. */
-int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level,
-                    const ks_compare_params *p, ks_compare *c);
+KS_API int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level,
+                           const ks_compare_params *p, ks_compare *c);
 /* The rule on c's interval (first match wins; statistics.md section 8). */
-void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p);
+KS_API void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p);
 
 /* One comparison of a family decided together by ks_compare_runs_family. */
 typedef struct ks_runs_pair {
@@ -221,31 +223,31 @@ typedef struct ks_runs_pair {
  * before the decision, so that the printed interval, the adjusted p and the verdict agree. The
  * one code path of gate (all checks of a gate) and validate (the candidates of a workload,
  * interleaved blocks or command runs as the runs). */
-void ks_compare_runs_family(const ks_runs_pair *f, size_t m, double alpha);
+KS_API void ks_compare_runs_family(const ks_runs_pair *f, size_t m, double alpha);
 
 /* Format v (a ratio bound or estimate of c, or points) with `digits` decimals, as a signed
  * change in percent when percent (100 (v - 1)), and with as many more decimals as needed (up
  * to 12) for the printed value to lie on the same side of every decision boundary of c (the
  * null, +limit, -limit) as v itself: a printed interval or estimate never seems to contradict
  * the verdict. Points are written with a sign. */
-void ks_compare_fmt(char *buf, size_t n, const ks_compare *c, double v, int percent, int digits);
+KS_API void ks_compare_fmt(char *buf, size_t n, const ks_compare *c, double v, int percent, int digits);
 /* Holm-consistent confidence levels for m raw p values: sorting p ascending, j = the first
  * position (1-based) with p(j) >= alpha / (m - j + 1) (m + 1 when none); the check at
  * position k gets level 1 - alpha / (m - min(k, j) + 1). An interval at that level excludes
  * the null exactly when the Holm-adjusted p is below alpha (for a test dual to the interval). */
-void ks_holm_levels(const double *p, size_t m, double alpha, double *level);
+KS_API void ks_holm_levels(const double *p, size_t m, double alpha, double *level);
 /* Two-sided tail P(|T| >= t) of Student's t with df > 0 (fractional allowed); NaN otherwise. */
-double ks_t_two_sided_p(double t, double df);
+KS_API double ks_t_two_sided_p(double t, double df);
 /* The q-quantile of Student's t with df degrees of freedom. */
-double ks_t_quantile(double q, double df);
+KS_API double ks_t_quantile(double q, double df);
 /* The test behind c's p: the U test's name, "welch-runs" or "block-bootstrap"; NULL when no
  * test could be made. */
-const char *ks_compare_test_name(const ks_compare *c);
+KS_API const char *ks_compare_test_name(const ks_compare *c);
 /* Lag-1 autocorrelation of x (NaN when n < 3 or x is constant). */
-double ks_lag1_autocorr(const double *x, size_t n);
+KS_API double ks_lag1_autocorr(const double *x, size_t n);
 
 /* Override the verdict with different-results (validate's output check failed). */
-void ks_compare_set_different(ks_compare *c, const char *why);
+KS_API void ks_compare_set_different(ks_compare *c, const char *why);
 
 /* ---- JSON (docs/statistics.md section 4.2) -------------------------------------------- */
 
@@ -254,21 +256,21 @@ struct ks_jw; /* common/jsonw.h */
 /* Inside an open object: the keys of one side: n, min, max, range, mean, median, stdev, cv,
  * q1, q3, iqr, iqr_rel, mad, outliers{...}, noise, and "samples" (x in the order given, when
  * x is not NULL). Durations are written as integer ns (rounded), ratios as numbers. */
-void ks_summary_json(struct ks_jw *w, const ks_summary *s, const double *x, size_t n);
+KS_API void ks_summary_json(struct ks_jw *w, const ks_summary *s, const double *x, size_t n);
 /* The same keys with ns = 0: values written as plain numbers (points, counts), not ns. */
-void ks_summary_json_as(struct ks_jw *w, const ks_summary *s, const double *x, size_t n, int ns);
+KS_API void ks_summary_json_as(struct ks_jw *w, const ks_summary *s, const double *x, size_t n, int ns);
 /* Inside an open object: ratio, change, ci, p, p_raw, holm_m, min_p, test, threshold, alpha,
  * verdict, reason, suggestion. */
-void ks_compare_json(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p);
+KS_API void ks_compare_json(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p);
 /* The parts of ks_compare_json that do not depend on the effect: ci_level, bootstrap_resamples,
  * p, p_raw, holm_m, min_p, u, z, test, threshold, alpha, min_samples; and verdict, reason,
  * suggestion. For checks whose effect is not a ratio (gate's points). */
-void ks_compare_json_test(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p, double threshold);
-void ks_compare_json_verdict(struct ks_jw *w, const ks_compare *c);
+KS_API void ks_compare_json_test(struct ks_jw *w, const ks_compare *c, const ks_compare_params *p, double threshold);
+KS_API void ks_compare_json_verdict(struct ks_jw *w, const ks_compare *c);
 /* One whole metric object: {"name","unit":"ns","baseline":{..},"candidate":{..}, ratio...}. */
-void ks_compare_json_metric(struct ks_jw *w, const char *name, const ks_compare *c,
-                            const ks_compare_params *p, const double *a, size_t na,
-                            const double *b, size_t nb);
+KS_API void ks_compare_json_metric(struct ks_jw *w, const char *name, const ks_compare *c,
+                                   const ks_compare_params *p, const double *a, size_t na,
+                                   const double *b, size_t nb);
 
 #ifdef __cplusplus
 }

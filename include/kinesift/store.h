@@ -34,9 +34,9 @@ typedef struct ks_id {
     uint8_t type; /* ks_id_type */
 } ks_id;
 
-int ks_id_equal(ks_id a, ks_id b);
+KS_API int ks_id_equal(ks_id a, ks_id b);
 /* Render for display ("123", "\"Spans\"" is written as Spans, missing as "-"). */
-void ks_id_format(const ks_strtab *st, ks_id id, char *buf, size_t n);
+KS_API void ks_id_format(const ks_strtab *st, ks_id id, char *buf, size_t n);
 
 /* ---- event kinds (from category and, for legacy files, name) ------------------------------ */
 
@@ -62,14 +62,14 @@ typedef enum ks_kind {
     KS_K_COUNT
 } ks_kind;
 
-const char *ks_kind_name(ks_kind k);
+KS_API const char *ks_kind_name(ks_kind k);
 /* 1 for kinds that are GPU work in busy time: kernel, memcpy, memset. */
-int ks_kind_is_gpu_work(ks_kind k);
+KS_API int ks_kind_is_gpu_work(ks_kind k);
 /* 1 for kinds that live on GPU streams (work, annotations, syncs, cuda_event). */
-int ks_kind_is_device_side(ks_kind k);
+KS_API int ks_kind_is_device_side(ks_kind k);
 /* 1 for CPU-side complete-event kinds aggregated as "ops" (cpu_op, user_annotation, python,
  * runtime, driver). */
-int ks_kind_is_cpu_side(ks_kind k);
+KS_API int ks_kind_is_cpu_side(ks_kind k);
 
 /* ---- event record ------------------------------------------------------------------------- */
 
@@ -240,43 +240,43 @@ typedef struct ks_trace {
 } ks_trace;
 
 /* Lifecycle (the parser calls these; tests may build stores by hand). */
-ks_trace *ks_trace_new(const char *source);
-void ks_trace_free(ks_trace *t);
+KS_API ks_trace *ks_trace_new(const char *source);
+KS_API void ks_trace_free(ks_trace *t);
 
 /* Intern a category; returns its id (stable, small). */
-uint16_t ks_trace_cat(ks_trace *t, const char *s, size_t len);
-const char *ks_trace_cat_name(const ks_trace *t, uint16_t cat);
+KS_API uint16_t ks_trace_cat(ks_trace *t, const char *s, size_t len);
+KS_API const char *ks_trace_cat_name(const ks_trace *t, uint16_t cat);
 /* The text of an interned string. */
-const char *ks_trace_str(const ks_trace *t, ks_str id);
+KS_API const char *ks_trace_str(const ks_trace *t, ks_str id);
 
 /* Find or create the process / track for a typed pid (and tid). */
-uint32_t ks_trace_process(ks_trace *t, ks_id pid);
-uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid);
+KS_API uint32_t ks_trace_process(ks_trace *t, ks_id pid);
+KS_API uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid);
 /* Find without creating: 1 and *out when the track exists. */
-int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out);
+KS_API int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out);
 /* Append an event to a track; returns a pointer valid until the next append to that track. */
-ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
+KS_API ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
 
 /* Classify a category (and name, for legacy spellings) into a ks_kind. */
-ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);
+KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);
 
 /* Called once after parsing: sets track kinds/devices/streams, releases spare capacity. */
-void ks_trace_finish(ks_trace *t);
+KS_API void ks_trace_finish(ks_trace *t);
 
 /* Look up a top-level scalar ("with_stack", "host_name"); NULL when absent. */
-const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
+KS_API const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
 
 /* Time span over all events with a timestamp (first start .. last end); 0 when none. Costs one
  * step per track (spans are kept while appending), plus a scan of events added by hand. */
-int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
+KS_API int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
 
 /* Number of ProfilerStep#N annotations on CPU tracks (user_annotation; Operator in 2020-21 files). */
-size_t ks_trace_step_count(const ks_trace *t);
+KS_API size_t ks_trace_step_count(const ks_trace *t);
 /* Parse "ProfilerStep#N" (with optional spaces around '#'); returns 1 and N when it matches. */
-int ks_match_profiler_step(const char *name, int64_t *n);
+KS_API int ks_match_profiler_step(const char *name, int64_t *n);
 
 /* Bytes of memory held by the store (records, strings, tables). */
-size_t ks_trace_memory(const ks_trace *t);
+KS_API size_t ks_trace_memory(const ks_trace *t);
 
 #ifdef __cplusplus
 }

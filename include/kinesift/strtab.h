@@ -11,25 +11,25 @@ extern "C" {
 
 typedef struct ks_strtab ks_strtab;
 
-ks_strtab *ks_strtab_new(void);
-void ks_strtab_free(ks_strtab *t);
+KS_API ks_strtab *ks_strtab_new(void);
+KS_API void ks_strtab_free(ks_strtab *t);
 
 /* Intern len bytes (need not be NUL-terminated). Returns the id, or 0 for len == 0.
  * Aborts on out-of-memory (as every allocation in the library does). */
-ks_str ks_strtab_intern(ks_strtab *t, const char *s, size_t len);
+KS_API ks_str ks_strtab_intern(ks_strtab *t, const char *s, size_t len);
 
 /* Find without inserting: the id, or 0 when absent (or empty). */
-ks_str ks_strtab_find(const ks_strtab *t, const char *s, size_t len);
+KS_API ks_str ks_strtab_find(const ks_strtab *t, const char *s, size_t len);
 
 /* The NUL-terminated text of an id ("" for 0 or an unknown id). Stable until the table is freed. */
-const char *ks_strtab_get(const ks_strtab *t, ks_str id);
-size_t ks_strtab_len(const ks_strtab *t, ks_str id);
+KS_API const char *ks_strtab_get(const ks_strtab *t, ks_str id);
+KS_API size_t ks_strtab_len(const ks_strtab *t, ks_str id);
 
 /* Number of ids handed out, including 0 (so valid ids are 0 .. count-1). */
-uint32_t ks_strtab_count(const ks_strtab *t);
+KS_API uint32_t ks_strtab_count(const ks_strtab *t);
 
 /* Bytes held by the table (text, index, hash). */
-size_t ks_strtab_bytes(const ks_strtab *t);
+KS_API size_t ks_strtab_bytes(const ks_strtab *t);
 
 #ifdef __cplusplus
 }

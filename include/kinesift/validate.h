@@ -32,7 +32,7 @@ typedef enum ks_sample_status {
     KS_SAMPLE_THROTTLED, /* SM clock below the throttle share of the rated clock: discarded */
 } ks_sample_status;
 
-const char *ks_sample_status_name(ks_sample_status s); /* kept, first, warmup, throttled */
+KS_API const char *ks_sample_status_name(ks_sample_status s); /* kept, first, warmup, throttled */
 
 typedef struct ks_vsample {
     uint32_t arm;         /* 0 = baseline, 1.. = candidates */
@@ -69,7 +69,7 @@ typedef struct ks_vopts {
     double check_rtol;        /* relative tolerance of kinesift-check numbers: 0 (exact) */
 } ks_vopts;
 
-void ks_vopts_init(ks_vopts *o);
+KS_API void ks_vopts_init(ks_vopts *o);
 
 /* A sampling backend. sample() takes one sample of `arm`: k executions between the timing
  * events; it fills ns, host_ns and sm_clock_mhz (status, block and arm are set by the
@@ -97,16 +97,16 @@ typedef struct ks_vrun {
     char stop_detail[256];
 } ks_vrun;
 
-void ks_vrun_free(ks_vrun *r);
-void ks_vrun_push(ks_vrun *r, const ks_vsample *s);
+KS_API void ks_vrun_free(ks_vrun *r);
+KS_API void ks_vrun_push(ks_vrun *r, const ks_vsample *s);
 
 /* Run the protocol over `narms` arms. Returns KS_OK or KS_ERR (a backend error, in err). */
-int ks_protocol_run(const ks_vopts *o, uint32_t narms, const ks_vbackend *b, ks_vrun *out,
-                    ks_error *err);
+KS_API int ks_protocol_run(const ks_vopts *o, uint32_t narms, const ks_vbackend *b, ks_vrun *out,
+                           ks_error *err);
 
 /* Kept values of one arm, per execution (ns / k), in the order taken: malloc'ed array, count
  * in *n; *throttled gets the number of throttled samples. */
-double *ks_vrun_values(const ks_vrun *r, uint32_t arm, size_t *n, size_t *throttled);
+KS_API double *ks_vrun_values(const ks_vrun *r, uint32_t arm, size_t *n, size_t *throttled);
 
 /* ---- external commands ----------------------------------------------------------------- */
 
@@ -114,9 +114,9 @@ double *ks_vrun_values(const ks_vrun *r, uint32_t arm, size_t *n, size_t *thrott
  * another line, -1 when it starts with kinesift-sample but the value is malformed. The value
  * is a decimal number of milliseconds (digits, optional fraction, optional exponent),
  * converted exactly and rounded to the nearest ns. */
-int ks_extcmd_parse_sample(const char *line, int64_t *ns);
+KS_API int ks_extcmd_parse_sample(const char *line, int64_t *ns);
 /* 1 and *value (malloc'ed, trimmed) for a `kinesift-check <value>` line; else 0. */
-int ks_extcmd_parse_check(const char *line, char **value);
+KS_API int ks_extcmd_parse_check(const char *line, char **value);
 
 typedef struct ks_vcheck ks_vcheck;
 
@@ -125,8 +125,8 @@ typedef struct ks_vcheck ks_vcheck;
  * warm-up rule per invocation) and at least min_runs invocations. Fills out (run numbers set)
  * and, when check is not NULL, the comparison of their kinesift-check lines (check[1] for the
  * candidate). Returns KS_OK, or KS_ERR when a command fails or prints a malformed sample. */
-int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
-                  ks_vcheck *check, ks_error *err);
+KS_API int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
+                         ks_vcheck *check, ks_error *err);
 
 /* ---- plugins ----------------------------------------------------------------------------- */
 
@@ -136,10 +136,10 @@ typedef struct ks_plugin {
 } ks_plugin;
 
 /* dlopen `path`, find KS_WORKLOAD_ENTRY_NAME, check the table. KS_OK or KS_ERR. */
-int ks_plugin_open(const char *path, ks_plugin *p, ks_error *err);
-void ks_plugin_close(ks_plugin *p);
+KS_API int ks_plugin_open(const char *path, ks_plugin *p, ks_error *err);
+KS_API void ks_plugin_close(ks_plugin *p);
 /* Check a workload table: ABI version and size, name, at least two named variants, run(). */
-int ks_workload_check_table(const ks_workload *w, ks_error *err);
+KS_API int ks_workload_check_table(const ks_workload *w, ks_error *err);
 
 /* ---- built-in workload pairs ------------------------------------------------------------- */
 
@@ -157,20 +157,22 @@ typedef struct ks_builtin {
     uint32_t nparams;
     const char *const *variants; /* the same names as the table's; [0] the baseline */
     uint32_t nvariants;
-    const ks_workload *(*table)(void); /* NULL when built without CUDA */
 } ks_builtin;
 
 /* The four built-in pairs, in order: constant-upload, small-kernels, pageable-copy,
  * sync-per-op. */
-const ks_builtin *ks_builtins(uint32_t *n);
-const ks_builtin *ks_builtin_find(const char *name);
+KS_API const ks_builtin *ks_builtins(uint32_t *n);
+KS_API const ks_builtin *ks_builtin_find(const char *name);
+/* The pair's CUDA workload table; NULL when this program has no CUDA backend (ks_cuda_built()
+ * is 0: built without CUDA, or not linked with the CUDA part, see docs/validate.md). */
+KS_API const ks_workload *ks_builtin_table(const ks_builtin *b);
 /* The values of built-in `name`'s parameters, in the registry's order, from "key=value"
  * strings (defaults for those not given). 0, or -1 with a message in err (an unknown key, a
  * malformed or out-of-range value). */
-int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,
-                      char *err, size_t errlen);
+KS_API int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,
+                             char *err, size_t errlen);
 /* Parse a size with an optional binary suffix (k, K, m, M, g, G: KiB, MiB, GiB). */
-int ks_parse_size(const char *s, int64_t *v);
+KS_API int ks_parse_size(const char *s, int64_t *v);
 
 /* ---- CUDA ------------------------------------------------------------------------------- */
 
@@ -187,13 +189,14 @@ typedef struct ks_cuda_info {
     int sm_count;
 } ks_cuda_info;
 
-/* 1 when built with CUDA. */
-int ks_cuda_built(void);
+/* 1 when this program has the CUDA backend: built with CUDA and linked with libkinesift-cuda,
+ * as the kinesift command is (libkinesift.so alone carries no CUDA runtime: 0). */
+KS_API int ks_cuda_built(void);
 /* Probe the runtime, driver and device. KS_OK, or KS_ERR with a one-line cause naming the
  * CUDA error and its number in err->msg ("no NVIDIA driver found (cudaErrorInsufficientDriver,
  * error 35)", "built without CUDA support", ...). *usage is set to 1 when the cause is the
  * user's (a device index beyond the devices present). */
-int ks_cuda_probe(int device, ks_cuda_info *info, int *usage, ks_error *err);
+KS_API int ks_cuda_probe(int device, ks_cuda_info *info, int *usage, ks_error *err);
 
 /* NVML, loaded at run time, read-only. */
 typedef struct ks_nvml_snapshot {
@@ -207,16 +210,16 @@ typedef struct ks_nvml_snapshot {
 } ks_nvml_snapshot;
 
 /* Read the device with this PCI bus id (or index 0 when NULL). Never changes anything. */
-void ks_nvml_read(const char *pci_bus_id, ks_nvml_snapshot *s);
+KS_API void ks_nvml_read(const char *pci_bus_id, ks_nvml_snapshot *s);
 /* Names of the set bits of a clock-event reason mask, comma separated, into buf. */
-void ks_nvml_reasons(uint64_t mask, char *buf, size_t n);
+KS_API void ks_nvml_reasons(uint64_t mask, char *buf, size_t n);
 
 /* Measure a workload with CUDA events: setup, output check, protocol, teardown. The arms are
  * variant indices of w (arm 0 the baseline). KS_OK or KS_ERR (a CUDA or workload error). */
-int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
-                    int nparams, const char *const *params, const uint32_t *arms,
-                    uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
-                    ks_error *err);
+KS_API int ks_cuda_measure(const ks_vopts *o, const ks_cuda_info *dev, const ks_workload *w,
+                           int nparams, const char *const *params, const uint32_t *arms,
+                           uint32_t narms, ks_vrun *out, ks_vcheck *check, int64_t *flush_bytes,
+                           ks_error *err);
 
 /* ---- running (what the CLI calls) -------------------------------------------------------- */
 
@@ -225,12 +228,12 @@ typedef struct ks_vreport ks_vreport;
 /* Measure workload w on the device of r (r->device, probed), NVML read before and after,
  * and add it with its comparisons to r. arms are variant indices (arm 0 the baseline). KS_OK
  * or KS_ERR (a CUDA or workload error, in err). */
-int ks_validate_workload(ks_vreport *r, const ks_workload *w, const char *source, int nparams,
-                         const char *const *params, const uint32_t *arms, uint32_t narms,
-                         ks_error *err);
+KS_API int ks_validate_workload(ks_vreport *r, const ks_workload *w, const char *source, int nparams,
+                                const char *const *params, const uint32_t *arms, uint32_t narms,
+                                ks_error *err);
 /* Run two (or more) external commands and add the result to r. KS_OK or KS_ERR. */
-int ks_validate_commands(ks_vreport *r, const char *const *cmds, uint32_t ncmds,
-                         ks_error *err);
+KS_API int ks_validate_commands(ks_vreport *r, const char *const *cmds, uint32_t ncmds,
+                                ks_error *err);
 
 /* ---- results and report ------------------------------------------------------------------ */
 
@@ -248,7 +251,7 @@ struct ks_vcheck {
     char detail[256];
 };
 
-const char *ks_check_result_name(ks_check_result r); /* same-variant, match, ... */
+KS_API const char *ks_check_result_name(ks_check_result r); /* same-variant, match, ... */
 
 /* One measured workload: its arms, samples and comparisons. */
 typedef struct ks_vworkload {
@@ -282,29 +285,29 @@ struct ks_vreport {
     int expect_faster;         /* --expect faster */
 };
 
-void ks_vreport_init(ks_vreport *r, const ks_vopts *o, const ks_compare_params *p,
-                     const char *timing);
+KS_API void ks_vreport_init(ks_vreport *r, const ks_vopts *o, const ks_compare_params *p,
+                            const char *timing);
 /* Add a workload (its arrays are taken over and freed with the report); returns it. */
-ks_vworkload *ks_vreport_add(ks_vreport *r, const char *name, const char *source,
-                             uint32_t narms, const char *const *arms, int nparams,
-                             const char *const *params);
+KS_API ks_vworkload *ks_vreport_add(ks_vreport *r, const char *name, const char *source,
+                                    uint32_t narms, const char *const *arms, int nparams,
+                                    const char *const *params);
 /* Compute the comparisons of w from its run and check (Holm across its candidates). */
-void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p);
-void ks_vreport_free(ks_vreport *r);
+KS_API void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p);
+KS_API void ks_vreport_free(ks_vreport *r);
 
 /* Exit status: 1 when a verdict is slower or different-results (or, with --expect faster,
  * anything but faster that is not inconclusive), else 3 when one is inconclusive, else 0. */
-int ks_vreport_exit_code(const ks_vreport *r);
+KS_API int ks_vreport_exit_code(const ks_vreport *r);
 
-void ks_vreport_text(FILE *out, const ks_vreport *r);
+KS_API void ks_vreport_text(FILE *out, const ks_vreport *r);
 /* JSON "kinesift.validate/1" (docs/validate.md); 0 or -1 on a write error. */
-int ks_vreport_json(FILE *out, const ks_vreport *r);
+KS_API int ks_vreport_json(FILE *out, const ks_vreport *r);
 /* The JSON of a run that produced no result: {"schema","tool","version","mode","status",
  * "reason","exit_code"} with status "unavailable" (no GPU: exit 77) or "error" (exit 2). */
-int ks_vreport_json_status(FILE *out, const char *status, const char *reason, int exit_code);
+KS_API int ks_vreport_json_status(FILE *out, const char *status, const char *reason, int exit_code);
 /* Every raw sample as CSV (workload,arm,variant,index,block,run,k,ns,per_exec_ns,host_ns,
  * sm_clock_mhz,status). 0 or -1. */
-int ks_vreport_csv(FILE *out, const ks_vreport *r);
+KS_API int ks_vreport_csv(FILE *out, const ks_vreport *r);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * either edge and inside, an event ending exactly at the start, and work on a GPU track without a
  * device. Expected values are worked out by hand in the comments (times in us in the trace). */
 #include "analysis_test.h"
-#include "analysis/priv.h"
+#include "analysis/analysis_int.h"
 #include "kinesift/insights.h"
 
 /* Device 0, stream 7: K_a [100,200) launched by correlation 1, Z zero-length at 300, a memcpy

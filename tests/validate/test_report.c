@@ -8,6 +8,10 @@
 #include <yajl/yajl_tree.h>
 
 #include "kinesift/validate.h"
+#include "validate/validate_int.h"
+#ifdef KS_HAVE_CUDA
+#include "validate/cuda_wl.h"
+#endif
 
 /* Fill w's run: arm a gets n kept samples around mean[a] (+/- 1 %), clock[a] MHz, after one
  * first and three warm-up samples. */
@@ -260,9 +264,14 @@ static void builtin_registry(void **state)
     assert_int_equal(ks_parse_size("", &s), -1);
     for (uint32_t i = 0; i < n; i++) {
         assert_true(b[i].nvariants >= 2);
+        /* without the CUDA backend (libkinesift-cuda) there is no table */
+        ks_cuda_install(NULL);
+        assert_null(ks_builtin_table(&b[i]));
 #ifdef KS_HAVE_CUDA
         /* the CUDA tables agree with the registry */
-        const ks_workload *t = b[i].table();
+        ks_cuda_enable();
+        const ks_workload *t = ks_builtin_table(&b[i]);
+        assert_non_null(t);
         ks_error e;
         assert_int_equal(ks_workload_check_table(t, &e), KS_OK);
         assert_string_equal(t->name, b[i].name);
@@ -270,8 +279,7 @@ static void builtin_registry(void **state)
         for (uint32_t j = 0; j < t->nvariants; j++)
             assert_string_equal(t->variants[j], b[i].variants[j]);
         assert_non_null(t->check);
-#else
-        assert_null(b[i].table);
+        ks_cuda_install(NULL);
 #endif
     }
 }

@@ -1,7 +1,7 @@
-/* analysis/priv.h: what the analysis passes share beyond the public ks_analysis: id lookups and
+/* analysis/analysis_int.h: what the analysis passes share beyond the public ks_analysis: id lookups and
  * the entry points of each pass. Internal. */
-#ifndef KS_ANALYSIS_PRIV_H
-#define KS_ANALYSIS_PRIV_H
+#ifndef KS_ANALYSIS_INT_H
+#define KS_ANALYSIS_INT_H
 
 #include "common/i64map.h"
 #include "kinesift/analysis.h"
