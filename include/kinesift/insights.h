@@ -266,13 +266,13 @@ typedef struct ks_insights {
     int telemetry_failed;      /* the error is about the nvidia-smi CSV (it names it), not the trace */
 } ks_insights;
 
-void ks_insights_opts_init(ks_insights_opts *o);
+KS_API void ks_insights_opts_init(ks_insights_opts *o);
 /* Run the passes over t in the order that gives the figures of `kinesift analyze --format json`:
  * analysis, steps, window (the tables recomputed for it, the steps restricted to it), gaps,
  * telemetry, diagnoses. KS_ERR with err set; free out in any case (ks_insights_free). Every
  * command that reports on one trace goes through it, so their figures are the same. */
-int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *out, ks_error *err);
-void ks_insights_free(ks_insights *r);
+KS_API int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *out, ks_error *err);
+KS_API void ks_insights_free(ks_insights *r);
 
 #ifdef __cplusplus
 }
