@@ -93,6 +93,9 @@ void ks_cli_input_errors_free(ks_cli_input_errors *e);
 
 /* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */
 int ks_cli_threads(const char *s, int *n);
+/* The same as an option table's KS_OPT_CALL (cli/options.h): ctx is the int *; 0, or the usage
+ * error's exit status. */
+int ks_cli_threads_opt(void *ctx, const char *cmd, int key, const char *arg);
 
 /* Called for every trace of every input, in order. Return 0 to go on, non-zero to stop (the
  * value is returned by ks_cli_load). The callback owns tr (must free it). */

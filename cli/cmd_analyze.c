@@ -1,13 +1,13 @@
 /* cli/cmd_analyze.c: `kinesift analyze FILE...`: where the time goes. A summary (kinesift
  * summarize) among the inputs prints the report it keeps, the bytes analyze prints for its trace
  * with the default options; an option that would change that report is refused for it. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "cli/options.h"
 #include "common/jsonw.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
@@ -116,7 +116,8 @@ typedef struct analyze_ctx {
     ks_report_opts ro;
     ks_analyze_json *json;
     int first;
-    const char *shaped; /* the first option that changes the report (refused for summaries) */
+    const char *shaped; /* the long name of the last option given that changes the report (refused
+                         * for summaries) */
     ks_cli_input_errors errors; /* text: the inputs not read, listed after the reports */
 } analyze_ctx;
 
@@ -144,15 +145,15 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         return KS_EXIT_USAGE;
     }
     if (c->format == 1)
-        ks_analyze_json_trace(c->json, r.a, &r.iv, &c->ro);
+        ks_analyze_json_trace(c->json, r.in.a, &r.iv, &c->ro);
     else if (c->format == 2)
-        ks_analyze_csv_trace(stdout, r.a, &r.iv, &c->ro);
+        ks_analyze_csv_trace(stdout, r.in.a, &r.iv, &c->ro);
     else if (c->format == 3)
-        ks_analyze_folded(stdout, r.a, c->folded_metric, c->python_frames);
+        ks_analyze_folded(stdout, r.in.a, c->folded_metric, c->python_frames);
     else {
         if (!c->first)
             fputc('\n', stdout);
-        ks_analyze_text(stdout, r.a, &r.iv, &c->ro);
+        ks_analyze_text(stdout, r.in.a, &r.iv, &c->ro);
     }
     c->first = 0;
     ks_cli_insights_free(&r);
@@ -171,10 +172,10 @@ static int on_trace(void *ctx, ks_trace *tr)
 /* 1, after a one-line error, when the summary's report is not the one asked for */
 static int summary_refused(const analyze_ctx *c, const char *name, const ks_summary_report *rep)
 {
-    const char *want = c->io.so.label_regex, *had = rep->step_label;
+    const char *want = c->io.run.steps.label_regex, *had = rep->step_label;
     if (c->format == 3 || c->shaped) {
-        ks_cli_fail("%s: a summary keeps the report of analyze's default options; %s needs the trace", name,
-                    c->format == 3 ? "--format folded" : c->shaped);
+        ks_cli_fail("%s: a summary keeps the report of analyze's default options; %s%s needs the trace", name,
+                    c->format == 3 ? "" : "--", c->format == 3 ? "--format folded" : c->shaped);
         return 1;
     }
     if ((want || had) && (!want || !had || strcmp(want, had))) {
@@ -212,30 +213,8 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     return 0;
 }
 
-/* the shared options that change the report (a summary keeps the default one) */
-static const char *shaping_option(int opt)
-{
-    switch (opt) {
-    case 'V': return "--overlap";
-    case 'w': return "--window";
-    case 'W': return "--warmup";
-    case 'g': return "--gap-threshold";
-    case 'D': return "--data-label";
-    case 'm': return "--smi";
-    case 'A': return "--all-diagnoses";
-    case 'I': return "--min-impact";
-    default: return NULL;
-    }
-}
-
 int ks_cmd_analyze(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
-        {"sort", required_argument, NULL, 's'},   KS_CLI_INSIGHT_LONGOPTS,
-        {"folded-metric", required_argument, NULL, 'M'}, {"python-frames", no_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", "csv", "folded", NULL};
     static const char *const metrics[] = {"cpu", "gpu", NULL};
     static const char *const sorts[] = {"self", "incl", "gpu", "count", NULL};
@@ -243,51 +222,26 @@ int ks_cmd_analyze(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.first = 1;
     ks_cli_insight_opts_init(&c.io);
+    c.io.shaped = &c.shaped;
     ks_load_opts lo = {0};
     long top = -1;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qf:t:s:o:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            c.format = ks_cli_choice(optarg, formats);
-            if (c.format < 0)
-                return ks_cli_usage("analyze", "unknown format '%s' (text, json, csv or folded)", optarg);
-            break;
-        case 'M': {
-            int k = ks_cli_choice(optarg, metrics);
-            if (k < 0)
-                return ks_cli_usage("analyze", "unknown folded metric '%s' (cpu or gpu)", optarg);
-            c.folded_metric = (ks_folded_metric)k;
-            break;
-        }
-        case 'P': c.python_frames = 1; break; /* folded only, refused for summaries */
-        case 't': {
-            char *end;
-            top = strtol(optarg, &end, 10);
-            if (end == optarg || *end || top < 0)
-                return ks_cli_usage("analyze", "--top needs a number >= 0, not '%s'", optarg);
-            c.shaped = "--top";
-            break;
-        }
-        case 's': {
-            int k = ks_cli_choice(optarg, sorts);
-            if (k < 0)
-                return ks_cli_usage("analyze", "unknown sort key '%s' (self, incl, gpu or count)", optarg);
-            c.ro.sort = (ks_sort_key)k;
-            c.shaped = "--sort";
-            break;
-        }
-        default: {
-            int r = ks_cli_insight_opt(&c.io, &lo, "analyze", opt == 'o' ? 'V' : opt, optarg);
-            if (r)
-                return r < 0 ? ks_cli_usage("analyze", "bad option") : r;
-            if (shaping_option(opt == 'o' ? 'V' : opt))
-                c.shaped = shaping_option(opt == 'o' ? 'V' : opt);
-        }
-        }
-    }
-    if (optind >= argc)
+    int metric = 0, sort = 0, first;
+    ks_option tab[] = {
+        KS_OPT_CHOICE_("format", 'f', &c.format, formats, "format", "text, json, csv or folded"),
+        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
+        KS_OPT_CHOICE_("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
+        KS_OPT_CHOICE_("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
+        KS_OPT_FLAG_("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
+        KS_OPT_END_(),
+    };
+    tab[1].given = tab[2].given = &c.shaped;
+    int rc = ks_opt_parse("analyze", tab, argc, argv, &first);
+    if (rc)
+        return rc == KS_OPT_LISTED ? 0 : rc;
+    c.folded_metric = (ks_folded_metric)metric;
+    c.ro.sort = (ks_sort_key)sort;
+    if (first >= argc)
         return ks_cli_usage("analyze", "no input file");
     if (ks_cli_insight_check(&c.io, "analyze"))
         return KS_EXIT_USAGE;
@@ -298,7 +252,7 @@ int ks_cmd_analyze(int argc, char **argv)
         ks_analyze_csv_header(stdout);
     lo.summary = on_summary;
     lo.on_error = on_error;
-    int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
     if (!c.first) /* after the reports of the others; an input alone: its error line only */
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);

@@ -1,11 +1,11 @@
 /* cli/cmd_annotate.c: `kinesift annotate TRACE -o OUT`: the trace with kinesift's tracks added,
  * for Perfetto UI and chrome://tracing (report/annotate.c). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "cli/options.h"
 
 const char ks_help_annotate[] =
     "usage: kinesift annotate TRACE -o OUT.json[.gz|.zst|.xz|.bz2] [--force] [--step-label REGEX]\n"
@@ -25,7 +25,9 @@ const char ks_help_annotate[] =
     "  -o, --output OUT       the output file, compressed by its name (.gz, .zst, .xz, .bz2); written\n"
     "                         to a temporary file and renamed; never the input\n"
     "  --force                replace OUT when it exists\n"
-    "  other options          as for analyze (kinesift help analyze)\n"
+    "  other options          as for analyze (kinesift help analyze), except:\n"
+    "  --window, --smi, --smi-tz, --smi-offset, --smi-gpu\n"
+    "                         refused: the whole trace is annotated, and telemetry is not a track\n"
     "\n"
     "TRACE is one trace file (plain or compressed), not an archive, a directory or stdin: it is read\n"
     "twice. A truncated trace cannot be annotated. Exit status: 0 success, 2 usage or input error.\n";
@@ -48,7 +50,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     if (ks_cli_insights_run(&c->io, tr, &r, &err) != KS_OK) {
         ks_cli_insights_error(&r, tr, &err);
         rc = KS_EXIT_USAGE;
-    } else if (ks_annotate_file(c->input, c->output, c->force, r.a, &r.iv, &added, &err) != KS_OK) {
+    } else if (ks_annotate_file(c->input, c->output, c->force, r.in.a, &r.iv, &added, &err) != KS_OK) {
         ks_cli_error(c->input, &err);
         rc = KS_EXIT_USAGE;
     } else if (!c->io.quiet) {
@@ -62,39 +64,32 @@ static int on_trace(void *ctx, ks_trace *tr)
 
 int ks_cmd_annotate(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'F'},
-        KS_CLI_INSIGHT_LONGOPTS, {NULL, 0, NULL, 0},
-    };
     annotate_ctx c;
     memset(&c, 0, sizeof c);
     ks_cli_insight_opts_init(&c.io);
     ks_load_opts lo = {0};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'o': c.output = optarg; break;
-        case 'F': c.force = 1; break;
-        default: {
-            int r = ks_cli_insight_opt(&c.io, &lo, "annotate", opt, optarg);
-            if (r)
-                return r < 0 ? ks_cli_usage("annotate", "bad option") : r;
-        }
-        }
-    }
-    if (optind >= argc)
+    int first;
+    ks_option tab[] = {
+        KS_OPT_STRING_("output", 'o', &c.output, "the output file"),
+        KS_OPT_FLAG_("force", 0, &c.force, "replace OUT when it exists"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
+        KS_OPT_END_(),
+    };
+    int prc = ks_opt_parse("annotate", tab, argc, argv, &first);
+    if (prc)
+        return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first >= argc)
         return ks_cli_usage("annotate", "no input file");
-    if (optind + 1 < argc)
+    if (first + 1 < argc)
         return ks_cli_usage("annotate", "one trace file at a time");
     if (!c.output)
         return ks_cli_usage("annotate", "no output file (-o OUT.json.gz)");
-    if (c.io.window)
+    if (c.io.run.window)
         return ks_cli_usage("annotate", "--window is not supported: the whole trace is annotated");
-    if (c.io.smi.path)
+    if (c.io.run.smi.path)
         return ks_cli_usage("annotate", "--smi is not supported (telemetry is not a track)");
-    c.input = argv[optind];
+    c.input = argv[first];
     if (!strcmp(c.input, "-"))
         return ks_cli_usage("annotate", "the input is read twice: give a file, not stdin");
-    return ks_cli_load(argv + optind, 1, &lo, on_trace, &c);
+    return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

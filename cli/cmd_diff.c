@@ -1,11 +1,12 @@
 /* cli/cmd_diff.c: `kinesift diff BEFORE AFTER`: what changed between two traces. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/insights.h"
+#include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
@@ -17,7 +18,7 @@ const char ks_help_diff[] =
     "usage: kinesift diff BEFORE AFTER [--format text|json|csv|markdown] [--top N]\n"
     "                     [--normalize-kernels] [--window SPEC] [--step-label REGEX] [--warmup N]\n"
     "                     [--threshold PCT] [--seed N] [--overlap POLICY] [--output FILE]\n"
-    "                     [--strict] [--quiet]\n"
+    "                     [--threads N] [--strict] [--quiet]\n"
     "\n"
     "Compare two traces (one trace each; for several runs per side use `kinesift gate`). When\n"
     "BEFORE and AFTER hold several traces (directories or archives of ranks), they are compared\n"
@@ -50,6 +51,8 @@ const char ks_help_diff[] =
     "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS (ns, or\n"
     "                          a duration with a unit: clamp:2us)\n"
     "  --output FILE           write the report to FILE (written whole, then renamed into place)\n"
+    "  --threads N             threads for reading and for the analysis (default 0: one per core);\n"
+    "                          the output is the same whatever N\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
@@ -76,28 +79,21 @@ static void side_free(diff_side *s)
 }
 
 typedef struct diff_opts {
-    ks_analysis_opts ao;
-    ks_step_opts so;
-    const char *window;
-    int quiet;
+    ks_cli_insight_opts io;    /* analysis, steps and window (KS_INSIGHTS_STEPS) */
 } diff_opts;
 
 static int analyse(const diff_opts *o, ks_trace *tr, ks_analysis **a, ks_steps *st)
 {
     ks_error err;
-    if (ks_analyze(tr, &o->ao, a, &err) != KS_OK || ks_steps_find(*a, &o->so, st, &err) != KS_OK)
-        goto fail;
-    if (o->window) {
-        ks_ns w0 = 0, w1 = 0;
-        if (ks_window_parse(o->window, *a, st, &w0, &w1, &err) != KS_OK ||
-            ks_analysis_set_window(*a, w0, w1, &err) != KS_OK)
-            goto fail;
-        ks_steps_restrict(st, w0, w1);
+    ks_insights r;
+    if (ks_insights_run(tr, &o->io.run, &r, &err) != KS_OK) {
+        ks_insights_free(&r);
+        ks_cli_error(tr->source, &err);
+        return KS_EXIT_USAGE;
     }
+    *a = r.a; /* the caller owns them (nothing else was computed at this depth) */
+    *st = r.steps;
     return 0;
-fail:
-    ks_cli_error(tr->source, &err);
-    return KS_EXIT_USAGE;
 }
 
 static int load_side(char *path, const ks_load_opts *lo, diff_side *s)
@@ -139,7 +135,7 @@ static int diff_pair(ks_trace *tb, ks_trace *ta, const diff_opts *o, const ks_di
         rc = KS_EXIT_USAGE;
     }
     if (!rc) {
-        for (size_t i = 0; i < d.nmismatch && !o->quiet; i++)
+        for (size_t i = 0; i < d.nmismatch && !o->io.quiet; i++)
             ks_cli_fail("warning: the captures differ in %s (%s before, %s after): their numbers are not comparable",
                         d.mismatch[i].what, d.mismatch[i].a, d.mismatch[i].b);
         if (write_report(format, out, &d, top) != 0)
@@ -273,84 +269,52 @@ static int parse_seed(const char *s, uint64_t *v)
     return end == s || *end || errno ? -1 : 0;
 }
 
+/* --threshold PCT and --seed N */
+static int diff_param(void *ctx, const char *cmd, int key, const char *arg)
+{
+    ks_diff_opts *d = ctx;
+    double v;
+    if (key == 'T') {
+        if (parse_pct(arg, &v) != 0)
+            return ks_cli_usage(cmd, "--threshold needs a percentage from 0 to 1000, not '%s'", arg);
+        d->params.threshold = v / 100;
+    } else if (parse_seed(arg, &d->params.seed) != 0) {
+        return ks_cli_usage(cmd, "--seed needs an unsigned 64-bit number, not '%s'", arg);
+    }
+    return 0;
+}
+
 int ks_cmd_diff(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},    {"top", required_argument, NULL, 't'},
-        {"normalize-kernels", no_argument, NULL, 'n'}, {"window", required_argument, NULL, 'w'},
-        {"step-label", required_argument, NULL, 'L'}, {"warmup", required_argument, NULL, 'W'},
-        {"threshold", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 's'},
-        {"overlap", required_argument, NULL, 'o'},   {"output", required_argument, NULL, 'O'},
-        {"strict", no_argument, NULL, 'S'},          {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
     diff_opts o;
     memset(&o, 0, sizeof o);
-    ks_analysis_opts_init(&o.ao);
-    ks_step_opts_init(&o.so);
+    ks_cli_insight_opts_init(&o.io);
+    o.io.run.depth = KS_INSIGHTS_STEPS;
     ks_diff_opts dopts;
     ks_diff_opts_init(&dopts);
     ks_load_opts lo = {0};
     const char *output = NULL;
-    int format = 0, opt;
+    int format = 0, first;
     long top = -1;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qf:t:o:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            format = ks_cli_choice(optarg, formats);
-            if (format < 0)
-                return ks_cli_usage("diff", "unknown format '%s' (text, json, csv or markdown)", optarg);
-            break;
-        case 't': {
-            char *end;
-            top = strtol(optarg, &end, 10);
-            if (end == optarg || *end || top < 0)
-                return ks_cli_usage("diff", "--top needs a number >= 0, not '%s'", optarg);
-            break;
-        }
-        case 'n': dopts.normalize_kernels = 1; break;
-        case 'w': o.window = optarg; break;
-        case 'L':
-            if (ks_cli_regex("diff", "--step-label", optarg))
-                return KS_EXIT_USAGE;
-            o.so.label_regex = optarg;
-            break;
-        case 'W': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > 1000000)
-                return ks_cli_usage("diff", "--warmup needs a number of steps >= 0, not '%s'", optarg);
-            o.so.warmup = (int)v;
-            break;
-        }
-        case 'T': {
-            double v;
-            if (parse_pct(optarg, &v) != 0)
-                return ks_cli_usage("diff", "--threshold needs a percentage from 0 to 1000, not '%s'", optarg);
-            dopts.params.threshold = v / 100;
-            break;
-        }
-        case 's':
-            if (parse_seed(optarg, &dopts.params.seed) != 0)
-                return ks_cli_usage("diff", "--seed needs an unsigned 64-bit number, not '%s'", optarg);
-            break;
-        case 'o':
-            if (ks_overlap_parse(optarg, &o.ao.overlap, &o.ao.clamp_ns) != 0)
-                return ks_cli_usage("diff", "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", optarg);
-            break;
-        case 'O': output = optarg; break;
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = o.quiet = 1; break;
-        default: return ks_cli_usage("diff", "bad option");
-        }
-    }
-    if (argc - optind != 2)
-        return ks_cli_usage("diff", "needs exactly two inputs, BEFORE and AFTER (%d given)", argc - optind);
-    for (int i = optind; output && i < argc; i++)
+    ks_option tab[] = {
+        KS_OPT_CHOICE_("format", 'f', &format, formats, "format", "text, json, csv or markdown"),
+        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
+        KS_OPT_FLAG_("normalize-kernels", 0, &dopts.normalize_kernels, "kernel names without templates"),
+        KS_OPT_CALL_("threshold", 0, diff_param, &dopts, 'T', "the change that counts, in percent"),
+        KS_OPT_CALL_("seed", 0, diff_param, &dopts, 's', "the bootstrap's seed"),
+        KS_OPT_STRING_("output", 0, &output, "write the report to FILE"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&o.io, &lo, KS_CLI_ANALYSIS_OPTS, 'o')),
+        KS_OPT_END_(),
+    };
+    int prc = ks_opt_parse("diff", tab, argc, argv, &first);
+    if (prc)
+        return prc == KS_OPT_LISTED ? 0 : prc;
+    if (argc - first != 2)
+        return ks_cli_usage("diff", "needs exactly two inputs, BEFORE and AFTER (%d given)", argc - first);
+    for (int i = first; output && i < argc; i++)
         if (ks_same_file(output, argv[i]))
             return ks_cli_usage("diff", "--output %s is an input: refusing to overwrite it", output);
     size_t rows = top >= 0 ? (size_t)top : (format == 0 || format == 3 ? 20 : 0);
-    return run(argv + optind, &lo, &o, &dopts, format, rows, output);
+    return run(argv + first, &lo, &o, &dopts, format, rows, output);
 }

@@ -56,7 +56,9 @@ const char ks_help_gate[] =
     "  --allow-mismatch        compare captures whose settings or devices differ (else exit 2)\n"
     "\n"
     "Steps and names:\n"
-    "  --skip-steps N          the first N steps of every trace are warm-up (default: detected)\n"
+    "  --warmup N              the first N steps of every trace are warm-up (default: detected),\n"
+    "                          as in analyze\n"
+    "  --skip-steps N          the same as --warmup N (its older name here)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
     "  --normalize-kernels     kernel names without template and argument lists (--kernel-time)\n"
     "  --overlap POLICY        partial overlaps: spill (default), drop, truncate, clamp:NS (ns, or\n"
@@ -108,15 +110,18 @@ static int on_trace(void *ctx, ks_trace *tr)
 {
     gate_cli *c = ctx;
     ks_cli_warnings(tr, c->lo.quiet);
-    ks_analysis *a = NULL;
-    ks_steps st = {0};
     ks_profile p;
     ks_error err;
     int rc = 0;
     ks_cli_phase ph;
     ks_cli_phase_begin(&ph, "analysing", tr->source);
-    int ok = ks_analyze(tr, &c->ao, &a, &err) == KS_OK && ks_steps_find(a, &c->so, &st, &err) == KS_OK &&
-             ks_profile_build(a, &st, &c->po, &p, &err) == KS_OK;
+    ks_insights_opts io;
+    ks_insights_opts_init(&io);
+    io.analysis = c->ao;
+    io.steps = c->so;
+    io.depth = KS_INSIGHTS_STEPS;
+    ks_insights r;
+    int ok = ks_insights_run(tr, &io, &r, &err) == KS_OK && ks_profile_build(r.a, &r.steps, &c->po, &p, &err) == KS_OK;
     ks_cli_phase_end(&ph);
     if (!ok) {
         ks_cli_error(tr->source, &err);
@@ -124,8 +129,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     } else {
         add_profile(c, &p);
     }
-    ks_steps_free(&st);
-    ks_analysis_free(a);
+    ks_insights_free(&r);
     ks_trace_free(tr);
     return rc;
 }
@@ -369,7 +373,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         {"runs-per-side-min", required_argument, NULL, OPT_RUNS_MIN},
         {"on-inconclusive", required_argument, NULL, OPT_ON_INCONCLUSIVE},
         {"allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH},
-        {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS},
+        {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS}, {"warmup", required_argument, NULL, OPT_SKIP_STEPS},
         {"step-label", required_argument, NULL, OPT_STEP_LABEL},
         {"normalize-kernels", no_argument, NULL, OPT_NORMALIZE}, {"overlap", required_argument, NULL, OPT_OVERLAP},
         {"json", required_argument, NULL, OPT_JSON}, {"junit", required_argument, NULL, OPT_JUNIT},
@@ -429,7 +433,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         case OPT_ALLOW_MISMATCH: c->go.allow_mismatch = 1; break;
         case OPT_SKIP_STEPS:
             if (parse_num(optarg, 0, 1000000, &v) != 0 || v != (double)(long)v)
-                return ks_cli_usage("gate", "--skip-steps needs a number of steps >= 0, not '%s'", optarg);
+                return ks_cli_usage("gate", "--warmup (--skip-steps) needs a number of steps >= 0, not '%s'", optarg);
             c->so.warmup = (int)v;
             break;
         case OPT_STEP_LABEL:

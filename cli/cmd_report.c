@@ -1,12 +1,12 @@
 /* cli/cmd_report.c: `kinesift report TRACE... -o report.html`: analyze's figures as one
  * self-contained HTML page (report/html_page.c). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "kinesift/source.h"
@@ -71,8 +71,8 @@ static int on_trace(void *ctx, ks_trace *tr)
         ks_cli_insights_error(&r, tr, &err);
         rc = KS_EXIT_USAGE;
     } else {
-        ks_html_trace(c->html, r.a, &r.iv, &c->ro);
-        ks_rank_opts rko = {c->io.so.label_regex};
+        ks_html_trace(c->html, r.in.a, &r.iv, &c->ro);
+        ks_rank_opts rko = {c->io.run.steps.label_regex};
         if (ks_rank_from_trace(tr, &rko, new_rank(c), &err) == KS_OK)
             c->nranks++;
         else if (!c->io.quiet)
@@ -131,49 +131,29 @@ static int ranks_section(report_ctx *c)
 
 int ks_cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'F'},
-        {"title", required_argument, NULL, 'T'},  {"top", required_argument, NULL, 't'},
-        {"sort", required_argument, NULL, 's'},   KS_CLI_INSIGHT_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
     static const char *const sorts[] = {"self", "incl", "gpu", "count", NULL};
     report_ctx c;
     memset(&c, 0, sizeof c);
     ks_cli_insight_opts_init(&c.io);
-    c.ro.top = 25;
     ks_load_opts lo = {0};
     const char *output = NULL, *title = "kinesift report";
-    int force = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qo:t:s:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'o': output = optarg; break;
-        case 'F': force = 1; break;
-        case 'T': title = optarg; break;
-        case 't': {
-            char *end;
-            long top = strtol(optarg, &end, 10);
-            if (end == optarg || *end || top < 0)
-                return ks_cli_usage("report", "--top needs a number >= 0, not '%s'", optarg);
-            c.ro.top = (size_t)top;
-            break;
-        }
-        case 's': {
-            int k = ks_cli_choice(optarg, sorts);
-            if (k < 0)
-                return ks_cli_usage("report", "unknown sort key '%s' (self, incl, gpu or count)", optarg);
-            c.ro.sort = (ks_sort_key)k;
-            break;
-        }
-        default: {
-            int r = ks_cli_insight_opt(&c.io, &lo, "report", opt, optarg);
-            if (r)
-                return r < 0 ? ks_cli_usage("report", "bad option") : r;
-        }
-        }
-    }
-    if (optind >= argc)
+    int force = 0, sort = 0, first;
+    long top = 25;
+    ks_option tab[] = {
+        KS_OPT_STRING_("output", 'o', &output, "the page ('-': standard output)"),
+        KS_OPT_FLAG_("force", 0, &force, "replace the page when it exists"),
+        KS_OPT_STRING_("title", 0, &title, "the page title"),
+        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
+        KS_OPT_CHOICE_("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
+        KS_OPT_END_(),
+    };
+    int prc = ks_opt_parse("report", tab, argc, argv, &first);
+    if (prc)
+        return prc == KS_OPT_LISTED ? 0 : prc;
+    c.ro.top = (size_t)top;
+    c.ro.sort = (ks_sort_key)sort;
+    if (first >= argc)
         return ks_cli_usage("report", "no input file");
     if (!output)
         return ks_cli_usage("report", "no output file (-o report.html, or -o - for standard output)");
@@ -191,7 +171,7 @@ int ks_cmd_report(int argc, char **argv)
     }
     char **traces = ks_xcalloc((size_t)argc, sizeof *traces);
     int ntraces = 0, rc = 0;
-    for (int i = optind; i < argc && !rc; i++)
+    for (int i = first; i < argc && !rc; i++)
         if (ks_rank_is_summary(argv[i]))
             rc = read_summary(&c, argv[i]);
         else
@@ -217,7 +197,7 @@ int ks_cmd_report(int argc, char **argv)
                 ks_cli_fail("report: cannot write the output");
                 rc = KS_EXIT_USAGE;
             }
-        } else if (ks_report_write_file(output, force, argv + optind, (size_t)(argc - optind), page, npage, &err) !=
+        } else if (ks_report_write_file(output, force, argv + first, (size_t)(argc - first), page, npage, &err) !=
                    KS_OK) {
             ks_cli_error(output, &err);
             rc = KS_EXIT_USAGE;

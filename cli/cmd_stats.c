@@ -1,9 +1,9 @@
 /* cli/cmd_stats.c: `kinesift stats FILE...`: what each trace contains. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "kinesift/report.h"
 
 const char ks_help_stats[] =
@@ -60,42 +60,26 @@ static int on_trace(void *ctx, ks_trace *tr)
 
 int ks_cmd_stats(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"strict", no_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"threads", required_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", NULL};
     ks_load_opts lo = {0};
     stats_ctx c = {0};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qf:j:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'f': {
-            int k = ks_cli_choice(optarg, formats);
-            if (k < 0)
-                return ks_cli_usage("stats", "unknown format '%s' (text or json)", optarg);
-            c.json = k == 1;
-            break;
-        }
-        case 's': lo.strict = 1; break;
-        case 'q': lo.quiet = 1; break;
-        case 'j':
-            if (ks_cli_threads(optarg, &lo.threads))
-                return ks_cli_usage("stats", "--threads needs a number from 0 to 64, not '%s'", optarg);
-            break;
-        default: return ks_cli_usage("stats", "bad option");
-        }
-    }
-    if (optind >= argc)
+    int first;
+    ks_option tab[] = {
+        KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
+        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_CALL_("threads", 'j', ks_cli_threads_opt, &lo.threads, 0, "parser threads"),
+        KS_OPT_FLAG_("quiet", 'q', &lo.quiet, "no progress line"),
+        KS_OPT_END_(),
+    };
+    int prc = ks_opt_parse("stats", tab, argc, argv, &first);
+    if (prc)
+        return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first >= argc)
         return ks_cli_usage("stats", "no input file");
     if (c.json)
         c.w = ks_stats_json_begin(stdout);
     lo.on_error = on_error;
-    int rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+    int rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
     if (c.reported) /* after the reports of the others; an input alone: its error line only */
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);

@@ -2,13 +2,13 @@
  * to what `kinesift ranks` needs and to the report `kinesift analyze` prints for it with its
  * default options (kinesift.summary/2, ranks/summary.c), so that the ranks of a job bigger than
  * one machine can be summarised where they are and merged or read elsewhere. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/insights.h"
+#include "cli/options.h"
 #include "kinesift/ranks.h"
 #include "kinesift/report.h"
 
@@ -51,8 +51,8 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
 {
     ks_cli_insight_opts io;
     ks_cli_insight_opts_init(&io);
-    io.so.label_regex = c->ro.step_label;
-    io.ao.threads = c->threads;
+    io.run.steps.label_regex = c->ro.step_label;
+    io.run.analysis.threads = c->threads;
     io.quiet = c->quiet;
     ks_cli_insights r;
     ks_error err;
@@ -66,14 +66,14 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
     text.top = 15;
     FILE *m = open_memstream(&rt->json, &rt->njson);
     ks_analyze_json *j = ks_analyze_json_begin(m);
-    ks_analyze_json_trace(j, r.a, &r.iv, &all);
+    ks_analyze_json_trace(j, r.in.a, &r.iv, &all);
     ks_analyze_json_end(j);
     fclose(m);
     m = open_memstream(&rt->text, &rt->ntext);
-    ks_analyze_text(m, r.a, &r.iv, &text);
+    ks_analyze_text(m, r.in.a, &r.iv, &text);
     fclose(m);
     m = open_memstream(&rt->csv, &rt->ncsv);
-    ks_analyze_csv_trace(m, r.a, &r.iv, &all);
+    ks_analyze_csv_trace(m, r.in.a, &r.iv, &all);
     fclose(m);
     ks_cli_insights_free(&r);
     return 0;
@@ -120,41 +120,32 @@ static int on_trace(void *ctx, ks_trace *tr)
 
 int ks_cmd_summarize(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'F'},
-        {"step-label", required_argument, NULL, 'L'}, {"threads", required_argument, NULL, 't'},
-        {"strict", no_argument, NULL, 'S'}, {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0},
-    };
     sum_ctx c = {0};
     ks_load_opts lo = {0};
-    int ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o': c.out = optarg; break;
-        case 'F': c.force = 1; break;
-        case 'L': c.ro.step_label = optarg; break;
-        case 't':
-            if (ks_cli_threads(optarg, &c.threads))
-                return ks_cli_usage("summarize", "--threads wants 0 to 64, not '%s'", optarg);
-            break;
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = c.quiet = 1; break;
-        default:
-            return ks_cli_usage("summarize", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    int first;
+    ks_option tab[] = {
+        KS_OPT_STRING_("output", 'o', &c.out, "the summary (.kss.json[.gz])"),
+        KS_OPT_FLAG_("force", 0, &c.force, "replace it when it exists"),
+        KS_OPT_STRING_("step-label", 0, &c.ro.step_label, "steps are the annotations matching REGEX"),
+        KS_OPT_CALL_("threads", 0, ks_cli_threads_opt, &c.threads, 0, "parser threads"),
+        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_FLAG_("quiet", 0, &c.quiet, "no progress line, no warnings"),
+        KS_OPT_END_(),
+    };
+    int rc = ks_opt_parse("summarize", tab, argc, argv, &first);
+    if (rc)
+        return rc == KS_OPT_LISTED ? 0 : rc;
+    lo.quiet = c.quiet;
     lo.threads = c.threads;
-    if (optind >= argc)
+    if (first >= argc)
         return ks_cli_usage("summarize", "no input file");
-    if (argc - optind > 1)
+    if (argc - first > 1)
         return ks_cli_usage("summarize", "one trace at a time (one summary per rank)");
     if (!c.out)
         return ks_cli_usage("summarize", "-o OUT.kss.json.gz is required");
     if (!ks_rank_is_summary(c.out))
         return ks_cli_usage("summarize", "the output name must contain .kss.json, not '%s'", c.out);
-    if (!strcmp(c.out, argv[optind]))
+    if (!strcmp(c.out, argv[first]))
         return ks_cli_usage("summarize", "the output would overwrite the input");
-    return ks_cli_load(argv + optind, 1, &lo, on_trace, &c);
+    return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

@@ -1,11 +1,12 @@
 /* cli/cmd_whatif.c: `kinesift whatif FILE --shrink LABEL=FACTOR`: project the step time if a
  * labelled phase took FACTOR of its time. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/insights.h"
+#include "cli/options.h"
 #include "common/jsonw.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
@@ -13,7 +14,8 @@
 
 const char ks_help_whatif[] =
     "usage: kinesift whatif FILE... --shrink LABEL=FACTOR [--shrink ...] [--step-label REGEX]\n"
-    "                       [--warmup N] [--format text|json] [--strict] [--quiet]\n"
+    "                       [--warmup N] [--window SPEC] [--overlap POLICY] [--threads N]\n"
+    "                       [--format text|json] [--strict] [--quiet]\n"
     "\n"
     "Project each step's time if the phase LABEL took FACTOR of its time (0.5 = twice as fast).\n"
     "LABEL is the name of a labelled range or op (record_function) on a replayed thread; its CPU\n"
@@ -30,12 +32,19 @@ const char ks_help_whatif[] =
     "not. The report shows the measured step time, the model's replay without change (compare\n"
     "them before trusting the projection) and the projected time. JSON schema kinesift.whatif/1.\n"
     "\n"
+    "  --shrink LABEL=FACTOR   the phase and its new share of its time (repeatable)\n"
+    "  --window SPEC           replay only the steps that start in SPEC (steps:A-B, steps:N, or a\n"
+    "                          time range START:END, as for analyze)\n"
+    "  --step-label, --warmup, --overlap, --threads, --strict, --quiet\n"
+    "                          as for analyze (kinesift help analyze)\n"
+    "  --format text|json      output (default text)\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct whatif_ctx {
     ks_shrink *sh;
     size_t nsh;
-    ks_step_opts so;
+    ks_cli_insight_opts io;    /* analysis, steps and window (KS_INSIGHTS_STEPS) */
     int json;
     ks_jw jw;
 } whatif_ctx;
@@ -43,23 +52,21 @@ typedef struct whatif_ctx {
 static int on_trace(void *ctx, ks_trace *tr)
 {
     whatif_ctx *c = ctx;
-    ks_analysis *a = NULL;
-    ks_steps st = {0};
+    ks_cli_insights r;
     ks_whatif w = {0};
     ks_error err;
     int rc = 0;
-    if (ks_analyze(tr, NULL, &a, &err) != KS_OK || ks_steps_find(a, &c->so, &st, &err) != KS_OK ||
-        ks_whatif_run(a, &st, c->sh, c->nsh, &w, &err) != KS_OK) {
+    if (ks_cli_insights_run(&c->io, tr, &r, &err) != KS_OK ||
+        ks_whatif_run(r.in.a, &r.in.steps, c->sh, c->nsh, &w, &err) != KS_OK) {
         ks_cli_error(tr->source, &err);
         rc = KS_EXIT_USAGE;
     } else if (c->json) {
-        ks_whatif_json_trace(&c->jw, a, &w, c->sh, c->nsh);
+        ks_whatif_json_trace(&c->jw, r.in.a, &w, c->sh, c->nsh);
     } else {
-        ks_whatif_text(stdout, a, &w, c->sh, c->nsh);
+        ks_whatif_text(stdout, r.in.a, &w, c->sh, c->nsh);
     }
     ks_whatif_free(&w);
-    ks_steps_free(&st);
-    ks_analysis_free(a);
+    ks_cli_insights_free(&r);
     ks_trace_free(tr);
     return rc;
 }
@@ -83,53 +90,47 @@ static int parse_shrink(const char *arg, ks_shrink *out)
     return 0;
 }
 
+/* --shrink LABEL=FACTOR, repeatable */
+static int add_shrink(void *ctx, const char *cmd, int key, const char *arg)
+{
+    whatif_ctx *c = ctx;
+    (void)key;
+    ks_shrink sh;
+    if (parse_shrink(arg, &sh) != 0)
+        return ks_cli_usage(cmd, "--shrink wants LABEL=FACTOR with FACTOR >= 0, not '%s'", arg);
+    ks_shrink *v = realloc(c->sh, (c->nsh + 1) * sizeof *c->sh);
+    if (!v) {
+        free((char *)sh.label);
+        return ks_cli_usage(cmd, "out of memory");
+    }
+    c->sh = v;
+    c->sh[c->nsh++] = sh;
+    return 0;
+}
+
 int ks_cmd_whatif(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"shrink", required_argument, NULL, 's'}, {"step-label", required_argument, NULL, 'L'},
-        {"warmup", required_argument, NULL, 'W'}, {"format", required_argument, NULL, 'f'},
-        {"strict", no_argument, NULL, 'S'},       {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", NULL};
     whatif_ctx c;
     memset(&c, 0, sizeof c);
-    ks_step_opts_init(&c.so);
+    ks_cli_insight_opts_init(&c.io);
+    c.io.run.depth = KS_INSIGHTS_STEPS;
     ks_load_opts lo = {0};
-    int rc = 0, opt;
-    optind = 1;
-    while (!rc && (opt = getopt_long(argc, argv, "qs:f:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 's':
-            c.sh = realloc(c.sh, (c.nsh + 1) * sizeof *c.sh);
-            if (!c.sh || parse_shrink(optarg, &c.sh[c.nsh]) != 0)
-                rc = ks_cli_usage("whatif", "--shrink wants LABEL=FACTOR with FACTOR >= 0, not '%s'", optarg);
-            else
-                c.nsh++;
-            break;
-        case 'L':
-            if (ks_cli_regex("whatif", "--step-label", optarg))
-                return KS_EXIT_USAGE;
-            c.so.label_regex = optarg;
-            break;
-        case 'W': c.so.warmup = atoi(optarg); break;
-        case 'f': {
-            int k = ks_cli_choice(optarg, formats);
-            if (k < 0)
-                rc = ks_cli_usage("whatif", "unknown format '%s' (text or json)", optarg);
-            c.json = k == 1;
-            break;
-        }
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = 1; break;
-        default: rc = ks_cli_usage("whatif", "bad option"); break;
-        }
-    }
-    if (!rc && optind >= argc)
+    int first;
+    ks_option tab[] = {
+        KS_OPT_CALL_("shrink", 's', add_shrink, &c, 0, "LABEL=FACTOR: the phase and its new share"),
+        KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
+        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ANALYSIS_OPTS, 0)),
+        KS_OPT_END_(),
+    };
+    int rc = ks_opt_parse("whatif", tab, argc, argv, &first), listed = rc == KS_OPT_LISTED;
+    if (listed)
+        rc = KS_EXIT_OK;
+    else if (!rc && first >= argc)
         rc = ks_cli_usage("whatif", "no input file");
-    if (!rc && !c.nsh)
+    if (!rc && !listed && !c.nsh)
         rc = ks_cli_usage("whatif", "nothing to project: give --shrink LABEL=FACTOR");
-    if (!rc) {
+    if (!rc && !listed) {
         if (c.json) {
             ks_jw_open(&c.jw, stdout, 1);
             ks_jw_obj(&c.jw);
@@ -138,7 +139,7 @@ int ks_cmd_whatif(int argc, char **argv)
             ks_jw_key(&c.jw, "traces");
             ks_jw_arr(&c.jw);
         }
-        rc = ks_cli_load(argv + optind, argc - optind, &lo, on_trace, &c);
+        rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
         if (c.json) {
             ks_jw_end_arr(&c.jw);
             ks_jw_end_obj(&c.jw);

@@ -175,6 +175,14 @@ int ks_cli_threads(const char *s, int *n)
     return 0;
 }
 
+int ks_cli_threads_opt(void *ctx, const char *cmd, int key, const char *arg)
+{
+    (void)key;
+    if (ks_cli_threads(arg, ctx))
+        return ks_cli_usage(cmd, "--threads needs a number from 0 to 64, not '%s'", arg);
+    return 0;
+}
+
 /* ---- out of memory: "while" what ---------------------------------------------------------- */
 
 static char activity[600] = "starting";

@@ -1,7 +1,6 @@
-/* cli/insights.c: what analyze, report and annotate share: the options that shape the analysis
- * (overlap, window, steps, warm-up, gaps, data labels, nvidia-smi telemetry, threads) and the run
- * of the analysis passes over one trace, in the one order that gives the figures of
- * `analyze --format json` (analysis, steps, window, gaps, telemetry, diagnoses). */
+/* cli/insights.c: what the commands that analyse one trace share: the options that shape the
+ * analysis (overlap, window, steps, warm-up, gaps, data labels, nvidia-smi telemetry, threads) and
+ * the call of the library's one pipeline (ks_insights_run) with a phase line. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,60 +12,58 @@
 void ks_cli_insight_opts_init(ks_cli_insight_opts *o)
 {
     memset(o, 0, sizeof *o);
-    ks_analysis_opts_init(&o->ao);
-    ks_step_opts_init(&o->so);
-    ks_gap_opts_init(&o->go);
-    ks_diagnose_opts_init(&o->dx);
+    ks_insights_opts_init(&o->run);
 }
 
-int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd, int opt, const char *arg)
+/* one shared option: 0 done, KS_EXIT_USAGE after a usage error, -1 not a shared one */
+static int insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd, int opt, const char *arg)
 {
     switch (opt) {
     case 'V':
-        if (ks_overlap_parse(arg, &o->ao.overlap, &o->ao.clamp_ns) != 0)
+        if (ks_overlap_parse(arg, &o->run.analysis.overlap, &o->run.analysis.clamp_ns) != 0)
             return ks_cli_usage(cmd, "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", arg);
         return 0;
     case 'S': lo->strict = 1; return 0;
     case 'q': lo->quiet = o->quiet = 1; return 0;
-    case 'w': o->window = arg; return 0;
+    case 'w': o->run.window = arg; return 0;
     case 'L':
         if (ks_cli_regex(cmd, "--step-label", arg))
             return KS_EXIT_USAGE;
-        o->so.label_regex = arg;
+        o->run.steps.label_regex = arg;
         return 0;
     case 'W': {
         char *end;
         long v = strtol(arg, &end, 10);
-        if (end == arg || *end || v < 0)
+        if (end == arg || *end || v < 0 || v > 1000000)
             return ks_cli_usage(cmd, "--warmup needs a number of steps >= 0, not '%s'", arg);
-        o->so.warmup = (int)v;
+        o->run.steps.warmup = (int)v;
         return 0;
     }
     case 'g':
-        if (ks_duration_parse(arg, &o->go.threshold_ns) != 0 || o->go.threshold_ns < 0)
+        if (ks_duration_parse(arg, &o->run.gaps.threshold_ns) != 0 || o->run.gaps.threshold_ns < 0)
             return ks_cli_usage(cmd, "--gap-threshold needs a duration such as 10us or 2ms, not '%s'", arg);
         return 0;
     case 'D':
         if (ks_cli_regex(cmd, "--data-label", arg))
             return KS_EXIT_USAGE;
-        o->go.data_regex = arg;
+        o->run.gaps.data_regex = arg;
         return 0;
-    case 'm': o->smi.path = arg; return 0;
+    case 'm': o->run.smi.path = arg; return 0;
     case 'z':
-        if (ks_tz_parse(arg, &o->smi.tz_offset_ns) != 0) {
+        if (ks_tz_parse(arg, &o->run.smi.tz_offset_ns) != 0) {
             if (ks_tz_zone_check(arg) != 0)
                 return ks_cli_usage(cmd, "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
                                          "such as Europe/Paris, not '%s'", arg);
-            o->smi.tz_zone = arg;
+            o->run.smi.tz_zone = arg;
         }
-        o->smi.tz_set = 1;
+        o->run.smi.tz_set = 1;
         return 0;
     case 'O':
-        if (ks_duration_parse(arg, &o->smi.offset_ns) != 0)
+        if (ks_duration_parse(arg, &o->run.smi.offset_ns) != 0)
             return ks_cli_usage(cmd, "--smi-offset needs a duration such as -1.5s, not '%s'", arg);
         return 0;
-    case 'G': o->smi.gpu = arg; return 0;
-    case 'A': o->dx.all = 1; return 0;
+    case 'G': o->run.smi.gpu = arg; return 0;
+    case 'A': o->run.diagnose.all = 1; return 0;
     case 'I': {
         char *end;
         double v = strtod(arg, &end);
@@ -74,55 +71,70 @@ int ks_cli_insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
             end++;
         if (end == arg || *end || !(v >= 0 && v <= 100))
             return ks_cli_usage(cmd, "--min-impact needs a percentage from 0 to 100 (1, 0.5%%), not '%s'", arg);
-        o->dx.min_impact = v / 100.0;
+        o->run.diagnose.min_impact = v / 100.0;
         return 0;
     }
     case 'j':
-        if (ks_cli_threads(arg, &o->ao.threads))
+        if (ks_cli_threads(arg, &o->run.analysis.threads))
             return ks_cli_usage(cmd, "--threads needs a number from 0 to 64, not '%s'", arg);
-        lo->threads = o->ao.threads;
+        lo->threads = o->run.analysis.threads;
         return 0;
     default: return -1;
     }
 }
 
-int ks_cli_insight_check(const ks_cli_insight_opts *o, const char *cmd)
+static int insight_call(void *ctx, const char *cmd, int key, const char *arg)
 {
-    if (o->smi.path && !o->smi.tz_set)
-        return ks_cli_usage(cmd, "--smi needs --smi-tz (UTC, +HH:MM or a zone such as Europe/Paris): "
-                                 "nvidia-smi timestamps carry no time zone");
+    ks_cli_insight_opts *o = ctx;
+    int rc = insight_opt(o, o->lo, cmd, key, arg);
+    if (rc)
+        return rc < 0 ? ks_cli_usage(cmd, "bad option") : rc;
+    /* the options that change analyze's report (a summary keeps the default one) */
+    static const char shaping[] = "VwWgDmAI";
+    if (o->shaped && strchr(shaping, key))
+        *o->shaped = key == 'V' ? "overlap" : key == 'w' ? "window" : key == 'W' ? "warmup"
+                   : key == 'g' ? "gap-threshold" : key == 'D' ? "data-label" : key == 'A' ? "all-diagnoses"
+                   : key == 'I' ? "min-impact" : "smi";
     return 0;
 }
 
-/* the passes, in the order of `analyze --format json` */
-static int run_passes(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_insights *r, ks_error *err)
+const ks_option *ks_cli_insight_table(ks_cli_insight_opts *o, ks_load_opts *lo, int all, char overlap_short)
 {
-    if (ks_analyze(tr, &o->ao, &r->a, err) != KS_OK || ks_steps_find(r->a, &o->so, &r->steps, err) != KS_OK)
-        return KS_ERR;
-    if (o->window) {
-        ks_ns w0 = 0, w1 = 0;
-        if (ks_window_parse(o->window, r->a, &r->steps, &w0, &w1, err) != KS_OK ||
-            ks_analysis_set_window(r->a, w0, w1, err) != KS_OK)
-            return KS_ERR;
-        ks_steps_restrict(&r->steps, w0, w1);
-    }
-    if (ks_gaps_find(r->a, &r->steps, &o->go, &r->gaps, err) != KS_OK ||
-        ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
-        return KS_ERR;
-    if (o->smi.path) {
-        if (ks_telemetry_load(&o->smi, r->a, &r->steps, &r->tm, err) != KS_OK) {
-            r->smi_failed = 1;
-            return KS_ERR;
-        }
-        r->have_tm = 1;
-    }
-    ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->dx, &r->dx);
-    r->iv.steps = &r->steps;
-    r->iv.gaps = &r->gaps;
-    r->iv.threads = &r->threads;
-    r->iv.diagnoses = &r->dx;
-    r->iv.telemetry = r->have_tm ? &r->tm : NULL;
-    return KS_OK;
+    const ks_option analysis[] = {
+        KS_OPT_CALL_("overlap", overlap_short, insight_call, o, 'V', "a slice that outlives its parent"),
+        KS_OPT_CALL_("window", 0, insight_call, o, 'w', "restrict to steps:A-B or START:END"),
+        KS_OPT_CALL_("step-label", 0, insight_call, o, 'L', "steps are the annotations matching REGEX"),
+        KS_OPT_CALL_("warmup", 0, insight_call, o, 'W', "the first N steps are warm-up"),
+        KS_OPT_CALL_("threads", 0, insight_call, o, 'j', "threads for reading and analysis"),
+        KS_OPT_CALL_FLAG_("strict", 0, insight_call, o, 'S', "malformed input is an error"),
+        KS_OPT_CALL_FLAG_("quiet", 'q', insight_call, o, 'q', "no progress line, no warnings"),
+    };
+    const ks_option insight[] = {
+        KS_OPT_CALL_("gap-threshold", 0, insight_call, o, 'g', "GPU idle gaps longer than DUR"),
+        KS_OPT_CALL_("data-label", 0, insight_call, o, 'D', "names that mean loading input"),
+        KS_OPT_CALL_("smi", 0, insight_call, o, 'm', "nvidia-smi samples"),
+        KS_OPT_CALL_("smi-tz", 0, insight_call, o, 'z', "time zone of those samples"),
+        KS_OPT_CALL_("smi-offset", 0, insight_call, o, 'O', "added to every sample time"),
+        KS_OPT_CALL_("smi-gpu", 0, insight_call, o, 'G', "the GPU of the CSV to use"),
+        KS_OPT_CALL_FLAG_("all-diagnoses", 0, insight_call, o, 'A', "list diagnoses under the floor too"),
+        KS_OPT_CALL_("min-impact", 0, insight_call, o, 'I', "the floor of a listed diagnosis, % of the steps"),
+    };
+    size_t n = 0;
+    o->lo = lo;
+    for (size_t i = 0; i < sizeof analysis / sizeof *analysis; i++)
+        o->table[n++] = analysis[i];
+    for (size_t i = 0; all && i < sizeof insight / sizeof *insight; i++)
+        o->table[n++] = insight[i];
+    o->table[n] = (ks_option)KS_OPT_END_();
+    return o->table;
+}
+
+int ks_cli_insight_check(const ks_cli_insight_opts *o, const char *cmd)
+{
+    if (o->run.smi.path && !o->run.smi.tz_set)
+        return ks_cli_usage(cmd, "--smi needs --smi-tz (UTC, +HH:MM or a zone such as Europe/Paris): "
+                                 "nvidia-smi timestamps carry no time zone");
+    return 0;
 }
 
 int ks_cli_insights_run(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_insights *r, ks_error *err)
@@ -130,24 +142,24 @@ int ks_cli_insights_run(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli
     memset(r, 0, sizeof *r);
     ks_cli_phase ph; /* after a long read, say that the analysis works too */
     ks_cli_phase_begin(&ph, "analysing", tr->source);
-    int rc = run_passes(o, tr, r, err);
+    int rc = ks_insights_run(tr, &o->run, &r->in, err);
     ks_cli_phase_end(&ph);
+    r->iv.steps = &r->in.steps;
+    r->iv.gaps = &r->in.gaps;
+    r->iv.threads = &r->in.threads;
+    r->iv.diagnoses = &r->in.diagnoses;
+    r->iv.telemetry = r->in.have_telemetry ? &r->in.telemetry : NULL;
     return rc;
 }
 
 void ks_cli_insights_error(const ks_cli_insights *r, const ks_trace *tr, const ks_error *err)
 {
     /* a telemetry error is about the CSV, which the message names with its line */
-    ks_cli_error(r->smi_failed ? NULL : tr->source, err);
+    ks_cli_error(r->in.telemetry_failed ? NULL : tr->source, err);
 }
 
 void ks_cli_insights_free(ks_cli_insights *r)
 {
-    ks_diagnoses_free(&r->dx);
-    ks_telemetry_free(&r->tm);
-    ks_gaps_free(&r->gaps);
-    ks_threads_free(&r->threads);
-    ks_steps_free(&r->steps);
-    ks_analysis_free(r->a);
+    ks_insights_free(&r->in);
     memset(r, 0, sizeof *r);
 }

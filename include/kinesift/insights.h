@@ -353,6 +353,44 @@ KS_API int ks_whatif_run(const ks_analysis *a, const ks_steps *steps, const ks_s
                          ks_error *err);
 KS_API void ks_whatif_free(ks_whatif *w);
 
+/* ---- the pipeline: every pass over one trace, in one order (insights/run.c) --------------- */
+
+/* How far ks_insights_run goes. */
+typedef enum ks_insights_depth {
+    KS_INSIGHTS_ALL = 0,       /* analysis, steps, window, gaps, telemetry (with smi.path), diagnoses */
+    KS_INSIGHTS_STEPS          /* analysis, steps and window only (whatif, diff, gate) */
+} ks_insights_depth;
+
+typedef struct ks_insights_opts {
+    ks_analysis_opts analysis; /* its window fields are left to `window` below */
+    ks_step_opts steps;
+    ks_gap_opts gaps;
+    ks_smi_opts smi;           /* smi.path NULL: no telemetry */
+    ks_diagnose_opts diagnose; /* the impact floor, --all-diagnoses */
+    const char *window;        /* a ks_window_parse SPEC ("steps:2-5", "1ms:20ms"); NULL: whole trace */
+    ks_insights_depth depth;
+} ks_insights_opts;
+
+/* Everything the passes found about one trace; the writers read it. */
+typedef struct ks_insights {
+    ks_analysis *a;
+    ks_steps steps;            /* restricted to the window when one was given */
+    ks_gaps gaps;
+    ks_threads threads;        /* who launched the GPU work, tied to the steps */
+    ks_diagnoses diagnoses;
+    ks_telemetry telemetry;
+    int have_telemetry;
+    int telemetry_failed;      /* the error is about the nvidia-smi CSV (it names it), not the trace */
+} ks_insights;
+
+KS_API void ks_insights_opts_init(ks_insights_opts *o);
+/* Run the passes over t in the order that gives the figures of `kinesift analyze --format json`:
+ * analysis, steps, window (the tables recomputed for it, the steps restricted to it), gaps,
+ * threads, telemetry, diagnoses. KS_ERR with err set; free out in any case (ks_insights_free). Every
+ * command that reports on one trace goes through it, so their figures are the same. */
+KS_API int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *out, ks_error *err);
+KS_API void ks_insights_free(ks_insights *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -132,5 +132,31 @@ one_line_error(run("whatif", "--shrink", "prep=-1", seed), "FACTOR")
 r = run("whatif", "--shrink", "gpu_phse=0.5", seed)
 one_line_error(r, "closest: 'gpu_phase'")
 
+# what-if takes the analysis options of analyze (the one pipeline, ks_insights_run)
+def whatif_steps(*args):
+    r = run("whatif", "--format", "json", *args)
+    check(r.returncode == 0, f"whatif {args}: {r.stderr!r}")
+    return json.loads(r.stdout)["traces"][0]["steps"] if r.returncode == 0 else []
+every = whatif_steps("--shrink", "@gpu=0.5", example)
+check([s["number"] for s in every] == list(range(len(every))) and len(every) >= 4, "whatif steps of the example")
+# --window narrows the replayed steps to those it names, each replayed as without it
+inside = whatif_steps("--shrink", "@gpu=0.5", "--window", "steps:2-3", example)
+check([s["number"] for s in inside] == [2, 3], f"whatif --window steps:2-3: {[s['number'] for s in inside]}")
+check(inside == every[2:4], "whatif --window: the same figures for the steps kept")
+# --threads: the same output whatever the number
+one = run("whatif", "--shrink", "@gpu=0.5", "--threads", "1", example)
+three = run("whatif", "--shrink", "@gpu=0.5", "--threads", "3", example)
+check(one.returncode == 0 and one.stdout == three.stdout, "whatif --threads 1 and 3 agree")
+one_line_error(run("whatif", "--shrink", "@gpu=0.5", "--threads", "x", example), "--threads")
+one_line_error(run("whatif", "--shrink", "@gpu=0.5", "--warmup", "x", example), "--warmup")
+# --overlap: B [50,150) outlives its parent A [0,100) (fixtures/analysis/overlap.json, window
+# 300 us). Spilled, B keeps its 100 us: at half, 300 - 50 = 250 us; truncated at 100, B is
+# [50,100): 300 - 25 = 275 us.
+ov = os.path.join(FIX, "analysis", "overlap.json")
+for policy, want in (("spill", 250000), ("truncate", 275000)):
+    st = whatif_steps("--shrink", "B=0.5", "--overlap", policy, ov)
+    check(st and st[0]["projected_ns"] == want, f"whatif --overlap {policy}: {st}")
+one_line_error(run("whatif", "--shrink", "B=0.5", "--overlap", "sideways", ov), "overlap")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)

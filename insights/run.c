@@ -1,0 +1,76 @@
+/* insights/run.c: ks_insights_run, the one pipeline of the passes over a trace: analysis, steps,
+ * the window, gaps, telemetry and diagnoses, in the order that gives the figures of
+ * `analyze --format json`.
+ * Why it is correct: it is the sequence every command wrote out for itself before (the CLI's
+ * analyze, report, annotate, summarize, whatif, diff and gate), once: a window needs the steps
+ * (steps:A-B), the tables are recomputed for it and the steps restricted to it before gaps,
+ * telemetry and diagnoses read them.
+ * When it does not apply: passes over several traces (diff's pairing, ranks) run it per trace and
+ * combine the results themselves.
+ * Who may use it: the CLI and library users; one call per trace, several traces on several
+ * threads at once (each call owns its results; telemetry with an IANA zone sets TZ, see
+ * ks_smi_opts). */
+#include <string.h>
+
+#include "kinesift/insights.h"
+
+void ks_insights_opts_init(ks_insights_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    ks_analysis_opts_init(&o->analysis);
+    ks_step_opts_init(&o->steps);
+    ks_gap_opts_init(&o->gaps);
+    ks_diagnose_opts_init(&o->diagnose);
+}
+
+/* the analysis and steps of t, restricted to the window */
+static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
+{
+    if (ks_analyze(t, &o->analysis, &r->a, err) != KS_OK || ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
+        return KS_ERR;
+    if (o->window) {
+        ks_ns w0 = 0, w1 = 0;
+        if (ks_window_parse(o->window, r->a, &r->steps, &w0, &w1, err) != KS_OK ||
+            ks_analysis_set_window(r->a, w0, w1, err) != KS_OK)
+            return KS_ERR;
+        ks_steps_restrict(&r->steps, w0, w1);
+    }
+    return KS_OK;
+}
+
+int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
+{
+    ks_insights_opts defaults;
+    if (!o) {
+        ks_insights_opts_init(&defaults);
+        o = &defaults;
+    }
+    memset(r, 0, sizeof *r);
+    if (steps_in_window(t, o, r, err) != KS_OK)
+        return KS_ERR;
+    if (o->depth == KS_INSIGHTS_STEPS)
+        return KS_OK;
+    if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK ||
+        ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
+        return KS_ERR;
+    if (o->smi.path) {
+        if (ks_telemetry_load(&o->smi, r->a, &r->steps, &r->telemetry, err) != KS_OK) {
+            r->telemetry_failed = 1;
+            return KS_ERR;
+        }
+        r->have_telemetry = 1;
+    }
+    ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->diagnose, &r->diagnoses);
+    return KS_OK;
+}
+
+void ks_insights_free(ks_insights *r)
+{
+    ks_diagnoses_free(&r->diagnoses);
+    ks_telemetry_free(&r->telemetry);
+    ks_gaps_free(&r->gaps);
+    ks_threads_free(&r->threads);
+    ks_steps_free(&r->steps);
+    ks_analysis_free(r->a);
+    memset(r, 0, sizeof *r);
+}
