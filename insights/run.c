@@ -12,6 +12,7 @@
  * ks_smi_opts). */
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "kinesift/insights.h"
 
 void ks_insights_opts_init(ks_insights_opts *o)
