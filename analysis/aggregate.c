@@ -62,12 +62,12 @@ static row_acc *row_for(table *tb, const ks_event *e)
 static void add_instance(row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
 {
     r->row.count++;
-    r->row.self_ns += self;
+    r->row.self_ns = ks_sat_add(r->row.self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->row.unfinished++;
-    r->durs[r->ndurs++] = s->end - s->ts; /* room counted by count_instances */
+    r->durs[r->ndurs++] = ks_sat_sub(s->end, s->ts); /* room counted by count_instances */
     if (r->incl_tl != tl) {
-        r->row.incl_ns += ks_sweep_finish(&r->incl);
+        r->row.incl_ns = ks_sat_add(r->row.incl_ns, ks_sweep_finish(&r->incl));
         r->incl_tl = tl;
     }
     ks_sweep_add(&r->incl, s->ts, s->end);
@@ -298,7 +298,7 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
     size_t n = 0;
     for (size_t i = 0; i < tb->n; i++) {
         row_acc *r = &tb->r[i];
-        r->row.incl_ns += ks_sweep_finish(&r->incl);
+        r->row.incl_ns = ks_sat_add(r->row.incl_ns, ks_sweep_finish(&r->incl));
         if (r->ndurs) {
             ks_sort_ns(r->durs, r->ndurs);
             r->row.min_ns = r->durs[0];

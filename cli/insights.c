@@ -92,7 +92,8 @@ static int run_passes(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_i
             return KS_ERR;
         ks_steps_restrict(&r->steps, w0, w1);
     }
-    if (ks_gaps_find(r->a, &r->steps, &o->go, &r->gaps, err) != KS_OK)
+    if (ks_gaps_find(r->a, &r->steps, &o->go, &r->gaps, err) != KS_OK ||
+        ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
         return KS_ERR;
     if (o->smi.path) {
         if (ks_telemetry_load(&o->smi, r->a, &r->steps, &r->tm, err) != KS_OK) {
@@ -104,6 +105,7 @@ static int run_passes(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli_i
     ks_diagnose(r->a, &r->steps, &r->gaps, &r->dx);
     r->iv.steps = &r->steps;
     r->iv.gaps = &r->gaps;
+    r->iv.threads = &r->threads;
     r->iv.diagnoses = &r->dx;
     r->iv.telemetry = r->have_tm ? &r->tm : NULL;
     return KS_OK;
@@ -130,6 +132,7 @@ void ks_cli_insights_free(ks_cli_insights *r)
     ks_diagnoses_free(&r->dx);
     ks_telemetry_free(&r->tm);
     ks_gaps_free(&r->gaps);
+    ks_threads_free(&r->threads);
     ks_steps_free(&r->steps);
     ks_analysis_free(r->a);
     memset(r, 0, sizeof *r);

@@ -38,6 +38,7 @@ typedef struct ks_cli_insights {
     ks_analysis *a;
     ks_steps steps;
     ks_gaps gaps;
+    ks_threads threads;
     ks_diagnoses dx;
     ks_telemetry tm;
     int have_tm;

@@ -26,6 +26,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
         }                                                                            \
     } while (0)
 
+/* The parser's read size in the targets that parse only to get a trace: buffers of 2 x 256 KiB
+ * per run cost a fresh mmap under ASan each time; what is parsed does not depend on it (fuzz_parse
+ * checks that). */
+#define FUZZ_CHUNK 16384
+
 /* A consumer of the input's leading bytes as parameters (chunk sizes, selectors): each take
  * removes bytes from the front; an exhausted input gives 0. */
 typedef struct fuzz_in {

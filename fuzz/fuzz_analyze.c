@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t sel = fuzz_take(&in, 1);
     ks_parse_opts po;
     ks_parse_opts_init(&po);
+    po.chunk_size = FUZZ_CHUNK; /* small buffers: the result does not depend on it (fuzz_parse) */
     ks_trace *t = NULL;
     ks_error err;
     if (ks_parse_buffer("fuzz", in.p, in.n, &po, &t, &err) != KS_OK)
@@ -39,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ks_steps steps = {0};
     ks_gaps gaps = {0};
     ks_diagnoses dx = {0};
+    ks_threads th = {0};
     ks_step_opts so;
     ks_step_opts_init(&so);
     ks_gap_opts go;
@@ -46,11 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ks_analyze(t, &ao, &a, &err) == KS_OK && ks_steps_find(a, &so, &steps, &err) == KS_OK &&
         ks_gaps_find(a, &steps, &go, &gaps, &err) == KS_OK) {
         ks_diagnose(a, &steps, &gaps, &dx);
-        ks_insights_view iv = {&steps, &gaps, &dx, NULL};
+        ks_threads_find(a, &steps, &th);
+        ks_insights_view iv = {&steps, &gaps, &dx, NULL, &th};
         ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4)};
         ks_analyze_text(sink, a, &iv, &ro);
     }
     ks_diagnoses_free(&dx);
+    ks_threads_free(&th);
     ks_gaps_free(&gaps);
     ks_steps_free(&steps);
     ks_analysis_free(a);

@@ -8,10 +8,21 @@
  * transparent. Every gap (short ones too) also gets HTA's class: host wait when the next launch
  * call started after the GPU went idle, kernel wait when shorter than HTA's delay, other (which
  * includes every gap ending in work whose launch is not in the trace: both other classes need
- * the launch call). The gap tables count gaps longer than the threshold (HTA's rule). */
+ * the launch call). The gap tables count gaps longer than the threshold (HTA's rule).
+ *
+ * Every CPU thread of the launching thread's process is split the same way (the gap's pieces),
+ * and each instant gets a state: idle, working (an op, runtime call, Python frame), in a
+ * blocking call, or in a label's own time. The launching thread is **waiting on another thread**
+ * where it is idle or in a blocking call while another thread of its process is working or in a
+ * label, or in a label's own time (which may be uninstrumented work) while another thread is
+ * working: the backward thread idle while the main thread is in `## backward ##` or the
+ * optimizer, the main thread inside `## backward ##` while the autograd thread launches.
+ * A thread's pieces are disjoint and inside the gap by construction (they split [g0, g1) in
+ * order), which the corpus tests check. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/intervals.h"
 #include "common/hugemem.h"
 #include "analysis/msort.h"
 #include "analysis/analysis_int.h"
@@ -52,9 +63,9 @@ typedef struct cause_table {
     ks_i64map ix;
 } cause_table;
 
-static ks_gap_cause *cause(cause_table *t, ks_str name, uint8_t kind)
+static ks_gap_cause *cause(cause_table *t, ks_str name, uint8_t kind, uint8_t waiting)
 {
-    int64_t key = name ? ((int64_t)name << 8) | kind : -1;
+    int64_t key = (name ? ((int64_t)name << 9) | ((int64_t)kind << 1) : -2) | waiting;
     uint64_t *p = ks_i64map_get(&t->ix, key);
     if (p)
         return &t->v[*p];
@@ -63,6 +74,7 @@ static ks_gap_cause *cause(cause_table *t, ks_str name, uint8_t kind)
     memset(c, 0, sizeof *c);
     c->name = name;
     c->kind = name ? kind : KS_K_OTHER;
+    c->waiting = waiting;
     ks_i64map_put(&t->ix, key, t->n++);
     return c;
 }
@@ -73,34 +85,61 @@ typedef struct gap_causes {
     size_t n, cap;
 } gap_causes;
 
+/* per thread of a device: its causes, and the last gap that counted each */
+typedef struct thread_acc {
+    cause_table causes;
+    size_t *last_gap;          /* per cause: 1 + index of the last gap counted */
+    size_t last_cap;
+} thread_acc;
+
 typedef struct gap_ctx {
     const ks_analysis *a;
     ks_regex *data_re;
     uint8_t *data_cache;       /* per name id: 0 unknown, 1 no, 2 yes */
     uint8_t *step_name;        /* per name id: 1 when steps carry that name */
+    uint8_t *blocking;         /* per name id: 0 unknown, 1 no, 2 yes */
     /* per gap */
     gap_causes cpu, label;
     ks_ns data_ns;
+    uint32_t launch_track;     /* the thread the gap is looked at from */
+    ks_gap_piece *pcs;         /* the gap's pieces, every thread */
+    size_t npcs, cpcs;
+    ks_ivs work;               /* other threads' time in ops (working) in the gap */
+    ks_ivs busy;               /* other threads' time in ops or labels in the gap */
 } gap_ctx;
 
-static ks_gap_cause *gap_cause(gap_causes *t, ks_str name, uint8_t kind)
+static ks_gap_cause *gap_cause(gap_causes *t, ks_str name, uint8_t kind, uint8_t waiting)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (t->v[i].name == name && (!name || t->v[i].kind == kind))
+        if (t->v[i].name == name && (!name || t->v[i].kind == kind) && t->v[i].waiting == waiting)
             return &t->v[i];
     KS_GROW(t->v, t->cap, t->n + 1);
     ks_gap_cause *c = &t->v[t->n++];
     memset(c, 0, sizeof *c);
     c->name = name;
     c->kind = name ? kind : KS_K_OTHER;
+    c->waiting = waiting;
     return c;
 }
 
 /* credit len ns to a cause (saturated: spans of extreme timestamps do not fit int64 ns) */
-static void add_cause(gap_causes *t, ks_str name, uint8_t kind, ks_ns len)
+static void add_cause(gap_causes *t, ks_str name, uint8_t kind, uint8_t waiting, ks_ns len)
 {
-    ks_gap_cause *c = gap_cause(t, name, kind);
+    ks_gap_cause *c = gap_cause(t, name, kind, waiting);
     c->total_ns = ks_sat_add(c->total_ns, len);
+}
+
+static int is_blocking(gap_ctx *g, ks_str name)
+{
+    if (!g->blocking[name])
+        g->blocking[name] = ks_is_blocking_call(ks_trace_str(g->a->trace, name)) ? 2 : 1;
+    return g->blocking[name] == 2;
+}
+
+const char *ks_thread_state_name(ks_thread_state s)
+{
+    static const char *names[KS_TS_COUNT] = {"idle", "working", "blocking_call", "label_self"};
+    return (unsigned)s < KS_TS_COUNT ? names[s] : "?";
 }
 
 static int is_step(const gap_ctx *g, const ks_event *e)
@@ -136,11 +175,54 @@ static void emit(gap_ctx *g, const ks_timeline *tl, const int32_t *stack, size_t
         if (!data && e->name && is_data(g, e->name))
             data = 1;
     }
+    uint8_t state = KS_TS_IDLE;
+    if (inner)
+        state = inner->kind == KS_K_USER_ANNOTATION                ? KS_TS_LABEL
+                : inner->name && is_blocking(g, inner->name) ? KS_TS_BLOCKING
+                                                             : KS_TS_WORK;
+    ks_gap_piece pc = {x, y, tl->track, inner ? inner->name : 0, inner ? inner->kind : KS_K_OTHER, state};
+    KS_PUSH(g->pcs, g->npcs, g->cpcs, pc);
+    if (tl->track != g->launch_track)
+        return;
     ks_ns len = ks_sat_sub(y, x);
-    add_cause(&g->cpu, inner ? inner->name : 0, inner ? inner->kind : 0, len);
-    add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, len);
+    add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, 0, len);
     if (data)
         g->data_ns = ks_sat_add(g->data_ns, len);
+}
+
+/* The launching thread's pieces become its causes; where it only waits (idle, a label's own time,
+ * a blocking call) while another thread of its process works, "waiting on another thread". */
+static void launching_causes(gap_ctx *g, size_t p0)
+{
+    ks_ivs_reset(&g->work);
+    ks_ivs_reset(&g->busy);
+    for (size_t i = p0; i < g->npcs; i++) {
+        const ks_gap_piece *pc = &g->pcs[i];
+        if (pc->track == g->launch_track)
+            continue;
+        if (pc->state == KS_TS_WORK)
+            ks_ivs_add(&g->work, pc->start, pc->end);
+        if (pc->state == KS_TS_WORK || pc->state == KS_TS_LABEL)
+            ks_ivs_add(&g->busy, pc->start, pc->end);
+    }
+    ks_ivs_normalize(&g->work);
+    ks_ivs_normalize(&g->busy);
+    for (size_t i = p0; i < g->npcs; i++) {
+        const ks_gap_piece *pc = &g->pcs[i];
+        if (pc->track != g->launch_track)
+            continue;
+        ks_ns len = ks_sat_sub(pc->end, pc->start), waited = 0;
+        /* idle or blocked: waiting while another thread runs an op or is in a label; in a label's
+         * own time (which may be uninstrumented work): only while another thread runs an op */
+        if (pc->state == KS_TS_IDLE || pc->state == KS_TS_BLOCKING)
+            waited = ks_ivs_covered(&g->busy, pc->start, pc->end);
+        else if (pc->state == KS_TS_LABEL)
+            waited = ks_ivs_covered(&g->work, pc->start, pc->end);
+        if (waited)
+            add_cause(&g->cpu, pc->name, pc->kind, 1, waited);
+        if (len > waited)
+            add_cause(&g->cpu, pc->name, pc->kind, 0, len - waited);
+    }
 }
 
 /* Split [g0, g1) by what thread timeline tl was doing (lane 0). */
@@ -194,7 +276,7 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
 static void merge_causes(gap_ctx *g, cause_table *dst, gap_causes *gap)
 {
     for (size_t i = 0; i < gap->n; i++) {
-        ks_gap_cause *c = cause(dst, gap->v[i].name, gap->v[i].kind);
+        ks_gap_cause *c = cause(dst, gap->v[i].name, gap->v[i].kind, gap->v[i].waiting);
         c->data = c->name && is_data(g, c->name);
         c->count++;
         c->total_ns = ks_sat_add(c->total_ns, gap->v[i].total_ns);
@@ -253,13 +335,72 @@ static int32_t main_thread(const ks_analysis *a, const work *w, size_t n)
     return best;
 }
 
+/* the device's entry for CPU thread track k (threads are few: a list) */
+static size_t thread_slot(ks_gap_device *d, thread_acc **acc, size_t *cap, uint32_t k)
+{
+    for (size_t i = 0; i < d->nthreads; i++)
+        if (d->threads[i].track == k)
+            return i;
+    size_t c = *cap;
+    KS_GROW(d->threads, *cap, d->nthreads + 1);
+    if (*cap != c) {
+        *acc = realloc(*acc, *cap * sizeof **acc);
+        if (!*acc)
+            abort();
+    }
+    memset(&d->threads[d->nthreads], 0, sizeof d->threads[0]);
+    d->threads[d->nthreads].track = k;
+    memset(&(*acc)[d->nthreads], 0, sizeof **acc);
+    ks_i64map_init(&(*acc)[d->nthreads].causes.ix);
+    return d->nthreads++;
+}
+
+/* Split [g0, g1) on every CPU thread of the launching thread's process; the gap's pieces go to
+ * the device, the per-thread tables and (launching thread) the gap's causes. */
+static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t *acc_cap, size_t gap_index,
+                         ks_ns g0, ks_ns g1, size_t *cap_pieces)
+{
+    const ks_trace *t = g->a->trace;
+    uint32_t proc = t->tracks[g->launch_track].process;
+    g->npcs = 0;
+    for (size_t k = 0; k < t->ntracks && k < g->a->ntl; k++)
+        if (t->tracks[k].kind == KS_TRACK_CPU && t->tracks[k].process == proc)
+            attribute(g, &g->a->tl[k], g0, g1);
+    launching_causes(g, 0);
+    for (size_t i = 0; i < g->npcs; i++) {
+        const ks_gap_piece *pc = &g->pcs[i];
+        size_t s = thread_slot(d, acc, acc_cap, pc->track);
+        ks_gap_thread *th = &d->threads[s];
+        thread_acc *ta = &(*acc)[s];
+        ks_ns len = ks_sat_sub(pc->end, pc->start);
+        th->state_ns[pc->state] = ks_sat_add(th->state_ns[pc->state], len);
+        size_t before = ta->causes.n;
+        ks_gap_cause *c = cause(&ta->causes, pc->name, pc->kind, 0);
+        size_t ci = (size_t)(c - ta->causes.v);
+        if (ta->causes.n != before) {
+            KS_GROW(ta->last_gap, ta->last_cap, ta->causes.n);
+            ta->last_gap[ci] = 0;
+        }
+        c->total_ns = ks_sat_add(c->total_ns, len);
+        if (ta->last_gap[ci] != gap_index + 1) {
+            ta->last_gap[ci] = gap_index + 1;
+            c->count++;
+        }
+    }
+    d->threads[thread_slot(d, acc, acc_cap, g->launch_track)].launching++;
+    KS_GROW(d->pieces, *cap_pieces, d->npieces + g->npcs);
+    memcpy(d->pieces + d->npieces, g->pcs, g->npcs * sizeof *g->pcs);
+    d->npieces += g->npcs;
+}
+
 static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_gap_device *d)
 {
     const ks_analysis *a = g->a;
     sort_work(w, n);
     int32_t fallback = main_thread(a, w, n);
     cause_table cpu = {0}, label = {0};
-    size_t cap_all = 0;
+    size_t cap_all = 0, cap_pieces = 0, acc_cap = 0;
+    thread_acc *acc = NULL;
     ks_i64map_init(&cpu.ix);
     ks_i64map_init(&label.ix);
     ks_ns cur_end = w[0].b;
@@ -286,23 +427,29 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
         int32_t thread = r.s >= 0 ? (int32_t)r.tl : fallback;
         g->cpu.n = g->label.n = 0;
         g->data_ns = 0;
+        size_t piece0 = d->npieces;
         if (thread >= 0) {
-            attribute(g, &a->tl[thread], g0, g1);
+            g->launch_track = (uint32_t)thread;
+            every_thread(g, d, &acc, &acc_cap, d->count - 1, g0, g1, &cap_pieces);
         } else {
-            add_cause(&g->cpu, 0, 0, len);
-            add_cause(&g->label, 0, 0, len);
+            add_cause(&g->cpu, 0, 0, 0, len);
+            add_cause(&g->label, 0, 0, 0, len);
         }
         d->data_loading_ns = ks_sat_add(d->data_loading_ns, g->data_ns);
         merge_causes(g, &cpu, &g->cpu);
         merge_causes(g, &label, &g->label);
-        ks_gap gp = {g0, g1, 0, KS_K_OTHER, 0};
+        ks_gap gp = {g0, g1, 0, KS_K_OTHER, 0, 0, thread, piece0, d->npieces - piece0};
         ks_ns most = -1;
-        for (size_t c = 0; c < g->cpu.n; c++)
+        for (size_t c = 0; c < g->cpu.n; c++) {
+            if (g->cpu.v[c].waiting)
+                d->waiting_ns = ks_sat_add(d->waiting_ns, g->cpu.v[c].total_ns);
             if (g->cpu.v[c].total_ns > most) {
                 most = g->cpu.v[c].total_ns;
                 gp.cause = g->cpu.v[c].name;
                 gp.cause_kind = g->cpu.v[c].kind;
+                gp.cause_waiting = g->cpu.v[c].waiting;
             }
+        }
         gp.data = gp.cause && is_data(g, gp.cause);
         keep_longest(d, &gp);
         KS_GROW(d->all, cap_all, d->count);
@@ -318,6 +465,16 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_
     d->nby_label = label.n;
     ks_i64map_free(&cpu.ix);
     ks_i64map_free(&label.ix);
+    for (size_t i = 0; i < d->nthreads; i++) {
+        thread_acc *ta = &acc[i];
+        if (ta->causes.n > 1)
+            qsort(ta->causes.v, ta->causes.n, sizeof *ta->causes.v, cmp_cause);
+        d->threads[i].by_cpu = ta->causes.v;
+        d->threads[i].nby_cpu = ta->causes.n;
+        ks_i64map_free(&ta->causes.ix);
+        free(ta->last_gap);
+    }
+    free(acc);
 }
 
 int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *opts, ks_gaps *out, ks_error *err)
@@ -343,6 +500,7 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     if (!g.data_re)
         return KS_ERR;
     g.data_cache = ks_xcalloc(ks_strtab_count(t->strings), 1);
+    g.blocking = ks_xcalloc(ks_strtab_count(t->strings), 1);
     out->dev = ks_xcalloc(a->ngpu, sizeof *out->dev);
     out->n = a->ngpu;
     for (size_t d = 0; d < a->ngpu; d++) {
@@ -369,6 +527,10 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     free(g.cpu.v);
     free(g.label.v);
     free(g.data_cache);
+    free(g.blocking);
+    free(g.pcs);
+    ks_ivs_free(&g.work);
+    ks_ivs_free(&g.busy);
     free(g.step_name);
     ks_regex_free(g.data_re);
     return KS_OK;
@@ -380,6 +542,10 @@ void ks_gaps_free(ks_gaps *g)
         free(g->dev[i].by_cpu);
         free(g->dev[i].by_label);
         free(g->dev[i].all);
+        for (size_t j = 0; j < g->dev[i].nthreads; j++)
+            free(g->dev[i].threads[j].by_cpu);
+        free(g->dev[i].threads);
+        free(g->dev[i].pieces);
     }
     free(g->dev);
     memset(g, 0, sizeof *g);

@@ -28,18 +28,28 @@
 typedef struct gpu_item {
     ks_ns start, dur;          /* as in the trace */
     int64_t stream;
-    int32_t launch;            /* slice index of its launch on the replayed thread */
+    uint32_t thread;           /* index of the replayed thread that launched it */
+    int32_t launch;            /* slice index of its launch on that thread */
     uint8_t scaled_by;         /* index + 1 of the shrink that applies, 0 none */
 } gpu_item;
 
+/* one replayed thread */
+typedef struct thread_model {
+    const ks_timeline *tl;
+    ks_ivs *label_cpu;         /* per shrink: union of the label's slices on the thread, less the
+                                * time it only waits there (below) */
+    uint8_t *launch_shrink;    /* per slice of tl: shrink index + 1 whose label encloses it */
+    ks_ivs ops;                /* union of its slices that are not labels (ops, calls, frames) */
+} thread_model;
+
 typedef struct replay {
     const ks_analysis *a;
-    const ks_timeline *tl;     /* the replayed thread */
     const ks_shrink *sh;
     size_t nsh;
-    ks_ivs *label_cpu;         /* per shrink: union of the label's slices on the thread */
-    uint8_t *launch_shrink;    /* per slice of tl: shrink index + 1 whose label encloses it */
-    gpu_item *items;           /* GPU work launched from the thread, by start */
+    thread_model *th;          /* th[0]: the stepping thread */
+    size_t nth;
+    int32_t *thread_of;        /* per track: index in th, -1 not replayed */
+    gpu_item *items;           /* GPU work launched from the replayed threads, by (thread, launch) */
     size_t nitems;
 } replay;
 
@@ -49,36 +59,116 @@ static int name_is(const ks_analysis *a, ks_str name, const char *label)
 }
 
 /* per slice: the first shrink whose label is the slice or one of its ancestors */
-static void mark_labels(replay *r)
+static void mark_labels(replay *r, thread_model *m)
 {
-    const ks_timeline *tl = r->tl;
+    const ks_timeline *tl = m->tl;
     const ks_track *tr = &r->a->trace->tracks[tl->track];
-    r->launch_shrink = ks_xcalloc(tl->n ? tl->n : 1, 1);
-    r->label_cpu = ks_xcalloc(r->nsh ? r->nsh : 1, sizeof *r->label_cpu);
+    m->launch_shrink = ks_xcalloc(tl->n ? tl->n : 1, 1);
+    m->label_cpu = ks_xcalloc(r->nsh ? r->nsh : 1, sizeof *m->label_cpu);
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        uint8_t m = s->parent >= 0 ? r->launch_shrink[s->parent] : 0;
+        const ks_event *e = &tr->ev[s->ev];
+        if (e->kind != KS_K_USER_ANNOTATION)
+            ks_ivs_add(&m->ops, s->ts, s->end);
+        uint8_t mk = s->parent >= 0 ? m->launch_shrink[s->parent] : 0;
         for (size_t k = 0; k < r->nsh; k++) {
             if (r->sh[k].label[0] == '@')
                 continue;
-            if (name_is(r->a, tr->ev[s->ev].name, r->sh[k].label)) {
-                if (!m)
-                    m = (uint8_t)(k + 1);
-                ks_ivs_add(&r->label_cpu[k], s->ts, s->end);
+            if (name_is(r->a, e->name, r->sh[k].label)) {
+                if (!mk)
+                    mk = (uint8_t)(k + 1);
+                ks_ivs_add(&m->label_cpu[k], s->ts, s->end);
             }
         }
-        r->launch_shrink[i] = m;
+        m->launch_shrink[i] = mk;
     }
+    ks_ivs_normalize(&m->ops);
     for (size_t k = 0; k < r->nsh; k++) {
         if (!strcmp(r->sh[k].label, "@cpu"))
-            ks_ivs_add(&r->label_cpu[k], INT64_MIN / 4, INT64_MAX / 4);
-        ks_ivs_normalize(&r->label_cpu[k]);
+            ks_ivs_add(&m->label_cpu[k], INT64_MIN / 4, INT64_MAX / 4);
+        ks_ivs_normalize(&m->label_cpu[k]);
     }
+}
+
+/* An instance of the label whose own time is at least 90 % of it, while another replayed thread
+ * runs an op inside it, only waits there (`## backward ##` on the main thread, the autograd thread
+ * doing the work): all its own time is waiting. Added to wait (normalized again). */
+static void wait_only_instances(const replay *r, size_t j, size_t k, const ks_ivs *others, ks_ivs *wait)
+{
+    const thread_model *m = &r->th[j];
+    const ks_track *tr = &r->a->trace->tracks[m->tl->track];
+    int added = 0;
+    for (size_t i = 0; i < m->tl->n; i++) {
+        const ks_slice *s = &m->tl->s[i];
+        if (s->end <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
+            continue;
+        ks_ns len = s->end - s->ts, busy = ks_ivs_covered(&m->ops, s->ts, s->end);
+        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, s->end))
+            continue;
+        ks_ns x = s->ts;
+        /* the own time: [ts, end) less the thread's ops */
+        for (size_t q = 0; q < m->ops.n && x < s->end; q++) {
+            if (m->ops.v[q].b <= x)
+                continue;
+            if (m->ops.v[q].a >= s->end)
+                break;
+            ks_ivs_add(wait, x, m->ops.v[q].a);
+            x = m->ops.v[q].b;
+        }
+        ks_ivs_add(wait, x, s->end);
+        added = 1;
+    }
+    if (added)
+        ks_ivs_normalize(wait);
+}
+
+/* A label's own time (no op of its thread below it) while another replayed thread runs an op is
+ * waiting, not CPU work (the main thread in `## backward ##` while the autograd thread works):
+ * it is taken out of the label's scaled time and reported. */
+static void take_out_waiting(replay *r, ks_whatif *out)
+{
+    ks_ivs others = {0}, own = {0}, wait = {0}, rest = {0};
+    ks_ns *best = ks_xcalloc(r->nsh ? r->nsh : 1, sizeof *best);
+    for (size_t j = 0; j < r->nth; j++) {
+        ks_ivs_reset(&others);
+        for (size_t i = 0; i < r->nth; i++)
+            for (size_t q = 0; i != j && q < r->th[i].ops.n; q++)
+                ks_ivs_add(&others, r->th[i].ops.v[q].a, r->th[i].ops.v[q].b);
+        ks_ivs_normalize(&others);
+        for (size_t k = 0; k < r->nsh; k++) {
+            ks_ivs *lab = &r->th[j].label_cpu[k];
+            if (r->sh[k].label[0] == '@' || !lab->n)
+                continue;
+            out->label_own_ns[k] = ks_sat_add(out->label_own_ns[k], ks_ivs_length(lab));
+            ks_ivs_subtract(lab, &r->th[j].ops, &own);
+            ks_ivs_intersect(&own, &others, &wait);
+            wait_only_instances(r, j, k, &others, &wait);
+            ks_ns w = ks_ivs_length(&wait);
+            if (!w)
+                continue;
+            out->label_wait_ns[k] = ks_sat_add(out->label_wait_ns[k], w);
+            if (w > best[k]) {
+                best[k] = w;
+                out->label_wait_track[k] = r->th[j].tl->track;
+            }
+            ks_ivs_subtract(lab, &wait, &rest);
+            ks_ivs tmp = *lab;
+            *lab = rest;
+            rest = tmp;
+        }
+    }
+    free(best);
+    ks_ivs_free(&others);
+    ks_ivs_free(&own);
+    ks_ivs_free(&wait);
+    ks_ivs_free(&rest);
 }
 
 static int cmp_item(const void *x, const void *y)
 {
     const gpu_item *p = x, *q = y;
+    if (p->thread != q->thread)
+        return p->thread < q->thread ? -1 : 1;
     if (p->launch != q->launch)
         return p->launch < q->launch ? -1 : 1;
     return (p->start > q->start) - (p->start < q->start);
@@ -97,7 +187,30 @@ static uint8_t gpu_range_shrink(const replay *r, const ks_timeline *gtl, const i
     return 0;
 }
 
-static void collect_items(replay *r, uint32_t thread)
+/* The replayed threads: the stepping thread, then every CPU thread that launched GPU work. */
+static void pick_threads(replay *r, uint32_t stepping)
+{
+    const ks_analysis *a = r->a;
+    const ks_trace *t = a->trace;
+    r->thread_of = ks_xmalloc(ks_mul(t->ntracks ? t->ntracks : 1, sizeof *r->thread_of));
+    for (size_t k = 0; k < t->ntracks; k++)
+        r->thread_of[k] = -1;
+    size_t cap = 0;
+    thread_model m0 = {&a->tl[stepping], NULL, NULL, {0}};
+    KS_PUSH(r->th, r->nth, cap, m0);
+    r->thread_of[stepping] = 0;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t i = 0; i < gw->n; i++) {
+        ks_slice_ref l = ks_gpuwork_launcher(a, &gw->v[i]);
+        if (l.s < 0 || r->thread_of[l.tl] >= 0)
+            continue;
+        thread_model m = {&a->tl[l.tl], NULL, NULL, {0}};
+        r->thread_of[l.tl] = (int32_t)r->nth;
+        KS_PUSH(r->th, r->nth, cap, m);
+    }
+}
+
+static void collect_items(replay *r)
 {
     const ks_analysis *a = r->a;
     const ks_trace *t = a->trace;
@@ -115,10 +228,11 @@ static void collect_items(replay *r, uint32_t thread)
         for (size_t j = str->first; j < str->first + str->n; j++) {
             const ks_gpuwork_item *e = &gw->v[j];
             ks_slice_ref l = ks_gpuwork_launcher(a, e);
-            if (l.s < 0 || l.tl != thread)
+            if (l.s < 0 || r->thread_of[l.tl] < 0)
                 continue;
-            gpu_item it = {e->ts, e->dur, str->stream, l.s, 0};
-            it.scaled_by = r->launch_shrink[l.s];
+            uint32_t th = (uint32_t)r->thread_of[l.tl];
+            gpu_item it = {e->ts, e->dur, str->stream, th, l.s, 0};
+            it.scaled_by = r->th[th].launch_shrink[l.s];
             if (!it.scaled_by)
                 it.scaled_by = gpu_range_shrink(r, gtl, ev_slice, e->ev);
             if (!it.scaled_by && gpu_all)
@@ -131,14 +245,14 @@ static void collect_items(replay *r, uint32_t thread)
         qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
 }
 
-/* CPU time of [x, y) after scaling (apply: 0 = unchanged) */
-static ks_ns cpu_time(const replay *r, ks_ns x, ks_ns y, int apply, ks_ns *label_ns)
+/* CPU time of [x, y) on thread m after scaling (apply: 0 = unchanged) */
+static ks_ns cpu_time(const replay *r, const thread_model *m, ks_ns x, ks_ns y, int apply, ks_ns *label_ns)
 {
     if (y <= x)
         return 0;
     double t = (double)(y - x);
     for (size_t k = 0; k < r->nsh; k++) {
-        ks_ns in = ks_ivs_covered(&r->label_cpu[k], x, y);
+        ks_ns in = ks_ivs_covered(&m->label_cpu[k], x, y);
         if (label_ns)
             *label_ns += in;
         if (apply)
@@ -162,13 +276,14 @@ static stream_state *stream_of(stream_state **v, size_t *n, size_t *cap, int64_t
     return &(*v)[*n - 1];
 }
 
-/* first item launched by slice i (items are sorted by launch), or nitems */
-static size_t first_item(const replay *r, int32_t i)
+/* first item launched by slice i of thread th (items are sorted by thread, launch), or nitems */
+static size_t first_item(const replay *r, uint32_t th, int32_t i)
 {
     size_t lo = 0, hi = r->nitems;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (r->items[mid].launch < i)
+        const gpu_item *g = &r->items[mid];
+        if (g->thread < th || (g->thread == th && g->launch < i))
             lo = mid + 1;
         else
             hi = mid;
@@ -177,76 +292,94 @@ static size_t first_item(const replay *r, int32_t i)
 }
 
 typedef struct special {
+    ks_ns ts, dur;
+    uint32_t thread;
     int32_t slice;
+    uint32_t ev;
     uint8_t blocking;
 } special;
 
-static int cmp_special(const void *x, const void *y, void *ctx)
+static int cmp_special(const void *x, const void *y)
 {
-    const ks_timeline *tl = ctx;
-    const ks_slice *a = &tl->s[((const special *)x)->slice], *b = &tl->s[((const special *)y)->slice];
+    const special *a = x, *b = y;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
-    ks_ns da = a->end - a->ts, db = b->end - b->ts;
-    if (da != db)
-        return da < db ? -1 : 1; /* at equal start, the call that returns first went first */
+    if (a->dur != b->dur)
+        return a->dur < b->dur ? -1 : 1; /* at equal start, the call that returns first went first */
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
     return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-/* The replayed calls of [S, H): launch calls that launched work, and blocking calls; a call
- * inside another one (a driver call inside its runtime call) is not replayed twice. */
-static special *specials(const replay *r, ks_ns S, ks_ns H, size_t *n)
+/* The replayed calls of every thread: launch calls that launched work, and blocking calls, from S
+ * to H on the stepping thread and to E on the others; a call inside another one (a driver call
+ * inside its runtime call) is not replayed twice. In start order over all threads. */
+static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
 {
-    const ks_timeline *tl = r->tl;
-    const ks_track *tr = &r->a->trace->tracks[tl->track];
     special *v = NULL;
     size_t cap = 0;
     *n = 0;
-    for (size_t i = 0; i < tl->n && tl->s[i].ts < H; i++) {
-        const ks_slice *s = &tl->s[i];
-        if (s->ts < S || s->lane != 0)
-            continue;
-        const ks_event *e = &tr->ev[s->ev];
-        if (!ks_kind_is_launch_api(e->kind))
-            continue;
-        int blocking = ks_is_blocking_call(ks_trace_str(r->a->trace, e->name));
-        size_t f = first_item(r, (int32_t)i);
-        int launches = f < r->nitems && r->items[f].launch == (int32_t)i;
-        if (!blocking && !launches)
-            continue;
-        special sp = {(int32_t)i, (uint8_t)blocking};
-        KS_PUSH(v, *n, cap, sp);
+    for (size_t j = 0; j < r->nth; j++) {
+        const ks_timeline *tl = r->th[j].tl;
+        const ks_track *tr = &r->a->trace->tracks[tl->track];
+        ks_ns end = j ? E : H;
+        for (size_t i = 0; i < tl->n && tl->s[i].ts < end; i++) {
+            const ks_slice *s = &tl->s[i];
+            if (s->ts < S || s->lane != 0)
+                continue;
+            const ks_event *e = &tr->ev[s->ev];
+            if (!ks_kind_is_launch_api(e->kind))
+                continue;
+            int blocking = ks_is_blocking_call(ks_trace_str(r->a->trace, e->name));
+            size_t f = first_item(r, (uint32_t)j, (int32_t)i);
+            int launches = f < r->nitems && r->items[f].thread == j && r->items[f].launch == (int32_t)i;
+            if (!blocking && !launches)
+                continue;
+            special sp = {s->ts, s->end - s->ts, (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking};
+            KS_PUSH(v, *n, cap, sp);
+        }
     }
     if (*n > 1)
-        qsort_r(v, *n, sizeof *v, cmp_special, (void *)tl);
+        qsort(v, *n, sizeof *v, cmp_special);
     return v;
 }
 
-/* Replay [S, H) of the thread (H = the host end) and return the end time; apply = scale or not. */
-static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, int apply, ks_ns *label_cpu, ks_ns *label_gpu)
+typedef struct thread_clock {
+    ks_ns t, x, covered;       /* simulated time, position in the trace, end of the last call */
+} thread_clock;
+
+/* Replay the step [S, H) (H = the host end; E = the step end for the other threads) and return
+ * its end; apply = scale or not. Each thread keeps its own clock; GPU work shares the streams;
+ * a blocking call waits for all GPU work launched so far, by any thread. */
+static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, ks_ns E, int apply, ks_ns *label_cpu, ks_ns *label_gpu)
 {
-    const ks_timeline *tl = r->tl;
     stream_state *ss = NULL;
     size_t nss = 0, css = 0, nsp;
-    ks_ns t = S, x = S, gpu_done_sim = S, gpu_done_orig = S, covered = S;
-    special *sp = specials(r, S, H, &nsp);
+    ks_ns gpu_done_sim = S, gpu_done_orig = S;
+    thread_clock *c = ks_xcalloc(r->nth, sizeof *c);
+    for (size_t j = 0; j < r->nth; j++)
+        c[j].t = c[j].x = c[j].covered = S;
+    special *sp = specials(r, S, H, E, &nsp);
     for (size_t k = 0; k < nsp; k++) {
-        const ks_slice *s = &tl->s[sp[k].slice];
+        const thread_model *m = &r->th[sp[k].thread];
+        thread_clock *tc = &c[sp[k].thread];
+        ks_ns ts = sp[k].ts, end = sp[k].ts + sp[k].dur;
         int blocking = sp[k].blocking;
-        if (s->ts < covered)
+        if (ts < tc->covered)
             continue;
-        t += cpu_time(r, x, s->ts, apply, label_cpu);
+        tc->t += cpu_time(r, m, tc->x, ts, apply, label_cpu);
         /* a blocking call's time is waiting, recomputed below; a launch call's is CPU time */
         if (!blocking)
-            t += cpu_time(r, s->ts, s->end, apply, label_cpu);
-        x = s->end;
-        ks_ns call_end_orig = blocking ? s->ts : s->end;
-        for (size_t it = first_item(r, sp[k].slice); it < r->nitems && r->items[it].launch == sp[k].slice; it++) {
+            tc->t += cpu_time(r, m, ts, end, apply, label_cpu);
+        tc->x = end;
+        ks_ns call_end_orig = blocking ? ts : end;
+        for (size_t it = first_item(r, sp[k].thread, sp[k].slice);
+             it < r->nitems && r->items[it].thread == sp[k].thread && r->items[it].launch == sp[k].slice; it++) {
             const gpu_item *g = &r->items[it];
             stream_state *sst = stream_of(&ss, &nss, &css, g->stream, S);
             ks_ns ready_orig = call_end_orig > sst->free_orig ? call_end_orig : sst->free_orig;
             ks_ns latency = g->start > ready_orig ? g->start - ready_orig : 0;
-            ks_ns ready = t > sst->free_sim ? t : sst->free_sim;
+            ks_ns ready = tc->t > sst->free_sim ? tc->t : sst->free_sim;
             ks_ns d = g->dur;
             if (g->scaled_by) {
                 if (label_gpu)
@@ -264,16 +397,20 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, int apply, ks_ns *la
         }
         if (blocking) {
             /* waits for the GPU work launched so far, plus the overhead it had beyond that wait */
-            ks_ns waited_until = gpu_done_orig > s->ts ? gpu_done_orig : s->ts;
-            ks_ns overhead = s->end > waited_until ? s->end - waited_until : 0;
-            t = (gpu_done_sim > t ? gpu_done_sim : t) + overhead;
+            ks_ns waited_until = gpu_done_orig > ts ? gpu_done_orig : ts;
+            ks_ns overhead = end > waited_until ? end - waited_until : 0;
+            tc->t = (gpu_done_sim > tc->t ? gpu_done_sim : tc->t) + overhead;
         }
-        covered = s->end > covered ? s->end : covered;
+        tc->covered = end > tc->covered ? end : tc->covered;
     }
-    t += cpu_time(r, x, H, apply, label_cpu);
+    c[0].t += cpu_time(r, &r->th[0], c[0].x, H, apply, label_cpu);
+    ks_ns done = gpu_done_sim;
+    for (size_t j = 0; j < r->nth; j++)
+        done = c[j].t > done ? c[j].t : done;
     free(ss);
     free(sp);
-    return t > gpu_done_sim ? t : gpu_done_sim;
+    free(c);
+    return done;
 }
 
 /* edit distance of two names, case-insensitive, cut off at cap (enough to rank the closest) */
@@ -307,7 +444,7 @@ static int cmp_str(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
-/* the distinct names a label can match: the replayed thread's slices and the GPU ranges */
+/* the distinct names a label can match: the replayed threads' slices and the GPU ranges */
 static ks_str *label_names(const replay *r, size_t *n)
 {
     const ks_trace *t = r->a->trace;
@@ -317,7 +454,7 @@ static ks_str *label_names(const replay *r, size_t *n)
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         for (size_t i = 0; i < tr->n; i++)
-            if (tr->ev[i].name && (k == r->tl->track || tr->ev[i].kind == KS_K_GPU_ANNOTATION))
+            if (tr->ev[i].name && (r->thread_of[k] >= 0 || tr->ev[i].kind == KS_K_GPU_ANNOTATION))
                 KS_PUSH(v, *n, cap, tr->ev[i].name);
     }
     if (*n > 1)
@@ -330,9 +467,9 @@ static ks_str *label_names(const replay *r, size_t *n)
     return v;
 }
 
-/* A label that matches no slice of the replayed thread and no GPU range would project "+0.0 %":
+/* A label that matches no slice of the replayed threads and no GPU range would project "+0.0 %":
  * an error naming the closest names instead (and an @ label other than @cpu/@gpu). */
-static int check_labels(const replay *r, ks_error *err)
+static int check_labels(const replay *r, const ks_whatif *out, ks_error *err)
 {
     for (size_t k = 0; k < r->nsh; k++) {
         const char *l = r->sh[k].label;
@@ -341,7 +478,9 @@ static int check_labels(const replay *r, ks_error *err)
                 return ks_error_set(err, "--shrink %s: the only @ labels are @cpu and @gpu", l);
             continue;
         }
-        int found = r->label_cpu[k].n > 0;
+        int found = out->label_own_ns[k] > 0; /* before the waiting was taken out */
+        for (size_t j = 0; !found && j < r->nth; j++)
+            found = r->th[j].label_cpu[k].n > 0;
         for (size_t i = 0; !found && i < r->nitems; i++)
             found = r->items[i].scaled_by == k + 1;
         if (found)
@@ -369,7 +508,7 @@ static int check_labels(const replay *r, ks_error *err)
             snprintf(near + len, sizeof near - len, "%s'%.150s'", j ? ", " : "", ks_trace_str(r->a->trace, names[best[j]]));
         }
         free(names);
-        return ks_error_set(err, "--shrink %s: no range or op of that name on the stepping thread nor a GPU range%s%s",
+        return ks_error_set(err, "--shrink %s: no range or op of that name on the replayed threads nor a GPU range%s%s",
                             l, nb ? "; closest: " : "", near);
     }
     return KS_OK;
@@ -397,6 +536,73 @@ static uint32_t main_thread(const ks_analysis *a)
     return best;
 }
 
+/* GPU work as (start, duration), sorted by start, with prefix sums: the total of the work starting
+ * in [S, E) by two binary searches */
+typedef struct started {
+    ks_ns *ts, *sum;           /* sum[i] = total duration of the first i */
+    size_t n;
+} started;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const ks_ns *p = x, *q = y;
+    return (p[0] > q[0]) - (p[0] < q[0]);
+}
+
+static void started_build(started *s, ks_ns *pairs, size_t n)
+{
+    if (n > 1)
+        qsort(pairs, n, 2 * sizeof *pairs, cmp_pair);
+    s->n = n;
+    s->ts = ks_xmalloc(ks_mul(n ? n : 1, sizeof *s->ts));
+    s->sum = ks_xmalloc(ks_mul(n + 1, sizeof *s->sum));
+    s->sum[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->ts[i] = pairs[2 * i];
+        s->sum[i + 1] = ks_sat_add(s->sum[i], pairs[2 * i + 1]);
+    }
+    free(pairs);
+}
+
+static size_t started_before(const started *s, ks_ns t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->ts[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static ks_ns started_in(const started *s, ks_ns S, ks_ns E)
+{
+    return ks_sat_sub(s->sum[started_before(s, E)], s->sum[started_before(s, S)]);
+}
+
+/* GPU work launched by the other replayed threads, and GPU work without a launch call (not in the
+ * model) */
+static void coverage_build(const replay *r, started *others, started *unmodeled)
+{
+    ks_ns *p = NULL, *q = NULL;
+    size_t np = 0, cp = 0, nq = 0, cq = 0;
+    for (size_t i = 0; i < r->nitems; i++)
+        if (r->items[i].thread) {
+            KS_PUSH(p, np, cp, r->items[i].start);
+            KS_PUSH(p, np, cp, r->items[i].dur);
+        }
+    const ks_gpuwork *gw = ks_gpuwork_of(r->a);
+    for (size_t i = 0; i < gw->n; i++)
+        if (ks_gpuwork_launcher(r->a, &gw->v[i]).s < 0) {
+            KS_PUSH(q, nq, cq, gw->v[i].ts);
+            KS_PUSH(q, nq, cq, gw->v[i].dur);
+        }
+    started_build(others, p, np / 2);
+    started_build(unmodeled, q, nq / 2);
+}
+
 int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh, size_t nsh, ks_whatif *out,
                   ks_error *err)
 {
@@ -414,16 +620,28 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     r.sh = sh;
     r.nsh = nsh;
     uint32_t thread = st && st->n ? st->track : main_thread(a);
-    r.tl = &a->tl[thread];
     out->track = thread;
-    mark_labels(&r);
-    collect_items(&r, thread);
-    int rc = check_labels(&r, err);
+    pick_threads(&r, thread);
+    for (size_t j = 0; j < r.nth; j++)
+        mark_labels(&r, &r.th[j]);
+    out->nthreads = r.nth;
+    out->threads = ks_xcalloc(r.nth, sizeof *out->threads);
+    for (size_t j = 0; j < r.nth; j++)
+        out->threads[j] = r.th[j].tl->track;
+    out->label_wait_ns = ks_xcalloc(nsh ? nsh : 1, sizeof *out->label_wait_ns);
+    out->label_own_ns = ks_xcalloc(nsh ? nsh : 1, sizeof *out->label_own_ns);
+    out->label_wait_track = ks_xcalloc(nsh ? nsh : 1, sizeof *out->label_wait_track);
+    take_out_waiting(&r, out);
+    collect_items(&r);
+    int rc = check_labels(&r, out, err);
     size_t n = rc != KS_OK ? 0 : st && st->n ? st->n : 1;
     if (n) {
         out->v = ks_xcalloc(n, sizeof *out->v);
         out->n = n;
     }
+    started others = {0}, unmodeled = {0};
+    if (n)
+        coverage_build(&r, &others, &unmodeled);
     for (size_t i = 0; i < n; i++) {
         ks_whatif_step *w = &out->v[i];
         ks_ns S, H, E;
@@ -439,13 +657,24 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
             w->number = -1;
         }
         w->measured_ns = E - S;
-        w->model_ns = replay_step(&r, S, H, 0, NULL, NULL) - S;
-        w->projected_ns = replay_step(&r, S, H, 1, &w->label_cpu_ns, &w->label_gpu_ns) - S;
+        w->model_ns = replay_step(&r, S, H, E, 0, NULL, NULL) - S;
+        w->projected_ns = replay_step(&r, S, H, E, 1, &w->label_cpu_ns, &w->label_gpu_ns) - S;
+        w->other_threads_gpu_ns = started_in(&others, S, E);
+        w->unmodeled_gpu_ns = started_in(&unmodeled, S, E);
     }
-    for (size_t k = 0; k < nsh; k++)
-        ks_ivs_free(&r.label_cpu[k]);
-    free(r.label_cpu);
-    free(r.launch_shrink);
+    free(others.ts);
+    free(others.sum);
+    free(unmodeled.ts);
+    free(unmodeled.sum);
+    for (size_t j = 0; j < r.nth; j++) {
+        for (size_t k = 0; k < nsh; k++)
+            ks_ivs_free(&r.th[j].label_cpu[k]);
+        free(r.th[j].label_cpu);
+        free(r.th[j].launch_shrink);
+        ks_ivs_free(&r.th[j].ops);
+    }
+    free(r.th);
+    free(r.thread_of);
     free(r.items);
     return rc;
 }
@@ -453,5 +682,9 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
 void ks_whatif_free(ks_whatif *w)
 {
     free(w->v);
+    free(w->threads);
+    free(w->label_wait_ns);
+    free(w->label_own_ns);
+    free(w->label_wait_track);
     memset(w, 0, sizeof *w);
 }

@@ -28,6 +28,7 @@
 #include "source/source_int.h"
 #include "store/store_int.h"
 #include "json/repair.h"
+#include "json/textpos.h"
 #include "parser/split.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
@@ -185,6 +186,7 @@ typedef struct parser {
     int top_done;             /* the top-level value is complete */
     int events_done;          /* the traceEvents array was closed */
     int in_events_seen;
+    uint32_t top_seen;        /* bit k: top-level key k (enum key) seen */
 
     cur_event ev;
     counter_kv *kv;
@@ -220,6 +222,17 @@ typedef struct parser {
      * diagnostic about the event names its start, which may lie in a window already dropped) */
     int has_lc;
     uint64_t lc_at, lc_line, lc_col;
+    /* the end of the last token yajl accepted (it called back): a run offset while the run is fed
+     * (acc_set), made absolute once the run is settled (has_acc, acc_abs). The bytes from there on
+     * are not dropped from the window (keep: bytes of earlier reader windows still needed), so a
+     * syntax error or a repair after it is placed whatever the chunking (issue 16). */
+    size_t acc_run;
+    int acc_set, has_acc;
+    uint64_t acc_abs;
+    ks_buf keep;              /* raw bytes [keep_base, in_base) of earlier reader windows */
+    uint64_t keep_base;
+    uint64_t keep_lines;      /* newlines before keep_base */
+    int64_t keep_last_nl;     /* the last of them, -1 none */
 
     ks_repair rep;
     ks_pending_repair *pr;
@@ -231,6 +244,14 @@ typedef struct parser {
     enum resync_target rs_target;
     int rs_state;
     uint64_t rs_from;         /* where the resync scan began (for the skipped byte count) */
+    /* RS_EVENT: brackets outside strings since the scan began; the ']' that takes rs_depth to
+     * -rs_close closes traceEvents (a broken last event does not hide the metadata after it) */
+    int64_t rs_depth, rs_close;
+    uint8_t rs_str, rs_esc;
+    /* the '{' of the event the scan may resume at (its start), with its line and column once it
+     * left the window (rs_brace_lc) */
+    uint64_t rs_brace, rs_brace_line, rs_brace_col;
+    int rs_brace_lc;
 
     /* caches */
     uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
@@ -286,18 +307,34 @@ static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *co
         *col = p->lc_col;
         return;
     }
-    uint64_t lines = p->lines_before;
-    int64_t last = p->last_nl;
-    uint64_t rel = abs > p->in_base ? abs - p->in_base : 0;
-    if (rel > p->in_len)
-        rel = p->in_len;
-    for (size_t i = 0; i < rel; i++)
-        if (p->inbuf[i] == '\n') {
-            lines++;
-            last = (int64_t)(p->in_base + i);
-        }
-    *line = lines + 1;
-    *col = abs - (uint64_t)(last + 1) + 1;
+    ks_text_win w = {p->inbuf, p->in_len, p->in_base, p->lines_before, p->last_nl};
+    if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
+        /* in the bytes kept from an earlier reader window */
+        w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl};
+    }
+    ks_text_line_col(&w, abs, line, col);
+}
+
+/* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
+static int raw_byte(const parser *p, uint64_t abs)
+{
+    if (abs < p->in_base) {
+        if (p->keep.n && abs >= p->keep_base && abs - p->keep_base < p->keep.n)
+            return (unsigned char)p->keep.p[abs - p->keep_base];
+        return -1;
+    }
+    return abs - p->in_base < p->in_len ? (unsigned char)p->inbuf[abs - p->in_base] : -1;
+}
+
+/* The first byte at or after abs that is not a JSON blank (the start of the next token). */
+static uint64_t next_token(const parser *p, uint64_t abs)
+{
+    for (;;) {
+        int c = raw_byte(p, abs);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return abs;
+        abs++;
+    }
 }
 
 static void diag_at(parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
@@ -702,6 +739,15 @@ static void commit_event(parser *p)
 
 #define P ((parser *)ctx)
 
+/* Every callback: yajl accepted a token ending here (see acc_run). */
+static inline void accepted(parser *p)
+{
+    if (!p->feeding_prefix) {
+        p->acc_run = p->feed_off + yajl_get_bytes_consumed(p->h);
+        p->acc_set = 1;
+    }
+}
+
 static inline int top(const parser *p)
 {
     return p->ctx;
@@ -753,6 +799,7 @@ static int not_a_trace(parser *p)
 static int cb_start_map(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -798,6 +845,7 @@ static int cb_start_map(void *ctx)
 static int cb_end_map(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip) {
         p->skip--;
         return 1;
@@ -829,6 +877,7 @@ static int cb_end_map(void *ctx)
 static int cb_start_array(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -864,6 +913,7 @@ static int cb_start_array(void *ctx)
 static int cb_end_array(void *ctx)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip) {
         p->skip--;
         return 1;
@@ -892,6 +942,7 @@ static void seen_key(parser *p)
 static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     parser *p = P;
+    accepted(p);
     if (p->skip)
         return 1;
     const char *k = (const char *)key;
@@ -915,6 +966,12 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
         return 1;
     case CX_TOP_OBJ:
         p->key = top_key(k, len);
+        if (p->key != K_META && !p->feeding_prefix) {
+            /* a duplicate traceEvents adds its events; the other values: the last one wins */
+            if (p->top_seen & (1u << p->key))
+                ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+            p->top_seen |= 1u << p->key;
+        }
         if (p->key == K_META)
             p->meta_key = ks_strtab_intern(p->t->strings, k, len);
         return 1;
@@ -947,6 +1004,7 @@ static void set_meta_entry(parser *p, const char *s, size_t len, int is_string)
     ks_str v = ks_strtab_intern(p->t->strings, s, len);
     for (size_t i = 0; i < m->nentries; i++)
         if (m->entries[i].key == p->meta_key) {
+            ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
             m->entries[i].value = v;
             m->entries[i].is_string = (uint8_t)is_string;
             return;
@@ -1232,6 +1290,7 @@ static int top_value(parser *p, int key, enum vtype vt, const char *s, size_t le
 
 static int value(parser *p, enum vtype vt, const char *s, size_t len)
 {
+    accepted(p);
     if (p->skip)
         return 1;
     int key = p->key;
@@ -1320,10 +1379,12 @@ static void on_repair(void *ctx, int kind, size_t in_off)
     p->npr++;
 }
 
-/* Count the repairs of the last run that lie before limit (the part yajl accepted); the rest is
- * filtered again after a resynchronisation and must not count twice. */
+/* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
+ * or the syntax error lies after them); the others stay pending, in order. After a syntax error
+ * the caller drops them: they are filtered again after the resynchronisation. */
 static void commit_repairs(parser *p, uint64_t limit)
 {
+    size_t kept = 0;
     static const char *const what[] = {
         "unescaped '\"' inside a string escaped",
         "raw control character inside a string escaped",
@@ -1334,8 +1395,10 @@ static void commit_repairs(parser *p, uint64_t limit)
     for (size_t i = 0; i < p->npr; i++) {
         int kind = p->pr[i].kind;
         uint64_t at = p->pr[i].at;
-        if (at >= limit)
+        if (at >= limit) {
+            p->pr[kept++] = p->pr[i];
             continue;
+        }
         if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
             p->strict_repair = kind + 1;
             p->strict_repair_at = at;
@@ -1343,7 +1406,19 @@ static void commit_repairs(parser *p, uint64_t limit)
         diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
                 at, "%s", what[kind]);
     }
-    p->npr = 0;
+    p->npr = kept;
+}
+
+/* The first repair in strict mode is the error. Returns 0 when there was one (err set). */
+static int strict_repair_ok(parser *p, ks_error *err)
+{
+    if (!p->strict_repair)
+        return 1;
+    uint64_t line, col;
+    line_col(p, p->strict_repair_at, &line, &col);
+    ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
+                    ks_repair_kind_id(p->strict_repair - 1) + 6);
+    return 0;
 }
 
 /* Drop inbuf[0..pos), counting its newlines. */
@@ -1351,6 +1426,12 @@ static void commit_repairs(parser *p, uint64_t limit)
  * when it lies there */
 static void remember_event_start(parser *p, size_t upto)
 {
+    uint64_t b = p->rs_brace;
+    if (p->mode == M_RESYNC && p->rs_state == 2 && !p->rs_brace_lc && b >= p->in_base &&
+        b < p->in_base + upto) {
+        line_col(p, b, &p->rs_brace_line, &p->rs_brace_col);
+        p->rs_brace_lc = 1;
+    }
     uint64_t s = p->ev.start;
     if (s >= p->in_base && s < p->in_base + upto) {
         line_col(p, s, &p->lc_line, &p->lc_col);
@@ -1359,17 +1440,21 @@ static void remember_event_start(parser *p, size_t upto)
     }
 }
 
+/* Where the window may be cut before reading on, at most pos: not after the end of the last
+ * accepted token (see acc_abs). */
+static size_t drop_point(const parser *p, size_t pos)
+{
+    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base && p->acc_abs - p->in_base < pos)
+        return (size_t)(p->acc_abs - p->in_base);
+    return pos;
+}
+
 static void discard(parser *p, size_t pos)
 {
+    if (!pos)
+        return;
     remember_event_start(p, pos);
-    const char *b = p->inbuf;
-    const char *e = b + pos;
-    const char *q = b;
-    while ((q = memchr(q, '\n', (size_t)(e - q)))) {
-        p->lines_before++;
-        p->last_nl = (int64_t)(p->in_base + (uint64_t)(q - b));
-        q++;
-    }
+    ks_text_count(p->inbuf, pos, p->in_base, &p->lines_before, &p->last_nl);
     memmove(p->inbuf, p->inbuf + pos, p->in_len - pos);
     p->in_len -= pos;
     p->in_base += pos;
@@ -1402,7 +1487,7 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     if (p->strict)
         return fatal_at(p, at, "invalid JSON: %s", msg);
     if (!p->t->container)
-        return fatal_at(p, at, "not a JSON trace: %s", msg);
+        return fatal_at(p, at, "%s: %s", raw_byte(p, at) == 0 ? "not JSON" : "not a JSON trace", msg);
     if (p->top_done) {
         diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at, "bytes after the trace ignored: %s", msg);
         p->mode = M_STOP;
@@ -1411,6 +1496,13 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     if (in_events || in_event) {
         diag_at(p, "parse.skipped_event", KS_SEV_ERROR, at, "event skipped: %s", msg);
         p->rs_target = RS_EVENT;
+        int ev = 0;
+        while (ev < p->depth && p->stack[ev] != CX_EVENTS)
+            ev++;
+        /* containers open inside traceEvents, then traceEvents itself */
+        p->rs_close = (int64_t)(p->depth - ev - 1) + p->skip + 1;
+        p->rs_depth = 0;
+        p->rs_str = p->rs_esc = 0;
     } else if (p->t->container == '{' && !p->in_events_seen) {
         diag_at(p, "parse.skipped_metadata", KS_SEV_WARNING, at, "metadata skipped up to \"traceEvents\": %s", msg);
         p->rs_target = RS_TRACE_EVENTS;
@@ -1425,6 +1517,28 @@ static int on_syntax_error(parser *p, uint64_t at, const char *msg)
     return 1;
 }
 
+/* Follow the brackets outside strings while looking for the next event: 1 at the ']' that closes
+ * traceEvents, when it comes before any next event (the broken event was the last one). */
+static int closes_events(parser *p, char c)
+{
+    if (p->rs_str) {
+        if (p->rs_esc)
+            p->rs_esc = 0;
+        else if (c == '\\')
+            p->rs_esc = 1;
+        else if (c == '"')
+            p->rs_str = 0;
+        return 0;
+    }
+    if (c == '"')
+        p->rs_str = 1;
+    else if (c == '{' || c == '[')
+        p->rs_depth++;
+    else if (c == '}' || c == ']')
+        return --p->rs_depth <= -p->rs_close && c == ']';
+    return 0;
+}
+
 /* Scan inbuf[*pos..in_len) for the resynchronisation point. Returns 1 when found: *pos is where
  * parsing resumes and *prefix the synthetic JSON to feed before it. */
 static int resync_scan(parser *p, size_t *pos, const char **prefix)
@@ -1434,12 +1548,21 @@ static int resync_scan(parser *p, size_t *pos, const char **prefix)
     for (size_t i = *pos; i < p->in_len; i++) {
         char c = b[i];
         int blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        if (p->rs_target == RS_EVENT && closes_events(p, c)) {
+            *pos = i;
+            *prefix = p->t->container == '[' ? "[" : "{\"traceEvents\":[";
+            return 1;
+        }
         if (p->rs_target == RS_EVENT) {
             /* ( ',' | '[' ) blank* '{' blank* '"' */
             switch (p->rs_state) {
             case 0: if (c == ',' || c == '[') p->rs_state = 1; break;
             case 1:
-                if (c == '{') p->rs_state = 2;
+                if (c == '{') {
+                    p->rs_state = 2;
+                    p->rs_brace = p->in_base + i;
+                    p->rs_brace_lc = 0;
+                }
                 else if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
                 break;
             case 2:
@@ -1487,6 +1610,16 @@ static void restart(parser *p, const char *prefix, size_t pos)
     p->feeding_prefix = 1;
     yajl_parse(p->h, (const unsigned char *)prefix, strlen(prefix));
     p->feeding_prefix = 0;
+    if (prefix[strlen(prefix) - 1] == '{') {
+        /* the event starts at its own '{', which may have left the window during the scan */
+        p->ev.start = p->rs_brace;
+        if (p->rs_brace_lc) {
+            p->has_lc = 1;
+            p->lc_at = p->rs_brace;
+            p->lc_line = p->rs_brace_line;
+            p->lc_col = p->rs_brace_col;
+        }
+    }
     uint64_t at = p->in_base + pos;
     ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);
     p->mode = M_PARSE;
@@ -1582,6 +1715,7 @@ static void parser_free(parser *p)
     free(p->own_inbuf);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
+    ks_buf_free(&p->keep);
     free(p->pt);
     free(p->pr);
     free(p->cat_kind);
@@ -1606,12 +1740,27 @@ static int lexed_past_offender(const char *msg)
     return strstr(msg, "lexical error: invalid char in json text") != NULL;
 }
 
+/* "after key and value, inside map, I expect ',' or '}'" and "after array element, I expect ','
+ * or ']'": yajl moves its offset back by the offending token's length, and to the start of the
+ * current feed when that token began in an earlier one (yajl_parser.c), so its position depends on
+ * the chunking. The offending token is the first one after the last accepted token: named here
+ * from the raw bytes, which the window keeps from there on (acc_abs). */
+static int before_offending_token(const char *msg)
+{
+    return strstr(msg, "I expect ','") != NULL;
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
+    if (p->acc_set) {
+        p->acc_abs = p->in_base + pos + ks_run_in_offset(&p->run, p->acc_run);
+        p->acc_set = 0;
+        p->has_acc = 1;
+    }
     char *msg = NULL;
     if (ys != yajl_status_ok) {
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
@@ -1621,13 +1770,22 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
             in_off--; /* name the offending byte itself, as the other lexical errors do (in input
                        * bytes: the filtered run may have dropped blanks before it) */
         *err_at = p->in_base + pos + in_off;
+        if (before_offending_token(msg) && p->has_acc)
+            *err_at = next_token(p, p->acc_abs);
+        if (raw_byte(p, *err_at) == 0) {
+            /* binary data (/dev/zero, a sparse or zero-filled file): say so */
+            free(msg);
+            char buf[64];
+            snprintf(buf, sizeof buf, "NUL byte at byte %llu", (unsigned long long)*err_at);
+            msg = ks_xstrdup(buf);
+        }
     }
-    commit_repairs(p, *err_at);
-    if (p->strict_repair) {
-        uint64_t line, col;
-        line_col(p, p->strict_repair_at, &line, &col);
-        ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
-                        ks_repair_kind_id(p->strict_repair - 1) + 6);
+    commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->has_acc ? p->acc_abs : 0);
+    if (*err_at != UINT64_MAX) {
+        p->npr = 0;
+        p->has_acc = 0; /* resynchronising: nothing to keep */
+    }
+    if (!strict_repair_ok(p, err)) {
         free(msg);
         return 0;
     }
@@ -1665,6 +1823,8 @@ static void replay(parser *p, const ks_unit *u)
     p->events_read += u->events_read;
     p->last_commit_end = u->last_end;
     p->last_ev_run_end = u->yb + 1;
+    p->acc_run = u->yb + 1;
+    p->acc_set = 1;
 }
 
 /* feed_run for a run a worker parsed ahead: its edges go to yajl here, the unit is replayed in
@@ -1745,7 +1905,125 @@ static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t
     return size == 0 || size > chunk;
 }
 
+/* How much to read before the next feed: a chunk, or as much as the window holds from the end of
+ * the last accepted token when that is more: yajl lexes a token cut by a feed again from its
+ * start at the next feed, so a long token is fed in parts that double (time linear in it). */
+static size_t read_want(const parser *p)
+{
+    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base) {
+        uint64_t held = p->in_base + p->in_len - p->acc_abs;
+        if (held > p->chunk)
+            return (size_t)held;
+    }
+    return p->chunk;
+}
+
+/* Read a chunk onto the window, or chunks until want bytes came (or the end). Returns 0 when a
+ * read failed fatally (err set). */
+static int fill_window(parser *p, ks_stream *st, const ks_parse_opts *opts, size_t want, int *eof,
+                       ks_error *err)
+{
+    size_t got = 0;
+    do {
+        if (p->in_cap < p->in_len + p->chunk) {
+            p->in_cap = p->in_len + p->chunk > 2 * p->in_cap ? p->in_len + p->chunk : 2 * p->in_cap;
+            p->own_inbuf = p->inbuf = ks_xrealloc(p->inbuf, p->in_cap);
+        }
+        ks_error rerr;
+        ssize_t r = read_more(p, st, p->inbuf + p->in_len, p->chunk, &rerr);
+        if (r < 0) {
+            if (!read_failed(p, p->in_base + p->in_len, rerr.msg, ks_stream_damaged(st), err))
+                return 0;
+            r = 0;
+        }
+        if (r == 0)
+            *eof = 1;
+        p->in_len += (size_t)r;
+        got += (size_t)r;
+        p->t->bytes = p->in_base + p->in_len;
+        if (opts->progress)
+            opts->progress(opts->progress_ctx, st, p->t->bytes);
+    } while (!*eof && want > p->chunk && got < want);
+    return 1;
+}
+
+/* The rest is ignored, but read: the byte count (and a read error) do not depend on where in a
+ * chunk the parse stopped. Returns 0 when a read failed fatally (err set). */
+static int drain(parser *p, ks_stream *st, const ks_parse_opts *opts, int *eof, ks_error *err)
+{
+    while (!*eof) {
+        discard(p, p->in_len);
+        if (!fill_window(p, st, opts, p->chunk, eof, err))
+            return 0;
+    }
+    return 1;
+}
+
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
+
+/* The reader window c is about to be replaced by the next one, which starts at c's drop point:
+ * keep the bytes from the end of the last accepted token (acc_abs) up to there. */
+static void keep_tail(parser *p, const ks_rchunk *c)
+{
+    size_t done = c->has_run ? c->run_start + c->consumed : 0;
+    uint64_t drop = c->base + done;
+    if (!p->has_acc || p->acc_abs >= drop) {
+        p->keep.n = 0;
+        return;
+    }
+    if (p->acc_abs >= c->base || !p->keep.n) {
+        size_t from = p->acc_abs >= c->base ? (size_t)(p->acc_abs - c->base) : 0;
+        p->keep.n = 0;
+        p->keep_base = c->base + from;
+        p->keep_lines = p->lines_before;
+        p->keep_last_nl = p->last_nl;
+        ks_text_count(c->buf, from, c->base, &p->keep_lines, &p->keep_last_nl);
+        ks_buf_put(&p->keep, c->buf + from, done - from);
+        return;
+    }
+    ks_buf_put(&p->keep, c->buf, done);
+}
+
+/* 1 when the token after the last accepted one began more than two chunks before the end of
+ * what the reader window c filtered. */
+static int inside_long_token(const parser *p, const ks_rchunk *c)
+{
+    uint64_t drop = c->base + (c->has_run ? c->run_start + c->consumed : 0);
+    return p->has_acc && p->acc_abs < drop && drop - p->acc_abs > 2 * (uint64_t)p->chunk;
+}
+
+/* Put the kept bytes in front of our own window. */
+static void prepend_keep(parser *p)
+{
+    size_t k = p->keep.n;
+    if (p->in_cap < p->in_len + k + p->chunk) {
+        p->in_cap = p->in_len + k + p->chunk;
+        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    }
+    memmove(p->own_inbuf + k, p->own_inbuf, p->in_len);
+    memcpy(p->own_inbuf, p->keep.p, k);
+    p->inbuf = p->own_inbuf;
+    p->in_len += k;
+    p->in_base = p->keep_base;
+    p->lines_before = p->keep_lines;
+    p->last_nl = p->keep_last_nl;
+    p->keep.n = 0;
+}
+
+/* Leave the reader's windows: ours holds the window c, after the bytes kept from earlier ones
+ * when the parse goes on from need_from, before c. */
+static void own_window(parser *p, const ks_rchunk *c, uint64_t need_from)
+{
+    if (p->in_cap < c->len + p->chunk) {
+        p->in_cap = c->len + p->chunk;
+        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    }
+    memcpy(p->own_inbuf, c->buf, c->len);
+    p->inbuf = p->own_inbuf;
+    if (p->keep.n && need_from < p->in_base)
+        prepend_keep(p);
+    p->keep.n = 0;
+}
 
 /* The parse while the reader thread filters: one chunk per read, the run it filtered handed to
  * yajl, the window kept for positions. The first syntax error switches to the single-threaded
@@ -1755,10 +2033,13 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
 {
     uint64_t lines = 0;
     int64_t last_nl = -1;
+    ks_rchunk *prev = NULL;
     for (;;) {
-        if (p->inbuf)
+        if (prev) {
             remember_event_start(p, p->in_len);
-        ks_rchunk *c = ks_reader_next(p->reader);
+            keep_tail(p, prev);
+        }
+        ks_rchunk *c = prev = ks_reader_next(p->reader);
         if (!c)
             return FILTERED_DONE;
         /* the previous window is discarded now, its newlines counted */
@@ -1783,7 +2064,6 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
                 return FILTERED_DONE;
             continue;
         }
-        p->npr = 0;
         for (size_t i = 0; i < c->npr; i++) {
             KS_GROW(p->pr, p->pr_cap, p->npr + 1);
             p->pr[p->npr].kind = c->pr[i].kind;
@@ -1805,12 +2085,7 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
             return FILTERED_FAIL;
         if (err_at != UINT64_MAX) {
             /* resynchronise on the raw bytes: our own window and filter from here on */
-            if (p->in_cap < c->len + p->chunk) {
-                p->in_cap = c->len + p->chunk;
-                p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
-            }
-            memcpy(p->own_inbuf, c->buf, c->len);
-            p->inbuf = p->own_inbuf;
+            own_window(p, c, err_at);
             *pos = (size_t)(err_at - p->in_base);
             if (*pos > p->in_len)
                 *pos = p->in_len;
@@ -1820,6 +2095,15 @@ static int filtered_loop(parser *p, const ks_parse_opts *opts, ks_stream *st, si
         }
         if (c->eof)
             return FILTERED_DONE; /* the last window stays: finish() reports positions in it */
+        if (inside_long_token(p, c)) {
+            /* yajl would lex the token again from its start at every chunk: go on with our own
+             * window, which grows with the token (issue 16) */
+            own_window(p, c, p->acc_abs);
+            *pos = (size_t)(c->base + c->run_start + c->consumed - p->in_base);
+            p->rep.in_string = c->in_string;
+            ks_reader_raw(p->reader);
+            return FILTERED_SWITCH;
+        }
     }
 }
 
@@ -1876,25 +2160,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         if (need_more) {
             if (eof)
                 break;
-            discard(&p, pos);
-            pos = 0;
-            if (p.in_cap < p.in_len + chunk) {
-                p.in_cap = p.in_len + chunk;
-                p.own_inbuf = p.inbuf = ks_xrealloc(p.inbuf, p.in_cap);
-            }
-            ks_error rerr;
-            ssize_t r = read_more(&p, st, p.inbuf + p.in_len, chunk, &rerr);
-            if (r < 0) {
-                if (!read_failed(&p, p.in_base + p.in_len, rerr.msg, ks_stream_damaged(st), err))
-                    goto fail;
-                r = 0;
-            }
-            if (r == 0)
-                eof = 1;
-            p.in_len += (size_t)r;
-            p.t->bytes = p.in_base + p.in_len;
-            if (opts->progress)
-                opts->progress(opts->progress_ctx, st, p.t->bytes);
+            size_t drop = drop_point(&p, pos);
+            discard(&p, drop);
+            pos -= drop;
+            if (!fill_window(&p, st, opts, read_want(&p), &eof, err))
+                goto fail;
             if (first) {
                 if (p.in_len < 3 && !eof)
                     continue;
@@ -1906,8 +2176,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             }
             need_more = 0;
         }
-        if (p.mode == M_STOP)
+        if (p.mode == M_STOP) {
+            if (!drain(&p, st, opts, &eof, err))
+                goto fail;
             break;
+        }
         if (p.mode == M_RESYNC) {
             const char *prefix;
             if (resync_scan(&p, &pos, &prefix))
@@ -1922,7 +2195,6 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             continue;
         }
         p.run_start = pos;
-        p.npr = 0;
         size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
         p.run = ks_repair_last_run(&p.rep);
         uint64_t err_at;
@@ -1939,6 +2211,12 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             need_more = 1;
     }
 done:
+    if (p.npr && !p.failed) {
+        /* repairs in the last, unfinished token */
+        commit_repairs(&p, UINT64_MAX);
+        if (!strict_repair_ok(&p, err))
+            goto fail;
+    }
     ks_trace_set_supply(p.t, NULL);
     if (opts->info) {
         opts->info->chunks += p.info.chunks;

@@ -173,6 +173,7 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
         c->consumed = ks_repair_run(&r->filt, c->buf + pos, c->len - pos, c->eof);
         swap_outputs(&r->filt, &c->out);
         c->run = ks_repair_last_run(&c->out);
+        c->in_string = r->filt.in_string;
         if (ahead) {
             ks_run filtered = c->run;
             ks_blanks_run(&filtered, &c->bbuf, &c->run);

@@ -40,6 +40,7 @@ typedef struct ks_rchunk {
     int bom;              /* the first run skips a UTF-8 BOM */
     int has_run;          /* the filter ran over buf[run_start .. len) */
     size_t run_start, consumed;
+    int in_string;        /* the filter's string state after the run (to go on from there) */
     ks_repair out;        /* the repair filter's output of the run (its filter state unused) */
     ks_blanks_buf bbuf;   /* storage for that output without its indentation (blanks.h) */
     ks_run run;           /* what yajl gets, with its map to input offsets */

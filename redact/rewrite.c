@@ -20,6 +20,7 @@
 #include "common/limits.h"
 #include "common/yajl_alloc.h"
 #include "json/repair.h"
+#include "json/textpos.h"
 #include "kinesift/store.h"
 #include "redact/redact_int.h"
 
@@ -262,18 +263,8 @@ static uint64_t in_offset(eng *e, uint64_t f)
 
 static void line_col(const eng *e, uint64_t abs, uint64_t *line, uint64_t *col)
 {
-    uint64_t lines = e->lines_before;
-    int64_t last = e->last_nl;
-    uint64_t rel = abs > e->in_base ? abs - e->in_base : 0;
-    if (rel > e->in_len)
-        rel = e->in_len;
-    for (size_t i = 0; i < rel; i++)
-        if (e->inbuf[i] == '\n') {
-            lines++;
-            last = (int64_t)(e->in_base + i);
-        }
-    *line = lines + 1;
-    *col = abs - (uint64_t)(last + 1) + 1;
+    ks_text_win w = {e->inbuf, e->in_len, e->in_base, e->lines_before, e->last_nl};
+    ks_text_line_col(&w, abs, line, col);
 }
 
 /* ---- findings ----------------------------------------------------------------------------- */
@@ -934,14 +925,7 @@ static void window_add(eng *e, const char *p, size_t n)
 /* drop consumed input bytes, keeping line counts (a counting loop the compiler vectorises) */
 static void input_discard(eng *e, size_t pos)
 {
-    size_t lines = 0;
-    for (size_t i = 0; i < pos; i++)
-        lines += e->inbuf[i] == '\n';
-    if (lines) {
-        const char *l = memrchr(e->inbuf, '\n', pos);
-        e->lines_before += lines;
-        e->last_nl = (int64_t)(e->in_base + (uint64_t)(l - e->inbuf));
-    }
+    ks_text_count(e->inbuf, pos, e->in_base, &e->lines_before, &e->last_nl);
     memmove(e->inbuf, e->inbuf + pos, e->in_len - pos);
     e->in_len -= pos;
     e->in_base += pos;

@@ -15,7 +15,15 @@ static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
         ks_jw_knull(w, k);
 }
 
-static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st)
+static void ties_json(ks_jw *w, const ks_ns *v)
+{
+    ks_jw_obj(w);
+    for (int k = 0; k < KS_TIE_COUNT; k++)
+        ks_jw_kint(w, ks_tie_name((ks_tie)k), v[k]);
+    ks_jw_end_obj(w);
+}
+
+static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const ks_threads *th)
 {
     int gpu = a->links.gpu_events > 0;
     ks_jw_key(w, "steps");
@@ -36,6 +44,15 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st)
         ks_jw_kbool(w, "warmup", s->warmup);
         ks_jw_kbool(w, "unfinished", s->unfinished);
         ks_jw_kuint(w, "gpu_events", s->gpu_events);
+        ks_jw_key(w, "gpu_tied_ns");
+        if (th && !th->reason && th->nsteps == st->n) {
+            ks_jw_obj(w);
+            for (int k = 0; k < KS_TIE_NONE; k++)
+                ks_jw_kint(w, ks_tie_name((ks_tie)k), th->step_ns[i][k]);
+            ks_jw_end_obj(w);
+        } else {
+            ks_jw_null(w);
+        }
         ks_jw_key(w, "breakdown");
         ks_jw_obj(w);
         for (int r = 0; r < KS_ROLE_COUNT; r++) {
@@ -74,9 +91,66 @@ static void causes(ks_jw *w, const ks_trace *t, const ks_gap_cause *c, size_t n,
         ks_jw_obj(w);
         ks_jw_kstr(w, "what", c[i].name ? ks_trace_str(t, c[i].name) : none);
         ks_jw_kstr(w, "kind", c[i].name ? ks_kind_name((ks_kind)c[i].kind) : "none");
+        ks_jw_kbool(w, "waiting_on_other_thread", c[i].waiting);
         ks_jw_kuint(w, "count", c[i].count);
         ks_jw_kint(w, "total_ns", c[i].total_ns);
         ks_jw_kdouble(w, "share", total ? (double)c[i].total_ns / (double)total : 0.0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void thread_id(ks_jw *w, const ks_trace *t, uint32_t track)
+{
+    char id[64];
+    const ks_track *tr = &t->tracks[track];
+    ks_id_format(t->strings, tr->pid, id, sizeof id);
+    ks_jw_kstr(w, "pid", id);
+    ks_id_format(t->strings, tr->tid, id, sizeof id);
+    ks_jw_kstr(w, "tid", id);
+    if (tr->name)
+        ks_jw_kstr(w, "thread_name", ks_trace_str(t, tr->name));
+    else
+        ks_jw_knull(w, "thread_name");
+}
+
+/* every CPU thread of the launching process over the device's gaps */
+static void gap_threads_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d)
+{
+    ks_jw_arr(w);
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        ks_jw_obj(w);
+        thread_id(w, t, th->track);
+        ks_jw_kuint(w, "launching_gaps", th->launching);
+        ks_jw_key(w, "state_ns");
+        ks_jw_obj(w);
+        for (int s = 0; s < KS_TS_COUNT; s++)
+            ks_jw_kint(w, ks_thread_state_name((ks_thread_state)s), th->state_ns[s]);
+        ks_jw_end_obj(w);
+        ks_jw_key(w, "by_cpu_activity");
+        causes(w, t, th->by_cpu, th->nby_cpu, d->total_ns, "(nothing: CPU thread idle)");
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+/* what every thread of the process did during one gap, piece by piece */
+static void gap_pieces_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d, const ks_gap *gp)
+{
+    ks_jw_key(w, "threads");
+    ks_jw_arr(w);
+    for (size_t i = gp->piece0; i < gp->piece0 + gp->npieces && i < d->npieces; i++) {
+        const ks_gap_piece *pc = &d->pieces[i];
+        ks_jw_obj(w);
+        thread_id(w, t, pc->track);
+        ks_jw_kint(w, "start_ns", pc->start);
+        ks_jw_kint(w, "end_ns", pc->end);
+        ks_jw_kstr(w, "state", ks_thread_state_name((ks_thread_state)pc->state));
+        if (pc->name)
+            ks_jw_kstr(w, "what", ks_trace_str(t, pc->name));
+        else
+            ks_jw_knull(w, "what");
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -105,6 +179,9 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
         causes(w, t, d->by_cpu, d->nby_cpu, d->total_ns, "(nothing: CPU thread idle)");
         ks_jw_key(w, "by_label");
         causes(w, t, d->by_label, d->nby_label, d->total_ns, "(no label)");
+        ks_jw_kint(w, "waiting_on_other_thread_ns", d->waiting_ns);
+        ks_jw_key(w, "threads");
+        gap_threads_json(w, t, d);
         ks_jw_key(w, "hta");
         ks_jw_obj(w);
         ks_jw_kint(w, "host_wait_ns", d->hta_host_wait_ns);
@@ -119,6 +196,8 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
             ks_jw_kint(w, "end_ns", d->longest[j].end);
             ks_jw_kint(w, "dur_ns", d->longest[j].end - d->longest[j].start);
             ks_jw_kstr(w, "while", d->longest[j].cause ? ks_trace_str(t, d->longest[j].cause) : "(nothing)");
+            ks_jw_kbool(w, "waiting_on_other_thread", d->longest[j].cause_waiting);
+            gap_pieces_json(w, t, d, &d->longest[j]);
             ks_jw_end_obj(w);
         }
         ks_jw_end_arr(w);
@@ -224,9 +303,56 @@ static void telemetry_json(ks_jw *w, const ks_analysis *a, const ks_insights_vie
     ks_jw_end_obj(w);
 }
 
+static void named_json(ks_jw *w, const char *key, const ks_trace *t, const ks_named_ns *v, size_t n)
+{
+    ks_jw_key(w, key);
+    ks_jw_arr(w);
+    for (size_t i = 0; i < n; i++) {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "name", ks_trace_str(t, v[i].name));
+        ks_jw_kuint(w, "gpu_events", v[i].count);
+        ks_jw_kint(w, "gpu_ns", v[i].gpu_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+static void threads_json(ks_jw *w, const ks_analysis *a, const ks_threads *th)
+{
+    const ks_trace *t = a->trace;
+    if (!th || th->reason) {
+        ks_jw_knull(w, "threads");
+        ks_jw_kstr(w, "threads_reason", th && th->reason ? th->reason : "not computed");
+        return;
+    }
+    ks_jw_key(w, "threads");
+    ks_jw_obj(w);
+    ks_jw_kint(w, "gpu_busy_ns", th->busy_ns);
+    ks_jw_key(w, "tied_ns");
+    ties_json(w, th->tied_ns);
+    ks_jw_kint(w, "no_launch_ns", th->no_launch_ns);
+    ks_jw_kuint(w, "fwdbwd_flows", th->flows);
+    ks_jw_key(w, "launchers");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < th->n; i++) {
+        ks_jw_obj(w);
+        thread_id(w, t, th->v[i].track);
+        ks_jw_kstr(w, "role", th->v[i].role);
+        ks_jw_kuint(w, "gpu_events", th->v[i].gpu_events);
+        ks_jw_key(w, "gpu_ns");
+        ties_json(w, th->v[i].gpu_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    named_json(w, "by_forward_op", t, th->by_forward_op, th->nby_forward_op);
+    named_json(w, "labels_via_flow", t, th->labels, th->nlabels);
+    ks_jw_end_obj(w);
+}
+
 void ks_insights_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
 {
-    steps_json(w, a, iv ? iv->steps : NULL);
+    steps_json(w, a, iv ? iv->steps : NULL, iv ? iv->threads : NULL);
+    threads_json(w, a, iv ? iv->threads : NULL);
     gaps_json(w, a, iv ? iv->gaps : NULL);
     diagnoses_json(w, iv ? iv->diagnoses : NULL);
     telemetry_json(w, a, iv);

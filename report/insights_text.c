@@ -1,5 +1,6 @@
 /* report/insights_text.c: the text sections for steps, GPU idle gaps, diagnoses and telemetry. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -52,6 +53,54 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st)
     }
 }
 
+/* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
+ * (in ## backward ## [user_annotation])" */
+static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c)
+{
+    char prev[100] = "";
+    if (c->name) {
+        const char *nm = ks_trace_str(t, c->name);
+        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
+    }
+    if (c->waiting && c->name)
+        snprintf(buf, n, "launching thread waiting on another thread (in %s [%s])", prev, ks_kind_name((ks_kind)c->kind));
+    else if (c->waiting)
+        snprintf(buf, n, "launching thread waiting on another thread (idle)");
+    else if (c->name)
+        snprintf(buf, n, "%s [%s]", prev, ks_kind_name((ks_kind)c->kind));
+    else
+        snprintf(buf, n, "(nothing: CPU thread idle)");
+}
+
+/* every CPU thread of the launching process during the gaps: its states and top activities */
+static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d)
+{
+    char b1[32], b2[32], b3[32], b4[32], id[64];
+    if (!d->nthreads)
+        return;
+    fprintf(out, "    launching thread waiting on another thread: %s (%.1f%% of the gaps): idle or in a blocking\n"
+                 "    call while another thread of its process ran an op or a label, or in a label's own time\n"
+                 "    while another thread ran an op\n",
+            fmt(b1, sizeof b1, d->waiting_ns), pct(d->waiting_ns, d->total_ns));
+    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle):\n");
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        const ks_track *tr = &t->tracks[th->track];
+        ks_id_format(t->strings, tr->tid, id, sizeof id);
+        const char *nm = tr->name ? ks_trace_str(t, tr->name) : "";
+        fprintf(out, "      tid %s%s%s%s: %s / %s / %s / %s; launching thread of %llu gaps\n", id, *nm ? " (" : "", nm,
+                *nm ? ")" : "", fmt(b1, sizeof b1, th->state_ns[KS_TS_WORK]),
+                fmt(b2, sizeof b2, th->state_ns[KS_TS_BLOCKING]), fmt(b3, sizeof b3, th->state_ns[KS_TS_LABEL]),
+                fmt(b4, sizeof b4, th->state_ns[KS_TS_IDLE]), (unsigned long long)th->launching);
+        for (size_t j = 0; j < th->nby_cpu && j < 3; j++) {
+            char what[200];
+            cause_text(what, sizeof what, t, &th->by_cpu[j]);
+            fprintf(out, "        %12s %5.1f%%  %s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
+                    pct(th->by_cpu[j].total_ns, d->total_ns), what);
+        }
+    }
+}
+
 static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
 {
     const ks_trace *t = a->trace;
@@ -75,13 +124,12 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
         fprintf(out, "    GPU idle while the launching CPU thread was in:\n");
         for (size_t j = 0; j < d->nby_cpu && j < 10; j++) {
             const ks_gap_cause *c = &d->by_cpu[j];
-            char prev[100];
-            const char *n = c->name ? ks_trace_str(t, c->name) : "(nothing: CPU thread idle)";
-            ks_fmt_preview(prev, sizeof prev, n, strlen(n), 70);
-            fprintf(out, "    %12s %5.1f%% %6llu  %s%s%s%s\n", fmt(b1, sizeof b1, c->total_ns),
-                    pct(c->total_ns, d->total_ns), (unsigned long long)c->count, prev, c->name ? " [" : "",
-                    c->name ? ks_kind_name((ks_kind)c->kind) : "", c->name ? "]" : "");
+            char what[200];
+            cause_text(what, sizeof what, t, c);
+            fprintf(out, "    %12s %5.1f%% %6llu  %s\n", fmt(b1, sizeof b1, c->total_ns), pct(c->total_ns, d->total_ns),
+                    (unsigned long long)c->count, what);
         }
+        threads_in_gaps(out, t, d);
         fprintf(out, "    ... by innermost label:");
         for (size_t j = 0; j < d->nby_label && j < 5; j++) {
             const ks_gap_cause *c = &d->by_label[j];
@@ -155,11 +203,84 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
                  "efficiency)\n");
 }
 
+static void thread_label(char *buf, size_t n, const ks_trace *t, uint32_t track)
+{
+    char id[64];
+    const ks_track *tr = &t->tracks[track];
+    ks_id_format(t->strings, tr->tid, id, sizeof id);
+    const char *nm = tr->name ? ks_trace_str(t, tr->name) : "";
+    snprintf(buf, n, "tid %s%s%.60s%s", id, *nm ? " (" : "", nm, *nm ? ")" : "");
+}
+
+static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_t n, ks_ns total)
+{
+    char b1[32], prev[100];
+    for (size_t i = 0; i < n && i < 8; i++) {
+        const char *nm = ks_trace_str(t, v[i].name);
+        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
+        fprintf(out, "      %12s %5.1f%% %6llu  %s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(v[i].gpu_ns, total),
+                (unsigned long long)v[i].count, prev);
+    }
+}
+
+/* who launched the GPU work, and how it is tied to the steps and the forward ops */
+static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, const ks_steps *st)
+{
+    const ks_trace *t = a->trace;
+    char b1[32], b2[32], b3[32], b4[32], who[128];
+    if (!th || th->reason || !th->n)
+        return;
+    ks_ns other = 0;
+    for (size_t i = 0; i < th->n; i++)
+        if (strcmp(th->v[i].role, "steps") && strcmp(th->v[i].role, "main"))
+            for (int k = 0; k < KS_TIE_COUNT; k++)
+                other = ks_sat_add(other, th->v[i].gpu_ns[k]);
+    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%%) launched\n"
+                 "  by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
+            fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(other, th->busy_ns),
+            st && st->n ? "stepping" : "main", (unsigned long long)th->flows);
+    fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", "thread", "role", "own thread", "via flow", "via time", "not tied");
+    for (size_t i = 0; i < th->n; i++) {
+        const ks_thread_row *r = &th->v[i];
+        thread_label(who, sizeof who, t, r->track);
+        fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", who, r->role, fmt(b1, sizeof b1, r->gpu_ns[KS_TIE_OWN]),
+                fmt(b2, sizeof b2, r->gpu_ns[KS_TIE_FLOW]), fmt(b3, sizeof b3, r->gpu_ns[KS_TIE_TIME]),
+                fmt(b4, sizeof b4, r->gpu_ns[KS_TIE_NONE]));
+    }
+    if (th->no_launch_ns)
+        fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", "(no launch call in the trace)", "-", "-", "-", "-",
+                fmt(b1, sizeof b1, th->no_launch_ns));
+    fprintf(out, "    tied to steps: own thread %s, via flow %s, via time %s; not tied %s (sum = GPU busy)\n",
+            fmt(b1, sizeof b1, th->tied_ns[KS_TIE_OWN]), fmt(b2, sizeof b2, th->tied_ns[KS_TIE_FLOW]),
+            fmt(b3, sizeof b3, th->tied_ns[KS_TIE_TIME]), fmt(b4, sizeof b4, th->tied_ns[KS_TIE_NONE]));
+    if (st && st->n && th->nsteps == st->n) {
+        fprintf(out, "    %8s %12s %12s %12s  (GPU time tied to the step: own thread / other threads via flow / via time)\n",
+                "step", "own thread", "via flow", "via time");
+        for (size_t i = 0; i < st->n; i++)
+            fprintf(out, "    %8lld %12s %12s %12s\n", (long long)st->v[i].number, fmt(b1, sizeof b1, th->step_ns[i][KS_TIE_OWN]),
+                    fmt(b2, sizeof b2, th->step_ns[i][KS_TIE_FLOW]), fmt(b3, sizeof b3, th->step_ns[i][KS_TIE_TIME]));
+    }
+    if (th->nby_forward_op) {
+        fprintf(out, "    GPU time of other threads' backward work, by the forward op that caused it (fwdbwd flows):\n");
+        named_list(out, t, th->by_forward_op, th->nby_forward_op, th->busy_ns);
+    }
+    if (th->nlabels) {
+        fprintf(out, "    ... by label enclosing that forward op (not in the labels table's GPU columns, which count\n"
+                     "    the label's own thread):\n");
+        named_list(out, t, th->labels, th->nlabels, th->busy_ns);
+    } else if (other) {
+        fprintf(out, "    GPU time launched by other threads is not attributed to labels (%s): the labels table's GPU\n"
+                     "    columns count only work launched on the label's own thread\n",
+                th->flows ? "no flow reaches a forward op under a label" : "the trace has no fwdbwd flows");
+    }
+}
+
 void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
 {
     if (!iv)
         return;
     steps_text(out, a, iv->steps);
+    threads_text(out, a, iv->threads, iv->steps);
     gaps_text(out, a, iv->gaps);
     telemetry_text(out, a, iv);
     diagnoses_text(out, iv->diagnoses);

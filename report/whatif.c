@@ -4,6 +4,49 @@
 #include "common/util.h"
 #include "kinesift/report.h"
 
+static const char *fmt(char *buf, size_t n, ks_ns v)
+{
+    ks_fmt_ns(buf, n, v);
+    return buf;
+}
+
+static const char *tid(char *buf, size_t n, const ks_trace *t, uint32_t track)
+{
+    ks_id_format(t->strings, t->tracks[track].tid, buf, n);
+    return buf;
+}
+
+/* which threads the model replays, what it leaves out, and labels that are waiting, not work */
+static void threads_note(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh)
+{
+    const ks_trace *t = a->trace;
+    char b1[32], b2[32], id[64];
+    ks_ns other = 0, unmodeled = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        other = ks_sat_add(other, w->v[i].other_threads_gpu_ns);
+        unmodeled = ks_sat_add(unmodeled, w->v[i].unmodeled_gpu_ns);
+    }
+    fprintf(out, "  threads replayed: tid %s (stepping)", tid(id, sizeof id, t, w->track));
+    for (size_t j = 1; j < w->nthreads; j++)
+        fprintf(out, ", tid %s", tid(id, sizeof id, t, w->threads[j]));
+    fprintf(out, "\n");
+    if (w->nthreads > 1)
+        fprintf(out, "  %s of GPU work in the steps was launched by the other threads: each is replayed on its own "
+                     "clock and shares the streams (and @gpu); a thread waiting on another is not modeled, so its "
+                     "work does not move when another thread's time changes.\n",
+                fmt(b1, sizeof b1, other));
+    if (unmodeled)
+        fprintf(out, "  %s of GPU work in the steps has no launch call in the trace: not in the model.\n",
+                fmt(b1, sizeof b1, unmodeled));
+    for (size_t k = 0; k < nsh; k++)
+        if (w->label_wait_ns && w->label_wait_ns[k] > 0)
+            fprintf(out, "  %s: %s of its %s is time a thread (tid %s) only waits in it while another thread runs ops: "
+                         "that is not CPU work to shrink and is not scaled; shrink the ops the other thread runs "
+                         "(or @gpu) instead.\n",
+                    sh[k].label, fmt(b1, sizeof b1, w->label_wait_ns[k]), fmt(b2, sizeof b2, w->label_own_ns[k]),
+                    tid(id, sizeof id, t, w->label_wait_track[k]));
+}
+
 void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh)
 {
     char b1[32], b2[32], b3[32], b4[32];
@@ -31,6 +74,7 @@ void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const k
     fprintf(out, "  model: serial CPU phases add, GPU work overlaps the CPU until a blocking call waits for "
                  "it; \"model\" is the replay without change, compare it with \"measured\" before trusting "
                  "\"projected\".\n");
+    threads_note(out, a, w, sh, nsh);
 }
 
 void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh, size_t nsh)
@@ -43,7 +87,22 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         ks_jw_obj(w);
         ks_jw_kstr(w, "label", sh[k].label);
         ks_jw_kdouble(w, "factor", sh[k].factor);
+        ks_jw_kint(w, "label_ns", wi->label_own_ns ? wi->label_own_ns[k] : 0);
+        ks_jw_kint(w, "waiting_ns", wi->label_wait_ns ? wi->label_wait_ns[k] : 0);
+        if (wi->label_wait_ns && wi->label_wait_ns[k] > 0) {
+            char id[64];
+            ks_jw_kstr(w, "waiting_tid", tid(id, sizeof id, a->trace, wi->label_wait_track[k]));
+        } else {
+            ks_jw_knull(w, "waiting_tid");
+        }
         ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_key(w, "threads");
+    ks_jw_arr(w);
+    for (size_t j = 0; j < wi->nthreads; j++) {
+        char id[64];
+        ks_jw_str(w, tid(id, sizeof id, a->trace, wi->threads[j]));
     }
     ks_jw_end_arr(w);
     ks_jw_key(w, "steps");
@@ -60,6 +119,8 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         ks_jw_kint(w, "projected_ns", s->projected_ns);
         ks_jw_kint(w, "scaled_cpu_ns", s->label_cpu_ns);
         ks_jw_kint(w, "scaled_gpu_ns", s->label_gpu_ns);
+        ks_jw_kint(w, "other_threads_gpu_ns", s->other_threads_gpu_ns);
+        ks_jw_kint(w, "unmodeled_gpu_ns", s->unmodeled_gpu_ns);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

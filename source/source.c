@@ -74,6 +74,66 @@ static int fail_archive(struct archive *a, const char *path, ks_error *err)
     return ks_error_set(err, "%s", m ? m : "cannot read input");
 }
 
+static void filters_of(struct archive *a, char *buf, size_t n, const char *prefix);
+
+/* libarchive's words for a compressed stream that ends too soon: bzip2, zstd, gzip, lz4 say
+ * "truncated"; liblzma (xz, lzma) says it can make no progress. */
+static int says_truncated(const char *m)
+{
+    return m && (strstr(m, "runcated") || strstr(m, "No progress is possible") ||
+                 strstr(m, "Premature end"));
+}
+
+/* A decoder's failure in words, with its codec and the compressed byte where it was found (what
+ * the decompressor had consumed: libarchive counts it exactly). Returns 1 when the data is
+ * damaged (a checksum or the coded data itself is wrong: what was decoded before may be wrong
+ * too), 0 when the stream is only cut short or the failure is not the decoder's. */
+static int decode_failure(struct archive *a, const char *hint, uint64_t size, char *buf, size_t n)
+{
+    const char *m = archive_error_string(a);
+    char codec[96];
+    filters_of(a, codec, sizeof codec, NULL);
+    if (!strcmp(codec, "none") && hint) /* failed before libarchive set its filter up */
+        snprintf(codec, sizeof codec, "%s", hint);
+    la_int64_t at = archive_filter_bytes(a, -1);
+    if (at < 0)
+        at = 0;
+    if (!strcmp(codec, "none") || archive_errno(a) == EIO) { /* not the decoder's */
+        snprintf(buf, n, "%s", m ? m : "read error");
+        return 0;
+    }
+    if (says_truncated(m)) {
+        /* at the end of the input by definition (a failed open has no count: the input size) */
+        snprintf(buf, n, "%s stream is truncated at compressed byte %llu", codec,
+                 (unsigned long long)(at ? (uint64_t)at : size));
+        return 0;
+    }
+    if (!at && size) /* the open decodes a first block before it can tell where */
+        snprintf(buf, n, "%s stream damaged in its first %llu compressed bytes (%s): the data is damaged",
+                 codec, (unsigned long long)size, m ? m : "decoder error");
+    else
+        /* where the reading stood when the decoder failed: what it had taken before the failing
+         * call (liblzma, libzstd: the damage lies a little after) or with it (libbz2) */
+        snprintf(buf, n, "%s stream damaged, found at compressed byte %lld (%s): the data is damaged",
+                 codec, (long long)at, m ? m : "decoder error");
+    return 1;
+}
+
+/* The codec whose magic p[0..n) starts with, or NULL: for an input too short for libarchive to
+ * recognise (it then reads it as plain bytes). */
+static const char *compressed_magic(const unsigned char *p, size_t n)
+{
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+        return "gzip";
+    if (n >= 3 && !memcmp(p, "BZh", 3) && (n == 3 || (p[3] >= '1' && p[3] <= '9')))
+        return "bzip2";
+    if (n >= 4 && !memcmp(p, "\xfd" "7zXZ", n < 6 ? n : 6))
+        return "xz";
+    if (n >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4))
+        return "zstd";
+    return NULL;
+}
+
 static void filters_of(struct archive *a, char *buf, size_t n, const char *prefix)
 {
     size_t o = 0;
@@ -142,6 +202,70 @@ static ssize_t pull_raw(void *ctx, const void **buf, ks_error *err)
     return fd_read(in, buf, err);
 }
 
+/* nothing at all came from the file, the buffer or standard input */
+static int source_is_empty(const ks_source *s)
+{
+    if (s->in.mem)
+        return s->in.mem_len == 0;
+    if (s->in.fd == 0)
+        return s->in.rec.n == 0;
+    return s->file_size == 0;
+}
+
+/* The first bytes of a plain (unfiltered) input: from memory, standard input's record, or the
+ * file. */
+static size_t first_bytes(const ks_source *s, unsigned char *buf, size_t n)
+{
+    if (s->in.mem) {
+        size_t k = s->in.mem_len < n ? s->in.mem_len : n;
+        memcpy(buf, s->in.mem, k);
+        return k;
+    }
+    if (s->in.fd == 0) {
+        size_t k = s->in.rec.n < n ? s->in.rec.n : n;
+        memcpy(buf, s->in.rec.p, k);
+        return k;
+    }
+    int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t k = pread(fd, buf, n, 0);
+    close(fd);
+    return k > 0 ? (size_t)k : 0;
+}
+
+/* bytes of the file or buffer, or what standard input gave so far */
+static uint64_t input_size(const ks_source *s)
+{
+    return s->in.mem ? s->in.mem_len : s->in.fd == 0 ? s->in.rec.n : s->file_size;
+}
+
+/* the codec the input's first bytes announce, or NULL */
+static const char *magic_of(const ks_source *s)
+{
+    unsigned char head[6];
+    return compressed_magic(head, first_bytes(s, head, sizeof head));
+}
+
+/* An input that libarchive reads as plain bytes although it starts like a compressed stream is
+ * one cut too short to be recognised (a 12-byte bzip2): say so rather than report a JSON
+ * lexical error at byte 0. */
+static int refuse_short_compressed(ks_source *s, ks_error *err)
+{
+    char f[96];
+    filters_of(s->a, f, sizeof f, NULL);
+    if (strcmp(f, "none"))
+        return KS_OK;
+    const char *codec = magic_of(s);
+    if (!codec)
+        return KS_OK;
+    uint64_t size = input_size(s);
+    if (size >= 64) /* standard input: what libarchive took so far; long is not cut short */
+        return KS_OK; /* long enough to be recognised: something else that starts alike */
+    return ks_error_set(err, "cannot decompress the input: %s stream is truncated at compressed byte %llu",
+                        codec, (unsigned long long)size);
+}
+
 static int open_common(ks_source *s, ks_error *err)
 {
     /* Peek at the first header to decide between a single raw stream and an archive. */
@@ -149,11 +273,16 @@ static int open_common(ks_source *s, ks_error *err)
     la_int64_t seen = archive_filter_bytes(s->a, -1);
     if (r == ARCHIVE_EOF && seen > 0) /* tar's end-of-archive test: zero blocks */
         return ks_error_set(err, "no trace: the input starts with NUL bytes (a zeroed file, or an empty tar archive)");
-    if (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && seen == 0))
+    if (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && seen == 0 && source_is_empty(s)))
         return ks_error_set(err, "empty input");
-    if (r < ARCHIVE_WARN)
-        return fail_archive(s->a, s->path, err);
+    if (r < ARCHIVE_WARN) {
+        char what[512];
+        decode_failure(s->a, magic_of(s), input_size(s), what, sizeof what);
+        return ks_error_set(err, "cannot decompress the input: %s", what);
+    }
     s->is_archive = archive_format(s->a) != ARCHIVE_FORMAT_RAW;
+    if (!s->is_archive && refuse_short_compressed(s, err) != KS_OK)
+        return KS_ERR;
     s->pending_header = 1;
     if (!s->is_archive && is_plain_gzip(s->a)) {
         /* decode it here, from its first byte, with its checksums verified */
@@ -222,11 +351,13 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
     }
     if (r != ARCHIVE_OK) {
         /* a damaged or cut compressed stream fails here too: say so, not "empty" */
-        const char *m = archive_error_string(s->a);
         if (strcmp(path, "-") ? s->file_size == 0 : s->in.rec.n == 0)
             ks_error_set(err, "empty input");
-        else
-            ks_error_set(err, "cannot decompress the input (damaged or truncated?): %s", m ? m : "unknown format");
+        else {
+            char what[512];
+            decode_failure(s->a, magic_of(s), input_size(s), what, sizeof what);
+            ks_error_set(err, "cannot decompress the input: %s", what);
+        }
         ks_source_close(s);
         return KS_ERR;
     }
@@ -465,8 +596,10 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
     struct archive *a = st->inner ? st->inner : st->src->a;
     la_ssize_t r = archive_read_data(a, buf, n);
     if (r < 0) {
-        const char *m = archive_error_string(a);
-        return ks_error_set_at(err, st->offset, 0, 0, "%s", m ? m : "read error");
+        char what[512];
+        if (decode_failure(a, NULL, 0, what, sizeof what))
+            st->damaged = 1; /* a checksum or the coded data: what came before is suspect too */
+        return ks_error_set_at(err, st->offset, 0, 0, "%s", what);
     }
     st->offset += (uint64_t)r;
     la_int64_t b = archive_filter_bytes(st->src->a, -1);

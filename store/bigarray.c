@@ -68,7 +68,8 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
         return;
     }
     /* x1.5 growth, as before the arrays could be mapped */
-    size_t c = *cap ? *cap + *cap / 2 : 2; /* small: a trace may have a million one-event tracks */
+    /* from one slot: a trace may have a million one-event tracks (2 slots were 64 B more each) */
+    size_t c = *cap ? *cap + *cap / 2 + (*cap < 4) : 1;
     if (c < need)
         c = need;
     size_t bytes = ks_mul(c, esz);

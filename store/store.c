@@ -358,6 +358,12 @@ void ks_trace_finish(ks_trace *t)
 {
     for (size_t i = 0; i < t->ntracks; i++)
         finish_track(t, &t->tracks[i]);
+    /* no more tracks: give back the growth slack (up to a third of a 136-byte record per track,
+     * which for a million one-event tracks is as much as their events) */
+    if (t->ntracks && t->tracks_cap > t->ntracks) {
+        t->tracks = ks_xrealloc(t->tracks, ks_mul(t->ntracks, sizeof *t->tracks));
+        t->tracks_cap = t->ntracks;
+    }
     if (t->ncolls > 1)
         qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
 }

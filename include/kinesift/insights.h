@@ -82,16 +82,52 @@ typedef struct ks_gap_cause {
     ks_str name;               /* 0: nothing (the CPU thread was idle) */
     uint8_t kind;              /* ks_kind of the slice, or KS_K_OTHER for nothing */
     uint8_t data;              /* the name matches the data-loading pattern */
+    uint8_t waiting;           /* the launching thread was waiting on another thread (idle, in a
+                                * label's own time or in a blocking call while another thread of its
+                                * process ran a CPU op); name/kind: where it waited (0 = idle) */
     uint64_t count;            /* gaps in which it appears */
     ks_ns total_ns;
 } ks_gap_cause;
+
+/* What a CPU thread is doing at an instant (docs/insights.md, "every thread"). */
+typedef enum ks_thread_state {
+    KS_TS_IDLE = 0,            /* no slice open but step annotations */
+    KS_TS_WORK,                /* inside an op, runtime call, Python frame...: running CPU work */
+    KS_TS_BLOCKING,            /* inside a blocking call (analysis/calls.c's table) */
+    KS_TS_LABEL,               /* in a labelled range's own time (no op below it) */
+    KS_TS_COUNT
+} ks_thread_state;
+
+KS_API const char *ks_thread_state_name(ks_thread_state s);
+
+/* A piece [start, end) of a gap during which one CPU thread was in one slice (or idle). The
+ * pieces of one thread in one gap are disjoint, in time order, and lie inside the gap. */
+typedef struct ks_gap_piece {
+    ks_ns start, end;
+    uint32_t track;            /* the thread (track index) */
+    ks_str name;               /* innermost slice that is not a step annotation; 0 = idle */
+    uint8_t kind;              /* its ks_kind */
+    uint8_t state;             /* ks_thread_state */
+} ks_gap_piece;
 
 typedef struct ks_gap {
     ks_ns start, end;
     ks_str cause;              /* what the launching thread spent most of the gap in */
     uint8_t cause_kind;
     uint8_t data;              /* that cause matches the data-loading pattern */
+    uint8_t cause_waiting;     /* that cause is "waiting on another thread" */
+    int32_t launch_track;      /* the thread the gap is looked at from, -1 none */
+    size_t piece0, npieces;    /* its pieces in ks_gap_device.pieces (every thread of the process) */
 } ks_gap;
+
+/* One CPU thread of the launching process, over the gaps of a device. */
+typedef struct ks_gap_thread {
+    uint32_t track;
+    uint64_t launching;        /* gaps looked at from this thread */
+    ks_ns state_ns[KS_TS_COUNT]; /* gap time in each state */
+    ks_gap_cause *by_cpu;      /* innermost slice during the gaps (name 0 = idle) */
+    size_t nby_cpu;
+} ks_gap_thread;
 
 typedef struct ks_gap_device {
     int32_t device;
@@ -110,6 +146,11 @@ typedef struct ks_gap_device {
     ks_gap longest[5];
     size_t nlongest;
     ks_gap *all;               /* every gap >= threshold, in time order (count of them) */
+    ks_ns waiting_ns;          /* gap time the launching thread waited on another thread */
+    ks_gap_thread *threads;    /* every CPU thread of the launching threads' processes */
+    size_t nthreads;
+    ks_gap_piece *pieces;      /* every gap's pieces, gap after gap */
+    size_t npieces;
 } ks_gap_device;
 
 typedef struct ks_gap_opts {
@@ -128,6 +169,57 @@ typedef struct ks_gaps {
 
 KS_API int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
 KS_API void ks_gaps_free(ks_gaps *g);
+
+/* ---- threads: who launched the GPU work, tied to steps and forward ops ---------------------- */
+
+/* How GPU work was tied to a step (docs/insights.md, "Threads"). */
+typedef enum ks_tie {
+    KS_TIE_OWN = 0,            /* launched by the stepping thread inside the step's annotation */
+    KS_TIE_FLOW,               /* launched by another thread under a backward op whose fwdbwd flow
+                                * starts at a forward op inside the step */
+    KS_TIE_TIME,               /* launched by another thread, no flow: its launch call ran while
+                                * the step's annotation was open */
+    KS_TIE_NONE,               /* not tied: outside every step, no steps, or no launch call */
+    KS_TIE_COUNT
+} ks_tie;
+
+KS_API const char *ks_tie_name(ks_tie t);
+
+typedef struct ks_thread_row {
+    uint32_t track;
+    const char *role;          /* "steps" (holds the steps; "main" without steps: launches most),
+                                * "backward"
+                                * (fwdbwd flows end there), "other" */
+    uint64_t gpu_events;       /* GPU work it launched in the window */
+    ks_ns gpu_ns[KS_TIE_COUNT]; /* its share of the GPU busy time, by tie */
+} ks_thread_row;
+
+typedef struct ks_named_ns {
+    ks_str name;
+    uint64_t count;            /* GPU events */
+    ks_ns gpu_ns;              /* share of the GPU busy time */
+} ks_named_ns;
+
+typedef struct ks_threads {
+    const char *reason;        /* not observed: why (no GPU work); NULL otherwise */
+    ks_thread_row *v;          /* every CPU thread that launched GPU work in the window */
+    size_t n;
+    ks_ns busy_ns;             /* GPU busy time of the window, summed over devices */
+    ks_ns tied_ns[KS_TIE_COUNT]; /* by tie; they add up to busy_ns */
+    ks_ns no_launch_ns;        /* part of tied_ns[KS_TIE_NONE]: GPU work without a launch call */
+    ks_ns (*step_ns)[KS_TIE_COUNT]; /* per step (parallel to the steps): GPU time tied to it */
+    size_t nsteps;
+    uint64_t flows;            /* fwdbwd flows whose both ends bind to an op */
+    ks_named_ns *by_forward_op; /* other threads' GPU time tied by a flow, per forward op name */
+    size_t nby_forward_op;
+    ks_named_ns *labels;       /* per label enclosing those forward ops (each label in the chain) */
+    size_t nlabels;
+} ks_threads;
+
+/* Each GPU work event's share of the busy time is the part of it no earlier-starting work of its
+ * device covered (a sweep in start order), so every figure above is counted once. */
+KS_API int ks_threads_find(const ks_analysis *a, const ks_steps *steps, ks_threads *out);
+KS_API void ks_threads_free(ks_threads *t);
 
 /* ---- diagnoses ----------------------------------------------------------------------------- */
 
@@ -229,12 +321,24 @@ typedef struct ks_whatif_step {
     ks_ns model_ns;            /* the model replaying the step unchanged (its calibration) */
     ks_ns projected_ns;        /* the model with the shrink applied */
     ks_ns label_cpu_ns, label_gpu_ns; /* time the model scaled */
+    ks_ns other_threads_gpu_ns; /* GPU work (sum of durations) launched in the step by threads
+                                * other than the stepping thread: modeled on their own thread */
+    ks_ns unmodeled_gpu_ns;    /* GPU work starting in the step whose launch call is not in the
+                                * trace: not in the model */
 } ks_whatif_step;
 
 typedef struct ks_whatif {
     ks_whatif_step *v;
     size_t n;
-    uint32_t track;            /* the CPU thread replayed */
+    uint32_t track;            /* the stepping thread (the first replayed) */
+    uint32_t *threads;         /* every thread replayed: the stepping thread, then each other
+                                * thread that launched GPU work */
+    size_t nthreads;
+    ks_ns *label_wait_ns;      /* per shrink: time a thread spent in the label's own time while
+                                * another replayed thread ran an op (waiting, not CPU work: never
+                                * scaled) */
+    ks_ns *label_own_ns;       /* per shrink: the label's time on its threads (union) */
+    uint32_t *label_wait_track; /* per shrink: the thread with most of that waiting */
 } ks_whatif;
 
 /* Replay each step (or the whole window when there are no steps) with the shrinks applied. */

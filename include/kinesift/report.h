@@ -43,6 +43,7 @@ typedef struct ks_insights_view {
     const ks_gaps *gaps;
     const ks_diagnoses *diagnoses;
     const ks_telemetry *telemetry;
+    const ks_threads *threads;     /* who launched the GPU work (insights/threads.c) */
 } ks_insights_view;
 
 typedef struct ks_analyze_json ks_analyze_json;

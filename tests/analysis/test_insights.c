@@ -374,6 +374,171 @@ static void whatif_seed_example(void **state)
     unload(&b);
 }
 
+/* fixtures/insights/threads.json (gen.py G), worked by hand in us. GPU work on one stream:
+ * conv_fwd [40,140) and relu_fwd [170,190) launched by tid 1 in aten::conv / aten::relu; orphan
+ * [140,150) without a launch call; relu_bwd [420,460) and conv_bwd [600,800) launched by tid 2
+ * under ReluBackward0 / ConvBackward0, whose fwdbwd flows start at aten::relu / aten::conv; acc
+ * [860,870) launched by tid 2 in AccumulateGrad (no flow) at 855, inside the step [0,1000); adam
+ * [960,990) launched by tid 1. Nothing overlaps, so each share is the duration. */
+static const ks_named_ns *named(const bundle *b, const ks_named_ns *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ks_trace_str(b->t, v[i].name), name))
+            return &v[i];
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+static const ks_thread_row *thread_row(const bundle *b, const ks_threads *th, const char *tid)
+{
+    for (size_t i = 0; i < th->n; i++) {
+        char id[64];
+        ks_id_format(b->t->strings, b->t->tracks[th->v[i].track].tid, id, sizeof id);
+        if (!strcmp(id, tid))
+            return &th->v[i];
+    }
+    fail_msg("no thread %s", tid);
+    return NULL;
+}
+
+static void threads_tie_backward_work(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/threads.json");
+    ks_threads th;
+    assert_int_equal(ks_threads_find(b.a, &b.st, &th), KS_OK);
+    const ks_ns us = 1000;
+    /* busy 100 + 10 + 20 + 40 + 200 + 10 + 30 */
+    assert_int_equal(th.busy_ns, 410 * us);
+    assert_int_equal(th.tied_ns[KS_TIE_OWN], 150 * us);  /* conv_fwd, relu_fwd, adam */
+    assert_int_equal(th.tied_ns[KS_TIE_FLOW], 240 * us); /* relu_bwd, conv_bwd */
+    assert_int_equal(th.tied_ns[KS_TIE_TIME], 10 * us);  /* acc */
+    assert_int_equal(th.tied_ns[KS_TIE_NONE], 10 * us);  /* orphan */
+    assert_int_equal(th.no_launch_ns, 10 * us);
+    assert_int_equal(th.flows, 2);
+    assert_int_equal(th.nsteps, 1);
+    assert_int_equal(th.step_ns[0][KS_TIE_OWN], 150 * us);
+    assert_int_equal(th.step_ns[0][KS_TIE_FLOW], 240 * us);
+    assert_int_equal(th.step_ns[0][KS_TIE_TIME], 10 * us);
+    assert_int_equal(th.n, 2);
+    const ks_thread_row *main = thread_row(&b, &th, "1"), *bwd = thread_row(&b, &th, "2");
+    assert_string_equal(main->role, "steps");
+    assert_string_equal(bwd->role, "backward");
+    assert_int_equal(main->gpu_ns[KS_TIE_OWN], 150 * us);
+    assert_int_equal(bwd->gpu_ns[KS_TIE_FLOW], 240 * us);
+    assert_int_equal(bwd->gpu_ns[KS_TIE_TIME], 10 * us);
+    assert_int_equal(bwd->gpu_events, 3);
+    /* per forward op, and per label enclosing it (point 4: labels get other threads' work) */
+    assert_int_equal(th.nby_forward_op, 2);
+    assert_int_equal(named(&b, th.by_forward_op, th.nby_forward_op, "aten::conv")->gpu_ns, 200 * us);
+    assert_int_equal(named(&b, th.by_forward_op, th.nby_forward_op, "aten::relu")->gpu_ns, 40 * us);
+    assert_int_equal(th.nlabels, 1);
+    assert_int_equal(named(&b, th.labels, th.nlabels, "## forward ##")->gpu_ns, 240 * us);
+    ks_threads_free(&th);
+    unload(&b);
+}
+
+/* The same fixture's gaps (> 10 us): G1 [150,170) ends in relu_fwd (tid 1); G2 [190,420),
+ * G3 [460,600), G4 [800,860) end in tid 2's work; G5 [870,960) ends in adam (tid 1). In G2-G4
+ * tid 2 is idle until its op starts (210, 40, 50 us) while tid 1 is in ## forward ## or
+ * ## backward ## (a label): waiting on another thread, 300 us. In G5 tid 1 is in ## backward ##
+ * for 30 us while tid 2 is idle: not waiting. */
+static void gaps_every_thread(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/threads.json");
+    const ks_ns us = 1000;
+    assert_int_equal(b.g.n, 1);
+    const ks_gap_device *d = &b.g.dev[0];
+    assert_int_equal(d->count, 5);
+    assert_int_equal(d->total_ns, 540 * us);
+    assert_int_equal(d->waiting_ns, 300 * us);
+    const ks_gap_cause *w = NULL;
+    for (size_t i = 0; i < d->nby_cpu; i++)
+        if (d->by_cpu[i].waiting)
+            w = &d->by_cpu[i];
+    assert_non_null(w);
+    assert_int_equal(w->name, 0);
+    assert_int_equal(w->total_ns, 300 * us);
+    assert_int_equal(w->count, 3);
+    assert_int_equal(cause(&b, d->by_cpu, d->nby_cpu, "ConvBackward0")->total_ns, 98 * us);
+    assert_int_equal(cause(&b, d->by_cpu, d->nby_cpu, "aten::add_")->total_ns, 58 * us);
+    const ks_gap_cause *bw = cause(&b, d->by_cpu, d->nby_cpu, "## backward ##");
+    assert_int_equal(bw->total_ns, 30 * us);
+    assert_false(bw->waiting);
+    assert_int_equal(cause(&b, d->by_cpu, d->nby_cpu, "cudaLaunchKernel")->count, 5);
+    /* every thread of the process, with its states */
+    assert_int_equal(d->nthreads, 2);
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        char id[64];
+        ks_id_format(b.t->strings, b.t->tracks[th->track].tid, id, sizeof id);
+        if (!strcmp(id, "1")) {
+            assert_int_equal(th->state_ns[KS_TS_WORK], 90 * us);
+            assert_int_equal(th->state_ns[KS_TS_LABEL], 450 * us);
+            assert_int_equal(th->state_ns[KS_TS_IDLE], 0);
+            assert_int_equal(th->launching, 2);
+            assert_int_equal(cause(&b, th->by_cpu, th->nby_cpu, "## backward ##")->total_ns, 350 * us);
+        } else {
+            assert_string_equal(id, "2");
+            assert_int_equal(th->state_ns[KS_TS_WORK], 130 * us);
+            assert_int_equal(th->state_ns[KS_TS_IDLE], 410 * us);
+            assert_int_equal(th->launching, 3);
+        }
+    }
+    /* G2's pieces: tid 2 idle [190,400), in ReluBackward0 and its launch call to 420 */
+    const ks_gap *g2 = &d->all[1];
+    assert_int_equal(g2->start, 190 * us);
+    assert_true(g2->cause_waiting);
+    ks_ns idle2 = 0;
+    for (size_t i = g2->piece0; i < g2->piece0 + g2->npieces; i++)
+        if (d->pieces[i].state == KS_TS_IDLE)
+            idle2 += d->pieces[i].end - d->pieces[i].start;
+    assert_int_equal(idle2, 210 * us);
+    unload(&b);
+}
+
+/* whatif on threads.json: @gpu scales the work of both threads (400 us launched, the orphan is
+ * not modeled); ## backward ## on tid 1 is waiting (no op of tid 1 in it, tid 2's ops inside),
+ * so none of its 600 us is scaled and the projection is the model's. */
+static void whatif_every_thread(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/threads.json");
+    const ks_ns us = 1000;
+    ks_shrink gpu = {"@gpu", 0.5};
+    ks_whatif w;
+    ks_error err;
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &gpu, 1, &w, &err), KS_OK);
+    assert_int_equal(w.nthreads, 2);
+    assert_int_equal(w.v[0].measured_ns, 1000 * us);
+    assert_int_equal(w.v[0].model_ns, 1000 * us);
+    assert_int_equal(w.v[0].label_gpu_ns, 400 * us);
+    assert_int_equal(w.v[0].other_threads_gpu_ns, 250 * us);
+    assert_int_equal(w.v[0].unmodeled_gpu_ns, 10 * us);
+    ks_whatif_free(&w);
+    ks_shrink back = {"## backward ##", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &back, 1, &w, &err), KS_OK);
+    assert_int_equal(w.label_own_ns[0], 600 * us);
+    assert_int_equal(w.label_wait_ns[0], 600 * us);
+    assert_int_equal(w.v[0].label_cpu_ns, 0);
+    assert_int_equal(w.v[0].projected_ns, w.v[0].model_ns);
+    char id[64];
+    ks_id_format(b.t->strings, b.t->tracks[w.label_wait_track[0]].tid, id, sizeof id);
+    assert_string_equal(id, "1");
+    ks_whatif_free(&w);
+    /* a label of the other thread is found (ops of every replayed thread can be shrunk) */
+    ks_shrink conv = {"ConvBackward0", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &conv, 1, &w, &err), KS_OK);
+    assert_int_equal(w.v[0].label_gpu_ns, 200 * us);
+    assert_int_equal(w.label_wait_ns[0], 0);
+    ks_whatif_free(&w);
+    unload(&b);
+}
+
 static void telemetry_aligned_with_skew(void **state)
 {
     (void)state;
@@ -435,6 +600,9 @@ int main(void)
         cmocka_unit_test(cpu_only_trace),
         cmocka_unit_test(windows),
         cmocka_unit_test(whatif_seed_example),
+        cmocka_unit_test(threads_tie_backward_work),
+        cmocka_unit_test(gaps_every_thread),
+        cmocka_unit_test(whatif_every_thread),
         cmocka_unit_test(telemetry_aligned_with_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

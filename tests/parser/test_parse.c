@@ -364,6 +364,10 @@ static void lexical_error_positions(void **state)
         {"{\"traceEvents\":[\n{\"ts\":trux}]}", 26, 2, 10},
         /* a '-' without digits (yajl steps back to the 'x' itself); line 3 starts at byte 3 */
         {"[\n\n {\"ts\":-x}]", 11, 3, 9},
+        /* no digit after the decimal point: the 'e' */
+        {"[{\"ph\":\"X\",\"ts\":1.e}]", 18, 1, 19},
+        /* an invalid character after a line break: the '@' */
+        {"[{\"ph\":\"X\",\"ts\":\n @}]", 18, 2, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (size_t chunk = 1; chunk <= 64; chunk *= 2) {
@@ -405,6 +409,40 @@ static void not_a_trace(void **state)
     assert_non_null(strstr(e.msg, "traceEvents"));
     e = ks_test_parse_error("PK\x03\x04garbage", 0);
     assert_true(strlen(e.msg) > 0);
+}
+
+/* Binary zeros (/dev/zero, a zero-filled file) are named as such, with the byte: a leading run by
+ * the source, one after blanks or inside the events by the parser. */
+static void nul_bytes_named(void **state)
+{
+    (void)state;
+    static const char zeros[4096];
+    ks_trace *t = NULL;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("z", zeros, sizeof zeros, NULL, &t, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "NUL bytes"));
+    static const char lead[] = "  \0[]";
+    assert_int_equal(ks_parse_buffer("z", lead, sizeof lead - 1, NULL, &t, &err), KS_ERR);
+    assert_string_equal(err.msg, "not JSON: NUL byte at byte 2");
+    static const char tail[] = "[{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1},\0]";
+    assert_int_equal(ks_parse_buffer("z", tail, sizeof tail - 1, NULL, &t, &err), KS_OK);
+    const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.skipped_event");
+    assert_non_null(k);
+    assert_non_null(strstr(k->ex[0].text, "NUL byte at byte 35"));
+    ks_trace_free(t);
+}
+
+/* Top-level keys and metadata given twice: the last value is used, each duplicate counted. */
+static void duplicate_top_level_keys_counted(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse("{\"host\": \"a\", \"host\": \"b\", \"traceName\": \"x\", \"traceName\": \"y\",\n"
+                                " \"traceEvents\": [{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}]}");
+    assert_int_equal(ks_diag_total(&t->diag, "parse.duplicate_key"), 2);
+    assert_string_equal(ks_trace_str(t, t->meta.trace_name), "y");
+    assert_int_equal(t->meta.nentries, 1);
+    assert_string_equal(ks_trace_str(t, t->meta.entries[0].value), "b");
+    ks_trace_free(t);
 }
 
 static void duplicate_keys_last_wins(void **state)
@@ -480,6 +518,8 @@ int main(void)
         cmocka_unit_test(metadata_error_resyncs_on_trace_events),
         cmocka_unit_test(not_a_trace),
         cmocka_unit_test(duplicate_keys_last_wins),
+        cmocka_unit_test(nul_bytes_named),
+        cmocka_unit_test(duplicate_top_level_keys_counted),
         cmocka_unit_test(lexical_error_positions),
         cmocka_unit_test(chunk_boundaries_do_not_matter),
     };

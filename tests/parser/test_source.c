@@ -305,8 +305,8 @@ static void gzip_members_concatenate_and_tar_members_are_verified(void **state)
     free(b);
 }
 
-/* Inputs that are not empty are never called "empty input": a cut .xz/.zst/.bz2/.gz says it
- * cannot be decompressed, NUL bytes say so. */
+/* Inputs that are not empty are never called "empty input": a cut .xz/.zst/.bz2/.gz names its
+ * codec and says it is truncated at the compressed byte where it ends; NUL bytes say so. */
 static void damaged_and_zeroed_inputs_say_what_they_are(void **state)
 {
     (void)state;
@@ -335,6 +335,11 @@ static void damaged_and_zeroed_inputs_say_what_they_are(void **state)
         }
         assert_int_equal(r, KS_ERR);
         assert_null(strstr(err.msg, "empty"));
+        /* the codec and where it ends: every byte of the cut file was taken */
+        char want[64];
+        snprintf(want, sizeof want, "truncated at compressed byte %zu", zn / 3);
+        assert_non_null(strstr(err.msg, filters[i]));
+        assert_non_null(strstr(err.msg, want));
         free(z);
     }
     char nul[4096] = {0};

@@ -1,0 +1,37 @@
+/* json/textpos.h: line and column of a byte of a streamed text, for the diagnostics of the parser
+ * (parser/) and of the redactor's rewrite (redact/rewrite.c), which both read a window that moves
+ * over the input. A reader keeps, for the window's first byte, the newlines before it and the
+ * offset of the last of them; the line and column of a byte in the window follow from the
+ * newlines between the window's start and the byte.
+ *
+ * Correct because a line is the count of '\n' before the byte plus one and a column the distance
+ * from the byte after the last '\n' plus one (both 1-based, in bytes, as JSON tools report them);
+ * '\r' is not a line break. Does not apply to bytes that already left the window: a reader that
+ * needs one of them (an event's start) takes its position before dropping it. Internal to the
+ * library; no state, any thread. */
+#ifndef KS_TEXTPOS_H
+#define KS_TEXTPOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Add the newlines of b[0 .. n) to *lines and set *last to the absolute offset of the last of them
+ * (b[0] at absolute offset base); *last unchanged when there is none. Counted without a branch per
+ * byte (the compiler vectorises it): this runs over every byte a reader drops. */
+void ks_text_count(const char *b, size_t n, uint64_t base, uint64_t *lines, int64_t *last);
+
+/* A window of text: buf[0 .. len) at absolute offset base, with lines newlines before it, the last
+ * at absolute offset last_nl (-1 when none). */
+typedef struct ks_text_win {
+    const char *buf;
+    size_t len;
+    uint64_t base;
+    uint64_t lines;
+    int64_t last_nl;
+} ks_text_win;
+
+/* Line and column (1-based) of the byte at absolute offset abs; an offset before the window counts
+ * as its start, one past it as its end. */
+void ks_text_line_col(const ks_text_win *w, uint64_t abs, uint64_t *line, uint64_t *col);
+
+#endif

@@ -1,0 +1,207 @@
+/* tests/analysis/corpus_launchers.c: laws of the thread attribution that must hold on any trace
+ * (run once per corpus file and on the hand-written fixtures):
+ *  - for every GPU idle gap, each thread's pieces lie inside the gap, are disjoint and in time
+ *    order, and add up to at most the gap's length (exactly the gap's length: a thread is always
+ *    in some state); the launching thread's causes add up to the gap total of the device;
+ *  - the GPU time tied to steps (own thread, flow, time) plus the time not tied equals the GPU
+ *    busy time of the window, recomputed here as the union of each device's work (sorting,
+ *    independent of analysis/intervals.c), summed over devices: every ns counted once;
+ *  - per step, per thread, per forward op the figures are never negative and never exceed that
+ *    busy time; the per-step ties add up to the tied totals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinesift/analysis.h"
+#include "kinesift/insights.h"
+#include "kinesift/parse.h"
+#include "kinesift/store.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                          \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
+            fprintf(stderr, __VA_ARGS__);                                                         \
+            fputc('\n', stderr);                                                                  \
+            failures++;                                                                           \
+        }                                                                                         \
+    } while (0)
+
+typedef struct iv {
+    ks_ns a, b;
+} iv;
+
+static int cmp_iv(const void *x, const void *y)
+{
+    const iv *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* the window's GPU busy time: per device the union of its clipped work, summed */
+static ks_ns busy_by_union(const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    ks_ns total = 0;
+    for (size_t d = 0; d < a->ngpu; d++) {
+        size_t n = 0;
+        for (size_t k = 0; k < t->ntracks; k++)
+            if (t->tracks[k].kind == KS_TRACK_GPU && t->tracks[k].device == a->gpu[d].device)
+                n += t->tracks[k].n;
+        iv *v = malloc((n ? n : 1) * sizeof *v);
+        n = 0;
+        for (size_t k = 0; k < t->ntracks; k++) {
+            const ks_track *tr = &t->tracks[k];
+            if (tr->kind != KS_TRACK_GPU || tr->device != a->gpu[d].device)
+                continue;
+            for (size_t i = 0; i < tr->n; i++) {
+                const ks_event *e = &tr->ev[i];
+                if (!ks_kind_is_gpu_work((ks_kind)e->kind) || e->ph != 'X')
+                    continue;
+                ks_ns s = e->ts > a->win_start ? e->ts : a->win_start;
+                ks_ns en = e->ts + e->dur < a->win_end ? e->ts + e->dur : a->win_end;
+                if (en > s)
+                    v[n++] = (iv){s, en};
+            }
+        }
+        qsort(v, n, sizeof *v, cmp_iv);
+        ks_ns cur_a = 0, cur_b = 0;
+        int open = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (open && v[i].a <= cur_b) {
+                if (v[i].b > cur_b)
+                    cur_b = v[i].b;
+                continue;
+            }
+            if (open)
+                total += cur_b - cur_a;
+            cur_a = v[i].a;
+            cur_b = v[i].b;
+            open = 1;
+        }
+        if (open)
+            total += cur_b - cur_a;
+        free(v);
+    }
+    return total;
+}
+
+static void check_gaps(const char *path, const ks_gaps *g)
+{
+    for (size_t d = 0; d < g->n; d++) {
+        const ks_gap_device *dev = &g->dev[d];
+        ks_ns causes = 0;
+        for (size_t i = 0; i < dev->nby_cpu; i++)
+            causes += dev->by_cpu[i].total_ns;
+        CHECK(causes == dev->total_ns, "%s: causes %lld != gaps %lld", path, (long long)causes, (long long)dev->total_ns);
+        CHECK(dev->waiting_ns <= dev->total_ns, "%s: waiting %lld > gaps", path, (long long)dev->waiting_ns);
+        for (size_t j = 0; j < dev->count; j++) {
+            const ks_gap *gp = &dev->all[j];
+            CHECK(gp->piece0 + gp->npieces <= dev->npieces, "%s: gap %zu pieces out of range", path, j);
+            if (gp->piece0 + gp->npieces > dev->npieces)
+                continue;
+            /* per thread: the pieces in order, disjoint, inside the gap, adding up to its length */
+            for (size_t p = gp->piece0; p < gp->piece0 + gp->npieces; p++) {
+                const ks_gap_piece *pc = &dev->pieces[p];
+                CHECK(pc->start >= gp->start && pc->end <= gp->end && pc->start < pc->end,
+                      "%s: gap %zu [%lld, %lld): piece [%lld, %lld) outside", path, j, (long long)gp->start,
+                      (long long)gp->end, (long long)pc->start, (long long)pc->end);
+                int seen = 0;
+                for (size_t q = gp->piece0; q < p; q++)
+                    seen |= dev->pieces[q].track == pc->track;
+                if (seen)
+                    continue;
+                ks_ns sum = 0, last = gp->start;
+                for (size_t q = p; q < gp->piece0 + gp->npieces; q++) {
+                    const ks_gap_piece *x = &dev->pieces[q];
+                    if (x->track != pc->track)
+                        continue;
+                    CHECK(x->start >= last, "%s: gap %zu: pieces of a thread overlap or are out of order", path, j);
+                    last = x->end;
+                    sum += x->end - x->start;
+                }
+                CHECK(sum <= gp->end - gp->start, "%s: gap %zu: a thread's pieces sum %lld > gap %lld", path, j,
+                      (long long)sum, (long long)(gp->end - gp->start));
+                CHECK(sum == gp->end - gp->start, "%s: gap %zu: a thread's pieces sum %lld != gap %lld", path, j,
+                      (long long)sum, (long long)(gp->end - gp->start));
+            }
+        }
+    }
+}
+
+static void check_threads(const char *path, const ks_analysis *a, const ks_steps *st, const ks_threads *th)
+{
+    if (th->reason) {
+        CHECK(!a->gpu, "%s: threads not observed with GPU work", path);
+        return;
+    }
+    ks_ns busy = busy_by_union(a), sum = 0;
+    for (int k = 0; k < KS_TIE_COUNT; k++) {
+        CHECK(th->tied_ns[k] >= 0, "%s: negative tie", path);
+        sum += th->tied_ns[k];
+    }
+    CHECK(th->busy_ns == busy, "%s: busy %lld != union %lld", path, (long long)th->busy_ns, (long long)busy);
+    CHECK(sum == busy, "%s: tied + not tied %lld != busy %lld", path, (long long)sum, (long long)busy);
+    ks_ns steps[KS_TIE_COUNT] = {0};
+    for (size_t i = 0; i < th->nsteps; i++)
+        for (int k = 0; k < KS_TIE_COUNT; k++) {
+            CHECK(th->step_ns[i][k] >= 0 && th->step_ns[i][k] <= busy, "%s: step %zu tie %d", path, i, k);
+            steps[k] += th->step_ns[i][k];
+        }
+    for (int k = 0; k < KS_TIE_NONE; k++)
+        CHECK(steps[k] == th->tied_ns[k], "%s: steps' %s %lld != %lld", path, ks_tie_name((ks_tie)k),
+              (long long)steps[k], (long long)th->tied_ns[k]);
+    if (!st || !st->n)
+        CHECK(th->tied_ns[KS_TIE_NONE] == busy, "%s: no steps, yet GPU time tied", path);
+    ks_ns rows = th->no_launch_ns;
+    for (size_t i = 0; i < th->n; i++)
+        for (int k = 0; k < KS_TIE_COUNT; k++)
+            rows += th->v[i].gpu_ns[k];
+    CHECK(rows == busy, "%s: threads' rows %lld != busy %lld", path, (long long)rows, (long long)busy);
+    ks_ns ops = 0;
+    for (size_t i = 0; i < th->nby_forward_op; i++)
+        ops += th->by_forward_op[i].gpu_ns;
+    CHECK(ops <= busy, "%s: forward ops %lld > busy", path, (long long)ops);
+    for (size_t i = 0; i < th->nlabels; i++)
+        CHECK(th->labels[i].gpu_ns <= ops, "%s: label above the flow-tied total", path);
+}
+
+static void check_file(const char *path)
+{
+    ks_source *src;
+    ks_stream *stream;
+    ks_trace *t = NULL;
+    ks_error err;
+    if (ks_source_open(path, &src, &err) != KS_OK || ks_source_next(src, &stream, &err) != 1 ||
+        ks_parse_stream(stream, NULL, &t, &err) != KS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(2);
+    }
+    ks_source_close(src);
+    ks_analysis *a = NULL;
+    ks_steps st = {0};
+    ks_gaps g = {0};
+    ks_threads th = {0};
+    if (ks_analyze(t, NULL, &a, &err) != KS_OK || ks_steps_find(a, NULL, &st, &err) != KS_OK ||
+        ks_gaps_find(a, &st, NULL, &g, &err) != KS_OK || ks_threads_find(a, &st, &th) != KS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(2);
+    }
+    check_gaps(path, &g);
+    check_threads(path, a, &st, &th);
+    ks_threads_free(&th);
+    ks_gaps_free(&g);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        check_file(argv[i]);
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}
