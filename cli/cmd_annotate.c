@@ -10,6 +10,7 @@
 const char ks_help_annotate[] =
     "usage: kinesift annotate TRACE -o OUT.json[.gz|.zst|.xz|.bz2] [--force] [--step-label REGEX]\n"
     "                         [--warmup N] [--gap-threshold DUR] [--data-label REGEX]\n"
+    "                         [--min-impact PCT] [--all-diagnoses]\n"
     "                         [--overlap POLICY] [--threads N] [--strict] [--quiet]\n"
     "\n"
     "Write the trace again, every original event byte for byte, with tracks added in a process of\n"

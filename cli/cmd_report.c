@@ -16,6 +16,7 @@ const char ks_help_report[] =
     "                       [--sort self|incl|gpu|count] [--window SPEC] [--step-label REGEX]\n"
     "                       [--warmup N] [--gap-threshold DUR] [--data-label REGEX]\n"
     "                       [--smi FILE.csv --smi-tz TZ [--smi-offset DUR] [--smi-gpu UUID|INDEX]]\n"
+    "                       [--min-impact PCT] [--all-diagnoses]\n"
     "                       [--overlap POLICY] [--threads N] [--strict] [--quiet]\n"
     "\n"
     "One HTML page that opens offline in any browser (it loads nothing: styles, charts and the small\n"
