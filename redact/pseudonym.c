@@ -64,19 +64,21 @@ struct ks_rd_pseudo {
     cache_slot *cache;
     cache_slot one;        /* the answer for a value too long for the cache: this
                               pseudonymiser's own, so redactors on two threads share nothing */
+    const char *digest;    /* "SHA256" (another name only in tests, to make OpenSSL fail) */
+    int failed;            /* OpenSSL failed once: every later token is zeros, the run fails */
+    int *fail;             /* the redactor's failure flag, set to KS_RD_FAIL_CRYPTO then */
 };
 
 /* ---- HMAC ------------------------------------------------------------------------------------ */
 
-static EVP_MAC_CTX *hmac_ctx(EVP_MAC **mac, const void *key, size_t klen)
+static EVP_MAC_CTX *hmac_ctx(EVP_MAC **mac, const void *key, size_t klen, const char *digest_name)
 {
     *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (!*mac)
         return NULL;
     EVP_MAC_CTX *c = EVP_MAC_CTX_new(*mac);
-    char digest[] = "SHA256";
     OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest_name, 0),
         OSSL_PARAM_construct_end(),
     };
     if (!c || !EVP_MAC_init(c, key, klen, params)) {
@@ -92,7 +94,7 @@ int ks_rd_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
                       unsigned char out[32])
 {
     EVP_MAC *mac;
-    EVP_MAC_CTX *c = hmac_ctx(&mac, key, klen);
+    EVP_MAC_CTX *c = hmac_ctx(&mac, key, klen, "SHA256");
     size_t ol = 0;
     int ok = c && EVP_MAC_update(c, msg, n) && EVP_MAC_final(c, out, &ol, 32) && ol == 32;
     EVP_MAC_CTX_free(c);
@@ -100,31 +102,59 @@ int ks_rd_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
     return ok ? 0 : -1;
 }
 
+/* OpenSSL failed: fail closed. The digest is zeros (never a value's bytes), the redactor's flag
+ * makes the run fail (exit 2, nothing written), and the key copy is cleansed. */
+static void digest_failed(ks_rd_pseudo *p, unsigned char out[32])
+{
+    memset(out, 0, 32);
+    p->failed = 1;
+    if (p->fail)
+        *p->fail = KS_RD_FAIL_CRYPTO;
+}
+
 static void digest_of(ks_rd_pseudo *p, int cls, const char *v, size_t n, unsigned char out[32])
 {
     const char *name = cls_prefix[cls];
     size_t ol = 0;
+    if (p->failed) {
+        digest_failed(p, out);
+        return;
+    }
     if (!p->ctx) {
-        p->ctx = hmac_ctx(&p->mac, p->key, p->klen);
+        p->ctx = hmac_ctx(&p->mac, p->key, p->klen, p->digest);
         OPENSSL_cleanse(p->key, p->klen);
         if (!p->ctx) {
-            fprintf(stderr, "kinesift: cannot set up HMAC-SHA256 (OpenSSL)\n");
-            abort();
+            digest_failed(p, out);
+            return;
         }
     }
     /* a NULL key re-initialises with the key already set */
     if (!EVP_MAC_init(p->ctx, NULL, 0, NULL) ||
         !EVP_MAC_update(p->ctx, (const unsigned char *)name, strlen(name) + 1) ||
         !EVP_MAC_update(p->ctx, (const unsigned char *)v, n) ||
-        !EVP_MAC_final(p->ctx, out, &ol, 32) || ol != 32) {
-        fprintf(stderr, "kinesift: HMAC-SHA256 failed (OpenSSL)\n");
-        abort();
-    }
+        !EVP_MAC_final(p->ctx, out, &ol, 32) || ol != 32)
+        digest_failed(p, out);
+}
+
+void ks_rd_pseudo_on_failure(ks_rd_pseudo *p, int *fail)
+{
+    p->fail = fail;
+}
+
+int ks_rd_pseudo_failed(const ks_rd_pseudo *p)
+{
+    return p->failed;
+}
+
+void ks_rd_pseudo_test_digest(ks_rd_pseudo *p, const char *digest_name)
+{
+    p->digest = digest_name;
 }
 
 ks_rd_pseudo *ks_rd_pseudo_new(const unsigned char *key, size_t len)
 {
     ks_rd_pseudo *p = ks_xcalloc(1, sizeof *p);
+    p->digest = "SHA256";
     if (key && len) {
         p->key = ks_xmalloc(len);
         memcpy(p->key, key, len);

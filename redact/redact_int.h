@@ -108,6 +108,14 @@ void ks_rd_pseudo_note(ks_rd_pseudo *p, int cls, const char *v, size_t n);
 /* Keyed 48-bit value (memory addresses). */
 uint64_t ks_rd_pseudo_u48(ks_rd_pseudo *p, const char *v, size_t n);
 uint64_t ks_rd_pseudo_distinct(const ks_rd_pseudo *p, int cls);
+/* OpenSSL failing (no HMAC, no SHA-256 provider) is no abort: the tokens are zeros from then on,
+ * ks_rd_pseudo_failed says so, and *fail (the redactor's flag) is set to KS_RD_FAIL_CRYPTO so the
+ * run fails closed. ks_rd_pseudo_test_digest names another digest before the first token: tests
+ * use an unknown name to make OpenSSL fail for real. */
+#define KS_RD_FAIL_CRYPTO 1 /* PCRE2's match errors, the other values of the flag, are negative */
+void ks_rd_pseudo_on_failure(ks_rd_pseudo *p, int *fail);
+int ks_rd_pseudo_failed(const ks_rd_pseudo *p);
+void ks_rd_pseudo_test_digest(ks_rd_pseudo *p, const char *digest_name);
 /* Current token length in hex digits of a class (8, grows to 12, 16 on collisions). */
 int ks_rd_pseudo_hexlen(const ks_rd_pseudo *p, int cls);
 /* For tests: force the class length and report collisions. */
@@ -216,7 +224,8 @@ struct ks_redactor {
     size_t nlits, lits_cap;
     ks_rd_litset lset;         /* all of them */
     size_t maxlit;             /* longest literal */
-    int failed;                /* a PCRE2 match failed: the run fails (set through re.fail) */
+    int failed;                /* a PCRE2 match failed (its error code, < 0) or OpenSSL did
+                                * (KS_RD_FAIL_CRYPTO): the run fails (set through re.fail, pn) */
     uint64_t lit_gen;          /* literals learned so far (ever) */
 
     uint64_t *counts;          /* per rule: builtin, then user rules */

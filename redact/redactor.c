@@ -101,6 +101,7 @@ int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
     rd->keep_meta = copy_list(o->keep_meta, rd->nkeep_meta = o->nkeep_meta);
     rd->domains = copy_list(o->domains, rd->ndomains = o->ndomains);
     rd->pn = ks_rd_pseudo_new(o->key, o->key_len);
+    ks_rd_pseudo_on_failure(rd->pn, &rd->failed);
     if (!rd->pn) {
         ks_redactor_free(rd);
         return ks_error_set(err, "cannot set up HMAC-SHA256 (OpenSSL) or draw a random key");

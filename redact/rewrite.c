@@ -958,13 +958,19 @@ static long feed(eng *e, size_t pos, size_t avail, int eof)
     e->run_base = e->win_base + e->win_len - e->rep.res_len;
     yajl_status ys = yajl_parse(e->h, (const unsigned char *)e->rep.res, e->rep.res_len);
     if (!e->failed && e->rd->failed) {
-        /* a pattern could not be matched (PCRE2 match or depth limit): fail closed */
+        /* a pattern could not be matched (PCRE2 match or depth limit) or OpenSSL failed: fail
+         * closed */
         uint64_t at = e->run_in_base, line, col;
         line_col(e, at, &line, &col);
-        ks_error_set_at(e->err, at, line, col,
-                        "a redaction pattern failed (PCRE2 error %d) in the text after this "
-                        "point: not redacted",
-                        e->rd->failed);
+        if (e->rd->failed == KS_RD_FAIL_CRYPTO)
+            ks_error_set_at(e->err, at, line, col,
+                            "the keyed hash of the pseudonyms (HMAC-SHA256, OpenSSL) failed in the "
+                            "text after this point: not redacted");
+        else
+            ks_error_set_at(e->err, at, line, col,
+                            "a redaction pattern failed (PCRE2 error %d) in the text after this "
+                            "point: not redacted",
+                            e->rd->failed);
         e->failed = 1;
     }
     if (e->failed)

@@ -120,6 +120,26 @@ static void test_unterminated_array(void **state)
     ks_redactor_free(rd);
 }
 
+/* OpenSSL failing (here: an unknown digest, so EVP_MAC_init fails for real) fails the run closed:
+ * no output, an error naming the keyed hash with its position, no abort, and no token made of a
+ * value's bytes ever reaches the caller. */
+static void test_crypto_failure_fails_closed(void **state)
+{
+    (void)state;
+    ks_redactor *rd = rd_new();
+    ks_rd_pseudo_test_digest(rd->pn, "no-such-digest");
+    ks_error err;
+    memset(&err, 0, sizeof err);
+    char *out = rd_redact_text(rd, trace, NULL, &err);
+    if (out)
+        fail_msg("redacted although the keyed hash failed:\n%s", out);
+    assert_true(ks_rd_pseudo_failed(rd->pn));
+    assert_int_equal(rd->failed, KS_RD_FAIL_CRYPTO);
+    assert_true(err.has_pos);
+    assert_non_null(strstr(err.msg, "HMAC-SHA256"));
+    ks_redactor_free(rd);
+}
+
 static void expect_error(const char *json, uint64_t line, uint64_t col, const char *what)
 {
     ks_redactor *rd = rd_new();
@@ -374,7 +394,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_and_structure), cmocka_unit_test(test_verbatim),
-        cmocka_unit_test(test_unterminated_array),    cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_unterminated_array),
+        cmocka_unit_test(test_crypto_failure_fails_closed),    cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_repaired),              cmocka_unit_test(test_options),
         cmocka_unit_test(test_check_mode),            cmocka_unit_test(test_late_literals),
         cmocka_unit_test(test_chunk_boundaries),      cmocka_unit_test(test_depth_limit),
