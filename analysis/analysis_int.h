@@ -39,6 +39,16 @@ void ks_gpuwork_free(ks_gpuwork *w);
 const ks_gpuwork *ks_gpuwork_of(const ks_analysis *a);
 /* Items on the streams of one device. */
 size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device);
+/* One piece of GPU work [a, b) with its place in the store, for the passes that sort the work by
+ * time (gaps, threads): by start, then end; with a stable sort, equal pieces keep stream order. */
+typedef struct ks_gpuwork_iv {
+    ks_ns a, b;
+    uint32_t track, ev;
+} ks_gpuwork_iv;
+static inline int ks_gpuwork_iv_before(const ks_gpuwork_iv *p, const ks_gpuwork_iv *q)
+{
+    return p->a != q->a ? p->a < q->a : p->b < q->b;
+}
 
 /* The window rules of GPU work (gpuwork.c says why), for [w0, w1):
  * a count belongs to the window its event starts in; */

@@ -42,20 +42,11 @@ void ks_gap_opts_init(ks_gap_opts *o)
     o->hta_kernel_wait_ns = 30000;
 }
 
-typedef struct work {
-    ks_ns a, b;
-    uint32_t track;
-    uint32_t ev;
-} work;
-
-static inline int work_before(const work *p, const work *q)
-{
-    return p->a != q->a ? p->a < q->a : p->b < q->b;
-}
+typedef ks_gpuwork_iv work;
 
 /* stable (equal intervals keep their stream order), and each stream's work is in start order
  * already: the sort merges one run per stream */
-KS_MSORT_DEFINE(sort_work, work, work_before)
+KS_MSORT_DEFINE(sort_work, work, ks_gpuwork_iv_before)
 
 typedef struct cause_table {
     ks_gap_cause *v;

@@ -37,18 +37,9 @@ const char *ks_tie_name(ks_tie t)
     return (unsigned)t < KS_TIE_COUNT ? names[t] : "?";
 }
 
-typedef struct work {
-    ks_ns a, b;
-    uint32_t track;
-    uint32_t ev;
-} work;
+typedef ks_gpuwork_iv work;
 
-static inline int work_before(const work *p, const work *q)
-{
-    return p->a != q->a ? p->a < q->a : p->b < q->b;
-}
-
-KS_MSORT_DEFINE(sort_tw, work, work_before)
+KS_MSORT_DEFINE(sort_tw, work, ks_gpuwork_iv_before)
 
 typedef struct named_table {
     ks_named_ns *v;
