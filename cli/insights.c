@@ -119,6 +119,9 @@ const ks_option *ks_cli_insight_table(ks_cli_insight_opts *o, ks_load_opts *lo, 
         KS_OPT_CALL_FLAG_("all-diagnoses", 0, insight_call, o, 'A', "list diagnoses under the floor too"),
         KS_OPT_CALL_("min-impact", 0, insight_call, o, 'I', "the floor of a listed diagnosis, % of the steps"),
     };
+    _Static_assert(sizeof analysis / sizeof *analysis + sizeof insight / sizeof *insight <
+                       sizeof o->table / sizeof *o->table,
+                   "ks_cli_insight_opts.table holds the shared options and the end mark");
     size_t n = 0;
     o->lo = lo;
     for (size_t i = 0; i < sizeof analysis / sizeof *analysis; i++)
