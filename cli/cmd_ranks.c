@@ -2,7 +2,6 @@
  * concurrently (-j), each reduced to its ks_rank and freed, then matched across ranks. Archives
  * stand for their members (one job per member, so ranks inside one tar are read in parallel too).
  * Output does not depend on -j: results are kept in input order and sorted by rank. */
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
@@ -255,59 +255,67 @@ static int default_jobs(void)
     return c < 1 ? 1 : c > 64 ? 64 : (int)c;
 }
 
+/* the options that take a checked value (the option table hands them here) */
+typedef struct ranks_args {
+    int jobs;
+    ks_ranks_opts *mo;
+} ranks_args;
+
+static int ranks_opt(void *ctx, const char *cmd, int key, const char *arg)
+{
+    ranks_args *r = ctx;
+    char *end;
+    switch (key) {
+    case 'j':
+        r->jobs = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || r->jobs < 1 || r->jobs > 256)
+            return ks_cli_usage(cmd, "-j wants a number of jobs from 1 to 256, not '%s'", arg);
+        return 0;
+    case 'p':
+        r->mo->straggler_pct = strtod(arg, &end);
+        if (end == arg || *end || !(r->mo->straggler_pct >= 0) || r->mo->straggler_pct > 1e6)
+            return ks_cli_usage(cmd, "--straggler-pct wants a percentage >= 0, not '%s'", arg);
+        return 0;
+    case 'A': r->mo->align = 0; return 0;
+    case 'T':
+        if (ks_duration_parse(arg, &r->mo->align_tolerance) || r->mo->align_tolerance < 0)
+            return ks_cli_usage(cmd, "--align-tolerance wants a duration such as 20us, not '%s'", arg);
+        return 0;
+    default: return ks_cli_usage(cmd, "bad option");
+    }
+}
+
 int ks_cmd_ranks(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"jobs", required_argument, NULL, 'j'},
-        {"allow-mixed", no_argument, NULL, 'M'}, {"straggler-pct", required_argument, NULL, 'p'},
-        {"no-align", no_argument, NULL, 'A'}, {"align-tolerance", required_argument, NULL, 'T'},
-        {"step-label", required_argument, NULL, 'L'}, {"strict", no_argument, NULL, 'S'},
-        {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0},
-    };
     static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
-    int format = 0, jobs = default_jobs(), allow_mixed = 0, c;
+    int format = 0, allow_mixed = 0, first;
     ks_load_opts lo = {0};
     ks_rank_opts ro = {0};
     ks_ranks_opts mo;
     ks_ranks_opts_init(&mo);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "j:", longopts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'f':
-            if ((format = ks_cli_choice(optarg, formats)) < 0)
-                return ks_cli_usage("ranks", "unknown format '%s' (text, json, csv, markdown)", optarg);
-            break;
-        case 'j':
-            jobs = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || jobs < 1 || jobs > 256)
-                return ks_cli_usage("ranks", "-j wants a number of jobs from 1 to 256, not '%s'", optarg);
-            break;
-        case 'M': allow_mixed = 1; break;
-        case 'p':
-            mo.straggler_pct = strtod(optarg, &end);
-            if (end == optarg || *end || !(mo.straggler_pct >= 0) || mo.straggler_pct > 1e6)
-                return ks_cli_usage("ranks", "--straggler-pct wants a percentage >= 0, not '%s'", optarg);
-            break;
-        case 'A': mo.align = 0; break;
-        case 'T':
-            if (ks_duration_parse(optarg, &mo.align_tolerance) || mo.align_tolerance < 0)
-                return ks_cli_usage("ranks", "--align-tolerance wants a duration such as 20us, not '%s'", optarg);
-            break;
-        case 'L': ro.step_label = optarg; break;
-        case 'S': lo.strict = 1; break;
-        case 'q': lo.quiet = 1; break;
-        default:
-            return ks_cli_usage("ranks", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    ranks_args ra = {default_jobs(), &mo};
+    ks_option tab[] = {
+        KS_OPT_CHOICE_("format", 0, &format, formats, "format", "text, json, csv or markdown"),
+        KS_OPT_CALL_("jobs", 'j', ranks_opt, &ra, 'j', "ranks read at once"),
+        KS_OPT_FLAG_("allow-mixed", 0, &allow_mixed, "ranks of several jobs are not an error"),
+        KS_OPT_CALL_("straggler-pct", 0, ranks_opt, &ra, 'p', "a straggler is this much slower"),
+        KS_OPT_CALL_FLAG_("no-align", 0, ranks_opt, &ra, 'A', "no clock offsets"),
+        KS_OPT_CALL_("align-tolerance", 0, ranks_opt, &ra, 'T', "spread above which waits are not trusted"),
+        KS_OPT_STRING_("step-label", 0, &ro.step_label, "steps are the annotations matching REGEX"),
+        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_FLAG_("quiet", 0, &lo.quiet, "no progress line"),
+        KS_OPT_END_(),
+    };
+    int prc = ks_opt_parse("ranks", tab, argc, argv, &first);
+    if (prc)
+        return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first >= argc)
         return ks_cli_usage("ranks", "no input file");
+    int jobs = ra.jobs;
     char **list;
     size_t nlist;
     ks_error err;
-    if (ks_inputs_expand(argv + optind, (size_t)(argc - optind), &list, &nlist, &err) != KS_OK) {
+    if (ks_inputs_expand(argv + first, (size_t)(argc - first), &list, &nlist, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }

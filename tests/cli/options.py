@@ -18,7 +18,7 @@ import sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
-TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats"]
+TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks"]
 failures = []
 
 
@@ -61,7 +61,8 @@ for cmd in TABLED:
     one_line_error(run(cmd, "--zz-bogus", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "--zz-bogus=1", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "-Z", example), "unknown option '-Z'")
-    one_line_error(run(cmd, example, "--threads"), "option '--threads' needs an argument")
+    needs = "--jobs" if cmd == "ranks" else "--threads"  # ranks reads ranks at once with --jobs
+    one_line_error(run(cmd, example, needs), f"option '{needs}' needs an argument")
     one_line_error(run(cmd, "--strict=yes", example), "option '--strict' takes no argument")
 
 one_line_error(run("analyze", "--format", "xml", example), "unknown format 'xml' (text, json, csv or folded)")
