@@ -2,7 +2,6 @@
  * `kinesift redact --check` (scan traces for leaks). The rules live in redact/; this file reads
  * the options, picks the outputs and prints the summary. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/redact.h"
 
@@ -60,12 +60,6 @@ const char ks_help_redact[] =
     "Exit status: 0 success (--check: clean), 1 --check found something, 2 usage or input\n"
     "error (a trace that does not parse is refused, with its byte, line and column).\n";
 
-enum {
-    O_FORCE = 256, O_COMPRESS, O_KEY_FILE, O_SHAPES, O_DROP_ARG, O_KEEP_ARG, O_KEEP_META,
-    O_KEEP_LOGS, O_DOMAIN, O_DENY_FILE, O_RULES, O_REPORT, O_REPORT_JSON, O_QUIET, O_CHECK,
-    O_FORMAT, O_MAX_FINDINGS
-};
-
 typedef struct list {
     char **v;
     size_t n, cap;
@@ -103,78 +97,75 @@ static int parse_compress(const char *s, ks_compress *c)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, redact_cli *c)
+/* the options that take a checked value or add to a list (the option table hands them here) */
+enum { O_OUTPUT = 'o', O_COMPRESS = 'c', O_DROP_ARG = 'd', O_KEEP_ARG = 'k', O_KEEP_META = 'm',
+       O_DOMAIN = 'D', O_FORMAT = 'f', O_MAX_FINDINGS = 'n' };
+
+static int redact_opt(void *ctx, const char *cmd, int key, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, O_FORCE},
-        {"compress", required_argument, NULL, O_COMPRESS},
-        {"key-file", required_argument, NULL, O_KEY_FILE},
-        {"shapes", no_argument, NULL, O_SHAPES},
-        {"drop-arg", required_argument, NULL, O_DROP_ARG},
-        {"keep-arg", required_argument, NULL, O_KEEP_ARG},
-        {"keep-metadata", required_argument, NULL, O_KEEP_META},
-        {"keep-logs", no_argument, NULL, O_KEEP_LOGS},
-        {"domain", required_argument, NULL, O_DOMAIN},
-        {"deny-file", required_argument, NULL, O_DENY_FILE},
-        {"rules", required_argument, NULL, O_RULES},
-        {"report", no_argument, NULL, O_REPORT},
-        {"report-json", required_argument, NULL, O_REPORT_JSON},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"check", no_argument, NULL, O_CHECK},
-        {"format", required_argument, NULL, O_FORMAT},
-        {"max-findings", required_argument, NULL, O_MAX_FINDINGS},
-        {NULL, 0, NULL, 0},
-    };
-    static const char *const formats[] = {"text", "json", NULL};
-    int opt;
-    optind = 1;
-    c->max_findings = 20;
-    while ((opt = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            c->stdout_asked = !strcmp(optarg, "-");
-            c->output = c->stdout_asked ? NULL : optarg;
-            break;
-        case O_FORCE: c->force = 1; break;
-        case O_COMPRESS:
-            if (parse_compress(optarg, &c->compress) != 0)
-                return ks_cli_usage("redact", "--compress: '%s' is not gz, zst, xz, bz2 or none",
-                                    optarg);
-            break;
-        case O_KEY_FILE: c->key_file = optarg; break;
-        case O_SHAPES: c->o.shapes = 1; break;
-        case O_DROP_ARG: KS_PUSH(c->drop.v, c->drop.n, c->drop.cap, optarg); break;
-        case O_KEEP_ARG: KS_PUSH(c->keep.v, c->keep.n, c->keep.cap, optarg); break;
-        case O_KEEP_META: KS_PUSH(c->meta.v, c->meta.n, c->meta.cap, optarg); break;
-        case O_KEEP_LOGS: c->o.keep_logs = 1; break;
-        case O_DOMAIN: KS_PUSH(c->domains.v, c->domains.n, c->domains.cap, optarg); break;
-        case O_DENY_FILE: c->deny_file = optarg; break;
-        case O_RULES: c->o.rules_file = optarg; break;
-        case O_REPORT: c->report = 1; break;
-        case O_REPORT_JSON: c->report_json = optarg; break;
-        case 'q':
-        case O_QUIET: c->quiet = 1; break;
-        case O_CHECK: c->check = 1; break;
-        case O_FORMAT: {
-            int k = ks_cli_choice(optarg, formats);
-            if (k < 0)
-                return ks_cli_usage("redact", "unknown format '%s' (text or json)", optarg);
-            c->json = k == 1;
-            break;
-        }
-        case O_MAX_FINDINGS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0)
-                return ks_cli_usage("redact", "--max-findings: '%s' is not a count", optarg);
-            c->max_findings = (size_t)v;
-            break;
-        }
-        default: return ks_cli_usage("redact", "bad option");
-        }
+    redact_cli *c = ctx;
+    switch (key) {
+    case O_OUTPUT:
+        c->stdout_asked = !strcmp(arg, "-");
+        c->output = c->stdout_asked ? NULL : arg;
+        return 0;
+    case O_COMPRESS:
+        if (parse_compress(arg, &c->compress) != 0)
+            return ks_cli_usage(cmd, "--compress: '%s' is not gz, zst, xz, bz2 or none", arg);
+        return 0;
+    case O_DROP_ARG: KS_PUSH(c->drop.v, c->drop.n, c->drop.cap, (char *)arg); return 0;
+    case O_KEEP_ARG: KS_PUSH(c->keep.v, c->keep.n, c->keep.cap, (char *)arg); return 0;
+    case O_KEEP_META: KS_PUSH(c->meta.v, c->meta.n, c->meta.cap, (char *)arg); return 0;
+    case O_DOMAIN: KS_PUSH(c->domains.v, c->domains.n, c->domains.cap, (char *)arg); return 0;
+    case O_FORMAT: {
+        static const char *const formats[] = {"text", "json", NULL};
+        int k = ks_cli_choice(arg, formats);
+        if (k < 0)
+            return ks_cli_usage(cmd, "unknown format '%s' (text or json)", arg);
+        c->json = k == 1;
+        return 0;
     }
-    if (optind >= argc)
+    case O_MAX_FINDINGS: {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (end == arg || *end || v < 0)
+            return ks_cli_usage(cmd, "--max-findings: '%s' is not a count", arg);
+        c->max_findings = (size_t)v;
+        return 0;
+    }
+    default: return ks_cli_usage(cmd, "bad option");
+    }
+}
+
+/* 0 with *first the first operand, KS_OPT_LISTED after --list-options, or an exit status */
+static int parse_args(int argc, char **argv, redact_cli *c, int *first)
+{
+    c->max_findings = 20;
+    ks_option tab[] = {
+        KS_OPT_CALL_("output", 'o', redact_opt, c, O_OUTPUT, "the output file or directory; - for stdout"),
+        KS_OPT_FLAG_("force", 0, &c->force, "replace an existing output"),
+        KS_OPT_CALL_("compress", 0, redact_opt, c, O_COMPRESS, "gz, zst, xz, bz2 or none"),
+        KS_OPT_STRING_("key-file", 0, &c->key_file, "the pseudonym key"),
+        KS_OPT_FLAG_("shapes", 0, &c->o.shapes, "also strip input shapes"),
+        KS_OPT_CALL_("drop-arg", 0, redact_opt, c, O_DROP_ARG, "drop this args key"),
+        KS_OPT_CALL_("keep-arg", 0, redact_opt, c, O_KEEP_ARG, "keep this args key verbatim"),
+        KS_OPT_CALL_("keep-metadata", 0, redact_opt, c, O_KEEP_META, "keep this metadata key"),
+        KS_OPT_FLAG_("keep-logs", 0, &c->o.keep_logs, "keep (and scan) the log arrays"),
+        KS_OPT_CALL_("domain", 0, redact_opt, c, O_DOMAIN, "a domain to redact"),
+        KS_OPT_STRING_("deny-file", 0, &c->deny_file, "terms to redact, one per line"),
+        KS_OPT_STRING_("rules", 0, &c->o.rules_file, "user rules (JSON)"),
+        KS_OPT_FLAG_("report", 0, &c->report, "what was redacted, by rule"),
+        KS_OPT_STRING_("report-json", 0, &c->report_json, "the same as JSON in FILE"),
+        KS_OPT_FLAG_("quiet", 'q', &c->quiet, "no progress line"),
+        KS_OPT_FLAG_("check", 0, &c->check, "find what would be redacted; write nothing"),
+        KS_OPT_CALL_("format", 0, redact_opt, c, O_FORMAT, "text or json (--check)"),
+        KS_OPT_CALL_("max-findings", 0, redact_opt, c, O_MAX_FINDINGS, "findings listed (--check)"),
+        KS_OPT_END_(),
+    };
+    int rc = ks_opt_parse("redact", tab, argc, argv, first);
+    if (rc)
+        return rc;
+    if (*first >= argc)
         return ks_cli_usage("redact", "no input file");
     if (c->check && (c->output || c->stdout_asked))
         return ks_cli_usage("redact", "--check writes nothing: -o makes no sense with it");
@@ -557,15 +548,16 @@ int ks_cmd_redact(int argc, char **argv)
     redact_cli c;
     memset(&c, 0, sizeof c);
     ks_redact_opts_init(&c.o);
-    int rc = parse_args(argc, argv, &c);
+    int first;
+    int rc = parse_args(argc, argv, &c, &first);
     if (rc) {
         cli_free(&c);
-        return rc;
+        return rc == KS_OPT_LISTED ? 0 : rc;
     }
     char **inputs;
     size_t n;
     ks_error err;
-    if (ks_inputs_expand(argv + optind, (size_t)(argc - optind), &inputs, &n, &err) != KS_OK) {
+    if (ks_inputs_expand(argv + first, (size_t)(argc - first), &inputs, &n, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         cli_free(&c);
         return KS_EXIT_USAGE;

@@ -18,7 +18,7 @@ import sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
-TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks"]
+TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks", "redact"]
 failures = []
 
 
@@ -61,9 +61,11 @@ for cmd in TABLED:
     one_line_error(run(cmd, "--zz-bogus", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "--zz-bogus=1", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "-Z", example), "unknown option '-Z'")
-    needs = "--jobs" if cmd == "ranks" else "--threads"  # ranks reads ranks at once with --jobs
+    # an option that takes an argument: ranks reads ranks at once with --jobs; redact has no threads
+    needs = {"ranks": "--jobs", "redact": "--key-file"}.get(cmd, "--threads")
     one_line_error(run(cmd, example, needs), f"option '{needs}' needs an argument")
-    one_line_error(run(cmd, "--strict=yes", example), "option '--strict' takes no argument")
+    flag = "--force" if cmd == "redact" else "--strict"  # redact reads no trace structure: no --strict
+    one_line_error(run(cmd, flag + "=yes", example), f"option '{flag}' takes no argument")
 
 one_line_error(run("analyze", "--format", "xml", example), "unknown format 'xml' (text, json, csv or folded)")
 one_line_error(run("analyze", "--top", "many", example), "--top needs a number >= 0")
