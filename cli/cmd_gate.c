@@ -1,11 +1,11 @@
 /* cli/cmd_gate.c: `kinesift gate --baseline B --candidate C`: fail CI on a regression. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
@@ -270,9 +270,10 @@ static int parse_num(const char *s, double lo, double hi, double *v)
     return end == s || *end || errno || !(*v >= lo) || !(*v <= hi) ? -1 : 0;
 }
 
-static void push_input(gate_cli *c, int side, char *path)
+/* path is an argv string (writable; the option table hands it as const) */
+static void push_input(gate_cli *c, int side, const char *path)
 {
-    KS_PUSH(c->in[side], c->nin[side], c->capin[side], path);
+    KS_PUSH(c->in[side], c->nin[side], c->capin[side], (char *)path);
 }
 
 /* 1 when out names one of the inputs of a side, as given or found in a directory given. */
@@ -357,107 +358,137 @@ static ks_metric flag_metric(int opt)
     return KS_METRIC_VALIDATE;
 }
 
-static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, double *threshold)
+/* where the options go (the option table hands each one here with its key) */
+typedef struct gate_args {
+    gate_cli *c;
+    ks_budget *flags;
+    double *threshold;
+} gate_args;
+
+static int gate_opt(void *ctx, const char *cmd, int key, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"baseline", required_argument, NULL, 'b'},  {"candidate", required_argument, NULL, 'c'},
-        {"budget", required_argument, NULL, OPT_BUDGET}, {"step-time", required_argument, NULL, OPT_STEP_TIME},
-        {"label", required_argument, NULL, OPT_LABEL}, {"gpu-label", required_argument, NULL, OPT_GPU_LABEL},
-        {"op", required_argument, NULL, OPT_OP},     {"kernel-time", required_argument, NULL, OPT_KERNEL_TIME},
-        {"gpu-idle-share", required_argument, NULL, OPT_GPU_IDLE},
-        {"kernel-launches", required_argument, NULL, OPT_LAUNCHES},
-        {"validate", required_argument, NULL, OPT_VALIDATE},
-        {"label-share", required_argument, NULL, OPT_LABEL_SHARE},
-        {"threshold", required_argument, NULL, OPT_THRESHOLD}, {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"runs-per-side-min", required_argument, NULL, OPT_RUNS_MIN},
-        {"on-inconclusive", required_argument, NULL, OPT_ON_INCONCLUSIVE},
-        {"allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH},
-        {"skip-steps", required_argument, NULL, OPT_SKIP_STEPS}, {"warmup", required_argument, NULL, OPT_SKIP_STEPS},
-        {"step-label", required_argument, NULL, OPT_STEP_LABEL},
-        {"normalize-kernels", no_argument, NULL, OPT_NORMALIZE}, {"overlap", required_argument, NULL, OPT_OVERLAP},
-        {"json", required_argument, NULL, OPT_JSON}, {"junit", required_argument, NULL, OPT_JUNIT},
-        {"markdown", required_argument, NULL, OPT_MARKDOWN}, {"github-summary", no_argument, NULL, OPT_GITHUB},
-        {"strict", no_argument, NULL, OPT_STRICT},   {"quiet", no_argument, NULL, OPT_QUIET},
-        {NULL, 0, NULL, 0},
-    };
+    gate_args *g = ctx;
+    gate_cli *c = g->c;
+    ks_budget *flags = g->flags;
+    double *threshold = g->threshold;
     static const char *const modes[] = {"warn", "fail", NULL};
     ks_error err;
     double v;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "b:c:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'b': push_input(c, 0, optarg); break;
-        case 'c': push_input(c, 1, optarg); break;
-        case OPT_BUDGET: c->budget_path = optarg; break;
-        case OPT_STEP_TIME: case OPT_LABEL: case OPT_GPU_LABEL: case OPT_OP: case OPT_KERNEL_TIME:
-        case OPT_GPU_IDLE: case OPT_LAUNCHES: case OPT_VALIDATE:
-            if (ks_budget_add_arg(flags, flag_metric(opt), optarg, &err) != KS_OK)
-                return ks_cli_usage("gate", "%s", err.msg);
-            break;
-        case OPT_LABEL_SHARE:
-            if (parse_num(optarg, 0, 100, &v) != 0)
-                return ks_cli_usage("gate", "--label-share needs a percentage from 0 to 100, not '%s'", optarg);
-            c->go.label_share = v / 100;
-            break;
-        case OPT_THRESHOLD:
-            if (parse_num(optarg, 0, 1000, threshold) != 0)
-                return ks_cli_usage("gate", "--threshold needs a percentage from 0 to 1000, not '%s'", optarg);
-            break;
-        case OPT_ALPHA:
-            if (parse_num(optarg, 0, 1, &v) != 0 || v <= 0 || v >= 1)
-                return ks_cli_usage("gate", "--alpha needs a number between 0 and 1, not '%s'", optarg);
-            c->go.params.alpha = v;
-            break;
-        case OPT_RUNS_MIN:
-            if (parse_num(optarg, 1, 1000, &v) != 0 || v != (double)(size_t)v)
-                return ks_cli_usage("gate", "--runs-per-side-min needs a whole number from 1 to 1000, not '%s'", optarg);
-            c->go.params.min_runs = (size_t)v;
-            break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            c->go.params.seed = strtoull(optarg, &end, 0);
-            if (end == optarg || *end || errno || *optarg == '-')
-                return ks_cli_usage("gate", "--seed needs an unsigned 64-bit number, not '%s'", optarg);
-            break;
-        }
-        case OPT_ON_INCONCLUSIVE: {
-            int m = ks_cli_choice(optarg, modes);
-            if (m < 0)
-                return ks_cli_usage("gate", "--on-inconclusive is warn or fail, not '%s'", optarg);
-            c->inconclusive_fails = m;
-            break;
-        }
-        case OPT_ALLOW_MISMATCH: c->go.allow_mismatch = 1; break;
-        case OPT_SKIP_STEPS:
-            if (parse_num(optarg, 0, 1000000, &v) != 0 || v != (double)(long)v)
-                return ks_cli_usage("gate", "--warmup (--skip-steps) needs a number of steps >= 0, not '%s'", optarg);
-            c->so.warmup = (int)v;
-            break;
-        case OPT_STEP_LABEL:
-            if (ks_cli_regex("gate", "--step-label", optarg))
-                return KS_EXIT_USAGE;
-            c->so.label_regex = optarg;
-            break;
-        case OPT_NORMALIZE: c->po.normalize_kernels = 1; break;
-        case OPT_OVERLAP:
-            if (ks_overlap_parse(optarg, &c->ao.overlap, &c->ao.clamp_ns) != 0)
-                return ks_cli_usage("gate", "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", optarg);
-            break;
-        case OPT_JSON: c->json = optarg; break;
-        case OPT_JUNIT: c->junit = optarg; break;
-        case OPT_MARKDOWN: c->markdown = optarg; break;
-        case OPT_GITHUB: c->github_summary = 1; break;
-        case OPT_STRICT: c->lo.strict = 1; break;
-        case OPT_QUIET: c->lo.quiet = 1; break;
-        default: return ks_cli_usage("gate", "bad option");
-        }
+    switch (key) {
+    case 'b': push_input(c, 0, arg); return 0;
+    case 'c': push_input(c, 1, arg); return 0;
+    case OPT_BUDGET: c->budget_path = arg; return 0;
+    case OPT_STEP_TIME: case OPT_LABEL: case OPT_GPU_LABEL: case OPT_OP: case OPT_KERNEL_TIME:
+    case OPT_GPU_IDLE: case OPT_LAUNCHES: case OPT_VALIDATE:
+        if (ks_budget_add_arg(flags, flag_metric(key), arg, &err) != KS_OK)
+            return ks_cli_usage(cmd, "%s", err.msg);
+        return 0;
+    case OPT_LABEL_SHARE:
+        if (parse_num(arg, 0, 100, &v) != 0)
+            return ks_cli_usage(cmd, "--label-share needs a percentage from 0 to 100, not '%s'", arg);
+        c->go.label_share = v / 100;
+        return 0;
+    case OPT_THRESHOLD:
+        if (parse_num(arg, 0, 1000, threshold) != 0)
+            return ks_cli_usage(cmd, "--threshold needs a percentage from 0 to 1000, not '%s'", arg);
+        return 0;
+    case OPT_ALPHA:
+        if (parse_num(arg, 0, 1, &v) != 0 || v <= 0 || v >= 1)
+            return ks_cli_usage(cmd, "--alpha needs a number between 0 and 1, not '%s'", arg);
+        c->go.params.alpha = v;
+        return 0;
+    case OPT_RUNS_MIN:
+        if (parse_num(arg, 1, 1000, &v) != 0 || v != (double)(size_t)v)
+            return ks_cli_usage(cmd, "--runs-per-side-min needs a whole number from 1 to 1000, not '%s'", arg);
+        c->go.params.min_runs = (size_t)v;
+        return 0;
+    case OPT_SEED: {
+        char *end;
+        errno = 0;
+        c->go.params.seed = strtoull(arg, &end, 0);
+        if (end == arg || *end || errno || *arg == '-')
+            return ks_cli_usage(cmd, "--seed needs an unsigned 64-bit number, not '%s'", arg);
+        return 0;
     }
-    if (optind < argc)
+    case OPT_ON_INCONCLUSIVE: {
+        int m = ks_cli_choice(arg, modes);
+        if (m < 0)
+            return ks_cli_usage(cmd, "--on-inconclusive is warn or fail, not '%s'", arg);
+        c->inconclusive_fails = m;
+        return 0;
+    }
+    case OPT_ALLOW_MISMATCH: c->go.allow_mismatch = 1; return 0;
+    case OPT_SKIP_STEPS:
+        if (parse_num(arg, 0, 1000000, &v) != 0 || v != (double)(long)v)
+            return ks_cli_usage(cmd, "--warmup (--skip-steps) needs a number of steps >= 0, not '%s'", arg);
+        c->so.warmup = (int)v;
+        return 0;
+    case OPT_STEP_LABEL:
+        if (ks_cli_regex(cmd, "--step-label", arg))
+            return KS_EXIT_USAGE;
+        c->so.label_regex = arg;
+        return 0;
+    case OPT_NORMALIZE: c->po.normalize_kernels = 1; return 0;
+    case OPT_OVERLAP:
+        if (ks_overlap_parse(arg, &c->ao.overlap, &c->ao.clamp_ns) != 0)
+            return ks_cli_usage(cmd, "unknown overlap policy '%s' (spill, drop, truncate, clamp:NS)", arg);
+        return 0;
+    case OPT_JSON: c->json = arg; return 0;
+    case OPT_JUNIT: c->junit = arg; return 0;
+    case OPT_MARKDOWN: c->markdown = arg; return 0;
+    case OPT_GITHUB: c->github_summary = 1; return 0;
+    case OPT_STRICT: c->lo.strict = 1; return 0;
+    case OPT_QUIET: c->lo.quiet = 1; return 0;
+    default: return ks_cli_usage(cmd, "bad option");
+    }
+}
+
+static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, double *threshold)
+{
+    gate_args g = {c, flags, threshold};
+#define ARG_(name, s, key, help) KS_OPT_CALL_(name, s, gate_opt, &g, key, help)
+#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, gate_opt, &g, key, help)
+    ks_option tab[] = {
+        ARG_("baseline", 'b', 'b', "a baseline trace, summary or results file"),
+        ARG_("candidate", 'c', 'c', "a candidate trace, summary or results file"),
+        ARG_("budget", 0, OPT_BUDGET, "the budget file"),
+        ARG_("step-time", 0, OPT_STEP_TIME, "step time limit"),
+        ARG_("label", 0, OPT_LABEL, "a label's time limit"),
+        ARG_("gpu-label", 0, OPT_GPU_LABEL, "a GPU range's time limit"),
+        ARG_("op", 0, OPT_OP, "an op's time limit"),
+        ARG_("kernel-time", 0, OPT_KERNEL_TIME, "kernel time limit"),
+        ARG_("gpu-idle-share", 0, OPT_GPU_IDLE, "GPU idle share limit"),
+        ARG_("kernel-launches", 0, OPT_LAUNCHES, "kernel launch count limit"),
+        ARG_("validate", 0, OPT_VALIDATE, "a validate result's limit"),
+        ARG_("label-share", 0, OPT_LABEL_SHARE, "labels below this share are not compared"),
+        ARG_("threshold", 0, OPT_THRESHOLD, "the default limit, percent"),
+        ARG_("alpha", 0, OPT_ALPHA, "the family's error rate"),
+        ARG_("seed", 0, OPT_SEED, "the bootstrap's seed"),
+        ARG_("runs-per-side-min", 0, OPT_RUNS_MIN, "fewer runs per side are inconclusive"),
+        ARG_("on-inconclusive", 0, OPT_ON_INCONCLUSIVE, "warn or fail"),
+        FLAG_("allow-mismatch", OPT_ALLOW_MISMATCH, "compare traces of different settings"),
+        ARG_("warmup", 0, OPT_SKIP_STEPS, "the first N steps are warm-up"),
+        KS_OPT_ALIAS_("skip-steps", "warmup"),
+        ARG_("step-label", 0, OPT_STEP_LABEL, "steps are the annotations matching REGEX"),
+        FLAG_("normalize-kernels", OPT_NORMALIZE, "kernel names normalised"),
+        ARG_("overlap", 0, OPT_OVERLAP, "a slice that outlives its parent"),
+        ARG_("json", 0, OPT_JSON, "the verdict as JSON in FILE"),
+        ARG_("junit", 0, OPT_JUNIT, "the verdict as JUnit XML in FILE"),
+        ARG_("markdown", 0, OPT_MARKDOWN, "the verdict as Markdown in FILE"),
+        FLAG_("github-summary", OPT_GITHUB, "Markdown to $GITHUB_STEP_SUMMARY"),
+        FLAG_("strict", OPT_STRICT, "malformed input is an error"),
+        FLAG_("quiet", OPT_QUIET, "no progress line"),
+        KS_OPT_END_(),
+    };
+#undef ARG_
+#undef FLAG_
+    int first;
+    int rc = ks_opt_parse("gate", tab, argc, argv, &first);
+    if (rc)
+        return rc;
+    if (first < argc)
         return ks_cli_usage("gate", "unexpected argument '%s': inputs go with --baseline and --candidate",
-                            argv[optind]);
+                            argv[first]);
     if (!c->nin[0] || !c->nin[1])
         return ks_cli_usage("gate", "needs --baseline and --candidate");
     if (c->github_summary && !(getenv("GITHUB_STEP_SUMMARY") && *getenv("GITHUB_STEP_SUMMARY")))
@@ -514,7 +545,7 @@ int ks_cmd_gate(int argc, char **argv)
     ks_budget_free(&flags);
     if (rc) {
         cleanup(&c);
-        return rc;
+        return rc == KS_OPT_LISTED ? 0 : rc;
     }
     followed_names(&c);
     ks_gate g;

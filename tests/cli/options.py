@@ -18,7 +18,7 @@ import sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
-TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks", "redact"]
+TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks", "redact", "gate"]
 failures = []
 
 
@@ -62,7 +62,7 @@ for cmd in TABLED:
     one_line_error(run(cmd, "--zz-bogus=1", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "-Z", example), "unknown option '-Z'")
     # an option that takes an argument: ranks reads ranks at once with --jobs; redact has no threads
-    needs = {"ranks": "--jobs", "redact": "--key-file"}.get(cmd, "--threads")
+    needs = {"ranks": "--jobs", "redact": "--key-file", "gate": "--budget"}.get(cmd, "--threads")
     one_line_error(run(cmd, example, needs), f"option '{needs}' needs an argument")
     flag = "--force" if cmd == "redact" else "--strict"  # redact reads no trace structure: no --strict
     one_line_error(run(cmd, flag + "=yes", example), f"option '{flag}' takes no argument")
