@@ -2,13 +2,13 @@
  * profiler, timed with CUDA events (built-in pairs, plugins) or by the commands themselves
  * (--baseline-cmd/--candidate-cmd). Parsing and output only; the work is in validate/. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/limits.h"
 #include "kinesift/validate.h"
 #include "validate/validate_int.h"
@@ -238,52 +238,58 @@ static int set_option(vargs *a, int opt, const char *arg)
     }
 }
 
+static int validate_opt(void *ctx, const char *cmd, int key, const char *arg)
+{
+    (void)cmd;
+    return set_option(ctx, key, arg);
+}
+
+/* 0, KS_OPT_LISTED after --list-options, or an exit status after a usage error */
 static int parse_args(int argc, char **argv, vargs *a)
 {
-    static const struct option fixed[] = {
-        {"workload", required_argument, NULL, OPT_WORKLOAD},
-        {"param", required_argument, NULL, OPT_PARAM},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"baseline-cmd", required_argument, NULL, OPT_BCMD},
-        {"candidate-cmd", required_argument, NULL, OPT_CCMD},
-        {"runs", required_argument, NULL, OPT_RUNS},
-        {"max-runs", required_argument, NULL, OPT_MAXRUNS},
-        {"check-rtol", required_argument, NULL, OPT_RTOL},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"warmup-runs", required_argument, NULL, OPT_WRUNS},
-        {"warmup-ms", required_argument, NULL, OPT_WMS},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"hot", no_argument, NULL, OPT_HOT},
-        {"flush-l2", no_argument, NULL, OPT_FLUSH},
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"expect", required_argument, NULL, OPT_EXPECT},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"output", required_argument, NULL, OPT_OUTPUT},
-        {"raw", required_argument, NULL, OPT_RAW},
-        {"list", no_argument, NULL, OPT_LIST},
+#define ARG_(name, key, help) KS_OPT_CALL_(name, 0, validate_opt, a, key, help)
+#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, validate_opt, a, key, help)
+    const ks_option fixed[] = {
+        ARG_("workload", OPT_WORKLOAD, "a plugin (.so) or a built-in pair"),
+        ARG_("param", OPT_PARAM, "KEY=VALUE for the plugin"),
+        ARG_("variants", OPT_VARIANTS, "the arms, baseline first"),
+        ARG_("baseline-cmd", OPT_BCMD, "an external command, the baseline"),
+        ARG_("candidate-cmd", OPT_CCMD, "an external command, the candidate"),
+        ARG_("runs", OPT_RUNS, "interleaved blocks"),
+        ARG_("max-runs", OPT_MAXRUNS, "most blocks when adaptive"),
+        ARG_("check-rtol", OPT_RTOL, "relative tolerance of the output check"),
+        ARG_("samples", OPT_SAMPLES, "samples per arm and block"),
+        ARG_("timeout", OPT_TIMEOUT, "per command"),
+        ARG_("warmup-runs", OPT_WRUNS, "untimed runs first"),
+        ARG_("warmup-ms", OPT_WMS, "untimed time first"),
+        ARG_("batch", OPT_BATCH, "steps per timed sample"),
+        FLAG_("hot", OPT_HOT, "keep the caches warm"),
+        FLAG_("flush-l2", OPT_FLUSH, "flush L2 before each sample"),
+        ARG_("device", OPT_DEVICE, "the CUDA device"),
+        ARG_("seed", OPT_SEED, "the bootstrap's seed"),
+        ARG_("threshold", OPT_THRESHOLD, "the limit, percent"),
+        ARG_("alpha", OPT_ALPHA, "the error rate"),
+        ARG_("expect", OPT_EXPECT, "the verdict expected"),
+        ARG_("format", OPT_FORMAT, "text or json"),
+        ARG_("output", OPT_OUTPUT, "the result JSON in FILE"),
+        ARG_("raw", OPT_RAW, "the raw samples in FILE"),
+        FLAG_("list", OPT_LIST, "list the built-in pairs"),
     };
+#undef ARG_
+#undef FLAG_
     enum { NFIXED = sizeof fixed / sizeof fixed[0] };
-    struct option longopts[NFIXED + NBUILTIN_OPTS + 1];
-    memcpy(longopts, fixed, sizeof fixed);
+    ks_option tab[NFIXED + NBUILTIN_OPTS + 1];
+    memcpy(tab, fixed, sizeof fixed);
     for (size_t i = 0; i < NBUILTIN_OPTS; i++)
-        longopts[NFIXED + i] = (struct option){builtin_opts[i], required_argument, NULL,
-                                               OPT_BUILTIN + (int)i};
-    longopts[NFIXED + NBUILTIN_OPTS] = (struct option){NULL, 0, NULL, 0};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (opt == '?')
-            return ks_cli_usage("validate", "bad option");
-        int rc = set_option(a, opt, optarg);
-        if (rc)
-            return rc;
-    }
-    a->names = (const char **)argv + optind;
-    a->nnames = argc - optind;
+        tab[NFIXED + i] = (ks_option)KS_OPT_CALL_(builtin_opts[i], 0, validate_opt, a, OPT_BUILTIN + (int)i,
+                                                  "a built-in pair's parameter");
+    tab[NFIXED + NBUILTIN_OPTS] = (ks_option)KS_OPT_END_();
+    int first;
+    int rc = ks_opt_parse("validate", tab, argc, argv, &first);
+    if (rc)
+        return rc;
+    a->names = (const char **)argv + first;
+    a->nnames = argc - first;
     return 0;
 }
 
@@ -549,7 +555,7 @@ int ks_cmd_validate(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc || a.list) {
         free(a.params);
-        return rc ? rc : list_builtins();
+        return rc == KS_OPT_LISTED ? 0 : rc ? rc : list_builtins();
     }
     const ks_builtin *sel[KS_LIMIT_VALIDATE_WORKLOADS];
     uint32_t nsel = 0;

@@ -18,7 +18,7 @@ import sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
-TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks", "redact", "gate"]
+TABLED = ["analyze", "report", "annotate", "whatif", "summarize", "diff", "stats", "ranks", "redact", "gate", "validate"]
 failures = []
 
 
@@ -62,9 +62,11 @@ for cmd in TABLED:
     one_line_error(run(cmd, "--zz-bogus=1", example), "unknown option '--zz-bogus'")
     one_line_error(run(cmd, "-Z", example), "unknown option '-Z'")
     # an option that takes an argument: ranks reads ranks at once with --jobs; redact has no threads
-    needs = {"ranks": "--jobs", "redact": "--key-file", "gate": "--budget"}.get(cmd, "--threads")
+    needs = {"ranks": "--jobs", "redact": "--key-file", "gate": "--budget",
+             "validate": "--workload"}.get(cmd, "--threads")
     one_line_error(run(cmd, example, needs), f"option '{needs}' needs an argument")
-    flag = "--force" if cmd == "redact" else "--strict"  # redact reads no trace structure: no --strict
+    # a flag: redact reads no trace structure and validate no trace at all: no --strict there
+    flag = {"redact": "--force", "validate": "--hot"}.get(cmd, "--strict")
     one_line_error(run(cmd, flag + "=yes", example), f"option '{flag}' takes no argument")
 
 one_line_error(run("analyze", "--format", "xml", example), "unknown format 'xml' (text, json, csv or folded)")
