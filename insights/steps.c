@@ -117,7 +117,7 @@ static void widen(const ks_analysis *a, ks_steps *st)
         if (gpu_end[i] > e)
             e = gpu_end[i];
         s->end = e;
-        s->wall_ns = s->end - s->start;
+        s->wall_ns = ks_sat_sub(s->end, s->start); /* epoch-scale extremes saturate */
         prev_end = s->end;
     }
     free(gpu_end);

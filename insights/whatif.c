@@ -676,6 +676,8 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     free(r.th);
     free(r.thread_of);
     free(r.items);
+    if (rc != KS_OK) /* an error leaves nothing to free (freeing again is harmless) */
+        ks_whatif_free(out);
     return rc;
 }
 

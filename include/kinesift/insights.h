@@ -348,7 +348,8 @@ typedef struct ks_whatif {
     uint32_t *label_wait_track; /* per shrink: the thread with most of that waiting */
 } ks_whatif;
 
-/* Replay each step (or the whole window when there are no steps) with the shrinks applied. */
+/* Replay each step (or the whole window when there are no steps) with the shrinks applied. On an
+ * error (KS_ERR, err set) out holds nothing: ks_whatif_free on it is harmless. */
 KS_API int ks_whatif_run(const ks_analysis *a, const ks_steps *steps, const ks_shrink *sh, size_t nsh, ks_whatif *out,
                          ks_error *err);
 KS_API void ks_whatif_free(ks_whatif *w);
