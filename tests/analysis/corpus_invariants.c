@@ -15,52 +15,8 @@
 #include "kinesift/analysis.h"
 #include "kinesift/parse.h"
 
-static int failures;
+#include "corpus_laws.h"
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            failures++;                                                                           \
-        }                                                                                         \
-    } while (0)
-
-typedef struct iv {
-    ks_ns a, b;
-} iv;
-
-static int cmp_iv(const void *x, const void *y)
-{
-    const iv *p = x, *q = y;
-    return (p->a > q->a) - (p->a < q->a);
-}
-
-/* length of the union, by sorting (independent of analysis/intervals.c) */
-static ks_ns union_length(iv *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_iv);
-    ks_ns total = 0, cur_a = 0, cur_b = 0;
-    int open = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].b <= v[i].a)
-            continue;
-        if (open && v[i].a <= cur_b) {
-            if (v[i].b > cur_b)
-                cur_b = v[i].b;
-            continue;
-        }
-        if (open)
-            total += cur_b - cur_a;
-        cur_a = v[i].a;
-        cur_b = v[i].b;
-        open = 1;
-    }
-    if (open)
-        total += cur_b - cur_a;
-    return total;
-}
 
 /* per track: the reported self times add up to the union of the timeline's slices; with spill
  * that is the union of the raw slices (X events and B/E pairs), nothing lost */

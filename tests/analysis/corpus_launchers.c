@@ -17,27 +17,8 @@
 #include "kinesift/parse.h"
 #include "kinesift/store.h"
 
-static int failures;
+#include "corpus_laws.h"
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            failures++;                                                                           \
-        }                                                                                         \
-    } while (0)
-
-typedef struct iv {
-    ks_ns a, b;
-} iv;
-
-static int cmp_iv(const void *x, const void *y)
-{
-    const iv *p = x, *q = y;
-    return (p->a > q->a) - (p->a < q->a);
-}
 
 /* the window's GPU busy time: per device the union of its clipped work, summed */
 static ks_ns busy_by_union(const ks_analysis *a)
@@ -65,23 +46,7 @@ static ks_ns busy_by_union(const ks_analysis *a)
                     v[n++] = (iv){s, en};
             }
         }
-        qsort(v, n, sizeof *v, cmp_iv);
-        ks_ns cur_a = 0, cur_b = 0;
-        int open = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (open && v[i].a <= cur_b) {
-                if (v[i].b > cur_b)
-                    cur_b = v[i].b;
-                continue;
-            }
-            if (open)
-                total += cur_b - cur_a;
-            cur_a = v[i].a;
-            cur_b = v[i].b;
-            open = 1;
-        }
-        if (open)
-            total += cur_b - cur_a;
+        total += union_length(v, n);
         free(v);
     }
     return total;

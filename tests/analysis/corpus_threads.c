@@ -14,17 +14,8 @@
 #include "kinesift/parse.h"
 #include "kinesift/report.h"
 
-static int failures;
+#include "corpus_laws.h"
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            failures++;                                                                           \
-        }                                                                                         \
-    } while (0)
 
 /* One complete run: the analysis and what the CLI computes after it. */
 typedef struct run {
