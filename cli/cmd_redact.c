@@ -99,7 +99,7 @@ static int parse_compress(const char *s, ks_compress *c)
 
 /* the options that take a checked value or add to a list (the option table hands them here) */
 enum { O_OUTPUT = 'o', O_COMPRESS = 'c', O_DROP_ARG = 'd', O_KEEP_ARG = 'k', O_KEEP_META = 'm',
-       O_DOMAIN = 'D', O_FORMAT = 'f', O_MAX_FINDINGS = 'n' };
+       O_DOMAIN = 'D', O_MAX_FINDINGS = 'n' };
 
 static int redact_opt(void *ctx, const char *cmd, int key, const char *arg)
 {
@@ -117,14 +117,6 @@ static int redact_opt(void *ctx, const char *cmd, int key, const char *arg)
     case O_KEEP_ARG: KS_PUSH(c->keep.v, c->keep.n, c->keep.cap, (char *)arg); return 0;
     case O_KEEP_META: KS_PUSH(c->meta.v, c->meta.n, c->meta.cap, (char *)arg); return 0;
     case O_DOMAIN: KS_PUSH(c->domains.v, c->domains.n, c->domains.cap, (char *)arg); return 0;
-    case O_FORMAT: {
-        static const char *const formats[] = {"text", "json", NULL};
-        int k = ks_cli_choice(arg, formats);
-        if (k < 0)
-            return ks_cli_usage(cmd, "unknown format '%s' (text or json)", arg);
-        c->json = k == 1;
-        return 0;
-    }
     case O_MAX_FINDINGS: {
         char *end;
         long v = strtol(arg, &end, 10);
@@ -140,6 +132,7 @@ static int redact_opt(void *ctx, const char *cmd, int key, const char *arg)
 /* 0 with *first the first operand, KS_OPT_LISTED after --list-options, or an exit status */
 static int parse_args(int argc, char **argv, redact_cli *c, int *first)
 {
+    static const char *const formats[] = {"text", "json", NULL}; /* index 1: c->json */
     c->max_findings = 20;
     ks_option tab[] = {
         KS_OPT_CALL_("output", 'o', redact_opt, c, O_OUTPUT, "the output file or directory; - for stdout"),
@@ -158,7 +151,7 @@ static int parse_args(int argc, char **argv, redact_cli *c, int *first)
         KS_OPT_STRING_("report-json", 0, &c->report_json, "the same as JSON in FILE"),
         KS_OPT_FLAG_("quiet", 'q', &c->quiet, "no progress line"),
         KS_OPT_FLAG_("check", 0, &c->check, "find what would be redacted; write nothing"),
-        KS_OPT_CALL_("format", 0, redact_opt, c, O_FORMAT, "text or json (--check)"),
+        KS_OPT_CHOICE_("format", 0, &c->json, formats, "format", "text or json (--check)"),
         KS_OPT_CALL_("max-findings", 0, redact_opt, c, O_MAX_FINDINGS, "findings listed (--check)"),
         KS_OPT_END_(),
     };
