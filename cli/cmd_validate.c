@@ -132,8 +132,11 @@ static int parse_double(const char *s, double lo, double hi, double *v)
     return 0;
 }
 
-static int set_option(vargs *a, int opt, const char *arg)
+/* one option of the table (its key is opt) */
+static int set_option(void *ctx, const char *cmd, int opt, const char *arg)
 {
+    vargs *a = ctx;
+    (void)cmd;
     uint32_t u;
     double d;
     switch (opt) {
@@ -238,17 +241,11 @@ static int set_option(vargs *a, int opt, const char *arg)
     }
 }
 
-static int validate_opt(void *ctx, const char *cmd, int key, const char *arg)
-{
-    (void)cmd;
-    return set_option(ctx, key, arg);
-}
-
 /* 0, KS_OPT_LISTED after --list-options, or an exit status after a usage error */
 static int parse_args(int argc, char **argv, vargs *a)
 {
-#define ARG_(name, key, help) KS_OPT_CALL_(name, 0, validate_opt, a, key, help)
-#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, validate_opt, a, key, help)
+#define ARG_(name, key, help) KS_OPT_CALL_(name, 0, set_option, a, key, help)
+#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, set_option, a, key, help)
     const ks_option fixed[] = {
         ARG_("workload", OPT_WORKLOAD, "a plugin (.so) or a built-in pair"),
         ARG_("param", OPT_PARAM, "KEY=VALUE for the plugin"),
@@ -281,7 +278,7 @@ static int parse_args(int argc, char **argv, vargs *a)
     ks_option tab[NFIXED + NBUILTIN_OPTS + 1];
     memcpy(tab, fixed, sizeof fixed);
     for (size_t i = 0; i < NBUILTIN_OPTS; i++)
-        tab[NFIXED + i] = (ks_option)KS_OPT_CALL_(builtin_opts[i], 0, validate_opt, a, OPT_BUILTIN + (int)i,
+        tab[NFIXED + i] = (ks_option)KS_OPT_CALL_(builtin_opts[i], 0, set_option, a, OPT_BUILTIN + (int)i,
                                                   "a built-in pair's parameter");
     tab[NFIXED + NBUILTIN_OPTS] = (ks_option)KS_OPT_END_();
     int first;
