@@ -7,6 +7,7 @@
 
 #include "common/hugemem.h"
 #include "analysis/idindex.h"
+#include "store/store_int.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 
@@ -33,7 +34,7 @@ static void index_launches(ks_analysis *a, ks_idindex *corr)
     size_t n = 0;
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            n += (size_t)t->tracks[a->tl[k].track].n_cpu_side;
+            n += (size_t)ks_trace_track_cpu_side(t, a->tl[k].track);
     ks_idindex_reserve(corr, n);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];

@@ -548,13 +548,7 @@ static uint32_t series_of(parser *p, uint32_t track, const char *name, const cha
     if (p->last_series < t->nseries && t->series[p->last_series].track == track &&
         t->series[p->last_series].name == sname)
         return p->last_series;
-    for (size_t i = 0; i < t->nseries; i++)
-        if (t->series[i].track == track && t->series[i].name == sname)
-            return p->last_series = (uint32_t)i;
-    KS_GROW(t->series, t->series_cap, t->nseries + 1);
-    t->series[t->nseries].track = track;
-    t->series[t->nseries].name = sname;
-    return p->last_series = (uint32_t)t->nseries++;
+    return p->last_series = ks_trace_series(t, track, sname);
 }
 
 /* ---- committing an event ------------------------------------------------------------------- */
@@ -604,11 +598,7 @@ static void commit_counter(parser *p, uint32_t track)
     for (size_t i = 0; i < e->ncounters; i++) {
         counter_kv *kv = &p->kv[i];
         uint32_t s = series_of(p, track, name, p->kvkeys.p + kv->key_off, kv->key_len);
-        KS_GROW(t->counters, t->counters_cap, t->ncounters + 1);
-        ks_counter_sample *c = &t->counters[t->ncounters++];
-        c->ts = e->ts;
-        c->series = s;
-        c->value = kv->value;
+        ks_trace_add_counter(t, e->ts, s, kv->value);
     }
 }
 
@@ -623,7 +613,7 @@ static void commit_coll(parser *p, uint32_t track)
     c.out_nelems--;
     c.group_size--;
     c.seq--;
-    KS_PUSH(t->colls, t->ncolls, t->colls_cap, c);
+    ks_trace_add_coll(t, &c);
 }
 
 static void commit_event(parser *p)

@@ -226,7 +226,7 @@ static void overlaps(ks_jw *w, const ks_analysis *a)
     for (size_t i = 0; i < a->noverlaps; i++) {
         const ks_overlap_row *r = &a->overlaps[i];
         ks_jw_obj(w);
-        ks_report_json_id(w, "pid", t, t->tracks[r->track].pid);
+        ks_report_json_id(w, "pid", t, ks_track_pid(t, &t->tracks[r->track]));
         ks_report_json_id(w, "tid", t, t->tracks[r->track].tid);
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
         ks_jw_kuint(w, "count", r->count);

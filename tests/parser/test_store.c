@@ -236,17 +236,16 @@ static void span_kept_while_appending_matches_a_scan(void **state)
                 p->ts -= 1000000; /* edited after the append: still counted */
         }
         if (round == 7) {
-            /* a track filled by hand, as a test might build one */
+            /* a track whose first event is edited after its append, before the next one */
             ks_id pid = {99, KS_ID_INT};
-            ks_track *k = &t->tracks[ks_trace_track(t, pid, pid)];
-            k->ev = ks_xmalloc(2 * sizeof *k->ev);
-            k->cap = 2;
-            memset(k->ev, 0, 2 * sizeof *k->ev);
-            k->ev[0].ts = -7777777;
-            k->ev[0].dur = KS_NO_DUR;
-            k->ev[1].ts = 5;
-            k->ev[1].dur = 99999999;
-            k->n = 2;
+            uint32_t tr = ks_trace_track(t, pid, pid);
+            ks_event e;
+            memset(&e, 0, sizeof e);
+            e.dur = KS_NO_DUR;
+            ks_trace_append(t, tr, &e)->ts = -7777777;
+            e.ts = 5;
+            e.dur = 99999999;
+            ks_trace_append(t, tr, &e);
         }
         int any = 0;
         ks_ns a = 0, b = 0;
