@@ -65,11 +65,11 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
 {
     const ks_trace *t = a->trace;
     int gpu = a->links.gpu_events > 0;
-    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
-        const ks_op_row *r = &v[i];
+        const ks_op_row *r = v[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, r->name));
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
@@ -91,7 +91,7 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
-    free(v);
+    free((void *)v);
 }
 
 static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)

@@ -38,6 +38,9 @@ typedef struct ks_report_opts {
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
 KS_API ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
+/* The same order without a copy: pointers to rows[0 .. n) in that order (rows are distinct by
+ * name and category, so the order is the same whatever the input order); free() the array. */
+KS_API const ks_op_row **ks_rows_order(const ks_op_row *rows, size_t n, ks_sort_key key);
 
 /* What kinesift/insights.h adds to an analysis; any member may be NULL. */
 typedef struct ks_insights_view {
