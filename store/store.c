@@ -386,6 +386,18 @@ void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c)
     KS_PUSH(t->colls, t->ncolls, ti->colls_cap, *c);
 }
 
+void ks_trace_clear_tracks(ks_trace *t)
+{
+    trace_impl *ti = impl(t);
+    for (size_t i = 0; i < t->ntracks; i++)
+        ks_bigarray_free(t->tracks[i].ev, ti->ts[i].cap, ti->ts[i].mapped, sizeof(ks_event));
+    t->ntracks = t->nprocs = 0;
+    if (ti->tracks.nslots)
+        memset(ti->tracks.slots, 0, ti->tracks.nslots * sizeof *ti->tracks.slots);
+    if (ti->procs.nslots)
+        memset(ti->procs.slots, 0, ti->procs.nslots * sizeof *ti->procs.slots);
+}
+
 uint64_t ks_trace_track_cpu_side(const ks_trace *t, uint32_t track)
 {
     return cimpl(t)->ts[track].n_cpu_side;

@@ -12,6 +12,10 @@
  * blocks, see bigarray.h); NULL to stop using it. */
 void ks_trace_set_supply(ks_trace *t, const ks_page_supply *s);
 
+/* Forget every track and process (a worker's table between units, parser/spec.c): the trace
+ * keeps its strings, categories and counts, and the memory of its tables for reuse. */
+void ks_trace_clear_tracks(ks_trace *t);
+
 /* Events of the track of a CPU-side kind (ks_kind_is_cpu_side), counted while appending: an
  * upper bound of its launches, for reserving room. */
 uint64_t ks_trace_track_cpu_side(const ks_trace *t, uint32_t track);
