@@ -43,9 +43,9 @@ int ks_analyze_json_end(ks_analyze_json *j)
     return r;
 }
 
-struct ks_jw *ks_analyze_json_writer(ks_analyze_json *j)
+void ks_analyze_json_tree(ks_analyze_json *j, const struct yajl_val_s *trace)
 {
-    return &j->w;
+    ks_jw_tree(&j->w, trace);
 }
 
 static double share(ks_ns v, ks_ns window)
