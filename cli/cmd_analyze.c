@@ -8,12 +8,10 @@
 #include "cli/cli.h"
 #include "cli/insights.h"
 #include "cli/options.h"
-#include "common/jsonw.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
 #include "kinesift/report.h"
-#include "report/report_int.h"
 
 const char ks_help_analyze[] =
     "usage: kinesift analyze FILE... [--format text|json|csv|folded] [--top N] [--sort self|incl|gpu|count]\n"
@@ -200,7 +198,7 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
         return KS_EXIT_USAGE;
     }
     if (c->format == 1)
-        ks_jw_tree(ks_analyze_json_writer(c->json), rep.trace);
+        ks_analyze_json_tree(c->json, rep.trace);
     else if (c->format == 2)
         fputs(rep.csv, stdout);
     else {

@@ -236,6 +236,12 @@ KS_API void ks_analysis_free(ks_analysis *a);
  * timelines and links are kept. */
 KS_API int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
 
+/* kinesift's one duration syntax (the times of a window SPEC, ks_insights_opts.window, and
+ * every time option of the command): a signed decimal with a unit ("-1.5s", "250ms", "10us",
+ * "42ns"); a bare number ("42") is microseconds, the unit of the trace format. 0 and *ns on
+ * success; -1 for anything else, and for a value below a nanosecond or beyond int64 ns. */
+KS_API int ks_duration_parse(const char *s, ks_ns *ns);
+
 /* The platform the trace was recorded on: "CUDA", "ROCm", "MTIA", "XPU", "HPU" or "another
  * accelerator", by the names of most of its runtime/driver calls and device events (hip... ROCm,
  * cuda... and cuLaunch... CUDA, mtia_... categories MTIA), else by the runtime versions in its
