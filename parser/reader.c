@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/timings.h"
 #include "store/bigarray.h"
 
 #define NSLOTS 12
@@ -42,6 +43,8 @@ struct ks_reader {
     int want_blocks;  /* the store asked for one: keep the pool full from now on */
     int batch;        /* the queue was full: wait for LOW free slots before filling again */
     int eager;        /* optional steps whether ahead or not (tests) */
+    int timed;        /* KS_READER_TIMED: the times below are kept */
+    int64_t wait_ns;  /* the parser's time waiting for a chunk (written by the parser) */
     int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
     /* thread-private */
@@ -52,6 +55,7 @@ struct ks_reader {
     uint64_t carry_base;
     uint64_t bytes;
     int first;
+    int64_t read_ns, filter_ns; /* time in reads (decompression included) and in the filter */
 };
 
 static void on_repair(void *ctx, int kind, size_t in_off)
@@ -139,7 +143,10 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
     }
     if (keep)
         memcpy(c->buf, r->carry, keep);
+    int64_t t0 = r->timed ? ks_timings_now() : 0;
     ssize_t n = ks_stream_read(r->st, c->buf + keep, r->chunk, &c->err);
+    int64_t t1 = r->timed ? ks_timings_now() : 0;
+    r->read_ns += t1 - t0;
     if (n < 0) {
         c->read_err = 1;
         n = 0;
@@ -181,6 +188,8 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
         c->has_run = 1;
         done = pos + c->consumed;
     }
+    if (r->timed)
+        r->filter_ns += ks_timings_now() - t1;
     count_lines(c, done);
     carry_from(r, c, done);
 }
@@ -264,12 +273,13 @@ void *ks_reader_take_block(void *ctx)
     return b;
 }
 
-ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
 {
     ks_reader *r = ks_xcalloc(1, sizeof *r);
     r->st = st;
     r->chunk = chunk;
-    r->eager = eager;
+    r->eager = flags & KS_READER_EAGER;
+    r->timed = !!(flags & KS_READER_TIMED);
     r->first = 1;
     ks_repair_init(&r->filt);
     r->filt.on_repair = on_repair;
@@ -304,11 +314,14 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         while (held->claim > 0 && !held->claim_done)
             pthread_cond_wait(&r->claim_cv, &r->mu);
     }
+    int64_t w0 = r->timed && r->filled == r->taken && !r->finished ? ks_timings_now() : 0;
     while (r->filled == r->taken && !r->finished) {
         r->parser_waits = 1;
         pthread_cond_wait(&r->can_take, &r->mu);
         r->parser_waits = 0;
     }
+    if (w0)
+        r->wait_ns += ks_timings_now() - w0;
     ks_rchunk *c = NULL;
     if (r->filled > r->taken) {
         c = &r->slot[r->taken % NSLOTS];
@@ -325,6 +338,11 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         pthread_cond_signal(&r->can_fill);
     pthread_mutex_unlock(&r->mu);
     return c;
+}
+
+int ks_reader_timed(const ks_reader *r)
+{
+    return r->timed; /* set before the thread starts, never changed */
 }
 
 void ks_reader_raw(ks_reader *r)
@@ -407,6 +425,11 @@ void ks_reader_end_claims(ks_reader *r)
 
 void ks_reader_stop(ks_reader *r)
 {
+    ks_reader_stop_timed(r, NULL);
+}
+
+void ks_reader_stop_timed(ks_reader *r, ks_timings *t)
+{
     if (!r)
         return;
     if (r->started) {
@@ -416,6 +439,11 @@ void ks_reader_stop(ks_reader *r)
         pthread_cond_broadcast(&r->can_claim);
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thread, NULL);
+    }
+    if (t && r->timed) { /* the thread is joined: its figures are final */
+        ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "pre-filter (reader thread)", r->filter_ns, r->bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "parse: waiting for the reader", r->wait_ns, 0, KS_TIMING_WITHIN);
     }
     for (int i = 0; i < NSLOTS; i++) {
         free(r->slot[i].buf);
