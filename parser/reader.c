@@ -6,13 +6,13 @@
  * before they are done. */
 #include "parser/reader.h"
 
-#include <emmintrin.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "json/textpos.h"
 #include "kinesift/timings.h"
 #include "store/bigarray.h"
 
@@ -88,30 +88,9 @@ static void swap_outputs(ks_repair *a, ks_repair *b)
     b->map_cap = t.map_cap;
 }
 
-/* Newlines in b[0 .. n): 16 bytes per step, counted in byte lanes (at most 255 steps before the
- * lanes are summed); pretty-printed traces have one every ~40 bytes, too many for a memchr call
- * each, and there is no popcount instruction in the baseline x86-64 set. */
-static uint64_t newlines(const char *b, size_t n)
-{
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    uint64_t k = 0;
-    size_t i = 0;
-    while (i + 16 <= n) {
-        size_t end = n - i > 16 * 255 ? i + 16 * 255 : n;
-        __m128i acc = zero;
-        for (; i + 16 <= end; i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + i)), nl));
-        __m128i sum = _mm_sad_epu8(acc, zero);
-        k += (uint64_t)_mm_cvtsi128_si64(sum) + (uint64_t)_mm_extract_epi16(sum, 4);
-    }
-    for (; i < n; i++)
-        k += b[i] == '\n';
-    return k;
-}
-
 static void count_lines(ks_rchunk *c, size_t upto)
 {
-    c->lines = newlines(c->buf, upto);
+    c->lines = ks_text_newlines(c->buf, upto);
     const char *q = c->lines ? memrchr(c->buf, '\n', upto) : NULL;
     c->last_nl = q ? (int64_t)(c->base + (uint64_t)(q - c->buf)) : -1;
 }
