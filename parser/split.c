@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "kinesift/timings.h"
+#include "parser/spec.h"
 
 #define UNITS 3 /* per worker: one being filled, two waiting for the main parser */
 

@@ -26,7 +26,7 @@
 
 #define CHUNK (256 * 1024)
 #define OUTBUF (256 * 1024)
-/* the parser accepts JSON nested this deep (parser/parse.c MAX_SKIP_DEPTH): redact must too */
+/* the parser accepts JSON nested this deep (parser/parser_int.h MAX_SKIP_DEPTH): redact must too */
 #define MAX_DEPTH KS_LIMIT_JSON_DEPTH
 #define KEY_MAX KS_LIMIT_RD_KEY
 
