@@ -76,7 +76,7 @@ static void check_laws(const ks_timings *t, int64_t wall)
 }
 
 static const char *const parse_phases[] = {"parse", "store finish", "read + decompress (reader thread)",
-                                           "pre-filter (reader thread)", "parse: waiting for the reader"};
+                                           "pre-filter, newlines (reader thread)", "parse: waiting for the reader"};
 static const char *const pipeline_phases[] = {"analysis: GPU work index", "analysis: communication, calls",
                                               "steps", "gaps", "threads", "diagnoses"};
 

@@ -69,7 +69,7 @@ def laws(rows, what):
     check(abs(other - max(total - seq, 0)) <= 0.01 * (len(rows) + 1), f"{what}: other {other} = {total} - {seq}")
 
 
-PARSE = ["read + decompress (reader thread)", "pre-filter (reader thread)", "parse",
+PARSE = ["read + decompress (reader thread)", "pre-filter, newlines (reader thread)", "parse",
          "parse: waiting for the reader", "store finish"]
 PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps", "gaps", "threads",
           "diagnoses", "writing", "free (analysis)", "free (store)"]
