@@ -1750,6 +1750,16 @@ static int before_offending_token(const char *msg)
     return strstr(msg, "I expect ','") != NULL;
 }
 
+/* The offending token of a missing-',' error: the first token after the last accepted one at
+ * abs. Only blanks and a dropped trailing comma can lie between (yajl took no ',' there, or the
+ * error would be another one); the comma is skipped too, so that the token is the same whether
+ * the accepted token's end was mapped before the comma (a read ended there) or after it. */
+static uint64_t offending_token(const parser *p, uint64_t abs)
+{
+    abs = next_token(p, abs);
+    return raw_byte(p, abs) == ',' ? next_token(p, abs + 1) : abs;
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
@@ -1771,7 +1781,7 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
                        * bytes: the filtered run may have dropped blanks before it) */
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
-            *err_at = next_token(p, p->acc_abs);
+            *err_at = offending_token(p, p->acc_abs);
         if (raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
             free(msg);

@@ -61,6 +61,10 @@ static const char *const hostile[] = {
     /* trailing garbage longer than a chunk: read to the end all the same (the byte count) */
     "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]\n"
     "x garbage garbage garbage garbage garbage garbage garbage garbage garbage\n",
+    /* a trailing comma before a '}' that does not close the array: the comma is removed (a
+     * repair) and the offending token is the '}' after it, also when a read ends at the comma */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n  }{\"ph\": \"i\"},\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* metadata after the events cut by an error */
     "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}],\n"
     " \"a\": 1 2, \"b\": \"long long long long long long long long long long long\"}\n",
