@@ -292,12 +292,25 @@ static locale_t c_locale(void)
 
 /* ---- positions ----------------------------------------------------------------------------- */
 
+/* The input offset of the end of the token that ends at run offset out, raw being the run's
+ * input. The pre-filter maps an offset where it dropped a trailing comma past the comma, but a
+ * read that ended at the comma ends the run before it: the token's end is named before the comma
+ * either way (issue 16). Only commas are dropped at such a point (the blank filter maps its drops
+ * to where they begin), so an input ',' just before that the output does not have is one. */
+static size_t token_end_in(const ks_run *run, const char *raw, size_t out, size_t *hint)
+{
+    size_t in = ks_run_in_offset_hint(run, out, hint);
+    if (in && raw[in - 1] == ',' && (!out || run->res[out - 1] != ','))
+        in--;
+    return in;
+}
+
 static uint64_t cur_offset(parser *p)
 {
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
     size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
-    return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
+    return p->in_base + p->run_start + token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
 }
 
 static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
@@ -1756,10 +1769,9 @@ static int before_offending_token(const char *msg)
     return strstr(msg, "I expect ','") != NULL;
 }
 
-/* The offending token of a missing-',' error: the first token after the last accepted one at
- * abs. Only blanks and a dropped trailing comma can lie between (yajl took no ',' there, or the
- * error would be another one); the comma is skipped too, so that the token is the same whether
- * the accepted token's end was mapped before the comma (a read ended there) or after it. */
+/* The offending token of a missing-',' error: the first token after the end of the last
+ * accepted one, abs. Only blanks and a trailing comma the pre-filter dropped can lie between
+ * (yajl took no ',' there, or the error would be another one): the comma is skipped too. */
 static uint64_t offending_token(const parser *p, uint64_t abs)
 {
     abs = next_token(p, abs);
@@ -1773,7 +1785,8 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
         return 0;
     *err_at = UINT64_MAX;
     if (p->acc_set) {
-        p->acc_abs = p->in_base + pos + ks_run_in_offset(&p->run, p->acc_run);
+        size_t hint = 0;
+        p->acc_abs = p->in_base + pos + token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
         p->acc_set = 0;
         p->has_acc = 1;
     }
