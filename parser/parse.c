@@ -229,6 +229,12 @@ typedef struct parser {
     size_t acc_run;
     int acc_set, has_acc;
     uint64_t acc_abs;
+    /* the newlines before the position line_col was last asked for in the window, and the last
+     * of them: facts about the input, so the next count in the window starts there rather than
+     * at the window's start (a diagnostic cost a scan of the window each) */
+    int lcc_ok;
+    uint64_t lcc_abs, lcc_lines;
+    int64_t lcc_last;
     ks_buf keep;              /* raw bytes [keep_base, in_base) of earlier reader windows */
     uint64_t keep_base;
     uint64_t keep_lines;      /* newlines before keep_base */
@@ -313,7 +319,7 @@ static uint64_t cur_offset(parser *p)
     return p->in_base + p->run_start + token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
 }
 
-static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
+static void line_col(parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
     if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
         *line = p->lc_line;
@@ -324,8 +330,22 @@ static void line_col(const parser *p, uint64_t abs, uint64_t *line, uint64_t *co
     if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
         /* in the bytes kept from an earlier reader window */
         w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl};
+        ks_text_line_col(&w, abs, line, col);
+        return;
+    }
+    int in_window = abs >= p->in_base && abs - p->in_base <= p->in_len;
+    if (in_window && p->lcc_ok && p->lcc_abs >= p->in_base && p->lcc_abs <= abs) {
+        /* count on from the last position asked for (positions come mostly in order) */
+        size_t off = (size_t)(p->lcc_abs - p->in_base);
+        w = (ks_text_win){p->inbuf + off, p->in_len - off, p->lcc_abs, p->lcc_lines, p->lcc_last};
     }
     ks_text_line_col(&w, abs, line, col);
+    if (in_window) {
+        p->lcc_ok = 1;
+        p->lcc_abs = abs;
+        p->lcc_lines = *line - 1;
+        p->lcc_last = (int64_t)abs - (int64_t)*col; /* the column counts from the byte after it */
+    }
 }
 
 /* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
