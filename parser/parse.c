@@ -1814,10 +1814,16 @@ static int settle(parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t
     if (ys != yajl_status_ok) {
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
         msg = yajl_message(p->h);
-        size_t in_off = ks_run_in_offset(&p->run, out_off);
-        if (lexed_past_offender(msg) && in_off > 0)
-            in_off--; /* name the offending byte itself, as the other lexical errors do (in input
-                       * bytes: the filtered run may have dropped blanks before it) */
+        size_t hint = 0, in_off;
+        if (lexed_past_offender(msg)) {
+            /* name the offending byte itself, as the other lexical errors do (in input bytes: the
+             * filtered run may have dropped blanks before it, and a trailing comma after it) */
+            in_off = token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
+            if (in_off > 0)
+                in_off--;
+        } else {
+            in_off = ks_run_in_offset(&p->run, out_off);
+        }
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
             *err_at = offending_token(p, p->acc_abs);

@@ -67,6 +67,9 @@ static const char *const hostile[] = {
     " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* the same, cut: the complete events end at the last '}', before the dropped comma */
     "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n }{\"ph\": \"i\"",
+    /* an invalid byte right before a dropped trailing comma: named at itself */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"tid\": \xb7,\n    },\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* the first key after a resynchronisation is long and holds repairs: its bytes stay until
      * it is accepted (the repairs' lines and columns) */
     "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
