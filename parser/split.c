@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "parser/spec.h"
 
 #define UNITS 3 /* per worker: one being filled, two waiting for the main parser */
 
