@@ -52,10 +52,10 @@ static void self_time_diagnostic(ks_analysis *a)
     uint32_t lanes = 1;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re += tl->reassigned_ns;
-        clipped += tl->clipped_ns;
+        re = ks_sat_add(re, tl->reassigned_ns);
+        clipped = ks_sat_add(clipped, tl->clipped_ns);
         dropped += tl->dropped;
-        dropped_ns += tl->dropped_ns;
+        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
         if (tl->nlanes > lanes)
             lanes = tl->nlanes;
     }

@@ -399,7 +399,12 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
             c->count++;
         }
     }
-    d->threads[thread_slot(d, acc, acc_cap, g->launch_track)].launching++;
+    /* the slot first: thread_slot may move d->threads, which the index expression would read
+     * before it (fuzz/regress/analyze/gap-launching-thread-slot) */
+    size_t ls = thread_slot(d, acc, acc_cap, g->launch_track);
+    d->threads[ls].launching++;
+    if (!g->npcs)
+        return; /* no pieces: d->pieces may still be NULL */
     KS_GROW(d->pieces, *cap_pieces, d->npieces + g->npcs);
     memcpy(d->pieces + d->npieces, g->pcs, g->npcs * sizeof *g->pcs);
     d->npieces += g->npcs;
