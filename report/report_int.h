@@ -17,7 +17,6 @@ struct ks_jw; /* common/jsonw.h */
 
 /* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
  * written back with ks_jw_tree). */
-struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
 /* The insight sections of analyze's JSON (report/insights_json.c). */
 void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
