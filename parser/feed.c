@@ -148,7 +148,8 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         return 0;
     *err_at = UINT64_MAX;
     if (p->acc_set) {
-        p->acc_abs = p->in_base + pos + ks_run_in_offset(&p->run, p->acc_run);
+        size_t hint = 0;
+        p->acc_abs = p->in_base + pos + ks_ps_token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
         p->acc_set = 0;
         p->has_acc = 1;
     }
@@ -156,13 +157,19 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     if (ys != yajl_status_ok) {
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
         msg = yajl_message(p->h);
-        size_t in_off = ks_run_in_offset(&p->run, out_off);
-        if (lexed_past_offender(msg) && in_off > 0)
-            in_off--; /* name the offending byte itself, as the other lexical errors do (in input
-                       * bytes: the filtered run may have dropped blanks before it) */
+        size_t hint = 0, in_off;
+        if (lexed_past_offender(msg)) {
+            /* name the offending byte itself, as the other lexical errors do (in input bytes: the
+             * filtered run may have dropped blanks before it, and a trailing comma after it) */
+            in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
+            if (in_off > 0)
+                in_off--;
+        } else {
+            in_off = ks_run_in_offset(&p->run, out_off);
+        }
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
-            *err_at = ks_ps_next_token(p, p->acc_abs);
+            *err_at = ks_ps_offending_token(p, p->acc_abs);
         if (ks_ps_raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
             free(msg);

@@ -147,6 +147,7 @@ typedef struct ks_parser {
     size_t last_ev_run_end;   /* run offset after the last event's '}' in this run; SIZE_MAX none */
     struct ks_split *split;   /* workers parsing ahead (split.h), or NULL */
     ks_parse_info info;
+    struct ks_timings *timings; /* ks_parse_opts.timings (NULL: not timed) */
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
@@ -161,6 +162,12 @@ typedef struct ks_parser {
     size_t acc_run;
     int acc_set, has_acc;
     uint64_t acc_abs;
+    /* the newlines before the position ks_ps_line_col was last asked for in the window, and the
+     * last of them: facts about the input, so the next count in the window starts there rather
+     * than at the window's start (a diagnostic cost a scan of the window each) */
+    int lcc_ok;
+    uint64_t lcc_abs, lcc_lines;
+    int64_t lcc_last;
     ks_buf keep;              /* raw bytes [keep_base, in_base) of earlier reader windows */
     uint64_t keep_base;
     uint64_t keep_lines;      /* newlines before keep_base */
@@ -235,13 +242,25 @@ locale_t ks_ps_c_locale(void);
 void ks_ps_release(ks_parser *p);
 
 /* ---- position.c ----------------------------------------------------------------------------- */
-/* Absolute input offset of yajl's current position. */
+/* The input offset of the end of the token that ends at run offset out, raw being the run's
+ * input. The pre-filter maps an offset where it dropped a trailing comma past the comma, but a
+ * read that ended at the comma ends the run before it: the token's end is named before the comma
+ * either way (issue 16). Only commas are dropped at such a point (the blank filter maps its drops
+ * to where they begin), so an input ',' just before that the output does not have is one. */
+size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t *hint);
+/* Absolute input offset of yajl's current position: the end of the token it consumed last. */
 uint64_t ks_ps_cur_offset(ks_parser *p);
-void ks_ps_line_col(const ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col);
+/* Line and column of absolute offset abs; counts on from the position asked for last when abs
+ * lies after it in the window (lcc_*). */
+void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col);
 /* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
 int ks_ps_raw_byte(const ks_parser *p, uint64_t abs);
 /* The first byte at or after abs that is not a JSON blank (the start of the next token). */
 uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs);
+/* The offending token of a missing-',' error: the first token after the end of the last
+ * accepted one, abs. Only blanks and a trailing comma the pre-filter dropped can lie between
+ * (yajl took no ',' there, or the error would be another one): the comma is skipped too. */
+uint64_t ks_ps_offending_token(const ks_parser *p, uint64_t abs);
 /* A diagnostic placed at absolute offset at (a worker's unit becomes unclean instead). */
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

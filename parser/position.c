@@ -12,15 +12,24 @@
 
 #include "json/textpos.h"
 
+size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t *hint)
+{
+    size_t in = ks_run_in_offset_hint(run, out, hint);
+    if (in && raw[in - 1] == ',' && (!out || run->res[out - 1] != ','))
+        in--;
+    return in;
+}
+
 uint64_t ks_ps_cur_offset(ks_parser *p)
 {
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
     size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
-    return p->in_base + p->run_start + ks_run_in_offset_hint(&p->run, out_off, &p->run_hint);
+    return p->in_base + p->run_start +
+           ks_ps_token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
 }
 
-void ks_ps_line_col(const ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
+void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
     if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
         *line = p->lc_line;
@@ -31,8 +40,22 @@ void ks_ps_line_col(const ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *
     if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
         /* in the bytes kept from an earlier reader window */
         w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl};
+        ks_text_line_col(&w, abs, line, col);
+        return;
+    }
+    int in_window = abs >= p->in_base && abs - p->in_base <= p->in_len;
+    if (in_window && p->lcc_ok && p->lcc_abs >= p->in_base && p->lcc_abs <= abs) {
+        /* count on from the last position asked for (positions come mostly in order) */
+        size_t off = (size_t)(p->lcc_abs - p->in_base);
+        w = (ks_text_win){p->inbuf + off, p->in_len - off, p->lcc_abs, p->lcc_lines, p->lcc_last};
     }
     ks_text_line_col(&w, abs, line, col);
+    if (in_window) {
+        p->lcc_ok = 1;
+        p->lcc_abs = abs;
+        p->lcc_lines = *line - 1;
+        p->lcc_last = (int64_t)abs - (int64_t)*col; /* the column counts from the byte after it */
+    }
 }
 
 /* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
@@ -55,6 +78,12 @@ uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs)
             return abs;
         abs++;
     }
+}
+
+uint64_t ks_ps_offending_token(const ks_parser *p, uint64_t abs)
+{
+    abs = ks_ps_next_token(p, abs);
+    return ks_ps_raw_byte(p, abs) == ',' ? ks_ps_next_token(p, abs + 1) : abs;
 }
 
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)

@@ -244,9 +244,9 @@ static void self_time(ks_jw *w, const ks_analysis *a)
     uint32_t lanes = a->ntl ? 1 : 0;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re += tl->reassigned_ns;
-        clipped += tl->clipped_ns;
-        dropped_ns += tl->dropped_ns;
+        re = ks_sat_add(re, tl->reassigned_ns);
+        clipped = ks_sat_add(clipped, tl->clipped_ns);
+        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
         spilled += tl->spilled;
         truncated += tl->truncated;
         dropped += tl->dropped;

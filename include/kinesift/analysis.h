@@ -50,6 +50,8 @@ typedef struct ks_analysis_opts {
     int threads;               /* threads for the passes: 0 = the online CPUs, at most 8 (one for
                                 * traces under 100 000 events); N > 0: N, at most 64; 1 = all on
                                 * the calling thread. The results are the same whatever it is. */
+    struct ks_timings *timings; /* when not NULL, each pass's wall time is added there
+                                 * (kinesift/timings.h); kept for ks_analysis_set_window */
 } ks_analysis_opts;
 
 KS_API void ks_analysis_opts_init(ks_analysis_opts *o);
