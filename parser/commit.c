@@ -54,11 +54,7 @@ static void commit_counter(ks_parser *p, uint32_t track)
     for (size_t i = 0; i < e->ncounters; i++) {
         counter_kv *kv = &p->kv[i];
         uint32_t s = ks_ps_series_of(p, track, name, p->kvkeys.p + kv->key_off, kv->key_len);
-        KS_GROW(t->counters, t->counters_cap, t->ncounters + 1);
-        ks_counter_sample *c = &t->counters[t->ncounters++];
-        c->ts = e->ts;
-        c->series = s;
-        c->value = kv->value;
+        ks_trace_add_counter(t, e->ts, s, kv->value);
     }
 }
 
@@ -73,7 +69,7 @@ static void commit_coll(ks_parser *p, uint32_t track)
     c.out_nelems--;
     c.group_size--;
     c.seq--;
-    KS_PUSH(t->colls, t->ncolls, t->colls_cap, c);
+    ks_trace_add_coll(t, &c);
 }
 
 void ks_ps_commit_event(ks_parser *p)

@@ -140,11 +140,5 @@ uint32_t ks_ps_series_of(ks_parser *p, uint32_t track, const char *name, const c
     if (p->last_series < t->nseries && t->series[p->last_series].track == track &&
         t->series[p->last_series].name == sname)
         return p->last_series;
-    for (size_t i = 0; i < t->nseries; i++)
-        if (t->series[i].track == track && t->series[i].name == sname)
-            return p->last_series = (uint32_t)i;
-    KS_GROW(t->series, t->series_cap, t->nseries + 1);
-    t->series[t->nseries].track = track;
-    t->series[t->nseries].name = sname;
-    return p->last_series = (uint32_t)t->nseries++;
+    return p->last_series = ks_trace_series(t, track, sname);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "json/textpos.h"
+#include "kinesift/timings.h"
 #include "parser/split.h"
 #include "source/source_int.h"
 
@@ -37,9 +38,9 @@ static void parser_free(ks_parser *p)
     if (p->h)
         yajl_free(p->h);
     p->h = NULL;
-    ks_split_stop(p->split); /* before the reader: workers read its chunks */
+    ks_split_stop_timed(p->split, p->timings); /* before the reader: workers read its chunks */
     p->split = NULL;
-    ks_reader_stop(p->reader);
+    ks_reader_stop_timed(p->reader, p->timings);
     p->reader = NULL;
     ks_ps_release(p);
 }
@@ -105,8 +106,14 @@ static int read_failed(ks_parser *p, uint64_t at, const char *msg, int damaged, 
 /* Read up to n bytes into dst: from the stream, or the raw part of the reader's next chunk. */
 static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_error *rerr)
 {
-    if (!p->reader)
-        return ks_stream_read(st, dst, n, rerr);
+    if (!p->reader) {
+        int64_t t0 = ks_timings_start(p->timings);
+        ssize_t k = ks_stream_read(st, dst, n, rerr);
+        if (p->timings) /* on this thread: a part of the parse */
+            ks_timings_add(p->timings, "parse: read + decompress", ks_timings_now() - t0, k > 0 ? (uint64_t)k : 0,
+                           KS_TIMING_WITHIN);
+        return k;
+    }
     ks_rchunk *c = ks_reader_next(p->reader);
     if (!c)
         return 0;
@@ -352,9 +359,11 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         opts = &defaults;
     }
     *out = NULL;
+    int64_t t0 = ks_timings_start(opts->timings);
     size_t chunk = opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
     ks_parser p;
     memset(&p, 0, sizeof p);
+    p.timings = opts->timings;
     p.t = ks_trace_new(ks_stream_name(st));
     p.t->filter = ks_xstrdup(ks_stream_filter(st));
     p.strict = opts->strict;
@@ -376,7 +385,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
     if (use_reader_thread(opts, st, chunk))
-        p.reader = ks_reader_start(st, chunk, opts->reader_thread >= 2);
+        p.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
+                                                  (opts->timings ? KS_READER_TIMED : 0));
     int workers = p.reader ? parse_workers(opts) : 0;
     if (workers) {
         ks_ps_c_locale(); /* made once, before any worker might */
@@ -466,8 +476,10 @@ done:
     }
     if (p.failed)
         goto fail;
+    t0 = ks_timings_stop(p.timings, "parse", t0, p.t->bytes);
     if (ks_ps_finish(&p, err) != KS_OK)
         goto fail;
+    ks_timings_stop(p.timings, "store finish", t0, 0);
     parser_free(&p);
     *out = p.t;
     return KS_OK;

@@ -147,6 +147,7 @@ typedef struct ks_parser {
     size_t last_ev_run_end;   /* run offset after the last event's '}' in this run; SIZE_MAX none */
     struct ks_split *split;   /* workers parsing ahead (split.h), or NULL */
     ks_parse_info info;
+    struct ks_timings *timings; /* ks_parse_opts.timings (NULL: not timed) */
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */

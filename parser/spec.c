@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "parser/spec.h"
+#include "store/store_int.h"
 
 struct ks_spec {
     ks_parser p;
@@ -74,7 +75,10 @@ static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
     p->unit_no++;
     p->unit_bad = p->failed = 0;
     p->events_read = 0;
-    p->have_last_track = 0; /* every track used is logged for the unit */
+    /* every track used is logged for the unit, under an id of the unit's own: the worker keeps no
+     * table of every track it met (a trace may have a million one-event tracks) */
+    ks_trace_clear_tracks(p->t);
+    p->have_last_track = 0;
     p->depth = 0; /* the '[' fed first opens the events array */
     p->ctx = 0;
     p->skip = 0;

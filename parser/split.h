@@ -21,5 +21,9 @@ ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c);
 void ks_split_release(ks_split *s, ks_unit *u);
 /* No more claims; wait for the workers and free them. NULL is fine. */
 void ks_split_stop(ks_split *s);
+/* The same, and, when the reader is timed (KS_READER_TIMED) and t is not NULL, add the workers'
+ * parse time (summed over the workers, beside the main parser) to t once they are joined. */
+struct ks_timings;
+void ks_split_stop_timed(ks_split *s, struct ks_timings *t);
 
 #endif
