@@ -10,4 +10,16 @@
 /* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
 int ks_tz_zone_check(const char *name);
 
+/* The default analysis window (insights/window.c): [start, end), its basis (the denominator's
+ * name: "active steps", "GPU span", "device span", "CPU span") and how it was chosen. */
+typedef struct ks_window_choice {
+    ks_ns start, end;          /* end: the last row's end */
+    int span;                  /* a span of rows (not steps): a zero-length row at end lies inside */
+    const char *basis;
+    char why[192];
+} ks_window_choice;
+
+/* 0 when the trace has no event at all (no window to choose). */
+int ks_window_default(const ks_analysis *a, const ks_steps *st, ks_window_choice *w);
+
 #endif

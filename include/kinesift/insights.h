@@ -368,7 +368,11 @@ typedef struct ks_insights_opts {
     ks_gap_opts gaps;
     ks_smi_opts smi;           /* smi.path NULL: no telemetry */
     ks_diagnose_opts diagnose; /* the impact floor, --all-diagnoses */
-    const char *window;        /* a ks_window_parse SPEC ("steps:2-5", "1ms:20ms"); NULL: whole trace */
+    const char *window;        /* a ks_window_parse SPEC ("steps:2-5", "1ms:20ms") or "trace" (the
+                                * whole trace); NULL: the default window, the active steps, else
+                                * the GPU span, else the CPU span without the profiler's own span
+                                * (docs/insights.md, "The window") */
+    int whole_trace;           /* with window NULL: the whole trace rather than the default */
     ks_insights_depth depth;
 } ks_insights_opts;
 

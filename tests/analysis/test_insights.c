@@ -286,8 +286,59 @@ static void cpu_only_trace(void **state)
     /* and a trace without any step: one window, not a failure */
     load(&b, "analysis/nesting.json");
     assert_int_equal(b.st.n, 0);
-    assert_non_null(strstr(b.st.source, "whole trace"));
+    assert_non_null(strstr(b.st.source, "the window has no step"));
     unload(&b);
+}
+
+/* the default window of the pipeline (fixtures/insights/gen.py, M and N; us) */
+static void default_window(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("insights/default_window.json"));
+    ks_insights_opts o;
+    ks_insights r;
+    ks_error err;
+    ks_insights_opts_init(&o);
+    o.depth = KS_INSIGHTS_STEPS;
+    /* active steps 2-5: from step 2's start (3000) to step 5's end, widened by its kernel (5200) */
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 3000 * US);
+    assert_int_equal(r.a->win_end, 5200 * US);
+    assert_int_equal(r.a->window_ns, 2200 * US);
+    assert_string_equal(r.a->window_basis, "active steps");
+    assert_string_equal(r.a->window_why, "active steps 2-5 (4 steps; 1 warm-up left out)");
+    assert_int_equal(r.steps.n, 4);
+    for (size_t i = 0; i < r.a->nops; i++) /* the op before the steps is out, the one inside in */
+        assert_string_not_equal(ks_trace_str(t, r.a->ops[i].name), "aten::before");
+    ks_insights_free(&r);
+    /* without steps: the GPU span [4800, 5200), ending 1 ns after it so an instant at 5200 is in */
+    o.steps.label_regex = "^no such label$";
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 4800 * US);
+    assert_int_equal(r.a->window_ns, 400 * US);
+    assert_int_equal(r.a->win_last, 5200 * US);
+    assert_int_equal(r.a->win_end, 5200 * US + 1);
+    assert_string_equal(r.a->window_basis, "GPU span");
+    ks_insights_free(&r);
+    /* --window trace: the whole trace, stretched by the profiler's span [0, 10000) */
+    o.steps.label_regex = NULL;
+    o.window = "trace";
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 0);
+    assert_int_equal(r.a->window_ns, 10000 * US);
+    assert_string_equal(r.a->window_basis, "trace");
+    assert_int_equal(r.steps.n, 5);
+    ks_insights_free(&r);
+    ks_trace_free(t);
+    /* no step, no GPU work: the CPU span [1000, 4000), not the profiler's span nor its instant */
+    t = ks_test_load(ks_fixture("insights/default_window_cpu.json"));
+    o.window = NULL;
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 1000 * US);
+    assert_int_equal(r.a->window_ns, 3000 * US);
+    assert_string_equal(r.a->window_basis, "CPU span");
+    ks_insights_free(&r);
+    ks_trace_free(t);
 }
 
 static void windows(void **state)
@@ -624,6 +675,7 @@ int main(void)
         cmocka_unit_test(blocking_calls_of_every_platform),
         cmocka_unit_test(cpu_only_trace),
         cmocka_unit_test(windows),
+        cmocka_unit_test(default_window),
         cmocka_unit_test(whatif_seed_example),
         cmocka_unit_test(threads_tie_backward_work),
         cmocka_unit_test(gaps_every_thread),
