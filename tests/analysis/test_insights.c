@@ -615,6 +615,59 @@ static void whatif_every_thread(void **state)
     unload(&b);
 }
 
+/* whatif_waits.json (gen.py O; us): tid 1 waits [210, 650) on tid 2, whose bwd, kernel k2 [300, 600)
+ * and synchronize end at 600; tid 1 goes on at 650. With @gpu=0.5, by hand: k1 runs [110, 160);
+ * k2, launched at 262 after 38 us of latency, runs [300, 450); the synchronize returns at 450; the
+ * wait ends at 450 + the 50 us lag = 500; opt runs from 500, and the host part ends at
+ * 500 + (1000 - 650) = 850; k3 ends at 585. Step 1: 850. Step 2's wait ends 150 us after tid 2's
+ * work (over the max(50 us, 44 us) tolerance): not modelled, 440 us kept, step 2 stays 1000. */
+static void whatif_waits_between_threads(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/whatif_waits.json");
+    const ks_ns us = 1000;
+    ks_shrink gpu = {"@gpu", 0.5};
+    ks_whatif w;
+    ks_error err;
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &gpu, 1, &w, &err), KS_OK);
+    assert_int_equal(w.n, 2);
+    assert_int_equal(w.v[0].measured_ns, 1000 * us);
+    assert_int_equal(w.v[0].model_ns, 1000 * us);
+    assert_int_equal(w.v[0].projected_ns, 850 * us);
+    assert_int_equal(w.v[0].waits_modeled_ns, 440 * us);
+    assert_int_equal(w.v[0].waits_unmodeled_ns, 0);
+    assert_int_equal(w.v[1].model_ns, 1000 * us);
+    assert_int_equal(w.v[1].projected_ns, 1000 * us);
+    assert_int_equal(w.v[1].waits_modeled_ns, 0);
+    assert_int_equal(w.v[1].waits_unmodeled_ns, 440 * us);
+    assert_int_equal(w.nwaits, 2);
+    for (size_t i = 0; i < w.nwaits; i++) {
+        char id[64], on[64];
+        ks_id_format(b.t->strings, b.t->tracks[w.waits[i].track].tid, id, sizeof id);
+        ks_id_format(b.t->strings, b.t->tracks[w.waits[i].on_track].tid, on, sizeof on);
+        assert_string_equal(id, "1");
+        assert_string_equal(on, "2");
+        assert_int_equal(w.waits[i].count, 1);
+        assert_int_equal(w.waits[i].wait_ns, 440 * us);
+        assert_int_equal(w.waits[i].lag_ns, (w.waits[i].modeled ? 50 : 150) * us);
+    }
+    ks_whatif_free(&w);
+    /* no scaling: the projection is the measured time exactly */
+    ks_shrink none[2] = {{"@gpu", 1.0}, {"@cpu", 1.0}};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, none, 2, &w, &err), KS_OK);
+    for (size_t i = 0; i < w.n; i++)
+        assert_int_equal(w.v[i].projected_ns, w.v[i].measured_ns);
+    ks_whatif_free(&w);
+    /* the CPU at half speed: never longer, and shorter */
+    ks_shrink cpu = {"@cpu", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &cpu, 1, &w, &err), KS_OK);
+    for (size_t i = 0; i < w.n; i++)
+        assert_true(w.v[i].projected_ns < w.v[i].measured_ns);
+    ks_whatif_free(&w);
+    unload(&b);
+}
+
 static void telemetry_aligned_with_skew(void **state)
 {
     (void)state;
@@ -680,6 +733,7 @@ int main(void)
         cmocka_unit_test(threads_tie_backward_work),
         cmocka_unit_test(gaps_every_thread),
         cmocka_unit_test(whatif_every_thread),
+        cmocka_unit_test(whatif_waits_between_threads),
         cmocka_unit_test(telemetry_aligned_with_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
