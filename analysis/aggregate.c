@@ -3,7 +3,12 @@
  * streams), and per GPU work name. Instances are those starting in the window. Self times come
  * from the nesting, inclusive times are per-track unions, percentiles are exact, GPU time per row
  * is both the union of the GPU intervals and their plain sum (each GPU event counted once per
- * row, so recursion does not count twice). */
+ * row, so recursion does not count twice).
+ *
+ * Memory: a trace may hold a million names, so a row is accumulated compactly (row_acc, 96 bytes:
+ * the counts, the self and inclusive sums, where its durations are) and its GPU credit, which
+ * most rows never get, is a separate record made on the first credit (gpu_acc). The public row
+ * (ks_op_row) is made at the end, while the accumulators are released from the end of the array. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,62 +17,75 @@
 #include "analysis/msort.h"
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
-#include "common/i64map.h"
 #include "common/util.h"
 
-typedef struct row_acc {
-    ks_op_row row;
-    ks_ns *durs;               /* its piece of the table's durs */
-    size_t ndurs, cap;
-    uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
-    ks_sweep incl;
-    ks_sweep gdirect, gsub;    /* GPU work credited, in start order */
+/* The GPU work credited to a row, in start order (only rows credited have one). */
+typedef struct gpu_acc {
+    ks_sweep direct, sub;
     uint64_t last_direct, last_sub; /* serial of the last GPU event credited */
+    ks_ns direct_sum, sub_sum;
+} gpu_acc;
+
+typedef struct row_acc {
+    ks_str name;
+    uint16_t cat;
+    uint8_t kind;
+    uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
+    uint32_t gpu;              /* 1 + its gpu_acc in table.gpu, 0 none */
+    uint32_t next;             /* 1 + the next row of the same name (another category), 0 none */
+    uint64_t count;            /* instances added (count_instances: instances to come) */
+    uint64_t unfinished;
+    ks_ns self_ns, incl_ns;
+    size_t dur0;               /* its durations: table.durs[dur0 .. dur0 + count) */
+    ks_sweep incl;
 } row_acc;
 
 typedef struct table {
     row_acc *r;
     size_t n, cap;
-    ks_i64map index;           /* (name << 16 | cat) -> row */
-    uint64_t *by_name;         /* per name id: cat << 32 | (row + 1) of its last row, 0 none */
+    uint32_t *by_name;         /* per name id: 1 + its first row (the others through next), 0 none */
+    gpu_acc *gpu;
+    size_t ngpu, gpu_cap;
     ks_ns *durs;               /* instance durations, row after row (ks_big_alloc) */
     size_t ndurs;
 } table;
 
+/* The row of (name, cat): the rows of one name are a list (a name nearly always has one
+ * category); the row found moves to its front. */
 static row_acc *row_for(table *tb, const ks_event *e)
 {
-    uint64_t c = tb->by_name[e->name]; /* a name nearly always has one category */
-    if (c && (uint16_t)(c >> 32) == e->cat)
-        return &tb->r[(uint32_t)c - 1];
-    int64_t key = ((int64_t)e->name << 16) | e->cat;
-    uint64_t *v = ks_i64map_get(&tb->index, key);
-    size_t row;
-    if (v) {
-        row = (size_t)*v;
-    } else {
-        KS_GROW(tb->r, tb->cap, tb->n + 1);
-        row_acc *r = &tb->r[tb->n];
-        memset(r, 0, sizeof *r);
-        r->row.name = e->name;
-        r->row.cat = e->cat;
-        r->row.kind = e->kind;
-        ks_i64map_put(&tb->index, key, tb->n);
-        row = tb->n++;
+    uint32_t *link = &tb->by_name[e->name];
+    for (uint32_t i = *link; i; link = &tb->r[i - 1].next, i = *link) {
+        row_acc *r = &tb->r[i - 1];
+        if (r->cat != e->cat)
+            continue;
+        if (link != &tb->by_name[e->name]) {
+            *link = r->next;
+            r->next = tb->by_name[e->name];
+            tb->by_name[e->name] = i;
+        }
+        return r;
     }
-    tb->by_name[e->name] = ((uint64_t)e->cat << 32) | (uint32_t)(row + 1);
-    return &tb->r[row];
+    KS_GROW(tb->r, tb->cap, tb->n + 1);
+    row_acc *r = &tb->r[tb->n];
+    memset(r, 0, sizeof *r);
+    r->name = e->name;
+    r->cat = e->cat;
+    r->kind = e->kind;
+    r->next = tb->by_name[e->name];
+    tb->by_name[e->name] = (uint32_t)++tb->n;
+    return r;
 }
 
 /* slices come track by track, in start order within a track: one sweep per track */
-static void add_instance(row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
+static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
 {
-    r->row.count++;
-    r->row.self_ns = ks_sat_add(r->row.self_ns, self); /* totals saturate (docs/robustness.md) */
+    r->self_ns = ks_sat_add(r->self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
-        r->row.unfinished++;
-    r->durs[r->ndurs++] = ks_sat_sub(s->end, s->ts); /* room counted by count_instances */
+        r->unfinished++;
+    tb->durs[r->dur0 + r->count++] = ks_sat_sub(s->end, s->ts); /* room counted by count_instances */
     if (r->incl_tl != tl) {
-        r->row.incl_ns = ks_sat_add(r->row.incl_ns, ks_sweep_finish(&r->incl));
+        r->incl_ns = ks_sat_add(r->incl_ns, ks_sweep_finish(&r->incl));
         r->incl_tl = tl;
     }
     ks_sweep_add(&r->incl, s->ts, s->end);
@@ -106,23 +124,22 @@ static void count_instances(agg *g)
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
-                row_for(&g->ops, e)->cap++;
+                row_for(&g->ops, e)->count++;
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
-                row_for(&g->labels, e)->cap++;
+                row_for(&g->labels, e)->count++;
         }
     }
     table *tables[2] = {&g->ops, &g->labels};
     for (int j = 0; j < 2; j++) {
         table *tb = tables[j];
         size_t total = 0;
-        for (size_t i = 0; i < tb->n; i++)
-            total += tb->r[i].cap;
+        for (size_t i = 0; i < tb->n; i++) {
+            tb->r[i].dur0 = total;
+            total += tb->r[i].count;
+            tb->r[i].count = 0;
+        }
         tb->ndurs = total;
         tb->durs = ks_big_alloc(ks_mul(total, sizeof *tb->durs));
-        for (size_t i = 0, o = 0; i < tb->n; i++) {
-            tb->r[i].durs = tb->durs + o;
-            o += tb->r[i].cap;
-        }
     }
 }
 
@@ -149,29 +166,40 @@ static void cpu_pass(agg *g)
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
-                add_instance(row_for(&g->ops, e), (uint32_t)k, s, self[i]);
+                add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, s, self[i]);
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
-                add_instance(row_for(&g->labels, e), (uint32_t)k, s, self[i]);
+                add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, s, self[i]);
         }
     }
     ks_big_free(self, most * sizeof *self);
 }
 
 /* GPU work arrives in start order over all streams (gpu_pass), so unions are swept */
-static void credit(row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
+static gpu_acc *gpu_of(table *tb, row_acc *r)
 {
+    if (!r->gpu) {
+        KS_GROW(tb->gpu, tb->gpu_cap, tb->ngpu + 1);
+        memset(&tb->gpu[tb->ngpu], 0, sizeof *tb->gpu);
+        r->gpu = (uint32_t)++tb->ngpu;
+    }
+    return &tb->gpu[r->gpu - 1];
+}
+
+static void credit(table *tb, row_acc *r, ks_ns a, ks_ns b, uint64_t serial, int direct)
+{
+    gpu_acc *c = gpu_of(tb, r);
     if (direct) {
-        if (r->last_direct == serial)
+        if (c->last_direct == serial)
             return;
-        r->last_direct = serial;
-        ks_sweep_add(&r->gdirect, a, b);
-        r->row.gpu_direct_sum_ns = ks_sat_add(r->row.gpu_direct_sum_ns, ks_sat_sub(b, a));
+        c->last_direct = serial;
+        ks_sweep_add(&c->direct, a, b);
+        c->direct_sum = ks_sat_add(c->direct_sum, ks_sat_sub(b, a));
     } else {
-        if (r->last_sub == serial)
+        if (c->last_sub == serial)
             return;
-        r->last_sub = serial;
-        ks_sweep_add(&r->gsub, a, b);
-        r->row.gpu_subtree_sum_ns = ks_sat_add(r->row.gpu_subtree_sum_ns, ks_sat_sub(b, a));
+        c->last_sub = serial;
+        ks_sweep_add(&c->sub, a, b);
+        c->sub_sum = ks_sat_add(c->sub_sum, ks_sat_sub(b, a));
     }
 }
 
@@ -183,9 +211,9 @@ static void credit_slice(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_n
     const ks_event *e = &tr->ev[tl->s[i].ev];
     int gpu_track = tr->kind == KS_TRACK_GPU;
     if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
-        credit(row_for(&g->ops, e), a, b, serial, direct);
+        credit(&g->ops, row_for(&g->ops, e), a, b, serial, direct);
     if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
-        credit(row_for(&g->labels, e), a, b, serial, direct);
+        credit(&g->labels, row_for(&g->labels, e), a, b, serial, direct);
 }
 
 static void credit_chain(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_ns b, uint64_t serial)
@@ -292,30 +320,55 @@ static int cmp_row(const void *x, const void *y)
     return (a->cat > b->cat) - (a->cat < b->cat);
 }
 
+/* The public row of an accumulated one (its durations sorted in place). */
+static void make_row(table *tb, row_acc *r, ks_op_row *o)
+{
+    memset(o, 0, sizeof *o);
+    o->name = r->name;
+    o->cat = r->cat;
+    o->kind = r->kind;
+    o->count = r->count;
+    o->unfinished = r->unfinished;
+    o->self_ns = r->self_ns;
+    o->incl_ns = ks_sat_add(r->incl_ns, ks_sweep_finish(&r->incl));
+    ks_ns *d = tb->durs + r->dur0;
+    ks_sort_ns(d, r->count);
+    o->min_ns = d[0];
+    o->max_ns = d[r->count - 1];
+    o->median_ns = ks_quantile_ns(d, r->count, 50);
+    o->p90_ns = ks_quantile_ns(d, r->count, 90);
+    o->p99_ns = ks_quantile_ns(d, r->count, 99);
+    if (r->gpu) {
+        gpu_acc *c = &tb->gpu[r->gpu - 1];
+        o->gpu_direct_ns = ks_sweep_finish(&c->direct);
+        o->gpu_subtree_ns = ks_sweep_finish(&c->sub);
+        o->gpu_direct_sum_ns = c->direct_sum;
+        o->gpu_subtree_sum_ns = c->sub_sum;
+    }
+}
+
+#define RELEASE_ROWS 8192 /* accumulators given back at a time while the public rows are made */
+
 static void finish_table(table *tb, ks_op_row **out, size_t *nout)
 {
-    ks_op_row *rows = ks_xcalloc(tb->n ? tb->n : 1, sizeof *rows);
     size_t n = 0;
-    for (size_t i = 0; i < tb->n; i++) {
-        row_acc *r = &tb->r[i];
-        r->row.incl_ns = ks_sat_add(r->row.incl_ns, ks_sweep_finish(&r->incl));
-        if (r->ndurs) {
-            ks_sort_ns(r->durs, r->ndurs);
-            r->row.min_ns = r->durs[0];
-            r->row.max_ns = r->durs[r->ndurs - 1];
-            r->row.median_ns = ks_quantile_ns(r->durs, r->ndurs, 50);
-            r->row.p90_ns = ks_quantile_ns(r->durs, r->ndurs, 90);
-            r->row.p99_ns = ks_quantile_ns(r->durs, r->ndurs, 99);
-        }
-        r->row.gpu_direct_ns = ks_sweep_finish(&r->gdirect);
-        r->row.gpu_subtree_ns = ks_sweep_finish(&r->gsub);
-        if (r->row.count) /* rows seen only through GPU credit have no instance in the window */
-            rows[n++] = r->row;
+    for (size_t i = 0; i < tb->n; i++)
+        n += tb->r[i].count != 0; /* rows seen only through GPU credit have no instance in the window */
+    ks_op_row *rows = ks_xmalloc(ks_mul(n ? n : 1, sizeof *rows));
+    /* from the last accumulator down, shrinking their array as the public rows grow: the two
+     * arrays are not both whole at once (the order does not matter: cmp_row is a total order on
+     * rows, whose (name, cat) are distinct) */
+    size_t j = n;
+    for (size_t i = tb->n; i-- > 0;) {
+        if (tb->r[i].count)
+            make_row(tb, &tb->r[i], &rows[--j]);
+        if (i && i % RELEASE_ROWS == 0)
+            tb->r = ks_xrealloc(tb->r, i * sizeof *tb->r);
     }
     qsort(rows, n, sizeof *rows, cmp_row);
     ks_big_free(tb->durs, tb->ndurs * sizeof *tb->durs);
     free(tb->r);
-    ks_i64map_free(&tb->index);
+    free(tb->gpu);
     free(tb->by_name);
     *out = rows;
     *nout = n;
@@ -428,7 +481,6 @@ void ks_kernels_build(ks_analysis *a)
 static void table_init(table *tb, size_t nnames)
 {
     memset(tb, 0, sizeof *tb);
-    ks_i64map_init(&tb->index);
     tb->by_name = ks_xcalloc(nnames ? nnames : 1, sizeof *tb->by_name);
 }
 

@@ -80,6 +80,7 @@ struct ks_analysis_priv {
     int ext_ops_built;   /* ext_ops is built on first need (few traces need it) */
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
     ks_gpuwork gpuwork;  /* every GPU work event, built before the passes */
+    struct ks_timings *timings; /* ks_analysis_opts.timings (NULL: not timed) */
 };
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)
@@ -178,10 +179,7 @@ int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *step
                     ks_error *err);
 /* Parse "UTC", "Z", "+02:00", "-0530"; 0 on success. */
 int ks_tz_parse(const char *s, ks_ns *offset_ns);
-/* Parse a signed duration with a unit ("-1.5s", "250ms", "10us", "42ns"); a bare number ("42")
- * is microseconds, the unit of the trace format and of every DUR option's --help. 0 on success;
- * below a nanosecond is an error. The one parser of every time option. */
-int ks_duration_parse(const char *s, ks_ns *ns);
+/* (ks_duration_parse, the one duration syntax, is public: kinesift/analysis.h) */
 /* The same where a bare number has another unit (clamp:NS takes nanoseconds). */
 enum { KS_DUR_BARE_US = 0, KS_DUR_BARE_NS = 1 };
 int ks_duration_parse_unit(const char *s, int bare_unit, ks_ns *ns);

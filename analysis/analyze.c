@@ -8,6 +8,7 @@
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
+#include "kinesift/timings.h"
 
 static void overlap_class(ks_analysis *a, const ks_timeline_stats *st, int cls, const char *id,
                           ks_severity sev, const char *what)
@@ -51,10 +52,10 @@ static void self_time_diagnostic(ks_analysis *a)
     uint32_t lanes = 1;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re += tl->reassigned_ns;
-        clipped += tl->clipped_ns;
+        re = ks_sat_add(re, tl->reassigned_ns);
+        clipped = ks_sat_add(clipped, tl->clipped_ns);
         dropped += tl->dropped;
-        dropped_ns += tl->dropped_ns;
+        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
         if (tl->nlanes > lanes)
             lanes = tl->nlanes;
     }
@@ -226,7 +227,10 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     ks_diag_init(&a->diag);
     a->trace = t;
     a->has_events = any;
+    ks_timings *tm = a->priv->timings = opts->timings;
+    int64_t t0 = ks_timings_start(tm);
     ks_gpuwork_build(t, &a->priv->gpuwork);
+    t0 = ks_timings_stop(tm, "analysis: GPU work index", t0, 0);
     if (opts->has_window) {
         a->has_window = 1;
         a->win_start = opts->window_start;
@@ -260,18 +264,25 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     if (st.duplicates)
         ks_diag_count(&a->diag, "timeline.exact_duplicates", KS_SEV_INFO, st.duplicates);
     free(st.cats);
+    t0 = ks_timings_stop(tm, threads > 1 ? "analysis: timelines | GPU unions" : "analysis: timelines", t0, 0);
     if (threads > 1) {
         c.agg = ks_aggregate_begin(a);
         ks_pool_run(2, threads, phase_links, &c);
+        t0 = ks_timings_stop(tm, "analysis: links | CPU tables", t0, 0);
         ks_pool_run(2, threads, phase_gpu_time, &c);
         ks_aggregate_end(c.agg);
+        t0 = ks_timings_stop(tm, "analysis: GPU time of rows | kernels", t0, 0);
     } else {
         ks_links_build(a);
+        t0 = ks_timings_stop(tm, "analysis: links", t0, 0);
         ks_gpu_build(a);
+        t0 = ks_timings_stop(tm, "analysis: GPU unions", t0, 0);
         ks_aggregate_build(a);
+        t0 = ks_timings_stop(tm, "analysis: tables", t0, 0);
     }
     ks_gpu_comm(a);
     ks_calls_count(a);
+    ks_timings_stop(tm, "analysis: communication, calls", t0, 0);
     *out = a;
     return KS_OK;
 }
@@ -281,6 +292,8 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
     if (end <= start)
         return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)", (long long)end,
                             (long long)start);
+    ks_timings *tm = a->priv->timings;
+    int64_t t0 = ks_timings_start(tm);
     free_tables(a);
     a->has_window = 1;
     a->win_start = start;
@@ -299,6 +312,7 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
         ks_aggregate_build(a);
     }
     ks_gpu_comm(a);
+    ks_timings_stop(tm, "analysis: window (tables again)", t0, 0);
     return KS_OK;
 }
 

@@ -103,7 +103,7 @@ ks_ns ks_ivs_covered(const ks_ivs *s, ks_ns x, ks_ns y)
         ks_ns a = s->v[i].a < x ? x : s->v[i].a;
         ks_ns b = s->v[i].b > y ? y : s->v[i].b;
         if (b > a)
-            t += b - a;
+            t = ks_sat_add(t, ks_sat_sub(b, a)); /* spans of extreme timestamps saturate */
     }
     return t;
 }

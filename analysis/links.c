@@ -7,6 +7,7 @@
 
 #include "common/hugemem.h"
 #include "analysis/idindex.h"
+#include "store/store_int.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 
@@ -33,7 +34,7 @@ static void index_launches(ks_analysis *a, ks_idindex *corr)
     size_t n = 0;
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            n += (size_t)t->tracks[a->tl[k].track].n_cpu_side;
+            n += (size_t)ks_trace_track_cpu_side(t, a->tl[k].track);
     ks_idindex_reserve(corr, n);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
@@ -178,17 +179,49 @@ static int link_by_flow(const ks_analysis *a, flows *f, uint32_t track, const ks
 
 /* ---- building ------------------------------------------------------------------------------ */
 
+/* Launch calls that received GPU work: one mark per slice of every CPU timeline, in one array
+ * (a trace may have a million one-slice threads: one allocation each cost 40 bytes a thread). */
+typedef struct marks {
+    uint8_t *v;
+    size_t *at;  /* timeline k's marks start at v[at[k]]; NO_MARKS for GPU timelines */
+    size_t n;
+} marks;
+
+#define NO_MARKS SIZE_MAX
+
+static void marks_init(const ks_analysis *a, marks *m)
+{
+    const ks_trace *t = a->trace;
+    m->at = ks_xmalloc(ks_mul(a->ntl ? a->ntl : 1, sizeof *m->at));
+    m->n = 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        m->at[k] = t->tracks[a->tl[k].track].kind != KS_TRACK_GPU ? m->n : NO_MARKS;
+        if (m->at[k] != NO_MARKS)
+            m->n += a->tl[k].n;
+    }
+    m->v = ks_big_calloc(m->n ? m->n : 1, 1);
+}
+
+static void marks_free(marks *m)
+{
+    ks_big_free(m->v, m->n ? m->n : 1);
+    free(m->at);
+}
+
+/* The mark of slice s of timeline k (k a CPU timeline). */
+static uint8_t *mark(const marks *m, size_t k, size_t s)
+{
+    return &m->v[m->at[k] + s];
+}
+
 void ks_links_build(ks_analysis *a)
 {
     const ks_trace *t = a->trace;
     ks_idindex corr;
     ks_idindex_init(&corr);
     index_launches(a, &corr);
-    /* launch calls that received GPU work: one mark per slice of each CPU timeline */
-    uint8_t **used = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *used);
-    for (size_t k = 0; k < a->ntl; k++)
-        if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            used[k] = ks_big_calloc(a->tl[k].n, 1);
+    marks used;
+    marks_init(a, &used);
     flows f;
     memset(&f, 0, sizeof f);
     a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
@@ -209,11 +242,11 @@ void ks_links_build(ks_analysis *a)
             if (v) {
                 r = ks_ref_unpack(*v & ~DRIVER_RANK);
                 a->links.linked_by_correlation++;
-                used[r.tl][r.s] = 1;
+                *mark(&used, r.tl, (size_t)r.s) = 1;
             } else if (link_by_flow(a, &f, (uint32_t)k, g, &r)) {
                 a->links.linked_by_flow++;
-                if (used[r.tl])
-                    used[r.tl][r.s] = 1;
+                if (used.at[r.tl] != NO_MARKS)
+                    *mark(&used, r.tl, (size_t)r.s) = 1;
             } else {
                 a->links.unlinked_gpu++;
                 ks_diag_add(&a->diag, "links.gpu_without_launch", KS_SEV_INFO,
@@ -233,10 +266,10 @@ void ks_links_build(ks_analysis *a)
             continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
-            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR) || used[k][i])
+            if (!ks_kind_is_launch_api(e->kind) || !(e->flags & KS_EF_CORR) || *mark(&used, k, i))
                 continue;
             /* a driver call inside the runtime call that received the work */
-            if (e->kind == KS_K_DRIVER && tl->s[i].parent >= 0 && used[k][tl->s[i].parent])
+            if (e->kind == KS_K_DRIVER && tl->s[i].parent >= 0 && *mark(&used, k, (size_t)tl->s[i].parent))
                 continue;
             const char *n = ks_trace_str(t, e->name);
             if (!is_launch_name(n))
@@ -250,10 +283,7 @@ void ks_links_build(ks_analysis *a)
         }
     }
     flows_free(t, &f);
-    for (size_t k = 0; k < a->ntl; k++)
-        if (used[k])
-            ks_big_free(used[k], a->tl[k].n);
-    free(used);
+    marks_free(&used);
     ks_idindex_free(&corr);
 }
 

@@ -105,7 +105,7 @@ static void add_top_covered(void *ctx, size_t i, ks_ns cov)
 {
     ks_timeline *tl = ctx;
     if (tl->s[i].parent < 0) /* a slice's part of U lies inside its top-level ancestor's */
-        tl->reassigned_ns += cov;
+        tl->reassigned_ns = ks_sat_add(tl->reassigned_ns, cov);
 }
 
 void ks_timeline_reassigned(ks_timeline *tl)

@@ -140,9 +140,9 @@ static inline int slice_before(const ks_slice *a, const ks_slice *b)
 {
     if (a->ts != b->ts)
         return a->ts < b->ts;
-    ks_ns da = a->end - a->ts, db = b->end - b->ts;
-    if (da != db)
-        return da > db;
+    if (a->end != b->end) /* the same start: the later end is the longer slice (no span that
+                           * could overflow: fuzz/regress/analyze/slice-order-span-overflow) */
+        return a->end > b->end;
     return a->ev < b->ev;
 }
 
@@ -258,18 +258,18 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                 const ks_slice *p = &tl->s[ln->stack[ln->n - 1]];
                 if (l == 0) {
                     note_overlap(t, k, &s, p, gpu ? KS_OV_GPU : KS_OV_CPU, st);
-                    count_overlap_cat(st, (uint32_t)(k - t->tracks), k->ev[s.ev].cat, s.end - p->end);
+                    count_overlap_cat(st, (uint32_t)(k - t->tracks), k->ev[s.ev].cat, ks_sat_sub(s.end, p->end));
                     ks_overlap_policy pol = o->overlap;
                     if (pol == KS_OVERLAP_CLAMP)
-                        pol = (s.end - p->end <= o->clamp_ns) ? KS_OVERLAP_TRUNCATE : KS_OVERLAP_SPILL;
+                        pol = (ks_sat_sub(s.end, p->end) <= o->clamp_ns) ? KS_OVERLAP_TRUNCATE : KS_OVERLAP_SPILL;
                     if (pol == KS_OVERLAP_DROP) {
                         tl->dropped++;
-                        tl->dropped_ns += s.end - s.ts;
+                        tl->dropped_ns = ks_sat_add(tl->dropped_ns, ks_sat_sub(s.end, s.ts));
                         placed = -1;
                         break;
                     }
                     if (pol == KS_OVERLAP_TRUNCATE) {
-                        tl->clipped_ns += s.end - p->end;
+                        tl->clipped_ns = ks_sat_add(tl->clipped_ns, ks_sat_sub(s.end, p->end));
                         s.end = p->end;
                         s.flags |= KS_SF_TRUNCATED;
                         tl->truncated++;

@@ -9,6 +9,7 @@ Not a timed test and not run by the test suite (tests/parser/memory_shapes.py ch
 shape with a bound); the inputs are generated into a temporary directory and removed.
 
     bench/memory_shapes.py [--n 1000000] [--kinesift build-h/cli/kinesift] [--keep DIR]
+                           [--shapes tracks,names,events]
 """
 import argparse, os, resource, shutil, subprocess, sys, tempfile
 
@@ -59,12 +60,19 @@ def main():
     ap.add_argument("--n", type=int, default=1000000, help="tracks and names (events: 10x)")
     ap.add_argument("--kinesift", default=os.environ.get("KINESIFT", "build-h/cli/kinesift"))
     ap.add_argument("--keep", help="write the inputs here and keep them")
+    ap.add_argument("--shapes", default=",".join(SHAPES),
+                    help="comma-separated subset of %s" % ",".join(SHAPES))
     a = ap.parse_args()
+    shapes = a.shapes.split(",")
+    for s in shapes:
+        if s not in SHAPES:
+            ap.error("unknown shape %r (known: %s)" % (s, ", ".join(SHAPES)))
     d = a.keep or tempfile.mkdtemp(prefix="ks_memshapes_")
     os.makedirs(d, exist_ok=True)
     try:
         print("shape   events     input MB  command  peak RSS MB  RSS/input")
-        for shape, make in SHAPES.items():
+        for shape in shapes:
+            make = SHAPES[shape]
             n, name_of, tid_of = make(a.n)
             p = os.path.join(d, "%s_%d.json" % (shape, a.n))
             size = write_shape(p, n, name_of, tid_of)

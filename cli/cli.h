@@ -71,6 +71,7 @@ typedef struct ks_load_opts {
     int strict;
     int quiet;           /* no progress line */
     int threads;         /* parser threads (ks_parse_opts.threads): 0 = one per core */
+    struct ks_timings *timings; /* --timings: the parse's phases go there (ks_parse_opts.timings) */
     ks_summary_cb summary; /* NULL: a summary is read as a trace (and refused as one) */
     /* Keep going after an input that cannot be opened, read or parsed (a config.json among the
      * traces of a directory, an empty or unreadable file): its one-line error is printed on

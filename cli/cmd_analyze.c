@@ -8,12 +8,11 @@
 #include "cli/cli.h"
 #include "cli/insights.h"
 #include "cli/options.h"
-#include "common/jsonw.h"
+#include "cli/timings.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
 #include "kinesift/report.h"
-#include "report/report_int.h"
 
 const char ks_help_analyze[] =
     "usage: kinesift analyze FILE... [--format text|json|csv|folded] [--top N] [--sort self|incl|gpu|count]\n"
@@ -22,7 +21,7 @@ const char ks_help_analyze[] =
     "                        [--step-label REGEX] [--warmup N] [--gap-threshold DUR]\n"
     "                        [--data-label REGEX] [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
     "                        [--smi-gpu UUID|INDEX]] [--min-impact PCT] [--all-diagnoses]\n"
-    "                        [--threads N] [--strict] [--quiet]\n"
+    "                        [--threads N] [--strict] [--quiet] [--timings]\n"
     "\n"
     "Rebuild the nested timeline of every thread and GPU stream and report where the time goes:\n"
     "the window and its span, GPU busy/idle per device, the top operators by self time, the top\n"
@@ -82,6 +81,8 @@ const char ks_help_analyze[] =
     "                          whatever N\n"
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
+    "  --timings               after the output, the wall time of each phase on stderr (reading,\n"
+    "                          parse, store, each analysis pass, writing; docs/performance.md)\n"
     "\n"
     "Definitions (docs/analysis.md): self = duration minus its direct children; inclusive = union\n"
     "of a name's intervals per thread (recursion counted once); GPU direct = work launched by the\n"
@@ -121,6 +122,7 @@ typedef struct analyze_ctx {
     const char *shaped; /* the long name of the last option given that changes the report (refused
                          * for summaries) */
     ks_cli_input_errors errors; /* text: the inputs not read, listed after the reports */
+    ks_timings *timings;        /* --timings, else NULL */
 } analyze_ctx;
 
 /* an input that could not be read: listed after the others (text), under "errors" (JSON), as an
@@ -146,6 +148,7 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         ks_cli_insights_free(&r);
         return KS_EXIT_USAGE;
     }
+    int64_t t0 = ks_timings_start(c->timings);
     if (c->format == 1)
         ks_analyze_json_trace(c->json, r.in.a, &r.iv, &c->ro);
     else if (c->format == 2)
@@ -158,7 +161,9 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         ks_analyze_text(stdout, r.in.a, &r.iv, &c->ro);
     }
     c->first = 0;
+    t0 = ks_timings_stop(c->timings, "writing", t0, 0);
     ks_cli_insights_free(&r);
+    ks_timings_stop(c->timings, "free (analysis)", t0, 0);
     return 0;
 }
 
@@ -167,7 +172,9 @@ static int on_trace(void *ctx, ks_trace *tr)
     analyze_ctx *c = ctx;
     ks_cli_warnings(tr, c->io.quiet);
     int rc = report_trace(c, tr);
+    int64_t t0 = ks_timings_start(c->timings);
     ks_trace_free(tr);
+    ks_timings_stop(c->timings, "free (store)", t0, 0);
     return rc;
 }
 
@@ -202,7 +209,7 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
         return KS_EXIT_USAGE;
     }
     if (c->format == 1)
-        ks_jw_tree(ks_analyze_json_writer(c->json), rep.trace);
+        ks_analyze_json_tree(c->json, rep.trace);
     else if (c->format == 2)
         fputs(rep.csv, stdout);
     else {
@@ -227,13 +234,16 @@ int ks_cmd_analyze(int argc, char **argv)
     c.io.shaped = &c.shaped;
     ks_load_opts lo = {0};
     long top = -1;
-    int metric = 0, sort = 0, first;
+    int metric = 0, sort = 0, first, timed = 0;
+    int64_t start = ks_timings_now();
+    ks_timings tm;
     ks_option tab[] = {
         KS_OPT_CHOICE_("format", 'f', &c.format, formats, "format", "text, json, csv or folded"),
         KS_OPT_COUNT_("top", 't', &top, "rows per table"),
         KS_OPT_CHOICE_("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
         KS_OPT_CHOICE_("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
         KS_OPT_FLAG_("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
+        KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
         KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
         KS_OPT_END_(),
     };
@@ -254,10 +264,15 @@ int ks_cmd_analyze(int argc, char **argv)
         ks_analyze_csv_header(stdout);
     lo.summary = on_summary;
     lo.on_error = on_error;
+    if (timed) {
+        ks_timings_init(&tm);
+        c.timings = lo.timings = c.io.run.analysis.timings = &tm;
+    }
     rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
     if (!c.first) /* after the reports of the others; an input alone: its error line only */
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
+    int64_t t0 = ks_timings_start(c.timings);
     if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");
         rc = KS_EXIT_USAGE;
@@ -265,6 +280,10 @@ int ks_cmd_analyze(int argc, char **argv)
     if (fflush(stdout) != 0 && !rc) {
         ks_cli_fail("analyze: cannot write the output");
         rc = KS_EXIT_USAGE;
+    }
+    if (timed) {
+        ks_timings_stop(c.timings, "writing", t0, 0);
+        ks_cli_timings_print(stderr, "analyze", &tm, ks_timings_now() - start);
     }
     return rc;
 }

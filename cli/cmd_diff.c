@@ -12,7 +12,6 @@
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
 #include "report/report_int.h"
-#include "analysis/analysis_int.h"
 
 const char ks_help_diff[] =
     "usage: kinesift diff BEFORE AFTER [--format text|json|csv|markdown] [--top N]\n"

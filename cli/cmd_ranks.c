@@ -14,7 +14,6 @@
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
 #include "kinesift/source.h"
-#include "analysis/analysis_int.h"
 
 const char ks_help_ranks[] =
     "usage: kinesift ranks TRACE... [--format text|json|csv|markdown] [-j N] [--allow-mixed]\n"

@@ -4,10 +4,12 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/timings.h"
 #include "kinesift/report.h"
 
 const char ks_help_stats[] =
-    "usage: kinesift stats [--format text|json] [--strict] [--threads N] [--quiet] FILE...\n"
+    "usage: kinesift stats [--format text|json] [--strict] [--threads N] [--quiet] [--timings]\n"
+    "                      FILE...\n"
     "\n"
     "Read traces and print, per trace: source, bytes read, events by phase and by category,\n"
     "tracks with their names, time span, ProfilerStep count, rank / world size / devices, and\n"
@@ -23,6 +25,8 @@ const char ks_help_stats[] =
     "  --threads N         parser threads for a large input (default 0: one per core, at most\n"
     "                      4; 1: one); the result is the same whatever N\n"
     "  --quiet             no progress line on a terminal\n"
+    "  --timings           after the output, the wall time of each phase on stderr (reading,\n"
+    "                      parse, store, writing; docs/performance.md)\n"
     "\n"
     "An input that cannot be read (not a trace, empty, unreadable) does not stop the others: each\n"
     "is listed after them (JSON: \"errors\") and the exit status is 2.\n"
@@ -34,6 +38,7 @@ typedef struct stats_ctx {
     ks_stats_json *w;
     ks_cli_input_errors errors;
     size_t reported;
+    ks_timings *timings; /* --timings, else NULL */
 } stats_ctx;
 
 /* an input that could not be read: listed after the others (text) or under "errors" (JSON) */
@@ -50,11 +55,14 @@ static int on_trace(void *ctx, ks_trace *tr)
 {
     stats_ctx *c = ctx;
     c->reported++;
+    int64_t t0 = ks_timings_start(c->timings);
     if (c->json)
         ks_stats_json_trace(c->w, tr);
     else
         ks_stats_text(stdout, tr);
+    t0 = ks_timings_stop(c->timings, "writing", t0, 0);
     ks_trace_free(tr);
+    ks_timings_stop(c->timings, "free (store)", t0, 0);
     return 0;
 }
 
@@ -63,12 +71,15 @@ int ks_cmd_stats(int argc, char **argv)
     static const char *const formats[] = {"text", "json", NULL};
     ks_load_opts lo = {0};
     stats_ctx c = {0};
-    int first;
+    int first, timed = 0;
+    int64_t start = ks_timings_now();
+    ks_timings tm;
     ks_option tab[] = {
         KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
         KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
         KS_OPT_CALL_("threads", 'j', ks_cli_threads_opt, &lo.threads, 0, "parser threads"),
         KS_OPT_FLAG_("quiet", 'q', &lo.quiet, "no progress line"),
+        KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
         KS_OPT_END_(),
     };
     int prc = ks_opt_parse("stats", tab, argc, argv, &first);
@@ -79,6 +90,10 @@ int ks_cmd_stats(int argc, char **argv)
     if (c.json)
         c.w = ks_stats_json_begin(stdout);
     lo.on_error = on_error;
+    if (timed) {
+        ks_timings_init(&tm);
+        c.timings = lo.timings = &tm;
+    }
     int rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
     if (c.reported) /* after the reports of the others; an input alone: its error line only */
         ks_cli_input_errors_text(stdout, &c.errors);
@@ -91,5 +106,7 @@ int ks_cmd_stats(int argc, char **argv)
         ks_cli_fail("stats: cannot write the output");
         rc = KS_EXIT_USAGE;
     }
+    if (timed)
+        ks_cli_timings_print(stderr, "stats", &tm, ks_timings_now() - start);
     return rc;
 }

@@ -11,7 +11,6 @@
 #include "cli/options.h"
 #include "common/limits.h"
 #include "kinesift/validate.h"
-#include "validate/validate_int.h"
 
 const char ks_help_validate[] =
     "usage: kinesift validate [WORKLOAD...] [--PARAM N]... [options]\n"

@@ -7,10 +7,8 @@
 #include "cli/cli.h"
 #include "cli/insights.h"
 #include "cli/options.h"
-#include "common/jsonw.h"
 #include "kinesift/insights.h"
 #include "kinesift/report.h"
-#include "report/report_int.h"
 
 const char ks_help_whatif[] =
     "usage: kinesift whatif FILE... --shrink LABEL=FACTOR [--shrink ...] [--step-label REGEX]\n"
@@ -48,7 +46,7 @@ typedef struct whatif_ctx {
     size_t nsh;
     ks_cli_insight_opts io;    /* analysis, steps and window (KS_INSIGHTS_STEPS) */
     int json;
-    ks_jw jw;
+    ks_whatif_json *jw;
 } whatif_ctx;
 
 static int on_trace(void *ctx, ks_trace *tr)
@@ -63,7 +61,7 @@ static int on_trace(void *ctx, ks_trace *tr)
         ks_cli_error(tr->source, &err);
         rc = KS_EXIT_USAGE;
     } else if (c->json) {
-        ks_whatif_json_trace(&c->jw, r.in.a, &w, c->sh, c->nsh);
+        ks_whatif_json_add(c->jw, r.in.a, &w, c->sh, c->nsh);
     } else {
         ks_whatif_text(stdout, r.in.a, &w, c->sh, c->nsh);
     }
@@ -133,22 +131,11 @@ int ks_cmd_whatif(int argc, char **argv)
     if (!rc && !listed && !c.nsh)
         rc = ks_cli_usage("whatif", "nothing to project: give --shrink LABEL=FACTOR");
     if (!rc && !listed) {
-        if (c.json) {
-            ks_jw_open(&c.jw, stdout, 1);
-            ks_jw_obj(&c.jw);
-            ks_jw_kstr(&c.jw, "schema", "kinesift.whatif/1");
-            ks_jw_kstr(&c.jw, "version", ks_version());
-            ks_jw_key(&c.jw, "traces");
-            ks_jw_arr(&c.jw);
-        }
+        if (c.json)
+            c.jw = ks_whatif_json_begin(stdout);
         rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
-        if (c.json) {
-            ks_jw_end_arr(&c.jw);
-            ks_jw_end_obj(&c.jw);
-            if (ks_jw_close(&c.jw) != 0 && !rc)
-                rc = KS_EXIT_USAGE;
-            fputc('\n', stdout);
-        }
+        if (c.json && ks_whatif_json_end(c.jw) != 0 && !rc)
+            rc = KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < c.nsh; i++)
         free((char *)c.sh[i].label);

@@ -308,6 +308,7 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
         ks_parse_opts_init(&po);
         po.strict = o->strict;
         po.threads = o->threads;
+        po.timings = o->timings;
         po.progress = ks_cli_progress_cb;
         po.progress_ctx = &pr;
         for (;;) {

@@ -6,8 +6,6 @@
 
 #include "cli/cli.h"
 #include "cli/insights.h"
-#include "analysis/analysis_int.h"
-#include "insights/insights_int.h"
 
 void ks_cli_insight_opts_init(ks_cli_insight_opts *o)
 {
@@ -50,13 +48,9 @@ static int insight_opt(ks_cli_insight_opts *o, ks_load_opts *lo, const char *cmd
         return 0;
     case 'm': o->run.smi.path = arg; return 0;
     case 'z':
-        if (ks_tz_parse(arg, &o->run.smi.tz_offset_ns) != 0) {
-            if (ks_tz_zone_check(arg) != 0)
-                return ks_cli_usage(cmd, "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
-                                         "such as Europe/Paris, not '%s'", arg);
-            o->run.smi.tz_zone = arg;
-        }
-        o->run.smi.tz_set = 1;
+        if (ks_smi_set_tz(&o->run.smi, arg) != 0)
+            return ks_cli_usage(cmd, "--smi-tz wants UTC, +HH:MM or a time zone of the tz database "
+                                     "such as Europe/Paris, not '%s'", arg);
         return 0;
     case 'O':
         if (ks_duration_parse(arg, &o->run.smi.offset_ns) != 0)

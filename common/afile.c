@@ -266,7 +266,10 @@ static void random_suffix(char *out)
     out[6] = 0;
 }
 
-int ks_afile_mktemp(const char *prefix, mode_t mode, char **path)
+/* Create a new file named prefix + six random characters with open(O_CREAT | O_EXCL, mode):
+ * the kernel applies the umask (no umask() call). Returns its descriptor (close-on-exec), or -1
+ * with errno; *path is the name tried last (malloc'ed, also on failure). */
+static int mktemp_excl(const char *prefix, mode_t mode, char **path)
 {
     int fd = -1;
     *path = NULL;
@@ -288,7 +291,7 @@ static int open_named(ks_afile *s, const char *dir, mode_t mode)
     char *prefix = ks_xasprintf("%s/.kinesift-redact.", dir);
     sigset_t old;
     block_signals(&old);
-    s->fd = ks_afile_mktemp(prefix, mode, &s->tmp);
+    s->fd = mktemp_excl(prefix, mode, &s->tmp);
     int e = s->fd < 0 ? errno : 0;
     if (s->fd >= 0)
         live_add(s);

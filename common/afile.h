@@ -19,7 +19,9 @@
  * handler reads it without locking, see afile.c). One file is used by one thread at a time.
  *
  * When it does not apply: files that must be updated in place, or appended to. Who may use it:
- * every room (redact/, report/, ranks/); cli/ only through the public functions that use it. */
+ * every room (redact/, report/, ranks/; report/gate_output.c's ks_outfile gives it a stdio
+ * stream for the writers that print to a FILE *); cli/ only through the functions that use it.
+ * It is the only code of the library that makes a temporary output file. */
 #ifndef KS_AFILE_H
 #define KS_AFILE_H
 
@@ -51,12 +53,6 @@ const char *ks_afile_tmp_path(const ks_afile *f);
 int ks_afile_commit(ks_afile *f, int force, ks_error *err);
 /* Remove the temporary file; frees f. NULL is ignored. */
 void ks_afile_abort(ks_afile *f);
-
-/* Create a new file named prefix + six random characters with open(O_CREAT | O_EXCL, mode):
- * the kernel applies the umask (no umask() call). Returns its descriptor (close-on-exec), or -1
- * with errno; *path is the name tried last (malloc'ed, also on failure). For writers that manage
- * their own temporary file (report/gate_output.c). */
-int ks_afile_mktemp(const char *prefix, mode_t mode, char **path);
 
 /* Unlink the named temporary files of every open ks_afile on SIGINT, SIGTERM, SIGHUP,
  * SIGQUIT and on a crash, then die of the signal. Process-wide: call it once, from the main

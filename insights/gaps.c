@@ -147,25 +147,36 @@ static int is_data(gap_ctx *g, ks_str name)
     return g->data_cache[name] == 2;
 }
 
-/* Attribute [x, y) to the innermost non-step slice of the stack, and to the innermost label. */
-static void emit(gap_ctx *g, const ks_timeline *tl, const int32_t *stack, size_t n, ks_ns x, ks_ns y)
+/* What the open slices of stack[0 .. i] come to (level i of a stack): the innermost non-step
+ * slice's event, the innermost non-step label's, and whether a non-step slice is data loading.
+ * Level i follows from level i - 1 and slice i alone, so each push costs one step and each piece
+ * none, where a walk of the whole stack per piece cost its depth (Python stacks are deep). */
+typedef struct level {
+    const ks_event *inner, *label;
+    int data;
+} level;
+
+static level level_push(gap_ctx *g, const level *below, const ks_event *e)
+{
+    level l = below ? *below : (level){NULL, NULL, 0};
+    if (is_step(g, e))
+        return l;
+    l.inner = e;
+    if (e->kind == KS_K_USER_ANNOTATION)
+        l.label = e;
+    if (!l.data && e->name && is_data(g, e->name))
+        l.data = 1;
+    return l;
+}
+
+/* Attribute [x, y) to the innermost non-step slice of the stack, and to the innermost label (top:
+ * the stack's top level, NULL when it is empty). */
+static void emit(gap_ctx *g, const ks_timeline *tl, const level *top, ks_ns x, ks_ns y)
 {
     if (y <= x)
         return;
-    const ks_track *tr = &g->a->trace->tracks[tl->track];
-    const ks_event *inner = NULL, *label = NULL;
-    int data = 0;
-    for (size_t i = n; i-- > 0;) {
-        const ks_event *e = &tr->ev[tl->s[stack[i]].ev];
-        if (is_step(g, e))
-            continue;
-        if (!inner)
-            inner = e;
-        if (!label && e->kind == KS_K_USER_ANNOTATION)
-            label = e;
-        if (!data && e->name && is_data(g, e->name))
-            data = 1;
-    }
+    const ks_event *inner = top ? top->inner : NULL, *label = top ? top->label : NULL;
+    int data = top ? top->data : 0;
     uint8_t state = KS_TS_IDLE;
     if (inner)
         state = inner->kind == KS_K_USER_ANNOTATION                ? KS_TS_LABEL
@@ -220,8 +231,10 @@ static void launching_causes(gap_ctx *g, size_t p0)
 static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
 {
     const ks_trace *t = g->a->trace;
+    const ks_event *ev = t->tracks[tl->track].ev;
     int32_t *stack = NULL;
-    size_t n = 0, cap = 0;
+    level *lv = NULL; /* lv[i]: level i of the stack */
+    size_t n = 0, cap = 0, lcap = 0;
     /* the slices open at g0, outermost first */
     for (int32_t i = ks_timeline_at(t, tl, g0, NULL); i >= 0; i = tl->s[i].parent)
         KS_PUSH(stack, n, cap, i);
@@ -230,6 +243,10 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
         stack[i] = stack[n - 1 - i];
         stack[n - 1 - i] = x;
     }
+    KS_GROW(lv, lcap, n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        lv[i] = level_push(g, i ? &lv[i - 1] : NULL, &ev[tl->s[stack[i]].ev]);
+#define TOP (n ? &lv[n - 1] : NULL)
     ks_ns cur = g0;
     size_t lo = 0, hi = tl->n;
     while (lo < hi) {
@@ -244,23 +261,27 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
         if (s->lane != 0)
             continue;
         while (n && tl->s[stack[n - 1]].end <= s->ts) {
-            emit(g, tl, stack, n, cur, tl->s[stack[n - 1]].end);
+            emit(g, tl, TOP, cur, tl->s[stack[n - 1]].end);
             if (tl->s[stack[n - 1]].end > cur)
                 cur = tl->s[stack[n - 1]].end;
             n--;
         }
-        emit(g, tl, stack, n, cur, s->ts);
+        emit(g, tl, TOP, cur, s->ts);
         if (s->ts > cur)
             cur = s->ts;
+        KS_GROW(lv, lcap, n + 1);
+        lv[n] = level_push(g, TOP, &ev[s->ev]);
         KS_PUSH(stack, n, cap, (int32_t)j);
     }
     while (n && tl->s[stack[n - 1]].end < g1) {
-        emit(g, tl, stack, n, cur, tl->s[stack[n - 1]].end);
+        emit(g, tl, TOP, cur, tl->s[stack[n - 1]].end);
         if (tl->s[stack[n - 1]].end > cur)
             cur = tl->s[stack[n - 1]].end;
         n--;
     }
-    emit(g, tl, stack, n, cur, g1);
+    emit(g, tl, TOP, cur, g1);
+#undef TOP
+    free(lv);
     free(stack);
 }
 
@@ -378,7 +399,12 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
             c->count++;
         }
     }
-    d->threads[thread_slot(d, acc, acc_cap, g->launch_track)].launching++;
+    /* the slot first: thread_slot may move d->threads, which the index expression would read
+     * before it (fuzz/regress/analyze/gap-launching-thread-slot) */
+    size_t ls = thread_slot(d, acc, acc_cap, g->launch_track);
+    d->threads[ls].launching++;
+    if (!g->npcs)
+        return; /* no pieces: d->pieces may still be NULL */
     KS_GROW(d->pieces, *cap_pieces, d->npieces + g->npcs);
     memcpy(d->pieces + d->npieces, g->pcs, g->npcs * sizeof *g->pcs);
     d->npieces += g->npcs;

@@ -17,6 +17,7 @@
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
+#include "kinesift/timings.h"
 
 void ks_insights_opts_init(ks_insights_opts *o)
 {
@@ -68,8 +69,13 @@ static int default_window(ks_insights *r, ks_error *err)
 /* the analysis and steps of t, restricted to the window */
 static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
 {
-    if (ks_analyze(t, &o->analysis, &r->a, err) != KS_OK || ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
+    ks_timings *tm = o->analysis.timings;
+    if (ks_analyze(t, &o->analysis, &r->a, err) != KS_OK)
         return KS_ERR;
+    int64_t t0 = ks_timings_start(tm);
+    if (ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
+        return KS_ERR;
+    ks_timings_stop(tm, "steps", t0, 0);
     if (o->window)
         return explicit_window(o, r, err);
     if (o->whole_trace)
@@ -89,17 +95,24 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
         return KS_ERR;
     if (o->depth == KS_INSIGHTS_STEPS)
         return KS_OK;
-    if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK ||
-        ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
+    ks_timings *tm = o->analysis.timings;
+    int64_t t0 = ks_timings_start(tm);
+    if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK)
         return KS_ERR;
+    t0 = ks_timings_stop(tm, "gaps", t0, 0);
+    if (ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
+        return KS_ERR;
+    t0 = ks_timings_stop(tm, "threads", t0, 0);
     if (o->smi.path) {
         if (ks_telemetry_load(&o->smi, r->a, &r->steps, &r->telemetry, err) != KS_OK) {
             r->telemetry_failed = 1;
             return KS_ERR;
         }
         r->have_telemetry = 1;
+        t0 = ks_timings_stop(tm, "telemetry", t0, 0);
     }
     ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->diagnose, &r->diagnoses);
+    ks_timings_stop(tm, "diagnoses", t0, 0);
     return KS_OK;
 }
 

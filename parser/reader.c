@@ -6,13 +6,14 @@
  * before they are done. */
 #include "parser/reader.h"
 
-#include <emmintrin.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "json/textpos.h"
+#include "kinesift/timings.h"
 #include "store/bigarray.h"
 
 #define NSLOTS 12
@@ -42,6 +43,8 @@ struct ks_reader {
     int want_blocks;  /* the store asked for one: keep the pool full from now on */
     int batch;        /* the queue was full: wait for LOW free slots before filling again */
     int eager;        /* optional steps whether ahead or not (tests) */
+    int timed;        /* KS_READER_TIMED: the times below are kept */
+    int64_t wait_ns;  /* the parser's time waiting for a chunk (written by the parser) */
     int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
     /* thread-private */
@@ -52,6 +55,8 @@ struct ks_reader {
     uint64_t carry_base;
     uint64_t bytes;
     int first;
+    int64_t read_ns, filter_ns; /* time in reads (decompression included), and after them (filter,
+                                 * blanks, newlines) */
 };
 
 static void on_repair(void *ctx, int kind, size_t in_off)
@@ -84,30 +89,9 @@ static void swap_outputs(ks_repair *a, ks_repair *b)
     b->map_cap = t.map_cap;
 }
 
-/* Newlines in b[0 .. n): 16 bytes per step, counted in byte lanes (at most 255 steps before the
- * lanes are summed); pretty-printed traces have one every ~40 bytes, too many for a memchr call
- * each, and there is no popcount instruction in the baseline x86-64 set. */
-static uint64_t newlines(const char *b, size_t n)
-{
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    uint64_t k = 0;
-    size_t i = 0;
-    while (i + 16 <= n) {
-        size_t end = n - i > 16 * 255 ? i + 16 * 255 : n;
-        __m128i acc = zero;
-        for (; i + 16 <= end; i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + i)), nl));
-        __m128i sum = _mm_sad_epu8(acc, zero);
-        k += (uint64_t)_mm_cvtsi128_si64(sum) + (uint64_t)_mm_extract_epi16(sum, 4);
-    }
-    for (; i < n; i++)
-        k += b[i] == '\n';
-    return k;
-}
-
 static void count_lines(ks_rchunk *c, size_t upto)
 {
-    c->lines = newlines(c->buf, upto);
+    c->lines = ks_text_newlines(c->buf, upto);
     const char *q = c->lines ? memrchr(c->buf, '\n', upto) : NULL;
     c->last_nl = q ? (int64_t)(c->base + (uint64_t)(q - c->buf)) : -1;
 }
@@ -139,7 +123,10 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
     }
     if (keep)
         memcpy(c->buf, r->carry, keep);
+    int64_t t0 = r->timed ? ks_timings_now() : 0;
     ssize_t n = ks_stream_read(r->st, c->buf + keep, r->chunk, &c->err);
+    int64_t t1 = r->timed ? ks_timings_now() : 0;
+    r->read_ns += t1 - t0;
     if (n < 0) {
         c->read_err = 1;
         n = 0;
@@ -183,6 +170,8 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
     }
     count_lines(c, done);
     carry_from(r, c, done);
+    if (r->timed)
+        r->filter_ns += ks_timings_now() - t1;
 }
 
 /* Make one ready block for the pool (the lock is held on entry and on return). */
@@ -264,12 +253,13 @@ void *ks_reader_take_block(void *ctx)
     return b;
 }
 
-ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager)
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
 {
     ks_reader *r = ks_xcalloc(1, sizeof *r);
     r->st = st;
     r->chunk = chunk;
-    r->eager = eager;
+    r->eager = flags & KS_READER_EAGER;
+    r->timed = !!(flags & KS_READER_TIMED);
     r->first = 1;
     ks_repair_init(&r->filt);
     r->filt.on_repair = on_repair;
@@ -304,11 +294,14 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         while (held->claim > 0 && !held->claim_done)
             pthread_cond_wait(&r->claim_cv, &r->mu);
     }
+    int64_t w0 = r->timed && r->filled == r->taken && !r->finished ? ks_timings_now() : 0;
     while (r->filled == r->taken && !r->finished) {
         r->parser_waits = 1;
         pthread_cond_wait(&r->can_take, &r->mu);
         r->parser_waits = 0;
     }
+    if (w0)
+        r->wait_ns += ks_timings_now() - w0;
     ks_rchunk *c = NULL;
     if (r->filled > r->taken) {
         c = &r->slot[r->taken % NSLOTS];
@@ -325,6 +318,11 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         pthread_cond_signal(&r->can_fill);
     pthread_mutex_unlock(&r->mu);
     return c;
+}
+
+int ks_reader_timed(const ks_reader *r)
+{
+    return r->timed; /* set before the thread starts, never changed */
 }
 
 void ks_reader_raw(ks_reader *r)
@@ -407,6 +405,11 @@ void ks_reader_end_claims(ks_reader *r)
 
 void ks_reader_stop(ks_reader *r)
 {
+    ks_reader_stop_timed(r, NULL);
+}
+
+void ks_reader_stop_timed(ks_reader *r, ks_timings *t)
+{
     if (!r)
         return;
     if (r->started) {
@@ -416,6 +419,11 @@ void ks_reader_stop(ks_reader *r)
         pthread_cond_broadcast(&r->can_claim);
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thread, NULL);
+    }
+    if (t && r->timed) { /* the thread is joined: its figures are final */
+        ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "pre-filter, newlines (reader thread)", r->filter_ns, r->bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "parse: waiting for the reader", r->wait_ns, 0, KS_TIMING_WITHIN);
     }
     for (int i = 0; i < NSLOTS; i++) {
         free(r->slot[i].buf);

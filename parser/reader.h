@@ -55,12 +55,18 @@ typedef struct ks_rchunk {
     void *claim_data;     /* what the worker made of it */
 } ks_rchunk;
 
-/* Start the thread over st (st must not be touched by the caller until ks_reader_stop). eager:
- * take the optional steps (indentation, ready memory) whether or not the thread is ahead. */
-ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int eager);
+/* Start the thread over st (st must not be touched by the caller until ks_reader_stop). flags:
+ * KS_READER_EAGER: take the optional steps (indentation, ready memory) whether or not the thread
+ * is ahead; KS_READER_TIMED: keep the time of reads, of the filter and of the parser's waits
+ * (clock reads per chunk), for ks_reader_stop_timed. */
+enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2 };
+ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags);
 
 /* The next chunk, in order; valid until the next ks_reader_next. NULL after the eof chunk. */
 ks_rchunk *ks_reader_next(ks_reader *r);
+
+/* 1 when started with KS_READER_TIMED. */
+int ks_reader_timed(const ks_reader *r);
 
 /* From now on deliver raw chunks only (no filter run, no leftover carried). */
 void ks_reader_raw(ks_reader *r);
@@ -87,5 +93,10 @@ void ks_reader_end_claims(ks_reader *r);
 
 /* Stop the thread (it may be blocked on a full queue) and free everything. */
 void ks_reader_stop(ks_reader *r);
+/* The same, and, when started with KS_READER_TIMED and t is not NULL, add to t (once the thread
+ * is joined) its reads with decompression and its filter runs (beside the parse) and the parser's
+ * waits for chunks (within the parse). */
+struct ks_timings;
+void ks_reader_stop_timed(ks_reader *r, struct ks_timings *t);
 
 #endif

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/timings.h"
+#include "parser/spec.h"
 
 #define UNITS 3 /* per worker: one being filled, two waiting for the main parser */
 
@@ -20,6 +22,7 @@ typedef struct worker {
     ks_unit unit[UNITS];
     int free[UNITS];       /* 1: may be filled */
     ks_unit_maps maps;     /* written by the main parser only */
+    int64_t busy_ns;       /* time parsing chunks, when the reader is timed (read after the join) */
 } worker;
 
 struct ks_split {
@@ -28,6 +31,7 @@ struct ks_split {
     pthread_cond_t unit_free;
     int stopping;
     int nworkers;
+    int timed;             /* the reader is timed (KS_READER_TIMED): the workers time their parses */
     worker *w;
 };
 
@@ -72,7 +76,10 @@ static void *worker_main(void *arg)
             ks_split_release(s, u);
             break;
         }
+        int64_t t0 = s->timed ? ks_timings_now() : 0;
         ks_spec_parse(w->spec, c, u);
+        if (s->timed)
+            w->busy_ns += ks_timings_now() - t0;
         ks_reader_claim_done(s->r, c, u);
     }
     return NULL;
@@ -84,6 +91,7 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
         return NULL;
     ks_split *s = ks_xcalloc(1, sizeof *s);
     s->r = r;
+    s->timed = ks_reader_timed(r);
     /* the main parser also replays every unit and reads the edges: it takes one chunk in
      * (workers + 1) */
     ks_reader_share(r, (unsigned)workers + 1, 1, leave_to_workers);
@@ -121,8 +129,14 @@ ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c)
 
 void ks_split_stop(ks_split *s)
 {
+    ks_split_stop_timed(s, NULL);
+}
+
+void ks_split_stop_timed(ks_split *s, ks_timings *t)
+{
     if (!s)
         return;
+    int64_t busy = 0;
     ks_reader_end_claims(s->r);
     pthread_mutex_lock(&s->mu);
     s->stopping = 1;
@@ -132,11 +146,14 @@ void ks_split_stop(ks_split *s)
         worker *w = &s->w[i];
         if (w->started)
             pthread_join(w->thread, NULL);
+        busy += w->busy_ns;
         ks_spec_free(w->spec);
         for (int k = 0; k < UNITS; k++)
             ks_unit_free(&w->unit[k]);
         ks_unit_maps_free(&w->maps);
     }
+    if (t && s->timed) /* the workers are joined: their figures are final */
+        ks_timings_add(t, "parse ahead (workers, summed)", busy, 0, KS_TIMING_BESIDE);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->unit_free);
     free(s->w);

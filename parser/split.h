@@ -12,13 +12,6 @@
 
 typedef struct ks_split ks_split;
 
-/* A worker's parser (parse.c). */
-typedef struct ks_spec ks_spec;
-ks_spec *ks_spec_new(void);
-void ks_spec_free(ks_spec *s);
-/* Parse the events between the first and the last event boundary of c's run into u. */
-void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u);
-
 /* Start workers over r; NULL when none could be started (the main parser then reads alone). */
 ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers);
 /* The main parser, for each chunk it takes: the unit a worker made of it (waiting for the worker
@@ -28,5 +21,9 @@ ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c);
 void ks_split_release(ks_split *s, ks_unit *u);
 /* No more claims; wait for the workers and free them. NULL is fine. */
 void ks_split_stop(ks_split *s);
+/* The same, and, when the reader is timed (KS_READER_TIMED) and t is not NULL, add the workers'
+ * parse time (summed over the workers, beside the main parser) to t once they are joined. */
+struct ks_timings;
+void ks_split_stop_timed(ks_split *s, struct ks_timings *t);
 
 #endif

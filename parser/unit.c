@@ -126,8 +126,8 @@ static void map_tracks(ks_trace *t, const ks_unit *u, ks_unit_maps *m)
     for (size_t i = 0; i < u->ntr; i++) {
         const ks_unit_track *k = &u->tr[i];
         map_reserve(&m->track, &m->track_cap, (size_t)k->local + 1);
-        if (m->track[k->local] == UNMAPPED)
-            m->track[k->local] = ks_trace_track(t, map_id(m, k->pid), map_id(m, k->tid));
+        /* local track ids are the unit's own (spec.c): every one is mapped afresh */
+        m->track[k->local] = ks_trace_track(t, map_id(m, k->pid), map_id(m, k->tid));
     }
 }
 

@@ -35,6 +35,8 @@ typedef struct ks_unit_use {
     uint8_t is_cat;
 } ks_unit_use;
 
+/* Local track ids are the unit's own (the worker forgets its tracks between units, spec.c), so
+ * every track of a unit is here; strings and categories keep their local ids across units. */
 typedef struct ks_unit_track {
     uint32_t local;
     ks_id pid, tid; /* string ids local */
@@ -53,7 +55,7 @@ typedef struct ks_unit_count {
 
 /* The worker's local ids -> ids of the real store. Owned and written by the main parser only. */
 typedef struct ks_unit_maps {
-    uint32_t *str, *cat, *track; /* UINT32_MAX: not mapped yet */
+    uint32_t *str, *cat, *track; /* UINT32_MAX: not mapped yet (track: of the unit replayed) */
     size_t str_cap, cat_cap, track_cap;
 } ks_unit_maps;
 

@@ -13,7 +13,10 @@
  *   litset.c     the literal matcher: hashed set by length, caseless, word bounded
  *   scan.c       the per-string scanner pipeline
  *   fields.c     structural rules: what a JSON position means (top-level keys, event fields, args)
- *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes
+ *   rewrite.c    the streaming engine (yajl + verbatim span copy), redact and check modes:
+ *                its run loop and entry points; its parts, bottom-up: emit.c (output), spans.c
+ *                (positions), findings.c (check mode), frames.c (the container stack),
+ *                scalars.c and members.c (the yajl callbacks)
  *   output.c     redacting to a file (common/afile.h), late literals, the second pass
  *   verify.c     the raw scan for literals learned late, and the second pass
  *   check.c      collecting and printing --check findings
@@ -24,8 +27,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <yajl/yajl_parse.h>
 
+#include "common/limits.h"
 #include "common/util.h"
+#include "json/repair.h"
 #include "kinesift/redact.h"
 
 /* ---- classes ------------------------------------------------------------------------------ */
@@ -342,6 +348,132 @@ int ks_rd_inner_role(const char *k, size_t n, int *rule);
 int ks_rd_known_arg_key(const char *k, size_t n);
 int ks_rd_sensitive_key(const char *k, size_t n);
 int ks_rd_learn_key(const char *k, size_t n, int parent_is_uname);
+
+/* ---- the streaming engine (ks_rw_: rewrite.c and the files it is split into) ---------------
+ * Layered bottom-up, each file calling only those before it: emit.c (output), spans.c
+ * (positions), findings.c (check mode), frames.c (the container stack), scalars.c (scalar
+ * callbacks), members.c (keys and containers), rewrite.c (the window, feeding, the end,
+ * ks_rd_run). One engine runs one stream on one thread. */
+#define RW_OUTBUF (256 * 1024) /* output buffer of the engine */
+/* the parser accepts JSON nested this deep (parser/parser_int.h MAX_SKIP_DEPTH): redact must too */
+#define RW_MAX_DEPTH KS_LIMIT_JSON_DEPTH
+#define RW_KEY_MAX KS_LIMIT_RD_KEY
+
+enum ks_rw_kind { RW_ROOT = 0, RW_TOP, RW_EVENTS, RW_EVENT, RW_ARGS, RW_OTHER };
+
+typedef struct ks_rw_frame {
+    uint8_t is_map;
+    uint8_t kind;
+    uint8_t role;       /* the container's own role (SCAN, SKIP, SENSITIVE in check mode) */
+    uint8_t learn;      /* LEARN_UNAME for a uname map */
+    uint8_t in_meta;    /* below a top-level key other than traceEvents */
+    /* the member being read: set by its key (maps) */
+    uint8_t vrole, vlearn;
+    uint16_t vrule;
+    int64_t index;      /* arrays: elements begun */
+    uint32_t nredacted; /* maps: keys rewritten to a [REDACTED:rule] text so far */
+    uint8_t pem_open;   /* arrays: a private key began in an element and has not ended */
+    char key[RW_KEY_MAX + 1];
+    uint8_t keylen, key_masked;
+} ks_rw_frame;
+
+/* the meaning of a key in a kind of container, remembered: keys repeat in every event */
+#define RW_KC_SLOTS 1024
+#define RW_KC_KEY 40
+typedef struct ks_rw_key_slot {
+    uint8_t used, kind, role, scan, n;
+    uint16_t rule;
+    char k[RW_KC_KEY];
+} ks_rw_key_slot;
+
+typedef struct ks_rw_eng {
+    ks_redactor *rd;
+    ks_rw_key_slot *kc;
+    int check;
+    yajl_handle h;
+    ks_error *err;
+    int failed;
+    ks_redact_result *res;
+    const char *name;
+
+    /* window over the filtered stream */
+    char *win;
+    size_t win_len, win_cap;
+    uint64_t win_base;       /* filtered offset of win[0] */
+    uint64_t run_base;       /* filtered offset of the current yajl run */
+    uint64_t flushed;        /* output done (or discarded) up to here */
+    uint64_t prev_end;       /* end of the last token known complete (a flush point) */
+    unsigned nvals;          /* values since the last flush point */
+    int seen;                /* any value at all */
+    int completing;          /* inside yajl_complete_parse */
+    int discard;             /* inside a stripped container: bytes are dropped */
+    size_t discard_depth;
+
+    /* input offsets, for messages */
+    ks_repair rep;
+    uint64_t run_in_base;    /* input offset of the current run */
+    char *inbuf;
+    size_t in_len, in_cap;
+    uint64_t in_base;
+    uint64_t lines_before;
+    int64_t last_nl;
+
+    ks_rw_frame *st;
+    size_t depth, cap;
+    int64_t events;          /* elements of the events array */
+    ks_rw_frame *events_frame;
+    size_t events_depth;
+
+    /* output */
+    ks_redact_write_fn write;
+    void *wctx;
+    char *out;
+    size_t out_n;
+    int write_failed;
+
+    /* check */
+    ks_redact_finding_fn on_finding;
+    void *fctx;
+    int in_key;
+    uint64_t tok_start;      /* start of the token being scanned (UINT64_MAX: unknown) */
+    ks_buf path;
+    ks_buf enc;              /* scratch */
+} ks_rw_eng;
+
+typedef struct ks_rw_vctx {
+    int role, rule, learn, in_meta;
+    ks_rw_frame *parent;
+} ks_rw_vctx;
+
+/* ---- emit.c */
+void ks_rw_out_flush(ks_rw_eng *e);
+void ks_rw_emit_upto(ks_rw_eng *e, uint64_t off);
+void ks_rw_replace_str(ks_rw_eng *e, uint64_t start, uint64_t end, const char *s, size_t n);
+void ks_rw_replace_raw(ks_rw_eng *e, uint64_t start, uint64_t end, const char *s, size_t n);
+/* ---- spans.c */
+uint64_t ks_rw_tok_end(ks_rw_eng *e);
+uint64_t ks_rw_string_start_n(ks_rw_eng *e, uint64_t end, const char *s, size_t n);
+uint64_t ks_rw_string_start(ks_rw_eng *e, uint64_t end);
+void ks_rw_mark(ks_rw_eng *e, uint64_t end);
+uint64_t ks_rw_in_offset(ks_rw_eng *e, uint64_t f);
+void ks_rw_line_col(const ks_rw_eng *e, uint64_t abs, uint64_t *line, uint64_t *col);
+/* ---- findings.c */
+void ks_rw_on_hit(void *ctx, int rule, size_t len);
+/* ---- frames.c */
+void ks_rw_value_ctx(ks_rw_eng *e, ks_rw_vctx *v);
+int ks_rw_push(ks_rw_eng *e, int is_map, int kind, int role, int learn, int in_meta);
+void ks_rw_learn_value(ks_rw_eng *e, int learn, const char *s, size_t n);
+/* ---- scalars.c */
+void ks_rw_note_copy(ks_rw_eng *e, const char *s);
+int ks_rw_on_string(void *ctx, const unsigned char *us, size_t n);
+int ks_rw_on_number(void *ctx, const char *s, size_t n);
+int ks_rw_on_null(void *ctx);
+int ks_rw_on_bool(void *ctx, int b);
+/* ---- members.c */
+int ks_rw_on_key(void *ctx, const unsigned char *uk, size_t n);
+int ks_rw_on_start_map(void *ctx);
+int ks_rw_on_start_array(void *ctx);
+int ks_rw_on_end(void *ctx);
 
 /* rewrite.c: the engine */
 typedef struct ks_rd_engine_opts {

@@ -100,27 +100,27 @@ static void op_rows(FILE *out, const ks_analysis *a, const char *section, const 
 {
     const ks_trace *t = a->trace;
     int gpu = a->links.gpu_events > 0;
-    ks_op_row *v = ks_rows_sorted(rs, n, o->sort);
+    const ks_op_row **v = ks_rows_order(rs, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
     for (size_t i = 0; i < lim; i++) {
         row *r = row_new(t->source, section);
-        set_str(r, C_NAME, ks_trace_str(t, v[i].name));
-        set_str(r, C_CAT, ks_trace_cat_name(t, v[i].cat));
-        set_uint(r, C_COUNT, v[i].count);
-        set_int(r, C_SELF, v[i].self_ns);
-        set_int(r, C_INCL, v[i].incl_ns);
-        set_int(r, C_MIN, v[i].min_ns);
-        set_int(r, C_MEDIAN, v[i].median_ns);
-        set_int(r, C_P90, v[i].p90_ns);
-        set_int(r, C_P99, v[i].p99_ns);
-        set_int(r, C_MAX, v[i].max_ns);
+        set_str(r, C_NAME, ks_trace_str(t, v[i]->name));
+        set_str(r, C_CAT, ks_trace_cat_name(t, v[i]->cat));
+        set_uint(r, C_COUNT, v[i]->count);
+        set_int(r, C_SELF, v[i]->self_ns);
+        set_int(r, C_INCL, v[i]->incl_ns);
+        set_int(r, C_MIN, v[i]->min_ns);
+        set_int(r, C_MEDIAN, v[i]->median_ns);
+        set_int(r, C_P90, v[i]->p90_ns);
+        set_int(r, C_P99, v[i]->p99_ns);
+        set_int(r, C_MAX, v[i]->max_ns);
         if (gpu) {
-            set_int(r, C_GPU_DIRECT, v[i].gpu_direct_ns);
-            set_int(r, C_GPU_SUBTREE, v[i].gpu_subtree_ns);
+            set_int(r, C_GPU_DIRECT, v[i]->gpu_direct_ns);
+            set_int(r, C_GPU_SUBTREE, v[i]->gpu_subtree_ns);
         }
         row_put(out, r);
     }
-    free(v);
+    free((void *)v);
 }
 
 static void kernel_rows(FILE *out, const ks_analysis *a, const ks_report_opts *o)

@@ -44,9 +44,9 @@ int ks_analyze_json_end(ks_analyze_json *j)
     return r;
 }
 
-struct ks_jw *ks_analyze_json_writer(ks_analyze_json *j)
+void ks_analyze_json_tree(ks_analyze_json *j, const struct yajl_val_s *trace)
 {
-    return &j->w;
+    ks_jw_tree(&j->w, trace);
 }
 
 static double share(ks_ns v, ks_ns window)
@@ -66,11 +66,11 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
 {
     const ks_trace *t = a->trace;
     int gpu = a->links.gpu_events > 0;
-    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
-        const ks_op_row *r = &v[i];
+        const ks_op_row *r = v[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, r->name));
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
@@ -92,7 +92,7 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
-    free(v);
+    free((void *)v);
 }
 
 static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
@@ -227,7 +227,7 @@ static void overlaps(ks_jw *w, const ks_analysis *a)
     for (size_t i = 0; i < a->noverlaps; i++) {
         const ks_overlap_row *r = &a->overlaps[i];
         ks_jw_obj(w);
-        ks_report_json_id(w, "pid", t, t->tracks[r->track].pid);
+        ks_report_json_id(w, "pid", t, ks_track_pid(t, &t->tracks[r->track]));
         ks_report_json_id(w, "tid", t, t->tracks[r->track].tid);
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
         ks_jw_kuint(w, "count", r->count);
@@ -245,9 +245,9 @@ static void self_time(ks_jw *w, const ks_analysis *a)
     uint32_t lanes = a->ntl ? 1 : 0;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re += tl->reassigned_ns;
-        clipped += tl->clipped_ns;
-        dropped_ns += tl->dropped_ns;
+        re = ks_sat_add(re, tl->reassigned_ns);
+        clipped = ks_sat_add(clipped, tl->clipped_ns);
+        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
         spilled += tl->spilled;
         truncated += tl->truncated;
         dropped += tl->dropped;

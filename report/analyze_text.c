@@ -129,14 +129,14 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
     if (!n)
         return;
     int gpu = a->links.gpu_events > 0;
-    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
     size_t granges = 0;
     fprintf(out, "\n  Top %zu %s by %s (of %zu)\n", lim, title, sort_name(o->sort), n);
     fprintf(out, "  %12s %12s %8s %12s %12s %12s %12s  %s\n", "self", "inclusive", "count", "median", "p90",
             "GPU direct", "GPU subtree", "name [category]");
     for (size_t i = 0; i < lim; i++) {
-        const ks_op_row *r = &v[i];
+        const ks_op_row *r = v[i];
         char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, r->name), TEXT_NAME_MAX, 0, preview, sizeof preview);
@@ -152,7 +152,7 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
         fprintf(out, "  (GPU range: a gpu_user_annotation row is a labelled range on a GPU stream, not CPU time:\n"
                      "   inclusive is the range's length on its stream, self the part of it with no work of that\n"
                      "   stream inside, GPU direct/subtree the GPU work inside it)\n");
-    free(v);
+    free((void *)v);
 }
 
 static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *o)

@@ -1,40 +1,42 @@
-/* report/gate_output.c: output files of diff and gate (--json, --junit, --markdown) are written
- * to a temporary file next to the target and renamed over it only when complete, so an
- * interrupted or failed run never leaves a half-written report, and never the target's old
- * content mixed with new. The mode follows the umask like a plain fopen(): the file is created
- * by common/afile.h's ks_afile_mktemp with mode 0666, which the kernel masks (no umask()). */
+/* report/gate_output.c: output files of diff and gate (--json, --junit, --markdown, diff
+ * --output), for writers that print to a FILE *. A thin layer over the library's one atomic
+ * output file (common/afile.h): ks_outfile_open opens a ks_afile for the target and a stdio
+ * stream whose writes go to it (fopencookie), commit flushes and closes the stream, then closes
+ * and puts the file in place over the target; abort removes it. So everything afile.h promises
+ * holds here too: a reader never sees a half-written report nor the old content mixed with new,
+ * a failed run leaves the target as it was; the file gets the usual permissions of a new file
+ * (0666 less the umask, applied by the kernel: no umask() call); the temporary file has no name
+ * at all where O_TMPFILE works, else it is in the registry that the signal cleanup walks
+ * (ks_afile_cleanup_on_signals). The target is replaced (force): the callers refuse an output that
+ * names an input, the budget or another output before anything is read (cli/, ks_same_file).
+ * Who may use it: the writers of diff and gate (cli/cmd_diff.c, cli/cmd_gate.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/afile.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
 #include "report/report_int.h"
 
+/* the stream's writes: all of buf to the temporary file, or 0 (stdio's "error") */
+static ssize_t afile_cookie_write(void *cookie, const char *buf, size_t n)
+{
+    return ks_afile_write(cookie, buf, n) == 0 ? (ssize_t)n : 0;
+}
+
 int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
 {
     memset(o, 0, sizeof *o);
-    const char *slash = strrchr(path, '/');
-    char *prefix = slash ? ks_xasprintf("%.*s/.%s.", (int)(slash - path), path, slash + 1)
-                         : ks_xasprintf(".%s.", path);
-    int fd = ks_afile_mktemp(prefix, 0666, &o->tmp);
-    free(prefix);
-    if (fd < 0) {
+    if (ks_afile_open(path, KS_COMPRESS_NONE, &o->af, err) != KS_OK)
+        return KS_ERR;
+    cookie_io_functions_t io = {.write = afile_cookie_write};
+    if (!(o->f = fopencookie(o->af, "w", io))) {
         int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        return ks_error_set(err, "%s: cannot create a file in its directory: %s", path, strerror(e));
-    }
-    if (!(o->f = fdopen(fd, "w"))) {
-        int e = errno;
-        close(fd);
-        unlink(o->tmp);
-        free(o->tmp);
-        o->tmp = NULL;
+        ks_afile_abort(o->af);
+        o->af = NULL;
         return ks_error_set(err, "%s: %s", path, strerror(e));
     }
     o->path = ks_xstrdup(path);
@@ -44,41 +46,39 @@ int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
 static void release(ks_outfile *o)
 {
     free(o->path);
-    free(o->tmp);
     memset(o, 0, sizeof *o);
 }
 
 void ks_outfile_abort(ks_outfile *o)
 {
-    if (!o->tmp)
+    if (!o->af)
         return;
     if (o->f)
         fclose(o->f);
-    unlink(o->tmp);
+    ks_afile_abort(o->af);
     release(o);
 }
 
 int ks_outfile_commit(ks_outfile *o, ks_error *err)
 {
-    int bad = ferror(o->f) || fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
-    int e = errno;
-    if (fclose(o->f) != 0 && !bad) {
+    int bad = ferror(o->f) != 0;
+    if (fclose(o->f) != 0) /* flushes the last writes to the temporary file */
         bad = 1;
-        e = errno;
-    }
     o->f = NULL;
-    if (!bad && rename(o->tmp, o->path) != 0) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        ks_error_set(err, "%s: cannot write: %s", o->path, strerror(e));
-        unlink(o->tmp);
+    ks_error cerr;
+    int rc = ks_afile_close(o->af, &cerr); /* names a failed write's cause when there was one */
+    if (rc != KS_OK || bad) {
+        if (rc != KS_OK)
+            ks_error_set(err, "%s", cerr.msg);
+        else
+            ks_error_set(err, "%s: cannot write", o->path);
+        ks_afile_abort(o->af);
         release(o);
         return KS_ERR;
     }
+    rc = ks_afile_commit(o->af, 1, err);
     release(o);
-    return KS_OK;
+    return rc;
 }
 
 int ks_same_file(const char *a, const char *b)

@@ -232,11 +232,11 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
     }
     const ks_trace *t = a->trace;
     int gpu = a->links.gpu_events > 0;
-    ks_op_row *v = ks_rows_sorted(rows, n, o->sort);
+    const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
     ks_ns mx[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < lim; i++) {
-        ks_ns c[4] = {v[i].self_ns, v[i].incl_ns, v[i].gpu_direct_ns, v[i].gpu_subtree_ns};
+        ks_ns c[4] = {v[i]->self_ns, v[i]->incl_ns, v[i]->gpu_direct_ns, v[i]->gpu_subtree_ns};
         for (int k = 0; k < 4; k++)
             if (c[k] > mx[k])
                 mx[k] = c[k];
@@ -247,7 +247,7 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
                "</th><th scope=\"col\">GPU subtree</th></tr></thead><tbody>\n",
             title, lim, n, table);
     for (size_t i = 0; i < lim; i++) {
-        const ks_op_row *r = &v[i];
+        const ks_op_row *r = v[i];
         fputs("<tr data-name=\"", f);
         ks_html_text(f, ks_trace_str(t, r->name));
         fputs("\" data-cat=\"", f);
@@ -263,7 +263,7 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);
-    free(v);
+    free((void *)v);
 }
 
 static void kernel_table(FILE *f, const ks_analysis *a, const ks_report_opts *o)

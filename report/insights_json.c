@@ -107,7 +107,7 @@ static void thread_id(ks_jw *w, const ks_trace *t, uint32_t track)
 {
     char id[64];
     const ks_track *tr = &t->tracks[track];
-    ks_id_format(t->strings, tr->pid, id, sizeof id);
+    ks_id_format(t->strings, ks_track_pid(t, tr), id, sizeof id);
     ks_jw_kstr(w, "pid", id);
     ks_id_format(t->strings, tr->tid, id, sizeof id);
     ks_jw_kstr(w, "tid", id);

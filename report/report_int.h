@@ -17,7 +17,6 @@ struct ks_jw; /* common/jsonw.h */
 
 /* The writer under the "traces" array, for a trace object kept elsewhere (a summary's report,
  * written back with ks_jw_tree). */
-struct ks_jw *ks_analyze_json_writer(ks_analyze_json *w);
 /* The insight sections of analyze's JSON (report/insights_json.c). */
 void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
@@ -32,15 +31,19 @@ void ks_xml_escape(FILE *out, const char *s);
 /* A Markdown table cell: | \ ` * _ [ ] < > & # escaped (backslash or entity), CR/LF as spaces. */
 void ks_md_escape(FILE *out, const char *s);
 
-/* Write an output file safely: the text goes to a temporary file in the same directory, renamed
- * over path on commit (so a failed run leaves the old file or nothing). */
+/* Write an output file safely through a stdio stream: a thin layer over the one atomic output file
+ * (common/afile.h): the text goes to a temporary file beside path, put in place over path on
+ * commit (so a failed run leaves the old file or nothing). Write to f between open and
+ * commit/abort. */
 typedef struct ks_outfile {
-    char *path, *tmp;
+    char *path;
     FILE *f;
+    struct ks_afile *af;
 } ks_outfile;
 
 int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err);
-/* Flush, close and rename; on any failure removes the temporary and returns KS_ERR. */
+/* Flush, close and put in place (replacing path); on any failure removes the temporary and
+ * returns KS_ERR. */
 int ks_outfile_commit(ks_outfile *o, ks_error *err);
 /* Close and remove the temporary (the path is left as it was). */
 void ks_outfile_abort(ks_outfile *o);

@@ -68,7 +68,7 @@ void ks_stats_json_trace(ks_stats_json *s, const ks_trace *t)
         const ks_track *k = &t->tracks[i];
         const ks_process *p = &t->procs[k->process];
         ks_jw_obj(w);
-        ks_report_json_id(w, "pid", t, k->pid);
+        ks_report_json_id(w, "pid", t, p->pid);
         ks_report_json_id(w, "tid", t, k->tid);
         ks_jw_kstr(w, "kind", track_kind_name(k->kind));
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
@@ -192,7 +192,7 @@ void ks_stats_text(FILE *out, const ks_trace *t)
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
         char pid[64], tid[64];
-        ks_id_format(t->strings, k->pid, pid, sizeof pid);
+        ks_id_format(t->strings, ks_track_pid(t, k), pid, sizeof pid);
         ks_id_format(t->strings, k->tid, tid, sizeof tid);
         const char *name = ks_trace_str(t, k->name);
         const char *pname = ks_trace_str(t, t->procs[k->process].name);

@@ -1,12 +1,19 @@
 /* store/store.c: the event store (see kinesift/store.h): categories, processes and tracks keyed
- * by typed pid/tid, per-track event arrays, and the finishing pass that decides which tracks are
- * CPU threads and which are GPU streams. */
+ * by typed pid/tid, per-track event arrays, counter series and samples, collective metadata, and
+ * the finishing pass that decides which tracks are CPU threads and which are GPU streams.
+ *
+ * The public structs are plain data; everything the store needs to grow them lives in trace_impl
+ * behind the public ks_trace: the capacities, the lookup indexes, and one track_state per track
+ * (same index as ks_trace.tracks). A trace may hold a million one-event tracks, so a track costs
+ * 64 public bytes plus 32 here, and the time span is folded into one trace-wide span rather than
+ * kept per track. Written by the parser only, on one thread (kinesift/store.h). */
 #include "kinesift/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/i64map.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "store/bigarray.h"
@@ -39,13 +46,42 @@ typedef struct track_index {
     size_t nslots;
 } track_index;
 
-/* The index lives behind the public struct so the header stays plain data. */
+_Static_assert(sizeof(ks_track) <= 64, "ks_track is plain data: its bookkeeping is track_state");
+
+/* What the store keeps of a track beside the public record. */
+typedef struct track_state {
+    size_t cap;                         /* ev has room for cap events */
+    uint64_t n_device_side, n_cpu_side; /* counted while appending; decide the kind */
+    uint32_t ready;                     /* mapped ev: 1 + its index in trace_impl.ready, 0 none */
+    uint8_t mapped;                     /* ev lives in its own mapping, not in malloc (bigarray.h) */
+    uint8_t last_folded;                /* ev[n - 1] is in the trace's span (else only ev[0 .. n-1)) */
+} track_state;
+
+/* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
+    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap;
+    track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them) */
+    size_t *ready;         /* per mapped event array: bytes from its start that may have been
+                            * written (bigarray.h); few: one per array past 512 KiB */
+    size_t nready, ready_cap;
     track_index tracks;
     track_index procs;
+    ks_i64map series;      /* track << 32 | name -> series index */
+    int span_any;          /* the span of every event appended except each track's last */
+    ks_ns span_first, span_last;
     ks_page_supply supply; /* ready memory for mapped event arrays (parser's reader thread) */
 } trace_impl;
+
+static trace_impl *impl(ks_trace *t)
+{
+    return (trace_impl *)t;
+}
+
+static const trace_impl *cimpl(const ks_trace *t)
+{
+    return (const trace_impl *)t;
+}
 
 static void *no_supply(void *ctx)
 {
@@ -55,7 +91,7 @@ static void *no_supply(void *ctx)
 
 void ks_trace_set_supply(ks_trace *t, const ks_page_supply *s)
 {
-    trace_impl *ti = (trace_impl *)t;
+    trace_impl *ti = impl(t);
     ti->supply.take = s ? s->take : no_supply;
     ti->supply.ctx = s ? s->ctx : NULL;
 }
@@ -65,10 +101,11 @@ ks_trace *ks_trace_new(const char *source)
     trace_impl *ti = ks_xcalloc(1, sizeof *ti);
     ks_trace *t = &ti->t;
     ti->supply.take = no_supply;
+    ks_i64map_init(&ti->series);
     t->source = ks_xstrdup(source ? source : "-");
     t->strings = ks_strtab_new();
-    KS_GROW(t->cats, t->cats_cap, 16);
-    t->by_cat = ks_xcalloc(t->cats_cap, sizeof *t->by_cat);
+    KS_GROW(t->cats, ti->cats_cap, 16);
+    t->by_cat = ks_xcalloc(ti->cats_cap, sizeof *t->by_cat);
     t->cats[0] = 0;
     t->ncats = 1;
     ks_diag_init(&t->diag);
@@ -79,10 +116,13 @@ void ks_trace_free(ks_trace *t)
 {
     if (!t)
         return;
-    trace_impl *ti = (trace_impl *)t;
+    trace_impl *ti = impl(t);
     for (size_t i = 0; i < t->ntracks; i++)
-        ks_bigarray_free(t->tracks[i].ev, t->tracks[i].cap, t->tracks[i].ev_mapped, sizeof(ks_event));
+        ks_bigarray_free(t->tracks[i].ev, ti->ts[i].cap, ti->ts[i].mapped, sizeof(ks_event));
     free(t->tracks);
+    free(ti->ts);
+    free(ti->ready);
+    ks_i64map_free(&ti->series);
     free(t->procs);
     free(t->cats);
     free(t->by_cat);
@@ -112,11 +152,12 @@ uint16_t ks_trace_cat(ks_trace *t, const char *s, size_t len)
         ks_diag_count(&t->diag, "parse.too_many_categories", KS_SEV_WARNING, 1);
         return (uint16_t)(KS_LIMIT_CATEGORIES - 1); /* the last slot collects the rest */
     }
-    size_t old = t->cats_cap;
-    KS_GROW(t->cats, t->cats_cap, t->ncats + 1);
-    if (t->cats_cap != old) {
-        t->by_cat = ks_xrealloc(t->by_cat, ks_mul(t->cats_cap, sizeof *t->by_cat));
-        memset(t->by_cat + old, 0, (t->cats_cap - old) * sizeof *t->by_cat);
+    trace_impl *ti = impl(t);
+    size_t old = ti->cats_cap;
+    KS_GROW(t->cats, ti->cats_cap, t->ncats + 1);
+    if (ti->cats_cap != old) {
+        t->by_cat = ks_xrealloc(t->by_cat, ks_mul(ti->cats_cap, sizeof *t->by_cat));
+        memset(t->by_cat + old, 0, (ti->cats_cap - old) * sizeof *t->by_cat);
     }
     t->cats[t->ncats] = id;
     return (uint16_t)t->ncats++;
@@ -167,12 +208,18 @@ static uint64_t track_hash2(ks_id pid, ks_id tid)
 static uint64_t track_hash(void *ctx, size_t i)
 {
     ks_trace *t = ctx;
-    return track_hash2(t->tracks[i].pid, t->tracks[i].tid);
+    return track_hash2(ks_track_pid(t, &t->tracks[i]), t->tracks[i].tid);
+}
+
+static int track_is(const ks_trace *t, uint32_t i, ks_id pid, ks_id tid)
+{
+    const ks_track *k = &t->tracks[i];
+    return ks_id_equal(k->tid, tid) && ks_id_equal(ks_track_pid(t, k), pid);
 }
 
 uint32_t ks_trace_process(ks_trace *t, ks_id pid)
 {
-    trace_impl *ti = (trace_impl *)t;
+    trace_impl *ti = impl(t);
     track_index *ix = &ti->procs;
     if (ix->nslots) {
         size_t s = id_hash(pid) & (ix->nslots - 1);
@@ -183,7 +230,7 @@ uint32_t ks_trace_process(ks_trace *t, ks_id pid)
             s = (s + 1) & (ix->nslots - 1);
         }
     }
-    KS_GROW(t->procs, t->procs_cap, t->nprocs + 1);
+    KS_GROW(t->procs, ti->procs_cap, t->nprocs + 1);
     ks_process *p = &t->procs[t->nprocs];
     memset(p, 0, sizeof *p);
     p->pid = pid;
@@ -201,14 +248,14 @@ uint32_t ks_trace_process(ks_trace *t, ks_id pid)
 
 int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out)
 {
-    const trace_impl *ti = (const trace_impl *)t;
+    const trace_impl *ti = cimpl(t);
     const track_index *ix = &ti->tracks;
     if (!ix->nslots)
         return 0;
     size_t s = track_hash2(pid, tid) & (ix->nslots - 1);
     while (ix->slots[s]) {
         uint32_t i = ix->slots[s] - 1;
-        if (ks_id_equal(t->tracks[i].pid, pid) && ks_id_equal(t->tracks[i].tid, tid)) {
+        if (track_is(t, i, pid, tid)) {
             *out = i;
             return 1;
         }
@@ -219,23 +266,26 @@ int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out)
 
 uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid)
 {
-    trace_impl *ti = (trace_impl *)t;
+    trace_impl *ti = impl(t);
     track_index *ix = &ti->tracks;
     uint64_t h = track_hash2(pid, tid);
     if (ix->nslots) {
         size_t s = h & (ix->nslots - 1);
         while (ix->slots[s]) {
             uint32_t i = ix->slots[s] - 1;
-            if (ks_id_equal(t->tracks[i].pid, pid) && ks_id_equal(t->tracks[i].tid, tid))
+            if (track_is(t, i, pid, tid))
                 return i;
             s = (s + 1) & (ix->nslots - 1);
         }
     }
     uint32_t proc = ks_trace_process(t, pid);
-    KS_GROW(t->tracks, t->tracks_cap, t->ntracks + 1);
+    size_t cap = ti->tracks_cap;
+    KS_GROW(t->tracks, ti->tracks_cap, t->ntracks + 1);
+    if (ti->tracks_cap != cap)
+        ti->ts = ks_xrealloc(ti->ts, ks_mul(ti->tracks_cap, sizeof *ti->ts));
+    memset(&ti->ts[t->ntracks], 0, sizeof *ti->ts);
     ks_track *k = &t->tracks[t->ntracks];
     memset(k, 0, sizeof *k);
-    k->pid = pid;
     k->tid = tid;
     k->process = proc;
     k->device = -1;
@@ -252,49 +302,115 @@ uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid)
     return idx;
 }
 
-/* Fold ev[span_n .. n) into the track's span. */
-static void fold_span(ks_track *k)
+/* Fold one event into the trace-wide span. */
+static void fold_span(trace_impl *ti, const ks_event *e)
 {
-    for (size_t j = k->span_n; j < k->n; j++) {
-        const ks_event *e = &k->ev[j];
-        ks_ns s = e->ts, en = ks_event_end(e);
-        if (!j || s < k->span_first)
-            k->span_first = s;
-        if (!j || en > k->span_last)
-            k->span_last = en;
+    ks_ns s = e->ts, en = ks_event_end(e);
+    if (!ti->span_any || s < ti->span_first)
+        ti->span_first = s;
+    if (!ti->span_any || en > ti->span_last)
+        ti->span_last = en;
+    ti->span_any = 1;
+}
+
+/* Make room for one more event on track k (state st). */
+static void room_for_one(trace_impl *ti, ks_track *k, track_state *st)
+{
+    if (k->n == st->cap) {
+        ks_bigarray_grow((void **)&k->ev, &st->cap, &st->mapped, k->n, k->n + 1, sizeof *k->ev);
+        if (st->mapped && !st->ready) {
+            KS_GROW(ti->ready, ti->ready_cap, ti->nready + 1);
+            ti->ready[ti->nready++] = 0;
+            st->ready = (uint32_t)ti->nready;
+        }
     }
-    k->span_n = k->n;
+    if (st->mapped) {
+        size_t *ready = &ti->ready[st->ready - 1];
+        if ((k->n + 1) * sizeof *k->ev + KS_BIGARRAY_BLOCK > *ready)
+            /* every 2 MiB: huge pages, and ready blocks moved in ahead of the writes */
+            ks_bigarray_prepare(k->ev, st->cap, &st->mapped, sizeof *k->ev, k->n, ready, &ti->supply);
+    }
 }
 
 ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
 {
+    trace_impl *ti = impl(t);
     ks_track *k = &t->tracks[track];
-    if (k->n == k->cap) {
-        uint8_t was_mapped = k->ev_mapped;
-        ks_bigarray_grow((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, k->n + 1, sizeof *k->ev);
-        if (!was_mapped && k->ev_mapped)
-            k->ev_ready = 0;
-    }
-    if (k->ev_mapped && (k->n + 1) * sizeof *k->ev + KS_BIGARRAY_BLOCK > k->ev_ready) {
-        /* every 2 MiB: huge pages, and ready blocks moved in ahead of the writes */
-        trace_impl *ti = (trace_impl *)t;
-        ks_bigarray_prepare(k->ev, k->cap, &k->ev_mapped, sizeof *k->ev, k->n, &k->ev_ready, &ti->supply);
-    }
+    track_state *st = &ti->ts[track];
+    room_for_one(ti, k, st);
     /* the previous event is final now (the caller may edit the last one until the next append) */
-    if (k->span_n < k->n)
-        fold_span(k);
+    if (k->n && !st->last_folded)
+        fold_span(ti, &k->ev[k->n - 1]);
+    st->last_folded = 0;
     k->ev[k->n] = *e;
     t->events++;
     if (ks_kind_is_device_side((ks_kind)e->kind)) {
-        k->n_device_side++;
+        st->n_device_side++;
         if (k->device < 0 && (e->flags & KS_EF_DEVICE))
             k->device = e->device;
         if (k->stream < 0 && (e->flags & KS_EF_STREAM))
             k->stream = e->stream;
     } else if (ks_kind_is_cpu_side((ks_kind)e->kind)) {
-        k->n_cpu_side++;
+        st->n_cpu_side++;
     }
     return &k->ev[k->n++];
+}
+
+uint32_t ks_trace_series(ks_trace *t, uint32_t track, ks_str name)
+{
+    trace_impl *ti = impl(t);
+    int64_t key = (int64_t)(((uint64_t)track << 32) | name);
+    const uint64_t *v = ks_i64map_get(&ti->series, key);
+    if (v)
+        return (uint32_t)*v;
+    KS_GROW(t->series, ti->series_cap, t->nseries + 1);
+    t->series[t->nseries].track = track;
+    t->series[t->nseries].name = name;
+    ks_i64map_put(&ti->series, key, t->nseries);
+    return (uint32_t)t->nseries++;
+}
+
+void ks_trace_add_counter(ks_trace *t, ks_ns ts, uint32_t series, double value)
+{
+    trace_impl *ti = impl(t);
+    KS_GROW(t->counters, ti->counters_cap, t->ncounters + 1);
+    ks_counter_sample *c = &t->counters[t->ncounters++];
+    c->ts = ts;
+    c->series = series;
+    c->value = value;
+}
+
+void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c)
+{
+    trace_impl *ti = impl(t);
+    KS_PUSH(t->colls, t->ncolls, ti->colls_cap, *c);
+}
+
+void ks_trace_clear_tracks(ks_trace *t)
+{
+    trace_impl *ti = impl(t);
+    for (size_t i = 0; i < t->ntracks; i++)
+        ks_bigarray_free(t->tracks[i].ev, ti->ts[i].cap, ti->ts[i].mapped, sizeof(ks_event));
+    t->ntracks = t->nprocs = 0;
+    if (ti->tracks.nslots)
+        memset(ti->tracks.slots, 0, ti->tracks.nslots * sizeof *ti->tracks.slots);
+    if (ti->procs.nslots)
+        memset(ti->procs.slots, 0, ti->procs.nslots * sizeof *ti->procs.slots);
+}
+
+uint64_t ks_trace_track_cpu_side(const ks_trace *t, uint32_t track)
+{
+    return cimpl(t)->ts[track].n_cpu_side;
+}
+
+size_t ks_trace_track_cap(const ks_trace *t, uint32_t track)
+{
+    return cimpl(t)->ts[track].cap;
+}
+
+int ks_trace_track_mapped(const ks_trace *t, uint32_t track)
+{
+    return cimpl(t)->ts[track].mapped;
 }
 
 /* ---- finishing ----------------------------------------------------------------------------- */
@@ -309,9 +425,9 @@ static int64_t stream_from_text(const char *s)
     return strtoll(s, NULL, 10);
 }
 
-static void finish_track(ks_trace *t, ks_track *k)
+static void finish_track(ks_trace *t, ks_track *k, track_state *st)
 {
-    uint64_t dev_side = k->n_device_side, cpu_side = k->n_cpu_side;
+    uint64_t dev_side = st->n_device_side, cpu_side = st->n_cpu_side;
     int64_t device = k->device, stream = k->stream;
     if (dev_side && dev_side >= cpu_side)
         k->kind = KS_TRACK_GPU;
@@ -326,8 +442,8 @@ static void finish_track(ks_trace *t, ks_track *k)
             const char *g = strstr(lab, "GPU ");
             if (g)
                 device = strtoll(g + 4, NULL, 10);
-            else if (k->pid.type == KS_ID_INT)
-                device = k->pid.v;
+            else if (p->pid.type == KS_ID_INT)
+                device = p->pid.v;
         }
         if (stream < 0) {
             if (k->tid.type == KS_ID_INT)
@@ -341,9 +457,10 @@ static void finish_track(ks_trace *t, ks_track *k)
         k->device = -1;
         k->stream = -1;
     }
-    if (k->span_n < k->n)
-        fold_span(k);
-    ks_bigarray_shrink((void **)&k->ev, &k->cap, &k->ev_mapped, k->n, sizeof *k->ev);
+    if (k->n && !st->last_folded)
+        fold_span(impl(t), &k->ev[k->n - 1]);
+    st->last_folded = 1;
+    ks_bigarray_shrink((void **)&k->ev, &st->cap, &st->mapped, k->n, sizeof *k->ev);
 }
 
 static int cmp_coll(const void *x, const void *y)
@@ -356,13 +473,15 @@ static int cmp_coll(const void *x, const void *y)
 
 void ks_trace_finish(ks_trace *t)
 {
+    trace_impl *ti = impl(t);
     for (size_t i = 0; i < t->ntracks; i++)
-        finish_track(t, &t->tracks[i]);
-    /* no more tracks: give back the growth slack (up to a third of a 136-byte record per track,
-     * which for a million one-event tracks is as much as their events) */
-    if (t->ntracks && t->tracks_cap > t->ntracks) {
+        finish_track(t, &t->tracks[i], &ti->ts[i]);
+    /* no more tracks: give back the growth slack (up to a third of the 96 bytes of a track, which
+     * for a million one-event tracks is a fifth of their events) */
+    if (t->ntracks && ti->tracks_cap > t->ntracks) {
         t->tracks = ks_xrealloc(t->tracks, ks_mul(t->ntracks, sizeof *t->tracks));
-        t->tracks_cap = t->ntracks;
+        ti->ts = ks_xrealloc(ti->ts, ks_mul(t->ntracks, sizeof *ti->ts));
+        ti->tracks_cap = t->ntracks;
     }
     if (t->ncolls > 1)
         qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
@@ -382,30 +501,24 @@ const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)
 
 int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
 {
-    int any = 0;
-    ks_ns a = 0, b = 0;
+    const trace_impl *ti = cimpl(t);
+    int any = ti->span_any;
+    ks_ns a = ti->span_first, b = ti->span_last;
+    /* every event is in the trace's span but each track's last one before ks_trace_finish */
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
-        size_t from = 0;
-        if (k->span_n && k->span_n <= k->n) {
-            /* ev[0 .. span_n) was folded while appending */
-            if (!any || k->span_first < a)
-                a = k->span_first;
-            if (!any || k->span_last > b)
-                b = k->span_last;
-            any = 1;
-            from = k->span_n;
-        }
-        for (size_t j = from; j < k->n; j++) {
-            const ks_event *e = &k->ev[j];
-            ks_ns s = e->ts, en = ks_event_end(e);
-            if (!any || s < a)
-                a = s;
-            if (!any || en > b)
-                b = en;
-            any = 1;
-        }
+        if (!k->n || ti->ts[i].last_folded)
+            continue;
+        const ks_event *e = &k->ev[k->n - 1];
+        ks_ns s = e->ts, en = ks_event_end(e);
+        if (!any || s < a)
+            a = s;
+        if (!any || en > b)
+            b = en;
+        any = 1;
     }
+    if (!any)
+        a = b = 0;
     if (first)
         *first = a;
     if (last)
@@ -475,13 +588,15 @@ size_t ks_trace_step_count(const ks_trace *t)
 
 size_t ks_trace_memory(const ks_trace *t)
 {
+    const trace_impl *ti = cimpl(t);
     size_t m = sizeof(trace_impl) + ks_strtab_bytes(t->strings);
     for (size_t i = 0; i < t->ntracks; i++)
-        m += t->tracks[i].cap * sizeof(ks_event);
-    m += t->tracks_cap * sizeof(ks_track) + t->procs_cap * sizeof(ks_process);
-    m += t->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
-    m += t->counters_cap * sizeof(ks_counter_sample) + t->series_cap * sizeof(ks_series);
-    const trace_impl *ti = (const trace_impl *)t;
+        m += ti->ts[i].cap * sizeof(ks_event);
+    m += ti->tracks_cap * (sizeof(ks_track) + sizeof(track_state)) + ti->procs_cap * sizeof(ks_process);
+    m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
+    m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
+    m += ti->colls_cap * sizeof(ks_coll_info) + ti->ready_cap * sizeof *ti->ready;
+    m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1);
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;
 }

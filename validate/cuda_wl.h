@@ -1,6 +1,6 @@
 /* validate/cuda_wl.h: what the CUDA sources of validate (validate/cuda/<pair>.cu, compiled
  * by nvcc) and the C sources share: the built-in workload tables and the timestamp kernel's
- * launcher (ks_builtin_params, in validate/validate_int.h, parses the built-ins' parameters), and
+ * launcher (ks_builtin_params, in kinesift/validate.h, parses the built-ins' parameters), and
  * the entry points of libkinesift-cuda, the static library that holds them with the CUDA
  * runtime (validate/meson.build). Internal; C linkage. */
 #ifndef KS_CUDA_WL_H
@@ -11,7 +11,7 @@
 
 #include "kinesift/validate.h"
 #include "kinesift/workload.h"
-#include "validate/validate_int.h" /* ks_builtin_params */
+#include "validate/validate_int.h" /* ks_cuda_ops; kinesift/validate.h: ks_builtin_params */
 
 #ifdef __cplusplus
 extern "C" {

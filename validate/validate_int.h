@@ -15,7 +15,7 @@
 #include "kinesift/validate.h"
 
 #ifdef __cplusplus
-extern "C" { /* validate/cuda/ *.cu call ks_builtin_params (through validate/cuda_wl.h) */
+extern "C" { /* validate/cuda/ *.cu include this (through validate/cuda_wl.h) */
 #endif
 
 typedef struct ks_cuda_ops {
@@ -57,11 +57,7 @@ int ks_extcmd_parse_check(const char *line, char **value);
  * candidate). Returns KS_OK, or KS_ERR when a command fails or prints a malformed sample. */
 int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
                   ks_vcheck *check, ks_error *err);
-/* The values of built-in `name`'s parameters, in the registry's order, from "key=value"
- * strings (defaults for those not given). 0, or -1 with a message in err (an unknown key, a
- * malformed or out-of-range value). */
-int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,
-                      char *err, size_t errlen);
+/* (ks_builtin_params, the parameters of a built-in pair, is public: kinesift/validate.h) */
 /* Parse a size with an optional binary suffix (k, K, m, M, g, G: KiB, MiB, GiB). */
 int ks_parse_size(const char *s, int64_t *v);
 /* Read the device with this PCI bus id (or index 0 when NULL). Never changes anything. */

@@ -50,6 +50,8 @@ typedef struct ks_analysis_opts {
     int threads;               /* threads for the passes: 0 = the online CPUs, at most 8 (one for
                                 * traces under 100 000 events); N > 0: N, at most 64; 1 = all on
                                 * the calling thread. The results are the same whatever it is. */
+    struct ks_timings *timings; /* when not NULL, each pass's wall time is added there
+                                 * (kinesift/timings.h); kept for ks_analysis_set_window */
 } ks_analysis_opts;
 
 KS_API void ks_analysis_opts_init(ks_analysis_opts *o);
@@ -241,6 +243,12 @@ KS_API void ks_analysis_free(ks_analysis *a);
 /* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the
  * timelines and links are kept. */
 KS_API int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
+
+/* kinesift's one duration syntax (the times of a window SPEC, ks_insights_opts.window, and
+ * every time option of the command): a signed decimal with a unit ("-1.5s", "250ms", "10us",
+ * "42ns"); a bare number ("42") is microseconds, the unit of the trace format. 0 and *ns on
+ * success; -1 for anything else, and for a value below a nanosecond or beyond int64 ns. */
+KS_API int ks_duration_parse(const char *s, ks_ns *ns);
 
 /* The platform the trace was recorded on: "CUDA", "ROCm", "MTIA", "XPU", "HPU" or "another
  * accelerator", by the names of most of its runtime/driver calls and device events (hip... ROCm,

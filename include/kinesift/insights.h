@@ -307,6 +307,12 @@ typedef struct ks_smi_opts {
                                 * index column, else the order of appearance) */
 } ks_smi_opts;
 
+/* Set the time zone of the CSV's timestamps from text: "UTC", "Z", an offset ("+02:00",
+ * "-0530") or a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). 0 and
+ * tz_set, tz_offset_ns, tz_zone set (tz_zone points into spec); -1 and o unchanged when spec is
+ * none of these (insights/smi_tz.c). */
+KS_API int ks_smi_set_tz(ks_smi_opts *o, const char *spec);
+
 
 /* Read the CSV and align it on the trace (baseTimeNanoseconds + ts). Input errors (unreadable
  * file, bad header or row) return KS_ERR with the line; an unaligned trace is not an error

@@ -40,6 +40,9 @@ typedef struct ks_parse_opts {
      * diagnostics and errors are the same whatever the number. */
     int threads;
     ks_parse_info *info; /* when not NULL: counts added there */
+    /* When not NULL, the wall time of the parse, of its reads and pre-filter (on the reader
+     * thread, beside it) and of the store's finish are added there (kinesift/timings.h). */
+    struct ks_timings *timings;
 } ks_parse_opts;
 
 KS_API void ks_parse_opts_init(ks_parse_opts *o);

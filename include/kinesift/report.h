@@ -38,6 +38,9 @@ typedef struct ks_report_opts {
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
 KS_API ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
+/* The same order without a copy: pointers to rows[0 .. n) in that order (rows are distinct by
+ * name and category, so the order is the same whatever the input order); free() the array. */
+KS_API const ks_op_row **ks_rows_order(const ks_op_row *rows, size_t n, ks_sort_key key);
 
 /* What kinesift/insights.h adds to an analysis; any member may be NULL. */
 typedef struct ks_insights_view {
@@ -55,6 +58,19 @@ KS_API void ks_analyze_json_trace(ks_analyze_json *w, const ks_analysis *a, cons
 /* An input that could not be read: listed under "errors" [{"input", "error"}] by end. */
 KS_API void ks_analyze_json_error(ks_analyze_json *w, const char *input, const char *message);
 KS_API int ks_analyze_json_end(ks_analyze_json *w);
+/* A trace object kept by a summary (ks_summary_report.trace, kinesift/ranks.h) as one trace of
+ * the document, token for token as it was written. */
+struct yajl_val_s;
+KS_API void ks_analyze_json_tree(ks_analyze_json *w, const struct yajl_val_s *trace);
+
+/* `kinesift whatif --format json`: one document, {"schema", "version", "traces": [...]}, one
+ * trace object per ks_whatif_json_add call (report/whatif_json.c). */
+typedef struct ks_whatif_json ks_whatif_json;
+KS_API ks_whatif_json *ks_whatif_json_begin(FILE *out);
+KS_API void ks_whatif_json_add(ks_whatif_json *j, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh,
+                               size_t nsh);
+/* Closes the document and frees j; 0, or -1 when a write failed. */
+KS_API int ks_whatif_json_end(ks_whatif_json *j);
 
 KS_API void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 

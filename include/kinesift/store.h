@@ -6,7 +6,9 @@
  * stream, device, bytes, finished); every other arg is skipped without allocation.
  * Times are int64 ns, parsed from the number text without floating point.
  *
- * The store is written by the parser (parser/parse.c) and is read-only for analyses.
+ * The store is written by the parser (parser/) through the functions below and is read-only for
+ * analyses. The public structs are plain data to read; the store's bookkeeping (capacities, the
+ * per-track counts and spans) lives behind them, private to store/.
  *
  * Threads (kinesift/common.h): a finished trace is read-only: any number of threads may read one
  * trace at once (the analysis pool does). The functions that add to a trace (strings,
@@ -130,24 +132,21 @@ typedef struct ks_process {
     uint8_t has_sort_index;
 } ks_process;
 
+/* A track: one distinct (pid, tid). 64 bytes of plain data; the store's own bookkeeping (the
+ * capacity of ev, the counts that decide the kind, the time span folded while appending) is kept
+ * beside it, private to store/ (store.c). Events are added with ks_trace_append only. */
 typedef struct ks_track {
-    ks_id pid, tid;
-    uint32_t process;   /* index into ks_trace.procs */
+    ks_id tid;
+    ks_event *ev;       /* events in file order */
+    size_t n;
+    int64_t stream;     /* GPU tracks: stream id (-1 unknown) */
+    uint32_t process;   /* index into ks_trace.procs; the track's pid is that process's
+                         * (ks_track_pid) */
     ks_str name;        /* thread_name */
     int32_t sort_index;
+    int32_t device;     /* GPU tracks: device index (-1 unknown) */
     uint8_t has_sort_index;
     uint8_t kind;       /* ks_track_kind, set when the trace is finished */
-    uint8_t ev_mapped;  /* ev lives in its own huge-page mapping, not in malloc (store.c) */
-    int32_t device;     /* GPU tracks: device index (-1 unknown) */
-    int64_t stream;     /* GPU tracks: stream id (-1 unknown) */
-    ks_event *ev;       /* events in file order */
-    size_t n, cap;
-    uint64_t n_device_side, n_cpu_side; /* counted while appending; decide the kind */
-    /* Time span of ev[0 .. span_n), folded in while appending (each event when the next one is
-     * appended, the last at ks_trace_finish) so ks_trace_span need not scan every event. */
-    ks_ns span_first, span_last;
-    size_t span_n;
-    size_t ev_ready;    /* mapped ev: bytes from its start that may have been written (store.c) */
 } ks_track;
 
 /* ---- counters (ph C): each numeric args key is a series ----------------------------------- */
@@ -220,20 +219,20 @@ typedef struct ks_trace {
 
     ks_strtab *strings;
     ks_str *cats;              /* category id -> interned text; cats[0] = "" */
-    size_t ncats, cats_cap;
+    size_t ncats;
 
     ks_process *procs;
-    size_t nprocs, procs_cap;
+    size_t nprocs;
     ks_track *tracks;
-    size_t ntracks, tracks_cap;
+    size_t ntracks;
 
     ks_counter_sample *counters;
-    size_t ncounters, counters_cap;
+    size_t ncounters;
     ks_series *series;
-    size_t nseries, series_cap;
+    size_t nseries;
 
     ks_coll_info *colls;       /* sorted by (track, ev) once the trace is finished */
-    size_t ncolls, colls_cap;
+    size_t ncolls;
 
     uint64_t events;           /* events committed to tracks */
     uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */
@@ -242,7 +241,14 @@ typedef struct ks_trace {
 
     ks_meta meta;
     ks_diag diag;
+    /* (the capacities of these arrays and the other bookkeeping are private to store/) */
 } ks_trace;
+
+/* The pid of track k of t. */
+static inline ks_id ks_track_pid(const ks_trace *t, const ks_track *k)
+{
+    return t->procs[k->process].pid;
+}
 
 /* Lifecycle (the parser calls these; tests may build stores by hand). */
 KS_API ks_trace *ks_trace_new(const char *source);
@@ -259,8 +265,15 @@ KS_API uint32_t ks_trace_process(ks_trace *t, ks_id pid);
 KS_API uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid);
 /* Find without creating: 1 and *out when the track exists. */
 KS_API int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t *out);
-/* Append an event to a track; returns a pointer valid until the next append to that track. */
+/* Append an event to a track; returns a pointer valid until the next append to that track. The
+ * caller may still edit that event until then (or until ks_trace_finish). */
 KS_API ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
+/* Find or create the counter series (track, name); returns its index into ks_trace.series. */
+KS_API uint32_t ks_trace_series(ks_trace *t, uint32_t track, ks_str name);
+/* Append a counter sample (ks_trace.counters). */
+KS_API void ks_trace_add_counter(ks_trace *t, ks_ns ts, uint32_t series, double value);
+/* Append the collective metadata of an event (ks_trace.colls; c->track, c->ev name the event). */
+KS_API void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c);
 
 /* Classify a category (and name, for legacy spellings) into a ks_kind. */
 KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);
@@ -276,7 +289,7 @@ KS_API void ks_trace_finish(ks_trace *t);
 KS_API const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key);
 
 /* Time span over all events with a timestamp (first start .. last end); 0 when none. Costs one
- * step per track (spans are kept while appending), plus a scan of events added by hand. */
+ * step per track (the span is folded in while appending). */
 KS_API int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last);
 
 /* Number of ProfilerStep#N annotations on CPU tracks (user_annotation; Operator in 2020-21 files). */

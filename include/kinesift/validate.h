@@ -150,6 +150,11 @@ KS_API const ks_builtin *ks_builtin_find(const char *name);
 /* The pair's CUDA workload table; NULL when this program has no CUDA backend (ks_cuda_built()
  * is 0: built without CUDA, or not linked with the CUDA part, see docs/validate.md). */
 KS_API const ks_workload *ks_builtin_table(const ks_builtin *b);
+/* The values of built-in `name`'s parameters, in the registry's order (ks_builtin.params), from
+ * "key=value" strings (defaults for those not given). 0, or -1 with a message in err (an unknown
+ * key, a malformed or out-of-range value). */
+KS_API int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out, char *err,
+                             size_t errlen);
 
 /* ---- CUDA ------------------------------------------------------------------------------- */
 

@@ -6,6 +6,7 @@
 #include "analysis_test.h"
 #include "kinesift/insights.h"
 #include "analysis/analysis_int.h"
+#include "insights/insights_int.h"
 
 typedef struct bundle {
     ks_trace *t;
@@ -401,6 +402,23 @@ static void windows(void **state)
     assert_int_equal(ks_tz_parse("UTC", &tz), 0);
     assert_int_equal(tz, 0);
     assert_int_not_equal(ks_tz_parse("Europe/Paris", &tz), 0);
+    /* the public reading of --smi-tz: an offset, else a zone (when the tz database is here) */
+    ks_smi_opts smi;
+    memset(&smi, 0, sizeof smi);
+    assert_int_equal(ks_smi_set_tz(&smi, "-0530"), 0);
+    assert_true(smi.tz_set && !smi.tz_zone);
+    assert_int_equal(smi.tz_offset_ns, -19800LL * 1000000000LL);
+    if (ks_tz_zone_check("Europe/Paris") == 0) {
+        assert_int_equal(ks_smi_set_tz(&smi, "Europe/Paris"), 0);
+        assert_string_equal(smi.tz_zone, "Europe/Paris");
+        assert_int_equal(ks_smi_set_tz(&smi, "UTC"), 0); /* the last one given wins */
+        assert_null(smi.tz_zone);
+        assert_int_equal(smi.tz_offset_ns, 0);
+    }
+    ks_smi_opts before = smi;
+    assert_int_not_equal(ks_smi_set_tz(&smi, "../etc/passwd"), 0);
+    assert_int_not_equal(ks_smi_set_tz(&smi, "+25:99x"), 0);
+    assert_memory_equal(&smi, &before, sizeof smi);
 }
 
 static ks_ns project(const ks_analysis *a, const ks_steps *st, const char *label, double f, ks_ns *model)

@@ -1,11 +1,17 @@
 /* tests/compare/test_report.c: the writers' escaping (XML for JUnit, Markdown for step
  * summaries) on hostile names, the JUnit mapping (regression = failure, inconclusive = skipped,
  * error = error) checked on the written text, the Markdown table, and output files written
- * whole then renamed (an aborted write leaves the old file as it was). */
+ * whole then renamed (an aborted write leaves the old file as it was). ks_outfile is a layer over
+ * common/afile.h, so it also gets afile's promises: the mode of a new file under the umask with
+ * the umask left alone, and no temporary file left by a signal (named fallback, no O_TMPFILE). */
 #include "gate_test.h"
+#include "common/afile.h"
 #include "report/report_int.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* What a writer wrote, as a string (free it). */
@@ -231,11 +237,97 @@ static void output_files(void **state)
     free(path);
 }
 
+/* Files in dir other than . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The committed file has the mode of any new file, 0666 less the umask (applied by the kernel),
+ * and the umask is what it was: nothing toggles it. */
+static void output_file_mode_follows_umask(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ks_outfile_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = ks_xasprintf("%s/report.json", dir);
+    mode_t old = umask(027);
+    ks_outfile o;
+    ks_error err;
+    assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
+    fputs("{}\n", o.f);
+    assert_int_equal(ks_outfile_commit(&o, &err), KS_OK);
+    mode_t now = umask(old);
+    assert_int_equal(now, 027);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+
+/* Without O_TMPFILE the temporary file has a name next to the target; a signal that kills the
+ * writer removes it (the signal cleanup of afile.h walks ks_outfile's files too), and the target
+ * keeps its old content. */
+static void output_file_removed_on_signal(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ks_outfile_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = ks_xasprintf("%s/report.xml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("KINESIFT_NO_O_TMPFILE", "1", 1);
+        ks_afile_cleanup_on_signals();
+        ks_outfile o;
+        ks_error err;
+        if (ks_outfile_open(&o, path, &err) != KS_OK)
+            _exit(3);
+        fputs("new\n", o.f);
+        fflush(o.f);
+        char c = entries(dir) == 2 ? 'y' : 'n'; /* the target and the named temporary file */
+        if (write(ready[1], &c, 1) != 1)
+            _exit(4);
+        pause(); /* killed here */
+        _exit(5);
+    }
+    close(ready[1]);
+    char c = 0;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    assert_int_equal(c, 'y');
+    kill(pid, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(entries(dir), 1); /* only the target: the temporary file is gone */
+    char *after = slurp(path);
+    assert_string_equal(after, "old\n");
+    free(after);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(xml_escaping), cmocka_unit_test(markdown_escaping), cmocka_unit_test(junit),
         cmocka_unit_test(markdown),     cmocka_unit_test(output_files),
+        cmocka_unit_test(output_file_mode_follows_umask), cmocka_unit_test(output_file_removed_on_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

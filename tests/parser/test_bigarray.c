@@ -3,6 +3,7 @@
  * again; and the store's per-track arrays built on them hold 300 000 appended events intact. */
 #include "ks_test.h"
 #include "store/bigarray.h"
+#include "store/store_int.h"
 
 typedef struct rec {
     uint64_t a, b, c, d, e, f, g; /* 56 bytes, as a ks_event */
@@ -162,9 +163,9 @@ static void store_keeps_many_events(void **state)
         e.ph = 'X';
         ks_trace_append(t, (i % 1000) ? a : b, &e);
     }
-    assert_true(t->tracks[a].ev_mapped);
+    assert_true(ks_trace_track_mapped(t, a));
     ks_trace_finish(t);
-    assert_int_equal(t->tracks[a].cap, t->tracks[a].n);
+    assert_int_equal(ks_trace_track_cap(t, a), t->tracks[a].n);
     assert_int_equal(t->tracks[a].n + t->tracks[b].n, n);
     size_t ia = 0, ib = 0;
     for (size_t i = 0; i < n; i++) {

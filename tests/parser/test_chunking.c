@@ -61,6 +61,19 @@ static const char *const hostile[] = {
     /* trailing garbage longer than a chunk: read to the end all the same (the byte count) */
     "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]\n"
     "x garbage garbage garbage garbage garbage garbage garbage garbage garbage\n",
+    /* a trailing comma before a '}' that does not close the array: the comma is removed (a
+     * repair) and the offending token is the '}' after it, also when a read ends at the comma */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n  }{\"ph\": \"i\"},\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* the same, cut: the complete events end at the last '}', before the dropped comma */
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n }{\"ph\": \"i\"",
+    /* an invalid byte right before a dropped trailing comma: named at itself */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"tid\": \xb7,\n    },\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* the first key after a resynchronisation is long and holds repairs: its bytes stay until
+     * it is accepted (the repairs' lines and columns) */
+    "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
+    " \"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* metadata after the events cut by an error */
     "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}],\n"
     " \"a\": 1 2, \"b\": \"long long long long long long long long long long long\"}\n",

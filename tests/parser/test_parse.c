@@ -231,10 +231,10 @@ static void typed_pids_and_tids(void **state)
     int seen_none = 0, seen_uint = 0, seen_num = 0, seen_str = 0;
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
-        seen_none |= k->pid.type == KS_ID_NONE && k->tid.type == KS_ID_NONE;
-        seen_uint |= k->pid.type == KS_ID_UINT && (uint64_t)k->pid.v == UINT64_MAX;
+        seen_none |= ks_track_pid(t, k).type == KS_ID_NONE && k->tid.type == KS_ID_NONE;
+        seen_uint |= ks_track_pid(t, k).type == KS_ID_UINT && (uint64_t)ks_track_pid(t, k).v == UINT64_MAX;
         seen_num |= k->tid.type == KS_ID_NUM && !strcmp(ks_trace_str(t, (ks_str)k->tid.v), "1.5");
-        seen_str |= k->pid.type == KS_ID_STR && !strcmp(ks_trace_str(t, (ks_str)k->pid.v), "Spans");
+        seen_str |= ks_track_pid(t, k).type == KS_ID_STR && !strcmp(ks_trace_str(t, (ks_str)ks_track_pid(t, k).v), "Spans");
     }
     assert_true(seen_none && seen_uint && seen_num && seen_str);
     ks_trace_free(t);

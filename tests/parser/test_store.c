@@ -236,17 +236,16 @@ static void span_kept_while_appending_matches_a_scan(void **state)
                 p->ts -= 1000000; /* edited after the append: still counted */
         }
         if (round == 7) {
-            /* a track filled by hand, as a test might build one */
+            /* a track whose first event is edited after its append, before the next one */
             ks_id pid = {99, KS_ID_INT};
-            ks_track *k = &t->tracks[ks_trace_track(t, pid, pid)];
-            k->ev = ks_xmalloc(2 * sizeof *k->ev);
-            k->cap = 2;
-            memset(k->ev, 0, 2 * sizeof *k->ev);
-            k->ev[0].ts = -7777777;
-            k->ev[0].dur = KS_NO_DUR;
-            k->ev[1].ts = 5;
-            k->ev[1].dur = 99999999;
-            k->n = 2;
+            uint32_t tr = ks_trace_track(t, pid, pid);
+            ks_event e;
+            memset(&e, 0, sizeof e);
+            e.dur = KS_NO_DUR;
+            ks_trace_append(t, tr, &e)->ts = -7777777;
+            e.ts = 5;
+            e.dur = 99999999;
+            ks_trace_append(t, tr, &e);
         }
         int any = 0;
         ks_ns a = 0, b = 0;
@@ -275,6 +274,83 @@ static void span_kept_while_appending_matches_a_scan(void **state)
     }
 }
 
+/* Series are found or made by (track, name), in order of first use; samples and collectives are
+ * appended as given. Compared with a table kept here by a plain search. */
+static void series_counters_and_collectives(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_trace_new("series");
+    ks_str names[3] = {ks_strtab_intern(t->strings, "mem a", 5), ks_strtab_intern(t->strings, "mem b", 5),
+                       ks_strtab_intern(t->strings, "c x", 3)};
+    uint32_t track[4], ntrack = 0;
+    ks_str name[4 * 3];
+    uint32_t on[4 * 3];
+    size_t n = 0;
+    uint64_t x = 7;
+    for (int i = 0; i < 4; i++) {
+        ks_id pid = {1, KS_ID_INT}, tid = {i, KS_ID_INT};
+        track[ntrack++] = ks_trace_track(t, pid, tid);
+    }
+    for (int i = 0; i < 500; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t tr = track[(x >> 33) % 4];
+        ks_str nm = names[(x >> 40) % 3];
+        size_t want = n;
+        for (size_t j = 0; j < n; j++)
+            if (on[j] == tr && name[j] == nm)
+                want = j;
+        if (want == n) {
+            on[n] = tr;
+            name[n++] = nm;
+        }
+        uint32_t s = ks_trace_series(t, tr, nm);
+        assert_int_equal(s, want);
+        ks_trace_add_counter(t, i, s, i * 0.5);
+    }
+    assert_int_equal(t->nseries, n);
+    for (size_t j = 0; j < n; j++) {
+        assert_int_equal(t->series[j].track, on[j]);
+        assert_int_equal(t->series[j].name, name[j]);
+    }
+    assert_int_equal(t->ncounters, 500);
+    for (int i = 0; i < 500; i++) {
+        assert_int_equal(t->counters[i].ts, i);
+        assert_true(t->counters[i].value == i * 0.5);
+    }
+    for (uint32_t i = 0; i < 100; i++) {
+        ks_coll_info c;
+        memset(&c, 0, sizeof c);
+        c.track = track[i % 4];
+        c.ev = 99 - i;
+        c.seq = i;
+        ks_trace_add_coll(t, &c);
+    }
+    ks_trace_finish(t); /* sorts the collectives by (track, ev) */
+    assert_int_equal(t->ncolls, 100);
+    for (size_t i = 1; i < t->ncolls; i++)
+        assert_true(t->colls[i - 1].track < t->colls[i].track ||
+                    (t->colls[i - 1].track == t->colls[i].track && t->colls[i - 1].ev < t->colls[i].ev));
+    ks_trace_free(t);
+}
+
+/* A track is its public record (plain data, small: a trace may have a million of them) and its
+ * pid is its process's. */
+static void track_is_plain_data(void **state)
+{
+    (void)state;
+    assert_true(sizeof(ks_track) <= 64);
+    ks_trace *t = ks_trace_new("pid");
+    ks_id p1 = {5, KS_ID_INT}, p2 = {-3, KS_ID_INT}, tid = {1, KS_ID_INT};
+    uint32_t a = ks_trace_track(t, p1, tid), b = ks_trace_track(t, p2, tid);
+    assert_int_not_equal(a, b);
+    assert_true(ks_id_equal(ks_track_pid(t, &t->tracks[a]), p1));
+    assert_true(ks_id_equal(ks_track_pid(t, &t->tracks[b]), p2));
+    uint32_t found;
+    assert_true(ks_trace_track_find(t, p2, tid, &found));
+    assert_int_equal(found, b);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +363,8 @@ int main(void)
         cmocka_unit_test(profiler_step_names),
         cmocka_unit_test(steps_and_span),
         cmocka_unit_test(span_kept_while_appending_matches_a_scan),
+        cmocka_unit_test(series_counters_and_collectives),
+        cmocka_unit_test(track_is_plain_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

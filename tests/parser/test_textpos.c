@@ -1,7 +1,7 @@
 /* tests/parser/test_textpos.c: json/textpos.c, the line and column of a byte of a streamed text
  * (shared by the parser and the redactor's rewrite), against a plain count from the text's start:
  * for every way of cutting the text into a dropped part and a window, every byte's line and
- * column must be those of the count. */
+ * column must be those of the count; the vector newline count must be a byte loop's. */
 #include "ks_test.h"
 #include "json/textpos.h"
 
@@ -62,9 +62,35 @@ static void count_in_pieces(void **state)
     assert_int_equal(whole_last, 997); /* 997 % 7 == 3 */
 }
 
+/* The vector count against a byte loop: every length and alignment around the 16-byte steps and the
+ * 255-step blocks, texts of newlines only (every byte lane at its maximum) and random ones. */
+static void newlines_vector_count(void **state)
+{
+    (void)state;
+    enum { N = 16 * 255 * 3 + 40 };
+    static char text[N + 16];
+    unsigned seed = 12345;
+    for (int kind = 0; kind < 3; kind++) {
+        for (size_t i = 0; i < sizeof text; i++) {
+            seed = seed * 1103515245u + 12345u;
+            text[i] = kind == 0 ? '\n' : kind == 1 ? ((seed >> 16) % 5 == 0 ? '\n' : (char)(seed >> 8))
+                                                     : (char)(seed >> 24); /* any byte, '\n' + 128 too */
+        }
+        static const size_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 4079, 4080, 4081, 8160, 8161, N};
+        for (size_t off = 0; off < 16; off++)
+            for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) {
+                uint64_t want = 0;
+                for (size_t i = 0; i < lens[j]; i++)
+                    want += text[off + i] == '\n';
+                assert_int_equal(ks_text_newlines(text + off, lens[j]), want);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(newlines_vector_count),
         cmocka_unit_test(every_cut_every_byte),
         cmocka_unit_test(count_in_pieces),
     };

@@ -39,7 +39,7 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
         ks_buf_puts(b, "track ");
-        digest_id(b, t, k->pid);
+        digest_id(b, t, ks_track_pid(t, k));
         ks_buf_putc(b, ' ');
         digest_id(b, t, k->tid);
         ks_buf_printf(b, " p%u %s %d %d kind %d dev %d stream %" PRId64 " n %zu\n", k->process,

@@ -1,0 +1,175 @@
+#!/bin/sh
+# bench/shapes.sh: `kinesift analyze` on traces of different shapes (issue 19), not only on the
+# inflated resnet50 of bench/analyze.sh. In one run, interleaved, medians of KS_BENCH_REPS (>= 3),
+# for each input shape over the same plain bytes:
+#   - analyze (--format json --quiet) against the raw yajl tokeniser (bench/yajl_raw), with
+#     --threads 1 and with the default threads: the ratio yajl time / analyze time (target >= 1.0
+#     on a quiet machine, >= 0.8 with the other core busy);
+#   - analyze's peak RSS over the input (target <= 0.3 at 1 GiB) and in bytes per event;
+#   - the rate on the gzip of the same bytes over the plain rate (target >= 0.9).
+# Shapes (mid-size: 30-100 MB, made from real traces with inflate-trace --reps):
+#   train_py   tracelens b200 eager training trace (python_function stacks) x10
+#   infer      hta MTIA inference trace x14
+#   cpu_dense  hta distributed_info_unavailable (CPU ops only) x60
+#   train_h100 hta ns_resolution H100 training trace x4 (dense: ~180 bytes per event)
+#   resnet50   the kineto-tb resnet50 sample itself (35 MB, real)
+# With --big, two 1 GiB traces too (disk ~2.5 GB with their gzip, minutes to make and to run):
+#   dense_1g   inflated from the ns_resolution trace; resnet_1g inflated from the resnet50 sample.
+# With --sweep, the time per MB of analyze on one shape (ns_resolution) at 10, 30, 100, 300 MB
+# (and 1 GiB with --big): the cliff check (target: within +-20 % of the median).
+# With --timings, one more run per input with `analyze --timings`, its table printed (which phase
+# bounds the input).
+# The real traces come from ../shared/corpus (KS_SHARED), else from fixtures/real; a source that is
+# in neither is named and its shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
+#
+#   bench/shapes.sh [--big] [--sweep] [--timings]
+#     env: KS_SHARED=../shared  KS_BENCH_DIR=/tmp/big  KS_BENCH_REPS=3  KS_BENCH_WORK  KS_BENCH_ONLY="a b"
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BENCH=bench/shapes.sh
+WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-shapes}
+KS_BENCH_REPS=${KS_BENCH_REPS:-3}
+. "$ROOT/bench/lib.sh"
+BIG=0 SWEEP=0 TIMINGS=0
+for a in "$@"; do
+    case $a in
+    --big) BIG=1 ;;
+    --sweep) SWEEP=1 ;;
+    --timings) TIMINGS=1 ;;
+    *) echo "usage: bench/shapes.sh [--big] [--sweep] [--timings]" >&2; exit 2 ;;
+    esac
+done
+[ "$REPS" -ge 3 ] || { echo "$BENCH: KS_BENCH_REPS must be >= 3 (medians)" >&2; exit 2; }
+SHARED=${KS_SHARED:-$ROOT/../shared}
+SDIR=$DIR/shapes
+mkdir -p "$SDIR"
+if [ -d "$SHARED/corpus" ]; then
+    CORP=$SHARED/corpus
+    echo "$BENCH: real traces from $CORP"
+else
+    CORP=$ROOT/fixtures/real
+    echo "$BENCH: $SHARED/corpus is absent (set KS_SHARED): real traces from $CORP instead;"
+    echo "  a shape whose source is not there is skipped (and named)"
+fi
+
+# mk NAME SOURCE (--reps N | --size S | --copy): $SDIR/NAME.json and its .gz, once
+mk() {
+    name=$1 src=$CORP/$2
+    shift 2
+    out=$SDIR/$name.json
+    if [ ! -s "$out" ]; then
+        if [ ! -f "$src" ]; then
+            echo "$BENCH: SKIPPED $name: its source $src is absent" >&2
+            return 1
+        fi
+        echo "$BENCH: making $out from $src ($*)..." >&2
+        if [ "$1" = --copy ]; then
+            decompress "$src" >"$out.tmp"
+        else
+            nice -n 19 python3 "$INFLATE" "$src" "$out.tmp" "$@" >&2
+        fi
+        mv "$out.tmp" "$out"
+        rm -f "$out.gz"
+    fi
+    if [ ! -s "$out.gz" ]; then
+        nice -n 19 gzip -c "$out" >"$out.gz.tmp" && mv "$out.gz.tmp" "$out.gz"
+    fi
+    return 0
+}
+
+B200=tracelens/b200/eager_trace.json.gz
+MTIA=hta/mtia_inference_trace/mtia_inference_rank_0.json.gz
+CPUONLY=hta/distributed_info_unavailable/distributed_info_not_found.json.gz
+NSRES=hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
+RESNET=kineto-tb/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
+
+bench_build
+inputs=""
+want() { [ -z "${KS_BENCH_ONLY:-}" ] || case " $KS_BENCH_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+add() { want "$1" && mk "$@" && inputs="$inputs $1" || true; }
+add train_py "$B200" --reps 10
+add infer "$MTIA" --reps 14
+add cpu_dense "$CPUONLY" --reps 60
+add train_h100 "$NSRES" --reps 4
+add resnet50 "$RESNET" --copy
+if [ "$BIG" = 1 ]; then
+    add dense_1g "$NSRES" --size 1G
+    add resnet_1g "$RESNET" --size 1G
+else
+    echo "$BENCH: the 1 GiB traces (dense_1g, resnet_1g) are skipped: --big makes and runs them"
+fi
+sweep=""
+if [ "$SWEEP" = 1 ]; then
+    for s in 10M 30M 100M 300M; do
+        mk "sweep_$s" "$NSRES" --size "$s" && sweep="$sweep sweep_$s"
+    done
+    [ "$BIG" = 1 ] && case " $inputs " in *" dense_1g "*) sweep="$sweep dense_1g" ;; esac
+fi
+[ -n "$inputs$sweep" ] || { echo "$BENCH: no input" >&2; exit 2; }
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "kinesift shapes benchmark: $REPS interleaved repetitions, medians; $(nproc) CPUs, load average $(load) at the start"
+echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); analyze = kinesift analyze --format json --quiet"
+rm -f "$WORK"/t.*
+A="analyze --format json --quiet"
+i=0
+while [ "$i" -lt "$REPS" ]; do
+    for n in $inputs; do
+        f=$SDIR/$n.json
+        run "$Y" "$f" >>"$WORK/t.$n.yajl"
+        run "$K" $A --threads 1 "$f" >>"$WORK/t.$n.t1"
+        run "$K" $A "$f" >>"$WORK/t.$n.def"
+        run "$K" $A "$f.gz" >>"$WORK/t.$n.gz"
+    done
+    for n in $sweep; do
+        f=$SDIR/$n.json
+        run "$Y" "$f" >>"$WORK/t.$n.syajl"
+        run "$K" $A "$f" >>"$WORK/t.$n.sdef"
+    done
+    i=$((i + 1))
+done
+echo "  load average $(load) at the end"
+
+if [ -n "$inputs" ]; then
+    printf '\n%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s\n' input MB 'B/ev' 'yajl MB/s' 'ks MB/s' \
+        'ks/yajl' 'ks/yajl' gz/plain 'RSS MB' RSS/in 'RSS B/ev'
+    printf '%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s\n' '' '' '' '' '(deflt)' '(deflt)' \
+        '(-j1)' '(deflt)' '(deflt)' '' ''
+fi
+for n in $inputs; do
+    f=$SDIR/$n.json
+    bytes=$(wc -c <"$f")
+    ev=$("$K" stats --format json --quiet "$f" | awk -F'[:,]' '/"events":/ { gsub(/ /, "", $2); print $2; exit }')
+    ty=$(col_median "$WORK/t.$n.yajl" 1)
+    t1=$(col_median "$WORK/t.$n.t1" 1)
+    td=$(col_median "$WORK/t.$n.def" 1)
+    tg=$(col_median "$WORK/t.$n.gz" 1)
+    rss=$(col_median "$WORK/t.$n.def" 2)
+    awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v t1="$t1" -v td="$td" -v tg="$tg" -v rss="$rss" 'BEGIN {
+        printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f\n", n, b / 1e6, b / ev,
+            b / ty / 1e6, b / td / 1e6, ty / td, ty / t1, td / tg, rss * 1024 / 1e6, rss * 1024 / b,
+            rss * 1024 / ev }'
+done
+if [ -n "$sweep" ]; then
+    echo
+    echo "time per MB (analyze, default threads) against size, one shape (ns_resolution, inflated):"
+    for n in $sweep; do
+        f=$SDIR/$n.json
+        echo "$n $(wc -c <"$f") $(col_median "$WORK/t.$n.sdef" 1) $(col_median "$WORK/t.$n.syajl" 1)"
+    done | awk '{ n[NR] = $1; mb[NR] = $2 / 1e6; k[NR] = $3 / mb[NR] * 1000; y[NR] = $4 / mb[NR] * 1000; s[NR] = k[NR] }
+        END {
+            m = NR; for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
+            med = (m % 2) ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+            printf "%-11s %8s %10s %10s %9s\n", "input", "MB", "ks ms/MB", "yajl ms/MB", "vs median"
+            for (i = 1; i <= m; i++)
+                printf "%-11s %8.1f %10.3f %10.3f %+8.1f%%\n", n[i], mb[i], k[i], y[i], (k[i] / med - 1) * 100
+        }'
+fi
+if [ "$TIMINGS" = 1 ]; then
+    for n in $inputs; do
+        echo
+        echo "== $n: kinesift analyze --timings (one run, load average $(load))"
+        "$K" $A --timings "$SDIR/$n.json" 2>&1 >/dev/null
+    done
+fi

@@ -1,0 +1,256 @@
+/* parser/callbacks.c: the container callbacks of yajl (maps, arrays, keys) and the yajl handle
+ * that calls them. A small stack of contexts (top-level object, traceEvents, event, args, ...)
+ * says what each container is; containers the format does not use are skipped with a depth count
+ * (bounded by KS_LIMIT_JSON_DEPTH). An event begins at its '{' and is committed at its '}'
+ * (commit.c); the scalar callbacks are in values.c. Every callback first records where yajl
+ * accepted a token (ks_ps_accepted), so a later error is placed the same whatever the chunking.
+ * Internal to parser/. */
+#include "parser/parser_int.h"
+
+#include <string.h>
+
+#include "common/yajl_alloc.h"
+
+#define P ((ks_parser *)ctx)
+
+static void push(ks_parser *p, int c)
+{
+    if (p->depth < (int)sizeof p->stack) {
+        p->stack[p->depth++] = (uint8_t)c;
+        p->ctx = c;
+    }
+}
+
+static void pop(ks_parser *p)
+{
+    if (p->depth)
+        p->depth--;
+    p->ctx = p->depth ? p->stack[p->depth - 1] : 0;
+}
+
+static int enter_skip(ks_parser *p)
+{
+    if (++p->skip > MAX_SKIP_DEPTH)
+        return ks_ps_fatal_at(p, ks_ps_cur_offset(p), "JSON nested deeper than %d levels", MAX_SKIP_DEPTH);
+    return 1;
+}
+
+static void begin_event(ks_parser *p)
+{
+    cur_event *e = &p->ev;
+    memset(e, 0, sizeof *e);
+    e->start = ks_ps_cur_offset(p) - 1; /* yajl has consumed the '{' */
+    p->kvkeys.n = 0;
+}
+
+static int cb_start_map(void *ctx)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    if (p->skip)
+        return enter_skip(p);
+    int key = p->key;
+    p->key = K_NONE;
+    switch (ks_ps_top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        if (!p->t->container)
+            p->t->container = '{';
+        push(p, CX_TOP_OBJ);
+        return 1;
+    case CX_TOP_OBJ:
+        if (key == K_DIST) {
+            push(p, CX_DIST);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_EVENTS:
+        begin_event(p);
+        push(p, CX_EVENT);
+        return 1;
+    case CX_EVENT:
+        if (key == K_ARGS) {
+            push(p, CX_ARGS);
+            return 1;
+        }
+        if (key == K_ID2) {
+            push(p, CX_ID2);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_DEVPROPS:
+        memset(&p->dp, 0, sizeof p->dp);
+        p->dp.id = -1;
+        push(p, CX_DEVPROP);
+        return 1;
+    default:
+        return enter_skip(p);
+    }
+}
+
+static int cb_end_map(void *ctx)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    if (p->skip) {
+        p->skip--;
+        return 1;
+    }
+    int c = ks_ps_top(p);
+    pop(p);
+    switch (c) {
+    case CX_EVENT:
+        ks_ps_commit_event(p);
+        p->last_commit_end = ks_ps_cur_offset(p);
+        if (!p->feeding_prefix)
+            p->last_ev_run_end = p->feed_off + yajl_get_bytes_consumed(p->h);
+        break;
+    case CX_TOP_OBJ:
+        p->top_done = 1;
+        break;
+    case CX_DEVPROP: {
+        ks_meta *m = &p->t->meta;
+        m->devices = ks_xrealloc(m->devices, (m->ndevices + 1) * sizeof *m->devices);
+        m->devices[m->ndevices++] = p->dp;
+        break;
+    }
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    if (p->skip)
+        return enter_skip(p);
+    int key = p->key;
+    p->key = K_NONE;
+    switch (ks_ps_top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        if (!p->t->container)
+            p->t->container = '[';
+        p->in_events_seen = 1;
+        push(p, CX_EVENTS);
+        return 1;
+    case CX_TOP_OBJ:
+        if (key == K_TRACE_EVENTS) {
+            p->in_events_seen = 1;
+            push(p, CX_EVENTS);
+            return 1;
+        }
+        if (key == K_DEVPROPS) {
+            push(p, CX_DEVPROPS);
+            return 1;
+        }
+        return enter_skip(p);
+    case CX_EVENTS:
+        ks_ps_non_object_event(p);
+        return enter_skip(p);
+    default:
+        return enter_skip(p);
+    }
+}
+
+static int cb_end_array(void *ctx)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    if (p->skip) {
+        p->skip--;
+        return 1;
+    }
+    int c = ks_ps_top(p);
+    pop(p);
+    if (c == CX_EVENTS) {
+        p->events_done = 1;
+        if (!p->depth)
+            p->top_done = 1;
+    }
+    return 1;
+}
+
+/* a key kinesift reads, given twice in one event (or its args): the last value is used, counted */
+static void seen_key(ks_parser *p)
+{
+    if (p->key <= K_IGNORE || p->key >= 64)
+        return;
+    uint64_t bit = (uint64_t)1 << p->key;
+    if (p->ev.keys_seen & bit)
+        ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+    p->ev.keys_seen |= bit;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    if (p->skip)
+        return 1;
+    const char *k = (const char *)key;
+    switch (ks_ps_top(p)) {
+    case CX_EVENT:
+        p->ev.nkeys++;
+        p->key = ks_ps_event_key(k, len);
+        seen_key(p);
+        return 1;
+    case CX_ARGS:
+        p->key = ks_ps_args_key(k, len);
+        seen_key(p);
+        if (p->key == K_IGNORE && (!p->ev.has_ph || p->ev.ph == 'C')) {
+            /* a counter series, unless the event turns out not to be a counter */
+            p->key = K_COUNTER;
+            KS_GROW(p->kv, p->kv_cap, p->ev.ncounters + 1);
+            p->kv[p->ev.ncounters].key_off = p->kvkeys.n;
+            p->kv[p->ev.ncounters].key_len = len;
+            ks_buf_put(&p->kvkeys, k, len);
+        }
+        return 1;
+    case CX_TOP_OBJ:
+        p->key = ks_ps_top_key(k, len);
+        if (p->key != K_META && !p->feeding_prefix) {
+            /* a duplicate traceEvents adds its events; the other values: the last one wins */
+            if (p->top_seen & (1u << p->key))
+                ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+            p->top_seen |= 1u << p->key;
+        }
+        if (p->key == K_META)
+            p->meta_key = ks_strtab_intern(p->t->strings, k, len);
+        return 1;
+    case CX_ID2:
+        p->key = (KEYIS("local") || KEYIS("global")) ? K_ID : K_IGNORE;
+        return 1;
+    case CX_DIST:
+        p->key = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD : KEYIS("backend") ? K_BACKEND : K_IGNORE;
+        return 1;
+    case CX_DEVPROP:
+        p->key = KEYIS("id") ? K_DP_ID : KEYIS("name") ? K_DP_NAME : KEYIS("totalGlobalMem") ? K_DP_MEM
+               : KEYIS("computeMajor") ? K_DP_MAJOR : KEYIS("computeMinor") ? K_DP_MINOR
+               : KEYIS("numSms") ? K_DP_SMS : K_IGNORE;
+        return 1;
+    default:
+        p->key = K_IGNORE;
+        return 1;
+    }
+}
+
+static const yajl_callbacks callbacks = {
+    ks_ps_cb_null, ks_ps_cb_boolean, NULL, NULL, ks_ps_cb_number, ks_ps_cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+#undef P
+
+yajl_handle ks_ps_new_handle(ks_parser *p)
+{
+    /* yajl's allocations go through the library's out-of-memory handler too */
+    yajl_handle h = yajl_alloc(&callbacks, ks_yajl_alloc_funcs(), p);
+    if (h)
+        yajl_config(h, yajl_dont_validate_strings, 1); /* the pre-filter validates UTF-8 */
+    return h;
+}

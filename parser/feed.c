@@ -1,0 +1,207 @@
+/* parser/feed.c: feeding yajl and settling what it did. A filtered run (json/repair.h) goes to
+ * yajl whole or in parts; afterwards the repairs yajl accepted are counted (the others stay
+ * pending: they are filtered again after a resynchronisation), and a syntax error is placed at the
+ * offending input byte (yajl's own offset depends on how the input was cut, so it is named from
+ * the raw bytes the window keeps after the last accepted token) and handed to recover.c. Also the
+ * window's bookkeeping: where it may be cut, and dropping its head while counting its newlines.
+ * Internal to parser/ (parse.c, spec.c). */
+#include "parser/parser_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/textpos.h"
+
+void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
+{
+    ks_parser *p = ctx;
+    KS_GROW(p->pr, p->pr_cap, p->npr + 1);
+    p->pr[p->npr].kind = kind;
+    p->pr[p->npr].at = p->in_base + p->run_start + in_off;
+    p->npr++;
+}
+
+/* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
+ * or the syntax error lies after them); the others stay pending, in order. After a syntax error
+ * the caller drops them: they are filtered again after the resynchronisation. */
+void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
+{
+    size_t kept = 0;
+    static const char *const what[] = {
+        "unescaped '\"' inside a string escaped",
+        "raw control character inside a string escaped",
+        "invalid escape: backslash taken literally",
+        "invalid UTF-8 byte replaced by U+FFFD",
+        "trailing comma removed",
+    };
+    for (size_t i = 0; i < p->npr; i++) {
+        int kind = p->pr[i].kind;
+        uint64_t at = p->pr[i].at;
+        if (at >= limit) {
+            p->pr[kept++] = p->pr[i];
+            continue;
+        }
+        if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
+            p->strict_repair = kind + 1;
+            p->strict_repair_at = at;
+        }
+        ks_ps_diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
+                      at, "%s", what[kind]);
+    }
+    p->npr = kept;
+}
+
+/* The first repair in strict mode is the error. Returns 0 when there was one (err set). */
+int ks_ps_strict_repair_ok(ks_parser *p, ks_error *err)
+{
+    if (!p->strict_repair)
+        return 1;
+    uint64_t line, col;
+    ks_ps_line_col(p, p->strict_repair_at, &line, &col);
+    ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
+                    ks_repair_kind_id(p->strict_repair - 1) + 6);
+    return 0;
+}
+
+/* inbuf[0..upto) is about to be dropped: keep the line and column of the current event's start
+ * when it lies there */
+void ks_ps_remember_event_start(ks_parser *p, size_t upto)
+{
+    uint64_t b = p->rs_brace;
+    if (p->mode == M_RESYNC && p->rs_state == 2 && !p->rs_brace_lc && b >= p->in_base &&
+        b < p->in_base + upto) {
+        ks_ps_line_col(p, b, &p->rs_brace_line, &p->rs_brace_col);
+        p->rs_brace_lc = 1;
+    }
+    uint64_t s = p->ev.start;
+    if (s >= p->in_base && s < p->in_base + upto) {
+        ks_ps_line_col(p, s, &p->lc_line, &p->lc_col);
+        p->lc_at = s;
+        p->has_lc = 1;
+    }
+}
+
+/* Where the window may be cut before reading on, at most pos: not after the end of the last
+ * accepted token (see acc_abs). */
+size_t ks_ps_drop_point(const ks_parser *p, size_t pos)
+{
+    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base && p->acc_abs - p->in_base < pos)
+        return (size_t)(p->acc_abs - p->in_base);
+    return pos;
+}
+
+/* Drop inbuf[0..pos), counting its newlines. */
+void ks_ps_discard(ks_parser *p, size_t pos)
+{
+    if (!pos)
+        return;
+    ks_ps_remember_event_start(p, pos);
+    ks_text_count(p->inbuf, pos, p->in_base, &p->lines_before, &p->last_nl);
+    memmove(p->inbuf, p->inbuf + pos, p->in_len - pos);
+    p->in_len -= pos;
+    p->in_base += pos;
+}
+
+static char *yajl_message(yajl_handle h)
+{
+    unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+    char *s = ks_xstrdup(m ? (const char *)m : "parse error");
+    if (m)
+        yajl_free_error(h, m);
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+        s[--n] = 0;
+    return s;
+}
+
+/* Hand run[off, off + len) to yajl. */
+yajl_status ks_ps_feed_part(ks_parser *p, size_t off, size_t len)
+{
+    p->feed_off = off;
+    return len ? yajl_parse(p->h, (const unsigned char *)p->run.res + off, len) : yajl_status_ok;
+}
+
+/* yajl's lexer stops one byte after the offending byte for an invalid character and a
+ * misspelt literal ("trux"), and at the offending byte for every other lexical error (it steps
+ * back there): 1 for the two kinds that must be moved back one byte. The offending byte is always
+ * in the current feed (a token start or a literal's mismatch is read in the call that fails). */
+static int lexed_past_offender(const char *msg)
+{
+    return strstr(msg, "lexical error: invalid char in json text") != NULL;
+}
+
+/* "after key and value, inside map, I expect ',' or '}'" and "after array element, I expect ','
+ * or ']'": yajl moves its offset back by the offending token's length, and to the start of the
+ * current feed when that token began in an earlier one (yajl_parser.c), so its position depends on
+ * the chunking. The offending token is the first one after the last accepted token: named here
+ * from the raw bytes, which the window keeps from there on (acc_abs). */
+static int before_offending_token(const char *msg)
+{
+    return strstr(msg, "I expect ','") != NULL;
+}
+
+/* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
+int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
+{
+    if (p->failed)
+        return 0;
+    *err_at = UINT64_MAX;
+    if (p->acc_set) {
+        size_t hint = 0;
+        p->acc_abs = p->in_base + pos + ks_ps_token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
+        p->acc_set = 0;
+        p->has_acc = 1;
+    }
+    char *msg = NULL;
+    if (ys != yajl_status_ok) {
+        size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
+        msg = yajl_message(p->h);
+        size_t hint = 0, in_off;
+        if (lexed_past_offender(msg)) {
+            /* name the offending byte itself, as the other lexical errors do (in input bytes: the
+             * filtered run may have dropped blanks before it, and a trailing comma after it) */
+            in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
+            if (in_off > 0)
+                in_off--;
+        } else {
+            in_off = ks_run_in_offset(&p->run, out_off);
+        }
+        *err_at = p->in_base + pos + in_off;
+        if (before_offending_token(msg) && p->has_acc)
+            *err_at = ks_ps_offending_token(p, p->acc_abs);
+        if (ks_ps_raw_byte(p, *err_at) == 0) {
+            /* binary data (/dev/zero, a sparse or zero-filled file): say so */
+            free(msg);
+            char buf[64];
+            snprintf(buf, sizeof buf, "NUL byte at byte %llu", (unsigned long long)*err_at);
+            msg = ks_xstrdup(buf);
+        }
+    }
+    ks_ps_commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->has_acc ? p->acc_abs : 0);
+    if (*err_at != UINT64_MAX) {
+        p->npr = 0;
+        p->has_acc = 0; /* resynchronising: nothing to keep */
+    }
+    if (!ks_ps_strict_repair_ok(p, err)) {
+        free(msg);
+        return 0;
+    }
+    if (ys != yajl_status_ok) {
+        int ok = ks_ps_on_syntax_error(p, *err_at, msg);
+        free(msg);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* Hand the filtered run of inbuf[pos ..] (p->run) to yajl and settle its repairs. Returns 0
+ * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
+ * (p->mode set by ks_ps_on_syntax_error) or UINT64_MAX. */
+int ks_ps_feed_run(ks_parser *p, size_t pos, ks_error *err, uint64_t *err_at)
+{
+    p->run_hint = 0;
+    p->last_ev_run_end = SIZE_MAX;
+    return ks_ps_settle(p, pos, ks_ps_feed_part(p, 0, p->run.len), err, err_at);
+}

@@ -1,0 +1,117 @@
+/* parser/spec.c: a worker's parser (split.h, unit.h). The same state machine as the main parser
+ * (callbacks.c, values.c, commit.c), run in "unit" mode over the middle of a chunk a worker
+ * claimed: it is fed '[' and then the run between two likely event boundaries, commits its events
+ * into a unit with local tables, and marks the unit unclean whenever it met anything only the main
+ * parser may do (positions, metadata, a broken event). The main parser then replays a clean unit
+ * or reads the bytes itself, so the store is the same either way. One ks_spec per worker thread.
+ * Internal to parser/ (split.c). */
+#include "parser/parser_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/spec.h"
+#include "store/store_int.h"
+
+struct ks_spec {
+    ks_parser p;
+    ks_error err;
+};
+
+ks_spec *ks_spec_new(void)
+{
+    ks_spec *s = ks_xcalloc(1, sizeof *s);
+    s->p.t = ks_trace_new("");
+    s->p.t->container = '[';
+    s->p.err = &s->err;
+    s->p.last_nl = -1;
+    return s;
+}
+
+void ks_spec_free(ks_spec *s)
+{
+    if (!s)
+        return;
+    ks_ps_release(&s->p); /* a worker has no reader or split of its own */
+    ks_trace_free(s->p.t);
+    free(s);
+}
+
+/* Move the unit's counts out of the worker's trace (which keeps only its tables). */
+static void collect(ks_parser *p, ks_unit *u)
+{
+    ks_trace *t = p->t;
+    memcpy(u->by_phase, t->by_phase, sizeof u->by_phase);
+    memset(t->by_phase, 0, sizeof t->by_phase);
+    KS_GROW(u->cat_count, u->cat_count_cap, t->ncats);
+    memcpy(u->cat_count, t->by_cat, t->ncats * sizeof *t->by_cat);
+    u->ncat_count = t->ncats;
+    memset(t->by_cat, 0, t->ncats * sizeof *t->by_cat);
+    for (size_t i = 0; i < t->diag.n; i++) {
+        const ks_diag_kind *k = &t->diag.kinds[i];
+        if (k->nexamples)
+            p->unit_bad = 1;
+        KS_GROW(u->diag, u->diag_cap, u->ndiag + 1);
+        u->diag[u->ndiag].id = k->id;
+        u->diag[u->ndiag].sev = k->severity;
+        u->diag[u->ndiag].n = k->count;
+        u->ndiag++;
+    }
+    ks_diag_free(&t->diag);
+    u->events_read = p->events_read;
+    u->last_end = p->last_commit_end;
+}
+
+/* The state of a parser at the start of a bare array of events. */
+static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
+{
+    p->inbuf = c->buf;
+    p->in_len = c->len;
+    p->in_base = c->base;
+    p->run_start = c->run_start;
+    p->run = c->run;
+    p->run_hint = 0;
+    p->unit = u;
+    p->unit_no++;
+    p->unit_bad = p->failed = 0;
+    p->events_read = 0;
+    /* every track used is logged for the unit, under an id of the unit's own: the worker keeps no
+     * table of every track it met (a trace may have a million one-event tracks) */
+    ks_trace_clear_tracks(p->t);
+    p->have_last_track = 0;
+    p->depth = 0; /* the '[' fed first opens the events array */
+    p->ctx = 0;
+    p->skip = 0;
+    p->key = K_NONE;
+    p->top_done = p->events_done = 0;
+    p->in_events_seen = 1;
+    p->mode = M_PARSE;
+    p->last_ev_run_end = SIZE_MAX;
+    p->last_commit_end = 0;
+}
+
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
+{
+    ks_parser *p = &s->p;
+    ks_unit_reset(u);
+    if (!ks_unit_bounds(c->run.res, c->run.len, &u->x, &u->xb, &u->y, &u->yb))
+        return;
+    spec_begin(p, c, u);
+    int clean = 0;
+    p->h = ks_ps_new_handle(p);
+    if (p->h) {
+        p->feeding_prefix = 1;
+        yajl_status ys = yajl_parse(p->h, (const unsigned char *)"[", 1);
+        p->feeding_prefix = 0;
+        if (ys == yajl_status_ok)
+            ys = ks_ps_feed_part(p, u->x, u->y - u->x);
+        /* every event complete, and the last one ended at the '}' before y */
+        clean = ys == yajl_status_ok && !p->failed && p->depth == 1 && p->ctx == CX_EVENTS && !p->skip &&
+                !p->events_done && p->last_ev_run_end == u->yb + 1;
+        yajl_free(p->h);
+        p->h = NULL;
+    }
+    collect(p, u);
+    u->state = clean && !p->unit_bad ? KS_UNIT_CLEAN : KS_UNIT_UNCLEAN;
+    p->unit = NULL;
+}

@@ -1,0 +1,45 @@
+/* parser/state.c: what every parser shares or holds: the C locale for the numbers (strtod_l:
+ * "1.5" is one and a half whatever the process locale says), made once for all threads with
+ * pthread_once (`ranks` parses several traces at once, so a lazy unguarded static would race), and
+ * the release of a parser's own memory. ks_ps_release frees only what the parser itself owns: the
+ * reader and split threads are stopped by parse.c first (their order matters: workers read the
+ * reader's chunks). Internal to parser/. */
+#include "parser/parser_int.h"
+
+#include <locale.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+/* made once for every thread: `ranks` parses several traces at once */
+static locale_t c_loc;
+static pthread_once_t c_loc_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void)
+{
+    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+locale_t ks_ps_c_locale(void)
+{
+    pthread_once(&c_loc_once, make_c_locale);
+    return c_loc;
+}
+
+/* Free what the parser owns (its yajl handle, buffers and tables); p->split and p->reader must
+ * be stopped already (parse.c). */
+void ks_ps_release(ks_parser *p)
+{
+    if (p->h)
+        yajl_free(p->h);
+    ks_repair_free(&p->rep);
+    free(p->own_inbuf);
+    free(p->kv);
+    ks_buf_free(&p->kvkeys);
+    ks_buf_free(&p->keep);
+    free(p->pt);
+    free(p->pr);
+    free(p->cat_kind);
+    free(p->str_stamp);
+    free(p->cat_stamp);
+    free(p->track_stamp);
+}

@@ -1,0 +1,400 @@
+/* parser/values.c: the scalar callbacks of yajl (strings, numbers, booleans, null) and what each
+ * value means where it stands: a field of the current event or of its "args", the collective
+ * information, the top-level metadata, distributedInfo or deviceProperties. Numbers arrive as raw
+ * text (yajl_number), so ts/dur become int64 ns exactly (numfast.h) and ids int64; counter values
+ * are read with strtod_l in the C locale (state.c). A value of the wrong type is counted in the
+ * diagnostics and ignored. Internal to parser/ (callbacks.c). */
+#include "parser/parser_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/numfast.h"
+
+#define P ((ks_parser *)ctx)
+
+int ks_ps_non_object_event(ks_parser *p)
+{
+    p->events_read++;
+    ks_ps_diag_at(p, "parse.non_object_event", KS_SEV_WARNING, ks_ps_cur_offset(p),
+                  "traceEvents element is not an object: skipped");
+    return 1;
+}
+
+int ks_ps_not_a_trace(ks_parser *p)
+{
+    return ks_ps_fatal_at(p, ks_ps_cur_offset(p),
+                          "not a trace: the top-level JSON value is not an object or array");
+}
+
+static void set_meta_entry(ks_parser *p, const char *s, size_t len, int is_string)
+{
+    ks_meta *m = &p->t->meta;
+    if (len > MAX_META_VALUE) {
+        ks_diag_count(&p->t->diag, "parse.long_metadata_skipped", KS_SEV_INFO, 1);
+        return;
+    }
+    ks_str v = ks_strtab_intern(p->t->strings, s, len);
+    for (size_t i = 0; i < m->nentries; i++)
+        if (m->entries[i].key == p->meta_key) {
+            ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
+            m->entries[i].value = v;
+            m->entries[i].is_string = (uint8_t)is_string;
+            return;
+        }
+    m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
+    m->entries[m->nentries].key = p->meta_key;
+    m->entries[m->nentries].value = v;
+    m->entries[m->nentries].is_string = (uint8_t)is_string;
+    m->nentries++;
+}
+
+static int int_value(enum vtype vt, const char *s, size_t len, int64_t *v)
+{
+    if (vt != V_NUMBER && vt != V_STRING)
+        return 0;
+    return int64_of(s, len, v) == KS_NUM_EXACT;
+}
+
+/* ks_trace_cat, remembering the last few categories: events come in runs of a handful. */
+static uint16_t category(ks_parser *p, const char *s, size_t len)
+{
+    uint16_t id = 0;
+    for (int i = 0; i < CAT_CACHE; i++) {
+        const struct cat_entry *c = &p->cat_cache[i];
+        if (len && len == c->len && !memcmp(s, c->text, len)) {
+            id = c->id;
+            goto found;
+        }
+    }
+    id = ks_trace_cat(p->t, s, len);
+    if (len && len <= sizeof p->cat_cache[0].text && p->t->ncats < UINT16_MAX) {
+        /* a real id, not the overflow slot */
+        struct cat_entry *c = &p->cat_cache[p->cat_next++ % CAT_CACHE];
+        memcpy(c->text, s, len);
+        c->len = len;
+        c->id = id;
+    }
+found:
+    if (p->unit && id && ks_ps_first_use(p, &p->cat_stamp, &p->cat_stamp_cap, id))
+        ks_ps_note_use(p, id, ks_trace_cat_name(p->t, id), len, 1);
+    return id;
+}
+
+static int event_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    ks_trace *t = p->t;
+    switch (key) {
+    case K_PH:
+        if (vt == V_STRING) {
+            e->has_ph = 1;
+            e->ph_bad = len != 1;
+            e->ph = len ? s[0] : 0;
+        }
+        break;
+    case K_NAME:
+        if (vt == V_STRING || vt == V_NUMBER) {
+            e->name = ks_ps_intern(p, s, len);
+            e->has_name = 1;
+        }
+        break;
+    case K_CAT:
+        if (vt == V_STRING) {
+            e->cat = category(p, s, len);
+            e->has_cat = 1;
+        }
+        break;
+    case K_TS:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->has_ts = 1;
+            e->ts_status = us_to_ns(s, len, &e->ts);
+        }
+        break;
+    case K_DUR:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->has_dur = 1;
+            e->dur_status = us_to_ns(s, len, &e->dur);
+        }
+        break;
+    case K_PID:
+    case K_TID: {
+        ks_id id = {0, KS_ID_NONE};
+        if (vt == V_NUMBER)
+            id = ks_ps_parse_id_number(p, s, len);
+        else if (vt == V_STRING) {
+            int64_t v;
+            if (ks_ps_canonical_int(s, len) && int64_of(s, len, &v) == KS_NUM_EXACT) {
+                /* "25738": 2021 Kineto wrote the same thread as a string on slices and as a
+                 * number on instants and flows; a canonical decimal string is that number */
+                id.type = KS_ID_INT;
+                id.v = v;
+                ks_diag_count(&t->diag, "parse.numeric_string_id", KS_SEV_INFO, 1);
+            } else {
+                id.type = KS_ID_STR;
+                id.v = ks_ps_intern(p, s, len);
+            }
+        }
+        if (key == K_PID)
+            e->pid = id;
+        else
+            e->tid = id;
+        break;
+    }
+    case K_ID:
+        if (vt == V_NUMBER || vt == V_STRING) {
+            e->corr = ks_ps_parse_flow_id(s, len, vt == V_STRING, &e->flags);
+            e->flags |= KS_EF_CORR;
+        }
+        break;
+    case K_BP:
+        if (vt == V_STRING && len == 1 && s[0] == 'e')
+            e->flags |= KS_EF_BP_E;
+        break;
+    case K_SCOPE:
+        if (vt == V_STRING && len == 1) {
+            if (s[0] == 'g')
+                e->flags |= KS_EF_SCOPE_G;
+            else if (s[0] == 'p')
+                e->flags |= KS_EF_SCOPE_P;
+        }
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+/* A collective arg: strings interned, numbers kept plus one (0 = absent). A worker leaves events
+ * with collective metadata to the main parser (the side table is the main parser's). */
+static void coll_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    int64_t v;
+    if (p->unit) {
+        p->unit_bad = 1;
+        return;
+    }
+    if (vt == V_STRING) {
+        ks_str id = ks_ps_intern(p, s, len);
+        if (key == K_COLL_NAME) {
+            e->coll.name = id;
+            e->has_coll = 1;
+        } else if (key == K_COLL_PG)
+            e->coll.pg_name = id;
+        else if (key == K_COLL_RANKS)
+            e->coll.pg_ranks = id;
+        else if (key == K_COLL_DTYPE)
+            e->coll.dtype = id;
+        else if (key == K_COLL_SEQ && ks_parse_int64(s, len, &v) == KS_NUM_EXACT && v >= 0)
+            e->coll.seq = v + 1;
+        return;
+    }
+    if (!int_value(vt, s, len, &v) || v < 0 || v == INT64_MAX)
+        return;
+    if (key == K_COLL_IN)
+        e->coll.in_nelems = v + 1;
+    else if (key == K_COLL_OUT)
+        e->coll.out_nelems = v + 1;
+    else if (key == K_COLL_GS)
+        e->coll.group_size = v + 1;
+    else if (key == K_COLL_SEQ)
+        e->coll.seq = v + 1;
+}
+
+static int args_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    int64_t v;
+    switch (key) {
+    case K_EXT:
+        if (int_value(vt, s, len, &v)) {
+            e->ext = v;
+            e->flags |= KS_EF_EXT;
+        }
+        break;
+    case K_CORR:
+        if (int_value(vt, s, len, &v) && !(e->flags & KS_EF_CORR && (e->ph == 's' || e->ph == 'f' || e->ph == 't'))) {
+            e->corr = v;
+            e->flags |= KS_EF_CORR;
+        }
+        break;
+    case K_STREAM:
+        if (int_value(vt, s, len, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+            e->stream = (int32_t)v;
+            e->flags |= KS_EF_STREAM;
+        }
+        break;
+    case K_DEVICE:
+        if (int_value(vt, s, len, &v) && v >= INT16_MIN && v <= INT16_MAX) {
+            e->device = (int16_t)v;
+            e->flags |= KS_EF_DEVICE;
+        }
+        break;
+    case K_BYTES:
+        if (int_value(vt, s, len, &v)) {
+            e->aux = v;
+            e->flags |= KS_EF_BYTES;
+        }
+        break;
+    case K_FINISHED:
+        if (vt == V_FALSE)
+            e->flags |= KS_EF_UNFINISHED;
+        break;
+    case K_ARG_NAME:
+        if (vt == V_STRING) {
+            e->arg_name = ks_ps_intern(p, s, len);
+            e->has_arg_name = 1;
+        }
+        break;
+    case K_ARG_LABELS:
+        if (vt == V_STRING) {
+            e->arg_labels = ks_ps_intern(p, s, len);
+            e->has_arg_labels = 1;
+        }
+        break;
+    case K_ARG_SORT:
+        if (int_value(vt, s, len, &v)) {
+            e->arg_sort = v;
+            e->has_arg_sort = 1;
+        }
+        break;
+    case K_COLL_NAME: case K_COLL_PG: case K_COLL_RANKS: case K_COLL_DTYPE:
+    case K_COLL_IN: case K_COLL_OUT: case K_COLL_GS: case K_COLL_SEQ:
+        coll_value(p, key, vt, s, len);
+        break;
+    case K_COUNTER:
+        if (vt == V_NUMBER && len < 64) {
+            char buf[64];
+            memcpy(buf, s, len);
+            buf[len] = 0;
+            p->kv[e->ncounters].value = strtod_l(buf, NULL, ks_ps_c_locale());
+            e->ncounters++;
+        }
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int top_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    ks_meta *m = &p->t->meta;
+    ks_strtab *st = p->t->strings;
+    int64_t v;
+    switch (key) {
+    case K_SCHEMA:
+        m->schema_version = ks_strtab_intern(st, s, len);
+        break;
+    case K_BASETIME:
+        if (int_value(vt, s, len, &v)) {
+            m->base_time_ns = v;
+            m->has_base_time = 1;
+        }
+        break;
+    case K_DTU:
+        if (vt == V_STRING)
+            m->display_time_unit = ks_strtab_intern(st, s, len);
+        break;
+    case K_TRACENAME:
+        if (vt == V_STRING)
+            m->trace_name = ks_strtab_intern(st, s, len);
+        break;
+    case K_META:
+        if (vt == V_STRING || vt == V_NUMBER)
+            set_meta_entry(p, s, len, vt == V_STRING);
+        else if (vt == V_TRUE)
+            set_meta_entry(p, "true", 4, 0);
+        else if (vt == V_FALSE)
+            set_meta_entry(p, "false", 5, 0);
+        else
+            set_meta_entry(p, "null", 4, 0);
+        break;
+    case K_TRACE_EVENTS:
+        ks_ps_diag_at(p, "parse.trace_events_not_array", KS_SEV_WARNING, ks_ps_cur_offset(p),
+                      "\"traceEvents\" is not an array");
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+int ks_ps_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
+{
+    ks_ps_accepted(p);
+    if (p->skip)
+        return 1;
+    int key = p->key;
+    p->key = K_NONE;
+    switch (ks_ps_top(p)) {
+    case 0:
+        if (p->top_done)
+            return 1;
+        return ks_ps_not_a_trace(p);
+    case CX_EVENTS:
+        return ks_ps_non_object_event(p);
+    case CX_EVENT:
+        return event_value(p, key, vt, s, len);
+    case CX_ARGS:
+        return args_value(p, key, vt, s, len);
+    case CX_ID2:
+        if (key == K_ID)
+            return event_value(p, K_ID, vt, s, len);
+        return 1;
+    case CX_TOP_OBJ:
+        return top_value(p, key, vt, s, len);
+    case CX_DIST: {
+        int64_t v;
+        if (key == K_RANK && int_value(vt, s, len, &v)) {
+            p->t->meta.rank = v;
+            p->t->meta.has_rank = 1;
+        } else if (key == K_WORLD && int_value(vt, s, len, &v)) {
+            p->t->meta.world_size = v;
+            p->t->meta.has_world_size = 1;
+        } else if (key == K_BACKEND && vt == V_STRING) {
+            p->t->meta.backend = ks_strtab_intern(p->t->strings, s, len);
+        }
+        return 1;
+    }
+    case CX_DEVPROP: {
+        int64_t v = 0;
+        int ok = int_value(vt, s, len, &v);
+        switch (key) {
+        case K_DP_ID: if (ok) p->dp.id = v; break;
+        case K_DP_NAME: if (vt == V_STRING) p->dp.name = ks_strtab_intern(p->t->strings, s, len); break;
+        case K_DP_MEM: if (ok) p->dp.total_global_mem = v; break;
+        case K_DP_MAJOR: if (ok) p->dp.compute_major = v; break;
+        case K_DP_MINOR: if (ok) p->dp.compute_minor = v; break;
+        case K_DP_SMS: if (ok) p->dp.num_sms = v; break;
+        default: break;
+        }
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+int ks_ps_cb_null(void *ctx)
+{
+    return ks_ps_value(P, V_NULL, "", 0);
+}
+
+int ks_ps_cb_boolean(void *ctx, int b)
+{
+    return ks_ps_value(P, b ? V_TRUE : V_FALSE, "", 0);
+}
+
+int ks_ps_cb_number(void *ctx, const char *s, size_t len)
+{
+    return ks_ps_value(P, V_NUMBER, s, len);
+}
+
+int ks_ps_cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    return ks_ps_value(P, V_STRING, (const char *)s, len);
+}
+
+#undef P

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""tests/cli/timings.py: `analyze --timings` and `stats --timings` (docs/performance.md).
+
+What: with --timings the standard output is byte for byte the one without it (text and JSON,
+with --threads 1 and the default threads, and stats), and without it nothing is printed on stderr
+(with --quiet); with it, stderr carries the table: every phase of the pipeline is a row (reading,
+parse, store finish, each analysis pass, writing, total), no row is negative, each percentage is
+its ms over the total, the rows that follow one another on the main thread (no kind) add up to at
+most the total, and "other" is exactly what they leave of it; a "within" row is at most the row
+its name starts with.
+Why: the figures depend on the machine, so the checks are laws of the table, not values; the
+byte-identical output is what lets a benchmark run with --timings and still measure the real
+thing. Standard library only; KINESIFT and KS_CORPUS from meson."""
+import os
+import re
+import subprocess
+import sys
+
+KS = os.environ["KINESIFT"]
+CORPUS = os.environ["KS_CORPUS"]
+BIG = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")  # > one chunk: reader thread
+SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
+ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d)(?:  (beside|within))?$")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    return subprocess.run([KS, *args], capture_output=True, timeout=300)
+
+
+def table(stderr, cmd):
+    lines = stderr.decode().splitlines()
+    head = [i for i, l in enumerate(lines) if l.startswith(f"kinesift {cmd} --timings:")]
+    check(len(head) == 1, f"{cmd}: one timings header in {lines[:3]}")
+    rows = {}
+    order = []
+    for l in lines[head[0] + 1:] if head else []:
+        m = ROW.match(l)
+        if m and m.group(1) != "phase":
+            name, ms, pct, rate, kind = m.groups()
+            rows[name] = (float(ms), float(pct), rate, kind or "")
+            order.append(name)
+    return rows, order
+
+
+def laws(rows, what):
+    check("total" in rows and "other (options, opening inputs, unlisted)" in rows, f"{what}: total and other rows")
+    if "total" not in rows:
+        return
+    total = rows["total"][0]
+    seq = 0.0
+    for name, (ms, pct, rate, kind) in rows.items():
+        check(ms >= 0, f"{what}: {name} {ms} >= 0")
+        if total > 0:
+            check(abs(pct - 100 * ms / total) <= 0.11, f"{what}: {name}: {pct}% is {ms} of {total}")
+        if kind == "within":
+            parent = name.split(":")[0]
+            check(parent in rows and ms <= rows[parent][0] + 0.002, f"{what}: {name} within {parent}")
+        if not kind and name not in ("total", "other (options, opening inputs, unlisted)"):
+            seq += ms
+    other = rows["other (options, opening inputs, unlisted)"][0]
+    check(seq <= total + 0.01, f"{what}: sequential rows {seq} <= total {total}")
+    check(abs(other - max(total - seq, 0)) <= 0.01 * (len(rows) + 1), f"{what}: other {other} = {total} - {seq}")
+
+
+PARSE = ["read + decompress (reader thread)", "pre-filter, newlines (reader thread)", "parse",
+         "parse: waiting for the reader", "store finish"]
+PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps", "gaps", "threads",
+          "diagnoses", "writing", "free (analysis)", "free (store)"]
+
+for fmt in ("json", "text"):
+    for threads in ("1", "2", "0"):
+        base = ["analyze", "--format", fmt, "--threads", threads, "--quiet", BIG]
+        plain = run(*base)
+        timed = run(*base, "--timings")
+        what = f"analyze --format {fmt} --threads {threads}"
+        check(plain.returncode == 0 and timed.returncode == 0, f"{what}: exit 0")
+        check(plain.stdout == timed.stdout, f"{what}: the same stdout with --timings")
+        check(plain.stderr == b"", f"{what}: nothing on stderr without --timings: {plain.stderr[:200]!r}")
+        rows, order = table(timed.stderr, "analyze")
+        for p in PARSE + PASSES:
+            check(p in rows, f"{what}: a row '{p}' in {order}")
+        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables"]
+        two = ["analysis: timelines | GPU unions", "analysis: links | CPU tables",
+               "analysis: GPU time of rows | kernels"]
+        # 0: one thread below 100 000 events (nccl_data has 40 573), so the passes of --threads 1
+        for p in two if threads == "2" else one:
+            check(p in rows, f"{what}: a row '{p}' in {order}")
+        if threads == "1":
+            check("parse ahead (workers, summed)" not in rows, f"{what}: no workers with --threads 1")
+        check(order.index("parse") < order.index("analysis: GPU work index") < order.index("writing"),
+              f"{what}: rows in the order they ran: {order}")
+        check(rows["parse"][2] != "-" and rows["total"][2] != "-", f"{what}: parse and total have a rate")
+        check(rows["read + decompress (reader thread)"][3] == "beside", f"{what}: reading is beside the parse")
+        laws(rows, what)
+
+# a window (nccl_data has ProfilerStep#4 to #6): the tables again, timed
+r = run("analyze", "--format", "json", "--quiet", "--window", "steps:4-5", "--timings", BIG)
+rows, order = table(r.stderr, "analyze")
+check("analysis: window (tables again)" in rows, f"window: a row for the window in {order}")
+laws(rows, "analyze --window")
+# several inputs: one table, each phase summed over them
+r = run("analyze", "--format", "json", "--quiet", "--timings", BIG, SMALL)
+rows, order = table(r.stderr, "analyze")
+check("parse" in rows and "parse: read + decompress" in rows, f"two inputs: both reads in {order}")
+laws(rows, "analyze, two inputs")
+
+# stats: the parse and the writing
+for fmt in ("json", "text"):
+    plain = run("stats", "--format", fmt, "--quiet", BIG)
+    timed = run("stats", "--format", fmt, "--quiet", "--timings", BIG)
+    check(plain.stdout == timed.stdout and plain.returncode == timed.returncode == 0, f"stats {fmt}: same stdout")
+    check(plain.stderr == b"", f"stats {fmt}: nothing on stderr without --timings")
+    rows, order = table(timed.stderr, "stats")
+    for p in PARSE + ["writing", "free (store)"]:
+        check(p in rows, f"stats {fmt}: a row '{p}' in {order}")
+    check(not any(n.startswith("analysis") for n in rows), f"stats {fmt}: no analysis rows")
+    laws(rows, f"stats {fmt}")
+
+# a small input is read without the reader thread: its reads are within the parse
+r = run("stats", "--quiet", "--timings", SMALL)
+rows, order = table(r.stderr, "stats")
+check("parse: read + decompress" in rows and rows["parse: read + decompress"][3] == "within",
+      f"small input: reads within the parse: {order}")
+laws(rows, "stats, small input")
+
+if failures:
+    print(f"{len(failures)} failure(s)", file=sys.stderr)
+    sys.exit(1)
+print("timings: ok")
