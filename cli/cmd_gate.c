@@ -120,6 +120,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     io.analysis = c->ao;
     io.steps = c->so;
     io.depth = KS_INSIGHTS_STEPS;
+    io.whole_trace = 1; /* the profile reads every step, warm-up included (--warmup) */
     ks_insights r;
     int ok = ks_insights_run(tr, &io, &r, &err) == KS_OK && ks_profile_build(r.a, &r.steps, &c->po, &p, &err) == KS_OK;
     ks_cli_phase_end(&ph);
