@@ -134,11 +134,13 @@ static int lexed_past_offender(const char *msg)
 /* "after key and value, inside map, I expect ',' or '}'" and "after array element, I expect ','
  * or ']'": yajl moves its offset back by the offending token's length, and to the start of the
  * current feed when that token began in an earlier one (yajl_parser.c), so its position depends on
- * the chunking. The offending token is the first one after the last accepted token: named here
+ * the chunking. "trailing garbage": yajl's offset is the end of the first token after the trace
+ * (one byte past an invalid byte), which a read may not have reached yet when a feed ends after the
+ * trace. In both, the offending token is the first one after the last accepted token: named here
  * from the raw bytes, which the window keeps from there on (acc_abs). */
 static int before_offending_token(const char *msg)
 {
-    return strstr(msg, "I expect ','") != NULL;
+    return strstr(msg, "I expect ','") != NULL || strstr(msg, "trailing garbage") != NULL;
 }
 
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */

@@ -156,6 +156,34 @@ static void missing_comma_named_at_the_offending_token(void **state)
     }
 }
 
+/* Bytes after the trace are named at their first byte (not one past it, where yajl stops after an
+ * invalid byte), whatever the chunking: zero padding after a trace (a preallocated file) is "NUL
+ * byte at byte N" with N its first zero, also when a read ends right after that zero. */
+static void trailing_garbage_named_at_its_first_byte(void **state)
+{
+    (void)state;
+    static const char s[] = "[{\"ph\": \"i\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n]\n\0\0\0\0";
+    const size_t len = sizeof s - 1, nul = strlen(s);
+    char want[64];
+    snprintf(want, sizeof want, "NUL byte at byte %zu", nul);
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = chunk;
+        o.reader_thread = -1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("x", s, len, &o, &t, &err), KS_OK);
+        const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.trailing_garbage");
+        assert_non_null(k);
+        assert_int_equal(k->ex[0].byte, nul);
+        assert_int_equal(k->ex[0].line, 3);
+        assert_int_equal(k->ex[0].column, 1);
+        assert_non_null(strstr(k->ex[0].text, want));
+        ks_trace_free(t);
+    }
+}
+
 /* A repair inside the offending token of a syntax error is not counted (the token is skipped),
  * also when the chunk that held the repair was settled before the error was seen. */
 static void repair_in_skipped_token_not_counted(void **state)
@@ -249,6 +277,7 @@ int main(void)
         cmocka_unit_test(same_result_whatever_the_chunking),
         cmocka_unit_test(missing_comma_named_at_the_offending_token),
         cmocka_unit_test(repair_in_skipped_token_not_counted),
+        cmocka_unit_test(trailing_garbage_named_at_its_first_byte),
         cmocka_unit_test(broken_last_event_keeps_metadata),
         cmocka_unit_test(long_string_whole),
     };
