@@ -70,6 +70,10 @@ static const char *const hostile[] = {
     /* an invalid byte right before a dropped trailing comma: named at itself */
     "[{\"ph\": \"i\", \"name\": \"a\", \"tid\": \xb7,\n    },\n"
     " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* a token refused after a separator ("invalid object key"), a dropped trailing comma right
+     * after it: named at the token's end, before the comma */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1,{,}, \"pid\": 1},\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* the first key after a resynchronisation is long and holds repairs: its bytes stay until
      * it is accepted (the repairs' lines and columns) */
     "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
@@ -184,6 +188,30 @@ static void trailing_garbage_named_at_its_first_byte(void **state)
     }
 }
 
+/* A token yajl refuses (here '{' where a key belongs) is named by yajl at its end: a zero byte
+ * there is not the offender, so the words are yajl's whatever the chunking. */
+static void refused_token_before_nul_keeps_its_words(void **state)
+{
+    (void)state;
+    static const char s[] = "[{\"ph\": \"i\", \"ts\": 1,{\0 \"pid\": 1},\n"
+                            " {\"ph\": \"i\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]";
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = chunk;
+        o.reader_thread = -1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("x", s, sizeof s - 1, &o, &t, &err), KS_OK);
+        const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.skipped_event");
+        assert_non_null(k);
+        assert_non_null(strstr(k->ex[0].text, "invalid object key"));
+        assert_int_equal(k->ex[0].byte, (uint64_t)(strstr(s, ",{") + 2 - s)); /* just after the { */
+        assert_int_equal(t->events, 1);
+        ks_trace_free(t);
+    }
+}
+
 /* A repair inside the offending token of a syntax error is not counted (the token is skipped),
  * also when the chunk that held the repair was settled before the error was seen. */
 static void repair_in_skipped_token_not_counted(void **state)
@@ -278,6 +306,7 @@ int main(void)
         cmocka_unit_test(missing_comma_named_at_the_offending_token),
         cmocka_unit_test(repair_in_skipped_token_not_counted),
         cmocka_unit_test(trailing_garbage_named_at_its_first_byte),
+        cmocka_unit_test(refused_token_before_nul_keeps_its_words),
         cmocka_unit_test(broken_last_event_keeps_metadata),
         cmocka_unit_test(long_string_whole),
     };
