@@ -237,6 +237,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         a->win_end = opts->window_end;
         a->window_ns = ks_sat_sub(a->win_end, a->win_start);
         a->win_last = a->win_end;
+        a->window_basis = "window";
     } else {
         /* the whole trace; +1 so that a zero-length event at the very end still starts inside
          * (saturated: a span of extreme timestamps does not fit int64 ns) */
@@ -244,6 +245,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         a->win_end = ks_sat_add(last, 1);
         a->window_ns = ks_sat_sub(last, first);
         a->win_last = last;
+        a->window_basis = "trace";
     }
     a->ntl = t->ntracks;
     a->tl = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *a->tl);
@@ -298,6 +300,8 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
     a->win_end = end;
     a->window_ns = ks_sat_sub(end, start);
     a->win_last = end;
+    a->window_basis = "window";
+    a->window_why[0] = 0;
     if (a->priv->threads > 1) {
         build_ctx c = {a, NULL, 0, NULL, NULL, ks_aggregate_begin(a)};
         ks_pool_run(2, a->priv->threads, phase_window, &c);

@@ -68,6 +68,7 @@ int ks_cmd_annotate(int argc, char **argv)
     annotate_ctx c;
     memset(&c, 0, sizeof c);
     ks_cli_insight_opts_init(&c.io);
+    c.io.run.whole_trace = 1; /* the whole trace is annotated */
     ks_load_opts lo = {0};
     int first;
     ks_option tab[] = {

@@ -201,7 +201,9 @@ static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const k
         c->denom_name = "GPU span";
     } else {
         ks_ivs_add(&c->scope, a->win_start, ks_sat_add(a->win_start, a->window_ns));
-        c->denom_name = "window";
+        /* the default window names itself (insights/window.c); an asked-for one is "window" */
+        int named = a->window_basis && (!strcmp(a->window_basis, "CPU span") || !strcmp(a->window_basis, "device span"));
+        c->denom_name = named ? a->window_basis : "window";
     }
     ks_ivs_normalize(&c->scope);
     c->denom = ks_ivs_length(&c->scope);

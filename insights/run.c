@@ -1,6 +1,7 @@
 /* insights/run.c: ks_insights_run, the one pipeline of the passes over a trace: analysis, steps,
  * the window, gaps, telemetry and diagnoses, in the order that gives the figures of
- * `analyze --format json`.
+ * `analyze --format json`. Without --window the window is the default of insights/window.c (the
+ * active steps, else the GPU span, else the CPU span), which every share then names.
  * Why it is correct: it is the sequence every command wrote out for itself before (the CLI's
  * analyze, report, annotate, summarize, whatif, diff and gate), once: a window needs the steps
  * (steps:A-B), the tables are recomputed for it and the steps restricted to it before gaps,
@@ -10,10 +11,12 @@
  * Who may use it: the CLI and library users; one call per trace, several traces on several
  * threads at once (each call owns its results; telemetry with an IANA zone sets TZ, see
  * ks_smi_opts). */
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis_int.h"
-#include "kinesift/insights.h"
+#include "common/util.h"
+#include "insights/insights_int.h"
 #include "kinesift/timings.h"
 
 void ks_insights_opts_init(ks_insights_opts *o)
@@ -23,6 +26,44 @@ void ks_insights_opts_init(ks_insights_opts *o)
     ks_step_opts_init(&o->steps);
     ks_gap_opts_init(&o->gaps);
     ks_diagnose_opts_init(&o->diagnose);
+}
+
+/* the window asked for (--window SPEC; "trace": the whole trace, as analysed) */
+static int explicit_window(const ks_insights_opts *o, ks_insights *r, ks_error *err)
+{
+    if (!strcmp(o->window, "trace")) {
+        snprintf(r->a->window_why, sizeof r->a->window_why, "whole trace (--window trace)");
+        return KS_OK;
+    }
+    ks_ns w0 = 0, w1 = 0;
+    if (ks_window_parse(o->window, r->a, &r->steps, &w0, &w1, err) != KS_OK ||
+        ks_analysis_set_window(r->a, w0, w1, err) != KS_OK)
+        return KS_ERR;
+    ks_steps_restrict(&r->steps, w0, w1);
+    r->a->window_basis = "--window";
+    snprintf(r->a->window_why, sizeof r->a->window_why, "--window %s", o->window);
+    return KS_OK;
+}
+
+/* no --window: the active steps, else the GPU span, else the CPU span (insights/window.c) */
+static int default_window(ks_insights *r, ks_error *err)
+{
+    ks_window_choice w;
+    if (!ks_window_default(r->a, &r->steps, &w))
+        return KS_OK; /* no event: nothing to restrict */
+    /* a span of rows ends 1 ns after its last row, as the whole trace does, so that a zero-length
+     * row at the very end is inside; its length stays last end - first start */
+    ks_ns end = w.span ? ks_sat_add(w.end, 1) : w.end;
+    if (ks_analysis_set_window(r->a, w.start, end, err) != KS_OK)
+        return KS_ERR;
+    if (w.span && w.end > w.start) {
+        r->a->window_ns = ks_sat_sub(w.end, w.start);
+        r->a->win_last = w.end;
+    }
+    ks_steps_restrict(&r->steps, w.start, end);
+    r->a->window_basis = w.basis;
+    snprintf(r->a->window_why, sizeof r->a->window_why, "%s", w.why);
+    return KS_OK;
 }
 
 /* the analysis and steps of t, restricted to the window */
@@ -35,14 +76,11 @@ static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insi
     if (ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
         return KS_ERR;
     ks_timings_stop(tm, "steps", t0, 0);
-    if (o->window) {
-        ks_ns w0 = 0, w1 = 0;
-        if (ks_window_parse(o->window, r->a, &r->steps, &w0, &w1, err) != KS_OK ||
-            ks_analysis_set_window(r->a, w0, w1, err) != KS_OK)
-            return KS_ERR;
-        ks_steps_restrict(&r->steps, w0, w1);
-    }
-    return KS_OK;
+    if (o->window)
+        return explicit_window(o, r, err);
+    if (o->whole_trace)
+        return KS_OK;
+    return default_window(r, err);
 }
 
 int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)

@@ -219,7 +219,7 @@ int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *st, ks_
     int found = collect(a, re, &c, &nc, &track);
     ks_regex_free(re);
     if (!found) {
-        snprintf(st->source, sizeof st->source, "none: no %s; the whole trace is one window",
+        snprintf(st->source, sizeof st->source, "none: no %s; the window has no step",
                  o->label_regex ? "user annotation matches --step-label" : "ProfilerStep#N annotation");
         free(c);
         return KS_OK;

@@ -6,7 +6,10 @@
  *    the stream; work launched inside the label (or inside a GPU range of that name, or any work
  *    for @gpu) is scaled;
  *  - a blocking call (synchronize, blocking copy) waits until the GPU work launched so far is done,
- *    plus the overhead it had beyond that wait in the trace.
+ *    plus the overhead it had beyond that wait in the trace;
+ *  - a thread that only waits while another thread works, and goes on when that work ends
+ *    (waits.c), goes on at the projected end of that work plus the lag it had in the trace; other
+ *    waits keep their measured length and are reported.
  * The step ends when both the CPU part and its GPU work have ended. Serial phases therefore add up
  * and overlapped ones do not. Replaying with no change gives the model's own step time, printed
  * beside the measured one: their difference is the model's error on this trace. */
@@ -22,7 +25,7 @@
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
-#include "kinesift/insights.h"
+#include "insights/insights_int.h"
 
 
 typedef struct gpu_item {
@@ -40,6 +43,9 @@ typedef struct thread_model {
                                 * time it only waits there (below) */
     uint8_t *launch_shrink;    /* per slice of tl: shrink index + 1 whose label encloses it */
     ks_ivs ops;                /* union of its slices that are not labels (ops, calls, frames) */
+    ks_ivs gpu;                /* union of the GPU work it launched */
+    ks_ns *marks;              /* starts and ends of its labels, sorted */
+    size_t nmarks;
 } thread_model;
 
 typedef struct replay {
@@ -51,6 +57,8 @@ typedef struct replay {
     int32_t *thread_of;        /* per track: index in th, -1 not replayed */
     gpu_item *items;           /* GPU work launched from the replayed threads, by (thread, launch) */
     size_t nitems;
+    ks_wait *waits;            /* every wait of a thread on another (waits.c), by thread, start */
+    size_t nwaits;
 } replay;
 
 static int name_is(const ks_analysis *a, ks_str name, const char *label)
@@ -65,11 +73,16 @@ static void mark_labels(replay *r, thread_model *m)
     const ks_track *tr = &r->a->trace->tracks[tl->track];
     m->launch_shrink = ks_xcalloc(tl->n ? tl->n : 1, 1);
     m->label_cpu = ks_xcalloc(r->nsh ? r->nsh : 1, sizeof *m->label_cpu);
+    size_t mcap = 0;
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
         const ks_event *e = &tr->ev[s->ev];
-        if (e->kind != KS_K_USER_ANNOTATION)
+        if (e->kind != KS_K_USER_ANNOTATION) {
             ks_ivs_add(&m->ops, s->ts, s->end);
+        } else {
+            KS_PUSH(m->marks, m->nmarks, mcap, s->ts);
+            KS_PUSH(m->marks, m->nmarks, mcap, s->end);
+        }
         uint8_t mk = s->parent >= 0 ? m->launch_shrink[s->parent] : 0;
         for (size_t k = 0; k < r->nsh; k++) {
             if (r->sh[k].label[0] == '@')
@@ -83,6 +96,7 @@ static void mark_labels(replay *r, thread_model *m)
         m->launch_shrink[i] = mk;
     }
     ks_ivs_normalize(&m->ops);
+    ks_sort_ns(m->marks, m->nmarks);
     for (size_t k = 0; k < r->nsh; k++) {
         if (!strcmp(r->sh[k].label, "@cpu"))
             ks_ivs_add(&m->label_cpu[k], INT64_MIN / 4, INT64_MAX / 4);
@@ -196,7 +210,7 @@ static void pick_threads(replay *r, uint32_t stepping)
     for (size_t k = 0; k < t->ntracks; k++)
         r->thread_of[k] = -1;
     size_t cap = 0;
-    thread_model m0 = {&a->tl[stepping], NULL, NULL, {0}};
+    thread_model m0 = {&a->tl[stepping], NULL, NULL, {0}, {0}, NULL, 0};
     KS_PUSH(r->th, r->nth, cap, m0);
     r->thread_of[stepping] = 0;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
@@ -204,7 +218,7 @@ static void pick_threads(replay *r, uint32_t stepping)
         ks_slice_ref l = ks_gpuwork_launcher(a, &gw->v[i]);
         if (l.s < 0 || r->thread_of[l.tl] >= 0)
             continue;
-        thread_model m = {&a->tl[l.tl], NULL, NULL, {0}};
+        thread_model m = {&a->tl[l.tl], NULL, NULL, {0}, {0}, NULL, 0};
         r->thread_of[l.tl] = (int32_t)r->nth;
         KS_PUSH(r->th, r->nth, cap, m);
     }
@@ -243,6 +257,23 @@ static void collect_items(replay *r)
     }
     if (r->nitems > 1)
         qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
+}
+
+/* each thread's GPU work, then the waits of the threads on each other */
+static void find_waits(replay *r)
+{
+    for (size_t i = 0; i < r->nitems; i++)
+        ks_ivs_add(&r->th[r->items[i].thread].gpu, r->items[i].start, ks_sat_add(r->items[i].start, r->items[i].dur));
+    ks_wait_thread *wt = ks_xcalloc(r->nth ? r->nth : 1, sizeof *wt);
+    for (size_t j = 0; j < r->nth; j++) {
+        ks_ivs_normalize(&r->th[j].gpu);
+        wt[j].ops = &r->th[j].ops;
+        wt[j].gpu = &r->th[j].gpu;
+        wt[j].marks = r->th[j].marks;
+        wt[j].nmarks = r->th[j].nmarks;
+    }
+    r->nwaits = ks_waits_find(wt, r->nth, &r->waits);
+    free(wt);
 }
 
 /* CPU time of [x, y) on thread m after scaling (apply: 0 = unchanged) */
@@ -292,11 +323,12 @@ static size_t first_item(const replay *r, uint32_t th, int32_t i)
 }
 
 typedef struct special {
-    ks_ns ts, dur;
+    ks_ns ts, dur;             /* a wait's end: ts = its end, dur = -1 (before a call at that time) */
     uint32_t thread;
     int32_t slice;
     uint32_t ev;
     uint8_t blocking;
+    int32_t wait;              /* index of a modeled wait whose end this is, -1 for a call */
 } special;
 
 static int cmp_special(const void *x, const void *y)
@@ -313,7 +345,8 @@ static int cmp_special(const void *x, const void *y)
 
 /* The replayed calls of every thread: launch calls that launched work, and blocking calls, from S
  * to H on the stepping thread and to E on the others; a call inside another one (a driver call
- * inside its runtime call) is not replayed twice. In start order over all threads. */
+ * inside its runtime call) is not replayed twice; and the ends of the modeled waits inside the
+ * same bounds. In start order over all threads. */
 static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
 {
     special *v = NULL;
@@ -335,7 +368,14 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
             int launches = f < r->nitems && r->items[f].thread == j && r->items[f].launch == (int32_t)i;
             if (!blocking && !launches)
                 continue;
-            special sp = {s->ts, s->end - s->ts, (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking};
+            special sp = {s->ts, s->end - s->ts, (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
+            KS_PUSH(v, *n, cap, sp);
+        }
+    }
+    for (size_t k = 0; k < r->nwaits; k++) {
+        const ks_wait *w = &r->waits[k];
+        if (w->modeled && w->start >= S && w->end <= (w->thread ? E : H)) {
+            special sp = {w->end, -1, w->thread, -1, 0, 0, (int32_t)k};
             KS_PUSH(v, *n, cap, sp);
         }
     }
@@ -348,6 +388,31 @@ typedef struct thread_clock {
     ks_ns t, x, covered;       /* simulated time, position in the trace, end of the last call */
 } thread_clock;
 
+/* The end of a modeled wait: the projected end of the work waited on (the other thread's clock at
+ * the end of its last op; with its GPU work, also that work's end as replayed) plus the lag the
+ * trace had. Without scaling that is the wait's own end; scaling down only moves it earlier. */
+static void wait_end(const replay *r, const ks_wait *w, thread_clock *c, const ks_ns *sim_end, int apply,
+                     ks_ns *label_cpu)
+{
+    thread_clock *tc = &c[w->thread], *oc = &c[w->on];
+    ks_ns at_start = tc->t + cpu_time(r, &r->th[w->thread], tc->x, w->start, apply, label_cpu);
+    ks_ns p = w->done_cpu == INT64_MIN ? INT64_MIN
+            : oc->x < w->done_cpu ? oc->t + cpu_time(r, &r->th[w->on], oc->x, w->done_cpu, apply, NULL) : oc->t;
+    for (size_t it = first_item(r, w->on, 0); w->gpu && it < r->nitems && r->items[it].thread == w->on; it++) {
+        const gpu_item *g = &r->items[it];
+        ks_ns end = g->start + g->dur;
+        ks_ns q = sim_end[it] != INT64_MIN ? sim_end[it] : end; /* not replayed in this step: as measured */
+        if (end > w->start && end <= w->done && q > p)
+            p = q;
+    }
+    if (p == INT64_MIN) /* nothing replayed to follow: as measured */
+        p = w->done;
+    ks_ns e = p + (w->end - w->done);
+    tc->t = e > at_start ? e : at_start;
+    tc->x = w->end;
+    tc->covered = w->end > tc->covered ? w->end : tc->covered;
+}
+
 /* Replay the step [S, H) (H = the host end; E = the step end for the other threads) and return
  * its end; apply = scale or not. Each thread keeps its own clock; GPU work shares the streams;
  * a blocking call waits for all GPU work launched so far, by any thread. */
@@ -359,8 +424,15 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, ks_ns E, int apply, 
     thread_clock *c = ks_xcalloc(r->nth, sizeof *c);
     for (size_t j = 0; j < r->nth; j++)
         c[j].t = c[j].x = c[j].covered = S;
+    ks_ns *sim_end = ks_xmalloc(ks_mul(r->nitems ? r->nitems : 1, sizeof *sim_end));
+    for (size_t i = 0; i < r->nitems; i++)
+        sim_end[i] = INT64_MIN;
     special *sp = specials(r, S, H, E, &nsp);
     for (size_t k = 0; k < nsp; k++) {
+        if (sp[k].wait >= 0) {
+            wait_end(r, &r->waits[sp[k].wait], c, sim_end, apply, label_cpu);
+            continue;
+        }
         const thread_model *m = &r->th[sp[k].thread];
         thread_clock *tc = &c[sp[k].thread];
         ks_ns ts = sp[k].ts, end = sp[k].ts + sp[k].dur;
@@ -389,6 +461,7 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, ks_ns E, int apply, 
             }
             ks_ns start = ready + latency;
             sst->free_sim = start + d;
+            sim_end[it] = sst->free_sim;
             sst->free_orig = g->start + g->dur;
             if (sst->free_sim > gpu_done_sim)
                 gpu_done_sim = sst->free_sim;
@@ -410,6 +483,7 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, ks_ns E, int apply, 
     free(ss);
     free(sp);
     free(c);
+    free(sim_end);
     return done;
 }
 
@@ -603,6 +677,34 @@ static void coverage_build(const replay *r, started *others, started *unmodeled)
     started_build(unmodeled, q, nq / 2);
 }
 
+/* the waits inside the step [S, end of each thread's replay): their time on the step, and one row
+ * per (thread, thread waited on, modeled) over the steps */
+static void count_waits(const replay *r, ks_ns S, ks_ns H, ks_ns E, ks_whatif_step *st, ks_whatif *out, size_t *cap)
+{
+    for (size_t k = 0; k < r->nwaits; k++) {
+        const ks_wait *w = &r->waits[k];
+        if (w->start < S || w->end > (w->thread ? E : H))
+            continue;
+        ks_ns len = w->end - w->start;
+        if (w->modeled)
+            st->waits_modeled_ns = ks_sat_add(st->waits_modeled_ns, len);
+        else
+            st->waits_unmodeled_ns = ks_sat_add(st->waits_unmodeled_ns, len);
+        uint32_t tr = r->th[w->thread].tl->track, on = r->th[w->on].tl->track;
+        size_t i = 0;
+        while (i < out->nwaits &&
+               (out->waits[i].track != tr || out->waits[i].on_track != on || out->waits[i].modeled != w->modeled))
+            i++;
+        if (i == out->nwaits) {
+            ks_whatif_wait x = {tr, on, w->modeled, 0, 0, 0};
+            KS_PUSH(out->waits, out->nwaits, *cap, x);
+        }
+        out->waits[i].count++;
+        out->waits[i].wait_ns = ks_sat_add(out->waits[i].wait_ns, len);
+        out->waits[i].lag_ns = ks_sat_add(out->waits[i].lag_ns, w->end - w->done);
+    }
+}
+
 int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh, size_t nsh, ks_whatif *out,
                   ks_error *err)
 {
@@ -633,6 +735,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     out->label_wait_track = ks_xcalloc(nsh ? nsh : 1, sizeof *out->label_wait_track);
     take_out_waiting(&r, out);
     collect_items(&r);
+    find_waits(&r);
     int rc = check_labels(&r, out, err);
     size_t n = rc != KS_OK ? 0 : st && st->n ? st->n : 1;
     if (n) {
@@ -640,6 +743,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         out->n = n;
     }
     started others = {0}, unmodeled = {0};
+    size_t wcap = 0;
     if (n)
         coverage_build(&r, &others, &unmodeled);
     for (size_t i = 0; i < n; i++) {
@@ -661,6 +765,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         w->projected_ns = replay_step(&r, S, H, E, 1, &w->label_cpu_ns, &w->label_gpu_ns) - S;
         w->other_threads_gpu_ns = started_in(&others, S, E);
         w->unmodeled_gpu_ns = started_in(&unmodeled, S, E);
+        count_waits(&r, S, H, E, w, out, &wcap);
     }
     free(others.ts);
     free(others.sum);
@@ -672,7 +777,10 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         free(r.th[j].label_cpu);
         free(r.th[j].launch_shrink);
         ks_ivs_free(&r.th[j].ops);
+        ks_ivs_free(&r.th[j].gpu);
+        free(r.th[j].marks);
     }
+    free(r.waits);
     free(r.th);
     free(r.thread_of);
     free(r.items);
@@ -688,5 +796,6 @@ void ks_whatif_free(ks_whatif *w)
     free(w->label_wait_ns);
     free(w->label_own_ns);
     free(w->label_wait_track);
+    free(w->waits);
     memset(w, 0, sizeof *w);
 }

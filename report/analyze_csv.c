@@ -1,5 +1,6 @@
 /* report/analyze_csv.c: `kinesift analyze --format csv`: every table in one CSV, one row per table
- * row, told apart by the "section" column: op, label, kernel, gpu, device (device activity
+ * row, told apart by the "section" column: window (the analysis window: how it was chosen, its
+ * basis, which every share is of), op, label, kernel, gpu, device (device activity
  * kinesift does not interpret), step, gap, gap_cpu, gap_label, gap_longest, diagnosis, error (an
  * input not read). One header for all: a section fills the columns it has and leaves the others
  * empty, as it does for a figure not observed. Columns only ever get added at the end, so a
@@ -289,8 +290,23 @@ static void diagnosis_rows(FILE *out, const ks_analysis *a, const ks_diagnoses *
     }
 }
 
+/* the analysis window: how it was chosen (name), its basis (cat: the denominator's name), span */
+static void window_row(FILE *out, const ks_analysis *a)
+{
+    row *r = row_new(a->trace->source, "window");
+    set_str(r, C_NAME, ks_report_window_why(a));
+    set_str(r, C_CAT, ks_report_window_basis(a));
+    if (a->has_events || a->has_window) {
+        set_int(r, C_START, a->win_start);
+        set_int(r, C_END, a->win_last);
+        set_int(r, C_SPAN, a->window_ns);
+    }
+    row_put(out, r);
+}
+
 void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
+    window_row(out, a);
     op_rows(out, a, "op", a->ops, a->nops, o);
     op_rows(out, a, "label", a->labels, a->nlabels, o);
     kernel_rows(out, a, o);

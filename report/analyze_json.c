@@ -1,6 +1,7 @@
 /* report/analyze_json.c: `kinesift analyze --format json`, schema "kinesift.analyze/1"
  * (docs/schema-analyze.md). The reference form of every analysis figure: integer ns, GPU figures
  * null with a reason when the trace holds no GPU work. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,6 +266,28 @@ static void self_time(ks_jw *w, const ks_analysis *a)
     ks_jw_end_obj(w);
 }
 
+/* what each share of this trace is a share of (docs/schema-analyze.md, "share_of") */
+static void share_of(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
+{
+    char b[160];
+    const char *basis = ks_report_window_basis(a);
+    ks_jw_key(w, "share_of");
+    ks_jw_obj(w);
+    snprintf(b, sizeof b, "%s: window.span_ns (inclusive time, per-thread unions added: above 1 when the "
+                          "name runs on several threads at once)", basis);
+    ks_jw_kstr(w, "ops", b);
+    ks_jw_kstr(w, "labels", b);
+    ks_jw_kstr(w, "kernels", "GPU span: gpu[].span_ns added over the devices (clipped to the window)");
+    ks_jw_kstr(w, "gpu", "the device's GPU span: gpu[].span_ns");
+    ks_jw_kstr(w, "device_activity", "the device's span: device_activity[].span_ns");
+    ks_jw_kstr(w, "gaps", "the device's gaps: gaps[].total_ns");
+    ks_jw_kstr(w, "steps", "the step's wall time: steps[].wall_ns");
+    const ks_diagnoses *d = iv ? iv->diagnoses : NULL;
+    snprintf(b, sizeof b, "%s: diagnoses_summary.denominator_ns", d && d->denominator ? d->denominator : "window");
+    ks_jw_kstr(w, "diagnoses", b);
+    ks_jw_end_obj(w);
+}
+
 void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_insights_view *iv,
                            const ks_report_opts *o)
 {
@@ -283,8 +306,11 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
         ks_jw_knull(w, "end_ns");
         ks_jw_knull(w, "span_ns");
     }
-    ks_jw_kstr(w, "kind", a->has_window ? "time" : "trace");
+    ks_jw_kstr(w, "kind", ks_report_window_kind(a));
+    ks_jw_kstr(w, "basis", ks_report_window_basis(a));
+    ks_jw_kstr(w, "chosen", ks_report_window_why(a));
     ks_jw_end_obj(w);
+    share_of(w, a, iv);
     gpu_rows(w, a);
     device_activity(w, a);
     ks_jw_key(w, "ops");

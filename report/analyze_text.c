@@ -29,8 +29,11 @@ static void window_line(FILE *out, const ks_analysis *a)
         fprintf(out, "  window   no timed events\n");
         return;
     }
-    fprintf(out, "  window   %s %s [%lld, %lld) ns\n", a->has_window ? "restricted to" : "whole trace,",
-            fmt(b, sizeof b, a->window_ns), (long long)a->win_start, (long long)a->win_last);
+    fprintf(out, "  window   %s, %s [%lld, %lld) ns\n", ks_report_window_why(a), fmt(b, sizeof b, a->window_ns),
+            (long long)a->win_start, (long long)a->win_last);
+    if (a->window_basis && a->window_basis[0] != '-' && strcmp(a->window_basis, "trace") && strcmp(a->window_basis, "window"))
+        fprintf(out, "           (the default; --window SPEC or --window trace changes it; \"of the %s\" is of this window)\n",
+                a->window_basis);
 }
 
 static void gpu_lines(FILE *out, const ks_analysis *a)
@@ -42,12 +45,13 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
     }
     for (size_t i = 0; i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
-        fprintf(out, "  GPU %-4d busy %s of %s span (%.1f%%), idle %s (%.1f%%)", g->device,
+        fprintf(out, "  GPU %-4d busy %s of its %s GPU span (%.1f%%), idle %s (%.1f%%)", g->device,
                 fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(g->busy_ns, g->span_ns),
                 fmt(b3, sizeof b3, g->idle_ns), pct(g->idle_ns, g->span_ns));
         /* a share of a span much shorter than the window is stated with its absolute size */
         if (ks_mul_ge(a->window_ns, 1, g->span_ns, 2))
-            fprintf(out, "; the span is only %.2f%% of the window: %s busy in a %s window", pct(g->span_ns, a->window_ns),
+            fprintf(out, "; the span is only %.2f%% of the %s: %s busy in a %s window", pct(g->span_ns, a->window_ns),
+                    ks_report_window_basis(a),
                     fmt(b1, sizeof b1, g->busy_ns), fmt(b4, sizeof b4, a->window_ns));
         fputc('\n', out);
         fprintf(out, "           kernel %s, memcpy %s, memset %s, communication %s; %llu kernels, %llu "

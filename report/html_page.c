@@ -91,7 +91,9 @@ static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, i
 {
     fprintf(f, "<li data-trace=\"%d\"><a href=\"#t%d\">", id, id);
     ks_html_text(f, a->trace->source);
-    fputs("</a>: window ", f);
+    fputs("</a>: window <span data-field=\"window\">", f);
+    ks_html_text(f, ks_report_window_why(a));
+    fputs("</span>, ", f);
     if (a->has_events || a->has_window)
         ks_html_ns_span(f, "span_ns", a->window_ns);
     else
@@ -278,9 +280,12 @@ static void kernel_table(FILE *f, const ks_analysis *a, const ks_report_opts *o)
             mx = a->kernels[i].total_ns;
     fprintf(f, "<h3>GPU work: top %zu of %zu by total time</h3>\n<table class=\"sortable\" data-table=\"kernels\">"
                "<thead><tr><th class=\"name\" scope=\"col\">name [kind]</th><th scope=\"col\">total</th>"
-               "<th scope=\"col\">share of window</th><th scope=\"col\">count</th><th scope=\"col\">median</th>"
+               "<th scope=\"col\">share of the GPU span</th><th scope=\"col\">count</th><th scope=\"col\">median</th>"
                "<th scope=\"col\">max</th></tr></thead><tbody>\n",
             lim, a->nkernels);
+    ks_ns span = 0; /* the denominator of the share, as in JSON: the devices' GPU spans added */
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++)
+        span = ks_sat_add(span, a->gpu[i].span_ns);
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         fputs("<tr data-name=\"", f);
@@ -289,7 +294,7 @@ static void kernel_table(FILE *f, const ks_analysis *a, const ks_report_opts *o)
         name_cell(f, ks_trace_str(t, k->name), ks_kind_name((ks_kind)k->kind));
         ns_cell(f, "total_ns", k->total_ns, mx, 1);
         fprintf(f, "<td class=\"num\" data-v=\"%lld\">%.1f%%</td>", (long long)k->total_ns,
-                pct(k->total_ns, a->window_ns));
+                pct(k->total_ns, span));
         count_cell(f, k->count);
         ns_cell(f, "median_ns", k->median_ns, 0, 1);
         ns_cell(f, "max_ns", k->max_ns, 0, 1);

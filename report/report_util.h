@@ -37,6 +37,14 @@ void ks_input_error_list_add(ks_input_error_list *l, const char *input, const ch
 /* "errors": [...] (an empty array when none); frees the list. */
 void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l);
 
+/* The analysis window as every format names it (report/window_desc.c): the denominator's name
+ * ("active steps", "GPU span", "CPU span", "device span", "--window", "window", "trace"), the
+ * JSON kind ("active_steps", "gpu_span", "cpu_span", "device_span", "time", "trace") and the
+ * line saying how it was chosen. */
+const char *ks_report_window_basis(const ks_analysis *a);
+const char *ks_report_window_kind(const ks_analysis *a);
+const char *ks_report_window_why(const ks_analysis *a);
+
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);
 /* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "

@@ -1,5 +1,8 @@
 /* report/whatif.c: the `kinesift whatif` report: per step the measured time, the model's replay
- * without change (its calibration) and the projection with the shrinks applied. */
+ * without change (its calibration) and the projection with the shrinks applied; which waits of a
+ * thread on another the model follows and how much waiting it keeps as measured. */
+#include <stdio.h>
+
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/report.h"
@@ -15,6 +18,37 @@ static const char *tid(char *buf, size_t n, const ks_trace *t, uint32_t track)
 {
     ks_id_format(t->strings, t->tracks[track].tid, buf, n);
     return buf;
+}
+
+/* the waits of a thread on another: modelled (the end follows that work) or kept as measured */
+static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w)
+{
+    const ks_trace *t = a->trace;
+    char b1[32], b2[32], id[64], on[64];
+    for (size_t i = 0; i < w->nwaits; i++) {
+        const ks_whatif_wait *x = &w->waits[i];
+        fprintf(out, "  wait %s: tid %s only waited while tid %s worked, %llu time%s, %s in all; ",
+                x->modeled ? "modelled" : "NOT modelled", tid(id, sizeof id, t, x->track),
+                tid(on, sizeof on, t, x->on_track), (unsigned long long)x->count, x->count == 1 ? "" : "s",
+                fmt(b1, sizeof b1, x->wait_ns));
+        if (x->modeled)
+            fprintf(out, "each ends at the projected end of that thread's work (ops and the GPU work it launched) "
+                         "plus the lag it had (%s in all).\n", fmt(b2, sizeof b2, x->lag_ns));
+        else
+            fprintf(out, "it went on %s (in all) after that work had ended, longer than the tolerance (max(50 us, "
+                         "10%% of the wait)): kept at its measured length.\n", fmt(b2, sizeof b2, x->lag_ns));
+    }
+    for (size_t i = 0; i < w->n; i++) {
+        const ks_whatif_step *s = &w->v[i];
+        if (!s->waits_unmodeled_ns)
+            continue;
+        char step[24];
+        snprintf(step, sizeof step, s->number >= 0 ? "step %lld" : "the window", (long long)s->number);
+        fprintf(out, "  %s: %s (%.1f%% of its measured time) is waiting the model could not tie to the work "
+                     "waited on: its projection keeps it and may be too long.\n", step,
+                fmt(b1, sizeof b1, s->waits_unmodeled_ns),
+                s->measured_ns > 0 ? 100.0 * (double)s->waits_unmodeled_ns / (double)s->measured_ns : 0.0);
+    }
 }
 
 /* which threads the model replays, what it leaves out, and labels that are waiting, not work */
@@ -33,9 +67,9 @@ static void threads_note(FILE *out, const ks_analysis *a, const ks_whatif *w, co
     fprintf(out, "\n");
     if (w->nthreads > 1)
         fprintf(out, "  %s of GPU work in the steps was launched by the other threads: each is replayed on its own "
-                     "clock and shares the streams (and @gpu); a thread waiting on another is not modeled, so its "
-                     "work does not move when another thread's time changes.\n",
+                     "clock and shares the streams (and @gpu).\n",
                 fmt(b1, sizeof b1, other));
+    waits_note(out, a, w);
     if (unmodeled)
         fprintf(out, "  %s of GPU work in the steps has no launch call in the trace: not in the model.\n",
                 fmt(b1, sizeof b1, unmodeled));
@@ -122,6 +156,23 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         ks_jw_kint(w, "scaled_gpu_ns", s->label_gpu_ns);
         ks_jw_kint(w, "other_threads_gpu_ns", s->other_threads_gpu_ns);
         ks_jw_kint(w, "unmodeled_gpu_ns", s->unmodeled_gpu_ns);
+        ks_jw_kint(w, "waits_modeled_ns", s->waits_modeled_ns);
+        ks_jw_kint(w, "waits_unmodeled_ns", s->waits_unmodeled_ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_key(w, "waits");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < wi->nwaits; i++) {
+        const ks_whatif_wait *x = &wi->waits[i];
+        char id[64];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "tid", tid(id, sizeof id, a->trace, x->track));
+        ks_jw_kstr(w, "on_tid", tid(id, sizeof id, a->trace, x->on_track));
+        ks_jw_kbool(w, "modeled", x->modeled);
+        ks_jw_kuint(w, "count", x->count);
+        ks_jw_kint(w, "wait_ns", x->wait_ns);
+        ks_jw_kint(w, "lag_ns", x->lag_ns);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

@@ -202,6 +202,12 @@ typedef struct ks_analysis {
                                 * whole trace (win_start + window_ns when that does not overflow) */
     int has_window;            /* restricted by the caller */
     int has_events;            /* any timed event at all */
+    /* what the window is, which is the denominator every share of it names: "trace" (ks_analyze
+     * alone), "window" (ks_analysis_set_window), and from ks_insights_run "active steps", "GPU
+     * span", "CPU span" (its default, docs/insights.md "The window") or "--window" */
+    const char *window_basis;
+    char window_why[192];      /* how it was chosen, one line: "active steps 3-7 (5 steps; 1
+                                * warm-up step before it left out)"; "" when not said */
 
     ks_timeline *tl;           /* one per track, index = track index */
     size_t ntl;

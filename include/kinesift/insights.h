@@ -338,7 +338,20 @@ typedef struct ks_whatif_step {
                                 * other than the stepping thread: modeled on their own thread */
     ks_ns unmodeled_gpu_ns;    /* GPU work starting in the step whose launch call is not in the
                                 * trace: not in the model */
+    ks_ns waits_modeled_ns;    /* time threads waited on another thread in the step, the wait's end
+                                * following that thread's projected end (ks_whatif_wait) */
+    ks_ns waits_unmodeled_ns;  /* time a thread only waited while another worked, but went on
+                                * later than that work's end: kept at its measured length */
 } ks_whatif_step;
+
+/* The waits of one thread on another over the replayed steps (docs/insights.md, "What-if"). */
+typedef struct ks_whatif_wait {
+    uint32_t track, on_track;  /* the waiting thread, the thread whose work it waits on */
+    int modeled;               /* its end follows the projected end of that work */
+    uint64_t count;
+    ks_ns wait_ns;             /* total length */
+    ks_ns lag_ns;              /* total time from the end of that work to the wait's end (kept) */
+} ks_whatif_wait;
 
 typedef struct ks_whatif {
     ks_whatif_step *v;
@@ -352,6 +365,8 @@ typedef struct ks_whatif {
                                 * scaled) */
     ks_ns *label_own_ns;       /* per shrink: the label's time on its threads (union) */
     uint32_t *label_wait_track; /* per shrink: the thread with most of that waiting */
+    ks_whatif_wait *waits;     /* per (thread, thread waited on, modeled), in the replayed steps */
+    size_t nwaits;
 } ks_whatif;
 
 /* Replay each step (or the whole window when there are no steps) with the shrinks applied. On an
@@ -374,7 +389,11 @@ typedef struct ks_insights_opts {
     ks_gap_opts gaps;
     ks_smi_opts smi;           /* smi.path NULL: no telemetry */
     ks_diagnose_opts diagnose; /* the impact floor, --all-diagnoses */
-    const char *window;        /* a ks_window_parse SPEC ("steps:2-5", "1ms:20ms"); NULL: whole trace */
+    const char *window;        /* a ks_window_parse SPEC ("steps:2-5", "1ms:20ms") or "trace" (the
+                                * whole trace); NULL: the default window, the active steps, else
+                                * the GPU span, else the CPU span without the profiler's own span
+                                * (docs/insights.md, "The window") */
+    int whole_trace;           /* with window NULL: the whole trace rather than the default */
     ks_insights_depth depth;
 } ks_insights_opts;
 

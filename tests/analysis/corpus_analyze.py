@@ -3,7 +3,9 @@
 against an independent reading with Python's json module: the schema's fields are all there, every
 kernel/memcpy/memset event is counted exactly once with its exact duration (parsed from the
 decimal text with Decimal, never through float), the op rows cover every CPU-side complete event,
-and GPU figures are null with a reason exactly when the trace has no GPU work. The trace: an
+and GPU figures are null with a reason exactly when the trace has no GPU work. It analyses the
+whole trace (--window trace): the default window, the active steps, is checked by
+corpus_window.py. The trace: an
 absolute path, or a path relative to $KS_CORPUS."""
 import gzip, json, os, subprocess, sys
 from decimal import Decimal
@@ -13,7 +15,7 @@ raw = open(path, "rb").read()
 doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw, parse_float=Decimal)
 events = doc["traceEvents"] if isinstance(doc, dict) else doc
 
-r = subprocess.run([os.environ["KINESIFT"], "analyze", "--quiet", "--format", "json", path],
+r = subprocess.run([os.environ["KINESIFT"], "analyze", "--quiet", "--format", "json", "--window", "trace", path],
                    capture_output=True, text=True)
 if r.returncode:
     sys.exit(f"analyze failed ({r.returncode}): {r.stderr}")

@@ -2,7 +2,8 @@
 """tests/analysis/corpus_diagnose.py: laws the diagnoses of `kinesift analyze --format json` obey on
 any trace, checked on one real trace (an absolute path, or a path relative to $KS_CORPUS):
   - the denominator is recomputed here: the active steps' wall times summed when there are active
-    steps, else the GPU span (first GPU work start to last end over the devices);
+    steps, else the GPU span (first GPU work start to last end over the devices), else the
+    default window (the device span, else the CPU span), which it then names;
   - no diagnosis under the impact floor is listed without --all-diagnoses; with it, the hidden
     ones come back marked below_floor, the others are the same; every impact lies within the
     denominator; diagnoses are ranked by impact, caveats (no impact) last;
@@ -43,7 +44,9 @@ elif t["gpu"]:
     span = max(g["last_ns"] for g in t["gpu"]) - min(g["first_ns"] for g in t["gpu"])
     assert s["denominator_ns"] == span, (s, span)
 else:
-    assert s["denominator"] == "window", s
+    # the default window names itself: the device span (other accelerators), else the CPU span
+    assert s["denominator"] == ("device span" if t["device_activity"] else "CPU span"), s
+    assert s["denominator_ns"] == t["window"]["span_ns"], (s, t["window"])
 
 for doc_t, listed_all in ((t, False), (full, True)):
     prev = None

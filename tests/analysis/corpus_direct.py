@@ -14,7 +14,7 @@ not well defined are left out with the rows they could touch: work without a cor
 (kinesift links it through flows), launches with no enclosing op (kinesift falls back to the op
 with the same External id), and launches whose enclosing ops partially overlap each other (then
 nesting, not containment, decides). The test fails when a compared row differs by one ns, and
-prints how much of the direct time it compared."""
+prints how much of the direct time it compared. Over the whole trace (--window trace)."""
 import gzip, json, os, subprocess, sys
 from collections import defaultdict
 from decimal import Decimal
@@ -130,7 +130,7 @@ def union(iv):
     return total + (cur[1] - cur[0] if cur else 0)
 
 
-r = subprocess.run([os.environ["KINESIFT"], "analyze", "--quiet", "--format", "json", path],
+r = subprocess.run([os.environ["KINESIFT"], "analyze", "--quiet", "--format", "json", "--window", "trace", path],
                    capture_output=True, text=True)
 if r.returncode:
     sys.exit(f"analyze failed ({r.returncode}): {r.stderr}")

@@ -83,7 +83,8 @@ assert "does not interpret these device events" in text
 # [600,650) = 300 us; span 100 .. 700 = 600 us; idle 300 us. By name: exec 200 us (2), dma
 # 150 us (2), wait 0 (1). The CPU marker of an unknown category without device stays an op.
 unk = os.path.join(fixtures, "analysis", "unknown_device.json")
-t = analyze_json(unk)
+# the whole trace (the default window would be the device span, without the host marker)
+t = analyze_json("--window", "trace", unk)
 assert t["gpu"] is None and "device activity" in t["gpu_reason"]
 (d,) = t["device_activity"]
 want = {"device": 5, "label": "NPU 5", "categories": ["npu_ccp"], "tracks": 2, "events": 5,

@@ -287,8 +287,59 @@ static void cpu_only_trace(void **state)
     /* and a trace without any step: one window, not a failure */
     load(&b, "analysis/nesting.json");
     assert_int_equal(b.st.n, 0);
-    assert_non_null(strstr(b.st.source, "whole trace"));
+    assert_non_null(strstr(b.st.source, "the window has no step"));
     unload(&b);
+}
+
+/* the default window of the pipeline (fixtures/insights/gen.py, M and N; us) */
+static void default_window(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_load(ks_fixture("insights/default_window.json"));
+    ks_insights_opts o;
+    ks_insights r;
+    ks_error err;
+    ks_insights_opts_init(&o);
+    o.depth = KS_INSIGHTS_STEPS;
+    /* active steps 2-5: from step 2's start (3000) to step 5's end, widened by its kernel (5200) */
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 3000 * US);
+    assert_int_equal(r.a->win_end, 5200 * US);
+    assert_int_equal(r.a->window_ns, 2200 * US);
+    assert_string_equal(r.a->window_basis, "active steps");
+    assert_string_equal(r.a->window_why, "active steps 2-5 (4 steps; 1 warm-up left out)");
+    assert_int_equal(r.steps.n, 4);
+    for (size_t i = 0; i < r.a->nops; i++) /* the op before the steps is out, the one inside in */
+        assert_string_not_equal(ks_trace_str(t, r.a->ops[i].name), "aten::before");
+    ks_insights_free(&r);
+    /* without steps: the GPU span [4800, 5200), ending 1 ns after it so an instant at 5200 is in */
+    o.steps.label_regex = "^no such label$";
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 4800 * US);
+    assert_int_equal(r.a->window_ns, 400 * US);
+    assert_int_equal(r.a->win_last, 5200 * US);
+    assert_int_equal(r.a->win_end, 5200 * US + 1);
+    assert_string_equal(r.a->window_basis, "GPU span");
+    ks_insights_free(&r);
+    /* --window trace: the whole trace, stretched by the profiler's span [0, 10000) */
+    o.steps.label_regex = NULL;
+    o.window = "trace";
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 0);
+    assert_int_equal(r.a->window_ns, 10000 * US);
+    assert_string_equal(r.a->window_basis, "trace");
+    assert_int_equal(r.steps.n, 5);
+    ks_insights_free(&r);
+    ks_trace_free(t);
+    /* no step, no GPU work: the CPU span [1000, 4000), not the profiler's span nor its instant */
+    t = ks_test_load(ks_fixture("insights/default_window_cpu.json"));
+    o.window = NULL;
+    assert_int_equal(ks_insights_run(t, &o, &r, &err), KS_OK);
+    assert_int_equal(r.a->win_start, 1000 * US);
+    assert_int_equal(r.a->window_ns, 3000 * US);
+    assert_string_equal(r.a->window_basis, "CPU span");
+    ks_insights_free(&r);
+    ks_trace_free(t);
 }
 
 static void windows(void **state)
@@ -582,6 +633,59 @@ static void whatif_every_thread(void **state)
     unload(&b);
 }
 
+/* whatif_waits.json (gen.py O; us): tid 1 waits [210, 650) on tid 2, whose bwd, kernel k2 [300, 600)
+ * and synchronize end at 600; tid 1 goes on at 650. With @gpu=0.5, by hand: k1 runs [110, 160);
+ * k2, launched at 262 after 38 us of latency, runs [300, 450); the synchronize returns at 450; the
+ * wait ends at 450 + the 50 us lag = 500; opt runs from 500, and the host part ends at
+ * 500 + (1000 - 650) = 850; k3 ends at 585. Step 1: 850. Step 2's wait ends 150 us after tid 2's
+ * work (over the max(50 us, 44 us) tolerance): not modelled, 440 us kept, step 2 stays 1000. */
+static void whatif_waits_between_threads(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/whatif_waits.json");
+    const ks_ns us = 1000;
+    ks_shrink gpu = {"@gpu", 0.5};
+    ks_whatif w;
+    ks_error err;
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &gpu, 1, &w, &err), KS_OK);
+    assert_int_equal(w.n, 2);
+    assert_int_equal(w.v[0].measured_ns, 1000 * us);
+    assert_int_equal(w.v[0].model_ns, 1000 * us);
+    assert_int_equal(w.v[0].projected_ns, 850 * us);
+    assert_int_equal(w.v[0].waits_modeled_ns, 440 * us);
+    assert_int_equal(w.v[0].waits_unmodeled_ns, 0);
+    assert_int_equal(w.v[1].model_ns, 1000 * us);
+    assert_int_equal(w.v[1].projected_ns, 1000 * us);
+    assert_int_equal(w.v[1].waits_modeled_ns, 0);
+    assert_int_equal(w.v[1].waits_unmodeled_ns, 440 * us);
+    assert_int_equal(w.nwaits, 2);
+    for (size_t i = 0; i < w.nwaits; i++) {
+        char id[64], on[64];
+        ks_id_format(b.t->strings, b.t->tracks[w.waits[i].track].tid, id, sizeof id);
+        ks_id_format(b.t->strings, b.t->tracks[w.waits[i].on_track].tid, on, sizeof on);
+        assert_string_equal(id, "1");
+        assert_string_equal(on, "2");
+        assert_int_equal(w.waits[i].count, 1);
+        assert_int_equal(w.waits[i].wait_ns, 440 * us);
+        assert_int_equal(w.waits[i].lag_ns, (w.waits[i].modeled ? 50 : 150) * us);
+    }
+    ks_whatif_free(&w);
+    /* no scaling: the projection is the measured time exactly */
+    ks_shrink none[2] = {{"@gpu", 1.0}, {"@cpu", 1.0}};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, none, 2, &w, &err), KS_OK);
+    for (size_t i = 0; i < w.n; i++)
+        assert_int_equal(w.v[i].projected_ns, w.v[i].measured_ns);
+    ks_whatif_free(&w);
+    /* the CPU at half speed: never longer, and shorter */
+    ks_shrink cpu = {"@cpu", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &cpu, 1, &w, &err), KS_OK);
+    for (size_t i = 0; i < w.n; i++)
+        assert_true(w.v[i].projected_ns < w.v[i].measured_ns);
+    ks_whatif_free(&w);
+    unload(&b);
+}
+
 static void telemetry_aligned_with_skew(void **state)
 {
     (void)state;
@@ -642,10 +746,12 @@ int main(void)
         cmocka_unit_test(blocking_calls_of_every_platform),
         cmocka_unit_test(cpu_only_trace),
         cmocka_unit_test(windows),
+        cmocka_unit_test(default_window),
         cmocka_unit_test(whatif_seed_example),
         cmocka_unit_test(threads_tie_backward_work),
         cmocka_unit_test(gaps_every_thread),
         cmocka_unit_test(whatif_every_thread),
+        cmocka_unit_test(whatif_waits_between_threads),
         cmocka_unit_test(telemetry_aligned_with_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,7 +100,14 @@ t = doc["traces"][0]
 for k in ("window", "gpu", "ops", "labels", "kernels", "links", "steps", "steps_summary", "gaps",
           "diagnoses", "telemetry", "diagnostics"):
     check(k in t, f"analyze JSON has {k}")
-check(len(t["steps"]) == 6 and t["steps"][0]["warmup"] and not t["steps"][1]["warmup"], "example steps")
+# the default window is the active steps: the warm-up step 0 is left out of every table, and said
+check(len(t["steps"]) == 5 and [s["number"] for s in t["steps"]] == [1, 2, 3, 4, 5], "example steps (active)")
+check(t["window"]["kind"] == "active_steps" and t["window"]["chosen"].startswith("active steps 1-5 (5 steps; 1 warm-up")
+      and t["window"]["start_ns"] == t["steps"][0]["start_ns"] and t["window"]["end_ns"] == t["steps"][-1]["end_ns"],
+      f"example window: {t['window']}")
+whole = json.loads(run("analyze", "--format", "json", "--window", "trace", example).stdout)["traces"][0]
+check(len(whole["steps"]) == 6 and whole["steps"][0]["warmup"] and not whole["steps"][1]["warmup"], "example steps")
+check(whole["window"]["kind"] == "trace", "--window trace: the whole trace")
 for s in t["steps"]:
     check(sum(s["breakdown"].values()) == s["wall_ns"], "breakdown adds up to the wall time")
 ids = {x["id"] for x in t["diagnoses"]}
@@ -137,8 +144,10 @@ def whatif_steps(*args):
     r = run("whatif", "--format", "json", *args)
     check(r.returncode == 0, f"whatif {args}: {r.stderr!r}")
     return json.loads(r.stdout)["traces"][0]["steps"] if r.returncode == 0 else []
-every = whatif_steps("--shrink", "@gpu=0.5", example)
+every = whatif_steps("--shrink", "@gpu=0.5", "--window", "trace", example)
 check([s["number"] for s in every] == list(range(len(every))) and len(every) >= 4, "whatif steps of the example")
+# by default the active steps (the warm-up step 0 left out), each replayed as in the whole trace
+check(whatif_steps("--shrink", "@gpu=0.5", example) == every[1:], "whatif: the active steps by default")
 # --window narrows the replayed steps to those it names, each replayed as without it
 inside = whatif_steps("--shrink", "@gpu=0.5", "--window", "steps:2-3", example)
 check([s["number"] for s in inside] == [2, 3], f"whatif --window steps:2-3: {[s['number'] for s in inside]}")

@@ -61,10 +61,11 @@ def read(path):
 
 
 def test_corpus_pair():
+    # the whole traces (--window trace): the counts below are read from every event of the files
     before, after = read(BASE), read(TEST)
     changed = {k for k in set(before) | set(after) if before.get(k, [0])[0] != after.get(k, [0])[0]}
     check(changed, "the two files differ in some operator counts")
-    code, out, err = diff(BASE, TEST, "--format", "json")
+    code, out, err = diff(BASE, TEST, "--format", "json", "--window", "trace")
     check(code == 0, f"diff exit 0 ({err})")
     doc = json.loads(out)
     check(doc["schema"] == "kinesift.diff/1", "schema")
@@ -85,7 +86,7 @@ def test_corpus_pair():
     impacts = [r["impact_ns"] for r in doc["ops"]["rows"]]
     check(impacts == sorted(impacts, reverse=True), "rows sorted by impact")
     # the text report names every operator whose count changed, with its status
-    code, text, _ = diff(BASE, TEST, "--top", "0")
+    code, text, _ = diff(BASE, TEST, "--window", "trace", "--top", "0")
     lines = text.splitlines()
     for name, cat in changed:
         hit = [l for l in lines if l.rstrip().endswith(f"{name} [{cat}]") and l.split()[0] in ("added", "removed", "changed")]
@@ -94,7 +95,7 @@ def test_corpus_pair():
     # kernels: the add<int> kernel ran 3 times before, 2 after
     k = [r for r in doc["kernels"]["rows"] if "CUDAFunctor_add<int>" in r["name"]]
     check(len(k) == 1 and k[0]["before"]["count"] == 3 and k[0]["after"]["count"] == 2, f"kernel counts {k}")
-    code, out, _ = diff(BASE, TEST, "--format", "json", "--normalize-kernels")
+    code, out, _ = diff(BASE, TEST, "--window", "trace", "--format", "json", "--normalize-kernels")
     kn = json.loads(out)["kernels"]["rows"]
     merged = [r for r in kn if r["name"] == "at::native::vectorized_elementwise_kernel"]
     check(len(merged) == 1 and merged[0]["before"]["count"] == 6 and merged[0]["before"]["names"] == 3,
@@ -104,14 +105,14 @@ def test_corpus_pair():
     check(st["baseline"]["n"] == 2 and st["candidate"]["n"] == 2 and st["verdict"] == "inconclusive", "steps")
     check(st["ci"][0] <= st["ratio"] <= st["ci"][1], "the ratio lies in its CI")
     # CSV: the same rows
-    code, out, _ = diff(BASE, TEST, "--format", "csv")
+    code, out, _ = diff(BASE, TEST, "--window", "trace", "--format", "csv")
     recs = list(csv.DictReader(io.StringIO(out)))
     ops = [r for r in recs if r["section"] == "op"]
     check(len(ops) == len(rows), "CSV: one row per operator")
     for r in ops:
         b = before.get((r["name"], r["category"]))
         check((r["count_before"] == "" and not b) or (b and int(r["count_before"]) == b[0]), f"CSV count {r['name']}")
-    code, out, _ = diff(BASE, TEST, "--format", "markdown")
+    code, out, _ = diff(BASE, TEST, "--window", "trace", "--format", "markdown")
     check(code == 0 and "#### Operators:" in out and "| All2All\\_Pooled\\_Req | cpu\\_op | added |" in out, "markdown")
     check("<4" not in out, "markdown: kernel names escaped")
 

@@ -196,7 +196,7 @@ def check_annotate(path, tmp):
             check(ok, f"{path}: added slices of thread {tid} nest ([{s}, {t}) against {stack[-1:]})")
             stack.append(t)
     # the figures are analyze's
-    tr = analyze_json(path)[0]
+    tr = analyze_json(path, "--window", "trace")[0]  # annotate marks the whole trace
     steps = [e for e in added if e["ph"] == "X" and e["tid"] == 1]
     check([us_to_ns(e["dur"]) for e in steps] == [s["wall_ns"] for s in tr["steps"]],
           f"{path}: step slices last the steps' wall time")

@@ -98,16 +98,16 @@ with open(names_path, "w") as f:
         {"ph": "X", "cat": "kernel", "name": "short_kernel<1>(int)", "pid": 0, "tid": 7, "ts": 60, "dur": 5,
          "args": {"stream": 7, "device": 0}}]}, f)
 assert len(KERNEL_TEXT) <= 90 < len(KERNEL) and len(DEEP) > 90
-text = run(names_path)
+text = run("--window", "trace", names_path)  # the op runs before the GPU span
 assert f"  {KERNEL_TEXT} [kernel]" in text, text
 assert f"  {DEEP_TEXT} [kernel]" in text, text
 assert "  short_kernel<1>(int) [kernel]" in text
 assert f"  {OP_TEXT} [cpu_op]" in text, text
 tables = text[:text.index("\n  Steps")]  # the diagnoses quote names whole, as evidence
 assert KERNEL not in tables and OP not in tables
-doc = json.loads(run("--format", "json", names_path))["traces"][0]
+doc = json.loads(run("--window", "trace", "--format", "json", names_path))["traces"][0]
 assert {k["name"] for k in doc["kernels"]} == {KERNEL, DEEP, "short_kernel<1>(int)"}
-rows = list(csv.DictReader(io.StringIO(run("--format", "csv", names_path))))
+rows = list(csv.DictReader(io.StringIO(run("--window", "trace", "--format", "csv", names_path))))
 assert {r["name"] for r in rows if r["section"] == "kernel"} == {KERNEL, DEEP, "short_kernel<1>(int)"}
 assert OP in {r["name"] for r in rows if r["section"] == "op"}
 print("names: shortened in text by the rule, whole in JSON and CSV")
@@ -193,7 +193,11 @@ def check_csv(path):
                 for o in t[key]], (path, section)
     assert [(r["name"], r["count"], r["total_ns"]) for r in sec("kernel")] == \
         [(k["name"], n(k["count"]), n(k["total_ns"])) for k in t["kernels"]]
-    known = {"op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
+    # the window: one row, the JSON's window (how it was chosen, its basis, its span)
+    w = t["window"]
+    assert [(r["name"], r["cat"], r["start_ns"], r["end_ns"], r["span_ns"]) for r in sec("window")] == \
+        [(w["chosen"], w["basis"], n(w["start_ns"]), n(w["end_ns"]), n(w["span_ns"]))], (path, sec("window"), w)
+    known = {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
              "diagnosis"}
     assert {r["section"] for r in rows} <= known, {r["section"] for r in rows} - known
     return {s for s in known if sec(s)}
@@ -206,7 +210,7 @@ for p in [os.path.join(fixtures, "insights", f) for f in sorted(os.listdir(os.pa
           os.path.join(corpus, "hta", "mtia_inference_trace", "mtia_inference_rank_0.json.gz"),
           os.path.join(corpus, "hta", "timeline_analysis", "sampled_rank-0.json.gz")]:
     seen |= check_csv(p)
-assert seen == {"op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
+assert seen == {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
                 "diagnosis"}, seen
 print("CSV: every section equal to the JSON")
 print("ok")
