@@ -134,11 +134,24 @@ static int lexed_past_offender(const char *msg)
 /* "after key and value, inside map, I expect ',' or '}'" and "after array element, I expect ','
  * or ']'": yajl moves its offset back by the offending token's length, and to the start of the
  * current feed when that token began in an earlier one (yajl_parser.c), so its position depends on
- * the chunking. The offending token is the first one after the last accepted token: named here
+ * the chunking. "trailing garbage": yajl's offset is the end of the first token after the trace
+ * (one byte past an invalid byte), which a read may not have reached yet when a feed ends after the
+ * trace. In both, the offending token is the first one after the last accepted token: named here
  * from the raw bytes, which the window keeps from there on (acc_abs). */
 static int before_offending_token(const char *msg)
 {
-    return strstr(msg, "I expect ','") != NULL;
+    return strstr(msg, "I expect ','") != NULL || strstr(msg, "trailing garbage") != NULL;
+}
+
+/* "unallowed token at this point in JSON text", "invalid object key (must be a string)" and
+ * "object key and value must be separated by a colon (':')": yajl's offset is the end of the
+ * offending token (it lexed the token, then refused it), the same whatever the chunking once
+ * mapped as a token end (ks_ps_token_end_in); the byte there is not the offender, so it is not
+ * named (a zero after the token is no "NUL byte"). */
+static int after_offending_token(const char *msg)
+{
+    return strstr(msg, "unallowed token") != NULL || strstr(msg, "invalid object key") != NULL ||
+           strstr(msg, "separated by a colon") != NULL;
 }
 
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
@@ -158,19 +171,22 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
         msg = yajl_message(p->h);
         size_t hint = 0, in_off;
+        int at_end = after_offending_token(msg);
         if (lexed_past_offender(msg)) {
             /* name the offending byte itself, as the other lexical errors do (in input bytes: the
              * filtered run may have dropped blanks before it, and a trailing comma after it) */
             in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
             if (in_off > 0)
                 in_off--;
+        } else if (at_end) {
+            in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
         } else {
             in_off = ks_run_in_offset(&p->run, out_off);
         }
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
             *err_at = ks_ps_offending_token(p, p->acc_abs);
-        if (ks_ps_raw_byte(p, *err_at) == 0) {
+        if (!at_end && ks_ps_raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
             free(msg);
             char buf[64];

@@ -70,6 +70,10 @@ static const char *const hostile[] = {
     /* an invalid byte right before a dropped trailing comma: named at itself */
     "[{\"ph\": \"i\", \"name\": \"a\", \"tid\": \xb7,\n    },\n"
     " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* a token refused after a separator ("invalid object key"), a dropped trailing comma right
+     * after it: named at the token's end, before the comma */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1,{,}, \"pid\": 1},\n"
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
     /* the first key after a resynchronisation is long and holds repairs: its bytes stay until
      * it is accepted (the repairs' lines and columns) */
     "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
@@ -153,6 +157,58 @@ static void missing_comma_named_at_the_offending_token(void **state)
         assert_int_equal(ex.column, 2);
         first_example(s, chunk, "parse.resync_bytes_skipped", &n);
         assert_int_equal(n, (uint64_t)(next + 1 - brace));
+    }
+}
+
+/* Bytes after the trace are named at their first byte (not one past it, where yajl stops after an
+ * invalid byte), whatever the chunking: zero padding after a trace (a preallocated file) is "NUL
+ * byte at byte N" with N its first zero, also when a read ends right after that zero. */
+static void trailing_garbage_named_at_its_first_byte(void **state)
+{
+    (void)state;
+    static const char s[] = "[{\"ph\": \"i\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n]\n\0\0\0\0";
+    const size_t len = sizeof s - 1, nul = strlen(s);
+    char want[64];
+    snprintf(want, sizeof want, "NUL byte at byte %zu", nul);
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = chunk;
+        o.reader_thread = -1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("x", s, len, &o, &t, &err), KS_OK);
+        const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.trailing_garbage");
+        assert_non_null(k);
+        assert_int_equal(k->ex[0].byte, nul);
+        assert_int_equal(k->ex[0].line, 3);
+        assert_int_equal(k->ex[0].column, 1);
+        assert_non_null(strstr(k->ex[0].text, want));
+        ks_trace_free(t);
+    }
+}
+
+/* A token yajl refuses (here '{' where a key belongs) is named by yajl at its end: a zero byte
+ * there is not the offender, so the words are yajl's whatever the chunking. */
+static void refused_token_before_nul_keeps_its_words(void **state)
+{
+    (void)state;
+    static const char s[] = "[{\"ph\": \"i\", \"ts\": 1,{\0 \"pid\": 1},\n"
+                            " {\"ph\": \"i\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]";
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = chunk;
+        o.reader_thread = -1;
+        ks_trace *t;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("x", s, sizeof s - 1, &o, &t, &err), KS_OK);
+        const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.skipped_event");
+        assert_non_null(k);
+        assert_non_null(strstr(k->ex[0].text, "invalid object key"));
+        assert_int_equal(k->ex[0].byte, (uint64_t)(strstr(s, ",{") + 2 - s)); /* just after the { */
+        assert_int_equal(t->events, 1);
+        ks_trace_free(t);
     }
 }
 
@@ -249,6 +305,8 @@ int main(void)
         cmocka_unit_test(same_result_whatever_the_chunking),
         cmocka_unit_test(missing_comma_named_at_the_offending_token),
         cmocka_unit_test(repair_in_skipped_token_not_counted),
+        cmocka_unit_test(trailing_garbage_named_at_its_first_byte),
+        cmocka_unit_test(refused_token_before_nul_keeps_its_words),
         cmocka_unit_test(broken_last_event_keeps_metadata),
         cmocka_unit_test(long_string_whole),
     };
