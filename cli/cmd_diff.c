@@ -11,7 +11,7 @@
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
-#include "report/report_int.h"
+#include "kinesift/report.h"
 
 const char ks_help_diff[] =
     "usage: kinesift diff BEFORE AFTER [--format text|json|csv|markdown] [--top N]\n"
@@ -196,7 +196,7 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
     int several = !rc && (b.n > 1 || a.n > 1);
     if (several)
         rc = pair_by_rank((const char *const *)inputs, &b, &a, format);
-    ks_outfile of;
+    ks_outfile *of = NULL;
     ks_error err;
     FILE *out = stdout;
     if (!rc && output) {
@@ -205,7 +205,7 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
             rc = KS_EXIT_USAGE;
             goto done;
         }
-        out = of.f;
+        out = ks_outfile_stream(of);
     }
     if (rc)
         goto done;
@@ -231,8 +231,8 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
         fprintf(out, "\n]}\n");
     if (output) {
         if (bad || rc)
-            ks_outfile_abort(&of);
-        else if (ks_outfile_commit(&of, &err) != KS_OK) {
+            ks_outfile_abort(of);
+        else if (ks_outfile_commit(of, &err) != KS_OK) {
             ks_cli_error(NULL, &err);
             bad = 1;
         }

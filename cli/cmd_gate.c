@@ -10,7 +10,7 @@
 #include "kinesift/analysis.h"
 #include "kinesift/compare.h"
 #include "kinesift/insights.h"
-#include "report/report_int.h"
+#include "kinesift/report.h"
 
 const char ks_help_gate[] =
     "usage: kinesift gate --baseline B... --candidate C... [--budget FILE.json] [checks]\n"
@@ -202,18 +202,18 @@ static int junit_writer(FILE *out, const ks_gate *g, int inconclusive_fails)
 
 static int write_file(const char *path, writer_fn fn, const ks_gate *g, int fails)
 {
-    ks_outfile of;
+    ks_outfile *of;
     ks_error err;
     if (ks_outfile_open(&of, path, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return -1;
     }
-    if (fn(of.f, g, fails) != 0) {
-        ks_outfile_abort(&of);
+    if (fn(ks_outfile_stream(of), g, fails) != 0) {
+        ks_outfile_abort(of);
         ks_cli_fail("%s: cannot write", path);
         return -1;
     }
-    if (ks_outfile_commit(&of, &err) != KS_OK) {
+    if (ks_outfile_commit(of, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return -1;
     }

@@ -173,6 +173,20 @@ static char *dir_of(const char *path)
     return ks_xstrndup(path, (size_t)(slash - path));
 }
 
+/* Declared in <kinesift/redact.h> (the compressions are redact's option), defined here with the
+ * compressions themselves, so that afile needs nothing from the rooms that use it (report/
+ * names annotated traces with it too). */
+const char *ks_redact_compress_suffix(ks_compress c)
+{
+    switch (c) {
+    case KS_COMPRESS_GZIP: return ".gz";
+    case KS_COMPRESS_ZSTD: return ".zst";
+    case KS_COMPRESS_XZ: return ".xz";
+    case KS_COMPRESS_BZIP2: return ".bz2";
+    default: return "";
+    }
+}
+
 static int add_filter(struct archive *a, ks_compress c)
 {
     switch (c) {

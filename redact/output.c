@@ -30,17 +30,6 @@ ks_compress ks_redact_compress_of(const char *filter)
     return KS_COMPRESS_NONE;
 }
 
-const char *ks_redact_compress_suffix(ks_compress c)
-{
-    switch (c) {
-    case KS_COMPRESS_GZIP: return ".gz";
-    case KS_COMPRESS_ZSTD: return ".zst";
-    case KS_COMPRESS_XZ: return ".xz";
-    case KS_COMPRESS_BZIP2: return ".bz2";
-    default: return "";
-    }
-}
-
 void ks_redact_cleanup_on_signals(void)
 {
     ks_afile_cleanup_on_signals();

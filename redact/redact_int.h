@@ -1,11 +1,12 @@
 /* redact/redact_int.h: what the parts of redact/ share (internal, not installed).
  *
- *   rules.c      rule registry (ids, classes), PCRE2 helpers, user rules (--rules FILE)
+ *   rules.c      rule registry (ids, classes), a rule's hit (count, record, hook), PCRE2
+ *                helpers, user rules (--rules FILE)
  *   pseudonym.c  keyed HMAC-SHA256 tokens, collision handling, distinct counts, key loading
  *   tokens.c     recognising our own tokens (user-1a2b3c4d, [REDACTED:x], ...) so that
- *                redaction is idempotent
+ *                redaction is idempotent; writing [REDACTED:x]
  *   secrets.c    secret shapes -> [REDACTED:rule]
- *   vendor.c     vendors' fixed-prefix token shapes (vendor-token), after gitleaks
+ *   vendor.c     vendors' fixed-prefix token shapes (vendor-token), after gitleaks; entropy
  *   net.c        e-mails, URL credentials, IPv4/IPv6, host names
  *   psl.c        the top-level domains of the public-suffix list (Debian's publicsuffix)
  *   paths.c      absolute paths, home directories, site-packages, frames
@@ -138,6 +139,8 @@ int ks_rd_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
 size_t ks_rd_token_at(const char *s, size_t n);
 /* 1 when the whole of s is one token. */
 int ks_rd_is_token(const char *s, size_t n);
+/* Append "[REDACTED:rule]" (the token of a secret) to out. */
+void ks_rd_put_redacted(ks_buf *out, const char *rule);
 /* 1 when [pos, pos+len) lies inside a token of s. */
 int ks_rd_in_token(const char *s, size_t n, size_t pos, size_t len);
 
@@ -256,7 +259,8 @@ struct ks_redactor {
     void *hit_ctx;
 };
 
-/* Record a rewrite (count, and the engine's hook). */
+/* rules.c: record a rewrite (count, and the engine's hook); a rule's name and class. Every
+ * detector calls ks_rd_hit, so it is in rules.c, below them (not in redactor.c, above). */
 void ks_rd_hit(ks_redactor *rd, int rule, size_t len);
 const char *ks_rd_rule_name(const ks_redactor *rd, int rule);
 int ks_rd_rule_cls(const ks_redactor *rd, int rule);
@@ -279,18 +283,18 @@ int ks_rd_literals_maybe(const ks_redactor *rd, const char *s, size_t n);
 /* Literals learned after generation gen, into *ls (empty at the call); returns how many. */
 size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls);
 
-/* secrets.c */
-double ks_rd_entropy(const char *s, size_t n);
 /* vendor.c: a vendor token of a fixed-prefix shape at s (gitleaks' shapes): its length, or 0;
- * ks_rd_vendor_firsts: a table of the bytes such a token can start with */
+ * ks_rd_vendor_firsts: a table of the bytes such a token can start with; the Shannon entropy
+ * (bits per byte) that vendor.c and secrets.c check */
 size_t ks_rd_vendor_token(const char *s, size_t n);
 const unsigned char *ks_rd_vendor_firsts(void);
+double ks_rd_entropy(const char *s, size_t n);
+/* secrets.c */
 int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
-void ks_rd_put_redacted(ks_buf *out, const char *rule);
 
 /* net.c */
 int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out);

@@ -156,20 +156,6 @@ void ks_redactor_free(ks_redactor *rd)
     free(rd);
 }
 
-void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
-{
-    rd->counts[rule]++;
-    if (rd->nrec >= 0 && rd->nrec < (int)(sizeof rd->rec / sizeof rd->rec[0])) {
-        rd->rec[rd->nrec].rule = (uint16_t)rule;
-        rd->rec[rd->nrec].len = (uint32_t)len;
-        rd->nrec++;
-    } else if (rd->nrec >= 0) {
-        rd->nrec = (int)(sizeof rd->rec / sizeof rd->rec[0]) + 1;
-    }
-    if (rd->hit)
-        rd->hit(rd->hit_ctx, rule, len);
-}
-
 uint64_t ks_redact_count_total(const ks_redactor *rd)
 {
     uint64_t t = 0;

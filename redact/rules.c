@@ -136,6 +136,23 @@ int ks_rd_rule_cls(const ks_redactor *rd, int rule)
     return rd->urules[rule - R_NBUILTIN].cls;
 }
 
+/* A rule fired (a detector rewrote len bytes): counted for the report, recorded while a string
+ * is scanned (scan.c replays the records on a cache hit), and handed to the engine's hook (the
+ * findings of --check). Here beside the rules, below every detector that calls it. */
+void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
+{
+    rd->counts[rule]++;
+    if (rd->nrec >= 0 && rd->nrec < (int)(sizeof rd->rec / sizeof rd->rec[0])) {
+        rd->rec[rd->nrec].rule = (uint16_t)rule;
+        rd->rec[rd->nrec].len = (uint32_t)len;
+        rd->nrec++;
+    } else if (rd->nrec >= 0) {
+        rd->nrec = (int)(sizeof rd->rec / sizeof rd->rec[0]) + 1;
+    }
+    if (rd->hit)
+        rd->hit(rd->hit_ctx, rule, len);
+}
+
 /* ---- PCRE2 ----------------------------------------------------------------------------------- */
 
 int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err)

@@ -5,7 +5,6 @@
  * generic "key=value" secrets by PCRE2 patterns, each behind a cheap pre-check. Where gitleaks
  * asks for a minimum Shannon entropy the candidate must reach it. Other vendors' fixed-prefix
  * shapes are in vendor.c (rule vendor-token), tried at the same word starts. */
-#include <math.h>
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -35,29 +34,6 @@ static int is_aws(unsigned char c) /* [A-Z2-7] */
 static int is_alpha(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-double ks_rd_entropy(const char *s, size_t n)
-{
-    if (!n)
-        return 0;
-    unsigned cnt[256] = {0};
-    for (size_t i = 0; i < n; i++)
-        cnt[(unsigned char)s[i]]++;
-    double h = 0;
-    for (int c = 0; c < 256; c++)
-        if (cnt[c]) {
-            double p = (double)cnt[c] / (double)n;
-            h -= p * log2(p);
-        }
-    return h;
-}
-
-void ks_rd_put_redacted(ks_buf *out, const char *rule)
-{
-    ks_buf_puts(out, "[REDACTED:");
-    ks_buf_puts(out, rule);
-    ks_buf_putc(out, ']');
 }
 
 /* length of the run of chars of a class at s */

@@ -97,3 +97,11 @@ int ks_rd_in_token(const char *s, size_t n, size_t pos, size_t len)
     (void)len;
     return 0;
 }
+
+/* Write the token that stands for a secret of rule rule; ks_rd_token_at recognises it. */
+void ks_rd_put_redacted(ks_buf *out, const char *rule)
+{
+    ks_buf_puts(out, "[REDACTED:");
+    ks_buf_puts(out, rule);
+    ks_buf_putc(out, ']');
+}

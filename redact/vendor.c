@@ -14,10 +14,30 @@
  *
  * When it does not apply: tokens with no fixed prefix, or shapes whose prefix is too common in
  * traces (a bare 40-hex value is every git commit). Who may use it: redact/secrets.c. */
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "redact/redact_int.h"
+
+/* Shannon entropy of s in bits per byte (gitleaks' minimum-entropy checks, here and in
+ * secrets.c). */
+double ks_rd_entropy(const char *s, size_t n)
+{
+    if (!n)
+        return 0;
+    unsigned cnt[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        cnt[(unsigned char)s[i]]++;
+    double h = 0;
+    for (int c = 0; c < 256; c++)
+        if (cnt[c]) {
+            double p = (double)cnt[c] / (double)n;
+            h -= p * log2(p);
+        }
+    return h;
+}
+
 
 enum cs {
     C_ALNUM, C_WORD, C_WORDD, C_HEX, C_HEXD, C_B64, C_WORDDE, C_UPALNUM, C_ALNUMD, C_ALNUMDOT,

@@ -9,7 +9,8 @@
  * at all where O_TMPFILE works, else it is in the registry that the signal cleanup walks
  * (ks_afile_cleanup_on_signals). The target is replaced (force): the callers refuse an output that
  * names an input, the budget or another output before anything is read (cli/, ks_same_file).
- * Who may use it: the writers of diff and gate (cli/cmd_diff.c, cli/cmd_gate.c). */
+ * Public (<kinesift/report.h>): the command's diff and gate writers use it (cli/cmd_diff.c,
+ * cli/cmd_gate.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,7 @@
 
 #include "common/afile.h"
 #include "common/util.h"
-#include "kinesift/compare.h"
-#include "report/report_int.h"
+#include "kinesift/report.h"
 
 /* the stream's writes: all of buf to the temporary file, or 0 (stdio's "error") */
 static ssize_t afile_cookie_write(void *cookie, const char *buf, size_t n)
@@ -27,31 +27,47 @@ static ssize_t afile_cookie_write(void *cookie, const char *buf, size_t n)
     return ks_afile_write(cookie, buf, n) == 0 ? (ssize_t)n : 0;
 }
 
-int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err)
+struct ks_outfile {
+    char *path;
+    FILE *f;     /* writes go to af through afile_cookie_write */
+    ks_afile *af;
+};
+
+int ks_outfile_open(ks_outfile **out, const char *path, ks_error *err)
 {
-    memset(o, 0, sizeof *o);
-    if (ks_afile_open(path, KS_COMPRESS_NONE, &o->af, err) != KS_OK)
+    *out = NULL;
+    ks_afile *af;
+    if (ks_afile_open(path, KS_COMPRESS_NONE, &af, err) != KS_OK)
         return KS_ERR;
     cookie_io_functions_t io = {.write = afile_cookie_write};
-    if (!(o->f = fopencookie(o->af, "w", io))) {
+    FILE *f = fopencookie(af, "w", io);
+    if (!f) {
         int e = errno;
-        ks_afile_abort(o->af);
-        o->af = NULL;
+        ks_afile_abort(af);
         return ks_error_set(err, "%s: %s", path, strerror(e));
     }
+    ks_outfile *o = ks_xcalloc(1, sizeof *o);
     o->path = ks_xstrdup(path);
+    o->f = f;
+    o->af = af;
+    *out = o;
     return KS_OK;
+}
+
+FILE *ks_outfile_stream(ks_outfile *o)
+{
+    return o->f;
 }
 
 static void release(ks_outfile *o)
 {
     free(o->path);
-    memset(o, 0, sizeof *o);
+    free(o);
 }
 
 void ks_outfile_abort(ks_outfile *o)
 {
-    if (!o->af)
+    if (!o)
         return;
     if (o->f)
         fclose(o->f);

@@ -31,23 +31,4 @@ void ks_xml_escape(FILE *out, const char *s);
 /* A Markdown table cell: | \ ` * _ [ ] < > & # escaped (backslash or entity), CR/LF as spaces. */
 void ks_md_escape(FILE *out, const char *s);
 
-/* Write an output file safely through a stdio stream: a thin layer over the one atomic output file
- * (common/afile.h): the text goes to a temporary file beside path, put in place over path on
- * commit (so a failed run leaves the old file or nothing). Write to f between open and
- * commit/abort. */
-typedef struct ks_outfile {
-    char *path;
-    FILE *f;
-    struct ks_afile *af;
-} ks_outfile;
-
-int ks_outfile_open(ks_outfile *o, const char *path, ks_error *err);
-/* Flush, close and put in place (replacing path); on any failure removes the temporary and
- * returns KS_ERR. */
-int ks_outfile_commit(ks_outfile *o, ks_error *err);
-/* Close and remove the temporary (the path is left as it was). */
-void ks_outfile_abort(ks_outfile *o);
-/* 1 when the two paths name the same existing file (same device and inode). */
-int ks_same_file(const char *a, const char *b);
-
 #endif

@@ -109,6 +109,25 @@ KS_API int ks_html_end(ks_html *h, const char *title); /* writes the page; 0, or
 KS_API int ks_report_write_file(const char *path, int force, char *const *inputs, size_t ninputs, const void *buf,
                                 size_t n, ks_error *err);
 
+/* An output file written through a stdio stream, atomically (diff and gate's --json, --junit,
+ * --markdown, diff --output): the bytes go to a temporary file beside path (the library's one
+ * atomic output file, common/afile.c: no name at all where O_TMPFILE works, removed by
+ * ks_redact_cleanup_on_signals' handler otherwise), which replaces path on commit; a failed or
+ * aborted write leaves path as it was. The mode is that of any new file (0666 less the umask).
+ * Checking that path is no input is the caller's (ks_same_file). Threads: one ks_outfile is used
+ * by one thread; several may be open at once (report/gate_output.c). */
+typedef struct ks_outfile ks_outfile;
+KS_API int ks_outfile_open(ks_outfile **o, const char *path, ks_error *err);
+/* The stream to write to, until commit or abort. */
+KS_API FILE *ks_outfile_stream(ks_outfile *o);
+/* Flush, close and put in place, replacing path; on any failure the temporary file is removed and
+ * KS_ERR returned. Frees o. */
+KS_API int ks_outfile_commit(ks_outfile *o, ks_error *err);
+/* Close and remove the temporary file (path is left as it was); frees o. NULL is ignored. */
+KS_API void ks_outfile_abort(ks_outfile *o);
+/* 1 when the two paths name the same existing file (same device and inode), else 0. */
+KS_API int ks_same_file(const char *a, const char *b);
+
 /* `kinesift annotate`: copy the trace file input (one stream, read again here) to output with
  * kinesift's tracks added before the end of its traceEvents array (report/annotate.c); the output
  * is compressed by its name (.gz, .zst, .xz, .bz2), written to a temporary file and renamed,

@@ -198,20 +198,20 @@ static void output_files(void **state)
     FILE *f = fopen(path, "w");
     fputs("old\n", f);
     fclose(f);
-    ks_outfile o;
+    ks_outfile *o;
     ks_error err;
     assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
-    fputs("new\n", o.f);
+    fputs("new\n", ks_outfile_stream(o));
     char *before = slurp(path);
     assert_string_equal(before, "old\n"); /* nothing visible before the commit */
     free(before);
-    ks_outfile_abort(&o);
+    ks_outfile_abort(o);
     char *after = slurp(path);
     assert_string_equal(after, "old\n");
     free(after);
     assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
-    fputs("new\n", o.f);
-    assert_int_equal(ks_outfile_commit(&o, &err), KS_OK);
+    fputs("new\n", ks_outfile_stream(o));
+    assert_int_equal(ks_outfile_commit(o, &err), KS_OK);
     after = slurp(path);
     assert_string_equal(after, "new\n");
     free(after);
@@ -258,11 +258,11 @@ static void output_file_mode_follows_umask(void **state)
     assert_non_null(mkdtemp(dir));
     char *path = ks_xasprintf("%s/report.json", dir);
     mode_t old = umask(027);
-    ks_outfile o;
+    ks_outfile *o;
     ks_error err;
     assert_int_equal(ks_outfile_open(&o, path, &err), KS_OK);
-    fputs("{}\n", o.f);
-    assert_int_equal(ks_outfile_commit(&o, &err), KS_OK);
+    fputs("{}\n", ks_outfile_stream(o));
+    assert_int_equal(ks_outfile_commit(o, &err), KS_OK);
     mode_t now = umask(old);
     assert_int_equal(now, 027);
     struct stat st;
@@ -292,12 +292,12 @@ static void output_file_removed_on_signal(void **state)
     if (pid == 0) {
         setenv("KINESIFT_NO_O_TMPFILE", "1", 1);
         ks_afile_cleanup_on_signals();
-        ks_outfile o;
+        ks_outfile *o;
         ks_error err;
         if (ks_outfile_open(&o, path, &err) != KS_OK)
             _exit(3);
-        fputs("new\n", o.f);
-        fflush(o.f);
+        fputs("new\n", ks_outfile_stream(o));
+        fflush(ks_outfile_stream(o));
         char c = entries(dir) == 2 ? 'y' : 'n'; /* the target and the named temporary file */
         if (write(ready[1], &c, 1) != 1)
             _exit(4);
