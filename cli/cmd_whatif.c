@@ -115,6 +115,7 @@ int ks_cmd_whatif(int argc, char **argv)
     memset(&c, 0, sizeof c);
     ks_cli_insight_opts_init(&c.io);
     c.io.run.depth = KS_INSIGHTS_STEPS;
+    c.io.run.steps_or_trace = 1; /* the active steps; without, the whole trace (its launch calls) */
     ks_load_opts lo = {0};
     int first;
     ks_option tab[] = {

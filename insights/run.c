@@ -78,7 +78,7 @@ static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insi
     ks_timings_stop(tm, "steps", t0, 0);
     if (o->window)
         return explicit_window(o, r, err);
-    if (o->whole_trace)
+    if (o->whole_trace || (o->steps_or_trace && !r->steps.nactive))
         return KS_OK;
     return default_window(r, err);
 }

@@ -59,6 +59,7 @@ typedef struct replay {
     size_t nitems;
     ks_wait *waits;            /* every wait of a thread on another (waits.c), by thread, start */
     size_t nwaits;
+    uint32_t *by_end;          /* the items by (thread, end): those a wait followed, by two searches */
 } replay;
 
 static int name_is(const ks_analysis *a, ks_str name, const char *label)
@@ -259,6 +260,31 @@ static void collect_items(replay *r)
         qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
 }
 
+static int cmp_by_end(const void *x, const void *y, void *ctx)
+{
+    const gpu_item *items = ctx;
+    const gpu_item *p = &items[*(const uint32_t *)x], *q = &items[*(const uint32_t *)y];
+    if (p->thread != q->thread)
+        return p->thread < q->thread ? -1 : 1;
+    ks_ns a = p->start + p->dur, b = q->start + q->dur;
+    return (a > b) - (a < b);
+}
+
+/* the first item of thread th (in by_end) ending after t */
+static size_t first_ending_after(const replay *r, uint32_t th, ks_ns t)
+{
+    size_t lo = 0, hi = r->nitems;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const gpu_item *g = &r->items[r->by_end[mid]];
+        if (g->thread < th || (g->thread == th && g->start + g->dur <= t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* each thread's GPU work, then the waits of the threads on each other */
 static void find_waits(replay *r)
 {
@@ -274,6 +300,11 @@ static void find_waits(replay *r)
     }
     r->nwaits = ks_waits_find(wt, r->nth, &r->waits);
     free(wt);
+    r->by_end = ks_xmalloc(ks_mul(r->nitems ? r->nitems : 1, sizeof *r->by_end));
+    for (size_t i = 0; i < r->nitems; i++)
+        r->by_end[i] = (uint32_t)i;
+    if (r->nitems > 1)
+        qsort_r(r->by_end, r->nitems, sizeof *r->by_end, cmp_by_end, r->items);
 }
 
 /* CPU time of [x, y) on thread m after scaling (apply: 0 = unchanged) */
@@ -398,11 +429,15 @@ static void wait_end(const replay *r, const ks_wait *w, thread_clock *c, const k
     ks_ns at_start = tc->t + cpu_time(r, &r->th[w->thread], tc->x, w->start, apply, label_cpu);
     ks_ns p = w->done_cpu == INT64_MIN ? INT64_MIN
             : oc->x < w->done_cpu ? oc->t + cpu_time(r, &r->th[w->on], oc->x, w->done_cpu, apply, NULL) : oc->t;
-    for (size_t it = first_item(r, w->on, 0); w->gpu && it < r->nitems && r->items[it].thread == w->on; it++) {
+    /* its GPU work that ended in (start, done], as replayed (as measured when not replayed here) */
+    for (size_t k = w->gpu ? first_ending_after(r, w->on, w->start) : r->nitems; k < r->nitems; k++) {
+        uint32_t it = r->by_end[k];
         const gpu_item *g = &r->items[it];
         ks_ns end = g->start + g->dur;
-        ks_ns q = sim_end[it] != INT64_MIN ? sim_end[it] : end; /* not replayed in this step: as measured */
-        if (end > w->start && end <= w->done && q > p)
+        if (g->thread != w->on || end > w->done)
+            break;
+        ks_ns q = sim_end[it] != INT64_MIN ? sim_end[it] : end;
+        if (q > p)
             p = q;
     }
     if (p == INT64_MIN) /* nothing replayed to follow: as measured */
@@ -781,6 +816,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         free(r.th[j].marks);
     }
     free(r.waits);
+    free(r.by_end);
     free(r.th);
     free(r.thread_of);
     free(r.items);

@@ -117,7 +117,7 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     if (nshown < st->n)
         fprintf(out, "  %zu of %zu steps shown (--top %zu: the first, the slowest and the last; --top 0 for "
                      "all)\n", nshown, st->n, top);
-    fprintf(out, "  %8s %12s %7s %7s  breakdown (%%): kernel memcpy memset comm runtime data cpu other\n",
+    fprintf(out, "  %8s %12s %7s %7s  breakdown (%% of the step's wall): kernel memcpy memset comm runtime data cpu other\n",
             "step", "wall", "busy", "idle");
     for (size_t i = 0; i < st->n;) {
         if (shown[i]) {
@@ -162,7 +162,8 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
                  "    call while another thread of its process ran an op or a label, or in a label's own time\n"
                  "    while another thread ran an op\n",
             fmt(b1, sizeof b1, d->waiting_ns), pct(d->waiting_ns, d->total_ns));
-    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle):\n");
+    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle;\n"
+                 "    %% of the gaps' time):\n");
     for (size_t i = 0; i < d->nthreads; i++) {
         const ks_gap_thread *th = &d->threads[i];
         const ks_track *tr = &t->tracks[th->track];
@@ -201,7 +202,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
                 fmt(b4, sizeof b4, d->hta_other_ns));
         if (!d->count)
             continue;
-        fprintf(out, "    GPU idle while the launching CPU thread was in:\n");
+        fprintf(out, "    GPU idle while the launching CPU thread was in (%% of the gaps' time):\n");
         for (size_t j = 0; j < d->nby_cpu && j < 10; j++) {
             const ks_gap_cause *c = &d->by_cpu[j];
             char what[200];
@@ -210,7 +211,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
                     (unsigned long long)c->count, what);
         }
         threads_in_gaps(out, t, d);
-        fprintf(out, "    ... by innermost label:");
+        fprintf(out, "    ... by innermost label (%% of the gaps' time):");
         for (size_t j = 0; j < d->nby_label && j < 5; j++) {
             const ks_gap_cause *c = &d->by_label[j];
             fprintf(out, "%s %s %.1f%%", j ? "," : "", c->name ? ks_trace_str(t, c->name) : "(no label)",
@@ -337,7 +338,7 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
         if (strcmp(th->v[i].role, "steps") && strcmp(th->v[i].role, "main"))
             for (int k = 0; k < KS_TIE_COUNT; k++)
                 other = ks_sat_add(other, th->v[i].gpu_ns[k]);
-    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%%) launched\n"
+    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%% of it) launched\n"
                  "  by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
             fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(other, th->busy_ns),
             st && st->n ? "stepping" : "main", (unsigned long long)th->flows);

@@ -394,6 +394,9 @@ typedef struct ks_insights_opts {
                                 * the GPU span, else the CPU span without the profiler's own span
                                 * (docs/insights.md, "The window") */
     int whole_trace;           /* with window NULL: the whole trace rather than the default */
+    int steps_or_trace;        /* with window NULL: the active steps when there are some, else the
+                                * whole trace (whatif: a replay without steps needs the launch
+                                * calls before the first GPU work) */
     ks_insights_depth depth;
 } ks_insights_opts;
 

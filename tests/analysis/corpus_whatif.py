@@ -4,6 +4,7 @@ absolute path, or a path relative to $KS_CORPUS), over the whole trace (--window
   - no scaling (@gpu=1 and @cpu=1) projects every step at the model's own replay exactly (on the
     traces where that replay is exact, the measured time);
   - scaling down (@gpu=0.5, @cpu=0.5, both) never projects a step longer than the model's replay;
+  - without --window it replays the active steps, and without steps the whole trace;
   - the waits of a thread on another are reported per step (modelled plus not modelled) and per
     thread pair, adding up to the same time;
   - on hta/timeline_analysis/sampled_rank-0, the main thread's waits in `## backward ##` (tid 4037
@@ -13,9 +14,9 @@ import json, os, subprocess, sys
 path = os.path.join(os.environ["KS_CORPUS"], sys.argv[1])
 
 
-def whatif(*shrink):
+def whatif(*shrink, window=("--window", "trace")):
     args = [a for s in shrink for a in ("--shrink", s)]
-    r = subprocess.run([os.environ["KINESIFT"], "whatif", "--quiet", "--format", "json", "--window", "trace",
+    r = subprocess.run([os.environ["KINESIFT"], "whatif", "--quiet", "--format", "json", *window,
                         *args, path], capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"whatif {shrink} failed ({r.returncode}): {r.stderr}")
@@ -37,6 +38,13 @@ for shrink in (("@gpu=0.5",), ("@cpu=0.5",), ("@gpu=0.5", "@cpu=0.5")):
     for w in t["waits"]:
         assert w["count"] > 0 and 0 <= w["lag_ns"] <= w["wait_ns"], w
         assert w["tid"] != w["on_tid"], w
+# by default the active steps; without steps the whole trace (not the GPU span: its launch calls
+# come before the first GPU work)
+dflt = whatif("@gpu=1", "@cpu=1", window=())
+if same["steps"] and same["steps"][0]["number"] is None:
+    assert dflt["steps"] == same["steps"], "without steps, whatif replays the whole trace"
+else:
+    assert {s["number"] for s in dflt["steps"]} <= {s["number"] for s in same["steps"]}
 modelled = {(w["tid"], w["on_tid"]): w["wait_ns"] for w in same["waits"] if w["modeled"]}
 if sys.argv[1].endswith("timeline_analysis/sampled_rank-0.json.gz"):
     assert modelled.get(("4037", "23695"), 0) > 400 * 10**6, ("the backward waits are modelled", same["waits"])
