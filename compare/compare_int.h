@@ -2,9 +2,10 @@
  * kinesift command, the fuzz targets and the tests beyond kinesift/compare.h. Internal: not
  * exported by libkinesift.so (tests/layout/check_exports.py).
  *
- * The gate's text helpers are defined by the writers (report/gate_format.c) but declared here,
- * in compare/, because compare/gate.c words a check's reason with ks_gate_fmt_limit and a room
- * includes only rooms before it (docs/architecture.md). */
+ * The gate's text helpers are defined by the writers (report/gate_format.c), except
+ * ks_gate_fmt_limit, which compare/gate.c defines because its own warnings word a limit with it
+ * (report/ comes after compare/: tests/layout/check_symbol_cycles.py), and are declared here,
+ * beside the results they word. */
 #ifndef KS_COMPARE_INT_H
 #define KS_COMPARE_INT_H
 
@@ -21,7 +22,7 @@ int ks_metric_parse(const char *s, ks_metric *m); /* 0 on success */
 
 /* A value in its unit: ns "1.234 ms", points "3.21 %", kernels "1219.5"; "-" for NaN. */
 void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v);
-/* The limit: "+5 %", "+2 pt". */
+/* The limit: "+5 %", "+2 pt" (compare/gate.c). */
 void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r);
 /* The change: "+3.21 %" (ratio - 1) or "+0.50 pt" (points); "-" when not defined. */
 void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r);

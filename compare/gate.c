@@ -29,6 +29,17 @@ const char *ks_gate_status_name(ks_gate_status s)
     return "pass";
 }
 
+/* The limit of a check as the writers and the warnings word it: "+5 %", "+2 pt". Here rather
+ * than with the writers' other helpers (report/gate_format.c) because the gate's own warnings
+ * use it and report/ comes after compare/. */
+void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r)
+{
+    if (ks_metric_points(r->metric))
+        snprintf(buf, n, "+%.3g pt", r->limit);
+    else
+        snprintf(buf, n, "+%.3g %%", 100 * r->limit);
+}
+
 void ks_gate_opts_init(ks_gate_opts *o)
 {
     memset(o, 0, sizeof *o);

@@ -9,6 +9,12 @@
 #include "common/util.h"
 #include "kinesift/ranks.h"
 
+/* The rule that gave a rank its number (here, beside the rules themselves). */
+const char *ks_rank_rule_name(ks_rank_rule r)
+{
+    return r == KS_RANK_DIST ? "distributedInfo" : r == KS_RANK_FILENAME ? "file name" : "input order";
+}
+
 static const char *base_name(const char *s)
 {
     const char *b = s;

@@ -32,11 +32,6 @@ const char *ks_rank_reason(const char *text)
     return "not observed (reason unknown to this version)";
 }
 
-const char *ks_rank_rule_name(ks_rank_rule r)
-{
-    return r == KS_RANK_DIST ? "distributedInfo" : r == KS_RANK_FILENAME ? "file name" : "input order";
-}
-
 typedef struct kev {
     ks_ns a, b;
     ks_str name;

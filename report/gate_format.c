@@ -22,14 +22,6 @@ void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v)
         snprintf(buf, n, "%.1f", v);
 }
 
-void ks_gate_fmt_limit(char *buf, size_t n, const ks_gate_result *r)
-{
-    if (ks_metric_points(r->metric))
-        snprintf(buf, n, "+%.3g pt", r->limit);
-    else
-        snprintf(buf, n, "+%.3g %%", 100 * r->limit);
-}
-
 /* Values are printed on their side of every decision boundary (ks_compare_fmt), so that a
  * printed change or interval never seems to contradict the verdict. */
 void ks_gate_fmt_change(char *buf, size_t n, const ks_gate_result *r)

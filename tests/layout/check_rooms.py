@@ -8,7 +8,8 @@ What: reads the `#include "..."` lines of every .c/.h in the library's rooms and
 Why it is correct: the include lines are the only way one room's C code sees another's private
   declarations (public headers in include/kinesift/ are the contract and carry no room), so an
   order-respecting, acyclic include graph is the plan itself.
-When it does not apply: calls through public headers (a symbol-level dependency) are not seen;
+When it does not apply: calls through public headers (a symbol-level dependency) are not seen
+  here (check_symbol_cycles.py reads them from the library's symbol tables);
   a declaration copied by hand instead of included would hide a dependency (review catches it).
 Who may use it: meson test (suite 'layout'); run by hand as `check_rooms.py SOURCE_ROOT`.
 Known departures are listed in ALLOWED with the reason; the list only shrinks.
