@@ -1,4 +1,4 @@
-/* ranks/report.c: the `kinesift ranks` report in text, JSON (kinesift.ranks/1, docs/ranks.md),
+/* report/ranks.c: the `kinesift ranks` report in text, JSON (kinesift.ranks/1, docs/ranks.md),
  * CSV (one row per rank) and Markdown. Every figure comes from ks_ranks; nothing is recomputed
  * here but shares and per-(collective, group) totals. Not observed figures are null (JSON, CSV
  * empty) with their reason, "n/a" in text. Deterministic: same input, same bytes. */
