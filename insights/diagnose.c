@@ -392,7 +392,7 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
             }
             kd[nshort++] = e->dur;
             if (r.s >= 0) {
-                ks_ns l = a->tl[r.tl].s[r.s].end - a->tl[r.tl].s[r.s].ts;
+                ks_ns l = ks_sat_sub(a->tl[r.tl].s[r.s].end, a->tl[r.tl].s[r.s].ts);
                 ld[nl++] = l;
                 launch_total = ks_sat_add(launch_total, l);
             }

@@ -117,7 +117,7 @@ static void wait_only_instances(const replay *r, size_t j, size_t k, const ks_iv
         const ks_slice *s = &m->tl->s[i];
         if (s->end <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
             continue;
-        ks_ns len = s->end - s->ts, busy = ks_ivs_covered(&m->ops, s->ts, s->end);
+        ks_ns len = ks_sat_sub(s->end, s->ts), busy = ks_ivs_covered(&m->ops, s->ts, s->end);
         if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, s->end))
             continue;
         ks_ns x = s->ts;
@@ -399,7 +399,7 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
             int launches = f < r->nitems && r->items[f].thread == j && r->items[f].launch == (int32_t)i;
             if (!blocking && !launches)
                 continue;
-            special sp = {s->ts, s->end - s->ts, (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
+            special sp = {s->ts, ks_sat_sub(s->end, s->ts), (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
             KS_PUSH(v, *n, cap, sp);
         }
     }

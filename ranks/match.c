@@ -167,7 +167,7 @@ static void align(ks_ranks *out)
                     cf = m->arr[j].c;
             }
             if (cr && cf)
-                d[nd++] = cr->end - cf->end;
+                d[nd++] = ks_sat_sub(cr->end, cf->end);
         }
         if (!nd || !out->o.align)
             continue;
@@ -204,7 +204,7 @@ static void waits(ks_ranks *out)
         m->last_arrival = last;
         m->last = who == SIZE_MAX ? SIZE_MAX : m->arr[who].rank;
         const ks_rank_coll *lc = m->arr[who == SIZE_MAX ? 0 : who].c;
-        m->after_ns = lc->end - lc->start;
+        m->after_ns = ks_sat_sub(lc->end, lc->start);
         m->bytes = lc->bytes;
         m->group = lc->group_size >= 0 ? lc->group_size : (int64_t)m->narr;
         for (size_t j = 0; j < m->narr; j++) {
