@@ -65,7 +65,7 @@ static ks_ns ended(const ks_ivs *v, ks_ns g0, ks_ns g1)
 static int classify(const ks_ivs *busy, const ks_ivs *const *ops, size_t n, uint32_t a, ks_ns g0, ks_ns g1,
                     ks_wait *w)
 {
-    ks_ns len = g1 - g0, tol = len / 10 > KS_WAIT_TOL_NS ? len / 10 : KS_WAIT_TOL_NS;
+    ks_ns len = ks_sat_sub(g1, g0), tol = len / 10 > KS_WAIT_TOL_NS ? len / 10 : KS_WAIT_TOL_NS;
     int found = 0;
     for (uint32_t b = 0; b < n; b++) {
         if (b == a || ks_ivs_covered(&busy[b], g0, g1) * 10 < len)
@@ -74,9 +74,9 @@ static int classify(const ks_ivs *busy, const ks_ivs *const *ops, size_t n, uint
         /* its ops and GPU work over by g1; else its ops alone, its GPU work still running */
         int gpu = all != INT64_MIN && all < g1;
         ks_ns done = gpu ? all : cpu != INT64_MIN ? cpu : g0;
-        int ends = done > g0 && g1 - done <= tol;
+        int ends = done > g0 && ks_sat_sub(g1, done) <= tol;
         /* a modelled wait beats an unmodelled one; among those, the shortest lag */
-        if (found && (w->modeled > ends || (w->modeled == ends && g1 - w->done <= g1 - done)))
+        if (found && (w->modeled > ends || (w->modeled == ends && ks_sat_sub(g1, w->done) <= ks_sat_sub(g1, done))))
             continue;
         ks_wait x = {a, b, g0, g1, done, cpu, (uint8_t)gpu, (uint8_t)ends};
         *w = x;
@@ -103,7 +103,7 @@ size_t ks_waits_find(const ks_wait_thread *th, size_t n, ks_wait **out)
             while (g0 < g1) {
                 ks_ns e = m < th[a].nmarks && th[a].marks[m] < g1 ? th[a].marks[m++] : g1;
                 ks_wait w;
-                if (e - g0 >= KS_WAIT_MIN_NS && classify(busy, ops, n, a, g0, e, &w))
+                if (ks_sat_sub(e, g0) >= KS_WAIT_MIN_NS && classify(busy, ops, n, a, g0, e, &w))
                     KS_PUSH(v, nw, cap, w);
                 g0 = e;
             }

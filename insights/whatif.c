@@ -442,7 +442,7 @@ static void wait_end(const replay *r, const ks_wait *w, thread_clock *c, const k
     }
     if (p == INT64_MIN) /* nothing replayed to follow: as measured */
         p = w->done;
-    ks_ns e = p + (w->end - w->done);
+    ks_ns e = ks_sat_add(p, ks_sat_sub(w->end, w->done));
     tc->t = e > at_start ? e : at_start;
     tc->x = w->end;
     tc->covered = w->end > tc->covered ? w->end : tc->covered;
@@ -720,7 +720,7 @@ static void count_waits(const replay *r, ks_ns S, ks_ns H, ks_ns E, ks_whatif_st
         const ks_wait *w = &r->waits[k];
         if (w->start < S || w->end > (w->thread ? E : H))
             continue;
-        ks_ns len = w->end - w->start;
+        ks_ns len = ks_sat_sub(w->end, w->start);
         if (w->modeled)
             st->waits_modeled_ns = ks_sat_add(st->waits_modeled_ns, len);
         else
