@@ -78,10 +78,10 @@ static size_t fold(item *v, size_t n)
         if (o && cmp_item(&v[o - 1], &v[i]) == 0) {
             ks_diff_side *d = &v[o - 1].s;
             d->count += v[i].s.count;
-            d->self_ns += v[i].s.self_ns;
-            d->incl_ns += v[i].s.incl_ns;
-            d->gpu_ns += v[i].s.gpu_ns;
-            d->gpu_self_ns += v[i].s.gpu_self_ns;
+            d->self_ns = ks_sat_add(d->self_ns, v[i].s.self_ns);
+            d->incl_ns = ks_sat_add(d->incl_ns, v[i].s.incl_ns);
+            d->gpu_ns = ks_sat_add(d->gpu_ns, v[i].s.gpu_ns);
+            d->gpu_self_ns = ks_sat_add(d->gpu_self_ns, v[i].s.gpu_self_ns);
             d->names += v[i].s.names;
             free(v[i].name);
             continue;

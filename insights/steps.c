@@ -183,7 +183,7 @@ static void active_stats(ks_steps *st)
 {
     ks_ns *w = ks_xmalloc(ks_mul(st->n ? st->n : 1, sizeof *w));
     size_t m = 0;
-    ks_ns sum = 0;
+    __int128 sum = 0; /* exact: n walls of up to INT64_MAX each cannot overflow 128 bits */
     for (size_t i = 0; i < st->n; i++)
         if (!st->v[i].warmup && !st->v[i].unfinished) {
             w[m++] = st->v[i].wall_ns;
@@ -194,7 +194,7 @@ static void active_stats(ks_steps *st)
         st->active_median = median_of(w, m);
         st->active_min = w[0];
         st->active_max = w[m - 1];
-        st->active_mean = sum / (ks_ns)m;
+        st->active_mean = (ks_ns)(sum / (__int128)m); /* a mean lies between min and max */
     }
     free(w);
 }

@@ -215,9 +215,9 @@ static void waits(ks_ranks *out)
             if (m->bytes < 0 && a->c->bytes >= 0)
                 m->bytes = a->c->bytes;
         }
-        out->total_wait += m->wait_ns;
+        out->total_wait = ks_sat_add(out->total_wait, m->wait_ns);
         if (m->last != SIZE_MAX) {
-            out->st[m->last].caused += m->wait_ns;
+            out->st[m->last].caused = ks_sat_add(out->st[m->last].caused, m->wait_ns);
             out->st[m->last].times_last++;
         }
         m->algbw = m->busbw = -1;

@@ -260,7 +260,7 @@ static void host_wait(const ks_analysis *a, const ks_steps *st, ks_rank *r)
     if (ks_gaps_find(a, st, &go, &g, &err) == KS_OK && !g.reason) {
         r->host_wait = 0;
         for (size_t i = 0; i < g.n; i++)
-            r->host_wait += g.dev[i].hta_host_wait_ns;
+            r->host_wait = ks_sat_add(r->host_wait, g.dev[i].hta_host_wait_ns);
     }
     ks_gaps_free(&g);
 }

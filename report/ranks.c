@@ -44,7 +44,7 @@ static kind_row *kind_rows(const ks_ranks *r, size_t *nrows)
         while (b < r->nm && !strcmp(r->m[b].name, k.name) && !strcmp(r->m[b].pg, k.pg)) {
             const ks_match *m = &r->m[b++];
             after[k.calls++] = m->after_ns;
-            k.wait += m->wait_ns;
+            k.wait = ks_sat_add(k.wait, m->wait_ns);
             if (m->bytes >= 0)
                 bytes[nb++] = m->bytes;
             if (m->busbw >= 0)
