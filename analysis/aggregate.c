@@ -5,7 +5,7 @@
  * is both the union of the GPU intervals and their plain sum (each GPU event counted once per
  * row, so recursion does not count twice).
  *
- * Memory: a trace may hold a million names, so a row is accumulated compactly (row_acc, 96 bytes:
+ * Memory: a trace may hold a million names, so a row is accumulated compactly (row_acc, 80 bytes:
  * the counts, the self and inclusive sums, where its durations are) and its GPU credit, which
  * most rows never get, is a separate record made on the first credit (gpu_acc). The public row
  * (ks_op_row) is made at the end, while the accumulators are released from the end of the array. */
@@ -30,15 +30,42 @@ typedef struct row_acc {
     ks_str name;
     uint16_t cat;
     uint8_t kind;
+    uint8_t incl_open;         /* the interval [incl_a, incl_b) is open (see incl_add) */
     uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
     uint32_t gpu;              /* 1 + its gpu_acc in table.gpu, 0 none */
     uint32_t next;             /* 1 + the next row of the same name (another category), 0 none */
     uint64_t count;            /* instances added (count_instances: instances to come) */
     uint64_t unfinished;
-    ks_ns self_ns, incl_ns;
+    ks_ns self_ns, incl_ns;    /* incl_ns: without the open interval */
     size_t dur0;               /* its durations: table.durs[dur0 .. dur0 + count) */
-    ks_sweep incl;
+    ks_ns incl_a, incl_b;
 } row_acc;
+
+_Static_assert(sizeof(row_acc) == 80, "row_acc: 80 bytes per row (a trace may hold a million names)");
+
+/* The inclusive time of a row is the union of its instances per track, summed over tracks: a
+ * sweep (intervals.h, ks_sweep) whose total is incl_ns itself, 24 bytes less per row. The pieces
+ * are not negative, so adding them one by one saturates exactly as adding their sum would. */
+static void incl_close(row_acc *r)
+{
+    if (r->incl_open)
+        r->incl_ns = ks_sat_add(r->incl_ns, ks_sat_sub(r->incl_b, r->incl_a));
+    r->incl_open = 0;
+}
+
+/* add [a, b); a is not before the start of the previous interval of the same track */
+static void incl_add(row_acc *r, ks_ns a, ks_ns b)
+{
+    if (r->incl_open && a <= r->incl_b) {
+        if (b > r->incl_b)
+            r->incl_b = b;
+        return;
+    }
+    incl_close(r);
+    r->incl_open = 1;
+    r->incl_a = a;
+    r->incl_b = b;
+}
 
 typedef struct table {
     row_acc *r;
@@ -85,10 +112,10 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_slice *s, 
         r->unfinished++;
     tb->durs[r->dur0 + r->count++] = ks_sat_sub(s->end, s->ts); /* room counted by count_instances */
     if (r->incl_tl != tl) {
-        r->incl_ns = ks_sat_add(r->incl_ns, ks_sweep_finish(&r->incl));
+        incl_close(r);
         r->incl_tl = tl;
     }
-    ks_sweep_add(&r->incl, s->ts, s->end);
+    incl_add(r, s->ts, s->end);
 }
 
 /* Which tables a slice belongs to. */
@@ -320,8 +347,9 @@ static int cmp_row(const void *x, const void *y)
     return (a->cat > b->cat) - (a->cat < b->cat);
 }
 
-/* The public row of an accumulated one (its durations sorted in place). */
-static void make_row(table *tb, row_acc *r, ks_op_row *o)
+/* The public row of an accumulated one (its durations sorted in place); its GPU credit, if any,
+ * goes to *g. */
+static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g)
 {
     memset(o, 0, sizeof *o);
     o->name = r->name;
@@ -330,7 +358,8 @@ static void make_row(table *tb, row_acc *r, ks_op_row *o)
     o->count = r->count;
     o->unfinished = r->unfinished;
     o->self_ns = r->self_ns;
-    o->incl_ns = ks_sat_add(r->incl_ns, ks_sweep_finish(&r->incl));
+    incl_close(r);
+    o->incl_ns = r->incl_ns;
     ks_ns *d = tb->durs + r->dur0;
     ks_sort_ns(d, r->count);
     o->min_ns = d[0];
@@ -340,36 +369,77 @@ static void make_row(table *tb, row_acc *r, ks_op_row *o)
     o->p99_ns = ks_quantile_ns(d, r->count, 99);
     if (r->gpu) {
         gpu_acc *c = &tb->gpu[r->gpu - 1];
-        o->gpu_direct_ns = ks_sweep_finish(&c->direct);
-        o->gpu_subtree_ns = ks_sweep_finish(&c->sub);
-        o->gpu_direct_sum_ns = c->direct_sum;
-        o->gpu_subtree_sum_ns = c->sub_sum;
+        g->direct_ns = ks_sweep_finish(&c->direct);
+        g->subtree_ns = ks_sweep_finish(&c->sub);
+        g->direct_sum_ns = c->direct_sum;
+        g->subtree_sum_ns = c->sub_sum;
+        o->gpu = g;
     }
 }
 
+/* Heap sort of the rows by cmp_row, in place: no scratch memory while a million rows are alive
+ * (qsort's merge sort would take 16 bytes per row more); cmp_row is a total order, so the result
+ * is the one order whatever the algorithm. */
+static void swap_rows(ks_op_row *x, ks_op_row *y)
+{
+    ks_op_row t = *x;
+    *x = *y;
+    *y = t;
+}
+
+static void sift_down(ks_op_row *v, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && cmp_row(&v[c], &v[c + 1]) < 0)
+            c++;
+        if (cmp_row(&v[root], &v[c]) >= 0)
+            return;
+        swap_rows(&v[root], &v[c]);
+    }
+}
+
+static void sort_rows(ks_op_row *v, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(v, i, n);
+    for (size_t end = n; end > 1; end--) {
+        swap_rows(&v[0], &v[end - 1]);
+        sift_down(v, 0, end - 1);
+    }
+}
+
+_Static_assert(sizeof(ks_op_row) == 88 && sizeof(ks_op_row) % _Alignof(ks_op_gpu) == 0,
+               "ks_op_row: 88 bytes, and its GPU credits may follow the rows in one block");
+
 #define RELEASE_ROWS 8192 /* accumulators given back at a time while the public rows are made */
 
+/* The public rows, then their GPU credits, in one block (*out; ks_analysis frees it). */
 static void finish_table(table *tb, ks_op_row **out, size_t *nout)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < tb->n; i++)
+    free(tb->by_name); /* no more lookups */
+    tb->by_name = NULL;
+    size_t n = 0, ngpu = 0;
+    for (size_t i = 0; i < tb->n; i++) {
         n += tb->r[i].count != 0; /* rows seen only through GPU credit have no instance in the window */
-    ks_op_row *rows = ks_xmalloc(ks_mul(n ? n : 1, sizeof *rows));
+        ngpu += tb->r[i].count != 0 && tb->r[i].gpu;
+    }
+    ks_op_row *rows = ks_xmalloc(ks_mul(n, sizeof *rows) + ks_mul(ngpu, sizeof(ks_op_gpu)) + 1);
+    ks_op_gpu *gpu = (ks_op_gpu *)(void *)(rows + n);
     /* from the last accumulator down, shrinking their array as the public rows grow: the two
      * arrays are not both whole at once (the order does not matter: cmp_row is a total order on
      * rows, whose (name, cat) are distinct) */
-    size_t j = n;
+    size_t j = n, jg = ngpu;
     for (size_t i = tb->n; i-- > 0;) {
-        if (tb->r[i].count)
-            make_row(tb, &tb->r[i], &rows[--j]);
+        row_acc *r = &tb->r[i];
+        if (r->count)
+            make_row(tb, r, &rows[--j], r->gpu ? &gpu[--jg] : NULL);
         if (i && i % RELEASE_ROWS == 0)
             tb->r = ks_xrealloc(tb->r, i * sizeof *tb->r);
     }
-    qsort(rows, n, sizeof *rows, cmp_row);
     ks_big_free(tb->durs, tb->ndurs * sizeof *tb->durs);
     free(tb->r);
     free(tb->gpu);
-    free(tb->by_name);
+    sort_rows(rows, n);
     *out = rows;
     *nout = n;
 }

@@ -81,6 +81,7 @@ struct ks_analysis_priv {
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
     ks_gpuwork gpuwork;  /* every GPU work event, built before the passes */
     struct ks_timings *timings; /* ks_analysis_opts.timings (NULL: not timed) */
+    int tables_made;     /* ops, labels, kernels are made for the current window */
 };
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)

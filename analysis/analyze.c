@@ -52,10 +52,11 @@ static void self_time_diagnostic(ks_analysis *a)
     uint32_t lanes = 1;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re = ks_sat_add(re, tl->reassigned_ns);
-        clipped = ks_sat_add(clipped, tl->clipped_ns);
-        dropped += tl->dropped;
-        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
+        const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
+        re = ks_sat_add(re, ov->reassigned_ns);
+        clipped = ks_sat_add(clipped, ov->clipped_ns);
+        dropped += ov->dropped;
+        dropped_ns = ks_sat_add(dropped_ns, ov->dropped_ns);
         if (tl->nlanes > lanes)
             lanes = tl->nlanes;
     }
@@ -265,7 +266,15 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         ks_diag_count(&a->diag, "timeline.exact_duplicates", KS_SEV_INFO, st.duplicates);
     free(st.cats);
     t0 = ks_timings_stop(tm, threads > 1 ? "analysis: timelines | GPU unions" : "analysis: timelines", t0, 0);
-    if (threads > 1) {
+    if (opts->tables_later) {
+        ks_links_build(a);
+        t0 = ks_timings_stop(tm, "analysis: links", t0, 0);
+        if (threads <= 1) {
+            ks_gpu_build(a);
+            t0 = ks_timings_stop(tm, "analysis: GPU unions", t0, 0);
+        }
+    } else if (threads > 1) {
+        a->priv->tables_made = 1;
         c.agg = ks_aggregate_begin(a);
         ks_pool_run(2, threads, phase_links, &c);
         t0 = ks_timings_stop(tm, "analysis: links | CPU tables", t0, 0);
@@ -273,6 +282,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         ks_aggregate_end(c.agg);
         t0 = ks_timings_stop(tm, "analysis: GPU time of rows | kernels", t0, 0);
     } else {
+        a->priv->tables_made = 1;
         ks_links_build(a);
         t0 = ks_timings_stop(tm, "analysis: links", t0, 0);
         ks_gpu_build(a);
@@ -287,21 +297,9 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     return KS_OK;
 }
 
-int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+/* The tables over the window set in a, the GPU unions again (they are per window) beside them. */
+static void make_tables(ks_analysis *a)
 {
-    if (end <= start)
-        return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)", (long long)end,
-                            (long long)start);
-    ks_timings *tm = a->priv->timings;
-    int64_t t0 = ks_timings_start(tm);
-    free_tables(a);
-    a->has_window = 1;
-    a->win_start = start;
-    a->win_end = end;
-    a->window_ns = ks_sat_sub(end, start);
-    a->win_last = end;
-    a->window_basis = "window";
-    a->window_why[0] = 0;
     if (a->priv->threads > 1) {
         build_ctx c = {a, NULL, 0, NULL, NULL, ks_aggregate_begin(a)};
         ks_pool_run(2, a->priv->threads, phase_window, &c);
@@ -312,8 +310,46 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
         ks_aggregate_build(a);
     }
     ks_gpu_comm(a);
-    ks_timings_stop(tm, "analysis: window (tables again)", t0, 0);
+    a->priv->tables_made = 1;
+}
+
+int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+{
+    if (end <= start)
+        return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)", (long long)end,
+                            (long long)start);
+    ks_timings *tm = a->priv->timings;
+    int64_t t0 = ks_timings_start(tm);
+    int again = a->priv->tables_made;
+    free_tables(a);
+    a->has_window = 1;
+    a->win_start = start;
+    a->win_end = end;
+    a->window_ns = ks_sat_sub(end, start);
+    a->win_last = end;
+    a->window_basis = "window";
+    a->window_why[0] = 0;
+    make_tables(a);
+    ks_timings_stop(tm, again ? "analysis: window (tables again)" : "analysis: window, tables", t0, 0);
     return KS_OK;
+}
+
+/* the tables of the window ks_analyze made the GPU unions for: those are kept */
+void ks_analysis_tables(ks_analysis *a)
+{
+    if (a->priv->tables_made)
+        return;
+    int64_t t0 = ks_timings_start(a->priv->timings);
+    if (a->priv->threads > 1) {
+        build_ctx c = {a, NULL, 0, NULL, NULL, ks_aggregate_begin(a)};
+        ks_aggregate_cpu(c.agg);
+        ks_pool_run(2, a->priv->threads, phase_gpu_time, &c);
+        ks_aggregate_end(c.agg);
+    } else {
+        ks_aggregate_build(a);
+    }
+    a->priv->tables_made = 1;
+    ks_timings_stop(a->priv->timings, "analysis: tables", t0, 0);
 }
 
 void ks_analysis_free(ks_analysis *a)

@@ -101,15 +101,21 @@ void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
     each_covered(tl, take_covered, &c);
 }
 
+typedef struct top_ctx {
+    const ks_timeline *tl;
+    ks_ns sum;
+} top_ctx;
+
 static void add_top_covered(void *ctx, size_t i, ks_ns cov)
 {
-    ks_timeline *tl = ctx;
-    if (tl->s[i].parent < 0) /* a slice's part of U lies inside its top-level ancestor's */
-        tl->reassigned_ns = ks_sat_add(tl->reassigned_ns, cov);
+    top_ctx *c = ctx;
+    if (c->tl->s[i].parent < 0) /* a slice's part of U lies inside its top-level ancestor's */
+        c->sum = ks_sat_add(c->sum, cov);
 }
 
-void ks_timeline_reassigned(ks_timeline *tl)
+ks_ns ks_timeline_reassigned(const ks_timeline *tl)
 {
-    tl->reassigned_ns = 0;
-    each_covered(tl, add_top_covered, tl);
+    top_ctx c = {tl, 0};
+    each_covered(tl, add_top_covered, &c);
+    return c.sum;
 }

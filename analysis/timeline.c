@@ -250,7 +250,7 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                 note_overlap(t, k, &s, top, KS_OV_PYTHON, st);
                 top->end = s.ts;
                 top->flags |= KS_SF_TRUNCATED;
-                tl->truncated++;
+                ks_timeline_ov(tl)->truncated++;
                 ln->n--;
             }
             if (ln->n && s.end > tl->s[ln->stack[ln->n - 1]].end) {
@@ -263,18 +263,20 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                     if (pol == KS_OVERLAP_CLAMP)
                         pol = (ks_sat_sub(s.end, p->end) <= o->clamp_ns) ? KS_OVERLAP_TRUNCATE : KS_OVERLAP_SPILL;
                     if (pol == KS_OVERLAP_DROP) {
-                        tl->dropped++;
-                        tl->dropped_ns = ks_sat_add(tl->dropped_ns, ks_sat_sub(s.end, s.ts));
+                        ks_timeline_overlaps *ov = ks_timeline_ov(tl);
+                        ov->dropped++;
+                        ov->dropped_ns = ks_sat_add(ov->dropped_ns, ks_sat_sub(s.end, s.ts));
                         placed = -1;
                         break;
                     }
                     if (pol == KS_OVERLAP_TRUNCATE) {
-                        tl->clipped_ns = ks_sat_add(tl->clipped_ns, ks_sat_sub(s.end, p->end));
+                        ks_timeline_overlaps *ov = ks_timeline_ov(tl);
+                        ov->clipped_ns = ks_sat_add(ov->clipped_ns, ks_sat_sub(s.end, p->end));
                         s.end = p->end;
                         s.flags |= KS_SF_TRUNCATED;
-                        tl->truncated++;
+                        ov->truncated++;
                     } else {
-                        tl->spilled++;
+                        ks_timeline_ov(tl)->spilled++;
                         continue;
                     }
                 } else {
@@ -331,7 +333,9 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     nest(t, k, o, tl, st);
     if (tl->n < cap)
         tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
-    ks_timeline_reassigned(tl);
+    ks_ns re = ks_timeline_reassigned(tl);
+    if (re)
+        ks_timeline_ov(tl)->reassigned_ns = re;
     /* exact duplicates nest inside their twin: report them */
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
@@ -382,8 +386,23 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
 void ks_timeline_free(ks_timeline *tl)
 {
     free(tl->s);
+    free(tl->ov);
     tl->s = NULL;
+    tl->ov = NULL;
     tl->n = 0;
+}
+
+ks_timeline_overlaps *ks_timeline_ov(ks_timeline *tl)
+{
+    if (!tl->ov)
+        tl->ov = ks_xcalloc(1, sizeof *tl->ov);
+    return tl->ov;
+}
+
+const ks_timeline_overlaps *ks_timeline_overlaps_of(const ks_timeline *tl)
+{
+    static const ks_timeline_overlaps none;
+    return tl->ov ? tl->ov : &none;
 }
 
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl)

@@ -36,8 +36,11 @@ int ks_timeline_stats_empty(const ks_timeline_stats *st);
 /* Add src (what later tracks found) to dst: the same result as building those tracks with dst. */
 void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *src);
 void ks_timeline_free(ks_timeline *tl);
-/* tl->reassigned_ns: the time slices of overflow lanes share with lower lanes (selftime.c). */
-void ks_timeline_reassigned(ks_timeline *tl);
+/* tl's overlap counts for writing, made (zero) on the first count (timeline.c, selftime.c) */
+ks_timeline_overlaps *ks_timeline_ov(ks_timeline *tl);
+/* The time slices of overflow lanes share with lower lanes: the track's reassigned_ns
+ * (selftime.c). */
+ks_ns ks_timeline_reassigned(const ks_timeline *tl);
 /* For each event of the timeline's track, the index of its slice (-1: not a slice). Free it with
  * ks_big_free(v, n * sizeof *v), n = the track's event count (hugemem.h). */
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl);

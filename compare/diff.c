@@ -48,7 +48,7 @@ static size_t collect_ops(const ks_analysis *a, const ks_op_row *rows, size_t n,
         const ks_op_row *r = &rows[i];
         v[i].name = ks_xstrdup(ks_trace_str(a->trace, r->name));
         v[i].cat = ks_trace_cat_name(a->trace, r->cat);
-        v[i].s = (ks_diff_side){1, r->count, r->self_ns, r->incl_ns, r->gpu_subtree_ns, r->gpu_direct_ns, 1};
+        v[i].s = (ks_diff_side){1, r->count, r->self_ns, r->incl_ns, ks_op_row_gpu(r).subtree_ns, ks_op_row_gpu(r).direct_ns, 1};
     }
     *out = v;
     return n;

@@ -70,17 +70,23 @@ static int default_window(ks_insights *r, ks_error *err)
 static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
 {
     ks_timings *tm = o->analysis.timings;
-    if (ks_analyze(t, &o->analysis, &r->a, err) != KS_OK)
+    /* the steps and the window come from the timelines: the tables are made once, for the window */
+    ks_analysis_opts ao = o->analysis;
+    ao.tables_later = 1;
+    if (ks_analyze(t, &ao, &r->a, err) != KS_OK)
         return KS_ERR;
     int64_t t0 = ks_timings_start(tm);
     if (ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
         return KS_ERR;
     ks_timings_stop(tm, "steps", t0, 0);
+    int rc = KS_OK;
     if (o->window)
-        return explicit_window(o, r, err);
-    if (o->whole_trace || (o->steps_or_trace && !r->steps.nactive))
-        return KS_OK;
-    return default_window(r, err);
+        rc = explicit_window(o, r, err);
+    else if (!o->whole_trace && !(o->steps_or_trace && !r->steps.nactive))
+        rc = default_window(r, err);
+    if (rc == KS_OK)
+        ks_analysis_tables(r->a); /* the whole trace: no window was set */
+    return rc;
 }
 
 int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)

@@ -115,8 +115,8 @@ static void op_rows(FILE *out, const ks_analysis *a, const char *section, const 
         set_int(r, C_P99, v[i]->p99_ns);
         set_int(r, C_MAX, v[i]->max_ns);
         if (gpu) {
-            set_int(r, C_GPU_DIRECT, v[i]->gpu_direct_ns);
-            set_int(r, C_GPU_SUBTREE, v[i]->gpu_subtree_ns);
+            set_int(r, C_GPU_DIRECT, ks_op_row_gpu(v[i]).direct_ns);
+            set_int(r, C_GPU_SUBTREE, ks_op_row_gpu(v[i]).subtree_ns);
         }
         row_put(out, r);
     }

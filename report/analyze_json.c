@@ -83,10 +83,10 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_kint(w, "p90_ns", r->p90_ns);
         ks_jw_kint(w, "p99_ns", r->p99_ns);
         ks_jw_kint(w, "max_ns", r->max_ns);
-        gpu_field(w, "gpu_direct_ns", r->gpu_direct_ns, gpu);
-        gpu_field(w, "gpu_subtree_ns", r->gpu_subtree_ns, gpu);
-        gpu_field(w, "gpu_direct_sum_ns", r->gpu_direct_sum_ns, gpu);
-        gpu_field(w, "gpu_subtree_sum_ns", r->gpu_subtree_sum_ns, gpu);
+        gpu_field(w, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, gpu);
+        gpu_field(w, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, gpu);
+        gpu_field(w, "gpu_direct_sum_ns", ks_op_row_gpu(r).direct_sum_ns, gpu);
+        gpu_field(w, "gpu_subtree_sum_ns", ks_op_row_gpu(r).subtree_sum_ns, gpu);
         ks_jw_kdouble(w, "share", share(r->incl_ns, a->window_ns));
         ks_jw_kuint(w, "unfinished", r->unfinished);
         ks_jw_end_obj(w);
@@ -245,12 +245,13 @@ static void self_time(ks_jw *w, const ks_analysis *a)
     uint32_t lanes = a->ntl ? 1 : 0;
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
-        re = ks_sat_add(re, tl->reassigned_ns);
-        clipped = ks_sat_add(clipped, tl->clipped_ns);
-        dropped_ns = ks_sat_add(dropped_ns, tl->dropped_ns);
-        spilled += tl->spilled;
-        truncated += tl->truncated;
-        dropped += tl->dropped;
+        const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
+        re = ks_sat_add(re, ov->reassigned_ns);
+        clipped = ks_sat_add(clipped, ov->clipped_ns);
+        dropped_ns = ks_sat_add(dropped_ns, ov->dropped_ns);
+        spilled += ov->spilled;
+        truncated += ov->truncated;
+        dropped += ov->dropped;
         if (tl->nlanes > lanes)
             lanes = tl->nlanes;
     }

@@ -144,8 +144,8 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
         granges += gpu_range;
         fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s%s\n", fmt(b1, sizeof b1, r->self_ns),
                 fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
-                fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, r->gpu_direct_ns) : "n/a",
-                gpu ? fmt(b6, sizeof b6, r->gpu_subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
+                fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, ks_op_row_gpu(r).direct_ns) : "n/a",
+                gpu ? fmt(b6, sizeof b6, ks_op_row_gpu(r).subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
                 gpu_range ? " (GPU range)" : "", r->unfinished ? " (unfinished instances)" : "");
     }
     if (granges)

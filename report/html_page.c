@@ -236,7 +236,7 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
     size_t lim = o->top && o->top < n ? o->top : n;
     ks_ns mx[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < lim; i++) {
-        ks_ns c[4] = {v[i]->self_ns, v[i]->incl_ns, v[i]->gpu_direct_ns, v[i]->gpu_subtree_ns};
+        ks_ns c[4] = {v[i]->self_ns, v[i]->incl_ns, ks_op_row_gpu(v[i]).direct_ns, ks_op_row_gpu(v[i]).subtree_ns};
         for (int k = 0; k < 4; k++)
             if (c[k] > mx[k])
                 mx[k] = c[k];
@@ -258,8 +258,8 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
         ns_cell(f, "incl_ns", r->incl_ns, mx[1], 1);
         count_cell(f, r->count);
         ns_cell(f, "median_ns", r->median_ns, 0, 1);
-        ns_cell(f, "gpu_direct_ns", r->gpu_direct_ns, mx[2], gpu);
-        ns_cell(f, "gpu_subtree_ns", r->gpu_subtree_ns, mx[3], gpu);
+        ns_cell(f, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, mx[2], gpu);
+        ns_cell(f, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, mx[3], gpu);
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);

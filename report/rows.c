@@ -9,7 +9,7 @@ static ks_ns keyval(const ks_op_row *r, ks_sort_key key)
 {
     switch (key) {
     case KS_SORT_INCL: return r->incl_ns;
-    case KS_SORT_GPU: return r->gpu_subtree_ns;
+    case KS_SORT_GPU: return ks_op_row_gpu(r).subtree_ns;
     case KS_SORT_COUNT: return (ks_ns)r->count;
     default: return r->self_ns;
     }

@@ -52,6 +52,10 @@ typedef struct ks_analysis_opts {
                                 * the calling thread. The results are the same whatever it is. */
     struct ks_timings *timings; /* when not NULL, each pass's wall time is added there
                                  * (kinesift/timings.h); kept for ks_analysis_set_window */
+    int tables_later;          /* make the timelines, links and GPU unions only: the tables (ops,
+                                * labels, kernels) come from ks_analysis_set_window or
+                                * ks_analysis_tables, for a caller that chooses its window from the
+                                * timelines first (ks_insights_run): they are made once, not twice */
 } ks_analysis_opts;
 
 KS_API void ks_analysis_opts_init(ks_analysis_opts *o);
@@ -77,18 +81,28 @@ typedef struct ks_slice {
     uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
 } ks_slice;
 
-/* One track's slices, sorted by (ts, longer first, file order). */
-typedef struct ks_timeline {
-    uint32_t track;
-    ks_slice *s;
-    size_t n;
-    uint32_t nlanes;   /* 1 + number of overflow lanes used */
-    uint64_t spilled, dropped, truncated; /* partial overlaps and what became of them */
-    ks_ns overlap_ns;  /* total time by which overlapping slices outlived their parent */
+/* What the overlap policy did on one track (partial overlaps and what became of them). Most tracks
+ * have none, so a timeline carries these only when one is not zero: read them through
+ * ks_timeline_overlaps_of, which gives all zeros for the others. */
+typedef struct ks_timeline_overlaps {
+    uint64_t spilled, dropped, truncated;
     ks_ns reassigned_ns; /* time a spilled slice shares with lower lanes: the lower lane keeps it */
     ks_ns clipped_ns;    /* time cut off slices by truncate / clamp (gone from the track) */
     ks_ns dropped_ns;    /* total duration of the slices the drop policy left out */
+} ks_timeline_overlaps;
+
+/* One track's slices, sorted by (ts, longer first, file order). 32 bytes: a trace may hold a
+ * million tracks (docs/robustness.md). */
+typedef struct ks_timeline {
+    uint32_t track;
+    uint32_t nlanes;   /* 1 + number of overflow lanes used */
+    ks_slice *s;
+    size_t n;
+    ks_timeline_overlaps *ov; /* NULL when all its counts are zero (ks_timeline_overlaps_of) */
 } ks_timeline;
+
+/* The overlap counts of a timeline; all zeros when it has none. Never NULL. */
+KS_API const ks_timeline_overlaps *ks_timeline_overlaps_of(const ks_timeline *tl);
 
 /* Innermost slice of the timeline active at time t in lane 0 (ts <= t < end), optionally only of
  * kinds for which accept(kind) is true; -1 when none. O(log n + depth). */
@@ -103,7 +117,16 @@ KS_API void ks_timeline_self(const ks_timeline *tl, ks_ns *self);
 
 /* ---- results ------------------------------------------------------------------------------- */
 
-/* One row per operator (name + category) or labelled range. */
+/* The GPU work credited to an operator or labelled range: unions of the intervals of the GPU
+ * events it launched itself (direct) or through its subtree, and their plain sums (torch's
+ * device time). */
+typedef struct ks_op_gpu {
+    ks_ns direct_ns, subtree_ns;         /* unions of GPU intervals */
+    ks_ns direct_sum_ns, subtree_sum_ns; /* sums */
+} ks_op_gpu;
+
+/* One row per operator (name + category) or labelled range. 88 bytes: a trace may hold a million
+ * names (docs/robustness.md), and most rows have no GPU credit. */
 typedef struct ks_op_row {
     ks_str name;
     uint16_t cat;
@@ -112,9 +135,16 @@ typedef struct ks_op_row {
     uint64_t unfinished;       /* instances flagged unfinished / unclosed */
     ks_ns self_ns, incl_ns;
     ks_ns min_ns, median_ns, p90_ns, p99_ns, max_ns; /* of instance durations, exact */
-    ks_ns gpu_direct_ns, gpu_subtree_ns;             /* unions of GPU intervals */
-    ks_ns gpu_direct_sum_ns, gpu_subtree_sum_ns;     /* sums (torch's device time) */
+    const ks_op_gpu *gpu;      /* NULL when no GPU work is credited to it: read ks_op_row_gpu */
 } ks_op_row;
+
+/* The GPU credit of a row, all zeros when it has none (whether the trace has GPU events at all is
+ * ks_analysis.gpu_events: without them these zeros are not observed, and reports print N/A). */
+static inline ks_op_gpu ks_op_row_gpu(const ks_op_row *r)
+{
+    ks_op_gpu none = {0, 0, 0, 0};
+    return r->gpu ? *r->gpu : none;
+}
 
 /* One row per GPU work name (kernel, memcpy or memset). */
 typedef struct ks_kernel_row {
@@ -243,6 +273,9 @@ KS_API void ks_analysis_free(ks_analysis *a);
 /* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the
  * timelines and links are kept. */
 KS_API int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
+/* Make the tables over the current window if they are not made yet (ks_analysis_opts.tables_later);
+ * nothing otherwise. */
+KS_API void ks_analysis_tables(ks_analysis *a);
 
 /* kinesift's one duration syntax (the times of a window SPEC, ks_insights_opts.window, and
  * every time option of the command): a signed decimal with a unit ("-1.5s", "250ms", "10us",

@@ -38,8 +38,9 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
     ks_ns u = union_length(v, tl->n);
     CHECK(sum == u, "track %u: self times add up to %" PRId64 ", the union of its slices is %" PRId64 " (%" PRId64 " more)",
           tl->track, sum, u, sum - u);
-    CHECK(sum_lane - sum == tl->reassigned_ns, "track %u: reassigned %" PRId64 ", lanes counted %" PRId64 " more",
-          tl->track, tl->reassigned_ns, sum_lane - sum);
+    ks_ns re = ks_timeline_overlaps_of(tl)->reassigned_ns;
+    CHECK(sum_lane - sum == re, "track %u: reassigned %" PRId64 ", lanes counted %" PRId64 " more", tl->track, re,
+          sum_lane - sum);
     if (spill) {
         size_t n = 0;
         for (size_t i = 0; i < k->n; i++)
@@ -54,7 +55,8 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
             }
         ks_ns raw = union_length(v, n);
         CHECK(raw == u, "track %u: spill lost time: raw union %" PRId64 ", timeline union %" PRId64, tl->track, raw, u);
-        CHECK(tl->clipped_ns == 0 && tl->dropped_ns == 0 && tl->dropped == 0, "spill cut or dropped time");
+        const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
+        CHECK(ov->clipped_ns == 0 && ov->dropped_ns == 0 && ov->dropped == 0, "spill cut or dropped time");
     }
     free(self);
     free(v);
@@ -196,12 +198,12 @@ static void check_rows(const ks_op_row *r, size_t n, int gpu)
                   r[i].p99_ns <= r[i].max_ns,
               "order statistics out of order");
         CHECK(r[i].count > 0, "row without instances");
-        CHECK(r[i].gpu_direct_ns <= r[i].gpu_direct_sum_ns, "union above sum");
-        CHECK(r[i].gpu_subtree_ns <= r[i].gpu_subtree_sum_ns, "union above sum");
-        CHECK(r[i].gpu_direct_ns <= r[i].gpu_subtree_ns, "direct above subtree");
-        CHECK(r[i].gpu_direct_sum_ns <= r[i].gpu_subtree_sum_ns, "direct sum above subtree sum");
+        CHECK(ks_op_row_gpu(&r[i]).direct_ns <= ks_op_row_gpu(&r[i]).direct_sum_ns, "union above sum");
+        CHECK(ks_op_row_gpu(&r[i]).subtree_ns <= ks_op_row_gpu(&r[i]).subtree_sum_ns, "union above sum");
+        CHECK(ks_op_row_gpu(&r[i]).direct_ns <= ks_op_row_gpu(&r[i]).subtree_ns, "direct above subtree");
+        CHECK(ks_op_row_gpu(&r[i]).direct_sum_ns <= ks_op_row_gpu(&r[i]).subtree_sum_ns, "direct sum above subtree sum");
         if (!gpu)
-            CHECK(r[i].gpu_subtree_sum_ns == 0, "GPU time without GPU events");
+            CHECK(ks_op_row_gpu(&r[i]).subtree_sum_ns == 0, "GPU time without GPU events");
     }
 }
 

@@ -96,9 +96,11 @@ static void compare_timelines(const char *what, const ks_analysis *x, const ks_a
     CHECK(x->ntl == y->ntl, "%s: %zu vs %zu timelines", what, x->ntl, y->ntl);
     for (size_t k = 0; k < x->ntl && k < y->ntl; k++) {
         const ks_timeline *p = &x->tl[k], *q = &y->tl[k];
-        CHECK(p->track == q->track && p->n == q->n && p->nlanes == q->nlanes && p->spilled == q->spilled &&
-                  p->dropped == q->dropped && p->truncated == q->truncated && p->overlap_ns == q->overlap_ns &&
-                  p->reassigned_ns == q->reassigned_ns && p->clipped_ns == q->clipped_ns && p->dropped_ns == q->dropped_ns,
+        const ks_timeline_overlaps *po = ks_timeline_overlaps_of(p), *qo = ks_timeline_overlaps_of(q);
+        CHECK(p->track == q->track && p->n == q->n && p->nlanes == q->nlanes && !p->ov == !q->ov &&
+                  po->spilled == qo->spilled && po->dropped == qo->dropped && po->truncated == qo->truncated &&
+                  po->reassigned_ns == qo->reassigned_ns && po->clipped_ns == qo->clipped_ns &&
+                  po->dropped_ns == qo->dropped_ns,
               "%s: timeline %zu differs (%zu vs %zu slices)", what, k, p->n, q->n);
         size_t bad = 0;
         for (size_t i = 0; i < p->n && i < q->n; i++)

@@ -47,23 +47,23 @@ static void links_and_gpu_time_per_op(void **state)
 
     /* aten::mm launched K1, K2 and the memcpy itself: union 150 + 20, sum 100 + 100 + 20 */
     const ks_op_row *mm = OP(a, "aten::mm");
-    assert_int_equal(mm->gpu_direct_ns, 170 * US);
-    assert_int_equal(mm->gpu_direct_sum_ns, 220 * US);
-    assert_int_equal(mm->gpu_subtree_ns, 170 * US);
+    assert_int_equal(ks_op_row_gpu(mm).direct_ns, 170 * US);
+    assert_int_equal(ks_op_row_gpu(mm).direct_sum_ns, 220 * US);
+    assert_int_equal(ks_op_row_gpu(mm).subtree_ns, 170 * US);
     /* the launch calls themselves: K1, K2 and K6 (R3 launched nothing) */
     const ks_op_row *lk = OP(a, "cudaLaunchKernel");
     assert_int_equal(lk->count, 4);
-    assert_int_equal(lk->gpu_direct_ns, 160 * US);
-    assert_int_equal(lk->gpu_direct_sum_ns, 210 * US);
+    assert_int_equal(ks_op_row_gpu(lk).direct_ns, 160 * US);
+    assert_int_equal(ks_op_row_gpu(lk).direct_sum_ns, 210 * US);
     /* the label: K6 directly (its launch sits right under it), everything in its subtree */
     const ks_op_row *lab = LABEL(a, "outer_label", "user_annotation");
-    assert_int_equal(lab->gpu_direct_ns, 10 * US);
-    assert_int_equal(lab->gpu_subtree_ns, 180 * US);
-    assert_int_equal(lab->gpu_subtree_sum_ns, 230 * US);
+    assert_int_equal(ks_op_row_gpu(lab).direct_ns, 10 * US);
+    assert_int_equal(ks_op_row_gpu(lab).subtree_ns, 180 * US);
+    assert_int_equal(ks_op_row_gpu(lab).subtree_sum_ns, 230 * US);
     /* its GPU twin on stream 7 [99,321) encloses K1 and the memcpy */
     const ks_op_row *glab = LABEL(a, "outer_label", "gpu_user_annotation");
-    assert_int_equal(glab->gpu_direct_ns, 120 * US);
-    assert_int_equal(glab->gpu_subtree_ns, 120 * US);
+    assert_int_equal(ks_op_row_gpu(glab).direct_ns, 120 * US);
+    assert_int_equal(ks_op_row_gpu(glab).subtree_ns, 120 * US);
     assert_int_equal(glab->self_ns, 102 * US);
     /* the launcher of K1 is the first cudaLaunchKernel, issued by aten::mm */
     const ks_track *s7 = ks_test_track(t, 0, 7);
@@ -114,39 +114,39 @@ static void with_stack_direct(void **state)
     ks_analysis *a = analyse(t, NULL);
     /* K1 [200,300): aten::mm, under model.py forward under train.py step */
     const ks_op_row *mm = OP(a, "aten::mm");
-    assert_int_equal(mm->gpu_direct_ns, 100 * US);
-    assert_int_equal(mm->gpu_subtree_ns, 100 * US);
+    assert_int_equal(ks_op_row_gpu(mm).direct_ns, 100 * US);
+    assert_int_equal(ks_op_row_gpu(mm).subtree_ns, 100 * US);
     const ks_op_row *fwd = OP(a, "model.py(20): forward");
-    assert_int_equal(fwd->gpu_direct_ns, 0);
-    assert_int_equal(fwd->gpu_direct_sum_ns, 0);
-    assert_int_equal(fwd->gpu_subtree_ns, 100 * US);
+    assert_int_equal(ks_op_row_gpu(fwd).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(fwd).direct_sum_ns, 0);
+    assert_int_equal(ks_op_row_gpu(fwd).subtree_ns, 100 * US);
     /* K2 [300,350): no op above cuLaunchKernel, the call itself owns it */
     const ks_op_row *run = OP(a, "triton.py(5): run");
-    assert_int_equal(run->gpu_direct_ns, 0);
-    assert_int_equal(run->gpu_subtree_ns, 50 * US);
-    assert_int_equal(OP(a, "cuLaunchKernel")->gpu_direct_ns, 50 * US);
+    assert_int_equal(ks_op_row_gpu(run).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(run).subtree_ns, 50 * US);
+    assert_int_equal(ks_op_row_gpu(OP(a, "cuLaunchKernel")).direct_ns, 50 * US);
     const ks_op_row *step = OP(a, "train.py(10): step");
-    assert_int_equal(step->gpu_direct_ns, 0);
-    assert_int_equal(step->gpu_subtree_ns, 150 * US); /* K1 and K2 */
+    assert_int_equal(ks_op_row_gpu(step).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(step).subtree_ns, 150 * US); /* K1 and K2 */
     /* K3 [400,420): the label above the Python frame owns it */
-    assert_int_equal(LABEL(a, "my_label", "user_annotation")->gpu_direct_ns, 20 * US);
-    assert_int_equal(OP(a, "my_label")->gpu_direct_ns, 20 * US);
+    assert_int_equal(ks_op_row_gpu(LABEL(a, "my_label", "user_annotation")).direct_ns, 20 * US);
+    assert_int_equal(ks_op_row_gpu(OP(a, "my_label")).direct_ns, 20 * US);
     const ks_op_row *g = OP(a, "f.py(1): g");
-    assert_int_equal(g->gpu_direct_ns, 0);
-    assert_int_equal(g->gpu_subtree_ns, 20 * US);
+    assert_int_equal(ks_op_row_gpu(g).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(g).subtree_ns, 20 * US);
     /* K4 [450,460): aten::add above the hook's frame owns it */
-    assert_int_equal(OP(a, "aten::add")->gpu_direct_ns, 10 * US);
-    assert_int_equal(OP(a, "hook.py(3): h")->gpu_direct_ns, 0);
-    assert_int_equal(OP(a, "hook.py(3): h")->gpu_subtree_ns, 10 * US);
+    assert_int_equal(ks_op_row_gpu(OP(a, "aten::add")).direct_ns, 10 * US);
+    assert_int_equal(ks_op_row_gpu(OP(a, "hook.py(3): h")).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(OP(a, "hook.py(3): h")).subtree_ns, 10 * US);
     /* every ns of GPU work has exactly one direct owner among operators and labels, or its launch
      * call when it has none: 100 + 20 + 10 by ops and labels, 50 by the call */
     ks_ns by_ops = 0;
     for (size_t i = 0; i < a->nops; i++) {
         int kind = a->ops[i].kind;
         if (kind == KS_K_CPU_OP || kind == KS_K_USER_ANNOTATION)
-            by_ops += a->ops[i].gpu_direct_sum_ns;
+            by_ops += ks_op_row_gpu(&a->ops[i]).direct_sum_ns;
         if (kind == KS_K_PYTHON)
-            assert_int_equal(a->ops[i].gpu_direct_sum_ns, 0);
+            assert_int_equal(ks_op_row_gpu(&a->ops[i]).direct_sum_ns, 0);
     }
     assert_int_equal(by_ops, 130 * US);
     ks_analysis_free(a);

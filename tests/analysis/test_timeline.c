@@ -53,6 +53,13 @@ static void nesting_self_and_inclusive(void **state)
     at = ks_timeline_at(t, tl, 55 * US, NULL);
     assert_string_equal(ks_trace_str(t, k->ev[tl->s[at].ev].name), "step");
     assert_int_equal(ks_timeline_at(t, tl, 150 * US, NULL), -1);
+    /* a track the overlap policy did nothing to carries no overlap record (32 bytes a track in
+     * all), and reads as all zeros */
+    assert_int_equal(sizeof(ks_timeline), 32);
+    assert_null(tl->ov);
+    const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
+    assert_true(ov->spilled == 0 && ov->dropped == 0 && ov->truncated == 0 && ov->reassigned_ns == 0 &&
+                ov->clipped_ns == 0 && ov->dropped_ns == 0);
     ks_analysis_free(a);
     ks_trace_free(t);
 }
@@ -74,11 +81,12 @@ static void overlap_policies(void **state)
     const ks_slice *b = find_slice(a, 1, 1, "B", 0);
     assert_int_equal(b->lane, 1);
     assert_true(b->flags & KS_SF_SPILLED);
+    assert_non_null(a->tl[ks_test_track(t, 1, 1) - t->tracks].ov); /* the spill is counted */
     /* the thread ran [0,150): A keeps [0,100) less C; B only what lies outside A, [100,150) */
     assert_int_equal(OP(a, "A")->self_ns, 90 * US);
     assert_int_equal(OP(a, "B")->self_ns, 50 * US);
     assert_int_equal(OP(a, "C")->self_ns, 10 * US);
-    assert_int_equal(a->tl[0].reassigned_ns, 50 * US);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[0])->reassigned_ns, 50 * US);
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "A");
     const ks_diag_kind *d = ks_diag_get(&a->diag, "timeline.partial_overlap");
     assert_non_null(d);
@@ -100,13 +108,13 @@ static void overlap_policies(void **state)
     assert_int_equal(OP(a, "A")->self_ns, 50 * US);
     assert_int_equal(OP(a, "B")->self_ns, 40 * US);
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "C", 0)), "B");
-    assert_int_equal(a->tl[0].clipped_ns, 50 * US);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[0])->clipped_ns, 50 * US);
     ks_analysis_free(a);
 
     /* drop: B leaves the timeline, counted */
     a = with_policy(t, "drop");
-    assert_int_equal(a->tl[0].dropped, 1);
-    assert_int_equal(a->tl[0].dropped_ns, 100 * US);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[0])->dropped, 1);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[0])->dropped_ns, 100 * US);
     assert_int_equal(OP(a, "A")->self_ns, 90 * US);
     for (size_t i = 0; i < a->nops; i++)
         assert_string_not_equal(ks_trace_str(t, a->ops[i].name), "B");
@@ -138,7 +146,7 @@ static void track_sums(const ks_analysis *a, int64_t tid, ks_ns *self, ks_ns *re
     for (size_t i = 0; i < tl->n; i++)
         *self += v[i];
     free(v);
-    *reassigned = tl->reassigned_ns;
+    *reassigned = ks_timeline_overlaps_of(tl)->reassigned_ns;
 }
 
 #define SELF(a, name) (OP(a, name)->self_ns)
@@ -200,8 +208,8 @@ static void overlap_conservation(void **state)
     track_sums(a, 3, &sum, &re);
     assert_int_equal(sum, 100 * US);
     assert_int_equal(re, 0);
-    assert_int_equal(a->tl[ks_test_track(t, 1, 3) - t->tracks].clipped_ns, 150 * US);
-    assert_int_equal(a->tl[ks_test_track(t, 1, 1) - t->tracks].clipped_ns, 1);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[ks_test_track(t, 1, 3) - t->tracks])->clipped_ns, 150 * US);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[ks_test_track(t, 1, 1) - t->tracks])->clipped_ns, 1);
     ks_analysis_free(a);
 
     /* drop: the slices that outlive their parent leave; the rest is untouched */
@@ -210,7 +218,7 @@ static void overlap_conservation(void **state)
     assert_int_equal(SELF(a, "A3"), 100 * US);
     track_sums(a, 3, &sum, &re);
     assert_int_equal(sum, 100 * US);
-    assert_int_equal(a->tl[ks_test_track(t, 1, 3) - t->tracks].dropped_ns, 220 * US);
+    assert_int_equal(ks_timeline_overlaps_of(&a->tl[ks_test_track(t, 1, 3) - t->tracks])->dropped_ns, 220 * US);
     ks_analysis_free(a);
 
     /* clamp:60us: B (excess 50) is cut under A; C (excess 100 over the cut B) spills and owns
@@ -244,14 +252,14 @@ static void staircase(int n)
     const ks_timeline *tl = &a->tl[ks_test_track(t, 1, 1) - t->tracks];
     assert_int_equal(tl->n, n);
     assert_int_equal(tl->nlanes, n);
-    assert_int_equal(tl->dropped, 0);
-    assert_int_equal(tl->spilled, n - 1);
+    assert_int_equal(ks_timeline_overlaps_of(tl)->dropped, 0);
+    assert_int_equal(ks_timeline_overlaps_of(tl)->spilled, n - 1);
     const ks_op_row *r = OP(a, "s");
     assert_int_equal(r->count, n);
     /* the union is [0, 2n - 1) us: slice 0 owns [0, n), each later one the 1 us past the previous */
     assert_int_equal(r->self_ns, (ks_ns)(2 * n - 1) * US);
     assert_int_equal(r->incl_ns, (ks_ns)(2 * n - 1) * US);
-    assert_int_equal(tl->reassigned_ns, (ks_ns)(n - 1) * (n - 1) * US);
+    assert_int_equal(ks_timeline_overlaps_of(tl)->reassigned_ns, (ks_ns)(n - 1) * (n - 1) * US);
     ks_analysis_free(a);
     ks_trace_free(t);
 }

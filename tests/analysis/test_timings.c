@@ -120,7 +120,11 @@ static void one_run(const char *path, int parse_threads, int analysis_threads)
     for (size_t i = 0; i < sizeof pipeline_phases / sizeof *pipeline_phases; i++)
         if (!ks_timings_find(&at, pipeline_phases[i]))
             fail_msg("no phase '%s' in the pipeline", pipeline_phases[i]);
-    assert_non_null(ks_timings_find(&at, "analysis: window (tables again)"));
+    /* the tables are made once, for the window (ks_analysis_opts.tables_later) */
+    assert_non_null(ks_timings_find(&at, "analysis: window, tables"));
+    assert_null(ks_timings_find(&at, "analysis: window (tables again)"));
+    assert_null(ks_timings_find(&at, "analysis: links | CPU tables"));
+    assert_null(ks_timings_find(&at, "analysis: tables"));
     if (analysis_threads > 1)
         assert_non_null(ks_timings_find(&at, "analysis: timelines | GPU unions"));
     else

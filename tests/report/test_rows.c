@@ -10,6 +10,8 @@
 
 #define N 300
 
+static ks_op_gpu gpu_of[N]; /* the rows' GPU credit (the rows point here) */
+
 static void fill(ks_op_row *v, uint64_t seed)
 {
     uint64_t x = seed;
@@ -21,7 +23,8 @@ static void fill(ks_op_row *v, uint64_t seed)
         /* few distinct values: many ties on each key */
         v[i].self_ns = (ks_ns)((x >> 20) % 5);
         v[i].incl_ns = (ks_ns)((x >> 30) % 4);
-        v[i].gpu_subtree_ns = (ks_ns)((x >> 40) % 3);
+        gpu_of[i].subtree_ns = (ks_ns)((x >> 40) % 3);
+        v[i].gpu = gpu_of[i].subtree_ns || i % 2 ? &gpu_of[i] : NULL; /* NULL: no credit, 0 ns */
         v[i].count = (x >> 50) % 6;
     }
     for (size_t i = N - 1; i > 0; i--) { /* shuffle */
@@ -49,9 +52,9 @@ static void order_is_the_sorted_copy(void **state)
             /* descending by key, then by self time, then ascending name and category */
             for (size_t i = 1; i < N; i++) {
                 const ks_op_row *p = order[i - 1], *q = order[i];
-                ks_ns kp = key == KS_SORT_INCL ? p->incl_ns : key == KS_SORT_GPU ? p->gpu_subtree_ns
+                ks_ns kp = key == KS_SORT_INCL ? p->incl_ns : key == KS_SORT_GPU ? ks_op_row_gpu(p).subtree_ns
                          : key == KS_SORT_COUNT ? (ks_ns)p->count : p->self_ns;
-                ks_ns kq = key == KS_SORT_INCL ? q->incl_ns : key == KS_SORT_GPU ? q->gpu_subtree_ns
+                ks_ns kq = key == KS_SORT_INCL ? q->incl_ns : key == KS_SORT_GPU ? ks_op_row_gpu(q).subtree_ns
                          : key == KS_SORT_COUNT ? (ks_ns)q->count : q->self_ns;
                 assert_true(kp > kq || (kp == kq && (p->self_ns > q->self_ns ||
                                                       (p->self_ns == q->self_ns &&
