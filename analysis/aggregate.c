@@ -26,18 +26,23 @@ typedef struct gpu_acc {
     ks_ns direct_sum, sub_sum;
 } gpu_acc;
 
+enum { ROW_INCL_OPEN = 1, ROW_ONE = 2 };
+
 typedef struct row_acc {
     ks_str name;
     uint16_t cat;
     uint8_t kind;
-    uint8_t incl_open;         /* the interval [incl_a, incl_b) is open (see incl_add) */
+    uint8_t bits;              /* ROW_INCL_OPEN: [incl_a, incl_b) is open (incl_add); ROW_ONE */
     uint32_t incl_tl;          /* incl: the union of the instances on track incl_tl so far */
     uint32_t gpu;              /* 1 + its gpu_acc in table.gpu, 0 none */
     uint32_t next;             /* 1 + the next row of the same name (another category), 0 none */
     uint64_t count;            /* instances added (count_instances: instances to come) */
     uint64_t unfinished;
     ks_ns self_ns, incl_ns;    /* incl_ns: without the open interval */
-    size_t dur0;               /* its durations: table.durs[dur0 .. dur0 + count) */
+    union {
+        size_t at;             /* its durations: table.durs[at .. at + count) */
+        ks_ns one;             /* the duration of a row of one instance (no room in table.durs) */
+    } dur;
     ks_ns incl_a, incl_b;
 } row_acc;
 
@@ -48,21 +53,21 @@ _Static_assert(sizeof(row_acc) == 80, "row_acc: 80 bytes per row (a trace may ho
  * are not negative, so adding them one by one saturates exactly as adding their sum would. */
 static void incl_close(row_acc *r)
 {
-    if (r->incl_open)
+    if (r->bits & ROW_INCL_OPEN)
         r->incl_ns = ks_sat_add(r->incl_ns, ks_sat_sub(r->incl_b, r->incl_a));
-    r->incl_open = 0;
+    r->bits &= (uint8_t)~ROW_INCL_OPEN;
 }
 
 /* add [a, b); a is not before the start of the previous interval of the same track */
 static void incl_add(row_acc *r, ks_ns a, ks_ns b)
 {
-    if (r->incl_open && a <= r->incl_b) {
+    if ((r->bits & ROW_INCL_OPEN) && a <= r->incl_b) {
         if (b > r->incl_b)
             r->incl_b = b;
         return;
     }
     incl_close(r);
-    r->incl_open = 1;
+    r->bits |= ROW_INCL_OPEN;
     r->incl_a = a;
     r->incl_b = b;
 }
@@ -110,7 +115,12 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_slice *s, 
     r->self_ns = ks_sat_add(r->self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->unfinished++;
-    tb->durs[r->dur0 + r->count++] = ks_sat_sub(s->end, s->ts); /* room counted by count_instances */
+    ks_ns d = ks_sat_sub(s->end, s->ts);
+    if (r->bits & ROW_ONE)
+        r->dur.one = d; /* its only instance: count_instances gave it no room */
+    else
+        tb->durs[r->dur.at + r->count] = d; /* room counted by count_instances */
+    r->count++;
     if (r->incl_tl != tl) {
         incl_close(r);
         r->incl_tl = tl;
@@ -161,9 +171,14 @@ static void count_instances(agg *g)
         table *tb = tables[j];
         size_t total = 0;
         for (size_t i = 0; i < tb->n; i++) {
-            tb->r[i].dur0 = total;
-            total += tb->r[i].count;
-            tb->r[i].count = 0;
+            row_acc *r = &tb->r[i];
+            if (r->count == 1) { /* most rows of a trace of a million names: 8 bytes less each */
+                r->bits |= ROW_ONE;
+            } else {
+                r->dur.at = total;
+                total += r->count;
+            }
+            r->count = 0;
         }
         tb->ndurs = total;
         tb->durs = ks_big_alloc(ks_mul(total, sizeof *tb->durs));
@@ -348,8 +363,8 @@ static int cmp_row(const void *x, const void *y)
 }
 
 /* The public row of an accumulated one (its durations sorted in place); its GPU credit, if any,
- * goes to *g. */
-static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g)
+ * goes to *g, the quantiles of a row of several instances to *q. */
+static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g, ks_op_durs *q)
 {
     memset(o, 0, sizeof *o);
     o->name = r->name;
@@ -360,13 +375,18 @@ static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g)
     o->self_ns = r->self_ns;
     incl_close(r);
     o->incl_ns = r->incl_ns;
-    ks_ns *d = tb->durs + r->dur0;
-    ks_sort_ns(d, r->count);
-    o->min_ns = d[0];
-    o->max_ns = d[r->count - 1];
-    o->median_ns = ks_quantile_ns(d, r->count, 50);
-    o->p90_ns = ks_quantile_ns(d, r->count, 90);
-    o->p99_ns = ks_quantile_ns(d, r->count, 99);
+    if (r->bits & ROW_ONE) {
+        o->durs.one = r->dur.one;
+    } else {
+        ks_ns *d = tb->durs + r->dur.at;
+        ks_sort_ns(d, r->count);
+        q->min_ns = d[0];
+        q->max_ns = d[r->count - 1];
+        q->median_ns = ks_quantile_ns(d, r->count, 50);
+        q->p90_ns = ks_quantile_ns(d, r->count, 90);
+        q->p99_ns = ks_quantile_ns(d, r->count, 99);
+        o->durs.many = q;
+    }
     if (r->gpu) {
         gpu_acc *c = &tb->gpu[r->gpu - 1];
         g->direct_ns = ks_sweep_finish(&c->direct);
@@ -408,31 +428,37 @@ static void sort_rows(ks_op_row *v, size_t n)
     }
 }
 
-_Static_assert(sizeof(ks_op_row) == 88 && sizeof(ks_op_row) % _Alignof(ks_op_gpu) == 0,
-               "ks_op_row: 88 bytes, and its GPU credits may follow the rows in one block");
+_Static_assert(sizeof(ks_op_row) == 56 && sizeof(ks_op_row) % _Alignof(ks_op_gpu) == 0 &&
+                   sizeof(ks_op_gpu) % _Alignof(ks_op_durs) == 0,
+               "ks_op_row: 56 bytes, and its GPU credits and quantiles may follow the rows in one block");
 
 #define RELEASE_ROWS 8192 /* accumulators given back at a time while the public rows are made */
 
-/* The public rows, then their GPU credits, in one block (*out; ks_analysis frees it). */
+/* The public rows, then their GPU credits, then the quantiles of the rows of several instances,
+ * in one block (*out; ks_analysis frees it). */
 static void finish_table(table *tb, ks_op_row **out, size_t *nout)
 {
     free(tb->by_name); /* no more lookups */
     tb->by_name = NULL;
-    size_t n = 0, ngpu = 0;
+    size_t n = 0, ngpu = 0, nq = 0;
     for (size_t i = 0; i < tb->n; i++) {
-        n += tb->r[i].count != 0; /* rows seen only through GPU credit have no instance in the window */
-        ngpu += tb->r[i].count != 0 && tb->r[i].gpu;
+        const row_acc *r = &tb->r[i];
+        n += r->count != 0; /* rows seen only through GPU credit have no instance in the window */
+        ngpu += r->count != 0 && r->gpu;
+        nq += r->count > 1;
     }
-    ks_op_row *rows = ks_xmalloc(ks_mul(n, sizeof *rows) + ks_mul(ngpu, sizeof(ks_op_gpu)) + 1);
+    ks_op_row *rows = ks_xmalloc(ks_mul(n, sizeof *rows) + ks_mul(ngpu, sizeof(ks_op_gpu)) +
+                                 ks_mul(nq, sizeof(ks_op_durs)) + 1);
     ks_op_gpu *gpu = (ks_op_gpu *)(void *)(rows + n);
+    ks_op_durs *q = (ks_op_durs *)(void *)(gpu + ngpu);
     /* from the last accumulator down, shrinking their array as the public rows grow: the two
      * arrays are not both whole at once (the order does not matter: cmp_row is a total order on
      * rows, whose (name, cat) are distinct) */
-    size_t j = n, jg = ngpu;
+    size_t j = n, jg = ngpu, jq = nq;
     for (size_t i = tb->n; i-- > 0;) {
         row_acc *r = &tb->r[i];
         if (r->count)
-            make_row(tb, r, &rows[--j], r->gpu ? &gpu[--jg] : NULL);
+            make_row(tb, r, &rows[--j], r->gpu ? &gpu[--jg] : NULL, r->count > 1 ? &q[--jq] : NULL);
         if (i && i % RELEASE_ROWS == 0)
             tb->r = ks_xrealloc(tb->r, i * sizeof *tb->r);
     }

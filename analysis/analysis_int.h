@@ -82,6 +82,8 @@ struct ks_analysis_priv {
     ks_gpuwork gpuwork;  /* every GPU work event, built before the passes */
     struct ks_timings *timings; /* ks_analysis_opts.timings (NULL: not timed) */
     int tables_made;     /* ops, labels, kernels are made for the current window */
+    ks_slice *room;      /* the slices of the small tracks, one array (analyze.c, small_tracks_room) */
+    size_t room_n;
 };
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)

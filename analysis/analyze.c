@@ -7,6 +7,7 @@
 #include "analysis/pool.h"
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
+#include "common/hugemem.h"
 #include "common/util.h"
 #include "kinesift/timings.h"
 
@@ -85,6 +86,41 @@ static void free_tables(ks_analysis *a)
 }
 
 /* ---- the passes, on one thread or several --------------------------------------------------- */
+
+/* Tracks of fewer events than this take their slices from one array for all of them (a trace may
+ * hold a million one-event tracks: an allocation each would cost its header and a call); the
+ * others get an array of their own, sized to their events and given back down to their slices. */
+#define SMALL_TRACK 4096
+
+/* Point the timeline of every small track at its room in one array: as many slices as the track
+ * has events, since an event makes one slice at most (ks_timeline_build). The slack of a track
+ * (events that are no slice: instants, flows) lies at the end of its room. */
+static void small_tracks_room(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    size_t n = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        if (t->tracks[k].n < SMALL_TRACK)
+            n += t->tracks[k].n;
+    if (!n)
+        return;
+    a->priv->room = ks_xmalloc_big(ks_mul(n, sizeof *a->priv->room));
+    a->priv->room_n = n;
+    size_t at = 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        size_t m = t->tracks[k].n;
+        if (m && m < SMALL_TRACK) {
+            a->tl[k].s = a->priv->room + at;
+            at += m;
+        }
+    }
+}
+
+static int in_room(const struct ks_analysis_priv *p, const ks_slice *s)
+{
+    uintptr_t v = (uintptr_t)s, b = (uintptr_t)p->room;
+    return p->room && v >= b && v < b + p->room_n * sizeof *p->room;
+}
 
 /* Below this many events the passes run on the calling thread unless threads were asked for:
  * starting threads would cost more than they save. */
@@ -250,6 +286,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     }
     a->ntl = t->ntracks;
     a->tl = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *a->tl);
+    small_tracks_room(a);
     ks_timeline_stats st;
     memset(&st, 0, sizeof st);
     build_ctx c = {a, opts, last, NULL, NULL, NULL};
@@ -357,6 +394,8 @@ void ks_analysis_free(ks_analysis *a)
     if (!a)
         return;
     for (size_t k = 0; k < a->ntl; k++) {
+        if (a->priv && in_room(a->priv, a->tl[k].s))
+            a->tl[k].s = NULL; /* freed with the room */
         ks_timeline_free(&a->tl[k]);
         if (a->gpu_launch)
             free(a->gpu_launch[k]);
@@ -367,6 +406,7 @@ void ks_analysis_free(ks_analysis *a)
     free(a->overlaps);
     ks_diag_free(&a->diag);
     if (a->priv) {
+        free(a->priv->room);
         ks_i64map_free(&a->priv->ext_ops);
         ks_gpuwork_free(&a->priv->gpuwork);
         free(a->priv);

@@ -314,12 +314,14 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
                        ks_timeline *tl, ks_diag *d, ks_timeline_stats *st)
 {
     const ks_track *k = &t->tracks[track];
+    /* one slice per X or B event at most: the room the caller gave (tl->s set), else reserve that
+     * and give back what is unused at the end (the pages never written cost nothing, and the array
+     * is never copied while it grows); the pushes below never pass cap */
+    ks_slice *room = tl->s;
     memset(tl, 0, sizeof *tl);
     tl->track = track;
-    /* one slice per X or B event at most: reserve that, give back what is unused at the end (the
-     * pages never written cost nothing, and the array is never copied while it grows) */
     size_t cap = k->n;
-    tl->s = cap ? ks_xmalloc_big(ks_mul(cap, sizeof *tl->s)) : NULL;
+    tl->s = room ? room : cap ? ks_xmalloc_big(ks_mul(cap, sizeof *tl->s)) : NULL;
     for (size_t i = 0; i < k->n; i++) {
         const ks_event *e = &k->ev[i];
         if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
@@ -331,7 +333,7 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);
     sort_slices(tl->s, tl->n);
     nest(t, k, o, tl, st);
-    if (tl->n < cap)
+    if (!room && tl->n < cap)
         tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
     ks_ns re = ks_timeline_reassigned(tl);
     if (re)

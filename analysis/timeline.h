@@ -29,6 +29,9 @@ typedef struct ks_timeline_stats {
     size_t ncats, cats_cap;
 } ks_timeline_stats;
 
+/* Build the timeline of one track into *tl. When tl->s is set on entry it is the room for the
+ * slices (as many as the track has events; the caller owns it, analyze.c's small tracks), else the
+ * slices get an array of their own (freed by ks_timeline_free). */
 void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts *o, ks_ns trace_end,
                        ks_timeline *tl, ks_diag *d, ks_timeline_stats *st);
 /* 1 when nothing was counted. */

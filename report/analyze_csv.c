@@ -109,11 +109,11 @@ static void op_rows(FILE *out, const ks_analysis *a, const char *section, const 
         set_uint(r, C_COUNT, v[i]->count);
         set_int(r, C_SELF, v[i]->self_ns);
         set_int(r, C_INCL, v[i]->incl_ns);
-        set_int(r, C_MIN, v[i]->min_ns);
-        set_int(r, C_MEDIAN, v[i]->median_ns);
-        set_int(r, C_P90, v[i]->p90_ns);
-        set_int(r, C_P99, v[i]->p99_ns);
-        set_int(r, C_MAX, v[i]->max_ns);
+        set_int(r, C_MIN, ks_op_row_durs(v[i]).min_ns);
+        set_int(r, C_MEDIAN, ks_op_row_durs(v[i]).median_ns);
+        set_int(r, C_P90, ks_op_row_durs(v[i]).p90_ns);
+        set_int(r, C_P99, ks_op_row_durs(v[i]).p99_ns);
+        set_int(r, C_MAX, ks_op_row_durs(v[i]).max_ns);
         if (gpu) {
             set_int(r, C_GPU_DIRECT, ks_op_row_gpu(v[i]).direct_ns);
             set_int(r, C_GPU_SUBTREE, ks_op_row_gpu(v[i]).subtree_ns);

@@ -78,11 +78,11 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kint(w, "self_ns", r->self_ns);
         ks_jw_kint(w, "incl_ns", r->incl_ns);
-        ks_jw_kint(w, "min_ns", r->min_ns);
-        ks_jw_kint(w, "median_ns", r->median_ns);
-        ks_jw_kint(w, "p90_ns", r->p90_ns);
-        ks_jw_kint(w, "p99_ns", r->p99_ns);
-        ks_jw_kint(w, "max_ns", r->max_ns);
+        ks_jw_kint(w, "min_ns", ks_op_row_durs(r).min_ns);
+        ks_jw_kint(w, "median_ns", ks_op_row_durs(r).median_ns);
+        ks_jw_kint(w, "p90_ns", ks_op_row_durs(r).p90_ns);
+        ks_jw_kint(w, "p99_ns", ks_op_row_durs(r).p99_ns);
+        ks_jw_kint(w, "max_ns", ks_op_row_durs(r).max_ns);
         gpu_field(w, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, gpu);
         gpu_field(w, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, gpu);
         gpu_field(w, "gpu_direct_sum_ns", ks_op_row_gpu(r).direct_sum_ns, gpu);

@@ -143,8 +143,8 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
         int gpu_range = r->kind == KS_K_GPU_ANNOTATION;
         granges += gpu_range;
         fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s%s\n", fmt(b1, sizeof b1, r->self_ns),
-                fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, r->median_ns),
-                fmt(b4, sizeof b4, r->p90_ns), gpu ? fmt(b5, sizeof b5, ks_op_row_gpu(r).direct_ns) : "n/a",
+                fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, ks_op_row_durs(r).median_ns),
+                fmt(b4, sizeof b4, ks_op_row_durs(r).p90_ns), gpu ? fmt(b5, sizeof b5, ks_op_row_gpu(r).direct_ns) : "n/a",
                 gpu ? fmt(b6, sizeof b6, ks_op_row_gpu(r).subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
                 gpu_range ? " (GPU range)" : "", r->unfinished ? " (unfinished instances)" : "");
     }

@@ -257,7 +257,7 @@ static void op_table(FILE *f, const ks_analysis *a, const char *table, const cha
         ns_cell(f, "self_ns", r->self_ns, mx[0], 1);
         ns_cell(f, "incl_ns", r->incl_ns, mx[1], 1);
         count_cell(f, r->count);
-        ns_cell(f, "median_ns", r->median_ns, 0, 1);
+        ns_cell(f, "median_ns", ks_op_row_durs(r).median_ns, 0, 1);
         ns_cell(f, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, mx[2], gpu);
         ns_cell(f, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, mx[3], gpu);
         fputs("</tr>\n", f);

@@ -125,8 +125,15 @@ typedef struct ks_op_gpu {
     ks_ns direct_sum_ns, subtree_sum_ns; /* sums */
 } ks_op_gpu;
 
-/* One row per operator (name + category) or labelled range. 88 bytes: a trace may hold a million
- * names (docs/robustness.md), and most rows have no GPU credit. */
+/* The instance durations of a row: exact quantiles (type 7, linear interpolation, rounded half
+ * up; ks_quantile_ns). */
+typedef struct ks_op_durs {
+    ks_ns min_ns, median_ns, p90_ns, p99_ns, max_ns;
+} ks_op_durs;
+
+/* One row per operator (name + category) or labelled range. 56 bytes: a trace may hold a million
+ * names (docs/robustness.md), most of them seen once, and most rows have no GPU credit; read the
+ * durations through ks_op_row_durs and the GPU credit through ks_op_row_gpu. */
 typedef struct ks_op_row {
     ks_str name;
     uint16_t cat;
@@ -134,9 +141,23 @@ typedef struct ks_op_row {
     uint64_t count;            /* instances starting in the window */
     uint64_t unfinished;       /* instances flagged unfinished / unclosed */
     ks_ns self_ns, incl_ns;
-    ks_ns min_ns, median_ns, p90_ns, p99_ns, max_ns; /* of instance durations, exact */
-    const ks_op_gpu *gpu;      /* NULL when no GPU work is credited to it: read ks_op_row_gpu */
+    union {
+        const ks_op_durs *many; /* count >= 2 */
+        ks_ns one;              /* count == 1: its duration */
+    } durs;
+    const ks_op_gpu *gpu;      /* NULL when no GPU work is credited to it */
 } ks_op_row;
+
+/* The durations of a row's instances (all zero for a row of none). */
+static inline ks_op_durs ks_op_row_durs(const ks_op_row *r)
+{
+    ks_op_durs d = {0, 0, 0, 0, 0};
+    if (r->count == 1)
+        d.min_ns = d.median_ns = d.p90_ns = d.p99_ns = d.max_ns = r->durs.one;
+    else if (r->count > 1 && r->durs.many)
+        d = *r->durs.many;
+    return d;
+}
 
 /* The GPU credit of a row, all zeros when it has none (whether the trace has GPU events at all is
  * ks_analysis.gpu_events: without them these zeros are not observed, and reports print N/A). */

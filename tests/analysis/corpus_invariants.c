@@ -194,14 +194,21 @@ static void check_rows(const ks_op_row *r, size_t n, int gpu)
 {
     for (size_t i = 0; i < n; i++) {
         CHECK(r[i].self_ns >= 0 && r[i].incl_ns >= 0, "negative row time");
-        CHECK(r[i].min_ns <= r[i].median_ns && r[i].median_ns <= r[i].p90_ns && r[i].p90_ns <= r[i].p99_ns &&
-                  r[i].p99_ns <= r[i].max_ns,
+        ks_op_durs d = ks_op_row_durs(&r[i]);
+        CHECK(d.min_ns <= d.median_ns && d.median_ns <= d.p90_ns && d.p90_ns <= d.p99_ns && d.p99_ns <= d.max_ns,
               "order statistics out of order");
+        /* one instance: its duration is its inclusive time (the union of one interval); more: the
+         * union of the instances is at least the longest */
+        CHECK(r[i].count != 1 || (d.min_ns == r[i].incl_ns && d.max_ns == r[i].incl_ns),
+              "one instance: duration is not its inclusive time");
+        CHECK(d.max_ns <= r[i].incl_ns, "longest instance above the inclusive time");
+        CHECK(r[i].count < 2 || r[i].durs.many, "several instances without quantiles");
         CHECK(r[i].count > 0, "row without instances");
-        CHECK(ks_op_row_gpu(&r[i]).direct_ns <= ks_op_row_gpu(&r[i]).direct_sum_ns, "union above sum");
-        CHECK(ks_op_row_gpu(&r[i]).subtree_ns <= ks_op_row_gpu(&r[i]).subtree_sum_ns, "union above sum");
-        CHECK(ks_op_row_gpu(&r[i]).direct_ns <= ks_op_row_gpu(&r[i]).subtree_ns, "direct above subtree");
-        CHECK(ks_op_row_gpu(&r[i]).direct_sum_ns <= ks_op_row_gpu(&r[i]).subtree_sum_ns, "direct sum above subtree sum");
+        ks_op_gpu g = ks_op_row_gpu(&r[i]);
+        CHECK(g.direct_ns <= g.direct_sum_ns, "union above sum");
+        CHECK(g.subtree_ns <= g.subtree_sum_ns, "union above sum");
+        CHECK(g.direct_ns <= g.subtree_ns, "direct above subtree");
+        CHECK(g.direct_sum_ns <= g.subtree_sum_ns, "direct sum above subtree sum");
         if (!gpu)
             CHECK(ks_op_row_gpu(&r[i]).subtree_sum_ns == 0, "GPU time without GPU events");
     }

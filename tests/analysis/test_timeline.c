@@ -21,11 +21,11 @@ static void nesting_self_and_inclusive(void **state)
     assert_int_equal(rec->count, 3);
     assert_int_equal(rec->self_ns, 30 * US);
     assert_int_equal(rec->incl_ns, 30 * US);
-    assert_int_equal(rec->min_ns, 5 * US);
-    assert_int_equal(rec->max_ns, 30 * US);
-    assert_int_equal(rec->median_ns, 15 * US);
-    assert_int_equal(rec->p90_ns, 27 * US);   /* 15 + 0.8 * (30 - 15) */
-    assert_int_equal(rec->p99_ns, 29700);     /* 15 + 0.98 * 15 us */
+    assert_int_equal(ks_op_row_durs(rec).min_ns, 5 * US);
+    assert_int_equal(ks_op_row_durs(rec).max_ns, 30 * US);
+    assert_int_equal(ks_op_row_durs(rec).median_ns, 15 * US);
+    assert_int_equal(ks_op_row_durs(rec).p90_ns, 27 * US);   /* 15 + 0.8 * (30 - 15) */
+    assert_int_equal(ks_op_row_durs(rec).p99_ns, 29700);     /* 15 + 0.98 * 15 us */
     /* zero-length: inside the parent at 95, a sibling at the parent's end (100) */
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "zero_in", 0)), "step");
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "zero_at_end", 0)), "-");

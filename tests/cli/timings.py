@@ -86,12 +86,17 @@ for fmt in ("json", "text"):
         rows, order = table(timed.stderr, "analyze")
         for p in PARSE + PASSES:
             check(p in rows, f"{what}: a row '{p}' in {order}")
-        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables"]
-        two = ["analysis: timelines | GPU unions", "analysis: links | CPU tables",
-               "analysis: GPU time of rows | kernels"]
+        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions"]
+        two = ["analysis: timelines | GPU unions", "analysis: links"]
         # 0: one thread below 100 000 events (nccl_data has 40 573), so the passes of --threads 1
         for p in two if threads == "2" else one:
             check(p in rows, f"{what}: a row '{p}' in {order}")
+        # the default window (its active steps) is chosen from the timelines: the tables are
+        # made once, for it, not first for the whole trace and then again
+        check("analysis: window, tables" in rows, f"{what}: the tables made for the window in {order}")
+        for p in ["analysis: window (tables again)", "analysis: tables", "analysis: links | CPU tables",
+                  "analysis: GPU time of rows | kernels"]:
+            check(p not in rows, f"{what}: no row '{p}' (tables made twice) in {order}")
         if threads == "1":
             check("parse ahead (workers, summed)" not in rows, f"{what}: no workers with --threads 1")
         check(order.index("parse") < order.index("analysis: GPU work index") < order.index("writing"),
@@ -100,11 +105,19 @@ for fmt in ("json", "text"):
         check(rows["read + decompress (reader thread)"][3] == "beside", f"{what}: reading is beside the parse")
         laws(rows, what)
 
-# a window (nccl_data has ProfilerStep#4 to #6): the tables again, timed
+# a window (nccl_data has ProfilerStep#4 to #6): the tables made once, for it
 r = run("analyze", "--format", "json", "--quiet", "--window", "steps:4-5", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
-check("analysis: window (tables again)" in rows, f"window: a row for the window in {order}")
+check("analysis: window, tables" in rows, f"window: a row for the window in {order}")
+check("analysis: window (tables again)" not in rows, f"window: the tables made once in {order}")
 laws(rows, "analyze --window")
+# the whole trace: no window is set, the tables are made after the steps
+r = run("analyze", "--format", "json", "--quiet", "--window", "trace", "--timings", BIG)
+rows, order = table(r.stderr, "analyze")
+check("analysis: tables" in rows and "analysis: window, tables" not in rows,
+      f"--window trace: the tables made once, for the whole trace, in {order}")
+check(order.index("steps") < order.index("analysis: tables"), f"--window trace: tables after the steps: {order}")
+laws(rows, "analyze --window trace")
 # several inputs: one table, each phase summed over them
 r = run("analyze", "--format", "json", "--quiet", "--timings", BIG, SMALL)
 rows, order = table(r.stderr, "analyze")
