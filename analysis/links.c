@@ -34,7 +34,7 @@ static void index_launches(ks_analysis *a, ks_idindex *corr)
     size_t n = 0;
     for (size_t k = 0; k < a->ntl; k++)
         if (t->tracks[a->tl[k].track].kind != KS_TRACK_GPU)
-            n += (size_t)ks_trace_track_cpu_side(t, a->tl[k].track);
+            n += a->tl[k].n; /* a launch is a slice */
     ks_idindex_reserve(corr, n);
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];

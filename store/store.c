@@ -5,8 +5,11 @@
  * The public structs are plain data; everything the store needs to grow them lives in trace_impl
  * behind the public ks_trace: the capacities, the lookup indexes, and one track_state per track
  * (same index as ks_trace.tracks). A trace may hold a million one-event tracks, so a track costs
- * 64 public bytes plus 32 here, and the time span is folded into one trace-wide span rather than
- * kept per track. Written by the parser only, on one thread (kinesift/store.h). */
+ * 64 public bytes plus 32 here while the trace is written, and the time span is folded into one
+ * trace-wide span rather than kept per track. Once finished, every event array is exactly its
+ * events and the track_states go: what is left of them is the list of the tracks whose array is a
+ * mapping (few: arrays past 512 KiB). Written by the parser only, on one thread, and not after
+ * ks_trace_finish (kinesift/store.h). */
 #include "kinesift/store.h"
 
 #include <stdio.h>
@@ -61,7 +64,11 @@ typedef struct track_state {
 typedef struct trace_impl {
     ks_trace t;
     size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap;
-    track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them) */
+    track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
+                            * finished */
+    uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
+    size_t nmapped;
+    int finished;          /* ks_trace_finish ran: the arrays hold exactly their events */
     size_t *ready;         /* per mapped event array: bytes from its start that may have been
                             * written (bigarray.h); few: one per array past 512 KiB */
     size_t nready, ready_cap;
@@ -112,15 +119,42 @@ ks_trace *ks_trace_new(const char *source)
     return t;
 }
 
+/* The room of track i's event array and whether it is a mapping, before or after finishing. */
+static size_t track_cap(const trace_impl *ti, size_t i)
+{
+    return ti->finished ? ti->t.tracks[i].n : ti->ts[i].cap;
+}
+
+static int track_mapped(const trace_impl *ti, size_t i)
+{
+    if (!ti->finished)
+        return ti->ts[i].mapped;
+    size_t lo = 0, hi = ti->nmapped;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ti->mapped[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ti->nmapped && ti->mapped[lo] == i;
+}
+
+static void free_events(trace_impl *ti)
+{
+    for (size_t i = 0; i < ti->t.ntracks; i++)
+        ks_bigarray_free(ti->t.tracks[i].ev, track_cap(ti, i), (uint8_t)track_mapped(ti, i), sizeof(ks_event));
+}
+
 void ks_trace_free(ks_trace *t)
 {
     if (!t)
         return;
     trace_impl *ti = impl(t);
-    for (size_t i = 0; i < t->ntracks; i++)
-        ks_bigarray_free(t->tracks[i].ev, ti->ts[i].cap, ti->ts[i].mapped, sizeof(ks_event));
+    free_events(ti);
     free(t->tracks);
     free(ti->ts);
+    free(ti->mapped);
     free(ti->ready);
     ks_i64map_free(&ti->series);
     free(t->procs);
@@ -278,6 +312,8 @@ uint32_t ks_trace_track(ks_trace *t, ks_id pid, ks_id tid)
             s = (s + 1) & (ix->nslots - 1);
         }
     }
+    if (ti->finished)
+        abort(); /* a finished trace is read only (kinesift/store.h) */
     uint32_t proc = ks_trace_process(t, pid);
     size_t cap = ti->tracks_cap;
     KS_GROW(t->tracks, ti->tracks_cap, t->ntracks + 1);
@@ -335,6 +371,8 @@ static void room_for_one(trace_impl *ti, ks_track *k, track_state *st)
 ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
 {
     trace_impl *ti = impl(t);
+    if (ti->finished)
+        abort(); /* no event after ks_trace_finish (kinesift/store.h) */
     ks_track *k = &t->tracks[track];
     track_state *st = &ti->ts[track];
     room_for_one(ti, k, st);
@@ -389,8 +427,9 @@ void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c)
 void ks_trace_clear_tracks(ks_trace *t)
 {
     trace_impl *ti = impl(t);
-    for (size_t i = 0; i < t->ntracks; i++)
-        ks_bigarray_free(t->tracks[i].ev, ti->ts[i].cap, ti->ts[i].mapped, sizeof(ks_event));
+    if (ti->finished)
+        abort(); /* a finished trace is read only (kinesift/store.h) */
+    free_events(ti);
     t->ntracks = t->nprocs = 0;
     if (ti->tracks.nslots)
         memset(ti->tracks.slots, 0, ti->tracks.nslots * sizeof *ti->tracks.slots);
@@ -398,19 +437,14 @@ void ks_trace_clear_tracks(ks_trace *t)
         memset(ti->procs.slots, 0, ti->procs.nslots * sizeof *ti->procs.slots);
 }
 
-uint64_t ks_trace_track_cpu_side(const ks_trace *t, uint32_t track)
-{
-    return cimpl(t)->ts[track].n_cpu_side;
-}
-
 size_t ks_trace_track_cap(const ks_trace *t, uint32_t track)
 {
-    return cimpl(t)->ts[track].cap;
+    return track_cap(cimpl(t), track);
 }
 
 int ks_trace_track_mapped(const ks_trace *t, uint32_t track)
 {
-    return cimpl(t)->ts[track].mapped;
+    return track_mapped(cimpl(t), track);
 }
 
 /* ---- finishing ----------------------------------------------------------------------------- */
@@ -474,15 +508,29 @@ static int cmp_coll(const void *x, const void *y)
 void ks_trace_finish(ks_trace *t)
 {
     trace_impl *ti = impl(t);
-    for (size_t i = 0; i < t->ntracks; i++)
+    if (ti->finished)
+        return;
+    size_t nmapped = 0;
+    for (size_t i = 0; i < t->ntracks; i++) {
         finish_track(t, &t->tracks[i], &ti->ts[i]);
-    /* no more tracks: give back the growth slack (up to a third of the 96 bytes of a track, which
-     * for a million one-event tracks is a fifth of their events) */
+        nmapped += ti->ts[i].mapped;
+    }
+    /* no more tracks: give back the growth slack, and the track states (96 bytes a track while
+     * writing, 64 after: a million one-event tracks weigh less than their events) */
     if (t->ntracks && ti->tracks_cap > t->ntracks) {
         t->tracks = ks_xrealloc(t->tracks, ks_mul(t->ntracks, sizeof *t->tracks));
-        ti->ts = ks_xrealloc(ti->ts, ks_mul(t->ntracks, sizeof *ti->ts));
         ti->tracks_cap = t->ntracks;
     }
+    ti->mapped = ks_xmalloc(ks_mul(nmapped ? nmapped : 1, sizeof *ti->mapped));
+    for (size_t i = 0; i < t->ntracks; i++)
+        if (ti->ts[i].mapped)
+            ti->mapped[ti->nmapped++] = (uint32_t)i;
+    free(ti->ts);
+    ti->ts = NULL;
+    free(ti->ready);
+    ti->ready = NULL;
+    ti->nready = ti->ready_cap = 0;
+    ti->finished = 1;
     if (t->ncolls > 1)
         qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
 }
@@ -505,7 +553,7 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
     int any = ti->span_any;
     ks_ns a = ti->span_first, b = ti->span_last;
     /* every event is in the trace's span but each track's last one before ks_trace_finish */
-    for (size_t i = 0; i < t->ntracks; i++) {
+    for (size_t i = 0; i < t->ntracks && !ti->finished; i++) {
         const ks_track *k = &t->tracks[i];
         if (!k->n || ti->ts[i].last_folded)
             continue;
@@ -591,8 +639,9 @@ size_t ks_trace_memory(const ks_trace *t)
     const trace_impl *ti = cimpl(t);
     size_t m = sizeof(trace_impl) + ks_strtab_bytes(t->strings);
     for (size_t i = 0; i < t->ntracks; i++)
-        m += ti->ts[i].cap * sizeof(ks_event);
-    m += ti->tracks_cap * (sizeof(ks_track) + sizeof(track_state)) + ti->procs_cap * sizeof(ks_process);
+        m += track_cap(ti, i) * sizeof(ks_event);
+    m += ti->tracks_cap * (sizeof(ks_track) + (ti->finished ? 0 : sizeof(track_state))) +
+         ti->nmapped * sizeof *ti->mapped + ti->procs_cap * sizeof(ks_process);
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->ready_cap * sizeof *ti->ready;

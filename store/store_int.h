@@ -16,9 +16,6 @@ void ks_trace_set_supply(ks_trace *t, const ks_page_supply *s);
  * keeps its strings, categories and counts, and the memory of its tables for reuse. */
 void ks_trace_clear_tracks(ks_trace *t);
 
-/* Events of the track of a CPU-side kind (ks_kind_is_cpu_side), counted while appending: an
- * upper bound of its launches, for reserving room. */
-uint64_t ks_trace_track_cpu_side(const ks_trace *t, uint32_t track);
 /* Room of the track's event array, in events (== n once the trace is finished). */
 size_t ks_trace_track_cap(const ks_trace *t, uint32_t track);
 /* 1 when the track's event array lives in its own mapping rather than in malloc (bigarray.h). */

@@ -282,7 +282,9 @@ KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, siz
  * KS_EF_STREAM) is an accelerator's device activity, KS_K_DEVICE_OTHER; else k. */
 KS_API ks_kind ks_classify_event(ks_kind k, char ph, uint32_t flags);
 
-/* Called once after parsing: sets track kinds/devices/streams, releases spare capacity. */
+/* Called once after parsing: sets track kinds/devices/streams, releases spare capacity and the
+ * bookkeeping of writing. The trace is read only from then on: appending an event or making a
+ * new track after it aborts (a caller's bug, not an input's). */
 KS_API void ks_trace_finish(ks_trace *t);
 
 /* Look up a top-level scalar ("with_stack", "host_name"); NULL when absent. */

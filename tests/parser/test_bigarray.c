@@ -164,8 +164,18 @@ static void store_keeps_many_events(void **state)
         ks_trace_append(t, (i % 1000) ? a : b, &e);
     }
     assert_true(ks_trace_track_mapped(t, a));
+    assert_false(ks_trace_track_mapped(t, b)); /* 300 events: malloc */
+    size_t writing = ks_trace_memory(t);
     ks_trace_finish(t);
+    /* finished: each array is exactly its events, and which ones are mappings is still known
+     * (the track states of writing are gone) */
+    assert_true(ks_trace_track_mapped(t, a));
+    assert_false(ks_trace_track_mapped(t, b));
     assert_int_equal(ks_trace_track_cap(t, a), t->tracks[a].n);
+    assert_int_equal(ks_trace_track_cap(t, b), t->tracks[b].n);
+    assert_true(ks_trace_memory(t) <= writing);
+    ks_trace_finish(t); /* twice: nothing more */
+    assert_true(ks_trace_track_mapped(t, a));
     assert_int_equal(t->tracks[a].n + t->tracks[b].n, n);
     size_t ia = 0, ib = 0;
     for (size_t i = 0; i < n; i++) {
