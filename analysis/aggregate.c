@@ -549,8 +549,9 @@ void ks_kernels_build(ks_analysis *a)
             r->row.unlinked++;
         if (ks_comm_gpu_event(&cc, it->track, it->ev))
             r->row.comm++;
-        if (e->flags & KS_EF_BYTES) {
-            r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + e->aux;
+        int64_t bytes;
+        if (ks_event_bytes(t, it->track, it->ev, &bytes)) {
+            r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + bytes;
             r->has_bytes = 1;
         }
     }

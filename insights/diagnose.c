@@ -285,17 +285,18 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
         const ks_gpuwork_item *it = &gw->v[w];
         {
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
-            if (e->kind != KS_K_MEMCPY || !(e->flags & KS_EF_BYTES) || !ks_gpuwork_starts_in(a, it) ||
-                !in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
+            int64_t bytes;
+            if (e->kind != KS_K_MEMCPY || !ks_event_bytes(t, it->track, it->ev, &bytes) ||
+                !ks_gpuwork_starts_in(a, it) || !in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
                 continue;
             const ks_step *s = step_at(st, e->ts);
-            if (e->aux > largest)
-                largest = e->aux;
+            if (bytes > largest)
+                largest = bytes;
             size_t j = 0;
-            while (j < n && v[j].bytes != e->aux)
+            while (j < n && v[j].bytes != bytes)
                 j++;
             if (j == n) {
-                copy_group gnew = {e->aux, 0, 0, INT64_MIN, 0};
+                copy_group gnew = {bytes, 0, 0, INT64_MIN, 0};
                 KS_PUSH(v, n, vcap, gnew);
             }
             v[j].copies++;
@@ -742,7 +743,8 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
                 continue;
             copies++;
             total = ks_sat_add(total, e->dur);
-            int64_t b = (e->flags & KS_EF_BYTES) ? e->aux : 0;
+            int64_t b = 0;
+            ks_event_bytes(t, it->track, it->ev, &b);
             size_t j = 0;
             while (j < n && v[j].bytes != b)
                 j++;

@@ -164,7 +164,6 @@ void ks_ps_commit_event(ks_parser *p)
     rec.dur = dur;
     rec.ext_id = e->ext;
     rec.corr = e->corr;
-    rec.aux = e->aux;
     rec.name = e->name;
     rec.stream = e->stream;
     rec.cat = e->cat;
@@ -177,10 +176,13 @@ void ks_ps_commit_event(ks_parser *p)
         KS_GROW(u->ev, u->ev_cap, u->nev + 1);
         u->ev[u->nev].ev = rec;
         u->ev[u->nev].track = track;
+        u->ev[u->nev].bytes = e->aux;
         u->nev++;
         return;
     }
     ks_trace_append(t, track, &rec);
+    if (rec.flags & KS_EF_BYTES)
+        ks_trace_set_bytes(t, track, e->aux);
     if (e->has_coll)
         commit_coll(p, track);
 }

@@ -144,7 +144,10 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         ks_event e = u->ev[i].ev;
         e.name = m->str[e.name];
         e.cat = (uint16_t)m->cat[e.cat];
-        ks_trace_append(t, m->track[u->ev[i].track], &e);
+        uint32_t track = m->track[u->ev[i].track];
+        ks_trace_append(t, track, &e);
+        if (e.flags & KS_EF_BYTES)
+            ks_trace_set_bytes(t, track, u->ev[i].bytes);
     }
     for (size_t c = 0; c < u->ncat_count; c++)
         if (u->cat_count[c])

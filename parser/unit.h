@@ -45,6 +45,7 @@ typedef struct ks_unit_track {
 typedef struct ks_unit_event {
     ks_event ev;    /* name and cat local */
     uint32_t track; /* local */
+    int64_t bytes;  /* "bytes" when ev.flags has KS_EF_BYTES (ks_trace_set_bytes) */
 } ks_unit_event;
 
 typedef struct ks_unit_count {

@@ -75,6 +75,7 @@ typedef struct trace_impl {
     track_index tracks;
     track_index procs;
     ks_i64map series;      /* track << 32 | name -> series index */
+    ks_i64map bytes;       /* track << 32 | event -> "bytes" (KS_EF_BYTES; few events) */
     int span_any;          /* the span of every event appended except each track's last */
     ks_ns span_first, span_last;
     ks_page_supply supply; /* ready memory for mapped event arrays (parser's reader thread) */
@@ -109,6 +110,7 @@ ks_trace *ks_trace_new(const char *source)
     ks_trace *t = &ti->t;
     ti->supply.take = no_supply;
     ks_i64map_init(&ti->series);
+    ks_i64map_init(&ti->bytes);
     t->source = ks_xstrdup(source ? source : "-");
     t->strings = ks_strtab_new();
     KS_GROW(t->cats, ti->cats_cap, 16);
@@ -157,6 +159,7 @@ void ks_trace_free(ks_trace *t)
     free(ti->mapped);
     free(ti->ready);
     ks_i64map_free(&ti->series);
+    ks_i64map_free(&ti->bytes);
     free(t->procs);
     free(t->cats);
     free(t->by_cat);
@@ -392,6 +395,34 @@ ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
         st->n_cpu_side++;
     }
     return &k->ev[k->n++];
+}
+
+_Static_assert(sizeof(ks_event) == 48, "ks_event: 48 bytes (docs/performance.md)");
+
+static int64_t event_key(uint32_t track, size_t ev)
+{
+    return (int64_t)(((uint64_t)track << 32) | (uint32_t)ev);
+}
+
+void ks_trace_set_bytes(ks_trace *t, uint32_t track, int64_t bytes)
+{
+    ks_track *k = &t->tracks[track];
+    if (!k->n || k->n > UINT32_MAX)
+        return; /* no event, or past what a slice can name (4 billion on one track) */
+    k->ev[k->n - 1].flags |= KS_EF_BYTES;
+    ks_i64map_put(&impl(t)->bytes, event_key(track, k->n - 1), (uint64_t)bytes);
+}
+
+int ks_event_bytes(const ks_trace *t, uint32_t track, uint32_t ev, int64_t *bytes)
+{
+    if (track >= t->ntracks || ev >= t->tracks[track].n || !(t->tracks[track].ev[ev].flags & KS_EF_BYTES))
+        return 0;
+    const uint64_t *v = ks_i64map_get(&cimpl(t)->bytes, event_key(track, ev));
+    if (!v)
+        return 0;
+    if (bytes)
+        *bytes = (int64_t)*v;
+    return 1;
 }
 
 uint32_t ks_trace_series(ks_trace *t, uint32_t track, ks_str name)

@@ -303,7 +303,10 @@ static void flows_and_gpu_args(void **state)
     const ks_event *m = &gpu->ev[2];
     assert_int_equal(m->kind, KS_K_MEMCPY);
     assert_true(m->flags & KS_EF_BYTES);
-    assert_int_equal(m->aux, 4096);
+    int64_t bytes = 0;
+    assert_true(ks_event_bytes(t, (uint32_t)(gpu - t->tracks), 2, &bytes));
+    assert_int_equal(bytes, 4096);
+    assert_false(ks_event_bytes(t, (uint32_t)(gpu - t->tracks), 1, &bytes)); /* a kernel: none */
     ks_trace_free(t);
 }
 
