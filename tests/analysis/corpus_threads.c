@@ -1,9 +1,11 @@
 /* tests/analysis/corpus_threads.c: the analysis on several threads gives exactly what it gives on
  * one. For each trace named on the command line (corpus files, fixtures) and each overlap policy,
  * the whole analysis (ks_analyze, steps, gaps, diagnoses, and a window set afterwards) runs with
- * threads = 1 (the reference: every pass in order on this thread), 2 and 7; then everything is
- * compared: the JSON and text reports byte for byte, every slice of every timeline, every GPU
- * launcher link, and the diagnostics (ids, severities, counts, example texts, in order). */
+ * threads = 1 (the reference: every pass in order on this thread), 2 and 7, and with the tables
+ * made later (ks_analysis_opts.tables_later: made once, by the window or by ks_analysis_tables,
+ * as ks_insights_run does) on 1 and 2; then everything is compared: the JSON and text reports
+ * byte for byte, every slice of every timeline, every GPU launcher link, and the diagnostics
+ * (ids, severities, counts, example texts, in order). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,17 +64,21 @@ static void run_free(run *r)
     memset(r, 0, sizeof *r);
 }
 
-/* window: the middle third of the span, set after the analysis (recomputes the tables) */
-static void analyse(const ks_trace *t, const ks_analysis_opts *base, int threads, int window, run *r)
+/* window: the middle third of the span, set after the analysis (recomputes the tables); later:
+ * the tables are not made by ks_analyze but by the window, else by ks_analysis_tables */
+static void analyse(const ks_trace *t, const ks_analysis_opts *base, int threads, int window, int later, run *r)
 {
     ks_analysis_opts o = *base;
     ks_error err;
     o.threads = threads;
+    o.tables_later = later;
     memset(r, 0, sizeof *r);
     if (ks_analyze(t, &o, &r->a, &err) != KS_OK) {
         fprintf(stderr, "analyze: %s\n", err.msg);
         exit(2);
     }
+    if (later)
+        CHECK(!r->a->ops && !r->a->nops && !r->a->nkernels && !r->a->nlabels, "tables made before they were asked for");
     ks_ns first, last;
     if (window && ks_trace_span(t, &first, &last) && last - first >= 3) {
         ks_ns third = (last - first) / 3;
@@ -81,6 +87,7 @@ static void analyse(const ks_trace *t, const ks_analysis_opts *base, int threads
             exit(2);
         }
     }
+    ks_analysis_tables(r->a); /* nothing when they are made */
     insights(r);
     reports(r);
 }
@@ -168,18 +175,27 @@ static void check_trace(const char *path)
             if (ks_overlap_parse(policies[p], &o.overlap, &o.clamp_ns) != 0)
                 exit(2);
             run ref, par;
-            analyse(t, &o, 1, window, &ref);
+            analyse(t, &o, 1, window, 0, &ref);
             for (size_t j = 0; j < sizeof threads / sizeof *threads; j++) {
                 char what[600];
                 snprintf(what, sizeof what, "%s (%s%s, %d threads)", path, policies[p], window ? ", window" : "",
                          threads[j]);
-                analyse(t, &o, threads[j], window, &par);
+                analyse(t, &o, threads[j], window, 0, &par);
+                compare(what, &ref, &par);
+                run_free(&par);
+            }
+            for (int j = 1; j <= 2; j++) {
+                char what[600];
+                snprintf(what, sizeof what, "%s (%s%s, %d threads, tables later)", path, policies[p],
+                         window ? ", window" : "", j);
+                analyse(t, &o, j, window, 1, &par);
                 compare(what, &ref, &par);
                 run_free(&par);
             }
             run_free(&ref);
         }
-    printf("ok: %s: %" PRIu64 " events, %zu tracks: 1, 2 and 7 threads agree\n", path, t->events, t->ntracks);
+    printf("ok: %s: %" PRIu64 " events, %zu tracks: 1, 2 and 7 threads and the tables made later agree\n", path,
+           t->events, t->ntracks);
     ks_trace_free(t);
 }
 
