@@ -676,7 +676,7 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->ready_cap * sizeof *ti->ready;
-    m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1);
+    m += (ti->series.cap + ti->bytes.cap) * (sizeof(int64_t) + sizeof(uint64_t) + 1);
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;
 }
