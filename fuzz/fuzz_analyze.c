@@ -1,7 +1,10 @@
 /* fuzz/fuzz_analyze.c: a parsed trace through the whole analysis (timeline, steps, GPU idle
- * gaps, diagnoses) and the text and JSON reports. The first byte chooses the overlap policy; the
- * rest is the trace. Extreme timestamps, overlaps and nesting must give no undefined behaviour
- * (UBSan) and no memory error. */
+ * gaps, threads, diagnoses) and the text and JSON reports. The first byte chooses the overlap
+ * policy (bits 0-1), the sort key (bits 2-3) and the path (bits 4-5): the passes called one by one
+ * on the whole trace, or ks_insights_run as the command runs them (the tables made once, for the
+ * default window, for `--window trace`, or for a window of the middle of the span); the rest is
+ * the trace. Extreme timestamps, overlaps and nesting must give no undefined behaviour (UBSan) and
+ * no memory error. */
 #include "fuzz/fuzz.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
@@ -16,6 +19,66 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     sink = fopen("/dev/null", "w");
     return 0;
+}
+
+static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t sel)
+{
+    ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4)};
+    ks_analyze_text(sink, a, iv, &ro);
+    ks_analyze_json *w = ks_analyze_json_begin(sink);
+    ks_analyze_json_trace(w, a, iv, &ro);
+    ks_analyze_json_end(w);
+}
+
+/* the passes one by one, on the whole trace (the tables made by ks_analyze) */
+static void passes(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel)
+{
+    ks_error err;
+    ks_analysis *a = NULL;
+    ks_steps steps = {0};
+    ks_gaps gaps = {0};
+    ks_diagnoses dx = {0};
+    ks_threads th = {0};
+    ks_step_opts so;
+    ks_step_opts_init(&so);
+    ks_gap_opts go;
+    ks_gap_opts_init(&go);
+    if (ks_analyze(t, ao, &a, &err) == KS_OK && ks_steps_find(a, &so, &steps, &err) == KS_OK &&
+        ks_gaps_find(a, &steps, &go, &gaps, &err) == KS_OK) {
+        ks_diagnose(a, &steps, &gaps, &dx);
+        ks_threads_find(a, &steps, &th);
+        ks_insights_view iv = {&steps, &gaps, &dx, NULL, &th};
+        reports(a, &iv, sel);
+    }
+    ks_diagnoses_free(&dx);
+    ks_threads_free(&th);
+    ks_gaps_free(&gaps);
+    ks_steps_free(&steps);
+    ks_analysis_free(a);
+}
+
+/* as the command runs them: mode 1 the default window, 2 the whole trace, 3 the middle of the span */
+static void insights(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel, int mode)
+{
+    ks_insights_opts io;
+    ks_insights_opts_init(&io);
+    io.analysis = *ao;
+    char spec[96];
+    ks_ns first, last;
+    if (mode == 2) {
+        io.window = "trace";
+    } else if (mode == 3 && ks_trace_span(t, &first, &last) && last - first >= 4) {
+        ks_ns q = (last - first) / 4; /* a window in ns from the trace's first timestamp */
+        snprintf(spec, sizeof spec, "%lldns:%lldns", (long long)q, (long long)(3 * q));
+        io.window = spec;
+    }
+    ks_insights r;
+    ks_error err;
+    if (ks_insights_run(t, &io, &r, &err) == KS_OK) {
+        ks_insights_view iv = {&r.steps, &r.gaps, &r.diagnoses, NULL, &r.threads};
+        reports(r.a, &iv, sel);
+    }
+    ks_insights_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,28 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const policies[] = {"spill", "drop", "truncate", "clamp:1000"};
     ks_ns clamp = 0;
     (void)ks_overlap_parse(policies[sel % 4], &ao.overlap, &clamp);
-    ks_analysis *a = NULL;
-    ks_steps steps = {0};
-    ks_gaps gaps = {0};
-    ks_diagnoses dx = {0};
-    ks_threads th = {0};
-    ks_step_opts so;
-    ks_step_opts_init(&so);
-    ks_gap_opts go;
-    ks_gap_opts_init(&go);
-    if (ks_analyze(t, &ao, &a, &err) == KS_OK && ks_steps_find(a, &so, &steps, &err) == KS_OK &&
-        ks_gaps_find(a, &steps, &go, &gaps, &err) == KS_OK) {
-        ks_diagnose(a, &steps, &gaps, &dx);
-        ks_threads_find(a, &steps, &th);
-        ks_insights_view iv = {&steps, &gaps, &dx, NULL, &th};
-        ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4)};
-        ks_analyze_text(sink, a, &iv, &ro);
-    }
-    ks_diagnoses_free(&dx);
-    ks_threads_free(&th);
-    ks_gaps_free(&gaps);
-    ks_steps_free(&steps);
-    ks_analysis_free(a);
+    int mode = (int)(sel / 16 % 4);
+    if (mode == 0)
+        passes(t, &ao, sel);
+    else
+        insights(t, &ao, sel, mode);
     ks_trace_free(t);
     return 0;
 }

@@ -414,7 +414,7 @@ typedef struct ks_insights {
 
 KS_API void ks_insights_opts_init(ks_insights_opts *o);
 /* Run the passes over t in the order that gives the figures of `kinesift analyze --format json`:
- * analysis, steps, window (the tables recomputed for it, the steps restricted to it), gaps,
+ * analysis, steps, window (the tables made once, for it, and the steps restricted to it), gaps,
  * threads, telemetry, diagnoses. KS_ERR with err set; free out in any case (ks_insights_free). Every
  * command that reports on one trace goes through it, so their figures are the same. */
 KS_API int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *out, ks_error *err);
