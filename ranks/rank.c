@@ -173,7 +173,7 @@ static void collectives(const ks_analysis *a, dev_acc *devs, size_t ndev, ks_ran
             if (!k->comm) {
                 if (!acc[k->name])
                     KS_PUSH(touched, nt, tcap, k->name);
-                acc[k->name] += k->b - k->a;
+                acc[k->name] = ks_sat_add(acc[k->name], ks_sat_sub(k->b, k->a));
                 continue;
             }
             KS_GROW(r->colls, cap, r->ncolls + 1);

@@ -253,7 +253,7 @@ static void gap_rows(FILE *out, const ks_analysis *a, const ks_gaps *g)
             set_int(r, C_DEVICE, d->device);
             set_int(r, C_START, x->start);
             set_int(r, C_END, x->end);
-            set_int(r, C_WALL, x->end - x->start);
+            set_int(r, C_WALL, ks_sat_sub(x->end, x->start));
             row_put(out, r);
         }
     }

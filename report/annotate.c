@@ -146,7 +146,7 @@ static void gaps(added *x, const ks_analysis *a, const ks_gaps *g)
             snprintf(name, sizeof name, "GPU idle: %s", cause);
             slice(x, name, TID_GAPS + (int64_t)d, gp->start, ks_sat_sub(gp->end, gp->start));
             ks_jw_kint(&x->w, "device", dev->device);
-            ks_jw_kint(&x->w, "duration_ns", gp->end - gp->start);
+            ks_jw_kint(&x->w, "duration_ns", ks_sat_sub(gp->end, gp->start));
             ks_jw_kstr(&x->w, "cause", cause);
             ks_jw_kstr(&x->w, "cause_kind", gp->cause ? ks_kind_name((ks_kind)gp->cause_kind) : "none");
             ks_jw_kbool(&x->w, "data_loading", gp->data);

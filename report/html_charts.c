@@ -131,7 +131,7 @@ typedef struct run {
 
 static double xpos(const ks_analysis *a, ks_ns t)
 {
-    return LEFT + PLOT_W * (double)(t - a->win_start) / (double)(a->window_ns > 0 ? a->window_ns : 1);
+    return LEFT + PLOT_W * (double)ks_sat_sub(t, a->win_start) / (double)(a->window_ns > 0 ? a->window_ns : 1);
 }
 
 static void flush(FILE *out, const ks_analysis *a, const run *r, double y, double h)
@@ -151,7 +151,7 @@ static void flush(FILE *out, const ks_analysis *a, const run *r, double y, doubl
         fputs("GPU idle gap of ", out);
         ks_html_ns(out, r->idle);
         fputs(" at +", out);
-        ks_html_ns(out, g->start - a->win_start);
+        ks_html_ns(out, ks_sat_sub(g->start, a->win_start));
         fputs(": the CPU thread was in ", out);
         ks_html_text_cut(out, g->cause ? ks_trace_str(a->trace, g->cause) : "nothing (idle)", 160);
         fprintf(out, " (%s)", ks_html_gap_class_name(best));
@@ -159,9 +159,9 @@ static void flush(FILE *out, const ks_analysis *a, const run *r, double y, doubl
         fprintf(out, "%zu GPU idle gaps, ", r->count);
         ks_html_ns(out, r->idle);
         fputs(" idle in all, from +", out);
-        ks_html_ns(out, r->start - a->win_start);
+        ks_html_ns(out, ks_sat_sub(r->start, a->win_start));
         fputs(" to +", out);
-        ks_html_ns(out, r->end - a->win_start);
+        ks_html_ns(out, ks_sat_sub(r->end, a->win_start));
         fprintf(out, "; most of it: %s", ks_html_gap_class_name(best));
     }
     fputs("</title></rect>", out);
@@ -198,7 +198,7 @@ static void device_row(FILE *out, const ks_analysis *a, const ks_gpu_row *gr, co
         r.x1 = x1;
         r.end = g->end;
         r.count++;
-        r.idle += g->end - g->start;
+        r.idle = ks_sat_add(r.idle, ks_sat_sub(g->end, g->start));
         r.by_class[ks_html_gap_class(g)] = ks_sat_add(r.by_class[ks_html_gap_class(g)], ks_sat_sub(g->end, g->start));
     }
     flush(out, a, &r, y, h);

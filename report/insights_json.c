@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jsonw.h"
+#include "common/util.h"
 #include "kinesift/report.h"
 #include "report/report_int.h"
 #include "report/report_util.h"
@@ -197,7 +198,7 @@ static void gaps_json(ks_jw *w, const ks_analysis *a, const ks_gaps *g)
             ks_jw_obj(w);
             ks_jw_kint(w, "start_ns", d->longest[j].start);
             ks_jw_kint(w, "end_ns", d->longest[j].end);
-            ks_jw_kint(w, "dur_ns", d->longest[j].end - d->longest[j].start);
+            ks_jw_kint(w, "dur_ns", ks_sat_sub(d->longest[j].end, d->longest[j].start));
             ks_jw_kstr(w, "while", d->longest[j].cause ? ks_trace_str(t, d->longest[j].cause) : "(nothing)");
             ks_jw_kbool(w, "waiting_on_other_thread", d->longest[j].cause_waiting);
             gap_pieces_json(w, t, d, &d->longest[j]);
