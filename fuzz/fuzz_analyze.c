@@ -67,7 +67,8 @@ static void insights(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel
     ks_ns first, last;
     if (mode == 2) {
         io.window = "trace";
-    } else if (mode == 3 && ks_trace_span(t, &first, &last) && last - first >= 4) {
+    } else if (mode == 3 && ks_trace_span(t, &first, &last) && (__int128)last - first >= 4 &&
+               (__int128)last - first <= INT64_MAX) {
         ks_ns q = (last - first) / 4; /* a window in ns from the trace's first timestamp */
         snprintf(spec, sizeof spec, "%lldns:%lldns", (long long)q, (long long)(3 * q));
         io.window = spec;
