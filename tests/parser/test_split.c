@@ -59,11 +59,13 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
                           i % 17, trap, 1000 + i, i % 10000, i % 50 + 1, i);
             break;
         case 1:
+            /* the copies carry "bytes", which lives beside the records (ks_event_bytes): the
+             * workers' units must carry it through the merge */
             ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"k<%d>%s\", \"pid\": 0, "
                               "\"tid\": \"stream %d\", \"ts\": %d, \"dur\": 3.5, \"args\": {\"correlation\": %d, "
-                              "\"stream\": %d, \"device\": 0}}",
+                              "\"stream\": %d, \"device\": 0%s%d}}",
                           late ? "gpu_memcpy" : "kernel", i % 5, trap, 7 + (late ? i % 3 : 0), 1002 + i, i,
-                          7 + (late ? i % 3 : 0));
+                          7 + (late ? i % 3 : 0), late ? ", \"bytes\": " : ", \"Bytes?\": ", 8 * i);
             break;
         case 2:
             ks_buf_printf(&b, "  {\"ph\": \"s\", \"id\": %d, \"pid\": 10, \"tid\": %d, \"ts\": %d, \"cat\": \"ac2g\", "
@@ -120,6 +122,32 @@ static void same_with_workers(const char *buf, size_t len, size_t chunk, ks_pars
     free(one);
 }
 
+/* Every copy of make_trace carries "bytes": 8 x its correlation id, also when a worker read it. */
+static void check_copy_bytes(const char *buf, size_t len)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 4096;
+    o.reader_thread = 2;
+    o.threads = 2;
+    ks_trace *t = NULL;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("split", buf, len, &o, &t, &err), KS_OK);
+    size_t copies = 0;
+    for (uint32_t k = 0; k < t->ntracks; k++)
+        for (uint32_t i = 0; i < t->tracks[k].n; i++) {
+            const ks_event *e = &t->tracks[k].ev[i];
+            int64_t bytes = -1;
+            if (e->kind != KS_K_MEMCPY)
+                continue;
+            assert_true(ks_event_bytes(t, k, i, &bytes));
+            assert_int_equal(bytes, 8 * e->corr);
+            copies++;
+        }
+    assert_true(copies > 100);
+    ks_trace_free(t);
+}
+
 static void units_are_replayed(void **state)
 {
     (void)state;
@@ -133,6 +161,7 @@ static void units_are_replayed(void **state)
         assert_true(info.chunks > 0);
         /* most of the workers' share is replayed: the cuts of this trace are real boundaries */
         assert_true(info.units_replayed * 4 > info.chunks);
+        check_copy_bytes(t, len);
         free(t);
     }
 }
