@@ -39,7 +39,7 @@ int ks_timeline_stats_empty(const ks_timeline_stats *st);
 /* Add src (what later tracks found) to dst: the same result as building those tracks with dst. */
 void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *src);
 void ks_timeline_free(ks_timeline *tl);
-/* tl's overlap counts for writing, made (zero) on the first count (timeline.c, selftime.c) */
+/* tl's overlap counts for writing, made (zero) on the first count (timeline.c) */
 ks_timeline_overlaps *ks_timeline_ov(ks_timeline *tl);
 /* The time slices of overflow lanes share with lower lanes: the track's reassigned_ns
  * (selftime.c). */
