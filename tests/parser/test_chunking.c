@@ -115,8 +115,8 @@ static void same_result_whatever_the_chunking(void **state)
         }
 }
 
-/* The first example of diagnostic id, parsed with chunks of chunk bytes. */
-static ks_diag_example first_example(const char *s, size_t chunk, const char *id, uint64_t *count)
+/* s[0 .. len) read with chunks of chunk bytes on this thread; the parse must succeed. */
+static ks_trace *parse_chunked(const char *s, size_t len, size_t chunk)
 {
     ks_parse_opts o;
     ks_parse_opts_init(&o);
@@ -124,7 +124,14 @@ static ks_diag_example first_example(const char *s, size_t chunk, const char *id
     o.reader_thread = -1;
     ks_trace *t;
     ks_error err;
-    assert_int_equal(ks_parse_buffer("x", s, strlen(s), &o, &t, &err), KS_OK);
+    assert_int_equal(ks_parse_buffer("x", s, len, &o, &t, &err), KS_OK);
+    return t;
+}
+
+/* The first example of diagnostic id, parsed with chunks of chunk bytes. */
+static ks_diag_example first_example(const char *s, size_t chunk, const char *id, uint64_t *count)
+{
+    ks_trace *t = parse_chunked(s, strlen(s), chunk);
     const ks_diag_kind *k = ks_diag_get(&t->diag, id);
     assert_non_null(k);
     ks_diag_example ex;
@@ -171,13 +178,7 @@ static void trailing_garbage_named_at_its_first_byte(void **state)
     char want[64];
     snprintf(want, sizeof want, "NUL byte at byte %zu", nul);
     for (size_t chunk = 1; chunk <= 64; chunk++) {
-        ks_parse_opts o;
-        ks_parse_opts_init(&o);
-        o.chunk_size = chunk;
-        o.reader_thread = -1;
-        ks_trace *t;
-        ks_error err;
-        assert_int_equal(ks_parse_buffer("x", s, len, &o, &t, &err), KS_OK);
+        ks_trace *t = parse_chunked(s, len, chunk);
         const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.trailing_garbage");
         assert_non_null(k);
         assert_int_equal(k->ex[0].byte, nul);
@@ -196,13 +197,7 @@ static void refused_token_before_nul_keeps_its_words(void **state)
     static const char s[] = "[{\"ph\": \"i\", \"ts\": 1,{\0 \"pid\": 1},\n"
                             " {\"ph\": \"i\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]";
     for (size_t chunk = 1; chunk <= 64; chunk++) {
-        ks_parse_opts o;
-        ks_parse_opts_init(&o);
-        o.chunk_size = chunk;
-        o.reader_thread = -1;
-        ks_trace *t;
-        ks_error err;
-        assert_int_equal(ks_parse_buffer("x", s, sizeof s - 1, &o, &t, &err), KS_OK);
+        ks_trace *t = parse_chunked(s, sizeof s - 1, chunk);
         const ks_diag_kind *k = ks_diag_get(&t->diag, "parse.skipped_event");
         assert_non_null(k);
         assert_non_null(strstr(k->ex[0].text, "invalid object key"));
@@ -220,13 +215,7 @@ static void repair_in_skipped_token_not_counted(void **state)
     const char *s = "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1} \"x\ty\",\n"
                     " {\"ph\": \"i\", \"name\": \"c\", \"ts\": 3, \"pid\": 1, \"tid\": 1}]";
     for (size_t chunk = 1; chunk <= 80; chunk++) {
-        ks_parse_opts o;
-        ks_parse_opts_init(&o);
-        o.chunk_size = chunk;
-        o.reader_thread = -1;
-        ks_trace *t;
-        ks_error err;
-        assert_int_equal(ks_parse_buffer("x", s, strlen(s), &o, &t, &err), KS_OK);
+        ks_trace *t = parse_chunked(s, strlen(s), chunk);
         assert_null(ks_diag_get(&t->diag, ks_repair_kind_id(KS_REPAIR_CONTROL)));
         assert_int_equal(t->events, 2);
         ks_trace_free(t);
