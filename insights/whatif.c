@@ -260,13 +260,19 @@ static void collect_items(replay *r)
         qsort(r->items, r->nitems, sizeof *r->items, cmp_item);
 }
 
+/* where an item's GPU work ended, as measured (saturated, as the analysis's ends are) */
+static ks_ns item_end(const gpu_item *g)
+{
+    return ks_sat_add(g->start, g->dur);
+}
+
 static int cmp_by_end(const void *x, const void *y, void *ctx)
 {
     const gpu_item *items = ctx;
     const gpu_item *p = &items[*(const uint32_t *)x], *q = &items[*(const uint32_t *)y];
     if (p->thread != q->thread)
         return p->thread < q->thread ? -1 : 1;
-    ks_ns a = p->start + p->dur, b = q->start + q->dur;
+    ks_ns a = item_end(p), b = item_end(q);
     return (a > b) - (a < b);
 }
 
@@ -277,7 +283,7 @@ static size_t first_ending_after(const replay *r, uint32_t th, ks_ns t)
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         const gpu_item *g = &r->items[r->by_end[mid]];
-        if (g->thread < th || (g->thread == th && g->start + g->dur <= t))
+        if (g->thread < th || (g->thread == th && item_end(g) <= t))
             lo = mid + 1;
         else
             hi = mid;
@@ -433,7 +439,7 @@ static void wait_end(const replay *r, const ks_wait *w, thread_clock *c, const k
     for (size_t k = w->gpu ? first_ending_after(r, w->on, w->start) : r->nitems; k < r->nitems; k++) {
         uint32_t it = r->by_end[k];
         const gpu_item *g = &r->items[it];
-        ks_ns end = g->start + g->dur;
+        ks_ns end = item_end(g);
         if (g->thread != w->on || end > w->done)
             break;
         ks_ns q = sim_end[it] != INT64_MIN ? sim_end[it] : end;
@@ -497,7 +503,7 @@ static ks_ns replay_step(const replay *r, ks_ns S, ks_ns H, ks_ns E, int apply, 
             ks_ns start = ready + latency;
             sst->free_sim = start + d;
             sim_end[it] = sst->free_sim;
-            sst->free_orig = g->start + g->dur;
+            sst->free_orig = item_end(g);
             if (sst->free_sim > gpu_done_sim)
                 gpu_done_sim = sst->free_sim;
             if (sst->free_orig > gpu_done_orig)
