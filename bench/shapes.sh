@@ -19,11 +19,13 @@
 # (and 1 GiB with --big): the cliff check (target: within +-20 % of the median).
 # With --timings, one more run per input with `analyze --timings`, its table printed (which phase
 # bounds the input).
-# The real traces come from ../shared/corpus (KS_SHARED), else from fixtures/real; a source that is
+# The real traces come from $KS_SHARED/corpus when given (default ../shared, beside the repository on
+# the project's machines), else from fixtures/real; a source that is
 # in neither is named and its shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
 #
 #   bench/shapes.sh [--big] [--sweep] [--timings]
-#     env: KS_SHARED=../shared  KS_BENCH_DIR=/tmp/big  KS_BENCH_REPS=3  KS_BENCH_WORK  KS_BENCH_ONLY="a b"
+#     env (all optional): KS_SHARED=DIR (a larger corpus in DIR/corpus; a user's clone has none:
+#     fixtures/real is used)  KS_BENCH_DIR=/tmp/big  KS_BENCH_REPS=3  KS_BENCH_WORK  KS_BENCH_ONLY="a b"
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
