@@ -55,6 +55,17 @@ for name, data in traces():
 write("parse", "hostile-1", b"\x00\x03\x01\x00" + b'{"traceEvents": [{"ph": "X", "name": "a"b\\q\xff\t", "ts": 1.5, "dur": 2,},')
 write("parse", "hostile-2", b"\x00\x05\x00\x00" + b'[{"ph":"B","ts":9223372036854775807,"pid":1,"tid":1},{"ph":"E","ts":-9223372036854,"pid":1,"tid":1}')
 
+# scan: the inside of an events array, as a worker hands it to the scanner (after its '['), with
+# escapes, exponents, literals and nesting; the first byte 0 (no callback cancels)
+for name, data in list(traces())[:8]:
+    at = data.find(b"[", data.find(b"traceEvents"))
+    cut = data.rfind(b"},", 0, 6000)
+    if at >= 0 and cut > at:
+        write("scan", name, b"\x00" + data[at + 1:cut + 2])
+write("scan", "escapes", b'\x00{"name": "a\\"b\\\\c\\/\\b\\f\\n\\r\\t\\u00e9\\u0000\\u20ac\\udc00", "x": [1e5, -0.5E-3, 0, '
+      b'true, false, null, {}, [], [[]]], "\xc3\xa9": {"k": -12}},\n {"ph": "X"}, ')
+write("scan", "cancel", b'\xe3{"ph": "X", "args": {"a": [1, 2]}}, {"ph": "i"},')
+
 with open(os.path.join(ROOT, "fixtures", "insights", "smi.csv"), "rb") as fh:
     smi = fh.read()
 write("repair", "smi", b"\x03\x05\x09\x11" + smi[:200])

@@ -1,0 +1,321 @@
+/* json/scan.c: the fast scanner of whole array elements (see scan.h for what it accepts and why
+ * its calls are yajl's). One pass, no copies but the decoding of strings with escapes; strings
+ * are searched 16 bytes at a time with SSE2 where the compiler has it. */
+#include "json/scan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define OK KS_JSCAN_OK
+#define CANCEL KS_JSCAN_CANCELED
+#define REFUSE KS_JSCAN_REFUSED
+
+/* The byte at i, or 0 past the end: 0 is refused wherever a byte is looked at. */
+#define AT(i) ((i) < len ? buf[i] : 0)
+
+static inline int blank(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static inline size_t skip_blanks(const unsigned char *buf, size_t len, size_t i)
+{
+    while (i < len && blank(buf[i]))
+        i++;
+    return i;
+}
+
+/* The first byte at or after i that is '"', '\\' or below 0x20 (len if none). */
+static inline size_t string_stop(const unsigned char *buf, size_t len, size_t i)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    while (i + 16 <= len) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
+        /* v <= 0x1f unsigned: min(v, 0x1f) == v */
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits)
+            return i + (size_t)__builtin_ctz(bits);
+        i += 16;
+    }
+#endif
+    while (i < len && buf[i] != '"' && buf[i] != '\\' && buf[i] >= 0x20)
+        i++;
+    return i;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static void dec_put(ks_jscan *s, size_t *n, const void *p, size_t k)
+{
+    KS_GROW(s->dec, s->dec_cap, *n + k + 1);
+    memcpy(s->dec + *n, p, k);
+    *n += k;
+}
+
+/* One escape at buf[i] == '\\' appended decoded; returns the offset after it, or 0 (refused). */
+static size_t escape(ks_jscan *s, size_t *n, const unsigned char *buf, size_t len, size_t i)
+{
+    unsigned char c = AT(i + 1), out[4];
+    switch (c) {
+    case '"': case '\\': case '/':
+        out[0] = c;
+        break;
+    case 'b': out[0] = '\b'; break;
+    case 'f': out[0] = '\f'; break;
+    case 'n': out[0] = '\n'; break;
+    case 'r': out[0] = '\r'; break;
+    case 't': out[0] = '\t'; break;
+    case 'u': {
+        unsigned cp = 0;
+        for (size_t k = 2; k < 6; k++) {
+            int h = hexval(AT(i + k));
+            if (h < 0)
+                return 0;
+            cp = cp << 4 | (unsigned)h;
+        }
+        if ((cp & 0xFC00) == 0xD800)
+            return 0; /* a high surrogate: yajl's pairing rules are its own; let it decide */
+        size_t k;
+        if (cp < 0x80) {
+            out[0] = (unsigned char)cp; /* U+0000 too: yajl appends the one NUL byte */
+            k = 1;
+        } else if (cp < 0x800) {
+            out[0] = (unsigned char)(0xC0 | cp >> 6);
+            out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+            k = 2;
+        } else {
+            out[0] = (unsigned char)(0xE0 | cp >> 12);
+            out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+            out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+            k = 3;
+        }
+        dec_put(s, n, out, k);
+        return i + 6;
+    }
+    default:
+        return 0;
+    }
+    dec_put(s, n, out, 1);
+    return i + 2;
+}
+
+/* The string whose opening quote is at i: *str, *slen (decoded when it has escapes) and the
+ * offset after its closing quote, or 0 when refused. */
+static size_t string(ks_jscan *s, const unsigned char *buf, size_t len, size_t i,
+                     const unsigned char **str, size_t *slen)
+{
+    size_t a = i + 1, j = string_stop(buf, len, a);
+    if (j < len && buf[j] == '"') {
+        *str = buf + a;
+        *slen = j - a;
+        return j + 1;
+    }
+    size_t n = 0;
+    for (;;) {
+        if (j >= len || buf[j] < 0x20)
+            return 0;
+        dec_put(s, &n, buf + a, j - a);
+        if (buf[j] == '"')
+            break;
+        if (!(a = escape(s, &n, buf, len, j)))
+            return 0;
+        j = string_stop(buf, len, a);
+    }
+    *str = s->dec;
+    *slen = n;
+    return j + 1;
+}
+
+static inline int digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* yajl's number grammar from i; the offset after it when a blank, ',', '}' or ']' follows, else
+ * 0 (refused: yajl would stop there, or wait for more input at the end of the buffer). */
+static size_t number(const unsigned char *buf, size_t len, size_t i)
+{
+    if (AT(i) == '-')
+        i++;
+    if (AT(i) == '0')
+        i++;
+    else if (AT(i) >= '1' && AT(i) <= '9')
+        while (digit(AT(i)))
+            i++;
+    else
+        return 0;
+    if (AT(i) == '.') {
+        if (!digit(AT(i + 1)))
+            return 0;
+        i++;
+        while (digit(AT(i)))
+            i++;
+    }
+    if (AT(i) == 'e' || AT(i) == 'E') {
+        i++;
+        if (AT(i) == '+' || AT(i) == '-')
+            i++;
+        if (!digit(AT(i)))
+            return 0;
+        while (digit(AT(i)))
+            i++;
+    }
+    unsigned char c = AT(i);
+    return blank(c) || c == ',' || c == '}' || c == ']' ? i : 0;
+}
+
+/* "true", "false" or "null" at i, followed by a blank, ',', '}' or ']': the offset after it. */
+static size_t literal(const unsigned char *buf, size_t len, size_t i, const char *word, size_t n)
+{
+    if (len - i <= n || memcmp(buf + i, word, n) != 0)
+        return 0;
+    unsigned char c = buf[i + n];
+    return blank(c) || c == ',' || c == '}' || c == ']' ? i + n : 0;
+}
+
+int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const unsigned char *buf,
+                      size_t len)
+{
+    unsigned char stack[KS_JSCAN_DEPTH]; /* '{' or '[' per open container */
+    int d = 0;
+    size_t i = 0, j;
+    const unsigned char *str;
+    size_t slen;
+
+#define CALL(end, call)                                                                            \
+    do {                                                                                           \
+        s->consumed = (end);                                                                       \
+        if (!(call))                                                                               \
+            return CANCEL;                                                                         \
+    } while (0)
+
+    for (;;) {
+        i = skip_blanks(buf, len, i);
+        if (i == len)
+            return OK;
+value:
+        switch (AT(i)) {
+        case '{':
+            if (d == KS_JSCAN_DEPTH)
+                return REFUSE;
+            i++;
+            CALL(i, cb->yajl_start_map(ctx));
+            stack[d++] = '{';
+            i = skip_blanks(buf, len, i);
+            if (AT(i) == '}') {
+                i++;
+                d--;
+                CALL(i, cb->yajl_end_map(ctx));
+                goto after_value;
+            }
+            goto key;
+        case '[':
+            if (d == KS_JSCAN_DEPTH)
+                return REFUSE;
+            i++;
+            CALL(i, cb->yajl_start_array(ctx));
+            stack[d++] = '[';
+            i = skip_blanks(buf, len, i);
+            if (AT(i) == ']') {
+                i++;
+                d--;
+                CALL(i, cb->yajl_end_array(ctx));
+                goto after_value;
+            }
+            goto value;
+        case '"':
+            if (!(j = string(s, buf, len, i, &str, &slen)))
+                return REFUSE;
+            i = j;
+            CALL(i, cb->yajl_string(ctx, str, slen));
+            goto after_value;
+        case 't':
+            if (!(j = literal(buf, len, i, "true", 4)))
+                return REFUSE;
+            i = j;
+            CALL(i, cb->yajl_boolean(ctx, 1));
+            goto after_value;
+        case 'f':
+            if (!(j = literal(buf, len, i, "false", 5)))
+                return REFUSE;
+            i = j;
+            CALL(i, cb->yajl_boolean(ctx, 0));
+            goto after_value;
+        case 'n':
+            if (!(j = literal(buf, len, i, "null", 4)))
+                return REFUSE;
+            i = j;
+            CALL(i, cb->yajl_null(ctx));
+            goto after_value;
+        default:
+            if (!(j = number(buf, len, i)))
+                return REFUSE;
+            CALL(j, cb->yajl_number(ctx, (const char *)buf + i, j - i));
+            i = j;
+            goto after_value;
+        }
+key:
+        if (AT(i) != '"' || !(j = string(s, buf, len, i, &str, &slen)))
+            return REFUSE;
+        i = j;
+        CALL(i, cb->yajl_map_key(ctx, str, slen));
+        i = skip_blanks(buf, len, i);
+        if (AT(i) != ':')
+            return REFUSE;
+        i = skip_blanks(buf, len, i + 1);
+        goto value;
+after_value:
+        i = skip_blanks(buf, len, i);
+        if (!d) {
+            if (i == len)
+                return OK;
+            if (buf[i] != ',')
+                return REFUSE;
+            i++;
+            continue;
+        }
+        if (AT(i) == ',') {
+            i = skip_blanks(buf, len, i + 1);
+            if (stack[d - 1] == '{')
+                goto key;
+            goto value;
+        }
+        if (AT(i) == (stack[d - 1] == '{' ? '}' : ']')) {
+            i++;
+            d--;
+            if (stack[d] == '{')
+                CALL(i, cb->yajl_end_map(ctx));
+            else
+                CALL(i, cb->yajl_end_array(ctx));
+            goto after_value;
+        }
+        return REFUSE;
+    }
+#undef CALL
+}
+
+void ks_jscan_free(ks_jscan *s)
+{
+    free(s->dec);
+    s->dec = NULL;
+    s->dec_cap = 0;
+}
