@@ -104,7 +104,7 @@ static int cb_end_map(void *ctx)
         ks_ps_commit_event(p);
         p->last_commit_end = ks_ps_cur_offset(p);
         if (!p->feeding_prefix)
-            p->last_ev_run_end = p->feed_off + yajl_get_bytes_consumed(p->h);
+            p->last_ev_run_end = p->feed_off + ks_ps_consumed(p);
         break;
     case CX_TOP_OBJ:
         p->top_done = 1;
@@ -245,6 +245,11 @@ static const yajl_callbacks callbacks = {
 };
 
 #undef P
+
+const yajl_callbacks *ks_ps_callbacks(void)
+{
+    return &callbacks;
+}
 
 yajl_handle ks_ps_new_handle(ks_parser *p)
 {

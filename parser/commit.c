@@ -58,7 +58,8 @@ static void commit_counter(ks_parser *p, uint32_t track)
     }
 }
 
-/* Keep the collective metadata of the event just appended to track (main parser only). */
+/* Keep the collective metadata of the event just appended to track (a unit keeps it with the
+ * event: unit.c adds it the same way at the replay). */
 static void commit_coll(ks_parser *p, uint32_t track)
 {
     ks_trace *t = p->t;
@@ -177,6 +178,12 @@ void ks_ps_commit_event(ks_parser *p)
         u->ev[u->nev].ev = rec;
         u->ev[u->nev].track = track;
         u->ev[u->nev].bytes = e->aux;
+        if (e->has_coll) {
+            KS_GROW(u->coll, u->coll_cap, u->ncoll + 1);
+            u->coll[u->ncoll].ev = u->nev;
+            u->coll[u->ncoll].c = e->coll;
+            u->ncoll++;
+        }
         u->nev++;
         return;
     }

@@ -25,6 +25,7 @@
 
 #include "json/textpos.h"
 #include "kinesift/timings.h"
+#include "parser/spec.h"
 #include "parser/split.h"
 #include "source/source_int.h"
 
@@ -42,6 +43,10 @@ static void parser_free(ks_parser *p)
     p->split = NULL;
     ks_reader_stop_timed(p->reader, p->timings);
     p->reader = NULL;
+    ks_spec_free(p->own_spec); /* the main parser's own scans (own_unit) */
+    p->own_spec = NULL;
+    ks_unit_free(&p->own_unit);
+    ks_unit_maps_free(&p->own_maps);
     ks_ps_release(p);
 }
 
@@ -82,6 +87,21 @@ static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, ks_error *err, 
         }
     }
     return ks_ps_settle(p, pos, ys, err, err_at);
+}
+
+/* A chunk no worker took: the main parser runs its middle through the fast scanner itself
+ * (spec.c) and replays it as a worker's unit, when the state it is in lets a unit be replayed
+ * at all; NULL otherwise (yajl reads the whole run). */
+static ks_unit *own_unit(ks_parser *p, const ks_rchunk *c)
+{
+    if (!p->own_scans || p->top_done || p->events_done || !p->in_events_seen)
+        return NULL;
+    if (!p->own_spec) {
+        p->own_spec = ks_spec_new();
+        p->own_unit.maps = &p->own_maps;
+    }
+    ks_spec_parse(p->own_spec, c, &p->own_unit);
+    return &p->own_unit;
 }
 
 /* A read failed at absolute offset at (the end of what was read): fatal at the very start, in
@@ -317,13 +337,22 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         p->run = c->run;
         uint64_t err_at;
         ks_unit *u = ks_split_unit(p->split, c);
+        ks_unit *own = u ? NULL : own_unit(p, c);
         uint64_t replayed = p->info.units_replayed;
-        int ok = u && u->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, u, err, &err_at)
-                                                : ks_ps_feed_run(p, c->run_start, err, &err_at);
+        int ok = u && u->state == KS_UNIT_CLEAN     ? feed_unit(p, c->run_start, u, err, &err_at)
+                 : own && own->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, own, err, &err_at)
+                                                      : ks_ps_feed_run(p, c->run_start, err, &err_at);
         p->info.chunks++;
+        if (u || own)
+            p->info.scans_refused += (u ? u : own)->refused;
         if (u) {
             p->info.units_reread += p->info.units_replayed == replayed;
             ks_split_release(p->split, u);
+        } else if (own && own->state == KS_UNIT_CLEAN) {
+            /* feed_unit counted a worker's unit: this one was the main parser's */
+            uint64_t r = p->info.units_replayed - replayed;
+            p->info.units_replayed = replayed;
+            p->info.units_own += r;
         }
         if (!ok)
             return FILTERED_FAIL;
@@ -388,8 +417,10 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
         p.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0));
     int workers = p.reader ? parse_workers(opts) : 0;
-    if (workers) {
+    p.own_scans = opts->own_scans >= 0;
+    if (workers || p.own_scans)
         ks_ps_c_locale(); /* made once, before any worker might */
+    if (workers) {
         p.split = ks_split_start(p.reader, workers, opts->reader_thread >= 2);
     }
     if (p.reader) {
@@ -469,6 +500,8 @@ done:
         opts->info->chunks += p.info.chunks;
         opts->info->units_replayed += p.info.units_replayed;
         opts->info->units_reread += p.info.units_reread;
+        opts->info->units_own += p.info.units_own;
+        opts->info->scans_refused += p.info.scans_refused;
     }
     if (p.mode == M_PARSE && p.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */

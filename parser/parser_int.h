@@ -31,6 +31,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "json/repair.h"
+#include "json/scan.h"
 #include "parser/reader.h"
 #include "parser/unit.h"
 #include "store/store_int.h"
@@ -106,6 +107,7 @@ typedef struct ks_parser {
     ks_trace *t;
     int strict;
     yajl_handle h;
+    struct ks_jscan *scan;    /* the fast scanner when it drives the callbacks (spec.c), else NULL */
     ks_error *err;
     int failed;               /* a callback hit a fatal condition (err is set) */
 
@@ -146,6 +148,10 @@ typedef struct ks_parser {
     size_t feed_off;          /* run offset of the current yajl feed (a run may be fed in parts) */
     size_t last_ev_run_end;   /* run offset after the last event's '}' in this run; SIZE_MAX none */
     struct ks_split *split;   /* workers parsing ahead (split.h), or NULL */
+    int own_scans;            /* ks_parse_opts.own_scans >= 0 */
+    struct ks_spec *own_spec; /* the main parser's own scans of chunks no worker took (parse.c) */
+    ks_unit own_unit;
+    ks_unit_maps own_maps;
     ks_parse_info info;
     struct ks_timings *timings; /* ks_parse_opts.timings (NULL: not timed) */
     int feeding_prefix;
@@ -216,11 +222,17 @@ typedef struct ks_parser {
 
 enum vtype { V_STRING, V_NUMBER, V_TRUE, V_FALSE, V_NULL };
 
+/* In a callback: the bytes of the current feed up to the end of the token it is called for. */
+static inline size_t ks_ps_consumed(const ks_parser *p)
+{
+    return p->scan ? p->scan->consumed : yajl_get_bytes_consumed(p->h);
+}
+
 /* Every callback: yajl accepted a token ending here (see acc_run). */
 static inline void ks_ps_accepted(ks_parser *p)
 {
     if (!p->feeding_prefix) {
-        p->acc_run = p->feed_off + yajl_get_bytes_consumed(p->h);
+        p->acc_run = p->feed_off + ks_ps_consumed(p);
         p->acc_set = 1;
     }
 }
@@ -298,6 +310,8 @@ int ks_ps_cb_string(void *ctx, const unsigned char *s, size_t len);
 /* ---- callbacks.c ---------------------------------------------------------------------------- */
 /* A yajl handle calling the parser's callbacks with p; NULL when out of memory. */
 yajl_handle ks_ps_new_handle(ks_parser *p);
+/* The same callbacks, for the fast scanner (json/scan.h). */
+const yajl_callbacks *ks_ps_callbacks(void);
 
 /* ---- recover.c ------------------------------------------------------------------------------ */
 /* Decide what to do after yajl reported an error at absolute offset at. Returns 0 when the error

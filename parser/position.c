@@ -24,7 +24,7 @@ uint64_t ks_ps_cur_offset(ks_parser *p)
 {
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
-    size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
+    size_t out_off = p->feed_off + ks_ps_consumed(p);
     return p->in_base + p->run_start +
            ks_ps_token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
 }

@@ -3,7 +3,9 @@
  * claimed: it is fed '[' and then the run between two likely event boundaries, commits its events
  * into a unit with local tables, and marks the unit unclean whenever it met anything only the main
  * parser may do (positions, metadata, a broken event). The main parser then replays a clean unit
- * or reads the bytes itself, so the store is the same either way. One ks_spec per worker thread.
+ * or reads the bytes itself, so the store is the same either way. The run goes through the fast
+ * scanner (json/scan.h), which calls the same callbacks as yajl would, or through yajl when the
+ * scanner refuses it. One ks_spec per worker thread.
  * Internal to parser/ (split.c). */
 #include "parser/parser_int.h"
 
@@ -16,6 +18,7 @@
 struct ks_spec {
     ks_parser p;
     ks_error err;
+    ks_jscan scan;
 };
 
 ks_spec *ks_spec_new(void)
@@ -33,6 +36,7 @@ void ks_spec_free(ks_spec *s)
     if (!s)
         return;
     ks_ps_release(&s->p); /* a worker has no reader or split of its own */
+    ks_jscan_free(&s->scan);
     ks_trace_free(s->p.t);
     free(s);
 }
@@ -90,13 +94,44 @@ static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
     p->last_commit_end = 0;
 }
 
-void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
+/* What a refused scan left in the worker's trace is dropped (the counts collect() would move). */
+static void discard(ks_parser *p)
+{
+    ks_trace *t = p->t;
+    memset(t->by_phase, 0, sizeof t->by_phase);
+    memset(t->by_cat, 0, t->ncats * sizeof *t->by_cat);
+    ks_diag_free(&t->diag);
+}
+
+/* Every event complete, and the last one ended at the '}' before y. */
+static int clean_end(const ks_parser *p, const ks_unit *u)
+{
+    return !p->failed && p->depth == 1 && p->ctx == CX_EVENTS && !p->skip && !p->events_done &&
+           p->last_ev_run_end == u->yb + 1;
+}
+
+/* The fast scanner (json/scan.h) over run[x, y): 1 clean, 0 not, -1 refused (yajl must read it). */
+static int parse_scan(ks_spec *s, ks_unit *u)
 {
     ks_parser *p = &s->p;
-    ks_unit_reset(u);
-    if (!ks_unit_bounds(c->run.res, c->run.len, &u->x, &u->xb, &u->y, &u->yb))
-        return;
-    spec_begin(p, c, u);
+    const yajl_callbacks *cb = ks_ps_callbacks();
+    p->scan = &s->scan;
+    p->feeding_prefix = 1;
+    int ok = cb->yajl_start_array(p); /* the '[' yajl would be fed first */
+    p->feeding_prefix = 0;
+    int rc = KS_JSCAN_CANCELED;
+    if (ok) {
+        p->feed_off = u->x;
+        rc = ks_jscan_elements(&s->scan, cb, p, (const unsigned char *)p->run.res + u->x, u->y - u->x);
+    }
+    p->scan = NULL;
+    if (rc == KS_JSCAN_REFUSED)
+        return -1;
+    return rc == KS_JSCAN_OK && clean_end(p, u);
+}
+
+static int parse_yajl(ks_parser *p, ks_unit *u)
+{
     int clean = 0;
     p->h = ks_ps_new_handle(p);
     if (p->h) {
@@ -105,11 +140,31 @@ void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
         p->feeding_prefix = 0;
         if (ys == yajl_status_ok)
             ys = ks_ps_feed_part(p, u->x, u->y - u->x);
-        /* every event complete, and the last one ended at the '}' before y */
-        clean = ys == yajl_status_ok && !p->failed && p->depth == 1 && p->ctx == CX_EVENTS && !p->skip &&
-                !p->events_done && p->last_ev_run_end == u->yb + 1;
+        clean = ys == yajl_status_ok && clean_end(p, u);
         yajl_free(p->h);
         p->h = NULL;
+    }
+    return clean;
+}
+
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
+{
+    ks_parser *p = &s->p;
+    ks_unit_reset(u);
+    size_t x, xb, y, yb;
+    if (!ks_unit_bounds(c->run.res, c->run.len, &x, &xb, &y, &yb))
+        return;
+    u->x = x, u->xb = xb, u->y = y, u->yb = yb;
+    spec_begin(p, c, u);
+    int clean = parse_scan(s, u);
+    if (clean < 0) {
+        /* the same bytes again through yajl, from the same state */
+        discard(p);
+        ks_unit_reset(u);
+        u->x = x, u->xb = xb, u->y = y, u->yb = yb;
+        spec_begin(p, c, u);
+        u->refused = 1;
+        clean = parse_yajl(p, u);
     }
     collect(p, u);
     u->state = clean && !p->unit_bad ? KS_UNIT_CLEAN : KS_UNIT_UNCLEAN;

@@ -61,8 +61,9 @@ int ks_unit_bounds(const char *s, size_t n, size_t *x, size_t *xb, size_t *y, si
 void ks_unit_reset(ks_unit *u)
 {
     u->state = KS_UNIT_EMPTY;
+    u->refused = 0;
     u->x = u->xb = u->y = u->yb = 0;
-    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);
     u->events_read = 0;
     u->last_end = 0;
@@ -73,6 +74,7 @@ void ks_unit_free(ks_unit *u)
     free(u->use);
     free(u->tr);
     free(u->ev);
+    free(u->coll);
     free(u->cat_count);
     free(u->diag);
     memset(u, 0, sizeof *u);
@@ -131,6 +133,28 @@ static void map_tracks(ks_trace *t, const ks_unit *u, ks_unit_maps *m)
     }
 }
 
+static ks_str map_str(const ks_unit_maps *m, ks_str id)
+{
+    return id ? m->str[id] : 0;
+}
+
+/* As commit.c's commit_coll for the event just appended to track. */
+static void merge_coll(ks_trace *t, const ks_unit_maps *m, uint32_t track, const ks_coll_info *local)
+{
+    ks_coll_info c = *local;
+    c.track = track;
+    c.ev = (uint32_t)(t->tracks[track].n - 1);
+    c.name = map_str(m, c.name);
+    c.pg_name = map_str(m, c.pg_name);
+    c.pg_ranks = map_str(m, c.pg_ranks);
+    c.dtype = map_str(m, c.dtype);
+    c.in_nelems--;
+    c.out_nelems--;
+    c.group_size--;
+    c.seq--;
+    ks_trace_add_coll(t, &c);
+}
+
 void ks_unit_merge(ks_trace *t, const ks_unit *u)
 {
     ks_unit_maps *m = u->maps;
@@ -140,6 +164,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
     m->cat[0] = 0;
     map_uses(t, u, m);
     map_tracks(t, u, m);
+    const ks_unit_coll *coll = u->coll, *coll_end = u->coll + u->ncoll;
     for (size_t i = 0; i < u->nev; i++) {
         ks_event e = u->ev[i].ev;
         e.name = m->str[e.name];
@@ -148,6 +173,8 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         ks_trace_append(t, track, &e);
         if (e.flags & KS_EF_BYTES)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);
+        if (coll < coll_end && coll->ev == i)
+            merge_coll(t, m, track, &(coll++)->c);
     }
     for (size_t c = 0; c < u->ncat_count; c++)
         if (u->cat_count[c])

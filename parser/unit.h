@@ -9,9 +9,10 @@
  * failed), it replays the unit and goes on at y; otherwise it parses run[x, ...) itself. Since
  * yajl is in the same state at x either way, and the unit ends after a `,` at the array level, the
  * replay is exact: the same strings, categories, tracks and processes are created in the same
- * order, the same events appended in the same order, the same counts added. A unit that met
- * anything needing a position or touching other tables (metadata, counters, a skipped or broken
- * event, any positioned diagnostic) is marked unclean and the main parser reads it itself.
+ * order, the same events appended in the same order (with their collective metadata), the same
+ * counts added. A unit that met anything needing a position or touching other tables (metadata,
+ * counters, a skipped or broken event, any positioned diagnostic) is marked unclean and the main
+ * parser reads it itself.
  * Internal to parser/. */
 #ifndef KS_UNIT_H
 #define KS_UNIT_H
@@ -48,6 +49,13 @@ typedef struct ks_unit_event {
     int64_t bytes;  /* "bytes" when ev.flags has KS_EF_BYTES (ks_trace_set_bytes) */
 } ks_unit_event;
 
+/* The collective metadata of one of the unit's events (string ids local, numbers plus one as in
+ * the parser's cur_event; track and ev are set at the replay). */
+typedef struct ks_unit_coll {
+    size_t ev;      /* index in the unit's events */
+    ks_coll_info c;
+} ks_unit_coll;
+
 typedef struct ks_unit_count {
     const char *id;
     ks_severity sev;
@@ -62,6 +70,7 @@ typedef struct ks_unit_maps {
 
 typedef struct ks_unit {
     int state;
+    int refused;                  /* the fast scanner refused the run: yajl read it (spec.c) */
     size_t x, xb, y, yb;          /* run offsets: event starts and the `}` before each */
     ks_unit_use *use;             /* strings and categories, first use in the unit */
     size_t nuse, use_cap;
@@ -69,6 +78,8 @@ typedef struct ks_unit {
     size_t ntr, tr_cap;
     ks_unit_event *ev;            /* events in file order */
     size_t nev, ev_cap;
+    ks_unit_coll *coll;           /* collective metadata, in the order of the events */
+    size_t ncoll, coll_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */
     size_t ncat_count, cat_count_cap;
     uint64_t by_phase[128];

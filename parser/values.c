@@ -165,16 +165,12 @@ static int event_value(ks_parser *p, int key, enum vtype vt, const char *s, size
     return 1;
 }
 
-/* A collective arg: strings interned, numbers kept plus one (0 = absent). A worker leaves events
- * with collective metadata to the main parser (the side table is the main parser's). */
+/* A collective arg: strings interned, numbers kept plus one (0 = absent). A worker keeps them with
+ * the event in its unit (commit.c), the replay adds them to the store's side table (unit.c). */
 static void coll_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
 {
     cur_event *e = &p->ev;
     int64_t v;
-    if (p->unit) {
-        p->unit_bad = 1;
-        return;
-    }
     if (vt == V_STRING) {
         ks_str id = ks_ps_intern(p, s, len);
         if (key == K_COLL_NAME) {

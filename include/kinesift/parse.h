@@ -22,6 +22,9 @@ typedef struct ks_parse_info {
     uint64_t chunks;          /* filtered chunks the main parser took from the reader thread */
     uint64_t units_replayed;  /* of them, parsed by a worker and replayed */
     uint64_t units_reread;    /* parsed by a worker, but read by the main parser after all */
+    uint64_t units_own;       /* scanned by the main parser itself (ks_parse_opts.own_scans) and replayed */
+    uint64_t scans_refused;   /* chunks (a worker's or the main parser's) whose middle the fast scanner
+                               * (json/scan.h) left to yajl */
 } ks_parse_info;
 
 typedef struct ks_parse_opts {
@@ -39,6 +42,10 @@ typedef struct ks_parse_opts {
      * main parser alone. The others parse chunks ahead of it (parser/split.h); the trace,
      * diagnostics and errors are the same whatever the number. */
     int threads;
+    /* When the reader thread runs, the main parser runs the middle of every chunk no worker took
+     * through the fast scanner (json/scan.h) as a worker would, and replays it: 0 (default) = yes,
+     * -1 = no (yajl reads those chunks whole; tests). The trace is the same either way. */
+    int own_scans;
     ks_parse_info *info; /* when not NULL: counts added there */
     /* When not NULL, the wall time of the parse, of its reads and pre-filter (on the reader
      * thread, beside it) and of the store's finish are added there (kinesift/timings.h). */

@@ -59,6 +59,12 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
     for (size_t i = 0; i < t->ncounters; i++)
         ks_buf_printf(b, "counter %" PRId64 " %u %.17g\n", t->counters[i].ts, t->counters[i].series,
                       t->counters[i].value);
+    for (size_t i = 0; i < t->ncolls; i++) {
+        const ks_coll_info *c = &t->colls[i];
+        ks_buf_printf(b, "coll %u %u %s|%s|%s|%s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", c->track, c->ev,
+                      ks_trace_str(t, c->name), ks_trace_str(t, c->pg_name), ks_trace_str(t, c->pg_ranks),
+                      ks_trace_str(t, c->dtype), c->in_nelems, c->out_nelems, c->group_size, c->seq);
+    }
     const ks_meta *m = &t->meta;
     ks_buf_printf(b, "meta %s|%s|%s %d %" PRId64 " %d %" PRId64 " %d %" PRId64 " %s\n",
                   ks_trace_str(t, m->schema_version), ks_trace_str(t, m->display_time_unit),
