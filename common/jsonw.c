@@ -10,17 +10,36 @@
 #include "common/util.h"
 #include "common/yajl_alloc.h"
 
+#define JW_BUF 65536
+
+static void jw_flush(ks_jw *w)
+{
+    if (w->nbuf && fwrite(w->buf, 1, w->nbuf, w->out) != w->nbuf)
+        w->failed = 1;
+    w->nbuf = 0;
+}
+
+/* yajl_gen hands over a token or a punctuation mark at a time: gathered, one fwrite per 64 KiB */
 static void print_cb(void *ctx, const char *s, size_t n)
 {
     ks_jw *w = ctx;
-    if (fwrite(s, 1, n, w->out) != n)
-        w->failed = 1;
+    if (w->nbuf + n > JW_BUF) {
+        jw_flush(w);
+        if (n > JW_BUF) {
+            if (fwrite(s, 1, n, w->out) != n)
+                w->failed = 1;
+            return;
+        }
+    }
+    memcpy(w->buf + w->nbuf, s, n);
+    w->nbuf += n;
 }
 
 void ks_jw_open(ks_jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
+    w->buf = ks_xmalloc(JW_BUF);
     w->g = yajl_gen_alloc(ks_yajl_alloc_funcs());
     if (!w->g) {
         w->failed = 1;
@@ -38,6 +57,11 @@ int ks_jw_close(ks_jw *w)
     if (w->g) {
         yajl_gen_free(w->g);
         w->g = NULL;
+    }
+    if (w->buf) {
+        jw_flush(w);
+        free(w->buf);
+        w->buf = NULL;
     }
     if (w->out && fflush(w->out) != 0)
         w->failed = 1;

@@ -12,11 +12,13 @@ typedef struct ks_jw {
     yajl_gen g;
     FILE *out;   /* when writing to a FILE */
     int failed;  /* a generator call failed (reported once by ks_jw_close) */
+    char *buf;   /* yajl_gen's many small pieces, gathered before they go to out */
+    size_t nbuf;
 } ks_jw;
 
 /* Start a writer on a FILE (pretty: indented output). */
 void ks_jw_open(ks_jw *w, FILE *out, int pretty);
-/* Finish: flushes, frees; returns 0 or -1 when anything failed. */
+/* Finish: writes what is gathered, flushes, frees; returns 0 or -1 when anything failed. */
 int ks_jw_close(ks_jw *w);
 
 void ks_jw_obj(ks_jw *w);     /* { */
