@@ -97,6 +97,14 @@ static inline ks_slice_ref ks_ref_unpack(uint64_t v)
     return r;
 }
 
+/* analyze.c, for insights/run.c: the window set and its GPU unions made (and communication), the
+ * tables (ops, labels, kernels) left for ks_analysis_tables_untimed, which may then run beside
+ * passes that read only the timelines, links, GPU work and GPU rows (gaps, threads). The row
+ * "analysis: window, GPU unions" of --timings. */
+int ks_analysis_set_window_unions(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err);
+/* ks_analysis_tables without its --timings row (the caller times it; it may run on any thread). */
+void ks_analysis_tables_untimed(ks_analysis *a);
+
 /* links.c: CPU launch <-> GPU work (fills a->gpu_launch, a->links, priv->ext_ops). */
 void ks_links_build(ks_analysis *a);
 /* gpu.c: per-device unions in the window (fills a->gpu / a->gpu_reason); ks_gpu_comm (needs

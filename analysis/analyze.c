@@ -350,15 +350,14 @@ static void make_tables(ks_analysis *a)
     a->priv->tables_made = 1;
 }
 
-int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+/* Free the tables and restrict the analysis to [start, end). */
+static int set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
 {
     if (end <= start)
         return ks_error_set(err, "empty window: end (%lld ns) is not after start (%lld ns)", (long long)end,
                             (long long)start);
-    ks_timings *tm = a->priv->timings;
-    int64_t t0 = ks_timings_start(tm);
-    int again = a->priv->tables_made;
     free_tables(a);
+    a->priv->tables_made = 0;
     a->has_window = 1;
     a->win_start = start;
     a->win_end = end;
@@ -366,17 +365,36 @@ int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err
     a->win_last = end;
     a->window_basis = "window";
     a->window_why[0] = 0;
+    return KS_OK;
+}
+
+int ks_analysis_set_window(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+{
+    ks_timings *tm = a->priv->timings;
+    int64_t t0 = ks_timings_start(tm);
+    int again = a->priv->tables_made;
+    if (set_window(a, start, end, err) != KS_OK)
+        return KS_ERR;
     make_tables(a);
     ks_timings_stop(tm, again ? "analysis: window (tables again)" : "analysis: window, tables", t0, 0);
     return KS_OK;
 }
 
-/* the tables of the window ks_analyze made the GPU unions for: those are kept */
-void ks_analysis_tables(ks_analysis *a)
+int ks_analysis_set_window_unions(ks_analysis *a, ks_ns start, ks_ns end, ks_error *err)
+{
+    int64_t t0 = ks_timings_start(a->priv->timings);
+    if (set_window(a, start, end, err) != KS_OK)
+        return KS_ERR;
+    ks_gpu_build(a);
+    ks_gpu_comm(a);
+    ks_timings_stop(a->priv->timings, "analysis: window, GPU unions", t0, 0);
+    return KS_OK;
+}
+
+void ks_analysis_tables_untimed(ks_analysis *a)
 {
     if (a->priv->tables_made)
         return;
-    int64_t t0 = ks_timings_start(a->priv->timings);
     if (a->priv->threads > 1) {
         build_ctx c = {a, NULL, 0, NULL, NULL, ks_aggregate_begin(a)};
         ks_aggregate_cpu(c.agg);
@@ -386,6 +404,16 @@ void ks_analysis_tables(ks_analysis *a)
         ks_aggregate_build(a);
     }
     a->priv->tables_made = 1;
+}
+
+/* the tables of the window ks_analyze (or ks_analysis_set_window_unions) made the GPU unions for:
+ * those are kept */
+void ks_analysis_tables(ks_analysis *a)
+{
+    if (a->priv->tables_made)
+        return;
+    int64_t t0 = ks_timings_start(a->priv->timings);
+    ks_analysis_tables_untimed(a);
     ks_timings_stop(a->priv->timings, "analysis: tables", t0, 0);
 }
 

@@ -5,7 +5,8 @@
  * Why it is correct: it is the sequence every command wrote out for itself before (the CLI's
  * analyze, report, annotate, summarize, whatif, diff and gate), once: a window needs the steps
  * (steps:A-B), the tables are recomputed for it and the steps restricted to it before gaps,
- * telemetry and diagnoses read them.
+ * telemetry and diagnoses read them. With more than one thread the tables are made beside the
+ * gaps and threads passes (beside_task), which read none of them.
  * When it does not apply: passes over several traces (diff's pairing, ranks) run it per trace and
  * combine the results themselves.
  * Who may use it: the CLI and library users; one call per trace, several traces on several
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/pool.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
 #include "kinesift/timings.h"
@@ -37,7 +39,7 @@ static int explicit_window(const ks_insights_opts *o, ks_insights *r, ks_error *
     }
     ks_ns w0 = 0, w1 = 0;
     if (ks_window_parse(o->window, r->a, &r->steps, &w0, &w1, err) != KS_OK ||
-        ks_analysis_set_window(r->a, w0, w1, err) != KS_OK)
+        ks_analysis_set_window_unions(r->a, w0, w1, err) != KS_OK)
         return KS_ERR;
     ks_steps_restrict(&r->steps, w0, w1);
     r->a->window_basis = "--window";
@@ -54,7 +56,7 @@ static int default_window(ks_insights *r, ks_error *err)
     /* a span of rows ends 1 ns after its last row, as the whole trace does, so that a zero-length
      * row at the very end is inside; its length stays last end - first start */
     ks_ns end = w.span ? ks_sat_add(w.end, 1) : w.end;
-    if (ks_analysis_set_window(r->a, w.start, end, err) != KS_OK)
+    if (ks_analysis_set_window_unions(r->a, w.start, end, err) != KS_OK)
         return KS_ERR;
     if (w.span && w.end > w.start) {
         r->a->window_ns = ks_sat_sub(w.end, w.start);
@@ -66,7 +68,7 @@ static int default_window(ks_insights *r, ks_error *err)
     return KS_OK;
 }
 
-/* the analysis and steps of t, restricted to the window */
+/* the analysis and steps of t, restricted to the window; the tables are not made yet */
 static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
 {
     ks_timings *tm = o->analysis.timings;
@@ -79,14 +81,37 @@ static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insi
     if (ks_steps_find(r->a, &o->steps, &r->steps, err) != KS_OK)
         return KS_ERR;
     ks_timings_stop(tm, "steps", t0, 0);
-    int rc = KS_OK;
     if (o->window)
-        rc = explicit_window(o, r, err);
-    else if (!o->whole_trace && !(o->steps_or_trace && !r->steps.nactive))
-        rc = default_window(r, err);
-    if (rc == KS_OK)
-        ks_analysis_tables(r->a); /* the whole trace: no window was set */
-    return rc;
+        return explicit_window(o, r, err);
+    if (!o->whole_trace && !(o->steps_or_trace && !r->steps.nactive))
+        return default_window(r, err);
+    return KS_OK; /* the whole trace: no window is set */
+}
+
+/* The tables beside the gaps and the threads: neither reads the tables (ops, labels, kernels), and
+ * the tables write nothing the two read (the GPU rows and their communication are made with the
+ * window, before; ks_analysis_set_window_unions). Their results are the same in any order. */
+typedef struct beside_ctx {
+    ks_insights *r;
+    const ks_insights_opts *o;
+    int rc;
+    ks_error err;
+} beside_ctx;
+
+static int gaps_and_threads(ks_insights *r, const ks_insights_opts *o, ks_error *err)
+{
+    if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK)
+        return KS_ERR;
+    return ks_threads_find(r->a, &r->steps, &r->threads);
+}
+
+static void beside_task(void *ctx, size_t i)
+{
+    beside_ctx *c = ctx;
+    if (i == 0)
+        ks_analysis_tables_untimed(c->r->a);
+    else
+        c->rc = gaps_and_threads(c->r, c->o, &c->err);
 }
 
 int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r, ks_error *err)
@@ -99,16 +124,34 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
     memset(r, 0, sizeof *r);
     if (steps_in_window(t, o, r, err) != KS_OK)
         return KS_ERR;
-    if (o->depth == KS_INSIGHTS_STEPS)
+    if (o->depth == KS_INSIGHTS_STEPS) {
+        ks_analysis_tables(r->a);
         return KS_OK;
+    }
     ks_timings *tm = o->analysis.timings;
     int64_t t0 = ks_timings_start(tm);
-    if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK)
-        return KS_ERR;
-    t0 = ks_timings_stop(tm, "gaps", t0, 0);
-    if (ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
-        return KS_ERR;
-    t0 = ks_timings_stop(tm, "threads", t0, 0);
+    if (r->a->priv->threads > 1) {
+        beside_ctx c;
+        memset(&c, 0, sizeof c);
+        c.r = r;
+        c.o = o;
+        c.rc = KS_OK;
+        ks_pool_run(2, r->a->priv->threads, beside_task, &c);
+        t0 = ks_timings_stop(tm, "analysis: tables | gaps, threads", t0, 0);
+        if (c.rc != KS_OK) {
+            *err = c.err;
+            return KS_ERR;
+        }
+    } else {
+        ks_analysis_tables(r->a);
+        t0 = ks_timings_start(tm);
+        if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK)
+            return KS_ERR;
+        t0 = ks_timings_stop(tm, "gaps", t0, 0);
+        if (ks_threads_find(r->a, &r->steps, &r->threads) != KS_OK)
+            return KS_ERR;
+        t0 = ks_timings_stop(tm, "threads", t0, 0);
+    }
     if (o->smi.path) {
         if (ks_telemetry_load(&o->smi, r->a, &r->steps, &r->telemetry, err) != KS_OK) {
             r->telemetry_failed = 1;

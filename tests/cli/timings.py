@@ -71,8 +71,8 @@ def laws(rows, what):
 
 PARSE = ["read + decompress (reader thread)", "pre-filter, newlines (reader thread)", "parse",
          "parse: waiting for the reader", "store finish"]
-PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps", "gaps", "threads",
-          "diagnoses", "writing", "free (analysis)", "free (store)"]
+PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps", "diagnoses", "writing",
+          "free (analysis)", "free (store)"]
 
 for fmt in ("json", "text"):
     for threads in ("1", "2", "0"):
@@ -86,15 +86,23 @@ for fmt in ("json", "text"):
         rows, order = table(timed.stderr, "analyze")
         for p in PARSE + PASSES:
             check(p in rows, f"{what}: a row '{p}' in {order}")
-        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions"]
-        two = ["analysis: timelines | GPU unions", "analysis: links"]
-        # 0: one thread below 100 000 events (nccl_data has 40 573), so the passes of --threads 1
+        # 0: one thread below 100 000 events (nccl_data has 40 573), so the passes of --threads 1;
+        # with two, the window's tables are made beside the gaps and threads passes
+        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables", "gaps",
+               "threads"]
+        two = ["analysis: timelines | GPU unions", "analysis: links", "analysis: tables | gaps, threads"]
         for p in two if threads == "2" else one:
             check(p in rows, f"{what}: a row '{p}' in {order}")
-        # the default window (its active steps) is chosen from the timelines: the tables are
-        # made once, for it, not first for the whole trace and then again
-        check("analysis: window, tables" in rows, f"{what}: the tables made for the window in {order}")
-        for p in ["analysis: window (tables again)", "analysis: tables", "analysis: links | CPU tables",
+        for p in one if threads == "2" else two:
+            if p not in ("analysis: links",):
+                check(p not in rows, f"{what}: no row '{p}' in {order}")
+        # the default window (its active steps) is chosen from the timelines: its GPU unions are
+        # made with it, the tables once, for it, not first for the whole trace and then again
+        check("analysis: window, GPU unions" in rows, f"{what}: the window's GPU unions in {order}")
+        tables = "analysis: tables | gaps, threads" if threads == "2" else "analysis: tables"
+        check(order.index("steps") < order.index("analysis: window, GPU unions") < order.index(tables)
+              < order.index("diagnoses"), f"{what}: window, then its tables, then diagnoses: {order}")
+        for p in ["analysis: window (tables again)", "analysis: window, tables", "analysis: links | CPU tables",
                   "analysis: GPU time of rows | kernels"]:
             check(p not in rows, f"{what}: no row '{p}' (tables made twice) in {order}")
         if threads == "1":
@@ -108,13 +116,14 @@ for fmt in ("json", "text"):
 # a window (nccl_data has ProfilerStep#4 to #6): the tables made once, for it
 r = run("analyze", "--format", "json", "--quiet", "--window", "steps:4-5", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
-check("analysis: window, tables" in rows, f"window: a row for the window in {order}")
-check("analysis: window (tables again)" not in rows, f"window: the tables made once in {order}")
+check("analysis: window, GPU unions" in rows and "analysis: tables" in rows, f"window: a row for the window in {order}")
+check("analysis: window (tables again)" not in rows and "analysis: window, tables" not in rows,
+      f"window: the tables made once in {order}")
 laws(rows, "analyze --window")
 # the whole trace: no window is set, the tables are made after the steps
 r = run("analyze", "--format", "json", "--quiet", "--window", "trace", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
-check("analysis: tables" in rows and "analysis: window, tables" not in rows,
+check("analysis: tables" in rows and "analysis: window, GPU unions" not in rows,
       f"--window trace: the tables made once, for the whole trace, in {order}")
 check(order.index("steps") < order.index("analysis: tables"), f"--window trace: tables after the steps: {order}")
 laws(rows, "analyze --window trace")
