@@ -164,7 +164,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
     m->cat[0] = 0;
     map_uses(t, u, m);
     map_tracks(t, u, m);
-    const ks_unit_coll *coll = u->coll, *coll_end = u->coll + u->ncoll;
+    size_t nc = 0; /* the next collective (an index: u->coll is NULL in most units) */
     for (size_t i = 0; i < u->nev; i++) {
         ks_event e = u->ev[i].ev;
         e.name = m->str[e.name];
@@ -173,8 +173,8 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         ks_trace_append(t, track, &e);
         if (e.flags & KS_EF_BYTES)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);
-        if (coll < coll_end && coll->ev == i)
-            merge_coll(t, m, track, &(coll++)->c);
+        if (nc < u->ncoll && u->coll[nc].ev == i)
+            merge_coll(t, m, track, &u->coll[nc++].c);
     }
     for (size_t c = 0; c < u->ncat_count; c++)
         if (u->cat_count[c])
