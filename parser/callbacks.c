@@ -39,7 +39,9 @@ static void begin_event(ks_parser *p)
 {
     cur_event *e = &p->ev;
     memset(e, 0, sizeof *e);
-    e->start = ks_ps_cur_offset(p) - 1; /* yajl has consumed the '{' */
+    /* yajl has consumed the '{'; a unit's events have no positions (any positioned diagnostic makes
+     * the unit unclean, position.c): the mapping of the offset is left out there */
+    e->start = p->unit ? 0 : ks_ps_cur_offset(p) - 1;
     p->kvkeys.n = 0;
 }
 
@@ -102,9 +104,10 @@ static int cb_end_map(void *ctx)
     switch (c) {
     case CX_EVENT:
         ks_ps_commit_event(p);
-        p->last_commit_end = ks_ps_cur_offset(p);
         if (!p->feeding_prefix)
             p->last_ev_run_end = p->feed_off + ks_ps_consumed(p);
+        if (!p->unit) /* a unit maps only its last event's end, once (spec.c, collect) */
+            p->last_commit_end = ks_ps_cur_offset(p);
         break;
     case CX_TOP_OBJ:
         p->top_done = 1;

@@ -262,6 +262,8 @@ void ks_ps_release(ks_parser *p);
 size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t *hint);
 /* Absolute input offset of yajl's current position: the end of the token it consumed last. */
 uint64_t ks_ps_cur_offset(ks_parser *p);
+/* The absolute input offset of the end of a token ending at run offset out_off. */
+uint64_t ks_ps_run_abs(ks_parser *p, size_t out_off);
 /* Line and column of absolute offset abs; counts on from the position asked for last when abs
  * lies after it in the window (lcc_*). */
 void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col);

@@ -20,13 +20,16 @@ size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t
     return in;
 }
 
+uint64_t ks_ps_run_abs(ks_parser *p, size_t out_off)
+{
+    return p->in_base + p->run_start + ks_ps_token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
+}
+
 uint64_t ks_ps_cur_offset(ks_parser *p)
 {
     if (p->feeding_prefix)
         return p->in_base + p->run_start;
-    size_t out_off = p->feed_off + ks_ps_consumed(p);
-    return p->in_base + p->run_start +
-           ks_ps_token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
+    return ks_ps_run_abs(p, p->feed_off + ks_ps_consumed(p));
 }
 
 void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col)

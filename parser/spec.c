@@ -63,7 +63,8 @@ static void collect(ks_parser *p, ks_unit *u)
     }
     ks_diag_free(&t->diag);
     u->events_read = p->events_read;
-    u->last_end = p->last_commit_end;
+    /* the input offset after the last event's '}', as the main parser's last_commit_end */
+    u->last_end = p->last_ev_run_end != SIZE_MAX ? ks_ps_run_abs(p, p->last_ev_run_end) : p->last_commit_end;
 }
 
 /* The state of a parser at the start of a bare array of events. */
