@@ -16,6 +16,34 @@
 #include "common/util.h"
 #include "kinesift/parse.h"
 
+/* xorshift64 for the tests that damage their inputs: a fixed seed per test, the same damage on
+ * every run. */
+static inline uint64_t ks_test_rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Damage b[0..n) in place: `edits` times, overwrite, insert or delete one byte drawn from pool (a
+ * NUL-terminated list of the bytes that matter to a JSON reader). b must have room for n + edits
+ * bytes; returns the new length. */
+static inline size_t ks_test_damage(char *b, size_t n, const char *pool, int edits, uint64_t *s)
+{
+    size_t np = strlen(pool);
+    for (int k = 0; k < edits && n > 1; k++) {
+        size_t at = (size_t)(ks_test_rnd(s) % n);
+        char c = pool[ks_test_rnd(s) % np];
+        switch (ks_test_rnd(s) % 3) {
+        case 0: b[at] = c; break;
+        case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
+        default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
+        }
+    }
+    return n;
+}
+
 /* Parse a NUL-terminated JSON text; fails the test on error. */
 static inline ks_trace *ks_test_parse(const char *json)
 {

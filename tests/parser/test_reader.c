@@ -169,10 +169,7 @@ static void long_blank_runs_count_lines(void **state)
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return ks_test_rnd(&rng_state);
 }
 
 /* Damage a copy of buf: overwrite, insert or delete a few bytes with JSON-significant ones. */
@@ -181,16 +178,7 @@ static char *damage(const char *buf, size_t len, size_t *out_len, int edits)
     static const char pool[] = "\"\\,{}[]:\x01\xff\xc3\n x0-.e/t\t";
     char *b = ks_xmalloc(len + (size_t)edits + 1);
     memcpy(b, buf, len);
-    size_t n = len;
-    for (int k = 0; k < edits && n > 1; k++) {
-        size_t at = (size_t)(rnd() % n);
-        char c = pool[rnd() % (sizeof pool - 1)];
-        switch (rnd() % 3) {
-        case 0: b[at] = c; break;
-        case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
-        default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
-        }
-    }
+    size_t n = ks_test_damage(b, len, pool, edits, &rng_state);
     if (rnd() % 5 == 0)
         n = (size_t)(rnd() % n) + 1; /* cut as a killed job would */
     *out_len = n;

@@ -100,10 +100,7 @@ static void cancels_where_yajl_does(void **state)
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ks_test_rnd(&rng);
 }
 
 /* Damaged copies of an events array: each edit overwrites, inserts or deletes a byte from a pool of
@@ -122,16 +119,7 @@ static void damaged_copies_agree(void **state)
         char b[sizeof base + 16];
         size_t n = sizeof base - 1;
         memcpy(b, base, n);
-        int edits = 1 + (int)(rnd() % 3);
-        for (int k = 0; k < edits; k++) {
-            size_t at = (size_t)(rnd() % n);
-            char c = pool[rnd() % (sizeof pool - 1)];
-            switch (rnd() % 3) {
-            case 0: b[at] = c; break;
-            case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
-            default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
-            }
-        }
+        n = ks_test_damage(b, n, pool, 1 + (int)(rnd() % 3), &rng);
         long cancel = rnd() % 8 == 0 ? (long)(rnd() % 40) : -1;
         scan_diff d = scan_compare((const unsigned char *)b, n, cancel);
         if (!d.same)

@@ -200,10 +200,7 @@ static void false_cuts_are_read_again(void **state)
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return ks_test_rnd(&rng_state);
 }
 
 /* Damage (bytes overwritten, inserted, deleted; a cut) lands inside units: the worker's unit is
@@ -218,17 +215,7 @@ static void damaged_units_read_the_same(void **state)
     for (int i = 0; i < 40; i++) {
         char *b = ks_xmalloc(len + 16);
         memcpy(b, base, len);
-        size_t n = len;
-        int edits = 1 + (int)(rnd() % 4);
-        for (int k = 0; k < edits; k++) {
-            size_t at = (size_t)(rnd() % (n - 1));
-            char c = pool[rnd() % (sizeof pool - 1)];
-            switch (rnd() % 3) {
-            case 0: b[at] = c; break;
-            case 1: memmove(b + at + 1, b + at, n - at); b[at] = c; n++; break;
-            default: memmove(b + at, b + at + 1, n - at - 1); n--; break;
-            }
-        }
+        size_t n = ks_test_damage(b, len, pool, 1 + (int)(rnd() % 4), &rng_state);
         if (i % 7 == 0)
             n = (size_t)(rnd() % n) + 1;
         same_with_workers(b, n, i % 2 ? 2048 : 8192, &info);
