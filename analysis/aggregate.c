@@ -334,7 +334,7 @@ static void gpu_pass(agg *g)
         int32_t s = ev_slice[k][i];
         int direct_done = 0;
         for (int32_t p = s >= 0 ? gtl->s[s].parent : -1; p >= 0; p = gtl->s[p].parent) {
-            if (tr->ev[gtl->s[p].ev].kind != KS_K_GPU_ANNOTATION)
+            if (gtl->s[p].kind != KS_K_GPU_ANNOTATION)
                 continue;
             if (!direct_done) {
                 credit_slice(g, gtl, p, ga, gb, serial, 1);

@@ -132,7 +132,6 @@ static void flows_free(const ks_trace *t, flows *f)
  * innermost slice open then. */
 static int32_t bind_start(const ks_analysis *a, const ks_timeline *tl, ks_ns ts)
 {
-    const ks_track *tr = &a->trace->tracks[tl->track];
     size_t lo = 0, hi = tl->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -142,7 +141,7 @@ static int32_t bind_start(const ks_analysis *a, const ks_timeline *tl, ks_ns ts)
             hi = mid;
     }
     for (size_t i = lo; i < tl->n && tl->s[i].ts == ts; i++)
-        if (ks_kind_is_launch_api(tr->ev[tl->s[i].ev].kind))
+        if (ks_kind_is_launch_api(tl->s[i].kind))
             return (int32_t)i;
     return ks_timeline_at(a->trace, tl, ts, NULL);
 }
@@ -305,7 +304,7 @@ int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
      * (with_stack) and runtime/driver calls between it and the launch are skipped, as TraceLens
      * does; they get the work as subtree time only */
     int32_t i = r.s;
-    while (i >= 0 && !ks_kind_launches_directly(tr->ev[tl->s[i].ev].kind))
+    while (i >= 0 && !ks_kind_launches_directly(tl->s[i].kind))
         i = tl->s[i].parent;
     if (i >= 0)
         return i;

@@ -116,7 +116,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         uint32_t b = open[m - 1];
         memmove(open + m - 1, open + m, (nopen - m) * sizeof *open);
         nopen--;
-        ks_slice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE};
+        ks_slice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE, .kind = k->ev[b].kind};
         KS_PUSH(*out, *n, *cap, s);
     }
     for (size_t i = 0; i < nopen; i++) {
@@ -126,7 +126,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
                     "'B' \"%s\" at %lld ns never closed: ends at the trace end", ks_trace_str(t, b->name),
                     (long long)b->ts);
         ks_slice s = {.ts = b->ts, .end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
-                      .flags = KS_SF_BE | KS_SF_UNCLOSED};
+                      .flags = KS_SF_BE | KS_SF_UNCLOSED, .kind = b->kind};
         KS_PUSH(*out, *n, *cap, s);
     }
     free(open);
@@ -228,7 +228,7 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
     for (size_t i = 0; i < tl->n; i++) {
         ks_slice s = tl->s[i];
         int placed = 0;
-        int s_python = k->ev[s.ev].kind == KS_K_PYTHON;
+        int s_python = s.kind == KS_K_PYTHON;
         for (size_t l = 0; !placed; l++) {
             if (l == LANE_SCAN && nlanes > LANE_SCAN)
                 l = nlanes; /* none of the first LANE_SCAN lanes takes it: a lane of its own */
@@ -327,7 +327,7 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
         if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
             continue;
         ks_slice s = {.ts = e->ts, .end = e->ts + e->dur, .ev = (uint32_t)i, .parent = -1,
-                      .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0)};
+                      .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0), .kind = e->kind};
         KS_PUSH(tl->s, tl->n, cap, s);
     }
     pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);

@@ -78,6 +78,7 @@ typedef struct ks_slice {
     int32_t parent;    /* index of the parent slice in the same timeline, -1 at top level */
     uint16_t depth;    /* 0 at top level (UINT16_MAX deeper than that) */
     uint8_t flags;     /* ks_slice_flags */
+    uint8_t kind;      /* its event's ks_kind, here so that a walk up the nesting reads no event */
     uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
 } ks_slice;
 

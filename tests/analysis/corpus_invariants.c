@@ -70,6 +70,8 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
         CHECK(s->end >= s->ts, "track %u slice %zu has negative duration", tl->track, i);
+        CHECK(s->kind == t->tracks[tl->track].ev[s->ev].kind, "track %u slice %zu: kind %u, its event's %u",
+              tl->track, i, s->kind, t->tracks[tl->track].ev[s->ev].kind);
         if (i)
             CHECK(tl->s[i - 1].ts <= s->ts, "track %u not sorted at %zu", tl->track, i);
         if (s->parent >= 0) {

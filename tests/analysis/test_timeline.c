@@ -56,6 +56,8 @@ static void nesting_self_and_inclusive(void **state)
     /* a track the overlap policy did nothing to carries no overlap record (32 bytes a track in
      * all), and reads as all zeros */
     assert_int_equal(sizeof(ks_timeline), 32);
+    /* the slice carries its event's kind in what was padding: still 32 bytes */
+    assert_int_equal(sizeof(ks_slice), 32);
     assert_null(tl->ov);
     const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
     assert_true(ov->spilled == 0 && ov->dropped == 0 && ov->truncated == 0 && ov->reassigned_ns == 0 &&
