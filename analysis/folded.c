@@ -72,12 +72,11 @@ static int32_t *slice_nodes(tree *t, const ks_analysis *a, const ks_timeline *tl
 
 static void cpu_values(tree *t, const ks_analysis *a, const ks_timeline *tl, const int32_t *nd)
 {
-    const ks_track *tr = &a->trace->tracks[tl->track];
     ks_ns *self = ks_xmalloc(ks_mul(tl->n ? tl->n : 1, sizeof *self));
     ks_timeline_self(tl, self);
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        if (s->ts < a->win_start || s->ts >= a->win_end || !ks_is_op_slice_kind(tr->ev[s->ev].kind))
+        if (s->ts < a->win_start || s->ts >= a->win_end || !ks_is_op_slice_kind(s->kind))
             continue;
         int32_t n = nd[i] ? nd[i] : node(t, 0, 0, KS_FRAME_PYTHON);
         t->f->v[n].value += self[i];

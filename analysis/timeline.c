@@ -245,7 +245,7 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
              * cut at the slice's start and the slice nests where it belongs. */
             while (l == 0 && !s_python && ln->n) {
                 ks_slice *top = &tl->s[ln->stack[ln->n - 1]];
-                if (s.end <= top->end || k->ev[top->ev].kind != KS_K_PYTHON || top->ts >= s.ts)
+                if (s.end <= top->end || top->kind != KS_K_PYTHON || top->ts >= s.ts)
                     break;
                 note_overlap(t, k, &s, top, KS_OV_PYTHON, st);
                 top->end = s.ts;
@@ -420,6 +420,7 @@ int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl)
 
 int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (*accept)(int kind))
 {
+    (void)tr; /* the slices carry their events' kinds; the trace stays in the signature (public API) */
     /* last slice starting at or before t */
     size_t lo = 0, hi = tl->n;
     while (lo < hi) {
@@ -434,10 +435,9 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
     int32_t i = (int32_t)lo - 1;
     while (i >= 0 && tl->s[i].lane != 0)
         i--;
-    const ks_track *k = &tr->tracks[tl->track];
     while (i >= 0) {
         const ks_slice *s = &tl->s[i];
-        if (s->end > t && (!accept || accept(k->ev[s->ev].kind)))
+        if (s->end > t && (!accept || accept(s->kind)))
             return i;
         i = s->parent;
     }

@@ -196,7 +196,7 @@ static uint8_t gpu_range_shrink(const replay *r, const ks_timeline *gtl, const i
     int32_t s = ev_slice[ev];
     for (int32_t p = s >= 0 ? gtl->s[s].parent : -1; p >= 0; p = gtl->s[p].parent)
         for (size_t k = 0; k < r->nsh; k++)
-            if (r->sh[k].label[0] != '@' && tr->ev[gtl->s[p].ev].kind == KS_K_GPU_ANNOTATION &&
+            if (r->sh[k].label[0] != '@' && gtl->s[p].kind == KS_K_GPU_ANNOTATION &&
                 name_is(r->a, tr->ev[gtl->s[p].ev].name, r->sh[k].label))
                 return (uint8_t)(k + 1);
     return 0;
