@@ -25,6 +25,18 @@ static inline int blank(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* The byte that closes a container opened by open ('{' or '['). */
+static inline unsigned char closer(unsigned char open)
+{
+    return open == '{' ? '}' : ']';
+}
+
+/* What may follow a number or a literal inside an element: yajl stops there too. */
+static inline int ends_value(unsigned char c)
+{
+    return blank(c) || c == ',' || c == '}' || c == ']';
+}
+
 static inline size_t skip_blanks(const unsigned char *buf, size_t len, size_t i)
 {
     while (i < len && blank(buf[i]))
@@ -179,8 +191,7 @@ static size_t number(const unsigned char *buf, size_t len, size_t i)
         while (digit(AT(i)))
             i++;
     }
-    unsigned char c = AT(i);
-    return blank(c) || c == ',' || c == '}' || c == ']' ? i : 0;
+    return ends_value(AT(i)) ? i : 0;
 }
 
 /* "true", "false" or "null" at i, followed by a blank, ',', '}' or ']': the offset after it. */
@@ -188,8 +199,7 @@ static size_t literal(const unsigned char *buf, size_t len, size_t i, const char
 {
     if (len - i <= n || memcmp(buf + i, word, n) != 0)
         return 0;
-    unsigned char c = buf[i + n];
-    return blank(c) || c == ',' || c == '}' || c == ']' ? i + n : 0;
+    return ends_value(buf[i + n]) ? i + n : 0;
 }
 
 int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const unsigned char *buf,
@@ -215,32 +225,16 @@ int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const un
 value:
         switch (AT(i)) {
         case '{':
-            if (d == KS_JSCAN_DEPTH)
-                return REFUSE;
-            i++;
-            CALL(i, cb->yajl_start_map(ctx));
-            stack[d++] = '{';
-            i = skip_blanks(buf, len, i);
-            if (AT(i) == '}') {
-                i++;
-                d--;
-                CALL(i, cb->yajl_end_map(ctx));
-                goto after_value;
-            }
-            goto key;
         case '[':
             if (d == KS_JSCAN_DEPTH)
                 return REFUSE;
-            i++;
-            CALL(i, cb->yajl_start_array(ctx));
-            stack[d++] = '[';
+            stack[d++] = buf[i++];
+            CALL(i, stack[d - 1] == '{' ? cb->yajl_start_map(ctx) : cb->yajl_start_array(ctx));
             i = skip_blanks(buf, len, i);
-            if (AT(i) == ']') {
-                i++;
-                d--;
-                CALL(i, cb->yajl_end_array(ctx));
-                goto after_value;
-            }
+            if (AT(i) == closer(stack[d - 1]))
+                goto close; /* empty */
+            if (stack[d - 1] == '{')
+                goto key;
             goto value;
         case '"':
             if (!(j = string(s, buf, len, i, &str, &slen)))
@@ -299,16 +293,13 @@ after_value:
                 goto key;
             goto value;
         }
-        if (AT(i) == (stack[d - 1] == '{' ? '}' : ']')) {
-            i++;
-            d--;
-            if (stack[d] == '{')
-                CALL(i, cb->yajl_end_map(ctx));
-            else
-                CALL(i, cb->yajl_end_array(ctx));
-            goto after_value;
-        }
-        return REFUSE;
+        if (AT(i) != closer(stack[d - 1]))
+            return REFUSE;
+close: /* buf[i] closes the innermost container */
+        i++;
+        d--;
+        CALL(i, stack[d] == '{' ? cb->yajl_end_map(ctx) : cb->yajl_end_array(ctx));
+        goto after_value;
     }
 #undef CALL
 }
