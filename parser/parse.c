@@ -70,9 +70,11 @@ static void replay(ks_parser *p, const ks_unit *u)
     p->acc_set = 1;
 }
 
-/* ks_ps_feed_run for a run a worker parsed ahead: its edges go to yajl here, the unit is replayed in
- * between; when the edge does not end on an event boundary, the rest is read here after all. */
-static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, ks_error *err, uint64_t *err_at)
+/* ks_ps_feed_run for a run parsed ahead (a worker's unit or the main parser's own): its edges go to
+ * yajl here, the unit is replayed in between (counted in *replayed); when the edge does not end on
+ * an event boundary, the rest is read here after all. */
+static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, uint64_t *replayed, ks_error *err,
+                     uint64_t *err_at)
 {
     p->run_hint = 0;
     p->last_ev_run_end = SIZE_MAX;
@@ -80,7 +82,7 @@ static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, ks_error *err, 
     if (ys == yajl_status_ok && !p->failed) {
         if (at_event_boundary(p, u->xb)) {
             replay(p, u);
-            p->info.units_replayed++;
+            (*replayed)++;
             ys = ks_ps_feed_part(p, u->y, p->run.len - u->y);
         } else {
             ys = ks_ps_feed_part(p, u->x, p->run.len - u->x);
@@ -339,20 +341,16 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         ks_unit *u = ks_split_unit(p->split, c);
         ks_unit *own = u ? NULL : own_unit(p, c);
         uint64_t replayed = p->info.units_replayed;
-        int ok = u && u->state == KS_UNIT_CLEAN     ? feed_unit(p, c->run_start, u, err, &err_at)
-                 : own && own->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, own, err, &err_at)
-                                                      : ks_ps_feed_run(p, c->run_start, err, &err_at);
+        int ok = u && u->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, u, &p->info.units_replayed, err, &err_at)
+                 : own && own->state == KS_UNIT_CLEAN
+                     ? feed_unit(p, c->run_start, own, &p->info.units_own, err, &err_at)
+                     : ks_ps_feed_run(p, c->run_start, err, &err_at);
         p->info.chunks++;
         if (u || own)
             p->info.scans_refused += (u ? u : own)->refused;
         if (u) {
             p->info.units_reread += p->info.units_replayed == replayed;
             ks_split_release(p->split, u);
-        } else if (own && own->state == KS_UNIT_CLEAN) {
-            /* feed_unit counted a worker's unit: this one was the main parser's */
-            uint64_t r = p->info.units_replayed - replayed;
-            p->info.units_replayed = replayed;
-            p->info.units_own += r;
         }
         if (!ok)
             return FILTERED_FAIL;
