@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc g++ libc6-dev pkg-config meson ninja-build libyajl-dev libarchive-dev libcmocka-dev \
-libssl-dev libpcre2-dev zlib1g-dev publicsuffix python3 python3-pandas gzip zstd xz-utils bzip2 libarchive-tools tzdata"
+libssl-dev libpcre2-dev libisal-dev publicsuffix python3 python3-pandas gzip zstd xz-utils bzip2 libarchive-tools tzdata"
 
 missing=""
 for p in $PKGS; do

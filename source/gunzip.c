@@ -1,17 +1,21 @@
 /* source/gunzip.c: gzip decoding with the CRC-32 and ISIZE of every member verified (see
- * source/gunzip.h). zlib's inflate with windowBits 15+16 parses the gzip header and checks the
- * trailer itself ("incorrect data check", "incorrect length check"); this file feeds it, restarts
- * it at each member and turns its verdicts into errors with the member and the byte. */
+ * source/gunzip.h). ISA-L's inflate (igzip, libisal) with crc_flag ISAL_GZIP parses each member's
+ * header, decodes its deflate data and checks its trailer itself; it decodes 4-6x faster than zlib,
+ * which matters because decompression runs on the reader thread ahead of the parse (issue 19).
+ * This file feeds it, restarts it at each member and turns its verdicts into errors with the
+ * member and the byte. ISA-L reports one code for either trailer field, so on a mismatch the
+ * trailer is read back from the bytes just consumed (`tail` keeps the last 8 across blocks) and
+ * compared with the CRC ISA-L computed: the CRC differs, or else it is the length (zlib's order). */
 #include "source/gunzip.h"
 
+#include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/util.h"
 
 struct ks_gunzip {
-    z_stream z;
+    struct inflate_state z;
     unsigned char *head;
     size_t head_len;
     int head_used;
@@ -23,6 +27,10 @@ struct ks_gunzip {
     uint64_t member_at; /* its first compressed byte */
     uint64_t in_before; /* compressed bytes of the blocks before the current one */
     size_t block_len;   /* length of the current block */
+    const unsigned char *block; /* the current block */
+    unsigned char tail[8];      /* the last bytes of the blocks before the current one */
+    size_t tail_len;
+    int stuck;                  /* calls in a row that took no input and gave no output */
 };
 
 int ks_gunzip_magic(const void *p, size_t n)
@@ -31,13 +39,17 @@ int ks_gunzip_magic(const void *p, size_t n)
     return n >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8;
 }
 
+static void restart(ks_gunzip *g)
+{
+    isal_inflate_reset(&g->z);
+    g->z.crc_flag = ISAL_GZIP;
+}
+
 ks_gunzip *ks_gunzip_new(const void *head, size_t head_len, ks_gz_pull pull, void *ctx)
 {
     ks_gunzip *g = ks_xcalloc(1, sizeof *g);
-    if (inflateInit2(&g->z, 15 + 16) != Z_OK) {
-        free(g);
-        return NULL;
-    }
+    isal_inflate_init(&g->z);
+    g->z.crc_flag = ISAL_GZIP;
     g->head = ks_xmalloc(head_len ? head_len : 1);
     if (head_len)
         memcpy(g->head, head, head_len);
@@ -52,7 +64,6 @@ void ks_gunzip_free(ks_gunzip *g)
 {
     if (!g)
         return;
-    inflateEnd(&g->z);
     free(g->head);
     free(g);
 }
@@ -62,12 +73,28 @@ uint64_t ks_gunzip_in_bytes(const ks_gunzip *g)
     return g->in_before + (g->block_len - g->z.avail_in);
 }
 
+/* keep the last 8 bytes of the block being left (with those before it when it is shorter) */
+static void keep_tail(ks_gunzip *g)
+{
+    size_t n = g->block_len;
+    if (n >= sizeof g->tail) {
+        memcpy(g->tail, g->block + n - sizeof g->tail, sizeof g->tail);
+        g->tail_len = sizeof g->tail;
+        return;
+    }
+    size_t keep = g->tail_len + n > sizeof g->tail ? sizeof g->tail - n : g->tail_len;
+    memmove(g->tail, g->tail + g->tail_len - keep, keep);
+    memcpy(g->tail + keep, g->block, n);
+    g->tail_len = keep + n;
+}
+
 /* make input available: 1, 0 at the end, -1 on a pull error */
 static int refill(ks_gunzip *g, ks_error *err)
 {
     while (g->z.avail_in == 0) {
         if (g->eof)
             return 0;
+        keep_tail(g);
         g->in_before += g->block_len;
         g->block_len = 0;
         const void *b;
@@ -85,10 +112,27 @@ static int refill(ks_gunzip *g, ks_error *err)
                 return 0;
             }
         }
-        g->z.next_in = (unsigned char *)(uintptr_t)b;
-        g->z.avail_in = (uInt)n;
+        if ((size_t)n > UINT32_MAX)
+            return ks_error_set(err, "gzip input block of %zd bytes is too large", n), -1;
+        g->block = b;
+        g->z.next_in = (uint8_t *)(uintptr_t)b;
+        g->z.avail_in = (uint32_t)n;
         g->block_len = (size_t)n;
     }
+    return 1;
+}
+
+/* the 8 compressed bytes before the current position, from the block and the kept tail; 0 when
+ * fewer were seen */
+static int last8(const ks_gunzip *g, unsigned char out[8])
+{
+    size_t in_block = g->block_len - g->z.avail_in;
+    size_t from_block = in_block < 8 ? in_block : 8;
+    size_t from_tail = 8 - from_block;
+    if (from_tail > g->tail_len)
+        return 0;
+    memcpy(out, g->tail + g->tail_len - from_tail, from_tail);
+    memcpy(out + from_tail, g->block + in_block - from_block, from_block);
     return 1;
 }
 
@@ -103,8 +147,31 @@ static int next_member(ks_gunzip *g, ks_error *err)
         return 0; /* trailing bytes that are not gzip: ignored */
     g->member_at = ks_gunzip_in_bytes(g);
     g->member++;
-    inflateReset(&g->z);
+    restart(g);
     return 1;
+}
+
+static const char *isal_why(int r)
+{
+    switch (r) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate code";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_NEED_DICT: return "preset dictionary needed";
+    default: return "corrupt data";
+    }
+}
+
+/* which trailer field disagrees: the CRC-32 (also when both do, as zlib reports it) or ISIZE */
+static const char *trailer_why(const ks_gunzip *g)
+{
+    unsigned char t[8];
+    if (!last8(g, t))
+        return "CRC-32 or length (ISIZE) mismatch";
+    uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+    return crc == g->z.crc ? "length (ISIZE) mismatch" : "CRC-32 mismatch";
 }
 
 ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_error *err)
@@ -115,20 +182,9 @@ ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_err
     if (n > UINT32_MAX)
         n = UINT32_MAX;
     g->z.next_out = buf;
-    g->z.avail_out = (uInt)n;
+    g->z.avail_out = (uint32_t)n;
     while (g->z.avail_out == n) {
-        int r = refill(g, err);
-        if (r < 0)
-            return KS_ERR;
-        if (r == 0) {
-            if (ks_gunzip_in_bytes(g) == g->member_at && g->member > 1)
-                break; /* cannot happen: next_member saw bytes */
-            return ks_error_set(err, "gzip member %llu (from compressed byte %llu) is truncated at compressed byte %llu",
-                                (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                (unsigned long long)ks_gunzip_in_bytes(g));
-        }
-        int z = inflate(&g->z, Z_NO_FLUSH);
-        if (z == Z_STREAM_END) {
+        if (g->z.block_state == ISAL_BLOCK_FINISH) {
             int m = next_member(g, err);
             if (m < 0)
                 return KS_ERR;
@@ -138,22 +194,40 @@ ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_err
             }
             continue;
         }
-        if (z == Z_BUF_ERROR)
-            continue; /* needs more input: refill */
-        if (z != Z_OK) {
-            const char *why = g->z.msg ? g->z.msg : "corrupt data";
-            int check = !strcmp(why, "incorrect data check") || !strcmp(why, "incorrect length check");
-            *integrity = 1;
-            if (check)
-                return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu: "
-                                         "the data is damaged",
+        int r = refill(g, err);
+        if (r < 0)
+            return KS_ERR;
+        /* at the end of the input ISA-L may still hold bytes it took in (its own buffers): it is
+         * called once more, and only a call that gives nothing and does not end the member is a cut */
+        uint32_t out_before = g->z.avail_out, in_before = g->z.avail_in;
+        int z = isal_inflate(&g->z);
+        if (z == ISAL_DECOMP_OK) {
+            int stuck = g->z.avail_out == out_before && g->z.avail_in == in_before &&
+                        g->z.block_state != ISAL_BLOCK_FINISH;
+            if (r == 0 && stuck)
+                return ks_error_set(err,
+                                    "gzip member %llu (from compressed byte %llu) is truncated at compressed byte %llu",
                                     (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                    !strcmp(why, "incorrect data check") ? "CRC-32 mismatch" : "length (ISIZE) mismatch",
                                     (unsigned long long)ks_gunzip_in_bytes(g));
-            return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu",
-                                (unsigned long long)g->member, (unsigned long long)g->member_at, why,
-                                (unsigned long long)ks_gunzip_in_bytes(g));
+            /* never loop on a decoder that takes and gives nothing (ISA-L always moves on input
+             * and room; this guards against a hang, as a clear error) */
+            if (stuck && ++g->stuck > 3)
+                return ks_error_set(err, "gzip member %llu (from compressed byte %llu): the decoder stopped at compressed byte %llu",
+                                    (unsigned long long)g->member, (unsigned long long)g->member_at,
+                                    (unsigned long long)ks_gunzip_in_bytes(g));
+            if (!stuck)
+                g->stuck = 0;
+            continue; /* output full, input used up (refilled next), or the member ended */
         }
+        *integrity = 1;
+        if (z == ISAL_INCORRECT_CHECKSUM)
+            return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu: "
+                                     "the data is damaged",
+                                (unsigned long long)g->member, (unsigned long long)g->member_at, trailer_why(g),
+                                (unsigned long long)ks_gunzip_in_bytes(g));
+        return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu",
+                            (unsigned long long)g->member, (unsigned long long)g->member_at, isal_why(z),
+                            (unsigned long long)ks_gunzip_in_bytes(g));
     }
     return (ssize_t)(n - g->z.avail_out);
 }

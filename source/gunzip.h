@@ -1,7 +1,7 @@
 /* source/gunzip.h: a gzip decoder that verifies what the format offers. libarchive's gzip filter
  * does not check a member's CRC-32 and ISIZE trailer (a damaged .gz reads as valid, with wrong
- * numbers); zlib does, so source.c decodes plain gzip streams (a .json.gz, or a .json.gz member
- * of a tar) here instead. Concatenated members are read one after the other (as gzip -d does);
+ * numbers); ISA-L's igzip does (and decodes 4-6x faster than zlib), so source.c decodes plain
+ * gzip streams (a .json.gz, or a .json.gz member of a tar) here instead. Concatenated members are read one after the other (as gzip -d does);
  * bytes after the last member that do not start another one are ignored (as libarchive does).
  * A CRC or length mismatch is an integrity error naming the member (1-based) and the compressed
  * byte; a stream that ends inside a member is a read error (what was decoded stays usable).
