@@ -66,6 +66,19 @@ write("scan", "escapes", b'\x00{"name": "a\\"b\\\\c\\/\\b\\f\\n\\r\\t\\u00e9\\u0
       b'true, false, null, {}, [], [[]]], "\xc3\xa9": {"k": -12}},\n {"ph": "X"}, ')
 write("scan", "cancel", b'\xe3{"ph": "X", "args": {"a": [1, 2]}}, {"ph": "i"},')
 
+# gunzip: gzip streams as the decoder reads them (three parameter bytes: block, read and head
+# sizes); one member, members with a stored and an empty one, damaged trailers, a cut stream
+TEXT = next(traces())[1][:3000]
+ONE = gzip.compress(TEXT, compresslevel=6, mtime=0)
+MANY = ONE + gzip.compress(bytes(range(256)) * 4, compresslevel=0, mtime=0) + gzip.compress(b"", mtime=0)
+write("gunzip", "one", b"\x00\x03\x00" + ONE)
+write("gunzip", "members", b"\x05\x01\x07" + MANY + b"junk")
+write("gunzip", "crc", b"\x01\x02\x03" + ONE[:-8] + bytes([ONE[-8] ^ 1]) + ONE[-7:])
+write("gunzip", "isize", b"\x02\x04\x00" + ONE[:-2] + bytes([ONE[-2] ^ 1]) + ONE[-1:])
+write("gunzip", "cut", b"\x03\x00\x0b" + MANY[:len(ONE) + 40])
+write("gunzip", "header-flags", b"\x04\x01\x02" + bytes([0x1f, 0x8b, 8, 0x1e, 0, 0, 0, 0, 0, 3, 4, 0, 0x41, 0x42,
+                                                            0x6e, 0x61, 0x6d, 0x65, 0, 0x63, 0, 0xff, 0xff]) + ONE[10:])
+
 with open(os.path.join(ROOT, "fixtures", "insights", "smi.csv"), "rb") as fh:
     smi = fh.read()
 write("repair", "smi", b"\x03\x05\x09\x11" + smi[:200])

@@ -1,0 +1,100 @@
+/* fuzz/fuzz_gunzip.c: the gzip decoder (source/gunzip.h) on any bytes, differentially against
+ * itself. The first three bytes choose the size of the compressed blocks it is fed (1 byte to all
+ * at once), the size of each read (1 byte to 64 KiB) and how many bytes are given as the head; the
+ * rest is the stream. What it decodes must not depend on how it is fed or read: the same status,
+ * the same bytes when it succeeds, the same integrity flag; the same message for a cut stream and a
+ * damaged trailer (their byte is the member's end or the stream's); for damaged deflate data the
+ * same message up to the byte (how far ISA-L had read ahead depends on the blocks), and the bytes
+ * decoded before the error one a prefix of the other. Never more compressed bytes than given. */
+#include "fuzz/fuzz.h"
+#include "source/gunzip.h"
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, at, block;
+} feed;
+
+static ssize_t pull(void *ctx, const void **buf, ks_error *err)
+{
+    (void)err;
+    feed *f = ctx;
+    size_t k = f->n - f->at < f->block ? f->n - f->at : f->block;
+    *buf = f->p + f->at;
+    f->at += k;
+    return (ssize_t)k;
+}
+
+typedef struct {
+    int rc, integrity;
+    uint8_t *out;
+    size_t n;
+    char msg[sizeof(((ks_error *)0)->msg)];
+} result;
+
+/* decoded output is capped: a small stream can expand 1000-fold */
+#define OUT_CAP (4u << 20)
+
+static result decode(const uint8_t *p, size_t n, size_t head, size_t block, size_t out)
+{
+    result r = {KS_OK, 0, malloc(OUT_CAP), 0, ""};
+    if (!r.out)
+        abort();
+    head = head < n ? head : n;
+    feed f = {p, n, head, block};
+    ks_gunzip *g = ks_gunzip_new(p, head, pull, &f);
+    FUZZ_CHECK(g != NULL, "no decoder");
+    ks_error err;
+    while (r.n < OUT_CAP) {
+        size_t want = OUT_CAP - r.n < out ? OUT_CAP - r.n : out;
+        ssize_t k = ks_gunzip_read(g, r.out + r.n, want, &r.integrity, &err);
+        if (k < 0) {
+            r.rc = KS_ERR;
+            snprintf(r.msg, sizeof r.msg, "%s", err.msg);
+            break;
+        }
+        if (k == 0)
+            break;
+        FUZZ_CHECK((size_t)k <= want, "read %zd of %zu", k, want);
+        r.n += (size_t)k;
+    }
+    FUZZ_CHECK(ks_gunzip_in_bytes(g) <= n, "consumed %llu of %zu", (unsigned long long)ks_gunzip_in_bytes(g), n);
+    ks_gunzip_free(g);
+    return r;
+}
+
+static size_t until_byte(const char *m)
+{
+    const char *at = strstr(m, " at compressed byte ");
+    return at ? (size_t)(at - m) : strlen(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_in in = {data, size};
+    static const size_t blocks[] = {1, 2, 3, 7, 8, 9, 64, 4096};
+    static const size_t outs[] = {1, 5, 13, 4096, 65536};
+    size_t block = blocks[fuzz_take(&in, 1) % 8];
+    size_t out = outs[fuzz_take(&in, 1) % 5];
+    size_t head = fuzz_take(&in, 1) % 16;
+    result a = decode(in.p, in.n, 0, in.n ? in.n : 1, 65536);
+    result b = decode(in.p, in.n, head, block, out);
+    FUZZ_CHECK(a.rc == b.rc, "status %d vs %d (block %zu out %zu head %zu): %s | %s", a.rc, b.rc, block, out, head,
+               a.msg, b.msg);
+    FUZZ_CHECK(a.integrity == b.integrity, "integrity %d vs %d: %s | %s", a.integrity, b.integrity, a.msg, b.msg);
+    if (a.rc == KS_OK) {
+        FUZZ_CHECK(a.n == b.n && !memcmp(a.out, b.out, a.n), "%zu vs %zu bytes decoded (block %zu out %zu head %zu)",
+                   a.n, b.n, block, out, head);
+    } else {
+        int exact = strstr(a.msg, "truncated at") || strstr(a.msg, "mismatch");
+        if (exact)
+            FUZZ_CHECK(!strcmp(a.msg, b.msg), "%s | %s (block %zu out %zu head %zu)", a.msg, b.msg, block, out, head);
+        else
+            FUZZ_CHECK(until_byte(a.msg) == until_byte(b.msg) && !strncmp(a.msg, b.msg, until_byte(a.msg)),
+                       "%s | %s (block %zu out %zu head %zu)", a.msg, b.msg, block, out, head);
+        size_t m = a.n < b.n ? a.n : b.n;
+        FUZZ_CHECK(!memcmp(a.out, b.out, m), "decoded bytes differ before the error: %s", a.msg);
+    }
+    free(a.out);
+    free(b.out);
+    return 0;
+}
