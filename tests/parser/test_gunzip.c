@@ -5,8 +5,8 @@
  * named as the CRC-32 or the length (ISIZE) of the right member, at that member's end; a stream
  * cut at any byte inside a member is "truncated at compressed byte <cut>", cut between members it
  * is the members before; bytes after the last member that are not gzip are ignored; headers with
- * every optional field decode, damaged ones are named. Members are
- * made with libarchive's gzip writer (zlib), so the decoder reads what another implementation wrote. */
+ * every optional field decode, damaged ones are named. Members are made with libarchive's gzip
+ * writer (zlib), so the decoder reads what another implementation wrote. */
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -114,7 +114,8 @@ static ssize_t pull(void *ctx, const void **buf, ks_error *err)
 static size_t tail_from = SIZE_MAX, tail_block = SIZE_MAX;
 
 /* Decode s[0..n) in blocks of `block` (the first `head` bytes given as the head) into outputs of
- * `out` bytes (0: 1 to 13 bytes, and 4096 every 8th call); returns the decoded length (in *got) and KS_OK or KS_ERR with err set. */
+ * `out` bytes (0: 1 to 13 bytes, and 4096 every 8th call); the decoded length in *got; KS_OK, or
+ * KS_ERR with err and *integrity set. */
 static int decode(const unsigned char *s, size_t n, size_t head, size_t block, size_t out, unsigned char *dst,
                   size_t dst_cap, size_t *got, ks_error *err, int *integrity)
 {
