@@ -14,6 +14,7 @@
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,25 @@ struct ks_gunzip {
 
 enum { H_FIXED, H_XLEN, H_EXTRA, H_NAME, H_COMMENT, H_HCRC, H_DONE };
 enum { F_HCRC = 2, F_EXTRA = 4, F_NAME = 8, F_COMMENT = 16 };
+
+uint64_t ks_gunzip_in_bytes(const ks_gunzip *g)
+{
+    return g->in_before + (g->block_len - g->z.avail_in);
+}
+
+/* Every error about a member: "gzip member N (from compressed byte M)", what (": ..." or
+ * " is ..."), " at compressed byte <at>", then tail. Returns KS_ERR. */
+static int member_error(const ks_gunzip *g, ks_error *err, const char *what, uint64_t at, const char *tail)
+{
+    return ks_error_set(err, "gzip member %llu (from compressed byte %llu)%s at compressed byte %llu%s",
+                        (unsigned long long)g->member, (unsigned long long)g->member_at, what,
+                        (unsigned long long)at, tail);
+}
+
+static int truncated(const ks_gunzip *g, ks_error *err)
+{
+    return member_error(g, err, " is truncated", ks_gunzip_in_bytes(g), "");
+}
 
 int ks_gunzip_magic(const void *p, size_t n)
 {
@@ -107,18 +127,15 @@ static int read_header(ks_gunzip *g, ks_error *err)
                 break;
             if (g->hstate == H_FIXED) {
                 if (g->hbuf[0] != 0x1f || g->hbuf[1] != 0x8b) /* the first member's magic was seen */
-                    return ks_error_set(err, "gzip member %llu (from compressed byte %llu): not a gzip header at compressed byte %llu",
-                                        (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                        (unsigned long long)g->member_at);
-                if (g->hbuf[2] != 8)
-                    return ks_error_set(err, "gzip member %llu (from compressed byte %llu): unknown compression method %u at compressed byte %llu",
-                                        (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                        g->hbuf[2], (unsigned long long)(g->member_at + 2));
+                    return member_error(g, err, ": not a gzip header", g->member_at, "");
+                if (g->hbuf[2] != 8) {
+                    char what[48];
+                    snprintf(what, sizeof what, ": unknown compression method %u", g->hbuf[2]);
+                    return member_error(g, err, what, g->member_at + 2, "");
+                }
                 g->hflags = g->hbuf[3];
                 if (g->hflags & 0xe0)
-                    return ks_error_set(err, "gzip member %llu (from compressed byte %llu): unknown header flags set at compressed byte %llu",
-                                        (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                        (unsigned long long)(g->member_at + 3));
+                    return member_error(g, err, ": unknown header flags set", g->member_at + 3, "");
                 header_next(g, H_FIXED);
             } else if (g->hstate == H_XLEN) {
                 g->hneed = (size_t)g->hbuf[0] | (size_t)g->hbuf[1] << 8;
@@ -127,9 +144,7 @@ static int read_header(ks_gunzip *g, ks_error *err)
                     header_next(g, H_EXTRA);
             } else {
                 if ((g->hcrc & 0xffff) != ((uint32_t)g->hbuf[0] | (uint32_t)g->hbuf[1] << 8))
-                    return ks_error_set(err, "gzip member %llu (from compressed byte %llu): header CRC mismatch at compressed byte %llu",
-                                        (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                        (unsigned long long)(at + 1));
+                    return member_error(g, err, ": header CRC mismatch", at + 1, "");
                 g->hstate = H_DONE;
             }
             break;
@@ -168,11 +183,6 @@ void ks_gunzip_free(ks_gunzip *g)
         return;
     free(g->head);
     free(g);
-}
-
-uint64_t ks_gunzip_in_bytes(const ks_gunzip *g)
-{
-    return g->in_before + (g->block_len - g->z.avail_in);
 }
 
 /* keep the last 8 bytes of the block being left (with those before it when it is shorter) */
@@ -255,16 +265,14 @@ static int next_member(ks_gunzip *g, ks_error *err)
     return 1;
 }
 
+/* what ISA-L found wrong in deflate data (the header is read here: no wrapper codes come) */
 static const char *isal_why(int r)
 {
     switch (r) {
-    case ISAL_INVALID_BLOCK: return "invalid deflate block";
-    case ISAL_INVALID_SYMBOL: return "invalid deflate code";
-    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
-    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-    case ISAL_NEED_DICT: return "preset dictionary needed";
-    default: return "corrupt data";
+    case ISAL_INVALID_BLOCK: return ": invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return ": invalid deflate code";
+    case ISAL_INVALID_LOOKBACK: return ": invalid distance too far back";
+    default: return ": corrupt data";
     }
 }
 
@@ -273,9 +281,9 @@ static const char *trailer_why(const ks_gunzip *g)
 {
     unsigned char t[8];
     if (!last8(g, t))
-        return "CRC-32 or length (ISIZE) mismatch";
+        return ": CRC-32 or length (ISIZE) mismatch";
     uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
-    return crc == g->z.crc ? "length (ISIZE) mismatch" : "CRC-32 mismatch";
+    return crc == g->z.crc ? ": length (ISIZE) mismatch" : ": CRC-32 mismatch";
 }
 
 ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_error *err)
@@ -303,9 +311,7 @@ ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_err
             return KS_ERR;
         if (g->hstate != H_DONE) {
             if (r == 0)
-                return ks_error_set(err, "gzip member %llu (from compressed byte %llu) is truncated at compressed byte %llu",
-                                    (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                    (unsigned long long)ks_gunzip_in_bytes(g));
+                return truncated(g, err);
             int h = read_header(g, err);
             if (h == 2) {
                 g->done = 1;
@@ -332,29 +338,19 @@ ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_err
             int stuck = g->z.avail_out == out_before && g->z.avail_in == in_before &&
                         g->z.block_state != ISAL_BLOCK_FINISH;
             if (r == 0 && stuck)
-                return ks_error_set(err,
-                                    "gzip member %llu (from compressed byte %llu) is truncated at compressed byte %llu",
-                                    (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                    (unsigned long long)ks_gunzip_in_bytes(g));
+                return truncated(g, err);
             /* never loop on a decoder that takes and gives nothing (ISA-L always moves on input
              * and room; this guards against a hang, as a clear error) */
             if (stuck && ++g->stuck > 3)
-                return ks_error_set(err, "gzip member %llu (from compressed byte %llu): the decoder stopped at compressed byte %llu",
-                                    (unsigned long long)g->member, (unsigned long long)g->member_at,
-                                    (unsigned long long)ks_gunzip_in_bytes(g));
+                return member_error(g, err, ": the decoder stopped", ks_gunzip_in_bytes(g), "");
             if (!stuck)
                 g->stuck = 0;
             continue; /* output full, input used up (refilled next), or the member ended */
         }
         *integrity = 1;
         if (z == ISAL_INCORRECT_CHECKSUM)
-            return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu: "
-                                     "the data is damaged",
-                                (unsigned long long)g->member, (unsigned long long)g->member_at, trailer_why(g),
-                                (unsigned long long)ks_gunzip_in_bytes(g));
-        return ks_error_set(err, "gzip member %llu (from compressed byte %llu): %s at compressed byte %llu",
-                            (unsigned long long)g->member, (unsigned long long)g->member_at, isal_why(z),
-                            (unsigned long long)ks_gunzip_in_bytes(g));
+            return member_error(g, err, trailer_why(g), ks_gunzip_in_bytes(g), ": the data is damaged");
+        return member_error(g, err, isal_why(z), ks_gunzip_in_bytes(g), "");
     }
     return (ssize_t)(n - g->z.avail_out);
 }

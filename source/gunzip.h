@@ -22,7 +22,7 @@ typedef ssize_t (*ks_gz_pull)(void *ctx, const void **buf, ks_error *err);
 typedef struct ks_gunzip ks_gunzip;
 
 /* A decoder over head[0..head_len) (bytes already taken from the source, copied) followed by
- * what pull supplies. */
+ * what pull supplies. Never NULL (memory comes from ks_xmalloc). */
 ks_gunzip *ks_gunzip_new(const void *head, size_t head_len, ks_gz_pull pull, void *ctx);
 void ks_gunzip_free(ks_gunzip *g);
 

@@ -296,8 +296,6 @@ static int open_common(ks_source *s, ks_error *err)
                 return ks_error_set(err, "%s", strerror(errno));
             s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
         }
-        if (!s->st.gz)
-            return ks_error_set(err, "cannot create a gzip decoder");
     }
     s->in.recording = 0;
     ks_buf_free(&s->in.rec);
@@ -528,8 +526,6 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
             st->gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_member, s);
             archive_read_free(st->inner);
             st->inner = NULL;
-            if (!st->gz)
-                return ks_error_set(err, "cannot create a gzip decoder");
         }
         ks_buf_free(&s->in.rec);
         if (!strcmp(st->filter, "none"))
