@@ -8,21 +8,7 @@
  * decoded before the error one a prefix of the other. Never more compressed bytes than given. */
 #include "fuzz/fuzz.h"
 #include "source/gunzip.h"
-
-typedef struct {
-    const uint8_t *p;
-    size_t n, at, block;
-} feed;
-
-static ssize_t pull(void *ctx, const void **buf, ks_error *err)
-{
-    (void)err;
-    feed *f = ctx;
-    size_t k = f->n - f->at < f->block ? f->n - f->at : f->block;
-    *buf = f->p + f->at;
-    f->at += k;
-    return (ssize_t)k;
-}
+#include "tests/parser/block_feed.h"
 
 typedef struct {
     int rc, integrity;
@@ -40,8 +26,8 @@ static result decode(const uint8_t *p, size_t n, size_t head, size_t block, size
     if (!r.out)
         abort();
     head = head < n ? head : n;
-    feed f = {p, n, head, block};
-    ks_gunzip *g = ks_gunzip_new(p, head, pull, &f);
+    block_feed f = {p, n, head, block, SIZE_MAX, 0};
+    ks_gunzip *g = ks_gunzip_new(p, head, block_feed_pull, &f);
     FUZZ_CHECK(g != NULL, "no decoder");
     ks_error err;
     while (r.n < OUT_CAP) {

@@ -7,34 +7,10 @@
  * is the members before; bytes after the last member that are not gzip are ignored; headers with
  * every optional field decode, damaged ones are named. Members are made with libarchive's gzip
  * writer (zlib), so the decoder reads what another implementation wrote. */
-#include <archive.h>
-#include <archive_entry.h>
-
 #include "ks_test.h"
+#include "tests/parser/compress_mem.h"
 #include "source/gunzip.h"
-
-/* gzip data[0..n) as one member into a new buffer */
-static unsigned char *gzip_member(const unsigned char *data, size_t n, const char *level, size_t *outn)
-{
-    size_t cap = n + n / 100 + 4096;
-    unsigned char *out = malloc(cap);
-    struct archive *a = archive_write_new();
-    assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
-    assert_int_equal(archive_write_set_filter_option(a, "gzip", "compression-level", level), ARCHIVE_OK);
-    assert_int_equal(archive_write_set_format_raw(a), ARCHIVE_OK);
-    archive_write_set_bytes_in_last_block(a, 1);
-    assert_int_equal(archive_write_open_memory(a, out, cap, outn), ARCHIVE_OK);
-    struct archive_entry *e = archive_entry_new();
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_pathname(e, "data");
-    archive_write_header(a, e);
-    if (n)
-        assert_int_equal(archive_write_data(a, data, n), (la_ssize_t)n);
-    archive_entry_free(e);
-    archive_write_close(a);
-    archive_write_free(a);
-    return out;
-}
+#include "tests/parser/block_feed.h"
 
 /* The test stream: members of trace-like text (dynamic Huffman blocks), random bytes at level 0
  * (stored blocks), an empty member, and more text. */
@@ -69,7 +45,8 @@ static int setup(void **state)
     size_t at = 0;
     for (int i = 0; i < NMEMBERS; i++) {
         size_t mn;
-        unsigned char *m = gzip_member(plain + at, sizes[i], i == 1 ? "0" : "6", &mn);
+        char *m;
+        ks_test_compress("gzip", i == 1 ? "0" : "6", plain + at, sizes[i], &m, &mn);
         stream = realloc(stream, stream_n + mn);
         memcpy(stream + stream_n, m, mn);
         stream_n += mn;
@@ -88,26 +65,6 @@ static int teardown(void **state)
     return 0;
 }
 
-typedef struct {
-    const unsigned char *p;
-    size_t n, at, block;
-    size_t small_from; /* from this byte on, blocks of at most `small` bytes */
-    size_t small;
-} feed;
-
-static ssize_t pull(void *ctx, const void **buf, ks_error *err)
-{
-    (void)err;
-    feed *f = ctx;
-    size_t block = f->at >= f->small_from && f->small < f->block ? f->small : f->block;
-    if (f->at < f->small_from && f->small_from - f->at < block)
-        block = f->small_from - f->at; /* the small blocks start at small_from exactly */
-    size_t k = f->n - f->at < block ? f->n - f->at : block;
-    *buf = f->p + f->at;
-    f->at += k;
-    return (ssize_t)k;
-}
-
 /* Byte-by-byte feeding costs ISA-L a copy of its window per call (very slow under ASan): where only
  * the end matters, decode() feeds blocks of `tail_block` bytes from byte `tail_from` on and of 4096
  * before. */
@@ -119,8 +76,8 @@ static size_t tail_from = SIZE_MAX, tail_block = SIZE_MAX;
 static int decode(const unsigned char *s, size_t n, size_t head, size_t block, size_t out, unsigned char *dst,
                   size_t dst_cap, size_t *got, ks_error *err, int *integrity)
 {
-    feed f = {s, n, head, tail_from == SIZE_MAX ? block : 4096, tail_from, tail_block};
-    ks_gunzip *g = ks_gunzip_new(s, head, pull, &f);
+    block_feed f = {s, n, head, tail_from == SIZE_MAX ? block : 4096, tail_from, tail_block};
+    ks_gunzip *g = ks_gunzip_new(s, head, block_feed_pull, &f);
     assert_non_null(g);
     *got = 0;
     int rc = KS_OK;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ks_test.h"
+#include "tests/parser/compress_mem.h"
 
 static const char *TRACE = "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},"
                            "{\"ph\":\"i\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":3}]}";
@@ -44,25 +45,6 @@ static void write_raw(const char *path, const char *filter, const char *data, si
     assert_int_equal(archive_write_data(a, data, n), (la_ssize_t)n);
     archive_entry_free(e);
     assert_int_equal(archive_write_close(a), ARCHIVE_OK);
-    archive_write_free(a);
-}
-
-static void compress_to_memory(const char *filter, const char *data, size_t n, char **out, size_t *outn)
-{
-    size_t cap = n + 4096;
-    *out = malloc(cap);
-    struct archive *a = archive_write_new();
-    archive_write_add_filter_by_name(a, filter);
-    archive_write_set_format_raw(a);
-    archive_write_set_bytes_in_last_block(a, 1);
-    assert_int_equal(archive_write_open_memory(a, *out, cap, outn), ARCHIVE_OK);
-    struct archive_entry *e = archive_entry_new();
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_pathname(e, "data");
-    archive_write_header(a, e);
-    archive_write_data(a, data, n);
-    archive_entry_free(e);
-    archive_write_close(a);
     archive_write_free(a);
 }
 
@@ -126,7 +108,7 @@ static void tar_and_zip_yield_one_trace_per_member(void **state)
     (void)state;
     char *gz;
     size_t gzn;
-    compress_to_memory("gzip", TRACE, strlen(TRACE), &gz, &gzn);
+    ks_test_compress("gzip", NULL, TRACE, strlen(TRACE), &gz, &gzn);
     static const char *const kinds[] = {"tar", "zip"};
     for (int k = 0; k < 2; k++) {
         char path[400];
@@ -161,7 +143,7 @@ static void memory_source_and_errors(void **state)
     (void)state;
     char *z;
     size_t zn;
-    compress_to_memory("zstd", TRACE, strlen(TRACE), &z, &zn);
+    ks_test_compress("zstd", NULL, TRACE, strlen(TRACE), &z, &zn);
     ks_trace *t;
     ks_error err;
     assert_int_equal(ks_parse_buffer("mem", z, zn, NULL, &t, &err), KS_OK);
@@ -218,7 +200,7 @@ static void gzip_checksums_are_verified(void **state)
     (void)state;
     char *gz;
     size_t n;
-    compress_to_memory("gzip", TRACE, strlen(TRACE), &gz, &n);
+    ks_test_compress("gzip", NULL, TRACE, strlen(TRACE), &gz, &n);
     assert_null(parse_error_of(gz, n, 1, -1));
     static const struct { long at; const char *what; } damage[] = {
         {-8, "CRC-32 mismatch"}, {-3, "length (ISIZE) mismatch"}, {-1, "length (ISIZE) mismatch"}};
@@ -237,8 +219,8 @@ static void gzip_checksums_are_verified(void **state)
      * first byte */
     size_t half = strlen(TRACE) / 2, an, bn;
     char *a, *b;
-    compress_to_memory("gzip", TRACE, half, &a, &an);
-    compress_to_memory("gzip", TRACE + half, strlen(TRACE) - half, &b, &bn);
+    ks_test_compress("gzip", NULL, TRACE, half, &a, &an);
+    ks_test_compress("gzip", NULL, TRACE + half, strlen(TRACE) - half, &b, &bn);
     char *two = malloc(an + bn);
     memcpy(two, a, an);
     memcpy(two + an, b, bn);
@@ -262,8 +244,8 @@ static void gzip_members_concatenate_and_tar_members_are_verified(void **state)
     size_t half = strlen(TRACE) / 2;
     char *a, *b;
     size_t an, bn;
-    compress_to_memory("gzip", TRACE, half, &a, &an);
-    compress_to_memory("gzip", TRACE + half, strlen(TRACE) - half, &b, &bn);
+    ks_test_compress("gzip", NULL, TRACE, half, &a, &an);
+    ks_test_compress("gzip", NULL, TRACE + half, strlen(TRACE) - half, &b, &bn);
     char *cat = malloc(an + bn);
     memcpy(cat, a, an);
     memcpy(cat + an, b, bn);
@@ -314,7 +296,7 @@ static void damaged_and_zeroed_inputs_say_what_they_are(void **state)
     for (size_t i = 0; i < 4; i++) {
         char *z;
         size_t zn;
-        compress_to_memory(filters[i], TRACE, strlen(TRACE), &z, &zn);
+        ks_test_compress(filters[i], NULL, TRACE, strlen(TRACE), &z, &zn);
         char path[400];
         snprintf(path, sizeof path, "%s/cut_%zu.json", dir, i);
         FILE *f = fopen(path, "wb");
