@@ -129,6 +129,8 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
         return KS_OK;
     }
     ks_timings *tm = o->analysis.timings;
+    if (r->a->priv->threads <= 1)
+        ks_analysis_tables(r->a); /* its own --timings row, before gaps and threads */
     int64_t t0 = ks_timings_start(tm);
     if (r->a->priv->threads > 1) {
         beside_ctx c;
@@ -143,8 +145,6 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
             return KS_ERR;
         }
     } else {
-        ks_analysis_tables(r->a);
-        t0 = ks_timings_start(tm);
         if (ks_gaps_find(r->a, &r->steps, &o->gaps, &r->gaps, err) != KS_OK)
             return KS_ERR;
         t0 = ks_timings_stop(tm, "gaps", t0, 0);
