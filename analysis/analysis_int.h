@@ -84,6 +84,8 @@ struct ks_analysis_priv {
     int tables_made;     /* ops, labels, kernels are made for the current window */
     ks_slice *room;      /* the slices of the small tracks, one array (analyze.c, small_tracks_room) */
     size_t room_n;
+    uint8_t **comm;      /* per GPU track, 1 for each event that is communication (comm.c,
+                          * ks_comm_mark, made with the links); NULL before */
 };
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)
@@ -118,7 +120,11 @@ void ks_device_activity_free(ks_analysis *a);
 
 /* comm.c: whether GPU event ev of track is communication (kinesift/comm.h): a kernel named as
  * one, carrying collective metadata, or launched by a communication op (needs the links: without
- * them only name and metadata count). The caches are per name id; one cache per thread. */
+ * them only name and metadata count). The caches are per name id; one cache per thread.
+ * ks_comm_mark, called by ks_links_build once the links are made, applies the rule to every event
+ * of the GPU tracks and keeps the answers (priv->comm), which ks_comm_gpu_event then reads: the
+ * launching op of a kernel is looked up once per analysis, not once per pass that asks (tables,
+ * GPU unions of each window, step breakdown, ranks). ks_comm_marks_free frees them. */
 typedef struct ks_comm_cache {
     const ks_analysis *a;
     uint8_t *by_kernel;       /* 0 unknown, 1 no, 2 yes */
@@ -127,6 +133,8 @@ typedef struct ks_comm_cache {
 void ks_comm_cache_init(ks_comm_cache *c, const ks_analysis *a);
 void ks_comm_cache_free(ks_comm_cache *c);
 int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev);
+void ks_comm_mark(ks_analysis *a);
+void ks_comm_marks_free(ks_analysis *a);
 /* aggregate.c: ops, labels and kernels tables: ks_aggregate_build does it all; the steps apart,
  * for running them beside other passes: begin, cpu (needs the timelines), gpu (needs the links),
  * end (fills a->ops and a->labels, frees g); ks_kernels_build (needs the links) is independent

@@ -434,6 +434,7 @@ void ks_analysis_free(ks_analysis *a)
     free(a->overlaps);
     ks_diag_free(&a->diag);
     if (a->priv) {
+        ks_comm_marks_free(a);
         free(a->priv->room);
         ks_i64map_free(&a->priv->ext_ops);
         ks_gpuwork_free(&a->priv->gpuwork);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "common/hugemem.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
@@ -160,11 +161,16 @@ const ks_coll_info *ks_trace_coll(const ks_trace *t, uint32_t track, uint32_t ev
 
 void ks_comm_cache_init(ks_comm_cache *c, const ks_analysis *a)
 {
-    const ks_trace *t = a->trace;
-    uint32_t n = ks_strtab_count(t->strings);
     c->a = a;
+    c->by_kernel = c->by_op = NULL;
+}
+
+/* the caches of the rule below, made on its first use (most callers read the marks instead) */
+static void cache_fill(ks_comm_cache *c)
+{
+    const ks_trace *t = c->a->trace;
+    uint32_t n = ks_strtab_count(t->strings);
     c->by_kernel = ks_xcalloc(n ? n : 1, 1);
-    c->by_op = NULL;
     /* no string names a communication op: no kernel can be one by its launching op */
     for (uint32_t i = 1; i < n && !c->by_op; i++)
         if (ks_comm_op_name(ks_trace_str(t, i)))
@@ -178,13 +184,16 @@ void ks_comm_cache_free(ks_comm_cache *c)
     c->by_kernel = c->by_op = NULL;
 }
 
-int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev)
+/* The rule itself, for one event. */
+static int comm_rule(ks_comm_cache *c, uint32_t track, uint32_t ev)
 {
     const ks_analysis *a = c->a;
     const ks_trace *t = a->trace;
     const ks_event *e = &t->tracks[track].ev[ev];
     if (e->kind != KS_K_KERNEL)
         return 0;
+    if (!c->by_kernel)
+        cache_fill(c);
     if (!c->by_kernel[e->name])
         c->by_kernel[e->name] = ks_comm_kernel_name(ks_trace_str(t, e->name)) ? 2 : 1;
     if (c->by_kernel[e->name] == 2 || (t->ncolls && ks_trace_coll(t, track, ev)))
@@ -199,4 +208,42 @@ int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev)
     if (!c->by_op[name])
         c->by_op[name] = ks_comm_op_name(ks_trace_str(t, name)) ? 2 : 1;
     return c->by_op[name] == 2;
+}
+
+int ks_comm_gpu_event(ks_comm_cache *c, uint32_t track, uint32_t ev)
+{
+    uint8_t *const *m = c->a->priv->comm;
+    if (m && m[track])
+        return m[track][ev];
+    return comm_rule(c, track, ev);
+}
+
+void ks_comm_mark(ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    ks_comm_cache c;
+    ks_comm_cache_init(&c, a);
+    uint8_t **m = ks_xcalloc(t->ntracks ? t->ntracks : 1, sizeof *m);
+    for (uint32_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU || !tr->n)
+            continue;
+        m[k] = ks_big_calloc(tr->n, 1);
+        for (uint32_t i = 0; i < tr->n; i++)
+            if (tr->ev[i].kind == KS_K_KERNEL)
+                m[k][i] = (uint8_t)comm_rule(&c, k, i);
+    }
+    ks_comm_cache_free(&c);
+    a->priv->comm = m;
+}
+
+void ks_comm_marks_free(ks_analysis *a)
+{
+    uint8_t **m = a->priv->comm;
+    if (!m)
+        return;
+    for (size_t k = 0; k < a->trace->ntracks; k++)
+        ks_big_free(m[k], a->trace->tracks[k].n);
+    free(m);
+    a->priv->comm = NULL;
 }

@@ -2,6 +2,7 @@
  * names, collective kinds, nccl-tests bus bandwidth factors, dtype sizes, and the collective
  * metadata the parser keeps (ks_trace.colls) making a kernel communication whatever its name. */
 #include "analysis_test.h"
+#include "analysis/analysis_int.h"
 #include "kinesift/comm.h"
 #include "kinesift/insights.h"
 
@@ -154,6 +155,69 @@ static void launched_by_comm_op(void **state)
     ks_trace_free(t);
 }
 
+/* The marks ks_links_build leaves (analysis/comm.c, ks_comm_mark) are the rule's answers: each
+ * event of each GPU track is marked as the rule, asked again with the marks hidden, says; by hand:
+ * of launched_trace's kernels the all-reduce (launched by a communication op) is marked, gemm is
+ * not; of coll_trace's, the kernel with collective metadata and the NCCL one. Before the links
+ * (marks not made) the rule answers by name and metadata alone. */
+static void check_marks(const ks_analysis *a, const char *const *comm_names)
+{
+    const ks_trace *t = a->trace;
+    assert_non_null(a->priv->comm);
+    ks_comm_cache marked, rule;
+    ks_comm_cache_init(&marked, a);
+    size_t kernels = 0;
+    for (uint32_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU) {
+            assert_null(a->priv->comm[k]);
+            continue;
+        }
+        assert_non_null(a->priv->comm[k]);
+        for (uint32_t i = 0; i < tr->n; i++) {
+            int m = ks_comm_gpu_event(&marked, k, i);
+            uint8_t **keep = a->priv->comm;
+            a->priv->comm = NULL;
+            ks_comm_cache_init(&rule, a);
+            assert_int_equal(m, ks_comm_gpu_event(&rule, k, i));
+            ks_comm_cache_free(&rule);
+            a->priv->comm = keep;
+            if (tr->ev[i].kind != KS_K_KERNEL) {
+                assert_int_equal(m, 0);
+                continue;
+            }
+            kernels++;
+            int named = 0;
+            for (size_t j = 0; comm_names[j]; j++)
+                named |= !strcmp(ks_trace_str(t, tr->ev[i].name), comm_names[j]);
+            assert_int_equal(m, named);
+        }
+    }
+    assert_true(kernels >= 2);
+    ks_comm_cache_free(&marked);
+}
+
+static void marks_follow_the_rule(void **state)
+{
+    (void)state;
+    static const char *const launched[] = {"multimem_all_reduce_kernel", NULL};
+    static const char *const coll[] = {"two_shot_all_reduce_kernel", "ncclKernel_Broadcast", NULL};
+    const char *traces[] = {launched_trace, coll_trace};
+    const char *const *names[] = {launched, coll};
+    for (int i = 0; i < 2; i++) {
+        ks_trace *t = ks_test_parse(traces[i]);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            ks_analysis_opts o;
+            ks_analysis_opts_init(&o);
+            o.threads = threads;
+            ks_analysis *a = analyse(t, &o);
+            check_marks(a, names[i]);
+            ks_analysis_free(a);
+        }
+        ks_trace_free(t);
+    }
+}
+
 /* Hand-worked: ncclKernel_SendRecv [0, 800) us and a compute kernel gemm [800, 900) on one stream.
  * The NCCL kernel holds 89 % of the GPU busy time, but it is communication: no dominant_kernel
  * (compute advice) names it, and gemm (100 of 900 us, 11 %) is under the 40 % that dominance
@@ -198,6 +262,7 @@ int main(void)
         cmocka_unit_test(kinds_and_busbw),
         cmocka_unit_test(metadata_kept),
         cmocka_unit_test(launched_by_comm_op),
+        cmocka_unit_test(marks_follow_the_rule),
         cmocka_unit_test(comm_kernel_gets_no_compute_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
