@@ -46,6 +46,9 @@ struct ks_source {
     char *path;
     struct archive *a;
     int is_archive;
+    int regular;            /* path names a regular file */
+    int direct;             /* a plain regular file: read here with read(2) from in.fd, not
+                             * through libarchive, which would copy every byte twice */
     int started, done;
     uint64_t file_size;
     uint64_t skipped;       /* archive members that are not traces */
@@ -189,6 +192,14 @@ static int is_plain_gzip(struct archive *a)
     return !strcmp(f, "gzip");
 }
 
+/* no filter at all: the bytes are the file's */
+static int is_unfiltered(struct archive *a)
+{
+    char f[96];
+    filters_of(a, f, sizeof f, NULL);
+    return !strcmp(f, "none");
+}
+
 /* the gzip decoder's input from a file, standard input or memory */
 static ssize_t pull_raw(void *ctx, const void **buf, ks_error *err)
 {
@@ -296,6 +307,11 @@ static int open_common(ks_source *s, ks_error *err)
                 return ks_error_set(err, "%s", strerror(errno));
             s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
         }
+    } else if (!s->is_archive && s->regular && is_unfiltered(s->a)) {
+        s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        if (s->in.fd < 0)
+            return ks_error_set(err, "%s", strerror(errno));
+        s->direct = 1;
     }
     s->in.recording = 0;
     ks_buf_free(&s->in.rec);
@@ -345,6 +361,7 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
             return ks_error_set(err, "is a directory");
         }
         s->file_size = (uint64_t)sb.st_size;
+        s->regular = S_ISREG(sb.st_mode);
         r = archive_read_open_filename(s->a, path, BLOCK);
     }
     if (r != ARCHIVE_OK) {
@@ -570,6 +587,20 @@ const char *ks_stream_filter(const ks_stream *st)
     return st->filter;
 }
 
+/* A plain regular file, read as it is: the offset in the stream is the offset in the file. */
+static ssize_t direct_read(ks_stream *st, void *buf, size_t n, ks_error *err)
+{
+    ssize_t r;
+    do
+        r = read(st->src->in.fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return ks_error_set_at(err, st->offset, 0, 0, "%s", strerror(errno));
+    st->offset += (uint64_t)r;
+    atomic_store_explicit(&st->src->raw_offset, st->offset, memory_order_relaxed);
+    return r;
+}
+
 ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
 {
     if (st->gz) {
@@ -589,6 +620,8 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
         }
         return r;
     }
+    if (st->src->direct)
+        return direct_read(st, buf, n, err);
     struct archive *a = st->inner ? st->inner : st->src->a;
     la_ssize_t r = archive_read_data(a, buf, n);
     if (r < 0) {

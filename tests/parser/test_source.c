@@ -103,6 +103,52 @@ static void every_filter_detected_by_content(void **state)
     }
 }
 
+/* A plain file (no filter: read by source.c itself, not through libarchive) gives its bytes as
+ * they are, whatever the sizes asked for: 3 MiB + 5 bytes of varied content (not one libarchive
+ * block), read in sizes 1 .. 1 MiB + 3 in turn; the stream's offset and the source's raw offset
+ * follow each read; the end reads 0. */
+static void plain_file_read_as_it_is(void **state)
+{
+    (void)state;
+    size_t n = (3u << 20) + 5;
+    char *data = ks_xmalloc(n), *got = ks_xmalloc(n + 1);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        data[i] = (char)(x >> 24);
+    }
+    memcpy(data, "{\"traceEvents\": [", 17); /* no compressed stream's magic at the start */
+    char path[400];
+    snprintf(path, sizeof path, "%s/plain.json", dir);
+    write_raw(path, "none", data, n);
+    static const size_t sizes[] = {1, 7, 4096, 65537, (1u << 20) + 3, 3};
+    ks_source *s;
+    ks_error err;
+    if (ks_source_open(path, &s, &err) != KS_OK)
+        fail_msg("%s", err.msg);
+    ks_stream *st;
+    assert_int_equal(ks_source_next(s, &st, &err), 1);
+    assert_string_equal(ks_stream_filter(st), "none");
+    size_t at = 0;
+    for (size_t k = 0;; k++) {
+        size_t want = sizes[k % (sizeof sizes / sizeof sizes[0])];
+        ssize_t r = ks_stream_read(st, got + at, want < n + 1 - at ? want : n + 1 - at, &err);
+        assert_true(r >= 0);
+        if (r == 0)
+            break;
+        at += (size_t)r;
+        assert_true(at <= n);
+        assert_int_equal(ks_stream_offset(st), at);
+        assert_int_equal(ks_source_raw_offset(s), at);
+    }
+    assert_int_equal(at, n);
+    assert_memory_equal(got, data, n);
+    assert_int_equal(ks_source_next(s, &st, &err), 0);
+    ks_source_close(s);
+    free(data);
+    free(got);
+}
+
 static void tar_and_zip_yield_one_trace_per_member(void **state)
 {
     (void)state;
@@ -371,6 +417,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_filter_detected_by_content),
+        cmocka_unit_test(plain_file_read_as_it_is),
         cmocka_unit_test(tar_and_zip_yield_one_trace_per_member),
         cmocka_unit_test(memory_source_and_errors),
         cmocka_unit_test(gzip_checksums_are_verified),
