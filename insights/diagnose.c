@@ -12,6 +12,8 @@
  * Cross-checks: a diagnosis about GPU idle time needs the GPU idle (sync_in_loop measures the
  * idle time after the blocking calls, small_launches the idle time of the scope and leaves out
  * graph launches); GPU diagnoses need at least KS_DX_MIN_GPU_NS of GPU work in the scope.
+ * The checks only read the analysis: with the analysis's threads they run side by side, each into
+ * its own list, merged in one fixed order (run_checks), so the result never depends on threads.
  * Used by cli/insights.c (analyze, report, annotate) and by the tests. */
 #include <math.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "common/hugemem.h"
 #include "analysis/intervals.h"
 #include "analysis/analysis_int.h"
+#include "analysis/pool.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 
@@ -1086,6 +1089,58 @@ void ks_diagnose_opts_init(ks_diagnose_opts *o)
     o->all = 0;
 }
 
+/* ---- the checks, on one thread or several --------------------------------------------------- */
+
+typedef void (*check_fn)(const dctx *c, ks_diagnoses *out);
+
+/* Every check, in the order its diagnoses are listed before ranking (rank() keeps that order
+ * among equal impacts); the first two need the idle gaps. */
+static const check_fn checks[] = {
+    input_pipeline, host_bound, repeated_upload, small_launches, sync_in_loop, pageable_copies,
+    dominant_op, dominant_kernel, exposed_communication, profiler_overhead, init_in_capture,
+    graph_capture, busy_caveat,
+};
+#define NCHECKS (sizeof checks / sizeof checks[0])
+/* the order they are handed to threads: the longest first (measured on the bench shapes:
+ * dominant_op, which takes the self time of every CPU slice, is 40-50 % of all; then the ones that
+ * walk every launch or kernel), so that on two threads the rest runs beside dominant_op */
+static const unsigned char check_order[] = {6, 3, 4, 2, 10, 11, 9, 1, 0, 5, 7, 8, 12};
+_Static_assert(sizeof check_order == NCHECKS, "check_order names every check once");
+
+typedef struct checks_run {
+    const dctx *c;
+    ks_diagnoses part[NCHECKS]; /* what each check found, apart */
+} checks_run;
+
+static void check_task(void *ctx, size_t i)
+{
+    checks_run *r = ctx;
+    size_t k = check_order[i];
+    if (k <= 1 && !(r->c->g && r->c->g->n))
+        return;
+    checks[k](r->c, &r->part[k]);
+}
+
+/* The checks read the analysis and write only their own part, so they may run side by side;
+ * their diagnoses are then appended in the order of checks[], whatever ran where: the same list
+ * on any number of threads. */
+static void run_checks(const dctx *c, ks_diagnoses *out)
+{
+    checks_run r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    ks_pool_run(NCHECKS, c->a->priv->threads, check_task, &r);
+    for (size_t k = 0; k < NCHECKS; k++) {
+        ks_diagnoses *p = &r.part[k];
+        if (!p->n)
+            continue;
+        out->v = ks_xrealloc(out->v, (out->n + p->n) * sizeof *out->v);
+        memcpy(out->v + out->n, p->v, p->n * sizeof *p->v);
+        out->n += p->n;
+        free(p->v);
+    }
+}
+
 void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const ks_diagnose_opts *o,
                       ks_diagnoses *out)
 {
@@ -1099,21 +1154,7 @@ void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g
     out->denominator = c.denom_name;
     out->denominator_ns = c.denom;
     if (c.denom > 0) {
-        if (g && g->n) {
-            input_pipeline(&c, out);
-            host_bound(&c, out);
-        }
-        repeated_upload(&c, out);
-        small_launches(&c, out);
-        sync_in_loop(&c, out);
-        pageable_copies(&c, out);
-        dominant_op(&c, out);
-        dominant_kernel(&c, out);
-        exposed_communication(&c, out);
-        profiler_overhead(&c, out);
-        init_in_capture(&c, out);
-        graph_capture(&c, out);
-        busy_caveat(&c, out);
+        run_checks(&c, out);
         rank(out);
         apply_floor(out, o);
     }

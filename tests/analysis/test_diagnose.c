@@ -250,6 +250,65 @@ static void waiting_on_an_idle_gpu(void **state)
     ks_trace_free(t);
 }
 
+/* The checks run side by side when the analysis has threads (diagnose.c, run_checks): the list is
+ * the same as on one thread, item by item and in the same order, on the fixtures of
+ * fixtures/insights and the example; together they make at least 6 kinds of diagnosis (caveats
+ * included), so several checks that ran on different threads are merged. */
+static void same_diagnoses_on_any_threads(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {
+        "insights/alloc_growth.json", "insights/default_window.json", "insights/default_window_cpu.json",
+        "insights/graph_capture.json", "insights/host_bound.json", "insights/init_capture.json",
+        "insights/input_pipeline.json", "insights/overhead.json", "insights/repeated_upload.json",
+        "insights/sync_loop.json", "insights/threads.json", "insights/tiny_kernels.json",
+        "insights/whatif_seed.json", "insights/whatif_waits.json", "example/train_step.json"};
+    char seen[1024] = " ";
+    size_t kinds = 0;
+    for (size_t f = 0; f < sizeof fixtures / sizeof fixtures[0]; f++) {
+        ks_trace *t = ks_test_load(ks_fixture(fixtures[f]));
+        ks_diagnoses d[2];
+        for (int k = 0; k < 2; k++) {
+            ks_analysis_opts o;
+            ks_analysis_opts_init(&o);
+            o.threads = k ? 3 : 1;
+            ks_analysis *a = analyse(t, &o);
+            ks_steps st;
+            ks_gaps g;
+            ks_error err;
+            assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+            assert_int_equal(ks_gaps_find(a, &st, NULL, &g, &err), KS_OK);
+            ks_diagnose_opts dop;
+            ks_diagnose_opts_init(&dop);
+            dop.all = 1; /* the floor hides nothing: every diagnosis made is compared */
+            ks_diagnose_with(a, &st, &g, &dop, &d[k]);
+            ks_gaps_free(&g);
+            ks_steps_free(&st);
+            ks_analysis_free(a);
+        }
+        assert_int_equal(d[0].n, d[1].n);
+        for (size_t i = 0; i < d[0].n; i++) {
+            const ks_diagnosis *x = &d[0].v[i], *y = &d[1].v[i];
+            assert_string_equal(x->id, y->id);
+            assert_string_equal(x->confidence, y->confidence);
+            assert_int_equal(x->impact_ns, y->impact_ns);
+            assert_string_equal(x->hypothesis, y->hypothesis);
+            assert_string_equal(x->evidence, y->evidence);
+            assert_int_equal(x->nsteps, y->nsteps);
+            char key[64];
+            snprintf(key, sizeof key, " %s ", x->id);
+            if (!strstr(seen, key) && strlen(seen) + strlen(key) < sizeof seen) {
+                strcat(seen, key + 1);
+                kinds++;
+            }
+        }
+        ks_diagnoses_free(&d[0]);
+        ks_diagnoses_free(&d[1]);
+        ks_trace_free(t);
+    }
+    assert_true(kinds >= 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +320,7 @@ int main(void)
         cmocka_unit_test(the_floor_hides_and_counts),
         cmocka_unit_test(tiny_gpu_work_gets_no_gpu_diagnosis),
         cmocka_unit_test(waiting_on_an_idle_gpu),
+        cmocka_unit_test(same_diagnoses_on_any_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
