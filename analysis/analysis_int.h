@@ -121,7 +121,7 @@ void ks_device_activity_free(ks_analysis *a);
 /* comm.c: whether GPU event ev of track is communication (kinesift/comm.h): a kernel named as
  * one, carrying collective metadata, or launched by a communication op (needs the links: without
  * them only name and metadata count). The caches are per name id; one cache per thread.
- * ks_comm_mark, called by ks_links_build once the links are made, applies the rule to every event
+ * ks_comm_mark, called by ks_analyze once the links are made, applies the rule to every event
  * of the GPU tracks and keeps the answers (priv->comm), which ks_comm_gpu_event then reads: the
  * launching op of a kernel is looked up once per analysis, not once per pass that asks (tables,
  * GPU unions of each window, step breakdown, ranks). ks_comm_marks_free frees them. */

@@ -166,12 +166,19 @@ static void phase_timelines(void *ctx, size_t i)
         ks_gpu_build(c->a);
 }
 
+/* The links, and which GPU events are communication (which needs them: comm.c). */
+static void links_build(ks_analysis *a)
+{
+    ks_links_build(a);
+    ks_comm_mark(a);
+}
+
 /* phase 2: links beside the CPU pass of the tables */
 static void phase_links(void *ctx, size_t i)
 {
     build_ctx *c = ctx;
     if (i == 0)
-        ks_links_build(c->a);
+        links_build(c->a);
     else
         ks_aggregate_cpu(c->agg);
 }
@@ -304,7 +311,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     free(st.cats);
     t0 = ks_timings_stop(tm, threads > 1 ? "analysis: timelines | GPU unions" : "analysis: timelines", t0, 0);
     if (opts->tables_later) {
-        ks_links_build(a);
+        links_build(a);
         t0 = ks_timings_stop(tm, "analysis: links", t0, 0);
         if (threads <= 1) {
             ks_gpu_build(a);
@@ -320,7 +327,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
         t0 = ks_timings_stop(tm, "analysis: GPU time of rows | kernels", t0, 0);
     } else {
         a->priv->tables_made = 1;
-        ks_links_build(a);
+        links_build(a);
         t0 = ks_timings_stop(tm, "analysis: links", t0, 0);
         ks_gpu_build(a);
         t0 = ks_timings_stop(tm, "analysis: GPU unions", t0, 0);

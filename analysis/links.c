@@ -284,7 +284,6 @@ void ks_links_build(ks_analysis *a)
     flows_free(t, &f);
     marks_free(&used);
     ks_idindex_free(&corr);
-    ks_comm_mark(a);
 }
 
 ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i)
