@@ -2,6 +2,7 @@
 #include "common/jsonw.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,16 @@ static void print_cb(void *ctx, const char *s, size_t n)
             return;
         }
     }
-    memcpy(w->buf + w->nbuf, s, n);
+    /* most pieces are one or two bytes (punctuation, a level of indentation): no call for them */
+    char *d = w->buf + w->nbuf;
+    if (n == 1) {
+        d[0] = s[0];
+    } else if (n == 2) {
+        d[0] = s[0];
+        d[1] = s[1];
+    } else {
+        memcpy(d, s, n);
+    }
     w->nbuf += n;
 }
 
@@ -106,18 +116,36 @@ void ks_jw_number_text(ks_jw *w, const char *s, size_t n)
         chk(w, yajl_gen_number(w->g, s, n));
 }
 
+/* The decimal digits of v into b (20 bytes at most); their count. What "%llu" writes, without
+ * printf's parsing of the format for each of the many integers of a report. */
+static size_t decimal(char *b, uint64_t v)
+{
+    char t[20];
+    size_t n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        b[i] = t[n - 1 - i];
+    return n;
+}
+
 void ks_jw_int(ks_jw *w, int64_t v)
 {
-    char b[32];
-    int n = snprintf(b, sizeof b, "%lld", (long long)v);
-    ks_jw_number_text(w, b, (size_t)n);
+    char b[24];
+    size_t n = 0;
+    if (v < 0)
+        b[n++] = '-';
+    /* the magnitude in unsigned arithmetic: exact for INT64_MIN too */
+    n += decimal(b + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    ks_jw_number_text(w, b, n);
 }
 
 void ks_jw_uint(ks_jw *w, uint64_t v)
 {
-    char b[32];
-    int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-    ks_jw_number_text(w, b, (size_t)n);
+    char b[24];
+    ks_jw_number_text(w, b, decimal(b, v));
 }
 
 void ks_jw_double(ks_jw *w, double v)
@@ -211,6 +239,16 @@ int ks_utf8_valid(const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
+        /* ASCII eight bytes at a time (names and keys are mostly ASCII) */
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, p + i, 8);
+            if (x & 0x8080808080808080ULL)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         if (p[i] < 0x80) {
             i++;
             continue;
