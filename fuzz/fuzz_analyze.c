@@ -2,16 +2,18 @@
  * gaps, threads, diagnoses) and the text and JSON reports. The first byte chooses the overlap
  * policy (bits 0-1), the sort key (bits 2-3) and the path (bits 4-5): the passes called one by one
  * on the whole trace, or ks_insights_run as the command runs them (the tables made once, for the
- * default window, for `--window trace`, or for a window of the middle of the span); the rest is
- * the trace. Extreme timestamps, overlaps and nesting must give no undefined behaviour (UBSan) and
- * no memory error. */
+ * default window, for `--window trace`, or for a window of the middle of the span); bit 6 runs
+ * the chosen path twice, on one thread and on three (the passes side by side: timelines, tables,
+ * diagnoses), and requires the same reports byte for byte; the rest is the trace. Extreme
+ * timestamps, overlaps and nesting must give no undefined behaviour (UBSan) and no memory
+ * error. */
 #include "fuzz/fuzz.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
 #include "kinesift/parse.h"
 #include "kinesift/report.h"
 
-static FILE *sink;
+static FILE *sink, *out; /* out: where the reports go (sink, or a memory stream) */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -24,8 +26,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t sel)
 {
     ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4)};
-    ks_analyze_text(sink, a, iv, &ro);
-    ks_analyze_json *w = ks_analyze_json_begin(sink);
+    ks_analyze_text(out, a, iv, &ro);
+    ks_analyze_json *w = ks_analyze_json_begin(out);
     ks_analyze_json_trace(w, a, iv, &ro);
     ks_analyze_json_end(w);
 }
@@ -82,6 +84,14 @@ static void insights(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel
     ks_insights_free(&r);
 }
 
+static void run(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel, int mode)
+{
+    if (mode == 0)
+        passes(t, ao, sel);
+    else
+        insights(t, ao, sel, mode);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!sink)
@@ -101,10 +111,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ks_ns clamp = 0;
     (void)ks_overlap_parse(policies[sel % 4], &ao.overlap, &clamp);
     int mode = (int)(sel / 16 % 4);
-    if (mode == 0)
-        passes(t, &ao, sel);
-    else
-        insights(t, &ao, sel, mode);
+    if (!(sel & 64)) {
+        out = sink;
+        run(t, &ao, sel, mode);
+    } else {
+        /* the reports on one thread and on three: the same bytes */
+        char *text[2] = {NULL, NULL};
+        size_t len[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            ao.threads = k ? 3 : 1;
+            out = open_memstream(&text[k], &len[k]);
+            if (!out)
+                abort();
+            run(t, &ao, sel, mode);
+            fclose(out);
+        }
+        if (len[0] != len[1] || memcmp(text[0], text[1], len[0]))
+            __builtin_trap();
+        free(text[0]);
+        free(text[1]);
+    }
     ks_trace_free(t);
     return 0;
 }
