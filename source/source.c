@@ -184,20 +184,12 @@ static la_ssize_t stdin_read(struct archive *a, void *ctx, const void **buf)
     return (la_ssize_t)n;
 }
 
-/* the filters are exactly one gzip */
-static int is_plain_gzip(struct archive *a)
+/* the filters are exactly `want` ("gzip": one gzip; "none": no filter, the bytes are the file's) */
+static int filters_are(struct archive *a, const char *want)
 {
     char f[96];
     filters_of(a, f, sizeof f, NULL);
-    return !strcmp(f, "gzip");
-}
-
-/* no filter at all: the bytes are the file's */
-static int is_unfiltered(struct archive *a)
-{
-    char f[96];
-    filters_of(a, f, sizeof f, NULL);
-    return !strcmp(f, "none");
+    return !strcmp(f, want);
 }
 
 /* the gzip decoder's input from a file, standard input or memory */
@@ -263,9 +255,7 @@ static const char *magic_of(const ks_source *s)
  * lexical error at byte 0. */
 static int refuse_short_compressed(ks_source *s, ks_error *err)
 {
-    char f[96];
-    filters_of(s->a, f, sizeof f, NULL);
-    if (strcmp(f, "none"))
+    if (!filters_are(s->a, "none"))
         return KS_OK;
     const char *codec = magic_of(s);
     if (!codec)
@@ -295,7 +285,7 @@ static int open_common(ks_source *s, ks_error *err)
     if (!s->is_archive && refuse_short_compressed(s, err) != KS_OK)
         return KS_ERR;
     s->pending_header = 1;
-    if (!s->is_archive && is_plain_gzip(s->a)) {
+    if (!s->is_archive && filters_are(s->a, "gzip")) {
         /* decode it here, from its first byte, with its checksums verified */
         if (s->in.recording) {
             s->st.gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_raw, &s->in);
@@ -307,7 +297,7 @@ static int open_common(ks_source *s, ks_error *err)
                 return ks_error_set(err, "%s", strerror(errno));
             s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
         }
-    } else if (!s->is_archive && s->regular && is_unfiltered(s->a)) {
+    } else if (!s->is_archive && s->regular && filters_are(s->a, "none")) {
         s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
         if (s->in.fd < 0)
             return ks_error_set(err, "%s", strerror(errno));
@@ -538,7 +528,7 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
         snprintf(pre, sizeof pre, "%s%s%s", archive_format_name(s->a),
                  strcmp(outer, "none") ? "+" : "", strcmp(outer, "none") ? outer : "");
         filters_of(st->inner, st->filter, sizeof st->filter, NULL);
-        if (is_plain_gzip(st->inner)) {
+        if (filters_are(st->inner, "gzip")) {
             /* decode the member here, from what the inner reader took on, checksums verified */
             st->gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_member, s);
             archive_read_free(st->inner);
