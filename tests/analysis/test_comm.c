@@ -155,11 +155,11 @@ static void launched_by_comm_op(void **state)
     ks_trace_free(t);
 }
 
-/* The marks ks_links_build leaves (analysis/comm.c, ks_comm_mark) are the rule's answers: each
- * event of each GPU track is marked as the rule, asked again with the marks hidden, says; by hand:
- * of launched_trace's kernels the all-reduce (launched by a communication op) is marked, gemm is
- * not; of coll_trace's, the kernel with collective metadata and the NCCL one. Before the links
- * (marks not made) the rule answers by name and metadata alone. */
+/* The marks ks_analyze makes right after the links (analysis/comm.c, ks_comm_mark) are the rule's
+ * answers: each event of each GPU track is marked as the rule, asked again with the marks hidden,
+ * says; by hand: of launched_trace's kernels the all-reduce (launched by a communication op) is
+ * marked, gemm is not; of coll_trace's, the kernel with collective metadata and the NCCL one. On
+ * one thread and on three (the links then run beside the tables' CPU pass). */
 static void check_marks(const ks_analysis *a, const char *const *comm_names)
 {
     const ks_trace *t = a->trace;
