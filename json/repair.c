@@ -13,6 +13,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KS_REPAIR_AVX2 1
+#endif
 
 #include "common/limits.h"
 #include "common/util.h"
@@ -26,8 +30,15 @@ static unsigned char out_str_special[256];
 static unsigned char blank[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
+/* The block path (clean_blocks below): the widest the CPU has, chosen once with the tables. */
+typedef size_t (*blocks_fn)(const unsigned char *in, size_t i, size_t n, int eof, int *in_string);
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string);
+static blocks_fn clean_blocks_best = clean_blocks_sse2;
+static void choose_blocks(void);
+
 static void build_tables(void)
 {
+    choose_blocks();
     for (int c = 0; c < 256; c++) {
         in_str_special[c] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x80);
         out_str_special[c] = (c == '"' || c == ',');
@@ -221,17 +232,22 @@ static inline int next_in_block(uint64_t blank, int b)
     return rest ? __builtin_ctzll(rest) : -1;
 }
 
+typedef void (*classify_fn)(const unsigned char *p, block_masks *m);
+
 /* Skip whole 64-byte blocks that need no repair: no backslash, no control or non-ASCII byte inside
  * a string, every closing quote followed by , : } ] (after blanks), no comma before ] or }. Returns
  * the start of the first block that needs the byte-by-byte path (or where the input ends), and
  * updates *in_string. Valid compact or pretty JSON goes through here almost entirely. Look-ahead
- * within the block reads the masks; past it, skip_blanks decides exactly as the byte path does. */
-static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+ * within the block reads the masks; past it, skip_blanks decides exactly as the byte path does.
+ * Made twice from this one body: with the 16-byte classify above, and with the 32-byte one below
+ * where the CPU has AVX2 (the masks are the same; choose_blocks picks at run time). */
+static inline __attribute__((always_inline)) size_t clean_blocks_with(classify_fn cls, const unsigned char *in,
+                                                                    size_t i, size_t n, int eof, int *in_string)
 {
     int st = *in_string;
     while (i + 64 <= n) {
         block_masks m;
-        classify(in + i, &m);
+        cls(in + i, &m);
         if (m.bslash)
             break;
         uint64_t inside = prefix_xor(m.quote) ^ (st ? ~0ULL : 0);
@@ -279,13 +295,70 @@ static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof,
     *in_string = st;
     return i;
 }
+
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+{
+    return clean_blocks_with(classify, in, i, n, eof, in_string);
+}
+
+#ifdef KS_REPAIR_AVX2
+/* The same masks from two 32-byte vectors, where the CPU has AVX2 (chosen at run time). */
+__attribute__((target("avx2"))) static inline uint64_t movemask32(__m256i m, int k)
+{
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(m) << (32 * k);
+}
+
+__attribute__((target("avx2"))) static inline void classify_avx2(const unsigned char *p, block_masks *m)
+{
+    const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), comma = _mm256_set1_epi8(','),
+                  colon = _mm256_set1_epi8(':'), rb = _mm256_set1_epi8('}'), x20 = _mm256_set1_epi8(0x20),
+                  nl = _mm256_set1_epi8('\n'), tab = _mm256_set1_epi8('\t'), cr = _mm256_set1_epi8('\r');
+    memset(m, 0, sizeof *m);
+    for (int k = 0; k < 2; k++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * k));
+        m->bslash |= movemask32(_mm256_cmpeq_epi8(v, bs), k);
+        m->quote |= movemask32(_mm256_cmpeq_epi8(v, q), k);
+        m->low |= movemask32(_mm256_cmpgt_epi8(x20, v), k);
+        m->comma |= movemask32(_mm256_cmpeq_epi8(v, comma), k);
+        m->close |= movemask32(_mm256_cmpeq_epi8(_mm256_or_si256(v, x20), rb), k);
+        m->colon |= movemask32(_mm256_cmpeq_epi8(v, colon), k);
+        m->blank |= movemask32(_mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, x20), _mm256_cmpeq_epi8(v, nl)),
+                                               _mm256_or_si256(_mm256_cmpeq_epi8(v, tab), _mm256_cmpeq_epi8(v, cr))),
+                               k);
+    }
+}
+
+__attribute__((target("avx2"))) static size_t clean_blocks_avx2(const unsigned char *in, size_t i, size_t n, int eof,
+                                                                 int *in_string)
+{
+    return clean_blocks_with(classify_avx2, in, i, n, eof, in_string);
+}
+#endif
+
+static void choose_blocks(void)
+{
+#ifdef KS_REPAIR_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        clean_blocks_best = clean_blocks_avx2;
+#endif
+}
 #else
-static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
 {
     (void)in; (void)n; (void)eof; (void)in_string;
     return i;
 }
+
+static void choose_blocks(void)
+{
+}
 #endif
+
+static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+{
+    return clean_blocks_best(in, i, n, eof, in_string);
+}
 
 /* Output is produced lazily: verbatim bytes are only remembered (from `pend` to `i`) and copied
  * when a repair forces it, so a run without repairs hands yajl the input itself. */
@@ -313,7 +386,8 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
 
     while (i < n) {
         if (i >= blocks_from && !r->no_blocks) {
-            size_t j = clean_blocks(in, i, n, eof, &in_string);
+            size_t j = r->narrow_blocks ? clean_blocks_sse2(in, i, n, eof, &in_string)
+                                        : clean_blocks(in, i, n, eof, &in_string);
             blocks_from = j + 64;
             i = j;
             if (i == n)

@@ -26,6 +26,8 @@ typedef struct ks_repair_map {
 typedef struct ks_repair {
     int in_string;                  /* state carried between runs */
     int no_blocks;                  /* tests: use only the byte-by-byte path */
+    int narrow_blocks;              /* tests: the 16-byte (SSE2) block path even where the CPU
+                                     * has AVX2, whose 32-byte path is taken otherwise */
     uint64_t count[KS_REPAIR_NKINDS];
     /* called at every repair with the kind and the input offset (relative to the run's input) */
     void (*on_repair)(void *ctx, int kind, size_t in_off);
