@@ -155,19 +155,32 @@ static void filters_of(struct archive *a, char *buf, size_t n, const char *prefi
         snprintf(buf, n, "none");
 }
 
+/* read(2), again when a signal interrupted it */
+static ssize_t read_fd(int fd, void *buf, size_t n)
+{
+    ssize_t r;
+    do
+        r = read(fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
 static ssize_t fd_read(raw_in *in, const void **buf, ks_error *err)
 {
     if (!in->block)
         in->block = ks_xmalloc(BLOCK);
-    for (;;) {
-        ssize_t n = read(in->fd, in->block, BLOCK);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return ks_error_set(err, "%s", strerror(errno)), -1;
-        *buf = in->block;
-        return n;
-    }
+    ssize_t n = read_fd(in->fd, in->block, BLOCK);
+    if (n < 0)
+        return ks_error_set(err, "%s", strerror(errno)), -1;
+    *buf = in->block;
+    return n;
+}
+
+/* The input file opened again, to be read here rather than through libarchive. */
+static int open_here(ks_source *s, ks_error *err)
+{
+    s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    return s->in.fd < 0 ? ks_error_set(err, "%s", strerror(errno)) : KS_OK;
 }
 
 static la_ssize_t stdin_read(struct archive *a, void *ctx, const void **buf)
@@ -292,15 +305,13 @@ static int open_common(ks_source *s, ks_error *err)
         } else if (s->in.mem) {
             s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
         } else {
-            s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
-            if (s->in.fd < 0)
-                return ks_error_set(err, "%s", strerror(errno));
+            if (open_here(s, err) != KS_OK)
+                return KS_ERR;
             s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
         }
     } else if (!s->is_archive && s->regular && filters_are(s->a, "none")) {
-        s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
-        if (s->in.fd < 0)
-            return ks_error_set(err, "%s", strerror(errno));
+        if (open_here(s, err) != KS_OK)
+            return KS_ERR;
         s->direct = 1;
     }
     s->in.recording = 0;
@@ -580,10 +591,7 @@ const char *ks_stream_filter(const ks_stream *st)
 /* A plain regular file, read as it is: the offset in the stream is the offset in the file. */
 static ssize_t direct_read(ks_stream *st, void *buf, size_t n, ks_error *err)
 {
-    ssize_t r;
-    do
-        r = read(st->src->in.fd, buf, n);
-    while (r < 0 && errno == EINTR);
+    ssize_t r = read_fd(st->src->in.fd, buf, n);
     if (r < 0)
         return ks_error_set_at(err, st->offset, 0, 0, "%s", strerror(errno));
     st->offset += (uint64_t)r;
