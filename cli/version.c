@@ -1,18 +1,18 @@
 /* cli/version.c: `kinesift --version`: kinesift's version, then for each library it links (yajl,
- * libarchive, OpenSSL's libcrypto, PCRE2) the version running now (asked of the library) and the
+ * libarchive, OpenSSL's libcrypto, PCRE2) the version running now (asked of the library; the two
+ * loaded at first use are loaded here, or the reason they cannot be is printed) and the
  * version of the headers it was built with (their macros), and whether the CUDA part of validate
  * is compiled in. Both versions are printed because a shared library can be upgraded under the
  * binary; a bug report then says which one was in use. Used by cli/main.c only. */
 #include <stdio.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <archive.h>
-#include <openssl/crypto.h>
 #include <openssl/opensslv.h>
 #include <pcre2.h>
 #include <yajl/yajl_version.h>
 
 #include "cli/cli.h"
+#include "common/lazylib.h"
 #include "kinesift/common.h"
 #include "kinesift/validate.h"
 
@@ -28,8 +28,16 @@ void ks_cli_version(FILE *out)
     fprintf(out, "kinesift %s\n", ks_version());
     fprintf(out, "yajl %d.%d.%d (built with %d.%d.%d)\n", y / 10000, y / 100 % 100, y % 100,
             YAJL_MAJOR, YAJL_MINOR, YAJL_MICRO);
-    fprintf(out, "%s (built with %s)\n", archive_version_details(), ARCHIVE_VERSION_ONLY_STRING);
-    fprintf(out, "%s (built with %s)\n", OpenSSL_version(OPENSSL_VERSION), OPENSSL_VERSION_TEXT);
+    ks_error e;
+    /* both are loaded at first use (common/lazylib.h): here, to ask them */
+    if (ks_archive_load(&e) == KS_OK)
+        fprintf(out, "%s (built with %s)\n", ks_ar.archive_version_details(), ARCHIVE_VERSION_ONLY_STRING);
+    else
+        fprintf(out, "libarchive: %s (built with %s)\n", e.msg, ARCHIVE_VERSION_ONLY_STRING);
+    if (ks_crypto_load(&e) == KS_OK)
+        fprintf(out, "%s (built with %s)\n", ks_crypto.OpenSSL_version(OPENSSL_VERSION), OPENSSL_VERSION_TEXT);
+    else
+        fprintf(out, "OpenSSL: %s (built with %s)\n", e.msg, OPENSSL_VERSION_TEXT);
     fprintf(out, "PCRE2 %s (built with %d.%d %s)\n", pcre, PCRE2_MAJOR, PCRE2_MINOR,
             KS_STR(PCRE2_DATE));
     if (ks_cuda_built())

@@ -1,6 +1,6 @@
 /* common/afile.c: the atomic output file (see afile.h): a temporary file next to the target,
- * compressed through libarchive's write filters (raw format: one stream, no archive), put in
- * place at the end.
+ * compressed through libarchive's write filters (raw format: one stream, no archive; libarchive
+ * loaded then, common/lazylib.h), put in place at the end.
  *
  * Permissions without umask(): a file is created with open(..., 0666) (O_TMPFILE, or O_CREAT |
  * O_EXCL under a fresh random name), so the kernel applies the process's umask itself; a
@@ -18,8 +18,6 @@
  * about to die of the signal, and removed nodes are simply not freed. */
 #include "common/afile.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/lazylib.h"
 #include "common/util.h"
 
 struct ks_afile {
@@ -191,17 +190,17 @@ static int add_filter(struct archive *a, ks_compress c)
 {
     switch (c) {
     case KS_COMPRESS_GZIP:
-        if (archive_write_add_filter_gzip(a) != ARCHIVE_OK)
+        if (ks_ar.archive_write_add_filter_gzip(a) != ARCHIVE_OK)
             return -1;
         /* no time stamp in the header: the output depends only on the input and the key */
-        archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
+        ks_ar.archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
         return 0;
     case KS_COMPRESS_ZSTD:
-        return archive_write_add_filter_zstd(a) == ARCHIVE_OK ? 0 : -1;
+        return ks_ar.archive_write_add_filter_zstd(a) == ARCHIVE_OK ? 0 : -1;
     case KS_COMPRESS_XZ:
-        return archive_write_add_filter_xz(a) == ARCHIVE_OK ? 0 : -1;
+        return ks_ar.archive_write_add_filter_xz(a) == ARCHIVE_OK ? 0 : -1;
     case KS_COMPRESS_BZIP2:
-        return archive_write_add_filter_bzip2(a) == ARCHIVE_OK ? 0 : -1;
+        return ks_ar.archive_write_add_filter_bzip2(a) == ARCHIVE_OK ? 0 : -1;
     default:
         return 0;
     }
@@ -209,22 +208,24 @@ static int add_filter(struct archive *a, ks_compress c)
 
 static int open_archive(ks_afile *s, ks_compress c, ks_error *err)
 {
-    s->a = archive_write_new();
-    if (!s->a || add_filter(s->a, c) != 0 || archive_write_set_format_raw(s->a) != ARCHIVE_OK ||
-        archive_write_set_bytes_in_last_block(s->a, 1) != ARCHIVE_OK ||
-        archive_write_open_fd(s->a, s->fd) != ARCHIVE_OK) {
-        const char *m = s->a ? archive_error_string(s->a) : NULL;
+    if (ks_archive_load(err) != KS_OK)
+        return KS_ERR;
+    s->a = ks_ar.archive_write_new();
+    if (!s->a || add_filter(s->a, c) != 0 || ks_ar.archive_write_set_format_raw(s->a) != ARCHIVE_OK ||
+        ks_ar.archive_write_set_bytes_in_last_block(s->a, 1) != ARCHIVE_OK ||
+        ks_ar.archive_write_open_fd(s->a, s->fd) != ARCHIVE_OK) {
+        const char *m = s->a ? ks_ar.archive_error_string(s->a) : NULL;
         return ks_error_set(err, "cannot set up %s compression: %s",
                             ks_redact_compress_suffix(c) + 1, m ? m : "libarchive");
     }
-    struct archive_entry *ae = archive_entry_new();
-    archive_entry_set_filetype(ae, AE_IFREG);
-    archive_entry_set_pathname(ae, "trace.json");
-    int r = archive_write_header(s->a, ae);
-    archive_entry_free(ae);
+    struct archive_entry *ae = ks_ar.archive_entry_new();
+    ks_ar.archive_entry_set_filetype(ae, AE_IFREG);
+    ks_ar.archive_entry_set_pathname(ae, "trace.json");
+    int r = ks_ar.archive_write_header(s->a, ae);
+    ks_ar.archive_entry_free(ae);
     if (r != ARCHIVE_OK)
         return ks_error_set(err, "cannot start the compressed stream: %s",
-                            archive_error_string(s->a));
+                            ks_ar.archive_error_string(s->a));
     return KS_OK;
 }
 
@@ -382,10 +383,10 @@ int ks_afile_write(void *ctx, const void *p, size_t n)
     }
     const char *q = p;
     while (n) {
-        la_ssize_t w = archive_write_data(s->a, q, n);
+        la_ssize_t w = ks_ar.archive_write_data(s->a, q, n);
         if (w <= 0) {
             s->failed = 1;
-            snprintf(s->amsg, sizeof s->amsg, "%s", archive_error_string(s->a));
+            snprintf(s->amsg, sizeof s->amsg, "%s", ks_ar.archive_error_string(s->a));
             return -1;
         }
         q += w;
@@ -397,11 +398,11 @@ int ks_afile_write(void *ctx, const void *p, size_t n)
 int ks_afile_close(ks_afile *s, ks_error *err)
 {
     if (s->a) {
-        if (archive_write_close(s->a) != ARCHIVE_OK && !s->failed) {
+        if (ks_ar.archive_write_close(s->a) != ARCHIVE_OK && !s->failed) {
             s->failed = 1;
-            snprintf(s->amsg, sizeof s->amsg, "%s", archive_error_string(s->a));
+            snprintf(s->amsg, sizeof s->amsg, "%s", ks_ar.archive_error_string(s->a));
         }
-        archive_write_free(s->a);
+        ks_ar.archive_write_free(s->a);
         s->a = NULL;
     }
     if (s->fd >= 0) {
@@ -433,7 +434,7 @@ static void afile_free(ks_afile *s)
 {
     int may_free = live_remove(s);
     if (s->a)
-        archive_write_free(s->a);
+        ks_ar.archive_write_free(s->a);
     if (s->fd >= 0)
         close(s->fd);
     if (!may_free) /* a signal handler may be reading it: the process is about to die */

@@ -8,17 +8,17 @@
  * spares the HMAC for the paths and names that repeat in every event.
  *
  * The key: --key-file, else $KINESIFT_REDACT_KEY, else 32 random bytes from getrandom() that are
- * never written anywhere (tokens are then consistent within the run only). */
+ * never written anywhere (tokens are then consistent within the run only). libcrypto is loaded at
+ * the first HMAC (common/lazylib.h); key copies are wiped with explicit_bzero, which the compiler
+ * may not drop. */
 #include <errno.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "common/lazylib.h"
 #include "redact/redact_int.h"
 
 #define CACHE_SLOTS 4096
@@ -73,17 +73,21 @@ struct ks_rd_pseudo {
 
 static EVP_MAC_CTX *hmac_ctx(EVP_MAC **mac, const void *key, size_t klen, const char *digest_name)
 {
-    *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    ks_error e;
+    *mac = NULL;
+    if (ks_crypto_load(&e) != KS_OK) /* the redactor said so already */
+        return NULL;
+    *mac = ks_crypto.EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (!*mac)
         return NULL;
-    EVP_MAC_CTX *c = EVP_MAC_CTX_new(*mac);
+    EVP_MAC_CTX *c = ks_crypto.EVP_MAC_CTX_new(*mac);
     OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest_name, 0),
-        OSSL_PARAM_construct_end(),
+        ks_crypto.OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest_name, 0),
+        ks_crypto.OSSL_PARAM_construct_end(),
     };
-    if (!c || !EVP_MAC_init(c, key, klen, params)) {
-        EVP_MAC_CTX_free(c);
-        EVP_MAC_free(*mac);
+    if (!c || !ks_crypto.EVP_MAC_init(c, key, klen, params)) {
+        ks_crypto.EVP_MAC_CTX_free(c);
+        ks_crypto.EVP_MAC_free(*mac);
         *mac = NULL;
         return NULL;
     }
@@ -96,9 +100,11 @@ int ks_rd_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
     EVP_MAC *mac;
     EVP_MAC_CTX *c = hmac_ctx(&mac, key, klen, "SHA256");
     size_t ol = 0;
-    int ok = c && EVP_MAC_update(c, msg, n) && EVP_MAC_final(c, out, &ol, 32) && ol == 32;
-    EVP_MAC_CTX_free(c);
-    EVP_MAC_free(mac);
+    if (!c)
+        return -1;
+    int ok = ks_crypto.EVP_MAC_update(c, msg, n) && ks_crypto.EVP_MAC_final(c, out, &ol, 32) && ol == 32;
+    ks_crypto.EVP_MAC_CTX_free(c);
+    ks_crypto.EVP_MAC_free(mac);
     return ok ? 0 : -1;
 }
 
@@ -122,17 +128,17 @@ static void digest_of(ks_rd_pseudo *p, int cls, const char *v, size_t n, unsigne
     }
     if (!p->ctx) {
         p->ctx = hmac_ctx(&p->mac, p->key, p->klen, p->digest);
-        OPENSSL_cleanse(p->key, p->klen);
+        explicit_bzero(p->key, p->klen);
         if (!p->ctx) {
             digest_failed(p, out);
             return;
         }
     }
     /* a NULL key re-initialises with the key already set */
-    if (!EVP_MAC_init(p->ctx, NULL, 0, NULL) ||
-        !EVP_MAC_update(p->ctx, (const unsigned char *)name, strlen(name) + 1) ||
-        !EVP_MAC_update(p->ctx, (const unsigned char *)v, n) ||
-        !EVP_MAC_final(p->ctx, out, &ol, 32) || ol != 32)
+    if (!ks_crypto.EVP_MAC_init(p->ctx, NULL, 0, NULL) ||
+        !ks_crypto.EVP_MAC_update(p->ctx, (const unsigned char *)name, strlen(name) + 1) ||
+        !ks_crypto.EVP_MAC_update(p->ctx, (const unsigned char *)v, n) ||
+        !ks_crypto.EVP_MAC_final(p->ctx, out, &ol, 32) || ol != 32)
         digest_failed(p, out);
 }
 
@@ -185,9 +191,11 @@ void ks_rd_pseudo_free(ks_rd_pseudo *p)
 {
     if (!p)
         return;
-    EVP_MAC_CTX_free(p->ctx);
-    EVP_MAC_free(p->mac);
-    OPENSSL_cleanse(p->key, p->klen);
+    if (p->ctx) /* set only once libcrypto was loaded */
+        ks_crypto.EVP_MAC_CTX_free(p->ctx);
+    if (p->mac)
+        ks_crypto.EVP_MAC_free(p->mac);
+    explicit_bzero(p->key, p->klen);
     free(p->key);
     for (int c = 0; c < KS_NCLS; c++)
         free(p->t[c].v);
@@ -363,7 +371,7 @@ static int read_key_file(const char *path, unsigned char **key, size_t *len, ks_
     int bad = ferror(f);
     fclose(f);
     if (bad || n > 4096) {
-        OPENSSL_cleanse(b, 4097);
+        explicit_bzero(b, 4097);
         free(b);
         return ks_error_set(err, "%s: %s", path, bad ? "read error" : "key file over 4096 bytes");
     }
@@ -411,6 +419,6 @@ void ks_redact_key_free(unsigned char *key, size_t len)
 {
     if (!key)
         return;
-    OPENSSL_cleanse(key, len);
+    explicit_bzero(key, len);
     free(key);
 }

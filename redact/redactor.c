@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/lazylib.h"
 #include "redact/redact_int.h"
 
 /* Patterns (PCRE2; shapes after gitleaks config/gitleaks.toml) */
@@ -93,6 +94,8 @@ static void learn_own_host(ks_redactor *rd)
 int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
 {
     *out = NULL;
+    if (ks_crypto_load(err) != KS_OK) /* the pseudonyms' HMAC: say so before any work */
+        return KS_ERR;
     ks_redactor *rd = ks_xcalloc(1, sizeof *rd);
     rd->shapes = o->shapes;
     rd->keep_logs = o->keep_logs;

@@ -1,11 +1,19 @@
-/* source/source.c: input sources through libarchive (see kinesift/source.h). Compression is
- * detected by content (all filters); a raw stream is one trace, a tar/zip/7z archive one trace
- * per regular member whose name contains ".json", each member itself decompressed through a
- * nested reader so rank0.json.gz inside a tar works. */
+/* source/source.c: input sources (see kinesift/source.h). Compression is detected by content; a
+ * raw stream is one trace, a tar/zip/7z/cpio archive one trace per regular member whose name
+ * contains ".json", each member itself decompressed through a nested reader so rank0.json.gz
+ * inside a tar works.
+ *
+ * Two inputs are read here without libarchive, which is then not even loaded (common/lazylib.h:
+ * it costs ~3 ms of every start): a file or buffer whose first bytes are surely JSON (plain),
+ * and one that is a gzip stream whose first decoded bytes are (gzip, decoded by gunzip.c). Why
+ * that is the answer libarchive gives: "surely JSON" is '{' or '[' after an optional byte order
+ * mark and white space, with no NUL byte in the first 4 KiB; libarchive's readers kept here (tar,
+ * zip, 7z, cpio) all start with their magic or a header holding NUL bytes, so it finds no
+ * format, and its raw reader takes the bytes as they are. Anything else, standard input, and a
+ * gzip stream that cannot be decoded that far go through libarchive as before (its messages for
+ * damaged, empty or unknown input). */
 #include "kinesift/source.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -14,11 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/lazylib.h"
 #include "common/util.h"
 #include "source/gunzip.h"
 #include "source/source_int.h"
 
 #define BLOCK (1024 * 1024)
+#define SNIFF 4096 /* bytes looked at to tell JSON without libarchive */
 
 struct ks_stream {
     ks_source *src;
@@ -44,11 +54,12 @@ typedef struct raw_in {
 
 struct ks_source {
     char *path;
-    struct archive *a;
+    struct archive *a;      /* NULL: read here without libarchive (own_filter says how) */
+    const char *own_filter; /* "none" or "gzip" when a is NULL */
     int is_archive;
     int regular;            /* path names a regular file */
-    int direct;             /* a plain regular file: read here with read(2) from in.fd, not
-                             * through libarchive, which would copy every byte twice */
+    int direct;             /* plain bytes read here: a regular file with read(2) from in.fd,
+                             * or the buffer (in.mem); libarchive would copy every byte twice */
     int started, done;
     uint64_t file_size;
     uint64_t skipped;       /* archive members that are not traces */
@@ -63,17 +74,17 @@ struct ks_source {
 
 static struct archive *new_reader(void)
 {
-    struct archive *a = archive_read_new();
+    struct archive *a = ks_ar.archive_read_new();
     if (!a)
         return NULL;
-    archive_read_support_filter_all(a);
+    ks_ar.archive_read_support_filter_all(a);
     return a;
 }
 
 static int fail_archive(struct archive *a, const char *path, ks_error *err)
 {
     (void)path;
-    const char *m = a ? archive_error_string(a) : NULL;
+    const char *m = a ? ks_ar.archive_error_string(a) : NULL;
     return ks_error_set(err, "%s", m ? m : "cannot read input");
 }
 
@@ -93,15 +104,15 @@ static int says_truncated(const char *m)
  * too), 0 when the stream is only cut short or the failure is not the decoder's. */
 static int decode_failure(struct archive *a, const char *hint, uint64_t size, char *buf, size_t n)
 {
-    const char *m = archive_error_string(a);
+    const char *m = ks_ar.archive_error_string(a);
     char codec[96];
     filters_of(a, codec, sizeof codec, NULL);
     if (!strcmp(codec, "none") && hint) /* failed before libarchive set its filter up */
         snprintf(codec, sizeof codec, "%s", hint);
-    la_int64_t at = archive_filter_bytes(a, -1);
+    la_int64_t at = ks_ar.archive_filter_bytes(a, -1);
     if (at < 0)
         at = 0;
-    if (!strcmp(codec, "none") || archive_errno(a) == EIO) { /* not the decoder's */
+    if (!strcmp(codec, "none") || ks_ar.archive_errno(a) == EIO) { /* not the decoder's */
         snprintf(buf, n, "%s", m ? m : "read error");
         return 0;
     }
@@ -143,9 +154,9 @@ static void filters_of(struct archive *a, char *buf, size_t n, const char *prefi
     buf[0] = 0;
     if (prefix && *prefix)
         o += (size_t)snprintf(buf, n, "%s", prefix);
-    int k = archive_filter_count(a);
+    int k = ks_ar.archive_filter_count(a);
     for (int i = 0; i < k; i++) {
-        const char *f = archive_filter_name(a, i);
+        const char *f = ks_ar.archive_filter_name(a, i);
         if (!f || !strcmp(f, "none"))
             continue;
         if (o < n)
@@ -189,7 +200,7 @@ static la_ssize_t stdin_read(struct archive *a, void *ctx, const void **buf)
     ks_error err;
     ssize_t n = fd_read(&s->in, buf, &err);
     if (n < 0) {
-        archive_set_error(a, EIO, "%s", err.msg);
+        ks_ar.archive_set_error(a, EIO, "%s", err.msg);
         return -1;
     }
     if (s->in.recording)
@@ -283,8 +294,8 @@ static int refuse_short_compressed(ks_source *s, ks_error *err)
 static int open_common(ks_source *s, ks_error *err)
 {
     /* Peek at the first header to decide between a single raw stream and an archive. */
-    int r = archive_read_next_header(s->a, &s->entry);
-    la_int64_t seen = archive_filter_bytes(s->a, -1);
+    int r = ks_ar.archive_read_next_header(s->a, &s->entry);
+    la_int64_t seen = ks_ar.archive_filter_bytes(s->a, -1);
     if (r == ARCHIVE_EOF && seen > 0) /* tar's end-of-archive test: zero blocks */
         return ks_error_set(err, "no trace: the input starts with NUL bytes (a zeroed file, or an empty tar archive)");
     if (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && seen == 0 && source_is_empty(s)))
@@ -294,7 +305,7 @@ static int open_common(ks_source *s, ks_error *err)
         decode_failure(s->a, magic_of(s), input_size(s), what, sizeof what);
         return ks_error_set(err, "cannot decompress the input: %s", what);
     }
-    s->is_archive = archive_format(s->a) != ARCHIVE_FORMAT_RAW;
+    s->is_archive = ks_ar.archive_format(s->a) != ARCHIVE_FORMAT_RAW;
     if (!s->is_archive && refuse_short_compressed(s, err) != KS_OK)
         return KS_ERR;
     s->pending_header = 1;
@@ -316,7 +327,7 @@ static int open_common(ks_source *s, ks_error *err)
     }
     s->in.recording = 0;
     ks_buf_free(&s->in.rec);
-    la_int64_t b = archive_filter_bytes(s->a, -1);
+    la_int64_t b = ks_ar.archive_filter_bytes(s->a, -1);
     atomic_store_explicit(&s->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
     return KS_OK;
 }
@@ -326,12 +337,103 @@ static struct archive *new_outer(void)
     struct archive *a = new_reader();
     if (!a)
         return NULL;
-    archive_read_support_format_tar(a);
-    archive_read_support_format_zip(a);
-    archive_read_support_format_7zip(a);
-    archive_read_support_format_cpio(a);
-    archive_read_support_format_raw(a); /* lowest bid: anything else is one plain stream */
+    ks_ar.archive_read_support_format_tar(a);
+    ks_ar.archive_read_support_format_zip(a);
+    ks_ar.archive_read_support_format_7zip(a);
+    ks_ar.archive_read_support_format_cpio(a);
+    ks_ar.archive_read_support_format_raw(a); /* lowest bid: anything else is one plain stream */
     return a;
+}
+
+/* 1 when p[0..n) surely starts a JSON text: '{' or '[' after an optional UTF-8 byte order mark
+ * and white space, and no NUL byte (JSON text has none; the archive headers libarchive would
+ * recognise have some, or start with a magic that is not JSON) */
+static int looks_like_json(const unsigned char *p, size_t n)
+{
+    if (memchr(p, 0, n))
+        return 0;
+    size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+        i++;
+    return i < n && (p[i] == '{' || p[i] == '[');
+}
+
+/* s->in back at its first byte */
+static int rewind_in(raw_in *in)
+{
+    in->mem_pos = 0;
+    return in->mem || lseek(in->fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+/* The gzip stream in s->in decodes, from its first byte, to SNIFF bytes (or all of it) that are
+ * surely JSON. s->in is left at its first byte again. */
+static int gzip_is_json(ks_source *s)
+{
+    ks_gunzip *g = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
+    unsigned char buf[SNIFF];
+    size_t n = 0;
+    int bad = 0, integrity = 0;
+    ks_error e;
+    while (n < sizeof buf) {
+        ssize_t r = ks_gunzip_read(g, buf + n, sizeof buf - n, &integrity, &e);
+        if (r <= 0) {
+            bad = r < 0; /* libarchive then says what is wrong, as before */
+            break;
+        }
+        n += (size_t)r;
+    }
+    ks_gunzip_free(g);
+    return rewind_in(&s->in) == 0 && !bad && looks_like_json(buf, n);
+}
+
+/* A regular file or a buffer read here, without libarchive, when its first bytes allow (see the
+ * top of the file): 1 when set up, 0 when libarchive must read it (s->in as it was). */
+static int open_own(ks_source *s)
+{
+    unsigned char head[SNIFF];
+    const unsigned char *p = head;
+    size_t n;
+    if (s->in.mem) {
+        p = s->in.mem;
+        n = s->in.mem_len < SNIFF ? s->in.mem_len : SNIFF;
+    } else {
+        s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        if (s->in.fd < 0) {
+            s->in.fd = -1;
+            return 0; /* libarchive says why */
+        }
+        ssize_t k = pread(s->in.fd, head, SNIFF, 0);
+        n = k > 0 ? (size_t)k : 0;
+    }
+    if (looks_like_json(p, n)) {
+        s->direct = 1;
+        s->own_filter = "none";
+        return 1;
+    }
+    if (ks_gunzip_magic(p, n) && gzip_is_json(s)) {
+        s->st.gz = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
+        s->own_filter = "gzip";
+        return 1;
+    }
+    if (!s->in.mem && s->in.fd > 0)
+        close(s->in.fd);
+    s->in.fd = -1;
+    return 0;
+}
+
+/* libarchive loaded and its reader made: KS_OK, or KS_ERR (err set, s closed) */
+static int archive_reader(ks_source *s, ks_error *err)
+{
+    if (ks_archive_load(err) != KS_OK) {
+        ks_source_close(s);
+        return KS_ERR;
+    }
+    s->a = new_outer();
+    if (!s->a) {
+        ks_source_close(s);
+        return ks_error_set(err, "cannot create a reader");
+    }
+    return KS_OK;
 }
 
 int ks_source_open(const char *path, ks_source **out, ks_error *err)
@@ -340,16 +442,13 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
     ks_source *s = ks_xcalloc(1, sizeof *s);
     s->in.fd = -1;
     s->path = ks_xstrdup(path);
-    s->a = new_outer();
-    if (!s->a) {
-        ks_source_close(s);
-        return ks_error_set(err, "cannot create a reader");
-    }
     int r;
     if (!strcmp(path, "-")) {
+        if (archive_reader(s, err) != KS_OK)
+            return KS_ERR;
         s->in.recording = 1;
         s->in.fd = 0;
-        r = archive_read_open(s->a, s, NULL, stdin_read, NULL);
+        r = ks_ar.archive_read_open(s->a, s, NULL, stdin_read, NULL);
     } else {
         struct stat sb;
         if (stat(path, &sb) != 0) {
@@ -363,7 +462,13 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
         }
         s->file_size = (uint64_t)sb.st_size;
         s->regular = S_ISREG(sb.st_mode);
-        r = archive_read_open_filename(s->a, path, BLOCK);
+        if (s->regular && open_own(s)) {
+            *out = s;
+            return KS_OK;
+        }
+        if (archive_reader(s, err) != KS_OK)
+            return KS_ERR;
+        r = ks_ar.archive_read_open_filename(s->a, path, BLOCK);
     }
     if (r != ARCHIVE_OK) {
         /* a damaged or cut compressed stream fails here too: say so, not "empty" */
@@ -392,15 +497,17 @@ int ks_source_open_memory(const char *name, const void *buf, size_t len, ks_sour
     ks_source *s = ks_xcalloc(1, sizeof *s);
     s->in.fd = -1;
     s->path = ks_xstrdup(name);
-    s->a = new_outer();
     s->file_size = len;
     s->in.mem = buf;
     s->in.mem_len = len;
-    if (!s->a || archive_read_open_memory(s->a, buf, len) != ARCHIVE_OK) {
-        if (s->a)
-            fail_archive(s->a, name, err);
-        else
-            ks_error_set(err, "cannot create a reader");
+    if (open_own(s)) {
+        *out = s;
+        return KS_OK;
+    }
+    if (archive_reader(s, err) != KS_OK)
+        return KS_ERR;
+    if (ks_ar.archive_read_open_memory(s->a, buf, len) != ARCHIVE_OK) {
+        fail_archive(s->a, name, err);
         ks_source_close(s);
         return KS_ERR;
     }
@@ -421,13 +528,13 @@ static la_ssize_t member_read(struct archive *inner, void *ctx, const void **buf
     const void *b;
     size_t n;
     la_int64_t off;
-    int r = archive_read_data_block(s->a, &b, &n, &off);
+    int r = ks_ar.archive_read_data_block(s->a, &b, &n, &off);
     if (r == ARCHIVE_EOF) {
         *buf = &dummy;
         return 0;
     }
     if (r < ARCHIVE_WARN) {
-        archive_set_error(inner, EIO, "%s", archive_error_string(s->a));
+        ks_ar.archive_set_error(inner, EIO, "%s", ks_ar.archive_error_string(s->a));
         return -1;
     }
     *buf = b;
@@ -442,11 +549,11 @@ static ssize_t pull_member(void *ctx, const void **buf, ks_error *err)
     ks_source *s = ctx;
     size_t n;
     la_int64_t off;
-    int r = archive_read_data_block(s->a, buf, &n, &off);
+    int r = ks_ar.archive_read_data_block(s->a, buf, &n, &off);
     if (r == ARCHIVE_EOF)
         return 0;
     if (r < ARCHIVE_WARN) {
-        const char *m = archive_error_string(s->a);
+        const char *m = ks_ar.archive_error_string(s->a);
         return ks_error_set(err, "%s", m ? m : "read error"), -1;
     }
     return (ssize_t)n;
@@ -465,7 +572,7 @@ static void reset_stream(ks_source *s)
 {
     ks_stream *st = &s->st;
     if (st->inner) {
-        archive_read_free(st->inner);
+        ks_ar.archive_read_free(st->inner);
         st->inner = NULL;
     }
     ks_gunzip_free(st->gz);
@@ -492,7 +599,10 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
         s->started = 1;
         s->pending_header = 0;
         st->name = ks_xstrdup(s->path);
-        filters_of(s->a, st->filter, sizeof st->filter, NULL);
+        if (s->a)
+            filters_of(s->a, st->filter, sizeof st->filter, NULL);
+        else
+            snprintf(st->filter, sizeof st->filter, "%s", s->own_filter);
         *out = st;
         return 1;
     }
@@ -500,7 +610,7 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
     st->src = s;
     for (;;) {
         if (!s->pending_header) {
-            int r = archive_read_next_header(s->a, &s->entry);
+            int r = ks_ar.archive_read_next_header(s->a, &s->entry);
             if (r == ARCHIVE_EOF) {
                 s->done = 1;
                 if (!s->started)
@@ -511,8 +621,8 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
                 return fail_archive(s->a, s->path, err);
         }
         s->pending_header = 0;
-        const char *mname = archive_entry_pathname(s->entry);
-        if (archive_entry_filetype(s->entry) != AE_IFREG || !mname || !is_trace_member(mname)) {
+        const char *mname = ks_ar.archive_entry_pathname(s->entry);
+        if (ks_ar.archive_entry_filetype(s->entry) != AE_IFREG || !mname || !is_trace_member(mname)) {
             s->skipped++;
             continue;
         }
@@ -521,13 +631,13 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
         st->inner = new_reader();
         if (!st->inner)
             return ks_error_set(err, "cannot create a reader");
-        archive_read_support_format_raw(st->inner);
+        ks_ar.archive_read_support_format_raw(st->inner);
         s->in.recording = 1;
         ks_buf_free(&s->in.rec);
-        if (archive_read_open(st->inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
+        if (ks_ar.archive_read_open(st->inner, s, NULL, member_read, NULL) != ARCHIVE_OK)
             return fail_archive(st->inner, st->name, err);
         struct archive_entry *ie;
-        int r = archive_read_next_header(st->inner, &ie);
+        int r = ks_ar.archive_read_next_header(st->inner, &ie);
         s->in.recording = 0;
         if (r == ARCHIVE_EOF)
             return ks_error_set(err, "%s: empty archive member", mname);
@@ -536,13 +646,13 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
         char outer[48];
         filters_of(s->a, outer, sizeof outer, NULL);
         char pre[64];
-        snprintf(pre, sizeof pre, "%s%s%s", archive_format_name(s->a),
+        snprintf(pre, sizeof pre, "%s%s%s", ks_ar.archive_format_name(s->a),
                  strcmp(outer, "none") ? "+" : "", strcmp(outer, "none") ? outer : "");
         filters_of(st->inner, st->filter, sizeof st->filter, NULL);
         if (filters_are(st->inner, "gzip")) {
             /* decode the member here, from what the inner reader took on, checksums verified */
             st->gz = ks_gunzip_new(s->in.rec.p, s->in.rec.n, pull_member, s);
-            archive_read_free(st->inner);
+            ks_ar.archive_read_free(st->inner);
             st->inner = NULL;
         }
         ks_buf_free(&s->in.rec);
@@ -558,6 +668,11 @@ int ks_source_next(ks_source *s, ks_stream **out, ks_error *err)
     }
 }
 
+int ks_source_reads_itself(const ks_source *s)
+{
+    return s->a == NULL;
+}
+
 int ks_source_is_archive(const ks_source *s)
 {
     return s->is_archive;
@@ -569,7 +684,7 @@ void ks_source_close(ks_source *s)
         return;
     reset_stream(s);
     if (s->a)
-        archive_read_free(s->a);
+        ks_ar.archive_read_free(s->a);
     if (s->in.fd > 0)
         close(s->in.fd);
     free(s->in.block);
@@ -588,11 +703,18 @@ const char *ks_stream_filter(const ks_stream *st)
     return st->filter;
 }
 
-/* A plain regular file, read as it is: the offset in the stream is the offset in the file. */
+/* Plain bytes read as they are (a regular file, or the buffer): the offset in the stream is the
+ * offset in the file. */
 static ssize_t direct_read(ks_stream *st, void *buf, size_t n, ks_error *err)
 {
-    ssize_t r = read_fd(st->src->in.fd, buf, n);
-    if (r < 0)
+    raw_in *in = &st->src->in;
+    ssize_t r;
+    if (in->mem) {
+        size_t k = in->mem_len - in->mem_pos < n ? in->mem_len - in->mem_pos : n;
+        memcpy(buf, in->mem + in->mem_pos, k);
+        in->mem_pos += k;
+        r = (ssize_t)k;
+    } else if ((r = read_fd(in->fd, buf, n)) < 0)
         return ks_error_set_at(err, st->offset, 0, 0, "%s", strerror(errno));
     st->offset += (uint64_t)r;
     atomic_store_explicit(&st->src->raw_offset, st->offset, memory_order_relaxed);
@@ -613,7 +735,7 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
         if (!st->src->is_archive)
             atomic_store_explicit(&st->src->raw_offset, ks_gunzip_in_bytes(st->gz), memory_order_relaxed);
         else {
-            la_int64_t b = archive_filter_bytes(st->src->a, -1);
+            la_int64_t b = ks_ar.archive_filter_bytes(st->src->a, -1);
             atomic_store_explicit(&st->src->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
         }
         return r;
@@ -621,7 +743,7 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
     if (st->src->direct)
         return direct_read(st, buf, n, err);
     struct archive *a = st->inner ? st->inner : st->src->a;
-    la_ssize_t r = archive_read_data(a, buf, n);
+    la_ssize_t r = ks_ar.archive_read_data(a, buf, n);
     if (r < 0) {
         char what[512];
         if (decode_failure(a, NULL, 0, what, sizeof what))
@@ -629,7 +751,7 @@ ssize_t ks_stream_read(ks_stream *st, void *buf, size_t n, ks_error *err)
         return ks_error_set_at(err, st->offset, 0, 0, "%s", what);
     }
     st->offset += (uint64_t)r;
-    la_int64_t b = archive_filter_bytes(st->src->a, -1);
+    la_int64_t b = ks_ar.archive_filter_bytes(st->src->a, -1);
     atomic_store_explicit(&st->src->raw_offset, b > 0 ? (uint64_t)b : 0, memory_order_relaxed);
     return (ssize_t)r;
 }

@@ -15,4 +15,8 @@ uint64_t ks_stream_size_hint(const ks_stream *st);
  * the bytes delivered before are wrong too, so nothing of the stream may be kept. */
 int ks_stream_damaged(const ks_stream *st);
 
+/* 1 when s is read here without libarchive (a plain file or buffer, or a gzip stream, whose first
+ * bytes are surely JSON: source.c); 0 when libarchive reads or detects it. For tests. */
+int ks_source_reads_itself(const ks_source *s);
+
 #endif

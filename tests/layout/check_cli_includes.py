@@ -23,8 +23,9 @@ import re
 import sys
 
 # common/ infrastructure the command may use like any C library: allocation and growable arrays,
-# checking a regular expression option, the named limits of options.
-COMMON = {'common/util.h', 'common/regex.h', 'common/limits.h'}
+# checking a regular expression option, the named limits of options, the libraries loaded at first
+# use (--version loads them to ask their versions).
+COMMON = {'common/util.h', 'common/regex.h', 'common/limits.h', 'common/lazylib.h'}
 CUDA_ENTRY = {'validate/cuda_wl.h'}
 
 # (file, header): known departures, with the reason.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ks_test.h"
+#include "source/source_int.h"
 #include "tests/parser/compress_mem.h"
 
 static const char *TRACE = "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2},"
@@ -147,6 +148,177 @@ static void plain_file_read_as_it_is(void **state)
     ks_source_close(s);
     free(data);
     free(got);
+}
+
+/* The whole of path's one stream, its filter and who read it (1: source.c itself). */
+static char *read_whole(const char *path, const void *mem, size_t memn, size_t *n, char *filter,
+                        int *itself, int *archive)
+{
+    ks_source *s;
+    ks_error err;
+    int r = mem ? ks_source_open_memory(path, mem, memn, &s, &err) : ks_source_open(path, &s, &err);
+    if (r != KS_OK)
+        fail_msg("%s: %s", path, err.msg);
+    *itself = ks_source_reads_itself(s);
+    *archive = ks_source_is_archive(s);
+    ks_stream *st;
+    assert_int_equal(ks_source_next(s, &st, &err), 1);
+    snprintf(filter, 96, "%s", ks_stream_filter(st));
+    size_t cap = 1 << 16, at = 0;
+    char *b = ks_xmalloc(cap);
+    ssize_t k;
+    while ((k = ks_stream_read(st, b + at, cap - at, &err)) > 0)
+        if ((at += (size_t)k) == cap)
+            b = ks_xrealloc(b, cap *= 2);
+    if (k < 0)
+        fail_msg("%s: %s", path, err.msg);
+    ks_source_close(s);
+    *n = at;
+    return b;
+}
+
+/* Who reads what: a plain or gzip input whose first bytes are surely JSON ('{' or '[' after a
+ * byte order mark and white space, no NUL in the first 4 KiB) is read by source.c without
+ * libarchive, from a file and from memory; anything else goes through libarchive, a tar whose
+ * member name starts with '{' included. The bytes are the same either way. */
+static void sniffing_decides_who_reads(void **state)
+{
+    (void)state;
+    size_t bign = 100000; /* more than the 4 KiB looked at */
+    char *big = ks_xmalloc(bign);
+    for (size_t i = 0; i < bign; i++)
+        big[i] = (char)('a' + i % 26);
+    memcpy(big, "\xef\xbb\xbf \r\n\t[", 8);
+    char *nul = ks_xmalloc(bign);
+    memcpy(nul, big, bign);
+    nul[4000] = 0; /* inside the bytes looked at */
+    char *late = ks_xmalloc(bign);
+    memcpy(late, big, bign);
+    late[5000] = 0; /* after them: JSON's parser says what it is */
+    struct {
+        const char *name, *filter, *data;
+        size_t n;
+        int itself;
+    } cases[] = {
+        {"plain", "none", TRACE, strlen(TRACE), 1},
+        {"bom", "none", big, bign, 1},
+        {"late_nul", "none", late, bign, 1},
+        {"nul", "none", nul, bign, 0},
+        {"blank", "none", "  \n  ", 5, 0},
+        {"not_json", "none", "traceEvents", 11, 0},
+        {"gzip", "gzip", TRACE, strlen(TRACE), 1},
+        {"gzip_big", "gzip", big, bign, 1},
+        {"gzip_nul", "gzip", nul, bign, 0},
+        {"zstd", "zstd", TRACE, strlen(TRACE), 0},
+        {"bzip2", "bzip2", big, bign, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[400], filter[96];
+        snprintf(path, sizeof path, "%s/who_%s.json", dir, cases[i].name);
+        write_raw(path, cases[i].filter, cases[i].data, cases[i].n);
+        for (int m = 0; m < 2; m++) { /* the file, then its bytes in memory */
+            char *file = NULL;
+            size_t fn = 0;
+            if (m) {
+                FILE *f = fopen(path, "rb");
+                file = ks_xmalloc(1 << 20);
+                fn = fread(file, 1, 1 << 20, f);
+                fclose(f);
+            }
+            size_t n;
+            int itself, archive;
+            char *got = read_whole(path, file, fn, &n, filter, &itself, &archive);
+            if (itself != cases[i].itself)
+                fail_msg("%s (%s): read by %s", cases[i].name, m ? "memory" : "file",
+                         itself ? "source.c" : "libarchive");
+            assert_int_equal(archive, 0);
+            assert_string_equal(filter, cases[i].filter);
+            assert_int_equal(n, cases[i].n);
+            assert_memory_equal(got, cases[i].data, n);
+            free(got);
+            free(file);
+        }
+    }
+    /* archives whose first member's name starts like JSON: libarchive's */
+    for (int gz = 0; gz < 2; gz++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/who_member%d.tar", dir, gz);
+        struct archive *a = archive_write_new();
+        if (gz)
+            archive_write_add_filter_gzip(a);
+        archive_write_set_format_pax_restricted(a);
+        assert_int_equal(archive_write_open_filename(a, path), ARCHIVE_OK);
+        add_member(a, "{rank0}.json", TRACE, strlen(TRACE));
+        archive_write_close(a);
+        archive_write_free(a);
+        char filter[96];
+        size_t n;
+        int itself, archive;
+        char *got = read_whole(path, NULL, 0, &n, filter, &itself, &archive);
+        assert_int_equal(itself, 0);
+        assert_int_equal(archive, 1);
+        assert_int_equal(n, strlen(TRACE));
+        assert_memory_equal(got, TRACE, n);
+        free(got);
+    }
+    free(big);
+    free(nul);
+    free(late);
+}
+
+/* A gzip file cut after its first 4 KiB decode: read by source.c, which keeps what decodes (a
+ * truncated trace with its complete events), and says "truncated at compressed byte N" under
+ * --strict, as for a cut anywhere later (libarchive failed the open for a cut in its first block). */
+static void cut_gzip_keeps_what_decodes(void **state)
+{
+    (void)state;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    uint32_t x = 7;
+    for (int i = 0; i < 3000; i++) {
+        x = x * 1103515245u + 12345u;
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"name\":\"op%u\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2}",
+                      i ? "," : "", x >> 16, i * 10);
+    }
+    ks_buf_puts(&b, "]}");
+    char *z;
+    size_t zn;
+    ks_test_compress("gzip", NULL, b.p, b.n, &z, &zn);
+    char path[400];
+    snprintf(path, sizeof path, "%s/cut_early.json.gz", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(z, 1, zn / 2, f);
+    fclose(f);
+    for (int strict = 0; strict < 2; strict++) {
+        ks_source *s;
+        ks_error err;
+        if (ks_source_open(path, &s, &err) != KS_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(ks_source_reads_itself(s), 1);
+        ks_stream *st;
+        assert_int_equal(ks_source_next(s, &st, &err), 1);
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.strict = strict;
+        ks_trace *t = NULL;
+        int r = ks_parse_stream(st, &o, &t, &err);
+        ks_source_close(s);
+        if (strict) {
+            assert_int_equal(r, KS_ERR);
+            char want[64];
+            snprintf(want, sizeof want, "truncated at compressed byte %zu", zn / 2);
+            if (!strstr(err.msg, want) || !strstr(err.msg, "gzip"))
+                fail_msg("%s", err.msg);
+        } else {
+            if (r != KS_OK)
+                fail_msg("%s", err.msg);
+            assert_int_equal(t->truncated, 1);
+            assert_true(t->events > 100 && t->events < 3000);
+            ks_trace_free(t);
+        }
+    }
+    free(z);
+    ks_buf_free(&b);
 }
 
 static void tar_and_zip_yield_one_trace_per_member(void **state)
@@ -418,6 +590,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_filter_detected_by_content),
         cmocka_unit_test(plain_file_read_as_it_is),
+        cmocka_unit_test(sniffing_decides_who_reads),
+        cmocka_unit_test(cut_gzip_keeps_what_decodes),
         cmocka_unit_test(tar_and_zip_yield_one_trace_per_member),
         cmocka_unit_test(memory_source_and_errors),
         cmocka_unit_test(gzip_checksums_are_verified),

@@ -1,0 +1,126 @@
+/* common/lazylib.c: libarchive and libcrypto loaded at their first use (see common/lazylib.h for
+ * why and who may use it). One loader for both: dlopen by the SONAME the build found (then the
+ * conventional ones), every name looked up, the outcome kept for the life of the process. */
+#include "common/lazylib.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ks_config.h"
+
+#ifndef KS_ARCHIVE_SONAME
+#define KS_ARCHIVE_SONAME "libarchive.so.13"
+#endif
+#ifndef KS_CRYPTO_SONAME
+#define KS_CRYPTO_SONAME "libcrypto.so.3"
+#endif
+
+ks_archive_fns ks_ar;
+ks_crypto_fns ks_crypto;
+
+typedef struct lazylib {
+    const char *what;           /* for messages */
+    const char *use;            /* what needs it, for messages */
+    const char *sonames[3];     /* tried in order; NULL ends */
+    const char *const *names;   /* n function names */
+    const size_t *offsets;      /* where each goes in table */
+    size_t n;
+    void *table;
+    pthread_mutex_t lock;
+    _Atomic int state;          /* 0 not tried, 1 loaded, -1 failed (reason kept) */
+    char reason[400];
+} lazylib;
+
+#define KS_LAZY_NAME(f) #f,
+#define KS_LAZY_AR_OFFSET(f) offsetof(ks_archive_fns, f),
+#define KS_LAZY_CRYPTO_OFFSET(f) offsetof(ks_crypto_fns, f),
+static const char *const ar_names[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_NAME)};
+static const size_t ar_offsets[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_AR_OFFSET)};
+static const char *const crypto_names[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_NAME)};
+static const size_t crypto_offsets[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_CRYPTO_OFFSET)};
+_Static_assert(sizeof ar_names / sizeof *ar_names == sizeof(ks_archive_fns) / sizeof(void (*)(void)),
+               "one name per libarchive pointer");
+_Static_assert(sizeof crypto_names / sizeof *crypto_names ==
+                   sizeof(ks_crypto_fns) / sizeof(void (*)(void)),
+               "one name per libcrypto pointer");
+
+static lazylib archive_lib = {
+    "libarchive", "it reads archives and codecs other than gzip, and writes compressed output",
+    {KS_ARCHIVE_SONAME, "libarchive.so.13", NULL}, ar_names, ar_offsets,
+    sizeof ar_names / sizeof *ar_names, &ks_ar, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+static lazylib crypto_lib = {
+    "OpenSSL's libcrypto", "it computes redact's HMAC-SHA256 pseudonyms",
+    {KS_CRYPTO_SONAME, "libcrypto.so.3", NULL}, crypto_names, crypto_offsets,
+    sizeof crypto_names / sizeof *crypto_names, &ks_crypto, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+
+static void *open_any(lazylib *l, const char **name, char *why, size_t n)
+{
+    why[0] = 0;
+    for (int i = 0; i < 3 && l->sonames[i]; i++) {
+        if (i && !strcmp(l->sonames[i], l->sonames[0]))
+            continue;
+        void *h = dlopen(l->sonames[i], RTLD_NOW | RTLD_LOCAL);
+        *name = l->sonames[i];
+        if (h)
+            return h;
+        if (!why[0]) {
+            const char *e = dlerror();
+            snprintf(why, n, "%s", e ? e : l->sonames[i]);
+        }
+    }
+    return NULL;
+}
+
+/* under l->lock: 1 loaded, -1 failed (l->reason set) */
+static int load_locked(lazylib *l)
+{
+    char why[256];
+    const char *name;
+    void *h = open_any(l, &name, why, sizeof why);
+    if (!h) {
+        snprintf(l->reason, sizeof l->reason, "cannot load %s (%s): %s", l->what, why, l->use);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        void *f = dlsym(h, l->names[i]);
+        if (!f) {
+            snprintf(l->reason, sizeof l->reason, "cannot load %s: %s lacks %s (%s)", l->what, name,
+                     l->names[i], l->use);
+            memset(l->table, 0, l->n * sizeof(void (*)(void)));
+            dlclose(h);
+            return -1;
+        }
+        /* a data pointer to a function pointer: POSIX guarantees dlsym's result converts */
+        memcpy((char *)l->table + l->offsets[i], &f, sizeof f);
+    }
+    return 1; /* never closed: the functions stay in use until the process exits */
+}
+
+static int load(lazylib *l, ks_error *err)
+{
+    int s = atomic_load_explicit(&l->state, memory_order_acquire);
+    if (!s) {
+        pthread_mutex_lock(&l->lock);
+        s = atomic_load_explicit(&l->state, memory_order_relaxed);
+        if (!s) {
+            s = load_locked(l);
+            atomic_store_explicit(&l->state, s, memory_order_release);
+        }
+        pthread_mutex_unlock(&l->lock);
+    }
+    return s > 0 ? KS_OK : ks_error_set(err, "%s", l->reason);
+}
+
+int ks_archive_load(ks_error *err)
+{
+    return load(&archive_lib, err);
+}
+
+int ks_crypto_load(ks_error *err)
+{
+    return load(&crypto_lib, err);
+}

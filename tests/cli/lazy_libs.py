@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""tests/cli/lazy_libs.py: libarchive and libcrypto are loaded when a run needs them, not at
+every start (common/lazylib.h: ~5 ms of each run).
+
+What: runs `kinesift` with the dynamic loader's trace (LD_DEBUG=files, glibc) and reads which
+libraries were loaded and how: neither is a dependency of the binary ("needed by"); analysing a
+plain trace (a file, and one with a byte order mark) or a gzip trace loads neither; a tar, an xz
+trace, a file that is not JSON and standard input load libarchive (dynamically, once) and not
+libcrypto; redact loads libcrypto; --version loads both. The outputs are checked too: the tar
+and the plain file give the same analysis.
+Why it is correct: LD_DEBUG=files prints one "file=NAME ...; dynamically loaded by" line per
+dlopen that maps a library and "needed by" for what the ELF file itself requires; nothing else
+loads a library.
+When it does not apply: a libc without LD_DEBUG (musl): the test says so and passes (exit 77 is
+a skip for meson). Who may use it: meson test (suite cli)."""
+import io
+import lzma
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+exe = os.environ["KINESIFT"]
+fixtures = os.environ["KS_FIXTURES"]
+trace = os.path.join(fixtures, "example", "train_step.json")
+gz = os.path.join(fixtures, "real", "hta", "critical_path", "cuda_event_sync", "event_sync_trace.json.gz")
+fails = []
+
+
+def loads(args, stdin=None, want_rc=0):
+    env = dict(os.environ, LD_DEBUG="files")
+    r = subprocess.run([exe] + args, input=stdin, capture_output=True, env=env)
+    err = r.stderr.decode(errors="replace")
+    if r.returncode != want_rc:
+        fails.append("%s: exit %d, not %d: %s" % (args, r.returncode, want_rc, err[-400:]))
+    got = {}
+    for m in re.finditer(r"file=(lib(?:archive|crypto))\.so[.\d]* \[\d+\];\s+(needed by|dynamically loaded by)", err):
+        got.setdefault(m.group(1), set()).add(m.group(2))
+    return got, r.stdout
+
+
+def expect(args, archive, crypto, stdin=None, want_rc=0):
+    got, out = loads(args, stdin, want_rc)
+    for lib, want in (("libarchive", archive), ("libcrypto", crypto)):
+        how = got.get(lib, set())
+        if "needed by" in how:
+            fails.append("%s: %s is a load-time dependency" % (args, lib))
+        if ("dynamically loaded by" in how) != want:
+            fails.append("%s: %s %s" % (args, lib, "not loaded" if want else "loaded"))
+    return out
+
+
+probe = subprocess.run([exe, "--help"], capture_output=True, env=dict(os.environ, LD_DEBUG="files"))
+if b"file=" not in probe.stderr:
+    print("lazy_libs: LD_DEBUG=files prints nothing here (not glibc?): skipped")
+    sys.exit(77)
+
+with tempfile.TemporaryDirectory() as d:
+    data = open(trace, "rb").read()
+    bom = os.path.join(d, "bom.json")
+    with open(bom, "wb") as f:
+        f.write(b"\xef\xbb\xbf\n  " + data)
+    tar = os.path.join(d, "ranks.tar")
+    with tarfile.open(tar, "w") as t:
+        info = tarfile.TarInfo("{rank0}.json")  # a name that starts like JSON
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    xz = os.path.join(d, "t.json.xz")
+    with open(xz, "wb") as f:
+        f.write(lzma.compress(data))
+    notjson = os.path.join(d, "notjson.json")
+    with open(notjson, "wb") as f:
+        f.write(b"traceEvents")
+
+    a = ["analyze", "--format", "json", "--quiet"]
+    plain_out = expect(a + [trace], archive=False, crypto=False)
+    expect(a + [bom], archive=False, crypto=False)
+    expect(a + [gz], archive=False, crypto=False)
+    expect(["stats", "--quiet", trace], archive=False, crypto=False)
+    tar_out = expect(a + [tar], archive=True, crypto=False)
+    expect(a + [xz], archive=True, crypto=False)
+    expect(a + [notjson], archive=True, crypto=False, want_rc=2)
+    expect(a + ["-"], archive=True, crypto=False, stdin=data)
+    expect(["redact", "-o", os.path.join(d, "r.json"), trace], archive=False, crypto=True)
+    expect(["--version"], archive=True, crypto=True)
+    # the same trace read by source.c and by libarchive: the same analysis (names aside)
+    strip = lambda b: re.sub(rb'"(source|input|name|path)": "[^"]*"', b"", b)
+    if strip(plain_out) != strip(tar_out) or not plain_out:
+        fails.append("the tar's analysis differs from the plain file's")
+
+for f in fails:
+    print("FAIL:", f)
+print("lazy_libs: %d checks failed" % len(fails))
+sys.exit(1 if fails else 0)
