@@ -10,15 +10,16 @@ SIZE=${KS_BENCH_SIZE:-1G}
 REPS=${KS_BENCH_REPS:-5}
 BUILD=$WORK/build
 
-bench_build() { # builds $K (kinesift) and $Y (yajl_raw)
+bench_build() { # builds $K (kinesift), $Y (yajl_raw) and $T (timed: the timer of run)
     mkdir -p "$WORK" "$DIR"
     if [ ! -f "$BUILD/build.ninja" ]; then
         meson setup "$BUILD" "$ROOT" --buildtype=release -Db_ndebug=true -Dtests=disabled -Dcuda=disabled \
             >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; exit 2; }
     fi
-    ninja -C "$BUILD" cli/kinesift bench/yajl_raw >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
+    ninja -C "$BUILD" cli/kinesift bench/yajl_raw bench/timed >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
     K=$BUILD/cli/kinesift
     Y=$BUILD/bench/yajl_raw
+    T=$BUILD/bench/timed
 }
 
 is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
@@ -50,18 +51,15 @@ bench_inputs() { # sets $small and $big (plain JSON; $small.gz and $big.gz besid
     }
 }
 
-now() { date +%s.%N; }
-
-# "seconds peakRSS_KB" of one command; its output is discarded, a failure is fatal
+# "seconds peakRSS_KB" of one command (bench/timed.c: no other process inside the interval); its
+# output is discarded, a failure is fatal
 run() {
-    t0=$(now)
-    if ! /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>"$WORK/err"; then
+    if ! "$T" "$@" >"$WORK/timed" 2>"$WORK/err"; then
         echo "$BENCH: failed: $*" >&2
         cat "$WORK/err" >&2
         exit 2
     fi
-    t1=$(now)
-    echo "$(awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f", z - a }') $(tail -1 "$WORK/rss")"
+    cat "$WORK/timed"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
