@@ -46,14 +46,36 @@ KS_NO_COVERAGE void ks_text_count(const char *b, size_t n, uint64_t base, uint64
     *last = (int64_t)(base + (uint64_t)(l - b));
 }
 
-void ks_text_line_col(const ks_text_win *w, uint64_t abs, uint64_t *line, uint64_t *col)
+void ks_text_lines_before(const ks_text_win *w, uint64_t abs, uint64_t *lines, int64_t *last)
 {
-    uint64_t lines = w->lines;
-    int64_t last = w->last_nl;
+    *lines = w->lines;
+    *last = w->last_nl;
     uint64_t rel = abs > w->base ? abs - w->base : 0;
     if (rel > w->len)
         rel = w->len;
-    ks_text_count(w->buf, (size_t)rel, w->base, &lines, &last);
+    if (w->upto && rel <= w->upto && w->upto - rel < rel) {
+        /* nearer the end of what was counted: count from the byte to upto and take those away */
+        uint64_t after = ks_text_newlines(w->buf + rel, w->upto - (size_t)rel);
+        uint64_t k = w->upto_lines - after;
+        if (!k)
+            return;
+        *lines += k;
+        if (!after) { /* the last counted newline lies before the byte */
+            *last = w->upto_last;
+            return;
+        }
+        const char *l = memrchr(w->buf, '\n', (size_t)rel); /* k > 0: there is one */
+        *last = (int64_t)(w->base + (uint64_t)(l - w->buf));
+        return;
+    }
+    ks_text_count(w->buf, (size_t)rel, w->base, lines, last);
+}
+
+void ks_text_line_col(const ks_text_win *w, uint64_t abs, uint64_t *line, uint64_t *col)
+{
+    uint64_t lines;
+    int64_t last;
+    ks_text_lines_before(w, abs, &lines, &last);
     *line = lines + 1;
     *col = abs > (uint64_t)(last + 1) ? abs - (uint64_t)(last + 1) + 1 : 1;
 }

@@ -27,14 +27,26 @@ uint64_t ks_text_newlines(const char *b, size_t n);
 void ks_text_count(const char *b, size_t n, uint64_t base, uint64_t *lines, int64_t *last);
 
 /* A window of text: buf[0 .. len) at absolute offset base, with lines newlines before it, the last
- * at absolute offset last_nl (-1 when none). */
+ * at absolute offset last_nl (-1 when none). Optionally (upto > 0) what a reader already counted
+ * over the window's first bytes: buf[0 .. upto) holds upto_lines newlines, the last at absolute
+ * offset upto_last (-1 when none); a byte nearer upto than the window's start is then counted
+ * from upto back (the newlines before it are the known ones less those from it to upto), so the
+ * position of a byte near the end of a window costs a few bytes' scan, not the window's. */
 typedef struct ks_text_win {
     const char *buf;
     size_t len;
     uint64_t base;
     uint64_t lines;
     int64_t last_nl;
+    size_t upto;
+    uint64_t upto_lines;
+    int64_t upto_last;
 } ks_text_win;
+
+/* The newlines before the byte at absolute offset abs (those before the window included) and the
+ * absolute offset of the last of them (-1 when none); an offset before the window counts as its
+ * start, one past it as its end. */
+void ks_text_lines_before(const ks_text_win *w, uint64_t abs, uint64_t *lines, int64_t *last);
 
 /* Line and column (1-based) of the byte at absolute offset abs; an offset before the window counts
  * as its start, one past it as its end. */

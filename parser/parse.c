@@ -241,9 +241,10 @@ static void keep_tail(ks_parser *p, const ks_rchunk *c)
         size_t from = p->acc_abs >= c->base ? (size_t)(p->acc_abs - c->base) : 0;
         p->keep.n = 0;
         p->keep_base = c->base + from;
-        p->keep_lines = p->lines_before;
-        p->keep_last_nl = p->last_nl;
-        ks_text_count(c->buf, from, c->base, &p->keep_lines, &p->keep_last_nl);
+        /* the newlines before the kept bytes: the reader counted the window up to lines_upto */
+        ks_text_win w = {c->buf, c->len, c->base, p->lines_before, p->last_nl, c->lines_upto,
+                         c->lines, c->last_nl};
+        ks_text_lines_before(&w, c->base + from, &p->keep_lines, &p->keep_last_nl);
         ks_buf_put(&p->keep, c->buf + from, done - from);
         return;
     }
@@ -317,6 +318,11 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         p->inbuf = c->buf;
         p->in_len = c->len;
         p->in_base = c->base;
+        p->win_buf = c->buf;
+        p->win_base = c->base;
+        p->win_upto = c->lines_upto;
+        p->win_lines = c->lines;
+        p->win_last = c->last_nl;
         p->run_start = c->run_start;
         if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, ks_stream_damaged(st), err))
             return FILTERED_FAIL;

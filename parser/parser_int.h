@@ -157,6 +157,14 @@ typedef struct ks_parser {
     int feeding_prefix;
     uint64_t lines_before;    /* newlines before inbuf[0] */
     int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
+    /* what the reader thread counted over its window (ks_rchunk: lines, lines_upto, last_nl),
+     * used while inbuf is that window (win_buf at win_base): a position near the window's end is
+     * counted from there back (textpos.h) */
+    const char *win_buf;
+    uint64_t win_base;
+    size_t win_upto;
+    uint64_t win_lines;
+    int64_t win_last;
     /* line and column of the current event's '{', taken before its bytes left the window (a
      * diagnostic about the event names its start, which may lie in a window already dropped) */
     int has_lc;

@@ -39,18 +39,27 @@ void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
         *col = p->lc_col;
         return;
     }
-    ks_text_win w = {p->inbuf, p->in_len, p->in_base, p->lines_before, p->last_nl};
+    ks_text_win w = {p->inbuf, p->in_len, p->in_base, p->lines_before, p->last_nl, 0, 0, -1};
     if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
         /* in the bytes kept from an earlier reader window */
-        w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl};
+        w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl, 0, 0, -1};
         ks_text_line_col(&w, abs, line, col);
         return;
     }
     int in_window = abs >= p->in_base && abs - p->in_base <= p->in_len;
-    if (in_window && p->lcc_ok && p->lcc_abs >= p->in_base && p->lcc_abs <= abs) {
-        /* count on from the last position asked for (positions come mostly in order) */
+    if (p->win_buf == p->inbuf && p->win_base == p->in_base && p->win_upto <= p->in_len) {
+        /* the reader's window: its own count of newlines applies */
+        w.upto = p->win_upto;
+        w.upto_lines = p->win_lines;
+        w.upto_last = p->win_last;
+    }
+    uint64_t rel = in_window ? abs - p->in_base : 0;
+    if (in_window && p->lcc_ok && p->lcc_abs >= p->in_base && p->lcc_abs <= abs &&
+        !(w.upto && rel <= w.upto && w.upto - rel < abs - p->lcc_abs)) {
+        /* count on from the last position asked for (positions come mostly in order), unless the
+         * reader's count from the window's end is nearer */
         size_t off = (size_t)(p->lcc_abs - p->in_base);
-        w = (ks_text_win){p->inbuf + off, p->in_len - off, p->lcc_abs, p->lcc_lines, p->lcc_last};
+        w = (ks_text_win){p->inbuf + off, p->in_len - off, p->lcc_abs, p->lcc_lines, p->lcc_last, 0, 0, -1};
     }
     ks_text_line_col(&w, abs, line, col);
     if (in_window) {

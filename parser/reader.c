@@ -91,6 +91,7 @@ static void swap_outputs(ks_repair *a, ks_repair *b)
 
 static void count_lines(ks_rchunk *c, size_t upto)
 {
+    c->lines_upto = upto;
     c->lines = ks_text_newlines(c->buf, upto);
     const char *q = c->lines ? memrchr(c->buf, '\n', upto) : NULL;
     c->last_nl = q ? (int64_t)(c->base + (uint64_t)(q - c->buf)) : -1;

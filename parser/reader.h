@@ -46,7 +46,8 @@ typedef struct ks_rchunk {
     ks_run run;           /* what yajl gets, with its map to input offsets */
     ks_pending_repair *pr; /* repairs of the run, in order */
     size_t npr, pr_cap;
-    uint64_t lines;       /* newlines in buf[0 .. run_start + consumed) */
+    uint64_t lines;       /* newlines in buf[0 .. lines_upto), lines_upto = run_start + consumed */
+    size_t lines_upto;
     int64_t last_nl;      /* absolute offset of the last of them; -1 when none */
     /* parsing ahead (split.h), changed under the reader's lock: who reads the run first */
     uint64_t seq;         /* 0, 1, 2, ... in read order */

@@ -67,6 +67,6 @@ uint64_t ks_rw_in_offset(ks_rw_eng *e, uint64_t f)
 
 void ks_rw_line_col(const ks_rw_eng *e, uint64_t abs, uint64_t *line, uint64_t *col)
 {
-    ks_text_win w = {e->inbuf, e->in_len, e->in_base, e->lines_before, e->last_nl};
+    ks_text_win w = {e->inbuf, e->in_len, e->in_base, e->lines_before, e->last_nl, 0, 0, -1};
     ks_text_line_col(&w, abs, line, col);
 }

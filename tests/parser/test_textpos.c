@@ -27,7 +27,7 @@ static void every_cut_every_byte(void **state)
     static const char text[] = "\n{\"a\": 1,\r\n \"b\":\n\n  [1, 2]}\nx\n\n";
     size_t n = sizeof text - 1;
     for (size_t cut = 0; cut <= n; cut++) {
-        ks_text_win w = {text + cut, n - cut, cut, 0, -1};
+        ks_text_win w = {text + cut, n - cut, cut, 0, -1, 0, 0, -1};
         ks_text_count(text, cut, 0, &w.lines, &w.last_nl);
         for (size_t at = cut; at <= n; at++) {
             uint64_t l, c, wl, wc;
@@ -35,6 +35,51 @@ static void every_cut_every_byte(void **state)
             ks_text_line_col(&w, at, &wl, &wc);
             assert_int_equal(wl, l);
             assert_int_equal(wc, c);
+        }
+    }
+}
+
+/* A window whose first bytes were counted by its reader (upto, upto_lines, upto_last): every byte's
+ * line and column, and the newlines before it, are the plain count's for every cut, every upto and
+ * texts with newlines everywhere, rarely, only before upto, only after it, or none. */
+static void known_count_from_the_end(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static char text[N];
+    unsigned seed = 99;
+    for (int kind = 0; kind < 5; kind++) {
+        for (size_t i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            int nl = kind == 0 ? (seed >> 16) % 3 == 0 : kind == 1 ? (seed >> 16) % 97 == 0
+                   : kind == 2 ? i < 40 && i % 9 == 0 : kind == 3 ? i > 260 && i % 5 == 0 : 0;
+            text[i] = nl ? '\n' : 'x';
+        }
+        for (size_t cut = 0; cut < N; cut += 7) {
+            ks_text_win w = {text + cut, N - cut, cut, 0, -1, 0, 0, -1};
+            ks_text_count(text, cut, 0, &w.lines, &w.last_nl);
+            for (size_t upto = 1; upto <= N - cut; upto += 3) {
+                w.upto = upto;
+                w.upto_lines = 0;
+                w.upto_last = -1;
+                ks_text_count(text + cut, upto, cut, &w.upto_lines, &w.upto_last);
+                for (size_t at = cut; at <= N; at++) {
+                    uint64_t l, c, wl, wc, lines, plain_lines;
+                    int64_t last, plain_last;
+                    naive(text, at, &l, &c);
+                    ks_text_line_col(&w, at, &wl, &wc);
+                    if (wl != l || wc != c)
+                        fail_msg("kind %d cut %zu upto %zu at %zu: %llu:%llu, not %llu:%llu", kind, cut,
+                                 upto, at, (unsigned long long)wl, (unsigned long long)wc,
+                                 (unsigned long long)l, (unsigned long long)c);
+                    ks_text_lines_before(&w, at, &lines, &last);
+                    plain_lines = 0;
+                    plain_last = -1;
+                    ks_text_count(text, at, 0, &plain_lines, &plain_last);
+                    assert_int_equal(lines, plain_lines);
+                    assert_int_equal(last, plain_last);
+                }
+            }
         }
     }
 }
@@ -92,6 +137,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(newlines_vector_count),
         cmocka_unit_test(every_cut_every_byte),
+        cmocka_unit_test(known_count_from_the_end),
         cmocka_unit_test(count_in_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
