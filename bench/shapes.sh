@@ -19,11 +19,14 @@
 # (and 1 GiB with --big): the cliff check (target: within +-20 % of the median).
 # With --timings, one more run per input with `analyze --timings`, its table printed (which phase
 # bounds the input).
+# With --busy, the raw yajl and default-threads runs again, interleaved, while a busy loop at nice
+# 19 takes the other core (as a low-priority job on a shared CI runner): the column "ks/yajl
+# (busy)" (target >= 0.8). The loop starts after the quiet runs and is stopped at the end.
 # The real traces come from $KS_SHARED/corpus when given (default ../shared, beside the repository on
 # the project's machines), else from fixtures/real; a source that is
 # in neither is named and its shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
 #
-#   bench/shapes.sh [--big] [--sweep] [--timings]
+#   bench/shapes.sh [--big] [--sweep] [--timings] [--busy]
 #     env (all optional): KS_SHARED=DIR (a larger corpus in DIR/corpus; a user's clone has none:
 #     fixtures/real is used)  KS_BENCH_DIR=/tmp/big  KS_BENCH_REPS=3  KS_BENCH_WORK  KS_BENCH_ONLY="a b"
 set -eu
@@ -33,13 +36,14 @@ BENCH=bench/shapes.sh
 WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-shapes}
 KS_BENCH_REPS=${KS_BENCH_REPS:-3}
 . "$ROOT/bench/lib.sh"
-BIG=0 SWEEP=0 TIMINGS=0
+BIG=0 SWEEP=0 TIMINGS=0 BUSY=0
 for a in "$@"; do
     case $a in
     --big) BIG=1 ;;
     --sweep) SWEEP=1 ;;
     --timings) TIMINGS=1 ;;
-    *) echo "usage: bench/shapes.sh [--big] [--sweep] [--timings]" >&2; exit 2 ;;
+    --busy) BUSY=1 ;;
+    *) echo "usage: bench/shapes.sh [--big] [--sweep] [--timings] [--busy]" >&2; exit 2 ;;
     esac
 done
 [ "$REPS" -ge 3 ] || { echo "$BENCH: KS_BENCH_REPS must be >= 3 (medians)" >&2; exit 2; }
@@ -132,12 +136,30 @@ while [ "$i" -lt "$REPS" ]; do
     i=$((i + 1))
 done
 echo "  load average $(load) at the end"
+if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
+    nice -n 19 sh -c 'while :; do :; done' &
+    spin=$!
+    trap 'kill "$spin" 2>/dev/null' EXIT INT TERM
+    echo "  --busy: a loop at nice 19 (pid $spin) takes the other core; yajl and analyze again"
+    i=0
+    while [ "$i" -lt "$REPS" ]; do
+        for n in $inputs; do
+            f=$SDIR/$n.json
+            run "$Y" "$f" >>"$WORK/t.$n.byajl"
+            run "$K" $A "$f" >>"$WORK/t.$n.bdef"
+        done
+        i=$((i + 1))
+    done
+    kill "$spin" 2>/dev/null
+    trap - EXIT INT TERM
+    echo "  load average $(load) after the busy runs"
+fi
 
 if [ -n "$inputs" ]; then
-    printf '\n%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s\n' input MB 'B/ev' 'yajl MB/s' 'ks MB/s' \
-        'ks/yajl' 'ks/yajl' gz/plain 'RSS MB' RSS/in 'RSS B/ev'
-    printf '%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s\n' '' '' '' '' '(deflt)' '(deflt)' \
-        '(-j1)' '(deflt)' '(deflt)' '' ''
+    printf '\n%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s\n' input MB 'B/ev' 'yajl MB/s' 'ks MB/s' \
+        'ks/yajl' 'ks/yajl' gz/plain 'RSS MB' RSS/in 'RSS B/ev' 'ks/yajl'
+    printf '%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s\n' '' '' '' '' '(deflt)' '(deflt)' \
+        '(-j1)' '(deflt)' '(deflt)' '' '' '(busy)'
 fi
 for n in $inputs; do
     f=$SDIR/$n.json
@@ -148,10 +170,16 @@ for n in $inputs; do
     td=$(col_median "$WORK/t.$n.def" 1)
     tg=$(col_median "$WORK/t.$n.gz" 1)
     rss=$(col_median "$WORK/t.$n.def" 2)
-    awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v t1="$t1" -v td="$td" -v tg="$tg" -v rss="$rss" 'BEGIN {
-        printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f\n", n, b / 1e6, b / ev,
+    busy=-
+    if [ "$BUSY" = 1 ]; then
+        busy=$(awk -v y="$(col_median "$WORK/t.$n.byajl" 1)" -v k="$(col_median "$WORK/t.$n.bdef" 1)" \
+            'BEGIN { printf "%.3f", y / k }')
+    fi
+    awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v t1="$t1" -v td="$td" -v tg="$tg" -v rss="$rss" \
+        -v busy="$busy" 'BEGIN {
+        printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f %8s\n", n, b / 1e6, b / ev,
             b / ty / 1e6, b / td / 1e6, ty / td, ty / t1, td / tg, rss * 1024 / 1e6, rss * 1024 / b,
-            rss * 1024 / ev }'
+            rss * 1024 / ev, busy }'
 done
 if [ -n "$sweep" ]; then
     echo
