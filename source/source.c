@@ -498,7 +498,11 @@ int ks_source_open_memory(const char *name, const void *buf, size_t len, ks_sour
     s->in.fd = -1;
     s->path = ks_xstrdup(name);
     s->file_size = len;
-    s->in.mem = buf;
+    if (!len) { /* as for an empty file (libarchive said "Unrecognized archive format") */
+        ks_source_close(s);
+        return ks_error_set(err, "empty input");
+    }
+    s->in.mem = buf; /* not NULL from here: in.mem != NULL is what says "a buffer" below */
     s->in.mem_len = len;
     if (open_own(s)) {
         *out = s;

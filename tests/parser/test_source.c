@@ -261,6 +261,14 @@ static void sniffing_decides_who_reads(void **state)
         assert_memory_equal(got, TRACE, n);
         free(got);
     }
+    /* an empty buffer named like an existing file is an empty input, as an empty file is (not
+     * that file, nor libarchive's "Unrecognized archive format") */
+    char path[400];
+    snprintf(path, sizeof path, "%s/who_plain.json", dir);
+    ks_source *s;
+    ks_error err;
+    assert_int_equal(ks_source_open_memory(path, NULL, 0, &s, &err), KS_ERR);
+    assert_non_null(strstr(err.msg, "empty"));
     free(big);
     free(nul);
     free(late);
