@@ -5,9 +5,15 @@
  * the same bytes when it succeeds, the same integrity flag; the same message for a cut stream and a
  * damaged trailer (their byte is the member's end or the stream's); for damaged deflate data the
  * same message up to the byte (how far ISA-L had read ahead depends on the blocks), and the bytes
- * decoded before the error one a prefix of the other. Never more compressed bytes than given. */
+ * decoded before the error one a prefix of the other. Never more compressed bytes than given.
+ * Then the same stream as an input (source.c, from memory), read by source.c itself where its
+ * first 4 KiB are (or decode to) surely JSON, against the same bytes through libarchive
+ * (ks_source_libarchive_only): when either reads the whole stream without an error, both do, with
+ * the same bytes and the same filter name (libarchive never takes such bytes for an archive). */
 #include "fuzz/fuzz.h"
+#include "kinesift/source.h"
 #include "source/gunzip.h"
+#include "source/source_int.h"
 #include "tests/parser/block_feed.h"
 
 typedef struct {
@@ -48,6 +54,50 @@ static result decode(const uint8_t *p, size_t n, size_t head, size_t block, size
     return r;
 }
 
+/* The stream read whole as an input: 1 with its bytes and filter when every read succeeded. */
+static int read_input(const uint8_t *p, size_t n, int libarchive_only, result *r, char *filter)
+{
+    ks_source_libarchive_only = libarchive_only;
+    ks_source *s;
+    ks_error err;
+    int ok = ks_source_open_memory("fuzz", p, n, &s, &err) == KS_OK;
+    ks_source_libarchive_only = 0;
+    if (!ok)
+        return 0;
+    ks_stream *st;
+    ok = ks_source_next(s, &st, &err) == 1 && !ks_source_is_archive(s);
+    if (ok)
+        snprintf(filter, 96, "%s", ks_stream_filter(st));
+    while (ok && r->n < OUT_CAP) {
+        ssize_t k = ks_stream_read(st, r->out + r->n, OUT_CAP - r->n, &err);
+        if (k < 0)
+            ok = 0;
+        else if (k == 0)
+            break;
+        else
+            r->n += (size_t)k;
+    }
+    ks_source_close(s);
+    return ok;
+}
+
+static void own_against_libarchive(const uint8_t *p, size_t n)
+{
+    result own = {KS_OK, 0, malloc(OUT_CAP), 0, ""}, ar = {KS_OK, 0, malloc(OUT_CAP), 0, ""};
+    if (!own.out || !ar.out)
+        abort();
+    char fo[96] = "", fa[96] = "";
+    int ok_own = read_input(p, n, 0, &own, fo), ok_ar = read_input(p, n, 1, &ar, fa);
+    FUZZ_CHECK(ok_own == ok_ar, "read whole by source.c %d, by libarchive %d (filters %s, %s)", ok_own, ok_ar,
+               fo, fa);
+    if (ok_own) {
+        FUZZ_CHECK(!strcmp(fo, fa), "filter %s vs %s", fo, fa);
+        FUZZ_CHECK(own.n == ar.n && !memcmp(own.out, ar.out, own.n), "%zu vs %zu bytes read", own.n, ar.n);
+    }
+    free(own.out);
+    free(ar.out);
+}
+
 static size_t until_byte(const char *m)
 {
     const char *at = strstr(m, " at compressed byte ");
@@ -82,5 +132,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(a.out);
     free(b.out);
+    own_against_libarchive(in.p, in.n);
     return 0;
 }

@@ -7,8 +7,9 @@
  * it costs ~3 ms of every start): a file or buffer whose first bytes are surely JSON (plain),
  * and one that is a gzip stream whose first decoded bytes are (gzip, decoded by gunzip.c). Why
  * that is the answer libarchive gives: "surely JSON" is '{' or '[' after an optional byte order
- * mark and white space, with no NUL byte in the first 4 KiB; libarchive's readers kept here (tar,
- * zip, 7z, cpio) all start with their magic or a header holding NUL bytes, so it finds no
+ * mark and white space, with no NUL byte in the first 4 KiB, and for a plain input no zip end record
+ * in its last 64 KiB; libarchive's readers kept here (tar, zip, 7z, cpio) start with their magic
+ * or a header holding NUL bytes, or (zip, read from its end) have that record, so it finds no
  * format, and its raw reader takes the bytes as they are. Anything else, standard input, and a
  * gzip stream that cannot be decoded that far go through libarchive as before (its messages for
  * damaged, empty or unknown input). */
@@ -345,6 +346,8 @@ static struct archive *new_outer(void)
     return a;
 }
 
+int ks_source_libarchive_only;
+
 /* 1 when p[0..n) surely starts a JSON text: '{' or '[' after an optional UTF-8 byte order mark
  * and white space, and no NUL byte (JSON text has none; the archive headers libarchive would
  * recognise have some, or start with a magic that is not JSON) */
@@ -356,6 +359,24 @@ static int looks_like_json(const unsigned char *p, size_t n)
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
         i++;
     return i < n && (p[i] == '{' || p[i] == '[');
+}
+
+/* The end of a zip archive ("PK\5\6") in the last 64 KiB + 22 bytes of the file or buffer: where
+ * libarchive's zip reader looks for one (a zip may have anything before it, JSON too). */
+static int ends_like_zip(const ks_source *s)
+{
+    enum { TAIL = 65536 + 22 };
+    static const char eocd[4] = {'P', 'K', 5, 6};
+    if (s->in.mem) {
+        size_t k = s->in.mem_len < TAIL ? s->in.mem_len : TAIL;
+        return memmem(s->in.mem + s->in.mem_len - k, k, eocd, 4) != NULL;
+    }
+    unsigned char *b = ks_xmalloc(TAIL);
+    uint64_t from = s->file_size > TAIL ? s->file_size - TAIL : 0;
+    ssize_t k = pread(s->in.fd, b, TAIL, (off_t)from);
+    int z = k > 0 && memmem(b, (size_t)k, eocd, 4) != NULL;
+    free(b);
+    return z;
 }
 
 /* s->in back at its first byte */
@@ -393,6 +414,8 @@ static int open_own(ks_source *s)
     unsigned char head[SNIFF];
     const unsigned char *p = head;
     size_t n;
+    if (ks_source_libarchive_only)
+        return 0;
     if (s->in.mem) {
         p = s->in.mem;
         n = s->in.mem_len < SNIFF ? s->in.mem_len : SNIFF;
@@ -405,7 +428,7 @@ static int open_own(ks_source *s)
         ssize_t k = pread(s->in.fd, head, SNIFF, 0);
         n = k > 0 ? (size_t)k : 0;
     }
-    if (looks_like_json(p, n)) {
+    if (looks_like_json(p, n) && !ends_like_zip(s)) {
         s->direct = 1;
         s->own_filter = "none";
         return 1;

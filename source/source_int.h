@@ -19,4 +19,8 @@ int ks_stream_damaged(const ks_stream *st);
  * bytes are surely JSON: source.c); 0 when libarchive reads or detects it. For tests. */
 int ks_source_reads_itself(const ks_source *s);
 
+/* Tests and fuzz targets only: when set, every input goes through libarchive as before the
+ * sniffing (source.c), to compare the two paths on the same bytes. Read at each open. */
+extern int ks_source_libarchive_only;
+
 #endif

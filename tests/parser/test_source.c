@@ -239,6 +239,40 @@ static void sniffing_decides_who_reads(void **state)
             free(file);
         }
     }
+    /* JSON with a zip after it: libarchive reads a zip from its end record, so it decides */
+    {
+        char *zip;
+        size_t zn;
+        char path[400];
+        snprintf(path, sizeof path, "%s/who_zip_tail.zip", dir);
+        struct archive *a = archive_write_new();
+        archive_write_set_format_zip(a);
+        size_t used = 0;
+        zn = 4096;
+        zip = ks_xmalloc(zn);
+        assert_int_equal(archive_write_open_memory(a, zip, zn, &used), ARCHIVE_OK);
+        add_member(a, "rank0.json", TRACE, strlen(TRACE));
+        archive_write_close(a);
+        archive_write_free(a);
+        ks_buf b = {0};
+        ks_buf_put(&b, big, bign); /* 100 000 bytes of text starting like JSON, then the zip */
+        ks_buf_put(&b, zip, used);
+        FILE *f = fopen(path, "wb");
+        fwrite(b.p, 1, b.n, f);
+        fclose(f);
+        for (int m = 0; m < 2; m++) {
+            ks_source *s;
+            ks_error err;
+            int r = m ? ks_source_open_memory(path, b.p, b.n, &s, &err) : ks_source_open(path, &s, &err);
+            if (r != KS_OK)
+                fail_msg("%s", err.msg);
+            assert_int_equal(ks_source_reads_itself(s), 0);
+            assert_int_equal(ks_source_is_archive(s), 1); /* what libarchive makes of it */
+            ks_source_close(s);
+        }
+        ks_buf_free(&b);
+        free(zip);
+    }
     /* archives whose first member's name starts like JSON: libarchive's */
     for (int gz = 0; gz < 2; gz++) {
         char path[400];
