@@ -4,9 +4,11 @@ real traces (the first events and the metadata of a few small traces of the corp
 values. Each seed starts with the parameter bytes its target reads first (see fuzz/fuzz_*.c).
 Usage: fuzz/make_seeds.py [CORPUS_DIR]   (default ../shared/corpus beside the repository)."""
 import gzip
+import io
 import json
 import os
 import sys
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "corpus")
@@ -76,6 +78,15 @@ write("gunzip", "members", b"\x05\x01\x07" + MANY + b"junk")
 write("gunzip", "crc", b"\x01\x02\x03" + ONE[:-8] + bytes([ONE[-8] ^ 1]) + ONE[-7:])
 write("gunzip", "isize", b"\x02\x04\x00" + ONE[:-2] + bytes([ONE[-2] ^ 1]) + ONE[-1:])
 write("gunzip", "cut", b"\x03\x00\x0b" + MANY[:len(ONE) + 40])
+# ... and as inputs (source.c reads plain and gzip JSON itself, the rest through libarchive): a
+# gzip stream and a plain text longer than the 4 KiB looked at, JSON with a zip after it
+BIG = next(traces())[1][:6000]
+write("gunzip", "json-gz", b"\x07\x04\x00" + gzip.compress(BIG, compresslevel=6, mtime=0))
+write("gunzip", "json-plain", b"\x00\x00\x00" + BIG)
+zbuf = io.BytesIO()
+with zipfile.ZipFile(zbuf, "w") as zf:
+    zf.writestr(zipfile.ZipInfo("rank0.json", (2024, 1, 1, 0, 0, 0)), TEXT[:300])
+write("gunzip", "json-zip-tail", b"\x00\x00\x00" + BIG[:5000] + zbuf.getvalue())
 write("gunzip", "header-flags", b"\x04\x01\x02" + bytes([0x1f, 0x8b, 8, 0x1e, 0, 0, 0, 0, 0, 3, 4, 0, 0x41, 0x42,
                                                             0x6e, 0x61, 0x6d, 0x65, 0, 0x63, 0, 0xff, 0xff]) + ONE[10:])
 
