@@ -119,6 +119,17 @@ echo "kinesift shapes benchmark: $REPS interleaved repetitions, medians; $(nproc
 echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); analyze = kinesift analyze --format json --quiet"
 rm -f "$WORK"/t.*
 A="analyze --format json --quiet"
+# pair P INPUT...: raw yajl and analyze (default threads) once on each input, interleaved, into
+# t.INPUT.Pyajl and t.INPUT.Pdef
+pair() {
+    p=$1
+    shift
+    for n in "$@"; do
+        f=$SDIR/$n.json
+        run "$Y" "$f" >>"$WORK/t.$n.${p}yajl"
+        run "$K" $A "$f" >>"$WORK/t.$n.${p}def"
+    done
+}
 i=0
 while [ "$i" -lt "$REPS" ]; do
     for n in $inputs; do
@@ -128,11 +139,8 @@ while [ "$i" -lt "$REPS" ]; do
         run "$K" $A "$f" >>"$WORK/t.$n.def"
         run "$K" $A "$f.gz" >>"$WORK/t.$n.gz"
     done
-    for n in $sweep; do
-        f=$SDIR/$n.json
-        run "$Y" "$f" >>"$WORK/t.$n.syajl"
-        run "$K" $A "$f" >>"$WORK/t.$n.sdef"
-    done
+    # shellcheck disable=SC2086
+    pair s $sweep
     i=$((i + 1))
 done
 echo "  load average $(load) at the end"
@@ -143,11 +151,8 @@ if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
     echo "  --busy: a loop at nice 19 (pid $spin) takes the other core; yajl and analyze again"
     i=0
     while [ "$i" -lt "$REPS" ]; do
-        for n in $inputs; do
-            f=$SDIR/$n.json
-            run "$Y" "$f" >>"$WORK/t.$n.byajl"
-            run "$K" $A "$f" >>"$WORK/t.$n.bdef"
-        done
+        # shellcheck disable=SC2086
+        pair b $inputs
         i=$((i + 1))
     done
     kill "$spin" 2>/dev/null
