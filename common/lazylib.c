@@ -49,7 +49,7 @@ _Static_assert(sizeof crypto_names / sizeof *crypto_names ==
                "one name per libcrypto pointer");
 
 static lazylib archive_lib = {
-    "libarchive", "it reads archives and codecs other than gzip, and writes compressed output",
+    "libarchive", "it reads standard input, archives and codecs other than gzip, and writes compressed output",
     {KS_ARCHIVE_SONAME, "libarchive.so.13", NULL}, ar_names, ar_offsets,
     sizeof ar_names / sizeof *ar_names, &ks_ar, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 static lazylib crypto_lib = {

@@ -69,7 +69,8 @@ extern ks_crypto_fns ks_crypto;
 
 /* Load the library once; KS_OK, or KS_ERR with err saying which library could not be loaded and
  * why (dlerror's words), e.g. "cannot load libarchive (libarchive.so.13: cannot open shared
- * object file...): it reads archives, codecs other than gzip, and writes compressed output".
+ * object file...): it reads standard input, archives and codecs other than gzip, and writes
+ * compressed output".
  * A failed load is not retried: the same message each time. */
 int ks_archive_load(ks_error *err);
 int ks_crypto_load(ks_error *err);
