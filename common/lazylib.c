@@ -18,6 +18,13 @@
 #ifndef KS_CRYPTO_SONAME
 #define KS_CRYPTO_SONAME "libcrypto.so.3"
 #endif
+#ifdef KS_LAZYLIB_TEST_ARCHIVE /* tests/cli/test_lazylib.c: what a failed load says */
+#define ARCHIVE_SONAMES {KS_LAZYLIB_TEST_ARCHIVE, NULL, NULL}
+#define CRYPTO_SONAMES {KS_LAZYLIB_TEST_CRYPTO, NULL, NULL}
+#else
+#define ARCHIVE_SONAMES {KS_ARCHIVE_SONAME, "libarchive.so.13", NULL}
+#define CRYPTO_SONAMES {KS_CRYPTO_SONAME, "libcrypto.so.3", NULL}
+#endif
 
 ks_archive_fns ks_ar;
 ks_crypto_fns ks_crypto;
@@ -50,11 +57,11 @@ _Static_assert(sizeof crypto_names / sizeof *crypto_names ==
 
 static lazylib archive_lib = {
     "libarchive", "it reads standard input, archives and codecs other than gzip, and writes compressed output",
-    {KS_ARCHIVE_SONAME, "libarchive.so.13", NULL}, ar_names, ar_offsets,
+    ARCHIVE_SONAMES, ar_names, ar_offsets,
     sizeof ar_names / sizeof *ar_names, &ks_ar, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 static lazylib crypto_lib = {
     "OpenSSL's libcrypto", "it computes redact's HMAC-SHA256 pseudonyms",
-    {KS_CRYPTO_SONAME, "libcrypto.so.3", NULL}, crypto_names, crypto_offsets,
+    CRYPTO_SONAMES, crypto_names, crypto_offsets,
     sizeof crypto_names / sizeof *crypto_names, &ks_crypto, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 
 static void *open_any(lazylib *l, const char **name, char *why, size_t n)
