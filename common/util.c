@@ -101,7 +101,8 @@ char *ks_xasprintf(const char *fmt, ...)
 void ks_buf_put(ks_buf *b, const void *s, size_t n)
 {
     KS_GROW(b->p, b->cap, b->n + n + 1);
-    memcpy(b->p + b->n, s, n);
+    if (n) /* s may be NULL when n is 0 (libarchive's empty blocks): memcpy may not be given it */
+        memcpy(b->p + b->n, s, n);
     b->n += n;
 }
 
