@@ -420,8 +420,8 @@ static int open_own(ks_source *s)
         p = s->in.mem;
         n = s->in.mem_len < SNIFF ? s->in.mem_len : SNIFF;
     } else {
-        s->in.fd = open(s->path, O_RDONLY | O_CLOEXEC);
-        if (s->in.fd < 0) {
+        ks_error ignored;
+        if (open_here(s, &ignored) != KS_OK) {
             s->in.fd = -1;
             return 0; /* libarchive says why */
         }
