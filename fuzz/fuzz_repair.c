@@ -65,15 +65,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     filter(in.p, in.n, cuts, ncuts, 0, &cut);
     filter(in.p, in.n, cuts, ncuts, 1, &slow);
     filter(in.p, in.n, cuts, ncuts, 2, &narrow);
-    FUZZ_CHECK(whole.out.n == cut.out.n && memcmp(whole.out.p, cut.out.p, whole.out.n) == 0,
-               "cut output differs (%zu vs %zu bytes)", whole.out.n, cut.out.n);
-    FUZZ_CHECK(whole.out.n == slow.out.n && memcmp(whole.out.p, slow.out.p, whole.out.n) == 0,
-               "byte-by-byte output differs (%zu vs %zu bytes)", whole.out.n, slow.out.n);
-    FUZZ_CHECK(memcmp(whole.count, cut.count, sizeof whole.count) == 0, "cut repair counts differ");
-    FUZZ_CHECK(memcmp(whole.count, slow.count, sizeof whole.count) == 0, "byte-by-byte repair counts differ");
-    FUZZ_CHECK(whole.out.n == narrow.out.n && memcmp(whole.out.p, narrow.out.p, whole.out.n) == 0,
-               "16-byte block output differs (%zu vs %zu bytes)", whole.out.n, narrow.out.n);
-    FUZZ_CHECK(memcmp(whole.count, narrow.count, sizeof whole.count) == 0, "16-byte block repair counts differ");
+    const filtered *other[] = {&cut, &slow, &narrow};
+    static const char *const what[] = {"cut", "byte-by-byte", "16-byte block"};
+    for (int k = 0; k < 3; k++) {
+        const filtered *o = other[k];
+        FUZZ_CHECK(whole.out.n == o->out.n && memcmp(whole.out.p, o->out.p, whole.out.n) == 0,
+                   "%s output differs (%zu vs %zu bytes)", what[k], whole.out.n, o->out.n);
+        FUZZ_CHECK(memcmp(whole.count, o->count, sizeof whole.count) == 0, "%s repair counts differ", what[k]);
+    }
     ks_buf_free(&whole.out);
     ks_buf_free(&cut.out);
     ks_buf_free(&slow.out);
