@@ -47,7 +47,7 @@ static void index_launches(ks_analysis *a, ks_idindex *corr)
                 continue;
             a->links.launches++;
             uint64_t rank = e->kind == KS_K_DRIVER ? DRIVER_RANK : 0;
-            ks_idindex_add(corr, e->corr, rank | ks_ref_pack((uint32_t)k, (int32_t)i));
+            ks_idindex_add(corr, ks_event_corr(t, e), rank | ks_ref_pack((uint32_t)k, (int32_t)i));
         }
     }
     ks_idindex_build(corr);
@@ -66,7 +66,7 @@ static void index_ext_ops(const ks_analysis *a)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
             if ((e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION) && (e->flags & KS_EF_EXT))
-                ks_i64map_put(&a->priv->ext_ops, e->ext_id, ks_ref_pack((uint32_t)k, (int32_t)i));
+                ks_i64map_put(&a->priv->ext_ops, ks_event_ext(t, e), ks_ref_pack((uint32_t)k, (int32_t)i));
         }
     }
 }
@@ -106,9 +106,9 @@ static void flows_build(const ks_analysis *a, flows *f)
             if (e->kind != KS_K_FLOW_LAUNCH || !(e->flags & KS_EF_CORR))
                 continue;
             if (e->ph == 's')
-                ks_i64map_put(&f->starts, e->corr, ks_ref_pack((uint32_t)k, (int32_t)i));
+                ks_i64map_put(&f->starts, ks_event_corr(t, e), ks_ref_pack((uint32_t)k, (int32_t)i));
             else if (e->ph == 'f' || e->ph == 't') {
-                flow_end fe = {e->ts, e->corr};
+                flow_end fe = {e->ts, ks_event_corr(t, e)};
                 KS_PUSH(f->ends[k], f->nends[k], cap, fe);
             }
         }
@@ -237,7 +237,7 @@ void ks_links_build(ks_analysis *a)
             if (!ks_kind_is_gpu_work(g->kind) || g->ph != 'X')
                 continue;
             a->links.gpu_events++;
-            const uint64_t *v = (g->flags & KS_EF_CORR) ? ks_idindex_find(&corr, g->corr, &cursor) : NULL;
+            const uint64_t *v = (g->flags & KS_EF_CORR) ? ks_idindex_find(&corr, ks_event_corr(t, g), &cursor) : NULL;
             if (v) {
                 r = ks_ref_unpack(*v & ~DRIVER_RANK);
                 a->links.linked_by_correlation++;
@@ -251,7 +251,7 @@ void ks_links_build(ks_analysis *a)
                 ks_diag_add(&a->diag, "links.gpu_without_launch", KS_SEV_INFO,
                             "%s \"%s\" at %lld ns (correlation %lld) has no CPU launch in the trace",
                             ks_kind_name((ks_kind)g->kind), ks_trace_str(t, g->name), (long long)g->ts,
-                            (g->flags & KS_EF_CORR) ? (long long)g->corr : -1LL);
+                            (g->flags & KS_EF_CORR) ? (long long)ks_event_corr(t, g) : -1LL);
                 continue;
             }
             a->gpu_launch[k][i] = r;
@@ -278,7 +278,7 @@ void ks_links_build(ks_analysis *a)
             a->links.launches_without_gpu++;
             ks_diag_add(&a->diag, "links.launch_without_gpu", KS_SEV_INFO,
                         "\"%s\" at %lld ns (correlation %lld): its GPU work is not in the trace", n,
-                        (long long)e->ts, (long long)e->corr);
+                        (long long)e->ts, (long long)ks_event_corr(t, e));
         }
     }
     flows_free(t, &f);
@@ -314,7 +314,7 @@ int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
     if (e->flags & KS_EF_EXT) {
         if (!a->priv->ext_ops_built)
             index_ext_ops(a);
-        uint64_t *v = ks_i64map_get(&a->priv->ext_ops, e->ext_id);
+        uint64_t *v = ks_i64map_get(&a->priv->ext_ops, ks_event_ext(a->trace, e));
         if (v) {
             ks_slice_ref o = ks_ref_unpack(*v);
             if (o.tl == r.tl)

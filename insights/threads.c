@@ -107,14 +107,14 @@ static uint64_t bind_flows(ctx *c)
         for (size_t i = 0; i < t->tracks[k].n; i++) {
             const ks_event *e = &t->tracks[k].ev[i];
             if (e->kind == KS_K_FLOW_FWDBWD && e->ph == 's' && (e->flags & KS_EF_CORR))
-                ks_i64map_put(&starts, e->corr, ks_ref_pack((uint32_t)k, (int32_t)i));
+                ks_i64map_put(&starts, ks_event_corr(t, e), ks_ref_pack((uint32_t)k, (int32_t)i));
         }
     for (size_t k = 0; k < t->ntracks && k < c->a->ntl; k++)
         for (size_t i = 0; i < t->tracks[k].n; i++) {
             const ks_event *e = &t->tracks[k].ev[i];
             if (e->kind != KS_K_FLOW_FWDBWD || (e->ph != 'f' && e->ph != 't') || !(e->flags & KS_EF_CORR))
                 continue;
-            uint64_t *sv = ks_i64map_get(&starts, e->corr);
+            uint64_t *sv = ks_i64map_get(&starts, ks_event_corr(t, e));
             if (!sv)
                 continue;
             ks_slice_ref sr = ks_ref_unpack(*sv);

@@ -163,8 +163,6 @@ void ks_ps_commit_event(ks_parser *p)
     ks_event rec;
     rec.ts = e->ts;
     rec.dur = dur;
-    rec.ext_id = e->ext;
-    rec.corr = e->corr;
     rec.name = e->name;
     rec.stream = e->stream;
     rec.cat = e->cat;
@@ -174,6 +172,7 @@ void ks_ps_commit_event(ks_parser *p)
     rec.device = e->device;
     if (p->unit) {
         ks_unit *u = p->unit;
+        ks_event_pack_ids(&rec, e->ext, e->corr, &u->wide, &u->nwide, &u->wide_cap);
         KS_GROW(u->ev, u->ev_cap, u->nev + 1);
         u->ev[u->nev].ev = rec;
         u->ev[u->nev].track = track;
@@ -187,6 +186,7 @@ void ks_ps_commit_event(ks_parser *p)
         u->nev++;
         return;
     }
+    ks_event_set_ids(t, &rec, e->ext, e->corr);
     ks_trace_append(t, track, &rec);
     if (rec.flags & KS_EF_BYTES)
         ks_trace_set_bytes(t, track, e->aux);

@@ -63,7 +63,7 @@ void ks_unit_reset(ks_unit *u)
     u->state = KS_UNIT_EMPTY;
     u->refused = 0;
     u->x = u->xb = u->y = u->yb = 0;
-    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nwide = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);
     u->events_read = 0;
     u->last_end = 0;
@@ -75,6 +75,7 @@ void ks_unit_free(ks_unit *u)
     free(u->tr);
     free(u->ev);
     free(u->coll);
+    free(u->wide);
     free(u->cat_count);
     free(u->diag);
     memset(u, 0, sizeof *u);
@@ -170,6 +171,9 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         e.name = m->str[e.name];
         e.cat = (uint16_t)m->cat[e.cat];
         uint32_t track = m->track[u->ev[i].track];
+        if (e.flags & (KS_EF_EXT_WIDE | KS_EF_CORR_WIDE))
+            ks_event_set_ids(t, &e, (e.flags & KS_EF_EXT_WIDE) ? u->wide[(uint32_t)e.ext32] : e.ext32,
+                             (e.flags & KS_EF_CORR_WIDE) ? u->wide[(uint32_t)e.corr32] : e.corr32);
         ks_trace_append(t, track, &e);
         if (e.flags & KS_EF_BYTES)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);

@@ -44,7 +44,7 @@ typedef struct ks_unit_track {
 } ks_unit_track;
 
 typedef struct ks_unit_event {
-    ks_event ev;    /* name and cat local */
+    ks_event ev;    /* name and cat local; wide ids index the unit's wide[] */
     uint32_t track; /* local */
     int64_t bytes;  /* "bytes" when ev.flags has KS_EF_BYTES (ks_trace_set_bytes) */
 } ks_unit_event;
@@ -78,6 +78,8 @@ typedef struct ks_unit {
     size_t ntr, tr_cap;
     ks_unit_event *ev;            /* events in file order */
     size_t nev, ev_cap;
+    int64_t *wide;                /* ids of its events that do not fit 32 bits (ks_event_pack_ids) */
+    size_t nwide, wide_cap;
     ks_unit_coll *coll;           /* collective metadata, in the order of the events */
     size_t ncoll, coll_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */

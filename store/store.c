@@ -63,7 +63,7 @@ typedef struct track_state {
 /* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
-    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap;
+    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap;
     track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
                             * finished */
     uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
@@ -166,6 +166,7 @@ void ks_trace_free(ks_trace *t)
     free(t->counters);
     free(t->series);
     free(t->colls);
+    free(t->wide_ids);
     free(t->meta.devices);
     free(t->meta.entries);
     ks_diag_free(&t->diag);
@@ -397,7 +398,20 @@ ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
     return &k->ev[k->n++];
 }
 
-_Static_assert(sizeof(ks_event) == 48, "ks_event: 48 bytes (docs/performance.md)");
+_Static_assert(sizeof(ks_event) == 40, "ks_event: 40 bytes (docs/performance.md)");
+
+uint32_t ks_wide_id_add(int64_t **v, size_t *n, size_t *cap, int64_t id)
+{
+    if (*n >= UINT32_MAX)
+        ks_out_of_memory(SIZE_MAX); /* past what a 32-bit index names: 4 billion wide ids */
+    KS_PUSH(*v, *n, *cap, id);
+    return (uint32_t)(*n - 1);
+}
+
+void ks_event_set_ids(ks_trace *t, ks_event *e, int64_t ext, int64_t corr)
+{
+    ks_event_pack_ids(e, ext, corr, &t->wide_ids, &t->nwide_ids, &impl(t)->wide_ids_cap);
+}
 
 static int64_t event_key(uint32_t track, size_t ev)
 {
@@ -676,6 +690,7 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->ready_cap * sizeof *ti->ready;
+    m += ti->wide_ids_cap * sizeof *t->wide_ids;
     m += (ti->series.cap + ti->bytes.cap) * (sizeof(int64_t) + sizeof(uint64_t) + 1);
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;

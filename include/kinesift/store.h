@@ -96,17 +96,25 @@ enum ks_event_flags {
     KS_EF_STREAM = 1u << 10,    /* stream holds args.stream */
     KS_EF_DEVICE = 1u << 11,    /* device holds args.device */
     KS_EF_BAD_UTF8 = 1u << 12,  /* a string of this event held invalid UTF-8 (replaced) */
-    KS_EF_NEG_TS = 1u << 13     /* ts < 0 (kept; Perfetto drops these) */
+    KS_EF_NEG_TS = 1u << 13,    /* ts < 0 (kept; Perfetto drops these) */
+    KS_EF_EXT_WIDE = 1u << 14,  /* ext32 is the index of "External id" in the trace's wide_ids */
+    KS_EF_CORR_WIDE = 1u << 15  /* corr32 is the index of the correlation in the trace's wide_ids */
 };
 
-/* One event: 48 bytes (a 1 GiB trace holds ~6 million; what few events carry, "bytes", lives
- * beside them: ks_event_bytes). */
+/* One event: 40 bytes (a 1 GiB trace holds ~6 million; what few events carry lives beside them:
+ * "bytes" (ks_event_bytes), and ids that do not fit 32 bits).
+ *
+ * The "External id" and the correlation are read with ks_event_ext and ks_event_corr, never from
+ * ext32/corr32: an id that fits int32 (PyTorch's counters and CUPTI's correlation ids nearly always
+ * do) is kept in the record, any other (a correlation past 2^31, a flow id hashed from a string)
+ * in the trace's wide_ids, the record keeping its index (KS_EF_EXT_WIDE, KS_EF_CORR_WIDE). Either
+ * way the id read back is the exact int64 of the file. Writers set both with ks_event_set_ids. */
 typedef struct ks_event {
     ks_ns ts;       /* start, ns (relative or absolute as in the file) */
     ks_ns dur;      /* ns, or KS_NO_DUR */
-    int64_t ext_id; /* "External id" (KS_EF_EXT) */
-    int64_t corr;   /* "correlation", or flow id of s/t/f (KS_EF_CORR) */
     ks_str name;    /* interned name (0 = none) */
+    int32_t ext32;  /* "External id" (KS_EF_EXT): ks_event_ext */
+    int32_t corr32; /* "correlation", or flow id of s/t/f (KS_EF_CORR): ks_event_corr */
     int32_t stream; /* args.stream (KS_EF_STREAM) */
     uint16_t cat;   /* category id: index into ks_trace.cats */
     uint8_t ph;     /* phase character ('X', 'B', 'E', 'i', 'C', 's', 'f', ...) */
@@ -235,6 +243,9 @@ typedef struct ks_trace {
     ks_coll_info *colls;       /* sorted by (track, ev) once the trace is finished */
     size_t ncolls;
 
+    int64_t *wide_ids;         /* event ids that do not fit 32 bits (KS_EF_EXT_WIDE, ...) */
+    size_t nwide_ids;
+
     uint64_t events;           /* events committed to tracks */
     uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */
     uint64_t phase_other;      /* phases outside ASCII or longer than one character */
@@ -249,6 +260,18 @@ typedef struct ks_trace {
 static inline ks_id ks_track_pid(const ks_trace *t, const ks_track *k)
 {
     return t->procs[k->process].pid;
+}
+
+/* The "External id" of an event of t (meaningful when KS_EF_EXT is set). */
+static inline int64_t ks_event_ext(const ks_trace *t, const ks_event *e)
+{
+    return (e->flags & KS_EF_EXT_WIDE) ? t->wide_ids[(uint32_t)e->ext32] : e->ext32;
+}
+
+/* The correlation (the flow id of s/t/f) of an event of t (meaningful when KS_EF_CORR is set). */
+static inline int64_t ks_event_corr(const ks_trace *t, const ks_event *e)
+{
+    return (e->flags & KS_EF_CORR_WIDE) ? t->wide_ids[(uint32_t)e->corr32] : e->corr32;
 }
 
 /* Lifecycle (the parser calls these; tests may build stores by hand). */
@@ -269,6 +292,11 @@ KS_API int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t
 /* Append an event to a track; returns a pointer valid until the next append to that track. The
  * caller may still edit that event until then (or until ks_trace_finish). */
 KS_API ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
+/* Set the "External id" and correlation of an event about to be appended to t (the flags
+ * KS_EF_EXT / KS_EF_CORR say which are present; give 0 for an absent one): in the record when
+ * they fit 32 bits, else in t->wide_ids (ks_event_ext, ks_event_corr). The event then belongs to
+ * t: appended to another trace, its wide ids would be read from the wrong table. */
+KS_API void ks_event_set_ids(ks_trace *t, ks_event *e, int64_t ext, int64_t corr);
 /* Record "bytes" (memcpy/memset) of the event just appended to the track, and flag it
  * KS_EF_BYTES: few events have it, so it lives beside the records (ks_event_bytes). */
 KS_API void ks_trace_set_bytes(ks_trace *t, uint32_t track, int64_t bytes);

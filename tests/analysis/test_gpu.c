@@ -70,7 +70,7 @@ static void links_and_gpu_time_per_op(void **state)
     ks_slice_ref r = ks_analysis_launcher(a, (uint32_t)(s7 - t->tracks), 0);
     assert_true(r.s >= 0);
     const ks_timeline *tl = &a->tl[r.tl];
-    assert_int_equal(ks_slice_event(t, tl, &tl->s[r.s])->corr, 1);
+    assert_int_equal(ks_event_corr(t, ks_slice_event(t, tl, &tl->s[r.s])), 1);
     int32_t op = ks_analysis_launching_op(a, r);
     assert_string_equal(ks_trace_str(t, ks_slice_event(t, tl, &tl->s[op])->name), "aten::mm");
     ks_analysis_free(a);

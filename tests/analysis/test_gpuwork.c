@@ -93,7 +93,7 @@ static void index_items(void **state)
         linked++;
         assert_int_equal(gw->v[i].track, (uint32_t)(s7 - t->tracks));
         assert_int_equal(gw->v[i].ts, 100 * US);
-        assert_int_equal(ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s])->corr, 1);
+        assert_int_equal(ks_event_corr(t, ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s])), 1);
     }
     assert_int_equal(linked, 1);
     ks_analysis_free(a);

@@ -158,9 +158,11 @@ static void store_keeps_many_events(void **state)
         memset(&e, 0, sizeof e);
         e.ts = (ks_ns)i * 10;
         e.dur = (i % 3) ? 5 : KS_NO_DUR;
-        e.ext_id = (int64_t)i;
         e.name = name;
         e.ph = 'X';
+        e.flags = KS_EF_EXT | KS_EF_CORR;
+        /* ids in the record and in the trace's wide ids (kinesift/store.h), on both tracks */
+        ks_event_set_ids(t, &e, (int64_t)i, (i % 7) ? -(int64_t)i : INT64_MIN + (int64_t)i);
         ks_trace_append(t, (i % 1000) ? a : b, &e);
     }
     assert_true(ks_trace_track_mapped(t, a));
@@ -181,7 +183,9 @@ static void store_keeps_many_events(void **state)
     for (size_t i = 0; i < n; i++) {
         const ks_event *e = (i % 1000) ? &t->tracks[a].ev[ia++] : &t->tracks[b].ev[ib++];
         assert_int_equal(e->ts, (ks_ns)i * 10);
-        assert_int_equal(e->ext_id, (int64_t)i);
+        assert_int_equal(ks_event_ext(t, e), (int64_t)i);
+        assert_int_equal(ks_event_corr(t, e), (i % 7) ? -(int64_t)i : INT64_MIN + (int64_t)i);
+        assert_int_equal(!!(e->flags & KS_EF_CORR_WIDE), !(i % 7));
     }
     ks_ns first, last;
     assert_true(ks_trace_span(t, &first, &last));

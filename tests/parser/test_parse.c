@@ -55,7 +55,7 @@ static void object_container_and_metadata(void **state)
     assert_int_equal(e->dur, 2250);
     assert_int_equal(e->kind, KS_K_CPU_OP);
     assert_true(e->flags & KS_EF_EXT);
-    assert_int_equal(e->ext_id, 7);
+    assert_int_equal(ks_event_ext(t, e), 7);
     assert_string_equal(ename(t, e), "aten::mm");
     assert_string_equal(ks_trace_cat_name(t, e->cat), "cpu_op");
     ks_trace_free(t);
@@ -289,16 +289,16 @@ static void flows_and_gpu_args(void **state)
     assert_int_equal(gpu->sort_index, 7);
     assert_string_equal(ks_trace_str(t, t->procs[gpu->process].labels), "GPU 0");
     assert_int_equal(cpu->ev[0].kind, KS_K_FLOW_LAUNCH);
-    assert_int_equal(cpu->ev[0].corr, 42);
+    assert_int_equal(ks_event_corr(t, &cpu->ev[0]), 42);
     assert_int_equal(cpu->ev[1].kind, KS_K_FLOW_LAUNCH); /* legacy async/launch */
-    assert_int_equal(cpu->ev[1].corr, 0x1f);
+    assert_int_equal(ks_event_corr(t, &cpu->ev[1]), 0x1f);
     assert_true(cpu->ev[1].flags & KS_EF_FLOW_STRID);
     assert_true(cpu->ev[2].flags & KS_EF_UNFINISHED);
     assert_true(gpu->ev[0].flags & KS_EF_BP_E);
     const ks_event *k = &gpu->ev[1];
     assert_int_equal(k->kind, KS_K_KERNEL);
-    assert_int_equal(k->corr, 42);
-    assert_int_equal(k->ext_id, 9);
+    assert_int_equal(ks_event_corr(t, k), 42);
+    assert_int_equal(ks_event_ext(t, k), 9);
     assert_int_equal(k->stream, 7);
     const ks_event *m = &gpu->ev[2];
     assert_int_equal(m->kind, KS_K_MEMCPY);
@@ -307,6 +307,43 @@ static void flows_and_gpu_args(void **state)
     assert_true(ks_event_bytes(t, (uint32_t)(gpu - t->tracks), 2, &bytes));
     assert_int_equal(bytes, 4096);
     assert_false(ks_event_bytes(t, (uint32_t)(gpu - t->tracks), 1, &bytes)); /* a kernel: none */
+    ks_trace_free(t);
+}
+
+/* Ids are exact whatever their size: those that fit 32 bits stay in the record, the others (past
+ * 2^31 either way, a flow id hashed from a string) in the trace's wide ids (kinesift/store.h). */
+static void ids_past_32_bits_read_back_exactly(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+        "  \"args\":{\"External id\":2147483647}},"
+        " {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,"
+        "  \"args\":{\"External id\":2147483648}},"
+        " {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,"
+        "  \"args\":{\"External id\":-2147483648}},"
+        " {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,"
+        "  \"args\":{\"External id\":-2147483649}},"
+        " {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":1,"
+        "  \"args\":{\"device\":0,\"stream\":7,\"correlation\":4294967295,\"External id\":9223372036854775807}},"
+        " {\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":-9223372036854775808,\"pid\":1,\"tid\":1,\"ts\":6},"
+        " {\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":\"0x123456789\",\"pid\":1,\"tid\":1,\"ts\":7}]");
+    const ks_track *cpu = ks_test_track(t, 1, 1);
+    const ks_track *gpu = ks_test_track(t, 0, 7);
+    static const int64_t ext[] = {2147483647, 2147483648LL, -2147483647LL - 1, -2147483649LL};
+    for (size_t i = 0; i < 4; i++) {
+        assert_true(cpu->ev[i].flags & KS_EF_EXT);
+        assert_int_equal(ks_event_ext(t, &cpu->ev[i]), ext[i]);
+        assert_int_equal(!!(cpu->ev[i].flags & KS_EF_EXT_WIDE), i % 2);
+    }
+    const ks_event *k = &gpu->ev[0];
+    assert_int_equal(ks_event_corr(t, k), 4294967295LL);
+    assert_int_equal(ks_event_ext(t, k), INT64_MAX);
+    assert_true((k->flags & KS_EF_EXT_WIDE) && (k->flags & KS_EF_CORR_WIDE));
+    assert_int_equal(ks_event_corr(t, &cpu->ev[4]), INT64_MIN);
+    assert_true(cpu->ev[5].flags & KS_EF_FLOW_STRID);
+    assert_int_equal(ks_event_corr(t, &cpu->ev[5]), 0x123456789LL);
+    assert_int_equal(t->nwide_ids, 6); /* b, d, the kernel's two, both flows */
     ks_trace_free(t);
 }
 
@@ -516,6 +553,7 @@ int main(void)
         cmocka_unit_test(typed_pids_and_tids),
         cmocka_unit_test(every_phase_is_counted),
         cmocka_unit_test(flows_and_gpu_args),
+        cmocka_unit_test(ids_past_32_bits_read_back_exactly),
         cmocka_unit_test(counters_become_series),
         cmocka_unit_test(syntax_error_skips_one_event),
         cmocka_unit_test(metadata_error_resyncs_on_trace_events),

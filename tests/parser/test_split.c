@@ -41,8 +41,14 @@ static void runs_are_cut_at_event_starts(void **state)
  * numeric-string tids, categories and tracks that first appear late, fractional and rounded
  * timestamps, negative ts, flows, instants, kernels with args, collectives (their metadata goes
  * through the unit), names with escapes the fast scanner decodes and, now and then, a surrogate
- * pair it leaves to yajl (json/scan.h). With traps, names hold "}, {" so that the first cut of a
- * run often falls inside a string. */
+ * pair it leaves to yajl (json/scan.h), External ids and flow ids past 32 bits (kept beside the
+ * records: the units carry them through the merge). With traps, names hold "}, {" so that the
+ * first cut of a run often falls inside a string. */
+static long long wide_id(int i, long long away)
+{
+    return i % 5 ? i : i % 2 ? i + away : -i - away;
+}
+
 static char *make_trace(int nevents, int traps, int bare, size_t *len)
 {
     ks_buf b = {0};
@@ -56,10 +62,10 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
         switch (i % 6) {
         case 0:
             ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d%s%s\", \"pid\": 10, "
-                              "\"tid\": \"10\", \"ts\": %d.%04d, \"dur\": %d, \"args\": {\"External id\": %d, "
+                              "\"tid\": \"10\", \"ts\": %d.%04d, \"dur\": %d, \"args\": {\"External id\": %lld, "
                               "\"Input Dims\": [[1, 2], []], \"Ev Idx\": 1e1, \"ok\": true, \"no\": null}}",
                           i % 17, trap, i % 600 == 0 ? "\\ud83d\\ude00" : i % 3 ? "" : "\\\"q\\\\\\/\\u00e9",
-                          1000 + i, i % 10000, i % 50 + 1, i);
+                          1000 + i, i % 10000, i % 50 + 1, wide_id(i, 3000000000LL));
             break;
         case 1:
             /* the copies carry "bytes", which lives beside the records (ks_event_bytes): the
@@ -75,14 +81,14 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
                                      : "");
             break;
         case 2:
-            ks_buf_printf(&b, "  {\"ph\": \"s\", \"id\": %d, \"pid\": 10, \"tid\": %d, \"ts\": %d, \"cat\": \"ac2g\", "
+            ks_buf_printf(&b, "  {\"ph\": \"s\", \"id\": %lld, \"pid\": 10, \"tid\": %d, \"ts\": %d, \"cat\": \"ac2g\", "
                               "\"name\": \"ac2g\"}",
-                          i, 10 + (late ? i % 4 : 0), 1000 + i);
+                          wide_id(i, 5000000000LL), 10 + (late ? i % 4 : 0), 1000 + i);
             break;
         case 3:
-            ks_buf_printf(&b, "  {\"ph\": \"f\", \"id\": %d, \"bp\": \"e\", \"pid\": 0, \"tid\": \"stream 7\", "
+            ks_buf_printf(&b, "  {\"ph\": \"f\", \"id\": %lld, \"bp\": \"e\", \"pid\": 0, \"tid\": \"stream 7\", "
                               "\"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\"}",
-                          i - 1, late ? -5 : 1003 + i);
+                          wide_id(i - 1, 5000000000LL), late ? -5 : 1003 + i);
             break;
         case 4:
             ks_buf_printf(&b, "  {\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
@@ -155,7 +161,7 @@ static void check_copy_bytes(const char *buf, size_t len)
             if (e->kind != KS_K_MEMCPY)
                 continue;
             assert_true(ks_event_bytes(t, k, i, &bytes));
-            assert_int_equal(bytes, 8 * e->corr);
+            assert_int_equal(bytes, 8 * ks_event_corr(t, e));
             copies++;
         }
     assert_true(copies > 100);

@@ -50,7 +50,7 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
             int64_t bytes = -1;
             ks_event_bytes(t, (uint32_t)i, (uint32_t)j, &bytes);
             ks_buf_printf(b, " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %s %d %s %c %d %u %d\n",
-                          e->ts, e->dur, e->ext_id, e->corr, bytes, ks_trace_str(t, e->name),
+                          e->ts, e->dur, ks_event_ext(t, e), ks_event_corr(t, e), bytes, ks_trace_str(t, e->name),
                           e->stream, ks_trace_cat_name(t, e->cat), e->ph, e->kind, e->flags, e->device);
         }
     }
