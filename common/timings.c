@@ -3,6 +3,7 @@
  * so a linear search costs nothing next to the phase itself). Who may use it: every room that
  * times a phase, through the public header. */
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "kinesift/timings.h"
@@ -17,6 +18,14 @@ int64_t ks_timings_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t ks_timings_peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) || ru.ru_maxrss < 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024; /* kilobytes on Linux */
 }
 
 const ks_timing *ks_timings_find(const ks_timings *t, const char *name)
@@ -43,6 +52,11 @@ void ks_timings_add(ks_timings *t, const char *name, int64_t ns, uint64_t bytes,
     }
     p->ns += ns > 0 ? ns : 0;
     p->bytes += bytes;
+    if (p->kind == KS_TIMING_SEQ) {
+        uint64_t rss = ks_timings_peak_rss();
+        if (rss > p->peak_rss)
+            p->peak_rss = rss;
+    }
     p->runs++;
 }
 

@@ -2,7 +2,8 @@
  * A caller that wants it points ks_parse_opts.timings and ks_analysis_opts.timings (ks_insights_opts
  * carries the latter) at one ks_timings; the parser and the passes then add the wall time of each
  * phase they run, read from the monotonic clock once at each phase's start and end (a call not
- * asked for reads no clock). Phases keep the order in which they first ran; a phase run again
+ * asked for reads no clock), and the process's peak resident set size at the end of each
+ * sequential phase (one getrusage). Phases keep the order in which they first ran; a phase run again
  * (several traces, a window) adds to its row.
  *
  * Wall time per phase, not CPU time. Phases of kind KS_TIMING_SEQ follow one another on the
@@ -30,6 +31,9 @@ typedef struct ks_timing {
     const char *name;  /* a string with static storage ("parse", "analysis: links, CPU tables") */
     int64_t ns;        /* wall time, summed over the runs of the phase */
     uint64_t bytes;    /* input bytes the phase went through, for a rate; 0 when no rate applies */
+    uint64_t peak_rss; /* the process's peak resident set size at the end of the phase, bytes (the
+                        * high-water mark since the process began: the first row where it rises is
+                        * the phase that set it); 0 for KS_TIMING_BESIDE and _WITHIN rows */
     uint32_t runs;     /* how many times it ran */
     int kind;          /* KS_TIMING_SEQ, KS_TIMING_BESIDE or KS_TIMING_WITHIN */
 } ks_timing;
@@ -50,6 +54,9 @@ KS_API int64_t ks_timings_now(void);
 /* Add ns (and bytes) to the phase called name (compared as text; name must outlive t), appending
  * it when new with the given kind. A NULL t does nothing. */
 KS_API void ks_timings_add(ks_timings *t, const char *name, int64_t ns, uint64_t bytes, int kind);
+
+/* The process's peak resident set size so far, bytes (getrusage; 0 when it cannot be read). */
+KS_API uint64_t ks_timings_peak_rss(void);
 
 /* The clock when t is not NULL, else 0 (no clock read): the start of a phase. */
 static inline int64_t ks_timings_start(const ks_timings *t)

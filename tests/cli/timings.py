@@ -7,7 +7,9 @@ with --threads 1 and the default threads, and stats), and without it nothing is 
 parse, store finish, each analysis pass, writing, total), no row is negative, each percentage is
 its ms over the total, the rows that follow one another on the main thread (no kind) add up to at
 most the total, and "other" is exactly what they leave of it; a "within" row is at most the row
-its name starts with.
+its name starts with; the peak resident memory column is filled on the sequential rows and the
+total only, never falls from one sequential row to the next (a high-water mark), and the total's is
+at least every row's and above 1 MB.
 Why: the figures depend on the machine, so the checks are laws of the table, not values; the
 byte-identical output is what lets a benchmark run with --timings and still measure the real
 thing. Standard library only; KINESIFT and KS_CORPUS from meson."""
@@ -20,7 +22,7 @@ KS = os.environ["KINESIFT"]
 CORPUS = os.environ["KS_CORPUS"]
 BIG = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")  # > one chunk: reader thread
 SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
-ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d)(?:  (beside|within))?$")
+ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d) +(-|\d+\.\d)(?:  (beside|within))?$")
 failures = []
 
 
@@ -43,8 +45,8 @@ def table(stderr, cmd):
     for l in lines[head[0] + 1:] if head else []:
         m = ROW.match(l)
         if m and m.group(1) != "phase":
-            name, ms, pct, rate, kind = m.groups()
-            rows[name] = (float(ms), float(pct), rate, kind or "")
+            name, ms, pct, rate, peak, kind = m.groups()
+            rows[name] = (float(ms), float(pct), rate, kind or "", peak)
             order.append(name)
     return rows, order
 
@@ -55,17 +57,24 @@ def laws(rows, what):
         return
     total = rows["total"][0]
     seq = 0.0
-    for name, (ms, pct, rate, kind) in rows.items():
+    last_peak = 0.0
+    for name, (ms, pct, rate, kind, peak) in rows.items():
         check(ms >= 0, f"{what}: {name} {ms} >= 0")
         if total > 0:
             check(abs(pct - 100 * ms / total) <= 0.11, f"{what}: {name}: {pct}% is {ms} of {total}")
         if kind == "within":
             parent = name.split(":")[0]
             check(parent in rows and ms <= rows[parent][0] + 0.002, f"{what}: {name} within {parent}")
+        if kind or name == "other (options, opening inputs, unlisted)":
+            check(peak == "-", f"{what}: {name}: no peak memory on a row that is not sequential ({peak})")
+        else:
+            check(peak != "-" and float(peak) >= last_peak, f"{what}: {name}: peak {peak} MB >= {last_peak} before")
+            last_peak = float(peak) if peak != "-" else last_peak
         if not kind and name not in ("total", "other (options, opening inputs, unlisted)"):
             seq += ms
     other = rows["other (options, opening inputs, unlisted)"][0]
     check(seq <= total + 0.01, f"{what}: sequential rows {seq} <= total {total}")
+    check(rows["total"][4] != "-" and float(rows["total"][4]) > 1.0, f"{what}: a peak memory on the total row")
     check(abs(other - max(total - seq, 0)) <= 0.01 * (len(rows) + 1), f"{what}: other {other} = {total} - {seq}")
 
 
