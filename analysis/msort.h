@@ -4,8 +4,14 @@
  * complete events in end order), and concatenations of a few sorted runs (one per track).
  *  - sorted input: one scan, no memory;
  *  - otherwise the maximal non-descending runs are found (short ones are extended to
- *    KS_MSORT_MINRUN elements by insertion sort) and merged pairwise, log2(runs) passes through a
- *    scratch array of n elements; two adjacent runs already in order are copied, not merged.
+ *    KS_MSORT_MINRUN elements by insertion sort) and merged pairwise in place, log2(runs) passes.
+ *    A merge first leaves where they are the head of the left run that is already before the right
+ *    run and the tail of the right run already after the left one (two binary searches), then
+ *    copies the shorter of the two middles out and merges into the gap (forward from a copied left
+ *    part, backward from a copied right part), as timsort does. Two runs already in order cost one
+ *    comparison. Scratch: the longest such middle, not n elements: on Kineto's order (a parent
+ *    written after its children) that is the few parents that move, so sorting a track's slices
+ *    no longer doubles their memory (docs/performance.md); on random input at most n / 2.
  *
  *     KS_MSORT_DEFINE(name, type, before)
  * defines `static inline void name(type *v, size_t n)`; before(const type *x, const type *y) is
@@ -36,19 +42,58 @@
             v[p] = x;                                                                              \
         }                                                                                          \
     }                                                                                              \
-    /* dst[lo, hi) = the merge of the sorted runs src[lo, mid) and src[mid, hi) */                 \
-    static inline void name##_merge(const type *src, size_t lo, size_t mid, size_t hi, type *dst) \
+    /* room for m elements in *tmp (capacity *cap) */                                             \
+    static inline type *name##_room(type **tmp, size_t *cap, size_t m)                             \
     {                                                                                              \
-        if (mid >= hi || !before(&src[mid], &src[mid - 1])) {                                      \
-            memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);                                   \
-            return;                                                                                \
+        if (m > *cap) {                                                                            \
+            free(*tmp);                                                                            \
+            *tmp = ks_xmalloc(ks_mul(m, sizeof **tmp));                                            \
+            *cap = m;                                                                              \
         }                                                                                          \
-        size_t i = lo, j = mid, o = lo;                                                            \
-        while (i < mid && j < hi)                                                                  \
-            dst[o++] = before(&src[j], &src[i]) ? src[j++] : src[i++];                             \
-        memcpy(dst + o, src + i, (mid - i) * sizeof *src);                                         \
-        o += mid - i;                                                                              \
-        memcpy(dst + o, src + j, (hi - j) * sizeof *src);                                          \
+        return *tmp;                                                                               \
+    }                                                                                              \
+    /* v[lo, hi) = the stable merge of the sorted runs v[lo, mid) and v[mid, hi), in place */     \
+    static inline void name##_merge(type *v, size_t lo, size_t mid, size_t hi, type **tmp, size_t *cap) \
+    {                                                                                              \
+        if (mid >= hi || !before(&v[mid], &v[mid - 1]))                                            \
+            return;                                                                                \
+        /* i: the first left element that goes after v[mid] (v[lo, i) stays) */                   \
+        size_t a = lo, z = mid - 1;                                                                \
+        while (a < z) {                                                                            \
+            size_t m = a + (z - a) / 2;                                                            \
+            if (before(&v[mid], &v[m]))                                                            \
+                z = m;                                                                             \
+            else                                                                                   \
+                a = m + 1;                                                                         \
+        }                                                                                          \
+        size_t i = a;                                                                              \
+        /* j: the first right element not before v[mid - 1] (v[j, hi) stays) */                  \
+        a = mid + 1, z = hi;                                                                       \
+        while (a < z) {                                                                            \
+            size_t m = a + (z - a) / 2;                                                            \
+            if (before(&v[m], &v[mid - 1]))                                                        \
+                a = m + 1;                                                                         \
+            else                                                                                   \
+                z = m;                                                                             \
+        }                                                                                          \
+        size_t j = a;                                                                              \
+        if (mid - i <= j - mid) {                                                                  \
+            /* the left middle out; forward into v[i, j): a right element first only when before */ \
+            size_t nl = mid - i, p = 0, q = mid, o = i;                                            \
+            type *l = name##_room(tmp, cap, nl);                                                   \
+            memcpy(l, v + i, nl * sizeof *v);                                                      \
+            while (p < nl && q < j)                                                                \
+                v[o++] = before(&v[q], &l[p]) ? v[q++] : l[p++];                                   \
+            memcpy(v + o, l + p, (nl - p) * sizeof *v);                                            \
+        } else {                                                                                   \
+            /* the right middle out; backward from j: a left element last only when after */      \
+            size_t nr = j - mid, p = mid, q = nr, o = j;                                           \
+            type *r = name##_room(tmp, cap, nr);                                                   \
+            memcpy(r, v + mid, nr * sizeof *v);                                                    \
+            while (p > i && q > 0)                                                                 \
+                v[--o] = before(&r[q - 1], &v[p - 1]) ? v[--p] : r[--q];                           \
+            memcpy(v + o - q, r, q * sizeof *v);                                                   \
+        }                                                                                          \
     }                                                                                              \
     /* end of the run starting at lo, extended to KS_MSORT_MINRUN elements when shorter */         \
     static inline size_t name##_run(type *v, size_t lo, size_t n)                                 \
@@ -76,25 +121,19 @@
         b[0] = 0;                                                                                  \
         for (size_t lo = 0; lo < n; nruns++)                                                       \
             lo = b[nruns + 1] = name##_run(v, lo, n);                                              \
-        type *tmp = nruns > 1 ? ks_big_alloc(ks_mul(n, sizeof *tmp)) : NULL;                           \
-        type *src = v, *dst = tmp;                                                                 \
+        type *tmp = NULL;                                                                          \
+        size_t cap = 0;                                                                            \
         while (nruns > 1) {                                                                        \
             size_t o = 0;                                                                          \
             for (size_t r = 0; r < nruns; r += 2, o++) {                                           \
                 size_t hi = r + 2 <= nruns ? b[r + 2] : b[r + 1];                                  \
-                name##_merge(src, b[r], b[r + 1], hi, dst);                                        \
+                name##_merge(v, b[r], b[r + 1], hi, &tmp, &cap);                                   \
                 b[o] = b[r];                                                                       \
             }                                                                                      \
             b[o] = n;                                                                              \
             nruns = o;                                                                             \
-            type *t = src;                                                                         \
-            src = dst;                                                                             \
-            dst = t;                                                                               \
         }                                                                                          \
-        if (src != v)                                                                              \
-            memcpy(v, src, n * sizeof *v);                                                         \
-        if (tmp)                                                                                   \
-            ks_big_free(tmp, n * sizeof *tmp);                                                     \
+        free(tmp);                                                                                 \
         free(b);                                                                                   \
     }
 

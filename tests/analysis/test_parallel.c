@@ -118,6 +118,79 @@ static void msort_random(void **state)
     }
 }
 
+static int cmp_key_tag(const void *x, const void *y)
+{
+    const item *a = x, *b = y;
+    return a->key != b->key ? (a->key > b->key) - (a->key < b->key) : (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+/* v sorted stably: equal to qsort by (key, original position) */
+static void sorted_like_reference(item *v, size_t n)
+{
+    item *w = malloc((n ? n : 1) * sizeof *w);
+    memcpy(w, v, n * sizeof *v);
+    qsort(w, n, sizeof *w, cmp_key_tag);
+    sort_items(v, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(v[i].key, w[i].key);
+        assert_int_equal(v[i].tag, w[i].tag);
+    }
+    free(w);
+}
+
+/* Write the subtree of a slice starting at ts, children first, then itself (Kineto's order: a
+ * parent after its children), keyed by its start. */
+static size_t kineto_tree(item *v, size_t o, size_t cap, int ts, int depth, uint64_t *x)
+{
+    int start = ts;
+    for (int c = 0; depth < 6 && c < 3 && o + 1 < cap; c++) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        if (*x % 3 == 0)
+            continue;
+        o = kineto_tree(v, o, cap, ts + c * 100, depth + 1, x);
+    }
+    if (o < cap) {
+        v[o].key = start;
+        v[o].tag = (int)o;
+        o++;
+    }
+    return o;
+}
+
+/* The in-place merges on the orders they meet and the ones that stress their two directions:
+ * Kineto's (parents after their children, equal starts), descending, sawtooth, runs of equal keys,
+ * and random keys with few and with many ties, up to 200 000 elements; each against qsort by
+ * (key, position). */
+static void msort_shapes(void **state)
+{
+    (void)state;
+    uint64_t x = 2463534242ULL;
+    size_t sizes[] = {100, 4097, 200000};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        item *v = malloc(n * sizeof *v);
+        for (int shape = 0; shape < 6; shape++) {
+            size_t m = n;
+            if (shape == 0) {
+                m = 0;
+                for (int root = 0; m < n; root++)
+                    m = kineto_tree(v, m, n, root * 1000000, 0, &x);
+            }
+            for (size_t i = 0; shape && i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                int k = shape == 1   ? (int)(n - i)
+                        : shape == 2 ? (int)(i % 97)
+                        : shape == 3 ? (int)(i / 50) * (i % 2 ? 1 : -1)
+                        : shape == 4 ? (int)(x % 1000000007)
+                                     : (int)(x % 3);
+                v[i] = (item){k, (int)i};
+            }
+            sorted_like_reference(v, m);
+        }
+        free(v);
+    }
+}
+
 /* ---- ks_sort_ns ---------------------------------------------------------------------------- */
 
 static void radix_sort_ns(void **state)
@@ -429,6 +502,7 @@ int main(void)
         cmocka_unit_test(msort_small_cases),
         cmocka_unit_test(msort_runs),
         cmocka_unit_test(msort_random),
+        cmocka_unit_test(msort_shapes),
         cmocka_unit_test(radix_sort_ns),
         cmocka_unit_test(idindex_smallest_value_wins),
         cmocka_unit_test(idindex_gallop),
