@@ -315,7 +315,7 @@ static void gpu_pass(agg *g)
         size_t i = work[w].ev;
         const ks_track *tr = &t->tracks[k];
         const ks_event *e = &tr->ev[i];
-        ks_ns ga = e->ts, gb = e->ts + e->dur;
+        ks_ns ga = e->ts, gb = e->ts + ks_event_dur(e);
         uint64_t serial = w + 1;
         /* CPU side: the launch call, the op that issued it, and their ancestors */
         ks_slice_ref r = ks_analysis_launcher(a, k, i);
@@ -543,8 +543,8 @@ void ks_kernels_build(ks_analysis *a)
         const ks_event *e = &t->tracks[it->track].ev[it->ev];
         krow_acc *r = &v[index[e->name][e->kind - KS_K_KERNEL] - 1];
         r->row.count++;
-        r->row.total_ns = ks_sat_add(r->row.total_ns, e->dur);
-        r->durs[r->ndurs++] = e->dur;
+        r->row.total_ns = ks_sat_add(r->row.total_ns, ks_event_dur(e));
+        r->durs[r->ndurs++] = ks_event_dur(e);
         if (ks_gpuwork_launcher(a, it).s < 0)
             r->row.unlinked++;
         if (ks_comm_gpu_event(&cc, it->track, it->ev))

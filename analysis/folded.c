@@ -104,7 +104,7 @@ static void gpu_values(tree *t, const ks_analysis *a, int32_t **nd)
                 up = node(t, 0, 0, KS_FRAME_NO_OP);
         }
         int32_t leaf = node(t, up, e->name, KS_FRAME_NAME); /* may move t->f->v */
-        t->f->v[leaf].value += e->dur;
+        t->f->v[leaf].value += ks_event_dur(e);
     }
 }
 

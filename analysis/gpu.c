@@ -271,7 +271,7 @@ static dev_iv *collect_other(const ks_analysis *a, size_t *nout, dev_meta **meta
             if (e->kind != KS_K_DEVICE_OTHER || e->ph != 'X')
                 continue;
             ks_ns s, en; /* the window rule of GPU work (gpuwork.c) */
-            if (!ks_window_clip(a->win_start, a->win_end, e->ts, e->dur, &s, &en))
+            if (!ks_window_clip(a->win_start, a->win_end, e->ts, ks_event_dur(e), &s, &en))
                 continue;
             dev_iv x = {tr->device, e->cat, e->name, s, en};
             KS_PUSH(v, n, cap, x);

@@ -56,7 +56,7 @@ void ks_gpuwork_build(const ks_trace *t, ks_gpuwork *w)
             const ks_event *e = &tr->ev[i];
             if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
                 continue;
-            ks_gpuwork_item it = {e->ts, e->dur, (uint32_t)k, (uint32_t)i, tr->device, e->kind};
+            ks_gpuwork_item it = {e->ts, ks_event_dur(e), (uint32_t)k, (uint32_t)i, tr->device, e->kind};
             w->v[w->n++] = it;
         }
         if (w->n > first) {

@@ -324,9 +324,9 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
     tl->s = room ? room : cap ? ks_xmalloc_big(ks_mul(cap, sizeof *tl->s)) : NULL;
     for (size_t i = 0; i < k->n; i++) {
         const ks_event *e = &k->ev[i];
-        if (!slice_kind_ok(e->ph) || e->dur == KS_NO_DUR)
+        if (!slice_kind_ok(e->ph) || !ks_event_has_dur(e))
             continue;
-        ks_slice s = {.ts = e->ts, .end = e->ts + e->dur, .ev = (uint32_t)i, .parent = -1,
+        ks_slice s = {.ts = e->ts, .end = e->ts + ks_event_dur(e), .ev = (uint32_t)i, .parent = -1,
                       .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0), .kind = e->kind};
         KS_PUSH(tl->s, tl->n, cap, s);
     }

@@ -220,7 +220,7 @@ static void kernels(builder *b)
         b->p->launches[smp] += 1;
         long si = kernel_series(b, e);
         if (si >= 0)
-            b->p->series[si].v[smp] += (double)e->dur;
+            b->p->series[si].v[smp] += (double)ks_event_dur(e);
     }
 }
 

@@ -303,7 +303,7 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
                 KS_PUSH(v, n, vcap, gnew);
             }
             v[j].copies++;
-            v[j].total = ks_sat_add(v[j].total, e->dur);
+            v[j].total = ks_sat_add(v[j].total, ks_event_dur(e));
             if (s && s->number != v[j].last_step) {
                 v[j].last_step = s->number;
                 v[j].steps++;
@@ -387,14 +387,14 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
             if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts) || !in_scope(c, e->ts))
                 continue;
             nk++;
-            if (e->dur >= 10000)
+            if (ks_event_dur(e) >= 10000)
                 continue;
             ks_slice_ref r = ks_gpuwork_launcher(a, it);
             if (graph_launch(a, r)) { /* already one launch for many kernels */
                 ngraph++;
                 continue;
             }
-            kd[nshort++] = e->dur;
+            kd[nshort++] = ks_event_dur(e);
             if (r.s >= 0) {
                 ks_ns l = ks_sat_sub(a->tl[r.tl].s[r.s].end, a->tl[r.tl].s[r.s].ts);
                 ld[nl++] = l;
@@ -566,7 +566,7 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
             if (e->kind == KS_K_KERNEL && e->ph == 'X' && e->name == k->name && in_window(a, e->ts) &&
                 in_scope(c, e->ts)) {
-                total = ks_sat_add(total, e->dur);
+                total = ks_sat_add(total, ks_event_dur(e));
                 count++;
             }
         }
@@ -745,7 +745,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
                 !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
-            total = ks_sat_add(total, e->dur);
+            total = ks_sat_add(total, ks_event_dur(e));
             int64_t b = 0;
             ks_event_bytes(t, it->track, it->ev, &b);
             size_t j = 0;
@@ -756,7 +756,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
                 KS_PUSH(v, n, vcap, gnew);
             }
             v[j].copies++;
-            v[j].total = ks_sat_add(v[j].total, e->dur);
+            v[j].total = ks_sat_add(v[j].total, ks_event_dur(e));
         }
     }
     const copy_group *big = NULL;
@@ -981,7 +981,7 @@ static void profiler_overhead(const dctx *c, ks_diagnoses *out)
             if (e->ph != 'X' || !in_window(a, e->ts))
                 continue;
             if (e->kind == KS_K_OVERHEAD) {
-                ks_ivs_add(&v, e->ts, ks_sat_add(e->ts, e->dur));
+                ks_ivs_add(&v, e->ts, ks_sat_add(e->ts, ks_event_dur(e)));
                 n++;
             } else if (e->kind == KS_K_OTHER && !strcmp(ks_trace_cat_name(t, e->cat), "cuda_profiler_range"))
                 ranges++;

@@ -145,6 +145,11 @@ void ks_ps_commit_event(ks_parser *p)
                           "ts + dur beyond the int64 ns range: event skipped");
             return;
         }
+        if (e->dur > KS_EVENT_MAX_DUR) {
+            ks_ps_diag_at(p, "parse.bad_dur", KS_SEV_WARNING, e->start,
+                          "\"dur\" longer than 78 hours (2^48 ns, what an event keeps): event skipped");
+            return;
+        }
         dur = e->dur;
     }
     if (e->ts_status == KS_NUM_ROUNDED || (ph == 'X' && e->dur_status == KS_NUM_ROUNDED)) {
@@ -162,14 +167,12 @@ void ks_ps_commit_event(ks_parser *p)
     }
     ks_event rec;
     rec.ts = e->ts;
-    rec.dur = dur;
+    (void)ks_event_set_dur(&rec, dur); /* in range: checked above */
     rec.name = e->name;
-    rec.stream = e->stream;
     rec.cat = e->cat;
     rec.ph = (uint8_t)ph;
     rec.kind = (uint8_t)ks_classify_event(ks_ps_kind_of(p, e->cat, e->name, ph), ph, e->flags);
     rec.flags = e->flags;
-    rec.device = e->device;
     if (p->unit) {
         ks_unit *u = p->unit;
         ks_event_pack_ids(&rec, e->ext, e->corr, &u->wide, &u->nwide, &u->wide_cap);
@@ -177,6 +180,8 @@ void ks_ps_commit_event(ks_parser *p)
         u->ev[u->nev].ev = rec;
         u->ev[u->nev].track = track;
         u->ev[u->nev].bytes = e->aux;
+        u->ev[u->nev].stream = e->stream;
+        u->ev[u->nev].device = e->device;
         if (e->has_coll) {
             KS_GROW(u->coll, u->coll_cap, u->ncoll + 1);
             u->coll[u->ncoll].ev = u->nev;
@@ -187,7 +192,7 @@ void ks_ps_commit_event(ks_parser *p)
         return;
     }
     ks_event_set_ids(t, &rec, e->ext, e->corr);
-    ks_trace_append(t, track, &rec);
+    ks_trace_append_device(t, track, &rec, e->stream, e->device);
     if (rec.flags & KS_EF_BYTES)
         ks_trace_set_bytes(t, track, e->aux);
     if (e->has_coll)

@@ -174,7 +174,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         if (e.flags & (KS_EF_EXT_WIDE | KS_EF_CORR_WIDE))
             ks_event_set_ids(t, &e, (e.flags & KS_EF_EXT_WIDE) ? u->wide[(uint32_t)e.ext32] : e.ext32,
                              (e.flags & KS_EF_CORR_WIDE) ? u->wide[(uint32_t)e.corr32] : e.corr32);
-        ks_trace_append(t, track, &e);
+        ks_trace_append_device(t, track, &e, u->ev[i].stream, u->ev[i].device);
         if (e.flags & KS_EF_BYTES)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);
         if (nc < u->ncoll && u->coll[nc].ev == i)

@@ -46,7 +46,9 @@ typedef struct ks_unit_track {
 typedef struct ks_unit_event {
     ks_event ev;    /* name and cat local; wide ids index the unit's wide[] */
     uint32_t track; /* local */
+    int32_t stream; /* args.stream, args.device (KS_EF_STREAM, KS_EF_DEVICE: ks_trace_append_device) */
     int64_t bytes;  /* "bytes" when ev.flags has KS_EF_BYTES (ks_trace_set_bytes) */
+    int16_t device;
 } ks_unit_event;
 
 /* The collective metadata of one of the unit's events (string ids local, numbers plus one as in

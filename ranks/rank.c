@@ -91,14 +91,14 @@ static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, 
         uint32_t k = g->track, i = g->ev;
         const ks_event *e = &t->tracks[k].ev[i];
         dev_acc *d = dev_of(devs, ndev, &cap, g->device);
-        ks_ivs_add(&d->all, e->ts, e->ts + e->dur);
+        ks_ivs_add(&d->all, e->ts, e->ts + ks_event_dur(e));
         if (e->kind != KS_K_KERNEL)
             continue;
         (*kernels)++;
         int comm = ks_comm_gpu_event(&cc, k, i);
-        ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + e->dur);
+        ks_ivs_add(comm ? &d->comm : &d->compute, e->ts, e->ts + ks_event_dur(e));
         KS_GROW(d->k, d->kcap, d->nk + 1);
-        d->k[d->nk++] = (kev){e->ts, e->ts + e->dur, e->name, k, i, comm};
+        d->k[d->nk++] = (kev){e->ts, e->ts + ks_event_dur(e), e->name, k, i, comm};
     }
     ks_comm_cache_free(&cc);
 }

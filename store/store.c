@@ -372,7 +372,7 @@ static void room_for_one(trace_impl *ti, ks_track *k, track_state *st)
     }
 }
 
-ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
+static ks_event *append(ks_trace *t, uint32_t track, const ks_event *e, int64_t stream, int32_t device)
 {
     trace_impl *ti = impl(t);
     if (ti->finished)
@@ -389,16 +389,26 @@ ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
     if (ks_kind_is_device_side((ks_kind)e->kind)) {
         st->n_device_side++;
         if (k->device < 0 && (e->flags & KS_EF_DEVICE))
-            k->device = e->device;
+            k->device = device;
         if (k->stream < 0 && (e->flags & KS_EF_STREAM))
-            k->stream = e->stream;
+            k->stream = stream;
     } else if (ks_kind_is_cpu_side((ks_kind)e->kind)) {
         st->n_cpu_side++;
     }
     return &k->ev[k->n++];
 }
 
-_Static_assert(sizeof(ks_event) == 40, "ks_event: 40 bytes (docs/performance.md)");
+ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e)
+{
+    return append(t, track, e, -1, -1);
+}
+
+ks_event *ks_trace_append_device(ks_trace *t, uint32_t track, const ks_event *e, int64_t stream, int32_t device)
+{
+    return append(t, track, e, stream, device);
+}
+
+_Static_assert(sizeof(ks_event) == 32, "ks_event: 32 bytes (docs/performance.md)");
 
 uint32_t ks_wide_id_add(int64_t **v, size_t *n, size_t *cap, int64_t id)
 {

@@ -1,7 +1,7 @@
 /* kinesift/store.h: the event store, the contract between the reader and every analysis.
  *
  * One trace = top-level metadata + processes + tracks (one per distinct (pid, tid)) + events.
- * Events live in per-track arrays, in file order, one fixed-size 56-byte record each; names and
+ * Events live in per-track arrays, in file order, one fixed-size 32-byte record each; names and
  * categories are interned. Only the args later analyses need are kept (External id, correlation,
  * stream, device, bytes, finished); every other arg is skipped without allocation.
  * Times are int64 ns, parsed from the number text without floating point.
@@ -101,29 +101,65 @@ enum ks_event_flags {
     KS_EF_CORR_WIDE = 1u << 15  /* corr32 is the index of the correlation in the trace's wide_ids */
 };
 
-/* One event: 40 bytes (a 1 GiB trace holds ~6 million; what few events carry lives beside them:
+/* One event: 32 bytes (a 1 GiB trace holds ~6 million; what few events carry lives beside them:
  * "bytes" (ks_event_bytes), and ids that do not fit 32 bits).
+ *
+ * The duration is read with ks_event_dur (KS_NO_DUR when there is none) and ks_event_end, never
+ * from dur_lo/dur_hi: 48 bits of ns, up to KS_EVENT_MAX_DUR (78 hours; the parser skips a longer
+ * "dur" with a diagnostic, as it skips one past the int64 range). Writers set it with
+ * ks_event_set_dur.
  *
  * The "External id" and the correlation are read with ks_event_ext and ks_event_corr, never from
  * ext32/corr32: an id that fits int32 (PyTorch's counters and CUPTI's correlation ids nearly always
  * do) is kept in the record, any other (a correlation past 2^31, a flow id hashed from a string)
  * in the trace's wide_ids, the record keeping its index (KS_EF_EXT_WIDE, KS_EF_CORR_WIDE). Either
- * way the id read back is the exact int64 of the file. Writers set both with ks_event_set_ids. */
+ * way the id read back is the exact int64 of the file. Writers set both with ks_event_set_ids.
+ *
+ * args.stream and args.device are not kept per event: they name the track's stream and device
+ * (ks_track.stream, .device; ks_trace_append_device), and KS_EF_STREAM / KS_EF_DEVICE say the event
+ * carried them. */
 typedef struct ks_event {
-    ks_ns ts;       /* start, ns (relative or absolute as in the file) */
-    ks_ns dur;      /* ns, or KS_NO_DUR */
-    ks_str name;    /* interned name (0 = none) */
-    int32_t ext32;  /* "External id" (KS_EF_EXT): ks_event_ext */
-    int32_t corr32; /* "correlation", or flow id of s/t/f (KS_EF_CORR): ks_event_corr */
-    int32_t stream; /* args.stream (KS_EF_STREAM) */
-    uint16_t cat;   /* category id: index into ks_trace.cats */
-    uint8_t ph;     /* phase character ('X', 'B', 'E', 'i', 'C', 's', 'f', ...) */
-    uint8_t kind;   /* ks_kind */
-    uint16_t flags; /* ks_event_flags */
-    int16_t device; /* args.device (KS_EF_DEVICE) */
+    ks_ns ts;        /* start, ns (relative or absolute as in the file) */
+    ks_str name;     /* interned name (0 = none) */
+    uint32_t dur_lo; /* the duration's low 32 bits: ks_event_dur */
+    int32_t ext32;   /* "External id" (KS_EF_EXT): ks_event_ext */
+    int32_t corr32;  /* "correlation", or flow id of s/t/f (KS_EF_CORR): ks_event_corr */
+    uint16_t cat;    /* category id: index into ks_trace.cats */
+    uint16_t flags;  /* ks_event_flags */
+    uint16_t dur_hi; /* the duration's high 16 bits; KS_DUR_HI_NONE: no duration */
+    uint8_t ph;      /* phase character ('X', 'B', 'E', 'i', 'C', 's', 'f', ...) */
+    uint8_t kind;    /* ks_kind */
 } ks_event;
 
-static inline ks_ns ks_event_end(const ks_event *e) { return e->dur == KS_NO_DUR ? e->ts : e->ts + e->dur; }
+#define KS_DUR_HI_NONE 0xFFFFu
+/* The longest duration an event keeps: 2^48 - 2^32 - 1 ns (78 hours). */
+#define KS_EVENT_MAX_DUR ((ks_ns)(((uint64_t)0xFFFEu << 32) | 0xFFFFFFFFu))
+
+/* The duration in ns, or KS_NO_DUR. */
+static inline ks_ns ks_event_dur(const ks_event *e)
+{
+    return e->dur_hi == KS_DUR_HI_NONE ? KS_NO_DUR : (ks_ns)(((uint64_t)e->dur_hi << 32) | e->dur_lo);
+}
+static inline int ks_event_has_dur(const ks_event *e) { return e->dur_hi != KS_DUR_HI_NONE; }
+/* Set the duration: KS_NO_DUR, or 0 .. KS_EVENT_MAX_DUR: 1. Any other value: 0, and the event is
+ * left as it was (the parser skips such events with a diagnostic before they get here). */
+static inline int ks_event_set_dur(ks_event *e, ks_ns d)
+{
+    if (d == KS_NO_DUR) {
+        e->dur_hi = KS_DUR_HI_NONE;
+        e->dur_lo = 0;
+        return 1;
+    }
+    if (d < 0 || d > KS_EVENT_MAX_DUR)
+        return 0;
+    e->dur_hi = (uint16_t)((uint64_t)d >> 32);
+    e->dur_lo = (uint32_t)d;
+    return 1;
+}
+static inline ks_ns ks_event_end(const ks_event *e)
+{
+    return e->dur_hi == KS_DUR_HI_NONE ? e->ts : e->ts + (ks_ns)(((uint64_t)e->dur_hi << 32) | e->dur_lo);
+}
 
 /* ---- tracks and processes ----------------------------------------------------------------- */
 
@@ -292,6 +328,10 @@ KS_API int ks_trace_track_find(const ks_trace *t, ks_id pid, ks_id tid, uint32_t
 /* Append an event to a track; returns a pointer valid until the next append to that track. The
  * caller may still edit that event until then (or until ks_trace_finish). */
 KS_API ks_event *ks_trace_append(ks_trace *t, uint32_t track, const ks_event *e);
+/* The same for a device-side event that carried args.stream / args.device (KS_EF_STREAM,
+ * KS_EF_DEVICE): the first such values of a track become its stream and device. */
+KS_API ks_event *ks_trace_append_device(ks_trace *t, uint32_t track, const ks_event *e, int64_t stream,
+                                        int32_t device);
 /* Set the "External id" and correlation of an event about to be appended to t (the flags
  * KS_EF_EXT / KS_EF_CORR say which are present; give 0 for an absent one): in the record when
  * they fit 32 bits, else in t->wide_ids (ks_event_ext, ks_event_corr). The event then belongs to

@@ -44,9 +44,9 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
     if (spill) {
         size_t n = 0;
         for (size_t i = 0; i < k->n; i++)
-            if (k->ev[i].ph == 'X' && k->ev[i].dur != KS_NO_DUR) {
+            if (k->ev[i].ph == 'X' && ks_event_has_dur(&k->ev[i])) {
                 v[n].a = k->ev[i].ts;
-                v[n++].b = k->ev[i].ts + k->ev[i].dur;
+                v[n++].b = k->ev[i].ts + ks_event_dur(&k->ev[i]);
             }
         for (size_t i = 0; i < tl->n; i++)
             if (tl->s[i].flags & KS_SF_BE) {
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
             const ks_event *e = &t->tracks[k].ev[i];
             if (ks_kind_is_gpu_work(e->kind) && e->ph == 'X') {
                 gpu_events++;
-                gpu_total += e->dur;
+                gpu_total += ks_event_dur(e);
             }
         }
     uint64_t kcount = 0;

@@ -41,7 +41,7 @@ static ks_ns busy_by_union(const ks_analysis *a)
                 if (!ks_kind_is_gpu_work((ks_kind)e->kind) || e->ph != 'X')
                     continue;
                 ks_ns s = e->ts > a->win_start ? e->ts : a->win_start;
-                ks_ns en = e->ts + e->dur < a->win_end ? e->ts + e->dur : a->win_end;
+                ks_ns en = e->ts + ks_event_dur(e) < a->win_end ? e->ts + ks_event_dur(e) : a->win_end;
                 if (en > s)
                     v[n++] = (iv){s, en};
             }

@@ -77,7 +77,7 @@ static void index_items(void **state)
         const ks_gpuwork_item *it = &gw->v[i];
         const ks_event *e = &t->tracks[it->track].ev[it->ev];
         assert_int_equal(it->ts, e->ts);
-        assert_int_equal(it->dur, e->dur);
+        assert_int_equal(it->dur, ks_event_dur(e));
         assert_int_equal(it->kind, e->kind);
         assert_int_equal(it->device, t->tracks[it->track].device);
         if (i) /* the order of the store: track, then file order */

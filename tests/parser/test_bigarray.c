@@ -157,7 +157,7 @@ static void store_keeps_many_events(void **state)
         ks_event e;
         memset(&e, 0, sizeof e);
         e.ts = (ks_ns)i * 10;
-        e.dur = (i % 3) ? 5 : KS_NO_DUR;
+        ks_event_set_dur(&e, (i % 3) ? 5 : KS_NO_DUR);
         e.name = name;
         e.ph = 'X';
         e.flags = KS_EF_EXT | KS_EF_CORR;

@@ -391,15 +391,15 @@ static void early_error_stops_the_thread(void **state)
 }
 
 /* A trace big enough that its track moves to a mapped array filled with the reader thread's ready
- * blocks (store/bigarray.c): 120 000 events (4.8 MB of records) on one thread, read both ways. */
+ * blocks (store/bigarray.c): 160 000 events (5.1 MB of records) on one thread, read both ways. */
 static void big_tracks_read_the_same(void **state)
 {
     (void)state;
     ks_buf b = {0};
     ks_buf_puts(&b, "{\"traceEvents\": [\n");
-    for (int i = 0; i < 120000; i++)
+    for (int i = 0; i < 160000; i++)
         ks_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":1}%s\n",
-                      i % 50, i, i + 1 < 120000 ? "," : "");
+                      i % 50, i, i + 1 < 160000 ? "," : "");
     ks_buf_puts(&b, "]}\n");
     same_both_ways(b.p, b.n, 0, 0);
     ks_parse_opts o;
@@ -408,10 +408,10 @@ static void big_tracks_read_the_same(void **state)
     ks_trace *t;
     ks_error err;
     assert_int_equal(ks_parse_buffer("big", b.p, b.n, &o, &t, &err), KS_OK);
-    assert_int_equal(t->events, 120000);
+    assert_int_equal(t->events, 160000);
     assert_int_equal(t->ntracks, 1);
     assert_true(t->tracks[0].n * sizeof(ks_event) > KS_BIGARRAY_HUGE_MIN);
-    assert_int_equal(t->tracks[0].ev[119999].ts, 119999000);
+    assert_int_equal(t->tracks[0].ev[159999].ts, 159999000);
     ks_trace_free(t);
     ks_buf_free(&b);
 }

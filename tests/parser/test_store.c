@@ -229,7 +229,7 @@ static void span_kept_while_appending_matches_a_scan(void **state)
             ks_event e;
             memset(&e, 0, sizeof e);
             e.ts = (ks_ns)((x >> 20) % 100000) - 50000;
-            e.dur = (x & 1) ? (ks_ns)((x >> 8) % 5000) : KS_NO_DUR;
+            ks_event_set_dur(&e, (x & 1) ? (ks_ns)((x >> 8) % 5000) : KS_NO_DUR);
             e.ph = (x & 1) ? 'X' : 'i';
             ks_event *p = ks_trace_append(t, ks_trace_track(t, pid, tid), &e);
             if (i + 1 == nev && round % 2)
@@ -241,10 +241,10 @@ static void span_kept_while_appending_matches_a_scan(void **state)
             uint32_t tr = ks_trace_track(t, pid, pid);
             ks_event e;
             memset(&e, 0, sizeof e);
-            e.dur = KS_NO_DUR;
+            ks_event_set_dur(&e, KS_NO_DUR);
             ks_trace_append(t, tr, &e)->ts = -7777777;
             e.ts = 5;
-            e.dur = 99999999;
+            ks_event_set_dur(&e, 99999999);
             ks_trace_append(t, tr, &e);
         }
         int any = 0;

@@ -49,9 +49,9 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
             const ks_event *e = &k->ev[j];
             int64_t bytes = -1;
             ks_event_bytes(t, (uint32_t)i, (uint32_t)j, &bytes);
-            ks_buf_printf(b, " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %s %d %s %c %d %u %d\n",
-                          e->ts, e->dur, ks_event_ext(t, e), ks_event_corr(t, e), bytes, ks_trace_str(t, e->name),
-                          e->stream, ks_trace_cat_name(t, e->cat), e->ph, e->kind, e->flags, e->device);
+            ks_buf_printf(b, " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %s %s %c %d %u\n",
+                          e->ts, ks_event_dur(e), ks_event_ext(t, e), ks_event_corr(t, e), bytes,
+                          ks_trace_str(t, e->name), ks_trace_cat_name(t, e->cat), e->ph, e->kind, e->flags);
         }
     }
     for (size_t i = 0; i < t->nseries; i++)
