@@ -3,8 +3,9 @@
  * One trace = top-level metadata + processes + tracks (one per distinct (pid, tid)) + events.
  * Events live in per-track arrays, in file order, one fixed-size 32-byte record each; names and
  * categories are interned. Only the args later analyses need are kept (External id, correlation,
- * stream, device, bytes, finished); every other arg is skipped without allocation.
- * Times are int64 ns, parsed from the number text without floating point.
+ * bytes, finished; stream and device for the track's); every other arg is skipped without
+ * allocation. Times are int64 ns, parsed from the number text without floating point; a duration
+ * keeps 48 bits of them (78 hours).
  *
  * The store is written by the parser (parser/) through the functions below and is read-only for
  * analyses. The public structs are plain data to read; the store's bookkeeping (capacities, the
@@ -83,8 +84,8 @@ KS_API int ks_kind_is_cpu_side(ks_kind k);
 #define KS_NO_DUR INT64_MIN /* the event has no duration (instants, flows, B, E, C) */
 
 enum ks_event_flags {
-    KS_EF_EXT = 1u << 0,        /* ext_id holds "External id" */
-    KS_EF_CORR = 1u << 1,       /* corr holds "correlation" (or the flow id for s/t/f) */
+    KS_EF_EXT = 1u << 0,        /* the event has an "External id": ks_event_ext */
+    KS_EF_CORR = 1u << 1,       /* a "correlation" (or the flow id for s/t/f): ks_event_corr */
     KS_EF_BYTES = 1u << 2,      /* "bytes" recorded: ks_event_bytes */
     KS_EF_UNFINISHED = 1u << 3, /* args.finished == false: end set to the capture end */
     KS_EF_TS_INEXACT = 1u << 4, /* ts/dur needed rounding (more than 3 fraction digits...) */
@@ -93,8 +94,8 @@ enum ks_event_flags {
     KS_EF_FLOW_STRID = 1u << 7, /* flow id was a string (parsed as hex, or hashed) */
     KS_EF_SCOPE_G = 1u << 8,    /* instant with "s": "g" */
     KS_EF_SCOPE_P = 1u << 9,    /* instant with "s": "p" */
-    KS_EF_STREAM = 1u << 10,    /* stream holds args.stream */
-    KS_EF_DEVICE = 1u << 11,    /* device holds args.device */
+    KS_EF_STREAM = 1u << 10,    /* the event carried args.stream (kept on the track) */
+    KS_EF_DEVICE = 1u << 11,    /* the event carried args.device (kept on the track) */
     KS_EF_BAD_UTF8 = 1u << 12,  /* a string of this event held invalid UTF-8 (replaced) */
     KS_EF_NEG_TS = 1u << 13,    /* ts < 0 (kept; Perfetto drops these) */
     KS_EF_EXT_WIDE = 1u << 14,  /* ext32 is the index of "External id" in the trace's wide_ids */

@@ -10,7 +10,8 @@ The bounds, in bytes per track or name above the base (measured at this 100 000 
   tracks/stats    370 before issue 16's first store change (one event slot, no growth slack),
                   ~295 after it, ~185 since the bookkeeping left the public record (64 + 32
                   bytes a track) and the parser's workers keep no table of every track, ~175
-                  with 48-byte events (170-200 from run to run: the parse workers' units): 230;
+                  with 48-byte events (170-200 from run to run: the parse workers' units; one-event
+                  tracks hardly see the 32-byte record): 230;
   tracks/analyze  ~360 before, ~295 since (and one array of launch marks, not one per thread),
                   ~186 since a timeline is 32 bytes (it was 88), the small tracks' slices share one
                   array and a finished store drops its 32 bytes of track state (185-205): 240
