@@ -24,37 +24,49 @@
 #include "analysis/timeline.h"
 #include "common/util.h"
 
-/* the slices of each lane, in timeline (start) order: idx[first[l] .. first[l + 1]) */
-static void by_lane(const ks_timeline *tl, size_t **idx, size_t **first)
+/* the slices of each overflow lane l >= 1, in timeline (start) order: idx[first[l] .. first[l + 1])
+ * (lane 0, nearly every slice, is read from the timeline itself: no index of it) */
+static void by_lane(const ks_timeline *tl, uint32_t **idx, size_t **first)
 {
     size_t *f = ks_xcalloc((size_t)tl->nlanes + 1, sizeof *f);
-    size_t *v = ks_xmalloc(ks_mul(tl->n ? tl->n : 1, sizeof *v));
     for (size_t i = 0; i < tl->n; i++)
         f[tl->s[i].lane + 1]++;
+    f[1] = 0; /* lane 0 is not indexed */
     for (uint32_t l = 0; l < tl->nlanes; l++)
         f[l + 1] += f[l];
     size_t *at = ks_xmalloc(((size_t)tl->nlanes + 1) * sizeof *at);
     memcpy(at, f, ((size_t)tl->nlanes + 1) * sizeof *at);
+    uint32_t *v = ks_xmalloc(ks_mul(f[tl->nlanes] ? f[tl->nlanes] : 1, sizeof *v));
     for (size_t i = 0; i < tl->n; i++)
-        v[at[tl->s[i].lane]++] = i;
+        if (tl->s[i].lane)
+            v[at[tl->s[i].lane]++] = (uint32_t)i;
     free(at);
     *idx = v;
     *first = f;
 }
 
 /* For every lane l >= 1, in order: call f for each slice of lane l with |slice ∩ U|, U = the union
- * of the lanes below it. */
+ * of the lanes below it. The union of lane 0 is its top-level slices (disjoint, in start order):
+ * built once, in room reserved for them (never copied while it grows), and taken as U without a
+ * merge. */
 static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, ks_ns cov), void *ctx)
 {
     if (tl->nlanes < 2)
         return;
-    size_t *idx, *first;
+    uint32_t *idx;
+    size_t *first;
     by_lane(tl, &idx, &first);
     ks_ivs below = {0}, top = {0}, merged = {0};
-    for (uint32_t l = 0; l < tl->nlanes; l++) {
-        if (l > 0)
-            for (size_t j = first[l]; j < first[l + 1]; j++)
-                f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, tl->s[idx[j]].end));
+    size_t tops = 0;
+    for (size_t i = 0; i < tl->n; i++)
+        tops += tl->s[i].lane == 0 && tl->s[i].parent < 0;
+    ks_ivs_reserve(&below, tops);
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->s[i].lane == 0 && tl->s[i].parent < 0)
+            ks_ivs_add_merge(&below, tl->s[i].ts, tl->s[i].end);
+    for (uint32_t l = 1; l < tl->nlanes; l++) {
+        for (size_t j = first[l]; j < first[l + 1]; j++)
+            f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, tl->s[idx[j]].end));
         if (l + 1 == tl->nlanes)
             break;
         /* U += the top-level slices of lane l (in start order, disjoint) */
