@@ -22,7 +22,9 @@
       "a CPU launch call whose correlation id matches no GPU work")                                \
     X("parse.array_unclosed", INFO, 0,                                                             \
       "the traceEvents array has no closing bracket (allowed by the format); events kept")         \
-    X("parse.bad_dur", WARNING, 0, "\"dur\" not a number, ts + dur outside int64 ns, or \"dur\" longer than 78 hours (2^48 − 2^32 − 1 ns, the most an event record keeps, `KS_EVENT_MAX_DUR`): event skipped") \
+    X("parse.bad_dur", WARNING, 0,                                                                 \
+      "\"dur\" not a number, ts + dur outside int64 ns, or \"dur\" longer than 78 hours "           \
+      "(2^48 − 2^32 − 1 ns, the most an event record keeps, `KS_EVENT_MAX_DUR`): event skipped")   \
     X("parse.bad_ts", WARNING, 0, "\"ts\" not a number or outside int64 ns: event skipped")        \
     X("parse.bom", INFO, 0, "a UTF-8 byte order mark, skipped")                                    \
     X("parse.duplicate_key", INFO, 0, "a key kinesift reads given twice in one event: the last wins") \
