@@ -31,9 +31,10 @@ typedef struct ks_timing {
     const char *name;  /* a string with static storage ("parse", "analysis: links, CPU tables") */
     int64_t ns;        /* wall time, summed over the runs of the phase */
     uint64_t bytes;    /* input bytes the phase went through, for a rate; 0 when no rate applies */
-    uint64_t peak_rss; /* the process's peak resident set size at the end of the phase, bytes (the
-                        * high-water mark since the process began: the first row where it rises is
-                        * the phase that set it); 0 for KS_TIMING_BESIDE and _WITHIN rows */
+    uint64_t peak_rss; /* the process's peak resident set size at the end of the phase (its last
+                        * run), bytes: the high-water mark since the process began, so in a run of
+                        * one input the first row where it reaches the final figure is the phase
+                        * that set it; 0 for KS_TIMING_BESIDE and _WITHIN rows */
     uint32_t runs;     /* how many times it ran */
     int kind;          /* KS_TIMING_SEQ, KS_TIMING_BESIDE or KS_TIMING_WITHIN */
 } ks_timing;
