@@ -172,8 +172,8 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
         e.cat = (uint16_t)m->cat[e.cat];
         uint32_t track = m->track[u->ev[i].track];
         if (e.flags & (KS_EF_EXT_WIDE | KS_EF_CORR_WIDE))
-            ks_event_set_ids(t, &e, (e.flags & KS_EF_EXT_WIDE) ? u->wide[(uint32_t)e.ext32] : e.ext32,
-                             (e.flags & KS_EF_CORR_WIDE) ? u->wide[(uint32_t)e.corr32] : e.corr32);
+            ks_event_set_ids(t, &e, ks_event_id_in(u->wide, e.ext32, e.flags & KS_EF_EXT_WIDE),
+                             ks_event_id_in(u->wide, e.corr32, e.flags & KS_EF_CORR_WIDE));
         ks_trace_append_device(t, track, &e, u->ev[i].stream, u->ev[i].device);
         if (e.flags & KS_EF_BYTES)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);

@@ -21,31 +21,26 @@ size_t ks_trace_track_cap(const ks_trace *t, uint32_t track);
 /* 1 when the track's event array lives in its own mapping rather than in malloc (bigarray.h). */
 int ks_trace_track_mapped(const ks_trace *t, uint32_t track);
 
-/* 1 when an event id is kept in the record's 32 bits (kinesift/store.h, ks_event_set_ids). */
-static inline int ks_id_fits32(int64_t id)
-{
-    return id >= INT32_MIN && id <= INT32_MAX;
-}
 /* Append an id that does not fit to a table of wide ids (*v, *n, *cap) and return its index. */
 uint32_t ks_wide_id_add(int64_t **v, size_t *n, size_t *cap, int64_t id);
-/* Put ext and corr into e, each in its 32 bits when it fits, else appended to the table (*v, *n,
- * *cap) with its flag set (KS_EF_EXT_WIDE, KS_EF_CORR_WIDE): ks_event_set_ids with the trace's
- * table, the parser's units with their own (re-packed into the trace's when merged). */
+/* One id into its 32-bit field: the id itself when it fits int32, else its index in the table
+ * (*v, *n, *cap), with wide_flag set in *flags (cleared otherwise). */
+static inline int32_t ks_event_pack_id(int64_t id, uint16_t wide_flag, uint16_t *flags, int64_t **v, size_t *n,
+                                       size_t *cap)
+{
+    if (id >= INT32_MIN && id <= INT32_MAX) {
+        *flags = (uint16_t)(*flags & ~wide_flag);
+        return (int32_t)id;
+    }
+    *flags |= wide_flag;
+    return (int32_t)ks_wide_id_add(v, n, cap, id);
+}
+/* Put ext and corr into e (kinesift/store.h): ks_event_set_ids with the trace's table, the
+ * parser's units with their own (re-packed into the trace's when merged). */
 static inline void ks_event_pack_ids(ks_event *e, int64_t ext, int64_t corr, int64_t **v, size_t *n, size_t *cap)
 {
-    e->flags = (uint16_t)(e->flags & ~(KS_EF_EXT_WIDE | KS_EF_CORR_WIDE));
-    if (ks_id_fits32(ext))
-        e->ext32 = (int32_t)ext;
-    else {
-        e->ext32 = (int32_t)ks_wide_id_add(v, n, cap, ext);
-        e->flags |= KS_EF_EXT_WIDE;
-    }
-    if (ks_id_fits32(corr))
-        e->corr32 = (int32_t)corr;
-    else {
-        e->corr32 = (int32_t)ks_wide_id_add(v, n, cap, corr);
-        e->flags |= KS_EF_CORR_WIDE;
-    }
+    e->ext32 = ks_event_pack_id(ext, KS_EF_EXT_WIDE, &e->flags, v, n, cap);
+    e->corr32 = ks_event_pack_id(corr, KS_EF_CORR_WIDE, &e->flags, v, n, cap);
 }
 
 #endif

@@ -159,7 +159,7 @@ static inline int ks_event_set_dur(ks_event *e, ks_ns d)
 }
 static inline ks_ns ks_event_end(const ks_event *e)
 {
-    return e->dur_hi == KS_DUR_HI_NONE ? e->ts : e->ts + (ks_ns)(((uint64_t)e->dur_hi << 32) | e->dur_lo);
+    return ks_event_has_dur(e) ? e->ts + ks_event_dur(e) : e->ts;
 }
 
 /* ---- tracks and processes ----------------------------------------------------------------- */
@@ -299,16 +299,22 @@ static inline ks_id ks_track_pid(const ks_trace *t, const ks_track *k)
     return t->procs[k->process].pid;
 }
 
+/* An id from its 32-bit field v: v itself, or (is_wide) the entry v of the table of wide ids. */
+static inline int64_t ks_event_id_in(const int64_t *wide, int32_t v, int is_wide)
+{
+    return is_wide ? wide[(uint32_t)v] : v;
+}
+
 /* The "External id" of an event of t (meaningful when KS_EF_EXT is set). */
 static inline int64_t ks_event_ext(const ks_trace *t, const ks_event *e)
 {
-    return (e->flags & KS_EF_EXT_WIDE) ? t->wide_ids[(uint32_t)e->ext32] : e->ext32;
+    return ks_event_id_in(t->wide_ids, e->ext32, e->flags & KS_EF_EXT_WIDE);
 }
 
 /* The correlation (the flow id of s/t/f) of an event of t (meaningful when KS_EF_CORR is set). */
 static inline int64_t ks_event_corr(const ks_trace *t, const ks_event *e)
 {
-    return (e->flags & KS_EF_CORR_WIDE) ? t->wide_ids[(uint32_t)e->corr32] : e->corr32;
+    return ks_event_id_in(t->wide_ids, e->corr32, e->flags & KS_EF_CORR_WIDE);
 }
 
 /* Lifecycle (the parser calls these; tests may build stores by hand). */
