@@ -57,10 +57,7 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
     size_t *first;
     by_lane(tl, &idx, &first);
     ks_ivs below = {0}, top = {0}, merged = {0};
-    size_t tops = 0;
-    for (size_t i = 0; i < tl->n; i++)
-        tops += tl->s[i].lane == 0 && tl->s[i].parent < 0;
-    ks_ivs_reserve(&below, tops);
+    ks_ivs_reserve(&below, tl->n); /* a bound: the part never written costs nothing (intervals.h) */
     for (size_t i = 0; i < tl->n; i++)
         if (tl->s[i].lane == 0 && tl->s[i].parent < 0)
             ks_ivs_add_merge(&below, tl->s[i].ts, tl->s[i].end);
