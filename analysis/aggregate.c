@@ -110,12 +110,14 @@ static row_acc *row_for(table *tb, const ks_event *e)
 }
 
 /* slices come track by track, in start order within a track: one sweep per track */
-static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_slice *s, ks_ns self)
+static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *line, const ks_slice *s,
+                         ks_ns self)
 {
     r->self_ns = ks_sat_add(r->self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->unfinished++;
-    ks_ns d = ks_sat_sub(s->end, s->ts);
+    ks_ns end = ks_slice_end(line, s);
+    ks_ns d = ks_sat_sub(end, s->ts);
     if (r->bits & ROW_ONE)
         r->dur.one = d; /* its only instance: count_instances gave it no room */
     else
@@ -125,7 +127,7 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_slice *s, 
         incl_close(r);
         r->incl_tl = tl;
     }
-    incl_add(r, s->ts, s->end);
+    incl_add(r, s->ts, end);
 }
 
 /* Which tables a slice belongs to. */
@@ -208,9 +210,9 @@ static void cpu_pass(agg *g)
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
-                add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, s, self[i]);
+                add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, tl, s, self[i]);
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
-                add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, s, self[i]);
+                add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, tl, s, self[i]);
         }
     }
     ks_big_free(self, most * sizeof *self);

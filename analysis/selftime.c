@@ -60,17 +60,17 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
     ks_ivs_reserve(&below, tl->n); /* a bound: the part never written costs nothing (intervals.h) */
     for (size_t i = 0; i < tl->n; i++)
         if (tl->s[i].lane == 0 && tl->s[i].parent < 0)
-            ks_ivs_add_merge(&below, tl->s[i].ts, tl->s[i].end);
+            ks_ivs_add_merge(&below, tl->s[i].ts, ks_slice_end(tl, &tl->s[i]));
     for (uint32_t l = 1; l < tl->nlanes; l++) {
         for (size_t j = first[l]; j < first[l + 1]; j++)
-            f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, tl->s[idx[j]].end));
+            f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, ks_slice_end(tl, &tl->s[idx[j]])));
         if (l + 1 == tl->nlanes)
             break;
         /* U += the top-level slices of lane l (in start order, disjoint) */
         ks_ivs_reset(&top);
         for (size_t j = first[l]; j < first[l + 1]; j++)
             if (tl->s[idx[j]].parent < 0)
-                ks_ivs_add_merge(&top, tl->s[idx[j]].ts, tl->s[idx[j]].end);
+                ks_ivs_add_merge(&top, tl->s[idx[j]].ts, ks_slice_end(tl, &tl->s[idx[j]]));
         if (!top.n)
             continue;
         ks_ivs_merge(&below, &top, &merged);
@@ -102,10 +102,10 @@ void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
 {
     /* saturating: a slice may span more than INT64_MAX ns (docs/robustness.md) */
     for (size_t i = 0; i < tl->n; i++)
-        self[i] = ks_sat_sub(tl->s[i].end, tl->s[i].ts);
+        self[i] = ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts);
     for (size_t i = 0; i < tl->n; i++)
         if (tl->s[i].parent >= 0)
-            self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], ks_sat_sub(tl->s[i].end, tl->s[i].ts));
+            self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts));
     self_ctx c = {tl, self};
     each_covered(tl, take_covered, &c);
 }

@@ -48,6 +48,19 @@ int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
     return 0;
 }
 
+/* A slice while its timeline is built: it carries its end, which the nesting reads and the overlap
+ * policy may cut. The finished timeline keeps ks_slice (24 bytes) and only the ends that are not
+ * their events' (KS_SF_OWN_END): compact(). */
+typedef struct bslice {
+    ks_ns ts, end;
+    uint32_t ev;
+    int32_t parent;
+    uint32_t lane;
+    uint16_t depth;
+    uint8_t flags;
+    uint8_t kind;
+} bslice;
+
 /* ---- B/E pairing --------------------------------------------------------------------------- */
 
 typedef struct be_ref {
@@ -66,7 +79,7 @@ static int cmp_be(const void *x, const void *y)
     return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end, ks_slice **out,
+static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end, bslice **out,
                            size_t *n, size_t *cap, ks_diag *d, ks_timeline_stats *st)
 {
     be_ref *v = NULL;
@@ -116,7 +129,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         uint32_t b = open[m - 1];
         memmove(open + m - 1, open + m, (nopen - m) * sizeof *open);
         nopen--;
-        ks_slice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE, .kind = k->ev[b].kind};
+        bslice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE, .kind = k->ev[b].kind};
         KS_PUSH(*out, *n, *cap, s);
     }
     for (size_t i = 0; i < nopen; i++) {
@@ -125,7 +138,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         ks_diag_add(d, "timeline.unclosed_begin", KS_SEV_WARNING,
                     "'B' \"%s\" at %lld ns never closed: ends at the trace end", ks_trace_str(t, b->name),
                     (long long)b->ts);
-        ks_slice s = {.ts = b->ts, .end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
+        bslice s = {.ts = b->ts, .end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
                       .flags = KS_SF_BE | KS_SF_UNCLOSED, .kind = b->kind};
         KS_PUSH(*out, *n, *cap, s);
     }
@@ -136,7 +149,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
 /* ---- sorting ------------------------------------------------------------------------------- */
 
 /* start, longer first, file order: a strict total order (a slice's event is its own) */
-static inline int slice_before(const ks_slice *a, const ks_slice *b)
+static inline int slice_before(const bslice *a, const bslice *b)
 {
     if (a->ts != b->ts)
         return a->ts < b->ts;
@@ -148,7 +161,7 @@ static inline int slice_before(const ks_slice *a, const ks_slice *b)
 
 /* Kineto writes complete events in end order, children before their parent: short runs that a
  * merge sort with inlined comparisons handles far faster than qsort */
-KS_MSORT_DEFINE(sort_slices, ks_slice, slice_before)
+KS_MSORT_DEFINE(sort_slices, bslice, slice_before)
 
 /* ---- nesting ------------------------------------------------------------------------------- */
 
@@ -163,10 +176,10 @@ typedef struct lane {
 } lane;
 
 /* close the open slices of lane l that end before s starts */
-static void pop_ended(lane *l, const ks_slice *all, const ks_slice *s)
+static void pop_ended(lane *l, const bslice *all, const bslice *s)
 {
     while (l->n) {
-        const ks_slice *top = &all[l->stack[l->n - 1]];
+        const bslice *top = &all[l->stack[l->n - 1]];
         int both_zero = top->end == top->ts && s->end == s->ts;
         if (top->end < s->ts || (top->end == s->ts && !both_zero))
             l->n--;
@@ -193,7 +206,7 @@ static void keep_worst(ks_timeline_stats *st, int cls, const ks_overlap_example 
     }
 }
 
-static void note_overlap(const ks_trace *t, const ks_track *k, const ks_slice *s, const ks_slice *p,
+static void note_overlap(const ks_trace *t, const ks_track *k, const bslice *s, const bslice *p,
                          int cls, ks_timeline_stats *st)
 {
     ks_ns excess = ks_sat_sub(s->end, p->end);
@@ -216,17 +229,17 @@ static void count_overlap_cat(ks_timeline_stats *st, uint32_t track, uint16_t ca
     KS_PUSH(st->cats, st->ncats, st->cats_cap, r);
 }
 
-/* Nest the sorted slices of one track; drops (policy drop) are removed from the array. */
-static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o, ks_timeline *tl,
-                 ks_timeline_stats *st)
+/* Nest the sorted slices v[0 .. *n) of one track; drops (policy drop) are removed from the array. */
+static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o, ks_timeline *tl, bslice *v,
+                 size_t *n, ks_timeline_stats *st)
 {
     /* as many lanes as the track needs: no slice is ever left out for want of one */
     lane *lanes = ks_xcalloc(1, sizeof *lanes);
     size_t nlanes = 1, cap_lanes = 1;
     size_t out = 0;
     int gpu = k->kind == KS_TRACK_GPU;
-    for (size_t i = 0; i < tl->n; i++) {
-        ks_slice s = tl->s[i];
+    for (size_t i = 0; i < *n; i++) {
+        bslice s = v[i];
         int placed = 0;
         int s_python = s.kind == KS_K_PYTHON;
         for (size_t l = 0; !placed; l++) {
@@ -238,13 +251,13 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                 nlanes = l + 1;
             }
             lane *ln = &lanes[l];
-            pop_ended(ln, tl->s, &s);
+            pop_ended(ln, v, &s);
             /* A Python frame (with_stack) that a non-Python slice outlives is the one that is off:
              * the Python tracer records frame exits late (pytorch #174555), e.g. the frame of
              * _record_function_enter_new ends after its record_function range began. The frame is
              * cut at the slice's start and the slice nests where it belongs. */
             while (l == 0 && !s_python && ln->n) {
-                ks_slice *top = &tl->s[ln->stack[ln->n - 1]];
+                bslice *top = &v[ln->stack[ln->n - 1]];
                 if (s.end <= top->end || top->kind != KS_K_PYTHON || top->ts >= s.ts)
                     break;
                 note_overlap(t, k, &s, top, KS_OV_PYTHON, st);
@@ -253,9 +266,9 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                 ks_timeline_ov(tl)->truncated++;
                 ln->n--;
             }
-            if (ln->n && s.end > tl->s[ln->stack[ln->n - 1]].end) {
+            if (ln->n && s.end > v[ln->stack[ln->n - 1]].end) {
                 /* partial overlap with the innermost open slice of this lane */
-                const ks_slice *p = &tl->s[ln->stack[ln->n - 1]];
+                const bslice *p = &v[ln->stack[ln->n - 1]];
                 if (l == 0) {
                     note_overlap(t, k, &s, p, gpu ? KS_OV_GPU : KS_OV_CPU, st);
                     count_overlap_cat(st, (uint32_t)(k - t->tracks), k->ev[s.ev].cat, ks_sat_sub(s.end, p->end));
@@ -294,11 +307,11 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
             continue;
         /* the stacks hold output indices (out <= i), so parents are output indices even after
          * a drop has shifted the array */
-        tl->s[out] = s;
+        v[out] = s;
         KS_PUSH(lanes[s.lane].stack, lanes[s.lane].n, lanes[s.lane].cap, (int32_t)out);
         out++;
     }
-    tl->n = out;
+    *n = out;
     tl->nlanes = (uint32_t)nlanes;
     for (size_t l = 0; l < nlanes; l++)
         free(lanes[l].stack);
@@ -310,43 +323,93 @@ static int slice_kind_ok(uint8_t ph)
     return ph == 'X';
 }
 
+/* The finished slice of b, and whether its end is its own (not its event's: a B/E pair, a slice
+ * the overlap policy or a late Python frame cut, an end that the event's duration does not give). */
+static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
+{
+    ks_slice s = {.ts = b->ts, .ev = b->ev, .parent = b->parent, .lane = b->lane, .depth = b->depth,
+                  .flags = b->flags, .kind = b->kind};
+    const ks_event *e = &k->ev[b->ev];
+    *own = (b->flags & KS_SF_BE) || !ks_event_has_dur(e) || b->ts + ks_event_dur(e) != b->end;
+    if (*own)
+        s.flags |= KS_SF_OWN_END;
+    return s;
+}
+
+/* Turn the built slices v[0 .. n) into tl's: 24-byte slices written over v from its start (slice i
+ * lands at or before where v[i] was read, so nothing unread is overwritten; memcpy, as the two
+ * types share the bytes), and the ends that are not their events' in tl->own_end. */
+static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_slice *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        bslice b;
+        memcpy(&b, &v[i], sizeof b);
+        int own;
+        ks_slice s = finish_slice(k, &b, &own);
+        if (own) {
+            if (!tl->own_end)
+                tl->own_end = ks_xmalloc(ks_mul(n, sizeof *tl->own_end));
+            tl->own_end[i] = b.end;
+        }
+        memcpy(&out[i], &s, sizeof s);
+    }
+}
+
+_Static_assert(sizeof(ks_slice) == 24, "ks_slice is 24 bytes (kinesift/analysis.h)");
+
+/* a track this small is built on the stack (a trace may hold a million one-event tracks) */
+#define STACK_SLICES 64
+
 void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts *o, ks_ns trace_end,
                        ks_timeline *tl, ks_diag *d, ks_timeline_stats *st)
 {
     const ks_track *k = &t->tracks[track];
     /* one slice per X or B event at most: the room the caller gave (tl->s set), else reserve that
      * and give back what is unused at the end (the pages never written cost nothing, and the array
-     * is never copied while it grows); the pushes below never pass cap */
+     * is never copied while it grows); the pushes below never pass cap. The slices are built with
+     * their ends (bslice) and compacted into tl->s at the end: in place when the array is their
+     * own, from a buffer of the build's when they go to the caller's room. */
     ks_slice *room = tl->s;
     memset(tl, 0, sizeof *tl);
     tl->track = track;
-    size_t cap = k->n;
-    tl->s = room ? room : cap ? ks_xmalloc_big(ks_mul(cap, sizeof *tl->s)) : NULL;
+    tl->ev = k->ev;
+    size_t cap = k->n, n = 0;
+    bslice stack[STACK_SLICES];
+    bslice *v = !cap ? NULL : !room ? ks_xmalloc_big(ks_mul(cap, sizeof *v))
+                : cap <= STACK_SLICES ? stack : ks_xmalloc(ks_mul(cap, sizeof *v));
     for (size_t i = 0; i < k->n; i++) {
         const ks_event *e = &k->ev[i];
         if (!slice_kind_ok(e->ph) || !ks_event_has_dur(e))
             continue;
-        ks_slice s = {.ts = e->ts, .end = e->ts + ks_event_dur(e), .ev = (uint32_t)i, .parent = -1,
-                      .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0), .kind = e->kind};
-        KS_PUSH(tl->s, tl->n, cap, s);
+        bslice s = {.ts = e->ts, .end = e->ts + ks_event_dur(e), .ev = (uint32_t)i, .parent = -1,
+                    .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0), .kind = e->kind};
+        v[n++] = s;
     }
-    pair_begin_end(t, k, trace_end, &tl->s, &tl->n, &cap, d, st);
-    sort_slices(tl->s, tl->n);
-    nest(t, k, o, tl, st);
-    if (!room && tl->n < cap)
-        tl->s = ks_xrealloc(tl->s, ks_mul(tl->n ? tl->n : 1, sizeof *tl->s));
-    ks_ns re = ks_timeline_reassigned(tl);
-    if (re)
-        ks_timeline_ov(tl)->reassigned_ns = re;
+    pair_begin_end(t, k, trace_end, &v, &n, &cap, d, st);
+    sort_slices(v, n);
+    nest(t, k, o, tl, v, &n, st);
     /* exact duplicates nest inside their twin: report them */
-    for (size_t i = 0; i < tl->n; i++) {
-        const ks_slice *s = &tl->s[i];
+    for (size_t i = 0; i < n; i++) {
+        const bslice *s = &v[i];
         if (s->parent >= 0) {
-            const ks_slice *p = &tl->s[s->parent];
+            const bslice *p = &v[s->parent];
             if (p->ts == s->ts && p->end == s->end && k->ev[p->ev].name == k->ev[s->ev].name)
                 st->duplicates++;
         }
     }
+    tl->n = n;
+    if (room) {
+        compact(k, tl, v, n, room);
+        tl->s = room;
+        if (v != stack)
+            free(v);
+    } else if (v) {
+        compact(k, tl, v, n, (ks_slice *)(void *)v);
+        tl->s = ks_xrealloc(v, ks_mul(n ? n : 1, sizeof *tl->s));
+    }
+    ks_ns re = ks_timeline_reassigned(tl);
+    if (re)
+        ks_timeline_ov(tl)->reassigned_ns = re;
 }
 
 int ks_timeline_stats_empty(const ks_timeline_stats *st)
@@ -389,8 +452,10 @@ void ks_timeline_free(ks_timeline *tl)
 {
     free(tl->s);
     free(tl->ov);
+    free(tl->own_end);
     tl->s = NULL;
     tl->ov = NULL;
+    tl->own_end = NULL;
     tl->n = 0;
 }
 
@@ -437,7 +502,7 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
         i--;
     while (i >= 0) {
         const ks_slice *s = &tl->s[i];
-        if (s->end > t && (!accept || accept(s->kind)))
+        if (ks_slice_end(tl, s) > t && (!accept || accept(s->kind)))
             return i;
         i = s->parent;
     }

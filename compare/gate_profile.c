@@ -171,9 +171,9 @@ static void slices(builder *b)
             if (step < 0)
                 continue;
             if (label >= 0)
-                credit(b, (size_t)label, step, s->ts, s->end);
+                credit(b, (size_t)label, step, s->ts, ks_slice_end(tl, s));
             if (op >= 0)
-                credit(b, (size_t)op, step, s->ts, s->end);
+                credit(b, (size_t)op, step, s->ts, ks_slice_end(tl, s));
         }
         for (size_t si = 0; si < b->p->nseries; si++)
             flush(b, si);

@@ -396,7 +396,7 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
             }
             kd[nshort++] = ks_event_dur(e);
             if (r.s >= 0) {
-                ks_ns l = ks_sat_sub(a->tl[r.tl].s[r.s].end, a->tl[r.tl].s[r.s].ts);
+                ks_ns l = ks_sat_sub(ks_slice_end(&a->tl[r.tl], &a->tl[r.tl].s[r.s]), a->tl[r.tl].s[r.s].ts);
                 ld[nl++] = l;
                 launch_total = ks_sat_add(launch_total, l);
             }
@@ -481,7 +481,7 @@ static void op_scope_build(const dctx *c, op_scope *o)
                 for (int32_t p = s->parent; p >= 0; p = tl->s[p].parent) {
                     const ks_event *pe = &tr->ev[tl->s[p].ev];
                     if (pe->kind == KS_K_CPU_OP && pe->name < o->names) {
-                        o->alloc[pe->name] = ks_sat_add(o->alloc[pe->name], s->end - s->ts);
+                        o->alloc[pe->name] = ks_sat_add(o->alloc[pe->name], ks_slice_end(tl, s) - s->ts);
                         o->alloc_calls[pe->name]++;
                     }
                 }
@@ -664,11 +664,11 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
                 continue;
             calls++;
             hip += platform == KS_PLATFORM_HIP;
-            total = ks_sat_add(total, ks_sat_sub(s->end, s->ts));
-            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, s->end);
+            total = ks_sat_add(total, ks_sat_sub(ks_slice_end(tl, s), s->ts));
+            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, ks_slice_end(tl, s));
             waited_busy = ks_sat_add(waited_busy, busy);
-            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, s->end), busy));
-            ks_iv idle = idle_after(c, s->end);
+            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, ks_slice_end(tl, s)), busy));
+            ks_iv idle = idle_after(c, ks_slice_end(tl, s));
             ks_ivs_add(&after, idle.a, idle.b);
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
@@ -898,7 +898,7 @@ static void cpu_calls(const dctx *c, int (*match)(const char *), ks_ivs *out, ui
             if (!is[e->name])
                 is[e->name] = (uint8_t)(1 + !!match(ks_trace_str(t, e->name)));
             if (is[e->name] == 2) {
-                ks_ivs_add(out, s->ts, s->end);
+                ks_ivs_add(out, s->ts, ks_slice_end(tl, s));
                 (*n)++;
             }
         }

@@ -91,6 +91,7 @@ static void widen(const ks_analysis *a, ks_steps *st)
         if (r.s < 0)
             continue;
         const ks_slice *ls = &a->tl[r.tl].s[r.s];
+        ks_ns ls_end = ks_slice_end(&a->tl[r.tl], ls);
         /* last step with host_start <= launch start */
         size_t lo = 0, hi = st->n;
         while (lo < hi) {
@@ -103,7 +104,7 @@ static void widen(const ks_analysis *a, ks_steps *st)
         if (!lo)
             continue;
         ks_step *s = &st->v[lo - 1];
-        if (ls->end > s->host_end)
+        if (ls_end > s->host_end)
             continue;
         s->gpu_events++;
         if (g->ts + g->dur > gpu_end[lo - 1])
@@ -238,14 +239,14 @@ int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *st, ks_
             continue;
         const ks_slice *s = &tl->s[c[i].s];
         /* a step nested in another step (same label) is not a step of its own */
-        if (open_end_slice >= 0 && s->ts < tl->s[open_end_slice].end)
+        if (open_end_slice >= 0 && s->ts < ks_slice_end(tl, &tl->s[open_end_slice]))
             continue;
         open_end_slice = c[i].s;
         ks_step *p = &st->v[st->n];
         p->number = c[i].number >= 0 ? c[i].number : (int64_t)st->n;
         p->name = tr->ev[s->ev].name;
         p->host_start = s->ts;
-        p->host_end = s->end;
+        p->host_end = ks_slice_end(tl, s);
         p->unfinished = (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED)) != 0;
         st->n++;
     }

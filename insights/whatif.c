@@ -79,10 +79,10 @@ static void mark_labels(replay *r, thread_model *m)
         const ks_slice *s = &tl->s[i];
         const ks_event *e = &tr->ev[s->ev];
         if (e->kind != KS_K_USER_ANNOTATION) {
-            ks_ivs_add(&m->ops, s->ts, s->end);
+            ks_ivs_add(&m->ops, s->ts, ks_slice_end(tl, s));
         } else {
             KS_PUSH(m->marks, m->nmarks, mcap, s->ts);
-            KS_PUSH(m->marks, m->nmarks, mcap, s->end);
+            KS_PUSH(m->marks, m->nmarks, mcap, ks_slice_end(tl, s));
         }
         uint8_t mk = s->parent >= 0 ? m->launch_shrink[s->parent] : 0;
         for (size_t k = 0; k < r->nsh; k++) {
@@ -91,7 +91,7 @@ static void mark_labels(replay *r, thread_model *m)
             if (name_is(r->a, e->name, r->sh[k].label)) {
                 if (!mk)
                     mk = (uint8_t)(k + 1);
-                ks_ivs_add(&m->label_cpu[k], s->ts, s->end);
+                ks_ivs_add(&m->label_cpu[k], s->ts, ks_slice_end(tl, s));
             }
         }
         m->launch_shrink[i] = mk;
@@ -115,22 +115,22 @@ static void wait_only_instances(const replay *r, size_t j, size_t k, const ks_iv
     int added = 0;
     for (size_t i = 0; i < m->tl->n; i++) {
         const ks_slice *s = &m->tl->s[i];
-        if (s->end <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
+        if (ks_slice_end(m->tl, s) <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
             continue;
-        ks_ns len = ks_sat_sub(s->end, s->ts), busy = ks_ivs_covered(&m->ops, s->ts, s->end);
-        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, s->end))
+        ks_ns len = ks_sat_sub(ks_slice_end(m->tl, s), s->ts), busy = ks_ivs_covered(&m->ops, s->ts, ks_slice_end(m->tl, s));
+        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, ks_slice_end(m->tl, s)))
             continue;
         ks_ns x = s->ts;
         /* the own time: [ts, end) less the thread's ops */
-        for (size_t q = 0; q < m->ops.n && x < s->end; q++) {
+        for (size_t q = 0; q < m->ops.n && x < ks_slice_end(m->tl, s); q++) {
             if (m->ops.v[q].b <= x)
                 continue;
-            if (m->ops.v[q].a >= s->end)
+            if (m->ops.v[q].a >= ks_slice_end(m->tl, s))
                 break;
             ks_ivs_add(wait, x, m->ops.v[q].a);
             x = m->ops.v[q].b;
         }
-        ks_ivs_add(wait, x, s->end);
+        ks_ivs_add(wait, x, ks_slice_end(m->tl, s));
         added = 1;
     }
     if (added)
@@ -405,7 +405,7 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
             int launches = f < r->nitems && r->items[f].thread == j && r->items[f].launch == (int32_t)i;
             if (!blocking && !launches)
                 continue;
-            special sp = {s->ts, ks_sat_sub(s->end, s->ts), (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
+            special sp = {s->ts, ks_sat_sub(ks_slice_end(tl, s), s->ts), (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
             KS_PUSH(v, *n, cap, sp);
         }
     }

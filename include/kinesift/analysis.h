@@ -69,17 +69,23 @@ enum ks_slice_flags {
     KS_SF_UNCLOSED = 1u << 1,   /* B without E: ends at the trace end */
     KS_SF_UNFINISHED = 1u << 2, /* "finished": false */
     KS_SF_TRUNCATED = 1u << 3,  /* cut by the overlap policy */
-    KS_SF_SPILLED = 1u << 4     /* lives in an overflow lane (lane > 0) */
+    KS_SF_SPILLED = 1u << 4,    /* lives in an overflow lane (lane > 0) */
+    KS_SF_OWN_END = 1u << 5     /* ends elsewhere than its event does (a B/E pair, a cut slice): the
+                                 * timeline keeps that end (ks_slice_end) */
 };
 
+/* One slice: 24 bytes (a 1 GiB trace holds ~4 million). It covers [ts, ks_slice_end): its end is
+ * not kept here, since nearly every slice ends where its event does (ts + the event's duration);
+ * the few that do not (B/E pairs, slices cut by the overlap policy) are flagged KS_SF_OWN_END and
+ * their timeline keeps their ends. Read the end with ks_slice_end, never by other means. */
 typedef struct ks_slice {
-    ks_ns ts, end;     /* half-open [ts, end) */
+    ks_ns ts;          /* start (its event's; for a B/E pair, the B's) */
     uint32_t ev;       /* index of its event in the track's ev[] */
     int32_t parent;    /* index of the parent slice in the same timeline, -1 at top level */
+    uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
     uint16_t depth;    /* 0 at top level (UINT16_MAX deeper than that) */
     uint8_t flags;     /* ks_slice_flags */
     uint8_t kind;      /* its event's ks_kind, here so that a walk up the nesting reads no event */
-    uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
 } ks_slice;
 
 /* What the overlap policy did on one track (partial overlaps and what became of them). Most tracks
@@ -92,7 +98,7 @@ typedef struct ks_timeline_overlaps {
     ks_ns dropped_ns;    /* total duration of the slices the drop policy left out */
 } ks_timeline_overlaps;
 
-/* One track's slices, sorted by (ts, longer first, file order). 32 bytes: a trace may hold a
+/* One track's slices, sorted by (ts, longer first, file order). 48 bytes: a trace may hold a
  * million tracks (docs/robustness.md). */
 typedef struct ks_timeline {
     uint32_t track;
@@ -100,7 +106,18 @@ typedef struct ks_timeline {
     ks_slice *s;
     size_t n;
     ks_timeline_overlaps *ov; /* NULL when all its counts are zero (ks_timeline_overlaps_of) */
+    const ks_event *ev;       /* the track's events (the trace's ks_track.ev) */
+    ks_ns *own_end;           /* own_end[i]: the end of slice i when it is KS_SF_OWN_END; NULL when
+                               * no slice of the track is */
 } ks_timeline;
+
+/* The end of slice s of timeline tl: its half-open interval is [s->ts, ks_slice_end(tl, s)). */
+static inline ks_ns ks_slice_end(const ks_timeline *tl, const ks_slice *s)
+{
+    if (s->flags & KS_SF_OWN_END)
+        return tl->own_end[s - tl->s];
+    return s->ts + ks_event_dur(&tl->ev[s->ev]);
+}
 
 /* The overlap counts of a timeline; all zeros when it has none. Never NULL. */
 KS_API const ks_timeline_overlaps *ks_timeline_overlaps_of(const ks_timeline *tl);

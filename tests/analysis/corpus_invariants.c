@@ -33,7 +33,7 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
         sum += self[i];
         sum_lane += lane_self[i];
         v[i].a = tl->s[i].ts;
-        v[i].b = tl->s[i].end;
+        v[i].b = ks_slice_end(tl, &tl->s[i]);
     }
     ks_ns u = union_length(v, tl->n);
     CHECK(sum == u, "track %u: self times add up to %" PRId64 ", the union of its slices is %" PRId64 " (%" PRId64 " more)",
@@ -51,7 +51,7 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
         for (size_t i = 0; i < tl->n; i++)
             if (tl->s[i].flags & KS_SF_BE) {
                 v[n].a = tl->s[i].ts;
-                v[n++].b = tl->s[i].end;
+                v[n++].b = ks_slice_end(tl, &tl->s[i]);
             }
         ks_ns raw = union_length(v, n);
         CHECK(raw == u, "track %u: spill lost time: raw union %" PRId64 ", timeline union %" PRId64, tl->track, raw, u);
@@ -66,10 +66,18 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
 {
     ks_ns *self = ks_xcalloc(tl->n ? tl->n : 1, sizeof *self);
     for (size_t i = 0; i < tl->n; i++)
-        self[i] = tl->s[i].end - tl->s[i].ts;
+        self[i] = ks_slice_end(tl, &tl->s[i]) - tl->s[i].ts;
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        CHECK(s->end >= s->ts, "track %u slice %zu has negative duration", tl->track, i);
+        CHECK(ks_slice_end(tl, s) >= s->ts, "track %u slice %zu has negative duration", tl->track, i);
+        /* the end kept by the timeline is for the slices that do not end where their events do */
+        const ks_event *se = &t->tracks[tl->track].ev[s->ev];
+        if (s->flags & KS_SF_OWN_END)
+            CHECK((s->flags & KS_SF_BE) || !ks_event_has_dur(se) || s->ts + ks_event_dur(se) != ks_slice_end(tl, s),
+                  "track %u slice %zu keeps an end its event gives", tl->track, i);
+        else
+            CHECK(ks_event_has_dur(se) && !(s->flags & (KS_SF_BE | KS_SF_TRUNCATED)),
+                  "track %u slice %zu: a B/E or cut slice reads its end from its event", tl->track, i);
         CHECK(s->kind == t->tracks[tl->track].ev[s->ev].kind, "track %u slice %zu: kind %u, its event's %u",
               tl->track, i, s->kind, t->tracks[tl->track].ev[s->ev].kind);
         if (i)
@@ -78,10 +86,10 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
             const ks_slice *p = &tl->s[s->parent];
             CHECK((size_t)s->parent < i, "parent after child");
             CHECK(p->lane == s->lane, "parent in another lane");
-            CHECK(p->ts <= s->ts && s->end <= p->end, "track %u: child [%" PRId64 ",%" PRId64 ") outside parent [%" PRId64 ",%" PRId64 ")",
-                  tl->track, s->ts, s->end, p->ts, p->end);
+            CHECK(p->ts <= s->ts && ks_slice_end(tl, s) <= ks_slice_end(tl, p), "track %u: child [%" PRId64 ",%" PRId64 ") outside parent [%" PRId64 ",%" PRId64 ")",
+                  tl->track, s->ts, ks_slice_end(tl, s), p->ts, ks_slice_end(tl, p));
             CHECK(s->depth == p->depth + 1 || p->depth == UINT16_MAX, "depth");
-            self[s->parent] -= s->end - s->ts;
+            self[s->parent] -= ks_slice_end(tl, s) - s->ts;
         } else {
             CHECK(s->depth == 0, "top-level depth");
         }
@@ -94,11 +102,11 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
             CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
             sum_self += self[i];
             if (tl->s[i].parent < 0) {
-                CHECK(tl->s[i].ts >= last_end || tl->s[i].ts == tl->s[i].end || last_end == tl->s[i].ts,
+                CHECK(tl->s[i].ts >= last_end || tl->s[i].ts == ks_slice_end(tl, &tl->s[i]) || last_end == tl->s[i].ts,
                       "top-level slices overlap in lane %u", lane);
-                sum_top += tl->s[i].end - tl->s[i].ts;
-                if (tl->s[i].end > last_end)
-                    last_end = tl->s[i].end;
+                sum_top += ks_slice_end(tl, &tl->s[i]) - tl->s[i].ts;
+                if (ks_slice_end(tl, &tl->s[i]) > last_end)
+                    last_end = ks_slice_end(tl, &tl->s[i]);
             }
         }
         CHECK(sum_self == sum_top, "track %u lane %u: self times add up to %" PRId64 ", top-level union %" PRId64,
@@ -143,7 +151,7 @@ static void check_inclusive(const ks_trace *t, const ks_analysis *a)
             const ks_event *e = &tr->ev[tl->s[i].ev];
             v[n].key = ((int64_t)e->name << 16) | e->cat;
             v[n].a = tl->s[i].ts;
-            v[n++].b = tl->s[i].end;
+            v[n++].b = ks_slice_end(tl, &tl->s[i]);
         }
         qsort(v, n, sizeof *v, cmp_name_iv);
         for (size_t i = 0; i < n;) {

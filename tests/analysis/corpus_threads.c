@@ -92,9 +92,9 @@ static void analyse(const ks_trace *t, const ks_analysis_opts *base, int threads
     reports(r);
 }
 
-static int same_slice(const ks_slice *x, const ks_slice *y)
+static int same_slice(const ks_timeline *p, const ks_slice *x, const ks_timeline *q, const ks_slice *y)
 {
-    return x->ts == y->ts && x->end == y->end && x->ev == y->ev && x->parent == y->parent &&
+    return x->ts == y->ts && ks_slice_end(p, x) == ks_slice_end(q, y) && x->ev == y->ev && x->parent == y->parent &&
            x->depth == y->depth && x->lane == y->lane && x->flags == y->flags;
 }
 
@@ -111,7 +111,7 @@ static void compare_timelines(const char *what, const ks_analysis *x, const ks_a
               "%s: timeline %zu differs (%zu vs %zu slices)", what, k, p->n, q->n);
         size_t bad = 0;
         for (size_t i = 0; i < p->n && i < q->n; i++)
-            bad += !same_slice(&p->s[i], &q->s[i]);
+            bad += !same_slice(p, &p->s[i], q, &q->s[i]);
         CHECK(!bad, "%s: timeline %zu: %zu slices differ", what, k, bad);
         const ks_track *tr = &x->trace->tracks[k];
         for (size_t i = 0; tr->kind == KS_TRACK_GPU && i < tr->n; i++) {

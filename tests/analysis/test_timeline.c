@@ -43,6 +43,9 @@ static void nesting_self_and_inclusive(void **state)
     assert_int_equal(LABEL(a, "step", "user_annotation")->incl_ns, 100 * US);
     /* depth */
     assert_int_equal(find_slice(a, 1, 1, "op4", 0)->depth, 4);
+    /* an X slice ends where its event does: the timeline keeps no end for it */
+    assert_false(find_slice(a, 1, 1, "op4", 0)->flags & KS_SF_OWN_END);
+    assert_int_equal(slice_end(a, 1, 1, find_slice(a, 1, 1, "op4", 0)), 30 * US);
     /* innermost slice at a time */
     const ks_track *k = ks_test_track(t, 1, 1);
     const ks_timeline *tl = &a->tl[k - t->tracks];
@@ -53,11 +56,11 @@ static void nesting_self_and_inclusive(void **state)
     at = ks_timeline_at(t, tl, 55 * US, NULL);
     assert_string_equal(ks_trace_str(t, k->ev[tl->s[at].ev].name), "step");
     assert_int_equal(ks_timeline_at(t, tl, 150 * US, NULL), -1);
-    /* a track the overlap policy did nothing to carries no overlap record (32 bytes a track in
+    /* a track the overlap policy did nothing to carries no overlap record (48 bytes a track in
      * all), and reads as all zeros */
-    assert_int_equal(sizeof(ks_timeline), 32);
-    /* the slice carries its event's kind in what was padding: still 32 bytes */
-    assert_int_equal(sizeof(ks_slice), 32);
+    assert_int_equal(sizeof(ks_timeline), 48);
+    /* the slice keeps no end (its event's duration gives it): 24 bytes */
+    assert_int_equal(sizeof(ks_slice), 24);
     assert_null(tl->ov);
     const ks_timeline_overlaps *ov = ks_timeline_overlaps_of(tl);
     assert_true(ov->spilled == 0 && ov->dropped == 0 && ov->truncated == 0 && ov->reassigned_ns == 0 &&
@@ -98,7 +101,8 @@ static void overlap_policies(void **state)
     assert_int_equal(a->overlaps[0].excess_ns, 50 * US);
     /* the Python frame is cut at L's start; L keeps its child K */
     const ks_slice *p = find_slice(a, 1, 1, "model.py(10): forward", 0);
-    assert_int_equal(p->end, 210 * US);
+    assert_int_equal(slice_end(a, 1, 1, p), 210 * US);
+    assert_true(p->flags & KS_SF_OWN_END); /* cut: its event's duration no longer gives its end */
     assert_true(p->flags & KS_SF_TRUNCATED);
     assert_string_equal(parent_name(a, 1, 1, find_slice(a, 1, 1, "K", 0)), "L");
     assert_int_equal(LABEL(a, "L", NULL)->self_ns, 30 * US);
@@ -287,7 +291,8 @@ static void begin_end_pairing(void **state)
     assert_int_equal(ks_diag_total(&a->diag, "timeline.unclosed_begin"), 1);
     /* x [70,90) closed by "E x"; y [80, trace end 120) never closed, so it outlives x */
     const ks_slice *y = find_slice(a, 1, 1, "y", 0);
-    assert_int_equal(y->end, 120 * US);
+    assert_int_equal(slice_end(a, 1, 1, y), 120 * US);
+    assert_true(y->flags & KS_SF_OWN_END);
     assert_true(y->flags & KS_SF_UNCLOSED);
     assert_int_equal(y->lane, 1);
     assert_int_equal(OP(a, "y")->unfinished, 1);
