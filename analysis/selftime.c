@@ -101,11 +101,14 @@ static void take_covered(void *ctx, size_t i, ks_ns cov)
 void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
 {
     /* saturating: a slice may span more than INT64_MAX ns (docs/robustness.md) */
-    for (size_t i = 0; i < tl->n; i++)
-        self[i] = ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts);
-    for (size_t i = 0; i < tl->n; i++)
+    for (size_t i = 0; i < tl->n; i++) {
+        /* a parent comes before its children (timeline order), so it is set before they take
+         * their time from it, in the same order as two passes would */
+        ks_ns d = ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts);
+        self[i] = d;
         if (tl->s[i].parent >= 0)
-            self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts));
+            self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], d);
+    }
     self_ctx c = {tl, self};
     each_covered(tl, take_covered, &c);
 }

@@ -664,11 +664,12 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
                 continue;
             calls++;
             hip += platform == KS_PLATFORM_HIP;
-            total = ks_sat_add(total, ks_sat_sub(ks_slice_end(tl, s), s->ts));
-            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, ks_slice_end(tl, s));
+            ks_ns end = ks_slice_end(tl, s);
+            total = ks_sat_add(total, ks_sat_sub(end, s->ts));
+            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, end);
             waited_busy = ks_sat_add(waited_busy, busy);
-            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, ks_slice_end(tl, s)), busy));
-            ks_iv idle = idle_after(c, ks_slice_end(tl, s));
+            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, end), busy));
+            ks_iv idle = idle_after(c, end);
             ks_ivs_add(&after, idle.a, idle.b);
             const ks_step *sp = step_at(st, s->ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))

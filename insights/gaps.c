@@ -260,11 +260,10 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
         const ks_slice *s = &tl->s[j];
         if (s->lane != 0)
             continue;
-        while (n && ks_slice_end(tl, &tl->s[stack[n - 1]]) <= s->ts) {
-            emit(g, tl, TOP, cur, ks_slice_end(tl, &tl->s[stack[n - 1]]));
-            if (ks_slice_end(tl, &tl->s[stack[n - 1]]) > cur)
-                cur = ks_slice_end(tl, &tl->s[stack[n - 1]]);
-            n--;
+        for (ks_ns e; n && (e = ks_slice_end(tl, &tl->s[stack[n - 1]])) <= s->ts; n--) {
+            emit(g, tl, TOP, cur, e);
+            if (e > cur)
+                cur = e;
         }
         emit(g, tl, TOP, cur, s->ts);
         if (s->ts > cur)
@@ -273,11 +272,10 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
         lv[n] = level_push(g, TOP, &ev[s->ev]);
         KS_PUSH(stack, n, cap, (int32_t)j);
     }
-    while (n && ks_slice_end(tl, &tl->s[stack[n - 1]]) < g1) {
-        emit(g, tl, TOP, cur, ks_slice_end(tl, &tl->s[stack[n - 1]]));
-        if (ks_slice_end(tl, &tl->s[stack[n - 1]]) > cur)
-            cur = ks_slice_end(tl, &tl->s[stack[n - 1]]);
-        n--;
+    for (ks_ns e; n && (e = ks_slice_end(tl, &tl->s[stack[n - 1]])) < g1; n--) {
+        emit(g, tl, TOP, cur, e);
+        if (e > cur)
+            cur = e;
     }
     emit(g, tl, TOP, cur, g1);
 #undef TOP

@@ -78,11 +78,12 @@ static void mark_labels(replay *r, thread_model *m)
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
         const ks_event *e = &tr->ev[s->ev];
+        ks_ns end = ks_slice_end(tl, s);
         if (e->kind != KS_K_USER_ANNOTATION) {
-            ks_ivs_add(&m->ops, s->ts, ks_slice_end(tl, s));
+            ks_ivs_add(&m->ops, s->ts, end);
         } else {
             KS_PUSH(m->marks, m->nmarks, mcap, s->ts);
-            KS_PUSH(m->marks, m->nmarks, mcap, ks_slice_end(tl, s));
+            KS_PUSH(m->marks, m->nmarks, mcap, end);
         }
         uint8_t mk = s->parent >= 0 ? m->launch_shrink[s->parent] : 0;
         for (size_t k = 0; k < r->nsh; k++) {
@@ -91,7 +92,7 @@ static void mark_labels(replay *r, thread_model *m)
             if (name_is(r->a, e->name, r->sh[k].label)) {
                 if (!mk)
                     mk = (uint8_t)(k + 1);
-                ks_ivs_add(&m->label_cpu[k], s->ts, ks_slice_end(tl, s));
+                ks_ivs_add(&m->label_cpu[k], s->ts, end);
             }
         }
         m->launch_shrink[i] = mk;
@@ -115,22 +116,23 @@ static void wait_only_instances(const replay *r, size_t j, size_t k, const ks_iv
     int added = 0;
     for (size_t i = 0; i < m->tl->n; i++) {
         const ks_slice *s = &m->tl->s[i];
-        if (ks_slice_end(m->tl, s) <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
+        ks_ns end = ks_slice_end(m->tl, s);
+        if (end <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
             continue;
-        ks_ns len = ks_sat_sub(ks_slice_end(m->tl, s), s->ts), busy = ks_ivs_covered(&m->ops, s->ts, ks_slice_end(m->tl, s));
-        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, ks_slice_end(m->tl, s)))
+        ks_ns len = ks_sat_sub(end, s->ts), busy = ks_ivs_covered(&m->ops, s->ts, end);
+        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, end))
             continue;
         ks_ns x = s->ts;
         /* the own time: [ts, end) less the thread's ops */
-        for (size_t q = 0; q < m->ops.n && x < ks_slice_end(m->tl, s); q++) {
+        for (size_t q = 0; q < m->ops.n && x < end; q++) {
             if (m->ops.v[q].b <= x)
                 continue;
-            if (m->ops.v[q].a >= ks_slice_end(m->tl, s))
+            if (m->ops.v[q].a >= end)
                 break;
             ks_ivs_add(wait, x, m->ops.v[q].a);
             x = m->ops.v[q].b;
         }
-        ks_ivs_add(wait, x, ks_slice_end(m->tl, s));
+        ks_ivs_add(wait, x, end);
         added = 1;
     }
     if (added)
