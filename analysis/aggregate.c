@@ -14,7 +14,6 @@
 
 #include "common/hugemem.h"
 #include "analysis/intervals.h"
-#include "analysis/msort.h"
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
@@ -266,42 +265,6 @@ static void credit_chain(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_n
         credit_slice(g, tl, i, a, b, serial, 0);
 }
 
-typedef struct work_ref {
-    ks_ns ts;
-    uint32_t track, ev;
-} work_ref;
-
-static inline int work_before(const work_ref *p, const work_ref *q)
-{
-    if (p->ts != q->ts)
-        return p->ts < q->ts;
-    if (p->track != q->track)
-        return p->track < q->track;
-    return p->ev < q->ev;
-}
-
-/* each stream's work is in start order already: the sort merges one run per stream */
-KS_MSORT_DEFINE(sort_work, work_ref, work_before)
-
-/* GPU work starting in the window, over all streams, in start order; room for *most (free it
- * with ks_big_free) */
-static work_ref *gpu_work_in_order(const ks_analysis *a, size_t *n, size_t *most)
-{
-    const ks_gpuwork *gw = ks_gpuwork_of(a);
-    *most = gw->n;
-    work_ref *v = ks_big_alloc(ks_mul(*most, sizeof *v));
-    *n = 0;
-    for (size_t j = 0; j < gw->n; j++) {
-        const ks_gpuwork_item *it = &gw->v[j];
-        if (!ks_gpuwork_starts_in(a, it))
-            continue;
-        work_ref w = {it->ts, it->track, it->ev};
-        v[(*n)++] = w;
-    }
-    sort_work(v, *n);
-    return v;
-}
-
 static void gpu_pass(agg *g)
 {
     ks_analysis *a = g->a;
@@ -310,11 +273,13 @@ static void gpu_pass(agg *g)
     for (size_t k = 0; k < t->ntracks; k++)
         if (t->tracks[k].kind == KS_TRACK_GPU)
             ev_slice[k] = ks_timeline_event_slices(t, &a->tl[k]);
+    /* GPU work starting in the window, over all streams, in start order (ties by track, event) */
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     size_t n, most;
-    work_ref *work = gpu_work_in_order(a, &n, &most);
+    uint32_t *order = ks_gpuwork_by_start(a, &n, &most);
     for (size_t w = 0; w < n; w++) {
-        uint32_t k = work[w].track;
-        size_t i = work[w].ev;
+        uint32_t k = gw->v[order[w]].track;
+        size_t i = gw->v[order[w]].ev;
         const ks_track *tr = &t->tracks[k];
         const ks_event *e = &tr->ev[i];
         ks_ns ga = e->ts, gb = e->ts + ks_event_dur(e);
@@ -345,7 +310,7 @@ static void gpu_pass(agg *g)
             credit_slice(g, gtl, p, ga, gb, serial, 0);
         }
     }
-    ks_big_free(work, most * sizeof *work);
+    ks_big_free(order, most * sizeof *order);
     for (size_t k = 0; k < t->ntracks; k++)
         if (ev_slice[k])
             ks_big_free(ev_slice[k], t->tracks[k].n * sizeof **ev_slice);

@@ -50,6 +50,17 @@ static inline int ks_gpuwork_iv_before(const ks_gpuwork_iv *p, const ks_gpuwork_
     return p->a != q->a ? p->a < q->a : p->b < q->b;
 }
 
+/* The GPU work in time order, as indices into the index's items (4 bytes an item, not a copy of
+ * each; ks_big_free(v, *most * sizeof *v)):
+ *  - by_start: the items starting in the analysed window, every device, by start; equal starts in
+ *    item order, i.e. by (track, event) (the tables' GPU pass);
+ *  - device_by_time: the items of one device with a part in the window, by (start, end) of that
+ *    part; equal parts in stream order (gaps, threads: ks_gpuwork_iv_at gives the part). */
+uint32_t *ks_gpuwork_by_start(const ks_analysis *a, size_t *n, size_t *most);
+uint32_t *ks_gpuwork_device_by_time(const ks_analysis *a, int32_t device, size_t *n, size_t *most);
+/* Item i's part in the window (it has one: device_by_time keeps only those) and its event. */
+ks_gpuwork_iv ks_gpuwork_iv_at(const ks_analysis *a, uint32_t i);
+
 /* The window rules of GPU work (gpuwork.c says why), for [w0, w1):
  * a count belongs to the window its event starts in; */
 static inline int ks_window_starts_in(ks_ns w0, ks_ns w1, ks_ns ts)

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/msort.h"
+#include "common/hugemem.h"
 #include "common/util.h"
 
 int ks_window_clip(ks_ns w0, ks_ns w1, ks_ns ts, ks_ns dur, ks_ns *s, ks_ns *e)
@@ -85,4 +87,64 @@ size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device)
         if (w->streams[s].device == device)
             n += w->streams[s].n;
     return n;
+}
+
+/* ---- the work in time order, as indices ---------------------------------------------------- */
+
+/* by start; a stable sort keeps equal starts in item order */
+static inline int start_before(const ks_gpuwork *w, const uint32_t *x, const uint32_t *y)
+{
+    return w->v[*x].ts < w->v[*y].ts;
+}
+
+/* each stream's work is in start order already: the sort merges one run per stream */
+KS_MSORT_DEFINE_CTX(sort_by_start, uint32_t, ks_gpuwork, start_before)
+
+uint32_t *ks_gpuwork_by_start(const ks_analysis *a, size_t *n, size_t *most)
+{
+    const ks_gpuwork *w = ks_gpuwork_of(a);
+    *most = w->n;
+    uint32_t *v = ks_big_alloc(ks_mul(*most, sizeof *v));
+    *n = 0;
+    for (size_t j = 0; j < w->n; j++)
+        if (ks_gpuwork_starts_in(a, &w->v[j]))
+            v[(*n)++] = (uint32_t)j;
+    sort_by_start(w, v, *n);
+    return v;
+}
+
+ks_gpuwork_iv ks_gpuwork_iv_at(const ks_analysis *a, uint32_t i)
+{
+    const ks_gpuwork_item *it = &ks_gpuwork_of(a)->v[i];
+    ks_gpuwork_iv x = {0, 0, it->track, it->ev};
+    (void)ks_gpuwork_clip(a, it, &x.a, &x.b);
+    return x;
+}
+
+static inline int part_before(const ks_analysis *a, const uint32_t *x, const uint32_t *y)
+{
+    ks_gpuwork_iv p = ks_gpuwork_iv_at(a, *x), q = ks_gpuwork_iv_at(a, *y);
+    return ks_gpuwork_iv_before(&p, &q);
+}
+
+/* stable (equal parts keep their stream order), and each stream's work is in start order already:
+ * the sort merges one run per stream */
+KS_MSORT_DEFINE_CTX(sort_by_part, uint32_t, ks_analysis, part_before)
+
+uint32_t *ks_gpuwork_device_by_time(const ks_analysis *a, int32_t device, size_t *n, size_t *most)
+{
+    const ks_gpuwork *w = ks_gpuwork_of(a);
+    *most = ks_gpuwork_device_count(w, device);
+    uint32_t *v = ks_big_alloc(ks_mul(*most, sizeof *v));
+    *n = 0;
+    for (size_t k = 0; k < w->nstreams; k++) {
+        const ks_gpuwork_stream *str = &w->streams[k];
+        for (size_t i = str->first; str->device == device && i < str->first + str->n; i++) {
+            ks_ns s, e;
+            if (ks_gpuwork_clip(a, &w->v[i], &s, &e))
+                v[(*n)++] = (uint32_t)i;
+        }
+    }
+    sort_by_part(a, v, *n);
+    return v;
 }

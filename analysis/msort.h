@@ -15,7 +15,10 @@
  *
  *     KS_MSORT_DEFINE(name, type, before)
  * defines `static inline void name(type *v, size_t n)`; before(const type *x, const type *y) is
- * nonzero when x must come before y (a strict order). Equal elements keep their order. Internal. */
+ * nonzero when x must come before y (a strict order). Equal elements keep their order.
+ *     KS_MSORT_DEFINE_CTX(name, type, ctxtype, before)
+ * defines `static inline void name(const ctxtype *c, type *v, size_t n)`, for an order that needs
+ * more than the elements (indices sorted by what they point at): before(c, x, y). Internal. */
 #ifndef KS_MSORT_H
 #define KS_MSORT_H
 
@@ -28,21 +31,21 @@
 
 #define KS_MSORT_MINRUN 32
 
-#define KS_MSORT_DEFINE(name, type, before)                                                        \
-    /* v[lo, mid) is sorted: insert v[mid, hi) into it */                                         \
-    static inline void name##_insert(type *v, size_t lo, size_t mid, size_t hi)                   \
+#define KS_MSORT_DEFINE_CTX(name, type, ctxtype, before)                                           \
+    /* v[lo, mid) is sorted: insert v[mid, hi) into it */                                          \
+    static inline void name##_insert(const ctxtype *c, type *v, size_t lo, size_t mid, size_t hi)  \
     {                                                                                              \
         for (size_t k = mid; k < hi; k++) {                                                        \
             type x = v[k];                                                                         \
             size_t p = k;                                                                          \
-            while (p > lo && before(&x, &v[p - 1])) {                                              \
+            while (p > lo && before(c, &x, &v[p - 1])) {                                           \
                 v[p] = v[p - 1];                                                                   \
                 p--;                                                                               \
             }                                                                                      \
             v[p] = x;                                                                              \
         }                                                                                          \
     }                                                                                              \
-    /* room for m elements in *tmp (capacity *cap) */                                             \
+    /* room for m elements in *tmp (capacity *cap) */                                              \
     static inline type *name##_room(type **tmp, size_t *cap, size_t m)                             \
     {                                                                                              \
         if (m > *cap) {                                                                            \
@@ -52,26 +55,27 @@
         }                                                                                          \
         return *tmp;                                                                               \
     }                                                                                              \
-    /* v[lo, hi) = the stable merge of the sorted runs v[lo, mid) and v[mid, hi), in place */     \
-    static inline void name##_merge(type *v, size_t lo, size_t mid, size_t hi, type **tmp, size_t *cap) \
+    /* v[lo, hi) = the stable merge of the sorted runs v[lo, mid) and v[mid, hi), in place */      \
+    static inline void name##_merge(const ctxtype *c, type *v, size_t lo, size_t mid, size_t hi, type **tmp, \
+                                    size_t *cap)                                                   \
     {                                                                                              \
-        if (mid >= hi || !before(&v[mid], &v[mid - 1]))                                            \
+        if (mid >= hi || !before(c, &v[mid], &v[mid - 1]))                                         \
             return;                                                                                \
-        /* i: the first left element that goes after v[mid] (v[lo, i) stays) */                   \
+        /* i: the first left element that goes after v[mid] (v[lo, i) stays) */                    \
         size_t a = lo, z = mid - 1;                                                                \
         while (a < z) {                                                                            \
             size_t m = a + (z - a) / 2;                                                            \
-            if (before(&v[mid], &v[m]))                                                            \
+            if (before(c, &v[mid], &v[m]))                                                         \
                 z = m;                                                                             \
             else                                                                                   \
                 a = m + 1;                                                                         \
         }                                                                                          \
         size_t i = a;                                                                              \
-        /* j: the first right element not before v[mid - 1] (v[j, hi) stays) */                  \
+        /* j: the first right element not before v[mid - 1] (v[j, hi) stays) */                    \
         a = mid + 1, z = hi;                                                                       \
         while (a < z) {                                                                            \
             size_t m = a + (z - a) / 2;                                                            \
-            if (before(&v[m], &v[mid - 1]))                                                        \
+            if (before(c, &v[m], &v[mid - 1]))                                                     \
                 a = m + 1;                                                                         \
             else                                                                                   \
                 z = m;                                                                             \
@@ -83,35 +87,35 @@
             type *l = name##_room(tmp, cap, nl);                                                   \
             memcpy(l, v + i, nl * sizeof *v);                                                      \
             while (p < nl && q < j)                                                                \
-                v[o++] = before(&v[q], &l[p]) ? v[q++] : l[p++];                                   \
+                v[o++] = before(c, &v[q], &l[p]) ? v[q++] : l[p++];                                \
             memcpy(v + o, l + p, (nl - p) * sizeof *v);                                            \
         } else {                                                                                   \
-            /* the right middle out; backward from j: a left element last only when after */      \
+            /* the right middle out; backward from j: a left element last only when after */       \
             size_t nr = j - mid, p = mid, q = nr, o = j;                                           \
             type *r = name##_room(tmp, cap, nr);                                                   \
             memcpy(r, v + mid, nr * sizeof *v);                                                    \
             while (p > i && q > 0)                                                                 \
-                v[--o] = before(&r[q - 1], &v[p - 1]) ? v[--p] : r[--q];                           \
+                v[--o] = before(c, &r[q - 1], &v[p - 1]) ? v[--p] : r[--q];                        \
             memcpy(v + o - q, r, q * sizeof *v);                                                   \
         }                                                                                          \
     }                                                                                              \
     /* end of the run starting at lo, extended to KS_MSORT_MINRUN elements when shorter */         \
-    static inline size_t name##_run(type *v, size_t lo, size_t n)                                 \
+    static inline size_t name##_run(const ctxtype *c, type *v, size_t lo, size_t n)                \
     {                                                                                              \
         size_t e = lo + 1;                                                                         \
-        while (e < n && !before(&v[e], &v[e - 1]))                                                 \
+        while (e < n && !before(c, &v[e], &v[e - 1]))                                              \
             e++;                                                                                   \
         if (e - lo < KS_MSORT_MINRUN && e < n) {                                                   \
             size_t to = n - lo < KS_MSORT_MINRUN ? n : lo + KS_MSORT_MINRUN;                       \
-            name##_insert(v, lo, e, to);                                                           \
+            name##_insert(c, v, lo, e, to);                                                        \
             e = to;                                                                                \
         }                                                                                          \
         return e;                                                                                  \
     }                                                                                              \
-    static inline void name(type *v, size_t n)                                                     \
+    static inline void name(const ctxtype *c, type *v, size_t n)                                   \
     {                                                                                              \
         size_t i = 1;                                                                              \
-        while (i < n && !before(&v[i], &v[i - 1]))                                                 \
+        while (i < n && !before(c, &v[i], &v[i - 1]))                                              \
             i++;                                                                                   \
         if (i >= n)                                                                                \
             return;                                                                                \
@@ -120,14 +124,14 @@
         size_t nruns = 0;                                                                          \
         b[0] = 0;                                                                                  \
         for (size_t lo = 0; lo < n; nruns++)                                                       \
-            lo = b[nruns + 1] = name##_run(v, lo, n);                                              \
+            lo = b[nruns + 1] = name##_run(c, v, lo, n);                                           \
         type *tmp = NULL;                                                                          \
         size_t cap = 0;                                                                            \
         while (nruns > 1) {                                                                        \
             size_t o = 0;                                                                          \
             for (size_t r = 0; r < nruns; r += 2, o++) {                                           \
                 size_t hi = r + 2 <= nruns ? b[r + 2] : b[r + 1];                                  \
-                name##_merge(v, b[r], b[r + 1], hi, &tmp, &cap);                                   \
+                name##_merge(c, v, b[r], b[r + 1], hi, &tmp, &cap);                                \
                 b[o] = b[r];                                                                       \
             }                                                                                      \
             b[o] = n;                                                                              \
@@ -135,6 +139,19 @@
         }                                                                                          \
         free(tmp);                                                                                 \
         free(b);                                                                                   \
+    }
+
+/* The same without a context: before(x, y). */
+#define KS_MSORT_DEFINE(name, type, before)                                                        \
+    static inline int name##_before(const void *c, const type *x, const type *y)                   \
+    {                                                                                              \
+        (void)c;                                                                                   \
+        return before(x, y);                                                                       \
+    }                                                                                              \
+    KS_MSORT_DEFINE_CTX(name##_ctx, type, void, name##_before)                                     \
+    static inline void name(type *v, size_t n)                                                     \
+    {                                                                                              \
+        name##_ctx(NULL, v, n);                                                                    \
     }
 
 #endif

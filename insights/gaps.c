@@ -24,7 +24,6 @@
 
 #include "analysis/intervals.h"
 #include "common/hugemem.h"
-#include "analysis/msort.h"
 #include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/regex.h"
@@ -42,11 +41,6 @@ void ks_gap_opts_init(ks_gap_opts *o)
     o->hta_kernel_wait_ns = 30000;
 }
 
-typedef ks_gpuwork_iv work;
-
-/* stable (equal intervals keep their stream order), and each stream's work is in start order
- * already: the sort merges one run per stream */
-KS_MSORT_DEFINE(sort_work, work, ks_gpuwork_iv_before)
 
 typedef struct cause_table {
     ks_gap_cause *v;
@@ -326,11 +320,12 @@ static void keep_longest(ks_gap_device *d, const ks_gap *gp)
 }
 
 /* the CPU timeline that launched most of this device's work */
-static int32_t main_thread(const ks_analysis *a, const work *w, size_t n)
+static int32_t main_thread(const ks_analysis *a, const uint32_t *order, size_t n)
 {
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
     size_t *count = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *count);
     for (size_t i = 0; i < n; i++) {
-        ks_slice_ref r = ks_analysis_launcher(a, w[i].track, w[i].ev);
+        ks_slice_ref r = ks_gpuwork_launcher(a, &gw->v[order[i]]);
         if (r.s >= 0)
             count[r.tl]++;
     }
@@ -408,27 +403,28 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
     d->npieces += g->npcs;
 }
 
-static void device_gaps(gap_ctx *g, const ks_gap_opts *o, work *w, size_t n, ks_gap_device *d)
+/* the gaps of one device; order: its work by time (ks_gpuwork_device_by_time), n > 0 */
+static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order, size_t n, ks_gap_device *d)
 {
     const ks_analysis *a = g->a;
-    sort_work(w, n);
-    int32_t fallback = main_thread(a, w, n);
+    int32_t fallback = main_thread(a, order, n);
     cause_table cpu = {0}, label = {0};
     size_t cap_all = 0, cap_pieces = 0, acc_cap = 0;
     thread_acc *acc = NULL;
     ks_i64map_init(&cpu.ix);
     ks_i64map_init(&label.ix);
-    ks_ns cur_end = w[0].b;
+    ks_ns cur_end = ks_gpuwork_iv_at(a, order[0]).b;
     for (size_t i = 1; i < n; i++) {
-        if (w[i].a <= cur_end) {
-            if (w[i].b > cur_end)
-                cur_end = w[i].b;
+        ks_gpuwork_iv w = ks_gpuwork_iv_at(a, order[i]);
+        if (w.a <= cur_end) {
+            if (w.b > cur_end)
+                cur_end = w.b;
             continue;
         }
-        ks_ns g0 = cur_end, g1 = w[i].a, len = ks_sat_sub(g1, g0);
-        cur_end = w[i].b;
+        ks_ns g0 = cur_end, g1 = w.a, len = ks_sat_sub(g1, g0);
+        cur_end = w.b;
         d->idle_ns = ks_sat_add(d->idle_ns, len);
-        ks_slice_ref r = ks_analysis_launcher(a, w[i].track, w[i].ev);
+        ks_slice_ref r = ks_analysis_launcher(a, w.track, w.ev);
         if (r.s >= 0 && a->tl[r.tl].s[r.s].ts >= g0)
             d->hta_host_wait_ns = ks_sat_add(d->hta_host_wait_ns, len);
         else if (r.s >= 0 && len < o->hta_kernel_wait_ns)
@@ -522,22 +518,11 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         ks_gap_device *dev = &out->dev[d];
         dev->device = a->gpu[d].device;
         dev->threshold_ns = opts->threshold_ns;
-        const ks_gpuwork *gw = ks_gpuwork_of(a);
-        size_t n = 0, most = ks_gpuwork_device_count(gw, dev->device);
-        work *w = ks_big_alloc(ks_mul(most, sizeof *w));
-        for (size_t k = 0; k < gw->nstreams; k++) {
-            const ks_gpuwork_stream *str = &gw->streams[k];
-            for (size_t i = str->first; str->device == dev->device && i < str->first + str->n; i++) {
-                ks_ns s, en;
-                if (!ks_gpuwork_clip(a, &gw->v[i], &s, &en))
-                    continue;
-                work x = {s, en, gw->v[i].track, gw->v[i].ev};
-                w[n++] = x;
-            }
-        }
+        size_t n, most;
+        uint32_t *order = ks_gpuwork_device_by_time(a, dev->device, &n, &most);
         if (n)
-            device_gaps(&g, opts, w, n, dev);
-        ks_big_free(w, most * sizeof *w);
+            device_gaps(&g, opts, order, n, dev);
+        ks_big_free(order, most * sizeof *order);
     }
     free(g.cpu.v);
     free(g.label.v);

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/msort.h"
 #include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/util.h"
@@ -37,9 +36,7 @@ const char *ks_tie_name(ks_tie t)
     return (unsigned)t < KS_TIE_COUNT ? names[t] : "?";
 }
 
-typedef ks_gpuwork_iv work;
 
-KS_MSORT_DEFINE(sort_tw, work, ks_gpuwork_iv_before)
 
 typedef struct named_table {
     ks_named_ns *v;
@@ -208,7 +205,7 @@ static ks_thread_row *row(ctx *c, ks_threads *out, size_t *cap, uint32_t track)
     return &out->v[c->row_of[track]];
 }
 
-static void tie_one(ctx *c, ks_threads *out, size_t *cap, const work *w, ks_ns share)
+static void tie_one(ctx *c, ks_threads *out, size_t *cap, const ks_gpuwork_iv *w, ks_ns share)
 {
     const ks_analysis *a = c->a;
     const ks_steps *st = c->st;
@@ -247,32 +244,21 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const work *w, ks_ns s
 static void device(ctx *c, ks_threads *out, size_t *cap, int32_t dev)
 {
     const ks_analysis *a = c->a;
-    const ks_gpuwork *gw = ks_gpuwork_of(a);
-    size_t n = 0, most = ks_gpuwork_device_count(gw, dev);
-    if (!most)
+    if (!ks_gpuwork_device_count(ks_gpuwork_of(a), dev))
         return;
-    work *w = ks_big_alloc(ks_mul(most, sizeof *w));
-    for (size_t k = 0; k < gw->nstreams; k++) {
-        const ks_gpuwork_stream *str = &gw->streams[k];
-        for (size_t i = str->first; str->device == dev && i < str->first + str->n; i++) {
-            ks_ns s, en;
-            if (!ks_gpuwork_clip(a, &gw->v[i], &s, &en))
-                continue;
-            work x = {s, en, gw->v[i].track, gw->v[i].ev};
-            w[n++] = x;
-        }
-    }
-    sort_tw(w, n);
+    size_t n, most;
+    uint32_t *order = ks_gpuwork_device_by_time(a, dev, &n, &most);
     ks_ns cur = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
-        ks_ns from = w[i].a > cur ? w[i].a : cur;
-        ks_ns share = w[i].b > from ? ks_sat_sub(w[i].b, from) : 0;
-        if (w[i].b > cur)
-            cur = w[i].b;
+        ks_gpuwork_iv w = ks_gpuwork_iv_at(a, order[i]);
+        ks_ns from = w.a > cur ? w.a : cur;
+        ks_ns share = w.b > from ? ks_sat_sub(w.b, from) : 0;
+        if (w.b > cur)
+            cur = w.b;
         out->busy_ns = ks_sat_add(out->busy_ns, share);
-        tie_one(c, out, cap, &w[i], share);
+        tie_one(c, out, cap, &w, share);
     }
-    ks_big_free(w, most * sizeof *w);
+    ks_big_free(order, most * sizeof *order);
 }
 
 int ks_threads_find(const ks_analysis *a, const ks_steps *st, ks_threads *out)
