@@ -39,7 +39,7 @@ typedef struct row_acc {
     uint64_t unfinished;
     ks_ns self_ns, incl_ns;    /* incl_ns: without the open interval */
     union {
-        size_t at;             /* its durations: table.durs[at .. at + count) */
+        size_t at;             /* its durations: table.durs[at .. at + count) (32 bits each) */
         ks_ns one;             /* the duration of a row of one instance (no room in table.durs) */
     } dur;
     ks_ns incl_a, incl_b;
@@ -71,14 +71,26 @@ static void incl_add(row_acc *r, ks_ns a, ks_ns b)
     r->incl_b = b;
 }
 
+/* A duration that does not fit 32 bits (over 4.29 s: a step, a long label), kept beside the
+ * table's durations, which hold DUR_WIDE in its place. */
+typedef struct wide_dur {
+    uint32_t row;              /* its row's index in table.r */
+    ks_ns d;
+} wide_dur;
+
+#define DUR_WIDE UINT32_MAX
+
 typedef struct table {
     row_acc *r;
     size_t n, cap;
     uint32_t *by_name;         /* per name id: 1 + its first row (the others through next), 0 none */
     gpu_acc *gpu;
     size_t ngpu, gpu_cap;
-    ks_ns *durs;               /* instance durations, row after row (ks_big_alloc) */
+    uint32_t *durs;            /* instance durations in ns, row after row (ks_big_alloc); nearly all
+                                * fit 32 bits, the others are DUR_WIDE here and in wide */
     size_t ndurs;
+    wide_dur *wide;            /* the durations of DUR_WIDE, in the order they came */
+    size_t nwide, wide_cap;
 } table;
 
 /* The row of (name, cat): the rows of one name are a list (a name nearly always has one
@@ -117,10 +129,15 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *
         r->unfinished++;
     ks_ns end = ks_slice_end(line, s);
     ks_ns d = ks_sat_sub(end, s->ts);
-    if (r->bits & ROW_ONE)
+    if (r->bits & ROW_ONE) {
         r->dur.one = d; /* its only instance: count_instances gave it no room */
-    else
-        tb->durs[r->dur.at + r->count] = d; /* room counted by count_instances */
+    } else if (d < DUR_WIDE) {
+        tb->durs[r->dur.at + r->count] = (uint32_t)d; /* room counted by count_instances */
+    } else {
+        tb->durs[r->dur.at + r->count] = DUR_WIDE;
+        wide_dur w = {(uint32_t)(r - tb->r), d};
+        KS_PUSH(tb->wide, tb->nwide, tb->wide_cap, w);
+    }
     r->count++;
     if (r->incl_tl != tl) {
         incl_close(r);
@@ -329,9 +346,39 @@ static int cmp_row(const void *x, const void *y)
     return (a->cat > b->cat) - (a->cat < b->cat);
 }
 
-/* The public row of an accumulated one (its durations sorted in place); its GPU credit, if any,
- * goes to *g, the quantiles of a row of several instances to *q. */
-static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g, ks_op_durs *q)
+static int cmp_wide(const void *x, const void *y)
+{
+    const wide_dur *a = x, *b = y;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* Row r's durations as ns into d (room for r->count): the 32-bit ones, then its wide ones (found
+ * in tb->wide sorted by row); the order does not matter, they are sorted next. */
+static void row_durations(const table *tb, const row_acc *r, ks_ns *d)
+{
+    const uint32_t *v = tb->durs + r->dur.at;
+    size_t m = 0;
+    for (size_t i = 0; i < r->count; i++)
+        if (v[i] != DUR_WIDE)
+            d[m++] = v[i];
+    if (m == r->count)
+        return;
+    uint32_t row = (uint32_t)(r - tb->r);
+    size_t lo = 0, hi = tb->nwide;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tb->wide[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k < tb->nwide && tb->wide[k].row == row; k++)
+        d[m++] = tb->wide[k].d;
+}
+
+/* The public row of an accumulated one (its durations put in d, room for its count, and sorted
+ * there); its GPU credit, if any, goes to *g, the quantiles of a row of several instances to *q. */
+static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g, ks_op_durs *q, ks_ns *d)
 {
     memset(o, 0, sizeof *o);
     o->name = r->name;
@@ -345,7 +392,7 @@ static void make_row(table *tb, row_acc *r, ks_op_row *o, ks_op_gpu *g, ks_op_du
     if (r->bits & ROW_ONE) {
         o->durs.one = r->dur.one;
     } else {
-        ks_ns *d = tb->durs + r->dur.at;
+        row_durations(tb, r, d);
         ks_sort_ns(d, r->count);
         q->min_ns = d[0];
         q->max_ns = d[r->count - 1];
@@ -407,13 +454,18 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
 {
     free(tb->by_name); /* no more lookups */
     tb->by_name = NULL;
-    size_t n = 0, ngpu = 0, nq = 0;
+    size_t n = 0, ngpu = 0, nq = 0, most = 0;
     for (size_t i = 0; i < tb->n; i++) {
         const row_acc *r = &tb->r[i];
         n += r->count != 0; /* rows seen only through GPU credit have no instance in the window */
         ngpu += r->count != 0 && r->gpu;
         nq += r->count > 1;
+        if (r->count > 1 && r->count > most)
+            most = r->count;
     }
+    if (tb->nwide > 1)
+        qsort(tb->wide, tb->nwide, sizeof *tb->wide, cmp_wide);
+    ks_ns *d = ks_big_alloc(ks_mul(most, sizeof *d)); /* one row's durations at a time */
     ks_op_row *rows = ks_xmalloc(ks_mul(n, sizeof *rows) + ks_mul(ngpu, sizeof(ks_op_gpu)) +
                                  ks_mul(nq, sizeof(ks_op_durs)) + 1);
     ks_op_gpu *gpu = (ks_op_gpu *)(void *)(rows + n);
@@ -425,11 +477,13 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
     for (size_t i = tb->n; i-- > 0;) {
         row_acc *r = &tb->r[i];
         if (r->count)
-            make_row(tb, r, &rows[--j], r->gpu ? &gpu[--jg] : NULL, r->count > 1 ? &q[--jq] : NULL);
+            make_row(tb, r, &rows[--j], r->gpu ? &gpu[--jg] : NULL, r->count > 1 ? &q[--jq] : NULL, d);
         if (i && i % RELEASE_ROWS == 0)
             tb->r = ks_xrealloc(tb->r, i * sizeof *tb->r);
     }
+    ks_big_free(d, most * sizeof *d);
     ks_big_free(tb->durs, tb->ndurs * sizeof *tb->durs);
+    free(tb->wide);
     free(tb->r);
     free(tb->gpu);
     sort_rows(rows, n);

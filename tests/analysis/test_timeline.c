@@ -241,6 +241,47 @@ static void overlap_conservation(void **state)
     ks_trace_free(t);
 }
 
+/* The tables keep instance durations in 32 bits and the few longer ones (from 2^32 - 1 ns, 4.29 s)
+ * beside them: the quantiles are exact on both sides of the limit, in two rows of one table (the
+ * second row's long durations come first: "other" is seen first, on thread 1, where only "long"
+ * is long) and in the labels table. */
+static void durations_past_32_bits(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"other\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":0.003},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":4294967.294},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":5000000,\"dur\":4294967.295},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":10000000,\"dur\":4294967.296},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":15000000,\"dur\":10000000},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":1,\"ts\":30000000,\"dur\":0.005},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"other\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":6000000},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"other\",\"pid\":1,\"tid\":2,\"ts\":8000000,\"dur\":7000000},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"phase\",\"pid\":1,\"tid\":3,\"ts\":0,\"dur\":5000000},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"phase\",\"pid\":1,\"tid\":3,\"ts\":6000000,\"dur\":0.001}]";
+    ks_trace *t = ks_test_parse(json);
+    ks_analysis *a = analyse(t, NULL);
+    const ks_op_row *l = OP(a, "long");
+    assert_int_equal(l->count, 5);
+    ks_op_durs d = ks_op_row_durs(l);
+    assert_int_equal(d.min_ns, 5);
+    assert_int_equal(d.median_ns, 4294967295LL); /* the limit itself, kept beside */
+    assert_int_equal(d.p90_ns, 7717986918LL);    /* 2^32 + 0.6 * (10 s - 2^32), rounded */
+    assert_int_equal(d.p99_ns, 9771798692LL);
+    assert_int_equal(d.max_ns, 10000000000LL);
+    assert_int_equal(l->self_ns, 5 + 4294967294LL + 4294967295LL + 4294967296LL + 10000000000LL);
+    d = ks_op_row_durs(OP(a, "other"));
+    assert_int_equal(d.min_ns, 3);
+    assert_int_equal(d.median_ns, 6000000000LL);
+    assert_int_equal(d.p90_ns, 6800000000LL);
+    assert_int_equal(d.max_ns, 7000000000LL);
+    d = ks_op_row_durs(LABEL(a, "phase", "user_annotation"));
+    assert_int_equal(d.min_ns, 1);
+    assert_int_equal(d.max_ns, 5000000000LL);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 /* n slices on one thread, each starting inside all the earlier ones and outliving them: every
  * one is placed (n lanes; past the lanes searched first-fit, each gets a new one), none is lost,
  * and the thread's self times add up to its union */
@@ -334,6 +375,7 @@ int main(void)
         cmocka_unit_test(many_overlapping_lanes),
         cmocka_unit_test(begin_end_pairing),
         cmocka_unit_test(windows_restrict_instances),
+        cmocka_unit_test(durations_past_32_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
