@@ -71,8 +71,8 @@ static void incl_add(row_acc *r, ks_ns a, ks_ns b)
     r->incl_b = b;
 }
 
-/* A duration that does not fit 32 bits (over 4.29 s: a step, a long label), kept beside the
- * table's durations, which hold DUR_WIDE in its place. */
+/* A duration of 2^32 - 1 ns or more (4.29 s: a step, a long label), kept beside the table's 32-bit
+ * durations, which hold DUR_WIDE in its place. */
 typedef struct wide_dur {
     uint32_t row;              /* its row's index in table.r */
     ks_ns d;

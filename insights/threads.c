@@ -36,8 +36,6 @@ const char *ks_tie_name(ks_tie t)
     return (unsigned)t < KS_TIE_COUNT ? names[t] : "?";
 }
 
-
-
 typedef struct named_table {
     ks_named_ns *v;
     size_t n, cap;
@@ -244,8 +242,6 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const ks_gpuwork_iv *w
 static void device(ctx *c, ks_threads *out, size_t *cap, int32_t dev)
 {
     const ks_analysis *a = c->a;
-    if (!ks_gpuwork_device_count(ks_gpuwork_of(a), dev))
-        return;
     size_t n, most;
     uint32_t *order = ks_gpuwork_device_by_time(a, dev, &n, &most);
     ks_ns cur = INT64_MIN;
