@@ -127,8 +127,8 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *
     r->self_ns = ks_sat_add(r->self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->unfinished++;
-    ks_ns end = ks_slice_end(line, s);
-    ks_ns d = ks_sat_sub(end, s->ts);
+    ks_ns ts = ks_slice_ts(line, s), end = ks_slice_end(line, s);
+    ks_ns d = ks_sat_sub(end, ts);
     if (r->bits & ROW_ONE) {
         r->dur.one = d; /* its only instance: count_instances gave it no room */
     } else if (d < DUR_WIDE) {
@@ -143,7 +143,7 @@ static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *
         incl_close(r);
         r->incl_tl = tl;
     }
-    incl_add(r, s->ts, end);
+    incl_add(r, ts, end);
 }
 
 /* Which tables a slice belongs to. */
@@ -175,9 +175,9 @@ static void count_instances(agg *g)
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
-            if (s->ts < a->win_start || s->ts >= a->win_end)
-                continue;
             const ks_event *e = &tr->ev[s->ev];
+            if (e->ts < a->win_start || e->ts >= a->win_end) /* the slice's start is its event's */
+                continue;
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
                 row_for(&g->ops, e)->count++;
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
@@ -222,9 +222,9 @@ static void cpu_pass(agg *g)
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
-            if (s->ts < a->win_start || s->ts >= a->win_end)
-                continue;
             const ks_event *e = &tr->ev[s->ev];
+            if (e->ts < a->win_start || e->ts >= a->win_end) /* the slice's start is its event's */
+                continue;
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
                 add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, tl, s, self[i]);
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))

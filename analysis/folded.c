@@ -76,7 +76,8 @@ static void cpu_values(tree *t, const ks_analysis *a, const ks_timeline *tl, con
     ks_timeline_self(tl, self);
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        if (s->ts < a->win_start || s->ts >= a->win_end || !ks_is_op_slice_kind(s->kind))
+        ks_ns ts = ks_slice_ts(tl, s);
+        if (ts < a->win_start || ts >= a->win_end || !ks_is_op_slice_kind(s->kind))
             continue;
         int32_t n = nd[i] ? nd[i] : node(t, 0, 0, KS_FRAME_PYTHON);
         t->f->v[n].value += self[i];

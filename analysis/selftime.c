@@ -60,17 +60,17 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
     ks_ivs_reserve(&below, tl->n); /* a bound: the part never written costs nothing (intervals.h) */
     for (size_t i = 0; i < tl->n; i++)
         if (tl->s[i].lane == 0 && tl->s[i].parent < 0)
-            ks_ivs_add_merge(&below, tl->s[i].ts, ks_slice_end(tl, &tl->s[i]));
+            ks_ivs_add_merge(&below, ks_slice_ts_at(tl, i), ks_slice_end(tl, &tl->s[i]));
     for (uint32_t l = 1; l < tl->nlanes; l++) {
         for (size_t j = first[l]; j < first[l + 1]; j++)
-            f(ctx, idx[j], ks_ivs_covered(&below, tl->s[idx[j]].ts, ks_slice_end(tl, &tl->s[idx[j]])));
+            f(ctx, idx[j], ks_ivs_covered(&below, ks_slice_ts_at(tl, idx[j]), ks_slice_end(tl, &tl->s[idx[j]])));
         if (l + 1 == tl->nlanes)
             break;
         /* U += the top-level slices of lane l (in start order, disjoint) */
         ks_ivs_reset(&top);
         for (size_t j = first[l]; j < first[l + 1]; j++)
             if (tl->s[idx[j]].parent < 0)
-                ks_ivs_add_merge(&top, tl->s[idx[j]].ts, ks_slice_end(tl, &tl->s[idx[j]]));
+                ks_ivs_add_merge(&top, ks_slice_ts_at(tl, idx[j]), ks_slice_end(tl, &tl->s[idx[j]]));
         if (!top.n)
             continue;
         ks_ivs_merge(&below, &top, &merged);
@@ -104,7 +104,7 @@ void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
     for (size_t i = 0; i < tl->n; i++) {
         /* a parent comes before its children (timeline order), so it is set before they take
          * their time from it, in the same order as two passes would */
-        ks_ns d = ks_sat_sub(ks_slice_end(tl, &tl->s[i]), tl->s[i].ts);
+        ks_ns d = ks_sat_sub(ks_slice_end(tl, &tl->s[i]), ks_slice_ts_at(tl, i));
         self[i] = d;
         if (tl->s[i].parent >= 0)
             self[tl->s[i].parent] = ks_sat_sub(self[tl->s[i].parent], d);

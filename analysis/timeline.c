@@ -49,7 +49,8 @@ int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
 }
 
 /* A slice while its timeline is built: it carries its end, which the nesting reads and the overlap
- * policy may cut. The finished timeline keeps ks_slice (24 bytes) and only the ends that are not
+ * policy may cut. The finished timeline keeps ks_slice (16 bytes, no times: its start is its
+ * event's) and only the ends that are not
  * their events' (KS_SF_OWN_END): compact(). */
 typedef struct bslice {
     ks_ns ts, end;
@@ -327,8 +328,8 @@ static int slice_kind_ok(uint8_t ph)
  * the overlap policy or a late Python frame cut, an end that the event's duration does not give). */
 static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
 {
-    ks_slice s = {.ts = b->ts, .ev = b->ev, .parent = b->parent, .lane = b->lane, .depth = b->depth,
-                  .flags = b->flags, .kind = b->kind};
+    ks_slice s = {.ev = b->ev, .parent = b->parent, .lane = b->lane, .depth = b->depth, .flags = b->flags,
+                  .kind = b->kind};
     const ks_event *e = &k->ev[b->ev];
     *own = (b->flags & KS_SF_BE) || !ks_event_has_dur(e) || b->ts + ks_event_dur(e) != b->end;
     if (*own)
@@ -336,7 +337,7 @@ static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
     return s;
 }
 
-/* Turn the built slices v[0 .. n) into tl's: 24-byte slices written over v from its start (slice i
+/* Turn the built slices v[0 .. n) into tl's: 16-byte slices written over v from its start (slice i
  * lands at or before where v[i] was read, so nothing unread is overwritten; memcpy, as the two
  * types share the bytes), and the ends that are not their events' in tl->own_end. */
 static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_slice *out)
@@ -355,7 +356,7 @@ static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_
     }
 }
 
-_Static_assert(sizeof(ks_slice) == 24, "ks_slice is 24 bytes (kinesift/analysis.h)");
+_Static_assert(sizeof(ks_slice) == 16, "ks_slice is 16 bytes (kinesift/analysis.h)");
 
 /* a track this small is built on the stack (a trace may hold a million one-event tracks) */
 #define STACK_SLICES 64
@@ -490,7 +491,7 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
     size_t lo = 0, hi = tl->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (tl->s[mid].ts <= t)
+        if (ks_slice_ts_at(tl, mid) <= t)
             lo = mid + 1;
         else
             hi = mid;

@@ -167,13 +167,13 @@ static void slices(builder *b)
                 op = op_series(b, e); /* any CPU-side slice, user annotations too */
             if (label < 0 && op < 0)
                 continue;
-            long step = gpu ? gpu_step(b, s->ts) : host_step(b, s->ts);
+            long step = gpu ? gpu_step(b, e->ts) : host_step(b, e->ts); /* the slice's start is its event's */
             if (step < 0)
                 continue;
             if (label >= 0)
-                credit(b, (size_t)label, step, s->ts, ks_slice_end(tl, s));
+                credit(b, (size_t)label, step, e->ts, ks_slice_end(tl, s));
             if (op >= 0)
-                credit(b, (size_t)op, step, s->ts, ks_slice_end(tl, s));
+                credit(b, (size_t)op, step, e->ts, ks_slice_end(tl, s));
         }
         for (size_t si = 0; si < b->p->nseries; si++)
             flush(b, si);
@@ -213,7 +213,7 @@ static void kernels(builder *b)
             continue;
         const ks_event *e = &t->tracks[g->track].ev[g->ev];
         ks_slice_ref r = ks_gpuwork_launcher(a, g);
-        long step = r.s >= 0 ? host_step(b, a->tl[r.tl].s[r.s].ts) : gpu_step(b, e->ts);
+        long step = r.s >= 0 ? host_step(b, ks_slice_ts_at(&a->tl[r.tl], r.s)) : gpu_step(b, e->ts);
         long smp = step >= 0 ? b->sample[step] : -1;
         if (smp < 0)
             continue;

@@ -71,7 +71,7 @@ static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
             }
         }
         if (role >= 0)
-            ks_ivs_add_merge(&roles[role], s->ts, ks_slice_end(tl, s));
+            ks_ivs_add_merge(&roles[role], ks_slice_ts(tl, s), ks_slice_end(tl, s));
     }
 }
 

@@ -396,7 +396,7 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
             }
             kd[nshort++] = ks_event_dur(e);
             if (r.s >= 0) {
-                ks_ns l = ks_sat_sub(ks_slice_end(&a->tl[r.tl], &a->tl[r.tl].s[r.s]), a->tl[r.tl].s[r.s].ts);
+                ks_ns l = ks_sat_sub(ks_slice_end(&a->tl[r.tl], &a->tl[r.tl].s[r.s]), ks_slice_ts_at(&a->tl[r.tl], r.s));
                 ld[nl++] = l;
                 launch_total = ks_sat_add(launch_total, l);
             }
@@ -467,7 +467,7 @@ static void op_scope_build(const dctx *c, op_scope *o)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            if (!in_window(a, s->ts) || !in_scope(c, s->ts) || e->name >= o->names)
+            if (!in_window(a, e->ts) || !in_scope(c, e->ts) || e->name >= o->names) /* the slice's start */
                 continue;
             if (e->kind == KS_K_CPU_OP) {
                 o->self[e->name] = ks_sat_add(o->self[e->name], self[i]);
@@ -481,7 +481,7 @@ static void op_scope_build(const dctx *c, op_scope *o)
                 for (int32_t p = s->parent; p >= 0; p = tl->s[p].parent) {
                     const ks_event *pe = &tr->ev[tl->s[p].ev];
                     if (pe->kind == KS_K_CPU_OP && pe->name < o->names) {
-                        o->alloc[pe->name] = ks_sat_add(o->alloc[pe->name], ks_slice_end(tl, s) - s->ts);
+                        o->alloc[pe->name] = ks_sat_add(o->alloc[pe->name], ks_slice_end(tl, s) - e->ts);
                         o->alloc_calls[pe->name]++;
                     }
                 }
@@ -648,7 +648,8 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
             continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
-            if (!in_window(a, s->ts) || !in_scope(c, s->ts))
+            ks_ns ts = ks_slice_ts(tl, s);
+            if (!in_window(a, ts) || !in_scope(c, ts))
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             const char *n = ks_trace_str(t, e->name);
@@ -665,13 +666,13 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
             calls++;
             hip += platform == KS_PLATFORM_HIP;
             ks_ns end = ks_slice_end(tl, s);
-            total = ks_sat_add(total, ks_sat_sub(end, s->ts));
-            ks_ns busy = ks_ivs_covered(&c->gpu, s->ts, end);
+            total = ks_sat_add(total, ks_sat_sub(end, ts));
+            ks_ns busy = ks_ivs_covered(&c->gpu, ts, end);
             waited_busy = ks_sat_add(waited_busy, busy);
-            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, s->ts, end), busy));
+            waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, ts, end), busy));
             ks_iv idle = idle_after(c, end);
             ks_ivs_add(&after, idle.a, idle.b);
-            const ks_step *sp = step_at(st, s->ts);
+            const ks_step *sp = step_at(st, ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
                 KS_PUSH(steps, nsteps, scap, sp->number);
         }
@@ -894,12 +895,12 @@ static void cpu_calls(const dctx *c, int (*match)(const char *), ks_ivs *out, ui
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            if (!ks_kind_is_launch_api(e->kind) || e->name >= names || !in_window(a, s->ts))
+            if (!ks_kind_is_launch_api(e->kind) || e->name >= names || !in_window(a, e->ts))
                 continue;
             if (!is[e->name])
                 is[e->name] = (uint8_t)(1 + !!match(ks_trace_str(t, e->name)));
             if (is[e->name] == 2) {
-                ks_ivs_add(out, s->ts, ks_slice_end(tl, s));
+                ks_ivs_add(out, e->ts, ks_slice_end(tl, s));
                 (*n)++;
             }
         }

@@ -245,23 +245,24 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
     size_t lo = 0, hi = tl->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (tl->s[mid].ts <= g0)
+        if (ks_slice_ts_at(tl, mid) <= g0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t j = lo; j < tl->n && tl->s[j].ts < g1; j++) {
+    for (size_t j = lo; j < tl->n && ks_slice_ts_at(tl, j) < g1; j++) {
         const ks_slice *s = &tl->s[j];
         if (s->lane != 0)
             continue;
-        for (ks_ns e; n && (e = ks_slice_end(tl, &tl->s[stack[n - 1]])) <= s->ts; n--) {
+        ks_ns ts = ks_slice_ts(tl, s);
+        for (ks_ns e; n && (e = ks_slice_end(tl, &tl->s[stack[n - 1]])) <= ts; n--) {
             emit(g, tl, TOP, cur, e);
             if (e > cur)
                 cur = e;
         }
-        emit(g, tl, TOP, cur, s->ts);
-        if (s->ts > cur)
-            cur = s->ts;
+        emit(g, tl, TOP, cur, ts);
+        if (ts > cur)
+            cur = ts;
         KS_GROW(lv, lcap, n + 1);
         lv[n] = level_push(g, TOP, &ev[s->ev]);
         KS_PUSH(stack, n, cap, (int32_t)j);
@@ -425,7 +426,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         cur_end = w.b;
         d->idle_ns = ks_sat_add(d->idle_ns, len);
         ks_slice_ref r = ks_analysis_launcher(a, w.track, w.ev);
-        if (r.s >= 0 && a->tl[r.tl].s[r.s].ts >= g0)
+        if (r.s >= 0 && ks_slice_ts_at(&a->tl[r.tl], r.s) >= g0)
             d->hta_host_wait_ns = ks_sat_add(d->hta_host_wait_ns, len);
         else if (r.s >= 0 && len < o->hta_kernel_wait_ns)
             d->hta_kernel_wait_ns = ks_sat_add(d->hta_kernel_wait_ns, len);

@@ -96,7 +96,7 @@ static void widen(const ks_analysis *a, ks_steps *st)
         size_t lo = 0, hi = st->n;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (st->v[mid].host_start <= ls->ts)
+            if (st->v[mid].host_start <= ks_slice_ts(&a->tl[r.tl], ls))
                 lo = mid + 1;
             else
                 hi = mid;
@@ -239,13 +239,13 @@ int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *st, ks_
             continue;
         const ks_slice *s = &tl->s[c[i].s];
         /* a step nested in another step (same label) is not a step of its own */
-        if (open_end_slice >= 0 && s->ts < ks_slice_end(tl, &tl->s[open_end_slice]))
+        if (open_end_slice >= 0 && ks_slice_ts(tl, s) < ks_slice_end(tl, &tl->s[open_end_slice]))
             continue;
         open_end_slice = c[i].s;
         ks_step *p = &st->v[st->n];
         p->number = c[i].number >= 0 ? c[i].number : (int64_t)st->n;
         p->name = tr->ev[s->ev].name;
-        p->host_start = s->ts;
+        p->host_start = tr->ev[s->ev].ts; /* the slice's start is its event's */
         p->host_end = ks_slice_end(tl, s);
         p->unfinished = (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED)) != 0;
         st->n++;

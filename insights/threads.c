@@ -215,7 +215,7 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const ks_gpuwork_iv *w
     }
     ks_thread_row *th = row(c, out, cap, r.tl);
     th->gpu_events++;
-    ks_ns launch_ts = a->tl[r.tl].s[r.s].ts;
+    ks_ns launch_ts = ks_slice_ts_at(&a->tl[r.tl], r.s);
     int stepping = st && st->n && r.tl == st->track;
     ks_tie tie = KS_TIE_NONE;
     ptrdiff_t step = -1;
@@ -225,7 +225,7 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const ks_gpuwork_iv *w
         tie = step >= 0 ? KS_TIE_OWN : KS_TIE_NONE;
     } else if (find_forward(c, r, &f)) {
         credit_forward(c, f, share);
-        step = st && st->n && f.tl == st->track ? step_at(st, a->tl[f.tl].s[f.s].ts) : -1;
+        step = st && st->n && f.tl == st->track ? step_at(st, ks_slice_ts_at(&a->tl[f.tl], f.s)) : -1;
         tie = step >= 0 ? KS_TIE_FLOW : KS_TIE_NONE;
     }
     if (!stepping && step < 0) {

@@ -80,9 +80,9 @@ static void mark_labels(replay *r, thread_model *m)
         const ks_event *e = &tr->ev[s->ev];
         ks_ns end = ks_slice_end(tl, s);
         if (e->kind != KS_K_USER_ANNOTATION) {
-            ks_ivs_add(&m->ops, s->ts, end);
+            ks_ivs_add(&m->ops, e->ts, end); /* the slice's start is its event's */
         } else {
-            KS_PUSH(m->marks, m->nmarks, mcap, s->ts);
+            KS_PUSH(m->marks, m->nmarks, mcap, e->ts);
             KS_PUSH(m->marks, m->nmarks, mcap, end);
         }
         uint8_t mk = s->parent >= 0 ? m->launch_shrink[s->parent] : 0;
@@ -92,7 +92,7 @@ static void mark_labels(replay *r, thread_model *m)
             if (name_is(r->a, e->name, r->sh[k].label)) {
                 if (!mk)
                     mk = (uint8_t)(k + 1);
-                ks_ivs_add(&m->label_cpu[k], s->ts, end);
+                ks_ivs_add(&m->label_cpu[k], e->ts, end);
             }
         }
         m->launch_shrink[i] = mk;
@@ -116,13 +116,13 @@ static void wait_only_instances(const replay *r, size_t j, size_t k, const ks_iv
     int added = 0;
     for (size_t i = 0; i < m->tl->n; i++) {
         const ks_slice *s = &m->tl->s[i];
-        ks_ns end = ks_slice_end(m->tl, s);
-        if (end <= s->ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
+        ks_ns ts = ks_slice_ts(m->tl, s), end = ks_slice_end(m->tl, s);
+        if (end <= ts || !name_is(r->a, tr->ev[s->ev].name, r->sh[k].label))
             continue;
-        ks_ns len = ks_sat_sub(end, s->ts), busy = ks_ivs_covered(&m->ops, s->ts, end);
-        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, s->ts, end))
+        ks_ns len = ks_sat_sub(end, ts), busy = ks_ivs_covered(&m->ops, ts, end);
+        if ((len - busy) * 10 < len * 9 || !ks_ivs_covered(others, ts, end))
             continue;
-        ks_ns x = s->ts;
+        ks_ns x = ts;
         /* the own time: [ts, end) less the thread's ops */
         for (size_t q = 0; q < m->ops.n && x < end; q++) {
             if (m->ops.v[q].b <= x)
@@ -395,11 +395,11 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
         const ks_timeline *tl = r->th[j].tl;
         const ks_track *tr = &r->a->trace->tracks[tl->track];
         ks_ns end = j ? E : H;
-        for (size_t i = 0; i < tl->n && tl->s[i].ts < end; i++) {
+        for (size_t i = 0; i < tl->n && ks_slice_ts_at(tl, i) < end; i++) {
             const ks_slice *s = &tl->s[i];
-            if (s->ts < S || s->lane != 0)
-                continue;
             const ks_event *e = &tr->ev[s->ev];
+            if (e->ts < S || s->lane != 0) /* the slice's start is its event's */
+                continue;
             if (!ks_kind_is_launch_api(e->kind))
                 continue;
             int blocking = ks_is_blocking_call(ks_trace_str(r->a->trace, e->name));
@@ -407,7 +407,7 @@ static special *specials(const replay *r, ks_ns S, ks_ns H, ks_ns E, size_t *n)
             int launches = f < r->nitems && r->items[f].thread == j && r->items[f].launch == (int32_t)i;
             if (!blocking && !launches)
                 continue;
-            special sp = {s->ts, ks_sat_sub(ks_slice_end(tl, s), s->ts), (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
+            special sp = {e->ts, ks_sat_sub(ks_slice_end(tl, s), e->ts), (uint32_t)j, (int32_t)i, s->ev, (uint8_t)blocking, -1};
             KS_PUSH(v, *n, cap, sp);
         }
     }

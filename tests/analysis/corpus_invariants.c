@@ -32,7 +32,7 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
         CHECK(self[i] <= lane_self[i], "track %u slice %zu: self above its lane's", tl->track, i);
         sum += self[i];
         sum_lane += lane_self[i];
-        v[i].a = tl->s[i].ts;
+        v[i].a = ks_slice_ts_at(tl, i);
         v[i].b = ks_slice_end(tl, &tl->s[i]);
     }
     ks_ns u = union_length(v, tl->n);
@@ -50,7 +50,7 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
             }
         for (size_t i = 0; i < tl->n; i++)
             if (tl->s[i].flags & KS_SF_BE) {
-                v[n].a = tl->s[i].ts;
+                v[n].a = ks_slice_ts_at(tl, i);
                 v[n++].b = ks_slice_end(tl, &tl->s[i]);
             }
         ks_ns raw = union_length(v, n);
@@ -66,14 +66,14 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
 {
     ks_ns *self = ks_xcalloc(tl->n ? tl->n : 1, sizeof *self);
     for (size_t i = 0; i < tl->n; i++)
-        self[i] = ks_slice_end(tl, &tl->s[i]) - tl->s[i].ts;
+        self[i] = ks_slice_end(tl, &tl->s[i]) - ks_slice_ts_at(tl, i);
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        CHECK(ks_slice_end(tl, s) >= s->ts, "track %u slice %zu has negative duration", tl->track, i);
+        CHECK(ks_slice_end(tl, s) >= ks_slice_ts(tl, s), "track %u slice %zu has negative duration", tl->track, i);
         /* the end kept by the timeline is for the slices that do not end where their events do */
         const ks_event *se = &t->tracks[tl->track].ev[s->ev];
         if (s->flags & KS_SF_OWN_END)
-            CHECK((s->flags & KS_SF_BE) || !ks_event_has_dur(se) || s->ts + ks_event_dur(se) != ks_slice_end(tl, s),
+            CHECK((s->flags & KS_SF_BE) || !ks_event_has_dur(se) || ks_slice_ts(tl, s) + ks_event_dur(se) != ks_slice_end(tl, s),
                   "track %u slice %zu keeps an end its event gives", tl->track, i);
         else
             CHECK(ks_event_has_dur(se) && !(s->flags & (KS_SF_BE | KS_SF_TRUNCATED)),
@@ -81,15 +81,15 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
         CHECK(s->kind == t->tracks[tl->track].ev[s->ev].kind, "track %u slice %zu: kind %u, its event's %u",
               tl->track, i, s->kind, t->tracks[tl->track].ev[s->ev].kind);
         if (i)
-            CHECK(tl->s[i - 1].ts <= s->ts, "track %u not sorted at %zu", tl->track, i);
+            CHECK(ks_slice_ts_at(tl, i - 1) <= ks_slice_ts(tl, s), "track %u not sorted at %zu", tl->track, i);
         if (s->parent >= 0) {
             const ks_slice *p = &tl->s[s->parent];
             CHECK((size_t)s->parent < i, "parent after child");
             CHECK(p->lane == s->lane, "parent in another lane");
-            CHECK(p->ts <= s->ts && ks_slice_end(tl, s) <= ks_slice_end(tl, p), "track %u: child [%" PRId64 ",%" PRId64 ") outside parent [%" PRId64 ",%" PRId64 ")",
-                  tl->track, s->ts, ks_slice_end(tl, s), p->ts, ks_slice_end(tl, p));
+            CHECK(ks_slice_ts(tl, p) <= ks_slice_ts(tl, s) && ks_slice_end(tl, s) <= ks_slice_end(tl, p), "track %u: child [%" PRId64 ",%" PRId64 ") outside parent [%" PRId64 ",%" PRId64 ")",
+                  tl->track, ks_slice_ts(tl, s), ks_slice_end(tl, s), ks_slice_ts(tl, p), ks_slice_end(tl, p));
             CHECK(s->depth == p->depth + 1 || p->depth == UINT16_MAX, "depth");
-            self[s->parent] -= ks_slice_end(tl, s) - s->ts;
+            self[s->parent] -= ks_slice_end(tl, s) - ks_slice_ts(tl, s);
         } else {
             CHECK(s->depth == 0, "top-level depth");
         }
@@ -102,9 +102,9 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
             CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
             sum_self += self[i];
             if (tl->s[i].parent < 0) {
-                CHECK(tl->s[i].ts >= last_end || tl->s[i].ts == ks_slice_end(tl, &tl->s[i]) || last_end == tl->s[i].ts,
+                CHECK(ks_slice_ts_at(tl, i) >= last_end || ks_slice_ts_at(tl, i) == ks_slice_end(tl, &tl->s[i]) || last_end == ks_slice_ts_at(tl, i),
                       "top-level slices overlap in lane %u", lane);
-                sum_top += ks_slice_end(tl, &tl->s[i]) - tl->s[i].ts;
+                sum_top += ks_slice_end(tl, &tl->s[i]) - ks_slice_ts_at(tl, i);
                 if (ks_slice_end(tl, &tl->s[i]) > last_end)
                     last_end = ks_slice_end(tl, &tl->s[i]);
             }
@@ -150,7 +150,7 @@ static void check_inclusive(const ks_trace *t, const ks_analysis *a)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
             v[n].key = ((int64_t)e->name << 16) | e->cat;
-            v[n].a = tl->s[i].ts;
+            v[n].a = ks_slice_ts_at(tl, i);
             v[n++].b = ks_slice_end(tl, &tl->s[i]);
         }
         qsort(v, n, sizeof *v, cmp_name_iv);
