@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "insights/breakdown.h"
-#include "analysis/intervals.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
@@ -34,60 +33,37 @@ typedef struct role_ctx {
     ks_comm_cache comm; /* which kernels are communication (analysis/comm.c) */
 } role_ctx;
 
-/* Add the slices of timeline k to the role sets. */
-static void track_roles(role_ctx *c, size_t k, ks_ivs roles[KS_ROLE_COUNT])
+/* The role slice i of timeline k takes, or -1. */
+static int slice_role(role_ctx *c, size_t k, size_t i)
 {
-    const ks_analysis *a = c->a;
-    const ks_trace *t = a->trace;
-    uint8_t *by_name = c->by_name;
-    const ks_timeline *tl = &a->tl[k];
+    const ks_trace *t = c->a->trace;
+    const ks_timeline *tl = &c->a->tl[k];
     const ks_track *tr = &t->tracks[tl->track];
-    for (size_t i = 0; i < tl->n; i++) {
-        const ks_slice *s = &tl->s[i];
-        const ks_event *e = &tr->ev[s->ev];
-        if (i + 16 < tl->n) /* slices are in start order, events in file order */
-            __builtin_prefetch(&tr->ev[tl->s[i + 16].ev]);
-        int role = -1;
-        if (tr->kind == KS_TRACK_GPU) {
-            if (e->kind == KS_K_KERNEL)
-                role = ks_comm_gpu_event(&c->comm, tl->track, s->ev) ? KS_ROLE_COMM : KS_ROLE_KERNEL;
-            else if (e->kind == KS_K_MEMCPY)
-                role = KS_ROLE_MEMCPY;
-            else if (e->kind == KS_K_MEMSET)
-                role = KS_ROLE_MEMSET;
-        } else if (tr->kind == KS_TRACK_CPU) {
-            if (ks_kind_is_launch_api(e->kind))
-                role = KS_ROLE_RUNTIME;
-            else if (e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION || e->kind == KS_K_PYTHON) {
-                if (!by_name[e->name]) {
-                    const char *n = ks_trace_str(t, e->name);
-                    /* (step names were marked up front: no scan of the steps per name) */
-                    by_name[e->name] = (uint8_t)(1 + (ks_comm_op_name(n) ? KS_ROLE_COMM
-                                                      : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
-                }
-                role = by_name[e->name] - 1;
-                if (role == KS_ROLE_COUNT) /* a step annotation */
-                    continue;
-            }
-        }
-        if (role >= 0)
-            ks_ivs_add_merge(&roles[role], ks_slice_ts(tl, s), ks_slice_end(tl, s));
+    const ks_slice *s = &tl->s[i];
+    const ks_event *e = &tr->ev[s->ev];
+    if (tr->kind == KS_TRACK_GPU) {
+        if (e->kind == KS_K_KERNEL)
+            return ks_comm_gpu_event(&c->comm, tl->track, s->ev) ? KS_ROLE_COMM : KS_ROLE_KERNEL;
+        if (e->kind == KS_K_MEMCPY)
+            return KS_ROLE_MEMCPY;
+        if (e->kind == KS_K_MEMSET)
+            return KS_ROLE_MEMSET;
+        return -1;
     }
-}
-
-/* Room in roles[] for every slice that may take a role: the sets never move while they grow. */
-static void reserve_roles(const ks_analysis *a, ks_ivs roles[KS_ROLE_COUNT])
-{
-    size_t gpu = 0, cpu = 0;
-    for (size_t k = 0; k < a->ntl; k++) {
-        uint8_t kind = a->trace->tracks[a->tl[k].track].kind;
-        if (kind == KS_TRACK_GPU)
-            gpu += a->tl[k].n;
-        else if (kind == KS_TRACK_CPU)
-            cpu += a->tl[k].n;
+    if (tr->kind != KS_TRACK_CPU)
+        return -1;
+    if (ks_kind_is_launch_api(e->kind))
+        return KS_ROLE_RUNTIME;
+    if (e->kind != KS_K_CPU_OP && e->kind != KS_K_USER_ANNOTATION && e->kind != KS_K_PYTHON)
+        return -1;
+    if (!c->by_name[e->name]) {
+        const char *n = ks_trace_str(t, e->name);
+        /* (step names were marked up front: no scan of the steps per name) */
+        c->by_name[e->name] = (uint8_t)(1 + (ks_comm_op_name(n) ? KS_ROLE_COMM
+                                             : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
     }
-    for (int r = 0; r < KS_ROLE_OTHER; r++)
-        ks_ivs_reserve(&roles[r], r == KS_ROLE_COMM ? gpu + cpu : r < KS_ROLE_COMM ? gpu : cpu);
+    int role = c->by_name[e->name] - 1;
+    return role == KS_ROLE_COUNT ? -1 : role; /* a step annotation takes none */
 }
 
 static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st)
@@ -95,7 +71,7 @@ static void role_ctx_init(role_ctx *c, const ks_analysis *a, const ks_steps *st)
     size_t names = ks_strtab_count(a->trace->strings);
     c->a = a;
     c->st = st;
-    c->by_name = ks_xcalloc(names, 1);
+    c->by_name = ks_xcalloc(names ? names : 1, 1);
     for (size_t i = 0; i < st->n; i++) /* a step annotation takes no role */
         if (st->v[i].name < names)
             c->by_name[st->v[i].name] = (uint8_t)(1 + KS_ROLE_COUNT);
@@ -108,60 +84,212 @@ static void role_ctx_free(role_ctx *c)
     ks_comm_cache_free(&c->comm);
 }
 
-/* Each role's intervals over all threads and streams, normalized. */
-static void role_intervals(const ks_analysis *a, const ks_steps *st, ks_ivs roles[KS_ROLE_COUNT])
-{
+/* ---- the sweep ------------------------------------------------------------------------------
+ *
+ * Every instant of a step goes to the first role in priority order that has a slice open then (on
+ * any thread or stream), else to Other: the plugin's "each role takes what the roles before it
+ * left" read point by point. One sweep over all role slices in start order (a merge of the
+ * timelines, each already in start order) keeps the count of open slices per role and a heap of
+ * their ends; between two consecutive times the top role takes the time. The time each role has
+ * taken since the first step boundary is kept per role (unsigned: the whole int64 range fits),
+ * read at every step start and end, and a step's share of a role is the difference. Memory: one
+ * cursor per timeline and the slices open at once, where sets of every slice took 16 bytes each. */
+
+typedef struct cursor {
+    ks_ns ts;                  /* start of the timeline's next role slice */
+    uint32_t k;                /* the timeline */
+    uint32_t role;
+    size_t i;                  /* that slice */
+} cursor;
+
+typedef struct open_end {
+    ks_ns end;
+    uint32_t role;
+} open_end;
+
+typedef struct sweep {
     role_ctx c;
-    role_ctx_init(&c, a, st);
-    reserve_roles(a, roles);
-    for (size_t k = 0; k < a->ntl; k++)
-        track_roles(&c, k, roles);
-    role_ctx_free(&c);
-    for (int r = 0; r < KS_ROLE_OTHER; r++)
-        ks_ivs_normalize(&roles[r]);
+    cursor *cur;               /* min-heap by ts: one per timeline with a role slice still to come */
+    size_t ncur;
+    open_end *open;            /* min-heap by end: the role slices open now */
+    size_t nopen, open_cap;
+    uint64_t count[KS_ROLE_OTHER];
+    uint64_t taken[KS_ROLE_COUNT]; /* ns each role took from `first` to `at` */
+    ks_ns at;                  /* the time attributed so far */
+    ks_ns *q;                  /* step starts and ends, sorted */
+    size_t nq, qi;
+    uint64_t (*taken_at)[KS_ROLE_COUNT]; /* taken[] at q[j] */
+} sweep;
+
+static int cursor_before(const cursor *x, const cursor *y)
+{
+    return x->ts < y->ts || (x->ts == y->ts && x->k < y->k);
 }
 
-/* the part of normalized set s inside [a, b) */
-static void window_of(const ks_ivs *s, ks_ns a, ks_ns b, ks_ivs *out)
+static void cursor_down(sweep *w, size_t i)
 {
-    ks_ivs_reset(out);
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->v[mid].b <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
+    for (;;) {
+        size_t m = i, l = 2 * i + 1, r = l + 1;
+        if (l < w->ncur && cursor_before(&w->cur[l], &w->cur[m]))
+            m = l;
+        if (r < w->ncur && cursor_before(&w->cur[r], &w->cur[m]))
+            m = r;
+        if (m == i)
+            return;
+        cursor t = w->cur[i];
+        w->cur[i] = w->cur[m];
+        w->cur[m] = t;
+        i = m;
     }
-    for (size_t i = lo; i < s->n && s->v[i].a < b; i++)
-        ks_ivs_add(out, s->v[i].a < a ? a : s->v[i].a, s->v[i].b > b ? b : s->v[i].b);
+}
+
+/* Move c to its timeline's next slice with a role and a length from slice i on: 0 when none. */
+static int cursor_seek(sweep *w, cursor *c, size_t i)
+{
+    const ks_timeline *tl = &w->c.a->tl[c->k];
+    for (; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (i + 16 < tl->n) /* slices are in start order, events in file order */
+            __builtin_prefetch(&tl->ev[tl->s[i + 16].ev]);
+        int role = slice_role(&w->c, c->k, i);
+        if (role < 0 || ks_slice_end(tl, s) <= ks_slice_ts(tl, s))
+            continue; /* no role, or no time to take */
+        c->i = i;
+        c->ts = ks_slice_ts(tl, s);
+        c->role = (uint32_t)role;
+        return 1;
+    }
+    return 0;
+}
+
+static void open_push(sweep *w, ks_ns end, uint32_t role)
+{
+    KS_GROW(w->open, w->open_cap, w->nopen + 1);
+    size_t i = w->nopen++;
+    while (i && w->open[(i - 1) / 2].end > end) {
+        w->open[i] = w->open[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->open[i] = (open_end){end, role};
+}
+
+static void open_pop(sweep *w)
+{
+    open_end last = w->open[--w->nopen];
+    size_t i = 0;
+    for (;;) {
+        size_t m = 2 * i + 1;
+        if (m >= w->nopen)
+            break;
+        if (m + 1 < w->nopen && w->open[m + 1].end < w->open[m].end)
+            m++;
+        if (w->open[m].end >= last.end)
+            break;
+        w->open[i] = w->open[m];
+        i = m;
+    }
+    if (w->nopen)
+        w->open[i] = last;
+}
+
+/* The role that takes the time while the counts are as they are. */
+static int top_role(const sweep *w)
+{
+    for (int r = 0; r < KS_ROLE_OTHER; r++)
+        if (w->count[r])
+            return r;
+    return KS_ROLE_OTHER;
+}
+
+/* Attribute [at, y) to the top role (y >= at), reading taken[] at each step boundary up to y. */
+static void advance(sweep *w, ks_ns y)
+{
+    int r = top_role(w);
+    for (; w->qi < w->nq && w->q[w->qi] <= y; w->qi++) {
+        memcpy(w->taken_at[w->qi], w->taken, sizeof w->taken);
+        w->taken_at[w->qi][r] += (uint64_t)w->q[w->qi] - (uint64_t)w->at;
+    }
+    w->taken[r] += (uint64_t)y - (uint64_t)w->at;
+    w->at = y;
+}
+
+static int cmp_ns(const void *x, const void *y)
+{
+    ks_ns a = *(const ks_ns *)x, b = *(const ks_ns *)y;
+    return (a > b) - (a < b);
+}
+
+static void sweep_run(sweep *w)
+{
+    const ks_analysis *a = w->c.a;
+    w->cur = ks_xmalloc(ks_mul(a->ntl ? a->ntl : 1, sizeof *w->cur));
+    for (size_t k = 0; k < a->ntl; k++) {
+        cursor c = {.k = (uint32_t)k};
+        if (cursor_seek(w, &c, 0))
+            w->cur[w->ncur++] = c;
+    }
+    for (size_t i = w->ncur; i-- > 0;)
+        cursor_down(w, i);
+    w->at = w->q[0];
+    while (w->qi < w->nq) {
+        int has_start = w->ncur > 0, has_end = w->nopen > 0;
+        if (!has_start && !has_end) {
+            advance(w, w->q[w->nq - 1] > w->at ? w->q[w->nq - 1] : w->at); /* Other to the last */
+            break;
+        }
+        ks_ns t = !has_end ? w->cur[0].ts : !has_start ? w->open[0].end
+                : w->cur[0].ts < w->open[0].end ? w->cur[0].ts : w->open[0].end;
+        if (t >= w->at)
+            advance(w, t);
+        while (w->nopen && w->open[0].end == t) {
+            w->count[w->open[0].role]--;
+            open_pop(w);
+        }
+        while (w->ncur && w->cur[0].ts == t) {
+            cursor *c = &w->cur[0];
+            const ks_timeline *tl = &a->tl[c->k];
+            w->count[c->role]++;
+            open_push(w, ks_slice_end(tl, &tl->s[c->i]), c->role);
+            if (!cursor_seek(w, c, c->i + 1))
+                *c = w->cur[--w->ncur];
+            if (w->ncur)
+                cursor_down(w, 0);
+        }
+    }
+    free(w->cur);
+    free(w->open);
+}
+
+/* The time role r took in [x, y): the difference of taken[] at the two boundaries, as a saturated
+ * ks_ns. */
+static ks_ns taken_in(const sweep *w, ks_ns x, ks_ns y, int r)
+{
+    ks_ns *p = bsearch(&x, w->q, w->nq, sizeof *w->q, cmp_ns), *e = bsearch(&y, w->q, w->nq, sizeof *w->q, cmp_ns);
+    uint64_t d = w->taken_at[e - w->q][r] - w->taken_at[p - w->q][r];
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (ks_ns)d;
 }
 
 void ks_breakdown_steps(const ks_analysis *a, ks_steps *st)
 {
-    ks_ivs roles[KS_ROLE_COUNT];
-    memset(roles, 0, sizeof roles);
-    role_intervals(a, st, roles);
-    ks_ivs left = {0}, part = {0}, next = {0}, tmp = {0};
+    if (!st->n)
+        return;
+    sweep w;
+    memset(&w, 0, sizeof w);
+    role_ctx_init(&w.c, a, st);
+    w.q = ks_xmalloc(ks_mul(2 * st->n, sizeof *w.q));
+    for (size_t i = 0; i < st->n; i++) {
+        w.q[w.nq++] = st->v[i].start;
+        w.q[w.nq++] = st->v[i].end;
+    }
+    qsort(w.q, w.nq, sizeof *w.q, cmp_ns);
+    w.taken_at = ks_xmalloc(ks_mul(w.nq, sizeof *w.taken_at));
+    sweep_run(&w);
     for (size_t i = 0; i < st->n; i++) {
         ks_step *s = &st->v[i];
-        ks_ivs_reset(&left);
-        ks_ivs_add(&left, s->start, s->end);
-        for (int r = 0; r < KS_ROLE_OTHER; r++) {
-            window_of(&roles[r], s->start, s->end, &tmp);
-            ks_ivs_intersect(&left, &tmp, &part);
-            s->breakdown[r] = ks_ivs_length(&part);
-            ks_ivs_subtract(&left, &tmp, &next);
-            ks_ivs t = left;
-            left = next;
-            next = t;
-        }
-        s->breakdown[KS_ROLE_OTHER] = ks_ivs_length(&left);
+        for (int r = 0; r < KS_ROLE_COUNT; r++)
+            s->breakdown[r] = s->end > s->start ? taken_in(&w, s->start, s->end, r) : 0;
     }
-    for (int r = 0; r < KS_ROLE_COUNT; r++)
-        ks_ivs_free(&roles[r]);
-    ks_ivs_free(&left);
-    ks_ivs_free(&part);
-    ks_ivs_free(&next);
-    ks_ivs_free(&tmp);
+    role_ctx_free(&w.c);
+    free(w.q);
+    free(w.taken_at);
 }

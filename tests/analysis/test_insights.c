@@ -86,6 +86,78 @@ static void steps_warmup_and_breakdown(void **state)
     unload(&b);
 }
 
+/* The breakdown point by point: every us of a step goes to the first role in priority order with a
+ * slice open then, on any thread or stream (the slices below, their roles written by hand), else
+ * to Other. Two threads and two streams; a kernel that runs past its step's host end (the step
+ * grows to it and the next starts there), a copy and an op across a step boundary, a set on the
+ * GPU under a kernel, a communication op and kernel, a data-loader op, a zero-length op, time
+ * before the first step. */
+static void breakdown_point_by_point(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":0,\"tid\":1,\"ts\":100,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":0,\"tid\":1,\"ts\":10,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::zero_\",\"pid\":0,\"tid\":1,\"ts\":60,\"dur\":0},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,\"ts\":80,\"dur\":5,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":0,\"tid\":1,\"ts\":135,\"dur\":2,\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::early\",\"pid\":0,\"tid\":2,\"ts\":-20,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":0,\"tid\":2,\"ts\":50,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"pid\":0,\"tid\":2,\"ts\":150,\"dur\":20},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"nccl:all_reduce\",\"pid\":0,\"tid\":2,\"ts\":175,\"dur\":15},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":90,\"dur\":40,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,\"ts\":138,\"dur\":22,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"pid\":0,\"tid\":7,\"ts\":180,\"dur\":15,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":8,\"ts\":100,\"dur\":10,\"args\":{\"device\":0,\"stream\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":8,\"ts\":120,\"dur\":25,\"args\":{\"device\":0,\"stream\":8}}]");
+    static const struct {
+        int a, b, role;
+    } sl[] = {{10, 40, KS_ROLE_CPU_EXEC}, {80, 85, KS_ROLE_RUNTIME}, {135, 137, KS_ROLE_RUNTIME},
+              {-20, 10, KS_ROLE_CPU_EXEC}, {50, 150, KS_ROLE_CPU_EXEC}, {150, 170, KS_ROLE_DATALOADER},
+              {175, 190, KS_ROLE_COMM}, {90, 130, KS_ROLE_KERNEL}, {138, 160, KS_ROLE_MEMCPY},
+              {180, 195, KS_ROLE_COMM}, {100, 110, KS_ROLE_MEMSET}, {120, 145, KS_ROLE_MEMSET}};
+    ks_analysis *a = analyse(t, NULL);
+    ks_steps st;
+    ks_error err;
+    assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+    assert_int_equal(st.n, 2);
+    assert_int_equal(st.v[0].end, 130 * US); /* grown to its kernel's end */
+    assert_int_equal(st.v[1].start, 130 * US);
+    for (size_t i = 0; i < st.n; i++) {
+        ks_ns want[KS_ROLE_COUNT] = {0};
+        for (ks_ns us = st.v[i].start / US; us < st.v[i].end / US; us++) {
+            int top = KS_ROLE_OTHER;
+            for (size_t j = 0; j < sizeof sl / sizeof sl[0]; j++)
+                if (sl[j].a <= us && us < sl[j].b && sl[j].role < top)
+                    top = sl[j].role;
+            want[top] += US;
+        }
+        for (int r = 0; r < KS_ROLE_COUNT; r++)
+            assert_int_equal(st.v[i].breakdown[r], want[r]);
+    }
+    /* the two steps, by hand: [0,130): cpu exec 0-40 (an op from before the step) and 50-80,
+     * 85-90, runtime 80-85 (over the cpu op), kernel 90-130 (the set 100-110 under it), other
+     * 40-50. [130,200): set 130-138 (the launch 135-137 under it), copy
+     * 138-160, data loader 160-170 (150-160 under the copy), other 170-175, comm 175-195 (op and
+     * kernel), other 195-200 */
+    const ks_ns *b0 = st.v[0].breakdown, *b1 = st.v[1].breakdown;
+    assert_int_equal(b0[KS_ROLE_CPU_EXEC], 75 * US);
+    assert_int_equal(b0[KS_ROLE_RUNTIME], 5 * US);
+    assert_int_equal(b0[KS_ROLE_KERNEL], 40 * US);
+    assert_int_equal(b0[KS_ROLE_MEMSET], 0);
+    assert_int_equal(b0[KS_ROLE_OTHER], 10 * US);
+    assert_int_equal(b1[KS_ROLE_MEMSET], 8 * US);
+    assert_int_equal(b1[KS_ROLE_RUNTIME], 0);
+    assert_int_equal(b1[KS_ROLE_MEMCPY], 22 * US);
+    assert_int_equal(b1[KS_ROLE_DATALOADER], 10 * US);
+    assert_int_equal(b1[KS_ROLE_COMM], 20 * US);
+    assert_int_equal(b1[KS_ROLE_OTHER], 10 * US);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 /* A gap is reported when it is longer than the threshold (HTA's rule): exactly 10 us is not, 10.001
  * us is. Neither kernel's launch is in the trace, so both gaps are HTA "other" (host wait and
  * kernel wait need the launch call). */
@@ -738,6 +810,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(steps_warmup_and_breakdown),
+        cmocka_unit_test(breakdown_point_by_point),
         cmocka_unit_test(gap_threshold_is_strict),
         cmocka_unit_test(gaps_attributed_to_data_loading),
         cmocka_unit_test(repeated_upload_is_found),
