@@ -9,13 +9,30 @@
 
 /* ---- the GPU-work index (gpuwork.c): every kernel, memcpy and memset once, built per analysis */
 
-/* One GPU work event: a copy of what the passes read, with its place in the store. */
+/* One GPU work event: its place in the store, 8 bytes (its times, kind and device are read from
+ * the event and its track: ks_gpuwork_event, ks_gpuwork_ts, ks_gpuwork_dur, ks_gpuwork_device). */
 typedef struct ks_gpuwork_item {
-    ks_ns ts, dur;             /* the event's (dur as stored) */
     uint32_t track, ev;        /* t->tracks[track].ev[ev] */
-    int32_t device;            /* its track's device (-1 unknown) */
-    uint8_t kind;              /* KS_K_KERNEL, KS_K_MEMCPY or KS_K_MEMSET */
 } ks_gpuwork_item;
+
+static inline const ks_event *ks_gpuwork_event(const ks_trace *t, const ks_gpuwork_item *it)
+{
+    return &t->tracks[it->track].ev[it->ev];
+}
+/* its start, and its duration as stored (KS_NO_DUR when the event has none) */
+static inline ks_ns ks_gpuwork_ts(const ks_trace *t, const ks_gpuwork_item *it)
+{
+    return ks_gpuwork_event(t, it)->ts;
+}
+static inline ks_ns ks_gpuwork_dur(const ks_trace *t, const ks_gpuwork_item *it)
+{
+    return ks_event_dur(ks_gpuwork_event(t, it));
+}
+/* its track's device (-1 unknown) */
+static inline int32_t ks_gpuwork_device(const ks_trace *t, const ks_gpuwork_item *it)
+{
+    return t->tracks[it->track].device;
+}
 
 /* The items of one GPU track (stream) that holds work: v[first .. first + n). */
 typedef struct ks_gpuwork_stream {
@@ -74,11 +91,12 @@ int ks_window_clip(ks_ns w0, ks_ns w1, ks_ns ts, ks_ns dur, ks_ns *s, ks_ns *e);
 /* The same for an item and the analysed window. */
 static inline int ks_gpuwork_starts_in(const ks_analysis *a, const ks_gpuwork_item *it)
 {
-    return ks_window_starts_in(a->win_start, a->win_end, it->ts);
+    return ks_window_starts_in(a->win_start, a->win_end, ks_gpuwork_ts(a->trace, it));
 }
 static inline int ks_gpuwork_clip(const ks_analysis *a, const ks_gpuwork_item *it, ks_ns *s, ks_ns *e)
 {
-    return ks_window_clip(a->win_start, a->win_end, it->ts, it->dur, s, e);
+    const ks_event *ev = ks_gpuwork_event(a->trace, it);
+    return ks_window_clip(a->win_start, a->win_end, ev->ts, ks_event_dur(ev), s, e);
 }
 /* The launching runtime/driver slice of an item, or s = -1 (after the links pass). */
 static inline ks_slice_ref ks_gpuwork_launcher(const ks_analysis *a, const ks_gpuwork_item *it)

@@ -69,10 +69,11 @@ void ks_gpu_build(ks_analysis *a)
                 d->streams++;
             }
             ks_ivs_add_merge(&d->all, s, en);
-            if (e->kind == KS_K_KERNEL) {
+            uint8_t kind = ks_gpuwork_event(a->trace, e)->kind;
+            if (kind == KS_K_KERNEL) {
                 d->kernels++;
                 ks_ivs_add_merge(&d->kernel, s, en); /* every kernel, communication included */
-            } else if (e->kind == KS_K_MEMCPY) {
+            } else if (kind == KS_K_MEMCPY) {
                 d->memcpys++;
                 ks_ivs_add_merge(&d->memcpy, s, en);
             } else {
@@ -158,7 +159,7 @@ void ks_gpu_comm(ks_analysis *a)
         for (size_t i = str->first; i < str->first + str->n; i++) {
             const ks_gpuwork_item *e = &gw->v[i];
             ks_ns s, en;
-            if (e->kind != KS_K_KERNEL || !ks_gpuwork_clip(a, e, &s, &en))
+            if (ks_gpuwork_event(a->trace, e)->kind != KS_K_KERNEL || !ks_gpuwork_clip(a, e, &s, &en))
                 continue;
             ks_ivs_add(ks_comm_gpu_event(&cc, e->track, e->ev) ? &comm[d] : &compute[d], s, en);
         }

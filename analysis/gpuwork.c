@@ -2,7 +2,8 @@
  *
  * What: every kernel, memcpy and memset of a trace (kind ks_kind_is_gpu_work, complete events,
  * ph 'X') on a GPU track, once, in the order the passes used to visit them (track order, then
- * file order), with its time, kind, device and stream, grouped per stream; built once per
+ * file order), as its place in the store (8 bytes: its times and kind are its event's, its device
+ * its track's), grouped per stream with the stream's device and id; built once per
  * analysis (ks_analyze) and kept when the window changes. The launching CPU slice of an item is
  * ks_gpuwork_launcher (the links pass fills it after the index is built). And the two window rules
  * every pass over GPU work applies, here only:
@@ -13,9 +14,9 @@
  *    [w0, w1) (at w0 included, at w1 not: the same at the edge as inside). It covers no time
  *    (no union grows) but it is counted (kernels per device) and is a point of work between
  *    idle gaps.
- * Why it is correct: the items are a copy of the events' fields the passes read, in the order they
- * read them, so a pass over the index visits what its loop over the tracks visited; the rules are
- * the ones those loops wrote out, stated once.
+ * Why it is correct: the items name the events the passes read, in the order they read them, so
+ * a pass over the index visits what its loop over the tracks visited; the rules are the ones those
+ * loops wrote out, stated once.
  * When it does not apply: events that are not GPU work (annotations, syncs, instants on GPU
  * tracks) are not in it: passes over those still walk the tracks or the timelines.
  * Who may use it: the analysis passes and the rooms after analysis/ (through analysis/analysis_int.h);
@@ -58,7 +59,7 @@ void ks_gpuwork_build(const ks_trace *t, ks_gpuwork *w)
             const ks_event *e = &tr->ev[i];
             if (!ks_kind_is_gpu_work(e->kind) || e->ph != 'X')
                 continue;
-            ks_gpuwork_item it = {e->ts, ks_event_dur(e), (uint32_t)k, (uint32_t)i, tr->device, e->kind};
+            ks_gpuwork_item it = {(uint32_t)k, (uint32_t)i};
             w->v[w->n++] = it;
         }
         if (w->n > first) {
@@ -92,13 +93,14 @@ size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device)
 /* ---- the work in time order, as indices ---------------------------------------------------- */
 
 /* by start; a stable sort keeps equal starts in item order */
-static inline int start_before(const ks_gpuwork *w, const uint32_t *x, const uint32_t *y)
+static inline int start_before(const ks_analysis *a, const uint32_t *x, const uint32_t *y)
 {
-    return w->v[*x].ts < w->v[*y].ts;
+    const ks_gpuwork_item *v = a->priv->gpuwork.v;
+    return ks_gpuwork_ts(a->trace, &v[*x]) < ks_gpuwork_ts(a->trace, &v[*y]);
 }
 
 /* each stream's work is in start order already: the sort merges one run per stream */
-KS_MSORT_DEFINE_CTX(sort_by_start, uint32_t, ks_gpuwork, start_before)
+KS_MSORT_DEFINE_CTX(sort_by_start, uint32_t, ks_analysis, start_before)
 
 uint32_t *ks_gpuwork_by_start(const ks_analysis *a, size_t *n, size_t *most)
 {
@@ -109,7 +111,7 @@ uint32_t *ks_gpuwork_by_start(const ks_analysis *a, size_t *n, size_t *most)
     for (size_t j = 0; j < w->n; j++)
         if (ks_gpuwork_starts_in(a, &w->v[j]))
             v[(*n)++] = (uint32_t)j;
-    sort_by_start(w, v, *n);
+    sort_by_start(a, v, *n);
     return v;
 }
 

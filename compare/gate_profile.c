@@ -209,9 +209,9 @@ static void kernels(builder *b)
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t j = 0; j < gw->n; j++) {
         const ks_gpuwork_item *g = &gw->v[j];
-        if (g->kind != KS_K_KERNEL || g->dur == KS_NO_DUR)
+        const ks_event *e = ks_gpuwork_event(t, g);
+        if (e->kind != KS_K_KERNEL || !ks_event_has_dur(e))
             continue;
-        const ks_event *e = &t->tracks[g->track].ev[g->ev];
         ks_slice_ref r = ks_gpuwork_launcher(a, g);
         long step = r.s >= 0 ? host_step(b, ks_slice_ts_at(&a->tl[r.tl], r.s)) : gpu_step(b, e->ts);
         long smp = step >= 0 ? b->sample[step] : -1;

@@ -107,8 +107,9 @@ static void widen(const ks_analysis *a, ks_steps *st)
         if (ls_end > s->host_end)
             continue;
         s->gpu_events++;
-        if (g->ts + g->dur > gpu_end[lo - 1])
-            gpu_end[lo - 1] = g->ts + g->dur;
+        const ks_event *e = ks_gpuwork_event(a->trace, g);
+        if (e->ts + ks_event_dur(e) > gpu_end[lo - 1])
+            gpu_end[lo - 1] = e->ts + ks_event_dur(e);
     }
     ks_ns prev_end = INT64_MIN;
     for (size_t i = 0; i < st->n; i++) {
@@ -129,8 +130,10 @@ static void busy_idle(const ks_analysis *a, ks_steps *st)
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     ks_ivs work = {0};
     ks_ivs_reserve(&work, gw->n);
-    for (size_t j = 0; j < gw->n; j++)
-        ks_ivs_add_merge(&work, gw->v[j].ts, gw->v[j].ts + gw->v[j].dur);
+    for (size_t j = 0; j < gw->n; j++) {
+        const ks_event *e = ks_gpuwork_event(a->trace, &gw->v[j]);
+        ks_ivs_add_merge(&work, e->ts, e->ts + ks_event_dur(e));
+    }
     ks_ivs_normalize(&work);
     for (size_t i = 0; i < st->n; i++) {
         ks_step *s = &st->v[i];

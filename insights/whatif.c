@@ -248,7 +248,8 @@ static void collect_items(replay *r)
             if (l.s < 0 || r->thread_of[l.tl] < 0)
                 continue;
             uint32_t th = (uint32_t)r->thread_of[l.tl];
-            gpu_item it = {e->ts, e->dur, str->stream, th, l.s, 0};
+            const ks_event *ge = ks_gpuwork_event(t, e);
+            gpu_item it = {ge->ts, ks_event_dur(ge), str->stream, th, l.s, 0};
             it.scaled_by = r->th[th].launch_shrink[l.s];
             if (!it.scaled_by)
                 it.scaled_by = gpu_range_shrink(r, gtl, ev_slice, e->ev);
@@ -713,8 +714,8 @@ static void coverage_build(const replay *r, started *others, started *unmodeled)
     const ks_gpuwork *gw = ks_gpuwork_of(r->a);
     for (size_t i = 0; i < gw->n; i++)
         if (ks_gpuwork_launcher(r->a, &gw->v[i]).s < 0) {
-            KS_PUSH(q, nq, cq, gw->v[i].ts);
-            KS_PUSH(q, nq, cq, gw->v[i].dur);
+            KS_PUSH(q, nq, cq, ks_gpuwork_ts(r->a->trace, &gw->v[i]));
+            KS_PUSH(q, nq, cq, ks_gpuwork_dur(r->a->trace, &gw->v[i]));
         }
     started_build(others, p, np / 2);
     started_build(unmodeled, q, nq / 2);

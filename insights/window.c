@@ -62,7 +62,8 @@ static int gpu_span(const ks_analysis *a, ks_window_choice *w)
 {
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t j = 0; j < gw->n; j++) {
-        ks_ns s = gw->v[j].ts, e = ks_sat_add(gw->v[j].ts, gw->v[j].dur);
+        const ks_event *ev = ks_gpuwork_event(a->trace, &gw->v[j]);
+        ks_ns s = ev->ts, e = ks_sat_add(ev->ts, ks_event_dur(ev));
         if (!j || s < w->start)
             w->start = s;
         if (!j || e > w->end)

@@ -90,7 +90,7 @@ static void collect_devices(const ks_analysis *a, dev_acc **devs, size_t *ndev, 
         const ks_gpuwork_item *g = &gw->v[j];
         uint32_t k = g->track, i = g->ev;
         const ks_event *e = &t->tracks[k].ev[i];
-        dev_acc *d = dev_of(devs, ndev, &cap, g->device);
+        dev_acc *d = dev_of(devs, ndev, &cap, ks_gpuwork_device(t, g));
         ks_ivs_add(&d->all, e->ts, e->ts + ks_event_dur(e));
         if (e->kind != KS_K_KERNEL)
             continue;

@@ -73,13 +73,15 @@ static void index_items(void **state)
     assert_int_equal(ks_gpuwork_device_count(gw, 0), 3);
     assert_int_equal(ks_gpuwork_device_count(gw, -1), 1);
     assert_int_equal(ks_gpuwork_device_count(gw, 1), 0);
+    assert_int_equal(sizeof(ks_gpuwork_item), 8); /* a place in the store, no copy of the event */
     for (size_t i = 0; i < gw->n; i++) {
         const ks_gpuwork_item *it = &gw->v[i];
         const ks_event *e = &t->tracks[it->track].ev[it->ev];
-        assert_int_equal(it->ts, e->ts);
-        assert_int_equal(it->dur, ks_event_dur(e));
-        assert_int_equal(it->kind, e->kind);
-        assert_int_equal(it->device, t->tracks[it->track].device);
+        assert_ptr_equal(ks_gpuwork_event(t, it), e);
+        assert_true(ks_kind_is_gpu_work((ks_kind)e->kind) && e->ph == 'X');
+        assert_int_equal(ks_gpuwork_ts(t, it), e->ts);
+        assert_int_equal(ks_gpuwork_dur(t, it), ks_event_dur(e));
+        assert_int_equal(ks_gpuwork_device(t, it), t->tracks[it->track].device);
         if (i) /* the order of the store: track, then file order */
             assert_true(gw->v[i - 1].track < it->track ||
                         (gw->v[i - 1].track == it->track && gw->v[i - 1].ev < it->ev));
@@ -92,7 +94,7 @@ static void index_items(void **state)
             continue;
         linked++;
         assert_int_equal(gw->v[i].track, (uint32_t)(s7 - t->tracks));
-        assert_int_equal(gw->v[i].ts, 100 * US);
+        assert_int_equal(ks_gpuwork_ts(t, &gw->v[i]), 100 * US);
         assert_int_equal(ks_event_corr(t, ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s])), 1);
     }
     assert_int_equal(linked, 1);
