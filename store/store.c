@@ -60,6 +60,13 @@ typedef struct track_state {
     uint8_t last_folded;                /* ev[n - 1] is in the trace's span (else only ev[0 .. n-1)) */
 } track_state;
 
+/* The "bytes" of one event: key = track << 32 | event. 16 bytes each, in one array sorted when
+ * the trace is finished (a hash map took twice that and more). */
+typedef struct bytes_entry {
+    uint64_t key;
+    int64_t bytes;
+} bytes_entry;
+
 /* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
@@ -75,7 +82,10 @@ typedef struct trace_impl {
     track_index tracks;
     track_index procs;
     ks_i64map series;      /* track << 32 | name -> series index */
-    ks_i64map bytes;       /* track << 32 | event -> "bytes" (KS_EF_BYTES; few events) */
+    bytes_entry *bytes;    /* "bytes" of the events flagged KS_EF_BYTES (few: copies and sets), by
+                            * key once finished (ks_event_bytes) */
+    size_t nbytes, bytes_cap;
+    int bytes_unsorted;    /* an entry came after one with a greater key (another track's) */
     int span_any;          /* the span of every event appended except each track's last */
     ks_ns span_first, span_last;
     ks_page_supply supply; /* ready memory for mapped event arrays (parser's reader thread) */
@@ -110,7 +120,6 @@ ks_trace *ks_trace_new(const char *source)
     ks_trace *t = &ti->t;
     ti->supply.take = no_supply;
     ks_i64map_init(&ti->series);
-    ks_i64map_init(&ti->bytes);
     t->source = ks_xstrdup(source ? source : "-");
     t->strings = ks_strtab_new();
     KS_GROW(t->cats, ti->cats_cap, 16);
@@ -159,7 +168,7 @@ void ks_trace_free(ks_trace *t)
     free(ti->mapped);
     free(ti->ready);
     ks_i64map_free(&ti->series);
-    ks_i64map_free(&ti->bytes);
+    free(ti->bytes);
     free(t->procs);
     free(t->cats);
     free(t->by_cat);
@@ -423,30 +432,78 @@ void ks_event_set_ids(ks_trace *t, ks_event *e, int64_t ext, int64_t corr)
     ks_event_pack_ids(e, ext, corr, &t->wide_ids, &t->nwide_ids, &impl(t)->wide_ids_cap);
 }
 
-static int64_t event_key(uint32_t track, size_t ev)
+static uint64_t event_key(uint32_t track, size_t ev)
 {
-    return (int64_t)(((uint64_t)track << 32) | (uint32_t)ev);
+    return ((uint64_t)track << 32) | (uint32_t)ev;
+}
+
+/* The entry of key: binary search once finished (sorted), else a scan from the newest (the parser
+ * never reads them back; a hand-built store in a test may). */
+static const bytes_entry *bytes_find(const trace_impl *ti, uint64_t key)
+{
+    if (ti->finished || !ti->bytes_unsorted) {
+        size_t lo = 0, hi = ti->nbytes;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ti->bytes[mid].key < key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < ti->nbytes && ti->bytes[lo].key == key ? &ti->bytes[lo] : NULL;
+    }
+    for (size_t i = ti->nbytes; i-- > 0;)
+        if (ti->bytes[i].key == key)
+            return &ti->bytes[i];
+    return NULL;
 }
 
 void ks_trace_set_bytes(ks_trace *t, uint32_t track, int64_t bytes)
 {
+    trace_impl *ti = impl(t);
     ks_track *k = &t->tracks[track];
     if (!k->n || k->n > UINT32_MAX)
         return; /* no event, or past what a slice can name (4 billion on one track) */
+    uint64_t key = event_key(track, k->n - 1);
+    if (ti->nbytes && ti->bytes[ti->nbytes - 1].key == key) { /* set again: the last value stands */
+        ti->bytes[ti->nbytes - 1].bytes = bytes;
+        return;
+    }
     k->ev[k->n - 1].flags |= KS_EF_BYTES;
-    ks_i64map_put(&impl(t)->bytes, event_key(track, k->n - 1), (uint64_t)bytes);
+    if (ti->nbytes && ti->bytes[ti->nbytes - 1].key > key)
+        ti->bytes_unsorted = 1;
+    KS_GROW(ti->bytes, ti->bytes_cap, ti->nbytes + 1);
+    ti->bytes[ti->nbytes++] = (bytes_entry){key, bytes};
 }
 
 int ks_event_bytes(const ks_trace *t, uint32_t track, uint32_t ev, int64_t *bytes)
 {
     if (track >= t->ntracks || ev >= t->tracks[track].n || !(t->tracks[track].ev[ev].flags & KS_EF_BYTES))
         return 0;
-    const uint64_t *v = ks_i64map_get(&cimpl(t)->bytes, event_key(track, ev));
-    if (!v)
+    const bytes_entry *b = bytes_find(cimpl(t), event_key(track, ev));
+    if (!b)
         return 0;
     if (bytes)
-        *bytes = (int64_t)*v;
+        *bytes = b->bytes;
     return 1;
+}
+
+static int cmp_bytes(const void *x, const void *y)
+{
+    const bytes_entry *a = x, *b = y;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Sorted by key (the keys are distinct: one entry per event), without growth slack. */
+static void bytes_finish(trace_impl *ti)
+{
+    if (ti->bytes_unsorted)
+        qsort(ti->bytes, ti->nbytes, sizeof *ti->bytes, cmp_bytes);
+    ti->bytes_unsorted = 0;
+    if (ti->bytes_cap > ti->nbytes) {
+        ti->bytes = ks_xrealloc(ti->bytes, ks_mul(ti->nbytes ? ti->nbytes : 1, sizeof *ti->bytes));
+        ti->bytes_cap = ti->nbytes ? ti->nbytes : 1;
+    }
 }
 
 uint32_t ks_trace_series(ks_trace *t, uint32_t track, ks_str name)
@@ -585,6 +642,7 @@ void ks_trace_finish(ks_trace *t)
     free(ti->ready);
     ti->ready = NULL;
     ti->nready = ti->ready_cap = 0;
+    bytes_finish(ti);
     ti->finished = 1;
     if (t->ncolls > 1)
         qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
@@ -701,7 +759,7 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->ready_cap * sizeof *ti->ready;
     m += ti->wide_ids_cap * sizeof *t->wide_ids;
-    m += (ti->series.cap + ti->bytes.cap) * (sizeof(int64_t) + sizeof(uint64_t) + 1);
+    m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1) + ti->bytes_cap * sizeof *ti->bytes;
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;
 }

@@ -274,6 +274,48 @@ static void span_kept_while_appending_matches_a_scan(void **state)
     }
 }
 
+/* "bytes" lives beside the records: set on several tracks in an interleaved order (so the table
+ * is out of key order before the trace is finished), on some events only, once set twice; read
+ * back before and after ks_trace_finish, against a table kept here. */
+static void bytes_beside_the_records(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_trace_new("bytes");
+    enum { TRACKS = 3, PER = 200 };
+    int64_t want[TRACKS][PER];
+    uint64_t x = 777;
+    for (int i = 0; i < PER; i++)
+        for (int k = TRACKS - 1; k >= 0; k--) { /* the last track first: keys arrive out of order */
+            ks_id pid = {1, KS_ID_INT}, tid = {k, KS_ID_INT};
+            uint32_t tr = ks_trace_track(t, pid, tid);
+            ks_event e;
+            memset(&e, 0, sizeof e);
+            ks_event_set_dur(&e, 1);
+            e.ph = 'X';
+            ks_trace_append(t, tr, &e);
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            want[tr][i] = (x >> 40) % 3 ? (int64_t)(x >> 20) - (1 << 20) : -1;
+            if (want[tr][i] >= 0 || want[tr][i] < -1) {
+                ks_trace_set_bytes(t, tr, 5);
+                ks_trace_set_bytes(t, tr, want[tr][i]); /* the last value stands */
+            }
+        }
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < TRACKS; k++)
+            for (uint32_t i = 0; i < PER; i++) {
+                int64_t b = 12345;
+                int has = ks_event_bytes(t, k, i, &b);
+                assert_int_equal(has, want[k][i] != -1);
+                assert_int_equal(b, has ? want[k][i] : 12345);
+                assert_int_equal(has, !!(t->tracks[k].ev[i].flags & KS_EF_BYTES));
+            }
+        assert_false(ks_event_bytes(t, 0, PER, NULL)); /* past the track */
+        assert_false(ks_event_bytes(t, TRACKS, 0, NULL));
+        ks_trace_finish(t);
+    }
+    ks_trace_free(t);
+}
+
 /* Series are found or made by (track, name), in order of first use; samples and collectives are
  * appended as given. Compared with a table kept here by a plain search. */
 static void series_counters_and_collectives(void **state)
@@ -363,6 +405,7 @@ int main(void)
         cmocka_unit_test(profiler_step_names),
         cmocka_unit_test(steps_and_span),
         cmocka_unit_test(span_kept_while_appending_matches_a_scan),
+        cmocka_unit_test(bytes_beside_the_records),
         cmocka_unit_test(series_counters_and_collectives),
         cmocka_unit_test(track_is_plain_data),
     };
