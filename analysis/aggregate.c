@@ -302,7 +302,7 @@ static void gpu_pass(agg *g)
         ks_ns ga = e->ts, gb = e->ts + ks_event_dur(e);
         uint64_t serial = w + 1;
         /* CPU side: the launch call, the op that issued it, and their ancestors */
-        ks_slice_ref r = ks_analysis_launcher(a, k, i);
+        ks_slice_ref r = ks_gpuwork_launcher_at(a, order[w]);
         if (r.s >= 0) {
             const ks_timeline *tl = &a->tl[r.tl];
             credit_slice(g, tl, r.s, ga, gb, serial, 1);

@@ -61,6 +61,7 @@ size_t ks_gpuwork_device_count(const ks_gpuwork *w, int32_t device);
 typedef struct ks_gpuwork_iv {
     ks_ns a, b;
     uint32_t track, ev;
+    uint32_t item;             /* its index in the GPU work index */
 } ks_gpuwork_iv;
 static inline int ks_gpuwork_iv_before(const ks_gpuwork_iv *p, const ks_gpuwork_iv *q)
 {
@@ -98,10 +99,12 @@ static inline int ks_gpuwork_clip(const ks_analysis *a, const ks_gpuwork_item *i
     const ks_event *ev = ks_gpuwork_event(a->trace, it);
     return ks_window_clip(a->win_start, a->win_end, ev->ts, ks_event_dur(ev), s, e);
 }
-/* The launching runtime/driver slice of an item, or s = -1 (after the links pass). */
-static inline ks_slice_ref ks_gpuwork_launcher(const ks_analysis *a, const ks_gpuwork_item *it)
+/* The launching runtime/driver slice of item i of the index, or s = -1 (none, or before the links
+ * pass). */
+static inline ks_slice_ref ks_gpuwork_launcher_at(const ks_analysis *a, size_t i)
 {
-    return ks_analysis_launcher(a, it->track, it->ev);
+    ks_slice_ref none = {0, -1};
+    return a->gpu_launch ? a->gpu_launch[i] : none;
 }
 
 struct ks_analysis_priv {
@@ -116,6 +119,12 @@ struct ks_analysis_priv {
     uint8_t **comm;      /* per GPU track, 1 for each event that is communication (comm.c,
                           * ks_comm_mark, made with the links); NULL before */
 };
+
+/* The launching slice of an item of the index (ks_gpuwork_launcher_at). */
+static inline ks_slice_ref ks_gpuwork_launcher(const ks_analysis *a, const ks_gpuwork_item *it)
+{
+    return ks_gpuwork_launcher_at(a, (size_t)(it - a->priv->gpuwork.v));
+}
 
 static inline uint64_t ks_ref_pack(uint32_t tl, int32_t s)
 {

@@ -432,8 +432,6 @@ void ks_analysis_free(ks_analysis *a)
         if (a->priv && in_room(a->priv, a->tl[k].s))
             a->tl[k].s = NULL; /* freed with the room */
         ks_timeline_free(&a->tl[k]);
-        if (a->gpu_launch)
-            free(a->gpu_launch[k]);
     }
     free(a->gpu_launch);
     free(a->tl);

@@ -118,7 +118,7 @@ uint32_t *ks_gpuwork_by_start(const ks_analysis *a, size_t *n, size_t *most)
 ks_gpuwork_iv ks_gpuwork_iv_at(const ks_analysis *a, uint32_t i)
 {
     const ks_gpuwork_item *it = &ks_gpuwork_of(a)->v[i];
-    ks_gpuwork_iv x = {0, 0, it->track, it->ev};
+    ks_gpuwork_iv x = {0, 0, it->track, it->ev, i};
     (void)ks_gpuwork_clip(a, it, &x.a, &x.b);
     return x;
 }

@@ -223,26 +223,25 @@ void ks_links_build(ks_analysis *a)
     marks_init(a, &used);
     flows f;
     memset(&f, 0, sizeof f);
-    a->gpu_launch = ks_xcalloc(t->ntracks, sizeof *a->gpu_launch);
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
-        a->gpu_launch[k] = ks_xmalloc_big(ks_mul(tr->n ? tr->n : 1, sizeof(ks_slice_ref)));
+    /* one launcher per GPU work event, in the order of the GPU work index (gpuwork.c: the GPU work
+     * of the GPU tracks, track by track in file order) */
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    a->gpu_launch = ks_xmalloc(ks_mul(gw->n ? gw->n : 1, sizeof *a->gpu_launch));
+    for (size_t sk = 0; sk < gw->nstreams; sk++) {
+        const ks_gpuwork_stream *str = &gw->streams[sk];
+        uint32_t k = str->track;
         size_t cursor = 0; /* a stream's work comes in launch order: ascending correlation ids */
-        for (size_t i = 0; i < tr->n; i++) {
-            const ks_event *g = &tr->ev[i];
+        for (size_t j = str->first; j < str->first + str->n; j++) {
+            const ks_event *g = ks_gpuwork_event(t, &gw->v[j]);
             ks_slice_ref r = {0, -1};
-            a->gpu_launch[k][i] = r;
-            if (!ks_kind_is_gpu_work(g->kind) || g->ph != 'X')
-                continue;
+            a->gpu_launch[j] = r;
             a->links.gpu_events++;
             const uint64_t *v = (g->flags & KS_EF_CORR) ? ks_idindex_find(&corr, ks_event_corr(t, g), &cursor) : NULL;
             if (v) {
                 r = ks_ref_unpack(*v & ~DRIVER_RANK);
                 a->links.linked_by_correlation++;
                 *mark(&used, r.tl, (size_t)r.s) = 1;
-            } else if (link_by_flow(a, &f, (uint32_t)k, g, &r)) {
+            } else if (link_by_flow(a, &f, k, g, &r)) {
                 a->links.linked_by_flow++;
                 if (used.at[r.tl] != NO_MARKS)
                     *mark(&used, r.tl, (size_t)r.s) = 1;
@@ -254,7 +253,7 @@ void ks_links_build(ks_analysis *a)
                             (g->flags & KS_EF_CORR) ? (long long)ks_event_corr(t, g) : -1LL);
                 continue;
             }
-            a->gpu_launch[k][i] = r;
+            a->gpu_launch[j] = r;
         }
     }
     /* launch calls whose GPU work never appeared */
@@ -286,12 +285,35 @@ void ks_links_build(ks_analysis *a)
     ks_idindex_free(&corr);
 }
 
+/* The event's place in the GPU work index: its stream (by track, in track order), then the event
+ * among the stream's (in file order): two searches by halves. */
 ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i)
 {
     ks_slice_ref none = {0, -1};
-    if (!a->gpu_launch || track >= a->trace->ntracks || !a->gpu_launch[track] || i >= a->trace->tracks[track].n)
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    if (!a->gpu_launch)
         return none;
-    return a->gpu_launch[track][i];
+    size_t lo = 0, hi = gw->nstreams;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gw->streams[mid].track < track)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == gw->nstreams || gw->streams[lo].track != track)
+        return none;
+    const ks_gpuwork_stream *str = &gw->streams[lo];
+    lo = str->first;
+    hi = str->first + str->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gw->v[mid].ev < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < str->first + str->n && gw->v[lo].ev == i ? a->gpu_launch[lo] : none;
 }
 
 int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)

@@ -425,7 +425,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         ks_ns g0 = cur_end, g1 = w.a, len = ks_sat_sub(g1, g0);
         cur_end = w.b;
         d->idle_ns = ks_sat_add(d->idle_ns, len);
-        ks_slice_ref r = ks_analysis_launcher(a, w.track, w.ev);
+        ks_slice_ref r = ks_gpuwork_launcher_at(a, w.item);
         if (r.s >= 0 && ks_slice_ts_at(&a->tl[r.tl], r.s) >= g0)
             d->hta_host_wait_ns = ks_sat_add(d->hta_host_wait_ns, len);
         else if (r.s >= 0 && len < o->hta_kernel_wait_ns)

@@ -207,7 +207,7 @@ static void tie_one(ctx *c, ks_threads *out, size_t *cap, const ks_gpuwork_iv *w
 {
     const ks_analysis *a = c->a;
     const ks_steps *st = c->st;
-    ks_slice_ref r = ks_analysis_launcher(a, w->track, w->ev);
+    ks_slice_ref r = ks_gpuwork_launcher_at(a, w->item);
     if (r.s < 0) {
         out->no_launch_ns = ks_sat_add(out->no_launch_ns, share);
         out->tied_ns[KS_TIE_NONE] = ks_sat_add(out->tied_ns[KS_TIE_NONE], share);

@@ -294,9 +294,10 @@ typedef struct ks_analysis {
     ks_timeline *tl;           /* one per track, index = track index */
     size_t ntl;
 
-    /* launcher of every GPU work event: gpu_launch[track][i] for the i-th event of a GPU track
-     * (the runtime/driver slice), or s = -1 */
-    ks_slice_ref **gpu_launch;
+    /* launcher (the runtime/driver slice) of every GPU work event (kernel, memcpy, memset), or
+     * s = -1: one per event of the analysis' GPU work index, in its order (GPU tracks in track
+     * order, then file order); ks_analysis_launcher finds an event's */
+    ks_slice_ref *gpu_launch;
 
     ks_op_row *ops;            /* every CPU-side complete event kind, by (name, cat) */
     size_t nops;
@@ -342,7 +343,8 @@ KS_API int ks_duration_parse(const char *s, ks_ns *ns);
  * CUDA traces (and traces that do not say), else name the measurement to make by hand. */
 KS_API const char *ks_analysis_platform(const ks_analysis *a);
 
-/* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1. */
+/* The launcher (runtime/driver slice) of GPU event i of track k, or s = -1 (also for an event that
+ * is not GPU work). */
 KS_API ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i);
 
 /* The op that launched: the innermost operator or label (cpu_op, user_annotation) enclosing the

@@ -98,6 +98,21 @@ static void index_items(void **state)
         assert_int_equal(ks_event_corr(t, ks_slice_event(t, &a->tl[r.tl], &a->tl[r.tl].s[r.s])), 1);
     }
     assert_int_equal(linked, 1);
+    /* found by its place in the store: an event of the index gets its item's launcher, any other
+     * event (the annotation, the sync, a CPU op, one past a track's end) none */
+    size_t found = 0;
+    for (uint32_t k = 0; k < t->ntracks; k++)
+        for (size_t i = 0; i <= t->tracks[k].n; i++) {
+            ks_slice_ref r = ks_analysis_launcher(a, k, i), want = {0, -1};
+            for (size_t j = 0; j < gw->n; j++)
+                if (gw->v[j].track == k && gw->v[j].ev == i)
+                    want = ks_gpuwork_launcher_at(a, j);
+            assert_int_equal(r.s, want.s);
+            assert_int_equal(r.s < 0 ? 0 : r.tl, r.s < 0 ? 0 : want.tl);
+            found += r.s >= 0;
+        }
+    assert_int_equal(found, 1);
+    assert_int_equal(ks_analysis_launcher(a, (uint32_t)t->ntracks, 0).s, -1);
     ks_analysis_free(a);
     ks_trace_free(t);
 }
