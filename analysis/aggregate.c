@@ -120,11 +120,10 @@ static row_acc *row_for(table *tb, const ks_event *e)
     return r;
 }
 
-/* slices come track by track, in start order within a track: one sweep per track */
-static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *line, const ks_slice *s,
-                         ks_ns self)
+/* slices come track by track, in start order within a track: one sweep per track (the self time
+ * comes apart: add_self) */
+static void add_instance(table *tb, row_acc *r, uint32_t tl, const ks_timeline *line, const ks_slice *s)
 {
-    r->self_ns = ks_sat_add(r->self_ns, self); /* totals saturate (docs/robustness.md) */
     if (s->flags & (KS_SF_UNFINISHED | KS_SF_UNCLOSED))
         r->unfinished++;
     ks_ns ts = ks_slice_ts(line, s), end = ks_slice_end(line, s);
@@ -203,22 +202,42 @@ static void count_instances(agg *g)
     }
 }
 
+/* The self time of one slice of the track being added, to its rows (ks_timeline_self_each: each ns
+ * of the track's union once, selftime.c). The order does not matter: the sums are of times that
+ * are not negative and saturate (docs/robustness.md). */
+typedef struct self_to_rows {
+    agg *g;
+    const ks_timeline *tl;
+    int gpu_track;
+} self_to_rows;
+
+static void add_self(void *ctx, size_t i, ks_ns self)
+{
+    self_to_rows *x = ctx;
+    const ks_analysis *a = x->g->a;
+    const ks_event *e = &x->tl->ev[x->tl->s[i].ev];
+    if (e->ts < a->win_start || e->ts >= a->win_end)
+        return;
+    if (!x->gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind)) {
+        row_acc *r = row_for(&x->g->ops, e);
+        r->self_ns = ks_sat_add(r->self_ns, self);
+    }
+    if ((!x->gpu_track && e->kind == KS_K_USER_ANNOTATION) || (x->gpu_track && e->kind == KS_K_GPU_ANNOTATION)) {
+        row_acc *r = row_for(&x->g->labels, e);
+        r->self_ns = ks_sat_add(r->self_ns, self);
+    }
+}
+
 static void cpu_pass(agg *g)
 {
     ks_analysis *a = g->a;
     const ks_trace *t = a->trace;
     count_instances(g);
-    size_t most = 0;
-    for (size_t k = 0; k < a->ntl; k++)
-        if (a->tl[k].n > most)
-            most = a->tl[k].n;
-    ks_ns *self = ks_big_alloc(ks_mul(most, sizeof *self)); /* per slice of a track */
     for (size_t k = 0; k < a->ntl; k++) {
         const ks_timeline *tl = &a->tl[k];
         const ks_track *tr = &t->tracks[tl->track];
         if (!tl->n)
             continue;
-        ks_timeline_self(tl, self); /* each ns of the track's union once (selftime.c) */
         int gpu_track = tr->kind == KS_TRACK_GPU;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
@@ -226,12 +245,13 @@ static void cpu_pass(agg *g)
             if (e->ts < a->win_start || e->ts >= a->win_end) /* the slice's start is its event's */
                 continue;
             if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
-                add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, tl, s, self[i]);
+                add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, tl, s);
             if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
-                add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, tl, s, self[i]);
+                add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, tl, s);
         }
+        self_to_rows x = {g, tl, gpu_track};
+        ks_timeline_self_each(tl, add_self, &x);
     }
-    ks_big_free(self, most * sizeof *self);
 }
 
 /* GPU work arrives in start order over all streams (gpu_pass), so unions are swept */

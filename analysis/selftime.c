@@ -113,6 +113,92 @@ void ks_timeline_self(const ks_timeline *tl, ks_ns *self)
     each_covered(tl, take_covered, &c);
 }
 
+/* ---- the same without a value per slice ------------------------------------------------------
+ *
+ * A slice's self time is final once its last child has come (children follow their parent in
+ * timeline order, inside one lane): each lane keeps the chain of its open slices, a slice closes
+ * when the next slice of its lane is not its descendant, and its self time is given then. The
+ * time an overflow-lane slice shares with the lanes below it (each_covered) is found first, for
+ * those slices only, and applied in ks_timeline_self's order: a slice's own share taken, then its
+ * children's given back. */
+
+typedef struct open_slice {
+    uint32_t i;
+    ks_ns self;                /* duration less the children's so far */
+    ks_ns cov_own;             /* its share of the lanes below (overflow lanes; 0 in lane 0) */
+    ks_ns cov_children;        /* its children's shares, given back when it closes */
+} open_slice;
+
+typedef struct lane_chain {
+    open_slice *v;
+    size_t n, cap;
+} lane_chain;
+
+typedef struct cov_item {
+    uint32_t i;
+    ks_ns cov;
+} cov_item;
+
+typedef struct cov_list {
+    cov_item *v;
+    size_t n, cap;
+} cov_list;
+
+static void collect_covered(void *ctx, size_t i, ks_ns cov)
+{
+    cov_list *c = ctx;
+    cov_item it = {(uint32_t)i, cov};
+    KS_PUSH(c->v, c->n, c->cap, it);
+}
+
+static int cmp_cov(const void *x, const void *y)
+{
+    const cov_item *a = x, *b = y;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static void close_top(const ks_timeline *tl, lane_chain *ch, void (*f)(void *ctx, size_t i, ks_ns self), void *ctx)
+{
+    open_slice *o = &ch->v[--ch->n];
+    (void)tl;
+    ks_ns self = ks_sat_add(ks_sat_sub(o->self, o->cov_own), o->cov_children);
+    f(ctx, o->i, self);
+}
+
+void ks_timeline_self_each(const ks_timeline *tl, void (*f)(void *ctx, size_t i, ks_ns self), void *ctx)
+{
+    cov_list cov = {0};
+    each_covered(tl, collect_covered, &cov); /* lane by lane: into timeline order */
+    if (cov.n > 1)
+        qsort(cov.v, cov.n, sizeof *cov.v, cmp_cov);
+    lane_chain *lanes = ks_xcalloc(tl->nlanes ? tl->nlanes : 1, sizeof *lanes);
+    size_t next_cov = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        lane_chain *ch = &lanes[s->lane];
+        while (ch->n && (int32_t)ch->v[ch->n - 1].i != s->parent)
+            close_top(tl, ch, f, ctx);
+        ks_ns d = ks_sat_sub(ks_slice_end(tl, s), ks_slice_ts(tl, s));
+        ks_ns c = 0;
+        if (next_cov < cov.n && cov.v[next_cov].i == i)
+            c = cov.v[next_cov++].cov;
+        if (ch->n) { /* its parent: the duration taken, the share given back at its close */
+            open_slice *p = &ch->v[ch->n - 1];
+            p->self = ks_sat_sub(p->self, d);
+            p->cov_children = ks_sat_add(p->cov_children, c);
+        }
+        open_slice o = {(uint32_t)i, d, c, 0};
+        KS_PUSH(ch->v, ch->n, ch->cap, o);
+    }
+    for (uint32_t l = 0; l < tl->nlanes; l++) {
+        while (lanes[l].n)
+            close_top(tl, &lanes[l], f, ctx);
+        free(lanes[l].v);
+    }
+    free(lanes);
+    free(cov.v);
+}
+
 typedef struct top_ctx {
     const ks_timeline *tl;
     ks_ns sum;

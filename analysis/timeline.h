@@ -44,6 +44,11 @@ ks_timeline_overlaps *ks_timeline_ov(ks_timeline *tl);
 /* The time slices of overflow lanes share with lower lanes: the track's reassigned_ns
  * (selftime.c). */
 ks_ns ks_timeline_reassigned(const ks_timeline *tl);
+/* The self time of every slice of tl, each once, as ks_timeline_self gives it, through
+ * f(ctx, i, self) without a value per slice: a slice comes when its self time is final (after its
+ * children, so not in timeline order), every slice of a lane before the next lane's remaining
+ * ones at the end (selftime.c). For sums that do not depend on the order. */
+void ks_timeline_self_each(const ks_timeline *tl, void (*f)(void *ctx, size_t i, ks_ns self), void *ctx);
 /* For each event of the timeline's track, the index of its slice (-1: not a slice). Free it with
  * ks_big_free(v, n * sizeof *v), n = the track's event count (hugemem.h). */
 int32_t *ks_timeline_event_slices(const ks_trace *t, const ks_timeline *tl);

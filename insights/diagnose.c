@@ -25,6 +25,7 @@
 #include "analysis/intervals.h"
 #include "analysis/analysis_int.h"
 #include "analysis/pool.h"
+#include "analysis/timeline.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 
@@ -446,6 +447,22 @@ typedef struct op_scope {
     size_t names;
 } op_scope;
 
+/* the self time of one slice of the track being scanned, to its name (ks_timeline_self_each) */
+typedef struct scope_self {
+    const dctx *c;
+    op_scope *o;
+    const ks_timeline *tl;
+} scope_self;
+
+static void add_scope_self(void *ctx, size_t i, ks_ns self)
+{
+    scope_self *x = ctx;
+    const ks_event *e = &x->tl->ev[x->tl->s[i].ev];
+    if (e->kind != KS_K_CPU_OP || !in_window(x->c->a, e->ts) || !in_scope(x->c, e->ts) || e->name >= x->o->names)
+        return;
+    x->o->self[e->name] = ks_sat_add(x->o->self[e->name], self); /* in any order: not negative */
+}
+
 static void op_scope_build(const dctx *c, op_scope *o)
 {
     const ks_analysis *a = c->a;
@@ -462,15 +479,14 @@ static void op_scope_build(const dctx *c, op_scope *o)
         const ks_track *tr = &t->tracks[tl->track];
         if (tr->kind != KS_TRACK_CPU || !tl->n)
             continue;
-        ks_ns *self = ks_xmalloc(tl->n * sizeof *self);
-        ks_timeline_self(tl, self);
+        scope_self x = {c, o, tl};
+        ks_timeline_self_each(tl, add_scope_self, &x);
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
             if (!in_window(a, e->ts) || !in_scope(c, e->ts) || e->name >= o->names) /* the slice's start */
                 continue;
             if (e->kind == KS_K_CPU_OP) {
-                o->self[e->name] = ks_sat_add(o->self[e->name], self[i]);
                 o->calls[e->name]++;
             } else if (ks_kind_is_launch_api(e->kind)) {
                 if (!is_alloc[e->name])
@@ -487,7 +503,6 @@ static void op_scope_build(const dctx *c, op_scope *o)
                 }
             }
         }
-        free(self);
     }
     free(is_alloc);
 }

@@ -15,8 +15,27 @@
 #include "kinesift/analysis.h"
 #include "kinesift/parse.h"
 
+#include "analysis/timeline.h"
 #include "corpus_laws.h"
 
+
+/* ks_timeline_self_each gives each slice once, with ks_timeline_self's value */
+typedef struct each_check {
+    const ks_timeline *tl;
+    const ks_ns *self;
+    uint8_t *seen;
+    size_t n;
+} each_check;
+
+static void check_each(void *ctx, size_t i, ks_ns self)
+{
+    each_check *c = ctx;
+    CHECK(i < c->tl->n && !c->seen[i], "track %u: slice %zu given twice or out of range", c->tl->track, i);
+    CHECK(self == c->self[i], "track %u slice %zu: self %" PRId64 " one by one, %" PRId64 " all at once",
+          c->tl->track, i, self, c->self[i]);
+    c->seen[i] = 1;
+    c->n++;
+}
 
 /* per track: the reported self times add up to the union of the timeline's slices; with spill
  * that is the union of the raw slices (X events and B/E pairs), nothing lost */
@@ -26,6 +45,10 @@ static void check_conservation(const ks_trace *t, const ks_timeline *tl, const k
     iv *v = ks_xcalloc(tl->n + k->n + 1, sizeof *v);
     ks_ns *self = ks_xcalloc(tl->n + 1, sizeof *self);
     ks_timeline_self(tl, self);
+    each_check ec = {tl, self, ks_xcalloc(tl->n + 1, 1), 0};
+    ks_timeline_self_each(tl, check_each, &ec);
+    CHECK(ec.n == tl->n, "track %u: %zu of %zu slices given their self time one by one", tl->track, ec.n, tl->n);
+    free(ec.seen);
     ks_ns sum = 0, sum_lane = 0;
     for (size_t i = 0; i < tl->n; i++) {
         CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
