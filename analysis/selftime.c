@@ -15,8 +15,9 @@
  * Cost: O(n) for a track with one lane; with overflow lanes, the slices are bucketed by lane once
  * and each lane adds a merge of its top-level slices into the union and a logarithmic lookup per
  * slice.
- * Who: ks_timeline_build (reassigned_ns, once per track) and the tables (aggregate.c), or anyone
- * holding a timeline (public: include/kinesift/analysis.h). */
+ * Who: ks_timeline_build (reassigned_ns, once per track); the tables (aggregate.c) and the
+ * diagnoses through ks_timeline_self_each (analysis/timeline.h), or anyone holding a timeline
+ * (ks_timeline_self, public: include/kinesift/analysis.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,10 +158,10 @@ static int cmp_cov(const void *x, const void *y)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-static void close_top(const ks_timeline *tl, lane_chain *ch, void (*f)(void *ctx, size_t i, ks_ns self), void *ctx)
+/* the innermost open slice of a lane closes: its self time is final */
+static void close_top(lane_chain *ch, void (*f)(void *ctx, size_t i, ks_ns self), void *ctx)
 {
     open_slice *o = &ch->v[--ch->n];
-    (void)tl;
     ks_ns self = ks_sat_add(ks_sat_sub(o->self, o->cov_own), o->cov_children);
     f(ctx, o->i, self);
 }
@@ -177,7 +178,7 @@ void ks_timeline_self_each(const ks_timeline *tl, void (*f)(void *ctx, size_t i,
         const ks_slice *s = &tl->s[i];
         lane_chain *ch = &lanes[s->lane];
         while (ch->n && (int32_t)ch->v[ch->n - 1].i != s->parent)
-            close_top(tl, ch, f, ctx);
+            close_top(ch, f, ctx);
         ks_ns d = ks_sat_sub(ks_slice_end(tl, s), ks_slice_ts(tl, s));
         ks_ns c = 0;
         if (next_cov < cov.n && cov.v[next_cov].i == i)
@@ -192,7 +193,7 @@ void ks_timeline_self_each(const ks_timeline *tl, void (*f)(void *ctx, size_t i,
     }
     for (uint32_t l = 0; l < tl->nlanes; l++) {
         while (lanes[l].n)
-            close_top(tl, &lanes[l], f, ctx);
+            close_top(&lanes[l], f, ctx);
         free(lanes[l].v);
     }
     free(lanes);

@@ -114,7 +114,7 @@ typedef struct sweep {
     open_end *open;            /* min-heap by end: the role slices open now */
     size_t nopen, open_cap;
     uint64_t count[KS_ROLE_OTHER];
-    uint64_t taken[KS_ROLE_COUNT]; /* ns each role took from `first` to `at` */
+    uint64_t taken[KS_ROLE_COUNT]; /* ns each role took from q[0] to `at` */
     ks_ns at;                  /* the time attributed so far */
     ks_ns *q;                  /* step starts and ends, sorted */
     size_t nq, qi;

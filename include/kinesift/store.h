@@ -345,8 +345,9 @@ KS_API ks_event *ks_trace_append_device(ks_trace *t, uint32_t track, const ks_ev
  * t: appended to another trace, its wide ids would be read from the wrong table. */
 KS_API void ks_event_set_ids(ks_trace *t, ks_event *e, int64_t ext, int64_t corr);
 /* Record "bytes" (memcpy/memset) of the event just appended to the track, and flag it
- * KS_EF_BYTES: few events have it, so it lives beside the records (ks_event_bytes). Called again
- * before anything else is recorded, the new value replaces the old. */
+ * KS_EF_BYTES: few events have it, so it lives beside the records (ks_event_bytes). Once per event:
+ * called again for it before any other event's bytes, the new value replaces the old (the store
+ * keeps one entry per event and does not look further back). */
 KS_API void ks_trace_set_bytes(ks_trace *t, uint32_t track, int64_t bytes);
 /* The "bytes" of event ev of the track: 1 and *bytes when recorded (KS_EF_BYTES), else 0. */
 KS_API int ks_event_bytes(const ks_trace *t, uint32_t track, uint32_t ev, int64_t *bytes);
