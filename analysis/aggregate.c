@@ -385,13 +385,7 @@ static void row_durations(const table *tb, const row_acc *r, ks_ns *d)
         return;
     uint32_t row = (uint32_t)(r - tb->r);
     size_t lo = 0, hi = tb->nwide;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tb->wide[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, tb->wide[mid].row < row);
     for (size_t k = lo; k < tb->nwide && tb->wide[k].row == row; k++)
         d[m++] = tb->wide[k].d;
 }

@@ -294,25 +294,13 @@ ks_slice_ref ks_analysis_launcher(const ks_analysis *a, uint32_t track, size_t i
     if (!a->gpu_launch)
         return none;
     size_t lo = 0, hi = gw->nstreams;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (gw->streams[mid].track < track)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, gw->streams[mid].track < track);
     if (lo == gw->nstreams || gw->streams[lo].track != track)
         return none;
     const ks_gpuwork_stream *str = &gw->streams[lo];
     lo = str->first;
     hi = str->first + str->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (gw->v[mid].ev < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, gw->v[mid].ev < i);
     return lo < str->first + str->n && gw->v[lo].ev == i ? a->gpu_launch[lo] : none;
 }
 

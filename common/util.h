@@ -29,6 +29,19 @@ void ks_grow(void **arr, size_t *cap, size_t need, size_t esz);
         (arr)[(n)++] = (val);                \
     } while (0)
 
+/* A search by halves: moves lo to the first index of [lo, hi) where `before` (an expression of the
+ * index `mid`) is false, for a `before` that holds on a prefix of the range (hi ends at lo). */
+#define KS_LOWER_BOUND(lo, hi, mid, before)          \
+    do {                                             \
+        while ((lo) < (hi)) {                        \
+            size_t mid = (lo) + ((hi) - (lo)) / 2;   \
+            if (before)                              \
+                (lo) = mid + 1;                      \
+            else                                     \
+                (hi) = mid;                          \
+        }                                            \
+    } while (0)
+
 /* printf into a new malloc'ed string. */
 char *ks_xasprintf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -443,13 +443,7 @@ static const bytes_entry *bytes_find(const trace_impl *ti, uint64_t key)
 {
     if (ti->finished || !ti->bytes_unsorted) {
         size_t lo = 0, hi = ti->nbytes;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (ti->bytes[mid].key < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        KS_LOWER_BOUND(lo, hi, mid, ti->bytes[mid].key < key);
         return lo < ti->nbytes && ti->bytes[lo].key == key ? &ti->bytes[lo] : NULL;
     }
     for (size_t i = ti->nbytes; i-- > 0;)
