@@ -156,6 +156,26 @@ int ks_is_op_slice_kind(int kind)
     return kind != KS_K_TRACE_SPAN && is_op_kind(kind);
 }
 
+/* An instance of the ops table: a CPU-side slice (not a trace span) on a thread. */
+static int in_ops(int gpu_track, const ks_event *e)
+{
+    return !gpu_track && ks_is_op_slice_kind(e->kind);
+}
+
+/* An instance of the labels table: a user_annotation on a thread, a gpu_user_annotation on a
+ * stream. */
+static int in_labels(int gpu_track, const ks_event *e)
+{
+    return gpu_track ? e->kind == KS_K_GPU_ANNOTATION : e->kind == KS_K_USER_ANNOTATION;
+}
+
+/* Counted in the window: the slice starts in it (its start is its event's; the rule of
+ * analysis_int.h). */
+static int in_window(const ks_analysis *a, const ks_event *e)
+{
+    return ks_window_starts_in(a->win_start, a->win_end, e->ts);
+}
+
 struct ks_agg {
     ks_analysis *a;
     table ops, labels;
@@ -175,11 +195,11 @@ static void count_instances(agg *g)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            if (e->ts < a->win_start || e->ts >= a->win_end) /* the slice's start is its event's */
+            if (!in_window(a, e))
                 continue;
-            if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
+            if (in_ops(gpu_track, e))
                 row_for(&g->ops, e)->count++;
-            if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
+            if (in_labels(gpu_track, e))
                 row_for(&g->labels, e)->count++;
         }
     }
@@ -216,13 +236,13 @@ static void add_self(void *ctx, size_t i, ks_ns self)
     self_to_rows *x = ctx;
     const ks_analysis *a = x->g->a;
     const ks_event *e = &x->tl->ev[x->tl->s[i].ev];
-    if (e->ts < a->win_start || e->ts >= a->win_end)
+    if (!in_window(a, e))
         return;
-    if (!x->gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind)) {
+    if (in_ops(x->gpu_track, e)) {
         row_acc *r = row_for(&x->g->ops, e);
         r->self_ns = ks_sat_add(r->self_ns, self);
     }
-    if ((!x->gpu_track && e->kind == KS_K_USER_ANNOTATION) || (x->gpu_track && e->kind == KS_K_GPU_ANNOTATION)) {
+    if (in_labels(x->gpu_track, e)) {
         row_acc *r = row_for(&x->g->labels, e);
         r->self_ns = ks_sat_add(r->self_ns, self);
     }
@@ -242,11 +262,11 @@ static void cpu_pass(agg *g)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            if (e->ts < a->win_start || e->ts >= a->win_end) /* the slice's start is its event's */
+            if (!in_window(a, e))
                 continue;
-            if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
+            if (in_ops(gpu_track, e))
                 add_instance(&g->ops, row_for(&g->ops, e), (uint32_t)k, tl, s);
-            if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
+            if (in_labels(gpu_track, e))
                 add_instance(&g->labels, row_for(&g->labels, e), (uint32_t)k, tl, s);
         }
         self_to_rows x = {g, tl, gpu_track};
@@ -290,9 +310,9 @@ static void credit_slice(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_n
     const ks_track *tr = &t->tracks[tl->track];
     const ks_event *e = &tr->ev[tl->s[i].ev];
     int gpu_track = tr->kind == KS_TRACK_GPU;
-    if (!gpu_track && e->kind != KS_K_TRACE_SPAN && is_op_kind(e->kind))
+    if (in_ops(gpu_track, e))
         credit(&g->ops, row_for(&g->ops, e), a, b, serial, direct);
-    if ((!gpu_track && e->kind == KS_K_USER_ANNOTATION) || (gpu_track && e->kind == KS_K_GPU_ANNOTATION))
+    if (in_labels(gpu_track, e))
         credit(&g->labels, row_for(&g->labels, e), a, b, serial, direct);
 }
 

@@ -133,13 +133,7 @@ static void flows_free(const ks_trace *t, flows *f)
 static int32_t bind_start(const ks_analysis *a, const ks_timeline *tl, ks_ns ts)
 {
     size_t lo = 0, hi = tl->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ks_slice_ts_at(tl, mid) < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(tl, mid) < ts);
     for (size_t i = lo; i < tl->n && ks_slice_ts_at(tl, i) == ts; i++)
         if (ks_kind_is_launch_api(tl->s[i].kind))
             return (int32_t)i;

@@ -48,10 +48,10 @@ int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
     return 0;
 }
 
-/* A slice while its timeline is built: it carries its end, which the nesting reads and the overlap
- * policy may cut. The finished timeline keeps ks_slice (16 bytes, no times: its start is its
- * event's) and only the ends that are not
- * their events' (KS_SF_OWN_END): compact(). */
+/* A slice while its timeline is built: it carries its start and end, which the nesting reads and
+ * the overlap policy may cut (the end). The finished timeline keeps ks_slice (16 bytes, no times:
+ * its start is its event's) and only the ends that are not their events' (KS_SF_OWN_END):
+ * compact(). */
 typedef struct bslice {
     ks_ns ts, end;
     uint32_t ev;
@@ -489,13 +489,7 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
     (void)tr; /* the slices carry their events' kinds; the trace stays in the signature (public API) */
     /* last slice starting at or before t */
     size_t lo = 0, hi = tl->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ks_slice_ts_at(tl, mid) <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(tl, mid) <= t);
     if (!lo)
         return -1;
     int32_t i = (int32_t)lo - 1;

@@ -243,13 +243,7 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
 #define TOP (n ? &lv[n - 1] : NULL)
     ks_ns cur = g0;
     size_t lo = 0, hi = tl->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ks_slice_ts_at(tl, mid) <= g0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(tl, mid) <= g0);
     for (size_t j = lo; j < tl->n && ks_slice_ts_at(tl, j) < g1; j++) {
         const ks_slice *s = &tl->s[j];
         if (s->lane != 0)
@@ -323,10 +317,9 @@ static void keep_longest(ks_gap_device *d, const ks_gap *gp)
 /* the CPU timeline that launched most of this device's work */
 static int32_t main_thread(const ks_analysis *a, const uint32_t *order, size_t n)
 {
-    const ks_gpuwork *gw = ks_gpuwork_of(a);
     size_t *count = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *count);
     for (size_t i = 0; i < n; i++) {
-        ks_slice_ref r = ks_gpuwork_launcher(a, &gw->v[order[i]]);
+        ks_slice_ref r = ks_gpuwork_launcher_at(a, order[i]);
         if (r.s >= 0)
             count[r.tl]++;
     }

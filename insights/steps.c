@@ -91,16 +91,10 @@ static void widen(const ks_analysis *a, ks_steps *st)
         if (r.s < 0)
             continue;
         const ks_slice *ls = &a->tl[r.tl].s[r.s];
-        ks_ns ls_end = ks_slice_end(&a->tl[r.tl], ls);
+        ks_ns ls_ts = ks_slice_ts(&a->tl[r.tl], ls), ls_end = ks_slice_end(&a->tl[r.tl], ls);
         /* last step with host_start <= launch start */
         size_t lo = 0, hi = st->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (st->v[mid].host_start <= ks_slice_ts(&a->tl[r.tl], ls))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        KS_LOWER_BOUND(lo, hi, mid, st->v[mid].host_start <= ls_ts);
         if (!lo)
             continue;
         ks_step *s = &st->v[lo - 1];
