@@ -387,10 +387,38 @@ static int event_platform(const char *cat, const char *name, int kind)
     return starts(cat, "cuda_") || !strcmp(cat, "Runtime") ? -1 : PLAT_OTHER;
 }
 
+/* A remembered verdict of event_platform: a trace names its runtime calls with a few dozen names,
+ * so a small table indexed by the name's id answers almost every call without comparing strings
+ * (the verdict depends on the category, the name and whether the kind is KS_K_DEVICE_OTHER, all
+ * three kept and compared). */
+#define PLAT_MEMO 256
+typedef struct plat_memo {
+    ks_str name;
+    uint16_t cat;
+    int8_t other; /* the kind was KS_K_DEVICE_OTHER */
+    int8_t plat;  /* event_platform's answer; PLAT_N: the entry is empty */
+} plat_memo;
+
+static int memo_platform(plat_memo *m, const ks_trace *t, const ks_event *e)
+{
+    plat_memo *x = &m[(e->name ^ (e->name >> 8)) % PLAT_MEMO]; /* a name under two categories: one entry */
+    int8_t other = e->kind == KS_K_DEVICE_OTHER;
+    if (x->plat == PLAT_N || x->name != e->name || x->cat != e->cat || x->other != other) {
+        x->name = e->name;
+        x->cat = e->cat;
+        x->other = other;
+        x->plat = (int8_t)event_platform(ks_trace_cat_name(t, e->cat), ks_trace_str(t, e->name), e->kind);
+    }
+    return x->plat;
+}
+
 const char *ks_analysis_platform(const ks_analysis *a)
 {
     const ks_trace *t = a->trace;
     uint64_t votes[PLAT_N] = {0};
+    plat_memo memo[PLAT_MEMO];
+    for (size_t i = 0; i < PLAT_MEMO; i++)
+        memo[i].plat = PLAT_N;
     /* the runtime and driver calls, and the device events, by what they are named */
     for (size_t k = 0; k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
@@ -398,7 +426,7 @@ const char *ks_analysis_platform(const ks_analysis *a)
             const ks_event *e = &tr->ev[i];
             if (e->kind != KS_K_RUNTIME && e->kind != KS_K_DRIVER && e->kind != KS_K_DEVICE_OTHER)
                 continue;
-            int p = event_platform(ks_trace_cat_name(t, e->cat), ks_trace_str(t, e->name), e->kind);
+            int p = memo_platform(memo, t, e);
             if (p >= 0)
                 votes[p]++;
         }

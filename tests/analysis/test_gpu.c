@@ -2,6 +2,7 @@
  * sum), per-device unions, and the CPU-only case, on fixtures/analysis/gpu_links.json and
  * cpu_only.json. Expected values are derived by hand in the comments. */
 #include "analysis_test.h"
+#include "common/util.h"
 
 static void device_unions(void **state)
 {
@@ -75,6 +76,62 @@ static void links_and_gpu_time_per_op(void **state)
     assert_string_equal(ks_trace_str(t, ks_slice_event(t, tl, &tl->s[op])->name), "aten::mm");
     ks_analysis_free(a);
     ks_trace_free(t);
+}
+
+/* A runtime call of name n (category c) at ts on the main thread, into b. */
+static void put_call(ks_buf *b, const char *c, const char *n, int ts)
+{
+    ks_buf_printf(b, "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}",
+                   b->n > 1 ? "," : "", c, n, ts);
+}
+
+/* The platform is the one most runtime and driver calls name, each call a vote: more distinct names
+ * than ks_analysis_platform remembers verdicts for, and one name under two categories, one of which
+ * (mtia_runtime) votes and the other (cuda_runtime, a name that is neither CUDA's nor HIP's) does
+ * not. The counts differ by one, so one call counted wrongly changes the answer. */
+static void platform_by_votes(void **state)
+{
+    (void)state;
+    for (int cuda = 299; cuda <= 301; cuda += 2) {
+        ks_buf b = {0};
+        ks_buf_puts(&b, "[");
+        int ts = 0;
+        for (int i = 0; i < 300; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "hipOp%d", i); /* 300 names, one call each */
+            put_call(&b, "cuda_runtime", name, ts++);
+            if (i < cuda)
+                put_call(&b, "cuda_runtime", "cudaLaunchKernel", ts++);
+        }
+        for (int i = 300; i < cuda; i++) /* the CUDA calls beyond the 300th */
+            put_call(&b, "cuda_runtime", "cudaLaunchKernel", ts++);
+        ks_buf_puts(&b, "]");
+        ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+        ks_analysis *a = analyse(t, NULL);
+        /* 300 HIP calls against 299, then 301, CUDA calls */
+        assert_string_equal(ks_analysis_platform(a), cuda == 299 ? "ROCm" : "CUDA");
+        ks_analysis_free(a);
+        ks_trace_free(t);
+        ks_buf_free(&b);
+    }
+    /* "launch" under mtia_runtime votes MTIA (3), under cuda_runtime nothing (5): CUDA has 2 */
+    ks_buf b = {0};
+    ks_buf_puts(&b, "[");
+    int ts = 0;
+    for (int i = 0; i < 5; i++) {
+        put_call(&b, "cuda_runtime", "launch", ts++);
+        if (i < 3)
+            put_call(&b, "mtia_runtime", "launch", ts++);
+        if (i < 2)
+            put_call(&b, "cuda_runtime", "cudaLaunchKernel", ts++);
+    }
+    ks_buf_puts(&b, "]");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_analysis *a = analyse(t, NULL);
+    assert_string_equal(ks_analysis_platform(a), "MTIA");
+    ks_analysis_free(a);
+    ks_trace_free(t);
+    ks_buf_free(&b);
 }
 
 static void kernel_table(void **state)
@@ -186,6 +243,7 @@ int main(void)
         cmocka_unit_test(device_unions),
         cmocka_unit_test(links_and_gpu_time_per_op),
         cmocka_unit_test(kernel_table),
+        cmocka_unit_test(platform_by_votes),
         cmocka_unit_test(with_stack_direct),
         cmocka_unit_test(cpu_only_is_not_observed),
         cmocka_unit_test(comm_kernel_names),
