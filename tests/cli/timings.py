@@ -23,6 +23,8 @@ KS = os.environ["KINESIFT"]
 CORPUS = os.environ["KS_CORPUS"]
 BIG = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")  # > one chunk: reader thread
 SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
+MID = os.path.join(CORPUS, "hta", "mtia_inference_trace", "mtia_inference_rank_0.json.gz")  # 16 158 events
+CPUS = os.sysconf("SC_NPROCESSORS_ONLN")  # what --threads 0 counts (analysis/pool.c)
 ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d) +(-|\d+\.\d)(?:  (beside|within))?$")
 failures = []
 
@@ -88,6 +90,10 @@ PARSE = ["read + decompress (reader thread)", "pre-filter, newlines (reader thre
 PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps", "diagnoses", "writing",
           "free (analysis)", "free (store)"]
 
+# the passes of --threads 1 and of two threads, as rows
+ONE = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables", "gaps", "threads"]
+TWO = ["analysis: timelines | GPU unions", "analysis: links", "analysis: tables | gaps, threads"]
+
 for fmt in ("json", "text"):
     for threads in ("1", "2", "0"):
         base = ["analyze", "--format", fmt, "--threads", threads, "--quiet", BIG]
@@ -100,20 +106,18 @@ for fmt in ("json", "text"):
         rows, order = table(timed.stderr, "analyze")
         for p in PARSE + PASSES:
             check(p in rows, f"{what}: a row '{p}' in {order}")
-        # 0: one thread below 100 000 events (nccl_data has 40 573), so the passes of --threads 1;
-        # with two, the window's tables are made beside the gaps and threads passes
-        one = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables", "gaps",
-               "threads"]
-        two = ["analysis: timelines | GPU unions", "analysis: links", "analysis: tables | gaps, threads"]
-        for p in two if threads == "2" else one:
+        # 0: one thread per CPU from 20 000 events (nccl_data has 40 573); with two, the window's
+        # tables are made beside the gaps and threads passes
+        multi = threads == "2" or (threads == "0" and CPUS > 1)
+        for p in TWO if multi else ONE:
             check(p in rows, f"{what}: a row '{p}' in {order}")
-        for p in one if threads == "2" else two:
+        for p in ONE if multi else TWO:
             if p not in ("analysis: links",):
                 check(p not in rows, f"{what}: no row '{p}' in {order}")
         # the default window (its active steps) is chosen from the timelines: its GPU unions are
         # made with it, the tables once, for it, not first for the whole trace and then again
         check("analysis: window, GPU unions" in rows, f"{what}: the window's GPU unions in {order}")
-        tables = "analysis: tables | gaps, threads" if threads == "2" else "analysis: tables"
+        tables = "analysis: tables | gaps, threads" if multi else "analysis: tables"
         check(order.index("steps") < order.index("analysis: window, GPU unions") < order.index(tables)
               < order.index("diagnoses"), f"{what}: window, then its tables, then diagnoses: {order}")
         for p in ["analysis: window (tables again)", "analysis: window, tables", "analysis: links | CPU tables",
@@ -127,19 +131,29 @@ for fmt in ("json", "text"):
         check(rows["read + decompress (reader thread)"][3] == "beside", f"{what}: reading is beside the parse")
         laws(rows, what)
 
-# a window (nccl_data has ProfilerStep#4 to #6): the tables made once, for it
+# under 20 000 events (mtia_inference has 16 158) the default keeps the passes on one thread, as --threads 1
+r = run("analyze", "--format", "json", "--quiet", "--timings", MID)
+rows, order = table(r.stderr, "analyze")
+for p in ONE:
+    check(p in rows, f"analyze {MID}: a row '{p}' in {order}")
+check("analysis: timelines | GPU unions" not in rows and "analysis: tables | gaps, threads" not in rows,
+      f"analyze {MID}: no passes side by side in {order}")
+laws(rows, f"analyze {MID}")
+
+# a window (nccl_data has ProfilerStep#4 to #6): the tables made once, for it (the default threads)
+TABLES = "analysis: tables | gaps, threads" if CPUS > 1 else "analysis: tables"
 r = run("analyze", "--format", "json", "--quiet", "--window", "steps:4-5", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
-check("analysis: window, GPU unions" in rows and "analysis: tables" in rows, f"window: a row for the window in {order}")
+check("analysis: window, GPU unions" in rows and TABLES in rows, f"window: a row for the window in {order}")
 check("analysis: window (tables again)" not in rows and "analysis: window, tables" not in rows,
       f"window: the tables made once in {order}")
 laws(rows, "analyze --window")
 # the whole trace: no window is set, the tables are made after the steps
 r = run("analyze", "--format", "json", "--quiet", "--window", "trace", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
-check("analysis: tables" in rows and "analysis: window, GPU unions" not in rows,
+check(TABLES in rows and "analysis: window, GPU unions" not in rows,
       f"--window trace: the tables made once, for the whole trace, in {order}")
-check(order.index("steps") < order.index("analysis: tables"), f"--window trace: tables after the steps: {order}")
+check(order.index("steps") < order.index(TABLES), f"--window trace: tables after the steps: {order}")
 laws(rows, "analyze --window trace")
 # several inputs: one table, each phase summed over them
 r = run("analyze", "--format", "json", "--quiet", "--timings", BIG, SMALL)
