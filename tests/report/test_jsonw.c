@@ -4,7 +4,8 @@
  * 64 KiB writes (pieces of 1, 2 and more bytes across many buffer boundaries, against the text
  * built here), and UTF-8 checked eight ASCII bytes at a time (ks_utf8_valid against a byte-by-byte
  * reference on drawn byte strings, a non-ASCII or broken byte at every offset of the 8-byte
- * blocks; ks_utf8_sanitize's repair). */
+ * blocks; ks_utf8_sanitize's repair); ks_jw_str on C strings (NULL included) writes what
+ * ks_jw_strn writes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,53 @@ static void pieces_gathered_across_the_buffer(void **state)
     free(want);
 }
 
+/* the same strings through ks_jw_str (C strings, NULL among them) and through ks_jw_strn */
+static const char *const cstrings[] = {"", "aten::mm", "a\"quoted\" \\ name\n", "caf\xc3\xa9",
+                                       "\xe2\x82\xac and \xf0\x9f\x98\x80", "broken \xc3", "\xff\xfe",
+                                       "overlong \xc0\x80", "surrogate \xed\xa0\x80", "\x7f\x01 ctl", NULL};
+#define NCSTRINGS (sizeof cstrings / sizeof cstrings[0])
+
+static void fill_cstrings(ks_jw *w, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < NCSTRINGS; i++) {
+        ks_jw_obj(w);
+        ks_jw_key(w, cstrings[i] ? cstrings[i] : "(null)");
+        ks_jw_str(w, cstrings[i]);
+        ks_jw_end_obj(w);
+    }
+}
+
+static void fill_cstrings_n(ks_jw *w, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < NCSTRINGS; i++) {
+        const char *k = cstrings[i] ? cstrings[i] : "(null)";
+        ks_jw_obj(w);
+        ks_jw_strn(w, k, strlen(k));
+        ks_jw_strn(w, cstrings[i] ? cstrings[i] : "", cstrings[i] ? strlen(cstrings[i]) : 0);
+        ks_jw_end_obj(w);
+    }
+}
+
+static void str_writes_what_strn_writes(void **state)
+{
+    (void)state;
+    size_t n, m;
+    char *got = written(fill_cstrings, NULL, &n);
+    char *want = written(fill_cstrings_n, NULL, &m);
+    assert_int_equal(n, m);
+    assert_memory_equal(got, want, n);
+    /* and what that is: escapes, valid UTF-8 kept, broken bytes as U+FFFD */
+    assert_non_null(strstr(got, "\"caf\xc3\xa9\""));
+    assert_non_null(strstr(got, "\"broken \xef\xbf\xbd\""));
+    assert_non_null(strstr(got, "{\"(null)\":\"\"}"));
+    assert_non_null(strstr(got, "a\\\"quoted\\\" \\\\ name\\n"));
+    assert_true(ks_utf8_valid(got, n));
+    free(got);
+    free(want);
+}
+
 /* the reference: each byte, as RFC 3629 says (no overlongs, no surrogates, at most U+10FFFF) */
 static int valid_ref(const unsigned char *p, size_t n)
 {
@@ -218,6 +266,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_as_printf_writes_them),
         cmocka_unit_test(pieces_gathered_across_the_buffer),
+        cmocka_unit_test(str_writes_what_strn_writes),
         cmocka_unit_test(utf8_checked_by_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
