@@ -64,5 +64,12 @@ run() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# "q1 q3" of numbers, one per line: the medians of the lower and the upper half (the middle value,
+# for an odd count, in neither)
+quartiles() { sort -n | awk '{ v[NR] = $1 } END { h = int(NR / 2); lo = int((h + 1) / 2); hi = NR - h + lo
+    q1 = (h % 2) ? v[lo] : (v[lo] + v[lo + 1]) / 2; q3 = (h % 2) ? v[hi] : (v[hi] + v[hi + 1]) / 2
+    if (NR == 1) { q1 = v[1]; q3 = v[1] }
+    print q1, q3 }'; }
+
 # median of field N of the "seconds peakRSS_KB" lines in FILE
 col_median() { cut -d' ' -f"$2" "$1" | median; }

@@ -16,7 +16,8 @@
 # With --big, two 1 GiB traces too (disk ~2.5 GB with their gzip, minutes to make and to run):
 #   dense_1g   inflated from the ns_resolution trace; resnet_1g inflated from the resnet50 sample.
 # With --sweep, the time per MB of analyze on one shape (ns_resolution) at 10, 30, 100, 300 MB
-# (and 1 GiB with --big): the cliff check (target: within +-20 % of the median).
+# (and 1 GiB with --big): the cliff check (target: within +-20 % of the median). The short ones run
+# more often (until ~500 MB went through, at most 41 runs): their runs spread more.
 # With --timings, one more run per input with `analyze --timings`, its table printed (which phase
 # bounds the input).
 # With --busy, the raw yajl and default-threads runs again, interleaved, while a busy loop at nice
@@ -143,6 +144,24 @@ while [ "$i" -lt "$REPS" ]; do
     pair s $sweep
     i=$((i + 1))
 done
+# the sweep's short inputs again: a 12 MB run takes ~50 ms and spreads by +-15 % from one run to
+# the next on a shared 2-core machine, so three runs would leave its median to chance; each input
+# runs until about 500 MB went through analyze (at most 41 runs, at least KS_BENCH_REPS),
+# interleaved with yajl and across the sizes
+sweep_runs() { awk -v b="$(wc -c <"$SDIR/$1.json")" -v r="$REPS" \
+    'BEGIN { n = int(500e6 / b); if (n > 41) n = 41; if (n < r) n = r; print n }'; }
+i=$REPS
+more=1
+while [ "$more" = 1 ]; do
+    more=0
+    for n in $sweep; do
+        if [ "$i" -lt "$(sweep_runs "$n")" ]; then
+            pair s "$n"
+            more=1
+        fi
+    done
+    i=$((i + 1))
+done
 echo "  load average $(load) at the end"
 if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
     nice -n 19 sh -c 'while :; do :; done' &
@@ -188,17 +207,21 @@ for n in $inputs; do
 done
 if [ -n "$sweep" ]; then
     echo
-    echo "time per MB (analyze, default threads) against size, one shape (ns_resolution, inflated):"
+    echo "time per MB (analyze, default threads) against size, one shape (ns_resolution, inflated);"
+    echo "  medians of the runs counted, q1-q3: the middle half of analyze's runs"
     for n in $sweep; do
         f=$SDIR/$n.json
-        echo "$n $(wc -c <"$f") $(col_median "$WORK/t.$n.sdef" 1) $(col_median "$WORK/t.$n.syajl" 1)"
-    done | awk '{ n[NR] = $1; mb[NR] = $2 / 1e6; k[NR] = $3 / mb[NR] * 1000; y[NR] = $4 / mb[NR] * 1000; s[NR] = k[NR] }
+        echo "$n $(wc -c <"$f") $(col_median "$WORK/t.$n.sdef" 1) $(col_median "$WORK/t.$n.syajl" 1)" \
+            "$(cut -d' ' -f1 "$WORK/t.$n.sdef" | quartiles) $(wc -l <"$WORK/t.$n.sdef")"
+    done | awk '{ n[NR] = $1; mb[NR] = $2 / 1e6; k[NR] = $3 / mb[NR] * 1000; y[NR] = $4 / mb[NR] * 1000; s[NR] = k[NR]
+                 q1[NR] = $5 / mb[NR] * 1000; q3[NR] = $6 / mb[NR] * 1000; runs[NR] = $7 }
         END {
             m = NR; for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
             med = (m % 2) ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-            printf "%-11s %8s %10s %10s %9s\n", "input", "MB", "ks ms/MB", "yajl ms/MB", "vs median"
+            printf "%-11s %8s %10s %15s %10s %9s %5s\n", "input", "MB", "ks ms/MB", "q1-q3", "yajl ms/MB", "vs median", "runs"
             for (i = 1; i <= m; i++)
-                printf "%-11s %8.1f %10.3f %10.3f %+8.1f%%\n", n[i], mb[i], k[i], y[i], (k[i] / med - 1) * 100
+                printf "%-11s %8.1f %10.3f %7.3f-%-7.3f %10.3f %+8.1f%% %5d\n", n[i], mb[i], k[i], q1[i], q3[i], y[i],
+                    (k[i] / med - 1) * 100, runs[i]
         }'
 fi
 if [ "$TIMINGS" = 1 ]; then
