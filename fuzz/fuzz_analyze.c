@@ -4,7 +4,8 @@
  * on the whole trace, or ks_insights_run as the command runs them (the tables made once, for the
  * default window, for `--window trace`, or for a window of the middle of the span); bit 6 runs
  * the chosen path twice, on one thread and on three (the passes side by side: timelines, tables,
- * diagnoses), and requires the same reports byte for byte; the rest is the trace. Extreme
+ * diagnoses), and requires the same reports byte for byte; bit 7 keeps every gap's pieces
+ * (ks_gap_opts.all_pieces) on the passes path; the rest is the trace. Extreme
  * timestamps, overlaps and nesting must give no undefined behaviour (UBSan) and no memory
  * error. */
 #include "fuzz/fuzz.h"
@@ -45,6 +46,7 @@ static void passes(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel)
     ks_step_opts_init(&so);
     ks_gap_opts go;
     ks_gap_opts_init(&go);
+    go.all_pieces = (sel >> 7) & 1;
     if (ks_analyze(t, ao, &a, &err) == KS_OK && ks_steps_find(a, &so, &steps, &err) == KS_OK &&
         ks_gaps_find(a, &steps, &go, &gaps, &err) == KS_OK) {
         ks_diagnose(a, &steps, &gaps, &dx);

@@ -18,7 +18,10 @@
  * working: the backward thread idle while the main thread is in `## backward ##` or the
  * optimizer, the main thread inside `## backward ##` while the autograd thread launches.
  * A thread's pieces are disjoint and inside the gap by construction (they split [g0, g1) in
- * order), which the corpus tests check. */
+ * order), which the corpus tests check. Every gap's pieces are counted into the per-thread
+ * tables; only the five longest gaps keep them (a piece per slice change per thread adds up to
+ * tens of MB on a long trace, where the reports show the longest gaps' only), unless
+ * ks_gap_opts.all_pieces asks for all. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,22 +299,67 @@ static ks_ns gap_len(const ks_gap *gp)
     return ks_sat_sub(gp->end, gp->start);
 }
 
-static void keep_longest(ks_gap_device *d, const ks_gap *gp)
+/* What one of the longest gaps keeps beside d->longest[i]: its index in d->all and, unless every
+ * gap's pieces go to d->pieces, a copy of its own. */
+typedef struct kept {
+    size_t index;
+    ks_gap_piece *v;
+    size_t n, cap;
+} kept;
+
+/* gp (d->all[index]) among the five longest, longest first, with its pieces pcs[0 .. npcs) when
+ * they are to be copied (NULL: they are in d->pieces already) */
+static void keep_longest(ks_gap_device *d, kept *k, const ks_gap *gp, size_t index, const ks_gap_piece *pcs,
+                         size_t npcs)
 {
-    size_t n = d->nlongest;
-    if (n < 5)
-        d->longest[d->nlongest++] = *gp;
+    size_t at = d->nlongest;
+    if (at < 5)
+        d->nlongest++;
     else if (gap_len(gp) > gap_len(&d->longest[4]))
-        d->longest[4] = *gp;
+        at = 4;
     else
         return;
-    for (size_t i = d->nlongest - 1; i > 0; i--) {
+    d->longest[at] = *gp;
+    k[at].index = index;
+    k[at].n = 0;
+    if (pcs && npcs) {
+        KS_GROW(k[at].v, k[at].cap, npcs);
+        memcpy(k[at].v, pcs, npcs * sizeof *pcs);
+        k[at].n = npcs;
+    }
+    for (size_t i = at; i > 0; i--) {
         if (gap_len(&d->longest[i]) <= gap_len(&d->longest[i - 1]))
             break;
         ks_gap x = d->longest[i];
         d->longest[i] = d->longest[i - 1];
         d->longest[i - 1] = x;
+        kept y = k[i];
+        k[i] = k[i - 1];
+        k[i - 1] = y;
     }
+}
+
+/* The longest gaps' pieces into d->pieces, longest first; each gap (in longest and in all) told
+ * where its are. Frees the copies. */
+static void place_longest(ks_gap_device *d, kept *k)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < d->nlongest; i++)
+        total += k[i].n;
+    d->pieces = total ? ks_xmalloc(total * sizeof *d->pieces) : NULL;
+    d->npieces = 0;
+    for (size_t i = 0; i < d->nlongest; i++) {
+        ks_gap *gp = &d->longest[i];
+        gp->piece0 = d->npieces;
+        gp->npieces = k[i].n;
+        if (k[i].n)
+            memcpy(d->pieces + d->npieces, k[i].v, k[i].n * sizeof *d->pieces);
+        d->npieces += k[i].n;
+        d->all[k[i].index].piece0 = gp->piece0;
+        d->all[k[i].index].npieces = gp->npieces;
+    }
+    for (size_t i = 0; i < 5; i++)
+        free(k[i].v);
 }
 
 /* the CPU timeline that launched most of this device's work */
@@ -357,7 +405,7 @@ static size_t thread_slot(ks_gap_device *d, thread_acc **acc, size_t *cap, uint3
 /* Split [g0, g1) on every CPU thread of the launching thread's process; the gap's pieces go to
  * the device, the per-thread tables and (launching thread) the gap's causes. */
 static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t *acc_cap, size_t gap_index,
-                         ks_ns g0, ks_ns g1, size_t *cap_pieces)
+                         ks_ns g0, ks_ns g1, size_t *cap_pieces, int all_pieces)
 {
     const ks_trace *t = g->a->trace;
     uint32_t proc = t->tracks[g->launch_track].process;
@@ -390,8 +438,8 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
      * before it (fuzz/regress/analyze/gap-launching-thread-slot) */
     size_t ls = thread_slot(d, acc, acc_cap, g->launch_track);
     d->threads[ls].launching++;
-    if (!g->npcs)
-        return; /* no pieces: d->pieces may still be NULL */
+    if (!all_pieces || !g->npcs)
+        return; /* the longest keep theirs (keep_longest); no pieces: d->pieces may still be NULL */
     KS_GROW(d->pieces, *cap_pieces, d->npieces + g->npcs);
     memcpy(d->pieces + d->npieces, g->pcs, g->npcs * sizeof *g->pcs);
     d->npieces += g->npcs;
@@ -405,6 +453,8 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
     cause_table cpu = {0}, label = {0};
     size_t cap_all = 0, cap_pieces = 0, acc_cap = 0;
     thread_acc *acc = NULL;
+    kept k[5];
+    memset(k, 0, sizeof k);
     ks_i64map_init(&cpu.ix);
     ks_i64map_init(&label.ix);
     ks_ns cur_end = ks_gpuwork_iv_at(a, order[0]).b;
@@ -432,10 +482,11 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         int32_t thread = r.s >= 0 ? (int32_t)r.tl : fallback;
         g->cpu.n = g->label.n = 0;
         g->data_ns = 0;
+        g->npcs = 0;
         size_t piece0 = d->npieces;
         if (thread >= 0) {
             g->launch_track = (uint32_t)thread;
-            every_thread(g, d, &acc, &acc_cap, d->count - 1, g0, g1, &cap_pieces);
+            every_thread(g, d, &acc, &acc_cap, d->count - 1, g0, g1, &cap_pieces, o->all_pieces);
         } else {
             add_cause(&g->cpu, 0, 0, 0, len);
             add_cause(&g->label, 0, 0, 0, len);
@@ -456,10 +507,12 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
             }
         }
         gp.data = gp.cause && is_data(g, gp.cause);
-        keep_longest(d, &gp);
         KS_GROW(d->all, cap_all, d->count);
         d->all[d->count - 1] = gp;
+        keep_longest(d, k, &gp, d->count - 1, o->all_pieces ? NULL : g->pcs, g->npcs);
     }
+    if (!o->all_pieces)
+        place_longest(d, k);
     if (cpu.n > 1)
         qsort(cpu.v, cpu.n, sizeof *cpu.v, cmp_cause);
     if (label.n > 1)

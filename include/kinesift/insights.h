@@ -112,7 +112,9 @@ typedef struct ks_gap {
     uint8_t data;              /* that cause matches the data-loading pattern */
     uint8_t cause_waiting;     /* that cause is "waiting on another thread" */
     int32_t launch_track;      /* the thread the gap is looked at from, -1 none */
-    size_t piece0, npieces;    /* its pieces in ks_gap_device.pieces (every thread of the process) */
+    size_t piece0, npieces;    /* its pieces in ks_gap_device.pieces (every thread of the process):
+                                * kept for the gaps of longest[] (the same gaps in all[] too) and
+                                * for every gap only with ks_gap_opts.all_pieces; else 0, 0 */
 } ks_gap;
 
 /* One CPU thread of the launching process, over the gaps of a device. */
@@ -144,7 +146,8 @@ typedef struct ks_gap_device {
     ks_ns waiting_ns;          /* gap time the launching thread waited on another thread */
     ks_gap_thread *threads;    /* every CPU thread of the launching threads' processes */
     size_t nthreads;
-    ks_gap_piece *pieces;      /* every gap's pieces, gap after gap */
+    ks_gap_piece *pieces;      /* the pieces of the longest gaps, longest first (with
+                                * ks_gap_opts.all_pieces: every gap's, gap after gap) */
     size_t npieces;
 } ks_gap_device;
 
@@ -152,6 +155,8 @@ typedef struct ks_gap_opts {
     ks_ns threshold_ns;        /* default 10 us */
     ks_ns hta_kernel_wait_ns;  /* HTA's consecutive_kernel_delay: default 30 us */
     const char *data_regex;    /* names that mean "loading input"; NULL: the default */
+    int all_pieces;            /* keep the pieces of every gap, not only of the longest (a piece
+                                * per slice change per thread: tens of MB on a long trace) */
 } ks_gap_opts;
 
 KS_API void ks_gap_opts_init(ks_gap_opts *o);

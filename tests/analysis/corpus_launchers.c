@@ -3,6 +3,8 @@
  *  - for every GPU idle gap, each thread's pieces lie inside the gap, are disjoint and in time
  *    order, and add up to at most the gap's length (exactly the gap's length: a thread is always
  *    in some state); the launching thread's causes add up to the gap total of the device;
+ *  - by default only the longest gaps keep their pieces: the same pieces as with
+ *    ks_gap_opts.all_pieces, the same gaps, tables and per-thread figures, every other gap none;
  *  - the GPU time tied to steps (own thread, flow, time) plus the time not tied equals the GPU
  *    busy time of the window, recomputed here as the union of each device's work (sorting,
  *    independent of analysis/intervals.c), summed over devices: every ns counted once;
@@ -95,6 +97,73 @@ static void check_gaps(const char *path, const ks_gaps *g)
     }
 }
 
+static int same_piece(const ks_gap_piece *x, const ks_gap_piece *y)
+{
+    return x->start == y->start && x->end == y->end && x->track == y->track && x->name == y->name &&
+           x->kind == y->kind && x->state == y->state;
+}
+
+static int same_causes(const ks_gap_cause *x, size_t nx, const ks_gap_cause *y, size_t ny)
+{
+    if (nx != ny)
+        return 0;
+    for (size_t i = 0; i < nx; i++)
+        if (x[i].name != y[i].name || x[i].kind != y[i].kind || x[i].waiting != y[i].waiting ||
+            x[i].total_ns != y[i].total_ns || x[i].count != y[i].count || x[i].data != y[i].data)
+            return 0;
+    return 1;
+}
+
+/* k: the gaps found keeping the longest gaps' pieces only; all: every gap's */
+static void check_kept(const char *path, const ks_gaps *all, const ks_gaps *k)
+{
+    CHECK(all->n == k->n, "%s: %zu devices with every gap's pieces, %zu without", path, all->n, k->n);
+    for (size_t d = 0; d < all->n && d < k->n; d++) {
+        const ks_gap_device *x = &all->dev[d], *y = &k->dev[d];
+        CHECK(x->count == y->count && x->total_ns == y->total_ns && x->idle_ns == y->idle_ns &&
+                  x->waiting_ns == y->waiting_ns && x->data_loading_ns == y->data_loading_ns &&
+                  x->nlongest == y->nlongest && x->nthreads == y->nthreads,
+              "%s: device %zu: the gaps' figures depend on keeping every gap's pieces", path, d);
+        CHECK(same_causes(x->by_cpu, x->nby_cpu, y->by_cpu, y->nby_cpu) &&
+                  same_causes(x->by_label, x->nby_label, y->by_label, y->nby_label),
+              "%s: device %zu: the gap tables depend on keeping every gap's pieces", path, d);
+        for (size_t i = 0; i < x->nthreads && i < y->nthreads; i++)
+            CHECK(x->threads[i].track == y->threads[i].track && x->threads[i].launching == y->threads[i].launching &&
+                      !memcmp(x->threads[i].state_ns, y->threads[i].state_ns, sizeof x->threads[i].state_ns) &&
+                      same_causes(x->threads[i].by_cpu, x->threads[i].nby_cpu, y->threads[i].by_cpu,
+                                  y->threads[i].nby_cpu),
+                  "%s: device %zu thread %zu: its figures depend on keeping every gap's pieces", path, d, i);
+        size_t kept = 0;
+        for (size_t j = 0; j < x->nlongest && j < y->nlongest; j++) {
+            const ks_gap *a = &x->longest[j], *b = &y->longest[j];
+            CHECK(a->start == b->start && a->end == b->end && a->cause == b->cause && a->npieces == b->npieces,
+                  "%s: device %zu: longest gap %zu differs", path, d, j);
+            CHECK(b->piece0 == kept, "%s: device %zu: longest gap %zu's pieces at %zu, not %zu", path, d, j, b->piece0,
+                  kept);
+            for (size_t p = 0; p < a->npieces && p < b->npieces && b->piece0 + p < y->npieces; p++)
+                CHECK(same_piece(&x->pieces[a->piece0 + p], &y->pieces[b->piece0 + p]),
+                      "%s: device %zu: longest gap %zu: piece %zu differs", path, d, j, p);
+            kept += b->npieces;
+        }
+        CHECK(y->npieces == kept, "%s: device %zu: %zu pieces kept, the longest gaps have %zu", path, d, y->npieces,
+              kept);
+        for (size_t i = 0; i < x->count && i < y->count; i++) {
+            const ks_gap *a = &x->all[i], *b = &y->all[i];
+            CHECK(a->start == b->start && a->end == b->end && a->cause == b->cause && a->cause_kind == b->cause_kind &&
+                      a->data == b->data && a->cause_waiting == b->cause_waiting && a->launch_track == b->launch_track,
+                  "%s: device %zu: gap %zu differs", path, d, i);
+            size_t j = 0;
+            while (j < y->nlongest && !(y->longest[j].start == b->start && y->longest[j].end == b->end))
+                j++;
+            if (j < y->nlongest)
+                CHECK(b->piece0 == y->longest[j].piece0 && b->npieces == y->longest[j].npieces,
+                      "%s: device %zu: gap %zu, among the longest, without their pieces", path, d, i);
+            else
+                CHECK(b->piece0 == 0 && b->npieces == 0, "%s: device %zu: gap %zu kept pieces", path, d, i);
+        }
+    }
+}
+
 static void check_threads(const char *path, const ks_analysis *a, const ks_steps *st, const ks_threads *th)
 {
     if (th->reason) {
@@ -146,16 +215,22 @@ static void check_file(const char *path)
     ks_source_close(src);
     ks_analysis *a = NULL;
     ks_steps st = {0};
-    ks_gaps g = {0};
+    ks_gaps g = {0}, kept = {0};
     ks_threads th = {0};
+    ks_gap_opts every;
+    ks_gap_opts_init(&every);
+    every.all_pieces = 1;
     if (ks_analyze(t, NULL, &a, &err) != KS_OK || ks_steps_find(a, NULL, &st, &err) != KS_OK ||
-        ks_gaps_find(a, &st, NULL, &g, &err) != KS_OK || ks_threads_find(a, &st, &th) != KS_OK) {
+        ks_gaps_find(a, &st, &every, &g, &err) != KS_OK || ks_gaps_find(a, &st, NULL, &kept, &err) != KS_OK ||
+        ks_threads_find(a, &st, &th) != KS_OK) {
         fprintf(stderr, "%s: %s\n", path, err.msg);
         exit(2);
     }
     check_gaps(path, &g);
+    check_kept(path, &g, &kept);
     check_threads(path, a, &st, &th);
     ks_threads_free(&th);
+    ks_gaps_free(&kept);
     ks_gaps_free(&g);
     ks_steps_free(&st);
     ks_analysis_free(a);
