@@ -316,10 +316,15 @@ static void credit_slice(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_n
         credit(&g->labels, row_for(&g->labels, e), a, b, serial, direct);
 }
 
-static void credit_chain(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_ns b, uint64_t serial)
+/* Credit [a, b) as subtree time to slice i and its ancestors; 1 when slice stop was among them. */
+static int credit_chain(agg *g, const ks_timeline *tl, int32_t i, ks_ns a, ks_ns b, uint64_t serial, int32_t stop)
 {
-    for (; i >= 0; i = tl->s[i].parent)
+    int met = 0;
+    for (; i >= 0; i = tl->s[i].parent) {
         credit_slice(g, tl, i, a, b, serial, 0);
+        met |= i == stop;
+    }
+    return met;
 }
 
 static void gpu_pass(agg *g)
@@ -345,12 +350,15 @@ static void gpu_pass(agg *g)
         ks_slice_ref r = ks_gpuwork_launcher_at(a, order[w]);
         if (r.s >= 0) {
             const ks_timeline *tl = &a->tl[r.tl];
-            credit_slice(g, tl, r.s, ga, gb, serial, 1);
-            credit_chain(g, tl, r.s, ga, gb, serial);
             int32_t op = ks_analysis_launching_op(a, r);
+            credit_slice(g, tl, r.s, ga, gb, serial, 1);
+            /* the op is most often an ancestor of the call: its chain is then credited already
+             * (a row takes one credit per work item: credit() keeps the item's serial) */
+            int op_done = credit_chain(g, tl, r.s, ga, gb, serial, op);
             if (op >= 0) {
                 credit_slice(g, tl, op, ga, gb, serial, 1);
-                credit_chain(g, tl, op, ga, gb, serial);
+                if (!op_done)
+                    credit_chain(g, tl, op, ga, gb, serial, -1);
             }
         }
         /* GPU side: annotation slices enclosing the work on the same stream */

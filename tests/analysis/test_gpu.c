@@ -78,6 +78,35 @@ static void links_and_gpu_time_per_op(void **state)
     ks_trace_free(t);
 }
 
+/* A launch call outside every op and label names its op by External id only: the op gets the
+ * kernel as direct and subtree time and the label around the op as subtree time, though neither
+ * encloses the call (the op's chain is credited on its own; when the op encloses the call, the
+ * call's chain covers it). */
+static void op_by_external_id_gets_its_chain(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"L\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":90},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::foo\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":40,"
+        "\"args\":{\"External id\":5}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":3,"
+        "\"args\":{\"External id\":5,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":10,"
+        "\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}}]");
+    ks_analysis *a = analyse(t, NULL);
+    const ks_op_row *foo = OP(a, "aten::foo");
+    assert_int_equal(ks_op_row_gpu(foo).direct_ns, 10 * US);
+    assert_int_equal(ks_op_row_gpu(foo).subtree_ns, 10 * US);
+    const ks_op_row *l = LABEL(a, "L", "user_annotation");
+    assert_int_equal(ks_op_row_gpu(l).direct_ns, 0);
+    assert_int_equal(ks_op_row_gpu(l).subtree_ns, 10 * US);
+    const ks_op_row *call = OP(a, "cudaLaunchKernel");
+    assert_int_equal(ks_op_row_gpu(call).direct_ns, 10 * US);
+    assert_int_equal(ks_op_row_gpu(call).subtree_ns, 10 * US);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 /* A runtime call of name n (category c) at ts on the main thread, into b. */
 static void put_call(ks_buf *b, const char *c, const char *n, int ts)
 {
@@ -244,6 +273,7 @@ int main(void)
         cmocka_unit_test(links_and_gpu_time_per_op),
         cmocka_unit_test(kernel_table),
         cmocka_unit_test(platform_by_votes),
+        cmocka_unit_test(op_by_external_id_gets_its_chain),
         cmocka_unit_test(with_stack_direct),
         cmocka_unit_test(cpu_only_is_not_observed),
         cmocka_unit_test(comm_kernel_names),
