@@ -17,7 +17,8 @@
 #   dense_1g   inflated from the ns_resolution trace; resnet_1g inflated from the resnet50 sample.
 # With --sweep, the time per MB of analyze on one shape (ns_resolution) at 10, 30, 100, 300 MB
 # (and 1 GiB with --big): the cliff check (target: within +-20 % of the median). The short ones run
-# more often (until ~500 MB went through, at most 41 runs): their runs spread more.
+# more often (until ~500 MB went through, at most 40 runs, spread over the repetitions): their runs
+# spread more.
 # With --timings, one more run per input with `analyze --timings`, its table printed (which phase
 # bounds the input).
 # With --busy, the raw yajl and default-threads runs again, interleaved, while a busy loop at nice
@@ -131,6 +132,13 @@ pair() {
         run "$K" $A "$f" >>"$WORK/t.$n.${p}def"
     done
 }
+# the sweep's short inputs run more than once per repetition: a 12 MB run takes ~50 ms and
+# spreads by +-15 % from one run to the next on a shared 2-core machine, so three runs would leave
+# its median to chance; each input runs until about 500 MB went through analyze (at most 40 runs),
+# the same number in every repetition, so every size is measured across the same minutes (the
+# machine's speed drifts: a size measured in a later phase of its own would be biased)
+sweep_per_rep() { awk -v b="$(wc -c <"$SDIR/$1.json")" -v r="$REPS" \
+    'BEGIN { n = int(500e6 / b); if (n > 40) n = 40; k = int((n + r - 1) / r); print k < 1 ? 1 : k }'; }
 i=0
 while [ "$i" -lt "$REPS" ]; do
     for n in $inputs; do
@@ -140,25 +148,12 @@ while [ "$i" -lt "$REPS" ]; do
         run "$K" $A "$f" >>"$WORK/t.$n.def"
         run "$K" $A "$f.gz" >>"$WORK/t.$n.gz"
     done
-    # shellcheck disable=SC2086
-    pair s $sweep
-    i=$((i + 1))
-done
-# the sweep's short inputs again: a 12 MB run takes ~50 ms and spreads by +-15 % from one run to
-# the next on a shared 2-core machine, so three runs would leave its median to chance; each input
-# runs until about 500 MB went through analyze (at most 41 runs, at least KS_BENCH_REPS),
-# interleaved with yajl and across the sizes
-sweep_runs() { awk -v b="$(wc -c <"$SDIR/$1.json")" -v r="$REPS" \
-    'BEGIN { n = int(500e6 / b); if (n > 41) n = 41; if (n < r) n = r; print n }'; }
-i=$REPS
-more=1
-while [ "$more" = 1 ]; do
-    more=0
     for n in $sweep; do
-        if [ "$i" -lt "$(sweep_runs "$n")" ]; then
+        j=0
+        while [ "$j" -lt "$(sweep_per_rep "$n")" ]; do
             pair s "$n"
-            more=1
-        fi
+            j=$((j + 1))
+        done
     done
     i=$((i + 1))
 done
