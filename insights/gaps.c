@@ -402,8 +402,9 @@ static size_t thread_slot(ks_gap_device *d, thread_acc **acc, size_t *cap, uint3
     return d->nthreads++;
 }
 
-/* Split [g0, g1) on every CPU thread of the launching thread's process; the gap's pieces go to
- * the device, the per-thread tables and (launching thread) the gap's causes. */
+/* Split [g0, g1) on every CPU thread of the launching thread's process; the gap's pieces (left in
+ * g->pcs) go to the per-thread tables, (launching thread) the gap's causes and, with all_pieces,
+ * the device's list. */
 static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t *acc_cap, size_t gap_index,
                          ks_ns g0, ks_ns g1, size_t *cap_pieces, int all_pieces)
 {
