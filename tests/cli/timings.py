@@ -10,7 +10,8 @@ most the total, and "other" is exactly what they leave of it; a "within" row is 
 its name starts with; the peak resident memory column is filled on the sequential rows and the
 total only, the total's is at least every row's and above 1 MB, and with one input it never falls
 from one sequential row to the next (a high-water mark; with several inputs a row that ran again
-for a later input shows its last, higher figure, so the order law holds only for one).
+for a later input shows its last, higher figure, so the order law holds only for one; analyze's
+"writing" also runs at the very end, after the frees, so the rows after it answer to those before).
 Why: the figures depend on the machine, so the checks are laws of the table, not values; the
 byte-identical output is what lets a benchmark run with --timings and still measure the real
 thing. Standard library only; KINESIFT and KS_CORPUS from meson."""
@@ -75,7 +76,11 @@ def laws(rows, what, one_input=True):
             if peak != "-":
                 if one_input:
                     check(float(peak) >= last_peak, f"{what}: {name}: peak {peak} MB >= {last_peak} before")
-                last_peak = max(last_peak, float(peak))
+                # analyze's "writing" runs again at the very end (the JSON's tail and the flush,
+                # after the frees): its figure is that last run's, which the rows after it in the
+                # table ran before, so they are held to the rows before it only
+                if name != "writing":
+                    last_peak = max(last_peak, float(peak))
         if not kind and name not in ("total", "other (options, opening inputs, unlisted)"):
             seq += ms
     other = rows["other (options, opening inputs, unlisted)"][0]
