@@ -1,6 +1,7 @@
 /* tests/analysis/test_gpu.c: CPU->GPU links, GPU time per op and label (direct/subtree, union and
- * sum), per-device unions, and the CPU-only case, on fixtures/analysis/gpu_links.json and
- * cpu_only.json. Expected values are derived by hand in the comments. */
+ * sum; an op named by External id only), per-device unions, the platform vote, and the CPU-only
+ * case, on fixtures/analysis/gpu_links.json, cpu_only.json and traces written here. Expected
+ * values are derived by hand in the comments. */
 #include "analysis_test.h"
 #include "common/util.h"
 
