@@ -61,13 +61,7 @@ void ks_idindex_build(ks_idindex *x)
 /* first position in [lo, hi) whose id is >= id (hi when none) */
 static size_t lower_bound(const ks_id_pair *v, size_t lo, size_t hi, int64_t id)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, v[mid].id < id);
     return lo;
 }
 

@@ -89,17 +89,8 @@ ks_ns ks_ivs_covered(const ks_ivs *s, ks_ns x, ks_ns y)
 {
     if (y <= x || !s->n)
         return 0;
-    /* first interval ending after x */
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->v[mid].b <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     ks_ns t = 0;
-    for (size_t i = lo; i < s->n && s->v[i].a < y; i++) {
+    for (size_t i = ks_ivs_first_ending_after(s, x); i < s->n && s->v[i].a < y; i++) {
         ks_ns a = s->v[i].a < x ? x : s->v[i].a;
         ks_ns b = s->v[i].b > y ? y : s->v[i].b;
         if (b > a)

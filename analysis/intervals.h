@@ -51,6 +51,13 @@ ks_ns ks_ivs_union(ks_ivs *s);
 void ks_ivs_clip(ks_ivs *s, ks_ns w0, ks_ns w1);
 /* Length of [x, y) covered by the normalized set. O(log n + k). */
 ks_ns ks_ivs_covered(const ks_ivs *s, ks_ns x, ks_ns y);
+/* The first interval of a normalized s (disjoint, in order) that ends after x; s->n when none. */
+static inline size_t ks_ivs_first_ending_after(const ks_ivs *s, ks_ns x)
+{
+    size_t lo = 0, hi = s->n;
+    KS_LOWER_BOUND(lo, hi, mid, s->v[mid].b <= x);
+    return lo;
+}
 /* out = a minus b (both normalized); out normalized. */
 void ks_ivs_subtract(const ks_ivs *a, const ks_ivs *b, ks_ivs *out);
 /* out = a intersected with b (both normalized); out normalized. */

@@ -146,13 +146,7 @@ static int link_by_flow(const ks_analysis *a, flows *f, uint32_t track, const ks
         flows_build(a, f);
     flow_end *v = f->ends[track];
     size_t n = f->nends[track], lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v[mid].ts < g->ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, v[mid].ts < g->ts);
     for (size_t i = lo; i < n && v[i].ts == g->ts; i++) {
         uint64_t *sv = ks_i64map_get(&f->starts, v[i].id);
         if (!sv)

@@ -159,15 +159,8 @@ static int in_window(const ks_analysis *a, ks_ns t)
 /* 1 when t lies inside the denominator's scope */
 static int in_scope(const dctx *c, ks_ns t)
 {
-    size_t lo = 0, hi = c->scope.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->scope.v[mid].b <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->scope.n && c->scope.v[lo].a <= t;
+    size_t i = ks_ivs_first_ending_after(&c->scope, t);
+    return i < c->scope.n && c->scope.v[i].a <= t;
 }
 
 static ks_ns cap(ks_ns v, ks_ns most)
@@ -609,17 +602,10 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
 static ks_iv idle_after(const dctx *c, ks_ns t)
 {
     ks_iv none = {t, t};
-    size_t lo = 0, hi = c->gpu.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->gpu.v[mid].b <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == c->gpu.n || c->gpu.v[lo].a <= t)
+    size_t i = ks_ivs_first_ending_after(&c->gpu, t);
+    if (i == c->gpu.n || c->gpu.v[i].a <= t)
         return none;
-    ks_iv r = {t, c->gpu.v[lo].a};
+    ks_iv r = {t, c->gpu.v[i].a};
     return r;
 }
 

@@ -134,13 +134,7 @@ static ptrdiff_t step_at(const ks_steps *st, ks_ns t)
     if (!st || !st->n)
         return -1;
     size_t lo = 0, hi = st->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st->v[mid].host_start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, st->v[mid].host_start <= t);
     if (!lo)
         return -1;
     const ks_step *s = &st->v[lo - 1];

@@ -27,13 +27,7 @@
 static ptrdiff_t last_before(const ks_ivs *v, ks_ns t)
 {
     size_t lo = 0, hi = v->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->v[mid].a < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, v->v[mid].a < t);
     return (ptrdiff_t)lo - 1;
 }
 
@@ -41,13 +35,7 @@ static ptrdiff_t last_before(const ks_ivs *v, ks_ns t)
 static size_t first_after(const ks_ns *m, size_t n, ks_ns t)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, m[mid] <= t);
     return lo;
 }
 

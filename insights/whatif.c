@@ -685,13 +685,7 @@ static void started_build(started *s, ks_ns *pairs, size_t n)
 static size_t started_before(const started *s, ks_ns t)
 {
     size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->ts[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, s->ts[mid] < t);
     return lo;
 }
 

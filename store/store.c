@@ -141,13 +141,7 @@ static int track_mapped(const trace_impl *ti, size_t i)
     if (!ti->finished)
         return ti->ts[i].mapped;
     size_t lo = 0, hi = ti->nmapped;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ti->mapped[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, ti->mapped[mid] < i);
     return lo < ti->nmapped && ti->mapped[lo] == i;
 }
 
