@@ -20,10 +20,9 @@ static void jw_flush(ks_jw *w)
     w->nbuf = 0;
 }
 
-/* yajl_gen hands over a token or a punctuation mark at a time: gathered, one fwrite per 64 KiB */
-static void print_cb(void *ctx, const char *s, size_t n)
+/* n bytes into the buffer (one fwrite per 64 KiB) */
+static inline void put(ks_jw *w, const char *s, size_t n)
 {
-    ks_jw *w = ctx;
     if (w->nbuf + n > JW_BUF) {
         jw_flush(w);
         if (n > JW_BUF) {
@@ -32,7 +31,7 @@ static void print_cb(void *ctx, const char *s, size_t n)
             return;
         }
     }
-    /* most pieces are one or two bytes (punctuation, a level of indentation): no call for them */
+    /* most pieces are one or two bytes (punctuation): no call for them */
     char *d = w->buf + w->nbuf;
     if (n == 1) {
         d[0] = s[0];
@@ -45,6 +44,96 @@ static void print_cb(void *ctx, const char *s, size_t n)
     w->nbuf += n;
 }
 
+/* compact output: yajl_gen hands over a token or a punctuation mark at a time */
+static void print_cb(void *ctx, const char *s, size_t n)
+{
+    put(ctx, s, n);
+}
+
+/* a new line's indentation at the current depth (two spaces a level) before a key or value */
+static inline void indent(ks_jw *w)
+{
+    size_t n = 2 * (size_t)w->depth; /* depth <= YAJL_MAX_DEPTH: 256 bytes at most */
+    if (w->nbuf + n > JW_BUF)
+        jw_flush(w);
+    memset(w->buf + w->nbuf, ' ', n);
+    w->nbuf += n;
+    w->indent_next = 0;
+}
+
+/* Indented output: yajl_gen's compact pieces, indented as its beautify option would indent them
+ * (with "  "), without its call per level of indentation. After '{', '[' and ',' a new line,
+ * the next key or value indented by its depth; ": " after a key; before a closing bracket a new
+ * line at the outer depth (an empty container is "{", an empty line, "}"); a new line after the
+ * top-level value. What a piece is, yajl_gen's calls say (yajl_gen.c, 2.1): a punctuation mark,
+ * a number or a literal is one piece; a string is its opening quote, the pieces of its escaped
+ * text (none of them a lone '"': a quote inside is the piece \"), and its closing quote. The
+ * output is checked byte for byte against yajl_gen's own beautify (test_jsonw). */
+static void pretty_cb(void *ctx, const char *s, size_t n)
+{
+    ks_jw *w = ctx;
+    if (w->in_str) {
+        if (n == 1 && s[0] == '"') {
+            w->in_str = 0;
+            put(w, s, 1);
+            if (!w->depth)
+                put(w, "\n", 1); /* a top-level string */
+        } else {
+            put(w, s, n);
+        }
+        return;
+    }
+    if (n != 1) { /* a number or a literal */
+        if (w->indent_next)
+            indent(w);
+        put(w, s, n);
+        if (!w->depth)
+            w->final_nl = 1;
+        return;
+    }
+    switch (s[0]) {
+    case '{':
+    case '[':
+        if (w->indent_next)
+            indent(w);
+        put(w, s[0] == '{' ? "{\n" : "[\n", 2);
+        w->depth++;
+        w->indent_next = 1;
+        break;
+    case '}':
+    case ']':
+        if (w->depth)
+            w->depth--;
+        put(w, "\n", 1);
+        indent(w);
+        put(w, s, 1);
+        if (!w->depth)
+            put(w, "\n", 1);
+        break;
+    case ',':
+        put(w, ",\n", 2);
+        w->indent_next = 1;
+        break;
+    case ':':
+        put(w, ": ", 2);
+        w->indent_next = 0;
+        break;
+    case '"':
+        if (w->indent_next)
+            indent(w);
+        w->in_str = 1;
+        put(w, s, 1);
+        break;
+    default: /* a one-digit number */
+        if (w->indent_next)
+            indent(w);
+        put(w, s, 1);
+        if (!w->depth)
+            w->final_nl = 1;
+        break;
+    }
+}
+
 void ks_jw_open(ks_jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
@@ -55,11 +144,8 @@ void ks_jw_open(ks_jw *w, FILE *out, int pretty)
         w->failed = 1;
         return;
     }
-    yajl_gen_config(w->g, yajl_gen_print_callback, print_cb, w);
-    if (pretty) {
-        yajl_gen_config(w->g, yajl_gen_beautify, 1);
-        yajl_gen_config(w->g, yajl_gen_indent_string, "  ");
-    }
+    w->pretty = pretty != 0;
+    yajl_gen_config(w->g, yajl_gen_print_callback, w->pretty ? pretty_cb : print_cb, w);
 }
 
 int ks_jw_close(ks_jw *w)
@@ -69,6 +155,8 @@ int ks_jw_close(ks_jw *w)
         w->g = NULL;
     }
     if (w->buf) {
+        if (w->final_nl)
+            put(w, "\n", 1);
         jw_flush(w);
         free(w->buf);
         w->buf = NULL;

@@ -14,6 +14,12 @@ typedef struct ks_jw {
     int failed;  /* a generator call failed (reported once by ks_jw_close) */
     char *buf;   /* yajl_gen's many small pieces, gathered before they go to out */
     size_t nbuf;
+    /* indentation (pretty): the nesting depth, and where yajl_gen's compact pieces stand */
+    int pretty;
+    unsigned depth;
+    unsigned char in_str;      /* inside a string */
+    unsigned char indent_next; /* a new line was started: the next key or value is indented */
+    unsigned char final_nl;    /* a top-level number or literal: its new line comes at close */
 } ks_jw;
 
 /* Start a writer on a FILE (pretty: indented output). */

@@ -5,11 +5,16 @@
  * built here), and UTF-8 checked eight ASCII bytes at a time (ks_utf8_valid against a byte-by-byte
  * reference on drawn byte strings, a non-ASCII or broken byte at every offset of the 8-byte
  * blocks; ks_utf8_sanitize's repair); ks_jw_str on C strings (NULL included) writes what
- * ks_jw_strn writes. */
+ * ks_jw_strn writes; indented output is byte for byte what yajl_gen's own beautify writes (drawn
+ * documents: every kind of value, empty containers, strings full of quotes, backslashes, brackets,
+ * commas, control bytes and UTF-8, nesting to 40 levels, top-level scalars, across the 64 KiB
+ * buffer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <yajl/yajl_gen.h>
 
 #include "ks_test.h"
 #include "common/jsonw.h"
@@ -261,6 +266,167 @@ static void utf8_checked_by_blocks(void **state)
     }
 }
 
+
+/* ---- indentation: ks_jw against yajl_gen's beautify, driven through the same calls ---- */
+
+typedef struct twin {
+    ks_jw w;        /* pretty, into a memory stream */
+    yajl_gen g;     /* yajl_gen itself: beautify, "  ", into its own buffer */
+    uint64_t x;     /* the draw */
+    int depth;
+    int budget;     /* values left to draw in this document */
+} twin;
+
+static const char *const pieces[] = {"a", "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "\t",
+                                     "\x01", "\x1f", "/", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                                     "aten::mm", "\\\"", "\"\"", "0", "true", "null", "-1.5e3"};
+#define NPIECES (sizeof pieces / sizeof pieces[0])
+
+static void twin_string(twin *t)
+{
+    char s[256];
+    size_t n = 0, k = next(&t->x) % 7;
+    for (size_t i = 0; i < k; i++) {
+        const char *p = pieces[next(&t->x) % NPIECES];
+        memcpy(s + n, p, strlen(p));
+        n += strlen(p);
+    }
+    ks_jw_strn(&t->w, s, n);
+    assert_int_equal(yajl_gen_string(t->g, (const unsigned char *)s, n), yajl_gen_status_ok);
+}
+
+static void twin_scalar(twin *t)
+{
+    static const char *const numbers[] = {"0", "7", "-3", "1712195495502094500", "2.5e-07", "-0.125"};
+    switch (next(&t->x) % 5) {
+    case 0: twin_string(t); break;
+    case 1: {
+        const char *v = numbers[next(&t->x) % 6];
+        ks_jw_number_text(&t->w, v, strlen(v));
+        assert_int_equal(yajl_gen_number(t->g, v, strlen(v)), yajl_gen_status_ok);
+        break;
+    }
+    case 2: {
+        int v = (int)(next(&t->x) % 2);
+        ks_jw_bool(&t->w, v);
+        assert_int_equal(yajl_gen_bool(t->g, v), yajl_gen_status_ok);
+        break;
+    }
+    case 3:
+        ks_jw_null(&t->w);
+        assert_int_equal(yajl_gen_null(t->g), yajl_gen_status_ok);
+        break;
+    default: {
+        int64_t v = (int64_t)(next(&t->x) >> (next(&t->x) % 64)) * (next(&t->x) % 2 ? 1 : -1);
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)v);
+        ks_jw_int(&t->w, v);
+        assert_int_equal(yajl_gen_number(t->g, b, strlen(b)), yajl_gen_status_ok);
+        break;
+    }
+    }
+}
+
+/* a value: a scalar, or an object or an array of 0..5 members while the budget lasts */
+static void twin_value(twin *t)
+{
+    uint64_t r = next(&t->x) % 8;
+    if (t->budget <= 0 || t->depth >= 60 || r < 3) {
+        t->budget--;
+        twin_scalar(t);
+        return;
+    }
+    t->budget--;
+    size_t n = next(&t->x) % 6;
+
+    t->depth++;
+    if (r % 2) {
+        ks_jw_obj(&t->w);
+        assert_int_equal(yajl_gen_map_open(t->g), yajl_gen_status_ok);
+        for (size_t i = 0; i < n; i++) {
+            twin_string(t); /* the key */
+            twin_value(t);
+        }
+        ks_jw_end_obj(&t->w);
+        assert_int_equal(yajl_gen_map_close(t->g), yajl_gen_status_ok);
+    } else {
+        ks_jw_arr(&t->w);
+        assert_int_equal(yajl_gen_array_open(t->g), yajl_gen_status_ok);
+        for (size_t i = 0; i < n; i++)
+            twin_value(t);
+        ks_jw_end_arr(&t->w);
+        assert_int_equal(yajl_gen_array_close(t->g), yajl_gen_status_ok);
+    }
+    t->depth--;
+}
+
+static void indented_as_yajl_gen_beautifies(void **state)
+{
+    (void)state;
+    size_t big = 0;
+    for (uint64_t doc = 0; doc < 3000; doc++) {
+        twin t = {.x = doc * 7919 + 1, .budget = 200};
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        assert_non_null(f);
+        ks_jw_open(&t.w, f, 1);
+        t.g = yajl_gen_alloc(NULL);
+        assert_non_null(t.g);
+        yajl_gen_config(t.g, yajl_gen_beautify, 1);
+        yajl_gen_config(t.g, yajl_gen_indent_string, "  ");
+        if (doc % 10 == 0) {
+            twin_scalar(&t); /* a top-level scalar now and then */
+        } else if (doc % 100 == 1) { /* a long document: the 64 KiB buffer is written many times */
+            ks_jw_arr(&t.w);
+            assert_int_equal(yajl_gen_array_open(t.g), yajl_gen_status_ok);
+            t.budget = 40000;
+            while (t.budget > 0)
+                twin_value(&t);
+            ks_jw_end_arr(&t.w);
+            assert_int_equal(yajl_gen_array_close(t.g), yajl_gen_status_ok);
+        } else if (doc % 100 == 2) { /* 40 levels: objects and arrays in turn, values beside */
+            for (int d = 0; d < 40; d++) {
+                if (d % 2) {
+                    ks_jw_obj(&t.w);
+                    assert_int_equal(yajl_gen_map_open(t.g), yajl_gen_status_ok);
+                    if (d < 39)
+                        twin_string(&t); /* the key of the container inside */
+                } else {
+                    ks_jw_arr(&t.w);
+                    assert_int_equal(yajl_gen_array_open(t.g), yajl_gen_status_ok);
+                    twin_value(&t);
+                }
+            }
+            for (int d = 39; d >= 0; d--) {
+                if (d % 2) {
+                    twin_string(&t); /* one more member after the nested one */
+                    twin_value(&t);
+                    ks_jw_end_obj(&t.w);
+                    assert_int_equal(yajl_gen_map_close(t.g), yajl_gen_status_ok);
+                } else {
+                    ks_jw_end_arr(&t.w);
+                    assert_int_equal(yajl_gen_array_close(t.g), yajl_gen_status_ok);
+                }
+            }
+        } else {
+            twin_value(&t);
+        }
+        assert_int_equal(ks_jw_close(&t.w), 0);
+        fclose(f);
+        const unsigned char *want;
+        size_t wn;
+        assert_int_equal(yajl_gen_get_buf(t.g, &want, &wn), yajl_gen_status_ok);
+        assert_int_equal(n, wn);
+        assert_memory_equal(text, want, n);
+        if (n > big)
+            big = n;
+        yajl_gen_free(t.g);
+        free(text);
+    }
+    assert_true(big > 4 * 65536);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +434,7 @@ int main(void)
         cmocka_unit_test(pieces_gathered_across_the_buffer),
         cmocka_unit_test(str_writes_what_strn_writes),
         cmocka_unit_test(utf8_checked_by_blocks),
+        cmocka_unit_test(indented_as_yajl_gen_beautifies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
