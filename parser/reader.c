@@ -45,6 +45,7 @@ struct ks_reader {
     int eager;        /* optional steps whether ahead or not (tests) */
     int timed;        /* KS_READER_TIMED: the times below are kept */
     int64_t wait_ns;  /* the parser's time waiting for a chunk (written by the parser) */
+    int64_t claim_wait_ns; /* the parser's time waiting for workers' chunks (written by the parser) */
     int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
     /* thread-private */
@@ -379,8 +380,11 @@ void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data)
 void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c)
 {
     pthread_mutex_lock(&r->mu);
+    int64_t w0 = r->timed && !c->claim_done ? ks_timings_now() : 0;
     while (!c->claim_done)
         pthread_cond_wait(&r->claim_cv, &r->mu);
+    if (w0)
+        r->claim_wait_ns += ks_timings_now() - w0;
     void *data = c->claim_data;
     pthread_mutex_unlock(&r->mu);
     return data;
@@ -425,6 +429,8 @@ void ks_reader_stop_timed(ks_reader *r, ks_timings *t)
         ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->bytes, KS_TIMING_BESIDE);
         ks_timings_add(t, "pre-filter, newlines (reader thread)", r->filter_ns, r->bytes, KS_TIMING_BESIDE);
         ks_timings_add(t, "parse: waiting for the reader", r->wait_ns, 0, KS_TIMING_WITHIN);
+        if (r->period) /* workers parsed ahead */
+            ks_timings_add(t, "parse: waiting for the workers", r->claim_wait_ns, 0, KS_TIMING_WITHIN);
     }
     for (int i = 0; i < NSLOTS; i++) {
         free(r->slot[i].buf);

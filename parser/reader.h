@@ -95,8 +95,9 @@ void ks_reader_end_claims(ks_reader *r);
 /* Stop the thread (it may be blocked on a full queue) and free everything. */
 void ks_reader_stop(ks_reader *r);
 /* The same, and, when started with KS_READER_TIMED and t is not NULL, add to t (once the thread
- * is joined) its reads with decompression and its filter runs (beside the parse) and the parser's
- * waits for chunks (within the parse). */
+ * is joined) its reads with decompression and its filter runs (beside the parse), the parser's
+ * waits for chunks and, when workers parsed ahead, for the chunks they had claimed and not
+ * finished (within the parse). */
 struct ks_timings;
 void ks_reader_stop_timed(ks_reader *r, struct ks_timings *t);
 

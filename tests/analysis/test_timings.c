@@ -106,6 +106,11 @@ static void one_run(const char *path, int parse_threads, int analysis_threads)
     assert_int_equal(ks_timings_find(&pt, "parse")->bytes, t->bytes);
     assert_int_equal(ks_timings_find(&pt, "read + decompress (reader thread)")->bytes, t->bytes);
     assert_int_equal(!!ks_timings_find(&pt, "parse ahead (workers, summed)"), parse_threads > 1);
+    /* the main parser's waits for chunks the workers had claimed: within the parse, with workers */
+    const ks_timing *ww = ks_timings_find(&pt, "parse: waiting for the workers");
+    assert_int_equal(!!ww, parse_threads > 1);
+    if (ww)
+        assert_true(ww->kind == KS_TIMING_WITHIN && ww->ns <= ks_timings_find(&pt, "parse")->ns);
     check_laws(&pt, parse_wall);
 
     ks_insights_opts io;

@@ -130,6 +130,11 @@ for fmt in ("json", "text"):
             check(p not in rows, f"{what}: no row '{p}' (tables made twice) in {order}")
         if threads == "1":
             check("parse ahead (workers, summed)" not in rows, f"{what}: no workers with --threads 1")
+        # the main parser's waits for the workers' chunks, within the parse, when workers ran
+        check(("parse: waiting for the workers" in rows) == ("parse ahead (workers, summed)" in rows),
+              f"{what}: waits for the workers shown with the workers: {order}")
+        if "parse: waiting for the workers" in rows:
+            check(rows["parse: waiting for the workers"][3] == "within", f"{what}: the waits are within the parse")
         check(order.index("parse") < order.index("analysis: GPU work index") < order.index("writing"),
               f"{what}: rows in the order they ran: {order}")
         check(rows["parse"][2] != "-" and rows["total"][2] != "-", f"{what}: parse and total have a rate")
