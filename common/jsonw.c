@@ -144,8 +144,7 @@ void ks_jw_open(ks_jw *w, FILE *out, int pretty)
         w->failed = 1;
         return;
     }
-    w->pretty = pretty != 0;
-    yajl_gen_config(w->g, yajl_gen_print_callback, w->pretty ? pretty_cb : print_cb, w);
+    yajl_gen_config(w->g, yajl_gen_print_callback, pretty ? pretty_cb : print_cb, w);
 }
 
 int ks_jw_close(ks_jw *w)

@@ -15,7 +15,6 @@ typedef struct ks_jw {
     char *buf;   /* yajl_gen's many small pieces, gathered before they go to out */
     size_t nbuf;
     /* indentation (pretty): the nesting depth, and where yajl_gen's compact pieces stand */
-    int pretty;
     unsigned depth;
     unsigned char in_str;      /* inside a string */
     unsigned char indent_next; /* a new line was started: the next key or value is indented */
