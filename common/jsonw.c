@@ -73,65 +73,58 @@ static void pretty_cb(void *ctx, const char *s, size_t n)
 {
     ks_jw *w = ctx;
     if (w->in_str) {
+        put(w, s, n);
         if (n == 1 && s[0] == '"') {
             w->in_str = 0;
-            put(w, s, 1);
             if (!w->depth)
                 put(w, "\n", 1); /* a top-level string */
-        } else {
-            put(w, s, n);
         }
         return;
     }
-    if (n != 1) { /* a number or a literal */
-        if (w->indent_next)
-            indent(w);
-        put(w, s, n);
-        if (!w->depth)
-            w->final_nl = 1;
-        return;
-    }
-    switch (s[0]) {
-    case '{':
-    case '[':
-        if (w->indent_next)
-            indent(w);
-        put(w, s[0] == '{' ? "{\n" : "[\n", 2);
-        w->depth++;
-        w->indent_next = 1;
-        break;
-    case '}':
-    case ']':
-        if (w->depth)
-            w->depth--;
-        put(w, "\n", 1);
-        indent(w);
-        put(w, s, 1);
-        if (!w->depth)
+    if (n == 1) {
+        switch (s[0]) {
+        case '{':
+        case '[':
+            if (w->indent_next)
+                indent(w);
+            put(w, s[0] == '{' ? "{\n" : "[\n", 2);
+            w->depth++;
+            w->indent_next = 1;
+            return;
+        case '}':
+        case ']':
+            if (w->depth)
+                w->depth--;
             put(w, "\n", 1);
-        break;
-    case ',':
-        put(w, ",\n", 2);
-        w->indent_next = 1;
-        break;
-    case ':':
-        put(w, ": ", 2);
-        w->indent_next = 0;
-        break;
-    case '"':
-        if (w->indent_next)
             indent(w);
-        w->in_str = 1;
-        put(w, s, 1);
-        break;
-    default: /* a one-digit number */
-        if (w->indent_next)
-            indent(w);
-        put(w, s, 1);
-        if (!w->depth)
-            w->final_nl = 1;
-        break;
+            put(w, s, 1);
+            if (!w->depth)
+                put(w, "\n", 1);
+            return;
+        case ',':
+            put(w, ",\n", 2);
+            w->indent_next = 1;
+            return;
+        case ':':
+            put(w, ": ", 2);
+            w->indent_next = 0;
+            return;
+        case '"':
+            if (w->indent_next)
+                indent(w);
+            w->in_str = 1;
+            put(w, s, 1);
+            return;
+        default:
+            break; /* a one-digit number */
+        }
     }
+    /* a number or a literal */
+    if (w->indent_next)
+        indent(w);
+    put(w, s, n);
+    if (!w->depth)
+        w->final_nl = 1;
 }
 
 void ks_jw_open(ks_jw *w, FILE *out, int pretty)

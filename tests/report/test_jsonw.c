@@ -266,7 +266,6 @@ static void utf8_checked_by_blocks(void **state)
     }
 }
 
-
 /* ---- indentation: ks_jw against yajl_gen's beautify, driven through the same calls ---- */
 
 typedef struct twin {
@@ -331,14 +330,13 @@ static void twin_scalar(twin *t)
 static void twin_value(twin *t)
 {
     uint64_t r = next(&t->x) % 8;
-    if (t->budget <= 0 || t->depth >= 60 || r < 3) {
-        t->budget--;
+    int scalar = t->budget <= 0 || t->depth >= 60 || r < 3;
+    t->budget--;
+    if (scalar) {
         twin_scalar(t);
         return;
     }
-    t->budget--;
     size_t n = next(&t->x) % 6;
-
     t->depth++;
     if (r % 2) {
         ks_jw_obj(&t->w);
