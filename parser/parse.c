@@ -91,12 +91,19 @@ static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, uint64_t *repla
     return ks_ps_settle(p, pos, ys, err, err_at);
 }
 
+/* 1 when the state the main parser is in lets a unit of its own be replayed at all (it is inside
+ * the events, with own scans on). */
+static int may_scan(const ks_parser *p)
+{
+    return p->own_scans && !p->top_done && !p->events_done && p->in_events_seen;
+}
+
 /* A chunk no worker took: the main parser runs its middle through the fast scanner itself
- * (spec.c) and replays it as a worker's unit, when the state it is in lets a unit be replayed
- * at all; NULL otherwise (yajl reads the whole run). */
+ * (spec.c) and replays it as a worker's unit, when may_scan; NULL otherwise (yajl reads the whole
+ * run). */
 static ks_unit *own_unit(ks_parser *p, const ks_rchunk *c)
 {
-    if (!p->own_scans || p->top_done || p->events_done || !p->in_events_seen)
+    if (!may_scan(p))
         return NULL;
     if (!p->own_spec) {
         p->own_spec = ks_spec_new();
@@ -139,7 +146,7 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
     ks_rchunk *c = ks_reader_next(p->reader);
     if (!c)
         return 0;
-    ks_unit *u = ks_split_unit(p->split, c); /* parsed ahead before the switch: not needed */
+    ks_unit *u = ks_split_unit(p->split, c, 0); /* parsed ahead before the switch: not needed */
     if (u)
         ks_split_release(p->split, u);
     if (c->read_err) {
@@ -344,10 +351,12 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         }
         p->run = c->run;
         uint64_t err_at;
-        ks_unit *u = ks_split_unit(p->split, c);
+        ks_unit *u = ks_split_unit(p->split, c, may_scan(p));
+        int mine = ks_split_own(p->split, u); /* read ahead by this thread while it waited */
         ks_unit *own = u ? NULL : own_unit(p, c);
-        uint64_t replayed = p->info.units_replayed;
-        int ok = u && u->state == KS_UNIT_CLEAN ? feed_unit(p, c->run_start, u, &p->info.units_replayed, err, &err_at)
+        uint64_t replayed = p->info.units_replayed, own_before = p->info.units_own;
+        int ok = u && u->state == KS_UNIT_CLEAN
+                     ? feed_unit(p, c->run_start, u, mine ? &p->info.units_own : &p->info.units_replayed, err, &err_at)
                  : own && own->state == KS_UNIT_CLEAN
                      ? feed_unit(p, c->run_start, own, &p->info.units_own, err, &err_at)
                      : ks_ps_feed_run(p, c->run_start, err, &err_at);
@@ -355,7 +364,8 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         if (u || own)
             p->info.scans_refused += (u ? u : own)->refused;
         if (u) {
-            p->info.units_reread += p->info.units_replayed == replayed;
+            p->info.units_reread += !mine && p->info.units_replayed == replayed;
+            p->info.units_ahead += p->info.units_own - own_before;
             ks_split_release(p->split, u);
         }
         if (!ok)
@@ -425,7 +435,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     if (workers || p.own_scans)
         ks_ps_c_locale(); /* made once, before any worker might */
     if (workers) {
-        p.split = ks_split_start(p.reader, workers, opts->reader_thread >= 2);
+        p.split = ks_split_start(p.reader, workers, opts->reader_thread >= 2, opts->reader_thread >= 3);
     }
     if (p.reader) {
         ks_page_supply supply = {ks_reader_take_block, p.reader};
@@ -505,6 +515,7 @@ done:
         opts->info->units_replayed += p.info.units_replayed;
         opts->info->units_reread += p.info.units_reread;
         opts->info->units_own += p.info.units_own;
+        opts->info->units_ahead += p.info.units_ahead;
         opts->info->scans_refused += p.info.scans_refused;
     }
     if (p.mode == M_PARSE && p.top_done) {

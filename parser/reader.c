@@ -368,6 +368,23 @@ ks_rchunk *ks_reader_claim(ks_reader *r, int worker)
     return c;
 }
 
+ks_rchunk *ks_reader_claim_ahead(ks_reader *r, const ks_rchunk *c, int id)
+{
+    ks_rchunk *a = NULL;
+    pthread_mutex_lock(&r->mu);
+    if (!c->claim_done && !r->claims_ended && !r->raw && !r->stop)
+        for (uint64_t j = r->taken; j < r->filled; j++) {
+            ks_rchunk *o = &r->slot[j % NSLOTS];
+            if (r->period && !o->claim && o->has_run && o->seq % r->period < r->main_share) {
+                o->claim = id;
+                a = o;
+                break;
+            }
+        }
+    pthread_mutex_unlock(&r->mu);
+    return a;
+}
+
 void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data)
 {
     pthread_mutex_lock(&r->mu);

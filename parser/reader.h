@@ -87,6 +87,11 @@ void ks_reader_share(ks_reader *r, unsigned period, unsigned main_share, int lea
  * once ks_reader_wait_claim returns. A claimed slot is never reused before the worker is done. */
 ks_rchunk *ks_reader_claim(ks_reader *r, int worker);
 void ks_reader_claim_done(ks_reader *r, ks_rchunk *c, void *data);
+/* The parser, instead of waiting for the worker that claimed c: when that worker is not done, claim
+ * the first chunk of the parser's own share that is published, has a filtered run and is not
+ * claimed yet, as claimant id (> 0, no worker's), to read it ahead now (ks_reader_claim_done
+ * when read); NULL when the worker is done or there is no such chunk. Never blocks. */
+ks_rchunk *ks_reader_claim_ahead(ks_reader *r, const ks_rchunk *c, int id);
 /* The parser: wait until the worker that claimed c (c->claim > 0) is done; returns its data. */
 void *ks_reader_wait_claim(ks_reader *r, ks_rchunk *c);
 /* No more claims: waiting workers get NULL. */

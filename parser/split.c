@@ -1,6 +1,9 @@
 /* parser/split.c: the worker threads that parse ahead of the main parser (see split.h). Each
  * worker has a few units: it takes a free one, claims the next chunk it may parse, fills the unit
- * and hands it over with the chunk; the main parser gives the unit back after the replay. */
+ * and hands it over with the chunk; the main parser gives the unit back after the replay.
+ * The main parser has units of its own (`own`, no thread): while a worker it waits for is not
+ * done, it reads the next chunks of its own share into them, which it would read when it reached
+ * them anyway (own_unit in parse.c); the same scanner and the same replay, only sooner. */
 #include "parser/split.h"
 
 #include <pthread.h>
@@ -33,6 +36,10 @@ struct ks_split {
     int nworkers;
     int timed;             /* the reader is timed (KS_READER_TIMED): the workers time their parses */
     worker *w;
+    worker own;            /* the main parser's (no thread, id workers + 1): its units and spec are
+                            * the main parser's only, busy_ns its time reading ahead while it waited */
+    int hold;              /* tests: a worker parses its chunk once the main parser waits for it */
+    const ks_rchunk *waited; /* the chunk the main parser waits for (with hold) */
 };
 
 static ks_unit *take_unit(worker *w)
@@ -63,6 +70,16 @@ void ks_split_release(ks_split *s, ks_unit *u)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* hold (tests): the worker starts on c only once the main parser waits for it, so that the main
+ * parser has read ahead whatever it could meanwhile */
+static void hold_until_waited(ks_split *s, const ks_rchunk *c)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->waited != c && !s->stopping)
+        pthread_cond_wait(&s->unit_free, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -76,6 +93,8 @@ static void *worker_main(void *arg)
             ks_split_release(s, u);
             break;
         }
+        if (s->hold)
+            hold_until_waited(s, c);
         int64_t t0 = s->timed ? ks_timings_now() : 0;
         ks_spec_parse(w->spec, c, u);
         if (s->timed)
@@ -85,13 +104,34 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
+static void worker_init(ks_split *s, worker *w, int id)
+{
+    w->s = s;
+    w->id = id;
+    w->spec = ks_spec_new();
+    for (int k = 0; k < UNITS; k++) {
+        w->unit[k].owner = w;
+        w->unit[k].maps = &w->maps;
+        w->free[k] = 1;
+    }
+}
+
+static void worker_free(worker *w)
+{
+    ks_spec_free(w->spec);
+    for (int k = 0; k < UNITS; k++)
+        ks_unit_free(&w->unit[k]);
+    ks_unit_maps_free(&w->maps);
+}
+
+ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers, int hold)
 {
     if (workers < 1)
         return NULL;
     ks_split *s = ks_xcalloc(1, sizeof *s);
     s->r = r;
     s->timed = ks_reader_timed(r);
+    s->hold = hold;
     /* the main parser also replays every unit and reads the edges: it takes one chunk in
      * (workers + 1) */
     ks_reader_share(r, (unsigned)workers + 1, 1, leave_to_workers);
@@ -100,19 +140,13 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
     s->w = ks_xcalloc((size_t)workers, sizeof *s->w);
     for (int i = 0; i < workers; i++) {
         worker *w = &s->w[i];
-        w->s = s;
-        w->id = i + 1;
-        w->spec = ks_spec_new();
-        for (int k = 0; k < UNITS; k++) {
-            w->unit[k].owner = w;
-            w->unit[k].maps = &w->maps;
-            w->free[k] = 1;
-        }
+        worker_init(s, w, i + 1);
         s->nworkers = i + 1;
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             break;
         w->started = 1;
     }
+    worker_init(s, &s->own, workers + 1);
     if (!s->w[0].started) {
         ks_split_stop(s);
         return NULL;
@@ -120,11 +154,48 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers)
     return s;
 }
 
-ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c)
+/* A free unit of the main parser's, or NULL (main thread only: its units are released there). */
+static ks_unit *own_free(worker *w)
+{
+    for (int k = 0; k < UNITS; k++)
+        if (w->free[k]) {
+            w->free[k] = 0;
+            return &w->unit[k];
+        }
+    return NULL;
+}
+
+ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c, int read_ahead)
 {
     if (!s || c->claim <= 0)
         return NULL;
+    worker *w = &s->own;
+    while (read_ahead && c->claim != w->id) {
+        ks_unit *u = own_free(w);
+        ks_rchunk *a = u ? ks_reader_claim_ahead(s->r, c, w->id) : NULL;
+        if (!a) {
+            if (u)
+                w->free[u - w->unit] = 1;
+            break;
+        }
+        int64_t t0 = s->timed ? ks_timings_now() : 0;
+        ks_spec_parse(w->spec, a, u);
+        if (s->timed)
+            w->busy_ns += ks_timings_now() - t0;
+        ks_reader_claim_done(s->r, a, u);
+    }
+    if (s->hold) {
+        pthread_mutex_lock(&s->mu);
+        s->waited = c;
+        pthread_cond_broadcast(&s->unit_free);
+        pthread_mutex_unlock(&s->mu);
+    }
     return ks_reader_wait_claim(s->r, c);
+}
+
+int ks_split_own(const ks_split *s, const ks_unit *u)
+{
+    return s && u && u->owner == &s->own;
 }
 
 void ks_split_stop(ks_split *s)
@@ -147,13 +218,13 @@ void ks_split_stop_timed(ks_split *s, ks_timings *t)
         if (w->started)
             pthread_join(w->thread, NULL);
         busy += w->busy_ns;
-        ks_spec_free(w->spec);
-        for (int k = 0; k < UNITS; k++)
-            ks_unit_free(&w->unit[k]);
-        ks_unit_maps_free(&w->maps);
+        worker_free(w);
     }
-    if (t && s->timed) /* the workers are joined: their figures are final */
+    if (t && s->timed) { /* the workers are joined: their figures are final */
         ks_timings_add(t, "parse ahead (workers, summed)", busy, 0, KS_TIMING_BESIDE);
+        ks_timings_add(t, "parse: own chunks read ahead while waiting", s->own.busy_ns, 0, KS_TIMING_WITHIN);
+    }
+    worker_free(&s->own);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->unit_free);
     free(s->w);

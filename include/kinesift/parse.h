@@ -23,6 +23,7 @@ typedef struct ks_parse_info {
     uint64_t units_replayed;  /* of them, parsed by a worker and replayed */
     uint64_t units_reread;    /* parsed by a worker, but read by the main parser after all */
     uint64_t units_own;       /* scanned by the main parser itself (ks_parse_opts.own_scans) and replayed */
+    uint64_t units_ahead;     /* of units_own, scanned ahead while the main parser waited for a worker */
     uint64_t scans_refused;   /* chunks (a worker's or the main parser's) whose middle the fast scanner
                                * (json/scan.h) left to yajl */
 } ks_parse_info;
@@ -35,7 +36,9 @@ typedef struct ks_parse_opts {
     void *progress_ctx;
     /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size),
      * 1 = always, -1 = never, 2 = always and with every optional step it takes when ahead of the
-     * parser, and with the workers' share of chunks always left to them (tests). It reads, decompresses and pre-filters on a second core while yajl runs;
+     * parser, and with the workers' share of chunks always left to them (tests), 3 = as 2, and each
+     * worker starts on a chunk only once the main parser waits for it (tests: the main parser
+     * scans its own next chunks meanwhile, ks_parse_info.units_ahead). It reads, decompresses and pre-filters on a second core while yajl runs;
      * the trace, diagnostics and errors are the same either way. */
     int reader_thread;
     /* Parser threads when the reader thread runs: 0 (default) = one per core, at most 4; 1 = the

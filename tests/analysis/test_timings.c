@@ -111,6 +111,11 @@ static void one_run(const char *path, int parse_threads, int analysis_threads)
     assert_int_equal(!!ww, parse_threads > 1);
     if (ww)
         assert_true(ww->kind == KS_TIMING_WITHIN && ww->ns <= ks_timings_find(&pt, "parse")->ns);
+    /* and its own chunks scanned ahead in those waits instead (parser/split.h): within it too */
+    const ks_timing *wa = ks_timings_find(&pt, "parse: own chunks read ahead while waiting");
+    assert_int_equal(!!wa, parse_threads > 1);
+    if (wa)
+        assert_true(wa->kind == KS_TIMING_WITHIN && wa->ns + ww->ns <= ks_timings_find(&pt, "parse")->ns);
     check_laws(&pt, parse_wall);
 
     ks_insights_opts io;

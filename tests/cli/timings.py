@@ -135,6 +135,12 @@ for fmt in ("json", "text"):
               f"{what}: waits for the workers shown with the workers: {order}")
         if "parse: waiting for the workers" in rows:
             check(rows["parse: waiting for the workers"][3] == "within", f"{what}: the waits are within the parse")
+        # and its own chunks scanned ahead during those waits, within the parse, with the workers
+        ahead = "parse: own chunks read ahead while waiting"
+        check((ahead in rows) == ("parse ahead (workers, summed)" in rows),
+              f"{what}: the scans ahead shown with the workers: {order}")
+        if ahead in rows:
+            check(rows[ahead][3] == "within", f"{what}: the scans ahead are within the parse")
         check(order.index("parse") < order.index("analysis: GPU work index") < order.index("writing"),
               f"{what}: rows in the order they ran: {order}")
         check(rows["parse"][2] != "-" and rows["total"][2] != "-", f"{what}: parse and total have a rate")

@@ -114,28 +114,30 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
 }
 
 /* Read buf alone by yajl (no reader thread), then with the reader thread: the main parser's own
- * scans alone, with 1 and 3 workers, and with 1 worker and no own scans; the stores must be the
- * same. Adds the counts. */
+ * scans alone, with 1 and 3 workers, and with 1 worker and no own scans; then with 1 and 3
+ * workers that start on a chunk only once the main parser waits for it (reader_thread 3: the
+ * main parser scans its next chunks ahead meanwhile); the stores must be the same. Adds the
+ * counts. */
 static void same_with_workers(const char *buf, size_t len, size_t chunk, ks_parse_info *info)
 {
     static const struct {
-        int threads, own_scans;
-    } runs[] = {{1, 0}, {2, 0}, {4, 0}, {2, -1}};
+        int threads, own_scans, reader;
+    } runs[] = {{1, 0, 2}, {2, 0, 2}, {4, 0, 2}, {2, -1, 2}, {2, 0, 3}, {4, 0, 3}};
     ks_parse_opts o;
     ks_parse_opts_init(&o);
     o.chunk_size = chunk;
     o.reader_thread = -1;
     char *one = digest_parse(buf, len, &o);
     for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
-        o.reader_thread = 2; /* workers get their share of the chunks, always */
+        o.reader_thread = runs[r].reader; /* workers get their share of the chunks, always */
         o.threads = runs[r].threads;
         o.own_scans = runs[r].own_scans;
         o.info = info;
         char *two = digest_parse(buf, len, &o);
         if (strcmp(one, two)) {
             size_t line = digest_first_diff_line(one, two);
-            fail_msg("chunk %zu threads %d own scans %d: renderings differ at line %zu", chunk, runs[r].threads,
-                     runs[r].own_scans, line);
+            fail_msg("chunk %zu threads %d own scans %d reader %d: renderings differ at line %zu", chunk,
+                     runs[r].threads, runs[r].own_scans, runs[r].reader, line);
         }
         free(two);
     }
@@ -184,11 +186,49 @@ static void units_are_replayed(void **state)
          * surrogate pairs) */
         assert_true(info.units_replayed * 4 > info.chunks);
         assert_true(info.units_own * 4 > info.chunks);
+        /* with the held workers, the main parser scanned chunks of its own share ahead */
+        assert_true(info.units_ahead > 0);
+        assert_true(info.units_ahead <= info.units_own);
         assert_true(info.scans_refused > 0);
         assert_true(info.scans_refused * 4 < info.chunks);
         check_copy_bytes(t, len);
         free(t);
     }
+}
+
+/* The main parser scans ahead only while it waits for a worker, and only chunks of its own share
+ * (never a worker's), only what it would scan itself: none without own scans, none when the
+ * workers are never waited for (one chunk in two is the parser's: with 1 worker at most half). */
+static void reads_ahead_only_while_waiting(void **state)
+{
+    (void)state;
+    size_t len;
+    char *t = make_trace(6000, 0, 0, &len);
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 2048;
+    o.reader_thread = -1;
+    char *one = digest_parse(t, len, &o);
+    for (int own = 0; own >= -1; own--) {
+        ks_parse_info info = {0};
+        o.reader_thread = 3;
+        o.threads = 2;
+        o.own_scans = own;
+        o.info = &info;
+        char *two = digest_parse(t, len, &o);
+        assert_string_equal(one, two);
+        free(two);
+        if (own < 0) {
+            assert_int_equal(info.units_ahead, 0);
+            assert_int_equal(info.units_own, 0);
+        } else {
+            assert_true(info.units_ahead > 0);
+            assert_true(info.units_ahead * 2 <= info.chunks + 1);
+            assert_true(info.units_replayed > 0); /* the worker's share still the worker's */
+        }
+    }
+    free(one);
+    free(t);
 }
 
 static void false_cuts_are_read_again(void **state)
@@ -237,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(runs_are_cut_at_event_starts),
         cmocka_unit_test(units_are_replayed),
+        cmocka_unit_test(reads_ahead_only_while_waiting),
         cmocka_unit_test(false_cuts_are_read_again),
         cmocka_unit_test(damaged_units_read_the_same),
     };
