@@ -7,6 +7,7 @@
 #include "parser/split.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,9 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     ks_split *s = w->s;
+    char name[16];
+    snprintf(name, sizeof name, "ks-parse-%d", w->id);
+    (void)pthread_setname_np(pthread_self(), name); /* for top, perf and the tests */
     for (;;) {
         ks_unit *u = take_unit(w);
         if (!u)

@@ -5,6 +5,11 @@
  * on real traces of fixtures/real with damage injected. */
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "ks_test.h"
 #include "store/bigarray.h"
@@ -374,6 +379,100 @@ static void progress_is_reported_the_same(void **state)
     free(base);
 }
 
+/* The nice value of this process's thread named name (/proc/self/task/TID/stat, field 19), or
+ * INT_MIN when there is none. */
+static int thread_nice(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int nice = INT_MIN;
+    struct dirent *e;
+    while ((e = readdir(d)) && nice == INT_MIN) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[64] = "", stat[1024] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* the thread ended */
+        if (!fgets(comm, sizeof comm, f))
+            comm[0] = 0;
+        fclose(f);
+        comm[strcspn(comm, "\n")] = 0;
+        if (strcmp(comm, name))
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = 0;
+        const char *p = strrchr(stat, ')'); /* after the name: state is field 3, nice field 19 */
+        assert_non_null(p);
+        p++;
+        for (int field = 3; field < 19; field++) {
+            p = strchr(p + 1, ' ');
+            assert_non_null(p);
+        }
+        nice = atoi(p + 1);
+    }
+    closedir(d);
+    return nice;
+}
+
+typedef struct nice_seen {
+    int reader, parser; /* INT_MIN until seen */
+} nice_seen;
+
+static void look_at_nice(void *ctx, const ks_stream *st, uint64_t bytes)
+{
+    (void)st;
+    (void)bytes;
+    nice_seen *n = ctx;
+    if (n->reader != INT_MIN)
+        return;
+    n->reader = thread_nice("ks-reader"); /* it set its priority before its first read */
+    errno = 0;
+    n->parser = getpriority(PRIO_PROCESS, (id_t)gettid());
+    assert_int_equal(errno, 0);
+}
+
+/* When the parse has more threads than the machine has cores (the main parser, its workers and
+ * the reader), the reader thread runs at nice + 2 (parser/reader.c: it can wait, the others
+ * cannot); otherwise at the parser's own. The store is the same either way. */
+static void reader_yields_when_threads_outnumber_cores(void **state)
+{
+    (void)state;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t len;
+    char *base = make_trace(3000, &len);
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 4096;
+    o.reader_thread = -1;
+    char *one = digest_parse(base, len, &o);
+    /* threads cpus + 1: cpus workers, more threads than cores; threads 1: two threads */
+    const int threads[] = {(int)cpus + 1, 1};
+    for (int i = 0; i < 2; i++) {
+        nice_seen seen = {INT_MIN, INT_MIN};
+        o.reader_thread = 1;
+        o.threads = threads[i];
+        o.progress = look_at_nice;
+        o.progress_ctx = &seen;
+        char *two = digest_parse(base, len, &o);
+        assert_string_equal(one, two);
+        free(two);
+        assert_true(seen.reader != INT_MIN);
+        int more = threads[i] - 1 + 2 > cpus;
+        int expect = more && seen.parser <= 17 ? seen.parser + 2 : seen.parser;
+        if (seen.reader != expect)
+            fail_msg("threads %d on %ld cores: the reader at nice %d, the parser at %d (expected %d)", threads[i],
+                     cpus, seen.reader, seen.parser, expect);
+    }
+    free(one);
+    free(base);
+}
+
 /* A fatal error in the first chunk of a long input stops the thread while it is reading ahead
  * (ASan / TSan builds check that nothing leaks or races). */
 static void early_error_stops_the_thread(void **state)
@@ -461,6 +560,7 @@ int main(void)
         cmocka_unit_test(damaged_gzip_reads_the_same),
         cmocka_unit_test(progress_is_reported_the_same),
         cmocka_unit_test(early_error_stops_the_thread),
+        cmocka_unit_test(reader_yields_when_threads_outnumber_cores),
         cmocka_unit_test(archive_members_read_the_same),
         cmocka_unit_test(big_tracks_read_the_same),
         cmocka_unit_test(corpus_traces_read_the_same),
