@@ -307,10 +307,11 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     return r;
 }
 
-/* 1 when a worker may parse c (the lock is held) */
-static int workers_share(const ks_reader *r, const ks_rchunk *c)
+/* 1 when c has a filtered run and is a worker's to parse, or with parsers the main parser's
+ * (ks_reader_share; the lock is held) */
+static int in_share(const ks_reader *r, const ks_rchunk *c, int parsers)
 {
-    return r->period && c->has_run && c->seq % r->period >= r->main_share;
+    return r->period && c->has_run && (c->seq % r->period < r->main_share) == parsers;
 }
 
 ks_rchunk *ks_reader_next(ks_reader *r)
@@ -333,7 +334,7 @@ ks_rchunk *ks_reader_next(ks_reader *r)
     ks_rchunk *c = NULL;
     if (r->filled > r->taken) {
         c = &r->slot[r->taken % NSLOTS];
-        while (r->leave_to_workers && !c->claim && workers_share(r, c) && !r->claims_ended && !r->raw &&
+        while (r->leave_to_workers && !c->claim && in_share(r, c, 0) && !r->claims_ended && !r->raw &&
                !r->stop)
             pthread_cond_wait(&r->claim_cv, &r->mu);
         r->taken++;
@@ -361,12 +362,13 @@ void ks_reader_raw(ks_reader *r)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* A chunk worker may claim, or NULL (the lock is held). */
-static ks_rchunk *claimable(ks_reader *r)
+/* The first published chunk the main parser has not taken, nobody claimed, of the workers' share
+ * (or with parsers the main parser's), or NULL (the lock is held). */
+static ks_rchunk *claimable(ks_reader *r, int parsers)
 {
     for (uint64_t j = r->taken; j < r->filled; j++) {
         ks_rchunk *c = &r->slot[j % NSLOTS];
-        if (!c->claim && workers_share(r, c))
+        if (!c->claim && in_share(r, c, parsers))
             return c;
     }
     return NULL;
@@ -377,7 +379,7 @@ ks_rchunk *ks_reader_claim(ks_reader *r, int worker)
     ks_rchunk *c = NULL;
     pthread_mutex_lock(&r->mu);
     while (!r->claims_ended && !r->raw && !r->stop) {
-        c = claimable(r);
+        c = claimable(r, 0);
         if (c) {
             c->claim = worker;
             if (r->leave_to_workers)
@@ -398,15 +400,8 @@ ks_rchunk *ks_reader_claim_ahead(ks_reader *r, const ks_rchunk *c, int id)
 {
     ks_rchunk *a = NULL;
     pthread_mutex_lock(&r->mu);
-    if (!c->claim_done && !r->claims_ended && !r->raw && !r->stop)
-        for (uint64_t j = r->taken; j < r->filled; j++) {
-            ks_rchunk *o = &r->slot[j % NSLOTS];
-            if (r->period && !o->claim && o->has_run && o->seq % r->period < r->main_share) {
-                o->claim = id;
-                a = o;
-                break;
-            }
-        }
+    if (!c->claim_done && !r->claims_ended && !r->raw && !r->stop && (a = claimable(r, 1)))
+        a->claim = id;
     pthread_mutex_unlock(&r->mu);
     return a;
 }

@@ -43,21 +43,25 @@ struct ks_split {
     const ks_rchunk *waited; /* the chunk the main parser waits for (with hold) */
 };
 
+/* A free unit of w, now taken, or NULL. The caller holds s->mu, or is the main parser with its
+ * own units (only it takes and releases those). */
+static ks_unit *free_unit(worker *w)
+{
+    for (int k = 0; k < UNITS; k++)
+        if (w->free[k]) {
+            w->free[k] = 0;
+            return &w->unit[k];
+        }
+    return NULL;
+}
+
 static ks_unit *take_unit(worker *w)
 {
     ks_split *s = w->s;
     ks_unit *u = NULL;
     pthread_mutex_lock(&s->mu);
-    while (!s->stopping) {
-        for (int i = 0; i < UNITS && !u; i++)
-            if (w->free[i]) {
-                w->free[i] = 0;
-                u = &w->unit[i];
-            }
-        if (u)
-            break;
+    while (!s->stopping && !(u = free_unit(w)))
         pthread_cond_wait(&s->unit_free, &s->mu);
-    }
     pthread_mutex_unlock(&s->mu);
     return u;
 }
@@ -158,24 +162,13 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers, int ho
     return s;
 }
 
-/* A free unit of the main parser's, or NULL (main thread only: its units are released there). */
-static ks_unit *own_free(worker *w)
-{
-    for (int k = 0; k < UNITS; k++)
-        if (w->free[k]) {
-            w->free[k] = 0;
-            return &w->unit[k];
-        }
-    return NULL;
-}
-
 ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c, int read_ahead)
 {
     if (!s || c->claim <= 0)
         return NULL;
     worker *w = &s->own;
     while (read_ahead && c->claim != w->id) {
-        ks_unit *u = own_free(w);
+        ks_unit *u = free_unit(w);
         ks_rchunk *a = u ? ks_reader_claim_ahead(s->r, c, w->id) : NULL;
         if (!a) {
             if (u)
