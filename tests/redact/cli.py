@@ -213,6 +213,16 @@ def main():
                 o["Input Dims"] != "__stripped__" or o["Module Hierarchy"] != "__stripped__" or \
                 o["kernel_file"] != "/tmp/torchinductor_cliuser/a/b.py":
             fail("options: %r" % o)
+        # a terms file without end, or with a NUL byte, is refused with one line naming it
+        for bad, what in (("/dev/zero", b"larger than"), (os.path.join(tmp, "nul.txt"), b"NUL byte")):
+            if bad.endswith("nul.txt"):
+                with open(bad, "wb") as f:
+                    f.write(b"term\0more\n")
+            p = run(["redact", "--deny-file", bad, "-o", os.path.join(tmp, "never.json"), src],
+                    check_rc=2)
+            if what not in p.stderr or bad.encode() not in p.stderr or p.stderr.count(b"\n") != 1 \
+                    or os.path.exists(os.path.join(tmp, "never.json")):
+                fail("deny file %s: %r" % (bad, p.stderr))
         p = run(["redact", "--rules", os.path.join(tmp, "nope.json"), src], check_rc=2)
         run(["redact", "--compress", "lz4", src], check_rc=2)
         run(["redact", "--check", "-o", out, src], check_rc=2)
