@@ -1,6 +1,7 @@
 /* algo/idindex.c: the sorted id index (see idindex.h). */
 #include "algo/idindex.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ void ks_idindex_reserve(ks_idindex *x, size_t n)
 
 void ks_idindex_add(ks_idindex *x, int64_t id, uint64_t val)
 {
+    assert(!x->built); /* pairs are added before the build */
     if (x->n == x->cap)
         grow_to(x, x->n + 1);
     x->v[x->n].id = id;
@@ -67,6 +69,7 @@ static size_t lower_bound(const ks_id_pair *v, size_t lo, size_t hi, int64_t id)
 
 const uint64_t *ks_idindex_find(const ks_idindex *x, int64_t id, size_t *cursor)
 {
+    assert(x->built || !x->n); /* ks_idindex_build first: lookups search the sorted pairs */
     size_t n = x->n, c = *cursor < n ? *cursor : (n ? n - 1 : 0), lo, hi;
     if (!n)
         return NULL;

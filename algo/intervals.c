@@ -3,6 +3,7 @@
 #include "common/hugemem.h"
 #include "algo/msort.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,7 @@ ks_ns ks_ivs_covered(const ks_ivs *s, ks_ns x, ks_ns y)
 
 void ks_ivs_subtract(const ks_ivs *a, const ks_ivs *b, ks_ivs *out)
 {
+    assert(out != a && out != b); /* out is written while a and b are read */
     ks_ivs_reset(out);
     size_t j = 0;
     for (size_t i = 0; i < a->n; i++) {
@@ -124,6 +126,7 @@ void ks_ivs_subtract(const ks_ivs *a, const ks_ivs *b, ks_ivs *out)
 
 void ks_ivs_intersect(const ks_ivs *a, const ks_ivs *b, ks_ivs *out)
 {
+    assert(out != a && out != b);
     ks_ivs_reset(out);
     size_t i = 0, j = 0;
     while (i < a->n && j < b->n) {
@@ -140,6 +143,7 @@ void ks_ivs_intersect(const ks_ivs *a, const ks_ivs *b, ks_ivs *out)
 
 void ks_ivs_merge(const ks_ivs *a, const ks_ivs *b, ks_ivs *out)
 {
+    assert(out != a && out != b);
     ks_ivs_reset(out);
     for (size_t i = 0; i < a->n; i++)
         ks_ivs_add(out, a->v[i].a, a->v[i].b);
@@ -162,6 +166,7 @@ void ks_ivs_free(ks_ivs *s)
 
 ks_ns ks_quantile_ns(const ks_ns *x, size_t n, int percent)
 {
+    assert(x && n > 0); /* a quantile of nothing is not observed: the caller says so */
     if (percent <= 0)
         return x[0];
     if (percent >= 100)

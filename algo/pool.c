@@ -3,6 +3,7 @@
  * did start (the caller at least) do all the work. */
 #include "algo/pool.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ static void *work(void *arg)
 
 void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)
 {
+    assert(fn || !n);
     if (threads <= 1 || n <= 1) {
         for (size_t i = 0; i < n; i++)
             fn(ctx, i);

@@ -12,6 +12,7 @@
  * ks_trace_finish (kinesift/store.h). */
 #include "kinesift/store.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,7 @@ static ks_event *append(ks_trace *t, uint32_t track, const ks_event *e, int64_t 
     trace_impl *ti = impl(t);
     if (ti->finished)
         abort(); /* no event after ks_trace_finish (kinesift/store.h) */
+    assert(track < t->ntracks && e); /* a track of this trace (ks_trace_track) */
     ks_track *k = &t->tracks[track];
     track_state *st = &ti->ts[track];
     room_for_one(ti, k, st);
