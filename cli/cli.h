@@ -7,7 +7,7 @@
 
 #include "kinesift/parse.h"
 
-/* Exit codes (docs/cli.md): 0 ok, 1 finding (gate regression, redact --check leak),
+/* Exit codes (docs/input.md, "Exit status and messages"): 0 ok, 1 finding (gate regression, redact --check leak),
  * 2 usage or input error, 3 inconclusive, 77 GPU required but unavailable. */
 enum { KS_EXIT_OK = 0, KS_EXIT_FINDING = 1, KS_EXIT_USAGE = 2, KS_EXIT_INCONCLUSIVE = 3,
        KS_EXIT_SKIP = 77 };
