@@ -279,8 +279,10 @@ static void missing_calls(const ks_ranks *rs, col **cv, size_t a, size_t b, ks_r
                     exp = x->first_step < 0 || (x->first_step <= c->step && c->step <= x->last_step);
                 else
                     exp = !stepped;
-                if (x->truncated && c->pos + 1 >= lastpos[r])
-                    exp = 0; /* after its last recorded call: not recorded, not missed */
+                if (exp && x->truncated) { /* not recorded: cut away or never made, a cut cannot tell */
+                    exp = 0;
+                    out->st[r].unrecorded++;
+                }
             }
             expected += exp;
             here[r] |= exp ? 2 : 0;

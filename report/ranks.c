@@ -219,7 +219,11 @@ static void cut_text(FILE *out, const ks_ranks *r, const char *bullet)
             const ks_match *m = &r->m[r->st[i].last_match];
             fprintf(out, ", after its last collective %s", call_text(c, sizeof c, m->name, m->step, m->call));
         }
-        fputs("; it is kept out of the straggler and of the calls after its end\n", out);
+        if (r->st[i].unrecorded)
+            fprintf(out, "; %zu call%s of the others in its steps %s not in it (cut away or never made: a cut "
+                    "trace cannot tell)", r->st[i].unrecorded, r->st[i].unrecorded == 1 ? "" : "s",
+                    r->st[i].unrecorded == 1 ? "is" : "are");
+        fputs("; it is kept out of the straggler, and those calls are not called missed\n", out);
     }
 }
 
@@ -501,6 +505,7 @@ static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
     if (x->truncated) {
         ks_jw_kuint(w, "cut_byte", x->cut_byte);
         ks_jw_kint(w, "last_ns", x->last_ns - s->offset);
+        ks_jw_kuint(w, "unrecorded_calls", s->unrecorded);
     }
     ks_jw_kbool(w, "aligned", s->aligned);
     ks_jw_kint(w, "clock_offset_ns", s->offset);
@@ -715,13 +720,13 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     if (markdown) {
         fputs("| rank | rule | steps | step_median_ns | step_p90_ns | gpu_busy_ns | compute_ns | communication_ns | "
               "exposed_communication_ns | host_wait_ns | kernels | clock_offset_ns | wait_ns | caused_wait_ns | "
-              "times_last | source |\n|", out);
-        for (int i = 0; i < 16; i++)
+              "times_last | truncated | source |\n|", out);
+        for (int i = 0; i < 17; i++)
             fputs("---|", out);
         fputc('\n', out);
     } else
         fputs("rank,rule,steps,step_median_ns,step_p90_ns,gpu_busy_ns,compute_ns,communication_ns,"
-              "exposed_communication_ns,host_wait_ns,kernels,clock_offset_ns,wait_ns,caused_wait_ns,times_last,source\n", out);
+              "exposed_communication_ns,host_wait_ns,kernels,clock_offset_ns,wait_ns,caused_wait_ns,times_last,truncated,source\n", out);
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
         const ks_rank_stat *s = &r->st[i];
@@ -739,7 +744,7 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
         fprintf(m, ",%" PRIu64 ",%" PRId64, x->kernels, s->offset);
         csv_n(m, s->wait, x->ncolls > 0);
         csv_n(m, s->caused, x->ncolls > 0);
-        fprintf(m, ",%" PRIu64 ",", s->times_last);
+        fprintf(m, ",%" PRIu64 ",%d,", s->times_last, x->truncated);
         fclose(m);
         if (markdown) {
             fputs("| ", out);
@@ -757,8 +762,11 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     }
     if (markdown) {
         fputs("\n**Diagnosis**\n\n", out);
+        cut_text(out, r, "- ");
+        missing_text(out, r, "- ");
         straggler_text(out, r, "- ");
         errors_text(out, r, "- ");
+        verdict_text(out, r);
     }
 }
 

@@ -163,7 +163,8 @@ typedef enum ks_miss_kind {
 KS_API const char *ks_miss_kind_name(ks_miss_kind k);
 
 /* A call a rank should have made and did not (or made alone). Expected: the ranks that call the
- * group, whose captured steps cover the call's step, and whose trace is not cut before it. */
+ * group, whose captured steps cover the call's step, and whose trace is not cut (a cut trace
+ * loses calls anywhere in file order: they are counted as its unrecorded calls instead). */
 typedef struct ks_unmatched {
     const char *name, *pg;
     size_t rank;            /* rank index */
@@ -185,6 +186,8 @@ typedef struct ks_rank_stat {
     int slow_step, slow_compute; /* above the median by more than straggler_pct */
     size_t last_match;      /* the last matched collective it entered (SIZE_MAX none): the hang view */
     ks_ns dur;              /* the sum of its collective kernels' durations in the matches */
+    size_t unrecorded;      /* a cut rank: calls of the others in its captured steps that its trace
+                             * does not hold (cut away, or never made: a cut trace cannot tell) */
 } ks_rank_stat;
 
 typedef struct ks_ranks_opts {

@@ -114,6 +114,8 @@ try:
     txt = run(d).stdout.decode()
     check(f"rank 2 never entered {sk['name']} #{sk['call']} of step 5 (group 0)" in txt, "mixed: the skip named in text")
     check("hypothesis: rank 5 is the straggler" in txt, "mixed: straggler in text")
+    md = run("--format", "markdown", d).stdout.decode()
+    check(f"rank 2 never entered {sk['name']} #{sk['call']} of step 5" in md, "mixed: the skip named in markdown")
     check("waits: trusted" in txt and "exit status 0" in txt, "mixed: verdict in text")
     check("bandwidth by message size" in txt and "collective time by rank" in txt, "mixed: bandwidth and matrix")
     # bandwidth rows recomputed from the matches
@@ -162,6 +164,11 @@ try:
         check(j["straggler"]["rank"] == 1, f"cut{gz}: the straggler is the planted 1, not the cut rank")
         check(not j["verdict"]["complete"] and j["verdict"]["exit_status"] == 0, f"cut{gz}: verdict {j['verdict']}")
         check(not any(u["rank"] == 3 for u in j["unmatched"]), f"cut{gz}: the calls after its end are not called missed")
+        check(r3["unrecorded_calls"] > 0, f"cut{gz}: the calls not in its trace counted")
+        md = run("--allow-incomplete", "--format", "markdown", d).stdout.decode()
+        check("rank 3 is INCOMPLETE" in md and "exit status 0" in md, f"cut{gz}: named in markdown")
+        csv = run("--allow-incomplete", "--format", "csv", d).stdout.decode().splitlines()
+        check(csv[0].split(",")[-2] == "truncated" and csv[4].split(",")[-2] == "1", f"cut{gz}: csv truncated column")
         check_waits(j, a, f"cut{gz}")
         r = run("--quiet", d)
         rq = subprocess.run([KS, "ranks", d], capture_output=True)
@@ -174,6 +181,31 @@ try:
     check(rc == 0 and (j["straggler"] is None or j["straggler"]["rank"] != 3), f"cutlate: the cut rank is not the straggler")
     check(j["ranks"][3]["truncated"] and "rank 3 is INCOMPLETE" in run("--allow-incomplete", d).stdout.decode(),
           "cutlate: the cut rank is named")
+
+    # the corpus NCCL trace (scripts/make_ranks.py), a rank cut in file order (kernels and ops are
+    # not written in time order: the cut loses calls in the middle): named, never the straggler, no
+    # call of it called skipped; the others' waits are the planted delay
+    src = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")
+    d = os.path.join(tmp, "corpus")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_ranks.py"), src, d, "--ranks", "4",
+                    "--straggler", "1", "--delay-us", "1500", "--seed", "4"], check=True)
+    import gzip
+    p2 = os.path.join(d, "rank-2.json.gz")
+    with gzip.open(p2, "rb") as f:
+        text = f.read()
+    with open(p2, "wb") as f:
+        f.write(gzip.compress(text[:int(len(text) * 0.8)], 1))
+    r = run(d)
+    out = r.stdout.decode()
+    check(r.returncode == 2 and "rank 2 is INCOMPLETE" in out and "hypothesis: rank 1 is the straggler" in out,
+          f"corpus cut: exit {r.returncode}, named, straggler 1")
+    rc, j = jrun("--allow-incomplete", d)
+    check(rc == 0 and not any(u["rank"] == 2 for u in j["unmatched"]), f"corpus cut: no call of rank 2 called missed")
+    for m in j["collectives"]:
+        if m["name"] == "allreduce":
+            for x in m["arrivals"]:
+                want = 0 if x["rank"] == 1 else 1_500_000
+                check(abs(x["wait_ns"] - want) <= 5000, f"corpus cut: {m['name']} {m['index']} rank {x['rank']} wait")
 
     # ---- unreadable and absent ranks ----------------------------------------------------------------
     d = os.path.join(tmp, "gone")
