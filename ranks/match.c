@@ -388,8 +388,6 @@ static void match_calls(ks_ranks *out)
  * (x = the reference's end - t0, y = r's end - the reference's end); Theil-Sen (the median of the
  * pairwise slopes, over 64 points at most, evenly spread) then the median intercept, so that a
  * few odd collectives move neither */
-#define FIT_POINTS 64
-
 static int cmp_dbl(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -400,7 +398,7 @@ static void fit(const ks_ns *x, const ks_ns *y, size_t n, ks_ns *a, double *b)
 {
     *b = 0;
     if (n >= 3 && x[n - 1] - x[0] > 0) {
-        size_t k = n < FIT_POINTS ? n : FIT_POINTS, np = 0;
+        size_t k = n < KS_LIMIT_FIT_POINTS ? n : KS_LIMIT_FIT_POINTS, np = 0;
         double *sl = ks_xcalloc(k * (k - 1) / 2 + 1, sizeof *sl);
         for (size_t i = 0; i < k; i++)
             for (size_t j = i + 1; j < k; j++) {

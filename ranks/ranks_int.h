@@ -5,16 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/limits.h"
 #include "kinesift/ranks.h"
-
-/* Differences that sequence alignment explores at most (Myers); past it the two sequences are
- * paired by index (KS_SEQ_MAX_D differences cost about KS_SEQ_MAX_D^2 ints of memory). */
-#define KS_SEQ_MAX_D 1024
 
 /* Align b (m items) on a (n items) with the fewest insertions and deletions (Myers' O(ND) diff),
  * eq(ctx, i, j) saying whether a[i] and b[j] are the same call. pair[j] = the index in a paired
  * with b[j], or -1 when b[j] has no partner; pairs keep both orders. Returns the number of
- * differences, or -1 when more than KS_SEQ_MAX_D (then b[j] is paired with a[j] while both
+ * differences, or -1 when more than KS_LIMIT_SEQ_MAX_D (then b[j] is paired with a[j] while both
  * exist and eq holds). */
 long ks_seq_align(size_t n, size_t m, int (*eq)(void *ctx, size_t i, size_t j), void *ctx, long *pair);
 

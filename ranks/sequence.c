@@ -3,7 +3,7 @@
  * subsequence under a caller's equality, found by extending furthest-reaching paths one
  * difference at a time. A rank that skipped one call is one difference from the others, so the
  * cost is about the length of the calls; every other call still pairs with its own. The paths of
- * every d are kept to walk back the script (O(D^2) memory, D bounded by KS_SEQ_MAX_D). */
+ * every d are kept to walk back the script (O(D^2) memory, D bounded by KS_LIMIT_SEQ_MAX_D). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +24,7 @@ long ks_seq_align(size_t n, size_t m, int (*eq)(void *ctx, size_t i, size_t j), 
     if (!n || !m)
         return (long)(n + m);
     long N = (long)n, M = (long)m, max = N + M;
-    long dmax = max < KS_SEQ_MAX_D ? max : KS_SEQ_MAX_D;
+    long dmax = max < KS_LIMIT_SEQ_MAX_D ? max : KS_LIMIT_SEQ_MAX_D;
     /* trace[d] holds V for k in [-d, d] after step d (x of the furthest path on diagonal k) */
     long **trace = ks_xcalloc((size_t)dmax + 1, sizeof *trace);
     long *v = ks_xcalloc((size_t)(2 * dmax + 3), sizeof *v), off = dmax + 1;

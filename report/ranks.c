@@ -8,6 +8,7 @@
 
 #include "analysis/intervals.h"
 #include "common/jsonw.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "report/report_util.h"
@@ -172,7 +173,8 @@ static int64_t *absent_ranks(const ks_ranks *r, size_t *na)
     *na = 0;
     if (r->world <= 0 || !r->absent)
         return NULL;
-    int64_t *have = ks_xcalloc(r->n + r->nerrors + 1, sizeof *have), *v = ks_xcalloc(r->absent + 1, sizeof *v);
+    size_t listed = r->absent < KS_LIMIT_ABSENT_LISTED ? r->absent : KS_LIMIT_ABSENT_LISTED;
+    int64_t *have = ks_xcalloc(r->n + r->nerrors + 1, sizeof *have), *v = ks_xcalloc(listed + 1, sizeof *v);
     size_t nh = 0;
     for (size_t i = 0; i < r->n; i++)
         have[nh++] = r->v[i].rank;
@@ -181,7 +183,7 @@ static int64_t *absent_ranks(const ks_ranks *r, size_t *na)
             have[nh++] = r->error_rank[i];
     qsort(have, nh, sizeof *have, cmp_i64);
     size_t h = 0;
-    for (int64_t k = 0; k < r->world && *na < r->absent; k++) {
+    for (int64_t k = 0; k < r->world && *na < listed; k++) {
         while (h < nh && have[h] < k)
             h++;
         if (h >= nh || have[h] != k)
@@ -196,9 +198,11 @@ static void world_text(FILE *out, const ks_ranks *r)
     size_t na;
     int64_t *v = absent_ranks(r, &na);
     if (na) {
-        fprintf(out, "\nworld size %" PRId64 " (distributedInfo): %zu rank%s of the job %s no trace here: ", r->world, na,
-                na == 1 ? "" : "s", na == 1 ? "has" : "have");
+        fprintf(out, "\nworld size %" PRId64 " (distributedInfo): %zu rank%s of the job %s no trace here: ", r->world,
+                r->absent, r->absent == 1 ? "" : "s", r->absent == 1 ? "has" : "have");
         rank_ranges(out, v, na);
+        if (na < r->absent)
+            fputs(", ...", out);
         fputs(" (their waits and figures are not observed)\n", out);
     }
     free(v);
@@ -230,7 +234,7 @@ static void cut_text(FILE *out, const ks_ranks *r, const char *bullet)
 static void missing_text(FILE *out, const ks_ranks *r, const char *bullet)
 {
     char c[96], b[32];
-    size_t shown = r->num < 50 ? r->num : 50;
+    size_t shown = r->num < KS_LIMIT_MISSED_TEXT ? r->num : KS_LIMIT_MISSED_TEXT;
     for (size_t i = 0; i < shown; i++) {
         const ks_unmatched *u = &r->um[i];
         call_text(c, sizeof c, u->name, u->step, u->call);
@@ -575,6 +579,7 @@ static void json(FILE *out, const ks_ranks *r)
     jn(&w, "world_size", r->world, r->world >= 0);
     size_t na;
     int64_t *abs = absent_ranks(r, &na);
+    ks_jw_kuint(&w, "absent", r->absent);
     ks_jw_kints(&w, "absent_ranks", abs, na);
     free(abs);
     ks_jw_key(&w, "verdict");
