@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/util.h"
 #include "ranks/ranks_int.h"
 
