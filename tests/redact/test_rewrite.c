@@ -420,8 +420,8 @@ static void test_long_string_linear(void **state)
     const char fills[] = {'x', 0x01};
     for (size_t i = 0; i < sizeof fills; i++) {
         uint64_t f1, f2;
-        uint64_t small = lexed_for(fills[i], 2u << 20, &f1);
-        uint64_t large = lexed_for(fills[i], 8u << 20, &f2);
+        uint64_t small = lexed_for(fills[i], 1u << 20, &f1);
+        uint64_t large = lexed_for(fills[i], 4u << 20, &f2);
         if (small > 3 * f1 || large > 3 * f2 || large > 6 * small)
             fail_msg("fill 0x%02x: lexed %llu of %llu filtered bytes, %llu of %llu (ratio %.1f)",
                      (unsigned)fills[i], (unsigned long long)small, (unsigned long long)f1,
