@@ -82,12 +82,31 @@ void ks_ps_remember_event_start(ks_parser *p, size_t upto)
     }
 }
 
+void ks_ps_skip_kept_blanks(ks_parser *p)
+{
+    if (!p->has_acc || p->acc_keep < p->in_base)
+        return; /* a kept byte is never a blank: the skip stops at a token or the window's end */
+    const char *s = p->inbuf, *end = p->inbuf + p->in_len;
+    const char *q = s + (p->acc_keep - p->in_base);
+    while (q < end) {
+        char c = *q;
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+            q++;
+        else if ((c == ',' || c == ':') && !p->acc_comma) {
+            p->acc_comma = 1;
+            q++;
+        } else
+            break;
+    }
+    p->acc_keep = p->in_base + (uint64_t)(q - s);
+}
+
 /* Where the window may be cut before reading on, at most pos: not after the end of the last
- * accepted token (see acc_abs). */
+ * accepted token (see acc_abs) or the blanks after it (acc_keep). */
 size_t ks_ps_drop_point(const ks_parser *p, size_t pos)
 {
-    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base && p->acc_abs - p->in_base < pos)
-        return (size_t)(p->acc_abs - p->in_base);
+    if (p->mode == M_PARSE && p->has_acc && p->acc_keep >= p->in_base && p->acc_keep - p->in_base < pos)
+        return (size_t)(p->acc_keep - p->in_base);
     return pos;
 }
 
@@ -165,6 +184,8 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         p->acc_abs = p->in_base + pos + ks_ps_token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
         p->acc_set = 0;
         p->has_acc = 1;
+        p->acc_keep = p->acc_abs;
+        p->acc_comma = 0;
     }
     char *msg = NULL;
     if (ys != yajl_status_ok) {
@@ -185,7 +206,7 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         }
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
-            *err_at = ks_ps_offending_token(p, p->acc_abs);
+            *err_at = ks_ps_offending_token(p);
         if (!at_end && ks_ps_raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
             free(msg);
@@ -198,7 +219,8 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     if (*err_at != UINT64_MAX) {
         p->npr = 0;
         p->has_acc = 0; /* resynchronising: nothing to keep */
-    }
+    } else
+        ks_ps_skip_kept_blanks(p);
     if (!ks_ps_strict_repair_ok(p, err)) {
         free(msg);
         return 0;

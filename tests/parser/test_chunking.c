@@ -78,6 +78,14 @@ static const char *const hostile[] = {
      * it is accepted (the repairs' lines and columns) */
     "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
     " \"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* long runs of blanks after an accepted token (and after the ',' or ':' among them) are not
+     * kept in the window: a missing ',' after them, a trailing comma before them, a value after a
+     * key and its ':' across them, an error after them are named the same whatever the chunking */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n                                                                                                    \n\t\r\n                                                            "
+    "{\"ph\": \"i\"},                                                                                          \n {\"ph\": \"i\", \"name\":                                                                      \n                                                                      \"b\", \"ts\": 2,\n                                                                                "
+    "\"pid\"                                                  :                                                                      1, \"tid\": 1},                                                                                                    \n]\n",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}                                                                                                                        ,                                                                                                                        "
+    "\n                                                                                            \"x\"                                                                                , {\"ph\": \"i\", \"name\": \"b\", \"ts\":                                                                                          @, \"pid\": 1}]\n                                                                                                    , 7",
     /* metadata after the events cut by an error */
     "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}],\n"
     " \"a\": 1 2, \"b\": \"long long long long long long long long long long long\"}\n",
