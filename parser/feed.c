@@ -173,6 +173,26 @@ static int after_offending_token(const char *msg)
            strstr(msg, "separated by a colon") != NULL;
 }
 
+/* --strict: a repair yajl has lexed (the run went through without an error) inside the token after
+ * the last accepted one is the error now, without reading that token to its end (32 MiB of control
+ * characters in one name were all filtered first), when nothing can name an error before it:
+ * yajl lexes a string's content as it goes (the filter left nothing it refuses), and places an
+ * error before the token's end only at the token's start, as "I expect ','" after a complete value
+ * with no ',' between, or "trailing garbage" after the trace; a callback fails only on a
+ * top-level value. Else the repair waits, as in tolerant mode, for yajl to accept it. */
+static void strict_repair_now(ks_parser *p, yajl_status ys)
+{
+    if (!p->strict || p->strict_repair || !p->npr || ys != yajl_status_ok || !p->has_acc || p->top_done ||
+        !p->depth || (p->acc_value && !p->acc_comma))
+        return;
+    for (size_t i = 0; i < p->npr; i++)
+        if (p->pr[i].kind != KS_REPAIR_COMMA) {
+            p->strict_repair = p->pr[i].kind + 1;
+            p->strict_repair_at = p->pr[i].at;
+            return;
+        }
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
@@ -219,8 +239,10 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     if (*err_at != UINT64_MAX) {
         p->npr = 0;
         p->has_acc = 0; /* resynchronising: nothing to keep */
-    } else
+    } else {
         ks_ps_skip_kept_blanks(p);
+        strict_repair_now(p, ys);
+    }
     if (!ks_ps_strict_repair_ok(p, err)) {
         free(msg);
         return 0;

@@ -68,6 +68,7 @@ static void replay(ks_parser *p, const ks_unit *u)
     p->last_ev_run_end = u->yb + 1;
     p->acc_run = u->yb + 1;
     p->acc_set = 1;
+    p->acc_value = 1; /* the unit ends with an event's '}' */
 }
 
 /* ks_ps_feed_run for a run parsed ahead (a worker's unit or the main parser's own): its edges go to

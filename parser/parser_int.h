@@ -182,6 +182,8 @@ typedef struct ks_parser {
      * (ks_ps_skip_kept_blanks) */
     uint64_t acc_keep;
     int acc_comma;
+    int acc_value;            /* that token completed a value (a scalar, a '}' or ']'): a token
+                               * after it with no ',' between is yajl's "I expect ','" */
     /* the newlines before the position ks_ps_line_col was last asked for in the window, and the
      * last of them: facts about the input, so the next count in the window starts there rather
      * than at the window's start (a diagnostic cost a scan of the window each) */

@@ -167,6 +167,7 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
      * the resynchronisation is placed whatever the chunking */
     p->acc_abs = p->acc_keep = at;
     p->acc_comma = 0;
+    p->acc_value = 0; /* the prefix ends where a value or key is expected */
     p->has_acc = 1;
     p->acc_set = 0;
     ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);
