@@ -116,6 +116,7 @@ SHAPES = {
                               ["ranks", "-j", "1"], "ranks")),
 }
 
+os.makedirs(WORK, exist_ok=True)
 if not os.access(K, os.X_OK):
     sys.exit(f"bench/blowups.py: {K}: not built (KS_KINESIFT=path)")
 print(f"kinesift {K}; inputs in {WORK}; CPU time and peak RSS of one run each"
