@@ -4,7 +4,9 @@
 it prints the CPU time (user + system of the one run, os.wait4), the peak RSS and, with
 KS_BENCH_CALLGRIND=1, the instructions counted by `valgrind --tool=callgrind` (repeatable on a
 loaded machine; the two smaller sizes only, valgrind is slow), and each as a ratio to the
-smallest size: linear is the size ratio (4, 16), quadratic its square. Shapes:
+smallest size (and the CPU time to the size before): linear is the size ratio (4, 16),
+quadratic its square. The peak RSS has the harness's own as a floor (wait4 counts the process
+from its fork). Shapes:
   blanks      a run of blanks between two events of a .json.gz (stats): memory flat
   repairs     one name of control characters, tolerant and --strict (stats --threads 1): linear;
               --strict stops at the first repair, so flat
@@ -39,7 +41,7 @@ def instructions(args):
 
 
 def row(shape, sizes, make, args, unit):
-    base = None
+    base = prev = None
     for i, n in enumerate(sizes):
         path = make(n)
         cpu, rss = measure([*args, path])
@@ -50,7 +52,9 @@ def row(shape, sizes, make, args, unit):
                 f"{rss / MiB:8.1f} MiB ({rss / base[2]:5.1f}x)")
         if ins:
             line += f"  instructions {ins / 1e6:9.1f} M ({ins / base[3]:5.1f}x)"
-        print(line + f"   size {n / base[0]:.0f}x", flush=True)
+        step = f", {cpu / max(prev[1], 1e-3):.1f}x the CPU of {prev[0]}" if prev else ""
+        print(line + f"   size {n / base[0]:.0f}x{step}", flush=True)
+        prev = (n, cpu)
 
 
 def blanks(mib):

@@ -16,10 +16,7 @@
 void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
 {
     ks_parser *p = ctx;
-    KS_GROW(p->pr, p->pr_cap, p->npr + 1);
-    p->pr[p->npr].kind = kind;
-    p->pr[p->npr].at = p->in_base + p->run_start + in_off;
-    p->npr++;
+    ks_pending_add(&p->pr, &p->npr, &p->pr_cap, (uint32_t)kind, p->in_base + p->run_start + in_off, 1);
 }
 
 /* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
@@ -36,18 +33,36 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
         "trailing comma removed",
     };
     for (size_t i = 0; i < p->npr; i++) {
-        int kind = p->pr[i].kind;
-        uint64_t at = p->pr[i].at;
+        int kind = (int)p->pr[i].kind;
+        uint64_t at = p->pr[i].at, n = p->pr[i].n;
         if (at >= limit) {
             p->pr[kept++] = p->pr[i];
             continue;
+        }
+        uint64_t take = limit - at < n ? limit - at : n; /* those before limit */
+        if (take < n) {
+            p->pr[kept] = p->pr[i];
+            p->pr[kept].at = at + take;
+            p->pr[kept++].n = (uint32_t)(n - take);
         }
         if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
             p->strict_repair = kind + 1;
             p->strict_repair_at = at;
         }
-        ks_ps_diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
-                      at, "%s", what[kind]);
+        const char *id = ks_repair_kind_id(kind);
+        ks_severity sev = kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING;
+        for (uint64_t j = 0; j < take; j++) {
+            if (p->unit) { /* a worker's unit: positions are the main parser's, the unit is unclean */
+                ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+                break;
+            }
+            const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
+            if (k && k->nexamples >= KS_DIAG_EXAMPLES) {
+                ks_diag_count(&p->t->diag, id, sev, take - j); /* the rest have no example to give */
+                break;
+            }
+            ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+        }
     }
     p->npr = kept;
 }

@@ -352,12 +352,8 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
                 return FILTERED_DONE;
             continue;
         }
-        for (size_t i = 0; i < c->npr; i++) {
-            KS_GROW(p->pr, p->pr_cap, p->npr + 1);
-            p->pr[p->npr].kind = c->pr[i].kind;
-            p->pr[p->npr].at = c->pr[i].at;
-            p->npr++;
-        }
+        for (size_t i = 0; i < c->npr; i++)
+            ks_pending_add(&p->pr, &p->npr, &p->pr_cap, c->pr[i].kind, c->pr[i].at, c->pr[i].n);
         p->run = c->run;
         uint64_t err_at;
         ks_unit *u = ks_split_unit(p->split, c, may_scan(p));
