@@ -88,7 +88,8 @@ static int syntax_error(ks_rw_eng *e, uint64_t at_in)
 static uint64_t pending(const ks_rw_eng *e)
 {
     uint64_t end = e->win_base + e->win_len;
-    return end > e->prev_end ? end - e->prev_end : 0;
+    uint64_t from = e->prev_end > e->flushed ? e->prev_end : e->flushed; /* blanks go out */
+    return end > from ? end - from : 0;
 }
 
 /* Feed input[pos, pos+avail) through the pre-filter and yajl. Returns bytes consumed or -1. */
@@ -120,8 +121,16 @@ static long feed(ks_rw_eng *e, size_t pos, size_t avail, int eof)
         syntax_error(e, e->run_in_base + ks_repair_in_offset(&e->rep, off));
         return -1;
     }
-    /* everything before the last complete token is decided */
+    /* everything before the last complete token is decided, and so are the blanks after it (and
+     * the ',' or ':' among them): they go out now, so that a run of blanks between two tokens
+     * needs no memory however long it is */
     ks_rw_emit_upto(e, e->prev_end);
+    if (e->flushed >= e->prev_end && e->flushed >= e->win_base) {
+        const char *q = e->win + (e->flushed - e->win_base), *end = e->win + e->win_len;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r' || *q == ',' || *q == ':'))
+            q++;
+        ks_rw_emit_upto(e, e->win_base + (uint64_t)(q - e->win));
+    }
     return (long)consumed;
 }
 
