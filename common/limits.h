@@ -61,6 +61,14 @@
 /* Overlap examples kept per class (the worst by length) for the diagnostics. No option. */
 #define KS_LIMIT_WORST_OVERLAPS 5
 
+/* What-if factors (--shrink LABEL=FACTOR): new time = FACTOR x old time, FACTOR in [0, this].
+ * Past it the option is refused: a factor of 1e308 would only saturate every time. No option. */
+#define KS_LIMIT_WHATIF_FACTOR 1000
+
+/* --shrink options of one whatif run (a GPU node keeps the shrink that scales it in a byte). No
+ * option. */
+#define KS_LIMIT_WHATIF_SHRINKS 250
+
 /* ---- statistics ----------------------------------------------------------------------------- */
 
 /* Largest sample size on each side for which Mann-Whitney's p-value is exact (the null

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options report"}
+TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options report whatif"}
 BUILD=${KS_FUZZ_BUILD:-build-fuzz}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found" >&2; exit 2; }
@@ -35,7 +35,7 @@ ninja -C "$BUILD" $targets_ninja >"$BUILD.build.log" 2>&1 || { tail -40 "$BUILD.
 # and 332 without (3000 runs from the seeds).
 target_opts() {
     case $1 in
-    analyze | redact | report) echo "-max_len=8192 -entropic=0" ;;
+    analyze | redact | report | whatif) echo "-max_len=8192 -entropic=0" ;;
     parse) echo "-max_len=65536 -entropic=0" ;;
     *) echo "-max_len=65536" ;;
     esac

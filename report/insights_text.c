@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "report/report_util.h"
 
@@ -131,6 +132,50 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
         i = j;
     }
     free(shown);
+}
+
+/* The critical path over the steps (or the window without steps): its kinds as shares of the
+ * steps' wall time, the part on inferred edges, and the names with most time on it */
+static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp)
+{
+    if (!cp || !cp->n)
+        return;
+    ks_ns by[KS_CP_NKINDS] = {0}, wall = 0, inferred = 0;
+    ks_cp_item top[KS_CP_TOP * 4];
+    size_t ntop = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        wall = ks_sat_add(wall, ks_sat_sub(s->end, s->start));
+        inferred = ks_sat_add(inferred, s->inferred_ns);
+        for (int k = 0; k < KS_CP_NKINDS; k++)
+            by[k] = ks_sat_add(by[k], s->by_kind[k]);
+        for (size_t j = 0; j < s->ntop; j++) {
+            size_t q = 0;
+            while (q < ntop && (top[q].kind != s->top[j].kind || top[q].name != s->top[j].name))
+                q++;
+            if (q == ntop && ntop < sizeof top / sizeof *top)
+                top[ntop++] = s->top[j];
+            else if (q < ntop)
+                top[q].ns = ks_sat_add(top[q].ns, s->top[j].ns);
+        }
+    }
+    char b1[32];
+    fprintf(out, "\n  Critical path (%s %s: what ended each; docs/analysis.md, \"Critical path\"):",
+            cp->v[0].number < 0 ? "the window," : "steps,", fmt(b1, sizeof b1, wall));
+    for (int k = 0; k < KS_CP_NKINDS; k++)
+        if (by[k])
+            fprintf(out, " %s %.1f%%", ks_cp_kind_name(k), pct(by[k], wall));
+    fprintf(out, "; on inferred edges %.1f%%\n", pct(inferred, wall));
+    /* the names with most time (of those in some step's top list) */
+    for (size_t i = 1; i < ntop; i++)
+        for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {
+            ks_cp_item x = top[j];
+            top[j] = top[j - 1];
+            top[j - 1] = x;
+        }
+    for (size_t i = 0; i < ntop && i < 5; i++)
+        fprintf(out, "    %5.1f%%  %-3s %.100s\n", pct(top[i].ns, wall), ks_cp_kind_name(top[i].kind),
+                top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)");
 }
 
 /* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
@@ -383,6 +428,7 @@ void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *i
     if (!iv)
         return;
     steps_text(out, a, iv->steps, o ? o->top : 0);
+    critpath_text(out, a, iv->critpath);
     threads_text(out, a, iv->threads, iv->steps);
     gaps_text(out, a, iv->gaps);
     telemetry_text(out, a, iv);

@@ -49,6 +49,8 @@ typedef struct ks_insights_view {
     const ks_diagnoses *diagnoses;
     const ks_telemetry *telemetry;
     const ks_threads *threads;     /* who launched the GPU work (insights/threads.c) */
+    const struct ks_critpath *critpath; /* the critical path of each step (kinesift/critpath.h), or
+                                         * NULL */
 } ks_insights_view;
 
 typedef struct ks_analyze_json ks_analyze_json;

@@ -706,12 +706,14 @@ static void whatif_every_thread(void **state)
     unload(&b);
 }
 
-/* whatif_waits.json (gen.py O; us): tid 1 waits [210, 650) on tid 2, whose bwd, kernel k2 [300, 600)
+/* whatif_waits.json (gen.py O; us): tid 1 waits [200, 650) (its `## backward ##`: the gap of its
+ * ops [100, 650) is cut at the starts and ends of its labels) on tid 2, whose bwd, kernel k2 [300, 600)
  * and synchronize end at 600; tid 1 goes on at 650. With @gpu=0.5, by hand: k1 runs [110, 160);
  * k2, launched at 262 after 38 us of latency, runs [300, 450); the synchronize returns at 450; the
  * wait ends at 450 + the 50 us lag = 500; opt runs from 500, and the host part ends at
- * 500 + (1000 - 650) = 850; k3 ends at 585. Step 1: 850. Step 2's wait ends 150 us after tid 2's
- * work (over the max(50 us, 44 us) tolerance): not modelled, 440 us kept, step 2 stays 1000. */
+ * 500 + (1000 - 650) = 850; k3 ends at 585. Step 1: 850. Step 2's wait [1200, 1650) ends 150 us
+ * after tid 2's work (over the max(50 us, 45 us) tolerance): not modelled, 450 us kept, step 2
+ * stays 1000. (tid 2's wait [600, 1250) for tid 1's second backward lies in neither step.) */
 static void whatif_waits_between_threads(void **state)
 {
     (void)state;
@@ -726,12 +728,12 @@ static void whatif_waits_between_threads(void **state)
     assert_int_equal(w.v[0].measured_ns, 1000 * us);
     assert_int_equal(w.v[0].model_ns, 1000 * us);
     assert_int_equal(w.v[0].projected_ns, 850 * us);
-    assert_int_equal(w.v[0].waits_modeled_ns, 440 * us);
+    assert_int_equal(w.v[0].waits_modeled_ns, 450 * us);
     assert_int_equal(w.v[0].waits_unmodeled_ns, 0);
     assert_int_equal(w.v[1].model_ns, 1000 * us);
     assert_int_equal(w.v[1].projected_ns, 1000 * us);
     assert_int_equal(w.v[1].waits_modeled_ns, 0);
-    assert_int_equal(w.v[1].waits_unmodeled_ns, 440 * us);
+    assert_int_equal(w.v[1].waits_unmodeled_ns, 450 * us);
     assert_int_equal(w.nwaits, 2);
     for (size_t i = 0; i < w.nwaits; i++) {
         char id[64], on[64];
@@ -740,7 +742,7 @@ static void whatif_waits_between_threads(void **state)
         assert_string_equal(id, "1");
         assert_string_equal(on, "2");
         assert_int_equal(w.waits[i].count, 1);
-        assert_int_equal(w.waits[i].wait_ns, 440 * us);
+        assert_int_equal(w.waits[i].wait_ns, 450 * us);
         assert_int_equal(w.waits[i].lag_ns, (w.waits[i].modeled ? 50 : 150) * us);
     }
     ks_whatif_free(&w);

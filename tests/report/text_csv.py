@@ -159,6 +159,12 @@ def check_csv(path):
              *[n(s["breakdown"][k]) for k in ("kernel", "memcpy", "memset", "communication", "runtime",
                                                "dataloader", "cpu_exec", "other")]) for s in t["steps"]]
     assert got == want, (path, got[:2], want[:2])
+    # each step's critical path: its kinds, and its top names as rows of section critical_path
+    kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled", "inferred")
+    assert [tuple(r["path_" + k + "_ns"] for k in kinds) for r in sec("step")] == \
+        [tuple(n(s["critical_path"][k + "_ns"]) for k in kinds) for s in t["steps"]], path
+    assert [(r["number"], r["name"], r["cat"], r["total_ns"]) for r in sec("critical_path")] == \
+        [(n(s["number"]), n(x["name"]), x["kind"], n(x["ns"])) for s in t["steps"] for x in s["critical_path"]["top"]], path
     # gaps, their causes and the longest
     gaps = t["gaps"] or []
     assert [(r["device"], r["count"], r["total_ns"], r["idle_ns"], r["threshold_ns"], r["hta_host_wait_ns"],
@@ -198,7 +204,7 @@ def check_csv(path):
     assert [(r["name"], r["cat"], r["start_ns"], r["end_ns"], r["span_ns"]) for r in sec("window")] == \
         [(w["chosen"], w["basis"], n(w["start_ns"]), n(w["end_ns"]), n(w["span_ns"]))], (path, sec("window"), w)
     known = {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-             "diagnosis"}
+             "diagnosis", "critical_path"}
     assert {r["section"] for r in rows} <= known, {r["section"] for r in rows} - known
     return {s for s in known if sec(s)}
 
@@ -211,6 +217,6 @@ for p in [os.path.join(fixtures, "insights", f) for f in sorted(os.listdir(os.pa
           os.path.join(corpus, "hta", "timeline_analysis", "sampled_rank-0.json.gz")]:
     seen |= check_csv(p)
 assert seen == {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-                "diagnosis"}, seen
+                "diagnosis", "critical_path"}, seen
 print("CSV: every section equal to the JSON")
 print("ok")
