@@ -19,6 +19,10 @@ struct ks_jw; /* common/jsonw.h */
  * written back with ks_jw_tree). */
 /* The insight sections of analyze's JSON (report/insights_json.c). */
 void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+/* The kernel view of analyze's JSON: "classes" (report/kernels_json.c). */
+void ks_kernels_json_classes(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+/* The kernel view of analyze's text report: GPU time per class per device (report/kernels_text.c). */
+void ks_kernels_text_classes(FILE *out, const ks_analysis *a);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
 void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
                           size_t nsh);
