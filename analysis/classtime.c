@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
 
