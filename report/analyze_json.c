@@ -330,6 +330,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     op_rows(w, a, a->labels, a->nlabels, o);
     ks_jw_key(w, "kernels");
     kernel_rows(w, a, o);
+    ks_kernels_json_shapes(w, a, o);
     links(w, &a->links);
     overlaps(w, a);
     self_time(w, a);

@@ -1,7 +1,13 @@
-/* report/kernels_json.c: the kernel view in analyze's JSON (docs/schema-analyze.md, "classes"):
- * the GPU time of each work class per device in the analysis window and in every step. GPU figures
- * are null with the reason when the trace holds no GPU work in the window. */
+/* report/kernels_json.c: the kernel view in analyze's JSON (docs/schema-analyze.md, "classes",
+ * "shapes"): the GPU time of each work class per device in the analysis window and in every step,
+ * and the op calls grouped by shape with their FLOPs, bytes and achieved rates. GPU figures are
+ * null with the reason when the trace holds no GPU work in the window, shapes when it recorded
+ * none. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
 
 #include "common/jsonw.h"
 #include "common/util.h"
@@ -79,3 +85,169 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     free(win);
 }
 
+/* a shape arg's compact JSON text written as the value it is (an array), null when absent */
+static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id)
+{
+    ks_jw_key(w, k);
+    yajl_val v = id ? yajl_tree_parse(ks_trace_str(t, id), NULL, 0) : NULL;
+    if (v)
+        ks_jw_tree(w, v);
+    else
+        ks_jw_null(w);
+    yajl_tree_free(v);
+}
+
+/* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
+ * every digit), null when not a number */
+static void rate(ks_jw *w, const char *k, double v)
+{
+    if (!isfinite(v)) {
+        ks_jw_knull(w, k);
+        return;
+    }
+    char b[40];
+    int n = snprintf(b, sizeof b, "%.12g", v);
+    ks_jw_key(w, k);
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over)
+{
+    if (o && o->peak_tflops > 0 && o->peak_tbps > 0) {
+        over->name = "--peak";
+        over->fp64 = over->fp32 = over->tf32 = over->fp16 = over->fp8 = o->peak_tflops;
+        over->tbps = o->peak_tbps;
+        over->source = "--peak";
+        return over;
+    }
+    const ks_meta *m = &a->trace->meta;
+    for (size_t i = 0; i < m->ndevices; i++)
+        if (m->devices[i].id == device)
+            return ks_peak_match(m->devices[i].name ? ks_trace_str(a->trace, m->devices[i].name) : NULL,
+                                 m->devices[i].total_global_mem);
+    return NULL;
+}
+
+ks_roof ks_kernels_roof(const ks_peak *p, const ks_shape_row *r)
+{
+    ks_roof f = {NAN, NAN, NULL};
+    if (!p || !r->cost.known || !r->calls_timed)
+        return f;
+    double peak = ks_peak_tflops(p, &r->cost);
+    if (r->cost.flops <= 0 || peak <= 0) {
+        /* no FLOPs (a copy), or no compute peak for its type: against the bandwidth alone */
+        if (r->cost.flops > 0 || p->tbps <= 0)
+            return f;
+        f.roof = p->tbps;
+        f.efficiency = r->tbps.mean / p->tbps;
+        f.bound = "memory";
+        return f;
+    }
+    double mem = r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes * p->tbps : INFINITY;
+    f.roof = mem < peak ? mem : peak;
+    f.bound = mem < peak ? "memory" : "compute";
+    f.efficiency = r->tflops.mean / f.roof;
+    return f;
+}
+
+static void roofline(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
+{
+    ks_jw_key(w, "roofline");
+    ks_jw_arr(w);
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+        int32_t dev = a->gpu[i].device;
+        ks_peak over;
+        const ks_peak *p = ks_kernels_peak(a, dev, o, &over);
+        const char *name = NULL;
+        for (size_t j = 0; j < a->trace->meta.ndevices; j++)
+            if (a->trace->meta.devices[j].id == dev && a->trace->meta.devices[j].name)
+                name = ks_trace_str(a->trace, a->trace->meta.devices[j].name);
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", dev);
+        if (name)
+            ks_jw_kstr(w, "device_name", name);
+        else
+            ks_jw_knull(w, "device_name");
+        ks_jw_key(w, "peak");
+        if (!p) {
+            ks_jw_null(w);
+            ks_jw_kstr(w, "peak_reason", name ? "not observed: the device is not in the peak table (docs/analysis.md, "
+                                                "\"Peaks and the roofline\"); --peak TFLOPS/TBPS gives one"
+                                              : "not observed: the trace has no deviceProperties entry for the device; "
+                                                "--peak TFLOPS/TBPS gives one");
+        } else {
+            ks_jw_obj(w);
+            ks_jw_kstr(w, "name", p->name);
+            ks_jw_kstr(w, "source", p->source);
+            rate(w, "fp64_tflops_per_s", p->fp64);
+            rate(w, "fp32_tflops_per_s", p->fp32);
+            rate(w, "tf32_tflops_per_s", p->tf32);
+            rate(w, "bf16_fp16_tflops_per_s", p->fp16);
+            rate(w, "fp8_tflops_per_s", p->fp8);
+            rate(w, "tb_per_s", p->tbps);
+            ks_jw_end_obj(w);
+        }
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
+{
+    if (a->gpu)
+        roofline(w, a, o);
+    else {
+        ks_jw_knull(w, "roofline");
+        ks_jw_kstr(w, "roofline_reason", a->gpu_reason ? a->gpu_reason : "not observed");
+    }
+    const ks_trace *t = a->trace;
+    ks_shapes sh;
+    ks_shapes_build(a, &sh);
+    ks_jw_key(w, "shapes");
+    if (sh.reason) {
+        ks_jw_null(w);
+        ks_jw_kstr(w, "shapes_reason", sh.reason);
+        return;
+    }
+    size_t lim = o && o->top && o->top < sh.n ? o->top : sh.n;
+    ks_jw_arr(w);
+    for (size_t i = 0; i < lim; i++) {
+        const ks_shape_row *r = &sh.v[i];
+        int known = r->cost.known, timed = known && r->calls_timed > 0;
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "op", ks_trace_str(t, r->op));
+        ks_jw_kstr(w, "class", ks_work_class_name((ks_work_class)r->cost.cls));
+        raw_array(w, "input_dims", t, r->dims);
+        raw_array(w, "input_types", t, r->types);
+        raw_array(w, "concrete_inputs", t, r->concrete);
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kuint(w, "calls_timed", r->calls_timed);
+        ks_jw_kint(w, "kernel_ns", r->kernel_ns);
+        if (r->device >= 0)
+            ks_jw_kint(w, "device", r->device);
+        else
+            ks_jw_knull(w, "device");
+        rate(w, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
+        rate(w, "bytes_each", known ? r->cost.bytes : NAN);
+        rate(w, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
+        rate(w, "tflops_per_s", timed ? r->tflops.mean : NAN);
+        rate(w, "tflops_per_s_median", timed ? r->tflops.median : NAN);
+        rate(w, "tflops_per_s_min", timed ? r->tflops.min : NAN);
+        rate(w, "tflops_per_s_max", timed ? r->tflops.max : NAN);
+        rate(w, "tb_per_s", timed ? r->tbps.mean : NAN);
+        rate(w, "tb_per_s_median", timed ? r->tbps.median : NAN);
+        rate(w, "tb_per_s_min", timed ? r->tbps.min : NAN);
+        rate(w, "tb_per_s_max", timed ? r->tbps.max : NAN);
+        ks_peak over;
+        ks_roof f = ks_kernels_roof(r->device >= 0 ? ks_kernels_peak(a, r->device, o, &over) : NULL, r);
+        rate(w, "roof_tflops_per_s", f.bound && strcmp(f.bound, "memory") == 0 && r->cost.flops <= 0 ? NAN : f.roof);
+        rate(w, "efficiency", f.efficiency);
+        if (f.bound)
+            ks_jw_kstr(w, "bound", f.bound);
+        else
+            ks_jw_knull(w, "bound");
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_shapes_free(&sh);
+}
