@@ -262,17 +262,23 @@ static int cap_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
     switch (vt) {
     case V_STRING:
         cap_put(p, "\"", 1);
-        for (size_t i = 0; i < len; i++) {
-            unsigned char c = (unsigned char)s[i];
+        for (size_t i = 0, run = 0; i <= len; i++) {
+            unsigned char c = i < len ? (unsigned char)s[i] : 0;
+            if (i < len && c != '"' && c != '\\' && c >= 0x20)
+                continue;
+            cap_put(p, s + run, i - run); /* the bytes that need no escape, at once */
+            run = i + 1;
+            if (i == len)
+                break;
+            char b[8];
             if (c == '"' || c == '\\') {
-                char b[2] = {'\\', (char)c};
+                b[0] = '\\';
+                b[1] = (char)c;
                 cap_put(p, b, 2);
-            } else if (c < 0x20) {
-                char b[8];
+            } else {
                 snprintf(b, sizeof b, "\\u%04x", c);
                 cap_put(p, b, 6);
-            } else
-                cap_put(p, s + i, 1);
+            }
         }
         cap_put(p, "\"", 1);
         break;

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_tree.h>
 
 #include "common/jsonw.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
 #include "report/report_int.h"
@@ -85,16 +85,59 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     free(win);
 }
 
-/* a shape arg's compact JSON text written as the value it is (an array), null when absent */
-static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id)
+/* One value of a shape arg's compact JSON text (the parser wrote it: arrays, numbers, literals and
+ * strings escaping only '"', '\\' and control bytes as \\u00XX), written as the value it is;
+ * returns the text after it. A walk, not a parse: a tree per row cost more than the rest of the
+ * kernel view. */
+static const char *put_value(ks_jw *w, const char *s, char *buf)
+{
+    if (*s == '[') {
+        ks_jw_arr(w);
+        s++;
+        while (*s && *s != ']')
+            s = *s == ',' ? s + 1 : put_value(w, s, buf);
+        ks_jw_end_arr(w);
+        return *s ? s + 1 : s;
+    }
+    if (*s == '"') {
+        size_t n = 0;
+        for (s++; *s && *s != '"'; s++) {
+            if (*s == '\\' && s[1] == 'u' && s[2] && s[3] && s[4] && s[5]) {
+                buf[n++] = (char)strtol((char[]){s[4], s[5], 0}, NULL, 16);
+                s += 5;
+            } else if (*s == '\\' && s[1])
+                buf[n++] = *++s;
+            else
+                buf[n++] = *s;
+        }
+        ks_jw_strn(w, buf, n);
+        return *s ? s + 1 : s;
+    }
+    if (*s == 't' || *s == 'f' || *s == 'n') {
+        if (*s == 'n')
+            ks_jw_null(w);
+        else
+            ks_jw_bool(w, *s == 't');
+        while (*s >= 'a' && *s <= 'z')
+            s++;
+        return s;
+    }
+    const char *e = s;
+    while (*e && *e != ',' && *e != ']')
+        e++;
+    ks_jw_number_text(w, s, (size_t)(e - s));
+    return e;
+}
+
+/* a shape arg written as the array it is, null when absent */
+static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id, char *buf)
 {
     ks_jw_key(w, k);
-    yajl_val v = id ? yajl_tree_parse(ks_trace_str(t, id), NULL, 0) : NULL;
-    if (v)
-        ks_jw_tree(w, v);
-    else
+    if (!id) {
         ks_jw_null(w);
-    yajl_tree_free(v);
+        return;
+    }
+    put_value(w, ks_trace_str(t, id), buf);
 }
 
 /* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
@@ -210,6 +253,7 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         return;
     }
     size_t lim = o && o->top && o->top < sh.n ? o->top : sh.n;
+    char *buf = ks_xmalloc(KS_LIMIT_SHAPE_TEXT + 1); /* a string of a shape arg is shorter than it */
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
         const ks_shape_row *r = &sh.v[i];
@@ -217,9 +261,9 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         ks_jw_obj(w);
         ks_jw_kstr(w, "op", ks_trace_str(t, r->op));
         ks_jw_kstr(w, "class", ks_work_class_name((ks_work_class)r->cost.cls));
-        raw_array(w, "input_dims", t, r->dims);
-        raw_array(w, "input_types", t, r->types);
-        raw_array(w, "concrete_inputs", t, r->concrete);
+        raw_array(w, "input_dims", t, r->dims, buf);
+        raw_array(w, "input_types", t, r->types, buf);
+        raw_array(w, "concrete_inputs", t, r->concrete, buf);
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kuint(w, "calls_timed", r->calls_timed);
         ks_jw_kint(w, "kernel_ns", r->kernel_ns);
@@ -249,5 +293,6 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
+    free(buf);
     ks_shapes_free(&sh);
 }
