@@ -50,6 +50,7 @@ static int cb_start_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
     if (p->cap_depth) { /* an object inside a shape arg: not kept */
@@ -100,6 +101,7 @@ static int cb_end_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
@@ -133,6 +135,7 @@ static int cb_start_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
     if (p->cap_depth)
@@ -175,6 +178,7 @@ static int cb_end_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
@@ -206,6 +210,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return 1;
     const char *k = (const char *)key;
