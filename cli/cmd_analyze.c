@@ -49,6 +49,9 @@ const char ks_help_analyze[] =
     "                          text steps: the first, the slowest and the last, with a histogram\n"
     "                          line of every step's wall time\n"
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
+    "  --peak TFLOPS/TBPS      the roofline's peak compute (dense TFLOP/s, every data type) and\n"
+    "                          memory bandwidth (TB/s) for every device, instead of the peak table's\n"
+    "                          (docs/analysis.md, \"Peaks and the roofline\"): 989/3.35\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
     "                          excess is at most NS nanoseconds, or a DUR: clamp:2us; else spill);\n"
@@ -239,6 +242,7 @@ int ks_cmd_analyze(int argc, char **argv)
     c.io.shaped = &c.shaped;
     ks_load_opts lo = {0};
     long top = -1;
+    const char *peak = NULL;
     int metric = 0, sort = 0, first, timed = 0;
     int64_t start = ks_timings_now();
     ks_timings tm;
@@ -249,6 +253,7 @@ int ks_cmd_analyze(int argc, char **argv)
         KS_OPT_CHOICE_("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
         KS_OPT_FLAG_("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
         KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
+        KS_OPT_STRING_("peak", 0, &peak, "the roofline's peaks: TFLOPS/TBPS"),
         KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
         KS_OPT_END_(),
     };
@@ -263,6 +268,13 @@ int ks_cmd_analyze(int argc, char **argv)
     if (ks_cli_insight_check(&c.io, "analyze"))
         return KS_EXIT_USAGE;
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
+    if (peak) {
+        char *end;
+        c.ro.peak_tflops = strtod(peak, &end);
+        c.ro.peak_tbps = *end == '/' ? strtod(end + 1, &end) : 0;
+        if (*end || !(c.ro.peak_tflops > 0) || !(c.ro.peak_tbps > 0) || c.ro.peak_tflops > 1e7 || c.ro.peak_tbps > 1e5)
+            return ks_cli_usage("analyze", "--peak takes TFLOPS/TBPS, two positive numbers (989/3.35)");
+    }
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);
     else if (c.format == 2)

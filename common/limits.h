@@ -29,6 +29,10 @@
  * skipped and counted ("parse.long_metadata_skipped"): metadata are short names and versions;
  * a megabyte-long one would only bloat the store. No option. */
 #define KS_LIMIT_META_VALUE 4096
+/* Bytes of the JSON text of one shape arg ("Input Dims", "Input type", "Concrete Inputs") that are
+ * kept. A longer value (an op over thousands of tensors) is dropped and counted
+ * ("parse.shape_args_skipped"): its shapes are then not observed. No option. */
+#define KS_LIMIT_SHAPE_TEXT 8192
 
 /* Blank bytes the repairing pre-filter looks ahead before it decides how to repair a quote or a
  * comma: a bound on the work per byte. Past it, the decision is taken on what was seen. No

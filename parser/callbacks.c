@@ -39,6 +39,7 @@ static void begin_event(ks_parser *p)
 {
     cur_event *e = &p->ev;
     memset(e, 0, sizeof *e);
+    p->cap_depth = 0;
     /* yajl has consumed the '{'; a unit's events have no positions (any positioned diagnostic makes
      * the unit unclean, position.c): the mapping of the offset is left out there */
     e->start = p->unit ? 0 : ks_ps_cur_offset(p) - 1;
@@ -52,6 +53,10 @@ static int cb_start_map(void *ctx)
     p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
+    if (p->cap_depth) { /* an object inside a shape arg: not kept */
+        p->cap_bad = 1;
+        return enter_skip(p);
+    }
     int key = p->key;
     p->key = K_NONE;
     switch (ks_ps_top(p)) {
@@ -133,8 +138,14 @@ static int cb_start_array(void *ctx)
     p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
+    if (p->cap_depth)
+        return ks_ps_cap_open(p);
     int key = p->key;
     p->key = K_NONE;
+    if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE)) {
+        ks_ps_cap_begin(p, key);
+        return 1;
+    }
     switch (ks_ps_top(p)) {
     case 0:
         if (p->top_done)
@@ -172,6 +183,8 @@ static int cb_end_array(void *ctx)
         p->skip--;
         return 1;
     }
+    if (p->cap_depth)
+        return ks_ps_cap_close(p);
     int c = ks_ps_top(p);
     pop(p);
     if (c == CX_EVENTS) {

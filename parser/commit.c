@@ -185,6 +185,12 @@ void ks_ps_commit_event(ks_parser *p)
             u->coll[u->ncoll].c = e->coll;
             u->ncoll++;
         }
+        if (e->has_shape) {
+            KS_GROW(u->shape, u->shape_cap, u->nshape + 1);
+            u->shape[u->nshape] = e->shape;
+            u->shape[u->nshape].ev = (uint32_t)u->nev;
+            u->nshape++;
+        }
         u->nev++;
         return;
     }
@@ -194,4 +200,10 @@ void ks_ps_commit_event(ks_parser *p)
         ks_trace_set_bytes(t, track, e->aux);
     if (e->has_coll)
         commit_coll(p, track);
+    if (e->has_shape) {
+        ks_shape_info s = e->shape;
+        s.track = track;
+        s.ev = (uint32_t)(t->tracks[track].n - 1);
+        ks_trace_add_shape(t, &s);
+    }
 }

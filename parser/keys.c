@@ -62,6 +62,8 @@ int ks_ps_args_key(const char *k, size_t len)
     case 10:
         if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT;
         if (!memcmp(k, "Group size", 10)) return K_COLL_GS;
+        if (!memcmp(k, "Input Dims", 10)) return K_INPUT_DIMS;
+        if (!memcmp(k, "Input type", 10)) return K_INPUT_TYPE;
         break;
     case 11:
         if (!memcmp(k, "External id", 11) || !memcmp(k, "external id", 11)) return K_EXT;
@@ -69,7 +71,10 @@ int ks_ps_args_key(const char *k, size_t len)
         break;
     case 13: if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN; break;
     case 14: if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT; break;
-    case 15: if (!memcmp(k, "Collective name", 15)) return K_COLL_NAME; break;
+    case 15:
+        if (!memcmp(k, "Collective name", 15)) return K_COLL_NAME;
+        if (!memcmp(k, "Concrete Inputs", 15)) return K_CONCRETE;
+        break;
     case 18: if (!memcmp(k, "Process Group Name", 18)) return K_COLL_PG; break;
     case 19: if (!memcmp(k, "Process Group Ranks", 19)) return K_COLL_RANKS; break;
     }

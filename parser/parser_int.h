@@ -53,6 +53,8 @@ enum key {
     K_ARG_SORT, K_COUNTER,
     /* collective metadata (ks_coll_info) */
     K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
+    /* recorded shapes (ks_shape_info): arrays kept as their compact JSON text */
+    K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
     /* deviceProperties[] */
@@ -97,6 +99,8 @@ typedef struct cur_event {
     uint8_t has_arg_name, has_arg_labels, has_arg_sort;
     uint8_t has_coll;        /* "Collective name" seen: coll is kept with the event */
     ks_coll_info coll;       /* the numbers are -1 + 1 = 0 until seen (stored minus one) */
+    uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
+    ks_shape_info shape;     /* string ids (local in a worker's unit) */
     size_t ncounters;
 } cur_event;
 
@@ -123,6 +127,10 @@ typedef struct ks_parser {
     uint32_t top_seen;        /* bit k: top-level key k (enum key) seen */
 
     cur_event ev;
+    /* a shape arg being read (values.c, callbacks.c): its key, the array depth inside it (0: none),
+     * whether the next element needs a comma, whether it held something not kept (an object) */
+    int cap_key, cap_depth, cap_sep, cap_bad;
+    ks_buf cap;
     counter_kv *kv;
     size_t kv_cap;
     ks_buf kvkeys;
@@ -325,6 +333,12 @@ int ks_ps_cb_null(void *ctx);
 int ks_ps_cb_boolean(void *ctx, int b);
 int ks_ps_cb_number(void *ctx, const char *s, size_t len);
 int ks_ps_cb_string(void *ctx, const unsigned char *s, size_t len);
+/* A shape arg (K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE) being read: its '[' (begin), an inner '['
+ * (open) and any ']' (close: the last one keeps its text in the event's shape); ks_ps_value
+ * writes the values inside it. */
+void ks_ps_cap_begin(ks_parser *p, int key);
+int ks_ps_cap_open(ks_parser *p);
+int ks_ps_cap_close(ks_parser *p);
 
 /* ---- callbacks.c ---------------------------------------------------------------------------- */
 /* A yajl handle calling the parser's callbacks with p; NULL when out of memory. */

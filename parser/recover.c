@@ -144,6 +144,7 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
     p->depth = 0;
     p->ctx = 0;
     p->skip = 0;
+    p->cap_depth = 0;
     p->key = K_NONE;
     p->top_done = 0;
     ks_repair_reset(&p->rep);

@@ -84,6 +84,9 @@ typedef struct ks_unit {
     size_t nwide, wide_cap;
     ks_unit_coll *coll;           /* collective metadata, in the order of the events */
     size_t ncoll, coll_cap;
+    ks_shape_info *shape;         /* recorded shapes, in the order of the events (ev: index in the
+                                   * unit's events, string ids local) */
+    size_t nshape, shape_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */
     size_t ncat_count, cat_count_cap;
     uint64_t by_phase[128];

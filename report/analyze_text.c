@@ -6,6 +6,7 @@
 
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 #include "report/report_util.h"
 
 /* names longer than this are shortened in the tables (ks_text_short_name; JSON and CSV keep them) */
@@ -187,6 +188,7 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     fprintf(out, "== %s\n", t->source);
     window_line(out, a);
     gpu_lines(out, a);
+    ks_kernels_text_classes(out, a);
     device_lines(out, a);
     links_line(out, a);
     op_table(out, a, "operators", a->ops, a->nops, o);

@@ -34,6 +34,9 @@ typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_
 typedef struct ks_report_opts {
     size_t top;        /* rows per table; 0 = all */
     ks_sort_key sort;  /* order of the ops and labels tables */
+    /* the roofline's peaks for every device instead of the peak table's (kinesift/kernels.h):
+     * TFLOP/s for every data type and TB/s; 0: the table's */
+    double peak_tflops, peak_tbps;
 } ks_report_opts;
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
