@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
@@ -88,6 +89,11 @@ int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
     char chunk[16384];
     ssize_t n;
     while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            free(b.p);
+            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
+                                KS_LIMIT_SUMMARY_BYTES >> 20);
+        }
         ks_buf_put(&b, chunk, (size_t)n);
         if (memchr(chunk, '\n', (size_t)n))
             break;

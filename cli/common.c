@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/limits.h"
 #include "common/regex.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
@@ -221,15 +222,21 @@ static void skipped_input(void *ctx, const char *msg)
     fprintf(stderr, "kinesift: warning: %s\n", msg);
 }
 
-/* a summary, read whole (it is small) and handed to o->summary */
+/* a summary, read whole (it is small: KS_LIMIT_SUMMARY_BYTES at most) and handed to o->summary */
 static int read_summary(ks_stream *st, const ks_load_opts *o, void *ctx)
 {
     ks_buf b = {0};
     char chunk[65536];
     ssize_t n;
     ks_error err;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            ks_error_set(&err, "larger than %u MiB decompressed: not a summary", KS_LIMIT_SUMMARY_BYTES >> 20);
+            n = -1;
+            break;
+        }
         ks_buf_put(&b, chunk, (size_t)n);
+    }
     int rc;
     if (n < 0) {
         ks_cli_error(ks_stream_name(st), &err);

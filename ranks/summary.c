@@ -14,6 +14,7 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/jsontree.h"
 #include "common/jsonw.h"
 #include "common/afile.h"
 #include "common/util.h"
@@ -111,7 +112,7 @@ static yajl_val report_trace(yajl_val doc)
 static int write_report(FILE *f, const ks_summary_report *rep, const char *path, ks_error *err)
 {
     char msg[256];
-    yajl_val doc = yajl_tree_parse(rep->json, msg, sizeof msg);
+    yajl_val doc = ks_json_tree_parse(rep->json, strlen(rep->json), msg, sizeof msg);
     yajl_val tr = report_trace(doc);
     if (!tr) {
         yajl_tree_free(doc);
@@ -298,10 +299,8 @@ static size_t line1(const char *text, size_t len)
 int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *copy = ks_xstrndup(text, line1(text, len));
     char msg[256];
-    yajl_val root = yajl_tree_parse(copy, msg, sizeof msg);
-    free(copy);
+    yajl_val root = ks_json_tree_parse(text, line1(text, len), msg, sizeof msg);
     if (!root)
         return ks_error_set(err, "%s: not a summary: %s", name, msg);
     int ok = read_rank(root, out);
@@ -337,10 +336,8 @@ int ks_summary_report_read(const char *name, const char *text, size_t len, ks_su
     if (!rest)
         return ks_error_set(err, "%s: a %s summary carries no analyze report (summarize the trace again "
                                  "with this kinesift, or analyze the trace)", name, SCHEMA_1);
-    char *copy = ks_xstrndup(text + n1 + 1, rest);
     char msg[256];
-    out->root = yajl_tree_parse(copy, msg, sizeof msg);
-    free(copy);
+    out->root = ks_json_tree_parse(text + n1 + 1, rest, msg, sizeof msg);
     if (!out->root)
         return ks_error_set(err, "%s: not a summary: its analyze report: %s", name, msg);
     if (!read_report(out->root, out)) {
