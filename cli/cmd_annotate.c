@@ -93,5 +93,8 @@ int ks_cmd_annotate(int argc, char **argv)
     c.input = argv[first];
     if (!strcmp(c.input, "-"))
         return ks_cli_usage("annotate", "the input is read twice: give a file, not stdin");
+    const char *outs[] = {c.output};
+    if (ks_cli_outputs_not_inputs("annotate", argv + first, 1, outs, 1))
+        return KS_EXIT_USAGE;
     return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

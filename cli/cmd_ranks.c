@@ -314,6 +314,8 @@ int ks_cmd_ranks(int argc, char **argv)
     int prc = ks_opt_parse("ranks", tab, argc, argv, &first);
     if (prc)
         return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first < argc && ks_cli_outputs_not_inputs("ranks", argv + first, (size_t)(argc - first), NULL, 0))
+        return KS_EXIT_USAGE;
     if (first >= argc)
         return ks_cli_usage("ranks", "no input file");
     int jobs = ra.jobs;

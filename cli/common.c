@@ -1,5 +1,6 @@
 /* cli/common.c: helpers every subcommand shares: one-line errors, usage errors, input loading
  * (directories, archives, stdin) with a progress line on a terminal. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -7,6 +8,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +45,114 @@ void ks_cli_error(const char *file, const ks_error *err)
     char buf[1200];
     ks_cli_error_text(file, err, buf, sizeof buf);
     fprintf(stderr, "kinesift: %s\n", buf);
+}
+
+static int stdout_failure_told;
+
+int ks_cli_write_failed(const char *cmd)
+{
+    int e = errno;
+    if (!stdout_failure_told)
+        fprintf(stderr, "kinesift: %s: cannot write standard output: %s\n", cmd,
+                e ? strerror(e) : "a write failed");
+    stdout_failure_told = 1;
+    return KS_EXIT_USAGE;
+}
+
+int ks_cli_finish_stdout(const char *cmd, int rc)
+{
+    int bad = ferror(stdout) != 0;
+    errno = 0;
+    if (fflush(stdout) != 0)
+        bad = 1;
+    int e = errno;
+    /* a close can fail too (NFS, a full pipe's peer): its errno is the reason then */
+    errno = 0;
+    if (fclose(stdout) != 0 && errno != EBADF && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad)
+        return rc;
+    errno = e;
+    ks_cli_write_failed(cmd);
+    return rc ? rc : KS_EXIT_USAGE;
+}
+
+typedef struct seen_file {
+    dev_t dev;
+    ino_t ino;
+    const char *name;
+} seen_file;
+
+static void seen_add(seen_file **v, size_t *n, size_t *cap, const struct stat *sb, const char *name)
+{
+    KS_GROW(*v, *cap, *n + 1);
+    (*v)[*n].dev = sb->st_dev;
+    (*v)[*n].ino = sb->st_ino;
+    (*v)[(*n)++].name = name;
+}
+
+static const char *seen_find(const seen_file *v, size_t n, const struct stat *sb)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dev == sb->st_dev && v[i].ino == sb->st_ino)
+            return v[i].name;
+    return NULL;
+}
+
+int ks_cli_outputs_not_inputs(const char *cmd, char *const *inputs, size_t ninputs,
+                              const char *const *outputs, size_t nout)
+{
+    seen_file *seen = NULL;
+    size_t ns = 0, cap = 0;
+    struct stat sb;
+    char **expand = ks_xcalloc(ninputs + 1, sizeof *expand);
+    size_t ne = 0;
+    for (size_t i = 0; i < ninputs; i++) {
+        const char *in = inputs[i];
+        if (!strcmp(in, "-")) {
+            if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode))
+                seen_add(&seen, &ns, &cap, &sb, "standard input");
+            continue;
+        }
+        if (stat(in, &sb) == 0) {
+            seen_add(&seen, &ns, &cap, &sb, in);
+            expand[ne++] = (char *)in;
+        } else if (in[0] == '@' && stat(in + 1, &sb) == 0) {
+            seen_add(&seen, &ns, &cap, &sb, in + 1);
+            if (S_ISREG(sb.st_mode))
+                expand[ne++] = (char *)in;
+        }
+    }
+    char **list = NULL;
+    size_t nl = 0;
+    ks_error err;
+    if (ne && ks_inputs_expand(expand, ne, &list, &nl, &err) == KS_OK) {
+        for (size_t i = 0; i < nl; i++)
+            if (strcmp(list[i], "-") && stat(list[i], &sb) == 0)
+                seen_add(&seen, &ns, &cap, &sb, list[i]);
+    } /* else: the load says what is wrong with the inputs */
+    int rc = 0;
+    for (size_t o = 0; o < nout && !rc; o++) {
+        const char *in;
+        if (outputs[o] && strcmp(outputs[o], "-") && stat(outputs[o], &sb) == 0 &&
+            (in = seen_find(seen, ns, &sb))) {
+            ks_cli_fail("%s: %s: is an input of this run (%s); refusing to write over it", cmd, outputs[o], in);
+            rc = KS_EXIT_USAGE;
+        }
+    }
+    const char *in;
+    if (!rc && fstat(1, &sb) == 0 && S_ISREG(sb.st_mode) && (in = seen_find(seen, ns, &sb))) {
+        ks_cli_fail("%s: standard output is an input of this run (%s); refusing to write over it "
+                    "(a shell's >> onto the input?)", cmd, in);
+        rc = KS_EXIT_USAGE;
+    }
+    if (list)
+        ks_inputs_free(list, nl);
+    free(expand);
+    free(seen);
+    return rc;
 }
 
 int ks_cli_usage(const char *cmd, const char *fmt, ...)

@@ -121,5 +121,5 @@ int main(int argc, char **argv)
             return KS_EXIT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1);
+    return ks_cli_finish_stdout(c->name, c->run(argc - 1, argv + 1));
 }

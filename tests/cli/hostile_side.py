@@ -5,7 +5,7 @@ Side inputs (summaries, budgets, validate results, redaction rules, nvidia-smi C
 document nested far deeper than anything kinesift writes is refused with one line before a tree
 is built (it overflowed the stack when the tree was freed, exit 139), a decompression bomb or an
 endless input stops at its size limit with one line, exit 2. Run under ASan+UBSan too."""
-import gzip, json, os, subprocess, sys, tempfile, zlib
+import gzip, json, os, stat, subprocess, sys, tempfile, time, zlib
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ.get("KS_FIXTURES") or os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
@@ -112,6 +112,114 @@ try:
     # an honest summary still reads
     r = run("analyze", s)
     check(r.returncode == 0, f"analyze of an honest summary: {r.stderr!r}")
+
+    # ---- outputs: never a device node, never an input, never a silent failed write -----------
+    d = os.path.join(tmp, "out")
+    os.makedirs(d)
+    dev = os.path.join(d, "nulldev")
+    have_dev = True
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:  # not root: a FIFO is a node a rename would replace too
+        have_dev = False
+        os.mkfifo(dev)
+    before = os.stat(dev)
+    t2 = write(os.path.join(tmp, "t2.json"), trace(40, "aten::add"))
+    for cmd in (["diff", t, t2, "--output", dev], ["gate", "-b", t, "-c", t2, "--json", dev],
+                ["gate", "-b", t, "-c", t2, "--junit", dev], ["gate", "-b", t, "-c", t2, "--markdown", dev],
+                ["redact", t, "-o", os.path.join(d, "red.json"), "--report-json", dev]):
+        r = run(*cmd)
+        after = os.stat(dev)
+        check(r.returncode == 2 and b"not a regular file" in r.stderr and after.st_mode == before.st_mode and
+              after.st_ino == before.st_ino, f"{cmd[0]} onto a device node: {r.returncode} {r.stderr[-300:]!r}")
+    # an input reached through a directory or an @LIST
+    D, E = os.path.join(tmp, "D"), os.path.join(tmp, "E")
+    os.makedirs(D)
+    os.makedirs(E)
+    r0 = write(os.path.join(D, "r0.json"), trace())
+    write(os.path.join(E, "r0.json"), trace(40, "aten::add"))
+    lst = write(os.path.join(tmp, "list.txt"), (r0 + "\n").encode())
+    keep = open(r0, "rb").read()
+    for cmd in (["report", D, "-o", r0, "--force", "--quiet"], ["report", "@" + lst, "-o", r0, "--force", "--quiet"],
+                ["diff", D, E, "--output", r0], ["diff", "@" + lst, E, "--output", r0],
+                ["gate", "-b", "@" + lst, "-c", E, "--json", r0],
+                ["summarize", "@" + lst, "-o", os.path.join(tmp, "l.kss.json")],  # not an input: passes
+                ["report", "@" + lst, "-o", lst, "--force", "--quiet"]):  # the list file itself
+        r = run(*cmd)
+        ok = r.returncode == 0 if cmd[0] == "summarize" else \
+            (r.returncode == 2 and b"is an input" in r.stderr and open(r0, "rb").read() == keep and
+             open(lst, "rb").read() == (r0 + "\n").encode())
+        check(ok, f"{' '.join(cmd)}: {r.returncode} {r.stderr[-300:]!r}")
+    # standard output appended onto an input (a shell's >>)
+    for cmd in (["redact", r0], ["redact", r0, "-o", "-"], ["analyze", r0], ["stats", D], ["ranks", "@" + lst],
+                ["whatif", r0, "--shrink", "aten::mm=0.5"]):
+        with open(r0, "ab") as out:
+            r = subprocess.run([KS, *cmd], stdout=out, stderr=subprocess.PIPE, timeout=120)
+        check(r.returncode == 2 and b"standard output is an input" in r.stderr and open(r0, "rb").read() == keep,
+              f"{' '.join(cmd)} >> input: {r.returncode} {r.stderr[-300:]!r}")
+    # a full disk, /dev/full: one line naming the output, exit 2
+    if os.path.exists("/dev/full"):
+        for cmd in (["whatif", t, "--shrink", "aten::mm=0.5"], ["whatif", t, "--shrink", "aten::mm=0.5", "--format", "json"],
+                    ["ranks", t], ["analyze", t], ["stats", t], ["diff", t, t2], ["gate", "-b", t, "-c", t2],
+                    ["redact", t, "-o", "-"]):
+            with open("/dev/full", "wb") as out:
+                r = subprocess.run([KS, *cmd], stdout=out, stderr=subprocess.PIPE, timeout=120)
+            err = r.stderr.decode()
+            check(r.returncode == 2 and "cannot write standard output: No space left on device" in err and
+                  len(err.strip().splitlines()) <= 2,
+                  f"{' '.join(cmd)} > /dev/full: {r.returncode} {err[-300:]!r}")
+
+    def small_fsize():  # a file system that fills after 4 KiB: writes fail with EFBIG
+        import resource, signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    big = trace(400)
+    tb, tb2 = write(os.path.join(tmp, "tb.json"), big), write(os.path.join(tmp, "tb2.json"), trace(400, "aten::add"))
+    # the inputs are written before the limit applies; outputs of more than 4 KiB fail
+    for cmd, out in ((["diff", tb, tb2, "--format", "json", "--output", os.path.join(d, "diff.json")], "diff.json"),
+                     (["gate", "-b", tb, "-c", tb2, "--json", os.path.join(d, "gate.json")], "gate.json"),
+                     (["whatif", tb, "--shrink", "aten::mm=0.5", "--format", "json"], None)):
+        if out:
+            r = subprocess.run([KS, *cmd], capture_output=True, preexec_fn=small_fsize, timeout=120)
+        else:
+            with open(os.path.join(d, "whatif.json"), "wb") as so:
+                r = subprocess.run([KS, *cmd], stdout=so, stderr=subprocess.PIPE, preexec_fn=small_fsize, timeout=120)
+        err = r.stderr.decode()
+        named = ("cannot write %s" % os.path.join(d, out)) if out else "cannot write standard output"
+        check(r.returncode == 2 and named in err and "File too large" in err and
+              (not out or not os.path.exists(os.path.join(d, out))), f"{cmd[0]} on a full disk: {r.returncode} {err[-300:]!r}")
+
+    # ---- temporaries: 0600 until in place; a SIGKILL leaves nothing readable by others --------
+    body = json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op /home/alice/x %d" % i, "pid": 1,
+                                        "tid": 1, "ts": i, "dur": 1} for i in range(100000)]}).encode()
+    for no_tmpfile in ("1", "0"):
+        kd = os.path.join(tmp, "kill" + no_tmpfile)
+        os.makedirs(kd)
+        env = dict(os.environ, KINESIFT_NO_O_TMPFILE=no_tmpfile)
+        p = subprocess.Popen([KS, "redact", "-", "-o", os.path.join(kd, "o.json")], stdin=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=env)
+        p.stdin.write(body[:len(body) // 2])
+        p.stdin.flush()
+        deadline = time.time() + 60
+        while time.time() < deadline and no_tmpfile == "1" and not os.listdir(kd):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        p.kill()
+        p.wait()
+        p.stdin.close()
+        left = [(f, os.stat(os.path.join(kd, f)).st_mode & 0o777) for f in os.listdir(kd)]
+        check(all(m & 0o077 == 0 for _, m in left) and (no_tmpfile == "1" or not left),
+              f"after SIGKILL (KINESIFT_NO_O_TMPFILE={no_tmpfile}): {left}")
+        if no_tmpfile == "1":
+            check(len(left) == 1, f"the named temporary was there to test: {left}")
+    # a finished output has the usual mode of a new file
+    for no_tmpfile in ("1", "0"):
+        o = os.path.join(d, "mode%s.json" % no_tmpfile)
+        r = subprocess.run([KS, "redact", t, "-o", o], capture_output=True,
+                           env=dict(os.environ, KINESIFT_NO_O_TMPFILE=no_tmpfile),
+                           preexec_fn=lambda: os.umask(0o027))
+        check(r.returncode == 0 and os.stat(o).st_mode & 0o777 == 0o640,
+              f"output mode under umask 027: {r.returncode} {oct(os.stat(o).st_mode) if os.path.exists(o) else None}")
 finally:
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)
