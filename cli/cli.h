@@ -40,7 +40,10 @@ KS_DECLARE_COMMAND(summarize);
 void ks_cli_oom_init(void);
 void ks_cli_activity(const char *what, const char *path);
 
-/* "kinesift: msg" on stderr (printf style). */
+/* s on out with its control characters written \xNN (newlines kept when keep_newlines): text
+ * that comes from an input (a summary's stored report) never sends a terminal its codes. */
+void ks_cli_put_escaped(FILE *out, const char *s, int keep_newlines);
+/* "kinesift: msg" on stderr (printf style), one line: control characters written \xNN. */
 void ks_cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

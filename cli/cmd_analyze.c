@@ -212,11 +212,11 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     if (c->format == 1)
         ks_analyze_json_tree(c->json, rep.trace);
     else if (c->format == 2)
-        fputs(rep.csv, stdout);
-    else {
+        ks_cli_put_escaped(stdout, rep.csv, 1); /* what the summary keeps is not trusted: no */
+    else {                                      /* terminal codes (honest text has none) */
         if (!c->first)
             fputc('\n', stdout);
-        fputs(rep.text, stdout);
+        ks_cli_put_escaped(stdout, rep.text, 1);
     }
     c->first = 0;
     ks_summary_report_free(&rep);

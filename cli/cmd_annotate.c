@@ -55,8 +55,8 @@ static int on_trace(void *ctx, ks_trace *tr)
         ks_cli_error(c->input, &err);
         rc = KS_EXIT_USAGE;
     } else if (!c->io.quiet) {
-        fprintf(stderr, "kinesift: %s: %llu events added (pid \"kinesift\") -> %s\n", tr->source,
-                (unsigned long long)added, c->output);
+        ks_cli_fail("%s: %llu events added (pid \"kinesift\") -> %s", tr->source, (unsigned long long)added,
+                    c->output);
     }
     ks_cli_insights_free(&r);
     ks_trace_free(tr);

@@ -277,14 +277,14 @@ static void summary(const redact_cli *c, const char *src, const char *dst,
 {
     if (c->quiet)
         return;
-    fprintf(stderr, "kinesift: redact: %s -> %s: %llu events; %llu string%s changed by %llu replacement%s%s%s\n",
-            src, dst ? dst : "standard output", (unsigned long long)r->events,
-            (unsigned long long)r->strings_rewritten, r->strings_rewritten == 1 ? "" : "s",
-            (unsigned long long)replacements, replacements == 1 ? "" : "s",
-            r->repairs ? ", malformed strings repaired" : "",
-            r->passes > 1 ? ", second pass for late literals" : "");
+    ks_cli_fail("redact: %s -> %s: %llu events; %llu string%s changed by %llu replacement%s%s%s",
+                src, dst ? dst : "standard output", (unsigned long long)r->events,
+                (unsigned long long)r->strings_rewritten, r->strings_rewritten == 1 ? "" : "s",
+                (unsigned long long)replacements, replacements == 1 ? "" : "s",
+                r->repairs ? ", malformed strings repaired" : "",
+                r->passes > 1 ? ", second pass for late literals" : "");
     if (r->closed_array)
-        fprintf(stderr, "kinesift: redact: %s: the event array had no closing ']': added\n", src);
+        ks_cli_fail("redact: %s: the event array had no closing ']': added", src);
 }
 
 /* compressed bytes are not for a terminal (as gzip refuses): -o - or --force to insist */

@@ -77,7 +77,7 @@ static int on_trace(void *ctx, ks_trace *tr)
         if (ks_rank_from_trace(tr, &rko, new_rank(c), &err) == KS_OK)
             c->nranks++;
         else if (!c->io.quiet)
-            fprintf(stderr, "kinesift: %s: left out of the multi-rank section: %s\n", tr->source, err.msg);
+            ks_cli_fail("%s: left out of the multi-rank section: %s", tr->source, err.msg);
     }
     ks_cli_insights_free(&r);
     ks_trace_free(tr);

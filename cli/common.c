@@ -18,14 +18,33 @@
 #include "common/util.h"
 #include "kinesift/ranks.h"
 
+void ks_cli_put_escaped(FILE *out, const char *s, int keep_newlines)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p < 0x20 && !(keep_newlines && *p == '\n')) || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+}
+
+/* "kinesift: " + msg + newline, msg's control characters escaped: a name taken from the input (an
+ * archive member, a summary's source) never breaks the one line nor sends a terminal codes */
+static void error_line(const char *msg)
+{
+    fputs("kinesift: ", stderr);
+    ks_cli_put_escaped(stderr, msg, 0);
+    fputc('\n', stderr);
+}
+
 void ks_cli_fail(const char *fmt, ...)
 {
+    char buf[2048];
     va_list ap;
-    fputs("kinesift: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    error_line(buf);
 }
 
 void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n)
@@ -44,7 +63,7 @@ void ks_cli_error(const char *file, const ks_error *err)
 {
     char buf[1200];
     ks_cli_error_text(file, err, buf, sizeof buf);
-    fprintf(stderr, "kinesift: %s\n", buf);
+    error_line(buf);
 }
 
 static int stdout_failure_told;
@@ -194,14 +213,13 @@ void ks_cli_warnings(const ks_trace *tr, int quiet)
             continue;
         const ks_diag_example *e = k->nexamples ? &k->ex[0] : NULL;
         if (e && e->has_pos)
-            fprintf(stderr, "kinesift: %s: %s: %s x%llu, first at byte %llu (line %llu, column %llu): %s\n",
-                    tr->source, ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
-                    (unsigned long long)e->byte, (unsigned long long)e->line,
-                    (unsigned long long)e->column, e->text);
+            ks_cli_fail("%s: %s: %s x%llu, first at byte %llu (line %llu, column %llu): %s", tr->source,
+                        ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
+                        (unsigned long long)e->byte, (unsigned long long)e->line,
+                        (unsigned long long)e->column, e->text);
         else
-            fprintf(stderr, "kinesift: %s: %s: %s x%llu%s%s\n", tr->source,
-                    ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
-                    e ? ": " : "", e ? e->text : "");
+            ks_cli_fail("%s: %s: %s x%llu%s%s", tr->source, ks_severity_name(k->severity), k->id,
+                        (unsigned long long)k->count, e ? ": " : "", e ? e->text : "");
     }
 }
 
@@ -329,7 +347,7 @@ void ks_cli_oom_init(void)
 static void skipped_input(void *ctx, const char *msg)
 {
     (void)ctx;
-    fprintf(stderr, "kinesift: warning: %s\n", msg);
+    ks_cli_fail("warning: %s", msg);
 }
 
 /* a summary, read whole (it is small: KS_LIMIT_SUMMARY_BYTES at most) and handed to o->summary */
@@ -393,7 +411,7 @@ static int input_failed(const ks_load_opts *o, void *ctx, const char *name, cons
 {
     char buf[1200];
     ks_cli_error_text(name, err, buf, sizeof buf);
-    fprintf(stderr, "kinesift: %s\n", buf);
+    error_line(buf);
     if (!o->on_error)
         return 0;
     o->on_error(ctx, name, buf);

@@ -60,7 +60,8 @@ static void usage(FILE *out)
     fprintf(out,
             "\n"
             "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
-            "validate: slower or different-results), 2 usage or input error, 3 inconclusive\n"
+            "validate: slower or different-results), 2 usage or input error (an output that\n"
+            "cannot be written or that is an input included), 3 inconclusive\n"
             "(gate, validate), 77 GPU required but unavailable (validate).\n");
 }
 

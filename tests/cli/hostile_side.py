@@ -220,6 +220,68 @@ try:
                            preexec_fn=lambda: os.umask(0o027))
         check(r.returncode == 0 and os.stat(o).st_mode & 0o777 == 0o640,
               f"output mode under umask 027: {r.returncode} {oct(os.stat(o).st_mode) if os.path.exists(o) else None}")
+
+    # ---- endless side inputs: /dev/zero as an nvidia-smi CSV or an @LIST --------------------
+    if os.path.exists("/dev/zero"):
+        r = run("analyze", "--smi", "/dev/zero", "--smi-tz", "UTC", t, timeout=60)
+        check(one_line_error(r, "/dev/zero", "NUL byte"), f"analyze --smi /dev/zero: {r.returncode} {r.stderr[-300:]!r}")
+        r = run("analyze", "@/dev/zero", timeout=60)
+        check(one_line_error(r, "@/dev/zero", "NUL byte"), f"analyze @/dev/zero: {r.returncode} {r.stderr[-300:]!r}")
+    # endless lines without a NUL: the size limits
+    p = subprocess.Popen(["sh", "-c", "yes 'x,y,z' | exec \"$0\" analyze --smi /dev/stdin --smi-tz UTC \"$1\"", KS, t],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, err = p.communicate(timeout=300)
+    check(p.returncode == 2 and b"not an nvidia-smi CSV" in err, f"analyze --smi endless: {p.returncode} {err[-300:]!r}")
+    p = subprocess.Popen(["sh", "-c", "yes '# comment' | exec \"$0\" analyze @/dev/stdin", KS],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, err = p.communicate(timeout=300)
+    check(p.returncode == 2 and b"larger than 16 MiB" in err, f"analyze @endless: {p.returncode} {err[-300:]!r}")
+    # a NUL byte in an @LIST line: an error, never a cut path
+    nl = write(os.path.join(tmp, "nul.lst"), t.encode() + b"\0/\n")
+    r = run("stats", "@" + nl)
+    check(one_line_error(r, "nul.lst", "line 1: NUL byte"), f"NUL byte in an @LIST: {r.returncode} {r.stderr[-300:]!r}")
+
+    # ---- tampered summaries: every field against the writer's laws ---------------------------
+    doc = json.loads(line1)
+    doc2 = json.loads(line2)
+
+    def tampered(name, **changes):
+        d = dict(doc, **changes)
+        return write(os.path.join(tmp, name + ".kss.json"), json.dumps(d).encode() + b"\n" + line2 + b"\n")
+    span = max(doc["gpu_span_ns"], 1)
+    cases = {
+        "busy-over-span": dict(gpu_busy_ns=span * 5 * 10**6, gpu_span_ns=span),
+        "negative-compute": dict(compute_ns=-5),
+        "exposed-over-comm": dict(exposed_communication_ns=doc["communication_ns"] + 1),
+        "median-not-quantile": dict(step_median_ns=doc["step_median_ns"] + 1),
+        "negative-host-wait": dict(host_wait_ns=-7),
+        "rank-past-world": dict(distributed_rank=9, world_size=4),
+    }
+    for name, ch in cases.items():
+        p = tampered(name, **ch)
+        for cmd in ("ranks", "analyze"):
+            r = run(cmd, p)
+            check(one_line_error(r, name, "tampered"), f"{cmd} of a tampered summary ({name}): {r.returncode} {r.stderr[-300:]!r}")
+    # terminal codes in the report a summary keeps: escaped, never replayed; the error line of a
+    # name with a newline and an escape stays one line
+    esc = dict(doc2)
+    esc["analyze"] = dict(doc2["analyze"], text="\x1b]0;owned\x07\x1b[2J report\n", csv="a,\x1b[31m,b\n")
+    p = write(os.path.join(tmp, "esc.kss.json"), line1 + b"\n" + json.dumps(esc).encode() + b"\n")
+    for fmt in ("text", "csv"):
+        r = run("analyze", "--format", fmt, p)
+        check(r.returncode == 0 and b"\x1b" not in r.stdout and b"\\x1b" in r.stdout,
+              f"analyze --format {fmt} of a summary with terminal codes: {r.returncode} {r.stdout[:200]!r}")
+    import tarfile, io
+    tp = os.path.join(tmp, "members.tar")
+    with tarfile.open(tp, "w") as tf:
+        bad = b"{not json"
+        ti = tarfile.TarInfo("evil\x1b[2J\nrank0.json")
+        ti.size = len(bad)
+        tf.addfile(ti, io.BytesIO(bad))
+    r = run("stats", tp)
+    err = r.stderr
+    check(r.returncode == 2 and b"\x1b" not in err and len(err.strip().split(b"\n")) == 1 and b"\\x1b" in err,
+          f"an archive member's name with control characters in an error line: {r.returncode} {err!r}")
 finally:
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)
