@@ -556,8 +556,19 @@ int ks_cmd_redact(int argc, char **argv)
     char **inputs;
     size_t n;
     ks_error err;
-    const char *outs[] = {c.report_json};
-    if (ks_cli_outputs_not_inputs("redact", argv + first, (size_t)(argc - first), outs, 1)) {
+    /* the traces and the side files (key, deny terms, rules) against the outputs */
+    char **ins = ks_xcalloc((size_t)(argc - first) + 4, sizeof *ins);
+    size_t nins = 0;
+    for (int i = first; i < argc; i++)
+        ins[nins++] = argv[i];
+    const char *side[] = {c.key_file, c.deny_file, c.o.rules_file};
+    for (size_t i = 0; i < 3; i++)
+        if (side[i])
+            ins[nins++] = (char *)side[i];
+    const char *outs[] = {c.output}; /* --report-json: checked against the outputs too, below */
+    int clash = ks_cli_outputs_not_inputs("redact", ins, nins, outs, 1);
+    free(ins);
+    if (clash) {
         cli_free(&c);
         return KS_EXIT_USAGE;
     }

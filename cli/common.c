@@ -136,7 +136,8 @@ int ks_cli_outputs_not_inputs(const char *cmd, char *const *inputs, size_t ninpu
             continue;
         }
         if (stat(in, &sb) == 0) {
-            seen_add(&seen, &ns, &cap, &sb, in);
+            if (!S_ISDIR(sb.st_mode)) /* a directory is never written over: its files are inputs */
+                seen_add(&seen, &ns, &cap, &sb, in);
             expand[ne++] = (char *)in;
         } else if (in[0] == '@' && stat(in + 1, &sb) == 0) {
             seen_add(&seen, &ns, &cap, &sb, in + 1);
@@ -157,7 +158,10 @@ int ks_cli_outputs_not_inputs(const char *cmd, char *const *inputs, size_t ninpu
         const char *in;
         if (outputs[o] && strcmp(outputs[o], "-") && stat(outputs[o], &sb) == 0 &&
             (in = seen_find(seen, ns, &sb))) {
-            ks_cli_fail("%s: %s: is an input of this run (%s); refusing to write over it", cmd, outputs[o], in);
+            if (ninputs == 1 && !strcmp(in, inputs[0])) /* the one file given */
+                ks_cli_fail("%s: %s: is the input; refusing to write over it", cmd, outputs[o]);
+            else
+                ks_cli_fail("%s: %s: is an input of this run (%s); refusing to write over it", cmd, outputs[o], in);
             rc = KS_EXIT_USAGE;
         }
     }
