@@ -14,7 +14,7 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/jsontree.h"
 #include "common/jsonw.h"
 #include "common/afile.h"
