@@ -115,8 +115,16 @@ static long feed(ks_rw_eng *e, size_t pos, size_t avail, int eof)
         syntax_error(e, e->run_in_base + ks_repair_in_offset(&e->rep, off));
         return -1;
     }
-    /* everything before the last complete token is decided */
+    /* everything before the last complete token is decided, and so are the blanks after it (and
+     * the ',' or ':' among them): they go out now, so that a run of blanks between two tokens
+     * needs no memory however long it is */
     ks_rw_emit_upto(e, e->prev_end);
+    if (e->flushed >= e->prev_end && e->flushed >= e->win_base) {
+        const char *q = e->win + (e->flushed - e->win_base), *end = e->win + e->win_len;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r' || *q == ',' || *q == ':'))
+            q++;
+        ks_rw_emit_upto(e, e->win_base + (uint64_t)(q - e->win));
+    }
     return (long)consumed;
 }
 
