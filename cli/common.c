@@ -95,7 +95,7 @@ int ks_cli_finish_stdout(const char *cmd, int rc)
         return rc;
     errno = e;
     ks_cli_write_failed(cmd);
-    return rc ? rc : KS_EXIT_USAGE;
+    return KS_EXIT_USAGE; /* 2 takes precedence over 1 and 3 (docs/ci.md) */
 }
 
 typedef struct seen_file {
