@@ -55,7 +55,6 @@
 #define KS_LIMIT_SUMMARY_BYTES (64u << 20)
 #define KS_LIMIT_BUDGET_BYTES (16u << 20)
 #define KS_LIMIT_VALIDATE_RESULT_BYTES (64u << 20)
-#define KS_LIMIT_RULES_BYTES (1u << 20)
 #define KS_LIMIT_SMI_BYTES (256u << 20)
 #define KS_LIMIT_LIST_BYTES (16u << 20)
 
@@ -98,6 +97,14 @@
  * their own rule. No option. */
 #define KS_LIMIT_LITERAL_MIN 3
 #define KS_LIMIT_LITERAL_MAX 253
+
+/* Bytes of a terms file (`redact --deny-file`, one term a line): a larger file (or an endless
+ * one, /dev/zero) is refused with an error naming it, before any trace is read. No option. */
+#define KS_LIMIT_TERMS_FILE (16 << 20)
+
+/* Bytes of a user rules file (`redact --rules`, JSON): a larger one is refused the same way.
+ * No option. */
+#define KS_LIMIT_RULES_FILE (1 << 20)
 
 /* Bytes of a JSON key the redactor matches rules against; a longer key is compared by its first
  * KS_LIMIT_RD_KEY bytes. No option. */
