@@ -219,11 +219,11 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     if (c->format == 1)
         ks_analyze_json_tree(c->json, rep.trace);
     else if (c->format == 2)
-        fputs(rep.csv, stdout);
-    else {
+        ks_cli_put_escaped(stdout, rep.csv, 1); /* what the summary keeps is not trusted: no */
+    else {                                      /* terminal codes (honest text has none) */
         if (!c->first)
             fputc('\n', stdout);
-        fputs(rep.text, stdout);
+        ks_cli_put_escaped(stdout, rep.text, 1);
     }
     c->first = 0;
     ks_summary_report_free(&rep);
@@ -265,7 +265,8 @@ int ks_cmd_analyze(int argc, char **argv)
     c.ro.sort = (ks_sort_key)sort;
     if (first >= argc)
         return ks_cli_usage("analyze", "no input file");
-    if (ks_cli_insight_check(&c.io, "analyze"))
+    if (ks_cli_insight_check(&c.io, "analyze") ||
+        ks_cli_outputs_not_inputs("analyze", argv + first, (size_t)(argc - first), NULL, 0))
         return KS_EXIT_USAGE;
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
     if (peak) {
@@ -290,14 +291,10 @@ int ks_cmd_analyze(int argc, char **argv)
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
     int64_t t0 = ks_timings_start(c.timings);
-    if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
-        ks_cli_fail("analyze: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
-    if (fflush(stdout) != 0 && !rc) {
-        ks_cli_fail("analyze: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
+    if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc)
+        rc = ks_cli_write_failed("analyze");
+    if (fflush(stdout) != 0 && !rc)
+        rc = ks_cli_write_failed("analyze");
     if (timed) {
         ks_timings_stop(c.timings, "writing", t0, 0);
         ks_cli_timings_print(stderr, "analyze", &tm, ks_timings_now() - start);

@@ -230,20 +230,22 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
     if (several && format == 1)
         fprintf(out, "\n]}\n");
     if (output) {
-        if (bad || rc)
+        /* a failed write: commit names it ("cannot write FILE: No space left on device") and
+         * removes the temporary file; it never puts a stream in error in place */
+        if (rc && !bad)
             ks_outfile_abort(of);
         else if (ks_outfile_commit(of, &err) != KS_OK) {
             ks_cli_error(NULL, &err);
             bad = 1;
+        } else if (bad) { /* cannot happen: the stream was in error */
+            ks_cli_fail("%s: cannot write", output);
         }
-    } else if (fflush(stdout) != 0) {
+    } else if (fflush(stdout) != 0 || bad) {
+        ks_cli_write_failed("diff");
         bad = 1;
     }
-    if (bad) {
-        if (!output)
-            ks_cli_fail("diff: cannot write the output");
+    if (bad)
         rc = KS_EXIT_USAGE;
-    }
 done:
     side_free(&b);
     side_free(&a);
@@ -314,6 +316,9 @@ int ks_cmd_diff(int argc, char **argv)
     for (int i = first; output && i < argc; i++)
         if (ks_same_file(output, argv[i]))
             return ks_cli_usage("diff", "--output %s is an input: refusing to overwrite it", output);
+    const char *outs[] = {output};
+    if (ks_cli_outputs_not_inputs("diff", argv + first, 2, outs, 1))
+        return KS_EXIT_USAGE;
     size_t rows = top >= 0 ? (size_t)top : (format == 0 || format == 3 ? 20 : 0);
     return run(argv + first, &lo, &o, &dopts, format, rows, output);
 }

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
@@ -103,6 +104,11 @@ int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
     char chunk[16384];
     ssize_t n;
     while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            free(b.p);
+            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
+                                KS_LIMIT_SUMMARY_BYTES >> 20);
+        }
         ks_buf_put(&b, chunk, (size_t)n);
         if (memchr(chunk, '\n', (size_t)n))
             break;
@@ -352,6 +358,8 @@ int ks_cmd_ranks(int argc, char **argv)
     int prc = ks_opt_parse("ranks", tab, argc, argv, &first);
     if (prc)
         return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first < argc && ks_cli_outputs_not_inputs("ranks", argv + first, (size_t)(argc - first), NULL, 0))
+        return KS_EXIT_USAGE;
     if (first >= argc)
         return ks_cli_usage("ranks", "no input file");
     int jobs = ra.jobs;

@@ -147,5 +147,8 @@ int ks_cmd_summarize(int argc, char **argv)
         return ks_cli_usage("summarize", "the output name must contain .kss.json, not '%s'", c.out);
     if (!strcmp(c.out, argv[first]))
         return ks_cli_usage("summarize", "the output would overwrite the input");
+    const char *outs[] = {c.out};
+    if (ks_cli_outputs_not_inputs("summarize", argv + first, 1, outs, 1))
+        return KS_EXIT_USAGE;
     return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

@@ -133,12 +133,14 @@ int ks_cmd_whatif(int argc, char **argv)
         rc = ks_cli_usage("whatif", "no input file");
     if (!rc && !listed && !c.nsh)
         rc = ks_cli_usage("whatif", "nothing to project: give --shrink LABEL=FACTOR");
+    if (!rc && !listed)
+        rc = ks_cli_outputs_not_inputs("whatif", argv + first, (size_t)(argc - first), NULL, 0);
     if (!rc && !listed) {
         if (c.json)
             c.jw = ks_whatif_json_begin(stdout);
         rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
         if (c.json && ks_whatif_json_end(c.jw) != 0 && !rc)
-            rc = KS_EXIT_USAGE;
+            rc = ks_cli_write_failed("whatif");
     }
     for (size_t i = 0; i < c.nsh; i++)
         free((char *)c.sh[i].label);

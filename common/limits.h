@@ -43,6 +43,25 @@
  * past the last slot share it and are counted ("parse.too_many_categories"). No option. */
 #define KS_LIMIT_CATEGORIES 65535
 
+/* Nesting depth and values of a JSON document read whole into a tree (common/jsontree.h: a
+ * summary's lines, a budget, a validate result, a redaction rules file). Deeper or larger is
+ * refused, naming the byte, before the tree is built: the tree costs ~95 bytes a value (a
+ * document of 2^20 tiny values: 95 MB, 1.6 s) and is freed by recursion, one stack frame a
+ * level. What kinesift writes nests 9 levels and holds a value every 25 bytes or more (a summary
+ * of 1 MB: 33 000 values; a summary line of ~50 000 collectives reaches the limit). No option. */
+#define KS_LIMIT_TREE_DEPTH 128
+#define KS_LIMIT_TREE_VALUES (1 << 20)
+
+/* Bytes of the side inputs read whole, after decompression: a summary (kinesift summarize: a
+ * summary of a trace of hundreds of MB is a few MB), a budget, a validate result, a redaction
+ * rules file, an nvidia-smi CSV, an @LIST. Larger is an error naming the file and the limit (an
+ * endless input, /dev/zero, stops there). No option. */
+#define KS_LIMIT_SUMMARY_BYTES (64u << 20)
+#define KS_LIMIT_BUDGET_BYTES (16u << 20)
+#define KS_LIMIT_VALIDATE_RESULT_BYTES (64u << 20)
+#define KS_LIMIT_SMI_BYTES (256u << 20)
+#define KS_LIMIT_LIST_BYTES (16u << 20)
+
 /* ---- store and diagnostics ------------------------------------------------------------------ */
 
 /* Bytes of one diagnostic example's text (longer ones are cut): an example is one line that

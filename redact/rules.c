@@ -6,6 +6,8 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/jsontree.h"
+
 #include "redact/redact_int.h"
 
 const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
@@ -200,7 +202,7 @@ int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SI
 
 /* ---- user rules -------------------------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t max, ks_error *err)
+static char *slurp(const char *path, size_t max, size_t *len, ks_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -215,7 +217,7 @@ static char *slurp(const char *path, size_t max, ks_error *err)
         if (b.n > max) {
             fclose(f);
             ks_buf_free(&b);
-            ks_error_set(err, "%s: larger than %zu bytes", path, max);
+            ks_error_set(err, "%s: larger than %zu bytes: not a rules file", path, max);
             return NULL;
         }
     }
@@ -227,6 +229,7 @@ static char *slurp(const char *path, size_t max, ks_error *err)
         return NULL;
     }
     ks_buf_cstr(&b);
+    *len = b.n;
     return b.p;
 }
 
@@ -281,18 +284,15 @@ int ks_rd_user_rules_load(const char *path, ks_rd_user_rule **rules, size_t *n, 
 {
     *rules = NULL;
     *n = 0;
-    char *text = slurp(path, KS_LIMIT_RULES_FILE, err);
+    size_t len;
+    char *text = slurp(path, KS_LIMIT_RULES_FILE, &len, err);
     if (!text)
         return KS_ERR;
     char eb[256];
-    yajl_val root = yajl_tree_parse(text, eb, sizeof eb);
+    yajl_val root = ks_json_tree_parse(text, len, eb, sizeof eb);
     free(text);
-    if (!root) {
-        char *nl = strchr(eb, '\n');
-        if (nl)
-            *nl = 0;
+    if (!root)
         return ks_error_set(err, "%s: %s", path, eb);
-    }
     yajl_val arr = root;
     if (YAJL_IS_OBJECT(root)) {
         const char *p[] = {"rules", NULL};
