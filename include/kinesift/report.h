@@ -34,6 +34,8 @@ typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_
 typedef struct ks_report_opts {
     size_t top;        /* rows per table; 0 = all */
     ks_sort_key sort;  /* order of the ops and labels tables */
+    size_t width;      /* text: the terminal's columns (long lines wrapped, names shortened in
+                        * the middle); 0 = no limit (tables aligned, lines whole) */
 } ks_report_opts;
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
