@@ -22,9 +22,12 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/intervals.h"
-#include "analysis/analysis_int.h"
-#include "analysis/pool.h"
+#include "algo/intervals.h"
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
+#include "vocab/calls.h"
+#include "vocab/kinds.h"
+#include "algo/pool.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 #include "insights/diagnose_int.h"
@@ -1380,7 +1383,7 @@ static void run_checks(const dctx *c, ks_diagnoses *out)
             r.order[j] = r.order[j - 1], j--;
         r.order[j] = i;
     }
-    ks_pool_run(NCHECKS, c->a->priv->threads, check_task, &r);
+    ks_pool_run(NCHECKS, ks_analysis_threads(c->a), check_task, &r);
     for (size_t k = 0; k < NCHECKS; k++) {
         ks_diagnoses *p = &r.part[k];
         if (!p->n)

@@ -13,7 +13,7 @@
 #ifndef KS_INSIGHTS_DIAGNOSE_INT_H
 #define KS_INSIGHTS_DIAGNOSE_INT_H
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "kinesift/insights.h"
 
 /* a kind of diagnosis: its id, whether it is a caveat (no saving claimed: impact -1), and how its

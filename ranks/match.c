@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
 #include "kinesift/ranks.h"

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis_int.h"
-#include "analysis/intervals.h"
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
+#include "algo/intervals.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"

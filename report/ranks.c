@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
