@@ -49,6 +49,7 @@ static int cb_start_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -95,6 +96,7 @@ static int cb_end_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
@@ -128,6 +130,7 @@ static int cb_start_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
     int key = p->key;
@@ -164,6 +167,7 @@ static int cb_end_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
@@ -193,6 +197,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return 1;
     const char *k = (const char *)key;

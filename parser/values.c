@@ -320,6 +320,7 @@ static int top_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t
 int ks_ps_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
 {
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip)
         return 1;
     int key = p->key;

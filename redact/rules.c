@@ -84,6 +84,9 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
     [R_LEARNED_JOB] = {"learned-job", KS_CLS_JOB,
                        "job names learned from harness metadata (SLURM_JOB_NAME, job_name, ...): "
                        "job-<h>"},
+    [R_UNSCANNABLE] = {"unscannable", KS_CLS_SECRET,
+                       "a string on which a pattern failed (PCRE2 match or depth limit): "
+                       "[REDACTED:unscannable] whole; the rest of the trace is still redacted"},
 };
 
 static const char *const cls_names[KS_NCLS] = {
@@ -141,7 +144,8 @@ int ks_rd_rule_cls(const ks_redactor *rd, int rule)
  * findings of --check). Here beside the rules, below every detector that calls it. */
 void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
 {
-    rd->counts[rule]++;
+    if (!rd->muted)
+        rd->counts[rule]++;
     if (rd->nrec >= 0 && rd->nrec < (int)(sizeof rd->rec / sizeof rd->rec[0])) {
         rd->rec[rd->nrec].rule = (uint16_t)rule;
         rd->rec[rd->nrec].len = (uint32_t)len;
@@ -149,7 +153,7 @@ void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
     } else if (rd->nrec >= 0) {
         rd->nrec = (int)(sizeof rd->rec / sizeof rd->rec[0]) + 1;
     }
-    if (rd->hit)
+    if (rd->hit && !rd->muted)
         rd->hit(rd->hit_ctx, rule, len);
 }
 
@@ -277,7 +281,7 @@ int ks_rd_user_rules_load(const char *path, ks_rd_user_rule **rules, size_t *n, 
 {
     *rules = NULL;
     *n = 0;
-    char *text = slurp(path, 1 << 20, err);
+    char *text = slurp(path, KS_LIMIT_RULES_FILE, err);
     if (!text)
         return KS_ERR;
     char eb[256];

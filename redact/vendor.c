@@ -170,6 +170,12 @@ static const shape shapes[] = {
     {"hvb.", C_WORDD, 138, 300, 4.0f},               /* vault-batch-token */
     {"AQVN", C_WORDD, 35, 38, 3.0f},                 /* yandex-api-key */
     {"webhook.office.com/webhookb2/", C_URL, 100, 300, 3.0f}, /* microsoft-teams-webhook */
+    /* not in gitleaks' rule set: the shapes the vendors document */
+    {"nvapi-", C_WORDD, 40, 100, 3.0f},              /* NVIDIA API key (build.nvidia.com) */
+    {"sk-or-v1-", C_HEX, 64, 64, 3.0f},              /* OpenRouter API key */
+    {"sk-", C_ALNUM, 32, 200, 3.0f},                 /* sk-<32 hex> and sk-<48> LLM API keys */
+    {"ya29.", C_WORDD, 20, 2048, 3.0f},              /* Google OAuth 2.0 access token */
+    {"r8_", C_ALNUM, 37, 40, 3.0f},                  /* Replicate API token */
     {"4b1d", C_ALNUM, 38, 38, 3.0f},                 /* clickhouse-cloud-api-secret-key */
     /* Slack forms slack-token (secrets.c: two dashes, >= 20) does not take */
     {"xoxe.xoxb-", C_ALNUMD, 165, 168, 2.0f},        /* slack-config-access-token */
@@ -196,12 +202,19 @@ const unsigned char *ks_rd_vendor_firsts(void)
     return first;
 }
 
-size_t ks_rd_vendor_token(const char *s, size_t n)
+/* a prefix distinctive enough to be found glued to a word (xnvapi-..., 0ya29....): 3 bytes or
+ * more with a '-', '_' or '.' in them; not the bare "sk-" (disk-..., task-...) */
+static int glue_ok(const char *prefix, size_t pl)
+{
+    return pl >= 3 && strcmp(prefix, "sk-") && strpbrk(prefix, "-_.") != NULL;
+}
+
+size_t ks_rd_vendor_token(const char *s, size_t n, int glued)
 {
     for (size_t i = 0; i < NSHAPES; i++) {
         const shape *sh = &shapes[i];
         size_t pl = strlen(sh->prefix);
-        if (n < pl + sh->min || memcmp(s, sh->prefix, pl))
+        if (n < pl + sh->min || memcmp(s, sh->prefix, pl) || (glued && !glue_ok(sh->prefix, pl)))
             continue;
         size_t k = 0;
         while (pl + k < n && k <= sh->max && in_cs(sh->cs, (unsigned char)s[pl + k]))
