@@ -75,6 +75,9 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* `kinesift --version`: kinesift's version, the libraries' (running and built with), CUDA. */
 void ks_cli_version(FILE *out);
+/* The width text reports fit: $COLUMNS, else the terminal's columns when standard output is one,
+ * else 80. */
+size_t ks_cli_text_width(void);
 /* Print a help text to out, items wider than 80 columns reflowed (cli/helpwrap.c). */
 void ks_cli_help_print(FILE *out, const char *text);
 /* Print a command's help text to out. */

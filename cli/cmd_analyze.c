@@ -117,6 +117,10 @@ const char ks_help_analyze[] =
     "unreadable file) does not stop the others: each is listed after them (text), under \"errors\"\n"
     "(JSON) or as an \"error\" row (CSV), and the exit status is 2.\n"
     "\n"
+    "Text fits the terminal: $COLUMNS, else the terminal's width, else 80 columns (output not\n"
+    "to a terminal); tables aligned, long names shortened in the middle (whole in json and csv),\n"
+    "a name with too little room beside its row on a line of its own, long lines wrapped.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
@@ -263,6 +267,7 @@ int ks_cmd_analyze(int argc, char **argv)
         return rc == KS_OPT_LISTED ? 0 : rc;
     c.folded_metric = (ks_folded_metric)metric;
     c.ro.sort = (ks_sort_key)sort;
+    c.ro.width = ks_cli_text_width();
     if (first >= argc)
         return ks_cli_usage("analyze", "no input file");
     if (ks_cli_insight_check(&c.io, "analyze") ||

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -500,4 +501,19 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
     }
     ks_inputs_free(list, n);
     return rc ? rc : failed ? KS_EXIT_USAGE : 0;
+}
+
+size_t ks_cli_text_width(void)
+{
+    const char *c = getenv("COLUMNS");
+    if (c && *c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (!*end && v > 0 && v < 100000)
+            return (size_t)v;
+    }
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
 }

@@ -26,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t sel)
 {
-    ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4), 0, 0};
+    ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4), 0, 0, (size_t)(sel % 3) * 40};
     ks_analyze_text(out, a, iv, &ro);
     ks_analyze_json *w = ks_analyze_json_begin(out);
     ks_analyze_json_trace(w, a, iv, &ro);

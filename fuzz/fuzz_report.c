@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ks_insights r;
     if (ks_insights_run(t, &io, &r, &err) == KS_OK) {
         ks_insights_view iv = {&r.steps, &r.gaps, &r.diagnoses, NULL, &r.threads, r.critpath};
-        ks_report_opts ro = {15, (ks_sort_key)(sel >> 1 & 3), 0, 0};
+        ks_report_opts ro = {15, (ks_sort_key)(sel >> 1 & 3), 0, 0, (size_t)(sel % 3) * 40};
         write_checked(w_csv, check_csv, r.a, &iv, &ro, sel);
         write_checked(w_folded, check_folded, r.a, &iv, &ro, sel);
         write_checked(w_html, check_html, r.a, &iv, &ro, sel);

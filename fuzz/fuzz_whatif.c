@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ks_insights_run(t, &io, &r, &err) == KS_OK) {
         check_paths(r.critpath);
         ks_insights_view iv = {&r.steps, &r.gaps, &r.diagnoses, NULL, &r.threads, r.critpath};
-        ks_report_opts ro = {15, KS_SORT_SELF, 0, 0};
+        ks_report_opts ro = {15, KS_SORT_SELF, 0, 0, 0};
         ks_analyze_text(sink, r.a, &iv, &ro);
         ks_whatif w;
         int rc = ks_whatif_run(r.a, &r.steps, sh, nsh, &w, &err);

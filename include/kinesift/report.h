@@ -37,6 +37,8 @@ typedef struct ks_report_opts {
     /* the roofline's peaks for every device instead of the peak table's (kinesift/kernels.h):
      * TFLOP/s for every data type and TB/s; 0: the table's */
     double peak_tflops, peak_tbps;
+    size_t width;      /* text: the terminal's columns (long lines wrapped, names shortened in
+                        * the middle); 0 = no limit (tables aligned, lines whole) */
 } ks_report_opts;
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */

@@ -283,9 +283,10 @@ static void sync_in_the_loop_is_found(void **state)
 }
 
 /* Hand-worked: a kernel [0, 40) us, one blocking call [10, 60), and a second kernel [100, 120):
- * no steps, so the denominator is the GPU span [0, 120). The call takes 50 us (over the 5 % floor)
- * and the GPU is idle 40 us after it, until 100: 33.3 % of the GPU span, so sync_in_loop is
- * stated. With the first kernel running [0, 100) instead, the call only waits for a busy GPU
+ * no steps, so the denominator is the GPU span [0, 120). The call takes 50 us (over the 5 % floor),
+ * 30 of them waiting on the busy GPU ([10, 40)), and the GPU is idle 40 us after it, until 100: the
+ * bound is the smaller, 30 us, 25.0 % of the GPU span (idle in all: 120 - 40 - 20 = 60 us), so
+ * sync_in_loop is stated. With the first kernel running [0, 100) instead, the call only waits for a busy GPU
  * that goes on at once: no idle time after it, no diagnosis. The call is taken from one table
  * for both platforms: a HIP call gets no validate command (validate runs on CUDA) but a by-hand
  * measurement in next_check; a driver call with a version suffix (cuMemcpyDtoH_v2) is a CUDA
@@ -330,9 +331,12 @@ static void blocking_calls_of_every_platform(void **state)
                 assert_null(x);
             } else {
                 assert_non_null(x);
-                assert_int_equal(x->impact_ns, 40000);
+                assert_int_equal(x->impact_ns, 30000);
                 assert_string_equal(d.denominator, "GPU span");
-                assert_non_null(strstr(x->evidence, "33.3% of the GPU span (120.000 us)"));
+                assert_non_null(strstr(x->evidence, "30.000 us of it waiting on a busy GPU"));
+                assert_non_null(strstr(x->evidence, "the GPU is idle 40.000 us until its next work (of 60.000 us GPU "
+                                                    "idle in all); the smaller, 30.000 us, is 25.0% of the GPU span "
+                                                    "(120.000 us)"));
                 if (c[i].validate) {
                     assert_non_null(x->validate_cmd);
                 } else {

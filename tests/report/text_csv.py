@@ -17,7 +17,9 @@ corpus = os.environ["KS_CORPUS"]
 
 
 def run(*args):
-    r = subprocess.run([exe, "analyze", "--quiet", *args], capture_output=True, text=True)
+    # whole lines (no terminal width: the step rows are parsed line by line)
+    r = subprocess.run([exe, "analyze", "--quiet", *args], capture_output=True, text=True,
+                       env=dict(os.environ, COLUMNS="10000"))
     assert r.returncode == 0, (args, r.returncode, r.stderr)
     return r.stdout
 
@@ -50,7 +52,7 @@ def table(text):
         m = re.match(r"^\s+(\d+)\s+\d", line)
         if m:
             shown.append(int(m.group(1)))
-        m = re.match(r"^\s+\.\.\. (\d+) steps? not shown", line)
+        m = re.match(r"^\s+\.\.\.\s+(\d+) steps? not shown", line)
         if m:
             hidden.append(int(m.group(1)))
     return part, shown, hidden
