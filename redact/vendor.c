@@ -188,12 +188,25 @@ static const shape shapes[] = {
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static unsigned char first[256];
+/* the shapes by first byte: by_first[c] .. by_first[c + 1] index order[] */
+static unsigned short by_first[257], order[NSHAPES];
+static unsigned char plen[NSHAPES];
 static pthread_once_t first_once = PTHREAD_ONCE_INIT;
 
 static void first_init(void)
 {
+    size_t k = 0;
+    for (int c = 0; c < 256; c++) {
+        by_first[c] = (unsigned short)k;
+        for (size_t i = 0; i < NSHAPES; i++)
+            if ((unsigned char)shapes[i].prefix[0] == c) {
+                order[k++] = (unsigned short)i;
+                first[c] = 1;
+            }
+    }
+    by_first[256] = (unsigned short)k;
     for (size_t i = 0; i < NSHAPES; i++)
-        first[(unsigned char)shapes[i].prefix[0]] = 1;
+        plen[i] = (unsigned char)strlen(shapes[i].prefix);
 }
 
 const unsigned char *ks_rd_vendor_firsts(void)
@@ -211,9 +224,12 @@ static int glue_ok(const char *prefix, size_t pl)
 
 size_t ks_rd_vendor_token(const char *s, size_t n, int glued)
 {
-    for (size_t i = 0; i < NSHAPES; i++) {
+    pthread_once(&first_once, first_init);
+    unsigned char c0 = n ? (unsigned char)s[0] : 0;
+    for (size_t j = by_first[c0]; j < by_first[c0 + 1]; j++) {
+        size_t i = order[j];
         const shape *sh = &shapes[i];
-        size_t pl = strlen(sh->prefix);
+        size_t pl = plen[i];
         if (n < pl + sh->min || memcmp(s, sh->prefix, pl) || (glued && !glue_ok(sh->prefix, pl)))
             continue;
         size_t k = 0;
