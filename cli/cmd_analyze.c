@@ -224,7 +224,7 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     else {
         if (!c->first)
             fputc('\n', stdout);
-        fputs(rep.text, stdout);
+        ks_text_fit(stdout, rep.text, strlen(rep.text), c->ro.width);
     }
     c->first = 0;
     ks_summary_report_free(&rep);
