@@ -227,7 +227,16 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     else {                                      /* terminal codes (honest text has none) */
         if (!c->first)
             fputc('\n', stdout);
-        ks_cli_put_escaped(stdout, rep.text, 1);
+        /* laid out for this terminal first, then its terminal codes escaped */
+        char *fit = NULL;
+        size_t nfit = 0;
+        FILE *m = open_memstream(&fit, &nfit);
+        if (m) {
+            ks_text_fit(m, rep.text, strlen(rep.text), c->ro.width);
+            fclose(m);
+        }
+        ks_cli_put_escaped(stdout, fit ? fit : rep.text, 1);
+        free(fit);
     }
     c->first = 0;
     ks_summary_report_free(&rep);

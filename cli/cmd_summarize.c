@@ -64,6 +64,7 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
     }
     ks_report_opts all = {0}, text = {0};
     text.top = 15;
+    text.width = KS_TEXT_RAW; /* laid out when shown (analyze of the summary) */
     FILE *m = open_memstream(&rt->json, &rt->njson);
     ks_analyze_json *j = ks_analyze_json_begin(m);
     ks_analyze_json_trace(j, r.in.a, &r.iv, &all);

@@ -79,15 +79,13 @@ typedef struct ks_text_buf {
 
 /* The stream a text writer writes into (a buffer; out itself when no buffer could be made). */
 FILE *ks_text_begin(ks_text_buf *b, FILE *out);
-/* Write the buffer to out fitted to width columns (0: tables aligned, nothing else changed);
- * -1 on a write error. */
+/* Write the buffer to out fitted to width columns (0: tables aligned, nothing else changed;
+ * KS_TEXT_RAW: as written, cells and markers kept); -1 on a write error. */
 int ks_text_end(ks_text_buf *b, FILE *out, size_t width);
 /* ks_insights_text into a stream that is fitted later (ks_analyze_text's buffer). */
 struct ks_insights_view;
 struct ks_report_opts;
 void ks_insights_text_to(FILE *out, const ks_analysis *a, const struct ks_insights_view *iv,
                          const struct ks_report_opts *o);
-/* The same for a text already in memory. */
-void ks_text_fit(FILE *out, const char *text, size_t len, size_t width);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/report.h"
 #include "report/report_util.h"
 
 /* columns of a UTF-8 text: its code points */
@@ -309,7 +310,10 @@ int ks_text_end(ks_text_buf *b, FILE *out, size_t width)
         return ferror(out) ? -1 : 0;
     fclose(b->f);
     b->f = NULL;
-    ks_text_fit(out, b->data, b->len, width);
+    if (width == KS_TEXT_RAW)
+        fwrite(b->data, 1, b->len, out);
+    else
+        ks_text_fit(out, b->data, b->len, width);
     free(b->data);
     b->data = NULL;
     return ferror(out) ? -1 : 0;

@@ -38,8 +38,15 @@ typedef struct ks_report_opts {
      * TFLOP/s for every data type and TB/s; 0: the table's */
     double peak_tflops, peak_tbps;
     size_t width;      /* text: the terminal's columns (long lines wrapped, names shortened in
-                        * the middle); 0 = no limit (tables aligned, lines whole) */
+                        * the middle); 0 = no limit (tables aligned, lines whole); KS_TEXT_RAW:
+                        * not laid out (tab-separated cells), for ks_text_fit later */
 } ks_report_opts;
+
+#define KS_TEXT_RAW ((size_t)-1)
+
+/* Lay out a text written with width KS_TEXT_RAW (a summary's stored text) for `width` columns,
+ * as the writers do (report/textfit.c). */
+KS_API void ks_text_fit(FILE *out, const char *text, size_t len, size_t width);
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
 KS_API ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
