@@ -68,7 +68,7 @@ static ks_rate rate_of(double *v, size_t n)
     ks_rate r = {NAN, NAN, NAN, NAN};
     if (!n)
         return r;
-    qsort(v, n, sizeof *v, cmp_double);
+    ks_qsort(v, n, sizeof *v, cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -102,7 +102,7 @@ static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
             n++;
         }
     }
-    qsort(w, n, sizeof *w, cmp_work);
+    ks_qsort(w, n, sizeof *w, cmp_work);
     for (size_t i = 0; i < n;) {
         size_t j = i;
         ks_ns total = 0, cur_a = w[i].a, cur_b = w[i].b;
@@ -165,7 +165,7 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     }
     ks_i64map_free(&ns);
     ks_i64map_free(&dev);
-    qsort(calls, ncalls, sizeof *calls, cmp_call);
+    ks_qsort(calls, ncalls, sizeof *calls, cmp_call);
     double *fl = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *fl), *by = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *by);
     size_t rcap = 0;
     for (size_t i = 0; i < ncalls;) {

@@ -86,7 +86,7 @@ static void fill_free(ks_rank *v, size_t n)
     for (size_t i = 0; i < n; i++)
         if (v[i].rank >= 0)
             taken[nt++] = v[i].rank;
-    qsort(taken, nt, sizeof *taken, cmp_i64);
+    ks_qsort(taken, nt, sizeof *taken, cmp_i64);
     int64_t next = 0;
     for (size_t i = 0; i < n; i++) {
         if (v[i].rank >= 0)
@@ -133,6 +133,6 @@ int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err)
                                 "--allow-mixed to read them anyway", v[j].source, (long long)v[j].world_size,
                                 v[i].source, (long long)v[i].world_size);
     }
-    qsort(v, n, sizeof *v, cmp_rank);
+    ks_qsort(v, n, sizeof *v, cmp_rank);
     return KS_OK;
 }

@@ -24,7 +24,7 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
     ks_ns w[2] = {a->win_start, a->win_end};
     ks_class_times ct;
     ks_class_times_build(a, w, 1, &ct);
-    qsort(ct.v, ct.n, sizeof *ct.v, cmp_busy);
+    ks_qsort(ct.v, ct.n, sizeof *ct.v, cmp_busy);
     for (size_t i = 0; i < ct.n; i++) {
         const ks_class_time *r = &ct.v[i];
         ks_ns busy = 0;
