@@ -21,14 +21,25 @@ int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
         if (p->stack[i] == CX_EVENT)
             in_event = 1;
     }
+    /* a second document after the trace: a concatenated file, JSON Lines; named as such */
+    int second = p->top_done && (ks_ps_raw_byte(p, at) == '{' || ks_ps_raw_byte(p, at) == '[');
+    if (p->strict && second)
+        return ks_ps_fatal_at(p, at, "invalid JSON: a second JSON document after the trace (a concatenated "
+                                     "file or JSON Lines: give one trace per file)");
     if (p->strict)
         return ks_ps_fatal_at(p, at, "invalid JSON: %s", msg);
     if (!p->t->container)
         return ks_ps_fatal_at(p, at, "%s: %s",
                               ks_ps_raw_byte(p, at) == 0 ? "not JSON" : "not a JSON trace", msg);
     if (p->top_done) {
-        ks_ps_diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at,
-                      "bytes after the trace ignored: %s", msg);
+        if (second)
+            ks_ps_diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at,
+                          "a second JSON document after the trace: it and everything after it ignored, "
+                          "only the first trace read (a concatenated file or JSON Lines: give one trace "
+                          "per file; --strict makes it an error)");
+        else
+            ks_ps_diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at,
+                          "bytes after the trace ignored: %s", msg);
         p->mode = M_STOP;
         return 1;
     }

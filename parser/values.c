@@ -107,10 +107,8 @@ static int event_value(ks_parser *p, int key, enum vtype vt, const char *s, size
         }
         break;
     case K_TS:
-        if (vt == V_NUMBER || vt == V_STRING) {
-            e->has_ts = 1;
-            e->ts_status = us_to_ns(s, len, &e->ts);
-        }
+        e->has_ts = 1; /* true, false, null: given, and not a number (not missing) */
+        e->ts_status = vt == V_NUMBER || vt == V_STRING ? us_to_ns(s, len, &e->ts) : KS_NUM_SYNTAX;
         break;
     case K_DUR:
         if (vt == V_NUMBER || vt == V_STRING) {

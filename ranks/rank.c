@@ -356,6 +356,7 @@ int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *r, ks_
     so.label_regex = o ? o->step_label : NULL;
     if (ks_analyze(t, &ao, &a, err) != KS_OK || ks_steps_find(a, &so, &st, err) != KS_OK) {
         ks_analysis_free(a);
+        ks_rank_free(r); /* its source: nothing is left to the caller on an error */
         return KS_ERR;
     }
     step_figures(&st, r);

@@ -292,6 +292,39 @@ static int refuse_short_compressed(ks_source *s, ks_error *err)
                         codec, (unsigned long long)size);
 }
 
+/* JSON in UTF-16 or UTF-32 (a Windows editor's "Unicode", PowerShell's > redirection): named,
+ * rather than reported as a lexical error or a truncated trace. Told by a byte order mark, or by
+ * the zero bytes beside the first ASCII characters ('{' 00 '"' 00 ...). */
+static const char *wide_encoding(const unsigned char *b, size_t n, const char **bom)
+{
+    *bom = "";
+    if (n >= 4 && !memcmp(b, "\xff\xfe\0\0", 4))
+        return *bom = " (byte order mark FF FE 00 00)", "UTF-32LE";
+    if (n >= 4 && !memcmp(b, "\0\0\xfe\xff", 4))
+        return *bom = " (byte order mark 00 00 FE FF)", "UTF-32BE";
+    if (n >= 2 && b[0] == 0xff && b[1] == 0xfe)
+        return *bom = " (byte order mark FF FE)", "UTF-16LE";
+    if (n >= 2 && b[0] == 0xfe && b[1] == 0xff)
+        return *bom = " (byte order mark FE FF)", "UTF-16BE";
+    if (n >= 4 && b[0] && b[0] < 0x80 && !b[1] && b[2] && b[2] < 0x80 && !b[3])
+        return "UTF-16LE";
+    if (n >= 4 && !b[0] && b[1] && b[1] < 0x80 && !b[2] && b[3] && b[3] < 0x80)
+        return "UTF-16BE";
+    return NULL;
+}
+
+static int refuse_wide(ks_source *s, ks_error *err)
+{
+    if (!filters_are(s->a, "none"))
+        return KS_OK;
+    unsigned char head[4];
+    const char *bom, *enc = wide_encoding(head, first_bytes(s, head, sizeof head), &bom);
+    if (!enc)
+        return KS_OK;
+    return ks_error_set(err, "the input is %s text%s, not UTF-8 JSON: convert it first (iconv -f %s -t UTF-8)",
+                        enc, bom, enc);
+}
+
 static int open_common(ks_source *s, ks_error *err)
 {
     /* Peek at the first header to decide between a single raw stream and an archive. */
@@ -307,7 +340,7 @@ static int open_common(ks_source *s, ks_error *err)
         return ks_error_set(err, "cannot decompress the input: %s", what);
     }
     s->is_archive = ks_ar.archive_format(s->a) != ARCHIVE_FORMAT_RAW;
-    if (!s->is_archive && refuse_short_compressed(s, err) != KS_OK)
+    if (!s->is_archive && (refuse_short_compressed(s, err) != KS_OK || refuse_wide(s, err) != KS_OK))
         return KS_ERR;
     s->pending_header = 1;
     if (!s->is_archive && filters_are(s->a, "gzip")) {

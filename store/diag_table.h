@@ -25,7 +25,7 @@
     X("parse.bad_dur", WARNING, 0,                                                                 \
       "\"dur\" not a number, ts + dur outside int64 ns, or \"dur\" longer than 78 hours "           \
       "(2^48 − 2^32 − 1 ns, the most an event record keeps, `KS_EVENT_MAX_DUR`): event skipped")   \
-    X("parse.bad_ts", WARNING, 0, "\"ts\" not a number or outside int64 ns: event skipped")        \
+    X("parse.bad_ts", WARNING, 0, "\"ts\" not a number (`true`, `false` and `null` included) or outside int64 ns: event skipped") \
     X("parse.bom", INFO, 0, "a UTF-8 byte order mark, skipped")                                    \
     X("parse.duplicate_key", INFO, 0, "a key kinesift reads given twice in one event: the last wins") \
     X("parse.empty_event", INFO, 1, "an empty {} event, skipped")                                  \
@@ -55,7 +55,7 @@
       "categories past KS_LIMIT_CATEGORIES share the last one")                                    \
     X("parse.trace_events_not_array", WARNING, 0, "traceEvents is not an array: ignored")          \
     X("parse.trailing_comma", INFO, 0, "a trailing comma, removed")                                \
-    X("parse.trailing_garbage", WARNING, 0, "bytes after the trace, ignored")                      \
+    X("parse.trailing_garbage", WARNING, 0, "bytes after the trace, ignored; a second JSON document there (a concatenated file, JSON Lines) is named as such: only the first trace is read, and under `--strict` it is an error (exit 2)") \
     X("parse.truncated", ERROR, 0, "the input ends inside the trace (a killed job); complete events kept") \
     X("parse.ts_rounded", INFO, 0, "a ts or dur with digits below the nanosecond, rounded half away from zero") \
     X("parse.x_without_dur", WARNING, 0, "an X event without \"dur\", skipped")                    \

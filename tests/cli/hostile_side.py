@@ -282,6 +282,34 @@ try:
     err = r.stderr
     check(r.returncode == 2 and b"\x1b" not in err and len(err.strip().split(b"\n")) == 1 and b"\\x1b" in err,
           f"an archive member's name with control characters in an error line: {r.returncode} {err!r}")
+
+    # ---- smaller: ts given but not a number, wide encodings, a second document, a leak ---------
+    tb_ = json.dumps({"traceEvents": [
+        {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": True, "dur": 1},
+        {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": None, "dur": 1},
+        {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 5, "dur": 1}]}).encode()
+    p = write(os.path.join(tmp, "tsbad.json"), tb_)
+    r = run("stats", "--format", "json", p)
+    diag = {d["id"]: d for d in json.loads(r.stdout)["traces"][0]["diagnostics"]} if r.returncode == 0 else {}
+    check("parse.bad_ts" in diag and diag["parse.bad_ts"]["count"] == 2 and "parse.missing_ts" not in diag,
+          f'"ts": true / null counted as bad, not missing: {r.returncode} {list(diag)}')
+    for enc, name in (("utf-16", "UTF-16LE"), ("utf-16-le", "UTF-16LE"), ("utf-16-be", "UTF-16BE"), ("utf-32", "UTF-32LE")):
+        p = write(os.path.join(tmp, "wide.json"), tb_.decode().encode(enc))
+        for args in ([p], ["-"]):
+            r = run("stats", *args, stdin=open(p, "rb").read() if args == ["-"] else None)
+            check(one_line_error(r, name, "not UTF-8") and b"truncated" not in r.stderr,
+                  f"{enc} input {args}: {r.returncode} {r.stderr[-300:]!r}")
+    for name, data in (("cat.json", tb_ + tb_), ("lines.jsonl", tb_ + b"\n" + tb_ + b"\n")):
+        p = write(os.path.join(tmp, name), data)
+        r = run("analyze", p)
+        check(r.returncode == 0 and b"a second JSON document after the trace" in r.stderr,
+              f"{name}: the dropped trace named: {r.returncode} {r.stderr[-400:]!r}")
+        r = run("analyze", "--strict", p)
+        check(one_line_error(r, name, "a second JSON document"), f"{name} --strict: {r.returncode} {r.stderr[-300:]!r}")
+    # the error path of a bad --step-label frees what it took (ASan's leak check fails the exit status)
+    r = run("summarize", "--step-label", "(", t, "-o", os.path.join(tmp, "sl.kss.json"))
+    check(one_line_error(r, "regular expression") and b"LeakSanitizer" not in r.stderr,
+          f"summarize --step-label '(': {r.returncode} {r.stderr[-400:]!r}")
 finally:
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)
