@@ -237,7 +237,8 @@ static void top_items(ks_critpath *cp, ks_cp_step *s)
 
 /* the path of [S, E) given its frontier: the step's GPU work that ended last (item node), else the
  * stepping thread at H */
-static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp)
+static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp,
+                      walk *all)
 {
     tmp->n = 0;
     if (E > S) {
@@ -260,16 +261,15 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
     }
     ks_cp_step *s = &cp->v[cp->n - 1];
     s->first = cp->npieces;
-    walk w = {cp->pieces, cp->npieces, cp->npieces}; /* grown from here on */
-    for (size_t i = tmp->n; i-- > 0;) {
+    for (size_t i = tmp->n; i-- > 0;) { /* all keeps its capacity from step to step */
         const ks_cp_piece *p = &tmp->v[i];
         if (p->kind == KS_CP_CPU)
-            cpu_pieces(g->a, p, &w);
+            cpu_pieces(g->a, p, all);
         else
-            piece(&w, p->a, p->b, p->track, p->kind, p->inferred, p->name);
+            piece(all, p->a, p->b, p->track, p->kind, p->inferred, p->name);
     }
-    cp->pieces = w.v;
-    cp->npieces = w.n;
+    cp->pieces = all->v;
+    cp->npieces = all->n;
     s->n = cp->npieces - s->first;
     for (size_t i = 0; i < s->n; i++) {
         const ks_cp_piece *p = &cp->pieces[s->first + i];
@@ -305,7 +305,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         if (k >= 0 && (last[k] < 0 || g.v[i].end > g.v[last[k]].end))
             last[k] = (int64_t)i;
     }
-    walk tmp = {0};
+    walk tmp = {0}, all = {0};
     for (size_t i = 0; i < n; i++) {
         ks_cp_step *s = &cp->v[cp->n++];
         ks_ns S, H, E;
@@ -324,7 +324,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         }
         s->start = S;
         s->end = E;
-        step_path(cp, &g, S, H, E, last[i], &tmp);
+        step_path(cp, &g, S, H, E, last[i], &tmp, &all);
     }
     free(tmp.v);
     free(last);
