@@ -69,16 +69,28 @@ void ks_repair_reset(ks_repair *r)
     r->in_string = 0;
 }
 
+static const struct repair_kind {
+    const char *id, *what;
+    int lenient;
+} kinds[KS_REPAIR_NKINDS] = {
+#define KS_REPAIR_ROW(name, id, what, lenient) [KS_REPAIR_##name] = {id, what, lenient},
+    KS_REPAIR_KINDS(KS_REPAIR_ROW)
+#undef KS_REPAIR_ROW
+};
+
 const char *ks_repair_kind_id(int kind)
 {
-    switch (kind) {
-    case KS_REPAIR_QUOTE: return "parse.repaired_unescaped_quote";
-    case KS_REPAIR_CONTROL: return "parse.repaired_control_character";
-    case KS_REPAIR_ESCAPE: return "parse.repaired_invalid_escape";
-    case KS_REPAIR_UTF8: return "parse.repaired_invalid_utf8";
-    case KS_REPAIR_COMMA: return "parse.trailing_comma";
-    }
-    return "parse.repair";
+    return kind >= 0 && kind < KS_REPAIR_NKINDS ? kinds[kind].id : "parse.repair";
+}
+
+const char *ks_repair_kind_what(int kind)
+{
+    return kind >= 0 && kind < KS_REPAIR_NKINDS ? kinds[kind].what : "repaired";
+}
+
+int ks_repair_kind_lenient(int kind)
+{
+    return kind >= 0 && kind < KS_REPAIR_NKINDS && kinds[kind].lenient;
 }
 
 static void note(ks_repair *r, int kind, size_t in_off)

@@ -8,12 +8,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The repairs, one row each: the kind, its diagnostic id, what the diagnostic says, and whether
+ * it is a lenient one: counted as information and accepted under --strict (a trailing comma),
+ * where the others are warnings and the first of them is --strict's error. */
+#define KS_REPAIR_KINDS(X)                                                                       \
+    /* unescaped '"' inside a string -> \" */                                                   \
+    X(QUOTE, "parse.repaired_unescaped_quote", "unescaped '\"' inside a string escaped", 0)      \
+    /* raw control character inside a string -> \u00XX */                                       \
+    X(CONTROL, "parse.repaired_control_character", "raw control character inside a string escaped", 0) \
+    /* invalid escape "\c" -> "\\c" */                                                          \
+    X(ESCAPE, "parse.repaired_invalid_escape", "invalid escape: backslash taken literally", 0)   \
+    /* invalid UTF-8 byte -> U+FFFD */                                                           \
+    X(UTF8, "parse.repaired_invalid_utf8", "invalid UTF-8 byte replaced by U+FFFD", 0)          \
+    /* trailing comma before ']' or '}' removed */                                               \
+    X(COMMA, "parse.trailing_comma", "trailing comma removed", 1)
+
 enum ks_repair_kind {
-    KS_REPAIR_QUOTE = 0,    /* unescaped '"' inside a string -> \" */
-    KS_REPAIR_CONTROL,      /* raw control character inside a string -> \u00XX */
-    KS_REPAIR_ESCAPE,       /* invalid escape "\c" -> "\\c" */
-    KS_REPAIR_UTF8,         /* invalid UTF-8 byte -> U+FFFD */
-    KS_REPAIR_COMMA,        /* trailing comma before ']' or '}' removed */
+#define KS_REPAIR_ENUM(name, id, what, lenient) KS_REPAIR_##name,
+    KS_REPAIR_KINDS(KS_REPAIR_ENUM)
+#undef KS_REPAIR_ENUM
     KS_REPAIR_NKINDS
 };
 
@@ -74,5 +87,9 @@ size_t ks_run_in_offset(const ks_run *run, size_t out_off);
 size_t ks_run_in_offset_hint(const ks_run *run, size_t out_off, size_t *hint);
 
 const char *ks_repair_kind_id(int kind);
+/* what a repair of that kind did, as its diagnostic says it */
+const char *ks_repair_kind_what(int kind);
+/* 1 for a lenient kind (information, accepted under --strict) */
+int ks_repair_kind_lenient(int kind);
 
 #endif

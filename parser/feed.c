@@ -25,13 +25,6 @@ void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
 void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
 {
     size_t kept = 0;
-    static const char *const what[] = {
-        "unescaped '\"' inside a string escaped",
-        "raw control character inside a string escaped",
-        "invalid escape: backslash taken literally",
-        "invalid UTF-8 byte replaced by U+FFFD",
-        "trailing comma removed",
-    };
     for (size_t i = 0; i < p->npr; i++) {
         int kind = (int)p->pr[i].kind;
         uint64_t at = p->pr[i].at, n = p->pr[i].n;
@@ -45,15 +38,16 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
             p->pr[kept].at = at + take;
             p->pr[kept++].n = (uint32_t)(n - take);
         }
-        if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
+        if (p->strict && !ks_repair_kind_lenient(kind) && !p->strict_repair) {
             p->strict_repair = kind + 1;
             p->strict_repair_at = at;
         }
         const char *id = ks_repair_kind_id(kind);
-        ks_severity sev = kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING;
+        ks_severity sev = ks_repair_kind_lenient(kind) ? KS_SEV_INFO : KS_SEV_WARNING;
+        const char *what = ks_repair_kind_what(kind);
         for (uint64_t j = 0; j < take; j++) {
             if (p->unit) { /* a worker's unit: positions are the main parser's, the unit is unclean */
-                ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+                ks_ps_diag_at(p, id, sev, at + j, "%s", what);
                 break;
             }
             const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
@@ -61,7 +55,7 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
                 ks_diag_count(&p->t->diag, id, sev, take - j); /* the rest have no example to give */
                 break;
             }
-            ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+            ks_ps_diag_at(p, id, sev, at + j, "%s", what);
         }
     }
     p->npr = kept;
@@ -201,7 +195,7 @@ static void strict_repair_now(ks_parser *p, yajl_status ys)
         !p->depth || (p->acc_value && !p->acc_comma))
         return;
     for (size_t i = 0; i < p->npr; i++)
-        if (p->pr[i].kind != KS_REPAIR_COMMA) {
+        if (!ks_repair_kind_lenient((int)p->pr[i].kind)) {
             p->strict_repair = p->pr[i].kind + 1;
             p->strict_repair_at = p->pr[i].at;
             return;
