@@ -39,6 +39,13 @@
  * past the last slot share it and are counted ("parse.too_many_categories"). No option. */
 #define KS_LIMIT_CATEGORIES 65535
 
+/* ---- reports -------------------------------------------------------------------------------- */
+
+/* Points of a device's memory timeline in reports (ks_mem_device.timeline): past it, per bucket of
+ * time the points of the highest allocated and reserved levels and the last one, so every peak is
+ * drawn. The exact events stay in ks_mem_device.ev. No option. */
+#define KS_LIMIT_MEMORY_POINTS 1536
+
 /* ---- store and diagnostics ------------------------------------------------------------------ */
 
 /* Bytes of one diagnostic example's text (longer ones are cut): an example is one line that

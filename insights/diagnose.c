@@ -27,6 +27,7 @@
 #include "analysis/pool.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
+#include "insights/insights_int.h"
 #include "kinesift/insights.h"
 
 /* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
@@ -1096,18 +1097,23 @@ void ks_diagnose_opts_init(ks_diagnose_opts *o)
 
 typedef void (*check_fn)(const dctx *c, ks_diagnoses *out);
 
+static void memory_growth(const dctx *c, ks_diagnoses *out)
+{
+    ks_memory_growth_check(c->a, c->st, out); /* insights/diag_memory.c */
+}
+
 /* Every check, in the order its diagnoses are listed before ranking (rank() keeps that order
  * among equal impacts); the first two need the idle gaps. */
 static const check_fn checks[] = {
     input_pipeline, host_bound, repeated_upload, small_launches, sync_in_loop, pageable_copies,
     dominant_op, dominant_kernel, exposed_communication, profiler_overhead, init_in_capture,
-    graph_capture, busy_caveat,
+    graph_capture, busy_caveat, memory_growth,
 };
 #define NCHECKS (sizeof checks / sizeof checks[0])
 /* the order they are handed to threads: the longest first (measured on the bench shapes:
  * dominant_op, which takes the self time of every CPU slice, is 40-50 % of all; then the ones that
  * walk every launch or kernel), so that on two threads the rest runs beside dominant_op */
-static const unsigned char check_order[] = {6, 3, 4, 2, 10, 11, 9, 1, 0, 5, 7, 8, 12};
+static const unsigned char check_order[] = {6, 3, 4, 2, 10, 11, 9, 1, 0, 5, 7, 8, 12, 13};
 _Static_assert(sizeof check_order == NCHECKS, "check_order names every check once");
 
 typedef struct checks_run {

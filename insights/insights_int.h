@@ -48,4 +48,8 @@ typedef struct ks_wait {
 /* Every wait of every thread, by thread then start; *out malloc'ed. */
 size_t ks_waits_find(const ks_wait_thread *th, size_t n, ks_wait **out);
 
+/* The memory_growth diagnosis (insights/diag_memory.c), one per device whose allocated memory
+ * grows over the active steps, appended to out; a check of insights/diagnose.c. */
+void ks_memory_growth_check(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out);
+
 #endif
