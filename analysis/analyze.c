@@ -123,8 +123,8 @@ static int in_room(const struct ks_analysis_priv *p, const ks_slice *s)
 }
 
 /* Below this many events the passes run on the calling thread unless threads were asked for:
- * starting threads would cost more than they save. Measured (docs/performance.md, December 2026,
- * eighth session): the passes after parsing on two threads against one, 15 runs each, took +16 %
+ * starting threads would cost more than they save. Measured (docs/performance.md,
+ * "Threads"): the passes after parsing on two threads against one, 15 runs each, took +16 %
  * at 8 500 events and +4 % at 16 000, then -20 % at 25 000 and -13 % at 69 000 and 76 000. */
 #define PARALLEL_MIN_EVENTS 20000
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/analyze.sh: the full analysis (issue 3). In one run, over the same bytes, the raw yajl
+# bench/analyze.sh: the full analysis. In one run, over the same bytes, the raw yajl
 # tokeniser (bench/yajl_raw) against `kinesift analyze --format json` (timelines, links, GPU
 # unions, tables, steps, gaps, diagnoses, JSON writing) on the largest corpus trace and on a
 # 1 GiB trace inflated from it. Prints the throughput ratio (target >= 0.8) and the peak RSS as a

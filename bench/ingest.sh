@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/ingest.sh: ingestion speed and memory (issue 2). Builds an optimised kinesift and the raw
+# bench/ingest.sh: ingestion speed and memory. Builds an optimised kinesift and the raw
 # yajl tokeniser (bench/yajl_raw.c: empty callbacks, default options, 256 KiB chunks), then
 # measures, in one run, over the same bytes:
 #   - `kinesift stats` on the plain JSON against yajl_raw: throughput ratio (target >= 0.85);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/long_string.sh: time linear in the length of one string (issue 16). yajl lexes a token cut
+# bench/long_string.sh: time linear in the length of one string. yajl lexes a token cut
 # by a feed again from its start at every feed; the parser feeds a long token in doubling parts
 # (parse.c, read_want) so that the work stays linear. Two one-event traces whose name is a string
 # of SMALL and LARGE MiB (default 8 and 32); prints the best of REPS `kinesift stats` times of each

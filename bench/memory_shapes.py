@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/memory_shapes.py: peak memory of `kinesift stats` and `kinesift analyze` on the three
 trace shapes whose memory is made of per-track and per-name overheads rather than of events
-(issue 16, docs/robustness.md): N one-event tracks (distinct thread ids), N events with distinct
+(docs/robustness.md): N one-event tracks (distinct thread ids), N events with distinct
 names on one track, and 10 N tiny events of one name on one track. Prints, per shape and command,
 the input size, the peak RSS (getrusage of the child) and their ratio (target: at most 2x).
 

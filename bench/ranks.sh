@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/ranks.sh: `kinesift ranks` over N ranks (issue 20), one run: N traces of SIZE each,
+# bench/ranks.sh: `kinesift ranks` over N ranks, one run: N traces of SIZE each,
 # inflated from the corpus trace with NCCL kernels (inflate-trace --rank R --world N; without
 # the tool, copies of the trace itself named rank-R.json), against one single-threaded
 # `kinesift analyze --threads 1` of one rank. Prints the throughput ratio (target >= 1.7 on 2

@@ -5,7 +5,7 @@
 # (generated once into the bench input directory under /tmp, never committed; bench/lib.sh).
 # Builds its own optimised binary. Prints both rates, their ratio and redact's peak RSS.
 #
-# Targets (issue 5): redact >= 0.4x the yajl rate and >= 60 MB/s; peak RSS <= 32 MB whatever
+# Targets: redact >= 0.4x the yajl rate and >= 60 MB/s; peak RSS <= 32 MB whatever
 # the input size.
 #
 # redact is measured as a user runs it: read, redact, write the output file (temporary file,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/shapes.sh: `kinesift analyze` on traces of different shapes (issue 19), not only on the
+# bench/shapes.sh: `kinesift analyze` on traces of different shapes, not only on the
 # inflated resnet50 of bench/analyze.sh. In one run, interleaved, medians of KS_BENCH_REPS (>= 3),
 # for each input shape over the same plain bytes:
 #   - analyze (--format json --quiet) against the raw yajl tokeniser (bench/yajl_raw), with

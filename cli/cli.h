@@ -7,7 +7,7 @@
 
 #include "kinesift/parse.h"
 
-/* Exit codes (docs/cli.md): 0 ok, 1 finding (gate regression, redact --check leak),
+/* Exit codes (docs/input.md, "Exit status and messages"): 0 ok, 1 finding (gate regression, redact --check leak),
  * 2 usage or input error, 3 inconclusive, 77 GPU required but unavailable. */
 enum { KS_EXIT_OK = 0, KS_EXIT_FINDING = 1, KS_EXIT_USAGE = 2, KS_EXIT_INCONCLUSIVE = 3,
        KS_EXIT_SKIP = 77 };
@@ -59,6 +59,8 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* `kinesift --version`: kinesift's version, the libraries' (running and built with), CUDA. */
 void ks_cli_version(FILE *out);
+/* Print a help text to out, items wider than 80 columns reflowed (cli/helpwrap.c). */
+void ks_cli_help_print(FILE *out, const char *text);
 /* Print a command's help text to out. */
 void ks_cli_help(FILE *out, const char *cmd);
 

@@ -1,8 +1,10 @@
 /* cli/main.c: the kinesift command: git-style subcommands over libkinesift. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/util.h"
 #include "kinesift/common.h"
 #ifdef KS_HAVE_CUDA
 #include "validate/cuda_wl.h" /* libkinesift-cuda: validate's CUDA backend */
@@ -37,38 +39,106 @@ static const char help_help[] =
     "\n"
     "Exit status: 0 success, 2 no such command.\n";
 
+/* Other spellings of a command: the British spelling the docs use beside the American one. */
+static const struct {
+    const char *alias, *name;
+} aliases[] = {
+    {"analyse", "analyze"},
+    {"summarise", "summarize"},
+};
+
 static const ks_command *find(const char *name)
 {
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(aliases[i].alias, name))
+            name = aliases[i].name;
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(commands[i].name, name))
             return &commands[i];
     return NULL;
 }
 
+/* Levenshtein distance of a and b, case-insensitive (names of a few letters: a row of 32). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return la > lb ? la : lb;
+    size_t row[32];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t sub = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The command closest to an unknown name, or NULL when none is close: at most 2 edits (1 for a
+ * name of up to 4 letters), or the name a prefix of exactly one command. */
+static const char *closest(const char *name)
+{
+    const char *best = NULL, *prefix = NULL;
+    size_t bestd = (size_t)-1, nprefix = 0, len = strlen(name);
+    for (size_t i = 0; i <= NCOMMANDS; i++) {
+        const char *c = i < NCOMMANDS ? commands[i].name : "help";
+        size_t d = distance(name, c);
+        if (d < bestd)
+            bestd = d, best = c;
+        if (len >= 2 && !strncmp(name, c, len))
+            prefix = c, nprefix++;
+    }
+    if (bestd <= (len <= 4 ? 1u : 2u))
+        return best;
+    return nprefix == 1 ? prefix : NULL;
+}
+
+static int no_such_command(const char *name)
+{
+    const char *near = closest(name);
+    if (near)
+        ks_cli_fail("no such command: %s (did you mean '%s'? see kinesift --help)", name, near);
+    else
+        ks_cli_fail("no such command: %s (see kinesift --help)", name);
+    return KS_EXIT_USAGE;
+}
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kinesift [--version] [--help] COMMAND [ARGS]\n"
-            "\n"
-            "Post-process PyTorch profiler (Kineto) traces in the Chrome trace format\n"
-            "(.json, .json.gz/.zst/.xz/.bz2, tar/zip of ranks, directories, '-' for stdin).\n"
-            "\n"
-            "Commands:\n");
+    ks_buf b = {0};
+    ks_buf_printf(&b,
+                  "usage: kinesift [--version] [--help] COMMAND [ARGS]\n"
+                  "\n"
+                  "Post-process PyTorch profiler (Kineto) traces in the Chrome trace format\n"
+                  "(.json, .json.gz/.zst/.xz/.bz2, tar/zip of ranks, directories, '-' for stdin).\n"
+                  "\n"
+                  "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "  %-9s %s\n", "help", "show the help of a command: kinesift help COMMAND");
-    fprintf(out,
-            "\n"
-            "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
-            "validate: slower or different-results), 2 usage or input error, 3 inconclusive\n"
-            "(gate, validate), 77 GPU required but unavailable (validate).\n");
+        ks_buf_printf(&b, "  %-9s  %s\n", commands[i].name, commands[i].summary);
+    ks_buf_printf(&b, "  %-9s  %s\n", "help", "show the help of a command: kinesift help COMMAND");
+    ks_buf_printf(&b,
+                  "\n"
+                  "analyse and summarise are the same as analyze and summarize.\n"
+                  "\n"
+                  "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
+                  "validate: slower or different-results), 2 usage or input error, 3 inconclusive\n"
+                  "(gate, validate), 77 GPU required but unavailable (validate).\n");
+    ks_cli_help_print(out, ks_buf_cstr(&b));
+    ks_buf_free(&b);
 }
 
 void ks_cli_help(FILE *out, const char *cmd)
 {
     const ks_command *c = find(cmd);
     if (c)
-        fputs(c->help, out);
+        ks_cli_help_print(out, c->help);
     else
         usage(out);
 }
@@ -98,26 +168,22 @@ int main(int argc, char **argv)
             return KS_EXIT_OK;
         }
         if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
-            fputs(help_help, stdout);
+            ks_cli_help_print(stdout, help_help);
             return KS_EXIT_OK;
         }
-        if (!find(argv[2])) {
-            ks_cli_fail("no such command: %s (see kinesift --help)", argv[2]);
-            return KS_EXIT_USAGE;
-        }
+        if (!find(argv[2]))
+            return no_such_command(argv[2]);
         ks_cli_help(stdout, argv[2]);
         return KS_EXIT_OK;
     }
     const ks_command *c = find(name);
-    if (!c) {
-        ks_cli_fail("no such command: %s (see kinesift --help)", name);
-        return KS_EXIT_USAGE;
-    }
+    if (!c)
+        return no_such_command(name);
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--"))
             break;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(c->help, stdout);
+            ks_cli_help_print(stdout, c->help);
             return KS_EXIT_OK;
         }
     }

@@ -1,4 +1,4 @@
-/* insights/breakdown.c: the step time breakdown of the TensorBoard plugin (peer-definitions.md
+/* insights/breakdown.c: the step time breakdown of the TensorBoard plugin (docs/peer-definitions.md
  * section 3.1): each role's intervals are merged over all threads and streams, then inside the
  * step each role takes what is left in the priority order Kernel > Memcpy > Memset >
  * Communication > Runtime > DataLoader > CPU Exec; the rest is Other, so the roles add up to the

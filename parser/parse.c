@@ -390,7 +390,7 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
             return FILTERED_DONE; /* the last window stays: ks_ps_finish() reports positions in it */
         if (inside_long_token(p, c)) {
             /* yajl would lex the token again from its start at every chunk: go on with our own
-             * window, which grows with the token (issue 16) */
+             * window, which grows with the token */
             own_window(p, c, p->acc_abs);
             *pos = (size_t)(c->base + c->run_start + c->consumed - p->in_base);
             p->rep.in_string = c->in_string;

@@ -176,7 +176,7 @@ typedef struct ks_parser {
     /* the end of the last token yajl ks_ps_accepted (it called back): a run offset while the run is fed
      * (acc_set), made absolute once the run is settled (has_acc, acc_abs). The bytes from there on
      * are not dropped from the window (keep: bytes of earlier reader windows still needed), so a
-     * syntax error or a repair after it is placed whatever the chunking (issue 16). */
+     * syntax error or a repair after it is placed whatever the chunking. */
     size_t acc_run;
     int acc_set, has_acc;
     uint64_t acc_abs;
@@ -269,7 +269,7 @@ void ks_ps_release(ks_parser *p);
 /* The input offset of the end of the token that ends at run offset out, raw being the run's
  * input. The pre-filter maps an offset where it dropped a trailing comma past the comma, but a
  * read that ended at the comma ends the run before it: the token's end is named before the comma
- * either way (issue 16). Only commas are dropped at such a point (the blank filter maps its drops
+ * either way. Only commas are dropped at such a point (the blank filter maps its drops
  * to where they begin), so an input ',' just before that the output does not have is one. */
 size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t *hint);
 /* Absolute input offset of yajl's current position: the end of the token it consumed last. */

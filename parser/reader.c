@@ -199,7 +199,7 @@ static void make_block(ks_reader *r)
  * wait: it works ahead of the parser in a ring of NSLOTS chunks, while the main parser, and a
  * worker holding a chunk the main parser will wait for, stop the whole parse when they stop. At
  * nice + 2 the scheduler favours them; when the ring runs dry the parser sleeps and this thread
- * has a core all the same. Measured on 2 cores (docs/performance.md, tenth session): gzip input of
+ * has a core all the same. Measured on 2 cores (docs/performance.md, "What bounds each shape"): gzip input of
  * the dense shapes 6-10 % faster, plain input unchanged, a shape whose decompression is the
  * heaviest 2-5 % slower in gzip; nice + 1 changed nothing. Linux gives each thread its own nice
  * value and raising it needs no privilege (lowering it again would): it only ever lowers this

@@ -1,7 +1,7 @@
 /* source/gunzip.c: gzip decoding with the CRC-32 and ISIZE of every member verified (see
  * source/gunzip.h). ISA-L's inflate (igzip, libisal) with crc_flag ISAL_GZIP_NO_HDR_VER decodes a
  * member's deflate data and checks its trailer itself; it decodes 4-6x faster than zlib, which
- * matters because decompression runs on the reader thread ahead of the parse (issue 19).
+ * matters because decompression runs on the reader thread ahead of the parse.
  * The member's header (RFC 1952 2.3: magic, method, flags, optional extra, name, comment and header
  * CRC) is read here, byte by byte as the blocks come: ISA-L's own header reader gave a different
  * verdict on one damaged header depending on where the blocks were cut (fuzz_gunzip found it), and

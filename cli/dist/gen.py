@@ -34,11 +34,12 @@ def commands(top):
             inside = True
         elif inside and not line.strip():
             break
+        elif inside and line.startswith("   ") and out:  # a summary's continuation line
+            out[-1] = (out[-1][0], out[-1][1] + " " + line.strip())
         elif inside:
             name, summary = line.split(None, 1)
-            if name != "help":
-                out.append((name, summary))
-    return out
+            out.append((name, summary))
+    return [(n, s) for n, s in out if n != "help"]
 
 
 def esc(s):
@@ -70,7 +71,8 @@ def roff_body(paras):
                 item = [m.group(1), [m.group(2) or ""]]
                 out.append(".TP")
                 out.append("\\fB" + esc(item[0]) + "\\fR")
-                out.append(esc(item[1][0]))
+                if item[1][0]:  # else the description starts on the next line
+                    out.append(esc(item[1][0]))
             elif item is not None and line.startswith("    "):
                 out.append(esc(line.strip()))
             else:

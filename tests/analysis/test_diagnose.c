@@ -1,5 +1,5 @@
 /* tests/analysis/test_diagnose.c: the diagnoses' impact, ranking and floor, and the classes added
- * for issue 14 (host-bound, set-up calls in the capture, graph capture, profiler overhead,
+ * for the diagnoses (host-bound, set-up calls in the capture, graph capture, profiler overhead,
  * allocator growth, the minimum GPU work, launch calls apart from other runtime calls), on the
  * hand-written traces of fixtures/insights/ (gen.py). Every expected figure is worked out by hand
  * from the fixture's numbers (us) in the comment beside it. */

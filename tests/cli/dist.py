@@ -3,7 +3,8 @@
 
 Man pages: one per command `kinesift --help` lists, plus kinesift(1); each names the command's
 one-line summary and every option of its --help text (as a bold .TP tag); groff formats them
-without a warning. Completion, driven through bash as a user's TAB would: the first word
+without a warning and within 80 columns, every .TP tag an option alone with its description
+after it. Completion, driven through bash as a user's TAB would: the first word
 completes to the commands, `help` to the commands; for each command, every long option of its --help
 text (option lines and usage) is offered (from its two first characters after the dashes), and every flag offered is one
 the command accepts (getopt does not call it unrecognized; each run ends in a usage error, with
@@ -48,10 +49,12 @@ for line in help_of().splitlines():
         inside = True
     elif inside and not line.strip():
         break
+    elif inside and line.startswith("   "):  # a summary wrapped to 80 columns goes on here
+        summaries[name] += " " + line.strip()
     elif inside:
         name, summary = line.split(None, 1)
-        if name != "help":
-            summaries[name] = summary
+        summaries[name] = summary
+summaries.pop("help", None)
 check(len(summaries) >= 7, "commands: %s" % summaries)
 
 
@@ -100,8 +103,32 @@ if shutil.which("groff"):
     r = subprocess.run(["groff", "-man", "-Tutf8", "-wall", "-z", *pages], capture_output=True,
                        text=True)
     check(r.returncode == 0 and not r.stderr.strip(), "groff warnings: %s" % r.stderr)
+    # formatted for an 80-column terminal (man's own width), no line is wider
+    for p in pages:
+        r = subprocess.run(["groff", "-man", "-Tutf8", "-rLL=80n", "-P-c", "-P-b", "-P-u", p],
+                           capture_output=True, text=True)
+        wide = [l for l in r.stdout.splitlines() if len(l) > 80]
+        check(r.returncode == 0 and not wide, "%s at 80 columns: %d wider lines: %s" % (p, len(wide), wide[:2]))
 else:
     print("note: groff not installed, man pages not formatted")
+
+# The option lists are well formed: every .TP tag is one option (or command) and its argument in
+# bold, no prose inside it, and the description follows at once (no empty line).
+for p in sorted(os.listdir(DIST)):
+    if not p.endswith(".1"):
+        continue
+    lines = open(os.path.join(DIST, p)).read().split("\n")
+    for i, l in enumerate(lines):
+        if l != ".TP":
+            continue
+        tag, desc = lines[i + 1], lines[i + 2] if i + 2 < len(lines) else ""
+        inner = unroff(tag[3:-3]) if tag.startswith("\\fB") and tag.endswith("\\fR") else None
+        check(inner is not None, "%s: .TP tag not bold: %r" % (p, tag))
+        # an option tag: flags, commas and upper-case or choice arguments, never a sentence
+        words = (inner or "").split()
+        prose = [w for w in words if re.fullmatch(r"[a-z][a-z']+[,;:]?", w) and w not in ("or",)]
+        check(not (inner or "").startswith("-") or len(prose) <= 1, "%s: prose inside the tag %r" % (p, inner))
+        check(desc.strip() and not desc.startswith("."), "%s: no description after %r" % (p, inner))
 if failures:
     sys.exit("%d failures" % len(failures))
 print("ok: %d man pages and the completion agree with --help" % (len(summaries) + 1))

@@ -51,7 +51,7 @@ for line in run([KINESIFT, "--help"]).splitlines():
         inside = True
     elif inside and not line.strip():
         break
-    elif inside and line.split()[0] != "help":
+    elif inside and not line.startswith("   ") and line.split()[0] != "help":  # not a continuation
         commands.append(line.split()[0])
 check(len(commands) >= 7, "commands in --help: %s" % commands)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/cli/test_first_hour.py: what a new user meets in the first hour (issue 18): telemetry of
+"""tests/cli/test_first_hour.py: what a new user meets in the first hour: telemetry of
 the right GPU and in any time zone, errors that name their file, units of time options, help,
 truncated traces, counts and output on a terminal. Expected values are worked by hand from the
 fixtures written here (a trace of three 1 s steps, see fixtures/insights/telemetry.json, and CSVs

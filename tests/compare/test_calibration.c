@@ -1,6 +1,6 @@
 /* tests/compare/test_calibration.c: the gate calibrated by simulation, end to end through
  * ks_gate_run (runs, Welch on per-run medians or the single-run block bootstrap, verdicts, exit
- * status), as issue 15 asks. The generator has between-run variance: each run's level is
+ * status). The generator has between-run variance: each run's level is
  * 100 ms x factor x (1 + cv_run N(0,1)); its 30 steps are that level x (1 + e_t), e_t a
  * stationary AR(1) with rho 0.5 and standard deviation 2 % (the step CV). One check
  * (step_time, limit 5 %), seeded, 300 gates per setting (100 with one run per side, whose

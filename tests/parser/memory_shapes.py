@@ -1,26 +1,18 @@
 #!/usr/bin/env python3
 """tests/parser/memory_shapes.py: the memory of many tracks and many names stays bounded per
-track and per name (docs/robustness.md, issue 16). Traces of 100 000 one-event tracks (distinct
+track and per name (docs/robustness.md). Traces of 100 000 one-event tracks (distinct
 thread ids) and of 100 000 events with distinct names are read by `kinesift stats` and
 `kinesift analyze`; the peak RSS (getrusage of the child), less that of the same command on a
 one-event trace (the program, its libraries, fixed buffers), divided by the tracks or names must
 stay under the bound of BOUNDS.
 
 The bounds, in bytes per track or name above the base (measured at this 100 000 scale):
-  tracks/stats    370 before issue 16's first store change (one event slot, no growth slack),
-                  ~295 after it, ~185 since the bookkeeping left the public record (64 + 32
-                  bytes a track) and the parser's workers keep no table of every track, ~175
-                  with 48-byte events (170-200 from run to run: the parse workers' units; one-event
-                  tracks hardly see the 32-byte record): 230;
-  tracks/analyze  ~360 before, ~295 since (and one array of launch marks, not one per thread),
-                  ~186 since a timeline is 32 bytes (it was 88), the small tracks' slices share one
-                  array and a finished store drops its 32 bytes of track state (185-205): 240
-                  (the 88-byte timeline back is ~245-260);
-  names/analyze   ~565 before (a 256-byte row accumulator and a sorted copy of the rows in the
-                  writer), ~260 since (96 bytes a row, the writers sort pointers), ~194 since an
-                  op row is 56 bytes (it was 112), the accumulator 80, a row of one instance
-                  keeps no duration array and the tables are made once (190-205): 240 (the
-                  112-byte row back is ~250-260).
+  tracks/stats    230 (measured ~175, 170-200 from run to run: a 32-byte event record, 64 + 32
+                  bytes of track bookkeeping, the parse workers' units);
+  tracks/analyze  240 (measured ~186, 185-205: a 32-byte timeline, the small tracks' slices in
+                  one array, one array of launch marks; an 88-byte timeline gives ~245-260);
+  names/analyze   240 (measured ~194, 190-205: a 56-byte op row, an 80-byte accumulator, no
+                  duration array for a row of one instance; a 112-byte row gives ~250-260).
 Each bound leaves room for the spread from run to run and fails on a return of the largest of
 what it replaced. bench/memory_shapes.py prints the ratio to the
 input for the shapes at any scale. Not under ASan (its shadow memory and quarantine are not the

@@ -1,5 +1,5 @@
 /* tests/parser/test_chunking.c: parse.h promises the same trace, diagnostics, positions, repair
- * counts and errors whatever the chunking and the reader thread (issue 16). Hostile inputs (cut in
+ * counts and errors whatever the chunking and the reader thread. Hostile inputs (cut in
  * a string, in a number, a lexical error, an unescaped quote, a missing ',' after a long token)
  * are parsed with chunks of 1, 2, 3, 7, 4096 bytes and 256 KiB, the reader thread off, on, and on
  * with every optional step, tolerant and strict; the complete rendering of each result

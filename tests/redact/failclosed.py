@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/redact/failclosed.py: redaction fails closed (issue 16). Each section plants values of one
+"""tests/redact/failclosed.py: redaction fails closed. Each section plants values of one
 class that once survived and checks that redact removes every one of them and that `--check` on
 the raw input finds them: a deny file of 2000 terms, 2000 distinct home directories (once past
 what one PCRE2 alternation could compile), names right after JSON escapes, names learned late in

@@ -148,7 +148,7 @@ def write_key(dirname):
     return path
 
 
-# ---- --check covers redact (issue 16): every value redact changes is a finding on the input ----
+# ---- --check covers redact: every value redact changes is a finding on the input ----
 
 def _pairs(data):
     """JSON as nested pair lists (keys in file order, duplicates kept), numbers as their text."""

@@ -4,7 +4,7 @@
  * lazily built tables (pthread_once) are built under contention; it is repeated to give races
  * more chances; the sequential round afterwards is the reference. Each thread redacts a real
  * trace and a synthetic one whose values are longer than the pseudonymiser's cache takes (the
- * shared slot that raced before issue 13) and full of paths, hosts and e-mails, and parses a
+ * shared slot, which once raced) and full of paths, hosts and e-mails, and parses a
  * real trace (the parse's own reader and worker threads run too). Run under ASan/UBSan by the
  * sanitizer build. */
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* tests/validate/test_calibration.c: the verdict rule with the gate parameters (threshold 5 %,
  * alpha 0.05, at least 5 samples per side, 10 000 bootstrap resamples), calibrated by
- * simulation with a fixed seed (issue 6): 1000 A/A comparisons of two samples of 30 from one
+ * simulation with a fixed seed: 1000 A/A comparisons of two samples of 30 from one
  * normal distribution with CV 2 % must raise a regression at most 5 % of the time, and 1000
  * comparisons with a real 5 % slowdown must raise it at least 90 % of the time.
  *
@@ -19,7 +19,7 @@
 #include "kinesift/stats.h"
 
 #define RUNS 1000
-#define RUNS_EXTRA 300 /* the 10 % check, beyond issue 6's two: fewer runs keep it fast */
+#define RUNS_EXTRA 300 /* the 10 % check, beyond the two above: fewer runs keep it fast */
 #define N 30
 
 typedef struct tally {

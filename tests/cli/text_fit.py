@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""tests/cli/text_fit.py: text a user reads in a terminal fits it. Every help text (`kinesift
+--help`, `help CMD`, `CMD --help`) is at most 80 columns wide, its option lines keep the layout
+cli/dist/gen.py reads; `kinesift analyse` is `kinesift analyze` (the docs' spelling) and an
+unknown command names the closest one. Standard library only."""
+import os, re, subprocess, sys
+
+KS = os.environ["KINESIFT"]
+FIX = os.environ["KS_FIXTURES"]
+failures = []
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([KS, *args], capture_output=True, text=True, env=e)
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+# ---- help texts within 80 columns ---------------------------------------------------------------
+top = run("--help").stdout
+cmds = [l.split()[0] for l in top.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        if not l.startswith("   ")]
+check(len(cmds) >= 10 and "analyze" in cmds and "help" in cmds, "commands listed: %s" % cmds)
+for name, text in [("--help", top)] + [(c, run("help", c).stdout) for c in cmds]:
+    wide = [l for l in text.splitlines() if len(l) > 80]
+    check(not wide, "help %s: %d lines wider than 80: %r" % (name, len(wide), wide[:2]))
+    # every option line keeps its description apart (two spaces) or on the next, deeper line:
+    # its left part is options and their arguments, never a sentence
+    for l in text.splitlines():
+        if re.match(r"^  --?[a-zA-Z]", l):
+            left = re.split(r" {2,}", l.strip())[0].split()
+            prose = [w for w in left if re.fullmatch(r"[a-z]{3,}[,.;:']?", w)]
+            check(len(prose) <= 1, "help %s: prose in the option column: %r" % (name, l))
+# the wrapped text says the same words as the text in the source (nothing lost in the reflow)
+analyze_help = run("analyze", "--help").stdout
+for phrase in ("DUR, here and below", "folded values: CPU self time", "--all-diagnoses"):
+    check(phrase in analyze_help, "analyze --help still says %r" % phrase)
+
+# ---- analyse is analyze, and a close misspelling names the command -------------------------------
+example = os.path.join(FIX, "example", "train_step.json")
+a, b = run("analyze", example, "--quiet"), run("analyse", example, "--quiet")
+check(a.returncode == 0 and b.returncode == 0 and a.stdout == b.stdout, "analyse = analyze")
+check(run("help", "analyse").stdout == run("help", "analyze").stdout, "help analyse")
+check(run("summarise", "--help").stdout == run("summarize", "--help").stdout, "summarise = summarize")
+for typo, near in (("anlyze", "analyze"), ("analyz", "analyze"), ("dif", "diff"), ("gates", "gate"),
+                   ("reprot", "report"), ("redcat", "redact"), ("valid", "validate"),
+                   ("Analyze", "analyze")):
+    r = run(typo)
+    check(r.returncode == 2 and ("did you mean '%s'?" % near) in r.stderr and r.stderr.count("\n") == 1,
+          "%s suggests %s: %r" % (typo, near, r.stderr))
+    r = run("help", typo)
+    check(r.returncode == 2 and ("did you mean '%s'?" % near) in r.stderr, "help %s suggests %s" % (typo, near))
+for far in ("xyzzy", "compile", "a"):
+    r = run(far)
+    check(r.returncode == 2 and "did you mean" not in r.stderr and "no such command" in r.stderr,
+          "%s suggests nothing: %r" % (far, r.stderr))
+
+if failures:
+    sys.exit("%d failures" % len(failures))
+print("ok: help within 80 columns, analyse, suggestions")
