@@ -6,6 +6,7 @@
 
 #include "common/util.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 #include "report/report_util.h"
 
 /* names longer than this are shortened in the tables (ks_text_short_name; JSON and CSV keep them) */
@@ -192,6 +193,7 @@ void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
+    ks_memory_text(out, a, o ? o->top : 0);
     ks_insights_text(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
     ks_report_text_diagnostics_at(out, &t->diag, &a->diag, "    ", a->win_start);

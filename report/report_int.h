@@ -26,6 +26,9 @@ void ks_memory_json(struct ks_jw *w, const ks_analysis *a);
 const char *ks_mem_op_text(const ks_trace *t, ks_str op);
 const char *ks_mem_kind_text(int kind);
 const char *ks_mem_basis_text(const ks_mem_device *d);
+/* "CUDA 0", "CPU -1" (report/memory_text.c); the text section, top bounding its lists (0: all). */
+void ks_mem_device_label(char *b, size_t n, const ks_mem_device *d);
+void ks_memory_text(FILE *out, const ks_analysis *a, size_t top);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
 void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
                           size_t nsh);
