@@ -396,6 +396,19 @@ def check_report(paths, tmp, extra=()):
                 continue
             got = {n.attrs["data-field"]: ns_of(n) for n in ps[0].find_all(lambda n: "data-field" in n.attrs)}
             check(got == {k: d[k] for k in ("busy_ns", "span_ns", "idle_ns")}, f"{w}: device {d['device']} {got}")
+        # memory: one chart per device, its peak the JSON's and drawn, every step shaded
+        charts = sec.find_all(lambda n: n.tag == "figure" and n.attrs.get("data-chart") == "memory")
+        mem = tr.get("memory") or []
+        check(len(charts) == len(mem), f"{w}: one memory chart per device ({len(charts)} vs {len(mem)})")
+        for c, m in zip(charts, mem):
+            check(int(c.attrs["data-peak-bytes"]) == m["peak_level_bytes"] and int(c.attrs["data-peak-ns"]) == m["peak_ns"]
+                  and int(c.attrs["data-device"]) == m["device"], f"{w}: memory chart of {m['device_type']} {m['device']}")
+            check(len(c.find_all(lambda n: n.tag == "circle" and n.attrs.get("class") == "peak")) == 1,
+                  f"{w}: the peak marked")
+            check(c.find_all(lambda n: n.tag == "path" and n.attrs.get("data-series")), f"{w}: the level drawn")
+        if tr.get("memory") is None:
+            check(any("not observed" in n.all_text() for n in sec.find_all(lambda n: n.tag == "p")),
+                  f"{w}: memory not observed, said so")
         diags = [n.attrs["data-diagnosis"] for n in sec.find_all(lambda n: "data-diagnosis" in n.attrs)]
         check(diags == [d["id"] for d in tr["diagnoses"]], f"{w}: the diagnoses, in order")
         check_tables(sec, tr, w)
