@@ -94,7 +94,7 @@ ADDED_SCHEMA = {
     "type": "object",
     "required": ["ph", "name", "pid", "tid"],
     "properties": {
-        "ph": {"enum": ["X", "M"]},
+        "ph": {"enum": ["X", "M", "C"]},
         "name": {"type": "string", "minLength": 1},
         "pid": {"type": "integer"},
         "tid": {"type": "integer"},
@@ -104,6 +104,7 @@ ADDED_SCHEMA = {
         "args": {"type": "object"},
     },
     "if_X": ["cat", "ts", "dur", "args"],
+    "if_C": ["cat", "ts", "args"],
 }
 
 
@@ -131,6 +132,10 @@ def schema_errors(ev, schema=ADDED_SCHEMA):
             errs.append(f"{k}: empty")
     if ev.get("ph") == "X":
         errs += [f"X without {k}" for k in schema["if_X"] if k not in ev]
+    if ev.get("ph") == "C":
+        errs += [f"C without {k}" for k in schema["if_C"] if k not in ev]
+        errs += [f"C value {k} not a number" for k, v in ev.get("args", {}).items()
+                 if not isinstance(v, (int, float, Decimal)) or isinstance(v, bool)]
     return errs
 
 
@@ -212,6 +217,13 @@ def check_annotate(path, tmp):
         mine = [e for e in added if e["ph"] == "X" and e["tid"] == 10 + i]
         check(len(mine) == g["count"], f"{path}: GPU {g['device']}: one slice per gap ({len(mine)} vs {g['count']})")
         check(sum(us_to_ns(e["dur"]) for e in mine) == g["total_ns"], f"{path}: gap slices add up to the gap time")
+    # memory: one counter track per device, its points the timeline's
+    for m in tr.get("memory") or []:
+        lab = "CPU" if m["device_type_id"] == 0 and m["device"] == -1 else f"{m['device_type']} {m['device']}"
+        cs = [e for e in added if e["ph"] == "C" and e["name"] == "memory " + lab]
+        key = "allocated" if m["level_basis"] == "total_allocated" else "bytes since the first event"
+        check([(us_to_ns(e["ts"]), e["args"][key], e["args"].get("reserved")) for e in cs] ==
+              [tuple(p) for p in m["timeline"]], f"{path}: memory counter track of {lab}")
     diag_threads = {e["tid"] for e in added if e["ph"] == "X" and e["tid"] >= 100}
     check(len(diag_threads) == len(tr["diagnoses"]), f"{path}: one thread per diagnosis")
 
