@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/util.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/pool.h"
+#include "algo/pool.h"
 #include "analysis/analysis_int.h"
 #include "analysis/timeline.h"
 #include "common/hugemem.h"
@@ -400,6 +400,11 @@ int ks_analysis_set_window_unions(ks_analysis *a, ks_ns start, ks_ns end, ks_err
     ks_gpu_comm(a);
     ks_timings_stop(a->priv->timings, "analysis: window, GPU unions", t0, 0);
     return KS_OK;
+}
+
+int ks_analysis_threads(const ks_analysis *a)
+{
+    return a->priv->threads;
 }
 
 void ks_analysis_tables_untimed(ks_analysis *a)

@@ -6,14 +6,14 @@
  * comm - exposed is the communication overlapped by compute. Annotations and syncs are not work.
  * No GPU work at all = not observed, with the reason; never zero.
  * Device activity: the events of other accelerators on device tracks (mtia_ccp_events, hpu_op,
- * unknown categories carrying args.device/stream; parser/classify.c) are not kernels or copies,
+ * unknown categories carrying args.device/stream; vocab/kinds.c) are not kernels or copies,
  * and kinesift cannot tell which of them compute: per device their span and union ("recorded
  * activity", waits included) and the union per event name, reported as uninterpreted. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
-#include "analysis/msort.h"
+#include "algo/msort.h"
 #include "common/hugemem.h"
 #include "common/util.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/idindex.h"
-#include "store/store_int.h"
+#include "algo/idindex.h"
+#include "store/writer.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 

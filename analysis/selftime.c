@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 

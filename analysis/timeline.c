@@ -16,11 +16,12 @@
 
 #include "common/hugemem.h"
 #include "common/limits.h"
-#include "analysis/msort.h"
+#include "algo/msort.h"
 #include "analysis/timeline.h"
 #include "kinesift/insights.h"
 #include "common/util.h"
 #include "analysis/analysis_int.h"
+#include "common/optsyntax.h"
 
 void ks_analysis_opts_init(ks_analysis_opts *o)
 {

@@ -4,7 +4,10 @@
 # the tool, copies of the trace itself named rank-R.json), against one single-threaded
 # `kinesift analyze --threads 1` of one rank. Prints the throughput ratio (target >= 1.7 on 2
 # cores), the peak RSS of ranks -j 1 and -j CORES against the analyze of one rank (target: about
-# j stores), and whether -j 1 and -j CORES print the same bytes.
+# j stores), and whether -j 1 and -j CORES print the same bytes. Then the -j speedup, time of
+# ranks -j 1 / time of ranks -j CORES, measured in the same run twice: as the machine is (quiet
+# when nothing else runs: the load average is printed) and with one other core kept busy by a
+# spinning shell loop this script starts and stops (the speedup a shared machine gives).
 #
 #   bench/ranks.sh   (env: KS_CORPUS, KS_BENCH_DIR=/tmp/big, KS_BENCH_RANKS=4, KS_BENCH_RANK_SIZE=64M)
 set -eu
@@ -54,4 +57,18 @@ echo "$a" "$s1" "$sj" | awk -v b="$bytes" -v o="$one" -v j="$J" -v same="$same" 
     printf "throughput ranks -j %d / analyze --threads 1: %.2f (target >= 1.7 on 2 cores) %s\n", j, r, (r >= 1.7 ? "met" : "SHORT")
     printf "peak RSS ranks -j %d / analyze of one rank: %.2f (about j = %d expected)\n", j, rj / ra, j
     printf "output -j 1 = -j %d: %s\n", j, same
+}'
+# the -j speedup, quiet and with one core busy (a spinning loop of this script, stopped by its pid)
+q1=$(run "$K" ranks -j 1 --format json --quiet "$RD" | cut -d' ' -f1)
+qj=$(run "$K" ranks -j "$J" --format json --quiet "$RD" | cut -d' ' -f1)
+sh -c 'while :; do :; done' &
+spin=$!
+sleep 1
+b1=$(run "$K" ranks -j 1 --format json --quiet "$RD" | cut -d' ' -f1)
+bj=$(run "$K" ranks -j "$J" --format json --quiet "$RD" | cut -d' ' -f1)
+kill "$spin"
+wait "$spin" 2>/dev/null || true
+awk -v q1="$q1" -v qj="$qj" -v b1="$b1" -v bj="$bj" -v j="$J" 'BEGIN {
+    printf "-j speedup (ranks -j 1 / ranks -j %d), quiet:          %.2f (%.2f s / %.2f s)\n", j, q1 / qj, q1, qj
+    printf "-j speedup (ranks -j 1 / ranks -j %d), one core busy:  %.2f (%.2f s / %.2f s)\n", j, b1 / bj, b1, bj
 }'

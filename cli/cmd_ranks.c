@@ -2,6 +2,7 @@
  * concurrently (-j), each reduced to its ks_rank and freed, then matched across ranks. Archives
  * stand for their members (one job per member, so ranks inside one tar are read in parallel too).
  * Output does not depend on -j: results are kept in input order and sorted by rank. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,32 +18,43 @@
 
 const char ks_help_ranks[] =
     "usage: kinesift ranks TRACE... [--format text|json|csv|markdown] [-j N] [--allow-mixed]\n"
-    "                      [--straggler-pct P] [--no-align] [--align-tolerance DUR]\n"
-    "                      [--step-label REGEX] [--strict] [--quiet]\n"
+    "                      [--allow-incomplete] [--straggler-pct P] [--no-align]\n"
+    "                      [--align-tolerance DUR] [--step-label REGEX] [--strict] [--quiet]\n"
     "\n"
     "Cross-rank analysis of a distributed job: one trace per rank (files, directories searched\n"
     "recursively, tar/zip archives of ranks, or @LIST naming one path a line), or its summary\n"
     "(kinesift summarize, *.kss.json[.gz]), mixed freely: the report is the same either way. Each rank's rank comes\n"
     "from distributedInfo.rank, else its file name (rank-3, rank_3, rank3, _3.), else the input order;\n"
     "the report says which rule gave it. Two traces with the same rank, or world sizes that disagree,\n"
-    "are an error (exit 2) naming both, unless --allow-mixed.\n"
+    "are an error (exit 2) naming both, unless --allow-mixed. Ranks of the job (distributedInfo\n"
+    "world_size) with no trace are counted and listed.\n"
     "\n"
     "Per rank: active steps (count, median, p90), GPU busy share, compute (kernels that are not\n"
     "communication), communication, exposed communication (communication while no compute kernel runs\n"
     "on the device: unions), overlap share, host wait (GPU idle waiting for the host's next launch),\n"
-    "kernels. Collectives are matched across ranks (the n-th call of a Collective name on a process\n"
-    "group, or its Seq), clocks aligned on the collectives' end times, each rank's wait computed\n"
-    "(last arrival - own arrival) and attributed to the last arrival: the straggler is the rank that\n"
-    "made the others wait most, stated as a hypothesis with its evidence and the next check.\n"
+    "kernels. Collectives are matched across ranks by step number (ProfilerStep#N), then by identity\n"
+    "(process group, Seq, Collective name, message size), then by sequence alignment of each rank's\n"
+    "calls, so that a rank that skipped a call is named (\"rank 2 never entered allreduce #3 of step\n"
+    "5\") and its other calls still match. Clocks are aligned on the collectives' end times (an offset\n"
+    "and a drift per rank), each rank's wait computed (last arrival - own arrival) and attributed to\n"
+    "the last arrival: the straggler is the rank that made the others wait most, stated as a\n"
+    "hypothesis with its evidence (its kernels and ops that take longer than on the median rank) and\n"
+    "the next check. Also: the last collective each rank entered and the ranks that never arrived\n"
+    "(the hang view), bandwidth by message size (algbw, busbw), a rank x collective duration matrix.\n"
     "\n"
-    "  --format FMT            text (default), json (schema kinesift.ranks/1, docs/ranks.md), csv (one\n"
+    "A rank whose trace is cut (the job was killed mid-write) is named with the byte where it ends;\n"
+    "it is kept out of the straggler and of the calls after its end.\n"
+    "\n"
+    "  --format FMT            text (default), json (schema kinesift.ranks/2, docs/ranks.md), csv (one\n"
     "                          row per rank), markdown\n"
     "  -j, --jobs N            ranks read and analysed at once (default: the number of cores); each\n"
     "                          rank's events are freed once its figures are taken; same output for any N\n"
     "  --allow-mixed           accept duplicate ranks (renumbered by input order) and world sizes\n"
     "                          that disagree\n"
+    "  --allow-incomplete      a cut or unreadable rank does not make the exit status 2 (it is still\n"
+    "                          named in the report)\n"
     "  --straggler-pct P       name ranks whose median step or compute time is more than P% above\n"
-    "                          the ranks' median (default 5)\n"
+    "                          the ranks' median, and evidence that is more than P% above it (default 5)\n"
     "  --no-align              do not estimate clock offsets (ranks share one clock)\n"
     "  --align-tolerance DUR   clock spread above which waits are flagged as untrusted (default 20us)\n"
     "  --step-label REGEX      steps are the user annotations matching REGEX (default ProfilerStep#N)\n"
@@ -50,10 +62,13 @@ const char ks_help_ranks[] =
     "  --quiet                 no warnings on stderr\n"
     "\n"
     "An input that cannot be read (not a trace, empty, unreadable) does not stop the others: the\n"
-    "ranks read are matched and reported, each failure is listed after them (JSON: \"errors\"),\n"
-    "and the exit status is 2.\n"
+    "ranks read are matched and reported, each failure is listed after them (JSON: \"errors\", with\n"
+    "the rank its file name gives).\n"
     "\n"
-    "Exit status: 0 success, 2 usage or input error (including duplicate ranks).\n";
+    "Exit status: 0 every rank read whole and the waits trusted; 2 usage or input error (duplicate\n"
+    "ranks, or a rank cut or unreadable, unless --allow-incomplete); 3 the waits are not to be trusted\n"
+    "(the clocks disagree beyond --align-tolerance, a rank could not be aligned, or no collective\n"
+    "matched); the JSON says the same in \"verdict\".\n";
 
 typedef struct job {
     char *path;
@@ -287,7 +302,7 @@ static int ranks_opt(void *ctx, const char *cmd, int key, const char *arg)
 int ks_cmd_ranks(int argc, char **argv)
 {
     static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
-    int format = 0, allow_mixed = 0, first;
+    int format = 0, allow_mixed = 0, allow_incomplete = 0, first;
     ks_load_opts lo = {0};
     ks_rank_opts ro = {0};
     ks_ranks_opts mo;
@@ -297,6 +312,7 @@ int ks_cmd_ranks(int argc, char **argv)
         KS_OPT_CHOICE_("format", 0, &format, formats, "format", "text, json, csv or markdown"),
         KS_OPT_CALL_("jobs", 'j', ranks_opt, &ra, 'j', "ranks read at once"),
         KS_OPT_FLAG_("allow-mixed", 0, &allow_mixed, "ranks of several jobs are not an error"),
+        KS_OPT_FLAG_("allow-incomplete", 0, &allow_incomplete, "a cut or unreadable rank does not fail the run"),
         KS_OPT_CALL_("straggler-pct", 0, ranks_opt, &ra, 'p', "a straggler is this much slower"),
         KS_OPT_CALL_FLAG_("no-align", 0, ranks_opt, &ra, 'A', "no clock offsets"),
         KS_OPT_CALL_("align-tolerance", 0, ranks_opt, &ra, 'T', "spread above which waits are not trusted"),
@@ -326,12 +342,14 @@ int ks_cmd_ranks(int argc, char **argv)
     /* the ranks read, and the inputs that were not (listed by the report, exit 2) */
     ks_rank *rk = ks_xcalloc(n + 1, sizeof *rk);
     const char **bad_in = ks_xcalloc(n + 1, sizeof *bad_in), **bad_msg = ks_xcalloc(n + 1, sizeof *bad_msg);
+    int64_t *bad_rank = ks_xcalloc(n + 1, sizeof *bad_rank);
     for (size_t i = 0; i < n; i++) {
         if (v[i].ok)
             rk[nok++] = v[i].r;
         else {
             ks_rank_free(&v[i].r);
             bad_in[nbad] = v[i].path;
+            bad_rank[nbad] = ks_rank_from_name(v[i].path);
             bad_msg[nbad++] = v[i].error;
         }
     }
@@ -347,11 +365,18 @@ int ks_cmd_ranks(int argc, char **argv)
         ks_ranks_match(rk, n, &mo, &r);
         r.error_input = bad_in;
         r.error_message = bad_msg;
+        r.error_rank = bad_rank;
         r.nerrors = nbad;
+        r.allow_incomplete = allow_incomplete;
+        rc = ks_ranks_verdict(&r);
         ks_ranks_report(stdout, &r, format);
+        if (!lo.quiet)
+            for (size_t i = 0; i < n; i++)
+                if (rk[i].truncated)
+                    fprintf(stderr, "kinesift: rank %" PRId64 " (%s) is cut at byte %" PRIu64 "%s\n", rk[i].rank,
+                            rk[i].source, rk[i].cut_byte,
+                            allow_incomplete ? "" : ": exit status 2 (--allow-incomplete to accept it)");
         ks_ranks_free(&r);
-        if (failed)
-            rc = KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < n; i++)
         ks_rank_free(&rk[i]);
@@ -359,6 +384,7 @@ int ks_cmd_ranks(int argc, char **argv)
         free((char *)bad_msg[i]);
     free(bad_in);
     free(bad_msg);
+    free(bad_rank);
     free(rk);
     free(v);
     ks_inputs_free(list, nlist);

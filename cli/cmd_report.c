@@ -39,7 +39,8 @@ const char ks_help_report[] =
     "  other options          as for analyze (kinesift help analyze)\n"
     "\n"
     "Several ranks of one job (traces, or summaries *.kss.json.gz of kinesift summarize, which add\n"
-    "to the multi-rank section only): after the summaries, the figures of `kinesift ranks` (default\n"
+    "to the multi-rank section only; a directory of them is read as kinesift ranks reads it): after\n"
+    "the summaries, the figures of `kinesift ranks` (default\n"
     "options): the rank identity rule, the clock alignment and its warnings, heat maps of each\n"
     "rank's step time (median, p90) and of its wait at each matched collective (consecutive ones\n"
     "share a column past 100), and the straggler as a hypothesis with evidence and next check.\n"
@@ -170,16 +171,25 @@ int ks_cmd_report(int argc, char **argv)
         free(page);
         return KS_EXIT_USAGE;
     }
-    char **traces = ks_xcalloc((size_t)argc, sizeof *traces);
-    int ntraces = 0, rc = 0;
-    for (int i = first; i < argc && !rc; i++)
-        if (ks_rank_is_summary(argv[i]))
-            rc = read_summary(&c, argv[i]);
+    /* directories and @LIST first, so that a directory of summaries reads as `ranks DIR` does */
+    char **list = NULL;
+    size_t nlist = 0;
+    ks_error xerr;
+    int rc = 0, ntraces = 0;
+    if (ks_inputs_expand(argv + first, (size_t)(argc - first), &list, &nlist, &xerr) != KS_OK) {
+        ks_cli_error(NULL, &xerr);
+        rc = KS_EXIT_USAGE;
+    }
+    char **traces = ks_xcalloc(nlist + 1, sizeof *traces);
+    for (size_t i = 0; i < nlist && !rc; i++)
+        if (ks_rank_is_summary(list[i]))
+            rc = read_summary(&c, list[i]);
         else
-            traces[ntraces++] = argv[i];
+            traces[ntraces++] = list[i];
     if (!rc && ntraces)
         rc = ks_cli_load(traces, ntraces, &lo, on_trace, &c);
     free(traces);
+    ks_inputs_free(list, nlist);
     if (!rc)
         rc = ranks_section(&c);
     for (size_t i = 0; i < c.nranks; i++)

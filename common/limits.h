@@ -90,6 +90,18 @@
  * KS_LIMIT_RD_KEY bytes. No option. */
 #define KS_LIMIT_RD_KEY 64
 
+/* ---- ranks ---------------------------------------------------------------------------------- */
+
+/* Differences sequence alignment explores in one step of one process group (ranks/sequence.c,
+ * Myers: about this squared in ints of memory); past it the calls pair by index. No option. */
+#define KS_LIMIT_SEQ_MAX_D 1024
+/* Shared collectives a clock fit takes at most (evenly spread; Theil-Sen over their pairs). */
+#define KS_LIMIT_FIT_POINTS 64
+/* Absent ranks listed (JSON absent_ranks, the text's ranges); the count is always exact. */
+#define KS_LIMIT_ABSENT_LISTED (1 << 20)
+/* Missed calls the text and Markdown reports list (JSON lists them all). */
+#define KS_LIMIT_MISSED_TEXT 50
+
 /* ---- validate ------------------------------------------------------------------------------- */
 
 /* Arms of one validated workload (--variants: baseline and candidates), workloads in one run
@@ -102,7 +114,9 @@
 /* ---- public limits (defined in the public headers, listed here) ----------------------------
  * KS_DIAG_EXAMPLES        include/kinesift/diag.h     examples kept per diagnostic kind (5)
  * KS_SETTINGS_MAX         include/kinesift/compare.h  setting mismatches reported by diff (8)
- * KS_RANK_TOP             include/kinesift/ranks.h    kernels kept as evidence per rank (3)
+ * KS_RANK_TOP             include/kinesift/ranks.h    kernels kept before each collective (3)
+ * KS_RANK_NAMES           include/kinesift/ranks.h    kernels and ops kept per rank, each (32)
+ * KS_RANK_EVIDENCE        include/kinesift/ranks.h    the straggler's evidence rows (5)
  * KS_REDACT_KEY_MIN       include/kinesift/redact.h   bytes of a redaction key, at least (32)
  * KS_BOOTSTRAP_RESAMPLES  include/kinesift/stats.h    bootstrap resamples (10000)
  *

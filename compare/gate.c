@@ -15,7 +15,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 const char *ks_gate_status_name(ks_gate_status s)
 {

@@ -13,7 +13,7 @@
 #include "common/util.h"
 #include "kinesift/compare.h"
 #include "kinesift/source.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 static const char *const metric_names[KS_METRIC_COUNT] = {
     [KS_METRIC_STEP_TIME] = "step_time",     [KS_METRIC_LABEL] = "label",

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis_int.h"
+#include "analysis/gpuwork_index.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/compare.h"

@@ -13,8 +13,8 @@
 #include "fuzz/fuzz.h"
 #include "kinesift/source.h"
 #include "source/gunzip.h"
-#include "source/source_int.h"
-#include "tests/parser/block_feed.h"
+#include "source/stream.h"
+#include "tests/source/block_feed.h"
 
 typedef struct {
     int rc, integrity;

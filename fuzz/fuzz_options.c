@@ -8,9 +8,9 @@
 #include "fuzz/fixture.h"
 #include "kinesift/compare.h"
 #include "kinesift/validate.h"
-#include "compare/compare_int.h"
-#include "analysis/analysis_int.h"
-#include "validate/validate_int.h"
+#include "compare/gate_text.h"
+#include "analysis/passes.h"
+#include "common/optsyntax.h"
 
 static fuzz_fixture fx;
 

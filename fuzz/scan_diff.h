@@ -3,7 +3,7 @@
  * would read there (yajl_get_bytes_consumed, or ks_jscan.consumed); a callback may cancel at the
  * k-th call. When the scanner accepts the buffer (OK or canceled), yajl, fed '[' and then the
  * buffer with yajl_dont_validate_strings as the parser configures it, must return the same status
- * with the same log. Used by fuzz/fuzz_scan.c and tests/parser/test_scan.c; only for those. */
+ * with the same log. Used by fuzz/fuzz_scan.c and tests/json/test_scan.c; only for those. */
 #ifndef KS_FUZZ_SCAN_DIFF_H
 #define KS_FUZZ_SCAN_DIFF_H
 

@@ -9,20 +9,17 @@
 #include <string.h>
 
 #include "insights/breakdown.h"
-#include "analysis/analysis_int.h"
+#include "analysis/passes.h"
+#include "vocab/kinds.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
+#include "vocab/labels.h"
 
 const char *ks_role_name(ks_role r)
 {
     static const char *const n[KS_ROLE_COUNT] = {"kernel", "memcpy", "memset", "communication",
                                                  "runtime", "dataloader", "cpu_exec", "other"};
     return r < KS_ROLE_COUNT ? n[r] : "?";
-}
-
-static int is_dataloader(const char *n)
-{
-    return !strncmp(n, "enumerate(DataLoader)#", 22) || !strncmp(n, "enumerate(DataPipe)#", 20);
 }
 
 /* What classifying slices by role needs; the caches are per name id. */
@@ -60,7 +57,7 @@ static int slice_role(role_ctx *c, size_t k, size_t i)
         const char *n = ks_trace_str(t, e->name);
         /* (step names were marked up front: no scan of the steps per name) */
         c->by_name[e->name] = (uint8_t)(1 + (ks_comm_op_name(n) ? KS_ROLE_COMM
-                                             : is_dataloader(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
+                                             : ks_is_dataloader_label(n) ? KS_ROLE_DATALOADER : KS_ROLE_CPU_EXEC));
     }
     int role = c->by_name[e->name] - 1;
     return role == KS_ROLE_COUNT ? -1 : role; /* a step annotation takes none */

@@ -22,9 +22,12 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/intervals.h"
-#include "analysis/analysis_int.h"
-#include "analysis/pool.h"
+#include "algo/intervals.h"
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
+#include "vocab/calls.h"
+#include "vocab/kinds.h"
+#include "algo/pool.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
@@ -1138,7 +1141,7 @@ static void run_checks(const dctx *c, ks_diagnoses *out)
     checks_run r;
     memset(&r, 0, sizeof r);
     r.c = c;
-    ks_pool_run(NCHECKS, c->a->priv->threads, check_task, &r);
+    ks_pool_run(NCHECKS, ks_analysis_threads(c->a), check_task, &r);
     for (size_t k = 0; k < NCHECKS; k++) {
         ks_diagnoses *p = &r.part[k];
         if (!p->n)

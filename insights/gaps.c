@@ -25,9 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/hugemem.h"
-#include "analysis/analysis_int.h"
+#include "analysis/gpuwork_index.h"
+#include "vocab/calls.h"
 #include "common/i64map.h"
 #include "common/regex.h"
 #include "common/util.h"

@@ -5,7 +5,7 @@
 #ifndef KS_INSIGHTS_INT_H
 #define KS_INSIGHTS_INT_H
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "kinesift/insights.h"
 
 /* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */

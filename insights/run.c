@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/analysis_int.h"
-#include "analysis/pool.h"
+#include "analysis/passes.h"
+#include "algo/pool.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
 #include "kinesift/timings.h"
@@ -130,16 +130,16 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
         return KS_OK;
     }
     ks_timings *tm = o->analysis.timings;
-    if (r->a->priv->threads <= 1)
+    if (ks_analysis_threads(r->a) <= 1)
         ks_analysis_tables(r->a); /* its own --timings row, before gaps and threads */
     int64_t t0 = ks_timings_start(tm);
-    if (r->a->priv->threads > 1) {
+    if (ks_analysis_threads(r->a) > 1) {
         beside_ctx c;
         memset(&c, 0, sizeof c);
         c.r = r;
         c.o = o;
         c.rc = KS_OK;
-        ks_pool_run(2, r->a->priv->threads, beside_task, &c);
+        ks_pool_run(2, ks_analysis_threads(r->a), beside_task, &c);
         t0 = ks_timings_stop(tm, "analysis: tables | gaps, threads", t0, 0);
         if (c.rc != KS_OK) {
             *err = c.err;

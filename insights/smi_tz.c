@@ -2,7 +2,7 @@
  * as text for the nvidia-smi CSV: a fixed offset (analysis/window.c's ks_tz_parse) or else a
  * zone of the tz database (tzone.c's check). Why here: the rule belongs with the telemetry that
  * uses it, so the command only hands the text over. Who may use it: the CLI and library users. */
-#include "analysis/analysis_int.h"
+#include "common/optsyntax.h"
 #include "insights/insights_int.h"
 #include "kinesift/insights.h"
 

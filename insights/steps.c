@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "insights/breakdown.h"
-#include "analysis/intervals.h"
-#include "analysis/analysis_int.h"
+#include "algo/intervals.h"
+#include "analysis/gpuwork_index.h"
 #include "common/regex.h"
 #include "common/util.h"
 #include "kinesift/insights.h"

@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/analysis_int.h"
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/insights.h"

@@ -21,8 +21,10 @@
 #include <string.h>
 
 #include "common/hugemem.h"
-#include "analysis/intervals.h"
-#include "analysis/analysis_int.h"
+#include "algo/intervals.h"
+#include "analysis/gpuwork_index.h"
+#include "vocab/calls.h"
+#include "vocab/kinds.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
 #include "insights/insights_int.h"

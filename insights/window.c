@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/analysis_int.h"
+#include "analysis/gpuwork_index.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
 

@@ -122,17 +122,14 @@ void ks_ps_commit_event(ks_parser *p)
         apply_metadata(p);
         return;
     }
-    int stored = 0;
     switch (ph) {
     case 'X': case 'B': case 'E': case 'i': case 'I': case 'R': case 's': case 't': case 'f':
     case 'b': case 'n': case 'e': case 'S': case 'T': case 'p': case 'F': case 'C':
-        stored = 1;
-        break;
+        break; /* the phases the store keeps */
     default:
         ks_diag_count(&t->diag, "parse.ignored_phase", KS_SEV_INFO, 1);
         return;
     }
-    (void)stored;
     if (!e->has_ts) {
         ks_ps_diag_at(p, "parse.missing_ts", KS_SEV_WARNING, e->start,
                       "'%c' event without \"ts\" skipped", ph);

@@ -27,7 +27,7 @@
 #include "kinesift/timings.h"
 #include "parser/spec.h"
 #include "parser/split.h"
-#include "source/source_int.h"
+#include "source/stream.h"
 
 void ks_parse_opts_init(ks_parse_opts *o)
 {

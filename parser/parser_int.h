@@ -34,7 +34,7 @@
 #include "json/scan.h"
 #include "parser/reader.h"
 #include "parser/unit.h"
-#include "store/store_int.h"
+#include "store/writer.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
 #define MAX_SKIP_DEPTH KS_LIMIT_JSON_DEPTH

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "parser/spec.h"
-#include "store/store_int.h"
+#include "store/writer.h"
 
 struct ks_spec {
     ks_parser p;

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis_int.h"
-#include "analysis/intervals.h"
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
+#include "algo/intervals.h"
 #include "common/util.h"
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
@@ -134,7 +135,28 @@ static void take_top(const ks_trace *t, ks_ns *acc, ks_str *touched, size_t nt, 
         acc[touched[i]] = 0;
 }
 
-static void fill_coll(const ks_analysis *a, const kev *k, ks_rank_coll *c)
+/* The step a collective belongs to: the one whose CPU annotation holds its launch, else (no
+ * launcher) the one whose span, widened to its GPU work, holds the kernel's start; -1 none. */
+static int64_t step_of(const ks_analysis *a, const ks_steps *st, const kev *k)
+{
+    if (!st || !st->n)
+        return -1;
+    ks_slice_ref r = ks_analysis_launcher(a, k->track, k->ev);
+    if (r.s >= 0) {
+        const ks_timeline *tl = &a->tl[r.tl];
+        ks_ns at = a->trace->tracks[tl->track].ev[tl->s[r.s].ev].ts;
+        for (size_t i = 0; i < st->n; i++)
+            if (st->v[i].host_start <= at && at < st->v[i].host_end)
+                return st->v[i].number;
+        return -1;
+    }
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].start <= k->a && k->a < st->v[i].end)
+            return st->v[i].number;
+    return -1;
+}
+
+static void fill_coll(const ks_analysis *a, const ks_steps *st, const kev *k, ks_rank_coll *c)
 {
     const ks_trace *t = a->trace;
     const ks_coll_info *ci = coll_of(a, k->track, k->ev);
@@ -142,6 +164,7 @@ static void fill_coll(const ks_analysis *a, const kev *k, ks_rank_coll *c)
     c->start = k->a;
     c->end = k->b;
     c->seq = c->bytes = c->group_size = -1;
+    c->step = step_of(a, st, k);
     if (ci && ci->name) {
         c->name = ks_xstrdup(ks_trace_str(t, ci->name));
         c->pg = ks_xstrdup(ci->pg_name ? ks_trace_str(t, ci->pg_name) : ci->pg_ranks ? ks_trace_str(t, ci->pg_ranks) : "");
@@ -158,7 +181,7 @@ static void fill_coll(const ks_analysis *a, const kev *k, ks_rank_coll *c)
 
 /* The collectives of every device, in start order, each with the compute kernels that started on
  * its device since the previous collective there. */
-static void collectives(const ks_analysis *a, dev_acc *devs, size_t ndev, ks_rank *r)
+static void collectives(const ks_analysis *a, const ks_steps *st, dev_acc *devs, size_t ndev, ks_rank *r)
 {
     const ks_trace *t = a->trace;
     size_t names = ks_strtab_count(t->strings), cap = 0;
@@ -178,7 +201,7 @@ static void collectives(const ks_analysis *a, dev_acc *devs, size_t ndev, ks_ran
             }
             KS_GROW(r->colls, cap, r->ncolls + 1);
             ks_rank_coll *c = &r->colls[r->ncolls++];
-            fill_coll(a, k, c);
+            fill_coll(a, st, k, c);
             take_top(t, acc, touched, nt, c);
             nt = 0;
         }
@@ -198,7 +221,7 @@ static int cmp_coll(const void *x, const void *y)
     return (p->end > q->end) - (p->end < q->end);
 }
 
-static void gpu_figures(const ks_analysis *a, ks_rank *r)
+static void gpu_figures(const ks_analysis *a, const ks_steps *st, ks_rank *r)
 {
     dev_acc *devs = NULL;
     size_t ndev = 0;
@@ -217,7 +240,13 @@ static void gpu_figures(const ks_analysis *a, ks_rank *r)
         r->exposed += ks_ivs_length(&ex);
     }
     ks_ivs_free(&ex);
-    collectives(a, devs, ndev, r);
+    collectives(a, st, devs, ndev, r);
+    for (size_t d = 0; d < ndev; d++)
+        if (devs[d].all.n) {
+            ks_ns e = devs[d].all.v[devs[d].all.n - 1].b;
+            if (e > r->last_ns)
+                r->last_ns = e;
+        }
     if (r->ncolls > 1)
         qsort(r->colls, r->ncolls, sizeof *r->colls, cmp_coll);
     if (!r->ncolls)
@@ -239,6 +268,13 @@ static void step_figures(const ks_steps *st, ks_rank *r)
         if (!st->v[i].warmup && !st->v[i].unfinished)
             w[n++] = st->v[i].wall_ns;
     r->steps = n;
+    r->first_step = r->last_step = -1;
+    for (size_t i = 0; i < st->n; i++) {
+        if (r->first_step < 0 || st->v[i].number < r->first_step)
+            r->first_step = st->v[i].number;
+        if (st->v[i].number > r->last_step)
+            r->last_step = st->v[i].number;
+    }
     if (n) {
         r->step_ns = ks_xcalloc(n, sizeof *r->step_ns);
         memcpy(r->step_ns, w, n * sizeof *w);
@@ -265,6 +301,44 @@ static void host_wait(const ks_analysis *a, const ks_steps *st, ks_rank *r)
     ks_gaps_free(&g);
 }
 
+static int cmp_name(const void *x, const void *y)
+{
+    const ks_rank_name *p = x, *q = y;
+    if (p->op != q->op)
+        return p->op - q->op;
+    if (p->ns != q->ns)
+        return p->ns > q->ns ? -1 : 1;
+    return strcmp(p->name, q->name);
+}
+
+/* the KS_RANK_NAMES longest compute kernels (total) and CPU ops (self) of the window */
+static void names(const ks_analysis *a, ks_rank *r)
+{
+    const ks_trace *t = a->trace;
+    size_t cap = 0;
+    ks_rank_name *v = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < a->nkernels; i++) {
+        const ks_kernel_row *k = &a->kernels[i];
+        if (k->kind == KS_K_KERNEL && k->comm < k->count && k->total_ns > 0)
+            KS_PUSH(v, n, cap, ((ks_rank_name){(char *)ks_trace_str(t, k->name), 0, k->total_ns}));
+    }
+    for (size_t i = 0; i < a->nops; i++)
+        if (a->ops[i].self_ns > 0)
+            KS_PUSH(v, n, cap, ((ks_rank_name){(char *)ks_trace_str(t, a->ops[i].name), 1, a->ops[i].self_ns}));
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_name);
+    r->names = ks_xcalloc(2 * KS_RANK_NAMES + 1, sizeof *r->names);
+    size_t kept[2] = {0, 0};
+    for (size_t i = 0; i < n; i++)
+        if (kept[v[i].op] < KS_RANK_NAMES) {
+            kept[v[i].op]++;
+            r->names[r->nnames] = v[i];
+            r->names[r->nnames++].name = ks_xstrdup(v[i].name);
+        }
+    free(v);
+}
+
 int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *r, ks_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -285,7 +359,17 @@ int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *r, ks_
         return KS_ERR;
     }
     step_figures(&st, r);
-    gpu_figures(a, r);
+    gpu_figures(a, &st, r);
+    names(a, r);
+    r->truncated = t->truncated;
+    r->cut_byte = t->truncated_at;
+    if (r->gpu_reason) /* no GPU work: the end of its last event */
+        for (size_t k = 0; k < t->ntracks; k++)
+            for (size_t i = 0; i < t->tracks[k].n; i++) {
+                ks_ns e = t->tracks[k].ev[i].ts + ks_event_dur(&t->tracks[k].ev[i]);
+                if (e > r->last_ns)
+                    r->last_ns = e;
+            }
     host_wait(a, &st, r);
     ks_steps_free(&st);
     ks_analysis_free(a);
@@ -301,6 +385,9 @@ void ks_rank_free(ks_rank *r)
             free(r->colls[i].before[j]);
     }
     free(r->colls);
+    for (size_t i = 0; i < r->nnames; i++)
+        free(r->names[i].name);
+    free(r->names);
     free(r->step_ns);
     free(r->source);
     memset(r, 0, sizeof *r);

@@ -52,6 +52,7 @@ static void write_coll(ks_jw *w, const ks_rank_coll *c)
     ks_jw_kint(w, "seq", c->seq);
     ks_jw_kint(w, "bytes", c->bytes);
     ks_jw_kint(w, "group_size", c->group_size);
+    ks_jw_kint(w, "step", c->step);
     ks_jw_kint(w, "start_ns", c->start);
     ks_jw_kint(w, "end_ns", c->end);
     ks_jw_key(w, "before");
@@ -90,6 +91,21 @@ static void write_json(FILE *f, const ks_rank *r)
     ks_jw_kint(&w, "host_wait_ns", r->host_wait);
     ks_jw_kuint(&w, "kernels", r->kernels);
     opt_str(&w, "collectives_reason", r->colls_reason);
+    ks_jw_kint(&w, "first_step", r->first_step);
+    ks_jw_kint(&w, "last_step", r->last_step);
+    ks_jw_kbool(&w, "truncated", r->truncated);
+    ks_jw_kuint(&w, "cut_byte", r->cut_byte);
+    ks_jw_kint(&w, "last_ns", r->last_ns);
+    ks_jw_key(&w, "names");
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < r->nnames; i++) {
+        ks_jw_arr(&w);
+        ks_jw_str(&w, r->names[i].name);
+        ks_jw_int(&w, r->names[i].op);
+        ks_jw_int(&w, r->names[i].ns);
+        ks_jw_end_arr(&w);
+    }
+    ks_jw_end_arr(&w);
     ks_jw_key(&w, "collectives");
     ks_jw_arr(&w);
     for (size_t i = 0; i < r->ncolls; i++)
@@ -210,7 +226,8 @@ static int read_coll(yajl_val o, ks_rank_coll *c)
     memset(c, 0, sizeof *c);
     if (!YAJL_IS_OBJECT(o) || !str_of(o, "name", 0, &name) || !str_of(o, "group", 0, &pg) ||
         !int_of(o, "seq", 0, 0, &c->seq) || !int_of(o, "bytes", 0, 0, &c->bytes) ||
-        !int_of(o, "group_size", 0, 0, &c->group_size) || !int_of(o, "start_ns", 0, 0, &c->start) ||
+        !int_of(o, "group_size", 0, 0, &c->group_size) || !int_of(o, "step", 1, -1, &c->step) ||
+        !int_of(o, "start_ns", 0, 0, &c->start) ||
         !int_of(o, "end_ns", 0, 0, &c->end))
         return 0;
     c->name = ks_xstrdup(name);
@@ -252,6 +269,31 @@ static int read_step_ns(yajl_val root, ks_rank *r)
     return 1;
 }
 
+/* the fields added to summary/2 later (absent in older ones: steps and the cut unknown, no names) */
+static int read_later(yajl_val root, ks_rank *r)
+{
+    int64_t cut;
+    yajl_val tr = get(root, "truncated"), nm = get(root, "names");
+    if (!int_of(root, "first_step", 1, -1, &r->first_step) || !int_of(root, "last_step", 1, -1, &r->last_step) ||
+        !int_of(root, "cut_byte", 1, 0, &cut) || !int_of(root, "last_ns", 1, 0, &r->last_ns) || cut < 0 ||
+        (tr && !YAJL_IS_TRUE(tr) && !YAJL_IS_FALSE(tr)) || (nm && !YAJL_IS_ARRAY(nm)) ||
+        (nm && nm->u.array.len > 2 * KS_RANK_NAMES))
+        return 0;
+    r->truncated = tr && YAJL_IS_TRUE(tr);
+    r->cut_byte = (uint64_t)cut;
+    r->names = ks_xcalloc((nm ? nm->u.array.len : 0) + 1, sizeof *r->names);
+    for (size_t i = 0; nm && i < nm->u.array.len; i++) {
+        yajl_val e = nm->u.array.values[i];
+        if (!YAJL_IS_ARRAY(e) || e->u.array.len != 3 || !YAJL_IS_STRING(e->u.array.values[0]) ||
+            !YAJL_IS_INTEGER(e->u.array.values[1]) || !YAJL_IS_INTEGER(e->u.array.values[2]))
+            return 0;
+        r->names[r->nnames].name = ks_xstrdup(YAJL_GET_STRING(e->u.array.values[0]));
+        r->names[r->nnames].op = YAJL_GET_INTEGER(e->u.array.values[1]) != 0;
+        r->names[r->nnames++].ns = YAJL_GET_INTEGER(e->u.array.values[2]);
+    }
+    return 1;
+}
+
 static int read_rank(yajl_val root, ks_rank *r)
 {
     const char *schema, *src, *sr, *gr, *cr;
@@ -271,7 +313,7 @@ static int read_rank(yajl_val root, ks_rank *r)
     r->name_rank = ks_rank_from_name(src);
     r->steps = (size_t)steps;
     r->kernels = (uint64_t)kernels;
-    if (!read_step_ns(root, r))
+    if (!read_step_ns(root, r) || !read_later(root, r))
         return 0;
     r->steps_reason = reason_of(sr);
     r->gpu_reason = reason_of(gr);

@@ -7,7 +7,7 @@
 
 #include "common/jsonw.h"
 #include "kinesift/compare.h"
-#include "stats/stats_int.h"
+#include "stats/stats_json.h"
 
 static void settings(ks_jw *w, const ks_trace_settings *s)
 {

@@ -6,7 +6,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 void ks_gate_fmt_value(char *buf, size_t n, const char *unit, double v)
 {

@@ -8,7 +8,7 @@
 
 #include "common/jsonw.h"
 #include "kinesift/compare.h"
-#include "stats/stats_int.h"
+#include "stats/stats_json.h"
 
 static void side_json(ks_jw *w, const char *key, const ks_gate_side *s, const char **src)
 {

@@ -9,7 +9,7 @@
 
 #include "kinesift/compare.h"
 #include "report/report_int.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 static void stats_out(FILE *out, const ks_gate_result *r)
 {

@@ -7,7 +7,7 @@
 
 #include "kinesift/compare.h"
 #include "report/report_int.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 static void cell(FILE *out, const char *s)
 {

@@ -9,7 +9,7 @@
 
 #include "common/util.h"
 #include "kinesift/compare.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 static void side_line(FILE *out, const char *role, const ks_gate_side *s, int validate)
 {

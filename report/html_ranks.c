@@ -276,13 +276,17 @@ static void straggler(FILE *out, const ks_ranks *r)
     if (sh >= 0)
         fprintf(out, " for it (%.1f%% of all waiting)", 100.0 * sh);
     fputs(r->untrusted ? "; the clocks disagree, so this may be an alignment artefact.</dd>" : ".</dd>", out);
-    if (r->evidence[0]) {
-        fputs("<dt>Evidence</dt><dd>before those collectives it ran<ul>", out);
-        for (int t = 0; t < KS_RANK_TOP && r->evidence[t]; t++) {
-            fprintf(out, "<li data-field=\"evidence\" data-ns=\"%" PRId64 "\"><code>", r->evidence_ns[t]);
-            ks_html_text_cut(out, r->evidence[t], 120);
+    if (r->nevidence) {
+        fputs("<dt>Evidence</dt><dd>kernels and ops that take longer on it than on the median rank<ul>", out);
+        for (size_t t = 0; t < r->nevidence; t++) {
+            const ks_evidence *e = &r->evidence[t];
+            fprintf(out, "<li data-field=\"evidence\" data-ns=\"%" PRId64 "\" data-median-ns=\"%" PRId64 "\">%s <code>",
+                    e->ns, e->median_ns, e->op ? "op" : "kernel");
+            ks_html_text_cut(out, e->name, 120);
             fputs("</code> ", out);
-            ks_html_ns(out, r->evidence_ns[t]);
+            ks_html_ns(out, e->ns);
+            fputs(" against ", out);
+            ks_html_ns(out, e->median_ns);
             fputs("</li>", out);
         }
         fputs("</ul></dd>", out);
@@ -329,8 +333,13 @@ void ks_html_ranks_section(FILE *out, const ks_ranks *r)
         fprintf(out, "<p data-field=\"alignment\" data-spread-ns=\"%" PRId64 "\">Clock offsets agree within %s "
                      "(tolerance %s).</p>\n", r->spread, b1, b2);
     if (r->num)
-        fprintf(out, "<p class=\"warn\" data-field=\"unmatched\">%zu collective(s) were called on some ranks and "
-                     "not on others; they are left out of the waits (kinesift ranks lists them).</p>\n", r->num);
+        fprintf(out, "<p class=\"warn\" data-field=\"unmatched\">%zu call(s) were made on some ranks and "
+                     "not on others; they are left out of the waits (kinesift ranks names them).</p>\n", r->num);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].truncated)
+            fprintf(out, "<p class=\"warn\" data-field=\"truncated\" data-rank=\"%" PRId64 "\">Rank %" PRId64
+                         ": its trace is cut at byte %" PRIu64 "; it is kept out of the straggler.</p>\n",
+                    r->v[i].rank, r->v[i].rank, r->v[i].cut_byte);
     step_map(out, r);
     step_series_map(out, r);
     if (r->nm)

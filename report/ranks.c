@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/intervals.h"
+#include "algo/intervals.h"
 #include "common/jsonw.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "report/report_util.h"
@@ -99,7 +100,7 @@ static ks_ns max_world(const ks_ranks *r)
 const char *ks_ranks_confidence(const ks_ranks *r)
 {
     const ks_rank_stat *s = &r->st[r->straggler];
-    return r->untrusted ? "low" : s->caused > r->total_wait / 2 ? "high" : "medium";
+    return r->untrusted || !r->waits_trusted ? "low" : s->caused > r->total_wait / 2 ? "high" : "medium";
 }
 
 /* the straggler hypothesis, its evidence and the next check, as one paragraph each */
@@ -116,19 +117,240 @@ static void straggler_text(FILE *out, const ks_ranks *r, const char *bullet)
             "collectives and the others waited %s for it (%s of all waiting); confidence %s%s\n", bullet, x->rank,
             s->times_last, r->nm, fmt(b1, sizeof b1, s->caused, 1), pct(b2, sizeof b2, share(s->caused, r->total_wait)),
             ks_ranks_confidence(r), r->untrusted ? " [clocks disagree: see the alignment spread]" : "");
-    if (r->evidence[0]) {
-        fprintf(out, "%sevidence: before those collectives it ran", bullet);
-        for (int t = 0; t < KS_RANK_TOP && r->evidence[t]; t++) {
-            size_t len = strlen(r->evidence[t]);
-            fprintf(out, "%s %.*s%s (%s)", t ? "," : "", len > 80 ? 77 : (int)len, r->evidence[t], len > 80 ? "..." : "",
-                    fmt(b1, sizeof b1, r->evidence_ns[t], 1));
+    if (r->nevidence) {
+        fprintf(out, "%sevidence: longer on it than on the median rank%s:", bullet,
+                r->evidence[0].ns != r->evidence[0].median_ns && x->steps ? " (per step)" : "");
+        for (size_t t = 0; t < r->nevidence; t++) {
+            const ks_evidence *e = &r->evidence[t];
+            size_t len = strlen(e->name);
+            fprintf(out, "%s %s %.*s%s %s vs %s", t ? ";" : "", e->op ? "op" : "kernel", len > 80 ? 77 : (int)len, e->name,
+                    len > 80 ? "..." : "", fmt(b1, sizeof b1, e->ns, 1), fmt(b2, sizeof b2, e->median_ns, 1));
         }
         fputc('\n', out);
-    }
+    } else
+        fprintf(out, "%sevidence: no kernel or op of it takes more than %.4g%% longer than on the median rank\n", bullet,
+                r->o.straggler_pct);
     fprintf(out, "%snext check: kinesift diff %s %s (what it runs before the collective that the others do "
             "not, or longer); refuted if its kernels before the collectives take as long as the others' "
             "(then look at its host: data loading, CPU ops)\n", bullet, r->v[r->straggler == 0 && r->n > 1 ? 1 : 0].source,
             x->source);
+}
+
+
+/* "allreduce #3 of step 5" (the call-th of its name in its step) */
+static const char *call_text(char *b, size_t n, const char *name, int64_t step, int64_t call)
+{
+    if (step >= 0)
+        snprintf(b, n, "%s #%" PRId64 " of step %" PRId64, name, call, step);
+    else
+        snprintf(b, n, "%s #%" PRId64 " (outside the steps)", name, call);
+    return b;
+}
+
+/* ranks as ranges, "0-2, 5" */
+static void rank_ranges(FILE *out, const int64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1)
+            j++;
+        fprintf(out, "%s%" PRId64, i ? ", " : "", v[i]);
+        if (j > i)
+            fprintf(out, "-%" PRId64, v[j]);
+        i = j + 1;
+    }
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* the ranks of [0, world) with no trace, read or not (r->absent of them) */
+static int64_t *absent_ranks(const ks_ranks *r, size_t *na)
+{
+    *na = 0;
+    if (r->world <= 0 || !r->absent)
+        return NULL;
+    size_t listed = r->absent < KS_LIMIT_ABSENT_LISTED ? r->absent : KS_LIMIT_ABSENT_LISTED;
+    int64_t *have = ks_xcalloc(r->n + r->nerrors + 1, sizeof *have), *v = ks_xcalloc(listed + 1, sizeof *v);
+    size_t nh = 0;
+    for (size_t i = 0; i < r->n; i++)
+        have[nh++] = r->v[i].rank;
+    for (size_t i = 0; i < r->nerrors; i++)
+        if (r->error_rank && r->error_rank[i] >= 0)
+            have[nh++] = r->error_rank[i];
+    qsort(have, nh, sizeof *have, cmp_i64);
+    size_t h = 0;
+    for (int64_t k = 0; k < r->world && *na < listed; k++) {
+        while (h < nh && have[h] < k)
+            h++;
+        if (h >= nh || have[h] != k)
+            v[(*na)++] = k;
+    }
+    free(have);
+    return v;
+}
+
+static void world_text(FILE *out, const ks_ranks *r)
+{
+    size_t na;
+    int64_t *v = absent_ranks(r, &na);
+    if (na) {
+        fprintf(out, "\nworld size %" PRId64 " (distributedInfo): %zu rank%s of the job %s no trace here: ", r->world,
+                r->absent, r->absent == 1 ? "" : "s", r->absent == 1 ? "has" : "have");
+        rank_ranges(out, v, na);
+        if (na < r->absent)
+            fputs(", ...", out);
+        fputs(" (their waits and figures are not observed)\n", out);
+    }
+    free(v);
+}
+
+/* cut ranks: where each ends */
+static void cut_text(FILE *out, const ks_ranks *r, const char *bullet)
+{
+    char b[64], c[96];
+    for (size_t i = 0; i < r->n; i++) {
+        const ks_rank *x = &r->v[i];
+        if (!x->truncated)
+            continue;
+        fprintf(out, "%srank %" PRId64 " is INCOMPLETE: its trace %s is cut at byte %" PRIu64 " (killed mid-write?); its "
+                "recorded work ends at t0+%s", bullet, x->rank, x->source, x->cut_byte,
+                fmt(b, sizeof b, x->last_ns - r->st[i].offset - r->t0, 1));
+        if (r->st[i].last_match != SIZE_MAX) {
+            const ks_match *m = &r->m[r->st[i].last_match];
+            fprintf(out, ", after its last collective %s", call_text(c, sizeof c, m->name, m->step, m->call));
+        }
+        if (r->st[i].unrecorded)
+            fprintf(out, "; %zu call%s of the others in its steps %s not in it (cut away or never made: a cut "
+                    "trace cannot tell)", r->st[i].unrecorded, r->st[i].unrecorded == 1 ? "" : "s",
+                    r->st[i].unrecorded == 1 ? "is" : "are");
+        fputs("; it is kept out of the straggler, and those calls are not called missed\n", out);
+    }
+}
+
+static void missing_text(FILE *out, const ks_ranks *r, const char *bullet)
+{
+    char c[96], b[32];
+    size_t shown = r->num < KS_LIMIT_MISSED_TEXT ? r->num : KS_LIMIT_MISSED_TEXT;
+    for (size_t i = 0; i < shown; i++) {
+        const ks_unmatched *u = &r->um[i];
+        call_text(c, sizeof c, u->name, u->step, u->call);
+        if (u->kind == KS_MISS_SKIPPED)
+            fprintf(out, "%srank %" PRId64 " never entered %s (group %s), which the others entered at t0+%s; its later "
+                    "calls still match\n", bullet, r->v[u->rank].rank, c, u->pg[0] ? u->pg : "?", fmt(b, sizeof b, u->at - r->t0, 1));
+        else if (u->kind == KS_MISS_NEVER_ARRIVED)
+            fprintf(out, "%srank %" PRId64 " never arrived at %s (group %s), which the others entered at t0+%s: it made no "
+                    "later call of the group (a hang, or its capture ended first)\n", bullet, r->v[u->rank].rank, c,
+                    u->pg[0] ? u->pg : "?", fmt(b, sizeof b, u->at - r->t0, 1));
+        else
+            fprintf(out, "%srank %" PRId64 " made a call the others did not: %s (group %s) at t0+%s\n", bullet,
+                    r->v[u->rank].rank, c, u->pg[0] ? u->pg : "?", fmt(b, sizeof b, u->at - r->t0, 1));
+    }
+    if (r->num > shown)
+        fprintf(out, "%s... and %zu more (--format json lists them all)\n", bullet, r->num - shown);
+}
+
+/* the hang view: the last collective each rank entered, ranks grouped by it, latest first */
+static void hang_text(FILE *out, const ks_ranks *r)
+{
+    size_t *order = ks_xcalloc(r->n + 1, sizeof *order), no = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->st[i].last_match != SIZE_MAX)
+            order[no++] = i;
+    if (!no) {
+        free(order);
+        return;
+    }
+    /* sort by the last match's last arrival, latest first, then rank */
+    for (size_t a = 1; a < no; a++)
+        for (size_t b = a; b > 0; b--) {
+            const ks_match *p = &r->m[r->st[order[b - 1]].last_match], *q = &r->m[r->st[order[b]].last_match];
+            if (p->last_arrival > q->last_arrival || (p == q && order[b - 1] < order[b]) ||
+                (p != q && p->last_arrival == q->last_arrival && r->st[order[b - 1]].last_match < r->st[order[b]].last_match))
+                break;
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    char c[96], b[32];
+    int64_t *rk = ks_xcalloc(r->n + 1, sizeof *rk);
+    fputs("\nlast collective entered (the hang view; latest first):\n", out);
+    for (size_t a = 0; a < no;) {
+        size_t e = a, nk = 0;
+        while (e < no && r->st[order[e]].last_match == r->st[order[a]].last_match)
+            rk[nk++] = r->v[order[e++]].rank;
+        const ks_match *m = &r->m[r->st[order[a]].last_match];
+        fprintf(out, "  %s (group %s, last arrival t0+%s): rank%s ", call_text(c, sizeof c, m->name, m->step, m->call),
+                m->pg[0] ? m->pg : "?", fmt(b, sizeof b, m->last_arrival - r->t0, 1), nk == 1 ? "" : "s");
+        qsort(rk, nk, sizeof *rk, cmp_i64);
+        rank_ranges(out, rk, nk);
+        fputc('\n', out);
+        a = e;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->st[i].last_match == SIZE_MAX && r->v[i].ncolls == 0)
+            fprintf(out, "  none: rank %" PRId64 " (%s)\n", r->v[i].rank,
+                    r->v[i].colls_reason ? r->v[i].colls_reason : "no matched collective");
+    free(rk);
+    free(order);
+}
+
+static void bw_text(FILE *out, const ks_ranks *r)
+{
+    char b[32], lo[32], hi[32], al[32], bu[32];
+    if (r->nbw) {
+        fprintf(out, "\nbandwidth by message size (time outside waiting = the last arrival's kernel):\n"
+                     "%-24s %21s %6s %12s %12s %12s\n", "collective", "bytes", "calls", "transfer_med", "algbw_med",
+                "busbw_med");
+        for (size_t i = 0; i < r->nbw; i++) {
+            const ks_bw_row *w = &r->bw[i];
+            ks_fmt_bytes(lo, sizeof lo, (uint64_t)w->lo);
+            ks_fmt_bytes(hi, sizeof hi, (uint64_t)w->hi);
+            char range[64];
+            snprintf(range, sizeof range, "%s-%s", lo, hi);
+            if (w->algbw_median >= 0)
+                snprintf(al, sizeof al, "%.2f GB/s", w->algbw_median);
+            else
+                strcpy(al, "n/a");
+            if (w->busbw_median >= 0)
+                snprintf(bu, sizeof bu, "%.2f GB/s", w->busbw_median);
+            else
+                strcpy(bu, "n/a");
+            fprintf(out, "%-24s %21s %6zu %12s %12s %12s\n", w->name, range, w->calls,
+                    fmt(b, sizeof b, w->transfer_median, 1), al, bu);
+        }
+    }
+    const ks_dur_matrix *d = &r->dm;
+    if (!d->ncols)
+        return;
+    fputs("\ncollective time by rank (sum of its kernels over the matched calls, waits included):\n", out);
+    fprintf(out, "%-6s", "rank");
+    for (size_t c = 0; c < d->ncols; c++) {
+        char h[64];
+        snprintf(h, sizeof h, "%s@%s", d->name[c], d->pg[c][0] ? d->pg[c] : "?");
+        fprintf(out, " %16.16s", h);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < r->n; i++) {
+        fprintf(out, "%-6" PRId64, r->v[i].rank);
+        for (size_t c = 0; c < d->ncols; c++)
+            fprintf(out, " %16s", fmt(b, sizeof b, d->ns[i * d->ncols + c], d->ns[i * d->ncols + c] >= 0));
+        fputc('\n', out);
+    }
+}
+
+static void verdict_text(FILE *out, const ks_ranks *r)
+{
+    if (r->waits_trusted)
+        fprintf(out, "\nwaits: trusted (clocks agree, every rank aligned)");
+    else
+        fprintf(out, "\nwaits: NOT trusted: %s", r->trust_reason ? r->trust_reason : "");
+    fprintf(out, "; %s; exit status %d\n",
+            r->truncated || r->nerrors ? (r->allow_incomplete ? "incomplete job (--allow-incomplete)" : "incomplete job")
+                                       : "every rank read whole", r->exit_status);
 }
 
 /* the inputs not read, after the report (text and markdown) */
@@ -136,10 +358,14 @@ static void errors_text(FILE *out, const ks_ranks *r, const char *bullet)
 {
     if (!r->nerrors)
         return;
-    fprintf(out, "\n%zu input%s not read (the ranks above are the others; exit status 2):\n", r->nerrors,
-            r->nerrors == 1 ? "" : "s");
-    for (size_t i = 0; i < r->nerrors; i++)
-        fprintf(out, "%s%s\n", bullet, r->error_message[i]);
+    fprintf(out, "\n%zu input%s not read (the ranks above are the others%s):\n", r->nerrors,
+            r->nerrors == 1 ? "" : "s", r->allow_incomplete ? "; --allow-incomplete" : "; exit status 2");
+    for (size_t i = 0; i < r->nerrors; i++) {
+        if (r->error_rank && r->error_rank[i] >= 0)
+            fprintf(out, "%srank %" PRId64 " (file name): unreadable: %s\n", bullet, r->error_rank[i], r->error_message[i]);
+        else
+            fprintf(out, "%s%s\n", bullet, r->error_message[i]);
+    }
 }
 
 static void text(FILE *out, const ks_ranks *r)
@@ -148,16 +374,19 @@ static void text(FILE *out, const ks_ranks *r)
     fprintf(out, "ranks: %zu traces", r->n);
     if (max_world(r) >= 0)
         fprintf(out, ", world size %" PRId64, max_world(r));
-    fprintf(out, ", %zu collectives matched, %zu unmatched\n", r->nm, r->num);
-    fprintf(out, "\nclock alignment (offset subtracted from each rank's times; spread = largest residual %s)%s\n",
+    fprintf(out, ", %zu collectives matched, %zu call%s missed\n", r->nm, r->num, r->num == 1 ? "" : "s");
+    cut_text(out, r, "  ");
+    world_text(out, r);
+    fprintf(out, "\nclock alignment (offset at t0, the reference's first collective end, and drift subtracted from each "
+            "rank's times; spread = largest residual %s)%s\n",
             fmt(b[0], 32, r->spread, 1), r->untrusted ? ": WARNING the spread is above the tolerance, waits are not to be trusted" : "");
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank_stat *s = &r->st[i];
         if (!s->aligned)
             fprintf(out, "  rank %-5" PRId64 " not aligned: no collective shared with the reference\n", r->v[i].rank);
         else
-            fprintf(out, "  rank %-5" PRId64 " offset %+" PRId64 " ns, residual %s\n", r->v[i].rank, s->offset,
-                    fmt(b[0], 32, s->residual, 1));
+            fprintf(out, "  rank %-5" PRId64 " offset %+" PRId64 " ns, drift %+.3f ppm, residual %s\n", r->v[i].rank,
+                    s->offset, s->drift_ppm, fmt(b[0], 32, s->residual, 1));
     }
     fprintf(out, "\n%-6s %-15s %5s %10s %10s %6s %10s %10s %10s %8s %10s %7s %10s %10s %4s  %s\n", "rank", "rule",
             "steps", "step_med", "step_p90", "busy", "compute", "comm", "exposed", "overlap", "host_wait", "kernels",
@@ -204,10 +433,12 @@ static void text(FILE *out, const ks_ranks *r)
         }
     }
     free(k);
-    for (size_t i = 0; i < r->num; i++)
-        fprintf(out, "unmatched: rank %" PRId64 " made %" PRId64 " fewer call%s of %s on group %s than another rank\n",
-                r->v[r->um[i].rank].rank, r->um[i].missing, r->um[i].missing == 1 ? "" : "s", r->um[i].name,
-                r->um[i].pg[0] ? r->um[i].pg : "?");
+    bw_text(out, r);
+    if (r->num) {
+        fputs("\ncalls missed:\n", out);
+        missing_text(out, r, "  ");
+    }
+    hang_text(out, r);
     fputs("\ndiagnosis:\n", out);
     straggler_text(out, r, "  ");
     for (size_t i = 0; i < r->n; i++) {
@@ -272,12 +503,34 @@ static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
     ks_jw_kuint(w, "collectives", x->ncolls);
     if (x->colls_reason)
         ks_jw_kstr(w, "collectives_reason", x->colls_reason);
+    jn(w, "first_step", x->first_step, x->first_step >= 0);
+    jn(w, "last_step", x->last_step, x->last_step >= 0);
+    ks_jw_kbool(w, "truncated", x->truncated);
+    if (x->truncated) {
+        ks_jw_kuint(w, "cut_byte", x->cut_byte);
+        ks_jw_kint(w, "last_ns", x->last_ns - s->offset);
+        ks_jw_kuint(w, "unrecorded_calls", s->unrecorded);
+    }
     ks_jw_kbool(w, "aligned", s->aligned);
     ks_jw_kint(w, "clock_offset_ns", s->offset);
+    ks_jw_kdouble(w, "clock_drift_ppm", s->drift_ppm);
     ks_jw_kint(w, "clock_residual_ns", s->residual);
     jn(w, "wait_ns", s->wait, x->ncolls > 0);
     jn(w, "caused_wait_ns", s->caused, x->ncolls > 0);
     ks_jw_kuint(w, "times_last", s->times_last);
+    ks_jw_key(w, "last_collective");
+    if (s->last_match == SIZE_MAX)
+        ks_jw_null(w);
+    else {
+        const ks_match *m = &r->m[s->last_match];
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "name", m->name);
+        ks_jw_kstr(w, "group", m->pg);
+        ks_jw_kint(w, "index", m->index);
+        jn(w, "step", m->step, m->step >= 0);
+        ks_jw_kint(w, "call", m->call);
+        ks_jw_end_obj(w);
+    }
     ks_jw_kbool(w, "slow_step", s->slow_step);
     ks_jw_kbool(w, "slow_compute", s->slow_compute);
     ks_jw_end_obj(w);
@@ -289,6 +542,8 @@ static void json_match(ks_jw *w, const ks_ranks *r, const ks_match *m)
     ks_jw_kstr(w, "name", m->name);
     ks_jw_kstr(w, "group", m->pg);
     ks_jw_kint(w, "index", m->index);
+    jn(w, "step", m->step, m->step >= 0);
+    ks_jw_kint(w, "call", m->call);
     if (m->last == SIZE_MAX)
         ks_jw_knull(w, "last_rank");
     else
@@ -307,6 +562,7 @@ static void json_match(ks_jw *w, const ks_ranks *r, const ks_match *m)
         ks_jw_kint(w, "rank", r->v[m->arr[j].rank].rank);
         ks_jw_kint(w, "arrival_ns", m->arr[j].arrival);
         ks_jw_kint(w, "wait_ns", m->arr[j].wait);
+        ks_jw_kint(w, "duration_ns", m->arr[j].c->end - m->arr[j].c->start);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -318,11 +574,29 @@ static void json(FILE *out, const ks_ranks *r)
     ks_jw w;
     ks_jw_open(&w, out, 1);
     ks_jw_obj(&w);
-    ks_jw_kstr(&w, "schema", "kinesift.ranks/1");
+    ks_jw_kstr(&w, "schema", "kinesift.ranks/2");
     ks_jw_kuint(&w, "traces", r->n);
+    jn(&w, "world_size", r->world, r->world >= 0);
+    size_t na;
+    int64_t *abs = absent_ranks(r, &na);
+    ks_jw_kuint(&w, "absent", r->absent);
+    ks_jw_kints(&w, "absent_ranks", abs, na);
+    free(abs);
+    ks_jw_key(&w, "verdict");
+    ks_jw_obj(&w);
+    ks_jw_kbool(&w, "complete", !r->truncated && !r->nerrors);
+    ks_jw_kbool(&w, "allow_incomplete", r->allow_incomplete);
+    ks_jw_kbool(&w, "waits_trusted", r->waits_trusted);
+    if (r->trust_reason)
+        ks_jw_kstr(&w, "reason", r->trust_reason);
+    else
+        ks_jw_knull(&w, "reason");
+    ks_jw_kint(&w, "exit_status", r->exit_status);
+    ks_jw_end_obj(&w);
     ks_jw_key(&w, "alignment");
     ks_jw_obj(&w);
     ks_jw_kbool(&w, "applied", r->o.align);
+    ks_jw_kint(&w, "t0_ns", r->t0);
     ks_jw_kint(&w, "spread_ns", r->spread);
     ks_jw_kint(&w, "tolerance_ns", r->o.align_tolerance);
     ks_jw_kbool(&w, "trusted", !r->untrusted);
@@ -343,12 +617,14 @@ static void json(FILE *out, const ks_ranks *r)
         ks_jw_kuint(&w, "times_last", s->times_last);
         ks_jw_kint(&w, "caused_wait_ns", s->caused);
         jshare(&w, "share", share(s->caused, r->total_wait));
-        ks_jw_key(&w, "before");
+        ks_jw_key(&w, "evidence");
         ks_jw_arr(&w);
-        for (int t = 0; t < KS_RANK_TOP && r->evidence[t]; t++) {
+        for (size_t t = 0; t < r->nevidence; t++) {
             ks_jw_obj(&w);
-            ks_jw_kstr(&w, "kernel", r->evidence[t]);
-            ks_jw_kint(&w, "ns", r->evidence_ns[t]);
+            ks_jw_kstr(&w, "name", r->evidence[t].name);
+            ks_jw_kstr(&w, "kind", r->evidence[t].op ? "op" : "kernel");
+            ks_jw_kint(&w, "ns", r->evidence[t].ns);
+            ks_jw_kint(&w, "median_ns", r->evidence[t].median_ns);
             ks_jw_end_obj(&w);
         }
         ks_jw_end_arr(&w);
@@ -368,14 +644,64 @@ static void json(FILE *out, const ks_ranks *r)
         ks_jw_kstr(&w, "name", r->um[i].name);
         ks_jw_kstr(&w, "group", r->um[i].pg);
         ks_jw_kint(&w, "missing", r->um[i].missing);
+        jn(&w, "step", r->um[i].step, r->um[i].step >= 0);
+        ks_jw_kint(&w, "call", r->um[i].call);
+        ks_jw_kstr(&w, "kind", ks_miss_kind_name(r->um[i].kind));
+        ks_jw_kint(&w, "at_ns", r->um[i].at);
         ks_jw_end_obj(&w);
     }
     ks_jw_end_arr(&w);
+    ks_jw_key(&w, "bandwidth");
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < r->nbw; i++) {
+        const ks_bw_row *b = &r->bw[i];
+        ks_jw_obj(&w);
+        ks_jw_kstr(&w, "name", b->name);
+        ks_jw_kint(&w, "bytes_from", b->lo);
+        ks_jw_kint(&w, "bytes_to", b->hi);
+        ks_jw_kuint(&w, "calls", b->calls);
+        ks_jw_kint(&w, "transfer_median_ns", b->transfer_median);
+        jshare(&w, "algbw_median_gbps", b->algbw_median);
+        jshare(&w, "busbw_median_gbps", b->busbw_median);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
+    ks_jw_key(&w, "duration_matrix");
+    ks_jw_obj(&w);
+    ks_jw_key(&w, "columns");
+    ks_jw_arr(&w);
+    for (size_t c = 0; c < r->dm.ncols; c++) {
+        ks_jw_obj(&w);
+        ks_jw_kstr(&w, "name", r->dm.name[c]);
+        ks_jw_kstr(&w, "group", r->dm.pg[c]);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
+    ks_jw_key(&w, "ranks");
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < r->n && r->dm.ncols; i++) {
+        ks_jw_obj(&w);
+        ks_jw_kint(&w, "rank", r->v[i].rank);
+        ks_jw_key(&w, "ns");
+        ks_jw_arr(&w);
+        for (size_t c = 0; c < r->dm.ncols; c++) {
+            ks_ns v = r->dm.ns[i * r->dm.ncols + c];
+            if (v >= 0)
+                ks_jw_int(&w, v);
+            else
+                ks_jw_null(&w);
+        }
+        ks_jw_end_arr(&w);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
+    ks_jw_end_obj(&w);
     ks_jw_key(&w, "errors");
     ks_jw_arr(&w);
     for (size_t i = 0; i < r->nerrors; i++) {
         ks_jw_obj(&w);
         ks_jw_kstr(&w, "input", r->error_input[i]);
+        jn(&w, "rank", r->error_rank ? r->error_rank[i] : -1, r->error_rank && r->error_rank[i] >= 0);
         ks_jw_kstr(&w, "error", r->error_message[i]);
         ks_jw_end_obj(&w);
     }
@@ -399,13 +725,13 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     if (markdown) {
         fputs("| rank | rule | steps | step_median_ns | step_p90_ns | gpu_busy_ns | compute_ns | communication_ns | "
               "exposed_communication_ns | host_wait_ns | kernels | clock_offset_ns | wait_ns | caused_wait_ns | "
-              "times_last | source |\n|", out);
-        for (int i = 0; i < 16; i++)
+              "times_last | truncated | source |\n|", out);
+        for (int i = 0; i < 17; i++)
             fputs("---|", out);
         fputc('\n', out);
     } else
         fputs("rank,rule,steps,step_median_ns,step_p90_ns,gpu_busy_ns,compute_ns,communication_ns,"
-              "exposed_communication_ns,host_wait_ns,kernels,clock_offset_ns,wait_ns,caused_wait_ns,times_last,source\n", out);
+              "exposed_communication_ns,host_wait_ns,kernels,clock_offset_ns,wait_ns,caused_wait_ns,times_last,truncated,source\n", out);
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
         const ks_rank_stat *s = &r->st[i];
@@ -423,7 +749,7 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
         fprintf(m, ",%" PRIu64 ",%" PRId64, x->kernels, s->offset);
         csv_n(m, s->wait, x->ncolls > 0);
         csv_n(m, s->caused, x->ncolls > 0);
-        fprintf(m, ",%" PRIu64 ",", s->times_last);
+        fprintf(m, ",%" PRIu64 ",%d,", s->times_last, x->truncated);
         fclose(m);
         if (markdown) {
             fputs("| ", out);
@@ -441,8 +767,11 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     }
     if (markdown) {
         fputs("\n**Diagnosis**\n\n", out);
+        cut_text(out, r, "- ");
+        missing_text(out, r, "- ");
         straggler_text(out, r, "- ");
         errors_text(out, r, "- ");
+        verdict_text(out, r);
     }
 }
 
@@ -457,5 +786,6 @@ void ks_ranks_report(FILE *out, const ks_ranks *r, int format)
     else {
         text(out, r);
         errors_text(out, r, "  ");
+        verdict_text(out, r);
     }
 }

@@ -26,7 +26,7 @@
 #include "common/lazylib.h"
 #include "common/util.h"
 #include "source/gunzip.h"
-#include "source/source_int.h"
+#include "source/stream.h"
 
 #define BLOCK (1024 * 1024)
 #define SNIFF 4096 /* bytes looked at to tell JSON without libarchive */

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "common/jsonw.h"
-#include "stats/stats_int.h"
+#include "stats/stats_json.h"
 
 static void ns_value(ks_jw *w, double v)
 {

@@ -4,7 +4,7 @@
  * the regularized incomplete beta function evaluated by its continued fraction (modified
  * Lentz; Numerical Recipes 6.4, which converges for x < (a+1)/(a+b+2) and uses the symmetry
  * I_x(a,b) = 1 - I_{1-x}(b,a) otherwise). The quantile is found by bisection on the monotone
- * tail probability (200 halvings: exact to double precision); tests/validate/test_runs.c checks
+ * tail probability (200 halvings: exact to double precision); tests/stats/test_runs.c checks
  * both against published table values. Correct for df > 0; NaN otherwise. Used by runs.c. */
 #include "kinesift/stats.h"
 

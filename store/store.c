@@ -12,6 +12,7 @@
  * ks_trace_finish (kinesift/store.h). */
 #include "kinesift/store.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "store/bigarray.h"
-#include "store/store_int.h"
+#include "store/writer.h"
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 
@@ -381,6 +382,7 @@ static ks_event *append(ks_trace *t, uint32_t track, const ks_event *e, int64_t 
     trace_impl *ti = impl(t);
     if (ti->finished)
         abort(); /* no event after ks_trace_finish (kinesift/store.h) */
+    assert(track < t->ntracks && e); /* a track of this trace (ks_trace_track) */
     ks_track *k = &t->tracks[track];
     track_state *st = &ti->ts[track];
     room_for_one(ti, k, st);
@@ -690,42 +692,6 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
     if (last)
         *last = b;
     return any;
-}
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-int ks_match_profiler_step_n(const char *s, size_t len, int64_t *n)
-{
-    static const char pfx[] = "ProfilerStep";
-    const char *end = s + len;
-    if (len < sizeof pfx - 1 || memcmp(s, pfx, sizeof pfx - 1))
-        return 0;
-    const char *p = skip_blanks(s + sizeof pfx - 1, end);
-    if (p == end || *p != '#')
-        return 0;
-    p = skip_blanks(p + 1, end);
-    if (p == end)
-        return 0;
-    int64_t v = 0;
-    for (; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        int d = *p - '0';
-        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
-    }
-    if (n)
-        *n = v;
-    return 1;
-}
-
-int ks_match_profiler_step(const char *name, int64_t *n)
-{
-    return ks_match_profiler_step_n(name, strlen(name), n);
 }
 
 size_t ks_trace_step_count(const ks_trace *t)

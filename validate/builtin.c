@@ -4,6 +4,7 @@
  * through the installed CUDA backend); without CUDA the registry still parses the command line (so that usage
  * errors are reported as such) and the tables are NULL. */
 #include "kinesift/validate.h"
+#include "common/optsyntax.h"
 #include "validate/validate_int.h"
 
 #include <errno.h>
@@ -65,31 +66,6 @@ const ks_builtin *ks_builtin_find(const char *name)
         if (!strcmp(b[i].name, name))
             return &b[i];
     return NULL;
-}
-
-int ks_parse_size(const char *s, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (end == s || errno)
-        return -1;
-    int64_t mul = 1;
-    switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': mul = KIB; end++; break;
-    case 'm': case 'M': mul = MIB; end++; break;
-    case 'g': case 'G': mul = GIB; end++; break;
-    default: return -1;
-    }
-    if (*end == 'i' || *end == 'B') /* accept KiB, MB, MiB spelled out */
-        end += *end == 'i' ? (end[1] == 'B' ? 2 : 1) : 1;
-    if (*end || x > (unsigned long long)(INT64_MAX / mul))
-        return -1;
-    *v = (int64_t)x * mul;
-    return 0;
 }
 
 int ks_builtin_params(const char *name, int n, const char *const *params, int64_t *out,

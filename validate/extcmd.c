@@ -343,51 +343,23 @@ static void compare_checks(const checks *a, const checks *b, double rtol, ks_vch
              a->n == 1 ? "" : "s", rtol > 0 ? " within --check-rtol" : "");
 }
 
-/* After a block: stop? */
+/* After a block: stop? Not before every command made --min-runs runs; then stop.c's rules. */
 static int cmd_should_stop(const ks_vopts *o, const arm_run *ar, uint32_t narms, ks_vrun *out)
 {
-    uint32_t done = 0, min_runs = 0, timeout = 0, maxruns = 0, capped = 0, least = UINT32_MAX;
+    ks_vstop_tally t = {.narms = narms, .least = UINT32_MAX, .min_runs = o->min_runs, .who = "command"};
+    uint32_t min_runs = 0;
     for (uint32_t a = 0; a < narms; a++) {
-        done += ar[a].kept >= o->samples;
+        t.done += ar[a].kept >= o->samples;
         min_runs += ar[a].runs >= o->min_runs;
-        timeout += ar[a].spent_ns >= o->timeout_ns;
-        maxruns += ar[a].runs >= o->max_runs;
-        capped += ar[a].kept >= o->max_samples;
-        if (ar[a].kept < least)
-            least = ar[a].kept;
+        t.timeout += ar[a].spent_ns >= o->timeout_ns;
+        t.maxruns += ar[a].runs >= o->max_runs;
+        t.capped += ar[a].kept >= o->max_samples;
+        if (ar[a].kept < t.least)
+            t.least = ar[a].kept;
     }
     if (min_runs < narms)
         return 0;
-    if (done == narms) {
-        snprintf(out->stop, sizeof out->stop, "target");
-        snprintf(out->stop_detail, sizeof out->stop_detail,
-                 "every command reached the target of %u kept samples in at least %u runs",
-                 o->samples, o->min_runs);
-        return 1;
-    }
-    if (capped) {
-        snprintf(out->stop, sizeof out->stop, "max-samples");
-        snprintf(out->stop_detail, sizeof out->stop_detail,
-                 "a command reached the cap of %u kept samples", o->max_samples);
-        return 1;
-    }
-    if (maxruns) {
-        snprintf(out->stop, sizeof out->stop, "max-runs");
-        snprintf(out->stop_detail, sizeof out->stop_detail,
-                 "%u runs per command gave only %u kept samples in the smallest arm (target "
-                 "%u): print more iterations per run, or lower --warmup-runs/--warmup-ms",
-                 o->max_runs, least, o->samples);
-        return 1;
-    }
-    if (timeout) {
-        snprintf(out->stop, sizeof out->stop, "timeout");
-        snprintf(out->stop_detail, sizeof out->stop_detail,
-                 "the per-command time budget of %.3g s ran out with %u kept samples in the "
-                 "smallest arm: the target of %u was not met",
-                 (double)o->timeout_ns / 1e9, least, o->samples);
-        return 1;
-    }
-    return 0;
+    return ks_vstop_decide(o, &t, out);
 }
 
 /* After the first block: a command whose run kept nothing (every sample first or warm-up) would

@@ -239,52 +239,22 @@ static double stdrel(const arm_state *st)
     return mean > 0 ? sqrt(var > 0 ? var : 0) / mean : INFINITY;
 }
 
-/* Decide after a block whether to stop; sets out->stop. */
+/* Decide after a block whether to stop (stop.c's rules); sets out->stop. */
 static int should_stop(proto *p)
 {
     const ks_vopts *o = p->o;
-    uint32_t done = 0, quiet = 0, timeout = 0, capped = 0, least = UINT32_MAX;
+    ks_vstop_tally t = {.narms = p->narms, .least = UINT32_MAX, .cap_taken = 1, .who = "arm"};
     for (uint32_t a = 0; a < p->narms; a++) {
         const arm_state *st = &p->arm[a];
-        done += st->kept >= o->samples;
-        quiet += st->kept >= o->min_samples && st->kept_ns >= o->stdrel_min_ns &&
-                 stdrel(st) < o->stdrel;
-        timeout += st->spent_ns >= o->timeout_ns;
-        capped += st->kept >= o->max_samples || st->taken >= 2 * o->max_samples;
-        if (st->kept < least)
-            least = st->kept;
+        t.done += st->kept >= o->samples;
+        t.quiet += st->kept >= o->min_samples && st->kept_ns >= o->stdrel_min_ns &&
+                   stdrel(st) < o->stdrel;
+        t.timeout += st->spent_ns >= o->timeout_ns;
+        t.capped += st->kept >= o->max_samples || st->taken >= 2 * o->max_samples;
+        if (st->kept < t.least)
+            t.least = st->kept;
     }
-    ks_vrun *r = p->out;
-    if (done == p->narms) {
-        snprintf(r->stop, sizeof r->stop, "target");
-        snprintf(r->stop_detail, sizeof r->stop_detail,
-                 "every arm reached the target of %u kept samples", o->samples);
-        return 1;
-    }
-    if (quiet == p->narms) {
-        snprintf(r->stop, sizeof r->stop, "stdrel");
-        snprintf(r->stop_detail, sizeof r->stop_detail,
-                 "every arm's relative stdev fell below %.2g %% after %.2g s of measured time "
-                 "(%u kept samples at least)",
-                 100 * o->stdrel, (double)o->stdrel_min_ns / 1e9, least);
-        return 1;
-    }
-    if (capped) {
-        snprintf(r->stop, sizeof r->stop, "max-samples");
-        snprintf(r->stop_detail, sizeof r->stop_detail,
-                 "an arm reached the cap of %u kept (or twice as many taken) samples",
-                 o->max_samples);
-        return 1;
-    }
-    if (timeout) {
-        snprintf(r->stop, sizeof r->stop, "timeout");
-        snprintf(r->stop_detail, sizeof r->stop_detail,
-                 "the per-arm time budget of %.3g s ran out with %u kept samples in the "
-                 "smallest arm: the target of %u was not met",
-                 (double)o->timeout_ns / 1e9, least, o->samples);
-        return 1;
-    }
-    return 0;
+    return ks_vstop_decide(o, &t, p->out);
 }
 
 static int sample_block(proto *p, uint32_t block, int *order, ks_rng *rng)

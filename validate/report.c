@@ -11,7 +11,7 @@
 #include "common/jsonw.h"
 #include "report/report_util.h"
 #include "common/util.h"
-#include "stats/stats_int.h"
+#include "stats/stats_json.h"
 #include "validate/validate_int.h"
 
 static const char *role(uint32_t arm)

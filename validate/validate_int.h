@@ -58,8 +58,6 @@ int ks_extcmd_parse_check(const char *line, char **value);
 int ks_extcmd_run(const ks_vopts *o, const char *const *cmds, uint32_t narms, ks_vrun *out,
                   ks_vcheck *check, ks_error *err);
 /* (ks_builtin_params, the parameters of a built-in pair, is public: kinesift/validate.h) */
-/* Parse a size with an optional binary suffix (k, K, m, M, g, G: KiB, MiB, GiB). */
-int ks_parse_size(const char *s, int64_t *v);
 /* Read the device with this PCI bus id (or index 0 when NULL). Never changes anything. */
 void ks_nvml_read(const char *pci_bus_id, ks_nvml_snapshot *s);
 /* Names of the set bits of a clock-event reason mask, comma separated, into buf. */
@@ -82,4 +80,19 @@ void ks_vworkload_compare(ks_vworkload *w, const ks_compare_params *p);
 #ifdef __cplusplus
 }
 #endif
+/* ---- when a measurement stops (stop.c) ---------------------------------------------------- */
+/* What the arms (or commands) reached after a block: counts of arms at the target, quiet
+ * (relative stdev under --stdrel; 0 where the rule does not apply), at the time
+ * budget, at the sample cap, at the run cap, and the fewest kept samples of any arm. who names an
+ * arm in the sentences ("arm", "command"); min_runs, when not 0, is said with the target;
+ * cap_taken says the cap also counts taken samples (twice the cap). */
+typedef struct ks_vstop_tally {
+    uint32_t narms, done, quiet, timeout, capped, maxruns, least;
+    uint32_t min_runs;
+    int cap_taken;
+    const char *who;
+} ks_vstop_tally;
+/* 1 when the tally stops the measurement, with out->stop and out->stop_detail set. */
+int ks_vstop_decide(const ks_vopts *o, const ks_vstop_tally *t, ks_vrun *out);
+
 #endif

@@ -257,7 +257,7 @@ typedef struct ks_link_stats {
     uint64_t launches;         /* runtime/driver calls carrying a correlation id */
     uint64_t launches_without_gpu; /* launch API calls whose GPU work is missing */
     uint64_t launch_calls;     /* runtime/driver calls that launch device work: kernel, graph,
-                                * copy and set launches (analysis/calls.c) */
+                                * copy and set launches (vocab/calls.c) */
     uint64_t other_runtime_calls; /* every other runtime/driver call (cudaEventQuery,
                                 * cudaFuncSetAttribute...): not launches */
 } ks_link_stats;

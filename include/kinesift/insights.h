@@ -88,7 +88,7 @@ typedef struct ks_gap_cause {
 typedef enum ks_thread_state {
     KS_TS_IDLE = 0,            /* no slice open but step annotations */
     KS_TS_WORK,                /* inside an op, runtime call, Python frame...: running CPU work */
-    KS_TS_BLOCKING,            /* inside a blocking call (analysis/calls.c's table) */
+    KS_TS_BLOCKING,            /* inside a blocking call (vocab/calls.c's table) */
     KS_TS_LABEL,               /* in a labelled range's own time (no op below it) */
     KS_TS_COUNT
 } ks_thread_state;

@@ -35,10 +35,20 @@ typedef struct ks_rank_coll {
     int64_t seq;            /* "Seq", -1 absent */
     int64_t bytes;          /* In msg nelems x dtype size, -1 unknown */
     int64_t group_size;     /* -1 unknown */
+    int64_t step;           /* N of the step its launch fell in (ProfilerStep#N), -1 none */
     ks_ns start, end;       /* the kernel, on the rank's own clock */
     char *before[KS_RANK_TOP]; /* top compute kernels on its device since the previous collective */
     ks_ns before_ns[KS_RANK_TOP];
 } ks_rank_coll;
+
+/* a kernel or CPU op name and its time on the rank (the straggler's evidence compares them) */
+typedef struct ks_rank_name {
+    char *name;
+    int op;                 /* 0 kernel (total duration), 1 CPU op (self time) */
+    ks_ns ns;
+} ks_rank_name;
+
+#define KS_RANK_NAMES 32 /* kernels and ops kept per rank, each, the longest first */
 
 typedef struct ks_rank {
     char *source;           /* file, or archive:member */
@@ -60,6 +70,16 @@ typedef struct ks_rank {
     ks_rank_coll *colls;
     size_t ncolls;
     const char *colls_reason;
+    /* steps captured (warm-up included): first and last N, -1 none */
+    int64_t first_step, last_step;
+    /* the input ended inside the trace (killed mid-write): where, and the end of its last
+     * recorded GPU work (or event) on its own clock */
+    int truncated;
+    uint64_t cut_byte;
+    ks_ns last_ns;
+    /* the longest kernels (total) and CPU ops (self), KS_RANK_NAMES of each at most */
+    ks_rank_name *names;
+    size_t nnames;
 } ks_rank;
 
 typedef struct ks_rank_opts {
@@ -121,7 +141,10 @@ typedef struct ks_match_arrival {
 
 typedef struct ks_match {
     const char *name, *pg;  /* borrowed from the first rank's collective */
-    int64_t index;          /* Seq, or the n-th call of (name, pg) */
+    int64_t index;          /* Seq where every call of (name, group) has one, else the order of the
+                             * call among the job's calls of (name, group) */
+    int64_t step;           /* the step number the calls fell in, -1 none */
+    int64_t call;           /* the k-th call of name on the group in that step (1-based) */
     ks_match_arrival *arr;
     size_t narr;
     size_t last;            /* rank index of the last arrival; SIZE_MAX on a tie */
@@ -132,20 +155,39 @@ typedef struct ks_match {
     double algbw, busbw;    /* GB/s (1e9 bytes/s); < 0 unknown */
 } ks_match;
 
+typedef enum ks_miss_kind {
+    KS_MISS_SKIPPED = 0,    /* it entered later calls of the group: it never entered this one */
+    KS_MISS_NEVER_ARRIVED,  /* its last call of the group came before: it never arrived (a hang?) */
+    KS_MISS_EXTRA           /* a call the others (most of the ranks expected) never made */
+} ks_miss_kind;
+KS_API const char *ks_miss_kind_name(ks_miss_kind k);
+
+/* A call a rank should have made and did not (or made alone). Expected: the ranks that call the
+ * group, whose captured steps cover the call's step, and whose trace is not cut (a cut trace
+ * loses calls anywhere in file order: they are counted as its unrecorded calls instead). */
 typedef struct ks_unmatched {
     const char *name, *pg;
-    size_t rank;            /* index of a rank with fewer calls */
-    int64_t missing;        /* calls the others made and it did not */
+    size_t rank;            /* rank index */
+    int64_t missing;        /* 1 (the call named by step and call) */
+    int64_t step, call;     /* the call: the call-th of name in step (-1: outside the steps) */
+    ks_miss_kind kind;
+    size_t match;           /* the match it is missing from, SIZE_MAX for KS_MISS_EXTRA */
+    ks_ns at;               /* when the others entered it (aligned; the extra call's own start) */
 } ks_unmatched;
 
 typedef struct ks_rank_stat {
-    ks_ns offset;           /* subtracted from the rank's times; 0 for the reference */
-    ks_ns residual;         /* largest |end difference - offset| over shared collectives */
+    ks_ns offset;           /* subtracted from the rank's times at t0 (ks_ranks.t0); 0 for the reference */
+    double drift_ppm;       /* and drift_ppm * (time - t0) / 1e6 more (clock drift); 0 when not fitted */
+    ks_ns residual;         /* largest |end difference - offset - drift| over shared collectives */
     int aligned;            /* 0: no collective shared with the reference */
     ks_ns wait;             /* its own waits */
     ks_ns caused;           /* waits of the others when it arrived last */
     uint64_t times_last;
     int slow_step, slow_compute; /* above the median by more than straggler_pct */
+    size_t last_match;      /* the last matched collective it entered (SIZE_MAX none): the hang view */
+    ks_ns dur;              /* the sum of its collective kernels' durations in the matches */
+    size_t unrecorded;      /* a cut rank: calls of the others in its captured steps that its trace
+                             * does not hold (cut away, or never made: a cut trace cannot tell) */
 } ks_rank_stat;
 
 typedef struct ks_ranks_opts {
@@ -154,6 +196,32 @@ typedef struct ks_ranks_opts {
     double straggler_pct;   /* default 5 */
 } ks_ranks_opts;
 KS_API void ks_ranks_opts_init(ks_ranks_opts *o);
+
+/* the straggler's evidence: a kernel or op whose time on it exceeds the median rank's */
+typedef struct ks_evidence {
+    const char *name;       /* borrowed from the straggler's ks_rank */
+    int op;                 /* 0 kernel, 1 CPU op */
+    ks_ns ns, median_ns;    /* per active step when every rank has steps, else in all */
+} ks_evidence;
+#define KS_RANK_EVIDENCE 5
+
+/* bandwidth by message size: one row per (collective name, size bucket [lo, hi) bytes, powers of
+ * 4 from 1 kB) */
+typedef struct ks_bw_row {
+    const char *name;
+    int64_t lo, hi;         /* bytes */
+    size_t calls;
+    ks_ns transfer_median;
+    double algbw_median, busbw_median; /* GB/s; < 0 not observed */
+} ks_bw_row;
+
+/* the rank x collective duration matrix: one column per (name, group), each cell the sum of that
+ * rank's kernel durations over the matched calls (-1: it made none) */
+typedef struct ks_dur_matrix {
+    const char **name, **pg; /* ncols each */
+    size_t ncols;
+    ks_ns *ns;              /* n ranks x ncols, row-major */
+} ks_dur_matrix;
 
 typedef struct ks_ranks {
     const ks_rank *v;       /* borrowed */
@@ -165,27 +233,47 @@ typedef struct ks_ranks {
     size_t num;
     ks_ns spread;           /* largest residual over the ranks */
     int untrusted;          /* spread > tolerance */
+    ks_ns t0;               /* the reference time of the offsets (the reference's first collective end) */
     ks_ns total_wait;
     ks_ns step_median, compute_median; /* over the ranks that have them; -1 none */
     size_t straggler;       /* SIZE_MAX: none */
-    /* what the straggler did before the collectives it arrived last at */
-    char *evidence[KS_RANK_TOP];
-    ks_ns evidence_ns[KS_RANK_TOP];
+    ks_evidence evidence[KS_RANK_EVIDENCE];
+    size_t nevidence;
+    int64_t world;          /* distributedInfo.world_size (the largest), -1 unknown */
+    size_t absent;          /* ranks of [0, world) with no trace (read or not) */
+    size_t truncated;       /* ranks whose trace was cut */
+    /* whether the waits can be trusted: every rank read whole (or --allow-incomplete), the
+     * clocks agree within the tolerance, every rank with collectives aligned; else the reason */
+    int waits_trusted;
+    const char *trust_reason;
+    int exit_status;        /* set by ks_ranks_verdict */
+    ks_bw_row *bw;
+    size_t nbw;
+    ks_dur_matrix dm;
     ks_ranks_opts o;
     /* inputs that could not be read (the others were matched): set by the caller after
-     * ks_ranks_match, borrowed; the reports list them (JSON "errors": [{"input", "error"}]) */
+     * ks_ranks_match, borrowed; the reports list them (JSON "errors": [{"input", "error"}]) and
+     * name the rank of each where its file name says it (error_rank, -1 unknown) */
     const char *const *error_input, *const *error_message;
+    const int64_t *error_rank;
     size_t nerrors;
+    int allow_incomplete;   /* set by the caller: a cut or unread rank does not fail the run */
 } ks_ranks;
 
 KS_API void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks *out);
 KS_API void ks_ranks_free(ks_ranks *r);
 
+/* After the caller set the errors and allow_incomplete: the exit status of `kinesift ranks`
+ * (docs/ranks.md): 0 complete and the waits trusted, 2 a rank cut or unreadable (unless
+ * allow_incomplete), 3 the waits not to be trusted (clocks, unaligned ranks); and
+ * r->waits_trusted / r->trust_reason updated. */
+KS_API int ks_ranks_verdict(ks_ranks *r);
+
 /* The straggler's confidence: high when it caused most of the waiting and the clocks agree,
  * low when they do not, else medium (the reports and the HTML page share it). */
 KS_API const char *ks_ranks_confidence(const ks_ranks *r);
 
-/* Reports: 0 text, 1 json (kinesift.ranks/1), 2 csv (one row per rank), 3 markdown. */
+/* Reports: 0 text, 1 json (kinesift.ranks/2), 2 csv (one row per rank), 3 markdown. */
 KS_API void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
  *    ks_gap_opts.all_pieces, the same gaps, tables and per-thread figures, every other gap none;
  *  - the GPU time tied to steps (own thread, flow, time) plus the time not tied equals the GPU
  *    busy time of the window, recomputed here as the union of each device's work (sorting,
- *    independent of analysis/intervals.c), summed over devices: every ns counted once;
+ *    independent of algo/intervals.c), summed over devices: every ns counted once;
  *  - per step, per thread, per forward op the figures are never negative and never exceed that
  *    busy time; the per-step ties add up to the tied totals. */
 #include <stdio.h>

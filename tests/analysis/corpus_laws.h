@@ -1,7 +1,7 @@
 /* tests/analysis/corpus_laws.h: what the corpus law programs (corpus_invariants.c,
  * corpus_threads.c, corpus_launchers.c) share: a CHECK that counts failures and goes on (every law
  * of every trace is reported, not only the first), and the length of a union of intervals by
- * sorting, written here apart from analysis/intervals.c so the laws do not test the library with
+ * sorting, written here apart from algo/intervals.c so the laws do not test the library with
  * itself. Header-only, for those test programs. */
 #ifndef KS_TESTS_CORPUS_LAWS_H
 #define KS_TESTS_CORPUS_LAWS_H

@@ -25,7 +25,7 @@ CORPUS = os.environ["KS_CORPUS"]
 BIG = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")  # > one chunk: reader thread
 SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
 MID = os.path.join(CORPUS, "hta", "mtia_inference_trace", "mtia_inference_rank_0.json.gz")  # 16 158 events
-CPUS = os.sysconf("SC_NPROCESSORS_ONLN")  # what --threads 0 counts (analysis/pool.c)
+CPUS = os.sysconf("SC_NPROCESSORS_ONLN")  # what --threads 0 counts (algo/pool.c)
 ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d) +(-|\d+\.\d)(?:  (beside|within))?$")
 failures = []
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "kinesift/compare.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 static int parse(const char *json, ks_budget *b, ks_error *err)
 {

@@ -6,7 +6,7 @@
  * limits per check, points checks, the default set, settings mismatches, validate results,
  * ranks, --runs-per-side-min and the warnings about runs. */
 #include "gate_test.h"
-#include "compare/compare_int.h"
+#include "compare/gate_text.h"
 
 #include <math.h>
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""tests/layout/check_symbol_cycles.py: no two files of the library call each other, even through
-public headers.
+"""tests/layout/check_symbol_cycles.py: no two files of the library call each other, and no room
+calls a room after it, even through public headers.
 
 What: reads `nm` of the static library libkinesift.a (one member per .c file), links each
   undefined `ks_` symbol of a member to the member that defines it, and fails on every cycle in
   that call graph (a strongly connected group of two or more files), naming the files and the
-  symbols that tie them.
+  symbols that tie them; and on every call from a file of one room to a file of a room that
+  comes after it in the data-flow order (ROOMS, as in check_rooms.py; a member is named
+  ROOM_FILE.c.o), which makes the rooms a cycle even where the files are not one.
 Why it is correct: check_rooms.py sees only `#include` lines, so two files that call each other
   through a public header (kinesift/*.h carries no room) pass it; the object files' symbol tables
   are the calls themselves, whatever header declared them. A file that only references a symbol
@@ -21,6 +23,23 @@ import sys
 
 # frozensets of member names (e.g. 'compare_gate.c.o') known to form a cycle, with the reason.
 ALLOWED = set()
+
+ROOMS = ['common', 'algo', 'json', 'source', 'vocab', 'store', 'parser', 'analysis', 'insights',
+         'stats', 'compare', 'ranks', 'report', 'redact', 'validate']
+
+
+def upward(members, rooms=None):
+    """Calls from a room to a room after it: 'a -> b (symbols)' per pair of files."""
+    rank = {r: i for i, r in enumerate(ROOMS if rooms is None else rooms)}
+    out = []
+    for a, targets in sorted(graph(members).items()):
+        ra = rank.get(a.split('_')[0])
+        for b, syms in sorted(targets.items()):
+            rb = rank.get(b.split('_')[0])
+            if ra is not None and rb is not None and rb > ra:
+                out.append('room %s calls room %s after it: %s -> %s (%s)'
+                           % (a.split('_')[0], b.split('_')[0], a, b, ', '.join(sorted(syms)[:3])))
+    return out
 
 
 def parse_nm(text):
@@ -120,6 +139,12 @@ def self_test():
     assert check(parse_nm(cyc), {frozenset({'a.c.o', 'b.c.o', 'c.c.o'})}) == [], 'a listed cycle passes'
     own = nm(('a.c.o', ['0000 T ks_a', '         U ks_a']))
     assert check(parse_nm(own), set()) == [], 'a file calling itself is no cycle'
+    up = nm(('store_store.c.o', ['0000 T ks_trace_append', '         U ks_kind_is_cpu_side']),
+            ('parser_classify.c.o', ['0000 T ks_kind_is_cpu_side', '         U ks_trace_append']))
+    errs = upward(parse_nm(up))
+    assert len(errs) == 1 and 'store_store.c.o -> parser_classify.c.o' in errs[0], errs
+    down = nm(('parser_a.c.o', ['0000 T ks_a', '         U ks_b']), ('store_b.c.o', ['0000 T ks_b']))
+    assert upward(parse_nm(down)) == [], 'a call down the rooms is allowed'
     print('self-test passed')
     return 0
 
@@ -136,9 +161,11 @@ def main(argv):
         print('check_symbol_cycles: no member read from ' + argv[2], file=sys.stderr)
         return 2
     errors = check(members)
-    for e in errors:
+    up = upward(members)
+    for e in errors + up:
         print(e)
-    print('%d files, %d cycles' % (len(members), len(errors)))
+    print('%d files, %d cycles, %d upward calls' % (len(members), len(errors), len(up)))
+    errors += up
     return 1 if errors else 0
 
 

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-ROOMS = ['common', 'json', 'source', 'store', 'parser', 'analysis', 'insights', 'stats',
+ROOMS = ['common', 'algo', 'json', 'source', 'vocab', 'store', 'parser', 'analysis', 'insights', 'stats',
          'compare', 'ranks', 'report', 'redact', 'validate', 'include']
 TABLE = os.path.join('store', 'diag_table.h')
 # literals of a table prefix that are not ids, with the reason

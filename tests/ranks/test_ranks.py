@@ -244,7 +244,22 @@ try:
           "rank without GPU: null figures with the reason")
     check(r2["wait_ns"] is None and "not observed" in r2["collectives_reason"], "rank without GPU: no waits")
     txt3 = run(d3).stdout.decode()
-    check("unmatched: rank 1 made 1 fewer call of allreduce" in txt3, "unmatched named in text")
+    # the call dropped: the last all-reduce kernel in file order; named by its step and its place
+    # among the step's all-reduces in time (recomputed here from the source)
+    with gzip.open(SRC, "rb") as f:
+        ev = json.loads(f.read())["traceEvents"]
+    ars = [e for e in ev if e.get("cat") == "kernel" and e.get("args", {}).get("Collective name") == "allreduce"]
+    steps = [(us_ns(e["ts"]), us_ns(e["ts"]) + us_ns(e["dur"]), int(e["name"].split("#")[1])) for e in ev
+             if e.get("name", "").startswith("ProfilerStep#")]
+    dropped = ars[-1]
+    st = [n for a, b, n in steps if a <= us_ns(dropped["ts"]) < b][0]
+    in_step = sorted(us_ns(e["ts"]) for e in ars if any(a <= us_ns(e["ts"]) < b and n == st for a, b, n in steps))
+    k = in_step.index(us_ns(dropped["ts"])) + 1
+    last = k == len(in_step) and st == max(n for _, _, n in steps)
+    kind = "never arrived" if last else "skipped"
+    check(um[0]["kind"] == kind and um[0]["step"] == st and um[0]["call"] == k, f"the missing call {kind} #{k} of step {st}: {um}")
+    phrase = f"rank 1 never {'arrived at' if last else 'entered'} allreduce #{k} of step {st} (group 0)"
+    check(phrase in txt3, f"the missing call named in text: {phrase!r} in {txt3}")
     check("rank 2: GPU figures not observed" in txt3, "no-GPU reason in text")
 
     # ---- usage ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * bandwidth, unmatched calls, slow ranks. */
 #include "ks_test.h"
 #include "kinesift/ranks.h"
+#include "ranks/ranks_int.h"
 
 static void names(void **state)
 {
@@ -148,12 +149,95 @@ static void matching(void **state)
     free_all(v, 2);
 }
 
+/* sequence alignment on letters: a = "ABCABD", b = "ABABD" (b skipped the C at a[2]): the
+ * fewest differences is 1, and b's calls pair with a[0], a[1], a[3], a[4], a[5]. b = "XABCABD"
+ * (an extra X first): X alone, the rest pairs in order. Two equal sequences: 0 differences. */
+static const char *seq_a, *seq_b;
+static int eq_letters(void *ctx, size_t i, size_t j)
+{
+    (void)ctx;
+    return seq_a[i] == seq_b[j];
+}
+
+static void sequence(void **state)
+{
+    (void)state;
+    long pair[8];
+    seq_a = "ABCABD";
+    seq_b = "ABABD";
+    assert_int_equal(ks_seq_align(6, 5, eq_letters, NULL, pair), 1);
+    long want[5] = {0, 1, 3, 4, 5};
+    for (int j = 0; j < 5; j++)
+        assert_int_equal(pair[j], want[j]);
+    seq_b = "XABCABD";
+    assert_int_equal(ks_seq_align(6, 7, eq_letters, NULL, pair), 1);
+    assert_int_equal(pair[0], -1);
+    for (int j = 1; j < 7; j++)
+        assert_int_equal(pair[j], j - 1);
+    seq_b = "ABCABD";
+    assert_int_equal(ks_seq_align(6, 6, eq_letters, NULL, pair), 0);
+    for (int j = 0; j < 6; j++)
+        assert_int_equal(pair[j], j);
+    /* nothing in common: every b alone */
+    seq_b = "XY";
+    assert_int_equal(ks_seq_align(6, 2, eq_letters, NULL, pair), 8);
+    assert_int_equal(pair[0], -1);
+    assert_int_equal(pair[1], -1);
+}
+
+/* Three ranks, step 1 holds allreduce (100 B), broadcast, allreduce (200 B); rank 2 skipped the
+ * broadcast: it is named (skipped, step 1, broadcast #1), both all-reduces still match on the
+ * three ranks. Rank 1's capture starts at step 2: a call of step 1 is not expected of it. */
+static void skipped(void **state)
+{
+    (void)state;
+    ks_rank v[3];
+    memset(v, 0, sizeof v);
+    for (int r = 0; r < 3; r++) {
+        v[r].source = strdup("r");
+        v[r].rank = r;
+        v[r].first_step = r == 1 ? 2 : 1;
+        v[r].last_step = 2;
+        ks_ns base = 1000 * r;
+        if (r != 1) {
+            add_coll(&v[r], "allreduce", base + 10, base + 50, 100);
+            if (r != 2)
+                add_coll(&v[r], "broadcast", base + 60, base + 70, 8);
+            add_coll(&v[r], "allreduce", base + 80, base + 120, 200);
+            for (size_t i = 0; i < v[r].ncolls; i++)
+                v[r].colls[i].step = 1;
+        }
+        add_coll(&v[r], "allreduce", base + 200, base + 250, 100);
+        v[r].colls[v[r].ncolls - 1].step = 2;
+    }
+    ks_ranks m;
+    ks_ranks_match(v, 3, NULL, &m);
+    assert_int_equal(m.num, 1);
+    assert_int_equal(m.um[0].rank, 2);
+    assert_int_equal(m.um[0].kind, KS_MISS_SKIPPED);
+    assert_int_equal(m.um[0].step, 1);
+    assert_int_equal(m.um[0].call, 1);
+    assert_string_equal(m.um[0].name, "broadcast");
+    /* allreduce #1 and #2 of step 1 on ranks 0 and 2, allreduce #1 of step 2 on all three */
+    size_t ar = 0;
+    for (size_t i = 0; i < m.nm; i++)
+        if (!strcmp(m.m[i].name, "allreduce")) {
+            ar++;
+            assert_int_equal(m.m[i].narr, m.m[i].step == 2 ? 3 : 2);
+        }
+    assert_int_equal(ar, 3);
+    ks_ranks_free(&m);
+    free_all(v, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names),
         cmocka_unit_test(identity),
         cmocka_unit_test(matching),
+        cmocka_unit_test(sequence),
+        cmocka_unit_test(skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

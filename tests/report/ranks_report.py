@@ -107,7 +107,7 @@ def compare(files, page, what):
               int(a["data-caused-ns"]) == s["caused_wait_ns"] and int(a["data-total-wait-ns"]) == d["total_wait_ns"]
               and a["data-confidence"] == s["confidence"], f"{what}: straggler figures equal ranks' JSON")
         ev = [int(n.attrs["data-ns"]) for n in st[0].find_all(lambda n: n.attrs.get("data-field") == "evidence")]
-        check(ev == [b["ns"] for b in s["before"]], f"{what}: evidence {ev}")
+        check(ev == [b["ns"] for b in s["evidence"]], f"{what}: evidence {ev}")
         txt = st[0].all_text()
         check("Hypothesis" in txt and "Next check" in txt and "kinesift diff" in txt, f"{what}: hypothesis, next check")
     untrusted = 'data-field="untrusted"' in sec

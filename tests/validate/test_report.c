@@ -3,6 +3,7 @@
  * when clocks differ, warnings, exit codes, and the JSON (kinesift.validate/1) and CSV forms,
  * read back. Samples are made here, as a simulated run would produce them. */
 #include "ks_test.h"
+#include "common/optsyntax.h"
 
 #include <math.h>
 #include <yajl/yajl_tree.h>

@@ -1,0 +1,22 @@
+/* ranks/ranks_int.h: the ranks room's internals, shared by its files and its tests. */
+#ifndef KS_RANKS_INT_H
+#define KS_RANKS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/limits.h"
+#include "kinesift/ranks.h"
+
+/* Align b (m items) on a (n items) with the fewest insertions and deletions (Myers' O(ND) diff),
+ * eq(ctx, i, j) saying whether a[i] and b[j] are the same call. pair[j] = the index in a paired
+ * with b[j], or -1 when b[j] has no partner; pairs keep both orders. Returns the number of
+ * differences, or -1 when more than KS_LIMIT_SEQ_MAX_D (then b[j] is paired with a[j] while both
+ * exist and eq holds). */
+long ks_seq_align(size_t n, size_t m, int (*eq)(void *ctx, size_t i, size_t j), void *ctx, long *pair);
+
+/* The bandwidth table by message size and the rank x collective duration matrix of r, from its
+ * matches (ranks/bandwidth.c). */
+void ks_ranks_bandwidth(ks_ranks *r);
+
+#endif

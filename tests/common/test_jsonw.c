@@ -1,0 +1,438 @@
+/* tests/common/test_jsonw.c: the JSON writer every report uses (common/jsonw.c), where it does by
+ * hand what it once left to libc: integers written without printf (every int64 and uint64 edge,
+ * and 20 000 drawn values, against "%lld" / "%llu"), the pieces yajl_gen hands over gathered into
+ * 64 KiB writes (pieces of 1, 2 and more bytes across many buffer boundaries, against the text
+ * built here), and UTF-8 checked eight ASCII bytes at a time (ks_utf8_valid against a byte-by-byte
+ * reference on drawn byte strings, a non-ASCII or broken byte at every offset of the 8-byte
+ * blocks; ks_utf8_sanitize's repair); ks_jw_str on C strings (NULL included) writes what
+ * ks_jw_strn writes; indented output is byte for byte what yajl_gen's own beautify writes (drawn
+ * documents: every kind of value, empty containers, strings full of quotes, backslashes, brackets,
+ * commas, control bytes and UTF-8, nesting to 40 levels, top-level scalars, across the 64 KiB
+ * buffer). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "ks_test.h"
+#include "common/jsonw.h"
+
+/* what the writer printed for one compact array, written by fill(w, ctx) */
+static char *written(void (*fill)(ks_jw *w, void *ctx), void *ctx, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    assert_non_null(f);
+    ks_jw w;
+    ks_jw_open(&w, f, 0);
+    ks_jw_arr(&w);
+    fill(&w, ctx);
+    ks_jw_end_arr(&w);
+    assert_int_equal(ks_jw_close(&w), 0);
+    fclose(f);
+    *len = n;
+    return text;
+}
+
+static uint64_t next(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *x;
+}
+
+typedef struct ints {
+    int64_t s[64];
+    uint64_t u[64];
+    size_t ns, nu;
+} ints;
+
+static void fill_ints(ks_jw *w, void *ctx)
+{
+    ints *v = ctx;
+    for (size_t i = 0; i < v->ns; i++)
+        ks_jw_int(w, v->s[i]);
+    for (size_t i = 0; i < v->nu; i++)
+        ks_jw_uint(w, v->u[i]);
+}
+
+static void integers_as_printf_writes_them(void **state)
+{
+    (void)state;
+    uint64_t x = 42;
+    for (int round = 0; round < 320; round++) {
+        ints v = {.ns = 0, .nu = 0};
+        if (round == 0) {
+            const int64_t s[] = {0, 1, -1, 9, 10, -10, 99, 100, 999999999, 1000000000, -1000000000,
+                                 INT64_MAX, INT64_MIN, INT64_MIN + 1, INT64_MAX - 1};
+            const uint64_t u[] = {0, 1, 9, 10, UINT64_MAX, UINT64_MAX - 1, (uint64_t)INT64_MAX + 1,
+                                  10000000000000000000ULL, 9999999999999999999ULL};
+            memcpy(v.s, s, sizeof s);
+            memcpy(v.u, u, sizeof u);
+            v.ns = sizeof s / sizeof s[0];
+            v.nu = sizeof u / sizeof u[0];
+        } else {
+            for (; v.ns < 32; v.ns++) /* all magnitudes: a drawn value shifted right 0..63 bits */
+                v.s[v.ns] = (int64_t)(next(&x) >> (next(&x) % 64));
+            for (; v.nu < 32; v.nu++)
+                v.u[v.nu] = next(&x) >> (next(&x) % 64);
+        }
+        char want[4096] = "[";
+        for (size_t i = 0; i < v.ns; i++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? "," : "", (long long)v.s[i]);
+        for (size_t i = 0; i < v.nu; i++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%llu", v.ns + i ? "," : "",
+                     (unsigned long long)v.u[i]);
+        strcat(want, "]");
+        size_t n;
+        char *got = written(fill_ints, &v, &n);
+        assert_string_equal(got, want);
+        free(got);
+    }
+}
+
+/* strings of 0 .. 70 bytes, so that pieces of every size meet the 64 KiB boundary of the buffer */
+static void fill_strings(ks_jw *w, void *ctx)
+{
+    size_t count = *(size_t *)ctx;
+    char s[80];
+    for (size_t i = 0; i < count; i++) {
+        size_t len = i % 71;
+        for (size_t j = 0; j < len; j++)
+            s[j] = (char)('a' + (i + j) % 26);
+        ks_jw_strn(w, s, len);
+    }
+}
+
+static void pieces_gathered_across_the_buffer(void **state)
+{
+    (void)state;
+    size_t count = 9000; /* about 340 KB of text: five buffers and more */
+    size_t n;
+    char *got = written(fill_strings, &count, &n);
+    char *want = malloc(count * 80 + 3), *o = want;
+    *o++ = '[';
+    for (size_t i = 0; i < count; i++) {
+        if (i)
+            *o++ = ',';
+        *o++ = '"';
+        for (size_t j = 0; j < i % 71; j++)
+            *o++ = (char)('a' + (i + j) % 26);
+        *o++ = '"';
+    }
+    *o++ = ']';
+    *o = 0;
+    assert_true(n > 5 * 65536);
+    assert_int_equal(n, (size_t)(o - want));
+    assert_memory_equal(got, want, n);
+    free(got);
+    free(want);
+}
+
+/* the same strings through ks_jw_str (C strings, NULL among them) and through ks_jw_strn */
+static const char *const cstrings[] = {"", "aten::mm", "a\"quoted\" \\ name\n", "caf\xc3\xa9",
+                                       "\xe2\x82\xac and \xf0\x9f\x98\x80", "broken \xc3", "\xff\xfe",
+                                       "overlong \xc0\x80", "surrogate \xed\xa0\x80", "\x7f\x01 ctl", NULL};
+#define NCSTRINGS (sizeof cstrings / sizeof cstrings[0])
+
+static void fill_cstrings(ks_jw *w, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < NCSTRINGS; i++) {
+        ks_jw_obj(w);
+        ks_jw_key(w, cstrings[i] ? cstrings[i] : "(null)");
+        ks_jw_str(w, cstrings[i]);
+        ks_jw_end_obj(w);
+    }
+}
+
+static void fill_cstrings_n(ks_jw *w, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < NCSTRINGS; i++) {
+        const char *k = cstrings[i] ? cstrings[i] : "(null)";
+        ks_jw_obj(w);
+        ks_jw_strn(w, k, strlen(k));
+        ks_jw_strn(w, cstrings[i] ? cstrings[i] : "", cstrings[i] ? strlen(cstrings[i]) : 0);
+        ks_jw_end_obj(w);
+    }
+}
+
+static void str_writes_what_strn_writes(void **state)
+{
+    (void)state;
+    size_t n, m;
+    char *got = written(fill_cstrings, NULL, &n);
+    char *want = written(fill_cstrings_n, NULL, &m);
+    assert_int_equal(n, m);
+    assert_memory_equal(got, want, n);
+    /* and what that is: escapes, valid UTF-8 kept, broken bytes as U+FFFD */
+    assert_non_null(strstr(got, "\"caf\xc3\xa9\""));
+    assert_non_null(strstr(got, "\"broken \xef\xbf\xbd\""));
+    assert_non_null(strstr(got, "{\"(null)\":\"\"}"));
+    assert_non_null(strstr(got, "a\\\"quoted\\\" \\\\ name\\n"));
+    assert_true(ks_utf8_valid(got, n));
+    free(got);
+    free(want);
+}
+
+/* the reference: each byte, as RFC 3629 says (no overlongs, no surrogates, at most U+10FFFF) */
+static int valid_ref(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t k;
+        unsigned lo = 0x80, hi = 0xbf;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            k = 1;
+        } else if (c == 0xe0) {
+            k = 2, lo = 0xa0;
+        } else if (c == 0xed) {
+            k = 2, hi = 0x9f;
+        } else if (c >= 0xe1 && c <= 0xef) {
+            k = 2;
+        } else if (c == 0xf0) {
+            k = 3, lo = 0x90;
+        } else if (c >= 0xf1 && c <= 0xf3) {
+            k = 3;
+        } else if (c == 0xf4) {
+            k = 3, hi = 0x8f;
+        } else {
+            return 0;
+        }
+        if (i + 1 + k > n)
+            return 0;
+        if (p[i + 1] < lo || p[i + 1] > hi)
+            return 0;
+        for (size_t j = 2; j <= k; j++)
+            if (p[i + j] < 0x80 || p[i + j] > 0xbf)
+                return 0;
+        i += 1 + k;
+    }
+    return 1;
+}
+
+static void utf8_checked_by_blocks(void **state)
+{
+    (void)state;
+    /* a valid 2-, 3- and 4-byte sequence, and broken ones, at every offset of 24 ASCII bytes */
+    static const char *const seqs[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3", "\xe2\x82",
+                                       "\xff", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80"};
+    for (size_t q = 0; q < sizeof seqs / sizeof seqs[0]; q++)
+        for (size_t at = 0; at <= 24; at++) {
+            char s[40];
+            memset(s, 'x', 24);
+            size_t k = strlen(seqs[q]);
+            memmove(s + at + k, s + at, 24 - at);
+            memcpy(s + at, seqs[q], k);
+            size_t n = 24 + k;
+            int want = valid_ref((const unsigned char *)s, n);
+            assert_int_equal(ks_utf8_valid(s, n), want);
+            assert_int_equal(want, q < 3);
+            size_t m;
+            char *fixed = ks_utf8_sanitize(s, n, &m);
+            if (want) {
+                assert_null(fixed);
+            } else {
+                assert_non_null(fixed);
+                assert_true(ks_utf8_valid(fixed, m));
+                assert_non_null(strstr(fixed, "\xef\xbf\xbd")); /* U+FFFD where it was broken */
+                assert_memory_equal(fixed, s, at); /* the ASCII before it kept */
+                free(fixed);
+            }
+        }
+    /* drawn strings: mostly ASCII, some high bytes, at any length */
+    uint64_t x = 7;
+    unsigned char b[64];
+    for (int i = 0; i < 200000; i++) {
+        size_t n = next(&x) % 48;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t r = next(&x) >> 33;
+            if (r % 16 == 0 && j + 4 <= n) { /* a valid sequence now and then */
+                const char *v = seqs[(r >> 4) % 3];
+                memcpy(b + j, v, strlen(v));
+                j += strlen(v) - 1;
+                continue;
+            }
+            b[j] = (unsigned char)(r % 16 != 1 ? 0x20 + r % 0x5f : 0x80 + (r >> 8) % 0x80);
+        }
+        assert_int_equal(ks_utf8_valid((const char *)b, n), valid_ref(b, n));
+    }
+}
+
+/* ---- indentation: ks_jw against yajl_gen's beautify, driven through the same calls ---- */
+
+typedef struct twin {
+    ks_jw w;        /* pretty, into a memory stream */
+    yajl_gen g;     /* yajl_gen itself: beautify, "  ", into its own buffer */
+    uint64_t x;     /* the draw */
+    int depth;
+    int budget;     /* values left to draw in this document */
+} twin;
+
+static const char *const pieces[] = {"a", "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "\t",
+                                     "\x01", "\x1f", "/", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                                     "aten::mm", "\\\"", "\"\"", "0", "true", "null", "-1.5e3"};
+#define NPIECES (sizeof pieces / sizeof pieces[0])
+
+static void twin_string(twin *t)
+{
+    char s[256];
+    size_t n = 0, k = next(&t->x) % 7;
+    for (size_t i = 0; i < k; i++) {
+        const char *p = pieces[next(&t->x) % NPIECES];
+        memcpy(s + n, p, strlen(p));
+        n += strlen(p);
+    }
+    ks_jw_strn(&t->w, s, n);
+    assert_int_equal(yajl_gen_string(t->g, (const unsigned char *)s, n), yajl_gen_status_ok);
+}
+
+static void twin_scalar(twin *t)
+{
+    static const char *const numbers[] = {"0", "7", "-3", "1712195495502094500", "2.5e-07", "-0.125"};
+    switch (next(&t->x) % 5) {
+    case 0: twin_string(t); break;
+    case 1: {
+        const char *v = numbers[next(&t->x) % 6];
+        ks_jw_number_text(&t->w, v, strlen(v));
+        assert_int_equal(yajl_gen_number(t->g, v, strlen(v)), yajl_gen_status_ok);
+        break;
+    }
+    case 2: {
+        int v = (int)(next(&t->x) % 2);
+        ks_jw_bool(&t->w, v);
+        assert_int_equal(yajl_gen_bool(t->g, v), yajl_gen_status_ok);
+        break;
+    }
+    case 3:
+        ks_jw_null(&t->w);
+        assert_int_equal(yajl_gen_null(t->g), yajl_gen_status_ok);
+        break;
+    default: {
+        int64_t v = (int64_t)(next(&t->x) >> (next(&t->x) % 64)) * (next(&t->x) % 2 ? 1 : -1);
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)v);
+        ks_jw_int(&t->w, v);
+        assert_int_equal(yajl_gen_number(t->g, b, strlen(b)), yajl_gen_status_ok);
+        break;
+    }
+    }
+}
+
+/* a value: a scalar, or an object or an array of 0..5 members while the budget lasts */
+static void twin_value(twin *t)
+{
+    uint64_t r = next(&t->x) % 8;
+    int scalar = t->budget <= 0 || t->depth >= 60 || r < 3;
+    t->budget--;
+    if (scalar) {
+        twin_scalar(t);
+        return;
+    }
+    size_t n = next(&t->x) % 6;
+    t->depth++;
+    if (r % 2) {
+        ks_jw_obj(&t->w);
+        assert_int_equal(yajl_gen_map_open(t->g), yajl_gen_status_ok);
+        for (size_t i = 0; i < n; i++) {
+            twin_string(t); /* the key */
+            twin_value(t);
+        }
+        ks_jw_end_obj(&t->w);
+        assert_int_equal(yajl_gen_map_close(t->g), yajl_gen_status_ok);
+    } else {
+        ks_jw_arr(&t->w);
+        assert_int_equal(yajl_gen_array_open(t->g), yajl_gen_status_ok);
+        for (size_t i = 0; i < n; i++)
+            twin_value(t);
+        ks_jw_end_arr(&t->w);
+        assert_int_equal(yajl_gen_array_close(t->g), yajl_gen_status_ok);
+    }
+    t->depth--;
+}
+
+static void indented_as_yajl_gen_beautifies(void **state)
+{
+    (void)state;
+    size_t big = 0;
+    for (uint64_t doc = 0; doc < 3000; doc++) {
+        twin t = {.x = doc * 7919 + 1, .budget = 200};
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        assert_non_null(f);
+        ks_jw_open(&t.w, f, 1);
+        t.g = yajl_gen_alloc(NULL);
+        assert_non_null(t.g);
+        yajl_gen_config(t.g, yajl_gen_beautify, 1);
+        yajl_gen_config(t.g, yajl_gen_indent_string, "  ");
+        if (doc % 10 == 0) {
+            twin_scalar(&t); /* a top-level scalar now and then */
+        } else if (doc % 100 == 1) { /* a long document: the 64 KiB buffer is written many times */
+            ks_jw_arr(&t.w);
+            assert_int_equal(yajl_gen_array_open(t.g), yajl_gen_status_ok);
+            t.budget = 40000;
+            while (t.budget > 0)
+                twin_value(&t);
+            ks_jw_end_arr(&t.w);
+            assert_int_equal(yajl_gen_array_close(t.g), yajl_gen_status_ok);
+        } else if (doc % 100 == 2) { /* 40 levels: objects and arrays in turn, values beside */
+            for (int d = 0; d < 40; d++) {
+                if (d % 2) {
+                    ks_jw_obj(&t.w);
+                    assert_int_equal(yajl_gen_map_open(t.g), yajl_gen_status_ok);
+                    if (d < 39)
+                        twin_string(&t); /* the key of the container inside */
+                } else {
+                    ks_jw_arr(&t.w);
+                    assert_int_equal(yajl_gen_array_open(t.g), yajl_gen_status_ok);
+                    twin_value(&t);
+                }
+            }
+            for (int d = 39; d >= 0; d--) {
+                if (d % 2) {
+                    twin_string(&t); /* one more member after the nested one */
+                    twin_value(&t);
+                    ks_jw_end_obj(&t.w);
+                    assert_int_equal(yajl_gen_map_close(t.g), yajl_gen_status_ok);
+                } else {
+                    ks_jw_end_arr(&t.w);
+                    assert_int_equal(yajl_gen_array_close(t.g), yajl_gen_status_ok);
+                }
+            }
+        } else {
+            twin_value(&t);
+        }
+        assert_int_equal(ks_jw_close(&t.w), 0);
+        fclose(f);
+        const unsigned char *want;
+        size_t wn;
+        assert_int_equal(yajl_gen_get_buf(t.g, &want, &wn), yajl_gen_status_ok);
+        assert_int_equal(n, wn);
+        assert_memory_equal(text, want, n);
+        if (n > big)
+            big = n;
+        yajl_gen_free(t.g);
+        free(text);
+    }
+    assert_true(big > 4 * 65536);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(integers_as_printf_writes_them),
+        cmocka_unit_test(pieces_gathered_across_the_buffer),
+        cmocka_unit_test(str_writes_what_strn_writes),
+        cmocka_unit_test(utf8_checked_by_blocks),
+        cmocka_unit_test(indented_as_yajl_gen_beautifies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
