@@ -40,7 +40,10 @@ KS_DECLARE_COMMAND(summarize);
 void ks_cli_oom_init(void);
 void ks_cli_activity(const char *what, const char *path);
 
-/* "kinesift: msg" on stderr (printf style). */
+/* s on out with its control characters written \xNN (newlines kept when keep_newlines): text
+ * that comes from an input (a summary's stored report) never sends a terminal its codes. */
+void ks_cli_put_escaped(FILE *out, const char *s, int keep_newlines);
+/* "kinesift: msg" on stderr (printf style), one line: control characters written \xNN. */
 void ks_cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -51,6 +54,19 @@ void ks_cli_fail(const char *fmt, ...)
 void ks_cli_error(const char *file, const ks_error *err);
 /* The same text, "FILE: msg", into out (for reports that repeat the error). */
 void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n);
+/* Standard output could not be written: "kinesift: CMD: cannot write standard output: REASON"
+ * (errno of the failed write or flush), once; returns KS_EXIT_USAGE. ks_cli_finish_stdout, called
+ * by main after every command, flushes and closes standard output and prints the same line when
+ * that fails and the command has not said so: no command's last write or close goes unchecked. */
+int ks_cli_write_failed(const char *cmd);
+int ks_cli_finish_stdout(const char *cmd, int rc);
+/* No output may be an input of the run, compared by device and inode: each of outputs[0..nout)
+ * (NULL and "-" skipped) and standard output (when it is a regular file: `>> INPUT`) against
+ * every input as given, every @LIST file, every file a directory or an @LIST expands to, and
+ * standard input when "-" is an input. 0, or KS_EXIT_USAGE after one line naming both. An
+ * @LIST that is not a regular file (a pipe) is not read here: it can be read only once. */
+int ks_cli_outputs_not_inputs(const char *cmd, char *const *inputs, size_t ninputs,
+                              const char *const *outputs, size_t nout);
 /* Print a usage error with a hint to --help; returns KS_EXIT_USAGE. */
 int ks_cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -59,6 +75,9 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* `kinesift --version`: kinesift's version, the libraries' (running and built with), CUDA. */
 void ks_cli_version(FILE *out);
+/* The width text reports fit: $COLUMNS, else the terminal's columns when standard output is one,
+ * else 80. */
+size_t ks_cli_text_width(void);
 /* Print a help text to out, items wider than 80 columns reflowed (cli/helpwrap.c). */
 void ks_cli_help_print(FILE *out, const char *text);
 /* Print a command's help text to out. */

@@ -49,6 +49,9 @@ const char ks_help_analyze[] =
     "                          text steps: the first, the slowest and the last, with a histogram\n"
     "                          line of every step's wall time\n"
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
+    "  --peak TFLOPS/TBPS      the roofline's peak compute (dense TFLOP/s, every data type) and\n"
+    "                          memory bandwidth (TB/s) for every device, instead of the peak table's\n"
+    "                          (docs/analysis.md, \"Peaks and the roofline\"): 989/3.35\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
     "                          excess is at most NS nanoseconds, or a DUR: clamp:2us; else spill);\n"
@@ -113,6 +116,10 @@ const char ks_help_analyze[] =
     "An input that cannot be read (a config.json among the traces of a directory, an empty or\n"
     "unreadable file) does not stop the others: each is listed after them (text), under \"errors\"\n"
     "(JSON) or as an \"error\" row (CSV), and the exit status is 2.\n"
+    "\n"
+    "Text fits the terminal: $COLUMNS, else the terminal's width, else 80 columns (output not\n"
+    "to a terminal); tables aligned, long names shortened in the middle (whole in json and csv),\n"
+    "a name with too little room beside its row on a line of its own, long lines wrapped.\n"
     "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
@@ -216,11 +223,20 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
     if (c->format == 1)
         ks_analyze_json_tree(c->json, rep.trace);
     else if (c->format == 2)
-        fputs(rep.csv, stdout);
-    else {
+        ks_cli_put_escaped(stdout, rep.csv, 1); /* what the summary keeps is not trusted: no */
+    else {                                      /* terminal codes (honest text has none) */
         if (!c->first)
             fputc('\n', stdout);
-        fputs(rep.text, stdout);
+        /* laid out for this terminal first, then its terminal codes escaped */
+        char *fit = NULL;
+        size_t nfit = 0;
+        FILE *m = open_memstream(&fit, &nfit);
+        if (m) {
+            ks_text_fit(m, rep.text, strlen(rep.text), c->ro.width);
+            fclose(m);
+        }
+        ks_cli_put_escaped(stdout, fit ? fit : rep.text, 1);
+        free(fit);
     }
     c->first = 0;
     ks_summary_report_free(&rep);
@@ -239,6 +255,7 @@ int ks_cmd_analyze(int argc, char **argv)
     c.io.shaped = &c.shaped;
     ks_load_opts lo = {0};
     long top = -1;
+    const char *peak = NULL;
     int metric = 0, sort = 0, first, timed = 0;
     int64_t start = ks_timings_now();
     ks_timings tm;
@@ -249,6 +266,7 @@ int ks_cmd_analyze(int argc, char **argv)
         KS_OPT_CHOICE_("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
         KS_OPT_FLAG_("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
         KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
+        KS_OPT_STRING_("peak", 0, &peak, "the roofline's peaks: TFLOPS/TBPS"),
         KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
         KS_OPT_END_(),
     };
@@ -258,11 +276,20 @@ int ks_cmd_analyze(int argc, char **argv)
         return rc == KS_OPT_LISTED ? 0 : rc;
     c.folded_metric = (ks_folded_metric)metric;
     c.ro.sort = (ks_sort_key)sort;
+    c.ro.width = ks_cli_text_width();
     if (first >= argc)
         return ks_cli_usage("analyze", "no input file");
-    if (ks_cli_insight_check(&c.io, "analyze"))
+    if (ks_cli_insight_check(&c.io, "analyze") ||
+        ks_cli_outputs_not_inputs("analyze", argv + first, (size_t)(argc - first), NULL, 0))
         return KS_EXIT_USAGE;
     c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
+    if (peak) {
+        char *end;
+        c.ro.peak_tflops = strtod(peak, &end);
+        c.ro.peak_tbps = *end == '/' ? strtod(end + 1, &end) : 0;
+        if (*end || !(c.ro.peak_tflops > 0) || !(c.ro.peak_tbps > 0) || c.ro.peak_tflops > 1e7 || c.ro.peak_tbps > 1e5)
+            return ks_cli_usage("analyze", "--peak takes TFLOPS/TBPS, two positive numbers (989/3.35)");
+    }
     if (c.format == 1)
         c.json = ks_analyze_json_begin(stdout);
     else if (c.format == 2)
@@ -278,14 +305,10 @@ int ks_cmd_analyze(int argc, char **argv)
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
     int64_t t0 = ks_timings_start(c.timings);
-    if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc) {
-        ks_cli_fail("analyze: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
-    if (fflush(stdout) != 0 && !rc) {
-        ks_cli_fail("analyze: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
+    if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc)
+        rc = ks_cli_write_failed("analyze");
+    if (fflush(stdout) != 0 && !rc)
+        rc = ks_cli_write_failed("analyze");
     if (timed) {
         ks_timings_stop(c.timings, "writing", t0, 0);
         ks_cli_timings_print(stderr, "analyze", &tm, ks_timings_now() - start);

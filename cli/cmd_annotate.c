@@ -55,8 +55,8 @@ static int on_trace(void *ctx, ks_trace *tr)
         ks_cli_error(c->input, &err);
         rc = KS_EXIT_USAGE;
     } else if (!c->io.quiet) {
-        fprintf(stderr, "kinesift: %s: %llu events added (pid \"kinesift\") -> %s\n", tr->source,
-                (unsigned long long)added, c->output);
+        ks_cli_fail("%s: %llu events added (pid \"kinesift\") -> %s", tr->source, (unsigned long long)added,
+                    c->output);
     }
     ks_cli_insights_free(&r);
     ks_trace_free(tr);
@@ -93,5 +93,8 @@ int ks_cmd_annotate(int argc, char **argv)
     c.input = argv[first];
     if (!strcmp(c.input, "-"))
         return ks_cli_usage("annotate", "the input is read twice: give a file, not stdin");
+    const char *outs[] = {c.output};
+    if (ks_cli_outputs_not_inputs("annotate", argv + first, 1, outs, 1))
+        return KS_EXIT_USAGE;
     return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

@@ -23,15 +23,26 @@ const char ks_help_diff[] =
     "BEFORE and AFTER hold several traces (directories or archives of ranks), they are compared\n"
     "pairwise by rank (distributedInfo), one report per pair (JSON: kinesift.diff-ranks/1,\n"
     "{\"pairs\": [{\"rank\", \"diff\"}]}); diff says why when they cannot be paired (a trace\n"
-    "without a rank, a rank twice or on one side only). Long names are shortened in the middle\n"
-    "in text (whole in json, csv and markdown); a pair without any change says \"no change\".\n"
+    "without a rank, a rank twice or on one side only). Text fits the terminal ($COLUMNS, else\n"
+    "its width, else 80 columns): long names are shortened in the middle (whole in json, csv\n"
+    "and markdown); a pair without any change says \"no change\".\n"
     "Operators and labels are aligned by name and category, GPU work by name and kind; each row\n"
     "shows count, self, inclusive and GPU time before -> after with the change, rows sorted by\n"
     "absolute impact (operators: |d self| + |d GPU direct|; labels: the larger of |d inclusive|\n"
-    "and |d GPU subtree|; kernels: |d total|). Names that appear or disappear are listed.\n"
+    "and |d GPU subtree|; kernels: |d total|). Names that appear or disappear are listed. Step\n"
+    "annotations (ProfilerStep#N) are not rows: the steps are compared as steps.\n"
+    "Per step: when each trace's window is its active steps (the default), every row also has\n"
+    "its per-step means (JSON per_step: count and time divided by the side's steps); when the\n"
+    "two sides have different numbers of steps, rows are compared by those means (status,\n"
+    "impact and order), with the totals beside them, and the report says so.\n"
     "The active steps (warm-up and unfinished steps apart) are compared as distributions: the\n"
-    "median ratio after/before, its bootstrap 95 % CI (10 000 resamples, fixed seed) and the\n"
-    "two-sided Mann-Whitney U p, with the verdict rule of docs/statistics.md for reference.\n"
+    "median ratio after/before, its 95 % block-bootstrap interval (10 000 resamples, fixed\n"
+    "seed), with the verdict rule of docs/statistics.md for reference. Two p values:\n"
+    "  - the bootstrap p (the verdict's): twice the share of resamples on the other side of a\n"
+    "    ratio of 1; when none is, it is printed as a bound, p < 2/resamples, never 0;\n"
+    "  - the Mann-Whitney U test of the step times (U of the before side, and of the after\n"
+    "    side): exact when both sides have at most 50 steps and no two times are equal,\n"
+    "    else the normal approximation (tie-corrected, continuity correction).\n"
     "A warning says when the captures differ in profiler settings (with_stack, record_shapes,\n"
     "profile_memory, with_modules, with_flops), activities (GPU, runtime) or device model: their\n"
     "numbers are then not comparable.\n"
@@ -230,20 +241,22 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
     if (several && format == 1)
         fprintf(out, "\n]}\n");
     if (output) {
-        if (bad || rc)
+        /* a failed write: commit names it ("cannot write FILE: No space left on device") and
+         * removes the temporary file; it never puts a stream in error in place */
+        if (rc && !bad)
             ks_outfile_abort(of);
         else if (ks_outfile_commit(of, &err) != KS_OK) {
             ks_cli_error(NULL, &err);
             bad = 1;
+        } else if (bad) { /* cannot happen: the stream was in error */
+            ks_cli_fail("%s: cannot write", output);
         }
-    } else if (fflush(stdout) != 0) {
+    } else if (fflush(stdout) != 0 || bad) {
+        ks_cli_write_failed("diff");
         bad = 1;
     }
-    if (bad) {
-        if (!output)
-            ks_cli_fail("diff: cannot write the output");
+    if (bad)
         rc = KS_EXIT_USAGE;
-    }
 done:
     side_free(&b);
     side_free(&a);
@@ -314,6 +327,10 @@ int ks_cmd_diff(int argc, char **argv)
     for (int i = first; output && i < argc; i++)
         if (ks_same_file(output, argv[i]))
             return ks_cli_usage("diff", "--output %s is an input: refusing to overwrite it", output);
+    const char *outs[] = {output};
+    if (ks_cli_outputs_not_inputs("diff", argv + first, 2, outs, 1))
+        return KS_EXIT_USAGE;
     size_t rows = top >= 0 ? (size_t)top : (format == 0 || format == 3 ? 20 : 0);
+    dopts.text_width = ks_cli_text_width();
     return run(argv + first, &lo, &o, &dopts, format, rows, output);
 }

@@ -208,11 +208,12 @@ static int write_file(const char *path, writer_fn fn, const ks_gate *g, int fail
         ks_cli_error(NULL, &err);
         return -1;
     }
-    if (fn(ks_outfile_stream(of), g, fails) != 0) {
+    if (fn(ks_outfile_stream(of), g, fails) != 0 && !ferror(ks_outfile_stream(of))) {
         ks_outfile_abort(of);
         ks_cli_fail("%s: cannot write", path);
         return -1;
     }
+    /* a failed write: the commit names its cause and removes the temporary file */
     if (ks_outfile_commit(of, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return -1;
@@ -240,7 +241,7 @@ static int report(gate_cli *c, const ks_gate *g)
     int bad = 0;
     ks_gate_text(stdout, g, c->inconclusive_fails);
     if (fflush(stdout) != 0) {
-        ks_cli_fail("gate: cannot write the output");
+        ks_cli_write_failed("gate");
         bad = 1;
     }
     if (c->json)
@@ -494,7 +495,21 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         return ks_cli_usage("gate", "needs --baseline and --candidate");
     if (c->github_summary && !(getenv("GITHUB_STEP_SUMMARY") && *getenv("GITHUB_STEP_SUMMARY")))
         return ks_cli_usage("gate", "--github-summary needs GITHUB_STEP_SUMMARY in the environment");
-    return check_outputs(c);
+    rc = check_outputs(c);
+    if (rc)
+        return rc;
+    /* the same by inode through @LISTs, and standard output (>> onto an input) */
+    char **ins = ks_xcalloc(c->nin[0] + c->nin[1] + 2, sizeof *ins);
+    size_t nins = 0;
+    for (int s = 0; s < 2; s++)
+        for (size_t k = 0; k < c->nin[s]; k++)
+            ins[nins++] = c->in[s][k];
+    if (c->budget_path)
+        ins[nins++] = (char *)c->budget_path;
+    const char *outs[] = {c->json, c->junit, c->markdown};
+    rc = ks_cli_outputs_not_inputs("gate", ins, nins, outs, 3);
+    free(ins);
+    return rc;
 }
 
 /* Budget file first, then the flags; --threshold overrides the budget's threshold_pct. */

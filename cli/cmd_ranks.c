@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
@@ -103,6 +104,11 @@ int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
     char chunk[16384];
     ssize_t n;
     while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            free(b.p);
+            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
+                                KS_LIMIT_SUMMARY_BYTES >> 20);
+        }
         ks_buf_put(&b, chunk, (size_t)n);
         if (memchr(chunk, '\n', (size_t)n))
             break;
@@ -130,57 +136,85 @@ static void read_summary(job *j, ks_stream *st)
     }
 }
 
-/* open the job's trace, parse it, reduce it to its ks_rank and free the events */
-static void run_job(pool *p, job *j)
-{
+/* A worker's open archive: the member it returned last. Jobs are taken in input order, so a
+ * worker's next member of the same archive lies after it: it reads on from there instead of
+ * opening the archive again and reading up to the member (members x members headers and skips:
+ * 4 000 tiny ranks in a zip took 138 s, the same as a directory 0.14 s); each worker reads an
+ * archive's headers at most once. */
+typedef struct cursor {
+    const char *path;
     ks_source *src;
+    long at;
+} cursor;
+
+static void cursor_close(cursor *c)
+{
+    ks_source_close(c->src);
+    memset(c, 0, sizeof *c);
+}
+
+/* open the job's trace (or read on to its member), parse it, reduce it to its ks_rank and free
+ * the events */
+static void run_job(pool *p, job *j, cursor *c)
+{
     ks_error err;
     if (j->error) /* could not even be listed (make_jobs) */
         return;
-    if (ks_source_open(j->path, &src, &err) != KS_OK) {
-        job_fail(j, j->path, &err);
-        return;
+    if (j->member < 0 || c->path != j->path || c->at >= j->member)
+        cursor_close(c);
+    if (!c->src) {
+        if (ks_source_open(j->path, &c->src, &err) != KS_OK) {
+            c->src = NULL;
+            job_fail(j, j->path, &err);
+            return;
+        }
+        c->path = j->path;
+        c->at = -1;
     }
     ks_stream *st = NULL;
-    for (long k = 0; k <= (j->member < 0 ? 0 : j->member); k++) {
-        int r = ks_source_next(src, &st, &err);
+    for (long k = c->at + 1; k <= (j->member < 0 ? 0 : j->member); k++) {
+        int r = ks_source_next(c->src, &st, &err);
         if (r <= 0) {
             if (r == 0)
                 ks_error_set(&err, "archive member %ld is gone", j->member);
             job_fail(j, j->path, &err);
-            ks_source_close(src);
+            cursor_close(c);
             return;
         }
+        c->at = k;
     }
     if (ks_rank_is_summary(ks_stream_name(st))) {
         read_summary(j, st);
-        ks_source_close(src);
-        return;
+    } else {
+        ks_trace *tr;
+        if (ks_parse_stream(st, &p->po, &tr, &err) != KS_OK)
+            job_fail(j, ks_stream_name(st), &err);
+        else {
+            if (ks_rank_from_trace(tr, &p->ro, &j->r, &err) != KS_OK)
+                job_fail(j, tr->source, &err);
+            else
+                j->ok = 1;
+            ks_trace_free(tr);
+        }
     }
-    ks_trace *tr;
-    if (ks_parse_stream(st, &p->po, &tr, &err) != KS_OK)
-        job_fail(j, ks_stream_name(st), &err);
-    else {
-        if (ks_rank_from_trace(tr, &p->ro, &j->r, &err) != KS_OK)
-            job_fail(j, tr->source, &err);
-        else
-            j->ok = 1;
-        ks_trace_free(tr);
-    }
-    ks_source_close(src);
+    if (!j->ok || j->member < 0)
+        cursor_close(c); /* a failed read may have left the archive unusable: open it again */
 }
 
 static void *worker(void *arg)
 {
     pool *p = arg;
+    cursor c = {0};
     for (;;) {
         pthread_mutex_lock(&p->mu);
         size_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n)
-            return NULL;
-        run_job(p, &p->v[i]);
+            break;
+        run_job(p, &p->v[i], &c);
     }
+    cursor_close(&c);
+    return NULL;
 }
 
 /* one job per plain file, one per member of an archive */
@@ -324,6 +358,8 @@ int ks_cmd_ranks(int argc, char **argv)
     int prc = ks_opt_parse("ranks", tab, argc, argv, &first);
     if (prc)
         return prc == KS_OPT_LISTED ? 0 : prc;
+    if (first < argc && ks_cli_outputs_not_inputs("ranks", argv + first, (size_t)(argc - first), NULL, 0))
+        return KS_EXIT_USAGE;
     if (first >= argc)
         return ks_cli_usage("ranks", "no input file");
     int jobs = ra.jobs;

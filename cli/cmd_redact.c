@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "common/util.h"
 #include "kinesift/redact.h"
+#include "kinesift/report.h"
 
 const char ks_help_redact[] =
     "usage: kinesift redact [OPTIONS] INPUT [-o OUTPUT]\n"
@@ -227,7 +228,7 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
     else
         ks_redact_check_text(stdout, chk);
     if (fflush(stdout) != 0 || werr) {
-        ks_cli_fail("redact: cannot write the output");
+        ks_cli_write_failed("redact");
         input_error = 1;
     }
     uint64_t total = ks_redact_check_total(chk);
@@ -276,14 +277,14 @@ static void summary(const redact_cli *c, const char *src, const char *dst,
 {
     if (c->quiet)
         return;
-    fprintf(stderr, "kinesift: redact: %s -> %s: %llu events; %llu string%s changed by %llu replacement%s%s%s\n",
-            src, dst ? dst : "standard output", (unsigned long long)r->events,
-            (unsigned long long)r->strings_rewritten, r->strings_rewritten == 1 ? "" : "s",
-            (unsigned long long)replacements, replacements == 1 ? "" : "s",
-            r->repairs ? ", malformed strings repaired" : "",
-            r->passes > 1 ? ", second pass for late literals" : "");
+    ks_cli_fail("redact: %s -> %s: %llu events; %llu string%s changed by %llu replacement%s%s%s",
+                src, dst ? dst : "standard output", (unsigned long long)r->events,
+                (unsigned long long)r->strings_rewritten, r->strings_rewritten == 1 ? "" : "s",
+                (unsigned long long)replacements, replacements == 1 ? "" : "s",
+                r->repairs ? ", malformed strings repaired" : "",
+                r->passes > 1 ? ", second pass for late literals" : "");
     if (r->closed_array)
-        fprintf(stderr, "kinesift: redact: %s: the event array had no closing ']': added\n", src);
+        ks_cli_fail("redact: %s: the event array had no closing ']': added", src);
 }
 
 /* compressed bytes are not for a terminal (as gzip refuses): -o - or --force to insist */
@@ -508,16 +509,21 @@ static int write_reports(const redact_cli *c, ks_redactor *rd)
         ks_cli_fail("redact: --report-json -: standard output carries the trace");
         return KS_EXIT_USAGE;
     }
-    FILE *f = to_stdout ? stdout : fopen(c->report_json, "w");
-    if (!f) {
-        ks_cli_fail("%s: %s", c->report_json, strerror(errno));
+    if (to_stdout) {
+        if (ks_redact_report_json(stdout, rd, c->keysrc) != 0 || fflush(stdout) != 0)
+            return ks_cli_write_failed("redact");
+        return 0;
+    }
+    /* through the library's one output writer: never over a device node, never half a file */
+    ks_outfile *of;
+    ks_error err;
+    if (ks_outfile_open(&of, c->report_json, &err) != KS_OK) {
+        ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }
-    int bad = ks_redact_report_json(f, rd, c->keysrc) != 0;
-    if (!to_stdout && fclose(f) != 0)
-        bad = 1;
-    if (bad) {
-        ks_cli_fail("%s: cannot write the report", c->report_json);
+    ks_redact_report_json(ks_outfile_stream(of), rd, c->keysrc);
+    if (ks_outfile_commit(of, &err) != KS_OK) { /* a failed write is named here */
+        ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }
     return 0;
@@ -550,6 +556,22 @@ int ks_cmd_redact(int argc, char **argv)
     char **inputs;
     size_t n;
     ks_error err;
+    /* the traces and the side files (key, deny terms, rules) against the outputs */
+    char **ins = ks_xcalloc((size_t)(argc - first) + 4, sizeof *ins);
+    size_t nins = 0;
+    for (int i = first; i < argc; i++)
+        ins[nins++] = argv[i];
+    const char *side[] = {c.key_file, c.deny_file, c.o.rules_file};
+    for (size_t i = 0; i < 3; i++)
+        if (side[i])
+            ins[nins++] = (char *)side[i];
+    const char *outs[] = {c.output}; /* --report-json: checked against the outputs too, below */
+    int clash = ks_cli_outputs_not_inputs("redact", ins, nins, outs, 1);
+    free(ins);
+    if (clash) {
+        cli_free(&c);
+        return KS_EXIT_USAGE;
+    }
     if (ks_inputs_expand(argv + first, (size_t)(argc - first), &inputs, &n, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         cli_free(&c);

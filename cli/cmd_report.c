@@ -78,7 +78,7 @@ static int on_trace(void *ctx, ks_trace *tr)
         if (ks_rank_from_trace(tr, &rko, new_rank(c), &err) == KS_OK)
             c->nranks++;
         else if (!c->io.quiet)
-            fprintf(stderr, "kinesift: %s: left out of the multi-rank section: %s\n", tr->source, err.msg);
+            ks_cli_fail("%s: left out of the multi-rank section: %s", tr->source, err.msg);
     }
     ks_cli_insights_free(&r);
     ks_trace_free(tr);
@@ -161,6 +161,19 @@ int ks_cmd_report(int argc, char **argv)
         return ks_cli_usage("report", "no output file (-o report.html, or -o - for standard output)");
     if (ks_cli_insight_check(&c.io, "report"))
         return KS_EXIT_USAGE;
+    {
+        char **ins = ks_xcalloc((size_t)(argc - first) + 1, sizeof *ins);
+        size_t nins = 0;
+        for (int i = first; i < argc; i++)
+            ins[nins++] = argv[i];
+        if (c.io.run.smi.path)
+            ins[nins++] = (char *)c.io.run.smi.path;
+        const char *outs[] = {output};
+        int bad = ks_cli_outputs_not_inputs("report", ins, nins, outs, 1);
+        free(ins);
+        if (bad)
+            return KS_EXIT_USAGE;
+    }
     char *page = NULL;
     size_t npage = 0;
     FILE *mem = open_memstream(&page, &npage);
@@ -205,8 +218,7 @@ int ks_cmd_report(int argc, char **argv)
         ks_error err;
         if (!strcmp(output, "-")) {
             if (fwrite(page, 1, npage, stdout) != npage || fflush(stdout) != 0) {
-                ks_cli_fail("report: cannot write the output");
-                rc = KS_EXIT_USAGE;
+                rc = ks_cli_write_failed("report");
             }
         } else if (ks_report_write_file(output, force, argv + first, (size_t)(argc - first), page, npage, &err) !=
                    KS_OK) {

@@ -88,6 +88,8 @@ int ks_cmd_stats(int argc, char **argv)
         return prc == KS_OPT_LISTED ? 0 : prc;
     if (first >= argc)
         return ks_cli_usage("stats", "no input file");
+    if (ks_cli_outputs_not_inputs("stats", argv + first, (size_t)(argc - first), NULL, 0))
+        return KS_EXIT_USAGE;
     if (c.json)
         c.w = ks_stats_json_begin(stdout);
     lo.on_error = on_error;
@@ -99,14 +101,10 @@ int ks_cmd_stats(int argc, char **argv)
     if (c.reported) /* after the reports of the others; an input alone: its error line only */
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
-    if (c.json && ks_stats_json_end(c.w) != 0 && !rc) {
-        ks_cli_fail("stats: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
-    if (fflush(stdout) != 0 && !rc) {
-        ks_cli_fail("stats: cannot write the output");
-        rc = KS_EXIT_USAGE;
-    }
+    if (c.json && ks_stats_json_end(c.w) != 0 && !rc)
+        rc = ks_cli_write_failed("stats");
+    if (fflush(stdout) != 0 && !rc)
+        rc = ks_cli_write_failed("stats");
     if (timed)
         ks_cli_timings_print(stderr, "stats", &tm, ks_timings_now() - start);
     return rc;

@@ -64,6 +64,7 @@ static int make_report(const sum_ctx *c, const ks_trace *tr, report_text *rt)
     }
     ks_report_opts all = {0}, text = {0};
     text.top = 15;
+    text.width = KS_TEXT_RAW; /* laid out when shown (analyze of the summary) */
     FILE *m = open_memstream(&rt->json, &rt->njson);
     ks_analyze_json *j = ks_analyze_json_begin(m);
     ks_analyze_json_trace(j, r.in.a, &r.iv, &all);
@@ -147,5 +148,8 @@ int ks_cmd_summarize(int argc, char **argv)
         return ks_cli_usage("summarize", "the output name must contain .kss.json, not '%s'", c.out);
     if (!strcmp(c.out, argv[first]))
         return ks_cli_usage("summarize", "the output would overwrite the input");
+    const char *outs[] = {c.out};
+    if (ks_cli_outputs_not_inputs("summarize", argv + first, 1, outs, 1))
+        return KS_EXIT_USAGE;
     return ks_cli_load(argv + first, 1, &lo, on_trace, &c);
 }

@@ -16,21 +16,23 @@ const char ks_help_whatif[] =
     "                       [--format text|json] [--strict] [--quiet]\n"
     "\n"
     "Project each step's time if the phase LABEL took FACTOR of its time (0.5 = twice as fast).\n"
-    "LABEL is the name of a labelled range or op (record_function) on a replayed thread; its CPU\n"
+    "FACTOR is from 0 to 1000. LABEL is the name of a labelled range or op (record_function) on\n"
+    "a replayed thread; its CPU\n"
     "time is scaled, and so is the GPU work launched inside it or running inside a GPU range of\n"
     "that name. @cpu scales all CPU time, @gpu all GPU work, whichever thread launched it. A\n"
     "LABEL that matches nothing on the replayed threads nor a GPU range is an error naming the\n"
     "closest names. Time a thread only waits in a label while another thread works is not\n"
     "scaled (it is not CPU work); the report says how much.\n"
     "\n"
-    "The model replays the step on every thread that launched GPU work, each on its own clock:\n"
-    "CPU phases run in order, GPU work starts after its launch and after the previous work of\n"
-    "its stream, and a blocking call (synchronize, blocking copy) waits for the GPU. A thread\n"
-    "that only waits while another works, and goes on when that work ends, goes on at its\n"
-    "projected end (the report lists the waits modelled and the waiting kept as measured).\n"
-    "Serial phases add up, overlapped ones do\n"
-    "not. The report shows the measured step time, the model's replay without change (compare\n"
-    "them before trusting the projection) and the projected time. JSON schema kinesift.whatif/1.\n"
+    "The model replays the trace's dependency graph (what waits for what: analyze's critical\n"
+    "path) with every edge kept: CPU work runs in order on each thread that launched GPU work,\n"
+    "GPU work starts after its launch and after the previous work of its stream, a blocking\n"
+    "call (synchronize, blocking copy) goes on when the GPU work it waited for ends, and a\n"
+    "thread that waited on another goes on when that work ends (the report lists the waits\n"
+    "modelled and the waiting kept as measured). Work off the critical path gives no gain. A\n"
+    "step is its own ProfilerStep range and the GPU work launched in it. The report shows the\n"
+    "measured step time, the model's replay without change (the same) and the projected time.\n"
+    "JSON schema kinesift.whatif/1.\n"
     "\n"
     "  --shrink LABEL=FACTOR   the phase and its new share of its time (repeatable)\n"
     "  --window SPEC           replay only the steps that start in SPEC (steps:A-B, steps:N, or a\n"
@@ -131,12 +133,14 @@ int ks_cmd_whatif(int argc, char **argv)
         rc = ks_cli_usage("whatif", "no input file");
     if (!rc && !listed && !c.nsh)
         rc = ks_cli_usage("whatif", "nothing to project: give --shrink LABEL=FACTOR");
+    if (!rc && !listed)
+        rc = ks_cli_outputs_not_inputs("whatif", argv + first, (size_t)(argc - first), NULL, 0);
     if (!rc && !listed) {
         if (c.json)
             c.jw = ks_whatif_json_begin(stdout);
         rc = ks_cli_load(argv + first, argc - first, &lo, on_trace, &c);
         if (c.json && ks_whatif_json_end(c.jw) != 0 && !rc)
-            rc = KS_EXIT_USAGE;
+            rc = ks_cli_write_failed("whatif");
     }
     for (size_t i = 0; i < c.nsh; i++)
         free((char *)c.sh[i].label);

@@ -1,5 +1,6 @@
 /* cli/common.c: helpers every subcommand shares: one-line errors, usage errors, input loading
  * (directories, archives, stdin) with a progress line on a terminal. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -7,22 +8,44 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/limits.h"
 #include "common/regex.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 
+void ks_cli_put_escaped(FILE *out, const char *s, int keep_newlines)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p < 0x20 && !(keep_newlines && *p == '\n')) || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+}
+
+/* "kinesift: " + msg + newline, msg's control characters escaped: a name taken from the input (an
+ * archive member, a summary's source) never breaks the one line nor sends a terminal codes */
+static void error_line(const char *msg)
+{
+    fputs("kinesift: ", stderr);
+    ks_cli_put_escaped(stderr, msg, 0);
+    fputc('\n', stderr);
+}
+
 void ks_cli_fail(const char *fmt, ...)
 {
+    char buf[2048];
     va_list ap;
-    fputs("kinesift: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    error_line(buf);
 }
 
 void ks_cli_error_text(const char *file, const ks_error *err, char *out, size_t n)
@@ -41,7 +64,119 @@ void ks_cli_error(const char *file, const ks_error *err)
 {
     char buf[1200];
     ks_cli_error_text(file, err, buf, sizeof buf);
-    fprintf(stderr, "kinesift: %s\n", buf);
+    error_line(buf);
+}
+
+static int stdout_failure_told;
+
+int ks_cli_write_failed(const char *cmd)
+{
+    int e = errno;
+    if (!stdout_failure_told)
+        fprintf(stderr, "kinesift: %s: cannot write standard output: %s\n", cmd,
+                e ? strerror(e) : "a write failed");
+    stdout_failure_told = 1;
+    return KS_EXIT_USAGE;
+}
+
+int ks_cli_finish_stdout(const char *cmd, int rc)
+{
+    int bad = ferror(stdout) != 0;
+    errno = 0;
+    if (fflush(stdout) != 0)
+        bad = 1;
+    int e = errno;
+    /* a close can fail too (NFS, a full pipe's peer): its errno is the reason then */
+    errno = 0;
+    if (fclose(stdout) != 0 && errno != EBADF && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad)
+        return rc;
+    errno = e;
+    ks_cli_write_failed(cmd);
+    return KS_EXIT_USAGE; /* 2 takes precedence over 1 and 3 (docs/ci.md) */
+}
+
+typedef struct seen_file {
+    dev_t dev;
+    ino_t ino;
+    const char *name;
+} seen_file;
+
+static void seen_add(seen_file **v, size_t *n, size_t *cap, const struct stat *sb, const char *name)
+{
+    KS_GROW(*v, *cap, *n + 1);
+    (*v)[*n].dev = sb->st_dev;
+    (*v)[*n].ino = sb->st_ino;
+    (*v)[(*n)++].name = name;
+}
+
+static const char *seen_find(const seen_file *v, size_t n, const struct stat *sb)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dev == sb->st_dev && v[i].ino == sb->st_ino)
+            return v[i].name;
+    return NULL;
+}
+
+int ks_cli_outputs_not_inputs(const char *cmd, char *const *inputs, size_t ninputs,
+                              const char *const *outputs, size_t nout)
+{
+    seen_file *seen = NULL;
+    size_t ns = 0, cap = 0;
+    struct stat sb;
+    char **expand = ks_xcalloc(ninputs + 1, sizeof *expand);
+    size_t ne = 0;
+    for (size_t i = 0; i < ninputs; i++) {
+        const char *in = inputs[i];
+        if (!strcmp(in, "-")) {
+            if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode))
+                seen_add(&seen, &ns, &cap, &sb, "standard input");
+            continue;
+        }
+        if (stat(in, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode)) /* a directory is never written over: its files are inputs */
+                seen_add(&seen, &ns, &cap, &sb, in);
+            expand[ne++] = (char *)in;
+        } else if (in[0] == '@' && stat(in + 1, &sb) == 0) {
+            seen_add(&seen, &ns, &cap, &sb, in + 1);
+            if (S_ISREG(sb.st_mode))
+                expand[ne++] = (char *)in;
+        }
+    }
+    char **list = NULL;
+    size_t nl = 0;
+    ks_error err;
+    if (ne && ks_inputs_expand(expand, ne, &list, &nl, &err) == KS_OK) {
+        for (size_t i = 0; i < nl; i++)
+            if (strcmp(list[i], "-") && stat(list[i], &sb) == 0)
+                seen_add(&seen, &ns, &cap, &sb, list[i]);
+    } /* else: the load says what is wrong with the inputs */
+    int rc = 0;
+    for (size_t o = 0; o < nout && !rc; o++) {
+        const char *in;
+        if (outputs[o] && strcmp(outputs[o], "-") && stat(outputs[o], &sb) == 0 &&
+            (in = seen_find(seen, ns, &sb))) {
+            if (ninputs == 1 && !strcmp(in, inputs[0])) /* the one file given */
+                ks_cli_fail("%s: %s: is the input; refusing to write over it", cmd, outputs[o]);
+            else
+                ks_cli_fail("%s: %s: is an input of this run (%s); refusing to write over it", cmd, outputs[o], in);
+            rc = KS_EXIT_USAGE;
+        }
+    }
+    const char *in;
+    if (!rc && fstat(1, &sb) == 0 && S_ISREG(sb.st_mode) && (in = seen_find(seen, ns, &sb))) {
+        ks_cli_fail("%s: standard output is an input of this run (%s); refusing to write over it "
+                    "(a shell's >> onto the input?)", cmd, in);
+        rc = KS_EXIT_USAGE;
+    }
+    if (list)
+        ks_inputs_free(list, nl);
+    free(expand);
+    free(seen);
+    return rc;
 }
 
 int ks_cli_usage(const char *cmd, const char *fmt, ...)
@@ -83,14 +218,13 @@ void ks_cli_warnings(const ks_trace *tr, int quiet)
             continue;
         const ks_diag_example *e = k->nexamples ? &k->ex[0] : NULL;
         if (e && e->has_pos)
-            fprintf(stderr, "kinesift: %s: %s: %s x%llu, first at byte %llu (line %llu, column %llu): %s\n",
-                    tr->source, ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
-                    (unsigned long long)e->byte, (unsigned long long)e->line,
-                    (unsigned long long)e->column, e->text);
+            ks_cli_fail("%s: %s: %s x%llu, first at byte %llu (line %llu, column %llu): %s", tr->source,
+                        ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
+                        (unsigned long long)e->byte, (unsigned long long)e->line,
+                        (unsigned long long)e->column, e->text);
         else
-            fprintf(stderr, "kinesift: %s: %s: %s x%llu%s%s\n", tr->source,
-                    ks_severity_name(k->severity), k->id, (unsigned long long)k->count,
-                    e ? ": " : "", e ? e->text : "");
+            ks_cli_fail("%s: %s: %s x%llu%s%s", tr->source, ks_severity_name(k->severity), k->id,
+                        (unsigned long long)k->count, e ? ": " : "", e ? e->text : "");
     }
 }
 
@@ -218,18 +352,24 @@ void ks_cli_oom_init(void)
 static void skipped_input(void *ctx, const char *msg)
 {
     (void)ctx;
-    fprintf(stderr, "kinesift: warning: %s\n", msg);
+    ks_cli_fail("warning: %s", msg);
 }
 
-/* a summary, read whole (it is small) and handed to o->summary */
+/* a summary, read whole (it is small: KS_LIMIT_SUMMARY_BYTES at most) and handed to o->summary */
 static int read_summary(ks_stream *st, const ks_load_opts *o, void *ctx)
 {
     ks_buf b = {0};
     char chunk[65536];
     ssize_t n;
     ks_error err;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0)
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            ks_error_set(&err, "larger than %u MiB decompressed: not a summary", KS_LIMIT_SUMMARY_BYTES >> 20);
+            n = -1;
+            break;
+        }
         ks_buf_put(&b, chunk, (size_t)n);
+    }
     int rc;
     if (n < 0) {
         ks_cli_error(ks_stream_name(st), &err);
@@ -276,7 +416,7 @@ static int input_failed(const ks_load_opts *o, void *ctx, const char *name, cons
 {
     char buf[1200];
     ks_cli_error_text(name, err, buf, sizeof buf);
-    fprintf(stderr, "kinesift: %s\n", buf);
+    error_line(buf);
     if (!o->on_error)
         return 0;
     o->on_error(ctx, name, buf);
@@ -361,4 +501,19 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
     }
     ks_inputs_free(list, n);
     return rc ? rc : failed ? KS_EXIT_USAGE : 0;
+}
+
+size_t ks_cli_text_width(void)
+{
+    const char *c = getenv("COLUMNS");
+    if (c && *c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (!*end && v > 0 && v < 100000)
+            return (size_t)v;
+    }
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
 }

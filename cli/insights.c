@@ -144,6 +144,7 @@ int ks_cli_insights_run(const ks_cli_insight_opts *o, const ks_trace *tr, ks_cli
     r->iv.steps = &r->in.steps;
     r->iv.gaps = &r->in.gaps;
     r->iv.threads = &r->in.threads;
+    r->iv.critpath = r->in.critpath;
     r->iv.diagnoses = &r->in.diagnoses;
     r->iv.telemetry = r->in.have_telemetry ? &r->in.telemetry : NULL;
     return rc;

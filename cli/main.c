@@ -128,7 +128,8 @@ static void usage(FILE *out)
                   "analyse and summarise are the same as analyze and summarize.\n"
                   "\n"
                   "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
-                  "validate: slower or different-results), 2 usage or input error, 3 inconclusive\n"
+                  "validate: slower or different-results), 2 usage or input error (an output that\n"
+                  "cannot be written or that is an input included), 3 inconclusive\n"
                   "(gate, validate), 77 GPU required but unavailable (validate).\n");
     ks_cli_help_print(out, ks_buf_cstr(&b));
     ks_buf_free(&b);
@@ -187,5 +188,5 @@ int main(int argc, char **argv)
             return KS_EXIT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1);
+    return ks_cli_finish_stdout(c->name, c->run(argc - 1, argv + 1));
 }

@@ -2,10 +2,14 @@
  * compressed through libarchive's write filters (raw format: one stream, no archive; libarchive
  * loaded then, common/lazylib.h), put in place at the end.
  *
- * Permissions without umask(): a file is created with open(..., 0666) (O_TMPFILE, or O_CREAT |
- * O_EXCL under a fresh random name), so the kernel applies the process's umask itself; a
- * temporary file for standard output is created 0600. umask() would have to be called twice to
- * read the mask, and between the calls another thread's new files would get mode 0666.
+ * Permissions without umask(): every temporary file is created 0600 (O_TMPFILE, or O_CREAT |
+ * O_EXCL under a fresh random name), so that one a SIGKILL leaves behind (a named one, where
+ * O_TMPFILE does not work; or the instant between linking and renaming under --force) is
+ * readable by its owner only: it may hold bytes not yet checked (redaction). Once the file has
+ * its final name, it gets the usual mode of a new file, 0666 less the process's umask, read from
+ * /proc/self/status (fchmod through a descriptor, never through the name). umask() would have to
+ * be called twice to read the mask, and between the calls another thread's new files would get
+ * mode 0666. A temporary file for standard output stays 0600.
  *
  * The registry of live temporary files, read by a signal handler: a doubly linked list whose
  * forward links are atomic. Threads change it under a mutex, with every signal blocked on the
@@ -328,8 +332,8 @@ int ks_afile_open(const char *final_path, ks_compress c, ks_afile **out, ks_erro
         const char *t = getenv("TMPDIR");
         dir = ks_xstrdup(t && *t ? t : "/tmp");
     }
-    /* the usual permissions of a new file beside the target; private in $TMPDIR */
-    mode_t mode = final_path ? 0666 : 0600;
+    /* private until it has its final name (ks_afile_commit gives it the usual mode then) */
+    mode_t mode = 0600;
     int e = open_anon(s, dir, mode) ? 0 : open_named(s, dir, mode);
     if (e) {
         if (final_path)
@@ -471,7 +475,7 @@ static int copy_to_stdout(const char *path, ks_error *err)
         if (r == 0)
             break;
         if (write_all(1, buf, (size_t)r) != 0) {
-            rc = ks_error_set(err, "cannot write to standard output: %s", strerror(errno));
+            rc = ks_error_set(err, "cannot write standard output: %s", strerror(errno));
             break;
         }
     }
@@ -525,10 +529,50 @@ static int link_anon(ks_afile *s, int force)
     return r;
 }
 
+/* KS_OK when the target is absent or a regular file: a rename or link over a device node, a
+ * FIFO or a socket would replace the node itself (as root, --output /dev/null made /dev/null a
+ * regular file), and over a directory fails obscurely. Checked again at the last moment, so
+ * that no writer can skip ks_afile_check_target's verdict. */
+static int target_replaceable(const char *path, ks_error *err)
+{
+    struct stat so;
+    if (lstat(path, &so) != 0)
+        return KS_OK;
+    if (S_ISLNK(so.st_mode) && stat(path, &so) != 0)
+        return KS_OK; /* a dangling link: the link itself is replaced */
+    if (S_ISDIR(so.st_mode))
+        return ks_error_set(err, "%s: is a directory", path);
+    if (!S_ISREG(so.st_mode))
+        return ks_error_set(err, "%s: not a regular file (write to standard output instead)", path);
+    return KS_OK;
+}
+
+/* the process's umask, without umask() (see the top); 022 when /proc does not say */
+static mode_t process_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    unsigned m = 022;
+    if (f) {
+        char line[128];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Umask: %o", &m) == 1)
+                break;
+        fclose(f);
+    }
+    return (mode_t)(m & 0777);
+}
+
 int ks_afile_commit(ks_afile *s, int force, ks_error *err)
 {
     int rc = KS_OK;
-    if (s->anon && s->final) {
+    /* the file's own descriptor (O_TMPFILE), or one opened on the named file before it is
+     * renamed: its mode is set through it once it is in place */
+    int mfd = !s->final ? -1 : s->anon ? s->fd : open(s->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (s->final && target_replaceable(s->final, err) != KS_OK) {
+        rc = KS_ERR;
+        if (!s->anon)
+            unlink(s->tmp);
+    } else if (s->anon && s->final) {
         if (link_anon(s, force) != 0) {
             int e = errno;
             if (e == EEXIST)
@@ -553,6 +597,10 @@ int ks_afile_commit(ks_afile *s, int force, ks_error *err)
             unlink(s->tmp);
         }
     }
+    if (rc == KS_OK && mfd >= 0)
+        (void)fchmod(mfd, 0666 & ~process_umask()); /* a failure leaves it 0600: stricter */
+    if (mfd >= 0 && !s->anon)
+        close(mfd);
     afile_free(s);
     return rc;
 }

@@ -6,13 +6,15 @@
  *
  * Why it is correct: the temporary file is next to the target (one file system: the final
  * rename or link is atomic); putting it in place refuses to replace an existing file unless
- * asked (renameat2 RENAME_NOREPLACE, linkat, else link + unlink). Its permissions are those of
- * any new file (0666 less the process's umask, applied by the kernel at creation: the library
- * never calls umask(), which is process-wide); a temporary file for standard output is 0600.
- * Temporary files may hold bytes that are not yet checked (redaction), so none may outlive the
- * process: where Linux O_TMPFILE works the file has no name until it is linked into place (not
- * even SIGKILL leaves it behind); otherwise it is a named ".kinesift-redact.*" file, listed in a
- * registry that ks_afile_cleanup_on_signals' handler walks to unlink them.
+ * asked (renameat2 RENAME_NOREPLACE, linkat, else link + unlink), and never replaces anything
+ * but a regular file (a device node, a FIFO, a directory: refused at the commit too). Temporary
+ * files are 0600; a file put in place gets the permissions of any new file (0666 less the
+ * process's umask: the library never calls umask(), which is process-wide); a temporary file
+ * for standard output stays 0600. Temporary files may hold bytes that are not yet checked
+ * (redaction), so none may outlive the process: where Linux O_TMPFILE works the file has no
+ * name until it is linked into place (not even SIGKILL leaves it behind); otherwise it is a
+ * named ".kinesift-redact.*" file, listed in a registry that ks_afile_cleanup_on_signals'
+ * handler walks to unlink them, and one that a SIGKILL leaves is readable by its owner only.
  *
  * Threads: every function may be called from several threads at once on different files; the
  * registry of live temporary files is shared and guarded (a mutex between threads; the signal

@@ -29,6 +29,10 @@
  * skipped and counted ("parse.long_metadata_skipped"): metadata are short names and versions;
  * a megabyte-long one would only bloat the store. No option. */
 #define KS_LIMIT_META_VALUE 4096
+/* Bytes of the JSON text of one shape arg ("Input Dims", "Input type", "Concrete Inputs") that are
+ * kept. A longer value (an op over thousands of tensors) is dropped and counted
+ * ("parse.shape_args_skipped"): its shapes are then not observed. No option. */
+#define KS_LIMIT_SHAPE_TEXT 8192
 
 /* Blank bytes the repairing pre-filter looks ahead before it decides how to repair a quote or a
  * comma: a bound on the work per byte. Past it, the decision is taken on what was seen. No
@@ -38,6 +42,25 @@
 /* Distinct categories ("cat") a trace may have: they are stored as 16-bit indices. Categories
  * past the last slot share it and are counted ("parse.too_many_categories"). No option. */
 #define KS_LIMIT_CATEGORIES 65535
+
+/* Nesting depth and values of a JSON document read whole into a tree (common/jsontree.h: a
+ * summary's lines, a budget, a validate result, a redaction rules file). Deeper or larger is
+ * refused, naming the byte, before the tree is built: the tree costs ~95 bytes a value (a
+ * document of 2^20 tiny values: 95 MB, 1.6 s) and is freed by recursion, one stack frame a
+ * level. What kinesift writes nests 9 levels and holds a value every 25 bytes or more (a summary
+ * of 1 MB: 33 000 values; a summary line of ~50 000 collectives reaches the limit). No option. */
+#define KS_LIMIT_TREE_DEPTH 128
+#define KS_LIMIT_TREE_VALUES (1 << 20)
+
+/* Bytes of the side inputs read whole, after decompression: a summary (kinesift summarize: a
+ * summary of a trace of hundreds of MB is a few MB), a budget, a validate result, a redaction
+ * rules file, an nvidia-smi CSV, an @LIST. Larger is an error naming the file and the limit (an
+ * endless input, /dev/zero, stops there). No option. */
+#define KS_LIMIT_SUMMARY_BYTES (64u << 20)
+#define KS_LIMIT_BUDGET_BYTES (16u << 20)
+#define KS_LIMIT_VALIDATE_RESULT_BYTES (64u << 20)
+#define KS_LIMIT_SMI_BYTES (256u << 20)
+#define KS_LIMIT_LIST_BYTES (16u << 20)
 
 /* ---- reports -------------------------------------------------------------------------------- */
 
@@ -68,6 +91,14 @@
 /* Overlap examples kept per class (the worst by length) for the diagnostics. No option. */
 #define KS_LIMIT_WORST_OVERLAPS 5
 
+/* What-if factors (--shrink LABEL=FACTOR): new time = FACTOR x old time, FACTOR in [0, this].
+ * Past it the option is refused: a factor of 1e308 would only saturate every time. No option. */
+#define KS_LIMIT_WHATIF_FACTOR 1000
+
+/* --shrink options of one whatif run (a GPU node keeps the shrink that scales it in a byte). No
+ * option. */
+#define KS_LIMIT_WHATIF_SHRINKS 250
+
 /* ---- statistics ----------------------------------------------------------------------------- */
 
 /* Largest sample size on each side for which Mann-Whitney's p-value is exact (the null
@@ -85,6 +116,14 @@
  * their own rule. No option. */
 #define KS_LIMIT_LITERAL_MIN 3
 #define KS_LIMIT_LITERAL_MAX 253
+
+/* Bytes of a terms file (`redact --deny-file`, one term a line): a larger file (or an endless
+ * one, /dev/zero) is refused with an error naming it, before any trace is read. No option. */
+#define KS_LIMIT_TERMS_FILE (16 << 20)
+
+/* Bytes of a user rules file (`redact --rules`, JSON): a larger one is refused the same way.
+ * No option. */
+#define KS_LIMIT_RULES_FILE (1 << 20)
 
 /* Bytes of a JSON key the redactor matches rules against; a longer key is compared by its first
  * KS_LIMIT_RD_KEY bytes. No option. */

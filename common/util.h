@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Allocation never returns NULL: out of memory aborts with a message (a partial analysis would
@@ -112,5 +113,13 @@ void ks_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 
 /* Escape a string for a one-line message: control characters as \xNN, cut to max bytes. */
 void ks_fmt_preview(char *buf, size_t n, const char *s, size_t len, size_t max);
+
+/* qsort for arrays that may be empty: qsort(NULL, 0, ...) is undefined (its first argument is
+ * declared never null), and an array of one is sorted already. */
+static inline void ks_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
 
 #endif

@@ -3,7 +3,8 @@
  * writes through a failed allocation) runs out of memory the way the rest of kinesift does, through
  * the settable out-of-memory handler (kinesift/common.h): a clear message and exit 2, never a crash.
  * Pass it to yajl_alloc and yajl_gen_alloc. Not applicable to yajl_tree_parse, which takes no
- * allocation functions (used only on small, bounded inputs: rule, budget and result files).
+ * allocation functions (called only by common/jsontree.c, on inputs bounded in size, depth and
+ * values before the tree is built).
  * Internal; any part of the library may use it. */
 #ifndef KS_YAJL_ALLOC_H
 #define KS_YAJL_ALLOC_H

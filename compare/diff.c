@@ -2,8 +2,12 @@
  * aligned by (name, category), GPU work by (name, kind), kernel names optionally normalised
  * (diff_names.c) so that rows merged by normalisation add up. Each row keeps count, self,
  * inclusive and GPU time of both sides; rows are sorted by absolute impact. The active steps of
- * both sides are compared with the verdict statistics (kinesift/stats.h), and the capture
- * settings with ks_settings_compare. */
+ * both sides are compared with the verdict statistics (kinesift/stats.h) and the Mann-Whitney U
+ * test, and the capture settings with ks_settings_compare. When each side's window is its active
+ * steps, every row also carries its per-step means; when the sides have different numbers of
+ * steps, rows are compared per step (6 steps against 5 is not a 17 % drop of every kernel).
+ * Step annotations (ProfilerStep#N) are no rows: their numbers differ from trace to trace. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,17 +45,39 @@ static int cmp_item(const void *x, const void *y)
     return c ? c : strcmp(a->cat, b->cat);
 }
 
-static size_t collect_ops(const ks_analysis *a, const ks_op_row *rows, size_t n, item **out)
+/* "ProfilerStep#N": the step annotation, whose number differs from trace to trace: the steps are
+ * compared as steps (ks_diff_steps), not as rows */
+static int step_row(const char *name)
+{
+    static const char p[] = "ProfilerStep#";
+    if (strncmp(name, p, sizeof p - 1))
+        return 0;
+    name += sizeof p - 1;
+    if (!*name)
+        return 0;
+    while (*name >= '0' && *name <= '9')
+        name++;
+    return !*name;
+}
+
+static size_t collect_ops(const ks_analysis *a, const ks_op_row *rows, size_t n, item **out, size_t *steps)
 {
     item *v = ks_xcalloc(n ? n : 1, sizeof *v);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const ks_op_row *r = &rows[i];
-        v[i].name = ks_xstrdup(ks_trace_str(a->trace, r->name));
-        v[i].cat = ks_trace_cat_name(a->trace, r->cat);
-        v[i].s = (ks_diff_side){1, r->count, r->self_ns, r->incl_ns, ks_op_row_gpu(r).subtree_ns, ks_op_row_gpu(r).direct_ns, 1};
+        const char *name = ks_trace_str(a->trace, r->name);
+        if (step_row(name)) {
+            (*steps)++;
+            continue;
+        }
+        v[k].name = ks_xstrdup(name);
+        v[k].cat = ks_trace_cat_name(a->trace, r->cat);
+        v[k].s = (ks_diff_side){1, r->count, r->self_ns, r->incl_ns, ks_op_row_gpu(r).subtree_ns, ks_op_row_gpu(r).direct_ns, 1};
+        k++;
     }
     *out = v;
-    return n;
+    return k;
 }
 
 static size_t collect_kernels(const ks_analysis *a, int normalize, item **out)
@@ -173,6 +199,76 @@ static void align(int table, item *b, size_t nb, item *a, size_t na, ks_diff_tab
     free(a);
 }
 
+/* ---- per step ------------------------------------------------------------------------------ */
+
+/* 1 when the analysis window is exactly the active steps (first start to last end), *n of them */
+static int step_window(const ks_analysis *a, const ks_steps *st, size_t *n)
+{
+    ks_ns first = 0, last = 0;
+    *n = 0;
+    for (size_t i = 0; st && i < st->n; i++) {
+        const ks_step *s = &st->v[i];
+        if (s->warmup || s->unfinished)
+            continue;
+        if (!*n || s->start < first)
+            first = s->start;
+        if (!*n || s->end > last)
+            last = s->end;
+        (*n)++;
+    }
+    return *n && a->win_start == first && a->win_end >= last && a->win_end <= ks_sat_add(last, 1);
+}
+
+/* a side divided by its steps, rounded to the ns (the ranking's per-step figures) */
+static ks_diff_side per_step_side(const ks_diff_side *s, size_t n)
+{
+    ks_diff_side r = *s;
+    double d = (double)n;
+    r.self_ns = llround((double)s->self_ns / d);
+    r.incl_ns = llround((double)s->incl_ns / d);
+    r.gpu_ns = llround((double)s->gpu_ns / d);
+    r.gpu_self_ns = llround((double)s->gpu_self_ns / d);
+    return r;
+}
+
+/* the per-step means of every row; with by_step, status and impact from them, and the table
+ * sorted again */
+static void per_step_rows(int table, ks_diff_table *t, size_t nb, size_t na, int by_step)
+{
+    if (by_step)
+        t->changed = t->added = t->removed = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        ks_diff_row *r = &t->v[i];
+        ks_diff_per_step *p = &r->per_step;
+        ks_ns tb = table == T_OPS ? r->before.self_ns : r->before.incl_ns;
+        ks_ns ta = table == T_OPS ? r->after.self_ns : r->after.incl_ns;
+        p->defined = 1;
+        p->count_before = r->before.present ? (double)r->before.count / (double)nb : 0;
+        p->count_after = r->after.present ? (double)r->after.count / (double)na : 0;
+        p->ns_before = r->before.present ? (double)tb / (double)nb : 0;
+        p->ns_after = r->after.present ? (double)ta / (double)na : 0;
+        p->delta_pct = r->before.present && r->after.present && tb > 0
+                           ? 100.0 * (p->ns_after - p->ns_before) / p->ns_before
+                           : NAN;
+        if (!by_step)
+            continue;
+        ks_diff_side b = per_step_side(&r->before, nb), a = per_step_side(&r->after, na);
+        r->impact_ns = impact(table, &b, &a);
+        r->status = status_of(&b, &a);
+        /* counts compared exactly: count_b / nb == count_a / na */
+        if (r->status == KS_DIFF_SAME && r->before.count * (uint64_t)na != r->after.count * (uint64_t)nb)
+            r->status = KS_DIFF_CHANGED;
+        if (r->status == KS_DIFF_CHANGED && r->before.count * (uint64_t)na == r->after.count * (uint64_t)nb &&
+            b.self_ns == a.self_ns && b.incl_ns == a.incl_ns && b.gpu_ns == a.gpu_ns && b.gpu_self_ns == a.gpu_self_ns)
+            r->status = KS_DIFF_SAME;
+        t->added += r->status == KS_DIFF_ADDED;
+        t->removed += r->status == KS_DIFF_REMOVED;
+        t->changed += r->status == KS_DIFF_CHANGED;
+    }
+    if (by_step && t->n)
+        qsort(t->v, t->n, sizeof *t->v, cmp_row);
+}
+
 /* The active steps (neither warm-up nor unfinished) as doubles. */
 static double *active_walls(const ks_steps *s, size_t *n, size_t *warm, size_t *unfinished)
 {
@@ -200,6 +296,16 @@ static void diff_steps(const ks_steps *sb, const ks_steps *sa, const ks_compare_
     size_t lb = d->nbefore, la = d->nafter;
     ks_runs rb = {d->before, &lb, 1}, ra = {d->after, &la, 1};
     ks_compare_runs(&rb, &ra, 0, 1 - p->alpha, p, &d->cmp);
+    /* the rank test beside the bootstrap: its U (and z) in the comparison, its own p apart */
+    if (!ks_mwu_test(d->before, d->nbefore, d->after, d->nafter, &d->mwu)) {
+        d->cmp.mwu.u_a = d->mwu.u_a;
+        d->cmp.mwu.u_b = d->mwu.u_b;
+        d->cmp.mwu.z = d->mwu.z;
+        d->cmp.mwu.exact = d->mwu.exact;
+        d->cmp.mwu.ties = d->mwu.ties;
+    } else {
+        d->mwu.u_a = d->mwu.u_b = d->mwu.z = d->mwu.p = NAN;
+    }
 }
 
 int ks_diff_build(const ks_analysis *before, const ks_steps *sbefore, const ks_analysis *after,
@@ -216,15 +322,25 @@ int ks_diff_build(const ks_analysis *before, const ks_steps *sbefore, const ks_a
     d->before_window_ns = before->window_ns;
     d->after_window_ns = after->window_ns;
     item *b, *a;
-    size_t nb = collect_ops(before, before->ops, before->nops, &b);
-    size_t na = collect_ops(after, after->ops, after->nops, &a);
+    size_t steps = 0;
+    size_t nb = collect_ops(before, before->ops, before->nops, &b, &steps);
+    size_t na = collect_ops(after, after->ops, after->nops, &a, &steps);
     align(T_OPS, b, nb, a, na, &d->ops);
-    nb = collect_ops(before, before->labels, before->nlabels, &b);
-    na = collect_ops(after, after->labels, after->nlabels, &a);
+    nb = collect_ops(before, before->labels, before->nlabels, &b, &steps);
+    na = collect_ops(after, after->labels, after->nlabels, &a, &steps);
     align(T_LABELS, b, nb, a, na, &d->labels);
     nb = collect_kernels(before, d->opts.normalize_kernels, &b);
     na = collect_kernels(after, d->opts.normalize_kernels, &a);
     align(T_KERNELS, b, nb, a, na, &d->kernels);
+    d->step_rows = steps;
+    int wb = step_window(before, sbefore, &d->steps_before), wa = step_window(after, safter, &d->steps_after);
+    d->per_step = wb && wa;
+    d->by_step = d->per_step && d->steps_before != d->steps_after;
+    if (d->per_step) {
+        per_step_rows(T_OPS, &d->ops, d->steps_before, d->steps_after, d->by_step);
+        per_step_rows(T_LABELS, &d->labels, d->steps_before, d->steps_after, d->by_step);
+        per_step_rows(T_KERNELS, &d->kernels, d->steps_before, d->steps_after, d->by_step);
+    }
     diff_steps(sbefore, safter, &d->opts.params, &d->steps);
     ks_settings_read(before->trace, &d->before_settings);
     ks_settings_read(after->trace, &d->after_settings);

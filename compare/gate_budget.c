@@ -10,6 +10,8 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/jsontree.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
 #include "kinesift/source.h"
@@ -216,20 +218,10 @@ static int parse_root(ks_budget *b, yajl_val root, const char *name, ks_error *e
 
 int ks_budget_parse(const char *text, size_t len, const char *name, ks_budget *b, ks_error *err)
 {
-    char *copy = ks_xstrndup(text, len); /* yajl_tree_parse wants a NUL-terminated text */
-    if (strlen(copy) != len) {
-        free(copy);
-        return ks_error_set(err, "%s: not a JSON text (NUL byte)", name);
-    }
     char msg[256] = "";
-    yajl_val root = yajl_tree_parse(copy, msg, sizeof msg);
-    free(copy);
-    if (!root) {
-        for (char *p = msg; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
-        return ks_error_set(err, "%s: not valid JSON: %s", name, msg[0] ? msg : "parse error");
-    }
+    yajl_val root = ks_json_tree_parse(text, len, msg, sizeof msg);
+    if (!root)
+        return ks_error_set(err, "%s: not valid JSON: %s", name, msg);
     int rc = parse_root(b, root, name, err);
     yajl_tree_free(root);
     return rc;
@@ -257,10 +249,10 @@ int ks_budget_load(const char *path, ks_budget *b, ks_error *err)
         }
         if (n == 0)
             break;
-        if (text.n + (size_t)n > (16u << 20)) {
+        if (text.n + (size_t)n > KS_LIMIT_BUDGET_BYTES) {
             ks_buf_free(&text);
             ks_source_close(src);
-            return ks_error_set(err, "%s: larger than 16 MiB: not a budget", path);
+            return ks_error_set(err, "%s: larger than %u MiB: not a budget", path, KS_LIMIT_BUDGET_BYTES >> 20);
         }
         ks_buf_put(&text, chunk, (size_t)n);
     }

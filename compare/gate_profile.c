@@ -89,7 +89,7 @@ static void flush(builder *b, size_t si)
     if (c->has) {
         long k = b->sample[c->step];
         if (k >= 0)
-            b->p->series[si].v[k] += (double)(c->b - c->a);
+            b->p->series[si].v[k] += (double)ks_sat_sub(c->b, c->a); /* a slice may span int64 */
     }
     c->has = 0;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/jsontree.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/compare.h"
 #include "kinesift/source.h"
@@ -139,16 +141,10 @@ int ks_profile_from_validate(const char *source, const char *text, size_t len, k
     s->with_stack = s->record_shapes = s->profile_memory = s->with_modules = s->with_flops = -1;
     s->gpu_activity = s->runtime_activity = -1;
     snprintf(p->steps_source, sizeof p->steps_source, "validate result");
-    char *copy = ks_xstrndup(text, len);
     char msg[256] = "";
-    yajl_val root = strlen(copy) == len ? yajl_tree_parse(copy, msg, sizeof msg) : NULL;
-    free(copy);
-    if (!root) {
-        for (char *q = msg; *q; q++)
-            if (*q == '\n' || *q == '\r')
-                *q = ' ';
-        return ks_error_set(err, "%s: not valid JSON: %s", source, msg[0] ? msg : "NUL byte");
-    }
+    yajl_val root = ks_json_tree_parse(text, len, msg, sizeof msg);
+    if (!root)
+        return ks_error_set(err, "%s: not valid JSON: %s", source, msg);
     int rc = from_tree(p, root, source, err);
     yajl_tree_free(root);
     return rc;
@@ -180,6 +176,15 @@ int ks_validate_result_read(const char *path, char **text, size_t *len, ks_error
             ks_buf_free(&b);
             ks_source_close(src);
             return KS_ERR;
+        }
+        if (n > 0 && b.n + (size_t)n > KS_LIMIT_VALIDATE_RESULT_BYTES) {
+            int was = is_result == 1;
+            ks_buf_free(&b);
+            ks_source_close(src);
+            if (!was)
+                return 0; /* not a result: the trace reader reads it */
+            return ks_error_set(err, "%s: larger than %u MiB: not a validate result", path,
+                                KS_LIMIT_VALIDATE_RESULT_BYTES >> 20);
         }
         if (n > 0)
             ks_buf_put(&b, chunk, (size_t)n);

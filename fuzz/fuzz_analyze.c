@@ -26,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t sel)
 {
-    ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4)};
+    ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4), 0, 0, (size_t)(sel % 3) * 40};
     ks_analyze_text(out, a, iv, &ro);
     ks_analyze_json *w = ks_analyze_json_begin(out);
     ks_analyze_json_trace(w, a, iv, &ro);
@@ -51,7 +51,7 @@ static void passes(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel)
         ks_gaps_find(a, &steps, &go, &gaps, &err) == KS_OK) {
         ks_diagnose(a, &steps, &gaps, &dx);
         ks_threads_find(a, &steps, &th);
-        ks_insights_view iv = {&steps, &gaps, &dx, NULL, &th};
+        ks_insights_view iv = {&steps, &gaps, &dx, NULL, &th, NULL};
         reports(a, &iv, sel);
     }
     ks_diagnoses_free(&dx);
@@ -80,7 +80,7 @@ static void insights(const ks_trace *t, const ks_analysis_opts *ao, uint32_t sel
     ks_insights r;
     ks_error err;
     if (ks_insights_run(t, &io, &r, &err) == KS_OK) {
-        ks_insights_view iv = {&r.steps, &r.gaps, &r.diagnoses, NULL, &r.threads};
+        ks_insights_view iv = {&r.steps, &r.gaps, &r.diagnoses, NULL, &r.threads, r.critpath};
         reports(r.a, &iv, sel);
     }
     ks_insights_free(&r);

@@ -22,7 +22,8 @@ REAL = ["hta/trace_compare/base/base.json.gz", "hta/triton_example/triton_exampl
         "tracelens/torch_compile_triton/trace.json.gz",
         "hta/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz"]
 PREFIX = {"parse": [b"\x00\x07\x00\x01", b"\x80\x02\x01\x00", b"\x00\x40\x02\x01"],
-          "analyze": [b"\x00", b"\x03"], "redact": [b"\x00", b"\x05"]}
+          "analyze": [b"\x00", b"\x03"], "redact": [b"\x00", b"\x05"], "report": [b"\x00", b"\x09"],
+          "whatif": [b"\x01", b"\x2a"]}
 
 
 def write(target, name, data):

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options"}
+TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options report whatif"}
 BUILD=${KS_FUZZ_BUILD:-build-fuzz}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found" >&2; exit 2; }
@@ -24,7 +24,7 @@ for t in $TARGETS; do targets_ninja="$targets_ninja fuzz/fuzz_$t"; done
 # shellcheck disable=SC2086
 ninja -C "$BUILD" $targets_ninja >"$BUILD.build.log" 2>&1 || { tail -40 "$BUILD.build.log"; exit 2; }
 
-# Per-target options. analyze and redact run the whole pipeline on every input, so each execution
+# Per-target options. analyze, redact and report run the whole pipeline on every input, so each execution
 # costs about its input's length several times over: inputs are capped at 8 KiB (a trace of some
 # 50 events still reaches every analysis and rewrite path; the seeds are cut there), and the
 # entropic scheduler is off for them: with ~40 000 coverage features its rare-feature bookkeeping
@@ -35,7 +35,7 @@ ninja -C "$BUILD" $targets_ninja >"$BUILD.build.log" 2>&1 || { tail -40 "$BUILD.
 # and 332 without (3000 runs from the seeds).
 target_opts() {
     case $1 in
-    analyze | redact) echo "-max_len=8192 -entropic=0" ;;
+    analyze | redact | report | whatif) echo "-max_len=8192 -entropic=0" ;;
     parse) echo "-max_len=65536 -entropic=0" ;;
     *) echo "-max_len=65536" ;;
     esac

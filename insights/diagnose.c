@@ -30,24 +30,23 @@
 #include "algo/pool.h"
 #include "analysis/timeline.h"
 #include "common/util.h"
+#include "insights/diagnose_int.h"
 #include "insights/insights_int.h"
 #include "kinesift/insights.h"
-
-/* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
-#define KS_DX_MIN_GPU_NS 100000
 
 /* Every kind: its id, whether it is a caveat, and how its impact is computed (JSON
  * impact_basis, docs/insights.md). */
 #define KS_DX_KINDS(X)                                                                                   \
     X(INPUT, "input_pipeline", 0, "GPU idle time spent while the launching thread was inside data-loading ranges (window), at most the denominator") \
+    X(PROLOGUE, "cpu_before_gpu", 0, "GPU idle time from each active step's start to its first GPU work, inside the denominator") \
     X(UPLOAD, "repeated_upload", 0, "GPU time of the recurring copies inside the denominator") \
     X(SMALL, "small_launches", 0, "the smaller of the GPU idle time and the launch calls' time of the short non-graph kernels, inside the denominator") \
-    X(SYNC, "sync_in_loop", 0, "GPU idle time from the end of each blocking call to the next GPU work, inside the denominator") \
+    X(SYNC, "sync_in_loop", 0, "the smaller of the GPU idle time from the end of each blocking call to the next GPU work (inside the GPU span and the denominator) and the time the calls waited on a busy GPU") \
     X(PAGEABLE, "pageable_copy", 0, "GPU time of the pageable copies inside the denominator") \
     X(OP, "dominant_op", 0, "self time of the operator inside the denominator") \
     X(KERNEL, "dominant_kernel", 0, "GPU time of the kernel inside the denominator") \
     X(COMM, "exposed_communication", 0, "exposed communication time of the device (window), at most the denominator") \
-    X(HOST, "host_bound", 0, "GPU idle time whose next work was launched after the GPU went idle (HTA host wait, window), at most the denominator") \
+    X(HOST, "host_bound", 0, "GPU idle time whose next work was launched after the GPU went idle (HTA host wait, window), less the part in blocking calls and in data loading (input_pipeline's), at most the denominator") \
     X(OVERHEAD, "profiler_overhead", 0, "time of the profiler's own overhead events inside the denominator") \
     X(INIT, "init_in_capture", 1, "caveat: no saving claimed") \
     X(CAPTURE, "graph_capture", 1, "caveat: no saving claimed") \
@@ -62,29 +61,14 @@ enum {
     DX_COUNT
 };
 
-static const struct dx_kind {
-    const char *id;
-    int caveat;
-    const char *basis;
-} dx_kinds[DX_COUNT] = {
+static const ks_dx_kind dx_kinds[DX_COUNT] = {
 #define KS_DX_ROW(e, id, caveat, basis) {id, caveat, basis},
     KS_DX_KINDS(KS_DX_ROW)
 #undef KS_DX_ROW
 };
 
-/* What every diagnosis looks at: the denominator's scope and the GPU work. */
-typedef struct dctx {
-    const ks_analysis *a;
-    const ks_steps *st;
-    const ks_gaps *g;
-    ks_ivs scope;              /* normalized: the active steps, else the GPU span, else the window */
-    ks_ns denom;               /* its length */
-    const char *denom_name;
-    ks_ivs gpu;                /* union of the GPU work (kernel, memcpy, memset) of every device */
-    ks_ns gpu_busy;            /* its length inside the scope */
-    ks_ns gpu_idle;            /* scope time with no GPU work (0 without GPU work) */
-    int gpu_enough;            /* at least KS_DX_MIN_GPU_NS of GPU work in the scope */
-} dctx;
+/* What every diagnosis looks at (insights/diagnose_int.h). */
+typedef ks_dx_ctx dctx;
 
 static char *fmtdup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *fmtdup(const char *fmt, ...)
@@ -120,16 +104,21 @@ static const char *share_of(char *b, size_t n, const dctx *c, ks_ns v)
     return b;
 }
 
-static ks_diagnosis *add(ks_diagnoses *d, int kind, const char *confidence, ks_ns impact)
+ks_diagnosis *ks_dx_add(ks_diagnoses *d, const ks_dx_kind *k, const char *confidence, ks_ns impact)
 {
     d->v = ks_xrealloc(d->v, (d->n + 1) * sizeof *d->v);
     ks_diagnosis *x = &d->v[d->n++];
     memset(x, 0, sizeof *x);
-    x->id = dx_kinds[kind].id;
+    x->id = k->id;
     x->confidence = confidence;
-    x->impact_basis = dx_kinds[kind].basis;
-    x->impact_ns = dx_kinds[kind].caveat ? -1 : impact < 0 ? 0 : impact;
+    x->impact_basis = k->basis;
+    x->impact_ns = k->caveat ? -1 : impact < 0 ? 0 : impact;
     return x;
+}
+
+static ks_diagnosis *add(ks_diagnoses *d, int kind, const char *confidence, ks_ns impact)
+{
+    return ks_dx_add(d, &dx_kinds[kind], confidence, impact);
 }
 
 static void add_step(ks_diagnosis *x, int64_t number)
@@ -178,6 +167,71 @@ static const char *by_impact(const dctx *c, ks_ns impact)
     return ks_mul_ge(impact, 10, c->denom, 1) ? "high" : ks_mul_ge(impact, 100, c->denom, 3) ? "medium" : "low";
 }
 
+/* ---- the helpers of diagnose_int.h, for the checks of other files ---------------------------- */
+
+char *ks_dx_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v)
+{
+    return share_of(b, n, c, v);
+}
+
+const char *ks_dx_confidence(const ks_dx_ctx *c, ks_ns impact)
+{
+    return by_impact(c, impact);
+}
+
+void ks_dx_add_step(ks_diagnosis *x, int64_t number)
+{
+    add_step(x, number);
+}
+
+int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t)
+{
+    return in_scope(c, t);
+}
+
+int ks_dx_active(const ks_step *s)
+{
+    return active(s);
+}
+
+/* cudaStreamBeginCapture / hipStreamBeginCapture calls of the whole trace: a name of the string
+ * table looked at once, the events only when one is such a call */
+static uint64_t begin_captures(const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    size_t names = ks_strtab_count(t->strings);
+    uint8_t *is = ks_xcalloc(names ? names : 1, 1);
+    int any = 0;
+    for (size_t i = 1; i < names; i++) {
+        const char *nm = ks_trace_str(t, (ks_str)i);
+        if (nm && (!strncmp(nm, "cudaStreamBeginCapture", 22) || !strncmp(nm, "hipStreamBeginCapture", 21)))
+            is[i] = 1, any = 1;
+    }
+    uint64_t n = 0;
+    for (size_t k = 0; any && k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_CPU)
+            continue;
+        for (size_t i = 0; i < tr->n; i++)
+            n += tr->ev[i].name < names && is[tr->ev[i].name] && ks_kind_is_launch_api(tr->ev[i].kind);
+    }
+    free(is);
+    return n;
+}
+
 static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const ks_gaps *g)
 {
     memset(c, 0, sizeof *c);
@@ -214,6 +268,7 @@ static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const k
     ks_ivs_free(&both);
     c->gpu_idle = c->gpu.n ? ks_sat_sub(c->denom, c->gpu_busy) : 0;
     c->gpu_enough = c->gpu_busy >= KS_DX_MIN_GPU_NS;
+    c->begin_captures = begin_captures(a);
 }
 
 static void dctx_free(dctx *c)
@@ -261,6 +316,149 @@ static void input_pipeline(const dctx *c, ks_diagnoses *out)
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]) && st->v[i].idle_ns > st->v[i].wall_ns / 10)
             add_step(x, st->v[i].number);
+}
+
+/* ---- CPU work before a step's first GPU work ------------------------------------------------ */
+
+typedef struct named_time {
+    ks_str name;
+    ks_ns ns;
+} named_time;
+
+static int cmp_named_time(const void *x, const void *y)
+{
+    const named_time *a = x, *b = y;
+    if (a->ns != b->ns)
+        return a->ns < b->ns ? 1 : -1;
+    return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* The GPU idle at the start of each active step, from the step's start (or the end of GPU work
+ * still running from before it) to its first GPU work, while the CPU prepares it: preprocessing,
+ * tokenisation, host-side setup. A step counts when that phase is followed by at least two pieces
+ * of GPU work and is at least twice the longest idle gap between them: one CPU phase, then the
+ * GPU work (idle spread over the whole step is host_bound's). The gaps whose cause is data
+ * loading are input_pipeline's and left out, so that the two never claim the same time. */
+static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_steps *st = c->st;
+    if (!st || !st->nactive || !c->gpu.n || !c->gpu_enough)
+        return;
+    ks_ivs pro = {0}, data = {0};
+    ks_ns longest = 0;
+    int64_t longest_step = 0;
+    size_t nstep = 0, nwith = 0;
+    double share_sum = 0;
+    for (size_t k = 0; k < st->n; k++) {
+        const ks_step *sp = &st->v[k];
+        if (!active(sp))
+            continue;
+        nstep++;
+        ks_ns p0 = sp->host_start;
+        size_t i = ks_ivs_first_ending_after(&c->gpu, p0);
+        if (i < c->gpu.n && c->gpu.v[i].a <= p0) /* the GPU still runs earlier work */
+            p0 = c->gpu.v[i].b, i++;
+        if (i >= c->gpu.n)
+            continue;
+        ks_ns p1 = c->gpu.v[i].a;
+        if (p1 <= p0 || p1 >= sp->end)
+            continue;
+        /* a CPU phase, then the step's GPU work: at least two pieces of GPU work follow in the
+         * step, and the phase is at least twice the longest idle gap between them (a step of one
+         * kernel, or idle spread over the whole step, is host_bound's pattern) */
+        size_t pieces = 0;
+        ks_ns widest = 0;
+        for (size_t j = i; j < c->gpu.n && c->gpu.v[j].a < sp->end; j++) {
+            pieces++;
+            if (j > i && c->gpu.v[j].a - c->gpu.v[j - 1].b > widest)
+                widest = c->gpu.v[j].a - c->gpu.v[j - 1].b;
+        }
+        if (pieces < 2 || p1 - p0 < 2 * widest)
+            continue;
+        ks_ivs_add(&pro, p0, p1);
+        nwith++;
+        share_sum += sp->wall_ns > 0 ? (double)(p1 - p0) / (double)sp->wall_ns : 0;
+        if (p1 - p0 > longest)
+            longest = p1 - p0, longest_step = sp->number;
+    }
+    for (size_t i = 0; c->g && i < c->g->n; i++)
+        for (size_t j = 0; c->g->dev[i].all && j < c->g->dev[i].count; j++)
+            if (c->g->dev[i].all[j].data)
+                ks_ivs_add(&data, c->g->dev[i].all[j].start, c->g->dev[i].all[j].end);
+    ks_ivs_normalize(&pro);
+    ks_ivs_normalize(&data);
+    ks_ivs left = {0}, in = {0};
+    ks_ivs_subtract(&pro, &data, &left);
+    ks_ivs_intersect(&left, &c->scope, &in);
+    ks_ns impact = cap(ks_ivs_length(&in), c->gpu_idle), loading = ks_ivs_length(&pro) - ks_ivs_length(&left);
+    ks_ivs_free(&data);
+    ks_ivs_free(&left);
+    ks_ivs_free(&in);
+    if (!impact || !ks_mul_ge(impact, 20, c->denom, 1)) {
+        ks_ivs_free(&pro);
+        return;
+    }
+    /* what the stepping thread ran then: its outermost slices (under the step's annotation) */
+    const ks_trace *t = a->trace;
+    named_time *v = NULL;
+    size_t n = 0, vcap = 0;
+    for (size_t k = 0; k < a->ntl; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        if (tl->track != st->track)
+            continue;
+        for (size_t i = 0; i < tl->n; i++) {
+            const ks_slice *sl = &tl->s[i];
+            const ks_event *e = &t->tracks[tl->track].ev[sl->ev];
+            int outer = sl->parent < 0 ? strncmp(ks_trace_str(t, e->name), "ProfilerStep#", 13) != 0
+                                       : tl->s[sl->parent].parent < 0 &&
+                                             !strncmp(ks_trace_str(t, t->tracks[tl->track].ev[tl->s[sl->parent].ev].name),
+                                                      "ProfilerStep#", 13);
+            if (!outer)
+                continue;
+            ks_ns in_pro = ks_ivs_covered(&pro, ks_slice_ts(tl, sl), ks_slice_end(tl, sl));
+            if (!in_pro)
+                continue;
+            size_t j = 0;
+            while (j < n && v[j].name != e->name)
+                j++;
+            if (j == n) {
+                named_time nt = {e->name, 0};
+                KS_PUSH(v, n, vcap, nt);
+            }
+            v[j].ns = ks_sat_add(v[j].ns, in_pro);
+        }
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_named_time);
+    ks_buf what = {0};
+    char b1[32], b2[32], b3[32], b4[96];
+    for (size_t j = 0; j < n && j < 3; j++) {
+        char prev[72];
+        const char *nm = ks_trace_str(t, v[j].name);
+        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 60);
+        ks_buf_printf(&what, "%s%s (%s)", j ? ", " : "", prev, dur(b1, sizeof b1, v[j].ns));
+    }
+    free(v);
+    ks_ivs_free(&pro);
+    ks_diagnosis *x = add(out, DX_PROLOGUE, by_impact(c, impact), impact);
+    x->hypothesis = fmtdup("Each step may begin with CPU work before its first GPU work (preprocessing, "
+                           "tokenisation, host-side setup): the GPU idles until the CPU has prepared the step.");
+    x->evidence = fmtdup("In %zu of %zu active steps the GPU idles from the step's start to its first GPU work, "
+                         "%.0f%% of the step on average, at most %s (step %lld); %s of it outside data loading "
+                         "(%s while loading data is input_pipeline's), %s. The stepping thread then: %s.",
+                         nwith, nstep, nwith ? 100.0 * share_sum / (double)nwith : 0.0, dur(b2, sizeof b2, longest),
+                         (long long)longest_step, dur(b3, sizeof b3, impact), dur(b1, sizeof b1, loading),
+                         share_of(b4, sizeof b4, c, impact), what.n ? ks_buf_cstr(&what) : "no slice recorded");
+    x->next_check = fmtdup("Move that work off the step's critical path (prepare inputs in DataLoader workers or "
+                           "a background thread, tokenise ahead, keep set-up out of the loop) and check that the "
+                           "GPU starts sooner in each step.");
+    x->refuted_if = fmtdup("with the preparation done ahead the steps take as long (the GPU work then waits on "
+                           "something else).");
+    ks_buf_free(&what);
+    for (size_t k = 0; k < st->n; k++)
+        if (active(&st->v[k]))
+            add_step(x, st->v[k].number);
 }
 
 /* ---- the same host->device copy every step ------------------------------------------------- */
@@ -601,13 +799,13 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
 
 /* ---- synchronisation in the loop ----------------------------------------------------------- */
 
-/* The GPU idle time from t to the next GPU work (0 when the GPU is busy at t, or never works
- * again: nothing waited on the host then). */
+/* The GPU idle time from t to the next GPU work (0 when the GPU is busy at t, never works again,
+ * or has not worked yet: idle outside the GPU span is not idle the device's figures count). */
 static ks_iv idle_after(const dctx *c, ks_ns t)
 {
     ks_iv none = {t, t};
     size_t i = ks_ivs_first_ending_after(&c->gpu, t);
-    if (i == c->gpu.n || c->gpu.v[i].a <= t)
+    if (i == c->gpu.n || i == 0 || c->gpu.v[i].a <= t)
         return none;
     ks_iv r = {t, c->gpu.v[i].a};
     return r;
@@ -700,20 +898,29 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
         free(steps);
         return;
     }
+    /* What removing the syncs could save: the host would queue ahead instead of waiting, so at
+     * most the time the calls waited on a busy GPU, and never more than the GPU idle after them.
+     * A short sync followed by long CPU work (preprocessing) waited on nothing: the idle after
+     * it is the host's, not the sync's (cpu_before_gpu, host_bound). */
+    ks_ns impact = cap(cap(idle, waited_busy), c->gpu_idle);
+    if (!impact || (!ks_mul_ge(impact, 20, c->denom, 1) && !(every_step && ks_mul_ge(impact, 100, c->denom, 1)))) {
+        free(steps);
+        return;
+    }
     /* one blocking call at the end of a capture is not "in the loop" */
-    const char *conf = nact >= 2 && !every_step ? "low" : by_impact(c, idle);
-    ks_diagnosis *x = add(out, DX_SYNC, conf, idle);
-    char b1[32], b2[32], b3[32], b4[96];
+    const char *conf = nact >= 2 && !every_step ? "low" : by_impact(c, impact);
+    ks_diagnosis *x = add(out, DX_SYNC, conf, impact);
+    char b1[32], b2[32], b3[32], b4[96], b5[32], b6[32];
     x->hypothesis = fmtdup("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
                            "a blocking copy, .item()), which stops it from queueing work ahead of the GPU: "
                            "the GPU then idles after each sync until new work arrives.");
     x->evidence = fmtdup("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
                          "hipMemcpyWithStream, cuMemcpyDtoH...) take %s in %zu of %zu active steps, %s of it "
-                         "waiting on a busy GPU; after them the GPU is idle %s until its next work, %s; "
-                         "%llu .item() calls.",
+                         "waiting on a busy GPU; after them the GPU is idle %s until its next work (of %s GPU "
+                         "idle in all); the smaller, %s, is %s; %llu .item() calls.",
                          (unsigned long long)calls, dur(b1, sizeof b1, total), nsteps, nact,
-                         dur(b2, sizeof b2, waited_busy), dur(b3, sizeof b3, idle), share_of(b4, sizeof b4, c, idle),
-                         (unsigned long long)items);
+                         dur(b2, sizeof b2, waited_busy), dur(b3, sizeof b3, idle), dur(b5, sizeof b5, c->gpu_idle),
+                         dur(b6, sizeof b6, impact), share_of(b4, sizeof b4, c, impact), (unsigned long long)items);
     x->next_check = fmtdup("Remove or defer the synchronisation (keep values on the GPU, call .item() every N "
                            "steps, use non_blocking copies) and compare the step time.");
     x->refuted_if = fmtdup("without it the step is not shorter: the wait then only moves to the next "
@@ -831,10 +1038,11 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
 {
     const ks_gaps *g = c->g;
     const ks_trace *t = c->a->trace;
-    ks_ns wait = 0, blocked = 0, idle = 0, span = 0;
+    ks_ns wait = 0, blocked = 0, idle = 0, span = 0, data = 0;
     const ks_gap_device *top = NULL;
     for (size_t i = 0; i < g->n; i++) {
         wait = ks_sat_add(wait, g->dev[i].hta_host_wait_ns);
+        data = ks_sat_add(data, g->dev[i].data_loading_ns);
         idle = ks_sat_add(idle, g->dev[i].idle_ns);
         if (!top || g->dev[i].idle_ns > top->idle_ns)
             top = &g->dev[i];
@@ -851,7 +1059,9 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
         span = ks_sat_add(span, c->a->gpu[i].span_ns);
     if (!top || !c->gpu_enough || !span || !ks_mul_ge(idle, 10, span, 3) || !ks_mul_ge(host, 2, idle, 1))
         return;
-    ks_ns impact = cap(host, c->denom);
+    /* the gap time spent loading data is input_pipeline's: the launch work is what is left, so
+     * that when loading dominates the host time, input_pipeline ranks first */
+    ks_ns impact = cap(ks_sat_sub(host, cap(data, host)), c->denom);
     ks_diagnosis *x = add(out, DX_HOST, by_impact(c, impact), impact);
     char b1[32], b2[32], b3[32], b4[96];
     ks_buf what = {0};
@@ -864,16 +1074,25 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     }
     x->hypothesis = fmtdup("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
                            "launch its next work, so CPU time per step, not GPU time, sets the pace.");
-    char b5[32], b6[96];
+    char b5[32], b6[96], b7[32], b8[32];
     x->evidence = fmtdup("GPU idle %s of %s of GPU span; in %s of it (%.0f%%) the next work was launched only "
                          "after the GPU had gone idle (HTA host wait, %s, less %s with the launching thread "
-                         "blocked in a synchronising call), %s. The launching thread during the gaps: %s.",
+                         "blocked in a synchronising call); less %s of it in data loading (input_pipeline's), "
+                         "%s is left: %s. The launching thread during the gaps: %s.",
                          dur(b1, sizeof b1, idle), dur(b2, sizeof b2, span), dur(b3, sizeof b3, host),
                          pct((double)host, (double)idle), dur(b5, sizeof b5, wait), dur(b4, sizeof b4, blocked),
+                         dur(b7, sizeof b7, cap(data, host)), dur(b8, sizeof b8, impact),
                          share_of(b6, sizeof b6, c, impact), what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
-    x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
-                           "fewer Python-level ops, larger batches) and check that the GPU idle time "
-                           "shrinks; the gaps table shows what the CPU thread was doing.");
+    if (c->begin_captures) /* graphs are already captured: advising them says nothing */
+        x->next_check = fmtdup("The trace already captures CUDA/HIP graphs (%llu stream captures): cut the host "
+                               "time outside the captured parts (capture more of the step, fewer Python-level "
+                               "ops, larger batches) and check that the GPU idle time shrinks; the gaps table "
+                               "shows what the CPU thread was doing.",
+                               (unsigned long long)c->begin_captures);
+    else
+        x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
+                               "fewer Python-level ops, larger batches) and check that the GPU idle time "
+                               "shrinks; the gaps table shows what the CPU thread was doing.");
     x->refuted_if = fmtdup("with less host work per step the GPU stays idle as long (it then waits on "
                            "something else: a sync, another rank, input).");
     ks_buf_free(&what);
@@ -957,16 +1176,19 @@ static void graph_capture(const dctx *c, ks_diagnoses *out)
     uint64_t n = 0;
     cpu_calls(c, ks_is_capture_call, &v, &n);
     ks_ivs_free(&v);
-    if (!n || l->launches_without_gpu < 10 || !ks_mul_ge((int64_t)l->launches_without_gpu, 4, (int64_t)l->launches, 1))
+    /* any cudaStreamBeginCapture / hipStreamBeginCapture in the trace (the window may leave the
+     * capture out: vLLM's piecewise capture runs before the steps it profiles) */
+    if (!c->begin_captures)
         return;
     ks_diagnosis *x = add(out, DX_CAPTURE, "n/a", -1);
     x->hypothesis = fmtdup("The trace records the capture of a CUDA/HIP graph: launches inside a stream capture "
                            "are recorded into the graph, not run, so their GPU work is missing here and the "
-                           "timing of this part says nothing about the replay.");
-    x->evidence = fmtdup("%llu stream-capture calls (begin/end capture, instantiate); %llu of %llu calls with a "
-                         "correlation id have no GPU work.",
-                         (unsigned long long)n, (unsigned long long)l->launches_without_gpu,
-                         (unsigned long long)l->launches);
+                           "timing of this part says nothing about the replay; the launch overhead a graph "
+                           "removes is already removed where its replays run.");
+    x->evidence = fmtdup("%llu begin-capture calls in the trace, %llu stream-capture calls (begin/end capture, "
+                         "instantiate) in the window; %llu of %llu calls with a correlation id have no GPU work.",
+                         (unsigned long long)c->begin_captures, (unsigned long long)n,
+                         (unsigned long long)l->launches_without_gpu, (unsigned long long)l->launches);
     x->next_check = fmtdup("Profile the replay (iterations that call cudaGraphLaunch after the capture) and "
                            "analyse that trace; its kernels carry the graph launch as their launcher.");
     x->refuted_if = fmtdup("the launches without GPU work lie outside any capture (the profiler then lost "
@@ -1105,32 +1327,53 @@ static void memory_growth(const dctx *c, ks_diagnoses *out)
     ks_memory_growth_check(c->a, c->st, out); /* insights/diag_memory.c */
 }
 
-/* Every check, in the order its diagnoses are listed before ranking (rank() keeps that order
- * among equal impacts); the first two need the idle gaps. */
-static const check_fn checks[] = {
-    input_pipeline, host_bound, repeated_upload, small_launches, sync_in_loop, pageable_copies,
-    dominant_op, dominant_kernel, exposed_communication, profiler_overhead, init_in_capture,
-    graph_capture, busy_caveat, memory_growth,
+/* Every check: its function, its cost rank (the order checks are handed to threads: the longest
+ * first, measured on the bench shapes: dominant_op, which takes the self time of every CPU slice,
+ * is 40-50 % of all; then the ones that walk every launch or kernel, so that on two threads the
+ * rest runs beside dominant_op), and whether it needs the idle gaps. The rows' order is the order
+ * their diagnoses are listed in before ranking (rank() keeps it among equal impacts). A check of
+ * another file (insights/diagnose_int.h) is one more row. */
+#define KS_DX_CHECKS(X)                                                                          \
+    X(input_pipeline, 5, 1)                                                                      \
+    X(host_bound, 6, 1)                                                                          \
+    X(cpu_before_gpu, 6, 0)                                                                      \
+    X(repeated_upload, 10, 0)                                                                    \
+    X(small_launches, 12, 0)                                                                     \
+    X(sync_in_loop, 11, 0)                                                                       \
+    X(pageable_copies, 4, 0)                                                                     \
+    X(dominant_op, 13, 0)                                                                        \
+    X(dominant_kernel, 3, 0)                                                                     \
+    X(exposed_communication, 2, 0)                                                               \
+    X(profiler_overhead, 7, 0)                                                                   \
+    X(init_in_capture, 9, 0)                                                                     \
+    X(graph_capture, 8, 0)                                                                       \
+    X(busy_caveat, 1, 0)                                                                         \
+    X(memory_growth, 0, 0)
+
+static const struct check {
+    check_fn run;
+    unsigned char cost;
+    unsigned char gaps; /* runs only with the idle gaps */
+} checks[] = {
+#define KS_DX_CHECK_ROW(fn, cost, gaps) {fn, cost, gaps},
+    KS_DX_CHECKS(KS_DX_CHECK_ROW)
+#undef KS_DX_CHECK_ROW
 };
 #define NCHECKS (sizeof checks / sizeof checks[0])
-/* the order they are handed to threads: the longest first (measured on the bench shapes:
- * dominant_op, which takes the self time of every CPU slice, is 40-50 % of all; then the ones that
- * walk every launch or kernel), so that on two threads the rest runs beside dominant_op */
-static const unsigned char check_order[] = {6, 3, 4, 2, 10, 11, 9, 1, 0, 5, 7, 8, 12, 13};
-_Static_assert(sizeof check_order == NCHECKS, "check_order names every check once");
 
 typedef struct checks_run {
     const dctx *c;
+    size_t order[NCHECKS];      /* the rows by cost, highest first */
     ks_diagnoses part[NCHECKS]; /* what each check found, apart */
 } checks_run;
 
 static void check_task(void *ctx, size_t i)
 {
     checks_run *r = ctx;
-    size_t k = check_order[i];
-    if (k <= 1 && !(r->c->g && r->c->g->n))
+    size_t k = r->order[i];
+    if (checks[k].gaps && !(r->c->g && r->c->g->n))
         return;
-    checks[k](r->c, &r->part[k]);
+    checks[k].run(r->c, &r->part[k]);
 }
 
 /* The checks read the analysis and write only their own part, so they may run side by side;
@@ -1141,6 +1384,12 @@ static void run_checks(const dctx *c, ks_diagnoses *out)
     checks_run r;
     memset(&r, 0, sizeof r);
     r.c = c;
+    for (size_t i = 0; i < NCHECKS; i++) { /* insertion by cost, stable */
+        size_t j = i;
+        while (j > 0 && checks[r.order[j - 1]].cost < checks[i].cost)
+            r.order[j] = r.order[j - 1], j--;
+        r.order[j] = i;
+    }
     ks_pool_run(NCHECKS, ks_analysis_threads(c->a), check_task, &r);
     for (size_t k = 0; k < NCHECKS; k++) {
         ks_diagnoses *p = &r.part[k];

@@ -383,12 +383,33 @@ static int32_t main_thread(const ks_analysis *a, const uint32_t *order, size_t n
     return best;
 }
 
-/* the device's entry for CPU thread track k (threads are few: a list) */
-static size_t thread_slot(ks_gap_device *d, thread_acc **acc, size_t *cap, uint32_t k)
+/* What the gaps of one device keep per thread and per process. A thread is counted in a gap in
+ * one of two ways: split by attribute (the threads active in the gap: the launching thread, those
+ * with a slice meeting it, every thread in a gap whose pieces are kept), or, when none of its
+ * slices meets the gap (quiet), as one idle piece the whole gap, which the end adds for all such
+ * gaps at once (quiet_threads): so a gap costs its active threads, not every thread of its
+ * process (8 000 threads and 8 000 gaps were 64 million pieces). */
+typedef struct dev_threads {
+    thread_acc *acc;           /* per slot of d->threads */
+    size_t acc_cap;
+    int32_t *slot_of;          /* per track: its slot, -1 none */
+    /* per slot: the gaps it was active in (their count and total length) */
+    uint64_t *active_n;
+    unsigned __int128 *active_len;
+    /* per process: 1 + the index of the first gap looked at from one of its threads (0: none
+     * yet), the gaps since and their total length */
+    uint64_t *proc_n;
+    unsigned __int128 *proc_len;
+    uint8_t *proc_seen;
+} dev_threads;
+
+/* the device's entry for CPU thread track k */
+static size_t thread_slot(ks_gap_device *d, dev_threads *dt, uint32_t k)
 {
-    for (size_t i = 0; i < d->nthreads; i++)
-        if (d->threads[i].track == k)
-            return i;
+    if (dt->slot_of[k] >= 0)
+        return (size_t)dt->slot_of[k];
+    thread_acc **acc = &dt->acc;
+    size_t *cap = &dt->acc_cap;
     size_t c = *cap;
     KS_GROW(d->threads, *cap, d->nthreads + 1);
     if (*cap != c) {
@@ -398,31 +419,194 @@ static size_t thread_slot(ks_gap_device *d, thread_acc **acc, size_t *cap, uint3
     }
     memset(&d->threads[d->nthreads], 0, sizeof d->threads[0]);
     d->threads[d->nthreads].track = k;
+    if (*cap != c) {
+        dt->active_n = ks_xrealloc(dt->active_n, *cap * sizeof *dt->active_n);
+        dt->active_len = ks_xrealloc(dt->active_len, *cap * sizeof *dt->active_len);
+    }
     memset(&(*acc)[d->nthreads], 0, sizeof **acc);
     ks_i64map_init(&(*acc)[d->nthreads].causes.ix);
+    dt->active_n[d->nthreads] = 0;
+    dt->active_len[d->nthreads] = 0;
+    dt->slot_of[k] = (int32_t)d->nthreads;
     return d->nthreads++;
 }
 
-/* Split [g0, g1) on every CPU thread of the launching thread's process; the gap's pieces (left in
- * g->pcs) go to the per-thread tables, (launching thread) the gap's causes and, with all_pieces,
- * the device's list. */
-static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t *acc_cap, size_t gap_index,
-                         ks_ns g0, ks_ns g1, size_t *cap_pieces, int all_pieces)
+/* The CPU threads' activity, to find the threads a gap does not leave quiet: per thread the union
+ * of its slices as closed intervals, all of them by start. A sweep over a device's gaps (in time
+ * order) keeps those started by the gap's end in a heap by their end, and drops those that ended
+ * before its start: what is left meets the gap. */
+typedef struct act {
+    ks_ns a, b;
+    uint32_t track;
+} act;
+
+typedef struct sweep {
+    act *v;
+    size_t n, next;
+    act *heap;
+    size_t nheap, heap_cap;
+    uint64_t *stamp;           /* per track: the gap number that listed it last */
+    uint64_t gapno;
+    uint32_t *list;            /* the active threads of the current gap, by track */
+    size_t nlist, list_cap;
+} sweep;
+
+static int cmp_act(const void *x, const void *y)
+{
+    const act *a = x, *b = y;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->track > b->track) - (a->track < b->track);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void sweep_init(sweep *sw, const ks_analysis *a)
+{
+    const ks_trace *t = a->trace;
+    size_t ntr = t->ntracks < a->ntl ? t->ntracks : a->ntl, cap = 0;
+    memset(sw, 0, sizeof *sw);
+    sw->stamp = ks_xcalloc(ntr ? ntr : 1, sizeof *sw->stamp);
+    for (size_t k = 0; k < ntr; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        if (t->tracks[k].kind != KS_TRACK_CPU || !tl->n)
+            continue;
+        act cur = {ks_slice_ts_at(tl, 0), ks_slice_end(tl, &tl->s[0]), (uint32_t)k};
+        for (size_t i = 1; i < tl->n; i++) {
+            ks_ns ts = ks_slice_ts_at(tl, i), e = ks_slice_end(tl, &tl->s[i]);
+            if (ts <= cur.b) {
+                if (e > cur.b)
+                    cur.b = e;
+                continue;
+            }
+            KS_PUSH(sw->v, sw->n, cap, cur);
+            cur = (act){ts, e, (uint32_t)k};
+        }
+        KS_PUSH(sw->v, sw->n, cap, cur);
+    }
+    if (sw->n > 1)
+        qsort(sw->v, sw->n, sizeof *sw->v, cmp_act);
+}
+
+static void sweep_free(sweep *sw)
+{
+    free(sw->v);
+    free(sw->heap);
+    free(sw->stamp);
+    free(sw->list);
+}
+
+static void heap_push(sweep *sw, act x)
+{
+    KS_GROW(sw->heap, sw->heap_cap, sw->nheap + 1);
+    size_t i = sw->nheap++;
+    while (i > 0 && sw->heap[(i - 1) / 2].b > x.b) {
+        sw->heap[i] = sw->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    sw->heap[i] = x;
+}
+
+static void heap_pop(sweep *sw)
+{
+    act x = sw->heap[--sw->nheap];
+    size_t i = 0, n = sw->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && sw->heap[c + 1].b < sw->heap[c].b)
+            c++;
+        if (sw->heap[c].b >= x.b)
+            break;
+        sw->heap[i] = sw->heap[c];
+        i = c;
+    }
+    if (n)
+        sw->heap[i] = x;
+}
+
+/* The threads of process proc with a slice meeting [g0, g1], and launch, into sw->list by track
+ * (gaps come in time order within a device; sweep_device restarts it for the next). */
+static void sweep_active(sweep *sw, const ks_trace *t, uint32_t proc, uint32_t launch, ks_ns g0, ks_ns g1)
+{
+    while (sw->next < sw->n && sw->v[sw->next].a <= g1)
+        heap_push(sw, sw->v[sw->next++]);
+    while (sw->nheap && sw->heap[0].b < g0)
+        heap_pop(sw);
+    sw->gapno++;
+    sw->nlist = 0;
+    sw->stamp[launch] = sw->gapno;
+    KS_PUSH(sw->list, sw->nlist, sw->list_cap, launch);
+    for (size_t i = 0; i < sw->nheap; i++) {
+        uint32_t k = sw->heap[i].track;
+        if (sw->stamp[k] != sw->gapno && t->tracks[k].process == proc) {
+            sw->stamp[k] = sw->gapno;
+            KS_PUSH(sw->list, sw->nlist, sw->list_cap, k);
+        }
+    }
+    if (sw->nlist > 1)
+        qsort(sw->list, sw->nlist, sizeof *sw->list, cmp_u32);
+}
+
+static void sweep_device(sweep *sw)
+{
+    sw->next = 0;
+    sw->nheap = 0;
+}
+
+/* Split [g0, g1) on the CPU threads of the launching thread's process: every one when full (the
+ * gap's pieces are kept), else those active in it (dev_threads: the quiet ones are added at the
+ * end); the gap's pieces (left in g->pcs) go to the per-thread tables, (launching thread) the
+ * gap's causes and, with all_pieces, the device's list. */
+static void every_thread(gap_ctx *g, ks_gap_device *d, dev_threads *dt, sweep *sw, size_t gap_index, ks_ns g0,
+                         ks_ns g1, size_t *cap_pieces, int all_pieces, int full)
 {
     const ks_trace *t = g->a->trace;
     uint32_t proc = t->tracks[g->launch_track].process;
+    size_t ntr = t->ntracks < g->a->ntl ? t->ntracks : g->a->ntl;
+    ks_ns len = ks_sat_sub(g1, g0);
+    if (!dt->proc_seen[proc]) {
+        /* every thread of the process has a piece in each of its gaps: its slot from the first,
+         * in track order */
+        dt->proc_seen[proc] = 1;
+        for (size_t k = 0; k < ntr; k++)
+            if (t->tracks[k].kind == KS_TRACK_CPU && t->tracks[k].process == proc)
+                thread_slot(d, dt, (uint32_t)k);
+    }
+    dt->proc_n[proc]++;
+    dt->proc_len[proc] += (uint64_t)len;
     g->npcs = 0;
-    for (size_t k = 0; k < t->ntracks && k < g->a->ntl; k++)
-        if (t->tracks[k].kind == KS_TRACK_CPU && t->tracks[k].process == proc)
+    if (full) {
+        for (size_t k = 0; k < ntr; k++)
+            if (t->tracks[k].kind == KS_TRACK_CPU && t->tracks[k].process == proc) {
+                attribute(g, &g->a->tl[k], g0, g1);
+                size_t s = (size_t)dt->slot_of[k];
+                dt->active_n[s]++;
+                dt->active_len[s] += (uint64_t)len;
+            }
+    } else {
+        sweep_active(sw, t, proc, g->launch_track, g0, g1);
+        for (size_t i = 0; i < sw->nlist; i++) {
+            uint32_t k = sw->list[i];
             attribute(g, &g->a->tl[k], g0, g1);
+            size_t s = (size_t)dt->slot_of[k];
+            dt->active_n[s]++;
+            dt->active_len[s] += (uint64_t)len;
+        }
+    }
     launching_causes(g, 0);
     for (size_t i = 0; i < g->npcs; i++) {
         const ks_gap_piece *pc = &g->pcs[i];
-        size_t s = thread_slot(d, acc, acc_cap, pc->track);
+        size_t s = thread_slot(d, dt, pc->track);
         ks_gap_thread *th = &d->threads[s];
-        thread_acc *ta = &(*acc)[s];
-        ks_ns len = ks_sat_sub(pc->end, pc->start);
-        th->state_ns[pc->state] = ks_sat_add(th->state_ns[pc->state], len);
+        thread_acc *ta = &dt->acc[s];
+        ks_ns plen = ks_sat_sub(pc->end, pc->start);
+        th->state_ns[pc->state] = ks_sat_add(th->state_ns[pc->state], plen);
         size_t before = ta->causes.n;
         ks_gap_cause *c = cause(&ta->causes, pc->name, pc->kind, 0);
         size_t ci = (size_t)(c - ta->causes.v);
@@ -430,7 +614,7 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
             KS_GROW(ta->last_gap, ta->last_cap, ta->causes.n);
             ta->last_gap[ci] = 0;
         }
-        c->total_ns = ks_sat_add(c->total_ns, len);
+        c->total_ns = ks_sat_add(c->total_ns, plen);
         if (ta->last_gap[ci] != gap_index + 1) {
             ta->last_gap[ci] = gap_index + 1;
             c->count++;
@@ -438,7 +622,7 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
     }
     /* the slot first: thread_slot may move d->threads, which the index expression would read
      * before it (fuzz/regress/analyze/gap-launching-thread-slot) */
-    size_t ls = thread_slot(d, acc, acc_cap, g->launch_track);
+    size_t ls = thread_slot(d, dt, g->launch_track);
     d->threads[ls].launching++;
     if (!all_pieces || !g->npcs)
         return; /* the longest keep theirs (keep_longest); no pieces: d->pieces may still be NULL */
@@ -447,14 +631,86 @@ static void every_thread(gap_ctx *g, ks_gap_device *d, thread_acc **acc, size_t 
     d->npieces += g->npcs;
 }
 
+/* The gaps in which a thread was quiet: each an idle piece the whole gap, all added at once (the
+ * sums saturate as the piece-by-piece ones do: lengths are never negative). */
+static void quiet_threads(const ks_trace *t, ks_gap_device *d, dev_threads *dt)
+{
+    for (size_t i = 0; i < d->nthreads; i++) {
+        uint32_t proc = t->tracks[d->threads[i].track].process;
+        uint64_t n = dt->proc_n[proc] - dt->active_n[i];
+        if (!n)
+            continue;
+        unsigned __int128 q = dt->proc_len[proc] - dt->active_len[i];
+        ks_ns len = q > (unsigned __int128)INT64_MAX ? INT64_MAX : (ks_ns)q;
+        ks_gap_thread *th = &d->threads[i];
+        th->state_ns[KS_TS_IDLE] = ks_sat_add(th->state_ns[KS_TS_IDLE], len);
+        ks_gap_cause *c = cause(&dt->acc[i].causes, 0, KS_K_OTHER, 0);
+        c->total_ns = ks_sat_add(c->total_ns, len);
+        c->count += n;
+    }
+}
+
+/* The indices (among the gaps over the threshold) of the five longest, as keep_longest will find
+ * them: their pieces are kept, so they are split on every thread. */
+static void longest_five(const ks_analysis *a, const ks_gap_opts *o, const uint32_t *order, size_t n,
+                         size_t idx[5], size_t *nidx)
+{
+    ks_ns lens[5];
+    size_t m = 0, count = 0;
+    ks_ns cur_end = ks_gpuwork_iv_at(a, order[0]).b;
+    for (size_t i = 1; i < n; i++) {
+        ks_gpuwork_iv w = ks_gpuwork_iv_at(a, order[i]);
+        if (w.a <= cur_end) {
+            if (w.b > cur_end)
+                cur_end = w.b;
+            continue;
+        }
+        ks_ns len = ks_sat_sub(w.a, cur_end);
+        cur_end = w.b;
+        if (len <= o->threshold_ns)
+            continue;
+        size_t at = m, gi = count++;
+        if (at < 5)
+            m++;
+        else if (len > lens[4])
+            at = 4;
+        else
+            continue;
+        lens[at] = len;
+        idx[at] = gi;
+        for (size_t j = at; j > 0 && lens[j] > lens[j - 1]; j--) {
+            ks_ns x = lens[j];
+            lens[j] = lens[j - 1];
+            lens[j - 1] = x;
+            size_t y = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = y;
+        }
+    }
+    *nidx = m;
+}
+
 /* the gaps of one device; order: its work by time (ks_gpuwork_device_by_time), n > 0 */
-static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order, size_t n, ks_gap_device *d)
+static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order, size_t n, ks_gap_device *d,
+                        sweep *sw)
 {
     const ks_analysis *a = g->a;
+    const ks_trace *t = a->trace;
     int32_t fallback = main_thread(a, order, n);
     cause_table cpu = {0}, label = {0};
-    size_t cap_all = 0, cap_pieces = 0, acc_cap = 0;
-    thread_acc *acc = NULL;
+    size_t cap_all = 0, cap_pieces = 0;
+    size_t ntr = t->ntracks < a->ntl ? t->ntracks : a->ntl;
+    dev_threads dt;
+    memset(&dt, 0, sizeof dt);
+    dt.slot_of = ks_xmalloc((ntr ? ntr : 1) * sizeof *dt.slot_of);
+    for (size_t k = 0; k < ntr; k++)
+        dt.slot_of[k] = -1;
+    dt.proc_n = ks_xcalloc(t->nprocs ? t->nprocs : 1, sizeof *dt.proc_n);
+    dt.proc_len = ks_xcalloc(t->nprocs ? t->nprocs : 1, sizeof *dt.proc_len);
+    dt.proc_seen = ks_xcalloc(t->nprocs ? t->nprocs : 1, 1);
+    size_t top[5], ntop = 0;
+    longest_five(a, o, order, n, top, &ntop);
+    sweep_device(sw);
     kept k[5];
     memset(k, 0, sizeof k);
     ks_i64map_init(&cpu.ix);
@@ -487,8 +743,11 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         g->npcs = 0;
         size_t piece0 = d->npieces;
         if (thread >= 0) {
+            int full = o->all_pieces;
+            for (size_t j = 0; j < ntop && !full; j++)
+                full = top[j] == d->count - 1;
             g->launch_track = (uint32_t)thread;
-            every_thread(g, d, &acc, &acc_cap, d->count - 1, g0, g1, &cap_pieces, o->all_pieces);
+            every_thread(g, d, &dt, sw, d->count - 1, g0, g1, &cap_pieces, o->all_pieces, full);
         } else {
             add_cause(&g->cpu, 0, 0, 0, len);
             add_cause(&g->label, 0, 0, 0, len);
@@ -513,6 +772,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         d->all[d->count - 1] = gp;
         keep_longest(d, k, &gp, d->count - 1, o->all_pieces ? NULL : g->pcs, g->npcs);
     }
+    quiet_threads(t, d, &dt);
     if (!o->all_pieces)
         place_longest(d, k);
     if (cpu.n > 1)
@@ -526,7 +786,7 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
     ks_i64map_free(&cpu.ix);
     ks_i64map_free(&label.ix);
     for (size_t i = 0; i < d->nthreads; i++) {
-        thread_acc *ta = &acc[i];
+        thread_acc *ta = &dt.acc[i];
         if (ta->causes.n > 1)
             qsort(ta->causes.v, ta->causes.n, sizeof *ta->causes.v, cmp_cause);
         d->threads[i].by_cpu = ta->causes.v;
@@ -534,7 +794,13 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
         ks_i64map_free(&ta->causes.ix);
         free(ta->last_gap);
     }
-    free(acc);
+    free(dt.acc);
+    free(dt.slot_of);
+    free(dt.active_n);
+    free(dt.active_len);
+    free(dt.proc_n);
+    free(dt.proc_len);
+    free(dt.proc_seen);
 }
 
 int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *opts, ks_gaps *out, ks_error *err)
@@ -563,6 +829,8 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     g.blocking = ks_xcalloc(ks_strtab_count(t->strings), 1);
     out->dev = ks_xcalloc(a->ngpu, sizeof *out->dev);
     out->n = a->ngpu;
+    sweep sw;
+    sweep_init(&sw, a);
     for (size_t d = 0; d < a->ngpu; d++) {
         ks_gap_device *dev = &out->dev[d];
         dev->device = a->gpu[d].device;
@@ -570,9 +838,10 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
         size_t n, most;
         uint32_t *order = ks_gpuwork_device_by_time(a, dev->device, &n, &most);
         if (n)
-            device_gaps(&g, opts, order, n, dev);
+            device_gaps(&g, opts, order, n, dev, &sw);
         ks_big_free(order, most * sizeof *order);
     }
+    sweep_free(&sw);
     free(g.cpu.v);
     free(g.label.v);
     free(g.data_cache);

@@ -13,12 +13,14 @@
  * threads at once (each call owns its results; telemetry with an IANA zone sets TZ, see
  * ks_smi_opts). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/passes.h"
 #include "algo/pool.h"
 #include "common/util.h"
 #include "insights/insights_int.h"
+#include "kinesift/critpath.h"
 #include "kinesift/timings.h"
 
 void ks_insights_opts_init(ks_insights_opts *o)
@@ -161,6 +163,10 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
         r->have_telemetry = 1;
         t0 = ks_timings_stop(tm, "telemetry", t0, 0);
     }
+    r->critpath = ks_xcalloc(1, sizeof *r->critpath);
+    if (ks_critpath_build(r->a, &r->steps, r->critpath, err) != KS_OK)
+        return KS_ERR;
+    t0 = ks_timings_stop(tm, "critical path", t0, 0);
     ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->diagnose, &r->diagnoses);
     ks_timings_stop(tm, "diagnoses", t0, 0);
     return KS_OK;
@@ -168,6 +174,9 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
 
 void ks_insights_free(ks_insights *r)
 {
+    if (r->critpath)
+        ks_critpath_free(r->critpath);
+    free(r->critpath);
     ks_diagnoses_free(&r->diagnoses);
     ks_telemetry_free(&r->telemetry);
     ks_gaps_free(&r->gaps);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "insights/tzone.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/insights.h"
 #include "kinesift/parse.h"
@@ -245,6 +246,36 @@ static int not_a_csv(const char *path, FILE *f, ks_error *err)
     return KS_OK;
 }
 
+/* One line of at most cap - 1 bytes into buf (its newline dropped): 1, 0 at the end of the
+ * input, -1 with err set for a NUL byte (binary data, /dev/zero), a line longer than the buffer
+ * or an input past KS_LIMIT_SMI_BYTES (an endless one). *total counts the bytes read. */
+static int csv_line(FILE *f, char *buf, size_t cap, size_t *total, const char *path, size_t lineno,
+                    ks_error *err)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (++*total > KS_LIMIT_SMI_BYTES) {
+            ks_error_set(err, "%s: larger than %u MiB: not an nvidia-smi CSV file", path, KS_LIMIT_SMI_BYTES >> 20);
+            return -1;
+        }
+        if (c == 0) {
+            ks_error_set(err, "%s: line %zu: NUL byte: binary data, not an nvidia-smi CSV file", path, lineno);
+            return -1;
+        }
+        if (c == '\n')
+            break;
+        if (n + 1 >= cap) {
+            ks_error_set(err, "%s: line %zu: longer than %zu bytes: not an nvidia-smi CSV line", path, lineno,
+                         cap - 1);
+            return -1;
+        }
+        buf[n++] = (char)c;
+    }
+    buf[n] = 0;
+    return c != EOF || n ? 1 : 0;
+}
+
 static int read_csv(const ks_smi_opts *o, ks_telemetry *tm, csv_gpus *g, ks_error *err)
 {
     FILE *f = fopen(o->path, "r");
@@ -258,13 +289,17 @@ static int read_csv(const ks_smi_opts *o, ks_telemetry *tm, csv_gpus *g, ks_erro
     int col[NCOLS];
     for (int c = 0; c < NCOLS; c++)
         col[c] = -1;
-    size_t lineno = 0, cap = 0;
-    int header = 0, have_prev = 0, rc = KS_OK;
+    size_t lineno = 0, cap = 0, total = 0;
+    int header = 0, have_prev = 0, rc = KS_OK, got;
     time_t prev = 0;
     ks_tz_scope zone = {0};
     if (o->tz_zone)
         ks_tz_enter(&zone, o->tz_zone);
-    while (fgets(line, sizeof line, f)) {
+    while ((got = csv_line(f, line, sizeof line, &total, o->path, lineno + 1, err)) != 0) {
+        if (got < 0) {
+            rc = KS_ERR;
+            break;
+        }
         lineno++;
         char *l = trim(line);
         if (!*l || *l == '#')

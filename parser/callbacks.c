@@ -39,6 +39,7 @@ static void begin_event(ks_parser *p)
 {
     cur_event *e = &p->ev;
     memset(e, 0, sizeof *e);
+    p->cap_depth = 0;
     /* yajl has consumed the '{'; a unit's events have no positions (any positioned diagnostic makes
      * the unit unclean, position.c): the mapping of the offset is left out there */
     e->start = p->unit ? 0 : ks_ps_cur_offset(p) - 1;
@@ -49,8 +50,13 @@ static int cb_start_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
+    if (p->cap_depth) { /* an object inside a shape arg: not kept */
+        p->cap_bad = 1;
+        return enter_skip(p);
+    }
     int key = p->key;
     p->key = K_NONE;
     switch (ks_ps_top(p)) {
@@ -95,6 +101,7 @@ static int cb_end_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
@@ -128,10 +135,17 @@ static int cb_start_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return enter_skip(p);
+    if (p->cap_depth)
+        return ks_ps_cap_open(p);
     int key = p->key;
     p->key = K_NONE;
+    if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE)) {
+        ks_ps_cap_begin(p, key);
+        return 1;
+    }
     switch (ks_ps_top(p)) {
     case 0:
         if (p->top_done)
@@ -164,10 +178,13 @@ static int cb_end_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip) {
         p->skip--;
         return 1;
     }
+    if (p->cap_depth)
+        return ks_ps_cap_close(p);
     int c = ks_ps_top(p);
     pop(p);
     if (c == CX_EVENTS) {
@@ -193,6 +210,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
+    p->acc_value = 0;
     if (p->skip)
         return 1;
     const char *k = (const char *)key;

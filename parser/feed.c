@@ -16,10 +16,7 @@
 void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
 {
     ks_parser *p = ctx;
-    KS_GROW(p->pr, p->pr_cap, p->npr + 1);
-    p->pr[p->npr].kind = kind;
-    p->pr[p->npr].at = p->in_base + p->run_start + in_off;
-    p->npr++;
+    ks_pending_add(&p->pr, &p->npr, &p->pr_cap, (uint32_t)kind, p->in_base + p->run_start + in_off, 1);
 }
 
 /* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
@@ -36,18 +33,36 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
         "trailing comma removed",
     };
     for (size_t i = 0; i < p->npr; i++) {
-        int kind = p->pr[i].kind;
-        uint64_t at = p->pr[i].at;
+        int kind = (int)p->pr[i].kind;
+        uint64_t at = p->pr[i].at, n = p->pr[i].n;
         if (at >= limit) {
             p->pr[kept++] = p->pr[i];
             continue;
+        }
+        uint64_t take = limit - at < n ? limit - at : n; /* those before limit */
+        if (take < n) {
+            p->pr[kept] = p->pr[i];
+            p->pr[kept].at = at + take;
+            p->pr[kept++].n = (uint32_t)(n - take);
         }
         if (p->strict && kind != KS_REPAIR_COMMA && !p->strict_repair) {
             p->strict_repair = kind + 1;
             p->strict_repair_at = at;
         }
-        ks_ps_diag_at(p, ks_repair_kind_id(kind), kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING,
-                      at, "%s", what[kind]);
+        const char *id = ks_repair_kind_id(kind);
+        ks_severity sev = kind == KS_REPAIR_COMMA ? KS_SEV_INFO : KS_SEV_WARNING;
+        for (uint64_t j = 0; j < take; j++) {
+            if (p->unit) { /* a worker's unit: positions are the main parser's, the unit is unclean */
+                ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+                break;
+            }
+            const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
+            if (k && k->nexamples >= KS_DIAG_EXAMPLES) {
+                ks_diag_count(&p->t->diag, id, sev, take - j); /* the rest have no example to give */
+                break;
+            }
+            ks_ps_diag_at(p, id, sev, at + j, "%s", what[kind]);
+        }
     }
     p->npr = kept;
 }
@@ -82,12 +97,31 @@ void ks_ps_remember_event_start(ks_parser *p, size_t upto)
     }
 }
 
+void ks_ps_skip_kept_blanks(ks_parser *p)
+{
+    if (!p->has_acc || p->acc_keep < p->in_base)
+        return; /* a kept byte is never a blank: the skip stops at a token or the window's end */
+    const char *s = p->inbuf, *end = p->inbuf + p->in_len;
+    const char *q = s + (p->acc_keep - p->in_base);
+    while (q < end) {
+        char c = *q;
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+            q++;
+        else if ((c == ',' || c == ':') && !p->acc_comma) {
+            p->acc_comma = 1;
+            q++;
+        } else
+            break;
+    }
+    p->acc_keep = p->in_base + (uint64_t)(q - s);
+}
+
 /* Where the window may be cut before reading on, at most pos: not after the end of the last
- * accepted token (see acc_abs). */
+ * accepted token (see acc_abs) or the blanks after it (acc_keep). */
 size_t ks_ps_drop_point(const ks_parser *p, size_t pos)
 {
-    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base && p->acc_abs - p->in_base < pos)
-        return (size_t)(p->acc_abs - p->in_base);
+    if (p->mode == M_PARSE && p->has_acc && p->acc_keep >= p->in_base && p->acc_keep - p->in_base < pos)
+        return (size_t)(p->acc_keep - p->in_base);
     return pos;
 }
 
@@ -154,6 +188,26 @@ static int after_offending_token(const char *msg)
            strstr(msg, "separated by a colon") != NULL;
 }
 
+/* --strict: a repair yajl has lexed (the run went through without an error) inside the token after
+ * the last accepted one is the error now, without reading that token to its end (32 MiB of control
+ * characters in one name were all filtered first), when nothing can name an error before it:
+ * yajl lexes a string's content as it goes (the filter left nothing it refuses), and places an
+ * error before the token's end only at the token's start, as "I expect ','" after a complete value
+ * with no ',' between, or "trailing garbage" after the trace; a callback fails only on a
+ * top-level value. Else the repair waits, as in tolerant mode, for yajl to accept it. */
+static void strict_repair_now(ks_parser *p, yajl_status ys)
+{
+    if (!p->strict || p->strict_repair || !p->npr || ys != yajl_status_ok || !p->has_acc || p->top_done ||
+        !p->depth || (p->acc_value && !p->acc_comma))
+        return;
+    for (size_t i = 0; i < p->npr; i++)
+        if (p->pr[i].kind != KS_REPAIR_COMMA) {
+            p->strict_repair = p->pr[i].kind + 1;
+            p->strict_repair_at = p->pr[i].at;
+            return;
+        }
+}
+
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at)
 {
@@ -165,6 +219,8 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         p->acc_abs = p->in_base + pos + ks_ps_token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
         p->acc_set = 0;
         p->has_acc = 1;
+        p->acc_keep = p->acc_abs;
+        p->acc_comma = 0;
     }
     char *msg = NULL;
     if (ys != yajl_status_ok) {
@@ -185,7 +241,7 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
         }
         *err_at = p->in_base + pos + in_off;
         if (before_offending_token(msg) && p->has_acc)
-            *err_at = ks_ps_offending_token(p, p->acc_abs);
+            *err_at = ks_ps_offending_token(p);
         if (!at_end && ks_ps_raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
             free(msg);
@@ -198,6 +254,9 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     if (*err_at != UINT64_MAX) {
         p->npr = 0;
         p->has_acc = 0; /* resynchronising: nothing to keep */
+    } else {
+        ks_ps_skip_kept_blanks(p);
+        strict_repair_now(p, ys);
     }
     if (!ks_ps_strict_repair_ok(p, err)) {
         free(msg);

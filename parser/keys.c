@@ -66,6 +66,8 @@ int ks_ps_args_key(const char *k, size_t len)
     case 10:
         if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT;
         if (!memcmp(k, "Group size", 10)) return K_COLL_GS;
+        if (!memcmp(k, "Input Dims", 10)) return K_INPUT_DIMS;
+        if (!memcmp(k, "Input type", 10)) return K_INPUT_TYPE;
         break;
     case 11:
         if (!memcmp(k, "Device Type", 11)) return K_MEM_TYPE;
@@ -79,6 +81,7 @@ int ks_ps_args_key(const char *k, size_t len)
         break;
     case 15:
         if (!memcmp(k, "Collective name", 15)) return K_COLL_NAME;
+        if (!memcmp(k, "Concrete Inputs", 15)) return K_CONCRETE;
         if (!memcmp(k, "Total Allocated", 15)) return K_MEM_ALLOCATED;
         break;
     case 18: if (!memcmp(k, "Process Group Name", 18)) return K_COLL_PG; break;

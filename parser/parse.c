@@ -68,6 +68,7 @@ static void replay(ks_parser *p, const ks_unit *u)
     p->last_ev_run_end = u->yb + 1;
     p->acc_run = u->yb + 1;
     p->acc_set = 1;
+    p->acc_value = 1; /* the unit ends with an event's '}' */
 }
 
 /* ks_ps_feed_run for a run parsed ahead (a worker's unit or the main parser's own): its edges go to
@@ -189,8 +190,8 @@ static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t
  * start at the next feed, so a long token is fed in parts that double (time linear in it). */
 static size_t read_want(const ks_parser *p)
 {
-    if (p->mode == M_PARSE && p->has_acc && p->acc_abs >= p->in_base) {
-        uint64_t held = p->in_base + p->in_len - p->acc_abs;
+    if (p->mode == M_PARSE && p->has_acc && p->acc_keep >= p->in_base) {
+        uint64_t held = p->in_base + p->in_len - p->acc_keep;
         if (held > p->chunk)
             return (size_t)held;
     }
@@ -241,17 +242,18 @@ static int drain(ks_parser *p, ks_stream *st, const ks_parse_opts *opts, int *eo
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
 
 /* The reader window c is about to be replaced by the next one, which starts at c's drop point:
- * keep the bytes from the end of the last accepted token (acc_abs) up to there. */
+ * keep the bytes from the end of the last accepted token and the blanks after it (acc_keep) up to
+ * there. */
 static void keep_tail(ks_parser *p, const ks_rchunk *c)
 {
     size_t done = c->has_run ? c->run_start + c->consumed : 0;
     uint64_t drop = c->base + done;
-    if (!p->has_acc || p->acc_abs >= drop) {
+    if (!p->has_acc || p->acc_keep >= drop) {
         p->keep.n = 0;
         return;
     }
-    if (p->acc_abs >= c->base || !p->keep.n) {
-        size_t from = p->acc_abs >= c->base ? (size_t)(p->acc_abs - c->base) : 0;
+    if (p->acc_keep >= c->base || !p->keep.n) {
+        size_t from = p->acc_keep >= c->base ? (size_t)(p->acc_keep - c->base) : 0;
         p->keep.n = 0;
         p->keep_base = c->base + from;
         /* the newlines before the kept bytes: the reader counted the window up to lines_upto */
@@ -269,7 +271,7 @@ static void keep_tail(ks_parser *p, const ks_rchunk *c)
 static int inside_long_token(const ks_parser *p, const ks_rchunk *c)
 {
     uint64_t drop = c->base + (c->has_run ? c->run_start + c->consumed : 0);
-    return p->has_acc && p->acc_abs < drop && drop - p->acc_abs > 2 * (uint64_t)p->chunk;
+    return p->has_acc && p->acc_keep < drop && drop - p->acc_keep > 2 * (uint64_t)p->chunk;
 }
 
 /* Put the kept bytes in front of our own window. */
@@ -317,6 +319,7 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
     for (;;) {
         if (prev) {
             ks_ps_remember_event_start(p, p->in_len);
+            ks_ps_skip_kept_blanks(p);
             keep_tail(p, prev);
         }
         ks_rchunk *c = prev = ks_reader_next(p->reader);
@@ -349,12 +352,8 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
                 return FILTERED_DONE;
             continue;
         }
-        for (size_t i = 0; i < c->npr; i++) {
-            KS_GROW(p->pr, p->pr_cap, p->npr + 1);
-            p->pr[p->npr].kind = c->pr[i].kind;
-            p->pr[p->npr].at = c->pr[i].at;
-            p->npr++;
-        }
+        for (size_t i = 0; i < c->npr; i++)
+            ks_pending_add(&p->pr, &p->npr, &p->pr_cap, c->pr[i].kind, c->pr[i].at, c->pr[i].n);
         p->run = c->run;
         uint64_t err_at;
         ks_unit *u = ks_split_unit(p->split, c, may_scan(p));
@@ -391,7 +390,7 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         if (inside_long_token(p, c)) {
             /* yajl would lex the token again from its start at every chunk: go on with our own
              * window, which grows with the token */
-            own_window(p, c, p->acc_abs);
+            own_window(p, c, p->acc_keep);
             *pos = (size_t)(c->base + c->run_start + c->consumed - p->in_base);
             p->rep.in_string = c->in_string;
             ks_reader_raw(p->reader);

@@ -55,6 +55,8 @@ enum key {
     K_MEM_ALLOCATED, K_MEM_RESERVED, K_MEM_ADDR, K_MEM_TYPE, K_MEM_ID,
     /* collective metadata (ks_coll_info) */
     K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
+    /* recorded shapes (ks_shape_info): arrays kept as their compact JSON text */
+    K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
     /* deviceProperties[] */
@@ -101,6 +103,8 @@ typedef struct cur_event {
     ks_coll_info coll;       /* the numbers are -1 + 1 = 0 until seen (stored minus one) */
     ks_mem_info mem;         /* allocator args; mem.has says which were seen (Bytes: aux) */
     uint8_t mem_counter;     /* the allocator key being read may also be a counter series */
+    uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
+    ks_shape_info shape;     /* string ids (local in a worker's unit) */
     size_t ncounters;
 } cur_event;
 
@@ -127,6 +131,10 @@ typedef struct ks_parser {
     uint32_t top_seen;        /* bit k: top-level key k (enum key) seen */
 
     cur_event ev;
+    /* a shape arg being read (values.c, callbacks.c): its key, the array depth inside it (0: none),
+     * whether the next element needs a comma, whether it held something not kept (an object) */
+    int cap_key, cap_depth, cap_sep, cap_bad;
+    ks_buf cap;
     counter_kv *kv;
     size_t kv_cap;
     ks_buf kvkeys;
@@ -180,6 +188,14 @@ typedef struct ks_parser {
     size_t acc_run;
     int acc_set, has_acc;
     uint64_t acc_abs;
+    /* where the window must keep bytes from: acc_abs moved over the blanks after it and over one
+     * ',' or ':' among them (acc_comma: the ',' ks_ps_offending_token steps over, or a ':' after
+     * which yajl expects a value, not a ','), which need no memory however many there are
+     * (ks_ps_skip_kept_blanks) */
+    uint64_t acc_keep;
+    int acc_comma;
+    int acc_value;            /* that token completed a value (a scalar, a '}' or ']'): a token
+                               * after it with no ',' between is yajl's "I expect ','" */
     /* the newlines before the position ks_ps_line_col was last asked for in the window, and the
      * last of them: facts about the input, so the next count in the window starts there rather
      * than at the window's start (a diagnostic cost a scan of the window each) */
@@ -284,9 +300,10 @@ int ks_ps_raw_byte(const ks_parser *p, uint64_t abs);
 /* The first byte at or after abs that is not a JSON blank (the start of the next token). */
 uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs);
 /* The offending token of a missing-',' error: the first token after the end of the last
- * accepted one, abs. Only blanks and a trailing comma the pre-filter dropped can lie between
- * (yajl took no ',' there, or the error would be another one): the comma is skipped too. */
-uint64_t ks_ps_offending_token(const ks_parser *p, uint64_t abs);
+ * accepted one (acc_abs). Only blanks and a trailing comma the pre-filter dropped can lie between
+ * (yajl took no ',' there, or the error would be another one): the comma is skipped too. The
+ * search starts at acc_keep, where ks_ps_skip_kept_blanks left it (acc_comma: past the comma). */
+uint64_t ks_ps_offending_token(const ks_parser *p);
 /* A diagnostic placed at absolute offset at (a worker's unit becomes unclean instead). */
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -320,6 +337,12 @@ int ks_ps_cb_null(void *ctx);
 int ks_ps_cb_boolean(void *ctx, int b);
 int ks_ps_cb_number(void *ctx, const char *s, size_t len);
 int ks_ps_cb_string(void *ctx, const unsigned char *s, size_t len);
+/* A shape arg (K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE) being read: its '[' (begin), an inner '['
+ * (open) and any ']' (close: the last one keeps its text in the event's shape); ks_ps_value
+ * writes the values inside it. */
+void ks_ps_cap_begin(ks_parser *p, int key);
+int ks_ps_cap_open(ks_parser *p);
+int ks_ps_cap_close(ks_parser *p);
 
 /* ---- callbacks.c ---------------------------------------------------------------------------- */
 /* A yajl handle calling the parser's callbacks with p; NULL when out of memory. */
@@ -345,7 +368,10 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit);
 int ks_ps_strict_repair_ok(ks_parser *p, ks_error *err);
 /* inbuf[0..upto) is about to be dropped: keep the positions that lie there and are still needed. */
 void ks_ps_remember_event_start(ks_parser *p, size_t upto);
-/* Where the window may be cut before reading on, at most pos. */
+/* Move acc_keep over the blanks after the last accepted token that the window holds (and over
+ * one ',' or ':'), so that a run of blanks between two tokens is not kept, whatever its length. */
+void ks_ps_skip_kept_blanks(ks_parser *p);
+/* Where the window may be cut before reading on, at most pos: not after acc_keep. */
 size_t ks_ps_drop_point(const ks_parser *p, size_t pos);
 /* Drop inbuf[0..pos), counting its newlines. */
 void ks_ps_discard(ks_parser *p, size_t pos);

@@ -92,10 +92,10 @@ uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs)
     }
 }
 
-uint64_t ks_ps_offending_token(const ks_parser *p, uint64_t abs)
+uint64_t ks_ps_offending_token(const ks_parser *p)
 {
-    abs = ks_ps_next_token(p, abs);
-    return ks_ps_raw_byte(p, abs) == ',' ? ks_ps_next_token(p, abs + 1) : abs;
+    uint64_t abs = ks_ps_next_token(p, p->acc_keep);
+    return !p->acc_comma && ks_ps_raw_byte(p, abs) == ',' ? ks_ps_next_token(p, abs + 1) : abs;
 }
 
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)

@@ -68,10 +68,7 @@ static void on_repair(void *ctx, int kind, size_t in_off)
 {
     ks_reader *r = ctx;
     ks_rchunk *c = r->cur;
-    KS_GROW(c->pr, c->pr_cap, c->npr + 1);
-    c->pr[c->npr].kind = kind;
-    c->pr[c->npr].at = c->base + c->run_start + in_off;
-    c->npr++;
+    ks_pending_add(&c->pr, &c->npr, &c->pr_cap, (uint32_t)kind, c->base + c->run_start + in_off, 1);
 }
 
 /* Exchange the output buffers (not the filter state) of two repair structs. */

@@ -16,16 +16,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/util.h"
 #include "kinesift/source.h"
 #include "parser/blanks.h"
 #include "json/repair.h"
 
 typedef struct ks_reader ks_reader;
 
+/* Repairs waiting for yajl to accept them: a run of n repairs of one kind at contiguous input
+ * bytes [at, at + n) is one entry (a string of 32 MiB of raw control characters is one, not 32
+ * million: the positions follow from at). */
 typedef struct ks_pending_repair {
-    int kind;
-    uint64_t at; /* absolute input offset */
+    uint32_t kind;
+    uint32_t n;
+    uint64_t at; /* absolute input offset of the first */
 } ks_pending_repair;
+
+/* Append n repairs of kind at [at, at + n) to v, joining the last entry when they follow it. */
+static inline void ks_pending_add(ks_pending_repair **v, size_t *nv, size_t *cap, uint32_t kind, uint64_t at,
+                                  uint32_t n)
+{
+    if (*nv) {
+        ks_pending_repair *l = &(*v)[*nv - 1];
+        if (l->kind == kind && l->at + l->n == at && l->n <= UINT32_MAX - n) {
+            l->n += n;
+            return;
+        }
+    }
+    KS_GROW(*v, *cap, *nv + 1);
+    (*v)[*nv] = (ks_pending_repair){kind, n, at};
+    (*nv)++;
+}
 
 /* One read, and the filter run that followed it (if any). */
 typedef struct ks_rchunk {

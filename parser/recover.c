@@ -144,6 +144,7 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
     p->depth = 0;
     p->ctx = 0;
     p->skip = 0;
+    p->cap_depth = 0;
     p->key = K_NONE;
     p->top_done = 0;
     ks_repair_reset(&p->rep);
@@ -165,7 +166,9 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
     /* the prefix stands for what was accepted up to here: the bytes from here on stay in the
      * window until a token after them is accepted, so that a repair in the first token after
      * the resynchronisation is placed whatever the chunking */
-    p->acc_abs = at;
+    p->acc_abs = p->acc_keep = at;
+    p->acc_comma = 0;
+    p->acc_value = 0; /* the prefix ends where a value or key is expected */
     p->has_acc = 1;
     p->acc_set = 0;
     ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);

@@ -87,6 +87,7 @@ static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
     p->depth = 0; /* the '[' fed first opens the events array */
     p->ctx = 0;
     p->skip = 0;
+    p->cap_depth = 0;
     p->key = K_NONE;
     p->top_done = p->events_done = 0;
     p->in_events_seen = 1;

@@ -35,6 +35,7 @@ void ks_ps_release(ks_parser *p)
     free(p->own_inbuf);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
+    ks_buf_free(&p->cap);
     ks_buf_free(&p->keep);
     free(p->pt);
     free(p->pr);

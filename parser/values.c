@@ -6,6 +6,7 @@
  * diagnostics and ignored. Internal to parser/ (callbacks.c). */
 #include "parser/parser_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,97 @@ static void mem_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
     }
 }
 
+/* ---- shape args: an array kept as its compact JSON text ------------------------------------ */
+
+void ks_ps_cap_begin(ks_parser *p, int key)
+{
+    p->cap_key = key;
+    p->cap_depth = 1;
+    p->cap_sep = 0;
+    p->cap_bad = 0;
+    p->cap.n = 0;
+    ks_buf_putc(&p->cap, '[');
+}
+
+static void cap_put(ks_parser *p, const char *s, size_t n)
+{
+    if (p->cap_bad)
+        return;
+    if (p->cap.n + n + 1 > KS_LIMIT_SHAPE_TEXT) {
+        p->cap_bad = 1;
+        return;
+    }
+    ks_buf_put(&p->cap, s, n);
+}
+
+int ks_ps_cap_open(ks_parser *p)
+{
+    if (p->cap_sep)
+        cap_put(p, ",", 1);
+    cap_put(p, "[", 1);
+    p->cap_sep = 0;
+    p->cap_depth++;
+    return 1;
+}
+
+int ks_ps_cap_close(ks_parser *p)
+{
+    cap_put(p, "]", 1);
+    p->cap_sep = 1;
+    if (--p->cap_depth)
+        return 1;
+    if (p->cap_bad) {
+        ks_diag_count(&p->t->diag, "parse.shape_args_skipped", KS_SEV_INFO, 1);
+        return 1;
+    }
+    ks_str id = ks_ps_intern(p, p->cap.p, p->cap.n);
+    cur_event *e = &p->ev;
+    if (p->cap_key == K_INPUT_DIMS)
+        e->shape.dims = id;
+    else if (p->cap_key == K_INPUT_TYPE)
+        e->shape.types = id;
+    else
+        e->shape.concrete = id;
+    e->has_shape = 1;
+    return 1;
+}
+
+static int cap_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
+{
+    if (p->cap_sep)
+        cap_put(p, ",", 1);
+    p->cap_sep = 1;
+    switch (vt) {
+    case V_STRING:
+        cap_put(p, "\"", 1);
+        for (size_t i = 0, run = 0; i <= len; i++) {
+            unsigned char c = i < len ? (unsigned char)s[i] : 0;
+            if (i < len && c != '"' && c != '\\' && c >= 0x20)
+                continue;
+            cap_put(p, s + run, i - run); /* the bytes that need no escape, at once */
+            run = i + 1;
+            if (i == len)
+                break;
+            char b[8];
+            if (c == '"' || c == '\\') {
+                b[0] = '\\';
+                b[1] = (char)c;
+                cap_put(p, b, 2);
+            } else {
+                snprintf(b, sizeof b, "\\u%04x", c);
+                cap_put(p, b, 6);
+            }
+        }
+        cap_put(p, "\"", 1);
+        break;
+    case V_NUMBER: cap_put(p, s, len); break;
+    case V_TRUE: cap_put(p, "true", 4); break;
+    case V_FALSE: cap_put(p, "false", 5); break;
+    default: cap_put(p, "null", 4); break;
+    }
+    return 1;
+}
+
 static int args_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
 {
     cur_event *e = &p->ev;
@@ -375,8 +467,11 @@ static int top_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t
 int ks_ps_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
 {
     ks_ps_accepted(p);
+    p->acc_value = 1;
     if (p->skip)
         return 1;
+    if (p->cap_depth)
+        return cap_value(p, vt, s, len);
     int key = p->key;
     p->key = K_NONE;
     switch (ks_ps_top(p)) {

@@ -40,7 +40,7 @@ static double median_d(double *v, size_t n)
 {
     if (!n)
         return -1;
-    qsort(v, n, sizeof *v, cmp_d);
+    ks_qsort(v, n, sizeof *v, cmp_d);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -61,7 +61,7 @@ static void by_size(ks_ranks *r)
     for (size_t i = 0; i < r->nm; i++)
         if (r->m[i].bytes >= 0)
             k[nk++] = (bwk){r->m[i].name, bucket(r->m[i].bytes), i};
-    qsort(k, nk, sizeof *k, cmp_bwk);
+    ks_qsort(k, nk, sizeof *k, cmp_bwk);
     ks_ns *t = ks_xcalloc(nk + 1, sizeof *t);
     double *al = ks_xcalloc(nk + 1, sizeof *al), *bu = ks_xcalloc(nk + 1, sizeof *bu);
     for (size_t a = 0; a < nk;) {

@@ -86,7 +86,7 @@ static void fill_free(ks_rank *v, size_t n)
     for (size_t i = 0; i < n; i++)
         if (v[i].rank >= 0)
             taken[nt++] = v[i].rank;
-    qsort(taken, nt, sizeof *taken, cmp_i64);
+    ks_qsort(taken, nt, sizeof *taken, cmp_i64);
     int64_t next = 0;
     for (size_t i = 0; i < n; i++) {
         if (v[i].rank >= 0)
@@ -120,12 +120,19 @@ int ks_ranks_identify(ks_rank *v, size_t n, int allow_mixed, ks_error *err)
             v[i].rank = want;
     }
     fill_free(v, n);
-    for (size_t i = 0; i < n && !allow_mixed; i++)
-        for (size_t j = 0; j < i; j++)
-            if (v[i].world_size >= 0 && v[j].world_size >= 0 && v[i].world_size != v[j].world_size)
-                return ks_error_set(err, "%s (world size %lld) and %s (world size %lld) are not from one job; "
-                                    "--allow-mixed to read them anyway", v[j].source, (long long)v[j].world_size,
-                                    v[i].source, (long long)v[i].world_size);
-    qsort(v, n, sizeof *v, cmp_rank);
+    /* the first pair (by the later one, then the earlier) whose known world sizes differ: until
+     * one does, every known size equals the first, so the earlier one is the first known (a
+     * scan of every pair was quadratic in ranks) */
+    size_t first = 0;
+    while (first < n && v[first].world_size < 0)
+        first++;
+    for (size_t i = first + 1; i < n && !allow_mixed; i++) {
+        size_t j = first;
+        if (v[i].world_size >= 0 && v[i].world_size != v[j].world_size)
+            return ks_error_set(err, "%s (world size %lld) and %s (world size %lld) are not from one job; "
+                                "--allow-mixed to read them anyway", v[j].source, (long long)v[j].world_size,
+                                v[i].source, (long long)v[i].world_size);
+    }
+    ks_qsort(v, n, sizeof *v, cmp_rank);
     return KS_OK;
 }

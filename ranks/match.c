@@ -188,7 +188,7 @@ static void group_columns(entry *e, size_t ne, size_t pg, size_t nranks, cols *o
     for (size_t i = 0; i < ne; i++)
         all_seq &= e[i].c->seq >= 0;
     if (all_seq) {
-        qsort(e, ne, sizeof *e, cmp_seq);
+        ks_qsort(e, ne, sizeof *e, cmp_seq);
         for (size_t a = 0; a < ne;) {
             size_t b = a;
             col *c = new_col(out, e[a].c, -1, pg);
@@ -214,7 +214,7 @@ static void group_columns(entry *e, size_t ne, size_t pg, size_t nranks, cols *o
         free(has);
         free(calls);
         if (steps)
-            qsort(e, ne, sizeof *e, cmp_step_rank);
+            ks_qsort(e, ne, sizeof *e, cmp_step_rank);
         for (size_t a = 0; a < ne;) {
             size_t b = a;
             while (b < ne && (!steps || e[b].c->step == e[a].c->step))
@@ -329,7 +329,7 @@ static void match_calls(ks_ranks *out)
     for (size_t r = 0; r < n; r++)
         for (size_t i = 0; i < v[r].ncolls; i++)
             e[k++] = (entry){&v[r].colls[i], r};
-    qsort(e, total, sizeof *e, cmp_entry);
+    ks_qsort(e, total, sizeof *e, cmp_entry);
     cols cs = {0};
     size_t *gstart = ks_xcalloc(total + 2, sizeof *gstart), ng = 0;
     for (size_t a = 0; a < total;) {
@@ -359,7 +359,7 @@ static void match_calls(ks_ranks *out)
         m->narr = c->narr;
         m->last = i; /* the column, until sorted; the match owns the arrivals from here */
     }
-    qsort(out->m, out->nm, sizeof *out->m, cmp_match);
+    ks_qsort(out->m, out->nm, sizeof *out->m, cmp_match);
     for (size_t i = 0; i < out->nm; i++) {
         cs.v[out->m[i].last]->match = i;
         /* arrivals in rank order */
@@ -407,7 +407,7 @@ static void fit(const ks_ns *x, const ks_ns *y, size_t n, ks_ns *a, double *b)
                     sl[np++] = (double)(y[q] - y[p]) / (double)(x[q] - x[p]);
             }
         if (np) {
-            qsort(sl, np, sizeof *sl, cmp_dbl);
+            ks_qsort(sl, np, sizeof *sl, cmp_dbl);
             *b = np % 2 ? sl[np / 2] : (sl[np / 2 - 1] + sl[np / 2]) / 2;
         }
         free(sl);
@@ -468,7 +468,7 @@ static void align(ks_ranks *out)
         }
         if (!nd || !out->o.align)
             continue;
-        qsort(p, nd, sizeof *p, cmp_pt);
+        ks_qsort(p, nd, sizeof *p, cmp_pt);
         for (size_t i = 0; i < nd; i++) {
             x[i] = p[i].x;
             y[i] = p[i].y;
@@ -698,7 +698,7 @@ void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks
     align(out);
     waits(out);
     if (out->num > 1)
-        qsort(out->um, out->num, sizeof *out->um, cmp_um);
+        ks_qsort(out->um, out->num, sizeof *out->um, cmp_um);
     stragglers(out);
     ks_ranks_bandwidth(out);
     out->waits_trusted = !out->untrusted;

@@ -190,7 +190,7 @@ static void collectives(const ks_analysis *a, const ks_steps *st, dev_acc *devs,
     size_t nt = 0, tcap = 0;
     for (size_t d = 0; d < ndev; d++) {
         dev_acc *dv = &devs[d];
-        qsort(dv->k, dv->nk, sizeof *dv->k, cmp_kev);
+        ks_qsort(dv->k, dv->nk, sizeof *dv->k, cmp_kev);
         for (size_t i = 0; i < dv->nk; i++) {
             const kev *k = &dv->k[i];
             if (!k->comm) {
@@ -248,7 +248,7 @@ static void gpu_figures(const ks_analysis *a, const ks_steps *st, ks_rank *r)
                 r->last_ns = e;
         }
     if (r->ncolls > 1)
-        qsort(r->colls, r->ncolls, sizeof *r->colls, cmp_coll);
+        ks_qsort(r->colls, r->ncolls, sizeof *r->colls, cmp_coll);
     if (!r->ncolls)
         r->colls_reason = ndev ? reasons[1] : reasons[2];
     for (size_t d = 0; d < ndev; d++) {
@@ -327,7 +327,7 @@ static void names(const ks_analysis *a, ks_rank *r)
         if (a->ops[i].self_ns > 0)
             KS_PUSH(v, n, cap, ((ks_rank_name){(char *)ks_trace_str(t, a->ops[i].name), 1, a->ops[i].self_ns}));
     if (n > 1)
-        qsort(v, n, sizeof *v, cmp_name);
+        ks_qsort(v, n, sizeof *v, cmp_name);
     r->names = ks_xcalloc(2 * KS_RANK_NAMES + 1, sizeof *r->names);
     size_t kept[2] = {0, 0};
     for (size_t i = 0; i < n; i++)

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "algo/intervals.h"
+#include "common/jsontree.h"
 #include "common/jsonw.h"
 #include "common/afile.h"
 #include "common/util.h"
@@ -127,7 +129,7 @@ static yajl_val report_trace(yajl_val doc)
 static int write_report(FILE *f, const ks_summary_report *rep, const char *path, ks_error *err)
 {
     char msg[256];
-    yajl_val doc = yajl_tree_parse(rep->json, msg, sizeof msg);
+    yajl_val doc = ks_json_tree_parse(rep->json, strlen(rep->json), msg, sizeof msg);
     yajl_val tr = report_trace(doc);
     if (!tr) {
         yajl_tree_free(doc);
@@ -330,6 +332,66 @@ static int read_rank(yajl_val root, ks_rank *r)
     return 1;
 }
 
+/* The laws ks_rank_from_trace obeys, so that a tampered summary cannot pass for an honest one
+ * (busy 5e20 % of the span, a collective moved onto another rank's clock): NULL, or the first
+ * law broken. Per device busy <= span, compute and communication are unions inside busy and
+ * exposed communication is communication outside compute, so compute + exposed <= busy; a
+ * collective is one communication kernel; the step median and p90 are the quantiles of the
+ * step times. */
+static const char *broken_law(const ks_rank *r, char *buf, size_t n)
+{
+    if (r->rank < -1 || (r->world_size != -1 && r->world_size < 1) ||
+        (r->rank >= 0 && r->world_size >= 1 && r->rank >= r->world_size))
+        return "distributed_rank outside 0..world_size-1";
+    if (r->gpu_span < 0 || r->gpu_busy < 0 || r->compute < 0 || r->comm < 0 || r->exposed < 0)
+        return "a negative GPU time";
+    if (r->gpu_busy > r->gpu_span)
+        return "gpu_busy_ns larger than gpu_span_ns";
+    if (r->compute > r->gpu_busy || r->comm > r->gpu_busy || r->exposed > r->comm ||
+        ks_sat_add(r->compute, r->exposed) > r->gpu_busy)
+        return "compute, communication and exposed communication do not fit in gpu_busy_ns";
+    if (r->host_wait < -1)
+        return "a negative host_wait_ns";
+    if (r->gpu_reason && (r->gpu_span || r->kernels || r->ncolls))
+        return "GPU figures given with a reason they were not observed";
+    if ((uint64_t)r->ncolls > r->kernels)
+        return "more collectives than kernels";
+    if (r->steps == 0 && (r->step_median || r->step_p90 || !r->steps_reason))
+        return "step times without steps";
+    if (r->steps && r->steps_reason)
+        return "steps with a reason they were not observed";
+    if (r->step_median < 0 || r->step_p90 < r->step_median)
+        return "step_median_ns and step_p90_ns out of order";
+    if (r->step_ns) {
+        ks_ns *w = ks_xcalloc(r->steps + 1, sizeof *w);
+        memcpy(w, r->step_ns, r->steps * sizeof *w);
+        ks_sort_ns(w, r->steps);
+        int ok = ks_quantile_ns(w, r->steps, 50) == r->step_median && ks_quantile_ns(w, r->steps, 90) == r->step_p90;
+        free(w);
+        if (!ok)
+            return "step_median_ns or step_p90_ns is not the quantile of step_ns";
+    }
+    for (size_t i = 0; i < r->ncolls; i++) {
+        const ks_rank_coll *c = &r->colls[i];
+        const char *why = NULL;
+        if (c->start > c->end || ks_sat_sub(c->end, c->start) > r->comm)
+            why = "its kernel is longer than the communication time, or ends before it starts";
+        else if (c->seq < -1 || c->bytes < -1 || c->group_size == 0 || c->group_size < -1)
+            why = "a negative seq, bytes or group_size";
+        else if (i && (c->start < r->colls[i - 1].start ||
+                       (c->start == r->colls[i - 1].start && c->end < r->colls[i - 1].end)))
+            why = "collectives out of start order";
+        for (int t = 0; !why && t < KS_RANK_TOP && c->before[t]; t++)
+            if (c->before_ns[t] < 0)
+                why = "a negative time of a kernel before it";
+        if (why) {
+            snprintf(buf, n, "collective %zu: %s", i, why);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 /* the length of the first line (a /1 summary may be one line without its newline) */
 static size_t line1(const char *text, size_t len)
 {
@@ -340,10 +402,8 @@ static size_t line1(const char *text, size_t len)
 int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *copy = ks_xstrndup(text, line1(text, len));
     char msg[256];
-    yajl_val root = yajl_tree_parse(copy, msg, sizeof msg);
-    free(copy);
+    yajl_val root = ks_json_tree_parse(text, line1(text, len), msg, sizeof msg);
     if (!root)
         return ks_error_set(err, "%s: not a summary: %s", name, msg);
     int ok = read_rank(root, out);
@@ -351,6 +411,12 @@ int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank
     if (!ok) {
         ks_rank_free(out);
         return ks_error_set(err, "%s: not a %s summary (missing or mistyped field)", name, SCHEMA);
+    }
+    char buf[160];
+    const char *why = broken_law(out, buf, sizeof buf);
+    if (why) {
+        ks_rank_free(out);
+        return ks_error_set(err, "%s: not a %s summary kinesift wrote (tampered?): %s", name, SCHEMA, why);
     }
     return KS_OK;
 }
@@ -379,10 +445,8 @@ int ks_summary_report_read(const char *name, const char *text, size_t len, ks_su
     if (!rest)
         return ks_error_set(err, "%s: a %s summary carries no analyze report (summarize the trace again "
                                  "with this kinesift, or analyze the trace)", name, SCHEMA_1);
-    char *copy = ks_xstrndup(text + n1 + 1, rest);
     char msg[256];
-    out->root = yajl_tree_parse(copy, msg, sizeof msg);
-    free(copy);
+    out->root = ks_json_tree_parse(text + n1 + 1, rest, msg, sizeof msg);
     if (!out->root)
         return ks_error_set(err, "%s: not a summary: its analyze report: %s", name, msg);
     if (!read_report(out->root, out)) {

@@ -28,7 +28,7 @@ int ks_ranks_verdict(ks_ranks *r)
         for (size_t i = 0; i < r->nerrors; i++)
             if (r->error_rank && r->error_rank[i] >= 0)
                 have[nh++] = r->error_rank[i];
-        qsort(have, nh, sizeof *have, cmp_i64);
+        ks_qsort(have, nh, sizeof *have, cmp_i64);
         size_t distinct = 0;
         for (size_t i = 0; i < nh; i++)
             if (have[i] >= 0 && have[i] < r->world && (!i || have[i] != have[i - 1]))

@@ -58,6 +58,18 @@ static void encode_out(ks_rw_eng *e, const char *s, size_t n)
     size_t last = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c == 0xed && i + 2 < n && ((unsigned char)s[i + 1] & 0xe0) == 0xa0 &&
+            ((unsigned char)s[i + 2] & 0xc0) == 0x80) {
+            /* a lone surrogate (yajl decodes "\\udc00" to ED B0 80, which is no UTF-8): written
+             * back as the escape it was, so the output is valid UTF-8 and reads the same again */
+            unsigned cp = 0xd000u | (((unsigned)s[i + 1] & 0x3fu) << 6) | ((unsigned)s[i + 2] & 0x3fu);
+            char u[6] = {'\\', 'u', 'd', hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]};
+            out_put(e, s + last, i - last);
+            out_put(e, u, 6);
+            last = i + 3;
+            i += 2;
+            continue;
+        }
         if (!needs_escape[c])
             continue;
         out_put(e, s + last, i - last);

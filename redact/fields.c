@@ -101,35 +101,40 @@ int ks_rd_event_role(const char *k, size_t n)
     return ROLE_SCAN;
 }
 
-/* a key part delimited by _ - . space or the ends */
-static int part_is(const char *p, size_t l, const char *w)
-{
-    return strlen(w) == l && !strncasecmp(p, w, l);
-}
+/* ---- keys that name a secret (rule sensitive-key) --------------------------------------------
+ * A key is split into parts at '_', '-', '.', ' ' and at camelCase steps (a lowercase letter or
+ * digit, then an uppercase one), caseless. It names a secret when
+ *   - a part is a secret word: token, secret(s), credential(s), creds, auth, authorization,
+ *     apikey, passphrase, password(s), passwd, pass, passcode, pw, pwd, passw..., cookie(s),
+ *     signature, sig, jwt, bearer, otp, csrf, xsrf, sessionid, privatekey, secretkey, accesskey;
+ *   - or its last part is "key" after another (OPENAI_KEY, ssh_key, encryptionKey, X-Api-Key), unless the
+ *     part before it says what kind of key that is not secret (sort_key, cache_key, public_key,
+ *     dispatch_key, ...);
+ *   - or, written without delimiters, it holds password, passwd, passphrase, secretkey, apikey,
+ *     privatekey, accesskey, credential, authorization, or ends in token, secret(s), pwd
+ *     (PGPASSWORD, MYSQLPWD).
+ * Not: key, tokens, max_tokens, TOKENIZERS_PARALLELISM, author, secretary, keys, monkey. */
 
-/* a part that names a secret: token, secret(s), credential(s), auth, authorization, apikey,
- * passphrase, passw* (caseless) */
-static int secret_part(const char *p, size_t l)
+static const char *const secret_words[] = {
+    "token", "secret", "secrets", "credential", "credentials", "creds", "auth", "authorization",
+    "apikey", "passphrase", "password", "passwords", "passwd", "pass", "passcode", "pw", "pwd",
+    "cookie", "cookies", "signature", "sig", "jwt", "bearer", "otp", "csrf", "xsrf",
+    "sessionid", "privatekey", "secretkey", "accesskey", NULL};
+
+/* kinds of key that are no secret: the part right before a last part "key" */
+static const char *const plain_key_kinds[] = {
+    "public", "pub", "sort", "cache", "hash", "dispatch", "primary", "foreign", "partition",
+    "lookup", "group", "shard", "sharding", "index", "idx", "row", "column", "col", "map", "dict",
+    "kernel", "device", "trace", "event", "op", "node", "metric", "config", "cfg", "param",
+    "state", "dataset", "data", "unique", "composite", "routing", "lock", "join", "order",
+    "hot", "short", NULL};
+
+static int word_in(const char *p, size_t l, const char *const *list)
 {
-    char c = (char)(p[0] | 0x20);
-    switch (c) {
-    case 't': return part_is(p, l, "token");
-    case 's': return part_is(p, l, "secret") || part_is(p, l, "secrets");
-    case 'c': return part_is(p, l, "credential") || part_is(p, l, "credentials");
-    case 'a':
-        return part_is(p, l, "auth") || part_is(p, l, "authorization") || part_is(p, l, "apikey");
-    case 'p':
-        return part_is(p, l, "passphrase") || (l >= 5 && !strncasecmp(p, "passw", 5));
-    }
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == l && !strncasecmp(p, list[i], l))
+            return 1;
     return 0;
-}
-
-static int key_pair(const char *p, size_t l, const char *q, size_t ql)
-{
-    char c = (char)(p[0] | 0x20);
-    if ((c != 'a' && c != 'p' && c != 's') || !part_is(q, ql, "key"))
-        return 0;
-    return part_is(p, l, "api") || part_is(p, l, "private") || part_is(p, l, "secret");
 }
 
 static int is_delim(char c)
@@ -137,11 +142,12 @@ static int is_delim(char c)
     return c == '_' || c == '-' || c == '.' || c == ' ';
 }
 
-/* camelCase and unseparated spellings: accessToken, clientSecret, dbPassword, PGPASSWORD,
- * MYSQL_PWD: the key without delimiters, lowercased, holds password, passwd, passphrase,
- * secretkey, apikey, privatekey, accesskey, credential, authorization, or ends in token, secret(s)
- * (not tokens: max_tokens is a count; not tokenizers: TOKENIZERS_PARALLELISM; not secretary), or
- * a part is pwd */
+static int is_lower_or_digit(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* glued spellings: the key without delimiters, lowercased */
 static int glued_secret(const char *k, size_t n)
 {
     char b[128];
@@ -152,46 +158,48 @@ static int glued_secret(const char *k, size_t n)
     b[m] = 0;
     static const char *const words[] = {"password",  "passwd",     "passphrase", "secretkey",
                                         "apikey",    "privatekey", "accesskey",  "credential",
-                                        "authorization"};
-    static const char *const ends[] = {"token", "secret", "secrets"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+                                        "authorization", "sessionid", NULL};
+    static const char *const ends[] = {"token", "secret", "secrets", "pwd", NULL};
+    for (size_t i = 0; words[i]; i++)
         if (strstr(b, words[i]))
             return 1;
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    for (size_t i = 0; ends[i]; i++) {
         size_t l = strlen(ends[i]);
         if (m >= l && !strcmp(b + m - l, ends[i]))
             return 1;
     }
-    for (size_t i = 0; i + 3 <= n; i++)
-        if (!strncasecmp(k + i, "pwd", 3) && (i == 0 || is_delim(k[i - 1])) &&
-            (i + 3 == n || is_delim(k[i + 3])))
-            return 1;
     return 0;
 }
 
 int ks_rd_sensitive_key(const char *k, size_t n)
 {
-    if (n < 3)
+    if (n < 2)
         return 0;
-    if (glued_secret(k, n))
+    if (n >= 3 && glued_secret(k, n))
         return 1;
-    if (n < 4)
-        return 0;
-    const char *prev = NULL;
-    size_t prevl = 0, i = 0;
+    const char *prev = NULL, *last = NULL;
+    size_t prevl = 0, lastl = 0, i = 0;
     while (i < n) {
         while (i < n && is_delim(k[i]))
             i++;
         size_t b = i;
-        while (i < n && !is_delim(k[i]))
+        while (i < n && !is_delim(k[i]) &&
+               !(i > b && k[i] >= 'A' && k[i] <= 'Z' && is_lower_or_digit(k[i - 1])))
             i++;
         if (i == b)
             break;
-        if (secret_part(k + b, i - b) || (prev && key_pair(prev, prevl, k + b, i - b)))
+        size_t l = i - b;
+        if (l >= 2 && l <= 16 && word_in(k + b, l, secret_words))
             return 1;
-        prev = k + b;
-        prevl = i - b;
+        if (l >= 5 && !strncasecmp(k + b, "passw", 5))
+            return 1;
+        prev = last;
+        prevl = lastl;
+        last = k + b;
+        lastl = l;
     }
+    if (last && lastl == 3 && !strncasecmp(last, "key", 3))
+        return prev && !word_in(prev, prevl, plain_key_kinds); /* "key" alone names nothing */
     return 0;
 }
 

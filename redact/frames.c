@@ -34,6 +34,9 @@ void ks_rw_value_ctx(ks_rw_eng *e, ks_rw_vctx *v)
     if (p->kind == RW_EVENTS)
         e->events++;
     v->role = p->role == ROLE_SKIP ? ROLE_SKIP : ROLE_SCAN;
+    /* a host or user given as an array: its elements are learned */
+    if (p->learn != LEARN_UNAME)
+        v->learn = p->learn;
 }
 
 int ks_rw_push(ks_rw_eng *e, int is_map, int kind, int role, int learn, int in_meta)
@@ -62,7 +65,6 @@ int ks_rw_push(ks_rw_eng *e, int is_map, int kind, int role, int learn, int in_m
     f->vlearn = LEARN_NONE;
     f->index = 0;
     f->nredacted = 0;
-    f->pem_open = 0;
     f->keylen = 0;
     f->key_masked = 0;
     if (kind == RW_EVENTS && !e->events_depth) {

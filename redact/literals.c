@@ -26,16 +26,11 @@ static const char *const stop_users[] = {"root",    "nobody", "user",    "users"
 static const char *const stop_hosts[] = {"localhost", "localhost.localdomain", "none", "null",
                                          "unknown", "host", "default"};
 
+/* host-<h> of a host name as written: names that differ in case keep distinct tokens, so two op
+ * names that differ only there are not merged by redaction */
 void ks_rd_host_token(ks_redactor *rd, const char *v, size_t n, ks_buf *out)
 {
-    char small[256];
-    small[0] = 0;
-    char *b = n <= sizeof small ? small : ks_xmalloc(n);
-    for (size_t i = 0; i < n; i++)
-        b[i] = (v[i] >= 'A' && v[i] <= 'Z') ? (char)(v[i] + 32) : v[i];
-    ks_rd_pseudo_append(rd->pn, KS_CLS_HOST, b, n, out);
-    if (b != small)
-        free(b);
+    ks_rd_pseudo_append(rd->pn, KS_CLS_HOST, v, n, out);
 }
 
 static int in_list(const char *v, size_t n, const char *const *list, size_t k)
@@ -160,11 +155,18 @@ static int maybe_seen(const ks_redactor *rd, const char *v, size_t n)
     return 1;
 }
 
+/* blanks, control characters (a name read from /etc/hostname ends in a newline) and a final
+ * dot around a learned value */
+static int trim_byte(unsigned char c)
+{
+    return c <= ' ' || c == 0x7f;
+}
+
 void ks_rd_learn(ks_redactor *rd, int cls, const char *v, size_t n)
 {
-    while (n && (v[n - 1] == ' ' || v[n - 1] == '.'))
+    while (n && (trim_byte((unsigned char)v[n - 1]) || v[n - 1] == '.'))
         n--;
-    while (n && *v == ' ') {
+    while (n && trim_byte((unsigned char)*v)) {
         v++;
         n--;
     }
@@ -224,7 +226,8 @@ int ks_rd_det_literals(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
             ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, l->text, l->n);
             ks_rd_hit(rd, R_DENY, e - s);
         } else {
-            ks_rd_pseudo_append(rd->pn, l->cls, l->text, l->n, o);
+            /* the token of the text as written here (case kept: see ks_rd_host_token) */
+            ks_rd_pseudo_append(rd->pn, l->cls, in + s, l->n, o);
             ks_rd_hit(rd, l->cls == KS_CLS_HOST  ? R_LEARNED_HOST
                           : l->cls == KS_CLS_JOB ? R_LEARNED_JOB
                                                  : R_LEARNED_USER,

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/limits.h"
 #include "redact/redact_int.h"
 
 static int alnum(unsigned char c)
@@ -31,18 +32,33 @@ static int alnum(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+/* caseless in every script: a string with bytes >= 0x80 is folded first (unicode.c; the same
+ * length), ASCII is lowercased by the hash and the comparison themselves */
+#define FOLD_MAX (KS_LIMIT_LITERAL_MAX + 8)
+
+static uint64_t lhash(const char *s, size_t n)
+{
+    if (n <= FOLD_MAX && ks_rd_has_high(s, n)) {
+        char f[FOLD_MAX];
+        ks_rd_fold(s, n, f);
+        return ks_hash_lower(f, n);
+    }
+    return ks_hash_lower(s, n);
+}
+
 static unsigned char lower(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-static uint64_t lhash(const char *s, size_t n)
-{
-    return ks_hash_lower(s, n);
-}
-
 static int lequal(const char *a, const char *b, size_t n)
 {
+    if (n <= FOLD_MAX && (ks_rd_has_high(a, n) || ks_rd_has_high(b, n))) {
+        char fa[FOLD_MAX], fb[FOLD_MAX];
+        ks_rd_fold(a, n, fa);
+        ks_rd_fold(b, n, fb);
+        return !memcmp(fa, fb, n);
+    }
     for (size_t i = 0; i < n; i++)
         if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
             return 0;
@@ -104,6 +120,9 @@ void ks_rd_litset_add(ks_rd_litset *ls, const ks_rd_literal *lits, size_t idx)
     ls->first[c] = ls->first[lower(c)] = 1;
     if (c >= 'a' && c <= 'z')
         ls->first[c - 32] = 1;
+    if (c >= 0x80) /* another case of a letter may start with another lead byte */
+        for (int b = 0xc0; b < 0x100; b++)
+            ls->first[b] = 1;
     if (!ls->minlen || l->n < ls->minlen)
         ls->minlen = l->n;
     if (l->n > ls->maxlen)
@@ -139,9 +158,23 @@ static int after_escape(const char *s, size_t i)
     return 0;
 }
 
+/* not after a letter or digit of any script (a non-breaking space or U+2028 is a delimiter) */
 static int word_start(const char *s, size_t i, int raw)
 {
-    return i == 0 || !alnum((unsigned char)s[i - 1]) || (raw && after_escape(s, i));
+    if (i == 0)
+        return 1;
+    unsigned char p = (unsigned char)s[i - 1];
+    if (p < 0x80)
+        return !alnum(p) || (raw && after_escape(s, i));
+    return !ks_rd_word_before(s, i);
+}
+
+static int word_end(const char *s, size_t n, size_t e)
+{
+    if (e >= n)
+        return 1;
+    unsigned char c = (unsigned char)s[e];
+    return c < 0x80 ? !alnum(c) : !ks_rd_word_at(s, n, e);
 }
 
 int ks_rd_litset_maybe(const ks_rd_litset *ls, const char *s, size_t n)
@@ -164,7 +197,7 @@ long ks_rd_litset_next(const ks_rd_litset *ls, const ks_rd_literal *lits, const 
             continue;
         for (size_t k = 0; k < ls->nlens; k++) {
             size_t L = ls->lens[k];
-            if (i + L > n || (i + L < n && alnum((unsigned char)s[i + L])))
+            if (i + L > n || !word_end(s, n, i + L))
                 continue;
             long idx = ks_rd_litset_get(ls, lits, s + i, L);
             if (idx >= 0) {

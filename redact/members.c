@@ -91,13 +91,15 @@ int ks_rw_on_key(void *ctx, const unsigned char *uk, size_t n)
     int role = key_info(e, f, k, n, &rule, &scan);
     if (f->in_meta || f->kind == RW_TOP) /* metadata, distributedInfo, top-level keys */
         learn = ks_rd_learn_key(k, n, f->learn == LEARN_UNAME);
+    if (learn == LEARN_NONE && f->learn != LEARN_UNAME)
+        learn = f->learn; /* a host or user given as an object: its values are learned */
     f->vrole = (uint8_t)role;
     f->vrule = (uint16_t)rule;
     f->vlearn = (uint8_t)learn;
     int masked = 0;
     if (e->check)
         set_key(f, k, n, 1);
-    if (!e->discard && scan) {
+    if (scan) { /* muted inside a stripped block: learning only (see scalars.c) */
         uint64_t end = 0;
         if (e->check) {
             end = ks_rw_tok_end(e);
@@ -123,7 +125,7 @@ int ks_rw_on_key(void *ctx, const unsigned char *uk, size_t n)
                 end = ks_rw_tok_end(e);
             ks_rw_replace_str(e, ks_rw_string_start_n(e, end, k, n), end, r, rn);
             ks_rw_mark(e, end);
-        } else if (!e->check) {
+        } else if (!e->check && !e->discard) {
             ks_rw_note_copy(e, k);
         }
         masked |= e->res->findings != before;
@@ -141,11 +143,10 @@ static int on_open(ks_rw_eng *e, int is_map)
     ks_rw_value_ctx(e, &v);
     ks_rw_frame *p = v.parent;
     int in_meta = v.in_meta;
-    int learn = v.learn == LEARN_UNAME ? LEARN_UNAME : LEARN_NONE;
+    int learn = v.learn; /* a container under a host, user, job or HOME key, or uname */
     if (p->kind == RW_TOP && v.role != ROLE_EVENTS)
         in_meta = 1;
-    if (e->discard)
-        return ks_rw_push(e, is_map, RW_OTHER, ROLE_SKIP, learn, in_meta);
+    /* inside a stripped block the roles are those --check gives (its rules run, muted) */
     int kind = RW_OTHER, role = ROLE_SCAN;
     switch (v.role) {
     case ROLE_STRIP:
@@ -160,18 +161,18 @@ static int on_open(ks_rw_eng *e, int is_map)
         e->tok_start = end - 1;
         e->in_key = 0;
         ks_rd_hit(e->rd, rule, 1);
-        if (e->check) {
-            role = v.role == ROLE_SENSITIVE ? ROLE_SENSITIVE : ROLE_SCAN;
+        role = v.role == ROLE_SENSITIVE ? ROLE_SENSITIVE : ROLE_SCAN;
+        if (e->check || e->discard)
             break;
-        }
         if (v.role == ROLE_SENSITIVE)
             ks_rw_replace_raw(e, end - 1, end, "\"[REDACTED:sensitive-key]\"", 26);
         else
             ks_rw_replace_raw(e, end - 1, end, "\"__stripped__\"", 14);
         ks_rw_mark(e, end);
-        if (!ks_rw_push(e, is_map, RW_OTHER, ROLE_SKIP, learn, in_meta))
+        if (!ks_rw_push(e, is_map, RW_OTHER, role, learn, in_meta))
             return 0;
         e->discard = 1;
+        e->rd->muted = 1;
         e->discard_depth = e->depth;
         return 1;
     }
@@ -201,12 +202,15 @@ static int on_close(ks_rw_eng *e)
     if (e->discard && e->depth == e->discard_depth) {
         e->flushed = end; /* the container's bytes are gone: "__stripped__" stands for them */
         e->discard = 0;
+        e->rd->muted = 0;
     }
     if (e->depth == e->events_depth) {
         e->events_depth = 0;
         e->events_frame = NULL;
     }
     e->depth--;
+    if (e->pem_depth && e->depth + 1 < e->pem_depth)
+        e->pem_depth = 0; /* a private key's lines end with the parent of their first container */
     ks_rw_mark(e, end);
     return 1;
 }

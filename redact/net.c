@@ -11,6 +11,7 @@
  *     --domain -> host-<h>. Two-label names are never guessed (modeling_bert.py, libfoo.so,
  *     run.sh end in real TLDs). */
 #include <arpa/inet.h>
+#include <string.h>
 #include <strings.h>
 
 #include "redact/redact_int.h"
@@ -54,14 +55,9 @@ int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
         pos = e > s ? e : s + 1;
         if (e <= s || ks_rd_token_at(in + s, n - s) >= e - s)
             continue;
-        ks_buf *t = &rd->tmp;
-        t->n = 0;
-        for (size_t i = s; i < e; i++) {
-            char c = in[i];
-            ks_buf_putc(t, (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c);
-        }
+        /* hashed as written: addresses that differ in case keep distinct tokens */
         ks_buf *o = ks_rd_rw_replace(&w, s, e);
-        ks_rd_pseudo_append(rd->pn, KS_CLS_EMAIL, t->p, t->n, o);
+        ks_rd_pseudo_append(rd->pn, KS_CLS_EMAIL, in + s, e - s, o);
         ks_buf_puts(o, "@example.invalid");
         ks_rd_hit(rd, R_EMAIL, e - s);
     }
@@ -105,13 +101,49 @@ static size_t ipv4_at(const char *in, size_t n, size_t i)
     return p - i;
 }
 
-/* an IPv4 may start at i: a digit not glued to a word, a dotted run or a "==" version pin */
+/* a version follows the word before in[i] (blanks, ':' or '=' between): "cudnn 8.9.2.26",
+ * "cuDNN version: 8.9.2.26", "driver=535.104.05.1"; the word names a library or says
+ * version, release, build */
+static int after_version_word(const char *in, size_t i)
+{
+    size_t k = i, seps = 0;
+    while (k > 0 && seps < 3 && (in[k - 1] == ' ' || in[k - 1] == '\t' || in[k - 1] == ':' ||
+                                 in[k - 1] == '='))
+        k--, seps++;
+    if (!seps)
+        return 0;
+    size_t e = k;
+    while (k > 0 && e - k < 32 && (is_alnum((unsigned char)in[k - 1]) || in[k - 1] == '_' ||
+                                   in[k - 1] == '-' || in[k - 1] == '+'))
+        k--;
+    if (e - k < 2)
+        return 0;
+    char w[33];
+    for (size_t j = 0; j < e - k; j++)
+        w[j] = (char)(in[k + j] >= 'A' && in[k + j] <= 'Z' ? in[k + j] + 32 : in[k + j]);
+    w[e - k] = 0;
+    static const char *const names[] = {
+        "version", "ver", "release", "build", "rev", "revision", "cuda", "cudnn", "nccl",
+        "cublas", "cufft", "curand", "cusolver", "cusparse", "cupti", "nvtx", "driver", "tensorrt",
+        "trt", "rocm", "hip", "miopen", "rccl", "magma", "mkl", "onednn", "mkldnn", "triton",
+        "torch", "pytorch", "python", "gcc", "clang", "glibc", "openmpi", "ucx", "nvidia", "cmake",
+        "numpy", "libcudnn", "cudatoolkit", "jax", "tensorflow", "protobuf", NULL};
+    for (size_t j = 0; names[j]; j++)
+        if (!strcmp(w, names[j]))
+            return 1;
+    return strstr(w, "version") || strstr(w, "cudnn") || strstr(w, "nccl") || strstr(w, "cuda");
+}
+
+/* an IPv4 may start at i: a digit not glued to a word, a dotted run or a "==" version pin, not
+ * a library's version */
 static int ipv4_start(const char *in, size_t i)
 {
     if (!is_digit((unsigned char)in[i]))
         return 0;
     if (!i)
         return 1;
+    if (after_version_word(in, i))
+        return 0;
     unsigned char b = (unsigned char)in[i - 1];
     return !(is_alnum(b) || b == '_' || b == '.' || b == '-' ||
              (b == '=' && i >= 2 && in[i - 2] == '='));
@@ -171,14 +203,27 @@ int ks_rd_det_ipv6(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
         unsigned char addr[16];
         if (inet_pton(AF_INET6, buf, addr) != 1)
             continue;
-        int groups = 0, dot = 0;
+        int groups = 0, dot = 0, digit_last = 0;
         for (size_t k = s; k < e; k++) {
             if (in[k] == '.')
                 dot = 1;
-            if (in[k] != ':' && in[k] != '.' && (k == s || in[k - 1] == ':'))
+            if (in[k] != ':' && in[k] != '.' && (k == s || in[k - 1] == ':')) {
                 groups++;
+                digit_last = 0;
+            }
+            if (is_digit((unsigned char)in[k]))
+                digit_last = 1;
         }
-        if (groups < 4 && !dot)
+        /* short forms (2001:db8::1, fe80::1): "::" with a group on each side, and a decimal
+         * digit in the last group and in the first one; C++ scopes of hex letters (c10::add,
+         * dead::beef) have none there */
+        int shortform = 0;
+        const char *dc = memmem(in + s, e - s, "::", 2);
+        if (dc && groups >= 2 && dc > in + s && dc + 2 < in + e && digit_last) {
+            for (const char *q = in + s; q < dc && *q != ':'; q++)
+                shortform |= is_digit((unsigned char)*q);
+        }
+        if (groups < 4 && !dot && !shortform)
             continue;
         host_token(rd, &w, s, e, R_IPV6);
     }
@@ -274,6 +319,14 @@ static int host_sign(const char *in, size_t n, const dotted *d)
     size_t i = d->s, e = d->e;
     if ((i >= 2 && in[i - 1] == '/' && in[i - 2] == '/') || (i >= 1 && in[i - 1] == '@'))
         return 2; /* a URL's or an e-mail's host: also in a module context */
+    {
+        /* com, org, edu, gov, mil, internal: no Python attribute, also before a call or index
+         * ("int" is one: Tensor.int) */
+        const char *t = in + d->lab[2 * (d->nl - 1)];
+        size_t tn = d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)];
+        if (in_list(t, tn, plain_tlds) && !ieq(t, tn, "int"))
+            return 2;
+    }
     if (e + 1 < n && in[e] == ':' && is_digit((unsigned char)in[e + 1]))
         return 1;
     for (size_t k = i; k < e; k++)
@@ -286,28 +339,28 @@ static int host_sign(const char *in, size_t n, const dotted *d)
             return 1;
     }
     const char *t = in + d->lab[2 * (d->nl - 1)];
-    return in_list(t, d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)], plain_tlds);
+    return ieq(t, d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)], "int");
 }
 
 static int is_host(const ks_redactor *rd, const char *in, size_t n, const dotted *d, int *pytext)
 {
     const char *t = in + d->lab[2 * (d->nl - 1)];
     size_t tn = d->lab[2 * d->nl - 1] - d->lab[2 * (d->nl - 1)];
-    if (d->e < n && (in[d->e] == '_' || in[d->e] == '@'))
-        return 0;
     if (under_domain(rd, in + d->s, d->e - d->s))
         return d->nl >= 2;
     if (d->nl < 3 || !(ks_rd_psl_tld(t, tn) || in_list(t, tn, private_use)))
         return 0;
-    int url = d->s >= 2 && in[d->s - 1] == '/' && in[d->s - 2] == '/';
-    if (in_list(t, tn, extensions) ||
-        (d->s >= 1 && (in[d->s - 1] == '/' || in[d->s - 1] == '\\') && !url))
+    /* a path component (conf/foo.bar.net) is a host only by rule 1 alone or with a sign */
+    if (in_list(t, tn, extensions))
         return 0;
     if (!identifier_labels(in, d))
         return 1;
     if (*pytext < 0)
         *pytext = python_text(in, n);
-    int module = *pytext || (d->e < n && (in[d->e] == '(' || in[d->e] == '['));
+    /* a path component (conf/foo.bar.net) counts as a module context */
+    int url = d->s >= 2 && in[d->s - 1] == '/' && in[d->s - 2] == '/';
+    int comp = d->s >= 1 && (in[d->s - 1] == '/' || in[d->s - 1] == '\\') && !url;
+    int module = *pytext || comp || (d->e < n && (in[d->e] == '(' || in[d->e] == '['));
     int sign = host_sign(in, n, d);
     return module ? sign == 2 : sign > 0;
 }
@@ -321,7 +374,7 @@ int ks_rd_det_fqdn(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     size_t i = 0;
     while (i < n) {
         unsigned char p = i ? (unsigned char)in[i - 1] : ' ';
-        if (!is_alnum((unsigned char)in[i]) || label_char(p) || p == '_' || p == '.' || p == '@') {
+        if (!is_alnum((unsigned char)in[i]) || label_char(p) || p == '.') {
             i++;
             continue;
         }

@@ -13,6 +13,7 @@
  * Single-component paths (/tmp, /dev) are left alone; so is /root (not a person). */
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/limits.h"
 #include "redact/redact_int.h"
@@ -118,26 +119,73 @@ static void split(const char *in, size_t n, path *p, int spaced_user)
             continue;
         }
         size_t s = i;
+        static const char docs[] = "documents and settings";
         if (spaced_user && p->k == 1)
             i = user_comp_end(in, n, s);
+        else if (p->windows == 1 && p->k == 0 && i + sizeof docs < n &&
+                 !strncasecmp(in + i, docs, sizeof docs - 1) && is_sep((unsigned char)in[i + sizeof docs - 1]))
+            i += sizeof docs - 1; /* C:\Documents and Settings\<u> (Windows XP) */
         else
             while (i < n && !stop_tab[(unsigned char)in[i]] && !is_sep((unsigned char)in[i]))
                 i++;
         p->c[p->k].s = s;
         p->c[p->k].e = i;
         p->k++;
-        if (spaced_user && p->k == 1 && !(ieq(in, &p->c[0], "users") || eq(in, &p->c[0], "home")))
+        if (spaced_user && p->k == 1 && !(ieq(in, &p->c[0], "users") || eq(in, &p->c[0], "home") ||
+                                          ieq(in, &p->c[0], "documents and settings")))
             spaced_user = 0;
     }
     p->pe = i;
     p->trailing_sep = i > p->root_end && is_sep((unsigned char)in[i - 1]);
 }
 
-/* a compiler or linker flag glued to a path: -I/home/bob/include, -L/opt/x */
+/* a compiler or linker flag glued to a path: -I/home/bob/include, -L/opt/x, -isystem/usr/x */
 static int flag_prefix(const char *in, size_t i)
 {
-    return i >= 2 && is_alpha((unsigned char)in[i - 1]) && in[i - 2] == '-' &&
-           (i == 2 || bound_tab[(unsigned char)in[i - 3]]);
+    size_t k = i;
+    while (k > 0 && i - k < 32 && is_alpha((unsigned char)in[k - 1]))
+        k--;
+    if (k == i || k == 0 || in[k - 1] != '-')
+        return 0;
+    k--;
+    while (k > 0 && in[k - 1] == '-')
+        k--;
+    return k == 0 || bound_tab[(unsigned char)in[k - 1]] || in[k - 1] == ',';
+}
+
+/* A path may start at in[i]: at the start, after white space or punctuation (a quote, '>',
+ * "2>", '@', '*', "[rank0]", "${HOME:-", a non-breaking space, U+2028, a fullwidth colon), after
+ * a flag (-I, -isystem). Not inside a word or a relative path: after a letter or digit of any
+ * script, '_', '.', '~', '/' or '\' (a '-' only after punctuation: ":-/home"). */
+static int path_bound(const char *in, size_t i)
+{
+    if (i == 0)
+        return 1;
+    unsigned char p = (unsigned char)in[i - 1];
+    if (p >= 0x80)
+        return !ks_rd_word_before(in, i);
+    if (is_alpha(p))
+        return flag_prefix(in, i);
+    if (is_digit(p) || p == '_' || p == '.' || p == '~' || is_sep(p))
+        return 0;
+    if (p == '-')
+        return i == 1 || !(is_alpha((unsigned char)in[i - 2]) || is_digit((unsigned char)in[i - 2]) ||
+                           in[i - 2] == '_' || in[i - 2] == '.');
+    return 1;
+}
+
+/* a home-like root (/home/, /Users/, /root/, /tmp/torchinductor_, /run/user/) starts at in[i]:
+ * such a path may also follow a '/' ("//home/bob", "pre//home/bob") */
+static int home_root(const char *in, size_t n, size_t i)
+{
+    static const char *const roots[] = {"/home/", "/Users/", "/root/", "/tmp/torchinductor_",
+                                        "/run/user/"};
+    for (size_t k = 0; k < sizeof roots / sizeof roots[0]; k++) {
+        size_t l = strlen(roots[k]);
+        if (i + l < n && !memcmp(in + i, roots[k], l))
+            return 1;
+    }
+    return 0;
 }
 
 /* the end of a URL's authority and path: white space, a quote, or a list separator (a path may
@@ -179,7 +227,7 @@ static int file_url(const char *in, size_t n, size_t i, path *p, size_t *skip)
     return 1;
 }
 
-/* C:\x, C:/x, C:\\x (a Python repr doubles the back-slashes) */
+/* C:\x, C:/x, C:\\x (a Python repr doubles the back-slashes); C:\Documents and Settings\<u> */
 static int windows_start(const char *in, size_t n, size_t i, path *p)
 {
     if (!(is_alpha((unsigned char)in[i]) && i + 3 < n && in[i + 1] == ':' &&
@@ -196,12 +244,48 @@ static int windows_start(const char *in, size_t n, size_t i, path *p)
     return 1;
 }
 
+/* X:\Users\ or X:\Documents and Settings\ (any separators) starts at in[i] */
+static int windows_home(const char *in, size_t n, size_t i)
+{
+    if (!(is_alpha((unsigned char)in[i]) && i + 3 < n && in[i + 1] == ':' &&
+          is_sep((unsigned char)in[i + 2])))
+        return 0;
+    size_t r = i + 2;
+    while (r < n && is_sep((unsigned char)in[r]))
+        r++;
+    static const char *const homes[] = {"users", "documents and settings"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t l = strlen(homes[k]);
+        if (r + l < n && !strncasecmp(in + r, homes[k], l) && is_sep((unsigned char)in[r + l]))
+            return 1;
+    }
+    return 0;
+}
+
 /* A path starts at i: sets root_end and returns 1. *skip is set past URLs. */
 static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
 {
     unsigned char c = (unsigned char)in[i];
-    int bound = i == 0 || bound_tab[(unsigned char)in[i - 1]] || flag_prefix(in, i);
+    int bound = path_bound(in, i);
     *skip = 0;
+    /* the long-path and home prefixes are distinctive: they need only not follow a word */
+    int glued = ks_rd_word_before(in, i) || (i > 0 && in[i - 1] == '_');
+    if (c == '\\' && !glued && i + 4 < n && in[i + 1] == '\\' && (in[i + 2] == '?' || in[i + 2] == '.') &&
+        in[i + 3] == '\\') {
+        /* a long path \\?\C:\..., \\.\C:\..., \\?\UNC\server\share\...: the path after the prefix */
+        size_t j = i + 4;
+        if (j + 4 < n && !memcmp(in + j, "UNC", 3) && is_sep((unsigned char)in[j + 3])) {
+            p->ps = i;
+            p->root_end = j + 4;
+            p->windows = 2;
+            return 1;
+        }
+        if (is_alpha((unsigned char)in[j]) && windows_start(in, n, j, p)) {
+            p->ps = i;
+            return 1;
+        }
+        return 0;
+    }
     if (c == '\\' && bound && i + 2 < n && in[i + 1] == '\\' && !is_sep((unsigned char)in[i + 2]) &&
         !stop_tab[(unsigned char)in[i + 2]]) {
         /* a UNC path \\server\share\...: the server is a host name */
@@ -211,7 +295,10 @@ static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
         return 1;
     }
     if (c == '/') {
-        if (!bound || i + 1 >= n)
+        if (i + 1 >= n)
+            return 0;
+        if (!bound && !(home_root(in, n, i) && !ks_rd_word_before(in, i) &&
+                        !(i > 0 && (in[i - 1] == '_' || in[i - 1] == '.' || in[i - 1] == '~'))))
             return 0;
         if (in[i + 1] == '/') {
             /* scheme://authority...: not a path; file:///x: the path is /x */
@@ -219,8 +306,15 @@ static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
                 if (is_file_scheme(in, i - 1))
                     return file_url(in, n, i, p, skip);
                 *skip = url_end(in, n, i);
+                return 0;
             }
-            return 0;
+            /* "//home/bob": a path with its root doubled, when a home-like root follows */
+            if (!home_root(in, n, i + 1))
+                return 0;
+            p->ps = i;
+            p->root_end = i + 2;
+            p->windows = 0;
+            return 1;
         }
         if (stop_tab[(unsigned char)in[i + 1]])
             return 0;
@@ -229,8 +323,8 @@ static int path_start(const char *in, size_t n, size_t i, path *p, size_t *skip)
         p->windows = 0;
         return 1;
     }
-    if (is_alpha(c) && (i == 0 || (bound_tab[(unsigned char)in[i - 1]] && in[i - 1] != ':') ||
-                        flag_prefix(in, i)))
+    if (is_alpha(c) && (i == 0 || (bound && in[i - 1] != ':') || in[i - 1] == '/' ||
+                        (!ks_rd_word_before(in, i) && windows_home(in, n, i))))
         return windows_start(in, n, i, p);
     return 0;
 }
@@ -278,7 +372,7 @@ static long user_dir(const char *in, const path *p, size_t *ustart, int *rule)
         return -1;
     }
     if (p->windows) {
-        if (p->k >= 2 && ieq(in, &c[0], "users")) {
+        if (p->k >= 2 && (ieq(in, &c[0], "users") || ieq(in, &c[0], "documents and settings"))) {
             *ustart = c[1].s;
             return 1;
         }

@@ -28,6 +28,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "common/limits.h"
@@ -65,6 +66,7 @@ enum ks_rd_rule_id {
     /* pseudonyms */
     R_EMAIL, R_HOME_PATH, R_TORCHINDUCTOR, R_SITE_PACKAGES, R_ABS_PATH, R_IPV4, R_IPV6, R_FQDN,
     R_LEARNED_HOST, R_LEARNED_USER, R_DENY, R_LEARNED_JOB,
+    R_UNSCANNABLE, /* a pattern failed on a string (PCRE2 match limit): the string goes whole */
     R_NBUILTIN
 };
 
@@ -80,14 +82,15 @@ extern const ks_rd_rule ks_rd_builtin[R_NBUILTIN];
 typedef struct ks_rd_re {
     pcre2_code *code;
     pcre2_match_data *md;
-    int *fail;     /* set to the PCRE2 error code when a match fails (match or depth limit) */
+    int *fail;     /* set to the PCRE2 error code when a match fails (match or depth limit):
+                    * the string being scanned is then replaced whole (scan.c) */
 } ks_rd_re;
 
 int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err);
 void ks_rd_re_free(ks_rd_re *re);
 /* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. A
  * matching error (match or depth limit) is no "no match": it returns 0 and sets *re->fail, and
- * the engine then fails the run (redaction fails closed). */
+ * the scanner then replaces the whole string (rule unscannable: fails closed per string). */
 int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov);
 
 typedef struct ks_rd_user_rule {
@@ -214,6 +217,21 @@ int ks_rd_litset_maybe(const ks_rd_litset *ls, const char *s, size_t n);
 long ks_rd_litset_next(const ks_rd_litset *ls, const ks_rd_literal *lits, const char *s,
                        size_t n, size_t from, int raw, size_t *at);
 
+/* ---- Unicode (unicode.c) ------------------------------------------------------------------ */
+
+/* the code point at s (its length in *len; a stray byte is itself, length 1) and the one that
+ * ends right before s[i] (where it starts in *start) */
+uint32_t ks_rd_u8_next(const char *s, size_t n, size_t *len);
+uint32_t ks_rd_u8_prev(const char *s, size_t i, size_t *start);
+/* a letter or digit of any script: a word goes on (a space, U+2028, a fullwidth colon do not) */
+int ks_rd_cp_word(uint32_t cp);
+int ks_rd_word_before(const char *s, size_t i);
+int ks_rd_word_at(const char *s, size_t n, size_t i);
+/* s lowercased into out (n bytes, the same length: code points whose lowercase has another UTF-8
+ * length stay as they are) */
+void ks_rd_fold(const char *s, size_t n, char *out);
+int ks_rd_has_high(const char *s, size_t n);
+
 /* ---- the redactor ----------------------------------------------------------------------- */
 
 /* a rewrite decided by a rule, reported to the engine (counts, check findings) */
@@ -233,8 +251,10 @@ struct ks_redactor {
     size_t nlits, lits_cap;
     ks_rd_litset lset;         /* all of them */
     size_t maxlit;             /* longest literal */
-    int failed;                /* a PCRE2 match failed (its error code, < 0) or OpenSSL did
-                                * (KS_RD_FAIL_CRYPTO): the run fails (set through re.fail, pn) */
+    int failed;                /* OpenSSL failed (KS_RD_FAIL_CRYPTO): the run fails (set
+                                * through pn) */
+    int re_failed;             /* a PCRE2 match failed on the string being scanned (its error
+                                * code, < 0; set through re.fail) */
     uint64_t lit_gen;          /* literals learned so far (ever) */
 
     uint64_t *counts;          /* per rule: builtin, then user rules */
@@ -247,6 +267,8 @@ struct ks_redactor {
     int late;
     uint64_t *words;           /* Bloom filter of the words of the first strings scanned */
     int learning;              /* 0 while scanning a string's own text is not to learn */
+    int muted;                 /* inside a block redact strips: rules still run (and learn),
+                                * their rewrites are neither counted nor reported */
 
     ks_buf sa, sb, tmp;        /* scratch for the scanner pipeline */
     ks_buf norm;               /* paths.c: a string with its Windows paths unescaped */
@@ -286,7 +308,7 @@ size_t ks_rd_literals_since(ks_redactor *rd, uint64_t gen, ks_rd_litset *ls);
 /* vendor.c: a vendor token of a fixed-prefix shape at s (gitleaks' shapes): its length, or 0;
  * ks_rd_vendor_firsts: a table of the bytes such a token can start with; the Shannon entropy
  * (bits per byte) that vendor.c and secrets.c check */
-size_t ks_rd_vendor_token(const char *s, size_t n);
+size_t ks_rd_vendor_token(const char *s, size_t n, int glued); /* glued: after a letter or digit */
 const unsigned char *ks_rd_vendor_firsts(void);
 double ks_rd_entropy(const char *s, size_t n);
 /* secrets.c */
@@ -295,6 +317,8 @@ int ks_rd_det_regex_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *o
 int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
+/* NAME=value, NAME: value, --name value where NAME names a secret (ks_rd_sensitive_key) */
+int ks_rd_det_keyed(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
 
 /* net.c */
 int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out);
@@ -376,7 +400,6 @@ typedef struct ks_rw_frame {
     uint16_t vrule;
     int64_t index;      /* arrays: elements begun */
     uint32_t nredacted; /* maps: keys rewritten to a [REDACTED:rule] text so far */
-    uint8_t pem_open;   /* arrays: a private key began in an element and has not ended */
     char key[RW_KEY_MAX + 1];
     uint8_t keylen, key_masked;
 } ks_rw_frame;
@@ -425,6 +448,9 @@ typedef struct ks_rw_eng {
     ks_rw_frame *st;
     size_t depth, cap;
     int64_t events;          /* elements of the events array */
+    size_t pem_depth;        /* a private key began in a string value in a container this deep
+                              * and has not ended: 0 when none (scalars.c pem_element) */
+    unsigned pem_strings;    /* values taken for its lines so far */
     ks_rw_frame *events_frame;
     size_t events_depth;
 

@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include "common/lazylib.h"
+#include "common/limits.h"
 #include "redact/redact_int.h"
 
 /* Patterns (PCRE2; shapes after gitleaks config/gitleaks.toml) */
 static const char re_email[] =
     "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    "\\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])";
+    "\\.)+[A-Za-z]{2,24}";
 static const char re_jwt[] =
     "(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}))(?:ey[A-Za-z0-9_-]{17,}\\.ey[A-Za-z0-9_-]{17,}\\.(?:[A-Za-z0-9_-]{10,}={0,2})?"
     "|ZXlK[A-Za-z0-9+/]{40,}={0,2})";
@@ -74,7 +75,7 @@ static int compile_all(ks_redactor *rd, ks_error *err)
         if (ks_rd_re_compile(v[i].re, v[i].pat, 0, err) != KS_OK)
             return KS_ERR;
         else
-            v[i].re->fail = &rd->failed;
+            v[i].re->fail = &rd->re_failed;
     return KS_OK;
 }
 
@@ -119,7 +120,7 @@ int ks_redactor_new(const ks_redact_opts *o, ks_redactor **out, ks_error *err)
         return KS_ERR;
     }
     for (size_t i = 0; i < rd->nurules; i++)
-        rd->urules[i].re.fail = &rd->failed;
+        rd->urules[i].re.fail = &rd->re_failed;
     rd->nrules = R_NBUILTIN + rd->nurules;
     rd->counts = ks_xcalloc(rd->nrules, sizeof *rd->counts);
     for (size_t i = 0; i < o->ndeny; i++)
@@ -175,30 +176,67 @@ uint64_t ks_redact_count(const ks_redactor *rd, const char *rule)
     return 0;
 }
 
+/* One line of a terms file: blanks around it, a trailing "<blank># comment" and a line that is
+ * only a comment are dropped. Appends the term, if any. */
+static void add_term(char ***v, size_t *cnt, size_t *cap, const char *line, size_t l)
+{
+    size_t b = 0;
+    for (size_t i = 0; i < l; i++)
+        if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+            l = i;
+            break;
+        }
+    while (l && (line[l - 1] == ' ' || line[l - 1] == '\t' || line[l - 1] == '\r'))
+        l--;
+    while (b < l && (line[b] == ' ' || line[b] == '\t'))
+        b++;
+    if (b < l)
+        KS_PUSH(*v, *cnt, *cap, ks_xstrndup(line + b, l - b));
+}
+
 int ks_redact_read_terms(const char *path, char ***terms, size_t *n, ks_error *err)
 {
     *terms = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f)
         return ks_error_set(err, "%s: cannot open", path);
-    char *line = NULL;
-    size_t cap = 0, cnt = 0, tcap = 0;
-    char **v = NULL;
-    ssize_t r;
-    while ((r = getline(&line, &cap, f)) >= 0) {
-        size_t l = (size_t)r;
-        while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' '))
-            l--;
-        size_t b = 0;
-        while (b < l && line[b] == ' ')
-            b++;
-        if (b == l || line[b] == '#')
-            continue;
-        KS_PUSH(v, cnt, tcap, ks_xstrndup(line + b, l - b));
+    /* read whole, up to the limit: /dev/zero or a huge file is an error, not a growing line */
+    ks_buf b = {0};
+    char tmp[8192];
+    size_t r;
+    int too_big = 0;
+    while ((r = fread(tmp, 1, sizeof tmp, f)) > 0) {
+        if (b.n + r > KS_LIMIT_TERMS_FILE) {
+            too_big = 1;
+            break;
+        }
+        ks_buf_put(&b, tmp, r);
     }
-    free(line);
+    int bad = !too_big && ferror(f);
     fclose(f);
+    if (too_big || bad) {
+        ks_buf_free(&b);
+        return too_big ? ks_error_set(err, "%s: larger than %d bytes (the limit of a terms file)",
+                                      path, KS_LIMIT_TERMS_FILE)
+                       : ks_error_set(err, "%s: read error", path);
+    }
+    if (b.n && memchr(b.p, 0, b.n)) {
+        size_t at = (size_t)((char *)memchr(b.p, 0, b.n) - b.p);
+        ks_buf_free(&b);
+        return ks_error_set(err, "%s: byte %zu: a NUL byte (not a text file of terms)", path, at);
+    }
+    size_t pos = 0, cnt = 0, tcap = 0;
+    if (b.n >= 3 && !memcmp(b.p, "\xef\xbb\xbf", 3))
+        pos = 3; /* a UTF-8 byte order mark */
+    char **v = NULL;
+    while (pos < b.n) {
+        const char *nl = memchr(b.p + pos, '\n', b.n - pos);
+        size_t l = nl ? (size_t)(nl - (b.p + pos)) : b.n - pos;
+        add_term(&v, &cnt, &tcap, b.p + pos, l);
+        pos += l + 1;
+    }
+    ks_buf_free(&b);
     *terms = v;
     *n = cnt;
     return KS_OK;

@@ -50,7 +50,8 @@ static void window_add(ks_rw_eng *e, const char *p, size_t n)
         e->win_base = e->flushed;
     }
     if (e->win_len + n > e->win_cap) {
-        e->win_cap = e->win_len + n + CHUNK;
+        size_t want = e->win_len + n + CHUNK;
+        e->win_cap = want > 2 * e->win_cap ? want : 2 * e->win_cap;
         e->win = ks_xrealloc(e->win, e->win_cap);
     }
     memcpy(e->win + e->win_len, p, n);
@@ -82,6 +83,15 @@ static int syntax_error(ks_rw_eng *e, uint64_t at_in)
                            msg);
 }
 
+/* Filtered bytes after the last complete token: an unfinished token that yajl holds (or a few
+ * small tokens since the last mark). */
+static uint64_t pending(const ks_rw_eng *e)
+{
+    uint64_t end = e->win_base + e->win_len;
+    uint64_t from = e->prev_end > e->flushed ? e->prev_end : e->flushed; /* blanks go out */
+    return end > from ? end - from : 0;
+}
+
 /* Feed input[pos, pos+avail) through the pre-filter and yajl. Returns bytes consumed or -1. */
 static long feed(ks_rw_eng *e, size_t pos, size_t avail, int eof)
 {
@@ -89,23 +99,19 @@ static long feed(ks_rw_eng *e, size_t pos, size_t avail, int eof)
     size_t consumed = ks_repair_run(&e->rep, e->inbuf + pos, avail, eof);
     if (!e->rep.res_len)
         return (long)consumed;
+    /* yajl lexes the token it holds unfinished again from its start: count that work too */
+    e->res->bytes_lexed += pending(e) + e->rep.res_len;
     window_add(e, e->rep.res, e->rep.res_len);
     e->run_base = e->win_base + e->win_len - e->rep.res_len;
     yajl_status ys = yajl_parse(e->h, (const unsigned char *)e->rep.res, e->rep.res_len);
     if (!e->failed && e->rd->failed) {
-        /* a pattern could not be matched (PCRE2 match or depth limit) or OpenSSL failed: fail
-         * closed */
+        /* OpenSSL failed: no token can be trusted, fail closed (a pattern that fails on one
+         * string fails closed for that string only: scan.c) */
         uint64_t at = e->run_in_base, line, col;
         ks_rw_line_col(e, at, &line, &col);
-        if (e->rd->failed == KS_RD_FAIL_CRYPTO)
-            ks_error_set_at(e->err, at, line, col,
-                            "the keyed hash of the pseudonyms (HMAC-SHA256, OpenSSL) failed in the "
-                            "text after this point: not redacted");
-        else
-            ks_error_set_at(e->err, at, line, col,
-                            "a redaction pattern failed (PCRE2 error %d) in the text after this "
-                            "point: not redacted",
-                            e->rd->failed);
+        ks_error_set_at(e->err, at, line, col,
+                        "the keyed hash of the pseudonyms (HMAC-SHA256, OpenSSL) failed in the "
+                        "text after this point: not redacted");
         e->failed = 1;
     }
     if (e->failed)
@@ -115,15 +121,24 @@ static long feed(ks_rw_eng *e, size_t pos, size_t avail, int eof)
         syntax_error(e, e->run_in_base + ks_repair_in_offset(&e->rep, off));
         return -1;
     }
-    /* everything before the last complete token is decided */
+    /* everything before the last complete token is decided, and so are the blanks after it (and
+     * the ',' or ':' among them): they go out now, so that a run of blanks between two tokens
+     * needs no memory however long it is */
     ks_rw_emit_upto(e, e->prev_end);
+    if (e->flushed >= e->prev_end && e->flushed >= e->win_base) {
+        const char *q = e->win + (e->flushed - e->win_base), *end = e->win + e->win_len;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r' || *q == ',' || *q == ':'))
+            q++;
+        ks_rw_emit_upto(e, e->win_base + (uint64_t)(q - e->win));
+    }
     return (long)consumed;
 }
 
 static int read_more(ks_rw_eng *e, ks_stream *in, int *eof)
 {
     if (e->in_cap < e->in_len + CHUNK) {
-        e->in_cap = e->in_len + CHUNK;
+        size_t want = e->in_len + CHUNK;
+        e->in_cap = want > 2 * e->in_cap ? want : 2 * e->in_cap;
         e->inbuf = ks_xrealloc(e->inbuf, e->in_cap);
     }
     ks_error rerr;
@@ -197,6 +212,11 @@ static int run_loop(ks_rw_eng *e, ks_stream *in)
         }
         if (first)
             continue;
+        /* inside a token longer than a chunk, feed it in parts that double: yajl lexes a token
+         * cut by a feed again from its start, so chunk-sized parts cost its length squared */
+        uint64_t held = pending(e);
+        if (!eof && held > CHUNK && e->in_len - pos < held)
+            continue;
         long c = feed(e, pos, e->in_len - pos, 0);
         if (c < 0)
             return KS_ERR;
@@ -269,6 +289,7 @@ int ks_rd_run(ks_redactor *rd, ks_stream *in, const ks_rd_engine_opts *eo, ks_re
     res->late_literals = rd->late;
     rd->hit = NULL;
     rd->hit_ctx = NULL;
+    rd->muted = 0;
     eng_free(&e);
     return rc;
 }

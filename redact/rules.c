@@ -6,6 +6,8 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/jsontree.h"
+
 #include "redact/redact_int.h"
 
 const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
@@ -84,6 +86,9 @@ const ks_rd_rule ks_rd_builtin[R_NBUILTIN] = {
     [R_LEARNED_JOB] = {"learned-job", KS_CLS_JOB,
                        "job names learned from harness metadata (SLURM_JOB_NAME, job_name, ...): "
                        "job-<h>"},
+    [R_UNSCANNABLE] = {"unscannable", KS_CLS_SECRET,
+                       "a string on which a pattern failed (PCRE2 match or depth limit): "
+                       "[REDACTED:unscannable] whole; the rest of the trace is still redacted"},
 };
 
 static const char *const cls_names[KS_NCLS] = {
@@ -141,7 +146,8 @@ int ks_rd_rule_cls(const ks_redactor *rd, int rule)
  * findings of --check). Here beside the rules, below every detector that calls it. */
 void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
 {
-    rd->counts[rule]++;
+    if (!rd->muted)
+        rd->counts[rule]++;
     if (rd->nrec >= 0 && rd->nrec < (int)(sizeof rd->rec / sizeof rd->rec[0])) {
         rd->rec[rd->nrec].rule = (uint16_t)rule;
         rd->rec[rd->nrec].len = (uint32_t)len;
@@ -149,7 +155,7 @@ void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
     } else if (rd->nrec >= 0) {
         rd->nrec = (int)(sizeof rd->rec / sizeof rd->rec[0]) + 1;
     }
-    if (rd->hit)
+    if (rd->hit && !rd->muted)
         rd->hit(rd->hit_ctx, rule, len);
 }
 
@@ -196,7 +202,7 @@ int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SI
 
 /* ---- user rules -------------------------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t max, ks_error *err)
+static char *slurp(const char *path, size_t max, size_t *len, ks_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -211,7 +217,7 @@ static char *slurp(const char *path, size_t max, ks_error *err)
         if (b.n > max) {
             fclose(f);
             ks_buf_free(&b);
-            ks_error_set(err, "%s: larger than %zu bytes", path, max);
+            ks_error_set(err, "%s: larger than %zu bytes: not a rules file", path, max);
             return NULL;
         }
     }
@@ -223,6 +229,7 @@ static char *slurp(const char *path, size_t max, ks_error *err)
         return NULL;
     }
     ks_buf_cstr(&b);
+    *len = b.n;
     return b.p;
 }
 
@@ -277,18 +284,15 @@ int ks_rd_user_rules_load(const char *path, ks_rd_user_rule **rules, size_t *n, 
 {
     *rules = NULL;
     *n = 0;
-    char *text = slurp(path, 1 << 20, err);
+    size_t len;
+    char *text = slurp(path, KS_LIMIT_RULES_FILE, &len, err);
     if (!text)
         return KS_ERR;
     char eb[256];
-    yajl_val root = yajl_tree_parse(text, eb, sizeof eb);
+    yajl_val root = ks_json_tree_parse(text, len, eb, sizeof eb);
     free(text);
-    if (!root) {
-        char *nl = strchr(eb, '\n');
-        if (nl)
-            *nl = 0;
+    if (!root)
         return ks_error_set(err, "%s: %s", path, eb);
-    }
     yajl_val arr = root;
     if (YAJL_IS_OBJECT(root)) {
         const char *p[] = {"rules", NULL};

@@ -51,6 +51,16 @@ static int rewrite_value(ks_rw_eng *e, const ks_rw_vctx *v, const char *s, size_
     case ROLE_SENSITIVE:
         if (!is_string || !n || ks_rd_is_token(s, n))
             return 0;
+        {
+            /* replaced whole, but the names in it are learned (PWD=/home/bob, a URL with the
+             * host): the rules run on it muted */
+            const char *r;
+            size_t rn;
+            int muted = rd->muted;
+            rd->muted = 1;
+            ks_rd_scan(rd, s, n, &r, &rn);
+            rd->muted = muted;
+        }
         ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, s, n);
         ks_rd_hit(rd, R_SENSITIVE_KEY, n);
         b->n = 0;
@@ -110,22 +120,30 @@ void ks_rw_note_copy(ks_rw_eng *e, const char *s)
         e->res->escaped_copies++;
 }
 
-/* A private key split over the elements of an array (one line each): the elements after the
- * one with "-----BEGIN ... PRIVATE KEY", up to the one with "-----END", are key material. 1 when
- * s is such an element (then it is replaced whole). */
-static int pem_element(const ks_rw_vctx *v, const char *s, size_t n)
+/* A private key split over several values, one line each: the elements of an array, the
+ * values of an object (l1 ... l4) or of nested arrays. The string values after the one with
+ * "-----BEGIN ... PRIVATE KEY" (which the private-key rule redacts to its end), up to the one
+ * with "-----END", are key material while the engine stays inside the parent of the container
+ * that held the BEGIN line (at most PEM_LINES values). 1 when s is such a value (then it is
+ * replaced whole). */
+#define PEM_LINES 512
+
+static int pem_element(ks_rw_eng *e, const ks_rw_vctx *v, const char *s, size_t n)
 {
-    ks_rw_frame *p = v->parent;
-    if (p->is_map || v->role != ROLE_SCAN)
+    if (v->role != ROLE_SCAN)
         return 0;
+    if (e->pem_strings >= PEM_LINES)
+        e->pem_depth = 0;
     int begin = memmem(s, n, "-----BEGIN", 10) && memmem(s, n, "PRIVATE KEY", 11);
     int end = memmem(s, n, "-----END", 8) != NULL;
-    if (!p->pem_open || begin) {
-        p->pem_open = (uint8_t)(begin && !end);
+    if (!e->pem_depth || begin) {
+        e->pem_depth = begin && !end ? e->depth : 0;
+        e->pem_strings = 0;
         return 0;
     }
+    e->pem_strings++;
     if (end)
-        p->pem_open = 0;
+        e->pem_depth = 0;
     return n && !ks_rd_is_token(s, n);
 }
 
@@ -137,9 +155,9 @@ int ks_rw_on_string(void *ctx, const unsigned char *us, size_t n)
     ks_rw_value_ctx(e, &v);
     if (v.learn)
         ks_rw_learn_value(e, v.learn, s, n);
-    if (e->discard)
-        return 1;
-    if (pem_element(&v, s, n)) {
+    /* inside a stripped block (redact only: --check strips nothing) the rules still run, muted,
+     * so that redact learns every name --check learns there; nothing is written */
+    if (pem_element(e, &v, s, n)) {
         uint64_t end = ks_rw_tok_end(e), start = ks_rw_string_start_n(e, end, s, n);
         e->tok_start = start;
         e->in_key = 0;
@@ -163,7 +181,7 @@ int ks_rw_on_string(void *ctx, const unsigned char *us, size_t n)
             end = ks_rw_tok_end(e);
         ks_rw_replace_str(e, ks_rw_string_start_n(e, end, s, n), end, r, rn);
         ks_rw_mark(e, end);
-    } else if (!e->check) {
+    } else if (!e->check && !e->discard) {
         ks_rw_note_copy(e, s);
     }
     return !e->failed;

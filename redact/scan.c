@@ -62,6 +62,7 @@ static int wanted(const ks_redactor *rd, int step, const feats *ft, const char *
     case 9: return ks_rd_literals_maybe(rd, s, n);
     case 10: return rd->nurules > 0;
     case 11: return n >= 14;
+    case 12: return (ft->f & (F_EQ | F_COLON)) || memmem(s, n, " -", 2) || (n && s[0] == '-');
     }
     return 0;
 }
@@ -70,6 +71,7 @@ static const det_fn steps[] = {
     ks_rd_det_secrets, ks_rd_det_regex_secrets, ks_rd_det_url_userinfo, ks_rd_det_generic,
     ks_rd_det_email,   ks_rd_det_paths,         ks_rd_det_ipv6,         ks_rd_det_ipv4,
     ks_rd_det_fqdn,    ks_rd_det_literals,      ks_rd_det_user_rules,   ks_rd_det_bearer,
+    ks_rd_det_keyed,
 };
 #define NSTEPS (sizeof steps / sizeof steps[0])
 
@@ -197,8 +199,22 @@ static int scan_uncached(ks_redactor *rd, const char *s, size_t n, const char **
     const char *cur = s;
     size_t cn = n;
     int changed = 0;
-    for (int r = 0; r < 3 && round_once(rd, &cur, &cn); r++)
+    rd->re_failed = 0;
+    for (int r = 0; r < 3 && !rd->re_failed && round_once(rd, &cur, &cn); r++)
         changed = 1;
+    if (rd->re_failed) {
+        /* a pattern could not finish on this string (PCRE2 match or depth limit): nothing in it
+         * is known to be clean, so it goes whole; the rest of the trace is redacted as usual */
+        rd->re_failed = 0;
+        ks_buf *b = cur == rd->sa.p ? &rd->sb : &rd->sa;
+        b->n = 0;
+        ks_rd_put_redacted(b, "unscannable");
+        ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, s, n);
+        ks_rd_hit(rd, R_UNSCANNABLE, n);
+        cur = b->p;
+        cn = b->n;
+        changed = 1;
+    }
     *res = cur;
     *rn = cn;
     return changed;

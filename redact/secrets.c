@@ -103,7 +103,7 @@ static size_t fixed_secret(const char *s, size_t n, int *rule)
     case 'h':
         if (starts(s, n, "hf_")) {
             k = run(s + 3, n - 3, is_alnum);
-            if (k >= 34 && k <= 40 && (3 + k == n || !is_word((unsigned char)s[3 + k])) &&
+            if (k >= 34 && k <= 40 && (3 + k == n || !is_alnum((unsigned char)s[3 + k])) &&
                 ks_rd_entropy(s + 3, k) >= 3.0) {
                 *rule = R_HF;
                 return 3 + k;
@@ -120,7 +120,7 @@ static size_t fixed_secret(const char *s, size_t n, int *rule)
         }
         return 0;
     case 'x':
-        if (n >= 25 && ((starts(s, n, "xox") && s[3] && strchr("bpeasr", s[3]) && s[4] == '-') ||
+        if (n >= 25 && ((starts(s, n, "xox") && s[3] && strchr("bpeasrcd", s[3]) && s[4] == '-') ||
                         starts(s, n, "xapp-"))) {
             k = run(s + 5, n - 5, is_wordd);
             size_t dashes = 0;
@@ -216,14 +216,20 @@ int ks_rd_det_secrets(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     const unsigned char *vfirst = ks_rd_vendor_firsts();
     for (size_t i = 0; i + 18 <= n; i++) { /* the shortest shape has 18 bytes */
         unsigned char c = (unsigned char)in[i];
-        if ((!first[c] && !vfirst[c]) ||
-            (i && is_alnum((unsigned char)in[i - 1]) && !after_percent(in, i)))
+        if (!first[c] && !vfirst[c])
             continue;
+        /* the shapes of secrets.c have prefixes distinctive enough to be found glued to a word
+         * (xghp_..., key0AKIA...); the vendors' shapes only at a word start */
+        int glued = i && is_alnum((unsigned char)in[i - 1]) && !after_percent(in, i);
         int rule = R_VENDOR;
         size_t len = first[c] ? fixed_secret(in + i, n - i, &rule) : 0;
+        if (len && glued && rule == R_OPENAI && !memcmp(in + i, "sk-", 3) &&
+            memcmp(in + i, "sk-proj-", 8) && memcmp(in + i, "sk-svcacct-", 11) &&
+            memcmp(in + i, "sk-admin-", 9))
+            len = 0; /* a bare "sk-" inside a word (disk-..., task-...) */
         if (!len) {
             rule = R_VENDOR;
-            len = ks_rd_vendor_token(in + i, n - i);
+            len = ks_rd_vendor_token(in + i, n - i, glued);
         }
         if (!len)
             continue;
@@ -378,6 +384,114 @@ int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
         if (!(upper || lower) || !(digits || (upper && lower && e - s >= 12)))
             continue;
         redact_span(rd, &w, s, e, R_AUTH_HEADER);
+    }
+    return ks_rd_rw_done(&w);
+}
+
+/* ---- keys that name a secret, in text -------------------------------------------------------
+ * "OPENAI_KEY=...", "db_password: ...", "\"api_key\": \"...\"", "--api-key VALUE",
+ * "&sig=...", "X-Amz-Signature=...": a name that the key rule (fields.c, rule sensitive-key)
+ * takes for a secret's, then '=' or ':' (or, after a command-line flag, blanks), then a value:
+ * quoted, or up to a blank, a quote or one of ",;&)]}<>". The value goes whatever its shape
+ * (3 bytes or more, not one of our tokens, not an authentication scheme word: "Authorization:
+ * Bearer x" is the auth-header rule's). */
+static int name_char(unsigned char c)
+{
+    return is_alnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+static int value_end_char(unsigned char c)
+{
+    return c <= ' ' || c == '"' || c == '\'' || c == '`' || c == ',' || c == ';' || c == '&' ||
+           c == ')' || c == ']' || c == '}' || c == '<' || c == '>';
+}
+
+static int scheme_word(const char *s, size_t n)
+{
+    static const char *const w[] = {"bearer", "basic", "token", "digest", "negotiate", NULL};
+    for (size_t i = 0; w[i]; i++)
+        if (strlen(w[i]) == n && !strncasecmp(s, w[i], n))
+            return 1;
+    return 0;
+}
+
+/* at in[i] a name's value begins: its span in *vs, *ve, or 0 */
+static int keyed_value(const char *in, size_t n, size_t e, int flag, size_t *vs, size_t *ve)
+{
+    size_t j = e;
+    if (j < n && (in[j] == '"' || in[j] == '\'')) /* "api_key": ... */
+        j++;
+    size_t b = j;
+    while (j < n && j - b < 3 && (in[j] == ' ' || in[j] == '\t'))
+        j++;
+    int sep = 0;
+    if (j < n && (in[j] == '=' || in[j] == ':') && !(j + 1 < n && in[j + 1] == ':')) {
+        j++;
+        if (j < n && in[j] == '=') /* := */
+            j++;
+        sep = 1;
+    } else if (flag && j > b && j == e + (size_t)(j - b)) {
+        sep = 1; /* --api-key VALUE */
+    }
+    if (!sep)
+        return 0;
+    size_t k = j;
+    while (j < n && k + 5 > j && (in[j] == ' ' || in[j] == '\t'))
+        j++;
+    char q = 0;
+    if (j < n && (in[j] == '"' || in[j] == '\'' || in[j] == '`'))
+        q = in[j++];
+    size_t s = j;
+    if (q)
+        while (j < n && in[j] != q)
+            j++;
+    else
+        while (j < n && !value_end_char((unsigned char)in[j]))
+            j++;
+    size_t digits = 0;
+    for (size_t t = s; t < j; t++)
+        digits += (in[t] >= '0' && in[t] <= '9') || in[t] == '.' || in[t] == '-';
+    if (j - s < 3 || digits == j - s || (flag && !q && in[s] == '-') || scheme_word(in + s, j - s) ||
+        ks_rd_token_at(in + s, j - s))
+        return 0;
+    *vs = s;
+    *ve = j;
+    return 1;
+}
+
+int ks_rd_det_keyed(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
+{
+    ks_rd_rw w;
+    ks_rd_rw_init(&w, out, in, n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (!is_alpha(c) || (i && (is_alnum((unsigned char)in[i - 1]) || in[i - 1] == '_' ||
+                                   in[i - 1] == '.')))
+            continue;
+        /* a flag: one or two '-' after the start or a blank */
+        size_t d = i;
+        while (d > 0 && i - d < 2 && in[d - 1] == '-')
+            d--;
+        if (d < i && d > 0 && !((unsigned char)in[d - 1] <= ' ' || in[d - 1] == '"' ||
+                                in[d - 1] == '\''))
+            continue; /* inside a word-with-dashes */
+        size_t e = i;
+        while (e < n && e - i < 64 && name_char((unsigned char)in[e]))
+            e++;
+        if (e - i < 2 || e - i >= 64 || (e < n && name_char((unsigned char)in[e]))) {
+            i = e;
+            continue;
+        }
+        size_t vs, ve;
+        if (ks_rd_sensitive_key(in + i, e - i) && keyed_value(in, n, e, d < i, &vs, &ve) &&
+            !ks_rd_in_token(in, n, vs, ve - vs)) {
+            ks_rd_pseudo_note(rd->pn, KS_CLS_SECRET, in + vs, ve - vs);
+            ks_rd_put_redacted(ks_rd_rw_replace(&w, vs, ve), "sensitive-key");
+            ks_rd_hit(rd, R_SENSITIVE_KEY, ve - vs);
+            i = ve;
+            continue;
+        }
+        i = e;
     }
     return ks_rd_rw_done(&w);
 }

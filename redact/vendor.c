@@ -170,6 +170,12 @@ static const shape shapes[] = {
     {"hvb.", C_WORDD, 138, 300, 4.0f},               /* vault-batch-token */
     {"AQVN", C_WORDD, 35, 38, 3.0f},                 /* yandex-api-key */
     {"webhook.office.com/webhookb2/", C_URL, 100, 300, 3.0f}, /* microsoft-teams-webhook */
+    /* not in gitleaks' rule set: the shapes the vendors document */
+    {"nvapi-", C_WORDD, 40, 100, 3.0f},              /* NVIDIA API key (build.nvidia.com) */
+    {"sk-or-v1-", C_HEX, 64, 64, 3.0f},              /* OpenRouter API key */
+    {"sk-", C_ALNUM, 32, 200, 3.0f},                 /* sk-<32 hex> and sk-<48> LLM API keys */
+    {"ya29.", C_WORDD, 20, 2048, 3.0f},              /* Google OAuth 2.0 access token */
+    {"r8_", C_ALNUM, 37, 40, 3.0f},                  /* Replicate API token */
     {"4b1d", C_ALNUM, 38, 38, 3.0f},                 /* clickhouse-cloud-api-secret-key */
     /* Slack forms slack-token (secrets.c: two dashes, >= 20) does not take */
     {"xoxe.xoxb-", C_ALNUMD, 165, 168, 2.0f},        /* slack-config-access-token */
@@ -182,12 +188,25 @@ static const shape shapes[] = {
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static unsigned char first[256];
+/* the shapes by first byte: by_first[c] .. by_first[c + 1] index order[] */
+static unsigned short by_first[257], order[NSHAPES];
+static unsigned char plen[NSHAPES];
 static pthread_once_t first_once = PTHREAD_ONCE_INIT;
 
 static void first_init(void)
 {
+    size_t k = 0;
+    for (int c = 0; c < 256; c++) {
+        by_first[c] = (unsigned short)k;
+        for (size_t i = 0; i < NSHAPES; i++)
+            if ((unsigned char)shapes[i].prefix[0] == c) {
+                order[k++] = (unsigned short)i;
+                first[c] = 1;
+            }
+    }
+    by_first[256] = (unsigned short)k;
     for (size_t i = 0; i < NSHAPES; i++)
-        first[(unsigned char)shapes[i].prefix[0]] = 1;
+        plen[i] = (unsigned char)strlen(shapes[i].prefix);
 }
 
 const unsigned char *ks_rd_vendor_firsts(void)
@@ -196,12 +215,22 @@ const unsigned char *ks_rd_vendor_firsts(void)
     return first;
 }
 
-size_t ks_rd_vendor_token(const char *s, size_t n)
+/* a prefix distinctive enough to be found glued to a word (xnvapi-..., 0ya29....): 3 bytes or
+ * more with a '-', '_' or '.' in them; not the bare "sk-" (disk-..., task-...) */
+static int glue_ok(const char *prefix, size_t pl)
 {
-    for (size_t i = 0; i < NSHAPES; i++) {
+    return pl >= 3 && strcmp(prefix, "sk-") && strpbrk(prefix, "-_.") != NULL;
+}
+
+size_t ks_rd_vendor_token(const char *s, size_t n, int glued)
+{
+    pthread_once(&first_once, first_init);
+    unsigned char c0 = n ? (unsigned char)s[0] : 0;
+    for (size_t j = by_first[c0]; j < by_first[c0 + 1]; j++) {
+        size_t i = order[j];
         const shape *sh = &shapes[i];
-        size_t pl = strlen(sh->prefix);
-        if (n < pl + sh->min || memcmp(s, sh->prefix, pl))
+        size_t pl = plen[i];
+        if (n < pl + sh->min || memcmp(s, sh->prefix, pl) || (glued && !glue_ok(sh->prefix, pl)))
             continue;
         size_t k = 0;
         while (pl + k < n && k <= sh->max && in_cs(sh->cs, (unsigned char)s[pl + k]))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "report/report_int.h"
 #include "report/report_util.h"
@@ -25,7 +26,9 @@ enum col {
     /* diagnoses */
     C_HYPOTHESIS, C_EVIDENCE, C_NEXT_CHECK, C_REFUTED_IF, C_VALIDATE, C_BY_HAND, C_STEPS,
     C_ERROR,
-    /* memory (added at the end) */
+    /* the critical path of a step: its kinds (kinesift/critpath.h), the part on inferred edges */
+    C_CP0, C_CP_INFERRED = C_CP0 + KS_CP_NKINDS,
+    /* memory */
     C_DEVICE_TYPE, C_ALLOCS, C_ALLOC_BYTES, C_INCREASE, C_SELF_ALLOCS, C_SELF_ALLOC_BYTES, C_SELF_INCREASE,
     C_PEAK_ALLOC, C_PEAK_RESERVED, C_CAPACITY, C_START_BYTES, C_END_BYTES, C_GROWTH, C_PEAK_BYTES, C_LAW_BREAKS,
     C_N
@@ -39,6 +42,8 @@ static const char *const col_names[C_N] = {
     "other_ns",
     [C_THRESHOLD] = "threshold_ns", "hta_host_wait_ns", "hta_kernel_wait_ns", "hta_other_ns", "data_loading_ns",
     "hypothesis", "evidence", "next_check", "refuted_if", "validate", "measure_by_hand", "steps", "error",
+    "path_cpu_ns", "path_gpu_ns", "path_launch_latency_ns", "path_stream_gap_ns", "path_sync_ns",
+    "path_thread_wait_ns", "path_unmodeled_ns", "path_inferred_ns",
     "device_type", "allocations", "allocated_bytes", "increase_bytes", "self_allocations", "self_allocated_bytes",
     "self_increase_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes", "start_bytes",
     "end_bytes", "growth_bytes", "peak_bytes", "law_breaks"};
@@ -193,7 +198,7 @@ static void device_rows(FILE *out, const ks_analysis *a)
     }
 }
 
-static void step_rows(FILE *out, const ks_analysis *a, const ks_steps *st)
+static void step_rows(FILE *out, const ks_analysis *a, const ks_steps *st, const ks_critpath *cp)
 {
     const ks_trace *t = a->trace;
     int gpu = a->links.gpu_events > 0;
@@ -217,7 +222,21 @@ static void step_rows(FILE *out, const ks_analysis *a, const ks_steps *st)
             if (gpu || !gpu_role)
                 set_int(r, C_ROLE0 + k, s->breakdown[k]);
         }
+        const ks_cp_step *p = cp && cp->n == st->n ? &cp->v[i] : NULL;
+        for (int k = 0; p && k < KS_CP_NKINDS; k++)
+            set_int(r, C_CP0 + k, p->by_kind[k]);
+        if (p)
+            set_int(r, C_CP_INFERRED, p->inferred_ns);
         row_put(out, r);
+        /* the names with most time on its path: section critical_path, cat = cpu or gpu */
+        for (size_t k = 0; p && k < p->ntop; k++) {
+            row *x = row_new(t->source, "critical_path");
+            set_str(x, C_NAME, p->top[k].name ? ks_trace_str(t, p->top[k].name) : NULL);
+            set_str(x, C_CAT, ks_cp_kind_name(p->top[k].kind));
+            set_int(x, C_NUMBER, s->number);
+            set_int(x, C_TOTAL, p->top[k].ns);
+            row_put(out, x);
+        }
     }
 }
 
@@ -401,7 +420,7 @@ void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_vie
     op_rows(out, a, "label", a->labels, a->nlabels, o);
     kernel_rows(out, a, o);
     device_rows(out, a);
-    step_rows(out, a, iv ? iv->steps : NULL);
+    step_rows(out, a, iv ? iv->steps : NULL, iv ? iv->critpath : NULL);
     gap_rows(out, a, iv ? iv->gaps : NULL);
     diagnosis_rows(out, a, iv ? iv->diagnoses : NULL);
     memory_rows(out, a, o);

@@ -7,6 +7,7 @@
 
 #include "common/jsonw.h"
 #include "common/util.h"
+#include "kinesift/kernels.h"
 #include "kinesift/report.h"
 #include "report/report_util.h"
 #include "report/report_int.h"
@@ -65,6 +66,8 @@ static void gpu_field(ks_jw *w, const char *k, ks_ns v, int observed)
 static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_t n, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
+    ks_class_cache cc;
+    ks_class_cache_init(&cc, t);
     int gpu = a->links.gpu_events > 0;
     const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
@@ -75,6 +78,7 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_kstr(w, "name", ks_trace_str(t, r->name));
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)r->kind));
+        ks_jw_kstr(w, "class", ks_work_class_name(ks_class_of_op_name(&cc, r->name, r->kind)));
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kint(w, "self_ns", r->self_ns);
         ks_jw_kint(w, "incl_ns", r->incl_ns);
@@ -93,6 +97,7 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
     }
     ks_jw_end_arr(w);
     free((void *)v);
+    ks_class_cache_free(&cc);
 }
 
 static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
@@ -102,12 +107,15 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
     ks_ns span = 0; /* the denominator of share: the devices' GPU spans */
     for (size_t i = 0; a->gpu && i < a->ngpu; i++)
         span = ks_sat_add(span, a->gpu[i].span_ns);
+    ks_class_cache cc;
+    ks_class_cache_init(&cc, t);
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)k->kind));
+        ks_jw_kstr(w, "class", ks_work_class_name(ks_kernel_row_class(&cc, k)));
         ks_jw_kuint(w, "count", k->count);
         ks_jw_kint(w, "total_ns", k->total_ns);
         ks_jw_kint(w, "min_ns", k->min_ns);
@@ -124,6 +132,7 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
+    ks_class_cache_free(&cc);
 }
 
 static void gpu_rows(ks_jw *w, const ks_analysis *a)
@@ -313,6 +322,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     ks_jw_end_obj(w);
     share_of(w, a, iv);
     gpu_rows(w, a);
+    ks_kernels_json_classes(w, a, iv);
     device_activity(w, a);
     ks_jw_key(w, "ops");
     op_rows(w, a, a->ops, a->nops, o);
@@ -320,6 +330,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     op_rows(w, a, a->labels, a->nlabels, o);
     ks_jw_key(w, "kernels");
     kernel_rows(w, a, o);
+    ks_kernels_json_shapes(w, a, o);
     links(w, &a->links);
     overlaps(w, a);
     self_time(w, a);

@@ -1,6 +1,7 @@
 /* report/analyze_text.c: the human-readable `kinesift analyze` report: window, GPU busy/idle per
  * device, CPU->GPU links, the top operators, labels and GPU work, overlaps and diagnostics. A
- * subset of the JSON figures, in readable units. */
+ * subset of the JSON figures, in readable units, fitted to the terminal's width (report/textfit.c:
+ * tables as tab-separated cells, names shortened in the middle, long lines wrapped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +69,8 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                     fmt(b3, sizeof b3, ks_sat_sub(g->comm_ns, g->comm_exposed_ns)),
                     pct(ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
     }
-    fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing\n"
-                 "           about useful work per unit of time)\n");
+    fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing "
+                 "about useful work per unit of time)\n");
 }
 
 /* other accelerators' device events: span, busy, idle per device, said to be uninterpreted */
@@ -134,8 +135,8 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
     size_t lim = o->top && o->top < n ? o->top : n;
     size_t granges = 0;
     fprintf(out, "\n  Top %zu %s by %s (of %zu)\n", lim, title, sort_name(o->sort), n);
-    fprintf(out, "  %12s %12s %8s %12s %12s %12s %12s  %s\n", "self", "inclusive", "count", "median", "p90",
-            "GPU direct", "GPU subtree", "name [category]");
+    fprintf(out, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", "self", "inclusive", "count", "median", "p90", "GPU direct",
+            "GPU subtree", KS_TEXT_LEFT "name [category]");
     for (size_t i = 0; i < lim; i++) {
         const ks_op_row *r = v[i];
         char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
@@ -143,16 +144,16 @@ static void op_table(FILE *out, const ks_analysis *a, const char *title, const k
         ks_text_short_name(ks_trace_str(t, r->name), TEXT_NAME_MAX, 0, preview, sizeof preview);
         int gpu_range = r->kind == KS_K_GPU_ANNOTATION;
         granges += gpu_range;
-        fprintf(out, "  %12s %12s %8llu %12s %12s %12s %12s  %s [%s]%s%s\n", fmt(b1, sizeof b1, r->self_ns),
+        fprintf(out, "  %s\t%s\t%llu\t%s\t%s\t%s\t%s\t%s" KS_TEXT_KEEP " [%s]%s%s\n", fmt(b1, sizeof b1, r->self_ns),
                 fmt(b2, sizeof b2, r->incl_ns), (unsigned long long)r->count, fmt(b3, sizeof b3, ks_op_row_durs(r).median_ns),
                 fmt(b4, sizeof b4, ks_op_row_durs(r).p90_ns), gpu ? fmt(b5, sizeof b5, ks_op_row_gpu(r).direct_ns) : "n/a",
                 gpu ? fmt(b6, sizeof b6, ks_op_row_gpu(r).subtree_ns) : "n/a", preview, ks_trace_cat_name(t, r->cat),
                 gpu_range ? " (GPU range)" : "", r->unfinished ? " (unfinished instances)" : "");
     }
     if (granges)
-        fprintf(out, "  (GPU range: a gpu_user_annotation row is a labelled range on a GPU stream, not CPU time:\n"
-                     "   inclusive is the range's length on its stream, self the part of it with no work of that\n"
-                     "   stream inside, GPU direct/subtree the GPU work inside it)\n");
+        fprintf(out, "  (GPU range: a gpu_user_annotation row is a labelled range on a GPU stream, not CPU time: "
+                     "inclusive is the range's length on its stream, self the part of it with no work of that "
+                     "stream inside, GPU direct/subtree the GPU work inside it)\n");
     free((void *)v);
 }
 
@@ -168,33 +169,37 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
     char bs[32];
     fprintf(out, "\n  Top %zu GPU work by total time (of %zu); share: of the GPU span (%s%s)\n", lim, a->nkernels,
             fmt(bs, sizeof bs, span), a->ngpu > 1 ? ", the devices' spans added" : "");
-    fprintf(out, "  %12s %7s %8s %12s %12s %12s  %s\n", "total", "share", "count", "median", "p90", "max",
+    fprintf(out, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", "total", "share", "count", "median", "p90", "max",
             "name [kind]");
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         char b1[32], b2[32], b3[32], b4[32];
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
-        fprintf(out, "  %12s %6.1f%% %8llu %12s %12s %12s  %s [%s]\n", fmt(b1, sizeof b1, k->total_ns),
+        fprintf(out, "  %s\t%.1f%%\t%llu\t%s\t%s\t%s\t%s" KS_TEXT_KEEP " [%s]\n", fmt(b1, sizeof b1, k->total_ns),
                 pct(k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
                 ks_kind_name((ks_kind)k->kind));
     }
 }
 
-void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
+void ks_analyze_text(FILE *final, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final); /* fitted to o->width at the end (report/textfit.c) */
     const ks_trace *t = a->trace;
     fprintf(out, "== %s\n", t->source);
     window_line(out, a);
     gpu_lines(out, a);
+    ks_kernels_text_classes(out, a);
     device_lines(out, a);
     links_line(out, a);
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
     ks_memory_text(out, a, o ? o->top : 0);
-    ks_insights_text(out, a, iv, o);
+    ks_insights_text_to(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
     ks_report_text_diagnostics_at(out, &t->diag, &a->diag, "    ", a->win_start);
+    ks_text_end(&tb, final, o->width);
 }

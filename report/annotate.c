@@ -23,12 +23,13 @@
 #include "common/jsonw.h"
 #include "common/afile.h"
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "kinesift/source.h"
 #include "report/report_int.h"
 #include "report/report_util.h"
 
-enum { TID_STEPS = 1, TID_PHASES = 2, TID_GAPS = 10, TID_DIAG = 100 };
+enum { TID_STEPS = 1, TID_PHASES = 2, TID_PATH = 3, TID_GAPS = 10, TID_DIAG = 100 };
 
 /* a ks_ns as Chrome-trace microseconds, exact */
 static void us(ks_jw *w, const char *key, ks_ns v)
@@ -243,6 +244,37 @@ static int64_t free_pid(const ks_trace *t)
     return pid;
 }
 
+/* The critical path of each step as a track: one slice per run of pieces of one kind, track and
+ * name, where it happened (docs/analysis.md, "Critical path") */
+static void critical_path(added *x, const ks_analysis *a, const ks_critpath *cp)
+{
+    if (!cp || !cp->n)
+        return;
+    thread(x, TID_PATH, "critical path (what each step waited for)");
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        for (size_t k = 0; k < s->n;) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            size_t e = k + 1;
+            while (e < s->n && cp->pieces[s->first + e].kind == p->kind && cp->pieces[s->first + e].track == p->track &&
+                   cp->pieces[s->first + e].name == p->name && cp->pieces[s->first + e].inferred == p->inferred)
+                e++;
+            ks_ns end = cp->pieces[s->first + e - 1].b;
+            char name[200], tid[64];
+            snprintf(name, sizeof name, "%s%s%.150s", ks_cp_kind_name(p->kind), p->name ? ": " : "",
+                     p->name ? ks_trace_str(a->trace, p->name) : "");
+            slice(x, name, TID_PATH, p->a, ks_sat_sub(end, p->a));
+            ks_jw_kint(&x->w, "step", s->number);
+            ks_jw_kstr(&x->w, "kind", ks_cp_kind_name(p->kind));
+            ks_id_format(a->trace->strings, a->trace->tracks[p->track].tid, tid, sizeof tid);
+            ks_jw_kstr(&x->w, "on_tid", tid);
+            ks_jw_kbool(&x->w, "inferred", p->inferred);
+            end_slice(x);
+            k = e;
+        }
+    }
+}
+
 /* The added events as "ev,ev,..." (no brackets) in a malloc'ed buffer. */
 static char *added_events(const ks_analysis *a, const ks_insights_view *iv, size_t *len, uint64_t *count)
 {
@@ -256,6 +288,7 @@ static char *added_events(const ks_analysis *a, const ks_insights_view *iv, size
     ks_jw_arr(&x.w);
     meta(&x, "process_name", 0, "kinesift", 0);
     steps(&x, a, iv->steps);
+    critical_path(&x, a, iv->critpath);
     gaps(&x, a, iv->gaps);
     diagnoses(&x, a, iv);
     memory_counters(&x, a);

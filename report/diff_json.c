@@ -1,7 +1,8 @@
 /* report/diff_json.c: `kinesift diff --format json`, schema "kinesift.diff/1": both inputs with
  * their capture settings, the settings that differ, the step comparison (the metric object of
  * docs/statistics.md section 4.2) and the three aligned tables, every row with both sides
- * (null when absent), the deltas and the delta percentages (null when the before value is 0). */
+ * (null when absent), the deltas and the delta percentages (null when the before value is 0), and
+ * per_step (per-step means, null when a side's window is not its active steps). */
 #include <math.h>
 #include <string.h>
 
@@ -71,6 +72,8 @@ static void delta(ks_jw *w, const char *k, const ks_diff_row *r, ks_ns b, ks_ns 
     ks_jw_kint(w, k, (r->after.present ? a : 0) - (r->before.present ? b : 0));
 }
 
+static void per_step(ks_jw *w, const ks_diff_row *r);
+
 static void row(ks_jw *w, const ks_diff_row *r, int kernels)
 {
     ks_jw_obj(w);
@@ -96,6 +99,7 @@ static void row(ks_jw *w, const ks_diff_row *r, int kernels)
     }
     ks_jw_end_obj(w);
     ks_jw_kint(w, "impact_ns", r->impact_ns);
+    per_step(w, r);
     ks_jw_end_obj(w);
 }
 
@@ -129,6 +133,41 @@ static void steps(ks_jw *w, const ks_diff *d)
     ks_jw_kuint(w, "seed", d->opts.params.seed);
     ks_jw_key(w, "comparison");
     ks_compare_json_metric(w, "step_time", &s->cmp, &d->opts.params, s->before, s->nbefore, s->after, s->nafter);
+    /* the rank test of the step times, beside the bootstrap's p the verdict uses */
+    ks_jw_key(w, "mann_whitney");
+    if (isnan(s->mwu.p)) {
+        ks_jw_null(w);
+    } else {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "test", ks_mwu_name(&s->mwu));
+        ks_jw_kdouble(w, "u", s->mwu.u_a);
+        ks_jw_kdouble(w, "u_after", s->mwu.u_b);
+        ks_jw_kdouble(w, "z", s->mwu.z);
+        ks_jw_kdouble(w, "p", s->mwu.p);
+        ks_jw_kdouble(w, "min_p", ks_mwu_min_p(s->nbefore, s->nafter));
+        ks_jw_kbool(w, "ties", s->mwu.ties);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_obj(w);
+}
+
+static void per_step(ks_jw *w, const ks_diff_row *r)
+{
+    const ks_diff_per_step *p = &r->per_step;
+    ks_jw_key(w, "per_step");
+    if (!p->defined) {
+        ks_jw_null(w);
+        return;
+    }
+    ks_jw_obj(w);
+    ks_jw_kdouble(w, "count_before", p->count_before);
+    ks_jw_kdouble(w, "count_after", p->count_after);
+    ks_jw_kdouble(w, "ns_before", p->ns_before);
+    ks_jw_kdouble(w, "ns_after", p->ns_after);
+    if (isnan(p->delta_pct))
+        ks_jw_knull(w, "delta_pct");
+    else
+        ks_jw_kdouble(w, "delta_pct", p->delta_pct);
     ks_jw_end_obj(w);
 }
 
@@ -153,6 +192,16 @@ int ks_diff_json(FILE *out, const ks_diff *d, size_t top)
     }
     ks_jw_end_arr(&w);
     ks_jw_kbool(&w, "normalize_kernels", d->opts.normalize_kernels);
+    /* per step: each side's window is its active steps; by_step: their numbers differ, so rows
+     * are compared by their per-step means (status, impact_ns and the order) */
+    ks_jw_key(&w, "per_step");
+    ks_jw_obj(&w);
+    ks_jw_kbool(&w, "defined", d->per_step);
+    ks_jw_kbool(&w, "by_step", d->by_step);
+    ks_jw_kuint(&w, "steps_before", d->steps_before);
+    ks_jw_kuint(&w, "steps_after", d->steps_after);
+    ks_jw_kuint(&w, "step_rows_left_out", d->step_rows);
+    ks_jw_end_obj(&w);
     steps(&w, d);
     table(&w, "ops", &d->ops, 0, top);
     table(&w, "labels", &d->labels, 0, top);

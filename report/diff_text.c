@@ -1,8 +1,12 @@
 /* report/diff_text.c: the text report of `kinesift diff`: the two inputs, comparability
- * warnings, the step time distributions (median ratio, CI, U test), then per table (operators,
- * labels, GPU work) the rows with the largest absolute impact: count, self, inclusive and GPU
- * time before -> after with the change, and the names that appeared or disappeared (long names
- * shortened in the middle); a table without any change is one line, "no change". */
+ * warnings, the step time distributions (median ratio, bootstrap CI and p, Mann-Whitney U),
+ * then per table (operators, labels, GPU work) the rows with the largest absolute impact: count and
+ * the two times of the table's impact (operators: self and GPU direct; labels: inclusive and GPU
+ * subtree; GPU work: its time) before, after and the change, and the names that appeared or
+ * disappeared; a table without any change is one line, "no change". When the sides have
+ * different numbers of active steps the rows are per-step means, the totals beside them. Fitted
+ * to the terminal's width (report/textfit.c: names shortened in the middle, whole in JSON, CSV
+ * and Markdown). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,8 +19,9 @@
 /* names longer than this are shortened in the middle here (JSON and CSV keep them whole) */
 enum { NAME_MAX_TEXT = 80 };
 
-/* "1.234 ms -> 1.300 ms (+5.3 %)" into buf. */
-static void change_cell(char *buf, size_t n, int present_b, ks_ns b, int present_a, ks_ns a)
+/* One figure of both sides as three cells: "1.234 ms\t1.300 ms\t+5.3 %" ("-" for an absent side,
+ * "new" when before is 0). */
+static void time_cells(FILE *out, int present_b, ks_ns b, int present_a, ks_ns a)
 {
     char x[32] = "-", y[32] = "-", pct[24] = "";
     if (present_b)
@@ -24,45 +29,85 @@ static void change_cell(char *buf, size_t n, int present_b, ks_ns b, int present
     if (present_a)
         ks_fmt_ns(y, sizeof y, a);
     if (present_b && present_a && b > 0)
-        snprintf(pct, sizeof pct, " (%+.1f %%)", 100.0 * (double)(a - b) / (double)b);
+        snprintf(pct, sizeof pct, "%+.1f %%", 100.0 * (double)(a - b) / (double)b);
     else if (present_b && present_a && a != b)
-        snprintf(pct, sizeof pct, " (new)");
-    snprintf(buf, n, "%s -> %s%s", x, y, pct);
+        snprintf(pct, sizeof pct, "new");
+    fprintf(out, "\t%s\t%s\t%s", x, y, pct);
 }
 
-static void count_cell(char *buf, size_t n, const ks_diff_row *r)
+static void count_cells(FILE *out, const ks_diff_row *r)
 {
     char x[24] = "-", y[24] = "-";
     if (r->before.present)
         snprintf(x, sizeof x, "%" PRIu64, r->before.count);
     if (r->after.present)
         snprintf(y, sizeof y, "%" PRIu64, r->after.count);
-    snprintf(buf, n, "%s -> %s", x, y);
+    fprintf(out, "\t%s\t%s", x, y);
 }
 
-static void op_row(FILE *out, const ks_diff_row *r)
+/* per step: the means of the count and of the row's main time */
+static void step_cells(FILE *out, const ks_diff_row *r)
 {
-    char c[48], s[80], i[80], g[80];
-    count_cell(c, sizeof c, r);
-    change_cell(s, sizeof s, r->before.present, r->before.self_ns, r->after.present, r->after.self_ns);
-    change_cell(i, sizeof i, r->before.present, r->before.incl_ns, r->after.present, r->after.incl_ns);
-    change_cell(g, sizeof g, r->before.present, r->before.gpu_ns, r->after.present, r->after.gpu_ns);
-    char nb[NAME_MAX_TEXT + 8];
-    fprintf(out, "  %-8s %-14s %-36s %-36s %-36s %s [%s]\n", ks_diff_status_name(r->status), c, s, i, g,
-            ks_text_name(r->name, NAME_MAX_TEXT, nb, sizeof nb), r->cat);
+    char x[24] = "-", y[24] = "-";
+    if (r->before.present)
+        snprintf(x, sizeof x, "%.4g", r->per_step.count_before);
+    if (r->after.present)
+        snprintf(y, sizeof y, "%.4g", r->per_step.count_after);
+    fprintf(out, "\t%s\t%s", x, y);
+    time_cells(out, r->before.present, llround(r->per_step.ns_before), r->after.present, llround(r->per_step.ns_after));
 }
 
-static void kernel_row(FILE *out, const ks_diff_row *r)
+enum { T_OPS, T_LABELS, T_KERNELS };
+
+/* the two times a table shows (its impact's basis): ops self and GPU direct, labels inclusive
+ * and GPU subtree, kernels their total */
+static void row(FILE *out, const ks_diff_row *r, int table, int by_step)
 {
-    char c[48], t[80], merged[48] = "";
-    count_cell(c, sizeof c, r);
-    change_cell(t, sizeof t, r->before.present, r->before.incl_ns, r->after.present, r->after.incl_ns);
+    char nb[NAME_MAX_TEXT + 8], merged[48] = "";
+    const char *name = ks_text_name(r->name, NAME_MAX_TEXT, nb, sizeof nb);
     uint32_t names = r->before.names > r->after.names ? r->before.names : r->after.names;
     if (names > 1)
         snprintf(merged, sizeof merged, " (%u names merged)", names);
-    char nb[NAME_MAX_TEXT + 8];
-    fprintf(out, "  %-8s %-16s %-40s %s [%s]%s\n", ks_diff_status_name(r->status), c, t,
-            ks_text_name(r->name, NAME_MAX_TEXT, nb, sizeof nb), r->cat, merged);
+    fprintf(out, "  " KS_TEXT_LEFT "%s", ks_diff_status_name(r->status));
+    const ks_diff_side *b = &r->before, *a = &r->after;
+    if (by_step) { /* per-step means, then the total of the main time */
+        step_cells(out, r);
+        ks_ns tb = table == T_OPS ? b->self_ns : b->incl_ns, ta = table == T_OPS ? a->self_ns : a->incl_ns;
+        time_cells(out, b->present, tb, a->present, ta);
+    } else {
+        count_cells(out, r);
+        if (table == T_OPS) {
+            time_cells(out, b->present, b->self_ns, a->present, a->self_ns);
+            time_cells(out, b->present, b->gpu_self_ns, a->present, a->gpu_self_ns);
+        } else if (table == T_LABELS) {
+            time_cells(out, b->present, b->incl_ns, a->present, a->incl_ns);
+            time_cells(out, b->present, b->gpu_ns, a->present, a->gpu_ns);
+        } else {
+            time_cells(out, b->present, b->incl_ns, a->present, a->incl_ns);
+        }
+    }
+    fprintf(out, "\t%s" KS_TEXT_KEEP " [%s]%s\n", name, r->cat, merged);
+}
+
+/* the two header rows: what each group of cells is, then before / after / change */
+static void header(FILE *out, int table, int by_step)
+{
+    static const char *const what[3][2] = {{"self", "GPU direct"}, {"inclusive", "GPU subtree"}, {"GPU time", NULL}};
+    const char *main_time = what[table][0];
+    const char *name = table == T_KERNELS ? "name [kind]" : "name [category]";
+    if (by_step) {
+        fprintf(out, "  \tcount per step\t\t%s per step\t\t\t%s in all\t\t\t\n", main_time, main_time);
+        fprintf(out, "  " KS_TEXT_LEFT "status\tbefore\tafter\tbefore\tafter\tchange\tbefore\tafter\tchange\t%s\n", name);
+        return;
+    }
+    fprintf(out, "  \tcount\t\t%s\t\t", main_time);
+    if (what[table][1])
+        fprintf(out, "\t%s\t\t", what[table][1]);
+    fprintf(out, "\t\n");
+    fprintf(out, "  " KS_TEXT_LEFT "status\tbefore\tafter\tbefore\tafter\tchange");
+    if (what[table][1])
+        fprintf(out, "\tbefore\tafter\tchange");
+    fprintf(out, "\t%s\n", name);
 }
 
 static void appeared(FILE *out, const ks_diff_table *t, ks_diff_status st, const char *what, size_t top)
@@ -72,8 +117,7 @@ static void appeared(FILE *out, const ks_diff_table *t, ks_diff_status st, const
         return;
     fprintf(out, "  %s (%zu):", what, n);
     for (size_t i = 0; i < t->n && (!top || shown < top); i++)
-        if (t->v[i].status == st)
-        {
+        if (t->v[i].status == st) {
             char nb[NAME_MAX_TEXT + 8];
             fprintf(out, "%s %s", shown++ ? "," : "", ks_text_name(t->v[i].name, NAME_MAX_TEXT, nb, sizeof nb));
         }
@@ -87,24 +131,21 @@ static int unchanged(const ks_diff_table *t)
     return !t->changed && !t->added && !t->removed;
 }
 
-static void table(FILE *out, const char *title, const ks_diff_table *t, int kernels, size_t top)
+static void table(FILE *out, const ks_diff *d, const char *title, const ks_diff_table *t, int kind, size_t top)
 {
     if (t->n && unchanged(t)) { /* rows of "same" say nothing (an A/A pair) */
-        fprintf(out, "\n%s: %zu rows, no change\n", title, t->n);
+        fprintf(out, "\n%s: %zu rows, no change%s\n", title, t->n, d->by_step ? " per step" : "");
         return;
     }
     size_t shown = top && top < t->n ? top : t->n;
-    fprintf(out, "\n%s: %zu rows, %zu changed, %zu added, %zu removed; %s%zu by absolute impact\n", title, t->n,
-            t->changed, t->added, t->removed, shown < t->n ? "top " : "all ", shown);
+    fprintf(out, "\n%s: %zu rows, %zu changed, %zu added, %zu removed%s; %s%zu by absolute impact%s\n", title, t->n,
+            t->changed, t->added, t->removed, d->by_step ? " per step" : "", shown < t->n ? "top " : "all ", shown,
+            d->by_step ? " per step" : "");
     if (!t->n)
         return;
-    if (kernels)
-        fprintf(out, "  %-8s %-16s %-40s %s\n", "status", "count", "total GPU time", "name [kind]");
-    else
-        fprintf(out, "  %-8s %-14s %-36s %-36s %-36s %s\n", "status", "count", "self", "inclusive", "GPU (subtree)",
-                "name [category]");
+    header(out, kind, d->by_step);
     for (size_t i = 0; i < shown; i++)
-        kernels ? kernel_row(out, &t->v[i]) : op_row(out, &t->v[i]);
+        row(out, &t->v[i], kind, d->by_step);
     appeared(out, t, KS_DIFF_ADDED, "appeared", top);
     appeared(out, t, KS_DIFF_REMOVED, "disappeared", top);
 }
@@ -132,16 +173,26 @@ static void steps(FILE *out, const ks_diff *d)
         fprintf(out, "  no comparison: a side has no active step\n");
         return;
     }
+    char pt[32], pu[32];
+    ks_p_text(pt, sizeof pt, c->mwu.p, ks_compare_p_bound(c, &d->opts.params));
     fprintf(out, "  median ratio after/before %.4f (%+.2f %%), %.4g %% block-bootstrap interval [%.4f, %.4f] (blocks of "
-                 "%zu steps, %u resamples, seed 0x%016" PRIx64 "), p = %.3g; lag-1 autocorrelation %.2f / %.2f\n",
+                 "%zu steps, %u resamples, seed 0x%016" PRIx64 "), bootstrap %s; lag-1 autocorrelation %.2f / %.2f\n",
             c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->block, d->opts.params.resamples,
-            d->opts.params.seed, c->mwu.p, c->acf_a, c->acf_b);
+            d->opts.params.seed, pt, c->acf_a, c->acf_b);
+    if (!isnan(s->mwu.p)) {
+        ks_p_text(pu, sizeof pu, s->mwu.p, 0);
+        fprintf(out, "  Mann-Whitney U = %.1f (after: %.1f), %s two-sided %s%s\n", s->mwu.u_a, s->mwu.u_b,
+                s->mwu.exact ? "exact" : "normal approximation,", pu,
+                s->mwu.exact ? "" : s->mwu.ties ? " (ties)" : " (more than 50 steps a side)");
+    }
     fprintf(out, "  verdict at +/- %.3g %%: %s: %s\n", 100 * d->opts.params.threshold, ks_verdict_name(c->verdict),
             c->reason);
 }
 
-void ks_diff_text(FILE *out, const ks_diff *d, size_t top)
+void ks_diff_text(FILE *final, const ks_diff *d, size_t top)
 {
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final);
     char wb[32], wa[32];
     ks_fmt_ns(wb, sizeof wb, d->before_window_ns);
     ks_fmt_ns(wa, sizeof wa, d->after_window_ns);
@@ -152,10 +203,19 @@ void ks_diff_text(FILE *out, const ks_diff *d, size_t top)
     for (size_t i = 0; i < d->nmismatch; i++)
         fprintf(out, "warning: the captures differ in %s: %s before, %s after: their numbers are not comparable\n",
                 d->mismatch[i].what, d->mismatch[i].a, d->mismatch[i].b);
+    if (d->by_step)
+        fprintf(out, "  per step: the sides have %zu and %zu active steps, so rows are compared by their per-step "
+                     "means (count and time divided by the side's steps), the totals beside them\n",
+                d->steps_before, d->steps_after);
+    if (d->step_rows)
+        fprintf(out, "  %zu step annotation rows (ProfilerStep#N) left out of the tables: the steps are compared "
+                     "below\n", d->step_rows);
     if (unchanged(&d->ops) && unchanged(&d->labels) && unchanged(&d->kernels))
-        fprintf(out, "  no change: the same operators, labels and GPU work, with the same counts and times\n");
+        fprintf(out, "  no change%s: the same operators, labels and GPU work, with the same counts and times\n",
+                d->by_step ? " per step" : "");
     steps(out, d);
-    table(out, "Operators", &d->ops, 0, top);
-    table(out, "Labels", &d->labels, 0, top);
-    table(out, "GPU work", &d->kernels, 1, top);
+    table(out, d, "Operators", &d->ops, T_OPS, top);
+    table(out, d, "Labels", &d->labels, T_LABELS, top);
+    table(out, d, "GPU work", &d->kernels, T_KERNELS, top);
+    ks_text_end(&tb, final, d->opts.text_width);
 }

@@ -36,6 +36,9 @@ struct ks_outfile {
 int ks_outfile_open(ks_outfile **out, const char *path, ks_error *err)
 {
     *out = NULL;
+    /* a directory or a device node is refused before any work (and again at the commit) */
+    if (ks_afile_check_target(path, 1, NULL, NULL, 0, err) != KS_OK)
+        return KS_ERR;
     ks_afile *af;
     if (ks_afile_open(path, KS_COMPRESS_NONE, &af, err) != KS_OK)
         return KS_ERR;

@@ -33,7 +33,12 @@ static void row(FILE *out, const ks_gate_result *r)
     ks_gate_fmt_value(mb, sizeof mb, r->unit, r->cmp.b.median);
     ks_gate_fmt_change(ch, sizeof ch, r);
     ks_gate_fmt_ci(ci, sizeof ci, r);
-    isnan(r->cmp.p) ? snprintf(p, sizeof p, "-") : snprintf(p, sizeof p, "%.3g", r->cmp.p);
+    if (isnan(r->cmp.p))
+        snprintf(p, sizeof p, "-");
+    else if (r->cmp.p > 0)
+        snprintf(p, sizeof p, "%.3g", r->cmp.p);
+    else /* a bound, never 0 (ks_p_text) */
+        snprintf(p, sizeof p, "<%.2g", ks_compare_p_bound(&r->cmp, &r->params));
     snprintf(lev, sizeof lev, "%.4g%%", 100 * r->cmp.ci_level);
     fprintf(out, "  %-12s %-9s %12s %12s %9s %22s %7s %9s %3zu %3zu %4zu %4zu  %s\n", ks_gate_status_name(r->status),
             lim, ma, mb, ch, ci, lev, p, r->cmp.runs_a, r->cmp.runs_b, r->cmp.a.n, r->cmp.b.n, r->title);

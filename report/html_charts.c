@@ -89,7 +89,7 @@ void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int 
                  "fill-opacity=\"0.7\"/></pattern></defs>",
             id);
     for (int k = 0; k <= 2; k++) { /* y axis: 0, half, max */
-        ks_ns v = max * k / 2;
+        ks_ns v = (ks_ns)((__int128)max * k / 2); /* max may be near INT64_MAX */
         double y = y0 - (double)v * scale;
         fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\" class=\"grid\"/><text x=\"%.0f\" "
                      "y=\"%.2f\" class=\"ax\" text-anchor=\"end\">",
@@ -226,7 +226,7 @@ void ks_html_gpu_strip(FILE *out, const ks_analysis *a, const ks_gaps *g, int id
     fputs(" coloured by what the CPU thread that launched the next work was doing.</desc>", out);
     double ya = TOP + ROW * (double)a->ngpu;
     for (int k = 0; k <= 4; k++) {
-        ks_ns t = a->window_ns * k / 4;
+        ks_ns t = (ks_ns)((__int128)a->window_ns * k / 4); /* a window may span int64 */
         double x = LEFT + PLOT_W * k / 4.0;
         fprintf(out, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.0f\" y2=\"%.0f\" class=\"grid\"/><text x=\"%.2f\" "
                      "y=\"%.0f\" class=\"ax\" text-anchor=\"%s\">+",

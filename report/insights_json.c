@@ -7,6 +7,7 @@
 
 #include "common/jsonw.h"
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "report/report_int.h"
 #include "report/report_util.h"
@@ -27,7 +28,69 @@ static void ties_json(ks_jw *w, const ks_ns *v)
     ks_jw_end_obj(w);
 }
 
-static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const ks_threads *th)
+/* a step's critical path: its length, by kind, the inferred part, the top names */
+static void step_path_json(ks_jw *w, const ks_analysis *a, const ks_critpath *cp, size_t i, const char *key)
+{
+    ks_jw_key(w, key);
+    if (!cp || i >= cp->n) {
+        ks_jw_null(w);
+        return;
+    }
+    const ks_cp_step *s = &cp->v[i];
+    ks_jw_obj(w);
+    ks_jw_kint(w, "length_ns", ks_sat_sub(s->end, s->start));
+    char kk[40];
+    for (int k = 0; k < KS_CP_NKINDS; k++) {
+        snprintf(kk, sizeof kk, "%s_ns", ks_cp_kind_name(k));
+        ks_jw_kint(w, kk, s->by_kind[k]);
+    }
+    ks_jw_kint(w, "inferred_ns", s->inferred_ns);
+    ks_jw_kuint(w, "pieces", s->n);
+    ks_jw_key(w, "top");
+    ks_jw_arr(w);
+    for (size_t k = 0; k < s->ntop; k++) {
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "kind", ks_cp_kind_name(s->top[k].kind));
+        ks_jw_key(w, "name");
+        if (s->top[k].name)
+            ks_jw_str(w, ks_trace_str(a->trace, s->top[k].name));
+        else
+            ks_jw_null(w);
+        ks_jw_kint(w, "ns", s->top[k].ns);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_end_obj(w);
+}
+
+/* the graph the paths were walked on */
+static void graph_json(ks_jw *w, const ks_analysis *a, const ks_critpath *cp)
+{
+    ks_jw_key(w, "dependency_graph");
+    if (!cp) {
+        ks_jw_null(w);
+        return;
+    }
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "nodes", cp->nodes);
+    ks_jw_key(w, "edges");
+    ks_jw_obj(w);
+    for (int k = 0; k < KS_DEP_NKINDS; k++) {
+        ks_jw_key(w, ks_dep_kind_name(k));
+        ks_jw_obj(w);
+        ks_jw_kuint(w, "recorded", cp->edges[k][0]);
+        ks_jw_kuint(w, "inferred", cp->edges[k][1]);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_obj(w);
+    ks_jw_kuint(w, "clock_order_edges", cp->clock_order);
+    ks_jw_kuint(w, "unlaunched_gpu_work", cp->unlaunched_gpu);
+    /* without steps, the path of the window */
+    step_path_json(w, a, cp->n == 1 && cp->v[0].number == -1 ? cp : NULL, 0, "window_critical_path");
+    ks_jw_end_obj(w);
+}
+
+static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const ks_threads *th, const ks_critpath *cp)
 {
     int gpu = a->links.gpu_events > 0;
     ks_jw_key(w, "steps");
@@ -64,6 +127,7 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
             maybe_int(w, ks_role_name((ks_role)r), s->breakdown[r], gpu || !gpu_role);
         }
         ks_jw_end_obj(w);
+        step_path_json(w, a, cp && cp->n == st->n ? cp : NULL, i, "critical_path");
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -386,7 +450,8 @@ static void threads_json(ks_jw *w, const ks_analysis *a, const ks_threads *th)
 
 void ks_insights_json(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
 {
-    steps_json(w, a, iv ? iv->steps : NULL, iv ? iv->threads : NULL);
+    steps_json(w, a, iv ? iv->steps : NULL, iv ? iv->threads : NULL, iv ? iv->critpath : NULL);
+    graph_json(w, a, iv ? iv->critpath : NULL);
     threads_json(w, a, iv ? iv->threads : NULL);
     gaps_json(w, a, iv ? iv->gaps : NULL);
     diagnoses_json(w, a, iv ? iv->diagnoses : NULL);

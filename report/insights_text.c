@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "report/report_util.h"
 
@@ -85,10 +86,10 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
         snprintf(busy, sizeof busy, "n/a");
         snprintf(idle, sizeof idle, "n/a");
     }
-    fprintf(out, "  %8lld %12s %7s %7s ", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
+    fprintf(out, "  %lld\t%s\t%s\t%s", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
     for (int r = 0; r < KS_ROLE_COUNT; r++)
-        fprintf(out, " %5.1f", pct(s->breakdown[r], s->wall_ns));
-    fprintf(out, "%s%s\n", s->warmup ? "  warm-up" : "", s->unfinished ? "  unfinished" : "");
+        fprintf(out, "\t%.1f", pct(s->breakdown[r], s->wall_ns));
+    fprintf(out, "\t%s%s\n", s->warmup ? "warm-up" : "", s->unfinished ? "unfinished" : "");
 }
 
 static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size_t top)
@@ -117,8 +118,13 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     if (nshown < st->n)
         fprintf(out, "  %zu of %zu steps shown (--top %zu: the first, the slowest and the last; --top 0 for "
                      "all)\n", nshown, st->n, top);
-    fprintf(out, "  %8s %12s %7s %7s  breakdown (%% of the step's wall): kernel memcpy memset comm runtime data cpu other\n",
-            "step", "wall", "busy", "idle");
+    fprintf(out, "  (busy, idle and the breakdown: %% of the step's wall)\n");
+    static const char *const roles[KS_ROLE_COUNT] = {"kernel", "memcpy", "memset", "comm", "runtime", "data", "cpu",
+                                                     "other"};
+    fprintf(out, "  step\twall\tbusy\tidle");
+    for (int r = 0; r < KS_ROLE_COUNT; r++)
+        fprintf(out, "\t%s", roles[r]);
+    fprintf(out, "\t\n");
     for (size_t i = 0; i < st->n;) {
         if (shown[i]) {
             step_row(out, &st->v[i++], gpu);
@@ -127,10 +133,54 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
         size_t j = i;
         while (j < st->n && !shown[j])
             j++;
-        fprintf(out, "  %8s %zu step%s not shown\n", "...", j - i, j - i == 1 ? "" : "s");
+        fprintf(out, "  ...\t%zu step%s not shown\n", j - i, j - i == 1 ? "" : "s");
         i = j;
     }
     free(shown);
+}
+
+/* The critical path over the steps (or the window without steps): its kinds as shares of the
+ * steps' wall time, the part on inferred edges, and the names with most time on it */
+static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp)
+{
+    if (!cp || !cp->n)
+        return;
+    ks_ns by[KS_CP_NKINDS] = {0}, wall = 0, inferred = 0;
+    ks_cp_item top[KS_CP_TOP * 4];
+    size_t ntop = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        wall = ks_sat_add(wall, ks_sat_sub(s->end, s->start));
+        inferred = ks_sat_add(inferred, s->inferred_ns);
+        for (int k = 0; k < KS_CP_NKINDS; k++)
+            by[k] = ks_sat_add(by[k], s->by_kind[k]);
+        for (size_t j = 0; j < s->ntop; j++) {
+            size_t q = 0;
+            while (q < ntop && (top[q].kind != s->top[j].kind || top[q].name != s->top[j].name))
+                q++;
+            if (q == ntop && ntop < sizeof top / sizeof *top)
+                top[ntop++] = s->top[j];
+            else if (q < ntop)
+                top[q].ns = ks_sat_add(top[q].ns, s->top[j].ns);
+        }
+    }
+    char b1[32];
+    fprintf(out, "\n  Critical path (%s %s: what ended each; docs/analysis.md, \"Critical path\"):",
+            cp->v[0].number < 0 ? "the window," : "steps,", fmt(b1, sizeof b1, wall));
+    for (int k = 0; k < KS_CP_NKINDS; k++)
+        if (by[k])
+            fprintf(out, " %s %.1f%%", ks_cp_kind_name(k), pct(by[k], wall));
+    fprintf(out, "; on inferred edges %.1f%%\n", pct(inferred, wall));
+    /* the names with most time (of those in some step's top list) */
+    for (size_t i = 1; i < ntop; i++)
+        for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {
+            ks_cp_item x = top[j];
+            top[j] = top[j - 1];
+            top[j - 1] = x;
+        }
+    for (size_t i = 0; i < ntop && i < 5; i++)
+        fprintf(out, "    %5.1f%%  %-3s %.100s\n", pct(top[i].ns, wall), ks_cp_kind_name(top[i].kind),
+                top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)");
 }
 
 /* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
@@ -147,7 +197,7 @@ static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_caus
     else if (c->waiting)
         snprintf(buf, n, "launching thread waiting on another thread (idle)");
     else if (c->name)
-        snprintf(buf, n, "%s [%s]", prev, ks_kind_name((ks_kind)c->kind));
+        snprintf(buf, n, "%s" KS_TEXT_KEEP " [%s]", prev, ks_kind_name((ks_kind)c->kind));
     else
         snprintf(buf, n, "(nothing: CPU thread idle)");
 }
@@ -158,12 +208,12 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
     char b1[32], b2[32], b3[32], b4[32], id[64];
     if (!d->nthreads)
         return;
-    fprintf(out, "    launching thread waiting on another thread: %s (%.1f%% of the gaps): idle or in a blocking\n"
-                 "    call while another thread of its process ran an op or a label, or in a label's own time\n"
-                 "    while another thread ran an op\n",
+    fprintf(out, "    launching thread waiting on another thread: %s (%.1f%% of the gaps): idle or in a blocking "
+                 "call while another thread of its process ran an op or a label, or in a label's own time "
+                 "while another thread ran an op\n",
             fmt(b1, sizeof b1, d->waiting_ns), pct(d->waiting_ns, d->total_ns));
-    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle;\n"
-                 "    %% of the gaps' time):\n");
+    fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle; "
+                 "%% of the gaps' time):\n");
     for (size_t i = 0; i < d->nthreads; i++) {
         const ks_gap_thread *th = &d->threads[i];
         const ks_track *tr = &t->tracks[th->track];
@@ -176,7 +226,7 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
         for (size_t j = 0; j < th->nby_cpu && j < 3; j++) {
             char what[200];
             cause_text(what, sizeof what, t, &th->by_cpu[j]);
-            fprintf(out, "        %12s %5.1f%%  %s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
+            fprintf(out, "        %s\t%.1f%%\t%s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
                     pct(th->by_cpu[j].total_ns, d->total_ns), what);
         }
     }
@@ -207,7 +257,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
             const ks_gap_cause *c = &d->by_cpu[j];
             char what[200];
             cause_text(what, sizeof what, t, c);
-            fprintf(out, "    %12s %5.1f%% %6llu  %s\n", fmt(b1, sizeof b1, c->total_ns), pct(c->total_ns, d->total_ns),
+            fprintf(out, "    %s\t%.1f%%\t%llu\t%s\n", fmt(b1, sizeof b1, c->total_ns), pct(c->total_ns, d->total_ns),
                     (unsigned long long)c->count, what);
         }
         threads_in_gaps(out, t, d);
@@ -323,7 +373,7 @@ static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_
     for (size_t i = 0; i < n && i < 8; i++) {
         const char *nm = ks_trace_str(t, v[i].name);
         ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
-        fprintf(out, "      %12s %5.1f%% %6llu  %s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(v[i].gpu_ns, total),
+        fprintf(out, "      %s\t%.1f%%\t%llu\t%s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(v[i].gpu_ns, total),
                 (unsigned long long)v[i].count, prev);
     }
 }
@@ -340,29 +390,30 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
         if (strcmp(th->v[i].role, "steps") && strcmp(th->v[i].role, "main"))
             for (int k = 0; k < KS_TIE_COUNT; k++)
                 other = ks_sat_add(other, th->v[i].gpu_ns[k]);
-    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%% of it) launched\n"
-                 "  by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
+    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%% of it) launched "
+                 "by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
             fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(other, th->busy_ns),
             st && st->n ? "stepping" : "main", (unsigned long long)th->flows);
-    fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", "thread", "role", "own thread", "via flow", "via time", "not tied");
+    fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", "role", "own thread", "via flow", "via time", "not tied",
+            "thread");
     for (size_t i = 0; i < th->n; i++) {
         const ks_thread_row *r = &th->v[i];
         thread_label(who, sizeof who, t, r->track);
-        fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", who, r->role, fmt(b1, sizeof b1, r->gpu_ns[KS_TIE_OWN]),
+        fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", r->role, fmt(b1, sizeof b1, r->gpu_ns[KS_TIE_OWN]),
                 fmt(b2, sizeof b2, r->gpu_ns[KS_TIE_FLOW]), fmt(b3, sizeof b3, r->gpu_ns[KS_TIE_TIME]),
-                fmt(b4, sizeof b4, r->gpu_ns[KS_TIE_NONE]));
+                fmt(b4, sizeof b4, r->gpu_ns[KS_TIE_NONE]), who);
     }
     if (th->no_launch_ns)
-        fprintf(out, "    %-44s %-9s %12s %12s %12s %12s\n", "(no launch call in the trace)", "-", "-", "-", "-",
-                fmt(b1, sizeof b1, th->no_launch_ns));
+        fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", "-", "-", "-", "-", fmt(b1, sizeof b1, th->no_launch_ns),
+                "(no launch call in the trace)");
     fprintf(out, "    tied to steps: own thread %s, via flow %s, via time %s; not tied %s (sum = GPU busy)\n",
             fmt(b1, sizeof b1, th->tied_ns[KS_TIE_OWN]), fmt(b2, sizeof b2, th->tied_ns[KS_TIE_FLOW]),
             fmt(b3, sizeof b3, th->tied_ns[KS_TIE_TIME]), fmt(b4, sizeof b4, th->tied_ns[KS_TIE_NONE]));
     if (st && st->n && th->nsteps == st->n) {
-        fprintf(out, "    %8s %12s %12s %12s  (GPU time tied to the step: own thread / other threads via flow / via time)\n",
-                "step", "own thread", "via flow", "via time");
+        fprintf(out, "    GPU time tied to each step: by its own thread, by other threads via flow, via time\n");
+        fprintf(out, "    %s\t%s\t%s\t%s\t\n", "step", "own thread", "via flow", "via time");
         for (size_t i = 0; i < st->n; i++)
-            fprintf(out, "    %8lld %12s %12s %12s\n", (long long)st->v[i].number, fmt(b1, sizeof b1, th->step_ns[i][KS_TIE_OWN]),
+            fprintf(out, "    %lld\t%s\t%s\t%s\t\n", (long long)st->v[i].number, fmt(b1, sizeof b1, th->step_ns[i][KS_TIE_OWN]),
                     fmt(b2, sizeof b2, th->step_ns[i][KS_TIE_FLOW]), fmt(b3, sizeof b3, th->step_ns[i][KS_TIE_TIME]));
     }
     if (th->nby_forward_op) {
@@ -370,23 +421,32 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
         named_list(out, t, th->by_forward_op, th->nby_forward_op, th->busy_ns);
     }
     if (th->nlabels) {
-        fprintf(out, "    ... by label enclosing that forward op (not in the labels table's GPU columns, which count\n"
-                     "    the label's own thread):\n");
+        fprintf(out, "    ... by label enclosing that forward op (not in the labels table's GPU columns, which count "
+                     "the label's own thread):\n");
         named_list(out, t, th->labels, th->nlabels, th->busy_ns);
     } else if (other) {
-        fprintf(out, "    GPU time launched by other threads is not attributed to labels (%s): the labels table's GPU\n"
-                     "    columns count only work launched on the label's own thread\n",
+        fprintf(out, "    GPU time launched by other threads is not attributed to labels (%s): the labels table's GPU "
+                     "columns count only work launched on the label's own thread\n",
                 th->flows ? "no flow reaches a forward op under a label" : "the trace has no fwdbwd flows");
     }
 }
 
-void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
+void ks_insights_text_to(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
     if (!iv)
         return;
     steps_text(out, a, iv->steps, o ? o->top : 0);
+    critpath_text(out, a, iv->critpath);
     threads_text(out, a, iv->threads, iv->steps);
     gaps_text(out, a, iv->gaps);
     telemetry_text(out, a, iv);
     diagnoses_text(out, a, iv->diagnoses);
+}
+
+void ks_insights_text(FILE *final, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
+{
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final);
+    ks_insights_text_to(out, a, iv, o);
+    ks_text_end(&tb, final, o ? o->width : 0);
 }

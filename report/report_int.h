@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "kinesift/common.h"
+#include "kinesift/kernels.h"
 #include "kinesift/report.h"
 
 struct ks_jw; /* common/jsonw.h */
@@ -29,6 +30,23 @@ const char *ks_mem_basis_text(const ks_mem_device *d);
 /* "CUDA 0", "CPU -1" (report/memory_text.c); the text section, top bounding its lists (0: all). */
 void ks_mem_device_label(char *b, size_t n, const ks_mem_device *d);
 void ks_memory_text(FILE *out, const ks_analysis *a, size_t top);
+/* The kernel view of analyze's JSON: "classes" (report/kernels_json.c). */
+void ks_kernels_json_classes(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+/* ... and "roofline" and "shapes" (o->top bounds the rows). */
+void ks_kernels_json_shapes(struct ks_jw *w, const ks_analysis *a, const ks_report_opts *o);
+/* The peaks of a device: o's --peak, else the peak table's row for its deviceProperties; NULL
+ * when neither (over: room for the --peak row). */
+const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over);
+/* Where a shape group stands: its roof (min(peak compute for its type, intensity x bandwidth) in
+ * TFLOP/s; for an op without FLOPs, the bandwidth in TB/s), its mean achieved rate over the roof,
+ * and which bound the roof is ("compute", "memory"); NaN and NULL when not known. */
+typedef struct ks_roof {
+    double roof, efficiency;
+    const char *bound;
+} ks_roof;
+ks_roof ks_kernels_roof(const ks_peak *p, const ks_shape_row *r);
+/* The kernel view of analyze's text report: GPU time per class per device (report/kernels_text.c). */
+void ks_kernels_text_classes(FILE *out, const ks_analysis *a);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
 void ks_whatif_json_trace(struct ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh,
                           size_t nsh);

@@ -62,4 +62,30 @@ const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
  * CSV keep full names. */
 const char *ks_text_short_name(const char *name, size_t max, int cpp, char *buf, size_t n);
 
+/* ---- text that fits a width (report/textfit.c) ------------------------------------------ */
+
+/* A table cell starting with this is left-aligned (the marker is not printed). */
+#define KS_TEXT_LEFT "\x01"
+/* In a row's last cell, what follows this is kept whole when the name before it is shortened. */
+#define KS_TEXT_KEEP "\x02"
+/* The least room a name keeps beside its row; with less, it goes under the row. */
+#define KS_TEXT_NAME_MIN 24
+
+typedef struct ks_text_buf {
+    FILE *f;
+    char *data;
+    size_t len;
+} ks_text_buf;
+
+/* The stream a text writer writes into (a buffer; out itself when no buffer could be made). */
+FILE *ks_text_begin(ks_text_buf *b, FILE *out);
+/* Write the buffer to out fitted to width columns (0: tables aligned, nothing else changed;
+ * KS_TEXT_RAW: as written, cells and markers kept); -1 on a write error. */
+int ks_text_end(ks_text_buf *b, FILE *out, size_t width);
+/* ks_insights_text into a stream that is fitted later (ks_analyze_text's buffer). */
+struct ks_insights_view;
+struct ks_report_opts;
+void ks_insights_text_to(FILE *out, const ks_analysis *a, const struct ks_insights_view *iv,
+                         const struct ks_report_opts *o);
+
 #endif

@@ -32,8 +32,8 @@ static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w)
                 tid(on, sizeof on, t, x->on_track), (unsigned long long)x->count, x->count == 1 ? "" : "s",
                 fmt(b1, sizeof b1, x->wait_ns));
         if (x->modeled)
-            fprintf(out, "each ends at the projected end of that thread's work (ops and the GPU work it launched) "
-                         "plus the lag it had (%s in all).\n", fmt(b2, sizeof b2, x->lag_ns));
+            fprintf(out, "each ends at the projected end of that thread's work plus the lag it had (%s in all).\n",
+                    fmt(b2, sizeof b2, x->lag_ns));
         else
             fprintf(out, "it went on %s (in all) after that work had ended, longer than the tolerance (max(50 us, "
                          "10%% of the wait)): kept at its measured length.\n", fmt(b2, sizeof b2, x->lag_ns));
@@ -66,12 +66,13 @@ static void threads_note(FILE *out, const ks_analysis *a, const ks_whatif *w, co
         fprintf(out, ", tid %s", tid(id, sizeof id, t, w->threads[j]));
     fprintf(out, "\n");
     if (w->nthreads > 1)
-        fprintf(out, "  %s of GPU work in the steps was launched by the other threads: each is replayed on its own "
-                     "clock and shares the streams (and @gpu).\n",
+        fprintf(out, "  %s of GPU work in the steps was launched by the other threads: each thread is replayed with "
+                     "its waits on the others, and their work shares the streams (and @gpu).\n",
                 fmt(b1, sizeof b1, other));
     waits_note(out, a, w);
     if (unmodeled)
-        fprintf(out, "  %s of GPU work in the steps has no launch call in the trace: not in the model.\n",
+        fprintf(out, "  %s of GPU work in the steps has no launch call in the trace: it keeps its distance to the "
+                     "work before it on its stream.\n",
                 fmt(b1, sizeof b1, unmodeled));
     for (size_t k = 0; k < nsh; k++)
         if (w->label_wait_ns && w->label_wait_ns[k] > 0)
@@ -106,9 +107,9 @@ void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const k
         fprintf(out, "  %8s %12s %12s %12s %+8.1f%%  %s / %s\n", step, b1, b2, b3,
                 s->model_ns ? 100.0 * ((double)s->projected_ns / (double)s->model_ns - 1.0) : 0.0, b4, g);
     }
-    fprintf(out, "  model: serial CPU phases add, GPU work overlaps the CPU until a blocking call waits for "
-                 "it; \"model\" is the replay without change, compare it with \"measured\" before trusting "
-                 "\"projected\".\n");
+    fprintf(out, "  model: the dependency graph of the trace (what waits for what) replayed with every edge "
+                 "kept; \"model\" is the replay without change (the measured time: work off the critical path "
+                 "gives no gain).\n");
     threads_note(out, a, w, sh, nsh);
 }
 

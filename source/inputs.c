@@ -118,17 +118,41 @@ static int expand_list(const char *name, list *l, walk_ctx *w, ks_error *err)
     FILE *f = fopen(name, "r");
     if (!f)
         return ks_error_set(err, "@%s: %s", name, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0, before = l->n;
-    ssize_t len;
-    int rc = KS_OK;
-    while (rc == KS_OK && (len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+    /* a line is at most a path long, the list at most KS_LIMIT_LIST_BYTES (/dev/zero, an
+     * endless pipe: an error, never unbounded memory); a NUL byte would cut the path silently */
+    char line[4097];
+    size_t before = l->n, total = 0, lineno = 0, len = 0;
+    int rc = KS_OK, c = 0;
+    while (rc == KS_OK && c != EOF) {
+        len = 0;
+        lineno++;
+        while ((c = getc(f)) != EOF && c != '\n') {
+            if (++total > KS_LIMIT_LIST_BYTES) {
+                rc = ks_error_set(err, "@%s: larger than %u MiB: not a list of paths", name, KS_LIMIT_LIST_BYTES >> 20);
+                break;
+            }
+            if (c == 0) {
+                rc = ks_error_set(err, "@%s: line %zu: NUL byte: not a list of paths", name, lineno);
+                break;
+            }
+            if (len + 1 >= sizeof line) {
+                rc = ks_error_set(err, "@%s: line %zu: longer than %zu bytes: not a path", name, lineno,
+                                  sizeof line - 1);
+                break;
+            }
+            line[len++] = (char)c;
+        }
+        if (rc != KS_OK)
+            break;
+        total++; /* the newline */
+        line[len] = 0;
+        while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
             line[--len] = 0;
         if (len && line[0] != '#')
             rc = expand_one(line, l, 1, w, err);
     }
-    free(line);
+    if (rc == KS_OK && ferror(f))
+        rc = ks_error_set(err, "@%s: %s", name, strerror(errno));
     fclose(f);
     if (rc == KS_OK && l->n == before)
         return ks_error_set(err, "@%s: the list names no trace", name);

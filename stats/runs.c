@@ -353,8 +353,9 @@ void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p)
     c->verdict = KS_VERDICT_INCONCLUSIVE;
     if (preconditions_fail(c, p))
         return;
-    char lo[32], hi[32], iv[72], lim_hi[32], lim_lo[32], est[32];
+    char lo[32], hi[32], iv[72], lim_hi[32], lim_lo[32], est[32], pt[32];
     double d = p->threshold, L = 100 * c->ci_level, null = c->points ? 0 : 1;
+    ks_p_text(pt, sizeof pt, c->p, ks_compare_p_bound(c, p));
     fmt_effect(lo, sizeof lo, c, c->ci_lo);
     fmt_effect(hi, sizeof hi, c, c->ci_hi);
     snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
@@ -370,14 +371,14 @@ void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p)
     if (c->ci_lo > null && e > up) {
         c->verdict = KS_VERDICT_SLOWER;
         snprintf(c->reason, sizeof c->reason,
-                 "over %zu + %zu runs the %.4g %% interval %s lies above %s (slower beyond doubt; p = %.3g) and the "
-                 "estimate %s exceeds the limit %s", c->runs_a, c->runs_b, L, iv, c->points ? "0" : "1", c->p, est,
+                 "over %zu + %zu runs the %.4g %% interval %s lies above %s (slower beyond doubt; %s) and the "
+                 "estimate %s exceeds the limit %s", c->runs_a, c->runs_b, L, iv, c->points ? "0" : "1", pt, est,
                  lim_hi);
     } else if (c->ci_hi < null && e < down) {
         c->verdict = KS_VERDICT_FASTER;
         snprintf(c->reason, sizeof c->reason,
-                 "over %zu + %zu runs the %.4g %% interval %s lies below %s (faster beyond doubt; p = %.3g) and the "
-                 "estimate %s is beyond %s", c->runs_a, c->runs_b, L, iv, c->points ? "0" : "1", c->p, est, lim_lo);
+                 "over %zu + %zu runs the %.4g %% interval %s lies below %s (faster beyond doubt; %s) and the "
+                 "estimate %s is beyond %s", c->runs_a, c->runs_b, L, iv, c->points ? "0" : "1", pt, est, lim_lo);
     }
     if (c->verdict != KS_VERDICT_INCONCLUSIVE) {
         set_caveat(c);
@@ -387,14 +388,14 @@ void ks_compare_runs_decide(ks_compare *c, const ks_compare_params *p)
                  c->runs_a, c->runs_b, L, iv, lim_lo, lim_hi);
     } else if (c->ci_lo > null || c->ci_hi < null) {
         snprintf(c->reason, sizeof c->reason,
-                 "over %zu + %zu runs the change is significant (p = %.3g) but its estimate %s is within the limits "
-                 "and its %.4g %% interval %s reaches beyond them", c->runs_a, c->runs_b, c->p, est, L, iv);
+                 "over %zu + %zu runs the change is significant (%s) but its estimate %s is within the limits "
+                 "and its %.4g %% interval %s reaches beyond them", c->runs_a, c->runs_b, pt, est, L, iv);
         snprintf(c->suggestion, sizeof c->suggestion,
                  "more runs per side narrow the interval; or check whether the limit fits this effect");
     } else {
         snprintf(c->reason, sizeof c->reason,
-                 "over %zu + %zu runs no significant change (p = %.3g) and the %.4g %% interval %s reaches beyond "
-                 "[%s, %s]", c->runs_a, c->runs_b, c->p, L, iv, lim_lo, lim_hi);
+                 "over %zu + %zu runs no significant change (%s) and the %.4g %% interval %s reaches beyond "
+                 "[%s, %s]", c->runs_a, c->runs_b, pt, L, iv, lim_lo, lim_hi);
         snprintf(c->suggestion, sizeof c->suggestion,
                  "more runs per side (the run-to-run variation decides the width), or a quieter machine");
     }

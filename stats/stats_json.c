@@ -78,6 +78,11 @@ void ks_compare_json_test(ks_jw *w, const ks_compare *c, const ks_compare_params
     ks_jw_kdouble(w, "ci_level", c->ci_level > 0 ? c->ci_level : p->level);
     ks_jw_kuint(w, "bootstrap_resamples", p->resamples);
     ks_jw_kdouble(w, "p", c->p);
+    /* a p of 0 is a bound: p < p_below (ks_compare_p_bound); null when p is a value */
+    if (c->p == 0)
+        ks_jw_kdouble(w, "p_below", ks_compare_p_bound(c, p));
+    else
+        ks_jw_knull(w, "p_below");
     ks_jw_kdouble(w, "p_raw", c->mwu.p);
     ks_jw_kuint(w, "holm_m", c->holm_m);
     ks_jw_kdouble(w, "min_p", c->min_p);

@@ -126,11 +126,13 @@ static void explain_inconclusive(ks_compare *c, const ks_compare_params *p)
 {
     double d = 100 * p->threshold;
     int noisy = c->a.noise || c->b.noise;
+    char pt[32];
+    ks_p_text(pt, sizeof pt, c->p, 0);
     if (c->p < p->alpha) {
         snprintf(c->reason, sizeof c->reason,
-                 "the difference is significant (p = %.3g) but the %.0f %% CI [%.4f, %.4f] of "
+                 "the difference is significant (%s) but the %.0f %% CI [%.4f, %.4f] of "
                  "the ratio %.4f overlaps the threshold 1 %c %.3g %%",
-                 c->p, 100 * p->level, c->ci_lo, c->ci_hi, c->ratio,
+                 pt, 100 * p->level, c->ci_lo, c->ci_hi, c->ratio,
                  c->ratio < 1 ? '-' : '+', d);
         snprintf(c->suggestion, sizeof c->suggestion,
                  "the effect is close to the threshold: take more samples to narrow the CI, "
@@ -140,16 +142,16 @@ static void explain_inconclusive(ks_compare *c, const ks_compare_params *p)
     if ((c->ci_hi < 1 - p->threshold) || (c->ci_lo > 1 + p->threshold)) {
         snprintf(c->reason, sizeof c->reason,
                  "the %.0f %% CI [%.4f, %.4f] lies beyond the threshold but the U test is not "
-                 "significant (p = %.3g, alpha %.3g)",
-                 100 * p->level, c->ci_lo, c->ci_hi, c->p, p->alpha);
+                 "significant (%s, alpha %.3g)",
+                 100 * p->level, c->ci_lo, c->ci_hi, pt, p->alpha);
         snprintf(c->suggestion, sizeof c->suggestion,
                  "take more samples; look at the raw values for a few extreme outliers");
         return;
     }
     snprintf(c->reason, sizeof c->reason,
-             "no significant difference (p = %.3g) and the %.0f %% CI [%.4f, %.4f] is wider "
+             "no significant difference (%s) and the %.0f %% CI [%.4f, %.4f] is wider "
              "than 1 +/- %.3g %%",
-             c->p, 100 * p->level, c->ci_lo, c->ci_hi, d);
+             pt, 100 * p->level, c->ci_lo, c->ci_hi, d);
     snprintf(c->suggestion, sizeof c->suggestion,
              "%s; or expect a larger effect",
              noisy ? "the samples are noisy (IQR/median >= 10 %): reduce noise (--hot, batch "
@@ -165,15 +167,17 @@ void ks_compare_decide(ks_compare *c, const ks_compare_params *p)
     if (precondition_fails(c, p))
         return;
     double d = p->threshold;
+    char pt[32];
+    ks_p_text(pt, sizeof pt, c->p, 0);
     if (c->p < p->alpha && c->ci_hi < 1 - d) {
         c->verdict = KS_VERDICT_FASTER;
         snprintf(c->reason, sizeof c->reason,
-                 "p = %.3g < %.3g and the %.0f %% CI [%.4f, %.4f] lies below 1 - %.3g %%", c->p,
+                 "%s < %.3g and the %.0f %% CI [%.4f, %.4f] lies below 1 - %.3g %%", pt,
                  p->alpha, 100 * p->level, c->ci_lo, c->ci_hi, 100 * d);
     } else if (c->p < p->alpha && c->ci_lo > 1 + d) {
         c->verdict = KS_VERDICT_SLOWER;
         snprintf(c->reason, sizeof c->reason,
-                 "p = %.3g < %.3g and the %.0f %% CI [%.4f, %.4f] lies above 1 + %.3g %%", c->p,
+                 "%s < %.3g and the %.0f %% CI [%.4f, %.4f] lies above 1 + %.3g %%", pt,
                  p->alpha, 100 * p->level, c->ci_lo, c->ci_hi, 100 * d);
     } else if (c->ci_lo >= 1 - d && c->ci_hi <= 1 + d) {
         c->verdict = KS_VERDICT_NO_CHANGE;

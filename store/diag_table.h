@@ -45,6 +45,8 @@
     X("parse.repaired_invalid_utf8", WARNING, 0, "an invalid UTF-8 byte, replaced by U+FFFD")      \
     X("parse.repaired_unescaped_quote", WARNING, 0, "an unescaped quote inside a string, escaped") \
     X("parse.resync_bytes_skipped", WARNING, 0, "bytes skipped to find the next event after a syntax error") \
+    X("parse.shape_args_skipped", INFO, 0,                                                         \
+      "a shape arg (Input Dims, Input type, Concrete Inputs) holding an object or longer than KS_LIMIT_SHAPE_TEXT bytes, not kept") \
     X("parse.skipped_event", ERROR, 0, "an event with a syntax error, skipped")                    \
     X("parse.skipped_metadata", WARNING, 0, "metadata with a syntax error before traceEvents, skipped") \
     X("parse.skipped_tail", WARNING, 0, "metadata with a syntax error after the events, ignored")  \

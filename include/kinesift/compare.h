@@ -83,12 +83,21 @@ typedef struct ks_diff_side {
     uint32_t names;    /* distinct trace names merged into this row (> 1 when normalised) */
 } ks_diff_side;
 
+/* A row's per-step means: its count and its main time (ops: self; labels: inclusive; kernels:
+ * total) divided by the side's active steps (ks_diff.steps_before / steps_after). */
+typedef struct ks_diff_per_step {
+    int defined;       /* both sides' windows are their active steps (ks_diff.per_step) */
+    double count_before, count_after, ns_before, ns_after;
+    double delta_pct;  /* 100 (ns_after - ns_before) / ns_before; NaN when ns_before is 0 */
+} ks_diff_per_step;
+
 typedef struct ks_diff_row {
     char *name;        /* the name (normalised kernels: the normalised name) */
     char *cat;         /* category text: cpu_op, user_annotation, kernel, gpu_memcpy, ... */
     ks_diff_side before, after;
     ks_ns impact_ns;   /* the sort key, see ks_diff_build */
     ks_diff_status status;
+    ks_diff_per_step per_step;
 } ks_diff_row;
 
 typedef struct ks_diff_table {
@@ -102,11 +111,15 @@ typedef struct ks_diff_steps {
     size_t nbefore, nafter;
     size_t warmup_before, warmup_after, unfinished_before, unfinished_after;
     char source_before[160], source_after[160];
-    ks_compare cmp;               /* median ratio after/before, CI, U test, verdict */
+    ks_compare cmp;               /* median ratio after/before, block-bootstrap CI and p (one run
+                                   * per side), verdict; cmp.mwu's u and z are the U test's */
+    ks_mwu mwu;                   /* Mann-Whitney U of the step times (exact for small samples
+                                   * without ties); p is its own, not the verdict's */
 } ks_diff_steps;
 
 typedef struct ks_diff_opts {
     int normalize_kernels;
+    size_t text_width;            /* the text report's columns (ks_report_opts.width); 0 = no limit */
     ks_compare_params params;     /* ks_compare_params_gate() by default */
 } ks_diff_opts;
 
@@ -115,6 +128,13 @@ KS_API void ks_diff_opts_init(ks_diff_opts *o);
 typedef struct ks_diff {
     char *before_source, *after_source;
     ks_ns before_window_ns, after_window_ns;
+    /* Per step: the window of each side is its active steps (the default window, or --window
+     * steps:A-B), so that a table's figures divided by the side's steps are per-step means.
+     * by_step: the sides have different numbers of them, so the rows are compared per step
+     * (status and impact from the per-step means; totals beside them). */
+    int per_step, by_step;
+    size_t steps_before, steps_after;  /* active steps inside each window */
+    size_t step_rows;                  /* step annotation rows (ProfilerStep#N) left out of the tables */
     ks_diff_table ops, labels, kernels;
     ks_diff_steps steps;
     ks_trace_settings before_settings, after_settings;
@@ -126,7 +146,9 @@ typedef struct ks_diff {
 /* Align the tables of two analyses and compare their steps. Rows are sorted by impact, largest
  * first (ties by name, then category): ops: |d self| + |d GPU direct| (both add up over the
  * table without double counting); labels: the larger of |d inclusive| and |d GPU subtree|;
- * kernels: |d total|. Returns KS_OK. */
+ * kernels: |d total|; with by_step, the same of the per-step means (ns per step), and a row is
+ * "same" when its per-step means are. Step annotations (ProfilerStep#N) are not rows.
+ * Returns KS_OK. */
 KS_API int ks_diff_build(const ks_analysis *before, const ks_steps *sbefore, const ks_analysis *after,
                          const ks_steps *safter, const ks_diff_opts *o, ks_diff *out, ks_error *err);
 KS_API void ks_diff_free(ks_diff *d);

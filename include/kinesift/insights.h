@@ -414,7 +414,9 @@ typedef struct ks_insights {
     ks_diagnoses diagnoses;
     ks_telemetry telemetry;
     int have_telemetry;
-    int telemetry_failed;      /* the error is about the nvidia-smi CSV (it names it), not the trace */
+    int telemetry_failed;
+    struct ks_critpath *critpath; /* the critical path of each step (kinesift/critpath.h); NULL at
+                                   * depth KS_INSIGHTS_STEPS */      /* the error is about the nvidia-smi CSV (it names it), not the trace */
 } ks_insights;
 
 KS_API void ks_insights_opts_init(ks_insights_opts *o);

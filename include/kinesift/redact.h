@@ -91,6 +91,8 @@ typedef struct ks_redact_result {
     uint64_t repairs;           /* malformed strings repaired by the reader's pre-filter */
     uint64_t findings;          /* check mode: places a rule would change */
     uint64_t escaped_copies;    /* strings copied verbatim that use \u escapes */
+    uint64_t bytes_lexed;       /* bytes yajl lexed, a token cut by a feed counted again from its
+                                 * start (the work that must stay linear in the input) */
     int closed_array;           /* a top-level array without its ']' was closed */
     int late_literals;          /* literals were learned after strings had been scanned */
     uint64_t literals_known;    /* ks_redact_file: literals learned in the run so far */

@@ -34,7 +34,19 @@ typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_
 typedef struct ks_report_opts {
     size_t top;        /* rows per table; 0 = all */
     ks_sort_key sort;  /* order of the ops and labels tables */
+    /* the roofline's peaks for every device instead of the peak table's (kinesift/kernels.h):
+     * TFLOP/s for every data type and TB/s; 0: the table's */
+    double peak_tflops, peak_tbps;
+    size_t width;      /* text: the terminal's columns (long lines wrapped, names shortened in
+                        * the middle); 0 = no limit (tables aligned, lines whole); KS_TEXT_RAW:
+                        * not laid out (tab-separated cells), for ks_text_fit later */
 } ks_report_opts;
+
+#define KS_TEXT_RAW ((size_t)-1)
+
+/* Lay out a text written with width KS_TEXT_RAW (a summary's stored text) for `width` columns,
+ * as the writers do (report/textfit.c). */
+KS_API void ks_text_fit(FILE *out, const char *text, size_t len, size_t width);
 
 /* Sort a copy of rows by key (descending, ties by name); returns a malloc'ed array. */
 KS_API ks_op_row *ks_rows_sorted(const ks_op_row *rows, size_t n, ks_sort_key key);
@@ -49,6 +61,8 @@ typedef struct ks_insights_view {
     const ks_diagnoses *diagnoses;
     const ks_telemetry *telemetry;
     const ks_threads *threads;     /* who launched the GPU work (insights/threads.c) */
+    const struct ks_critpath *critpath; /* the critical path of each step (kinesift/critpath.h), or
+                                         * NULL */
 } ks_insights_view;
 
 typedef struct ks_analyze_json ks_analyze_json;

@@ -92,6 +92,10 @@ KS_API double ks_mwu_min_p(size_t na, size_t nb);
 /* "mwu-exact" or "mwu-normal". */
 KS_API const char *ks_mwu_name(const ks_mwu *m);
 
+/* A p as text, never "p = 0": "p = 0.0123", or "p < BOUND" when p is 0 (a bound, not a value;
+ * bound <= 0: the smallest normal double), "p = -" for NaN (stats/ptext.c). Returns buf. */
+KS_API const char *ks_p_text(char *buf, size_t n, double p, double bound);
+
 /* ---- bootstrap --------------------------------------------------------------------------- */
 
 #define KS_BOOTSTRAP_RESAMPLES 10000
@@ -243,6 +247,9 @@ KS_API double ks_t_quantile(double q, double df);
 /* The test behind c's p: the U test's name, "welch-runs" or "block-bootstrap"; NULL when no
  * test could be made. */
 KS_API const char *ks_compare_test_name(const ks_compare *c);
+/* The bound of a p printed as 0 (ks_p_text): 2/R for the block bootstrap (R resamples), the
+ * smallest normal double for a tail that underflows (stats/ptext.c). */
+KS_API double ks_compare_p_bound(const ks_compare *c, const ks_compare_params *p);
 /* Lag-1 autocorrelation of x (NaN when n < 3 or x is constant). */
 KS_API double ks_lag1_autocorr(const double *x, size_t n);
 

@@ -253,6 +253,20 @@ typedef struct ks_coll_info {
     int64_t seq;               /* "Seq" */
 } ks_coll_info;
 
+/* ---- recorded shapes ---------------------------------------------------------------------- */
+
+/* The shape args of an op (PyTorch writes them with record_shapes=True): kept only for events whose
+ * args have "Input Dims", "Input type" or "Concrete Inputs". Each is the value's JSON text, compact
+ * (no blanks: "[[141,512],[512,512],[]]", "[\"float\",\"Scalar\"]"), interned; 0 when absent, or
+ * when the value held an object or was longer than KS_LIMIT_SHAPE_TEXT (counted:
+ * parse.shape_args_skipped). */
+typedef struct ks_shape_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    ks_str dims;               /* "Input Dims" */
+    ks_str types;              /* "Input type" */
+    ks_str concrete;           /* "Concrete Inputs" */
+} ks_shape_info;
+
 /* ---- memory records ([memory] instants of profile_memory=True) --------------------------- */
 
 enum ks_mem_has {
@@ -305,6 +319,9 @@ typedef struct ks_trace {
 
     ks_coll_info *colls;       /* sorted by (track, ev) once the trace is finished */
     size_t ncolls;
+
+    ks_shape_info *shapes;     /* recorded shapes, sorted by (track, ev) once the trace is finished */
+    size_t nshapes;
 
     int64_t *wide_ids;         /* event ids that do not fit 32 bits (KS_EF_EXT_WIDE, ...) */
     size_t nwide_ids;
@@ -386,6 +403,10 @@ KS_API uint32_t ks_trace_series(ks_trace *t, uint32_t track, ks_str name);
 KS_API void ks_trace_add_counter(ks_trace *t, ks_ns ts, uint32_t series, double value);
 /* Append the collective metadata of an event (ks_trace.colls; c->track, c->ev name the event). */
 KS_API void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c);
+/* Append the recorded shapes of an event (ks_trace.shapes; s->track, s->ev name the event). */
+KS_API void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s);
+/* The recorded shapes of event ev of track k of a finished trace, or NULL (search by halves). */
+KS_API const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, uint32_t ev);
 
 /* Append the allocator args of an event (ks_trace.mems; m->track, m->ev name the event). */
 KS_API void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m);

@@ -105,6 +105,17 @@ if t["gaps"] is not None:
         assert h["host_wait_ns"] + h["kernel_wait_ns"] + h["other_ns"] == g["idle_ns"]
 else:
     assert not gpu and "not observed" in t["gaps_reason"]
+# the critical path of each step: its length is the step's wall time, its kinds add up to it
+kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
+paths = [s["critical_path"] for s in t["steps"]]
+if not t["steps"] and t["dependency_graph"]["window_critical_path"] is not None:
+    paths = [t["dependency_graph"]["window_critical_path"]]
+for s, p in zip(t["steps"] or [None] * len(paths), paths):
+    if s is not None:
+        assert p["length_ns"] == s["wall_ns"], ("path length != wall", s["number"], p["length_ns"], s["wall_ns"])
+    assert sum(p[k + "_ns"] for k in kinds) == p["length_ns"], ("path kinds", p)
+    assert all(p[k + "_ns"] >= 0 for k in kinds) and 0 <= p["inferred_ns"] <= p["length_ns"], p
+    assert sum(x["ns"] for x in p["top"]) <= p["cpu_ns"] + p["gpu_ns"], p
 for x in t["diagnoses"]:
     for k in ("hypothesis", "evidence", "confidence", "next_check", "refuted_if"):
         assert x[k], (x["id"], k)

@@ -31,8 +31,8 @@ typedef struct run {
 
 static void reports(run *r)
 {
-    ks_insights_view iv = {&r->steps, &r->gaps, &r->dx, NULL, NULL};
-    ks_report_opts ro = {0, KS_SORT_SELF};
+    ks_insights_view iv = {&r->steps, &r->gaps, &r->dx, NULL, NULL, NULL};
+    ks_report_opts ro = {0, KS_SORT_SELF, 0, 0, 0};
     FILE *f = open_memstream(&r->json, &r->njson);
     ks_analyze_json *w = ks_analyze_json_begin(f);
     ks_analyze_json_trace(w, r->a, &iv, &ro);

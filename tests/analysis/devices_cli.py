@@ -18,7 +18,8 @@ corpus = os.environ["KS_CORPUS"]
 
 
 def run(*args, ok=(0,)):
-    r = subprocess.run([exe, *args], capture_output=True, text=True)
+    r = subprocess.run([exe, *args], capture_output=True, text=True,
+                       env=dict(os.environ, COLUMNS="10000"))  # whole lines
     assert r.returncode in ok, (args, r.returncode, r.stderr)
     return r.stdout
 

@@ -2,8 +2,10 @@
 """tests/cli/text_fit.py: text a user reads in a terminal fits it. Every help text (`kinesift
 --help`, `help CMD`, `CMD --help`) is at most 80 columns wide, its option lines keep the layout
 cli/dist/gen.py reads; `kinesift analyse` is `kinesift analyze` (the docs' spelling) and an
-unknown command names the closest one. Standard library only."""
-import os, re, subprocess, sys
+unknown command names the closest one; analyze's text fits the terminal on every real trace (80
+columns when stdout is not a terminal and COLUMNS is unset, else COLUMNS), long names shortened
+in the middle (whole in JSON), tables aligned. Standard library only."""
+import json, os, re, subprocess, sys
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ["KS_FIXTURES"]
@@ -60,6 +62,48 @@ for far in ("xyzzy", "compile", "a"):
     r = run(far)
     check(r.returncode == 2 and "did you mean" not in r.stderr and "no such command" in r.stderr,
           "%s suggests nothing: %r" % (far, r.stderr))
+
+# ---- analyze's text fits the terminal ------------------------------------------------------------
+corpus = os.environ.get("KS_CORPUS", os.path.join(FIX, "real"))
+traces = sorted(os.path.join(r, f) for r, _, fs in os.walk(corpus) for f in fs if ".json" in f)
+check(len(traces) >= 20, "real traces: %d" % len(traces))
+plain = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+widest = {}
+for t in traces:
+    # not a terminal and no COLUMNS: 80 columns
+    r = subprocess.run([KS, "analyze", "--quiet", t], capture_output=True, text=True, env=plain)
+    wide = [l for l in r.stdout.splitlines() if len(l) > 80]
+    check(r.returncode == 0 and not wide, "%s: %d lines wider than 80: %r" % (t, len(wide), wide[:2]))
+    check("\x01" not in r.stdout and "\x02" not in r.stdout and "\t" not in r.stdout, "%s: no marker left" % t)
+    r2 = run("analyze", "--quiet", t, env={"COLUMNS": "120"})
+    widest[t] = max(len(l) for l in r2.stdout.splitlines())
+    check(widest[t] <= 120, "%s: COLUMNS=120 gives lines of %d" % (t, widest[t]))
+check(max(widest.values()) > 80, "COLUMNS is followed: some line is wider than 80 at 120 columns")
+
+# long names shortened in the middle in text, whole in JSON
+b200 = os.path.join(corpus, "tracelens", "b200", "eager_trace.json.gz")
+doc = json.loads(run("analyze", "--quiet", "--format", "json", b200).stdout)["traces"][0]
+longest = max((k["name"] for k in doc["kernels"][:15]), key=len)
+text = run("analyze", "--quiet", b200, env={"COLUMNS": "80"}).stdout
+check(len(longest) > 80 and longest not in text, "the longest kernel name is whole only in JSON")
+gpu_part = text[text.index("GPU work by total time"):]
+gpu_part = gpu_part[:gpu_part.index("\n\n")]
+check(any(" ... " in l and l.rstrip().endswith("[kernel]") for l in gpu_part.splitlines()),
+      "long kernel names are shortened in the middle in text, their kind kept")
+
+# aligned tables: in the operators table, the first column's values end where its header ends
+lines = text.splitlines()
+i = next(k for k, l in enumerate(lines) if l.startswith("  Top ") and "operators" in l)
+hdr = lines[i + 1]
+end = hdr.index("self") + len("self")
+rows = []
+for l in lines[i + 2:]:
+    if not l.strip():
+        break
+    if re.match(r"^ +[0-9.]+ [mun]?s ", l):
+        rows.append(l)
+check(len(rows) >= 5 and all(re.match(r"^ +[0-9.]+ [mun]?s", l).end() == end for l in rows),
+      "operators table aligned under its header: %r" % rows[:3])
 
 if failures:
     sys.exit("%d failures" % len(failures))

@@ -9,6 +9,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,9 @@ def check(cond, what):
 
 
 def diff(*args):
-    p = subprocess.run([KINESIFT, "diff", *args], capture_output=True, text=True, timeout=120)
+    # whole lines (no terminal width: a row is read as one line)
+    p = subprocess.run([KINESIFT, "diff", *args], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, COLUMNS="10000"))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -40,7 +43,8 @@ def read(path):
         evs = json.load(f)["traceEvents"]
     per = defaultdict(list)
     for e in evs:
-        if e.get("ph") == "X" and e.get("cat") in CPU_CATS:
+        # the step annotations (ProfilerStep#N) are compared as steps, not as rows
+        if e.get("ph") == "X" and e.get("cat") in CPU_CATS and not re.fullmatch(r"ProfilerStep#\d+", e["name"]):
             ts, dur = int(round(e["ts"] * 1000)), int(round(e["dur"] * 1000))
             per[(e["name"], e["cat"], e["pid"], e["tid"])].append((ts, ts + dur))
     out = defaultdict(lambda: [0, 0])

@@ -57,8 +57,15 @@ static void operators(void **state)
     side b, a;
     ks_diff d;
     build(0, &d, &b, &a);
-    size_t pstep, pmm, padd, pmul, prelu;
-    const ks_diff_row *step = find(&d.ops, "ProfilerStep#1", &pstep);
+    size_t pmm, padd, pmul, prelu;
+    /* the step annotation is no row (its number differs from trace to trace; the steps are
+     * compared as steps): ProfilerStep#1 of each side, in its operators and its labels, 4 rows
+     * left out */
+    for (size_t i = 0; i < d.ops.n; i++)
+        assert_null(strstr(d.ops.v[i].name, "ProfilerStep#"));
+    for (size_t i = 0; i < d.labels.n; i++)
+        assert_null(strstr(d.labels.v[i].name, "ProfilerStep#"));
+    assert_int_equal(d.step_rows, 4);
     const ks_diff_row *mm = find(&d.ops, "aten::mm", &pmm);
     const ks_diff_row *add = find(&d.ops, "aten::add", &padd);
     const ks_diff_row *mul = find(&d.ops, "aten::mul", &pmul);
@@ -75,12 +82,8 @@ static void operators(void **state)
     assert_false(mul->before.present);
     assert_int_equal(relu->status, KS_DIFF_SAME);
     assert_int_equal(relu->impact_ns, 0);
-    /* the step: self 770 -> 730 us, GPU direct (its launches) 30 -> 50 us: impact 60 us */
-    assert_true(step->before.self_ns == 770000 && step->after.self_ns == 730000);
-    assert_true(step->before.gpu_self_ns == 30000 && step->after.gpu_self_ns == 50000);
-    assert_int_equal(step->impact_ns, 60000);
     assert_int_equal(mm->impact_ns, 40000);
-    assert_true(pstep < pmm && pmm < padd && padd < pmul && pmul < prelu); /* ties by name */
+    assert_true(pmm < padd && padd < pmul && pmul < prelu); /* ties by name */
     for (size_t i = 1; i < d.ops.n; i++)
         assert_true(d.ops.v[i - 1].impact_ns >= d.ops.v[i].impact_ns);
     assert_int_equal(d.ops.added, 1);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """tests/insights/corpus_whatif.py: laws of `kinesift whatif --format json` on one real trace (an
 absolute path, or a path relative to $KS_CORPUS), over the whole trace (--window trace):
-  - no scaling (@gpu=1 and @cpu=1) projects every step at the model's own replay exactly (on the
-    traces where that replay is exact, the measured time);
+  - the model (the replay without change) gives every step its measured time exactly, and no
+    scaling (@gpu=1 and @cpu=1) projects every step at it;
   - scaling down (@gpu=0.5, @cpu=0.5, both) never projects a step longer than the model's replay;
   - without --window it replays the active steps, and without steps the whole trace;
   - the waits of a thread on another are reported per step (modelled plus not modelled) and per
@@ -27,6 +27,7 @@ def whatif(*shrink, window=("--window", "trace")):
 same = whatif("@gpu=1", "@cpu=1")
 for s in same["steps"]:
     assert s["projected_ns"] == s["model_ns"], ("no scaling moved the step", s)
+    assert s["model_ns"] == s["measured_ns"], ("the unchanged model is not the measured step", s)
 exact = sum(s["model_ns"] == s["measured_ns"] for s in same["steps"])
 for shrink in (("@gpu=0.5",), ("@cpu=0.5",), ("@gpu=0.5", "@cpu=0.5")):
     t = whatif(*shrink)

@@ -11,7 +11,8 @@ trace = os.path.join(os.environ["KS_FIXTURES"], "insights", "repeated_upload.jso
 
 
 def run(*args):
-    r = subprocess.run([exe, "analyze", "--quiet", *args, trace], capture_output=True, text=True)
+    r = subprocess.run([exe, "analyze", "--quiet", *args, trace], capture_output=True, text=True,
+                       env=dict(os.environ, COLUMNS="10000"))  # whole lines
     return r.returncode, r.stdout, r.stderr
 
 

@@ -78,6 +78,25 @@ static const char *const hostile[] = {
      * it is accepted (the repairs' lines and columns) */
     "[{\"ph\": \"i\", \"name\": \"a\" \"ts\": 1},\n  {\n   \"id\"93459,\n\"long key long key long key\": 1,"
     " \"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    /* long runs of blanks after an accepted token (and after the ',' or ':' among them) are not
+     * kept in the window: a missing ',' after them, a trailing comma before them, a value after a
+     * key and its ':' across them, an error after them are named the same whatever the chunking */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n                                                                                                    \n\t\r\n                                                            "
+    "{\"ph\": \"i\"},                                                                                          \n {\"ph\": \"i\", \"name\":                                                                      \n                                                                      \"b\", \"ts\": 2,\n                                                                                "
+    "\"pid\"                                                  :                                                                      1, \"tid\": 1},                                                                                                    \n]\n",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}                                                                                                                        ,                                                                                                                        "
+    "\n                                                                                            \"x\"                                                                                , {\"ph\": \"i\", \"name\": \"b\", \"ts\":                                                                                          @, \"pid\": 1}]\n                                                                                                    , 7",
+    /* --strict stops at the first repair yajl has lexed, unless an error can still be named
+     * before it: a string with raw control characters after a value with no ',' between (the
+     * missing ',' comes first), after the trace (trailing garbage), in a key after '{', in a value
+     * after ':' and after ',' */
+    "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1} \"x\x01\x02\x03\x04\x05\x06\x07\","
+    " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n",
+    "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]}\n"
+    "  \"y\x01\x02\x03\x04\x05\"",
+    "[{\"k\x01\x02\x03\x04\x05\x06\": 1, \"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1},\n"
+    " {\"ph\": \"i\", \"name\":\n \"b\x01\x02\x03\x04\x05\x06\x07\x08\", \"ts\": 2, \"pid\": 1, \"tid\": 1},"
+    " \"c\x01\x02\x03\x04\"]\n",
     /* metadata after the events cut by an error */
     "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}],\n"
     " \"a\": 1 2, \"b\": \"long long long long long long long long long long long\"}\n",
@@ -265,6 +284,36 @@ static void long_string_whole(void **state)
 /* A malformed last event: the event is skipped (counted), the file is complete (not truncated)
  * and the metadata after traceEvents is read; the ']' inside the broken event's strings and
  * nested arrays do not end the events early. */
+/* --strict stops at the first repair yajl lexed only when no error can be named before it: after
+ * a value with no ',' between, the missing ',' at the string's start is the error, at every read
+ * size; in a key after '{' the repair is, at its own byte. */
+static void strict_first_error_before_a_repaired_string(void **state)
+{
+    (void)state;
+    static const char missing[] =
+        "[{\"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1} \"x\x01\x02\x03\x04\x05\x06\","
+        " {\"ph\": \"i\", \"name\": \"b\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]\n";
+    static const char key[] = "[{\"k\x01\x02\x03\": 1, \"ph\": \"i\", \"name\": \"a\", \"ts\": 1, \"pid\": 1, \"tid\": 1}]\n";
+    static const size_t chunks[] = {1, 3, 7, 60, 4096};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+        for (int reader = -1; reader <= 1; reader += 2) {
+            ks_parse_opts o;
+            ks_parse_opts_init(&o);
+            o.chunk_size = chunks[c];
+            o.reader_thread = reader;
+            o.threads = 1;
+            o.strict = 1;
+            ks_trace *t;
+            ks_error err;
+            assert_int_equal(ks_parse_buffer("x", missing, strlen(missing), &o, &t, &err), KS_ERR);
+            assert_non_null(strstr(err.msg, "I expect ','"));
+            assert_int_equal(err.byte, (uint64_t)(strchr(missing, '}') + 2 - missing));
+            assert_int_equal(ks_parse_buffer("x", key, strlen(key), &o, &t, &err), KS_ERR);
+            assert_non_null(strstr(err.msg, "repaired_control_character"));
+            assert_int_equal(err.byte, 4);
+        }
+}
+
 static void broken_last_event_keeps_metadata(void **state)
 {
     (void)state;
@@ -298,6 +347,7 @@ int main(void)
         cmocka_unit_test(refused_token_before_nul_keeps_its_words),
         cmocka_unit_test(broken_last_event_keeps_metadata),
         cmocka_unit_test(long_string_whole),
+        cmocka_unit_test(strict_first_error_before_a_repaired_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

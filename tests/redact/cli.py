@@ -213,6 +213,35 @@ def main():
                 o["Input Dims"] != "__stripped__" or o["Module Hierarchy"] != "__stripped__" or \
                 o["kernel_file"] != "/tmp/torchinductor_cliuser/a/b.py":
             fail("options: %r" % o)
+        # a terms file without end, or with a NUL byte, is refused with one line naming it
+        for bad, what in (("/dev/zero", b"larger than"), (os.path.join(tmp, "nul.txt"), b"NUL byte")):
+            if bad.endswith("nul.txt"):
+                with open(bad, "wb") as f:
+                    f.write(b"term\0more\n")
+            p = run(["redact", "--deny-file", bad, "-o", os.path.join(tmp, "never.json"), src],
+                    check_rc=2)
+            if what not in p.stderr or bad.encode() not in p.stderr or p.stderr.count(b"\n") != 1 \
+                    or os.path.exists(os.path.join(tmp, "never.json")):
+                fail("deny file %s: %r" % (bad, p.stderr))
+        # a pattern that hits PCRE2's match limit on one string fails closed for that string
+        # only: it goes whole ([REDACTED:unscannable], counted), the rest is still redacted, and
+        # --check reports it (one detector)
+        boom = os.path.join(tmp, "boom.json")
+        with open(boom, "w") as f:
+            json.dump([{"name": "boom", "pattern": "^(\\w+\\s?)*$", "class": "secret"}], f)
+        hostile = os.path.join(tmp, "hostile.json")
+        write(hostile, {"traceEvents": [
+            {"ph": "X", "name": "a" * 40 + "!", "ts": 1, "dur": 1, "pid": 1, "tid": 1},
+            {"ph": "X", "name": "/home/limituser/p/x.py", "ts": 2, "dur": 1, "pid": 1, "tid": 1}]})
+        p = run(["redact", "--rules", boom, "--report", "--compress", "none", "-o", "-", hostile],
+                check_rc=0)
+        names = [e["name"] for e in json.loads(p.stdout)["traceEvents"]]
+        if names[0] != "[REDACTED:unscannable]" or "limituser" in names[1] or \
+                not re.search(rb"unscannable +secret +1", p.stderr):
+            fail("match limit: %r %r" % (names, p.stderr))
+        doc = rdlib.check_json(hostile, ("--rules", boom))
+        if rdlib.by_rule(doc).get("unscannable") != 1:
+            fail("--check does not report the unscannable string: %r" % doc["traces"][0]["by_rule"])
         p = run(["redact", "--rules", os.path.join(tmp, "nope.json"), src], check_rc=2)
         run(["redact", "--compress", "lz4", src], check_rc=2)
         run(["redact", "--check", "-o", out, src], check_rc=2)

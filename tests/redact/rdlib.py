@@ -195,14 +195,31 @@ def changed_paths(raw, red):
     return out
 
 
+def _under(path, tops):
+    """path is one of tops or lies inside one (a member or element of it)"""
+    if "$" in tops or path in tops:
+        return True
+    return any(path[:i] in tops for i in range(1, len(path)) if path[i] in ".[")
+
+
 def check_covers(src, raw, red, where, extra=()):
-    """Each place redact changed (raw -> red) is flagged by --check on src at the same path;
-    returns the number of changed places."""
+    """redact and --check are one detector, in both directions: each place redact changed
+    (raw -> red) is flagged by --check on src at the same path, and each finding of --check on
+    src lies at or inside a place redact changed (a stripped block holds its findings). Returns
+    the number of changed places."""
     doc = check_json(src, ("--max-findings", "100000000") + tuple(extra))
-    flagged = {d["path"] for t in doc["traces"] for d in t["shown"]}
+    shown = [d for t in doc["traces"] for d in t["shown"]]
+    if len(shown) != doc["findings"]:
+        fail("%s: --check showed %d of %d findings" % (where, len(shown), doc["findings"]))
+    flagged = {d["path"] for d in shown}
     changed = changed_paths(raw, red)
     missed = [(p, w) for p, w in changed if p not in flagged]
     if missed:
         fail("%s: redact changed %d place(s) that --check on the input does not flag, e.g. %r"
              % (where, len(missed), missed[:5]))
+    tops = {p for p, _ in changed}
+    unchanged = [(d["path"], d["rule"]) for d in shown if not _under(d["path"], tops)]
+    if unchanged:
+        fail("%s: --check flags %d place(s) that redact leaves as they are, e.g. %r"
+             % (where, len(unchanged), unchanged[:5]))
     return len(changed)

@@ -390,6 +390,46 @@ static void test_profiler_step_names(void **state)
     ks_redactor_free(rd);
 }
 
+/* One string much longer than the engine's chunk (plain letters, and raw control characters that
+ * the pre-filter turns into six-byte escapes): the work yajl does (bytes_lexed, a token cut by a
+ * feed counted again from its start) stays within a constant of the filtered bytes, at two sizes,
+ * and the second size costs about 4 times the first (16 when each feed lexes the token again). */
+static uint64_t lexed_for(char fill, size_t n, uint64_t *filtered)
+{
+    static const char head[] = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"/home/longuser/";
+    static const char tail[] = "\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1}]}\n";
+    size_t hl = sizeof head - 1, tl = sizeof tail - 1;
+    char *json = ks_xmalloc(hl + n + tl + 1);
+    memcpy(json, head, hl);
+    memset(json + hl, fill, n);
+    memcpy(json + hl + n, tail, tl + 1);
+    ks_redactor *rd = rd_new();
+    ks_redact_result res;
+    char *out = rd_redact_ok(rd, json, &res);
+    assert_not_contains(out, "longuser");
+    *filtered = hl + tl + (fill < 0x20 ? 6 * n : n);
+    free(out);
+    free(json);
+    ks_redactor_free(rd);
+    return res.bytes_lexed;
+}
+
+static void test_long_string_linear(void **state)
+{
+    (void)state;
+    const char fills[] = {'x', 0x01};
+    for (size_t i = 0; i < sizeof fills; i++) {
+        uint64_t f1, f2;
+        uint64_t small = lexed_for(fills[i], 1u << 20, &f1);
+        uint64_t large = lexed_for(fills[i], 4u << 20, &f2);
+        if (small > 3 * f1 || large > 3 * f2 || large > 6 * small)
+            fail_msg("fill 0x%02x: lexed %llu of %llu filtered bytes, %llu of %llu (ratio %.1f)",
+                     (unsigned)fills[i], (unsigned long long)small, (unsigned long long)f1,
+                     (unsigned long long)large, (unsigned long long)f2,
+                     (double)large / (double)small);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,7 +439,7 @@ int main(void)
         cmocka_unit_test(test_repaired),              cmocka_unit_test(test_options),
         cmocka_unit_test(test_check_mode),            cmocka_unit_test(test_late_literals),
         cmocka_unit_test(test_chunk_boundaries),      cmocka_unit_test(test_depth_limit),
-        cmocka_unit_test(test_profiler_step_names),
+        cmocka_unit_test(test_profiler_step_names),   cmocka_unit_test(test_long_string_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

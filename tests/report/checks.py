@@ -212,6 +212,13 @@ def check_annotate(path, tmp):
     phases = [e for e in added if e["ph"] == "X" and e["tid"] == 2]
     want = sum(1 for s in tr["steps"] for v in s["breakdown"].values() if v)
     check(len(phases) == want, f"{path}: one phase slice per non-zero breakdown role")
+    # the critical path track: per step, its slices tile the step (the path's length is its wall time)
+    path_slices = [e for e in added if e["ph"] == "X" and e["tid"] == 3]
+    for s in tr["steps"]:
+        mine = sorted((us_to_ns(e["ts"]), us_to_ns(e["dur"])) for e in path_slices if e["args"]["step"] == s["number"])
+        check(sum(d for _, d in mine) == s["wall_ns"], f"{path}: step {s['number']}: path slices add up to its wall time")
+        check(all(a + d == b for (a, d), (b, _) in zip(mine, mine[1:])), f"{path}: step {s['number']}: path slices tile it")
+        check(not mine or mine[0][0] == s["start_ns"], f"{path}: step {s['number']}: the path starts with the step")
     gaps = tr.get("gaps") or []
     for i, g in enumerate(gaps):
         mine = [e for e in added if e["ph"] == "X" and e["tid"] == 10 + i]

@@ -17,7 +17,9 @@ corpus = os.environ["KS_CORPUS"]
 
 
 def run(*args):
-    r = subprocess.run([exe, "analyze", "--quiet", *args], capture_output=True, text=True)
+    # whole lines (no terminal width: the step rows are parsed line by line)
+    r = subprocess.run([exe, "analyze", "--quiet", *args], capture_output=True, text=True,
+                       env=dict(os.environ, COLUMNS="10000"))
     assert r.returncode == 0, (args, r.returncode, r.stderr)
     return r.stdout
 
@@ -50,7 +52,7 @@ def table(text):
         m = re.match(r"^\s+(\d+)\s+\d", line)
         if m:
             shown.append(int(m.group(1)))
-        m = re.match(r"^\s+\.\.\. (\d+) steps? not shown", line)
+        m = re.match(r"^\s+\.\.\.\s+(\d+) steps? not shown", line)
         if m:
             hidden.append(int(m.group(1)))
     return part, shown, hidden
@@ -159,6 +161,12 @@ def check_csv(path):
              *[n(s["breakdown"][k]) for k in ("kernel", "memcpy", "memset", "communication", "runtime",
                                                "dataloader", "cpu_exec", "other")]) for s in t["steps"]]
     assert got == want, (path, got[:2], want[:2])
+    # each step's critical path: its kinds, and its top names as rows of section critical_path
+    kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled", "inferred")
+    assert [tuple(r["path_" + k + "_ns"] for k in kinds) for r in sec("step")] == \
+        [tuple(n(s["critical_path"][k + "_ns"]) for k in kinds) for s in t["steps"]], path
+    assert [(r["number"], r["name"], r["cat"], r["total_ns"]) for r in sec("critical_path")] == \
+        [(n(s["number"]), n(x["name"]), x["kind"], n(x["ns"])) for s in t["steps"] for x in s["critical_path"]["top"]], path
     # gaps, their causes and the longest
     gaps = t["gaps"] or []
     assert [(r["device"], r["count"], r["total_ns"], r["idle_ns"], r["threshold_ns"], r["hta_host_wait_ns"],
@@ -218,7 +226,7 @@ def check_csv(path):
         [(lab(m), n(s["number"]), n(s["start_bytes"]), n(s["end_bytes"]), n(s["growth_bytes"]), n(s["peak_bytes"]))
          for m in mem for s in m["steps"]], path
     known = {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-             "diagnosis", "memory", "memory_live", "memory_op", "memory_step"}
+             "diagnosis", "critical_path", "memory", "memory_live", "memory_op", "memory_step"}
     assert {r["section"] for r in rows} <= known, {r["section"] for r in rows} - known
     return {s for s in known if sec(s)}
 
@@ -232,6 +240,6 @@ for p in [os.path.join(fixtures, "insights", f) for f in sorted(os.listdir(os.pa
           os.path.join(corpus, "tracelens", "h100", "gaunernst_bert-small-uncased__1016001.json.gz")]:
     seen |= check_csv(p)
 assert seen == {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-                "diagnosis", "memory", "memory_live", "memory_op", "memory_step"}, seen
+                "diagnosis", "critical_path", "memory", "memory_live", "memory_op", "memory_step"}, seen
 print("CSV: every section equal to the JSON")
 print("ok")

@@ -1,0 +1,152 @@
+/* analysis/classtime.c: GPU time per work class (kinesift/kernels.h) per device, in any number of
+ * windows at once (the analysis window, every step). One pass over the GPU work index: each event's
+ * class (communication by the comm rule of kinesift/comm.h, else by its name or kind), then for
+ * each window it overlaps, its part inside goes to the union of its (device, class) and to the
+ * plain sum, and it counts where it starts (the window rule of GPU work, gpuwork.c). Windows are
+ * searched by their starts: those starting before the event's end and ending after its start,
+ * found by walking back at most the longest window's length. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_int.h"
+#include "algo/intervals.h"
+#include "common/util.h"
+#include "kinesift/kernels.h"
+
+typedef struct acc {
+    ks_ivs ivs;
+    uint64_t count;
+    ks_ns sum;
+    int used;
+} acc;
+
+typedef struct win_ref {
+    ks_ns a, b;
+    size_t i;
+} win_ref;
+
+static int cmp_win(const void *x, const void *y)
+{
+    const win_ref *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const ks_class_time *p = x, *q = y;
+    if (p->device != q->device)
+        return p->device < q->device ? -1 : 1;
+    return (p->cls > q->cls) - (p->cls < q->cls);
+}
+
+void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_class_times *out)
+{
+    memset(out, 0, nw * sizeof *out);
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    if (!nw || !gw->n)
+        return;
+    const ks_trace *t = a->trace;
+    /* the devices of the GPU work, in stream order */
+    int32_t *devs = ks_xmalloc((gw->nstreams ? gw->nstreams : 1) * sizeof *devs);
+    size_t ndev = 0;
+    size_t *dev_of = ks_xmalloc((gw->nstreams ? gw->nstreams : 1) * sizeof *dev_of);
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        size_t d = 0;
+        while (d < ndev && devs[d] != gw->streams[k].device)
+            d++;
+        if (d == ndev)
+            devs[ndev++] = gw->streams[k].device;
+        dev_of[k] = d;
+    }
+    win_ref *ws = ks_xmalloc(nw * sizeof *ws);
+    ks_ns longest = 0;
+    for (size_t i = 0; i < nw; i++) {
+        ws[i].a = w[2 * i];
+        ws[i].b = w[2 * i + 1];
+        ws[i].i = i;
+        if (ks_sat_sub(ws[i].b, ws[i].a) > longest)
+            longest = ks_sat_sub(ws[i].b, ws[i].a);
+    }
+    qsort(ws, nw, sizeof *ws, cmp_win);
+    size_t per_win = ndev * KS_WC_COUNT;
+    acc *accs = ks_xcalloc(ks_mul(nw, per_win), sizeof *accs);
+    ks_class_cache cc;
+    ks_class_cache_init(&cc, t);
+    ks_comm_cache comm;
+    ks_comm_cache_init(&comm, a);
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
+        for (size_t i = str->first; i < str->first + str->n; i++) {
+            const ks_gpuwork_item *it = &gw->v[i];
+            const ks_event *e = ks_gpuwork_event(t, it);
+            ks_ns ts = e->ts, dur = ks_event_dur(e), end = ks_sat_add(ts, dur);
+            /* the last window starting at or before the event's end (a zero-length event at a
+             * window's start is inside it) */
+            size_t lo = 0, hi = nw;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (ws[mid].a <= end)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            int cls = -1;
+            for (size_t j = lo; j-- > 0;) {
+                if (ks_sat_add(ws[j].a, longest) < ts)
+                    break;
+                ks_ns s, en;
+                if (!ks_window_clip(ws[j].a, ws[j].b, ts, dur, &s, &en))
+                    continue;
+                if (cls < 0)
+                    cls = e->kind == KS_K_KERNEL && ks_comm_gpu_event(&comm, it->track, it->ev)
+                              ? KS_WC_COMM
+                              : (int)ks_class_of_kernel_name(&cc, e->name, e->kind);
+                acc *c = &accs[ws[j].i * per_win + dev_of[k] * KS_WC_COUNT + (size_t)cls];
+                c->used = 1;
+                ks_ivs_add(&c->ivs, s, en);
+                c->sum = ks_sat_add(c->sum, en - s);
+                if (ks_window_starts_in(ws[j].a, ws[j].b, ts))
+                    c->count++;
+            }
+        }
+    }
+    for (size_t i = 0; i < nw; i++) {
+        ks_class_times *o = &out[i];
+        o->v = ks_xmalloc(per_win * sizeof *o->v);
+        for (size_t x = 0; x < per_win; x++) {
+            acc *c = &accs[i * per_win + x];
+            if (!c->used)
+                continue;
+            ks_class_time *r = &o->v[o->n++];
+            r->device = devs[x / KS_WC_COUNT];
+            r->cls = (uint8_t)(x % KS_WC_COUNT);
+            r->count = c->count;
+            r->sum_ns = c->sum;
+            r->busy_ns = ks_ivs_union(&c->ivs);
+            ks_ivs_free(&c->ivs);
+        }
+        if (!o->n) {
+            free(o->v);
+            o->v = NULL;
+        }
+        if (o->n > 1)
+            qsort(o->v, o->n, sizeof *o->v, cmp_row);
+    }
+    ks_comm_cache_free(&comm);
+    ks_class_cache_free(&cc);
+    free(accs);
+    free(ws);
+    free(devs);
+    free(dev_of);
+}
+
+void ks_class_times_free(ks_class_times *out, size_t nw)
+{
+    for (size_t i = 0; i < nw; i++) {
+        free(out[i].v);
+        out[i].v = NULL;
+        out[i].n = 0;
+    }
+}

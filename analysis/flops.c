@@ -1,0 +1,539 @@
+/* analysis/flops.c: what one call of an op does (kinesift/kernels.h, ks_op_cost_of): its FLOPs and
+ * the bytes of the tensors it reads and writes, from the op's name and its recorded shapes (the
+ * compact JSON text of "Input Dims", "Input type" and "Concrete Inputs" that the parser keeps).
+ * The argument positions are the aten schemas' (native_functions.yaml); a Concrete Inputs entry is
+ * the text PyTorch printed for a non-tensor argument ("[16, 16]", "False", "1"). An op without a
+ * formula, or whose shapes do not fit its schema, is not known: no figure rather than a wrong one. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "kinesift/kernels.h"
+
+#define MAX_ARGS 24
+#define MAX_RANK 8
+
+/* one argument of Input Dims: a tensor's sizes (rank 0: a scalar or an empty entry) */
+typedef struct arg {
+    int rank;
+    int list;              /* a list of tensors, or deeper: not read */
+    int64_t d[MAX_RANK];
+} arg;
+
+typedef struct args {
+    int n;
+    arg v[MAX_ARGS];
+    char type[MAX_ARGS][24];   /* "Input type" entries */
+    char conc[MAX_ARGS][48];   /* "Concrete Inputs" entries (strings), "" when none */
+} args;
+
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    return s;
+}
+
+/* "[[141,512],[512,512],[]]": 0 on success */
+static int parse_dims(const char *s, args *a)
+{
+    a->n = 0;
+    s = skip_ws(s);
+    if (*s++ != '[')
+        return -1;
+    s = skip_ws(s);
+    if (*s == ']')
+        return 0;
+    for (;;) {
+        if (a->n == MAX_ARGS)
+            return -1;
+        arg *x = &a->v[a->n++];
+        memset(x, 0, sizeof *x);
+        s = skip_ws(s);
+        if (*s == '[') {
+            s++;
+            s = skip_ws(s);
+            while (*s && *s != ']') {
+                if (*s == '[') { /* a list of tensors: skip it */
+                    x->list = 1;
+                    int depth = 0;
+                    do {
+                        if (*s == '[')
+                            depth++;
+                        else if (*s == ']')
+                            depth--;
+                        s++;
+                    } while (*s && depth > 0);
+                } else {
+                    char *end;
+                    long long v = strtoll(s, &end, 10);
+                    if (end == s)
+                        return -1;
+                    if (x->rank < MAX_RANK)
+                        x->d[x->rank] = v;
+                    else
+                        x->list = 1;
+                    x->rank++;
+                    s = end;
+                }
+                s = skip_ws(s);
+                if (*s == ',')
+                    s = skip_ws(s + 1);
+            }
+            if (*s != ']')
+                return -1;
+            s++;
+        } else {
+            /* a number or literal where a list was expected: a scalar */
+            while (*s && *s != ',' && *s != ']')
+                s++;
+        }
+        s = skip_ws(s);
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        return *s == ']' ? 0 : -1;
+    }
+}
+
+/* ["float","Scalar",""] into out[i] (truncated to the field); the count, or -1 */
+static int parse_strings(const char *s, char (*out)[48], size_t width, int max)
+{
+    int n = 0;
+    s = skip_ws(s);
+    if (*s++ != '[')
+        return -1;
+    for (;;) {
+        s = skip_ws(s);
+        if (*s == ']')
+            return n;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s != '"' || n == max)
+            return -1;
+        s++;
+        size_t k = 0;
+        char *o = (char *)out + (size_t)n * width;
+        while (*s && *s != '"') {
+            char c = *s++;
+            if (c == '\\' && *s)
+                c = *s++;
+            if (k + 1 < width)
+                o[k++] = c;
+        }
+        o[k] = 0;
+        if (*s != '"')
+            return -1;
+        s++;
+        n++;
+    }
+}
+
+static int64_t numel(const arg *x)
+{
+    int64_t n = 1;
+    for (int i = 0; i < x->rank && i < MAX_RANK; i++)
+        n *= x->d[i];
+    return n;
+}
+
+int ks_input_type_size(const char *t)
+{
+    static const struct {
+        const char *name;
+        int size;
+    } sizes[] = {
+        {"float", 4}, {"double", 8}, {"c10::Half", 2}, {"c10::BFloat16", 2}, {"long int", 8},
+        {"int", 4}, {"short int", 2}, {"bool", 1}, {"unsigned char", 1}, {"signed char", 1},
+        {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1},
+        {"c10::Float8_e5m2fnuz", 1}, {"c10::Float8_e8m0fnu", 1}, {"c10::Float4_e2m1fn_x2", 1},
+        {"c10::complex<float>", 8}, {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(t, sizes[i].name))
+            return sizes[i].size;
+    return 0;
+}
+
+/* the ints of a Concrete Inputs text ("[16, 16]", "1"): up to max, the count */
+static int conc_ints(const char *s, int64_t *v, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        if (isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))) {
+            char *end;
+            v[n++] = strtoll(s, &end, 10);
+            s = end;
+        } else
+            s++;
+    }
+    return n;
+}
+
+static int conc_true(const char *s)
+{
+    return !strcmp(s, "True") || !strcmp(s, "true") || !strcmp(s, "1");
+}
+
+/* bytes of argument i at its own type's size (the first tensor's size when its type is unknown) */
+static double arg_bytes(const args *a, int i, int fallback)
+{
+    if (i >= a->n || a->v[i].list || !a->v[i].rank)
+        return 0;
+    int sz = ks_input_type_size(a->type[i]);
+    return (double)numel(&a->v[i]) * (double)(sz ? sz : fallback);
+}
+
+static int is_tensor(const args *a, int i)
+{
+    return i < a->n && !a->v[i].list && a->v[i].rank > 0;
+}
+
+/* ---- the families --------------------------------------------------------------------------- */
+
+static int gemm2(ks_op_cost *c, int64_t m, int64_t n, int64_t k, int64_t batch, int bias, double bytes)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || batch <= 0)
+        return 0;
+    c->flops = 2.0 * (double)batch * (double)m * (double)n * (double)k + (bias ? (double)batch * (double)m * (double)n : 0);
+    c->bytes = bytes;
+    return 1;
+}
+
+static int cost_gemm(const char *op, const args *a, ks_op_cost *c, int e)
+{
+    if (!strcmp(op, "mm") || !strcmp(op, "_scaled_mm")) {
+        if (!is_tensor(a, 0) || !is_tensor(a, 1) || a->v[0].rank != 2 || a->v[1].rank != 2 || a->v[0].d[1] != a->v[1].d[0])
+            return 0;
+        int64_t m = a->v[0].d[0], k = a->v[0].d[1], n = a->v[1].d[1];
+        /* _scaled_mm(self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum) */
+        int bias = !strcmp(op, "_scaled_mm") && is_tensor(a, 4);
+        double out = (double)m * (double)n * (double)(strcmp(op, "_scaled_mm") ? e : 2);
+        return gemm2(c, m, n, k, 1, bias, arg_bytes(a, 0, e) + arg_bytes(a, 1, e) + out + (bias ? arg_bytes(a, 4, e) : 0));
+    }
+    if (!strcmp(op, "addmm") || !strcmp(op, "_addmm_activation")) {
+        /* addmm(self, mat1, mat2, beta, alpha) */
+        if (!is_tensor(a, 1) || !is_tensor(a, 2) || a->v[1].rank != 2 || a->v[2].rank != 2 || a->v[1].d[1] != a->v[2].d[0])
+            return 0;
+        int64_t m = a->v[1].d[0], k = a->v[1].d[1], n = a->v[2].d[1];
+        return gemm2(c, m, n, k, 1, 1,
+                     arg_bytes(a, 0, e) + arg_bytes(a, 1, e) + arg_bytes(a, 2, e) + (double)m * (double)n * e);
+    }
+    if (!strcmp(op, "bmm") || !strcmp(op, "baddbmm")) {
+        int o = !strcmp(op, "baddbmm"); /* baddbmm(self, batch1, batch2, beta, alpha) */
+        if (!is_tensor(a, o) || !is_tensor(a, o + 1) || a->v[o].rank != 3 || a->v[o + 1].rank != 3 ||
+            a->v[o].d[2] != a->v[o + 1].d[1] || a->v[o].d[0] != a->v[o + 1].d[0])
+            return 0;
+        int64_t b = a->v[o].d[0], m = a->v[o].d[1], k = a->v[o].d[2], n = a->v[o + 1].d[2];
+        return gemm2(c, m, n, k, b, o,
+                     (o ? arg_bytes(a, 0, e) : 0) + arg_bytes(a, o, e) + arg_bytes(a, o + 1, e) +
+                         (double)b * (double)m * (double)n * e);
+    }
+    if (!strcmp(op, "linear")) {
+        /* linear(input, weight[N, K], bias[N]?) */
+        if (!is_tensor(a, 0) || !is_tensor(a, 1) || a->v[1].rank != 2)
+            return 0;
+        const arg *x = &a->v[0];
+        int64_t k = x->d[x->rank - 1], n = a->v[1].d[0];
+        if (k != a->v[1].d[1])
+            return 0;
+        int64_t m = numel(x) / (k ? k : 1);
+        int bias = is_tensor(a, 2);
+        return gemm2(c, m, n, k, 1, bias,
+                     arg_bytes(a, 0, e) + arg_bytes(a, 1, e) + arg_bytes(a, 2, e) + (double)m * (double)n * e);
+    }
+    if (!strcmp(op, "matmul")) {
+        if (!is_tensor(a, 0) || !is_tensor(a, 1))
+            return 0;
+        const arg *x = &a->v[0], *y = &a->v[1];
+        if (x->rank == 1 && y->rank == 1)
+            return x->d[0] == y->d[0] && gemm2(c, 1, 1, x->d[0], 1, 0, arg_bytes(a, 0, e) + arg_bytes(a, 1, e) + e);
+        int64_t k = x->d[x->rank - 1];
+        int64_t m = x->rank >= 2 ? x->d[x->rank - 2] : 1;
+        int64_t ky = y->rank >= 2 ? y->d[y->rank - 2] : y->d[0];
+        int64_t n = y->rank >= 2 ? y->d[y->rank - 1] : 1;
+        if (k != ky)
+            return 0;
+        /* the batch: the broadcast of both batch shapes (a 2-D right side folds into rows) */
+        int64_t batch = 1;
+        if (y->rank <= 2) {
+            m = numel(x) / (k ? k : 1);
+        } else {
+            int bx = x->rank - 2 > 0 ? x->rank - 2 : 0, by = y->rank - 2, nb = bx > by ? bx : by;
+            for (int i = 0; i < nb; i++) {
+                int64_t dx = i < nb - bx ? 1 : x->d[i - (nb - bx)], dy = i < nb - by ? 1 : y->d[i - (nb - by)];
+                batch *= dx > dy ? dx : dy;
+            }
+        }
+        return gemm2(c, m, n, k, batch, 0,
+                     arg_bytes(a, 0, e) + arg_bytes(a, 1, e) + (double)batch * (double)m * (double)n * e);
+    }
+    return 0;
+}
+
+/* output size of one spatial dimension */
+static int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d)
+{
+    if (s <= 0)
+        return -1;
+    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
+static int cost_conv(const char *op, const args *a, ks_op_cost *c, int e)
+{
+    int in = 0, w = 1, is = -1, ip = -1, id = -1, ig = -1, it = -1, mask = -1, gout = -1;
+    if (!strcmp(op, "convolution") || !strcmp(op, "_convolution")) {
+        /* (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) */
+        is = 3, ip = 4, id = 5, it = 6, ig = 8;
+    } else if (!strcmp(op, "cudnn_convolution") || !strcmp(op, "miopen_convolution")) {
+        /* cudnn: (input, weight, padding, stride, dilation, groups, ...); miopen: (input, weight,
+         * bias, padding, stride, dilation, groups, ...) */
+        int o = !strcmp(op, "miopen_convolution");
+        ip = 2 + o, is = 3 + o, id = 4 + o, ig = 5 + o;
+    } else if (!strcmp(op, "conv1d") || !strcmp(op, "conv2d") || !strcmp(op, "conv3d")) {
+        /* (input, weight, bias, stride, padding, dilation, groups) */
+        is = 3, ip = 4, id = 5, ig = 6;
+    } else if (!strcmp(op, "convolution_backward")) {
+        /* (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+         * output_padding, groups, output_mask) */
+        gout = 0, in = 1, w = 2, is = 4, ip = 5, id = 6, it = 7, ig = 9, mask = 10;
+    } else
+        return 0;
+    if (!is_tensor(a, in) || !is_tensor(a, w) || a->v[in].rank < 3 || a->v[in].rank != a->v[w].rank)
+        return 0;
+    const arg *x = &a->v[in], *wt = &a->v[w];
+    int sp = x->rank - 2;
+    int64_t st[MAX_RANK], pd[MAX_RANK], dl[MAX_RANK], g = 1;
+    for (int i = 0; i < sp; i++)
+        st[i] = 1, pd[i] = 0, dl[i] = 1;
+    int64_t v[MAX_RANK];
+    int nv;
+    if (is >= 0 && is < a->n && (nv = conc_ints(a->conc[is], v, MAX_RANK)) > 0)
+        for (int i = 0; i < sp; i++)
+            st[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
+    if (ip >= 0 && ip < a->n && (nv = conc_ints(a->conc[ip], v, MAX_RANK)) > 0)
+        for (int i = 0; i < sp; i++)
+            pd[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
+    if (id >= 0 && id < a->n && (nv = conc_ints(a->conc[id], v, MAX_RANK)) > 0)
+        for (int i = 0; i < sp; i++)
+            dl[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
+    if (ig >= 0 && ig < a->n && conc_ints(a->conc[ig], v, 1) == 1 && v[0] > 0)
+        g = v[0];
+    int transposed = it >= 0 && it < a->n && conc_true(a->conc[it]);
+    double per = 2.0 * (double)x->d[0];
+    double outn = (double)x->d[0];
+    if (!transposed) {
+        /* weight [Cout, Cin/g, k...] */
+        per *= (double)wt->d[0] * (double)wt->d[1];
+        outn *= (double)wt->d[0];
+        for (int i = 0; i < sp; i++) {
+            int64_t o = conv_out(x->d[2 + i], wt->d[2 + i], st[i], pd[i], dl[i]);
+            if (o <= 0)
+                return 0;
+            per *= (double)o * (double)wt->d[2 + i];
+            outn *= (double)o;
+        }
+    } else {
+        /* weight [Cin, Cout/g, k...]: each input element meets Cout/g * prod(k) weights */
+        per *= (double)wt->d[0] * (double)wt->d[1];
+        outn = -1;
+        for (int i = 0; i < sp; i++)
+            per *= (double)x->d[2 + i] * (double)wt->d[2 + i];
+    }
+    (void)g; /* groups are in the weight's shape already: Cin/g */
+    double fwd = per;
+    double bytes = arg_bytes(a, in, e) + arg_bytes(a, w, e);
+    if (mask >= 0) {
+        /* backward: grad_input and grad_weight each cost a forward, as output_mask asks */
+        int gi = 1, gw = 1;
+        if (mask < a->n && a->conc[mask][0]) {
+            const char *m = a->conc[mask];
+            gi = strncmp(skip_ws(m + (*m == '[')), "False", 5) != 0;
+            const char *comma = strchr(m, ',');
+            gw = comma ? strncmp(skip_ws(comma + 1), "False", 5) != 0 : 1;
+        }
+        c->flops = fwd * (gi + gw);
+        c->bytes = bytes + arg_bytes(a, gout, e) + (gi ? arg_bytes(a, in, e) : 0) + (gw ? arg_bytes(a, w, e) : 0);
+        return gi + gw > 0;
+    }
+    c->flops = fwd;
+    c->bytes = bytes + (outn > 0 ? outn * e : arg_bytes(a, in, e));
+    return 1;
+}
+
+typedef struct attn_layout {
+    const char *op;
+    int q, k, v;          /* argument positions */
+    int bnhd;             /* 1: [B, N, H, d] (flash_attn layout), 0: [B, H, N, d] */
+    int causal;           /* Concrete Inputs position of is_causal, -1 none */
+    int backward;
+} attn_layout;
+
+static const attn_layout attn[] = {
+    {"scaled_dot_product_attention", 0, 1, 2, 0, 5, 0},
+    {"_scaled_dot_product_flash_attention", 0, 1, 2, 0, 4, 0},
+    {"_scaled_dot_product_efficient_attention", 0, 1, 2, 0, 6, 0},
+    {"_scaled_dot_product_cudnn_attention", 0, 1, 2, 0, 6, 0},
+    {"_flash_attention_forward", 0, 1, 2, 1, 8, 0},
+    {"_efficient_attention_forward", 0, 1, 2, 1, -1, 0},
+    {"_scaled_dot_product_flash_attention_backward", 1, 2, 3, 0, 11, 1},
+    {"_scaled_dot_product_efficient_attention_backward", 1, 2, 3, 0, 10, 1},
+    {"_scaled_dot_product_cudnn_attention_backward", 1, 2, 3, 0, 14, 1},
+    {"_flash_attention_backward", 1, 2, 3, 1, 10, 1},
+    {"_efficient_attention_backward", 1, 2, 3, 1, -1, 1},
+};
+
+static int cost_attention(const char *op, const args *a, ks_op_cost *c, int e)
+{
+    const attn_layout *l = NULL;
+    for (size_t i = 0; i < sizeof attn / sizeof attn[0]; i++)
+        if (!strcmp(op, attn[i].op))
+            l = &attn[i];
+    if (!l || !is_tensor(a, l->q) || !is_tensor(a, l->k) || !is_tensor(a, l->v) || a->v[l->q].rank != 4 ||
+        a->v[l->k].rank != 4 || a->v[l->v].rank != 4)
+        return 0;
+    const arg *q = &a->v[l->q], *k = &a->v[l->k], *v = &a->v[l->v];
+    int64_t b = q->d[0], h = l->bnhd ? q->d[2] : q->d[1], nq = l->bnhd ? q->d[1] : q->d[2], d = q->d[3];
+    int64_t nk = l->bnhd ? k->d[1] : k->d[2], dv = v->d[3];
+    double f = 2.0 * (double)b * (double)h * (double)nq * (double)nk * (double)(d + dv);
+    if (l->causal >= 0 && l->causal < a->n && conc_true(a->conc[l->causal]))
+        f /= 2;
+    double out = (double)b * (double)h * (double)nq * (double)dv * e;
+    double bytes = arg_bytes(a, l->q, e) + arg_bytes(a, l->k, e) + arg_bytes(a, l->v, e) + out;
+    if (l->backward) {
+        f *= 2.5;                     /* dQ, dK, dV, dP and the recomputed P: 5 matmuls for 2 */
+        bytes = 2 * bytes + out;      /* read q, k, v, out, grad_out; write dq, dk, dv */
+    }
+    c->flops = f;
+    c->bytes = bytes;
+    return 1;
+}
+
+static int cost_norm(const char *op, const args *a, ks_op_cost *c, int e)
+{
+    /* the input and the affine parameters' positions */
+    int x = 0, w = -1, bb = -1, backward = 0;
+    if (!strcmp(op, "layer_norm") || !strcmp(op, "native_layer_norm"))
+        w = 2, bb = 3;
+    else if (!strcmp(op, "rms_norm") || !strcmp(op, "_fused_rms_norm"))
+        w = 2;
+    else if (!strcmp(op, "batch_norm") || !strcmp(op, "native_batch_norm") || !strcmp(op, "cudnn_batch_norm") ||
+             !strcmp(op, "_native_batch_norm_legit") || !strcmp(op, "_native_batch_norm_legit_no_training") ||
+             !strcmp(op, "miopen_batch_norm"))
+        w = 1, bb = 2;
+    else if (!strcmp(op, "group_norm") || !strcmp(op, "native_group_norm"))
+        w = !strcmp(op, "group_norm") ? 2 : 1, bb = w + 1;
+    else if (!strcmp(op, "native_layer_norm_backward"))
+        x = 1, w = 5, backward = 1;
+    else if (!strcmp(op, "native_batch_norm_backward") || !strcmp(op, "cudnn_batch_norm_backward"))
+        x = 1, w = 2, backward = 1;
+    else
+        return 0;
+    if (!is_tensor(a, x))
+        return 0;
+    double n = (double)numel(&a->v[x]);
+    int affine = w >= 0 && is_tensor(a, w);
+    double f = 5 * n + (affine ? 2 * n : 0);
+    double bytes = 2 * arg_bytes(a, x, e) + (w >= 0 ? arg_bytes(a, w, e) : 0) + (bb >= 0 ? arg_bytes(a, bb, e) : 0);
+    if (backward) {
+        f *= 2;
+        bytes += arg_bytes(a, x, e); /* read grad_out and input, write grad_input */
+    }
+    c->flops = f;
+    c->bytes = bytes;
+    return 1;
+}
+
+/* elementwise and reductions: by the op's class */
+static int cost_pointwise(const char *op, const args *a, ks_op_cost *c, int e, ks_work_class cls)
+{
+    /* the output: as large as the largest tensor input (a broadcast never shrinks one) */
+    int64_t outn = 0;
+    double in = 0;
+    int tensors = 0;
+    for (int i = 0; i < a->n; i++) {
+        if (!is_tensor(a, i))
+            continue;
+        tensors++;
+        in += arg_bytes(a, i, e);
+        if (numel(&a->v[i]) > outn)
+            outn = numel(&a->v[i]);
+    }
+    if (!tensors)
+        return 0;
+    int copy = !strcmp(op, "copy") || !strcmp(op, "_to_copy") || !strcmp(op, "clone") || !strcmp(op, "contiguous");
+    if (cls == KS_WC_REDUCE) {
+        const arg *x = NULL;
+        for (int i = 0; i < a->n && !x; i++)
+            if (is_tensor(a, i))
+                x = &a->v[i];
+        double n = (double)numel(x);
+        int softmax = strstr(op, "softmax") != NULL;
+        c->flops = softmax ? 5 * n : n; /* max, sub, exp, sum, div */
+        c->bytes = in + (softmax ? n * e : 0);
+        return 1;
+    }
+    /* copy_(self, src): reads src, writes self */
+    c->flops = copy ? 0 : (double)outn;
+    c->bytes = !strcmp(op, "copy") ? arg_bytes(a, 0, e) + arg_bytes(a, 1, e) : in + (double)outn * e;
+    return 1;
+}
+
+ks_op_cost ks_op_cost_of(const char *op, const char *dims, const char *types, const char *concrete)
+{
+    ks_op_cost c;
+    memset(&c, 0, sizeof c);
+    if (!op || !dims)
+        return c;
+    c.cls = (uint8_t)ks_op_class(op, KS_K_CPU_OP);
+    args *a = ks_xcalloc(1, sizeof *a);
+    if (parse_dims(dims, a) != 0)
+        goto out;
+    if (types) {
+        char (*tb)[48] = ks_xcalloc(MAX_ARGS, 48);
+        int nt = parse_strings(types, tb, 48, MAX_ARGS);
+        for (int i = 0; i < nt && i < MAX_ARGS; i++) {
+            strncpy(a->type[i], tb[i], sizeof a->type[i] - 1);
+            a->type[i][sizeof a->type[i] - 1] = 0;
+        }
+        free(tb);
+    }
+    if (concrete)
+        parse_strings(concrete, a->conc, sizeof a->conc[0], MAX_ARGS);
+    /* the element size: the first tensor argument's type */
+    int e = 0;
+    for (int i = 0; i < a->n && !e; i++)
+        if (is_tensor(a, i) && (e = ks_input_type_size(a->type[i])) != 0) {
+            snprintf(c.dtype, sizeof c.dtype, "%s", a->type[i]);
+            c.dtype_bytes = (uint8_t)e;
+        }
+    if (!e)
+        goto out; /* no type: no bytes, and a cost without bytes is not known */
+    const char *n = !strncmp(op, "aten::", 6) ? op + 6 : op;
+    char name[96];
+    size_t len = strlen(n);
+    if (len >= sizeof name)
+        goto out;
+    memcpy(name, n, len + 1);
+    if (len > 1 && name[len - 1] == '_') /* in-place: the op's cost */
+        name[len - 1] = 0;
+    switch (c.cls) {
+    case KS_WC_GEMM: c.known = cost_gemm(name, a, &c, e); break;
+    case KS_WC_CONV: c.known = cost_conv(name, a, &c, e); break;
+    case KS_WC_ATTENTION: c.known = cost_attention(name, a, &c, e); break;
+    case KS_WC_NORM: c.known = cost_norm(name, a, &c, e); break;
+    case KS_WC_ELEMENTWISE:
+    case KS_WC_REDUCE: c.known = cost_pointwise(name, a, &c, e, (ks_work_class)c.cls); break;
+    default: break;
+    }
+out:
+    if (!c.known)
+        c.flops = c.bytes = 0;
+    free(a);
+    return c;
+}

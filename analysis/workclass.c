@@ -1,0 +1,375 @@
+/* analysis/workclass.c: what kind of work a kernel or an op is (kinesift/kernels.h), decided from
+ * names in this one place. Kernel names are vendor names: matched as lower-case substrings, in an
+ * order where the more specific rule comes first (a flash-attention kernel is a CUTLASS kernel, an
+ * implicit-GEMM convolution names a GEMM, a group-norm kernel runs in aten's elementwise_kernel).
+ * Op names are PyTorch's spellings: matched exactly (after an optional "aten::"), then by the
+ * few prefixes and words that mark a family (autograd backward nodes, flash_attn::, *rms_norm*).
+ * A name matching nothing is "other". The tables and their order are docs/analysis.md
+ * "Classes"; the communication rule is kinesift/comm.h's. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "kinesift/comm.h"
+#include "kinesift/kernels.h"
+
+static const char *const class_names[KS_WC_COUNT] = {
+    "gemm", "conv", "attention", "norm", "elementwise", "reduce", "communication",
+    "memcpy", "memset", "triton", "other"};
+
+const char *ks_work_class_name(ks_work_class c)
+{
+    return (unsigned)c < KS_WC_COUNT ? class_names[c] : "other";
+}
+
+/* names longer than this are classified by their first LOWER_MAX bytes (a mangled template name
+ * says what it is at the front) */
+#define LOWER_MAX 2048
+
+static void lower(const char *s, char *out)
+{
+    size_t i = 0;
+    for (; s[i] && i < LOWER_MAX - 1; i++)
+        out[i] = (char)tolower((unsigned char)s[i]);
+    out[i] = 0;
+}
+
+static int any_of(const char *s, const char *const *words)
+{
+    for (; *words; words++)
+        if (strstr(s, *words))
+            return 1;
+    return 0;
+}
+
+/* kernel-name rules, in order: the first that matches decides */
+static const char *const k_attention[] = {"flash", "fmha", "attention", "attn", "mha_fwd", "mha_bwd",
+                                          "sdpa", NULL};
+static const char *const k_conv[] = {"conv", "fprop", "dgrad", "wgrad", "scudnn", "winograd", "igemm_fwd",
+                                     "igemm_bwd", "igemm_wrw", "cask_cudnn", "im2col", "col2im", NULL};
+static const char *const k_reduce_first[] = {"reduce_kernel<", NULL}; /* aten's ReduceOp<..NormTwoOps..> */
+static const char *const k_norm[] = {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm",
+                                     "batchnorm", "group_norm", "groupnorm", "instance_norm", "instancenorm",
+                                     "bn_fw", "bn_bw", "gammabeta", "rowwisemoments", "computefusedparams",
+                                     "computebackwardfusedparams", "computeinternalgradients", "welford", NULL};
+static const char *const k_gemm[] = {"gemm", "gemv", "cutlass", "cublas", "xmma", "nvjet", "hipblaslt", "tensile",
+                                     "matmul", "wvsplitk", "splitkreduce", "dot_kernel", "tensorop", "wmma",
+                                     NULL};
+static const char *const k_reduce[] = {"reduce", "reduction", "softmax", "argmax", "argmin", "nll_loss",
+                                       "cross_entropy", "logsumexp", NULL};
+static const char *const k_elementwise[] = {"elementwise", "multi_tensor_apply", "copy", "fill", "act_and_mul",
+                                            "rotary", "dropout", "transpose", "subtensorop", "nchwtonhwc",
+                                            "nhwctonchw", "quant", NULL};
+
+ks_work_class ks_kernel_class(const char *name, int kind)
+{
+    if (kind == KS_K_MEMCPY)
+        return KS_WC_MEMCPY;
+    if (kind == KS_K_MEMSET)
+        return KS_WC_MEMSET;
+    if (!name || !*name)
+        return KS_WC_OTHER;
+    if (ks_comm_kernel_name(name))
+        return KS_WC_COMM;
+    char s[LOWER_MAX];
+    lower(name, s);
+    if (!strncmp(s, "triton", 6) || strstr(s, "triton"))
+        return KS_WC_TRITON;
+    if (any_of(s, k_attention))
+        return KS_WC_ATTENTION;
+    if (any_of(s, k_conv))
+        return KS_WC_CONV;
+    if (any_of(s, k_reduce_first))
+        return KS_WC_REDUCE;
+    if (any_of(s, k_norm))
+        return KS_WC_NORM;
+    /* hipBLASLt/Tensile kernels: Cijk_Ailk_Bljk_... (case matters: lower-cased here) */
+    if (!strncmp(s, "cijk_", 5) || any_of(s, k_gemm) || !strncmp(s, "bmm_", 4))
+        return KS_WC_GEMM;
+    if (any_of(s, k_reduce))
+        return KS_WC_REDUCE;
+    if (any_of(s, k_elementwise))
+        return KS_WC_ELEMENTWISE;
+    return KS_WC_OTHER;
+}
+
+/* ---- ops ------------------------------------------------------------------------------------ */
+
+typedef struct op_rule {
+    const char *name;          /* without "aten::" */
+    uint8_t cls;
+} op_rule;
+
+/* sorted by name (strcmp): bsearch */
+static const op_rule op_rules[] = {
+    {"_addmm_activation", KS_WC_GEMM},
+    {"_batch_norm_impl_index", KS_WC_NORM},
+    {"_batch_norm_impl_index_backward", KS_WC_NORM},
+    {"_convolution", KS_WC_CONV},
+    {"_convolution_mode", KS_WC_CONV},
+    {"_efficient_attention_backward", KS_WC_ATTENTION},
+    {"_efficient_attention_forward", KS_WC_ATTENTION},
+    {"_flash_attention_backward", KS_WC_ATTENTION},
+    {"_flash_attention_forward", KS_WC_ATTENTION},
+    {"_foreach_add", KS_WC_ELEMENTWISE},
+    {"_foreach_addcdiv", KS_WC_ELEMENTWISE},
+    {"_foreach_addcmul", KS_WC_ELEMENTWISE},
+    {"_foreach_div", KS_WC_ELEMENTWISE},
+    {"_foreach_lerp", KS_WC_ELEMENTWISE},
+    {"_foreach_mul", KS_WC_ELEMENTWISE},
+    {"_foreach_sqrt", KS_WC_ELEMENTWISE},
+    {"_foreach_sub", KS_WC_ELEMENTWISE},
+    {"_fused_adam", KS_WC_ELEMENTWISE},
+    {"_fused_adamw", KS_WC_ELEMENTWISE},
+    {"_fused_rms_norm", KS_WC_NORM},
+    {"_fused_rms_norm_backward", KS_WC_NORM},
+    {"_grouped_mm", KS_WC_GEMM},
+    {"_log_softmax", KS_WC_REDUCE},
+    {"_log_softmax_backward_data", KS_WC_REDUCE},
+    {"_native_batch_norm_legit", KS_WC_NORM},
+    {"_native_batch_norm_legit_no_training", KS_WC_NORM},
+    {"_scaled_dot_product_cudnn_attention", KS_WC_ATTENTION},
+    {"_scaled_dot_product_cudnn_attention_backward", KS_WC_ATTENTION},
+    {"_scaled_dot_product_efficient_attention", KS_WC_ATTENTION},
+    {"_scaled_dot_product_efficient_attention_backward", KS_WC_ATTENTION},
+    {"_scaled_dot_product_flash_attention", KS_WC_ATTENTION},
+    {"_scaled_dot_product_flash_attention_backward", KS_WC_ATTENTION},
+    {"_scaled_grouped_mm", KS_WC_GEMM},
+    {"_scaled_mm", KS_WC_GEMM},
+    {"_softmax", KS_WC_REDUCE},
+    {"_softmax_backward_data", KS_WC_REDUCE},
+    {"_to_copy", KS_WC_ELEMENTWISE},
+    {"abs", KS_WC_ELEMENTWISE},
+    {"add", KS_WC_ELEMENTWISE},
+    {"addbmm", KS_WC_GEMM},
+    {"addcdiv", KS_WC_ELEMENTWISE},
+    {"addcmul", KS_WC_ELEMENTWISE},
+    {"addmm", KS_WC_GEMM},
+    {"addmv", KS_WC_GEMM},
+    {"all", KS_WC_REDUCE},
+    {"amax", KS_WC_REDUCE},
+    {"amin", KS_WC_REDUCE},
+    {"any", KS_WC_REDUCE},
+    {"argmax", KS_WC_REDUCE},
+    {"argmin", KS_WC_REDUCE},
+    {"baddbmm", KS_WC_GEMM},
+    {"batch_norm", KS_WC_NORM},
+    {"bitwise_and", KS_WC_ELEMENTWISE},
+    {"bitwise_not", KS_WC_ELEMENTWISE},
+    {"bitwise_or", KS_WC_ELEMENTWISE},
+    {"bmm", KS_WC_GEMM},
+    {"ceil", KS_WC_ELEMENTWISE},
+    {"clamp", KS_WC_ELEMENTWISE},
+    {"clamp_min", KS_WC_ELEMENTWISE},
+    {"clone", KS_WC_ELEMENTWISE},
+    {"conv1d", KS_WC_CONV},
+    {"conv2d", KS_WC_CONV},
+    {"conv3d", KS_WC_CONV},
+    {"conv_transpose1d", KS_WC_CONV},
+    {"conv_transpose2d", KS_WC_CONV},
+    {"conv_transpose3d", KS_WC_CONV},
+    {"convolution", KS_WC_CONV},
+    {"convolution_backward", KS_WC_CONV},
+    {"copy", KS_WC_ELEMENTWISE},
+    {"cos", KS_WC_ELEMENTWISE},
+    {"cross_entropy_loss", KS_WC_REDUCE},
+    {"cudnn_batch_norm", KS_WC_NORM},
+    {"cudnn_batch_norm_backward", KS_WC_NORM},
+    {"cudnn_convolution", KS_WC_CONV},
+    {"cudnn_convolution_transpose", KS_WC_CONV},
+    {"cumsum", KS_WC_REDUCE},
+    {"div", KS_WC_ELEMENTWISE},
+    {"dot", KS_WC_GEMM},
+    {"dropout", KS_WC_ELEMENTWISE},
+    {"elu", KS_WC_ELEMENTWISE},
+    {"eq", KS_WC_ELEMENTWISE},
+    {"erf", KS_WC_ELEMENTWISE},
+    {"exp", KS_WC_ELEMENTWISE},
+    {"fill", KS_WC_ELEMENTWISE},
+    {"floor", KS_WC_ELEMENTWISE},
+    {"ge", KS_WC_ELEMENTWISE},
+    {"gelu", KS_WC_ELEMENTWISE},
+    {"gelu_backward", KS_WC_ELEMENTWISE},
+    {"group_norm", KS_WC_NORM},
+    {"gt", KS_WC_ELEMENTWISE},
+    {"hardtanh", KS_WC_ELEMENTWISE},
+    {"instance_norm", KS_WC_NORM},
+    {"layer_norm", KS_WC_NORM},
+    {"le", KS_WC_ELEMENTWISE},
+    {"leaky_relu", KS_WC_ELEMENTWISE},
+    {"lerp", KS_WC_ELEMENTWISE},
+    {"linalg_vector_norm", KS_WC_REDUCE},
+    {"linear", KS_WC_GEMM},
+    {"log", KS_WC_ELEMENTWISE},
+    {"log_softmax", KS_WC_REDUCE},
+    {"logical_and", KS_WC_ELEMENTWISE},
+    {"logical_not", KS_WC_ELEMENTWISE},
+    {"logical_or", KS_WC_ELEMENTWISE},
+    {"logsumexp", KS_WC_REDUCE},
+    {"lt", KS_WC_ELEMENTWISE},
+    {"masked_fill", KS_WC_ELEMENTWISE},
+    {"matmul", KS_WC_GEMM},
+    {"max", KS_WC_REDUCE},
+    {"maximum", KS_WC_ELEMENTWISE},
+    {"mean", KS_WC_REDUCE},
+    {"min", KS_WC_REDUCE},
+    {"minimum", KS_WC_ELEMENTWISE},
+    {"miopen_batch_norm", KS_WC_NORM},
+    {"miopen_batch_norm_backward", KS_WC_NORM},
+    {"miopen_convolution", KS_WC_CONV},
+    {"mish", KS_WC_ELEMENTWISE},
+    {"mkldnn_convolution", KS_WC_CONV},
+    {"mm", KS_WC_GEMM},
+    {"mul", KS_WC_ELEMENTWISE},
+    {"mv", KS_WC_GEMM},
+    {"native_batch_norm", KS_WC_NORM},
+    {"native_batch_norm_backward", KS_WC_NORM},
+    {"native_dropout", KS_WC_ELEMENTWISE},
+    {"native_dropout_backward", KS_WC_ELEMENTWISE},
+    {"native_group_norm", KS_WC_NORM},
+    {"native_group_norm_backward", KS_WC_NORM},
+    {"native_layer_norm", KS_WC_NORM},
+    {"native_layer_norm_backward", KS_WC_NORM},
+    {"ne", KS_WC_ELEMENTWISE},
+    {"neg", KS_WC_ELEMENTWISE},
+    {"nll_loss", KS_WC_REDUCE},
+    {"nll_loss_backward", KS_WC_REDUCE},
+    {"nll_loss_forward", KS_WC_REDUCE},
+    {"norm", KS_WC_REDUCE},
+    {"pow", KS_WC_ELEMENTWISE},
+    {"prod", KS_WC_REDUCE},
+    {"reciprocal", KS_WC_ELEMENTWISE},
+    {"relu", KS_WC_ELEMENTWISE},
+    {"rms_norm", KS_WC_NORM},
+    {"rsqrt", KS_WC_ELEMENTWISE},
+    {"rsub", KS_WC_ELEMENTWISE},
+    {"scaled_dot_product_attention", KS_WC_ATTENTION},
+    {"sigmoid", KS_WC_ELEMENTWISE},
+    {"sigmoid_backward", KS_WC_ELEMENTWISE},
+    {"sign", KS_WC_ELEMENTWISE},
+    {"silu", KS_WC_ELEMENTWISE},
+    {"silu_backward", KS_WC_ELEMENTWISE},
+    {"sin", KS_WC_ELEMENTWISE},
+    {"slow_conv2d_forward", KS_WC_CONV},
+    {"slow_conv_transpose2d", KS_WC_CONV},
+    {"softmax", KS_WC_REDUCE},
+    {"softplus", KS_WC_ELEMENTWISE},
+    {"sqrt", KS_WC_ELEMENTWISE},
+    {"square", KS_WC_ELEMENTWISE},
+    {"std", KS_WC_REDUCE},
+    {"sub", KS_WC_ELEMENTWISE},
+    {"sum", KS_WC_REDUCE},
+    {"tanh", KS_WC_ELEMENTWISE},
+    {"tanh_backward", KS_WC_ELEMENTWISE},
+    {"threshold_backward", KS_WC_ELEMENTWISE},
+    {"var", KS_WC_REDUCE},
+    {"var_mean", KS_WC_REDUCE},
+    {"where", KS_WC_ELEMENTWISE},
+    {"zero", KS_WC_ELEMENTWISE},
+};
+
+static int cmp_rule(const void *k, const void *r)
+{
+    return strcmp(k, ((const op_rule *)r)->name);
+}
+
+/* autograd backward nodes ("autograd::engine::evaluate_function: AddmmBackward0", "MmBackward0") */
+typedef struct node_rule {
+    const char *word;
+    uint8_t cls;
+} node_rule;
+
+static const node_rule node_rules[] = {
+    {"AttentionBackward", KS_WC_ATTENTION}, {"FlashAttn", KS_WC_ATTENTION},
+    {"ConvolutionBackward", KS_WC_CONV},    {"NormBackward", KS_WC_NORM},
+    {"AddmmBackward", KS_WC_GEMM},          {"MmBackward", KS_WC_GEMM},
+    {"BmmBackward", KS_WC_GEMM},            {"LinearBackward", KS_WC_GEMM},
+    {"SoftmaxBackward", KS_WC_REDUCE},      {"SumBackward", KS_WC_REDUCE},
+    {"MeanBackward", KS_WC_REDUCE},
+};
+
+ks_work_class ks_op_class(const char *name, int kind)
+{
+    if (!name || !*name || kind == KS_K_PYTHON)
+        return KS_WC_OTHER;
+    if (kind == KS_K_RUNTIME || kind == KS_K_DRIVER) /* cudaMemcpyAsync, hipMemsetD32Async... */
+        return strstr(name, "Memcpy") || strstr(name, "memcpy") ? KS_WC_MEMCPY
+             : strstr(name, "Memset") || strstr(name, "memset") ? KS_WC_MEMSET
+                                                                 : KS_WC_OTHER;
+    if (ks_comm_op_name(name))
+        return KS_WC_COMM;
+    if (!strncmp(name, "triton", 6))
+        return KS_WC_TRITON;
+    const char *n = name;
+    if (!strncmp(n, "aten::", 6))
+        n += 6;
+    char buf[128];
+    size_t len = strlen(n);
+    if (len && len < sizeof buf) {
+        /* in-place variants (add_, mul_): the op's class */
+        memcpy(buf, n, len + 1);
+        if (buf[len - 1] == '_' && len > 1)
+            buf[len - 1] = 0;
+        const op_rule *r = bsearch(buf, op_rules, sizeof op_rules / sizeof op_rules[0], sizeof op_rules[0],
+                                   cmp_rule);
+        if (r)
+            return (ks_work_class)r->cls;
+    }
+    for (size_t i = 0; i < sizeof node_rules / sizeof node_rules[0]; i++)
+        if (strstr(name, node_rules[i].word))
+            return (ks_work_class)node_rules[i].cls;
+    if (!strncmp(name, "flash_attn", 10) || strstr(name, "attention") || strstr(name, "::mha_") ||
+        strstr(name, "fmha"))
+        return KS_WC_ATTENTION;
+    if (strstr(name, "rms_norm") || strstr(name, "rmsnorm") || strstr(name, "layer_norm"))
+        return KS_WC_NORM;
+    return KS_WC_OTHER;
+}
+
+/* ---- caches --------------------------------------------------------------------------------- */
+
+void ks_class_cache_init(ks_class_cache *c, const ks_trace *t)
+{
+    c->t = t;
+    c->n = ks_strtab_count(t->strings);
+    c->kernel = ks_xcalloc(c->n ? c->n : 1, 1);
+    c->op = ks_xcalloc(c->n ? c->n : 1, 1);
+}
+
+void ks_class_cache_free(ks_class_cache *c)
+{
+    free(c->kernel);
+    free(c->op);
+    c->kernel = c->op = NULL;
+    c->n = 0;
+}
+
+ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
+{
+    if (kind == KS_K_MEMCPY)
+        return KS_WC_MEMCPY;
+    if (kind == KS_K_MEMSET)
+        return KS_WC_MEMSET;
+    if (name >= c->n)
+        return ks_kernel_class(ks_trace_str(c->t, name), kind);
+    if (!c->kernel[name])
+        c->kernel[name] = (uint8_t)(ks_kernel_class(ks_trace_str(c->t, name), kind) + 1);
+    return (ks_work_class)(c->kernel[name] - 1);
+}
+
+ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind)
+{
+    if (kind == KS_K_PYTHON || kind == KS_K_RUNTIME || kind == KS_K_DRIVER || name >= c->n)
+        return ks_op_class(ks_trace_str(c->t, name), kind);
+    if (!c->op[name])
+        c->op[name] = (uint8_t)(ks_op_class(ks_trace_str(c->t, name), kind) + 1);
+    return (ks_work_class)(c->op[name] - 1);
+}
+
+ks_work_class ks_kernel_row_class(ks_class_cache *c, const ks_kernel_row *r)
+{
+    if (r->kind == KS_K_KERNEL && r->count && r->comm == r->count)
+        return KS_WC_COMM;
+    return ks_class_of_kernel_name(c, r->name, r->kind);
+}

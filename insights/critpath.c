@@ -1,0 +1,372 @@
+/* insights/critpath.c: the critical path of each step over the dependency graph (depgraph.c).
+ *
+ * What: from the step's end, the node that ended it (the GPU work launched in the step that ended
+ * last, or the stepping thread at the step's host end), then, repeatedly, the edge that released
+ * the node (ks_dg_node.bind) and the node it leaves from, until the step's start. Each node gives
+ * the piece of it before the point the walk arrived at (CPU, GPU, a blocking call's return), each
+ * edge the piece from its point to the node's release (launch latency, a stream's gap, a thread's
+ * lag after the work it waited for; program order and a sync's release have none). A node that no
+ * edge released (the first node of a thread in the graph, work with no launch call, a node whose
+ * every edge came from after it) ends the walk with an UNMODELED piece back to the step's start.
+ * CPU pieces are cut by the innermost slice at each time (their names: the top items).
+ * Why it is correct: each piece begins where the previous one (in the walk) ended and none is
+ * negative (an edge releases a node only from a point at or before its release), and the walk
+ * stops at the step's start, so the pieces tile [start, end): the path's length is the step's
+ * wall time, and its kinds add up to it.
+ * When it does not apply: what the graph leaves out (threads that launched nothing, recorded event
+ * waits: depgraph.c) can only show as other kinds or UNMODELED.
+ * Who may use it: everyone, through kinesift/critpath.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gpuwork_index.h"
+#include "vocab/calls.h"
+#include "vocab/kinds.h"
+#include "common/util.h"
+#include "insights/depgraph.h"
+#include "insights/insights_int.h"
+
+static const char *const cp_kind_names[KS_CP_NKINDS] = {"cpu", "gpu", "launch_latency", "stream_gap", "sync",
+                                                         "thread_wait", "unmodeled"};
+static const char *const dep_kind_names[KS_DEP_NKINDS] = {"program", "launch", "stream", "sync", "thread"};
+
+const char *ks_cp_kind_name(int kind)
+{
+    return kind >= 0 && kind < KS_CP_NKINDS ? cp_kind_names[kind] : "?";
+}
+
+const char *ks_dep_kind_name(int kind)
+{
+    return kind >= 0 && kind < KS_DEP_NKINDS ? dep_kind_names[kind] : "?";
+}
+
+/* the thread that launched most GPU work, else the CPU thread with most slices */
+static uint32_t main_thread(const ks_analysis *a)
+{
+    size_t *count = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *count);
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t j = 0; j < gw->n; j++) {
+        ks_slice_ref r = ks_gpuwork_launcher_at(a, j);
+        if (r.s >= 0)
+            count[r.tl]++;
+    }
+    uint32_t best = 0;
+    size_t bc = 0, bn = 0;
+    for (size_t k = 0; k < a->ntl; k++)
+        if (count[k] > bc || (!bc && !count[k] && a->tl[k].n > bn && a->trace->tracks[k].kind == KS_TRACK_CPU)) {
+            bc = count[k];
+            bn = a->tl[k].n;
+            best = (uint32_t)k;
+        }
+    free(count);
+    return best;
+}
+
+uint32_t ks_critpath_thread(const ks_analysis *a, const ks_steps *st)
+{
+    return st && st->n ? st->track : main_thread(a);
+}
+
+typedef struct walk {
+    ks_cp_piece *v;
+    size_t n, cap;
+} walk;
+
+static void piece(walk *w, ks_ns a, ks_ns b, uint32_t track, int kind, int inferred, ks_str name)
+{
+    if (b <= a)
+        return;
+    ks_cp_piece p = {a, b, track, (uint8_t)kind, (uint8_t)inferred, name};
+    KS_PUSH(w->v, w->n, w->cap, p);
+}
+
+static uint32_t node_track(const ks_dg *g, const ks_dg_node *v)
+{
+    return v->kind == KS_DG_GPU ? g->st[v->lane - g->nth].track : g->th[v->lane].track;
+}
+
+static ks_str node_name(const ks_dg *g, const ks_dg_node *v)
+{
+    const ks_analysis *a = g->a;
+    if (v->kind == KS_DG_GPU)
+        return ks_gpuwork_event(a->trace, &ks_gpuwork_of(a)->v[v->ref])->name;
+    if (v->kind == KS_DG_WAIT_GPU) {
+        const ks_timeline *tl = &a->tl[g->th[v->lane].track];
+        return a->trace->tracks[tl->track].ev[tl->s[v->ref].ev].name;
+    }
+    return 0;
+}
+
+/* the path of [S, E) backwards from point p of node v (pieces pushed latest first) */
+static void walk_back(const ks_dg *g, size_t v, ks_ns p, ks_ns S, walk *w)
+{
+    int inferred = 0;
+    for (size_t guard = 0; guard <= g->n + 1; guard++) {
+        const ks_dg_node *n = &g->v[v];
+        uint32_t tr = node_track(g, n);
+        ks_ns lo = n->start;
+        int kind = n->kind == KS_DG_GPU ? KS_CP_GPU : n->kind == KS_DG_WAIT_GPU ? KS_CP_SYNC
+                 : n->kind == KS_DG_IDLE ? KS_CP_UNMODELED : KS_CP_CPU;
+        if (n->kind == KS_DG_IDLE)
+            lo = n->a;
+        if (p < lo) {
+            /* the point lies in the node's wait: the thread waited there; back along the thread */
+            piece(w, n->a > S ? n->a : S, p, tr, n->kind == KS_DG_WAIT_GPU ? KS_CP_SYNC : KS_CP_THREAD_WAIT, inferred, 0);
+            if (n->kind == KS_DG_GPU || n->a <= S || v == g->th[n->lane].n0)
+                goto out;
+            p = n->a;
+            v--;
+            continue;
+        }
+        piece(w, lo > S ? lo : S, p, tr, kind, inferred, node_name(g, n));
+        if (lo <= S)
+            return;
+        if (n->bind < 0) {
+            piece(w, S, lo, tr, KS_CP_UNMODELED, 0, 0);
+            return;
+        }
+        const ks_dg_edge *e = &g->e[n->bind];
+        int gk = e->kind == KS_DEP_LAUNCH ? KS_CP_LAUNCH : e->kind == KS_DEP_STREAM ? KS_CP_STREAM_GAP
+               : e->kind == KS_DEP_SYNC ? KS_CP_SYNC : e->kind == KS_DEP_THREAD ? KS_CP_THREAD_WAIT : KS_CP_CPU;
+        piece(w, e->q > S ? e->q : S, lo, tr, gk, e->inferred, gk == KS_CP_LAUNCH || gk == KS_CP_STREAM_GAP ? node_name(g, n) : 0);
+        if (e->q <= S)
+            return;
+        inferred = e->inferred;
+        v = e->src;
+        p = e->q;
+    }
+out:
+    if (w->n && w->v[w->n - 1].a > S)
+        piece(w, S, w->v[w->n - 1].a, g->th[0].track, KS_CP_UNMODELED, 0, 0);
+}
+
+/* the innermost slice of thread track over [x, y), cut where it changes (pushed in time order) */
+static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, walk *out)
+{
+    const ks_timeline *tl = &a->tl[p->track];
+    const ks_track *tr = &a->trace->tracks[tl->track];
+    ks_ns x = p->a, y = p->b;
+    size_t lo = 0, hi = tl->n;
+    KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(tl, mid) < x);
+    /* the slices holding x: the chain up from the last one starting before x */
+    int32_t stack[64];
+    int depth = 0;
+    int32_t chain[64];
+    int nc = 0;
+    for (int32_t s = lo ? (int32_t)lo - 1 : -1; s >= 0 && nc < 64; s = tl->s[s].parent)
+        if (ks_slice_end(tl, &tl->s[s]) > x && !tl->s[s].lane)
+            chain[nc++] = s;
+    while (nc)
+        stack[depth++] = chain[--nc];
+    ks_ns cur = x;
+#define TOP_NAME (depth ? tr->ev[tl->s[stack[depth - 1]].ev].name : 0)
+    for (size_t i = lo; i < tl->n && ks_slice_ts_at(tl, i) < y; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->lane)
+            continue;
+        ks_ns ts = ks_slice_ts(tl, s);
+        while (depth && ks_slice_end(tl, &tl->s[stack[depth - 1]]) <= ts) {
+            ks_ns e = ks_slice_end(tl, &tl->s[stack[depth - 1]]);
+            if (e > cur) {
+                piece(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
+                cur = e;
+            }
+            depth--;
+        }
+        if (ts > cur) {
+            piece(out, cur, ts, p->track, p->kind, p->inferred, TOP_NAME);
+            cur = ts;
+        }
+        if (depth < 64)
+            stack[depth++] = (int32_t)i;
+    }
+    while (depth && ks_slice_end(tl, &tl->s[stack[depth - 1]]) < y) {
+        ks_ns e = ks_slice_end(tl, &tl->s[stack[depth - 1]]);
+        if (e > cur) {
+            piece(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
+            cur = e;
+        }
+        depth--;
+    }
+    piece(out, cur, y, p->track, p->kind, p->inferred, TOP_NAME);
+#undef TOP_NAME
+}
+
+static int cmp_item(const void *x, const void *y)
+{
+    const ks_cp_item *p = x, *q = y;
+    if (p->kind != q->kind)
+        return p->kind < q->kind ? -1 : 1;
+    return (p->name > q->name) - (p->name < q->name);
+}
+
+static int cmp_item_ns(const void *x, const void *y)
+{
+    const ks_cp_item *p = x, *q = y;
+    if (p->ns != q->ns)
+        return p->ns > q->ns ? -1 : 1;
+    return cmp_item(x, y);
+}
+
+static void top_items(ks_critpath *cp, ks_cp_step *s)
+{
+    ks_cp_item *v = ks_xmalloc(ks_mul(s->n ? s->n : 1, sizeof *v));
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const ks_cp_piece *p = &cp->pieces[s->first + i];
+        if (p->kind == KS_CP_CPU || p->kind == KS_CP_GPU) {
+            ks_cp_item it = {p->name, p->kind, ks_sat_sub(p->b, p->a)};
+            v[n++] = it;
+        }
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_item);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (u && v[u - 1].kind == v[i].kind && v[u - 1].name == v[i].name)
+            v[u - 1].ns = ks_sat_add(v[u - 1].ns, v[i].ns);
+        else
+            v[u++] = v[i];
+    }
+    if (u > 1)
+        qsort(v, u, sizeof *v, cmp_item_ns);
+    s->ntop = u < KS_CP_TOP ? u : KS_CP_TOP;
+    memcpy(s->top, v, s->ntop * sizeof *v);
+    free(v);
+}
+
+/* the path of [S, E) given its frontier: the step's GPU work that ended last (item node), else the
+ * stepping thread at H */
+static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp)
+{
+    tmp->n = 0;
+    if (E > S) {
+        ks_ns from = INT64_MIN;
+        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E) {
+            from = g->v[last_gpu].end;
+            piece(tmp, from, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
+            walk_back(g, (size_t)last_gpu, from, S, tmp);
+        } else {
+            int64_t v = ks_dg_node_at(g, 0, H < E ? H : E);
+            from = H < E ? H : E;
+            if (v >= 0 && g->v[v].a < from) {
+                ks_ns p = from < g->v[v].end ? from : g->v[v].end;
+                piece(tmp, p, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
+                walk_back(g, (size_t)v, p, S, tmp);
+            } else {
+                piece(tmp, S, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
+            }
+        }
+    }
+    ks_cp_step *s = &cp->v[cp->n - 1];
+    s->first = cp->npieces;
+    walk w = {cp->pieces, cp->npieces, cp->npieces}; /* grown from here on */
+    for (size_t i = tmp->n; i-- > 0;) {
+        const ks_cp_piece *p = &tmp->v[i];
+        if (p->kind == KS_CP_CPU)
+            cpu_pieces(g->a, p, &w);
+        else
+            piece(&w, p->a, p->b, p->track, p->kind, p->inferred, p->name);
+    }
+    cp->pieces = w.v;
+    cp->npieces = w.n;
+    s->n = cp->npieces - s->first;
+    for (size_t i = 0; i < s->n; i++) {
+        const ks_cp_piece *p = &cp->pieces[s->first + i];
+        s->by_kind[p->kind] = ks_sat_add(s->by_kind[p->kind], ks_sat_sub(p->b, p->a));
+        if (p->inferred)
+            s->inferred_ns = ks_sat_add(s->inferred_ns, ks_sat_sub(p->b, p->a));
+    }
+    top_items(cp, s);
+}
+
+int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp, ks_error *err)
+{
+    (void)err;
+    memset(cp, 0, sizeof *cp);
+    if (!a->ntl || !a->has_events)
+        return KS_OK;
+    ks_dg g;
+    uint32_t th = ks_critpath_thread(a, st);
+    ks_dg_build(a, th, st, &g);
+    cp->track = th;
+    cp->nodes = g.n;
+    memcpy(cp->edges, g.edges, sizeof cp->edges);
+    cp->clock_order = g.clock_order;
+    cp->unlaunched_gpu = g.unlaunched;
+    size_t n = st && st->n ? st->n : 1;
+    cp->v = ks_xcalloc(n, sizeof *cp->v);
+    int32_t *step_of = ks_dg_item_steps(&g, st);
+    int64_t *last = ks_xmalloc(n * sizeof *last);
+    for (size_t i = 0; i < n; i++)
+        last[i] = -1;
+    for (size_t i = g.g0; i < g.n; i++) {
+        int32_t k = st && st->n ? step_of[i - g.g0] : (g.launched[i - g.g0] ? 0 : -1);
+        if (k >= 0 && (last[k] < 0 || g.v[i].end > g.v[last[k]].end))
+            last[k] = (int64_t)i;
+    }
+    walk tmp = {0};
+    for (size_t i = 0; i < n; i++) {
+        ks_cp_step *s = &cp->v[cp->n++];
+        ks_ns S, H, E;
+        if (st && st->n) {
+            S = st->v[i].start;
+            E = st->v[i].end;
+            H = st->v[i].host_end;
+            s->number = st->v[i].number;
+        } else {
+            S = a->win_start;
+            E = a->win_last;
+            H = E;
+            s->number = -1;
+            if (last[0] >= 0 && g.v[last[0]].end > E)
+                last[0] = -1;
+        }
+        s->start = S;
+        s->end = E;
+        step_path(cp, &g, S, H, E, last[i], &tmp);
+    }
+    free(tmp.v);
+    free(last);
+    free(step_of);
+    ks_dg_free(&g);
+    return KS_OK;
+}
+
+void ks_critpath_free(ks_critpath *cp)
+{
+    free(cp->v);
+    free(cp->pieces);
+    memset(cp, 0, sizeof *cp);
+}
+
+ks_ns ks_critpath_overlap(const ks_critpath *cp, size_t i, ks_ns x, ks_ns y, int kind, uint32_t track)
+{
+    if (!cp || i >= cp->n)
+        return 0;
+    const ks_cp_step *s = &cp->v[i];
+    ks_ns t = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const ks_cp_piece *p = &cp->pieces[s->first + k];
+        if ((kind >= 0 && p->kind != kind) || (track != UINT32_MAX && p->track != track))
+            continue;
+        ks_ns a = p->a > x ? p->a : x, b = p->b < y ? p->b : y;
+        if (b > a)
+            t = ks_sat_add(t, ks_sat_sub(b, a));
+    }
+    return t;
+}
+
+ks_ns ks_critpath_named(const ks_critpath *cp, size_t i, int kind, ks_str name)
+{
+    if (!cp || i >= cp->n)
+        return 0;
+    const ks_cp_step *s = &cp->v[i];
+    ks_ns t = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const ks_cp_piece *p = &cp->pieces[s->first + k];
+        if (p->kind == kind && p->name == name)
+            t = ks_sat_add(t, ks_sat_sub(p->b, p->a));
+    }
+    return t;
+}

@@ -1,0 +1,924 @@
+/* insights/depgraph.c: the dependency graph of a trace: what waits for what.
+ *
+ * What: the replayed threads are the stepping thread and every CPU thread that launched GPU work.
+ * Each one's time, from its first slice to its last end, is cut into nodes:
+ *  - a blocking call (synchronize, blocking copy: ks_is_blocking_call, not inside another) is a
+ *    WAIT_GPU node: it is released when the last of the GPU work it waited for ended, then
+ *    returns;
+ *  - a gap of at least KS_WAIT_MIN_NS in the thread's ops (its slices other than labels), between
+ *    two starts or ends of its labels (the thread ran code there), while another replayed thread
+ *    is busy for a tenth of it is a wait on that thread: WAIT_THREAD when
+ *    the thread went on within max(KS_WAIT_TOL_NS, a tenth of the gap) after a slice of the other
+ *    thread began or ended (the main thread in `## backward ##` until the autograd thread's last op
+ *    ends; the autograd thread until the main thread calls backward), else IDLE (not modelled:
+ *    kept at its length);
+ *  - the rest is CPU work (RUN), the untraced time between ops included.
+ * Every kernel, memcpy and memset is a GPU node. Edges: program order on a thread; launch call ->
+ * its work (the link of the analysis: correlation, else flow), from the launch point (the call's
+ * end, or the work's start when it started first; a blocking call's start); order on a stream
+ * (by start); blocking call <- the work it waited for (of each stream, the last piece launched
+ * before the call, or by it, that ended before it returned; only the stream a Stream Sync with the
+ * call's correlation names, when there is one: recorded, else inferred); waiting thread <- the
+ * other thread's node holding the point it went on after (inferred).
+ * Each node's release: the latest of its incoming edges' points (plus nothing), at most its start;
+ * that edge released it (bind). An edge's lag is what the replay adds to its point: the measured
+ * distance for the edge that released the node, for the others the least of that distance and
+ * what such an edge needs (a launch: the median latency of the launches that released their work;
+ * the rest nothing), so a replay without scaling gives every node its measured times, and faster
+ * work moves the nodes after it by what their other edges allow.
+ * Why it is correct: every edge goes from a point at or before its target's release in measured
+ * time, so the graph is acyclic except for ties of zero-length nodes (replayed at their measured
+ * release, counted); an edge whose point is after its target's release (clocks out of order) never
+ * releases it (counted in clock_order) and keeps its (negative) measured distance as its lag.
+ * When it does not apply: threads that launched no GPU work (other than the stepping thread) are
+ * not in the graph, so waits on them are not seen; recorded event waits (cudaStreamWaitEvent,
+ * wait_on_cuda_event_record_corr_id) are not kept by the store, so a stream waiting on another is
+ * seen only through the times of its work.
+ * Who may use it: insights/ (critpath.c, whatif.c). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gpuwork_index.h"
+#include "vocab/calls.h"
+#include "vocab/kinds.h"
+#include "analysis/timeline.h"
+#include "common/hugemem.h"
+#include "common/i64map.h"
+#include "common/util.h"
+#include "insights/depgraph.h"
+#include "insights/insights_int.h"
+
+/* ---- threads ------------------------------------------------------------------------------- */
+
+static void pick_threads(ks_dg *g, uint32_t stepping)
+{
+    const ks_analysis *a = g->a;
+    const ks_trace *t = a->trace;
+    g->thread_of = ks_xmalloc(ks_mul(t->ntracks ? t->ntracks : 1, sizeof *g->thread_of));
+    for (size_t k = 0; k < t->ntracks; k++)
+        g->thread_of[k] = -1;
+    size_t cap = 0;
+    ks_dg_thread m0 = {stepping, 0, 0};
+    KS_PUSH(g->th, g->nth, cap, m0);
+    g->thread_of[stepping] = 0;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t i = 0; i < gw->n; i++) {
+        ks_slice_ref l = ks_gpuwork_launcher_at(a, i);
+        if (l.s < 0 || g->thread_of[l.tl] >= 0)
+            continue;
+        ks_dg_thread m = {l.tl, 0, 0};
+        g->thread_of[l.tl] = (int32_t)g->nth;
+        KS_PUSH(g->th, g->nth, cap, m);
+    }
+}
+
+/* per thread: its ops (slices that are not labels) and every slice's start and end, sorted */
+typedef struct thread_info {
+    ks_ivs ops;
+    ks_ns *marks;
+    size_t nmarks;
+    ks_ns first, last;     /* its span */
+} thread_info;
+
+static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
+{
+    const ks_timeline *tl = &g->a->tl[g->th[j].track];
+    memset(ti, 0, sizeof *ti);
+    ti->marks = ks_xmalloc(ks_mul(2 * tl->n + 1, sizeof *ti->marks));
+    ti->first = INT64_MAX;
+    ti->last = INT64_MIN;
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if (end < ts)
+            end = ts;
+        if (s->kind != KS_K_USER_ANNOTATION)
+            ks_ivs_add(&ti->ops, ts, end);
+        ti->marks[ti->nmarks++] = ts;
+        ti->marks[ti->nmarks++] = end;
+        ti->first = ts < ti->first ? ts : ti->first;
+        ti->last = end > ti->last ? end : ti->last;
+    }
+    ks_ivs_normalize(&ti->ops);
+    ks_sort_ns(ti->marks, ti->nmarks);
+}
+
+/* ---- nodes of one thread ------------------------------------------------------------------- */
+
+typedef struct special {
+    ks_ns a, b;
+    int32_t slice;         /* a blocking call's slice, -1 for a gap */
+    int32_t on;            /* a gap: the thread it waits on (-1: IDLE) */
+    int32_t busy;          /* a gap: the first other thread busy in it (IDLE: the one it waited on) */
+    ks_ns q;               /* a gap: the point of `on` it went on after */
+} special;
+
+static int cmp_special(const void *x, const void *y)
+{
+    const special *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* per name id: 0 not known yet, 1 not a blocking call, 2 a blocking call (one string compare per
+ * name, not per slice) */
+static _Thread_local uint8_t *tl_blocking;
+
+static int blocking_slice(const ks_analysis *a, const ks_timeline *tl, size_t i)
+{
+    const ks_slice *s = &tl->s[i];
+    if (!ks_kind_is_launch_api(s->kind))
+        return 0;
+    const ks_track *tr = &a->trace->tracks[tl->track];
+    ks_str nm = tr->ev[s->ev].name;
+    if (tl_blocking && !tl_blocking[nm])
+        tl_blocking[nm] = ks_is_blocking_call(ks_trace_str(a->trace, nm)) ? 2 : 1;
+    return tl_blocking ? tl_blocking[nm] == 2 : ks_is_blocking_call(ks_trace_str(a->trace, nm));
+}
+
+/* the gap [x, y) of thread j: a wait on the thread whose latest mark before y lies close enough */
+static void classify_gap(const ks_dg *g, const thread_info *ti, size_t j, ks_ns x, ks_ns y, special *sp)
+{
+    ks_ns len = ks_sat_sub(y, x), tol = len / 10 > KS_WAIT_TOL_NS ? len / 10 : KS_WAIT_TOL_NS;
+    sp->on = -2; /* CPU work */
+    sp->busy = -1;
+    sp->q = INT64_MIN;
+    for (size_t k = 0; k < g->nth; k++) {
+        if (k == j || ks_ivs_covered(&ti[k].ops, x, y) < len / 10)
+            continue;
+        if (sp->on == -2) {
+            sp->on = -1; /* another thread worked meanwhile: at least a wait */
+            sp->busy = (int32_t)k;
+        }
+        size_t lo = 0, hi = ti[k].nmarks;
+        KS_LOWER_BOUND(lo, hi, mid, ti[k].marks[mid] <= y);
+        if (!lo)
+            continue;
+        ks_ns q = ti[k].marks[lo - 1];
+        if (q < x || ks_sat_sub(y, q) > tol || q <= sp->q)
+            continue;
+        sp->on = (int32_t)k;
+        sp->q = q;
+    }
+}
+
+static void push_node(ks_dg *g, size_t *cap, ks_ns a, ks_ns start, ks_ns end, uint32_t lane, int32_t ref, int kind)
+{
+    ks_dg_node v = {a, start, end, lane, ref, -1, 0, 0, (uint8_t)kind};
+    KS_PUSH(g->v, g->n, *cap, v);
+}
+
+typedef struct pending {
+    uint32_t node;
+    int32_t on;
+    ks_ns q;
+} pending;
+
+/* CPU work [x, y) of a thread, cut at the points given (the steps' host bounds on the stepping
+ * thread: a step's replay begins with a node of its own) */
+static void push_run(ks_dg *g, size_t *cap, ks_ns x, ks_ns y, uint32_t lane, const ks_ns *cuts, size_t ncuts)
+{
+    size_t lo = 0, hi = ncuts;
+    KS_LOWER_BOUND(lo, hi, mid, cuts[mid] <= x);
+    for (size_t k = lo; k < ncuts && cuts[k] < y; k++) {
+        push_node(g, cap, x, x, cuts[k], lane, -1, KS_DG_RUN);
+        x = cuts[k];
+    }
+    push_node(g, cap, x, x, y, lane, -1, KS_DG_RUN);
+}
+
+static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap, pending **pw, size_t *npw, size_t *cpw,
+                         const ks_ns *cuts, size_t ncuts)
+{
+    const ks_analysis *a = g->a;
+    const ks_timeline *tl = &a->tl[g->th[j].track];
+    const thread_info *me = &ti[j];
+    special *sp = NULL;
+    size_t nsp = 0, csp = 0;
+    g->th[j].n0 = g->n;
+    if (me->first > me->last) {
+        g->th[j].n1 = g->n;
+        return;
+    }
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->lane || !blocking_slice(a, tl, i))
+            continue;
+        int inner = 0;
+        for (int32_t p = s->parent; p >= 0 && !inner; p = tl->s[p].parent)
+            inner = blocking_slice(a, tl, (size_t)p);
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if (inner || end < ts || (nsp && ts < sp[nsp - 1].b))
+            continue;
+        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN};
+        KS_PUSH(sp, nsp, csp, x);
+    }
+    /* the gaps of its ops (ops are busy, so no blocking call lies in one) */
+    ks_ns prev = me->first;
+    for (size_t q = 0; q <= me->ops.n; q++) {
+        ks_ns x = prev, y = q < me->ops.n ? me->ops.v[q].a : me->last;
+        if (q < me->ops.n)
+            prev = me->ops.v[q].b > prev ? me->ops.v[q].b : prev;
+        if (y <= x || q == me->ops.n)
+            continue;
+        /* the thread ran code at its own labels' starts and ends: each piece between two of them
+         * is a wait of its own (`## backward ##` ends when backward() returns) */
+        size_t lo = 0, hi = me->nmarks;
+        KS_LOWER_BOUND(lo, hi, mid, me->marks[mid] <= x);
+        for (ks_ns px = x; px < y;) {
+            while (lo < me->nmarks && me->marks[lo] <= px)
+                lo++;
+            ks_ns py = lo < me->nmarks && me->marks[lo] < y ? me->marks[lo] : y;
+            if (ks_sat_sub(py, px) >= KS_WAIT_MIN_NS) {
+                special s = {px, py, -1, -1, -1, INT64_MIN};
+                classify_gap(g, ti, j, px, py, &s);
+                if (s.on != -2)
+                    KS_PUSH(sp, nsp, csp, s);
+            }
+            px = py;
+        }
+    }
+    if (nsp > 1)
+        qsort(sp, nsp, sizeof *sp, cmp_special);
+    ks_ns cur = me->first;
+    uint32_t lane = (uint32_t)j;
+    for (size_t k = 0; k < nsp; k++) {
+        if (sp[k].a < cur)
+            continue;
+        if (sp[k].a > cur)
+            push_run(g, cap, cur, sp[k].a, lane, j ? NULL : cuts, j ? 0 : ncuts);
+        if (sp[k].slice >= 0) {
+            push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].slice, KS_DG_WAIT_GPU);
+        } else if (sp[k].on >= 0) {
+            push_node(g, cap, sp[k].a, sp[k].b, sp[k].b, lane, -1, KS_DG_WAIT_THREAD);
+            pending p = {(uint32_t)(g->n - 1), sp[k].on, sp[k].q};
+            KS_PUSH(*pw, *npw, *cpw, p);
+        } else {
+            push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].busy, KS_DG_IDLE);
+        }
+        cur = sp[k].b;
+    }
+    if (me->last > cur)
+        push_run(g, cap, cur, me->last, lane, j ? NULL : cuts, j ? 0 : ncuts);
+    g->th[j].n1 = g->n;
+    /* a thread other than the stepping one that begins within KS_WAIT_START_TOL_NS after a slice
+     * of another began or ended was started by it (the autograd thread by the first backward) */
+    if (j && g->n > g->th[j].n0) {
+        ks_ns best = INT64_MIN;
+        int32_t on = -1;
+        for (size_t k = 0; k < g->nth; k++) {
+            size_t lo = 0, hi = ti[k].nmarks;
+            KS_LOWER_BOUND(lo, hi, mid, ti[k].marks[mid] <= me->first);
+            if (k == j || !lo || ks_sat_sub(me->first, ti[k].marks[lo - 1]) > KS_WAIT_START_TOL_NS || ti[k].marks[lo - 1] <= best)
+                continue;
+            best = ti[k].marks[lo - 1];
+            on = (int32_t)k;
+        }
+        if (on >= 0) {
+            pending p = {(uint32_t)g->th[j].n0, on, best};
+            KS_PUSH(*pw, *npw, *cpw, p);
+        }
+    }
+    free(sp);
+}
+
+int64_t ks_dg_node_at(const ks_dg *g, size_t j, ks_ns q)
+{
+    size_t lo = g->th[j].n0, hi = g->th[j].n1;
+    if (lo == hi)
+        return -1;
+    size_t first = lo;
+    KS_LOWER_BOUND(lo, hi, mid, g->v[mid].a < q);
+    return lo > first ? (int64_t)lo - 1 : (int64_t)first;
+}
+
+/* ---- GPU nodes ----------------------------------------------------------------------------- */
+
+typedef struct gnode {
+    ks_ns ts, end;
+    uint32_t item;
+} gnode;
+
+static int cmp_gnode(const void *x, const void *y)
+{
+    const gnode *p = x, *q = y;
+    if (p->ts != q->ts)
+        return p->ts < q->ts ? -1 : 1;
+    if (p->end != q->end)
+        return p->end < q->end ? -1 : 1;
+    return (p->item > q->item) - (p->item < q->item);
+}
+
+static void gpu_nodes(ks_dg *g, size_t *cap)
+{
+    const ks_analysis *a = g->a;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    g->g0 = g->n;
+    g->gpu_node = ks_xmalloc(ks_mul(gw->n ? gw->n : 1, sizeof *g->gpu_node));
+    g->st = ks_xcalloc(gw->nstreams ? gw->nstreams : 1, sizeof *g->st);
+    gnode *tmp = NULL;
+    size_t ctmp = 0;
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *s = &gw->streams[k];
+        size_t n = 0;
+        for (size_t i = s->first; i < s->first + s->n; i++) {
+            const ks_event *e = ks_gpuwork_event(a->trace, &gw->v[i]);
+            ks_ns d = ks_event_dur(e);
+            gnode x = {e->ts, ks_sat_add(e->ts, d < 0 ? 0 : d), (uint32_t)i};
+            KS_PUSH(tmp, n, ctmp, x);
+        }
+        if (n > 1)
+            qsort(tmp, n, sizeof *tmp, cmp_gnode);
+        g->st[g->nst].track = s->track;
+        g->st[g->nst].n0 = g->n;
+        for (size_t i = 0; i < n; i++) {
+            g->gpu_node[tmp[i].item] = (uint32_t)g->n;
+            push_node(g, cap, tmp[i].ts, tmp[i].ts, tmp[i].end, (uint32_t)(g->nth + g->nst), (int32_t)tmp[i].item,
+                      KS_DG_GPU);
+        }
+        g->st[g->nst].n1 = g->n;
+        g->nst++;
+    }
+    free(tmp);
+}
+
+/* ---- edges --------------------------------------------------------------------------------- */
+
+static void push_edge(ks_dg *g, size_t *cap, size_t src, size_t dst, ks_ns q, int kind, int inferred)
+{
+    ks_dg_edge e = {q, 0, (uint32_t)src, (uint32_t)dst, (uint8_t)kind, (uint8_t)inferred};
+    KS_PUSH(g->e, g->ne, *cap, e);
+    g->edges[kind][inferred ? 1 : 0]++;
+}
+
+/* the launch point of item i: the call's end, or the work's start when it began first, never
+ * before the call's start; a blocking call's start */
+static ks_ns launch_point(const ks_dg *g, ks_slice_ref l, ks_ns work_ts)
+{
+    const ks_timeline *tl = &g->a->tl[l.tl];
+    const ks_slice *s = &tl->s[l.s];
+    ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+    if (blocking_slice(g->a, tl, (size_t)l.s))
+        return ts;
+    ks_ns q = end < work_ts ? end : work_ts;
+    return q < ts ? ts : q;
+}
+
+/* correlation of a Stream Sync -> its stream (the sync row of 2026 traces is stream + 1000000) */
+static void sync_streams(const ks_analysis *a, ks_i64map *m)
+{
+    const ks_trace *t = a->trace;
+    ks_i64map_init(m);
+    ks_str ss = ks_strtab_find(t->strings, "Stream Sync", 11);
+    if (!ss)
+        return;
+    for (size_t k = 0; k < t->ntracks; k++) {
+        const ks_track *tr = &t->tracks[k];
+        if (tr->kind != KS_TRACK_GPU || tr->stream < 0)
+            continue;
+        int64_t stream = tr->stream >= 1000000 ? tr->stream - 1000000 : tr->stream;
+        for (size_t i = 0; i < tr->n; i++)
+            if (tr->ev[i].kind == KS_K_SYNC && tr->ev[i].name == ss && (tr->ev[i].flags & KS_EF_CORR))
+                ks_i64map_put(m, ks_event_corr(t, &tr->ev[i]), (uint64_t)stream);
+    }
+}
+
+/* the blocking call of node w waits for: of each stream (or the one named), the last work launched
+ * before the call or by it that ended by the call's end */
+static void sync_edges(ks_dg *g, size_t *cap, size_t w, const ks_ns *lq, const ks_i64map *ss)
+{
+    const ks_analysis *a = g->a;
+    ks_dg_node *v = &g->v[w];
+    const ks_timeline *tl = &a->tl[g->th[v->lane].track];
+    const ks_event *ce = &a->trace->tracks[tl->track].ev[tl->s[v->ref].ev];
+    int64_t only = -1;
+    int recorded = 0;
+    if (ce->flags & KS_EF_CORR) {
+        uint64_t *p = ks_i64map_get(ss, ks_event_corr(a->trace, ce));
+        if (p) {
+            only = (int64_t)*p;
+            recorded = 1;
+        }
+    }
+    ks_ns release = v->a;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    for (size_t k = 0; k < g->nst; k++) {
+        const ks_dg_stream *s = &g->st[k];
+        if (recorded && a->trace->tracks[s->track].stream != only)
+            continue;
+        size_t lo = s->n0, hi = s->n1;
+        KS_LOWER_BOUND(lo, hi, mid, g->v[mid].start <= v->end);
+        for (size_t i = lo, tries = 0; i > s->n0 && tries < 8; i--, tries++) {
+            const ks_dg_node *x = &g->v[i - 1];
+            ks_slice_ref l = ks_gpuwork_launcher_at(a, (size_t)x->ref);
+            int by_it = l.s == v->ref && g->thread_of[l.tl] == (int32_t)v->lane;
+            if (!by_it && lq[i - 1 - g->g0] > v->a)
+                continue;
+            if (x->end <= v->end) {
+                push_edge(g, cap, i - 1, w, x->end, KS_DEP_SYNC, !recorded);
+                release = x->end > release ? x->end : release;
+            }
+            break;
+        }
+    }
+    (void)gw;
+    v->start = release;
+}
+
+static void make_edges(ks_dg *g, const pending *pw, size_t npw)
+{
+    const ks_analysis *a = g->a;
+    size_t cap = 0;
+    for (size_t j = 0; j < g->nth; j++)
+        for (size_t i = g->th[j].n0 + 1; i < g->th[j].n1; i++)
+            push_edge(g, &cap, i - 1, i, g->v[i - 1].end, KS_DEP_PROGRAM, 0);
+    for (size_t k = 0; k < g->nst; k++)
+        for (size_t i = g->st[k].n0 + 1; i < g->st[k].n1; i++)
+            push_edge(g, &cap, i - 1, i, g->v[i - 1].end, KS_DEP_STREAM, 0);
+    size_t ngpu = g->n - g->g0;
+    ks_ns *lq = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *lq));
+    g->launched = ks_xcalloc(ngpu ? ngpu : 1, 1);
+    for (size_t i = g->g0; i < g->n; i++) {
+        ks_slice_ref l = ks_gpuwork_launcher_at(a, (size_t)g->v[i].ref);
+        lq[i - g->g0] = INT64_MIN;
+        if (l.s < 0 || g->thread_of[l.tl] < 0) {
+            g->unlaunched++;
+            continue;
+        }
+        ks_ns q = launch_point(g, l, g->v[i].start);
+        int64_t src = ks_dg_node_at(g, (size_t)g->thread_of[l.tl], q);
+        if (src < 0) {
+            g->unlaunched++;
+            continue;
+        }
+        lq[i - g->g0] = q;
+        g->launched[i - g->g0] = 1;
+        push_edge(g, &cap, (size_t)src, i, q, KS_DEP_LAUNCH, 0);
+    }
+    ks_i64map ss;
+    sync_streams(a, &ss);
+    for (size_t i = 0; i < g->g0; i++)
+        if (g->v[i].kind == KS_DG_WAIT_GPU)
+            sync_edges(g, &cap, i, lq, &ss);
+    ks_i64map_free(&ss);
+    for (size_t k = 0; k < npw; k++) {
+        ks_ns q = pw[k].q;
+        int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;
+        /* a point where that thread was itself waiting: it left that thread where the wait began
+         * (else a wait on each other would be a cycle) */
+        while (src > first && g->v[src].kind != KS_DG_RUN &&
+               q < (g->v[src].kind == KS_DG_IDLE ? g->v[src].end : g->v[src].start)) {
+            q = g->v[src].a;
+            src--;
+        }
+        if (src >= 0)
+            push_edge(g, &cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
+    }
+    free(lq);
+}
+
+/* the edges by dst (a counting sort: stable, so each node's edges keep the order they were made
+ * in: program or stream, launch, sync, thread) */
+static void sort_edges(ks_dg *g)
+{
+    size_t *at = ks_xcalloc(g->n + 1, sizeof *at);
+    for (size_t i = 0; i < g->ne; i++)
+        at[g->e[i].dst + 1]++;
+    for (size_t i = 0; i < g->n; i++)
+        at[i + 1] += at[i];
+    ks_dg_edge *v = ks_xmalloc(ks_mul(g->ne ? g->ne : 1, sizeof *v));
+    for (size_t i = 0; i < g->ne; i++)
+        v[at[g->e[i].dst]++] = g->e[i];
+    free(g->e);
+    g->e = v;
+    free(at);
+}
+
+static int cmp_ns(const void *x, const void *y)
+{
+    ks_ns a = *(const ks_ns *)x, b = *(const ks_ns *)y;
+    return (a > b) - (a < b);
+}
+
+/* each node's incoming edges, the edge that released it, and every edge's lag */
+static void bind_edges(ks_dg *g)
+{
+    sort_edges(g);
+    for (size_t i = 0; i < g->ne; i++) {
+        ks_dg_node *v = &g->v[g->e[i].dst];
+        if (!v->np)
+            v->p0 = (uint32_t)i;
+        v->np++;
+    }
+    ks_ns *lat = NULL;
+    size_t nlat = 0, clat = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        ks_dg_node *v = &g->v[i];
+        int32_t best = -1;
+        for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+            const ks_dg_edge *e = &g->e[k];
+            if (e->q > v->start) {
+                g->clock_order++;
+                continue;
+            }
+            /* the latest point; at equal points the later kind (launch, sync, thread over order) */
+            if (best < 0 || e->q > g->e[best].q || (e->q == g->e[best].q && e->kind >= g->e[best].kind))
+                best = (int32_t)k;
+        }
+        v->bind = best;
+        if (best >= 0 && g->e[best].kind == KS_DEP_LAUNCH)
+            KS_PUSH(lat, nlat, clat, ks_sat_sub(v->start, g->e[best].q));
+    }
+    if (nlat) {
+        qsort(lat, nlat, sizeof *lat, cmp_ns);
+        g->launch_typ = lat[nlat / 2];
+    }
+    free(lat);
+    for (size_t i = 0; i < g->n; i++) {
+        ks_dg_node *v = &g->v[i];
+        int unlaunched = v->kind == KS_DG_GPU && !g->launched[i - g->g0];
+        for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+            ks_dg_edge *e = &g->e[k];
+            ks_ns gap = ks_sat_sub(v->start, e->q);
+            ks_ns need = e->kind == KS_DEP_LAUNCH ? g->launch_typ : 0;
+            /* work no replayed thread launched keeps its distance to the work before it */
+            if ((int32_t)k == v->bind || gap < 0 || unlaunched || gap < need)
+                e->lag = gap;
+            else
+                e->lag = need;
+        }
+    }
+}
+
+void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks_dg *g)
+{
+    memset(g, 0, sizeof *g);
+    g->a = a;
+    tl_blocking = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
+    pick_threads(g, stepping);
+    thread_info *ti = ks_xcalloc(g->nth, sizeof *ti);
+    for (size_t j = 0; j < g->nth; j++)
+        thread_info_make(g, j, &ti[j]);
+    size_t cap = 0, npw = 0, cpw = 0;
+    pending *pw = NULL;
+    size_t ncuts = 0;
+    ks_ns *cuts = ks_xmalloc(ks_mul(st && st->n ? 2 * st->n : 1, sizeof *cuts));
+    for (size_t i = 0; st && i < st->n; i++) {
+        cuts[ncuts++] = st->v[i].host_start;
+        cuts[ncuts++] = st->v[i].host_end;
+    }
+    ks_sort_ns(cuts, ncuts);
+    for (size_t j = 0; j < g->nth; j++)
+        thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts);
+    free(cuts);
+    gpu_nodes(g, &cap);
+    make_edges(g, pw, npw);
+    bind_edges(g);
+    free(pw);
+    for (size_t j = 0; j < g->nth; j++) {
+        ks_ivs_free(&ti[j].ops);
+        free(ti[j].marks);
+    }
+    free(ti);
+    free(tl_blocking);
+    tl_blocking = NULL;
+}
+
+void ks_dg_free(ks_dg *g)
+{
+    free(g->v);
+    free(g->e);
+    free(g->th);
+    free(g->st);
+    free(g->thread_of);
+    free(g->gpu_node);
+    free(g->launched);
+    memset(g, 0, sizeof *g);
+}
+
+/* ---- scaling ------------------------------------------------------------------------------- */
+
+/* 1 + the first shrink naming slice i of tl or one of its ancestors (names: per shrink its id) */
+static uint8_t named_up(const ks_trace *t, const ks_timeline *tl, int32_t i, const ks_str *names, size_t nsh)
+{
+    const ks_track *tr = &t->tracks[tl->track];
+    for (int32_t p = i; p >= 0; p = tl->s[p].parent)
+        for (size_t k = 0; k < nsh; k++)
+            if (names[k] && tr->ev[tl->s[p].ev].name == names[k])
+                return (uint8_t)(k + 1);
+    return 0;
+}
+
+/* 1 + the first shrink naming a GPU range holding event ev of a GPU track */
+static uint8_t gpu_range(const ks_dg *g, const ks_timeline *gtl, int32_t s, const ks_str *names, size_t nsh)
+{
+    const ks_track *tr = &g->a->trace->tracks[gtl->track];
+    for (int32_t p = s >= 0 ? gtl->s[s].parent : -1; p >= 0; p = gtl->s[p].parent)
+        if (gtl->s[p].kind == KS_K_GPU_ANNOTATION)
+            for (size_t k = 0; k < nsh; k++)
+                if (names[k] && tr->ev[gtl->s[p].ev].name == names[k])
+                    return (uint8_t)(k + 1);
+    return 0;
+}
+
+void ks_dg_scale_make(const ks_dg *g, const ks_shrink *sh, size_t nsh, ks_dg_scale *sc)
+{
+    const ks_analysis *a = g->a;
+    const ks_trace *t = a->trace;
+    memset(sc, 0, sizeof *sc);
+    sc->sh = sh;
+    sc->nsh = nsh;
+    size_t ngpu = g->n - g->g0;
+    sc->gpu_factor = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *sc->gpu_factor));
+    sc->gpu_by = ks_xcalloc(ngpu ? ngpu : 1, 1);
+    for (size_t i = 0; i < ngpu; i++)
+        sc->gpu_factor[i] = 1.0;
+    if (!nsh)
+        return;
+    ks_str *names = ks_xcalloc(nsh, sizeof *names);
+    int cpu_all = 0, gpu_all = 0;
+    for (size_t k = 0; k < nsh; k++) {
+        if (!strcmp(sh[k].label, "@cpu"))
+            cpu_all = cpu_all ? cpu_all : (int)k + 1;
+        else if (!strcmp(sh[k].label, "@gpu"))
+            gpu_all = gpu_all ? gpu_all : (int)k + 1;
+        else if (sh[k].label[0] != '@')
+            names[k] = ks_strtab_find(t->strings, sh[k].label, strlen(sh[k].label));
+    }
+    sc->cover = ks_xcalloc(ks_mul(g->nth, nsh), sizeof *sc->cover);
+    for (size_t j = 0; j < g->nth; j++) {
+        const ks_timeline *tl = &a->tl[g->th[j].track];
+        const ks_track *tr = &t->tracks[tl->track];
+        for (size_t i = 0; i < tl->n; i++) {
+            ks_str nm = tr->ev[tl->s[i].ev].name;
+            for (size_t k = 0; k < nsh; k++)
+                if (names[k] && nm == names[k])
+                    ks_ivs_add(&sc->cover[j * nsh + k], ks_slice_ts(tl, &tl->s[i]), ks_slice_end(tl, &tl->s[i]));
+        }
+        if (cpu_all)
+            ks_ivs_add(&sc->cover[j * nsh + (size_t)(cpu_all - 1)], INT64_MIN / 4, INT64_MAX / 4);
+        for (size_t k = 0; k < nsh; k++)
+            ks_ivs_normalize(&sc->cover[j * nsh + k]);
+    }
+    /* GPU work: launched inside a shrunk slice, inside a GPU range of that name, or @gpu */
+    int32_t **ev_slice = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *ev_slice);
+    for (size_t i = g->g0; i < g->n; i++) {
+        size_t item = (size_t)g->v[i].ref;
+        uint8_t by = 0;
+        ks_slice_ref l = ks_gpuwork_launcher_at(a, item);
+        if (l.s >= 0)
+            by = named_up(t, &a->tl[l.tl], l.s, names, nsh);
+        if (!by) {
+            const ks_gpuwork_item *it = &ks_gpuwork_of(a)->v[item];
+            const ks_timeline *gtl = &a->tl[it->track];
+            if (!ev_slice[it->track])
+                ev_slice[it->track] = ks_timeline_event_slices(t, gtl);
+            by = gpu_range(g, gtl, ev_slice[it->track][it->ev], names, nsh);
+        }
+        if (!by && gpu_all)
+            by = (uint8_t)gpu_all;
+        sc->gpu_by[i - g->g0] = by;
+        if (by)
+            sc->gpu_factor[i - g->g0] = sh[by - 1].factor;
+    }
+    for (size_t k = 0; k < a->ntl; k++)
+        if (ev_slice[k])
+            ks_big_free(ev_slice[k], t->tracks[k].n * sizeof **ev_slice);
+    free(ev_slice);
+    free(names);
+}
+
+void ks_dg_scale_free(const ks_dg *g, ks_dg_scale *sc)
+{
+    if (sc->cover)
+        for (size_t i = 0; i < g->nth * sc->nsh; i++)
+            ks_ivs_free(&sc->cover[i]);
+    free(sc->cover);
+    free(sc->gpu_factor);
+    free(sc->gpu_by);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* a double of ns as ns: rounded, within [0, INT64_MAX / 2] */
+static ks_ns ns_of(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= (double)(INT64_MAX / 2))
+        return INT64_MAX / 2;
+    return (ks_ns)llround(x);
+}
+
+ks_ns ks_dg_scaled(const ks_dg *g, const ks_dg_scale *sc, size_t j, ks_ns x, ks_ns y)
+{
+    (void)g;
+    ks_ns len = ks_sat_sub(y, x);
+    if (len <= 0)
+        return 0;
+    if (!sc || !sc->nsh || !sc->cover)
+        return len;
+    double t = (double)len;
+    int any = 0;
+    for (size_t k = 0; k < sc->nsh; k++) {
+        const ks_ivs *c = &sc->cover[j * sc->nsh + k];
+        if (!c->n || sc->sh[k].factor == 1.0)
+            continue;
+        ks_ns in = ks_ivs_covered(c, x, y);
+        if (in) {
+            t -= (1.0 - sc->sh[k].factor) * (double)in;
+            any = 1;
+        }
+    }
+    return any ? ns_of(t) : len;
+}
+
+/* ---- replay -------------------------------------------------------------------------------- */
+
+ks_ns ks_dg_map(const ks_dg *g, const ks_dg_scale *sc, size_t v, ks_ns q, const ks_ns *s0, const ks_ns *s1)
+{
+    const ks_dg_node *n = &g->v[v];
+    ks_ns r;
+    switch (n->kind) {
+    case KS_DG_RUN:
+        r = ks_sat_add(s0[v], ks_dg_scaled(g, sc, n->lane, n->a, q));
+        break;
+    case KS_DG_GPU:
+        r = q >= n->end ? s1[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
+        break;
+    case KS_DG_WAIT_GPU:
+        r = q <= n->start ? s0[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
+        break;
+    case KS_DG_IDLE:
+        r = ks_sat_add(s0[v], ks_sat_sub(q, n->a));
+        break;
+    default:
+        r = s0[v];
+        break;
+    }
+    return r > s1[v] ? s1[v] : r < s0[v] ? s0[v] : r;
+}
+
+static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const uint32_t *done, uint32_t stamp,
+                        ks_ns *s0, ks_ns *s1)
+{
+    const ks_dg_node *v = &g->v[i];
+    ks_ns r = INT64_MIN;
+    for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+        const ks_dg_edge *e = &g->e[k];
+        /* a node not replayed (outside the range, or not reached yet in a cycle) is as measured */
+        ks_ns p = done[e->src] == stamp ? ks_dg_map(g, sc, e->src, e->q, s0, s1) : e->q;
+        p = ks_sat_add(p, e->lag);
+        r = p > r ? p : r;
+    }
+    if (!v->np)
+        r = v->start;
+    s0[i] = r;
+    switch (v->kind) {
+    case KS_DG_RUN:
+        s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->a, v->end));
+        break;
+    case KS_DG_WAIT_GPU:
+        s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->start, v->end));
+        break;
+    case KS_DG_IDLE:
+        s1[i] = ks_sat_add(r, ks_sat_sub(v->end, v->a));
+        break;
+    case KS_DG_GPU: {
+        ks_ns d = ks_sat_sub(v->end, v->start);
+        double f = sc && sc->gpu_factor ? sc->gpu_factor[i - g->g0] : 1.0;
+        s1[i] = ks_sat_add(r, f == 1.0 ? d : ns_of(f * (double)d));
+        break;
+    }
+    default:
+        s1[i] = r;
+        break;
+    }
+}
+
+void ks_dg_replayer_init(const ks_dg *g, ks_dg_replayer *r)
+{
+    size_t n = g->n ? g->n : 1;
+    memset(r, 0, sizeof *r);
+    r->g = g;
+    r->out0 = ks_xcalloc(n + 1, sizeof *r->out0);
+    r->succ = ks_xmalloc(ks_mul(g->ne ? g->ne : 1, sizeof *r->succ));
+    r->indeg = ks_xmalloc(ks_mul(n, sizeof *r->indeg));
+    r->in = ks_xcalloc(n, sizeof *r->in);
+    r->done = ks_xcalloc(n, sizeof *r->done);
+    r->queue = ks_xmalloc(ks_mul(2 * n, sizeof *r->queue)); /* each node once, and once more forced */
+    r->sub = ks_xmalloc(ks_mul(n, sizeof *r->sub));
+    for (size_t k = 0; k < g->ne; k++)
+        r->out0[g->e[k].src + 1]++;
+    for (size_t i = 0; i < g->n; i++)
+        r->out0[i + 1] += r->out0[i];
+    uint32_t *fill = ks_xmalloc(ks_mul(n, sizeof *fill));
+    memcpy(fill, r->out0, n * sizeof *fill);
+    for (size_t k = 0; k < g->ne; k++)
+        r->succ[fill[g->e[k].src]++] = g->e[k].dst;
+    free(fill);
+}
+
+void ks_dg_replayer_free(ks_dg_replayer *r)
+{
+    free(r->out0);
+    free(r->succ);
+    free(r->indeg);
+    free(r->in);
+    free(r->done);
+    free(r->queue);
+    free(r->sub);
+    memset(r, 0, sizeof *r);
+}
+
+/* the nodes of one lane (v[n0 .. n1), whose releases are in order) released in [lo, hi) */
+static void lane_range(const ks_dg *g, size_t n0, size_t n1, ks_ns lo, ks_ns hi, ks_dg_replayer *r)
+{
+    size_t a = n0, b = n1;
+    KS_LOWER_BOUND(a, b, mid, g->v[mid].start < lo);
+    for (size_t i = a; i < n1 && g->v[i].start < hi; i++) {
+        r->in[i] = r->stamp;
+        r->sub[r->nsub++] = (uint32_t)i;
+    }
+}
+
+uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns *s0, ks_ns *s1)
+{
+    const ks_dg *g = r->g;
+    if (!g->n)
+        return 0;
+    if (++r->stamp == 0) { /* wrapped: clear the stamps */
+        memset(r->in, 0, g->n * sizeof *r->in);
+        memset(r->done, 0, g->n * sizeof *r->done);
+        r->stamp = 1;
+    }
+    uint32_t stamp = r->stamp;
+    r->nsub = 0;
+    for (size_t j = 0; j < g->nth; j++)
+        lane_range(g, g->th[j].n0, g->th[j].n1, lo, hi, r);
+    for (size_t k = 0; k < g->nst; k++)
+        lane_range(g, g->st[k].n0, g->st[k].n1, lo, hi, r);
+    size_t qt = 0, qh = 0;
+    for (size_t k = 0; k < r->nsub; k++) {
+        uint32_t i = r->sub[k];
+        uint32_t d = 0;
+        for (uint32_t q = g->v[i].p0; q < g->v[i].p0 + g->v[i].np; q++)
+            d += r->in[g->e[q].src] == stamp;
+        r->indeg[i] = d;
+        if (!d)
+            r->queue[qt++] = i;
+    }
+    size_t processed = 0, next = 0;
+    uint64_t forced = 0;
+    while (processed < r->nsub) {
+        if (qh == qt) {
+            while (next < r->nsub && r->done[r->sub[next]] == stamp)
+                next++;
+            r->queue[qt++] = r->sub[next]; /* a cycle: replayed with what is known */
+            forced++;
+        }
+        uint32_t i = r->queue[qh++];
+        if (r->done[i] == stamp)
+            continue;
+        replay_node(g, sc, i, r->done, stamp, s0, s1);
+        r->done[i] = stamp;
+        processed++;
+        for (uint32_t k = r->out0[i]; k < r->out0[i + 1]; k++) {
+            uint32_t x = r->succ[k];
+            if (r->in[x] == stamp && r->indeg[x] && !--r->indeg[x] && r->done[x] != stamp)
+                r->queue[qt++] = x;
+        }
+    }
+    return forced;
+}
+
+uint64_t ks_dg_replay(const ks_dg *g, const ks_dg_scale *sc, ks_ns *s0, ks_ns *s1)
+{
+    ks_dg_replayer r;
+    ks_dg_replayer_init(g, &r);
+    uint64_t f = ks_dg_replay_range(&r, sc, INT64_MIN, INT64_MAX, s0, s1);
+    ks_dg_replayer_free(&r);
+    return f;
+}
+
+/* ---- steps --------------------------------------------------------------------------------- */
+
+int32_t *ks_dg_item_steps(const ks_dg *g, const ks_steps *st)
+{
+    const ks_analysis *a = g->a;
+    size_t ngpu = g->n - g->g0;
+    int32_t *v = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *v));
+    for (size_t i = g->g0; i < g->n; i++) {
+        v[i - g->g0] = -1;
+        ks_slice_ref r = ks_gpuwork_launcher_at(a, (size_t)g->v[i].ref);
+        if (r.s < 0 || !st || !st->n)
+            continue;
+        const ks_slice *ls = &a->tl[r.tl].s[r.s];
+        ks_ns ts = ks_slice_ts(&a->tl[r.tl], ls), end = ks_slice_end(&a->tl[r.tl], ls);
+        size_t lo = 0, hi = st->n;
+        KS_LOWER_BOUND(lo, hi, mid, st->v[mid].host_start <= ts);
+        if (lo && end <= st->v[lo - 1].host_end)
+            v[i - g->g0] = (int32_t)(lo - 1);
+    }
+    return v;
+}

@@ -1,0 +1,63 @@
+/* insights/diagnose_int.h: what a diagnosis check needs, shared by insights/diagnose.c and the
+ * files that add checks beside it. Internal to insights/ and its tests.
+ *
+ * To add a diagnosis: write its check in a file of its own (insights/dx_NAME.c),
+ *     static const ks_dx_kind kind = {"my_id", 0, "how its impact is computed"};
+ *     void ks_dx_my_check(const ks_dx_ctx *c, ks_diagnoses *out)
+ *     {
+ *         ... ks_diagnosis *x = ks_dx_add(out, &kind, ks_dx_confidence(c, impact), impact); ...
+ *     }
+ * declare it at the end of this header, and add one row to KS_DX_CHECKS in insights/diagnose.c.
+ * A check only reads the analysis and writes only into `out` (checks run side by side on the
+ * analysis's threads); every figure it states names its denominator (ks_dx_share). */
+#ifndef KS_INSIGHTS_DIAGNOSE_INT_H
+#define KS_INSIGHTS_DIAGNOSE_INT_H
+
+#include "algo/intervals.h"
+#include "kinesift/insights.h"
+
+/* a kind of diagnosis: its id, whether it is a caveat (no saving claimed: impact -1), and how its
+ * impact is computed (JSON impact_basis, docs/insights.md) */
+typedef struct ks_dx_kind {
+    const char *id;
+    int caveat;
+    const char *basis;
+} ks_dx_kind;
+
+/* What every diagnosis looks at: the denominator's scope and the GPU work. */
+typedef struct ks_dx_ctx {
+    const ks_analysis *a;
+    const ks_steps *st;
+    const ks_gaps *g;
+    ks_ivs scope;              /* normalized: the active steps, else the GPU span, else the window */
+    ks_ns denom;               /* its length */
+    const char *denom_name;
+    ks_ivs gpu;                /* union of the GPU work (kernel, memcpy, memset) of every device */
+    ks_ns gpu_busy;            /* its length inside the scope */
+    ks_ns gpu_idle;            /* scope time with no GPU work (0 without GPU work) */
+    int gpu_enough;            /* at least KS_DX_MIN_GPU_NS of GPU work in the scope */
+    uint64_t begin_captures;   /* cudaStreamBeginCapture / hipStreamBeginCapture calls in the
+                                * whole trace: it captures CUDA/HIP graphs */
+} ks_dx_ctx;
+
+/* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
+#define KS_DX_MIN_GPU_NS 100000
+
+/* a new diagnosis of kind k in out (impact clamped at 0; -1 for a caveat) */
+ks_diagnosis *ks_dx_add(ks_diagnoses *out, const ks_dx_kind *k, const char *confidence, ks_ns impact);
+/* a malloc'ed printf */
+char *ks_dx_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "12.5% of the active steps (40.2 ms)" into b */
+const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v);
+/* "high" (>= 10 % of the denominator), "medium" (>= 3 %), else "low" */
+const char *ks_dx_confidence(const ks_dx_ctx *c, ks_ns impact);
+/* the step's number among the affected steps (once) */
+void ks_dx_add_step(ks_diagnosis *x, int64_t number);
+/* 1 when t lies inside the denominator's scope */
+int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t);
+/* 1 for a step of the active window (neither warm-up nor unfinished) */
+int ks_dx_active(const ks_step *s);
+
+/* ---- the checks of other files (one row each in KS_DX_CHECKS, insights/diagnose.c) ---------- */
+
+#endif

@@ -1,0 +1,298 @@
+/* report/kernels_json.c: the kernel view in analyze's JSON (docs/schema-analyze.md, "classes",
+ * "shapes"): the GPU time of each work class per device in the analysis window and in every step,
+ * and the op calls grouped by shape with their FLOPs, bytes and achieved rates. GPU figures are
+ * null with the reason when the trace holds no GPU work in the window, shapes when it recorded
+ * none. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonw.h"
+#include "common/limits.h"
+#include "common/util.h"
+#include "kinesift/kernels.h"
+#include "report/report_int.h"
+
+static ks_ns device_busy(const ks_analysis *a, int32_t device)
+{
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++)
+        if (a->gpu[i].device == device)
+            return a->gpu[i].busy_ns;
+    return 0;
+}
+
+static void class_rows(ks_jw *w, const ks_analysis *a, const ks_class_times *ct, int with_share)
+{
+    ks_jw_arr(w);
+    for (size_t i = 0; i < ct->n; i++) {
+        const ks_class_time *r = &ct->v[i];
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", r->device);
+        ks_jw_kstr(w, "class", ks_work_class_name((ks_work_class)r->cls));
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kint(w, "busy_ns", r->busy_ns);
+        ks_jw_kint(w, "sum_ns", r->sum_ns);
+        if (with_share) {
+            ks_ns busy = device_busy(a, r->device);
+            if (busy > 0)
+                ks_jw_kdouble(w, "busy_share", (double)r->busy_ns / (double)busy);
+            else
+                ks_jw_knull(w, "busy_share");
+        }
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
+{
+    ks_jw_key(w, "classes");
+    if (!a->gpu) {
+        ks_jw_null(w);
+        ks_jw_kstr(w, "classes_reason", a->gpu_reason ? a->gpu_reason : "not observed");
+        return;
+    }
+    const ks_steps *st = iv ? iv->steps : NULL;
+    size_t nst = st ? st->n : 0;
+    ks_ns *win = ks_xmalloc((1 + nst) * 2 * sizeof *win);
+    win[0] = a->win_start;
+    win[1] = a->win_end;
+    for (size_t i = 0; i < nst; i++) {
+        win[2 + 2 * i] = st->v[i].start;
+        win[3 + 2 * i] = st->v[i].end;
+    }
+    ks_class_times *ct = ks_xcalloc(1 + nst, sizeof *ct);
+    ks_class_times_build(a, win, 1 + nst, ct);
+    ks_jw_obj(w);
+    ks_jw_key(w, "window");
+    class_rows(w, a, &ct[0], 1);
+    ks_jw_key(w, "steps");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < nst; i++) {
+        ks_jw_obj(w);
+        ks_jw_kint(w, "number", st->v[i].number);
+        ks_jw_kint(w, "start_ns", st->v[i].start);
+        ks_jw_kint(w, "end_ns", st->v[i].end);
+        ks_jw_key(w, "classes");
+        class_rows(w, a, &ct[1 + i], 0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_end_obj(w);
+    ks_class_times_free(ct, 1 + nst);
+    free(ct);
+    free(win);
+}
+
+/* One value of a shape arg's compact JSON text (the parser wrote it: arrays, numbers, literals and
+ * strings escaping only '"', '\\' and control bytes as \\u00XX), written as the value it is;
+ * returns the text after it. A walk, not a parse: a tree per row cost more than the rest of the
+ * kernel view. */
+static const char *put_value(ks_jw *w, const char *s, char *buf)
+{
+    if (*s == '[') {
+        ks_jw_arr(w);
+        s++;
+        while (*s && *s != ']')
+            s = *s == ',' ? s + 1 : put_value(w, s, buf);
+        ks_jw_end_arr(w);
+        return *s ? s + 1 : s;
+    }
+    if (*s == '"') {
+        size_t n = 0;
+        for (s++; *s && *s != '"'; s++) {
+            if (*s == '\\' && s[1] == 'u' && s[2] && s[3] && s[4] && s[5]) {
+                buf[n++] = (char)strtol((char[]){s[4], s[5], 0}, NULL, 16);
+                s += 5;
+            } else if (*s == '\\' && s[1])
+                buf[n++] = *++s;
+            else
+                buf[n++] = *s;
+        }
+        ks_jw_strn(w, buf, n);
+        return *s ? s + 1 : s;
+    }
+    if (*s == 't' || *s == 'f' || *s == 'n') {
+        if (*s == 'n')
+            ks_jw_null(w);
+        else
+            ks_jw_bool(w, *s == 't');
+        while (*s >= 'a' && *s <= 'z')
+            s++;
+        return s;
+    }
+    const char *e = s;
+    while (*e && *e != ',' && *e != ']')
+        e++;
+    ks_jw_number_text(w, s, (size_t)(e - s));
+    return e;
+}
+
+/* a shape arg written as the array it is, null when absent */
+static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id, char *buf)
+{
+    ks_jw_key(w, k);
+    if (!id) {
+        ks_jw_null(w);
+        return;
+    }
+    put_value(w, ks_trace_str(t, id), buf);
+}
+
+/* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
+ * every digit), null when not a number */
+static void rate(ks_jw *w, const char *k, double v)
+{
+    if (!isfinite(v)) {
+        ks_jw_knull(w, k);
+        return;
+    }
+    char b[40];
+    int n = snprintf(b, sizeof b, "%.12g", v);
+    ks_jw_key(w, k);
+    ks_jw_number_text(w, b, (size_t)n);
+}
+
+const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over)
+{
+    if (o && o->peak_tflops > 0 && o->peak_tbps > 0) {
+        over->name = "--peak";
+        over->fp64 = over->fp32 = over->tf32 = over->fp16 = over->fp8 = o->peak_tflops;
+        over->tbps = o->peak_tbps;
+        over->source = "--peak";
+        return over;
+    }
+    const ks_meta *m = &a->trace->meta;
+    for (size_t i = 0; i < m->ndevices; i++)
+        if (m->devices[i].id == device)
+            return ks_peak_match(m->devices[i].name ? ks_trace_str(a->trace, m->devices[i].name) : NULL,
+                                 m->devices[i].total_global_mem);
+    return NULL;
+}
+
+ks_roof ks_kernels_roof(const ks_peak *p, const ks_shape_row *r)
+{
+    ks_roof f = {NAN, NAN, NULL};
+    if (!p || !r->cost.known || !r->calls_timed)
+        return f;
+    double peak = ks_peak_tflops(p, &r->cost);
+    if (r->cost.flops <= 0 || peak <= 0) {
+        /* no FLOPs (a copy), or no compute peak for its type: against the bandwidth alone */
+        if (r->cost.flops > 0 || p->tbps <= 0)
+            return f;
+        f.roof = p->tbps;
+        f.efficiency = r->tbps.mean / p->tbps;
+        f.bound = "memory";
+        return f;
+    }
+    double mem = r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes * p->tbps : INFINITY;
+    f.roof = mem < peak ? mem : peak;
+    f.bound = mem < peak ? "memory" : "compute";
+    f.efficiency = r->tflops.mean / f.roof;
+    return f;
+}
+
+static void roofline(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
+{
+    ks_jw_key(w, "roofline");
+    ks_jw_arr(w);
+    for (size_t i = 0; a->gpu && i < a->ngpu; i++) {
+        int32_t dev = a->gpu[i].device;
+        ks_peak over;
+        const ks_peak *p = ks_kernels_peak(a, dev, o, &over);
+        const char *name = NULL;
+        for (size_t j = 0; j < a->trace->meta.ndevices; j++)
+            if (a->trace->meta.devices[j].id == dev && a->trace->meta.devices[j].name)
+                name = ks_trace_str(a->trace, a->trace->meta.devices[j].name);
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", dev);
+        if (name)
+            ks_jw_kstr(w, "device_name", name);
+        else
+            ks_jw_knull(w, "device_name");
+        ks_jw_key(w, "peak");
+        if (!p) {
+            ks_jw_null(w);
+            ks_jw_kstr(w, "peak_reason", name ? "not observed: the device is not in the peak table (docs/analysis.md, "
+                                                "\"Peaks and the roofline\"); --peak TFLOPS/TBPS gives one"
+                                              : "not observed: the trace has no deviceProperties entry for the device; "
+                                                "--peak TFLOPS/TBPS gives one");
+        } else {
+            ks_jw_obj(w);
+            ks_jw_kstr(w, "name", p->name);
+            ks_jw_kstr(w, "source", p->source);
+            rate(w, "fp64_tflops_per_s", p->fp64);
+            rate(w, "fp32_tflops_per_s", p->fp32);
+            rate(w, "tf32_tflops_per_s", p->tf32);
+            rate(w, "bf16_fp16_tflops_per_s", p->fp16);
+            rate(w, "fp8_tflops_per_s", p->fp8);
+            rate(w, "tb_per_s", p->tbps);
+            ks_jw_end_obj(w);
+        }
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
+void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
+{
+    if (a->gpu)
+        roofline(w, a, o);
+    else {
+        ks_jw_knull(w, "roofline");
+        ks_jw_kstr(w, "roofline_reason", a->gpu_reason ? a->gpu_reason : "not observed");
+    }
+    const ks_trace *t = a->trace;
+    ks_shapes sh;
+    ks_shapes_build(a, &sh);
+    ks_jw_key(w, "shapes");
+    if (sh.reason) {
+        ks_jw_null(w);
+        ks_jw_kstr(w, "shapes_reason", sh.reason);
+        return;
+    }
+    size_t lim = o && o->top && o->top < sh.n ? o->top : sh.n;
+    char *buf = ks_xmalloc(KS_LIMIT_SHAPE_TEXT + 1); /* a string of a shape arg is shorter than it */
+    ks_jw_arr(w);
+    for (size_t i = 0; i < lim; i++) {
+        const ks_shape_row *r = &sh.v[i];
+        int known = r->cost.known, timed = known && r->calls_timed > 0;
+        ks_jw_obj(w);
+        ks_jw_kstr(w, "op", ks_trace_str(t, r->op));
+        ks_jw_kstr(w, "class", ks_work_class_name((ks_work_class)r->cost.cls));
+        raw_array(w, "input_dims", t, r->dims, buf);
+        raw_array(w, "input_types", t, r->types, buf);
+        raw_array(w, "concrete_inputs", t, r->concrete, buf);
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kuint(w, "calls_timed", r->calls_timed);
+        ks_jw_kint(w, "kernel_ns", r->kernel_ns);
+        if (r->device >= 0)
+            ks_jw_kint(w, "device", r->device);
+        else
+            ks_jw_knull(w, "device");
+        rate(w, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
+        rate(w, "bytes_each", known ? r->cost.bytes : NAN);
+        rate(w, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
+        rate(w, "tflops_per_s", timed ? r->tflops.mean : NAN);
+        rate(w, "tflops_per_s_median", timed ? r->tflops.median : NAN);
+        rate(w, "tflops_per_s_min", timed ? r->tflops.min : NAN);
+        rate(w, "tflops_per_s_max", timed ? r->tflops.max : NAN);
+        rate(w, "tb_per_s", timed ? r->tbps.mean : NAN);
+        rate(w, "tb_per_s_median", timed ? r->tbps.median : NAN);
+        rate(w, "tb_per_s_min", timed ? r->tbps.min : NAN);
+        rate(w, "tb_per_s_max", timed ? r->tbps.max : NAN);
+        ks_peak over;
+        ks_roof f = ks_kernels_roof(r->device >= 0 ? ks_kernels_peak(a, r->device, o, &over) : NULL, r);
+        rate(w, "roof_tflops_per_s", f.bound && strcmp(f.bound, "memory") == 0 && r->cost.flops <= 0 ? NAN : f.roof);
+        rate(w, "efficiency", f.efficiency);
+        if (f.bound)
+            ks_jw_kstr(w, "bound", f.bound);
+        else
+            ks_jw_knull(w, "bound");
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    free(buf);
+    ks_shapes_free(&sh);
+}

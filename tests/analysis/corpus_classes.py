@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""tests/analysis/corpus_classes.py TRACE: the work classes of `kinesift analyze --format json` on
+one real trace, held to laws that hold on any trace: classes null with a reason exactly when the GPU
+figures are; per device the class counts add up to the device's kernels, memcpys and memsets, no
+class is busier than its device, the classes together are at least as busy as the device (they
+overlap, they never leave work out), memcpy, memset and communication busy times are the GPU row's;
+the classes' summed time is the kernels table's total; each kernel row's class time adds up per
+class; a step's class is never busier than the step is long. On the TraceLens traces, every op that
+TraceLens's published report (tests/analysis/tracelens_reference.json, copied from its
+repository's tests) puts in a category kinesift also has must get the matching class."""
+import json, os, subprocess, sys
+from collections import defaultdict
+
+path = sys.argv[1]
+if not os.path.isabs(path):
+    path = os.path.join(os.environ["KS_CORPUS"], path)
+r = subprocess.run([os.environ["KINESIFT"], "analyze", "--quiet", "--format", "json", "--window", "trace", path],
+                   capture_output=True, text=True)
+if r.returncode:
+    sys.exit(f"analyze failed ({r.returncode}): {r.stderr}")
+(t,) = json.loads(r.stdout)["traces"]
+assert "classes" in t
+for row in t["ops"] + t["labels"] + t["kernels"]:
+    assert row["class"] in ("gemm", "conv", "attention", "norm", "elementwise", "reduce", "communication",
+                            "memcpy", "memset", "triton", "other"), row
+if t["gpu"] is None:
+    assert t["classes"] is None and t["classes_reason"] == t["gpu_reason"], (t["classes"], t.get("classes_reason"))
+    sys.exit(0)
+cl = t["classes"]
+by_dev = defaultdict(list)
+for c in cl["window"]:
+    by_dev[c["device"]].append(c)
+assert sorted(by_dev) == sorted(g["device"] for g in t["gpu"]), (sorted(by_dev), t["gpu"])
+for g in t["gpu"]:
+    rows = {c["class"]: c for c in by_dev[g["device"]]}
+    assert sum(c["count"] for c in rows.values()) == g["kernels"] + g["memcpys"] + g["memsets"], (g, rows)
+    kern = sum(c["count"] for k, c in rows.items() if k not in ("memcpy", "memset"))
+    assert kern == g["kernels"], (kern, g)
+    for c in rows.values():
+        assert 0 <= c["busy_ns"] <= g["busy_ns"] and c["busy_ns"] <= c["sum_ns"], (c, g)
+    assert sum(c["busy_ns"] for c in rows.values()) >= g["busy_ns"], (rows, g)
+    assert rows.get("memcpy", {}).get("busy_ns", 0) == g["memcpy_ns"], (rows, g)
+    assert rows.get("memset", {}).get("busy_ns", 0) == g["memset_ns"], (rows, g)
+    assert rows.get("communication", {}).get("busy_ns", 0) == g["comm_ns"], (rows, g)
+assert sum(c["sum_ns"] for c in cl["window"]) == sum(k["total_ns"] for k in t["kernels"])
+per_class = defaultdict(int)
+mixed = False
+for k in t["kernels"]:
+    mixed |= 0 < k["comm"] < k["count"]
+    per_class[k["class"]] += k["total_ns"]
+if not mixed:
+    summed = defaultdict(int)
+    for c in cl["window"]:
+        summed[c["class"]] += c["sum_ns"]
+    assert dict(per_class) == dict(summed), (dict(per_class), dict(summed))
+for s in cl["steps"]:
+    for c in s["classes"]:
+        assert 0 <= c["busy_ns"] <= s["end_ns"] - s["start_ns"], (s, c)
+
+ref = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tracelens_reference.json")))
+base = os.path.basename(path)
+if base in ref:
+    names = {o["name"]: o["class"] for o in t["ops"] if o["kind"] == "cpu_op"}
+    seen = 0
+    for name, cat in ref[base]["categories"].items():
+        if name in names:
+            seen += 1
+            want = ref["category_class"][cat]
+            assert names[name] == want, f"{name}: TraceLens {cat}, kinesift {names[name]} (expected {want})"
+    assert seen == len(ref[base]["categories"]), (seen, ref[base]["categories"])

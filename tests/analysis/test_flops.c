@@ -1,0 +1,220 @@
+/* tests/analysis/test_flops.c: one call's FLOPs and bytes from its recorded shapes
+ * (ks_op_cost_of), worked by hand for every formula. The first four are ops of TraceLens's
+ * published reports for the H100 traces we hold (bert-small's addmm, flash attention and add,
+ * Falconsai's patch-embedding convolution): their GFLOPS and "Data Moved (MB)" (MiB) columns
+ * agree to the last digit, as the comments show. */
+#include "analysis_test.h"
+#include "kinesift/kernels.h"
+
+#define BF16 "\"c10::BFloat16\""
+
+static ks_op_cost cost(const char *op, const char *dims, const char *types, const char *conc)
+{
+    ks_op_cost c = ks_op_cost_of(op, dims, types, conc);
+    if (!c.known)
+        fail_msg("%s %s: not known", op, dims);
+    return c;
+}
+
+static void gemm(void **state)
+{
+    (void)state;
+    /* addmm(bias[512], A[141,512], B[512,512]): 2*141*512*512 + 141*512 (the bias added) =
+     * 73,996,800 (TraceLens: GFLOPS 0.0739968); bytes (512 + 141*512 + 512*512 + 141*512) * 2 =
+     * 814,080 (TraceLens: 0.7763671875 MiB) */
+    ks_op_cost c = cost("aten::addmm", "[[512],[141,512],[512,512],[],[]]",
+                        "[" BF16 "," BF16 "," BF16 ",\"Scalar\",\"Scalar\"]", "[\"\",\"\",\"\",\"1\",\"1\"]");
+    assert_true(c.flops == 73996800.0);
+    assert_true(c.bytes == 814080.0);
+    assert_int_equal(c.cls, KS_WC_GEMM);
+    assert_int_equal(c.dtype_bytes, 2);
+    assert_string_equal(c.dtype, "c10::BFloat16");
+    /* mm(A[64,128], B[128,256]) float: 2*64*256*128 = 4,194,304; (8192 + 32768 + 16384) * 4 */
+    c = cost("aten::mm", "[[64,128],[128,256]]", "[\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 4194304.0);
+    assert_true(c.bytes == 229376.0);
+    /* bmm(A[4,32,64], B[4,64,16]) half: 2*4*32*16*64 = 262,144; (8192 + 4096 + 2048) * 2 */
+    c = cost("aten::bmm", "[[4,32,64],[4,64,16]]", "[\"c10::Half\",\"c10::Half\"]", NULL);
+    assert_true(c.flops == 262144.0);
+    assert_true(c.bytes == 28672.0);
+    /* baddbmm(bias[4,32,16], A[4,32,64], B[4,64,16]) float: 262,144 + 4*32*16 = 264,192;
+     * (2048 + 8192 + 4096 + 2048) * 4 = 65,536 */
+    c = cost("aten::baddbmm", "[[4,32,16],[4,32,64],[4,64,16],[],[]]", "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 264192.0);
+    assert_true(c.bytes == 65536.0);
+    /* linear(x[2,10,64], W[32,64], b[32]) float: M = 20, 2*20*32*64 + 20*32 = 82,560;
+     * (1280 + 2048 + 32 + 640) * 4 = 16,000 */
+    c = cost("aten::linear", "[[2,10,64],[32,64],[32]]", "[\"float\",\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 82560.0);
+    assert_true(c.bytes == 16000.0);
+    /* without the bias: 81,920; (1280 + 2048 + 640) * 4 = 15,872 */
+    c = cost("aten::linear", "[[2,10,64],[32,64],[]]", "[\"float\",\"float\",\"\"]", NULL);
+    assert_true(c.flops == 81920.0);
+    assert_true(c.bytes == 15872.0);
+    /* matmul(x[2,3,8,16], W[16,4]) float: rows 2*3*8 = 48, 2*48*4*16 = 6,144;
+     * (768 + 64 + 48*4) * 4 = 4,096 */
+    c = cost("aten::matmul", "[[2,3,8,16],[16,4]]", "[\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 6144.0);
+    assert_true(c.bytes == 4096.0);
+    /* matmul(x[5,8,16], y[5,16,4]) float: batch 5, 2*5*8*4*16 = 5,120; (640 + 320 + 160) * 4 */
+    c = cost("aten::matmul", "[[5,8,16],[5,16,4]]", "[\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 5120.0);
+    assert_true(c.bytes == 4480.0);
+    /* _scaled_mm(A[16,32], B[32,64]) fp8 e4m3, no bias: 2*16*64*32 = 65,536; 512 + 2048 bytes in,
+     * the output in a 2-byte type 16*64*2 = 2,048 */
+    c = cost("aten::_scaled_mm", "[[16,32],[32,64],[],[],[],[]]",
+             "[\"c10::Float8_e4m3fn\",\"c10::Float8_e4m3fn\",\"float\",\"float\",\"\",\"\"]", NULL);
+    assert_true(c.flops == 65536.0);
+    assert_true(c.bytes == 4608.0);
+    /* shapes that do not fit: not known */
+    assert_false(ks_op_cost_of("aten::mm", "[[64,128],[127,256]]", "[\"float\",\"float\"]", NULL).known);
+    assert_false(ks_op_cost_of("aten::mm", "[[64,128]]", "[\"float\"]", NULL).known);
+    assert_false(ks_op_cost_of("aten::mm", "[[64,128],[128,256]]", NULL, NULL).known); /* no type */
+    assert_false(ks_op_cost_of("aten::index_select", "[[512,512],[],[141]]", "[\"float\",\"Scalar\",\"long int\"]", NULL).known);
+    assert_false(ks_op_cost_of("aten::mm", "[[64,128],[128,", "[\"float\"]", NULL).known);
+}
+
+static void attention(void **state)
+{
+    (void)state;
+    /* q, k, v [1,8,141,64] bf16, not causal: 2*1*8*141*141*(64+64) = 40,716,288 (TraceLens:
+     * 0.040716288 GFLOPS); q, k, v and the output 4 * 72,192 * 2 = 577,536 (0.55078125 MiB) */
+    ks_op_cost c = cost("aten::_scaled_dot_product_flash_attention", "[[1,8,141,64],[1,8,141,64],[1,8,141,64],[],[],[],[]]",
+                        "[" BF16 "," BF16 "," BF16 ",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"]",
+                        "[\"\",\"\",\"\",\"0.\",\"False\",\"False\",\"0.125\"]");
+    assert_true(c.flops == 40716288.0);
+    assert_true(c.bytes == 577536.0);
+    /* the same in flash_attn's layout [B, N, H, d] */
+    c = cost("aten::_flash_attention_forward", "[[1,141,8,64],[1,141,8,64],[1,141,8,64],[],[],[],[],[],[]]",
+             "[" BF16 "," BF16 "," BF16 "]", NULL);
+    assert_true(c.flops == 40716288.0);
+    /* causal (is_causal, argument 5 of scaled_dot_product_attention): half of
+     * 2*2*4*128*128*(64+64) = 33,554,432 */
+    c = cost("aten::scaled_dot_product_attention", "[[2,4,128,64],[2,4,128,64],[2,4,128,64],[],[],[]]",
+             "[\"float\",\"float\",\"float\",\"\",\"Scalar\",\"Scalar\"]", "[\"\",\"\",\"\",\"\",\"0.\",\"True\"]");
+    assert_true(c.flops == 16777216.0);
+    /* backward (grad_out, q, k, v, out, ...): 2.5 times the forward, 40,716,288 * 2.5; bytes: q, k,
+     * v, out, grad_out read and dq, dk, dv written: 2 * 577,536 + 144,384 */
+    c = cost("aten::_scaled_dot_product_flash_attention_backward",
+             "[[1,8,141,64],[1,8,141,64],[1,8,141,64],[1,8,141,64],[1,8,141,64],[1,8,141],[],[],[],[],[],[],[],[],[]]",
+             "[" BF16 "," BF16 "," BF16 "," BF16 "," BF16 ",\"float\"]", NULL);
+    assert_true(c.flops == 101790720.0);
+    assert_true(c.bytes == 1299456.0);
+    assert_int_equal(c.cls, KS_WC_ATTENTION);
+}
+
+static void convolution(void **state)
+{
+    (void)state;
+    /* x[4,3,224,224], w[768,3,16,16], stride 16, padding 0: out 14x14;
+     * 2*4*768*(14*14)*3*(16*16) = 924,844,032 (TraceLens: 0.924844032 GFLOPS); x + w + out =
+     * (602,112 + 589,824 + 602,112) * 2 = 3,588,096 (3.421875 MiB) */
+    ks_op_cost c = cost("aten::convolution", "[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]]",
+                        "[" BF16 "," BF16 "," BF16 ",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"]",
+                        "[\"\",\"\",\"\",\"[16, 16]\",\"[0, 0]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\"]");
+    assert_true(c.flops == 924844032.0);
+    assert_true(c.bytes == 3588096.0);
+    /* cudnn_convolution(x, w, padding, stride, dilation, groups): x[1,8,10,10], w[16,8,3,3],
+     * padding 1, stride 2: out (10+2-2-1)/2+1 = 5; 2*1*16*25*8*9 = 57,600;
+     * (800 + 1152 + 400) * 4 = 9,408 */
+    c = cost("aten::cudnn_convolution", "[[1,8,10,10],[16,8,3,3],[],[],[],[]]", "[\"float\",\"float\"]",
+             "[\"\",\"\",\"[1, 1]\",\"[2, 2]\",\"[1, 1]\",\"1\"]");
+    assert_true(c.flops == 57600.0);
+    assert_true(c.bytes == 9408.0);
+    /* depthwise, groups 8: w[8,1,3,3], stride 1, padding 1: out 10x10; 2*1*8*100*1*9 = 14,400 */
+    c = cost("aten::convolution", "[[1,8,10,10],[8,1,3,3],[],[],[],[],[],[],[]]", "[\"float\",\"float\"]",
+             "[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"8\"]");
+    assert_true(c.flops == 14400.0);
+    /* backward with output_mask [False, True, True] (grad_weight only): x[1,1,4,4], w[1,1,3,3]:
+     * out 2x2, one forward 2*1*1*4*1*9 = 72; bytes: grad_out 4, x 16, w 9, plus grad_weight 9,
+     * all float: 38 * 4 = 152 */
+    c = cost("aten::convolution_backward", "[[1,1,2,2],[1,1,4,4],[1,1,3,3],[],[],[],[],[],[],[],[]]",
+             "[\"float\",\"float\",\"float\"]",
+             "[\"\",\"\",\"\",\"[0]\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[False, True, True]\"]");
+    assert_true(c.flops == 72.0);
+    assert_true(c.bytes == 152.0);
+    assert_int_equal(c.cls, KS_WC_CONV);
+}
+
+static void norms_and_pointwise(void **state)
+{
+    (void)state;
+    /* layer_norm(x[1,141,512], [512], w[512], b[512]): 72,192 elements, 5 per element + 2 for the
+     * affine: 505,344; read x, write y, read w and b: 2*72,192*2 + 1024 + 1024 = 290,816 */
+    ks_op_cost c = cost("aten::layer_norm", "[[1,141,512],[],[512],[512],[],[]]",
+                        "[" BF16 ",\"ScalarList\"," BF16 "," BF16 ",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 505344.0);
+    assert_true(c.bytes == 290816.0);
+    assert_int_equal(c.cls, KS_WC_NORM);
+    /* rms_norm without a weight: 5 per element; x in and out */
+    c = cost("aten::rms_norm", "[[4,256],[],[],[]]", "[\"float\",\"\",\"\",\"\"]", NULL);
+    assert_true(c.flops == 5120.0);
+    assert_true(c.bytes == 8192.0);
+    /* add(x[1,141,512], y[1,141,512], alpha): one FLOP per output element, 72,192; bytes 3 *
+     * 72,192 * 2 = 433,152 (TraceLens: 7.2192e-05 GFLOPS, 0.4130859375 MiB) */
+    c = cost("aten::add", "[[1,141,512],[1,141,512],[]]", "[" BF16 "," BF16 ",\"Scalar\"]", NULL);
+    assert_true(c.flops == 72192.0);
+    assert_true(c.bytes == 433152.0);
+    assert_int_equal(c.cls, KS_WC_ELEMENTWISE);
+    /* mul(x[8,1,16], y[1,4,16]) float broadcasts: the output is as large as the larger input,
+     * 128; bytes (128 + 64 + 128) * 4 = 1,280 */
+    c = cost("aten::mul_", "[[8,1,16],[1,4,16]]", "[\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 128.0);
+    assert_true(c.bytes == 1280.0);
+    /* copy_(dst[1024] half, src[1024] float): no FLOPs; 2048 + 4096 bytes */
+    c = cost("aten::copy_", "[[1024],[1024],[]]", "[\"c10::Half\",\"float\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 0.0);
+    assert_true(c.bytes == 6144.0);
+    /* sum(x[64,32]): one FLOP per input element, the input read (the output is not counted) */
+    c = cost("aten::sum", "[[64,32],[],[],[]]", "[\"float\",\"\",\"\",\"\"]", NULL);
+    assert_true(c.flops == 2048.0);
+    assert_true(c.bytes == 8192.0);
+    assert_int_equal(c.cls, KS_WC_REDUCE);
+    /* _softmax(x[64,32]): 5 per element (max, sub, exp, sum, div); in and out */
+    c = cost("aten::_softmax", "[[64,32],[],[]]", "[\"float\",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 10240.0);
+    assert_true(c.bytes == 16384.0);
+    assert_int_equal(ks_input_type_size("c10::Float8_e5m2"), 1);
+    assert_int_equal(ks_input_type_size("long int"), 8);
+    assert_int_equal(ks_input_type_size("Scalar"), 0);
+}
+
+/* the parser keeps the shape args as compact JSON text; an object inside one drops it, counted */
+static void recorded_shapes(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "{\"traceEvents\": ["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5,"
+        "\"args\":{\"Input Dims\": [ [64, 128] , [128,256], [], [[1], [2]] ], \"Input type\": [\"float\", \"a\\\"b\"],"
+        "\"Concrete Inputs\": [\"\", \"[1, 1]\"], \"External id\": 3}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1,"
+        "\"args\":{\"Input Dims\": [[2], {\"x\": [1]}]}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1}"
+        "]}");
+    assert_int_equal(t->nshapes, 1);
+    const ks_shape_info *si = ks_trace_shape(t, 0, 0);
+    assert_non_null(si);
+    assert_string_equal(ks_trace_str(t, si->dims), "[[64,128],[128,256],[],[[1],[2]]]");
+    assert_string_equal(ks_trace_str(t, si->types), "[\"float\",\"a\\\"b\"]");
+    assert_string_equal(ks_trace_str(t, si->concrete), "[\"\",\"[1, 1]\"]");
+    assert_null(ks_trace_shape(t, 0, 1));
+    assert_null(ks_trace_shape(t, 0, 2));
+    assert_int_equal(ks_diag_total(&t->diag, "parse.shape_args_skipped"), 1);
+    /* the events themselves are whole: External id read after the shapes */
+    assert_int_equal(t->tracks[0].n, 3);
+    assert_true(t->tracks[0].ev[0].flags & KS_EF_EXT);
+    ks_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(recorded_shapes),
+        cmocka_unit_test(gemm),
+        cmocka_unit_test(attention),
+        cmocka_unit_test(convolution),
+        cmocka_unit_test(norms_and_pointwise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

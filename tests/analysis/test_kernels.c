@@ -1,0 +1,168 @@
+/* tests/analysis/test_kernels.c: the kernel view. Work classes of real kernel and op names (each
+ * expected class is the vendor's meaning of the name, written by hand), every entry of the op
+ * table found (a table out of order would lose some to the search by halves), and the GPU time per
+ * class per device in overlapping windows on a trace written here, worked out in the comments. */
+#include "analysis_test.h"
+#include "common/util.h"
+#include "kinesift/kernels.h"
+
+typedef struct named {
+    const char *name;
+    ks_work_class cls;
+} named;
+
+static void kernel_names(void **state)
+{
+    (void)state;
+    static const named k[] = {
+        {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", KS_WC_GEMM},
+        {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)", KS_WC_GEMM},
+        {"nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", KS_WC_GEMM},
+        {"ampere_sgemm_128x64_nn", KS_WC_GEMM},
+        {"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1", KS_WC_GEMM},
+        {"std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, true, true, false, 7, cublasGemvParams<cublasGemvTensorStridedBatched<float const>>>", KS_WC_GEMM},
+        {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>>(pytorch_flash::Flash_fwd_params)", KS_WC_ATTENTION},
+        {"fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext", KS_WC_ATTENTION},
+        {"fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)", KS_WC_ATTENTION},
+        {"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4", KS_WC_CONV},
+        {"sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x64x64", KS_WC_CONV},
+        {"_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22ImplicitGemmMultistage", KS_WC_CONV},
+        {"cudnn_infer_volta_scudnn_128x64_relu_medium_nn_v1", KS_WC_CONV},
+        {"igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2", KS_WC_CONV},
+        {"MIOpenBatchNormFwdTrainSpatial", KS_WC_NORM},
+        {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float)", KS_WC_NORM},
+        {"void at::native::batch_norm_collect_statistics_kernel<at::native::Var, float, float, float, int>()", KS_WC_NORM},
+        {"void at::native::elementwise_kernel_manual_unroll<128, 4, at::native::gpu_kernel_impl_nocast<at::native::(anonymous namespace)::GroupNormKernelImplInternal>>()", KS_WC_NORM},
+        {"std::enable_if<(((8)>(0))), void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*)", KS_WC_NORM},
+        {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::NormTwoOps<float, float, float>, unsigned int, float, 4> >()", KS_WC_REDUCE},
+        {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::WelfordOps<float, float, int, thrust::pair<float, float> >, unsigned int, float, 2> >()", KS_WC_REDUCE},
+        {"void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true>(float*, float const*, int, int, int)", KS_WC_REDUCE},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >()", KS_WC_ELEMENTWISE},
+        {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>>()", KS_WC_ELEMENTWISE},
+        {"void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 1, 128, 1>(float*)", KS_WC_ELEMENTWISE},
+        {"triton_poi_fused__unsafe_view_mul_silu_2", KS_WC_TRITON},
+        {"triton_red_fused_add_mean_mul_pow_rsqrt_0", KS_WC_TRITON},
+        {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KS_WC_COMM},
+        {"void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>()", KS_WC_OTHER},
+        {"", KS_WC_OTHER},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        ks_work_class c = ks_kernel_class(k[i].name, KS_K_KERNEL);
+        if (c != k[i].cls)
+            fail_msg("%s: %s, expected %s", k[i].name, ks_work_class_name(c), ks_work_class_name(k[i].cls));
+    }
+    assert_int_equal(ks_kernel_class("Memcpy HtoD (Pageable -> Device)", KS_K_MEMCPY), KS_WC_MEMCPY);
+    assert_int_equal(ks_kernel_class("Memset (Device)", KS_K_MEMSET), KS_WC_MEMSET);
+    assert_string_equal(ks_work_class_name(KS_WC_COMM), "communication");
+    assert_string_equal(ks_work_class_name(KS_WC_COUNT), "other");
+}
+
+static void op_names(void **state)
+{
+    (void)state;
+    static const named o[] = {
+        /* the first, the last and entries around the middle of the op table, and in-place forms */
+        {"aten::_addmm_activation", KS_WC_GEMM}, {"aten::zero_", KS_WC_ELEMENTWISE},
+        {"aten::mm", KS_WC_GEMM}, {"aten::addmm", KS_WC_GEMM}, {"aten::bmm", KS_WC_GEMM},
+        {"aten::baddbmm", KS_WC_GEMM}, {"aten::matmul", KS_WC_GEMM}, {"aten::linear", KS_WC_GEMM},
+        {"aten::_scaled_mm", KS_WC_GEMM}, {"aten::convolution", KS_WC_CONV},
+        {"aten::cudnn_convolution", KS_WC_CONV}, {"aten::convolution_backward", KS_WC_CONV},
+        {"aten::_scaled_dot_product_flash_attention", KS_WC_ATTENTION},
+        {"aten::_scaled_dot_product_efficient_attention_backward", KS_WC_ATTENTION},
+        {"aten::_flash_attention_forward", KS_WC_ATTENTION},
+        {"aten::native_layer_norm", KS_WC_NORM}, {"aten::native_batch_norm_backward", KS_WC_NORM},
+        {"aten::add_", KS_WC_ELEMENTWISE}, {"aten::mul", KS_WC_ELEMENTWISE}, {"aten::copy_", KS_WC_ELEMENTWISE},
+        {"aten::sum", KS_WC_REDUCE}, {"aten::_softmax", KS_WC_REDUCE}, {"aten::all", KS_WC_REDUCE},
+        {"aten::index_select", KS_WC_OTHER}, {"aten::empty", KS_WC_OTHER}, {"aten::_", KS_WC_OTHER},
+        {"autograd::engine::evaluate_function: AddmmBackward0", KS_WC_GEMM},
+        {"ConvolutionBackward0", KS_WC_CONV}, {"NativeLayerNormBackward0", KS_WC_NORM},
+        {"flash_attn::_flash_attn_forward", KS_WC_ATTENTION}, {"vllm::rms_norm", KS_WC_NORM},
+        {"nccl:all_reduce", KS_WC_COMM}, {"c10d::allreduce_", KS_WC_COMM},
+        {"triton_poi_fused_add_0", KS_WC_TRITON}, {"mm", KS_WC_GEMM},
+    };
+    for (size_t i = 0; i < sizeof o / sizeof o[0]; i++) {
+        ks_work_class c = ks_op_class(o[i].name, KS_K_CPU_OP);
+        if (c != o[i].cls)
+            fail_msg("%s: %s, expected %s", o[i].name, ks_work_class_name(c), ks_work_class_name(o[i].cls));
+    }
+    /* a Python frame's name is source text; runtime calls copy, set, or neither */
+    assert_int_equal(ks_op_class("torch/nn/functional.py(2889): layer_norm", KS_K_PYTHON), KS_WC_OTHER);
+    assert_int_equal(ks_op_class("cudaMemcpyAsync", KS_K_RUNTIME), KS_WC_MEMCPY);
+    assert_int_equal(ks_op_class("hipMemsetAsync", KS_K_RUNTIME), KS_WC_MEMSET);
+    assert_int_equal(ks_op_class("cudaLaunchKernel", KS_K_RUNTIME), KS_WC_OTHER);
+}
+
+/* device 0, streams 7 and 8 (us): gemm A [100,200) s7, gemm B [150,250) s8, add [300,310) s7,
+ * nccl [400,500) s7, memcpy [600,620) s7, flash [700,750) s8; device 1: gemm C [100,130) s9 */
+static const char *const class_trace =
+    "{\"traceEvents\": ["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_bf16\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":100,\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,\"tid\":8,\"ts\":150,\"dur\":100,\"args\":{\"device\":0,\"stream\":8}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::vectorized_elementwise_kernel<4, add>\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":100,\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,\"ts\":600,\"dur\":20,\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"flash_fwd_kernel\",\"pid\":0,\"tid\":8,\"ts\":700,\"dur\":50,\"args\":{\"device\":0,\"stream\":8}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"nvjet_tst_64x16\",\"pid\":1,\"tid\":9,\"ts\":100,\"dur\":30,\"args\":{\"device\":1,\"stream\":9}}"
+    "]}";
+
+static const ks_class_time *row(const ks_class_times *ct, int32_t device, ks_work_class c)
+{
+    for (size_t i = 0; i < ct->n; i++)
+        if (ct->v[i].device == device && ct->v[i].cls == c)
+            return &ct->v[i];
+    return NULL;
+}
+
+static void class_times(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(class_trace);
+    ks_analysis *a = analyse(t, NULL);
+    ks_ns w[] = {0, 1000 * US, 0, 220 * US, 180 * US, 420 * US};
+    ks_class_times ct[3];
+    ks_class_times_build(a, w, 3, ct);
+    /* the whole trace: gemm on device 0 is A u B = [100,250): 150 us busy, 200 us summed */
+    const ks_class_time *g = row(&ct[0], 0, KS_WC_GEMM);
+    assert_non_null(g);
+    assert_int_equal(g->count, 2);
+    assert_int_equal(g->busy_ns, 150 * US);
+    assert_int_equal(g->sum_ns, 200 * US);
+    assert_int_equal(row(&ct[0], 0, KS_WC_ELEMENTWISE)->busy_ns, 10 * US);
+    assert_int_equal(row(&ct[0], 0, KS_WC_COMM)->busy_ns, 100 * US);
+    assert_int_equal(row(&ct[0], 0, KS_WC_MEMCPY)->busy_ns, 20 * US);
+    assert_int_equal(row(&ct[0], 0, KS_WC_ATTENTION)->sum_ns, 50 * US);
+    assert_int_equal(row(&ct[0], 1, KS_WC_GEMM)->busy_ns, 30 * US);
+    assert_null(row(&ct[0], 0, KS_WC_NORM));
+    assert_int_equal(ct[0].n, 6); /* five classes on device 0, one on device 1 */
+    assert_int_equal(ct[0].v[0].device, 0);
+    assert_int_equal(ct[0].v[5].device, 1);
+    /* [0,220): A whole, B [150,220): union [100,220) 120 us, sum 170 us, both start inside */
+    g = row(&ct[1], 0, KS_WC_GEMM);
+    assert_int_equal(g->busy_ns, 120 * US);
+    assert_int_equal(g->sum_ns, 170 * US);
+    assert_int_equal(g->count, 2);
+    assert_null(row(&ct[1], 0, KS_WC_COMM));
+    /* [180,420): A [180,200) and B [180,250): union 70 us, sum 90 us, neither starts inside; the
+     * add whole, the nccl kernel's first 20 us */
+    g = row(&ct[2], 0, KS_WC_GEMM);
+    assert_int_equal(g->busy_ns, 70 * US);
+    assert_int_equal(g->sum_ns, 90 * US);
+    assert_int_equal(g->count, 0);
+    assert_int_equal(row(&ct[2], 0, KS_WC_ELEMENTWISE)->count, 1);
+    assert_int_equal(row(&ct[2], 0, KS_WC_COMM)->busy_ns, 20 * US);
+    assert_null(row(&ct[2], 1, KS_WC_GEMM));
+    ks_class_times_free(ct, 3);
+    assert_null(ct[0].v);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_names),
+        cmocka_unit_test(op_names),
+        cmocka_unit_test(class_times),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+/* tests/analysis/corpus_critpath.c: laws of the dependency graph and the critical path that must
+ * hold on any trace (run once per corpus file and on the hand-written fixtures):
+ *  - per step, the path's pieces tile [start, end) of the step: each longer than zero, each
+ *    beginning where the one before ended, the first at the step's start, the last at its end, so
+ *    the path's length is the step's wall time (ks_steps' wall_ns); the kinds add up to it; the
+ *    inferred part is at most it; a GPU piece lies inside a GPU work event of its stream, a CPU
+ *    piece inside the span of its thread's slices;
+ *  - the graph replayed without scaling gives every node its measured start and end;
+ *  - replayed with every CPU time and every GPU work halved (@cpu=0.5, @gpu=0.5), no node ends
+ *    later than measured: faster work never delays anything;
+ *  - every node's release edge leaves from a point at or before its release (no negative edge). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinesift/analysis.h"
+#include "kinesift/critpath.h"
+#include "kinesift/insights.h"
+#include "kinesift/parse.h"
+#include "kinesift/store.h"
+#include "insights/depgraph.h"
+
+#include "corpus_laws.h"
+
+/* 1 when [a, b) lies inside one GPU work event of GPU track k */
+static int inside_gpu_work(const ks_trace *t, uint32_t k, ks_ns a, ks_ns b)
+{
+    const ks_track *tr = &t->tracks[k];
+    for (size_t i = 0; i < tr->n; i++) {
+        const ks_event *e = &tr->ev[i];
+        if (ks_kind_is_gpu_work((ks_kind)e->kind) && e->ph == 'X' && e->ts <= a && b <= e->ts + ks_event_dur(e))
+            return 1;
+    }
+    return 0;
+}
+
+static void check_path(const char *path, const ks_analysis *a, const ks_steps *st, const ks_critpath *cp)
+{
+    const ks_trace *t = a->trace;
+    CHECK(cp->n == (st->n ? st->n : 1), "%s: %zu paths for %zu steps", path, cp->n, st->n);
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        ks_ns wall = st->n ? st->v[i].wall_ns : s->end - s->start;
+        if (st->n)
+            CHECK(s->start == st->v[i].start && s->end == st->v[i].end, "%s: step %zu bounds", path, i);
+        ks_ns sum = 0, kinds = 0, at = s->start;
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            CHECK(p->b > p->a, "%s: step %zu piece %zu empty or negative [%lld, %lld)", path, i, k, (long long)p->a,
+                  (long long)p->b);
+            CHECK(p->a == at, "%s: step %zu piece %zu begins at %lld, the path was at %lld", path, i, k,
+                  (long long)p->a, (long long)at);
+            CHECK(p->kind < KS_CP_NKINDS, "%s: kind", path);
+            at = p->b;
+            sum += p->b - p->a;
+            if (p->kind == KS_CP_GPU)
+                CHECK(t->tracks[p->track].kind == KS_TRACK_GPU && inside_gpu_work(t, p->track, p->a, p->b),
+                      "%s: step %zu GPU piece [%lld, %lld) not inside GPU work of its stream", path, i,
+                      (long long)p->a, (long long)p->b);
+            if (p->kind == KS_CP_CPU) {
+                const ks_timeline *tl = &a->tl[p->track];
+                CHECK(tl->n && ks_slice_ts_at(tl, 0) <= p->a, "%s: CPU piece before its thread's first slice", path);
+            }
+        }
+        if (s->n)
+            CHECK(at == s->end, "%s: step %zu path ends at %lld, the step at %lld", path, i, (long long)at,
+                  (long long)s->end);
+        CHECK(sum == wall, "%s: step %zu (#%lld): path %lld ns, wall %lld ns", path, i, (long long)s->number,
+              (long long)sum, (long long)wall);
+        for (int k = 0; k < KS_CP_NKINDS; k++) {
+            CHECK(s->by_kind[k] >= 0, "%s: negative kind", path);
+            kinds += s->by_kind[k];
+        }
+        CHECK(kinds == wall, "%s: step %zu kinds add up to %lld, wall %lld", path, i, (long long)kinds,
+              (long long)wall);
+        CHECK(s->inferred_ns >= 0 && s->inferred_ns <= wall, "%s: inferred", path);
+        for (size_t k = 0; k + 1 < s->ntop; k++)
+            CHECK(s->top[k].ns >= s->top[k + 1].ns, "%s: top items not in order", path);
+    }
+}
+
+static void check_graph(const char *path, const ks_analysis *a, const ks_steps *st)
+{
+    ks_dg g;
+    ks_dg_build(a, ks_critpath_thread(a, st), st, &g);
+    ks_ns *s0 = malloc((g.n ? g.n : 1) * sizeof *s0), *s1 = malloc((g.n ? g.n : 1) * sizeof *s1);
+    ks_dg_scale none;
+    ks_dg_scale_make(&g, NULL, 0, &none);
+    ks_dg_replay(&g, &none, s0, s1);
+    size_t moved = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        const ks_dg_node *v = &g.v[i];
+        if (s0[i] != v->start || s1[i] != v->end) {
+            if (!moved++)
+                fprintf(stderr, "%s: node %zu (kind %d) [%lld, %lld) replayed at [%lld, %lld)\n", path, i, v->kind,
+                        (long long)v->start, (long long)v->end, (long long)s0[i], (long long)s1[i]);
+        }
+        if (v->bind >= 0)
+            CHECK(g.e[v->bind].q <= v->start && g.e[v->bind].dst == i, "%s: node %zu released from after it", path, i);
+        CHECK(v->start <= v->end && v->a <= v->start, "%s: node %zu times out of order", path, i);
+    }
+    CHECK(!moved, "%s: %zu nodes moved in a replay without scaling", path, moved);
+    ks_shrink half[2] = {{"@cpu", 0.5}, {"@gpu", 0.5}};
+    ks_dg_scale sc;
+    ks_dg_scale_make(&g, half, 2, &sc);
+    ks_dg_replay(&g, &sc, s0, s1);
+    size_t later = 0;
+    for (size_t i = 0; i < g.n; i++)
+        if (s1[i] > g.v[i].end && !later++)
+            fprintf(stderr, "%s: node %zu (kind %d) ends at %lld halved, %lld measured\n", path, i, g.v[i].kind,
+                    (long long)s1[i], (long long)g.v[i].end);
+    CHECK(!later, "%s: %zu nodes end later with everything halved", path, later);
+    ks_dg_scale_free(&g, &sc);
+    ks_dg_scale_free(&g, &none);
+    free(s0);
+    free(s1);
+    ks_dg_free(&g);
+}
+
+static void check_file(const char *path)
+{
+    ks_source *src;
+    ks_stream *stream;
+    ks_trace *t = NULL;
+    ks_error err;
+    if (ks_source_open(path, &src, &err) != KS_OK || ks_source_next(src, &stream, &err) != 1 ||
+        ks_parse_stream(stream, NULL, &t, &err) != KS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(2);
+    }
+    ks_source_close(src);
+    ks_analysis *a = NULL;
+    ks_steps st = {0};
+    ks_critpath cp;
+    if (ks_analyze(t, NULL, &a, &err) != KS_OK || ks_steps_find(a, NULL, &st, &err) != KS_OK ||
+        ks_critpath_build(a, &st, &cp, &err) != KS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(2);
+    }
+    check_path(path, a, &st, &cp);
+    check_graph(path, a, &st);
+    ks_ns unmodeled = 0, wall = 0;
+    for (size_t i = 0; i < cp.n; i++) {
+        unmodeled += cp.v[i].by_kind[KS_CP_UNMODELED];
+        wall += cp.v[i].end - cp.v[i].start;
+    }
+    printf("%s: %zu steps, %llu nodes, unmodeled %.1f %% of the path, %llu clock-order edges\n", path, cp.n,
+           (unsigned long long)cp.nodes, wall ? 100.0 * (double)unmodeled / (double)wall : 0.0,
+           (unsigned long long)cp.clock_order);
+    ks_critpath_free(&cp);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        check_file(argv[i]);
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}
