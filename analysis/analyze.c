@@ -1,5 +1,5 @@
 /* analysis/analyze.c: runs the analysis passes over one trace, in order: timelines (every track),
- * CPU->GPU links, per-device GPU unions, aggregate tables; and turns what they found into
+ * CPU->GPU links, per-device GPU unions, aggregate tables, the memory pass; and turns what they found into
  * diagnostics. One ks_analysis feeds every report writer. */
 #include <stdlib.h>
 #include <string.h>
@@ -338,7 +338,9 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     }
     ks_gpu_comm(a);
     ks_calls_count(a);
-    ks_timings_stop(tm, "analysis: communication, calls", t0, 0);
+    t0 = ks_timings_stop(tm, "analysis: communication, calls", t0, 0);
+    a->memory = ks_memory_build(t, a->tl, a->ntl);
+    ks_timings_stop(tm, "analysis: memory", t0, 0);
     *out = a;
     return KS_OK;
 }
@@ -444,6 +446,7 @@ void ks_analysis_free(ks_analysis *a)
     free(a->tl);
     free_tables(a);
     free(a->overlaps);
+    ks_memory_free(a->memory);
     ks_diag_free(&a->diag);
     if (a->priv) {
         ks_comm_marks_free(a);

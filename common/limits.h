@@ -62,6 +62,13 @@
 #define KS_LIMIT_SMI_BYTES (256u << 20)
 #define KS_LIMIT_LIST_BYTES (16u << 20)
 
+/* ---- reports -------------------------------------------------------------------------------- */
+
+/* Points of a device's memory timeline in reports (ks_mem_device.timeline): past it, per bucket of
+ * time the points of the highest allocated and reserved levels and the last one, so every peak is
+ * drawn. The exact events stay in ks_mem_device.ev. No option. */
+#define KS_LIMIT_MEMORY_POINTS 1536
+
 /* ---- store and diagnostics ------------------------------------------------------------------ */
 
 /* Bytes of one diagnostic example's text (longer ones are cut): an example is one line that

@@ -31,6 +31,7 @@
 #include "analysis/timeline.h"
 #include "common/util.h"
 #include "insights/diagnose_int.h"
+#include "insights/insights_int.h"
 #include "kinesift/insights.h"
 
 /* Every kind: its id, whether it is a caveat, and how its impact is computed (JSON
@@ -1321,6 +1322,11 @@ void ks_diagnose_opts_init(ks_diagnose_opts *o)
 
 typedef void (*check_fn)(const dctx *c, ks_diagnoses *out);
 
+static void memory_growth(const dctx *c, ks_diagnoses *out)
+{
+    ks_memory_growth_check(c->a, c->st, out); /* insights/diag_memory.c */
+}
+
 /* Every check: its function, its cost rank (the order checks are handed to threads: the longest
  * first, measured on the bench shapes: dominant_op, which takes the self time of every CPU slice,
  * is 40-50 % of all; then the ones that walk every launch or kernel, so that on two threads the
@@ -1341,7 +1347,8 @@ typedef void (*check_fn)(const dctx *c, ks_diagnoses *out);
     X(profiler_overhead, 7, 0)                                                                   \
     X(init_in_capture, 9, 0)                                                                     \
     X(graph_capture, 8, 0)                                                                       \
-    X(busy_caveat, 1, 0)
+    X(busy_caveat, 1, 0)                                                                         \
+    X(memory_growth, 0, 0)
 
 static const struct check {
     check_fn run;

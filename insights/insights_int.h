@@ -29,4 +29,8 @@ int ks_window_default(const ks_analysis *a, const ks_steps *st, ks_window_choice
 #define KS_WAIT_START_TOL_NS 10000000 /* a thread's first slice within 10 ms after a slice of another
                                       * thread began or ended was started by it (depgraph.c) */
 
+/* The memory_growth diagnosis (insights/diag_memory.c), one per device whose allocated memory
+ * grows over the active steps, appended to out; a check of insights/diagnose.c. */
+void ks_memory_growth_check(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out);
+
 #endif

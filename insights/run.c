@@ -1,5 +1,5 @@
 /* insights/run.c: ks_insights_run, the one pipeline of the passes over a trace: analysis, steps,
- * the window, gaps, telemetry and diagnoses, in the order that gives the figures of
+ * the window, the memory of each step, gaps, telemetry and diagnoses, in the order that gives the figures of
  * `analyze --format json`. Without --window the window is the default of insights/window.c (the
  * active steps, else the GPU span, else the CPU span), which every share then names.
  * Why it is correct: it is the sequence every command wrote out for itself before (the CLI's
@@ -126,6 +126,7 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
     memset(r, 0, sizeof *r);
     if (steps_in_window(t, o, r, err) != KS_OK)
         return KS_ERR;
+    ks_memory_steps(r->a->memory, &r->steps);
     if (o->depth == KS_INSIGHTS_STEPS) {
         ks_analysis_tables(r->a);
         return KS_OK;

@@ -223,9 +223,15 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     case CX_ARGS:
         p->key = ks_ps_args_key(k, len);
         seen_key(p);
-        if (p->key == K_IGNORE && (!p->ev.has_ph || p->ev.ph == 'C')) {
-            /* a counter series, unless the event turns out not to be a counter */
-            p->key = K_COUNTER;
+        p->ev.mem_counter = 0;
+        int mem = p->key >= K_MEM_ALLOCATED && p->key <= K_MEM_ID;
+        if ((p->key == K_IGNORE || mem) && (!p->ev.has_ph || p->ev.ph == 'C')) {
+            /* a counter series, unless the event turns out not to be a counter (an allocator key
+             * is read as both until "ph" says which) */
+            if (mem)
+                p->ev.mem_counter = 1;
+            else
+                p->key = K_COUNTER;
             KS_GROW(p->kv, p->kv_cap, p->ev.ncounters + 1);
             p->kv[p->ev.ncounters].key_off = p->kvkeys.n;
             p->kv[p->ev.ncounters].key_len = len;

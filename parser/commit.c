@@ -73,6 +73,26 @@ static void commit_coll(ks_parser *p, uint32_t track)
     ks_trace_add_coll(t, &c);
 }
 
+/* The allocator args of an instant are kept ([memory], [OutOfMemory]); another event's are not. */
+static int keeps_mem(const cur_event *e)
+{
+    return e->mem.has && (e->ph == 'i' || e->ph == 'I');
+}
+
+/* The allocator args of the event just appended to track (a unit keeps them with the event:
+ * unit.c adds them the same way at the replay). */
+static ks_mem_info mem_of(const cur_event *e, uint32_t track, uint32_t ev)
+{
+    ks_mem_info m = e->mem;
+    m.track = track;
+    m.ev = ev;
+    if (e->flags & KS_EF_BYTES) {
+        m.bytes = e->aux;
+        m.has |= KS_MEM_BYTES;
+    }
+    return m;
+}
+
 void ks_ps_commit_event(ks_parser *p)
 {
     cur_event *e = &p->ev;
@@ -185,6 +205,10 @@ void ks_ps_commit_event(ks_parser *p)
             u->coll[u->ncoll].c = e->coll;
             u->ncoll++;
         }
+        if (keeps_mem(e)) {
+            KS_GROW(u->mem, u->mem_cap, u->nmem + 1);
+            u->mem[u->nmem++] = mem_of(e, 0, (uint32_t)u->nev);
+        }
         if (e->has_shape) {
             KS_GROW(u->shape, u->shape_cap, u->nshape + 1);
             u->shape[u->nshape] = e->shape;
@@ -200,6 +224,10 @@ void ks_ps_commit_event(ks_parser *p)
         ks_trace_set_bytes(t, track, e->aux);
     if (e->has_coll)
         commit_coll(p, track);
+    if (keeps_mem(e)) {
+        ks_mem_info m = mem_of(e, track, (uint32_t)(t->tracks[track].n - 1));
+        ks_trace_add_mem(t, &m);
+    }
     if (e->has_shape) {
         ks_shape_info s = e->shape;
         s.track = track;

@@ -48,7 +48,10 @@ int ks_ps_args_key(const char *k, size_t len)
 {
     switch (len) {
     case 3: if (!memcmp(k, "Seq", 3)) return K_COLL_SEQ; break;
-    case 4: if (!memcmp(k, "name", 4)) return K_ARG_NAME; break;
+    case 4:
+        if (!memcmp(k, "name", 4)) return K_ARG_NAME;
+        if (!memcmp(k, "Addr", 4)) return K_MEM_ADDR;
+        break;
     case 5:
         if (!memcmp(k, "bytes", 5) || !memcmp(k, "Bytes", 5)) return K_BYTES;
         if (!memcmp(k, "dtype", 5)) return K_COLL_DTYPE;
@@ -59,6 +62,7 @@ int ks_ps_args_key(const char *k, size_t len)
         if (!memcmp(k, "labels", 6)) return K_ARG_LABELS;
         break;
     case 8: if (!memcmp(k, "finished", 8)) return K_FINISHED; break;
+    case 9: if (!memcmp(k, "Device Id", 9)) return K_MEM_ID; break;
     case 10:
         if (!memcmp(k, "sort_index", 10)) return K_ARG_SORT;
         if (!memcmp(k, "Group size", 10)) return K_COLL_GS;
@@ -66,14 +70,19 @@ int ks_ps_args_key(const char *k, size_t len)
         if (!memcmp(k, "Input type", 10)) return K_INPUT_TYPE;
         break;
     case 11:
+        if (!memcmp(k, "Device Type", 11)) return K_MEM_TYPE;
         if (!memcmp(k, "External id", 11) || !memcmp(k, "external id", 11)) return K_EXT;
         if (!memcmp(k, "correlation", 11)) return K_CORR;
         break;
     case 13: if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN; break;
-    case 14: if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT; break;
+    case 14:
+        if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT;
+        if (!memcmp(k, "Total Reserved", 14)) return K_MEM_RESERVED;
+        break;
     case 15:
         if (!memcmp(k, "Collective name", 15)) return K_COLL_NAME;
         if (!memcmp(k, "Concrete Inputs", 15)) return K_CONCRETE;
+        if (!memcmp(k, "Total Allocated", 15)) return K_MEM_ALLOCATED;
         break;
     case 18: if (!memcmp(k, "Process Group Name", 18)) return K_COLL_PG; break;
     case 19: if (!memcmp(k, "Process Group Ranks", 19)) return K_COLL_RANKS; break;

@@ -51,6 +51,8 @@ enum key {
     /* args */
     K_EXT, K_CORR, K_STREAM, K_DEVICE, K_BYTES, K_FINISHED, K_ARG_NAME, K_ARG_LABELS,
     K_ARG_SORT, K_COUNTER,
+    /* allocator events ([memory]: ks_mem_info) */
+    K_MEM_ALLOCATED, K_MEM_RESERVED, K_MEM_ADDR, K_MEM_TYPE, K_MEM_ID,
     /* collective metadata (ks_coll_info) */
     K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
     /* recorded shapes (ks_shape_info): arrays kept as their compact JSON text */
@@ -99,6 +101,8 @@ typedef struct cur_event {
     uint8_t has_arg_name, has_arg_labels, has_arg_sort;
     uint8_t has_coll;        /* "Collective name" seen: coll is kept with the event */
     ks_coll_info coll;       /* the numbers are -1 + 1 = 0 until seen (stored minus one) */
+    ks_mem_info mem;         /* allocator args; mem.has says which were seen (Bytes: aux) */
+    uint8_t mem_counter;     /* the allocator key being read may also be a counter series */
     uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
     ks_shape_info shape;     /* string ids (local in a worker's unit) */
     size_t ncounters;

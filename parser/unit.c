@@ -63,7 +63,7 @@ void ks_unit_reset(ks_unit *u)
     u->state = KS_UNIT_EMPTY;
     u->refused = 0;
     u->x = u->xb = u->y = u->yb = 0;
-    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nwide = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nwide = u->nmem = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);
     u->events_read = 0;
     u->last_end = 0;
@@ -75,6 +75,7 @@ void ks_unit_free(ks_unit *u)
     free(u->tr);
     free(u->ev);
     free(u->coll);
+    free(u->mem);
     free(u->shape);
     free(u->wide);
     free(u->cat_count);
@@ -167,6 +168,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
     map_uses(t, u, m);
     map_tracks(t, u, m);
     size_t nc = 0; /* the next collective (an index: u->coll is NULL in most units) */
+    size_t nm = 0; /* the next allocator event */
     size_t ns = 0; /* the next recorded shape */
     for (size_t i = 0; i < u->nev; i++) {
         ks_event e = u->ev[i].ev;
@@ -181,6 +183,12 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
             ks_trace_set_bytes(t, track, u->ev[i].bytes);
         if (nc < u->ncoll && u->coll[nc].ev == i)
             merge_coll(t, m, track, &u->coll[nc++].c);
+        if (nm < u->nmem && u->mem[nm].ev == i) {
+            ks_mem_info mi = u->mem[nm++];
+            mi.track = track;
+            mi.ev = (uint32_t)(t->tracks[track].n - 1);
+            ks_trace_add_mem(t, &mi);
+        }
         if (ns < u->nshape && u->shape[ns].ev == i) {
             ks_shape_info s = u->shape[ns++];
             s.track = track;

@@ -9,7 +9,7 @@
  * failed), it replays the unit and goes on at y; otherwise it parses run[x, ...) itself. Since
  * yajl is in the same state at x either way, and the unit ends after a `,` at the array level, the
  * replay is exact: the same strings, categories, tracks and processes are created in the same
- * order, the same events appended in the same order (with their collective metadata), the same
+ * order, the same events appended in the same order (with their collective metadata and allocator args), the same
  * counts added. A unit that met anything needing a position or touching other tables (metadata,
  * counters, a skipped or broken event, any positioned diagnostic) is marked unclean and the main
  * parser reads it itself.
@@ -84,6 +84,9 @@ typedef struct ks_unit {
     size_t nwide, wide_cap;
     ks_unit_coll *coll;           /* collective metadata, in the order of the events */
     size_t ncoll, coll_cap;
+    ks_mem_info *mem;             /* allocator args, in the order of the events (ev: the index in
+                                   * the unit's events; track set at the replay) */
+    size_t nmem, mem_cap;
     ks_shape_info *shape;         /* recorded shapes, in the order of the events (ev: index in the
                                    * unit's events, string ids local) */
     size_t nshape, shape_cap;

@@ -197,6 +197,62 @@ static void coll_value(ks_parser *p, int key, enum vtype vt, const char *s, size
         e->coll.seq = v + 1;
 }
 
+/* A counter series' value (the slot was made at its key, callbacks.c). */
+static void counter_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
+{
+    cur_event *e = &p->ev;
+    if (vt == V_NUMBER && len < 64) {
+        char buf[64];
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        p->kv[e->ncounters].value = strtod_l(buf, NULL, ks_ps_c_locale());
+        e->ncounters++;
+    }
+}
+
+/* An allocator arg ([memory]): an exact integer, else left out. "Addr" may be written above
+ * INT64_MAX (an address): its 64 bits are kept. */
+static void mem_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    ks_mem_info *m = &p->ev.mem;
+    int64_t v;
+    int ok = int_value(vt, s, len, &v);
+    if (!ok && key == K_MEM_ADDR && vt == V_NUMBER) {
+        uint64_t u = 0;
+        size_t i = 0;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            uint64_t d = (uint64_t)(s[i] - '0');
+            if (u > (UINT64_MAX - d) / 10)
+                break; /* past 64 bits */
+            u = u * 10 + d;
+        }
+        if (len && i == len) {
+            v = (int64_t)u;
+            ok = 1;
+        }
+    }
+    if (!ok)
+        return;
+    switch (key) {
+    case K_MEM_ALLOCATED: m->allocated = v; m->has |= KS_MEM_ALLOCATED; break;
+    case K_MEM_RESERVED: m->reserved = v; m->has |= KS_MEM_RESERVED; break;
+    case K_MEM_ADDR: m->addr = v; m->has |= KS_MEM_ADDR; break;
+    case K_MEM_TYPE:
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            m->device_type = (int32_t)v;
+            m->has |= KS_MEM_TYPE;
+        }
+        break;
+    case K_MEM_ID:
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            m->device_id = (int32_t)v;
+            m->has |= KS_MEM_ID;
+        }
+        break;
+    default: break;
+    }
+}
+
 /* ---- shape args: an array kept as its compact JSON text ------------------------------------ */
 
 void ks_ps_cap_begin(ks_parser *p, int key)
@@ -350,13 +406,12 @@ static int args_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
         coll_value(p, key, vt, s, len);
         break;
     case K_COUNTER:
-        if (vt == V_NUMBER && len < 64) {
-            char buf[64];
-            memcpy(buf, s, len);
-            buf[len] = 0;
-            p->kv[e->ncounters].value = strtod_l(buf, NULL, ks_ps_c_locale());
-            e->ncounters++;
-        }
+        counter_value(p, vt, s, len);
+        break;
+    case K_MEM_ALLOCATED: case K_MEM_RESERVED: case K_MEM_ADDR: case K_MEM_TYPE: case K_MEM_ID:
+        mem_value(p, key, vt, s, len);
+        if (e->mem_counter)
+            counter_value(p, vt, s, len);
         break;
     default:
         break;

@@ -1,8 +1,8 @@
 /* report/analyze_csv.c: `kinesift analyze --format csv`: every table in one CSV, one row per table
  * row, told apart by the "section" column: window (the analysis window: how it was chosen, its
  * basis, which every share is of), op, label, kernel, gpu, device (device activity
- * kinesift does not interpret), step, gap, gap_cpu, gap_label, gap_longest, diagnosis, error (an
- * input not read). One header for all: a section fills the columns it has and leaves the others
+ * kinesift does not interpret), step, gap, gap_cpu, gap_label, gap_longest, diagnosis, memory,
+ * memory_live, memory_op, memory_step, error (an input not read). One header for all: a section fills the columns it has and leaves the others
  * empty, as it does for a figure not observed. Columns only ever get added at the end, so a
  * reader that selects rows by section and columns by name keeps working (docs/analysis.md,
  * "CSV"). Integer ns; the same rows and values as the JSON (docs/schema-analyze.md). */
@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "kinesift/critpath.h"
 #include "kinesift/report.h"
+#include "report/report_int.h"
 #include "report/report_util.h"
 
 /* the columns, in header order */
@@ -26,7 +27,11 @@ enum col {
     C_HYPOTHESIS, C_EVIDENCE, C_NEXT_CHECK, C_REFUTED_IF, C_VALIDATE, C_BY_HAND, C_STEPS,
     C_ERROR,
     /* the critical path of a step: its kinds (kinesift/critpath.h), the part on inferred edges */
-    C_CP0, C_CP_INFERRED = C_CP0 + KS_CP_NKINDS, C_N
+    C_CP0, C_CP_INFERRED = C_CP0 + KS_CP_NKINDS,
+    /* memory */
+    C_DEVICE_TYPE, C_ALLOCS, C_ALLOC_BYTES, C_INCREASE, C_SELF_ALLOCS, C_SELF_ALLOC_BYTES, C_SELF_INCREASE,
+    C_PEAK_ALLOC, C_PEAK_RESERVED, C_CAPACITY, C_START_BYTES, C_END_BYTES, C_GROWTH, C_PEAK_BYTES, C_LAW_BREAKS,
+    C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -38,7 +43,10 @@ static const char *const col_names[C_N] = {
     [C_THRESHOLD] = "threshold_ns", "hta_host_wait_ns", "hta_kernel_wait_ns", "hta_other_ns", "data_loading_ns",
     "hypothesis", "evidence", "next_check", "refuted_if", "validate", "measure_by_hand", "steps", "error",
     "path_cpu_ns", "path_gpu_ns", "path_launch_latency_ns", "path_stream_gap_ns", "path_sync_ns",
-    "path_thread_wait_ns", "path_unmodeled_ns", "path_inferred_ns"};
+    "path_thread_wait_ns", "path_unmodeled_ns", "path_inferred_ns",
+    "device_type", "allocations", "allocated_bytes", "increase_bytes", "self_allocations", "self_allocated_bytes",
+    "self_increase_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes", "start_bytes",
+    "end_bytes", "growth_bytes", "peak_bytes", "law_breaks"};
 
 /* one row: each field NULL (empty) or a string it owns */
 typedef struct row {
@@ -323,6 +331,88 @@ static void window_row(FILE *out, const ks_analysis *a)
     row_put(out, r);
 }
 
+/* memory: a row per device (memory), per op of it (memory_op), per step (memory_step), per group
+ * live at its peak (memory_live); the JSON's memory list, the same values */
+static row *mem_row(const ks_analysis *a, const char *section, const ks_mem_device *d)
+{
+    row *r = row_new(a->trace->source, section);
+    char lab[64];
+    ks_mem_device_label(lab, sizeof lab, d);
+    set_str(r, C_DEVICE_TYPE, lab);
+    if (d->device_id != INT32_MIN)
+        set_int(r, C_DEVICE, d->device_id);
+    return r;
+}
+
+static void memory_rows(FILE *out, const ks_analysis *a, const ks_report_opts *o)
+{
+    const ks_memory *m = a->memory;
+    const ks_trace *t = a->trace;
+    for (size_t i = 0; m && i < m->n; i++) {
+        const ks_mem_device *d = &m->dev[i];
+        int total = d->basis == KS_MEM_BASIS_TOTAL;
+        row *r = mem_row(a, "memory", d);
+        set_str(r, C_NAME, ks_mem_op_text(t, d->peak_op));
+        set_str(r, C_CAT, ks_mem_basis_text(d));
+        set_uint(r, C_COUNT, d->events);
+        set_int(r, C_START, d->peak_ns);
+        if (d->has_peak_step)
+            set_int(r, C_NUMBER, d->peak_step);
+        set_uint(r, C_ALLOCS, d->allocs);
+        set_int(r, C_ALLOC_BYTES, d->alloc_bytes);
+        set_int(r, C_INCREASE, d->net_bytes);
+        if (total)
+            set_int(r, C_PEAK_ALLOC, d->peak_allocated);
+        if (d->has_reserved)
+            set_int(r, C_PEAK_RESERVED, d->peak_reserved);
+        if (d->capacity > 0)
+            set_int(r, C_CAPACITY, d->capacity);
+        set_int(r, C_START_BYTES, d->start_level);
+        set_int(r, C_END_BYTES, d->end_level);
+        set_int(r, C_PEAK_BYTES, d->peak_level);
+        set_uint(r, C_LAW_BREAKS, d->law_breaks);
+        row_put(out, r);
+        for (size_t j = 0; j < d->nlive; j++) {
+            const ks_mem_live *l = &d->live[j];
+            r = mem_row(a, "memory_live", d);
+            set_str(r, C_NAME, l->what == KS_MEM_LIVE_BEFORE ? "[before the capture]" : ks_mem_op_text(t, l->op));
+            if (l->what != KS_MEM_LIVE_BEFORE) {
+                set_str(r, C_CAT, ks_mem_kind_text(l->kind));
+                set_uint(r, C_ALLOCS, l->count);
+            }
+            set_int(r, C_ALLOC_BYTES, l->bytes);
+            row_put(out, r);
+        }
+        size_t lim = o->top && o->top < d->nops ? o->top : d->nops;
+        for (size_t j = 0; j < lim; j++) {
+            const ks_mem_op *p = &d->ops[j];
+            r = mem_row(a, "memory_op", d);
+            set_str(r, C_NAME, ks_mem_op_text(t, p->name));
+            set_str(r, C_CAT, ks_mem_kind_text(p->kind));
+            set_uint(r, C_ALLOCS, p->incl_allocs);
+            set_int(r, C_ALLOC_BYTES, p->incl_alloc_bytes);
+            set_int(r, C_INCREASE, p->incl_net_bytes);
+            set_uint(r, C_SELF_ALLOCS, p->self_allocs);
+            set_int(r, C_SELF_ALLOC_BYTES, p->self_alloc_bytes);
+            set_int(r, C_SELF_INCREASE, p->self_net_bytes);
+            row_put(out, r);
+        }
+        for (size_t j = 0; j < d->nsteps; j++) {
+            const ks_mem_step *s = &d->steps[j];
+            r = mem_row(a, "memory_step", d);
+            set_int(r, C_NUMBER, s->number);
+            set_uint(r, C_COUNT, s->events);
+            set_int(r, C_START_BYTES, s->start_level);
+            set_int(r, C_END_BYTES, s->end_level);
+            set_int(r, C_GROWTH, s->end_level - s->start_level);
+            set_int(r, C_PEAK_BYTES, s->peak_level);
+            if (s->peak_reserved >= 0)
+                set_int(r, C_PEAK_RESERVED, s->peak_reserved);
+            row_put(out, r);
+        }
+    }
+}
+
 void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o)
 {
     window_row(out, a);
@@ -333,4 +423,5 @@ void ks_analyze_csv_trace(FILE *out, const ks_analysis *a, const ks_insights_vie
     step_rows(out, a, iv ? iv->steps : NULL, iv ? iv->critpath : NULL);
     gap_rows(out, a, iv ? iv->gaps : NULL);
     diagnosis_rows(out, a, iv ? iv->diagnoses : NULL);
+    memory_rows(out, a, o);
 }

@@ -334,6 +334,7 @@ void ks_analyze_json_trace(ks_analyze_json *j, const ks_analysis *a, const ks_in
     links(w, &a->links);
     overlaps(w, a);
     self_time(w, a);
+    ks_memory_json(w, a);
     ks_insights_json(w, a, iv);
     ks_jw_key(w, "diagnostics");
     ks_report_json_diagnostics(w, &t->diag, &a->diag);

@@ -197,6 +197,7 @@ void ks_analyze_text(FILE *final, const ks_analysis *a, const ks_insights_view *
     op_table(out, a, "operators", a->ops, a->nops, o);
     op_table(out, a, "labels", a->labels, a->nlabels, o);
     kernel_table(out, a, o);
+    ks_memory_text(out, a, o ? o->top : 0);
     ks_insights_text_to(out, a, iv, o);
     fprintf(out, "\n  Diagnostics\n");
     ks_report_text_diagnostics_at(out, &t->diag, &a->diag, "    ", a->win_start);

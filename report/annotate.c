@@ -8,7 +8,8 @@
  * (active, warm-up, unfinished), the step breakdown (its phases laid end to end inside the step:
  * their lengths are the breakdown's, their order is the priority order, not when they happened),
  * the GPU idle gaps of each device named by their cause, and one thread per diagnosis with a
- * slice over each step it names (over the window when it names none), its evidence in args.
+ * slice over each step it names (over the window when it names none), its evidence in args; and
+ * a counter track per device of the memory pass ("memory CUDA 0": allocated and reserved bytes).
  * Why correct: every figure is taken from the analysis results; times are the store's integer ns
  * written back as microseconds with three decimals (exact); on each added thread the slices are
  * disjoint (steps never overlap, the phases tile their step, gaps are disjoint), so they nest.
@@ -25,6 +26,7 @@
 #include "kinesift/critpath.h"
 #include "kinesift/report.h"
 #include "kinesift/source.h"
+#include "report/report_int.h"
 #include "report/report_util.h"
 
 enum { TID_STEPS = 1, TID_PHASES = 2, TID_PATH = 3, TID_GAPS = 10, TID_DIAG = 100 };
@@ -200,6 +202,33 @@ static void diagnoses(added *x, const ks_analysis *a, const ks_insights_view *iv
     }
 }
 
+/* Counter tracks of the memory pass: per device "memory CUDA 0" with its allocated and reserved
+ * bytes (the levels after each point of its timeline: downsampled, every peak kept). */
+static void memory_counters(added *x, const ks_analysis *a)
+{
+    const ks_memory *m = a->memory;
+    for (size_t i = 0; m && i < m->n; i++) {
+        const ks_mem_device *d = &m->dev[i];
+        char lab[64], name[80];
+        ks_mem_device_label(lab, sizeof lab, d);
+        snprintf(name, sizeof name, "memory %s", lab);
+        for (size_t j = 0; j < d->ntimeline; j++) {
+            const ks_mem_point *p = &d->timeline[j];
+            head(x, 'C', name, 0);
+            ks_jw_kstr(&x->w, "cat", "kinesift");
+            us(&x->w, "ts", p->ts);
+            ks_jw_key(&x->w, "args");
+            ks_jw_obj(&x->w);
+            ks_jw_kint(&x->w, d->basis == KS_MEM_BASIS_TOTAL ? "allocated" : "bytes since the first event",
+                       p->allocated);
+            if (p->reserved >= 0)
+                ks_jw_kint(&x->w, "reserved", p->reserved);
+            ks_jw_end_obj(&x->w);
+            ks_jw_end_obj(&x->w);
+        }
+    }
+}
+
 /* an integer pid no process of the trace has */
 static int64_t free_pid(const ks_trace *t)
 {
@@ -262,6 +291,7 @@ static char *added_events(const ks_analysis *a, const ks_insights_view *iv, size
     critical_path(&x, a, iv->critpath);
     gaps(&x, a, iv->gaps);
     diagnoses(&x, a, iv);
+    memory_counters(&x, a);
     ks_jw_end_arr(&x.w);
     int bad = ks_jw_close(&x.w);
     if (fclose(f) != 0 || bad || n < 2) {

@@ -38,6 +38,8 @@ const char *ks_html_gap_class_colour(int c);
 /* The charts (report/html_charts.c): one <figure> each, with <title> and <desc>. */
 void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int id);
 void ks_html_gpu_strip(FILE *out, const ks_analysis *a, const ks_gaps *g, int id);
+/* The memory chart per device (report/html_memory.c), or why there is none. */
+void ks_html_memory(FILE *out, const ks_analysis *a, const ks_steps *st, int id);
 
 /* The multi-rank section (report/html_ranks.c) from the results of ks_ranks_match. */
 struct ks_ranks;

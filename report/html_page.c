@@ -364,6 +364,8 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     ks_html_step_bars(f, a, iv ? iv->steps : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
+    fputs("<h3>Memory</h3>\n", f);
+    ks_html_memory(f, a, iv ? iv->steps : NULL, id);
     device_activity(f, a);
     fputs("<h3>Diagnoses</h3>\n", f);
     diagnoses(f, a, iv ? iv->diagnoses : NULL);

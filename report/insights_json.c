@@ -283,7 +283,8 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
         const ks_diagnosis *x = &d->v[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "id", x->id);
-        ks_jw_kstr(w, "kind", x->impact_ns >= 0 ? "diagnosis" : "caveat");
+        /* a caveat claims no saving and has no confidence; memory_growth claims no time either */
+        ks_jw_kstr(w, "kind", x->impact_ns >= 0 || strcmp(x->confidence, "n/a") ? "diagnosis" : "caveat");
         ks_jw_kstr(w, "hypothesis", x->hypothesis);
         ks_jw_kstr(w, "evidence", x->evidence);
         ks_jw_kstr(w, "confidence", x->confidence);

@@ -289,6 +289,8 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
             fprintf(out, "  [%s, confidence %s, could save at most %s = %.1f%% of the %s%s]\n", x->id, x->confidence,
                     fmt(b2, sizeof b2, x->impact_ns), pct(x->impact_ns, d->denominator_ns), d->denominator,
                     x->below_floor ? ", below the floor" : "");
+        else if (strcmp(x->confidence, "n/a"))
+            fprintf(out, "  [%s, confidence %s, %s]\n", x->id, x->confidence, x->impact_basis);
         else
             fprintf(out, "  [%s, caveat]\n", x->id);
         fprintf(out, "    hypothesis: %s\n", x->hypothesis);

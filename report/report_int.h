@@ -20,6 +20,16 @@ struct ks_jw; /* common/jsonw.h */
  * written back with ks_jw_tree). */
 /* The insight sections of analyze's JSON (report/insights_json.c). */
 void ks_insights_json(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
+/* The "memory" section of analyze's JSON (report/memory_json.c), and the names its writers share:
+ * an op of the memory tables ("[no op]" for 0), its kind ("none" for [no op]), a device's level
+ * basis ("total_allocated", "bytes_since_first_event"). */
+void ks_memory_json(struct ks_jw *w, const ks_analysis *a);
+const char *ks_mem_op_text(const ks_trace *t, ks_str op);
+const char *ks_mem_kind_text(int kind);
+const char *ks_mem_basis_text(const ks_mem_device *d);
+/* "CUDA 0", "CPU -1" (report/memory_text.c); the text section, top bounding its lists (0: all). */
+void ks_mem_device_label(char *b, size_t n, const ks_mem_device *d);
+void ks_memory_text(FILE *out, const ks_analysis *a, size_t top);
 /* The kernel view of analyze's JSON: "classes" (report/kernels_json.c). */
 void ks_kernels_json_classes(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 /* ... and "roofline" and "shapes" (o->top bounds the rows). */

@@ -71,7 +71,7 @@ typedef struct bytes_entry {
 /* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
-    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap;
+    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap;
     track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
                             * finished */
     uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
@@ -170,6 +170,7 @@ void ks_trace_free(ks_trace *t)
     free(t->counters);
     free(t->series);
     free(t->colls);
+    free(t->mems);
     free(t->shapes);
     free(t->wide_ids);
     free(t->meta.devices);
@@ -527,6 +528,12 @@ void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c)
     KS_PUSH(t->colls, t->ncolls, ti->colls_cap, *c);
 }
 
+void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m)
+{
+    trace_impl *ti = impl(t);
+    KS_PUSH(t->mems, t->nmems, ti->mems_cap, *m);
+}
+
 void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s)
 {
     trace_impl *ti = impl(t);
@@ -622,6 +629,14 @@ static void finish_track(ks_trace *t, ks_track *k, track_state *st)
     ks_bigarray_shrink((void **)&k->ev, &st->cap, &st->mapped, k->n, sizeof *k->ev);
 }
 
+static int cmp_mem(const void *x, const void *y)
+{
+    const ks_mem_info *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
 static int cmp_coll(const void *x, const void *y)
 {
     const ks_coll_info *a = x, *b = y;
@@ -667,6 +682,8 @@ void ks_trace_finish(ks_trace *t)
     ti->finished = 1;
     if (t->ncolls > 1)
         qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
+    if (t->nmems > 1)
+        qsort(t->mems, t->nmems, sizeof *t->mems, cmp_mem);
     if (t->nshapes > 1)
         qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_shape);
 }
@@ -745,7 +762,7 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->shapes_cap * sizeof(ks_shape_info) + ti->ready_cap * sizeof *ti->ready;
-    m += ti->wide_ids_cap * sizeof *t->wide_ids;
+    m += ti->wide_ids_cap * sizeof *t->wide_ids + ti->mems_cap * sizeof *t->mems;
     m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1) + ti->bytes_cap * sizeof *ti->bytes;
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;

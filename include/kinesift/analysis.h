@@ -27,6 +27,7 @@
 #ifndef KINESIFT_ANALYSIS_H
 #define KINESIFT_ANALYSIS_H
 
+#include "kinesift/memory.h"
 #include "kinesift/store.h"
 
 #ifdef __cplusplus
@@ -319,6 +320,10 @@ typedef struct ks_analysis {
      * gpu is (a device may have GPU work and other events: those are not in its GPU row) */
     ks_device_activity *device_activity;
     size_t ndevice_activity;
+
+    /* the allocator's memory per device over the whole trace (kinesift/memory.h), never NULL after
+     * ks_analyze; memory->reason says when the trace has none */
+    ks_memory *memory;
 } ks_analysis;
 
 KS_API int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);

@@ -267,6 +267,32 @@ typedef struct ks_shape_info {
     ks_str concrete;           /* "Concrete Inputs" */
 } ks_shape_info;
 
+/* ---- memory records ([memory] instants of profile_memory=True) --------------------------- */
+
+enum ks_mem_has {
+    KS_MEM_BYTES = 1u << 0,     /* "Bytes" (negative: a free) */
+    KS_MEM_ALLOCATED = 1u << 1, /* "Total Allocated" (PyTorch 1.10+) */
+    KS_MEM_RESERVED = 1u << 2,  /* "Total Reserved" */
+    KS_MEM_ADDR = 1u << 3,      /* "Addr" */
+    KS_MEM_TYPE = 1u << 4,      /* "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP...) */
+    KS_MEM_ID = 1u << 5         /* "Device Id" (-1 for the CPU) */
+};
+
+/* The args of an allocator event: kept for every event whose args carry "Total Allocated",
+ * "Total Reserved", "Addr", "Device Type" or "Device Id" (cpu_instant_event [memory] and
+ * [OutOfMemory]), each number exact as written (an integer that fits int64; any other value is
+ * left out and its has bit clear). */
+typedef struct ks_mem_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    int64_t bytes;             /* "Bytes" */
+    int64_t allocated;         /* "Total Allocated" */
+    int64_t reserved;          /* "Total Reserved" */
+    int64_t addr;              /* "Addr" (an address above INT64_MAX keeps its 64 bits) */
+    int32_t device_type;       /* "Device Type" */
+    int32_t device_id;         /* "Device Id" */
+    uint32_t has;              /* ks_mem_has */
+} ks_mem_info;
+
 /* ---- the trace ---------------------------------------------------------------------------- */
 
 typedef struct ks_trace {
@@ -299,6 +325,9 @@ typedef struct ks_trace {
 
     int64_t *wide_ids;         /* event ids that do not fit 32 bits (KS_EF_EXT_WIDE, ...) */
     size_t nwide_ids;
+
+    ks_mem_info *mems;         /* allocator events, sorted by (track, ev) once finished */
+    size_t nmems;
 
     uint64_t events;           /* events committed to tracks */
     uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */
@@ -378,6 +407,9 @@ KS_API void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c);
 KS_API void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s);
 /* The recorded shapes of event ev of track k of a finished trace, or NULL (search by halves). */
 KS_API const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, uint32_t ev);
+
+/* Append the allocator args of an event (ks_trace.mems; m->track, m->ev name the event). */
+KS_API void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m);
 
 /* Classify a category (and name, for legacy spellings) into a ks_kind. */
 KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);

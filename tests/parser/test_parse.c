@@ -575,6 +575,51 @@ static void chunk_boundaries_do_not_matter(void **state)
     ks_trace_free(ref);
 }
 
+/* [memory] instants keep their allocator args exactly (ks_mem_info); a counter whose series is
+ * named like one stays a counter; another event's "Device Id" is not an allocator event. */
+static void memory_events_keep_their_args(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "{\"traceEvents\": [\n"
+        "  {\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 2,"
+        "   \"ts\": 10, \"args\": {\"Total Reserved\": 9223372036854775807, \"Total Allocated\": 91505152,"
+        "   \"Bytes\": -144384, \"Addr\": 18446744073709551615, \"Device Id\": 0, \"Device Type\": 1, \"Ev Idx\": 4}},\n"
+        "  {\"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Bytes\": 4}, \"ph\": \"i\", \"s\": \"t\","
+        "   \"name\": \"[memory]\", \"pid\": 1, \"tid\": 2, \"ts\": 11},\n"
+        "  {\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 2, \"ts\": 12,"
+        "   \"args\": {\"Total Allocated\": 1.5, \"Total Reserved\": \"7\", \"Device Type\": 99999999999}},\n"
+        "  {\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"tid\": 2, \"ts\": 13, \"args\": {\"Total Allocated\": 5}},\n"
+        "  {\"args\": {\"Total Reserved\": 6}, \"name\": \"mem\", \"pid\": 1, \"tid\": 2, \"ts\": 14, \"ph\": \"C\"},\n"
+        "  {\"ph\": \"X\", \"name\": \"op\", \"pid\": 1, \"tid\": 2, \"ts\": 15, \"dur\": 1, \"args\": {\"Device Id\": 3}}\n"
+        "]}");
+    assert_int_equal(t->nmems, 3);
+    const ks_mem_info *m = &t->mems[0];
+    assert_int_equal(m->ev, 0);
+    assert_int_equal(m->has, KS_MEM_BYTES | KS_MEM_ALLOCATED | KS_MEM_RESERVED | KS_MEM_ADDR | KS_MEM_TYPE | KS_MEM_ID);
+    assert_int_equal(m->allocated, 91505152);
+    assert_int_equal(m->reserved, INT64_MAX);
+    assert_int_equal(m->bytes, -144384);
+    assert_int_equal((uint64_t)m->addr, UINT64_MAX);
+    assert_int_equal(m->device_type, 1);
+    assert_int_equal(m->device_id, 0);
+    m = &t->mems[1];
+    assert_int_equal(m->ev, 1);
+    assert_int_equal(m->has, KS_MEM_BYTES | KS_MEM_TYPE | KS_MEM_ID);
+    assert_int_equal(m->bytes, 4);
+    assert_int_equal(m->device_type, 0);
+    assert_int_equal(m->device_id, -1);
+    m = &t->mems[2];
+    assert_int_equal(m->ev, 2);
+    assert_int_equal(m->has, KS_MEM_RESERVED); /* 1.5 is no byte count; "7" is the number 7 */
+    assert_int_equal(m->reserved, 7);
+    assert_int_equal(t->nseries, 2);
+    assert_int_equal(t->ncounters, 2);
+    assert_true(t->counters[0].value == 5.0);
+    assert_true(t->counters[1].value == 6.0);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +638,7 @@ int main(void)
         cmocka_unit_test(flows_and_gpu_args),
         cmocka_unit_test(ids_past_32_bits_read_back_exactly),
         cmocka_unit_test(counters_become_series),
+        cmocka_unit_test(memory_events_keep_their_args),
         cmocka_unit_test(syntax_error_skips_one_event),
         cmocka_unit_test(metadata_error_resyncs_on_trace_events),
         cmocka_unit_test(not_a_trace),

@@ -92,8 +92,9 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
             break;
         case 4:
             ks_buf_printf(&b, "  {\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
-                              "\"pid\": %d, \"tid\": 10, \"ts\": %d, \"args\": {\"Bytes\": %d}}",
-                          late ? 11 : 10, 1000 + i, i);
+                              "\"pid\": %d, \"tid\": 10, \"ts\": %d, \"args\": {\"Bytes\": %d, \"Total Allocated\": %d, "
+                              "\"Addr\": %d, \"Device Type\": 1, \"Device Id\": %d}}",
+                          late ? 11 : 10, 1000 + i, i, 7 * i, 4096 + i, i % 3);
             break;
         default:
             ks_buf_printf(&b, "  {\"ph\": \"B\", \"cat\": \"user_annotation\", \"name\": \"step %d\", \"pid\": 10, "

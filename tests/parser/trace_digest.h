@@ -65,6 +65,11 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
                       ks_trace_str(t, c->name), ks_trace_str(t, c->pg_name), ks_trace_str(t, c->pg_ranks),
                       ks_trace_str(t, c->dtype), c->in_nelems, c->out_nelems, c->group_size, c->seq);
     }
+    for (size_t i = 0; i < t->nmems; i++) {
+        const ks_mem_info *mi = &t->mems[i];
+        ks_buf_printf(b, "mem %u %u %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %d %d %u\n", mi->track, mi->ev,
+                      mi->bytes, mi->allocated, mi->reserved, mi->addr, mi->device_type, mi->device_id, mi->has);
+    }
     const ks_meta *m = &t->meta;
     ks_buf_printf(b, "meta %s|%s|%s %d %" PRId64 " %d %" PRId64 " %d %" PRId64 " %s\n",
                   ks_trace_str(t, m->schema_version), ks_trace_str(t, m->display_time_unit),

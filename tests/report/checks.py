@@ -94,7 +94,7 @@ ADDED_SCHEMA = {
     "type": "object",
     "required": ["ph", "name", "pid", "tid"],
     "properties": {
-        "ph": {"enum": ["X", "M"]},
+        "ph": {"enum": ["X", "M", "C"]},
         "name": {"type": "string", "minLength": 1},
         "pid": {"type": "integer"},
         "tid": {"type": "integer"},
@@ -104,6 +104,7 @@ ADDED_SCHEMA = {
         "args": {"type": "object"},
     },
     "if_X": ["cat", "ts", "dur", "args"],
+    "if_C": ["cat", "ts", "args"],
 }
 
 
@@ -131,6 +132,10 @@ def schema_errors(ev, schema=ADDED_SCHEMA):
             errs.append(f"{k}: empty")
     if ev.get("ph") == "X":
         errs += [f"X without {k}" for k in schema["if_X"] if k not in ev]
+    if ev.get("ph") == "C":
+        errs += [f"C without {k}" for k in schema["if_C"] if k not in ev]
+        errs += [f"C value {k} not a number" for k, v in ev.get("args", {}).items()
+                 if not isinstance(v, (int, float, Decimal)) or isinstance(v, bool)]
     return errs
 
 
@@ -219,6 +224,13 @@ def check_annotate(path, tmp):
         mine = [e for e in added if e["ph"] == "X" and e["tid"] == 10 + i]
         check(len(mine) == g["count"], f"{path}: GPU {g['device']}: one slice per gap ({len(mine)} vs {g['count']})")
         check(sum(us_to_ns(e["dur"]) for e in mine) == g["total_ns"], f"{path}: gap slices add up to the gap time")
+    # memory: one counter track per device, its points the timeline's
+    for m in tr.get("memory") or []:
+        lab = "CPU" if m["device_type_id"] == 0 and m["device"] == -1 else f"{m['device_type']} {m['device']}"
+        cs = [e for e in added if e["ph"] == "C" and e["name"] == "memory " + lab]
+        key = "allocated" if m["level_basis"] == "total_allocated" else "bytes since the first event"
+        check([(us_to_ns(e["ts"]), e["args"][key], e["args"].get("reserved")) for e in cs] ==
+              [tuple(p) for p in m["timeline"]], f"{path}: memory counter track of {lab}")
     diag_threads = {e["tid"] for e in added if e["ph"] == "X" and e["tid"] >= 100}
     check(len(diag_threads) == len(tr["diagnoses"]), f"{path}: one thread per diagnosis")
 
@@ -403,6 +415,19 @@ def check_report(paths, tmp, extra=()):
                 continue
             got = {n.attrs["data-field"]: ns_of(n) for n in ps[0].find_all(lambda n: "data-field" in n.attrs)}
             check(got == {k: d[k] for k in ("busy_ns", "span_ns", "idle_ns")}, f"{w}: device {d['device']} {got}")
+        # memory: one chart per device, its peak the JSON's and drawn, every step shaded
+        charts = sec.find_all(lambda n: n.tag == "figure" and n.attrs.get("data-chart") == "memory")
+        mem = tr.get("memory") or []
+        check(len(charts) == len(mem), f"{w}: one memory chart per device ({len(charts)} vs {len(mem)})")
+        for c, m in zip(charts, mem):
+            check(int(c.attrs["data-peak-bytes"]) == m["peak_level_bytes"] and int(c.attrs["data-peak-ns"]) == m["peak_ns"]
+                  and int(c.attrs["data-device"]) == m["device"], f"{w}: memory chart of {m['device_type']} {m['device']}")
+            check(len(c.find_all(lambda n: n.tag == "circle" and n.attrs.get("class") == "peak")) == 1,
+                  f"{w}: the peak marked")
+            check(c.find_all(lambda n: n.tag == "path" and n.attrs.get("data-series")), f"{w}: the level drawn")
+        if tr.get("memory") is None:
+            check(any("not observed" in n.all_text() for n in sec.find_all(lambda n: n.tag == "p")),
+                  f"{w}: memory not observed, said so")
         diags = [n.attrs["data-diagnosis"] for n in sec.find_all(lambda n: "data-diagnosis" in n.attrs)]
         check(diags == [d["id"] for d in tr["diagnoses"]], f"{w}: the diagnoses, in order")
         check_tables(sec, tr, w)

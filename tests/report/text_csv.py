@@ -8,7 +8,7 @@
   keep them whole.
 - Diagnostics give times relative to the window start (a 'B' never closed, placed by hand).
 - CSV: parsed with Python's csv; every section's rows equal the JSON's (steps, gaps and their
-  causes, diagnoses, GPU and device rows, ops, labels, kernels) on fixtures and corpus traces."""
+  causes, diagnoses, GPU and device rows, ops, labels, kernels, memory) on fixtures and corpus traces."""
 import csv, io, json, os, re, subprocess, sys, tempfile
 
 exe = os.environ["KINESIFT"]
@@ -205,8 +205,28 @@ def check_csv(path):
     w = t["window"]
     assert [(r["name"], r["cat"], r["start_ns"], r["end_ns"], r["span_ns"]) for r in sec("window")] == \
         [(w["chosen"], w["basis"], n(w["start_ns"]), n(w["end_ns"]), n(w["span_ns"]))], (path, sec("window"), w)
+    # memory: a row per device, its live groups, ops and steps
+    mem = t["memory"] or []
+    lab = lambda m: "CPU" if m["device_type_id"] == 0 and m["device"] == -1 else f"{m['device_type']} {m['device']}"
+    assert [(r["device_type"], r["device"], r["count"], r["start_ns"], r["number"], r["peak_allocated_bytes"],
+             r["peak_reserved_bytes"], r["capacity_bytes"], r["increase_bytes"], r["start_bytes"], r["end_bytes"],
+             r["peak_bytes"], r["law_breaks"]) for r in sec("memory")] == \
+        [(lab(m), n(m["device"]), n(m["events"]), n(m["peak_ns"]), n(m["peak_step"]), n(m["peak_allocated_bytes"]),
+          n(m["peak_reserved_bytes"]), n(m["capacity_bytes"]), n(m["net_bytes"]), n(m["start_level_bytes"]),
+          n(m["end_level_bytes"]), n(m["peak_level_bytes"]), n(m["laws"]["breaks"])) for m in mem], path
+    assert [(r["device_type"], r["name"], r["allocations"], r["allocated_bytes"]) for r in sec("memory_live")] == \
+        [(lab(m), x["op"], n(x["allocations"]), n(x["bytes"])) for m in mem for x in m["live_at_peak"]], path
+    assert [(r["device_type"], r["name"], r["cat"], r["allocations"], r["allocated_bytes"], r["increase_bytes"],
+             r["self_allocations"], r["self_allocated_bytes"], r["self_increase_bytes"]) for r in sec("memory_op")] == \
+        [(lab(m), o["name"], o["kind"], n(o["allocations"]), n(o["allocated_bytes"]), n(o["increase_bytes"]),
+          n(o["self_allocations"]), n(o["self_allocated_bytes"]), n(o["self_increase_bytes"]))
+         for m in mem for o in m["ops"]], path
+    assert [(r["device_type"], r["number"], r["start_bytes"], r["end_bytes"], r["growth_bytes"], r["peak_bytes"])
+            for r in sec("memory_step")] == \
+        [(lab(m), n(s["number"]), n(s["start_bytes"]), n(s["end_bytes"]), n(s["growth_bytes"]), n(s["peak_bytes"]))
+         for m in mem for s in m["steps"]], path
     known = {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-             "diagnosis", "critical_path"}
+             "diagnosis", "critical_path", "memory", "memory_live", "memory_op", "memory_step"}
     assert {r["section"] for r in rows} <= known, {r["section"] for r in rows} - known
     return {s for s in known if sec(s)}
 
@@ -216,9 +236,10 @@ for p in [os.path.join(fixtures, "insights", f) for f in sorted(os.listdir(os.pa
           if f.endswith(".json")] + \
          [os.path.join(fixtures, "analysis", "unknown_device.json"), steps_path,
           os.path.join(corpus, "hta", "mtia_inference_trace", "mtia_inference_rank_0.json.gz"),
-          os.path.join(corpus, "hta", "timeline_analysis", "sampled_rank-0.json.gz")]:
+          os.path.join(corpus, "hta", "timeline_analysis", "sampled_rank-0.json.gz"),
+          os.path.join(corpus, "tracelens", "h100", "gaunernst_bert-small-uncased__1016001.json.gz")]:
     seen |= check_csv(p)
 assert seen == {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
-                "diagnosis", "critical_path"}, seen
+                "diagnosis", "critical_path", "memory", "memory_live", "memory_op", "memory_step"}, seen
 print("CSV: every section equal to the JSON")
 print("ok")
