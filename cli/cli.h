@@ -115,7 +115,7 @@ void ks_cli_input_errors_free(ks_cli_input_errors *e);
 
 /* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */
 int ks_cli_threads(const char *s, int *n);
-/* The same as an option table's KS_OPT_CALL (cli/options.h): ctx is the int *; 0, or the usage
+/* The same as an option table's KS_OPT_TYPE_CALL (cli/options.h): ctx is the int *; 0, or the usage
  * error's exit status. */
 int ks_cli_threads_opt(void *ctx, const char *cmd, int key, const char *arg);
 
