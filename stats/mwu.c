@@ -1,7 +1,8 @@
 /* stats/mwu.c: the two-sided Mann-Whitney U test (docs/statistics.md section 3): mid-ranks
- * for ties; the exact null distribution when there are no ties and both sides have at most 50
- * samples; otherwise the normal approximation with tie-corrected variance and continuity
- * correction. */
+ * for ties; the exact null distribution when both sides have at most 50 samples (without ties
+ * by the recursion over U, with ties by counting the subsets of the pooled mid-ranks: the
+ * permutation distribution given the ties); otherwise the normal approximation with
+ * tie-corrected variance and continuity correction. */
 #include "kinesift/stats.h"
 
 #include <math.h>
@@ -23,9 +24,10 @@ static int cmp_ranked(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* Rank sum of side a with mid-ranks; *tie_term = sum over tie groups of (t^3 - t). */
+/* Rank sum of side a with mid-ranks; *tie_term = sum over tie groups of (t^3 - t); when w is
+ * given, w[k] = twice the mid-rank of the k-th smallest pooled value (an integer). */
 static double rank_sum_a(const double *a, size_t na, const double *b, size_t nb,
-                         double *tie_term)
+                         double *tie_term, long *w)
 {
     size_t n = na + nb;
     ranked *r = ks_xmalloc(ks_mul(n, sizeof *r));
@@ -41,9 +43,12 @@ static double rank_sum_a(const double *a, size_t na, const double *b, size_t nb,
             j++;
         double t = (double)(j - i);
         double mid = ((double)(i + 1) + (double)j) / 2; /* mean of ranks i+1 .. j */
-        for (size_t k = i; k < j; k++)
+        for (size_t k = i; k < j; k++) {
             if (r[k].side == 0)
                 sum += mid;
+            if (w)
+                w[k] = (long)(i + 1 + j); /* 2 * mid */
+        }
         ties += t * t * t - t;
         i = j;
     }
@@ -98,6 +103,46 @@ static double exact_cdf(size_t m, size_t n, long u)
     return c < 1 ? c : 1;
 }
 
+/* With ties: the two-sided p of the permutation distribution of U given the pooled mid-ranks
+ * (w: twice each of the n = m + k mid-ranks, an integer), P(|2U - mk| >= |2u - mk|) over the
+ * C(n, m) equally likely choices of side a. c[j][s] is the number of j-subsets of the ranks seen
+ * so far with doubled rank sum s, counted in doubles (C(100, 50) ~ 1e29 is far inside their
+ * range, and each count is a sum of positive terms); O(n * m * sum of w) time, ~5e7 additions
+ * at 50 and 50. */
+static double exact_ties_p(const long *w, size_t n, size_t m, double u2)
+{
+    long top = 0;
+    for (size_t i = 0; i < n; i++)
+        top += w[i];
+    size_t stride = (size_t)top + 1;
+    double *c = ks_xcalloc(ks_mul(m + 1, stride), sizeof *c);
+    c[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t jmax = i + 1 < m ? i + 1 : m;
+        for (size_t j = jmax; j >= 1; j--) {
+            double *to = c + j * stride;
+            const double *from = c + (j - 1) * stride;
+            for (long s = top; s >= w[i]; s--)
+                to[s] += from[s - w[i]];
+        }
+    }
+    const double *row = c + m * stride; /* every m-subset: C(n, m) in all */
+    double all = 0, tail = 0;
+    double mk2 = (double)m * (double)(n - m); /* the mean of 2U */
+    double far = fabs(u2 - mk2) - 1e-9;      /* 2U is an integer: no rounding at the edge */
+    long base = (long)(m * (m + 1));          /* 2U = S - m(m+1) */
+    for (long s = 0; s <= top; s++) {
+        if (row[s] == 0)
+            continue;
+        all += row[s];
+        if (fabs((double)(s - base) - mk2) >= far)
+            tail += row[s];
+    }
+    free(c);
+    double p = all > 0 ? tail / all : 1;
+    return p < 1 ? p : 1;
+}
+
 int ks_mwu_test(const double *a, size_t na, const double *b, size_t nb, ks_mwu *out)
 {
     out->u_a = out->u_b = out->z = out->p = NAN;
@@ -105,16 +150,23 @@ int ks_mwu_test(const double *a, size_t na, const double *b, size_t nb, ks_mwu *
     if (na == 0 || nb == 0)
         return -1;
     double tie_term;
-    double ra = rank_sum_a(a, na, b, nb, &tie_term);
+    int small = na <= EXACT_MAX && nb <= EXACT_MAX;
+    long *w = small ? ks_xmalloc(ks_mul(na + nb, sizeof *w)) : NULL;
+    double ra = rank_sum_a(a, na, b, nb, &tie_term, w);
     double mn = (double)na * (double)nb;
     out->u_a = ra - (double)na * ((double)na + 1) / 2;
     out->u_b = mn - out->u_a;
     out->ties = tie_term > 0;
-    if (!out->ties && na <= EXACT_MAX && nb <= EXACT_MAX) {
+    if (small) {
         out->exact = 1;
-        long u = lround(out->u_a < out->u_b ? out->u_a : out->u_b);
-        double p = 2 * exact_cdf(na, nb, u);
-        out->p = p < 1 ? p : 1;
+        if (!out->ties) {
+            long u = lround(out->u_a < out->u_b ? out->u_a : out->u_b);
+            double p = 2 * exact_cdf(na, nb, u);
+            out->p = p < 1 ? p : 1;
+        } else {
+            out->p = exact_ties_p(w, na + nb, na, 2 * out->u_a);
+        }
+        free(w);
         return 0;
     }
     double n = (double)(na + nb);

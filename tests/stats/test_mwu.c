@@ -4,6 +4,8 @@
 #include "ks_test.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "kinesift/stats.h"
 
@@ -69,36 +71,125 @@ static void exact_medium(void **state)
     REL(m.p, 0.6483031961831262, 1e-10);
 }
 
-static void normal_with_ties_textbook(void **state)
+static void exact_with_ties_textbook(void **state)
 {
     (void)state;
-    /* Hollander & Wolfe's depression-scale data (R's wilcox.test example, unpaired):
-     * W = 58, ties present, R reports p-value = 0.1329 (normal approximation with
-     * correction); exact value 0.13291945818531886 from the formula in stats_ref.py. */
+    /* Hollander & Wolfe's depression-scale data (R's wilcox.test example, unpaired): W = 58,
+     * ties present. R's normal approximation gives 0.1329; the exact permutation p given the
+     * ties counts the 48 620 ways to choose side a: 6 316 lie as far from the mean U (40.5) as
+     * 58 does, p = 6316/48620 (enumerated by hand in Python, itertools.combinations). */
     double x[] = {1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30};
     double y[] = {0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29};
     ks_mwu m;
     ks_mwu_test(x, 9, y, 9, &m);
-    assert_true(!m.exact && m.ties);
+    assert_true(m.exact && m.ties);
     assert_true(m.u_a == 58);
-    REL(m.p, 0.13291945818531886, 1e-9);
-    assert_true(fabs(m.p - 0.1329) < 5e-5);
-    assert_string_equal(ks_mwu_name(&m), "mwu-normal");
+    REL(m.p, 6316.0 / 48620, 1e-12);
+    assert_string_equal(ks_mwu_name(&m), "mwu-exact");
+    /* many ties: U = 7.5 of 72; 129 of the 24 310 choices are as far from 36 */
+    double a[] = {1, 2, 2, 3, 3, 3, 4, 5}, b[] = {3, 4, 4, 5, 5, 6, 7, 7, 8};
+    ks_mwu_test(a, 8, b, 9, &m);
+    assert_true(m.exact && m.ties && m.u_a == 7.5);
+    REL(m.p, 129.0 / 24310, 1e-12);
+}
+
+/* the exact p with ties equals the enumeration of every choice of side a, on random samples
+ * of few distinct values (many ties), sizes 1..7 a side */
+static double enumerate_p(const double *a, size_t na, const double *b, size_t nb)
+{
+    double pool[16], r[16];
+    size_t n = na + nb;
+    for (size_t i = 0; i < na; i++)
+        pool[i] = a[i];
+    for (size_t i = 0; i < nb; i++)
+        pool[na + i] = b[i];
+    for (size_t i = 0; i < n; i++) { /* mid-rank: 1 + below + (equal - 1) / 2 */
+        double below = 0, equal = 0;
+        for (size_t j = 0; j < n; j++) {
+            below += pool[j] < pool[i];
+            equal += pool[j] == pool[i];
+        }
+        r[i] = 1 + below + (equal - 1) / 2;
+    }
+    double ua = 0, mean = (double)na * (double)nb / 2, far, hit = 0, all = 0;
+    for (size_t i = 0; i < na; i++)
+        ua += r[i];
+    ua -= (double)na * (double)(na + 1) / 2;
+    far = fabs(ua - mean);
+    for (unsigned mask = 0; mask < 1u << n; mask++) {
+        if ((size_t)__builtin_popcount(mask) != na)
+            continue;
+        double u = 0;
+        for (size_t i = 0; i < n; i++)
+            if (mask >> i & 1)
+                u += r[i];
+        u -= (double)na * (double)(na + 1) / 2;
+        all++;
+        hit += fabs(u - mean) >= far - 1e-9;
+    }
+    return hit / all;
+}
+
+static void exact_with_ties_enumerated(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (int t = 0; t < 300; t++) {
+        double a[8], b[8];
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        size_t na = 1 + (x >> 33) % 7, nb = 1 + (x >> 40) % 7;
+        int distinct = 2 + (int)((x >> 50) % 4);
+        for (size_t i = 0; i < na + nb; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            double v = (double)((x >> 33) % (uint64_t)distinct);
+            if (i < na)
+                a[i] = v;
+            else
+                b[i - na] = v;
+        }
+        ks_mwu m;
+        ks_mwu_test(a, na, b, nb, &m);
+        assert_true(m.exact);
+        double want = enumerate_p(a, na, b, nb);
+        if (fabs(m.p - want) > 1e-12 * (want > 1e-300 ? want : 1))
+            fail_msg("sizes %zu, %zu: p %.17g, enumerated %.17g", na, nb, m.p, want);
+    }
 }
 
 static void normal_tie_correction(void **state)
 {
     (void)state;
-    /* many ties: U = 7.5; tie groups 2 (x2), 3 (x4), 4 (x3), 5 (x3), 7 (x2): tie term
-     * 6 + 60 + 24 + 24 + 6 = 120; sigma^2 = 72/12 (18 - 120/272);
-     * z = (|7.5 - 36| - 0.5) / sigma = 2.727939278646863, p = 0.006373133838085877 */
-    double a[] = {1, 2, 2, 3, 3, 3, 4, 5}, b[] = {3, 4, 4, 5, 5, 6, 7, 7, 8};
+    /* more than 50 a side with ties: the normal approximation. Side a is 1, 2, 2, 3, 3, 3, 4, 5
+     * seven times (56), side b 3, 4, 4, 5, 5, 6, 7, 7, 8 seven times (63): U_a = 49 * 7.5 =
+     * 367.5 (every copy of a pair of the 8 x 9 sample counts again), of mn = 3528. The tie
+     * term sums t^3 - t over the values' counts t (7 times those of the small sample), and
+     * sigma^2 = mn/12 (n + 1 - ties / (n (n - 1))) with n = 119, z with the continuity
+     * correction: the formula of docs/statistics.md, worked here from the counts. */
+    double a[56], b[63];
+    double a0[] = {1, 2, 2, 3, 3, 3, 4, 5}, b0[] = {3, 4, 4, 5, 5, 6, 7, 7, 8};
+    for (int c = 0; c < 7; c++) {
+        memcpy(a + 8 * c, a0, sizeof a0);
+        memcpy(b + 9 * c, b0, sizeof b0);
+    }
+    double ties = 0;
+    for (int v = 1; v <= 8; v++) {
+        double t = 0;
+        for (int i = 0; i < 56; i++)
+            t += a[i] == v;
+        for (int i = 0; i < 63; i++)
+            t += b[i] == v;
+        ties += t * t * t - t;
+    }
+    double mn = 56.0 * 63, n = 119;
+    double sigma = sqrt(mn / 12 * ((n + 1) - ties / (n * (n - 1))));
+    double z = (fabs(367.5 - mn / 2) - 0.5) / sigma;
     ks_mwu m;
-    ks_mwu_test(a, 8, b, 9, &m);
-    assert_true(!m.exact);
-    assert_true(m.u_a == 7.5);
-    REL(m.z, 2.727939278646863, 1e-12);
-    REL(m.p, 0.006373133838085877, 1e-9);
+    ks_mwu_test(a, 56, b, 63, &m);
+    assert_true(!m.exact && m.ties);
+    assert_true(m.u_a == 367.5);
+    REL(m.z, z, 1e-12);
+    REL(m.p, erfc(z / sqrt(2.0)), 1e-12);
+    assert_string_equal(ks_mwu_name(&m), "mwu-normal");
 }
 
 static void normal_large_and_degenerate(void **state)
@@ -129,7 +220,8 @@ int main(void)
         cmocka_unit_test(exact_small_textbook),
         cmocka_unit_test(exact_separation_and_min_p),
         cmocka_unit_test(exact_medium),
-        cmocka_unit_test(normal_with_ties_textbook),
+        cmocka_unit_test(exact_with_ties_textbook),
+        cmocka_unit_test(exact_with_ties_enumerated),
         cmocka_unit_test(normal_tie_correction),
         cmocka_unit_test(normal_large_and_degenerate),
     };
