@@ -701,6 +701,7 @@ void ks_ranks_match(const ks_rank *v, size_t n, const ks_ranks_opts *o, ks_ranks
         ks_qsort(out->um, out->num, sizeof *out->um, cmp_um);
     stragglers(out);
     ks_ranks_bandwidth(out);
+    ks_ranks_memory(out);
     out->waits_trusted = !out->untrusted;
 }
 
@@ -715,5 +716,6 @@ void ks_ranks_free(ks_ranks *r)
     free(r->dm.name);
     free(r->dm.pg);
     free(r->dm.ns);
+    free(r->mk);
     memset(r, 0, sizeof *r);
 }

@@ -1,7 +1,8 @@
 /* ranks/rank.c: one rank's trace reduced to what the cross-rank analysis needs (ks_rank): step
  * times, GPU unions per device (busy, compute = kernels that are not communication, communication,
- * exposed communication = communication minus compute on the same device), host wait, and its
- * collective kernels with their metadata and what ran on the device before each. Everything is
+ * exposed communication = communication minus compute on the same device), host wait, its
+ * collective kernels with their metadata and what ran on the device before each, and each
+ * device's memory peaks. Everything is
  * copied out, so the trace and its analysis can be freed right after. Communication is decided by
  * ks_comm_gpu_event (analysis/comm.c), the one rule every pass uses. */
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "kinesift/comm.h"
 #include "kinesift/insights.h"
 #include "kinesift/ranks.h"
+#include "ranks/ranks_int.h"
 
 /* every reason a ks_rank may carry (summaries map their text back onto these) */
 static const char *const reasons[] = {
@@ -23,6 +25,9 @@ static const char *const reasons[] = {
     "not observed: no GPU data",
     "not observed: no active step (all warm-up or unfinished)",
     "not observed: no step annotations",
+    /* the memory pass's reason (analysis/memory.c), and a summary written before peaks were kept */
+    "not observed: the trace has no [memory] events (captured without profile_memory=True)",
+    KS_RANK_MEM_OLD_SUMMARY,
 };
 
 const char *ks_rank_reason(const char *text)
@@ -339,6 +344,28 @@ static void names(const ks_analysis *a, ks_rank *r)
     free(v);
 }
 
+/* each device's memory peaks, exact bytes, as the memory pass found them (kinesift/memory.h) */
+static void memory_peaks(const ks_analysis *a, ks_rank *r)
+{
+    const ks_memory *m = a->memory;
+    if (!m || m->reason || !m->n) {
+        r->mem_reason = ks_rank_reason(m && m->reason ? m->reason : reasons[5]);
+        return;
+    }
+    r->mem = ks_xcalloc(m->n, sizeof *r->mem);
+    for (size_t i = 0; i < m->n; i++) {
+        const ks_mem_device *d = &m->dev[i];
+        ks_rank_mem *x = &r->mem[r->nmem++];
+        x->device_type = d->device_type;
+        x->device_id = d->device_id;
+        x->type_name = d->type_name ? ks_xstrdup(d->type_name) : NULL;
+        /* a negative total (a broken trace) is no peak either */
+        x->peak_allocated = d->basis == KS_MEM_BASIS_TOTAL && d->peak_allocated >= 0 ? d->peak_allocated : -1;
+        x->peak_reserved = d->has_reserved && d->peak_reserved >= 0 ? d->peak_reserved : -1;
+        x->capacity = d->capacity > 0 ? d->capacity : -1;
+    }
+}
+
 int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *r, ks_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -362,6 +389,7 @@ int ks_rank_from_trace(const ks_trace *t, const ks_rank_opts *o, ks_rank *r, ks_
     step_figures(&st, r);
     gpu_figures(a, &st, r);
     names(a, r);
+    memory_peaks(a, r);
     r->truncated = t->truncated;
     r->cut_byte = t->truncated_at;
     if (r->gpu_reason) /* no GPU work: the end of its last event */
@@ -389,6 +417,9 @@ void ks_rank_free(ks_rank *r)
     for (size_t i = 0; i < r->nnames; i++)
         free(r->names[i].name);
     free(r->names);
+    for (size_t i = 0; i < r->nmem; i++)
+        free(r->mem[i].type_name);
+    free(r->mem);
     free(r->step_ns);
     free(r->source);
     memset(r, 0, sizeof *r);

@@ -19,4 +19,10 @@ long ks_seq_align(size_t n, size_t m, int (*eq)(void *ctx, size_t i, size_t j), 
  * matches (ranks/bandwidth.c). */
 void ks_ranks_bandwidth(ks_ranks *r);
 
+/* The memory across ranks of r, per device kind (ranks/memory.c). */
+void ks_ranks_memory(ks_ranks *r);
+
+/* The memory reason of a rank read from a summary that carries no "memory" field. */
+#define KS_RANK_MEM_OLD_SUMMARY "not observed: the summary was written by a kinesift that kept no memory peaks"
+
 #endif

@@ -7,7 +7,8 @@
  * (the JSON trace object as a tree, written back token for token by ks_jw_tree; the text and the
  * CSV rows as strings), so `analyze` of a summary prints the bytes `analyze` of the trace prints.
  * `ranks` reads line 1 only: its cost over thousands of summaries does not grow with line 2.
- * kinesift.summary/1 (line 1 alone) is still read by `ranks`. The map step of a job bigger than
+ * kinesift.summary/1 (line 1 alone) is still read by `ranks`; line 1 without "memory" (written
+ * before memory peaks were kept) reads as memory not observed. The map step of a job bigger than
  * one machine (docs/scale-out.md): `summarize` per rank, `ranks` over the summaries. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "kinesift/redact.h"
+#include "ranks/ranks_int.h"
 
 #define SCHEMA "kinesift.summary/2"
 #define SCHEMA_1 "kinesift.summary/1" /* line 1 alone, still read by ranks */
@@ -69,6 +71,31 @@ static void write_coll(ks_jw *w, const ks_rank_coll *c)
     ks_jw_end_obj(w);
 }
 
+/* "memory": null with "memory_reason", or one object per device with its exact peaks */
+static void write_memory(ks_jw *w, const ks_rank *r)
+{
+    ks_jw_key(w, "memory");
+    if (!r->nmem) {
+        ks_jw_null(w);
+        opt_str(w, "memory_reason", r->mem_reason ? r->mem_reason : "not observed");
+        return;
+    }
+    ks_jw_arr(w);
+    for (size_t i = 0; i < r->nmem; i++) {
+        const ks_rank_mem *m = &r->mem[i];
+        ks_jw_obj(w);
+        opt_str(w, "device_type", m->type_name);
+        opt_int(w, "device_type_id", m->device_type, m->device_type >= 0);
+        opt_int(w, "device", m->device_id, m->device_id != INT32_MIN);
+        opt_int(w, "peak_allocated_bytes", m->peak_allocated, m->peak_allocated >= 0);
+        opt_int(w, "peak_reserved_bytes", m->peak_reserved, m->peak_reserved >= 0);
+        opt_int(w, "capacity_bytes", m->capacity, m->capacity > 0);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_knull(w, "memory_reason");
+}
+
 static void write_json(FILE *f, const ks_rank *r)
 {
     ks_jw w;
@@ -108,6 +135,7 @@ static void write_json(FILE *f, const ks_rank *r)
         ks_jw_end_arr(&w);
     }
     ks_jw_end_arr(&w);
+    write_memory(&w, r);
     ks_jw_key(&w, "collectives");
     ks_jw_arr(&w);
     for (size_t i = 0; i < r->ncolls; i++)
@@ -296,6 +324,49 @@ static int read_later(yajl_val root, ks_rank *r)
     return 1;
 }
 
+/* an int32 field: null (or absent) = dflt */
+static int i32_of(yajl_val o, const char *k, int32_t dflt, int32_t *v)
+{
+    int64_t x;
+    if (!int_of(o, k, 1, dflt, &x) || x < INT32_MIN || x > INT32_MAX)
+        return 0;
+    *v = (int32_t)x;
+    return 1;
+}
+
+/* "memory" (optional: absent in summaries written before peaks were kept, then not observed) */
+static int read_memory(yajl_val root, ks_rank *r)
+{
+    yajl_val m = get(root, "memory");
+    const char *why;
+    if (!m) {
+        r->mem_reason = KS_RANK_MEM_OLD_SUMMARY;
+        return 1;
+    }
+    if (YAJL_IS_NULL(m)) {
+        if (!str_of(root, "memory_reason", 0, &why))
+            return 0;
+        r->mem_reason = ks_rank_reason(why);
+        return 1;
+    }
+    if (!YAJL_IS_ARRAY(m) || !m->u.array.len)
+        return 0;
+    r->mem = ks_xcalloc(m->u.array.len, sizeof *r->mem);
+    for (size_t i = 0; i < m->u.array.len; i++) {
+        yajl_val e = m->u.array.values[i];
+        ks_rank_mem *x = &r->mem[r->nmem++];
+        const char *tn;
+        if (!YAJL_IS_OBJECT(e) || !str_of(e, "device_type", 1, &tn) || !i32_of(e, "device_type_id", -1, &x->device_type) ||
+            !i32_of(e, "device", INT32_MIN, &x->device_id) ||
+            !int_of(e, "peak_allocated_bytes", 1, -1, &x->peak_allocated) ||
+            !int_of(e, "peak_reserved_bytes", 1, -1, &x->peak_reserved) ||
+            !int_of(e, "capacity_bytes", 1, -1, &x->capacity))
+            return 0;
+        x->type_name = tn ? ks_xstrdup(tn) : NULL;
+    }
+    return 1;
+}
+
 static int read_rank(yajl_val root, ks_rank *r)
 {
     const char *schema, *src, *sr, *gr, *cr;
@@ -315,7 +386,7 @@ static int read_rank(yajl_val root, ks_rank *r)
     r->name_rank = ks_rank_from_name(src);
     r->steps = (size_t)steps;
     r->kernels = (uint64_t)kernels;
-    if (!read_step_ns(root, r) || !read_later(root, r))
+    if (!read_step_ns(root, r) || !read_later(root, r) || !read_memory(root, r))
         return 0;
     r->steps_reason = reason_of(sr);
     r->gpu_reason = reason_of(gr);
@@ -370,6 +441,14 @@ static const char *broken_law(const ks_rank *r, char *buf, size_t n)
         free(w);
         if (!ok)
             return "step_median_ns or step_p90_ns is not the quantile of step_ns";
+    }
+    for (size_t i = 0; i < r->nmem; i++) {
+        const ks_rank_mem *m = &r->mem[i];
+        if (m->peak_allocated < -1 || m->peak_reserved < -1 || m->capacity == 0 || m->capacity < -1)
+            return "a negative memory peak or capacity";
+        if (i && (m->device_type < m[-1].device_type ||
+                  (m->device_type == m[-1].device_type && m->device_id <= m[-1].device_id)))
+            return "memory devices out of order or repeated";
     }
     for (size_t i = 0; i < r->ncolls; i++) {
         const ks_rank_coll *c = &r->colls[i];

@@ -1,6 +1,8 @@
 /* report/html_ranks.c: the multi-rank section of `kinesift report`: the rank identity rule, the
  * clock alignment and its warnings, rank x step-time heat maps (median/p90, and every active
- * step), a rank x collective heat map of the waits, and the straggler stated as a hypothesis with its evidence and next check.
+ * step), a rank x collective heat map of the waits, the straggler stated as a hypothesis with its
+ * evidence and next check, and each rank's memory peak per device with the imbalance per device
+ * kind and the device closest to its capacity.
  *
  * Why correct: every figure is a field of the ks_ranks that ranks/ computes (ks_ranks_match), the
  * same ones `kinesift ranks --format json` writes; nothing is re-derived. The one aggregation is
@@ -21,6 +23,7 @@
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "report/html.h"
+#include "report/report_int.h"
 
 #define HEAT_COLS 100 /* columns at most: the page stays small for long jobs */
 #define CELL_H 18
@@ -300,6 +303,104 @@ static void straggler(FILE *out, const ks_ranks *r)
           "</dl>\n", out);
 }
 
+static void bytes_cell(FILE *out, int64_t v, const char *na)
+{
+    char b[32];
+    if (v < 0) {
+        fprintf(out, "<td class=\"none\">%s</td>", na);
+        return;
+    }
+    ks_fmt_bytes(b, sizeof b, (uint64_t)v);
+    fprintf(out, "<td class=\"num\" data-v=\"%" PRId64 "\">%s</td>", v, b);
+}
+
+/* each rank's memory peaks per device (exact bytes in data-v), then per device kind the imbalance
+ * and the device closest to its capacity: the figures of ks_ranks (ranks/memory.c) */
+static void memory(FILE *out, const ks_ranks *r)
+{
+    char lab[64], dev[64], b1[32], b2[32];
+    fputs("<h3>Memory peaks</h3>\n", out);
+    if (!r->mem_ranks) {
+        fputs("<p class=\"none\" data-field=\"memory\">Memory not observed on any rank (", out);
+        ks_html_text(out, r->n && r->v[0].mem_reason ? r->v[0].mem_reason : "no [memory] events");
+        fputs(").</p>\n", out);
+        return;
+    }
+    fputs("<p>The most Total Allocated and Total Reserved of each device's allocator events, per rank; the share "
+          "is of the device's <code>totalGlobalMem</code> (deviceProperties) where the trace gives it.</p>\n"
+          "<table class=\"sortable\" data-field=\"memory\"><thead><tr><th>rank</th><th class=\"name\">device</th>"
+          "<th>peak allocated</th><th>peak reserved</th><th>capacity</th><th>allocated share</th></tr></thead>"
+          "<tbody>\n", out);
+    for (size_t i = 0; i < r->n; i++) {
+        const ks_rank *x = &r->v[i];
+        for (size_t j = 0; j < x->nmem; j++) {
+            const ks_rank_mem *m = &x->mem[j];
+            ks_rank_mem_label(lab, sizeof lab, m);
+            fprintf(out, "<tr data-rank=\"%" PRId64 "\"><td data-v=\"%" PRId64 "\">%" PRId64 "</td><td class=\"name\">",
+                    x->rank, x->rank, x->rank);
+            ks_html_text(out, lab);
+            fputs("</td>", out);
+            bytes_cell(out, m->peak_allocated, "not observed (no Total Allocated)");
+            bytes_cell(out, m->peak_reserved, "not observed");
+            bytes_cell(out, m->capacity, "unknown");
+            if (m->peak_allocated >= 0 && m->capacity > 0) {
+                double sh = (double)m->peak_allocated / (double)m->capacity;
+                fprintf(out, "<td class=\"num\" data-v=\"%.6g\">%.1f%%</td>", sh, 100.0 * sh);
+            } else
+                fputs("<td class=\"none\">n/a</td>", out);
+            fputs("</tr>\n", out);
+        }
+        if (!x->nmem) {
+            fprintf(out, "<tr data-rank=\"%" PRId64 "\"><td data-v=\"%" PRId64 "\">%" PRId64 "</td>"
+                         "<td class=\"none\" colspan=\"5\">not observed: ", x->rank, x->rank, x->rank);
+            ks_html_text(out, x->mem_reason ? x->mem_reason : "");
+            fputs("</td></tr>\n", out);
+        }
+    }
+    fputs("</tbody></table>\n<ul class=\"diag\">\n", out);
+    for (size_t i = 0; i < r->nmk; i++) {
+        const ks_mem_kind *k = &r->mk[i];
+        ks_mem_kind_label(lab, sizeof lab, k);
+        fprintf(out, "<li data-field=\"memory_kind\" data-device-type=\"%d\"", (int)k->device_type);
+        if (!k->devices) {
+            fputs(">", out);
+            ks_html_text(out, lab);
+            fputs(": peaks not observed (the events carry no Total Allocated).</li>\n", out);
+            continue;
+        }
+        ks_fmt_bytes(b1, sizeof b1, (uint64_t)k->max_allocated);
+        ks_fmt_bytes(b2, sizeof b2, (uint64_t)k->median_allocated);
+        fprintf(out, " data-max=\"%" PRId64 "\" data-max-rank=\"%" PRId64 "\" data-median=\"%" PRId64 "\">", k->max_allocated,
+                r->v[k->max_rank].rank, k->median_allocated);
+        ks_html_text(out, lab);
+        ks_mem_kind_device_label(dev, sizeof dev, k, k->max_device);
+        fprintf(out, ": peak allocated max %s (rank %" PRId64 ", ", b1, r->v[k->max_rank].rank);
+        ks_html_text(out, dev);
+        fprintf(out, "), median %s", b2);
+        if (k->imbalance >= 0)
+            fprintf(out, ", imbalance <strong>%.3f&times;</strong> (max/median)", k->imbalance);
+        else
+            fputs(", imbalance n/a (median 0)", out);
+        fprintf(out, " over %zu device(s) of %zu rank(s). ", k->devices, k->ranks);
+        if (k->cap_rank == SIZE_MAX)
+            fputs("Closest to its capacity: not observed (capacity unknown: deviceProperties gives no totalGlobalMem).", out);
+        else {
+            ks_fmt_bytes(b1, sizeof b1, (uint64_t)k->cap_allocated);
+            ks_fmt_bytes(b2, sizeof b2, (uint64_t)k->cap_capacity);
+            ks_mem_kind_device_label(dev, sizeof dev, k, k->cap_device);
+            fprintf(out, "Closest to its capacity: <span data-field=\"closest\" data-rank=\"%" PRId64 "\">rank %" PRId64
+                         ", ", r->v[k->cap_rank].rank, r->v[k->cap_rank].rank);
+            ks_html_text(out, dev);
+            fprintf(out, "</span>, %s of %s (%.1f%%)", b1, b2, 100.0 * k->cap_share);
+            if (k->no_capacity)
+                fprintf(out, "; capacity unknown for %zu device(s)", k->no_capacity);
+            fputc('.', out);
+        }
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
 void ks_html_ranks_section(FILE *out, const ks_ranks *r)
 {
     char b1[32], b2[32];
@@ -348,5 +449,6 @@ void ks_html_ranks_section(FILE *out, const ks_ranks *r)
         fputs("<p class=\"none\" data-field=\"wait\">No collective was matched across the ranks: no wait map.</p>\n",
               out);
     straggler(out, r);
+    memory(out, r);
     fputs("</section>\n", out);
 }

@@ -1,6 +1,8 @@
-/* report/ranks.c: the `kinesift ranks` report in text, JSON (kinesift.ranks/1, docs/ranks.md),
+/* report/ranks.c: the `kinesift ranks` report in text, JSON (kinesift.ranks/3, docs/ranks.md),
  * CSV (one row per rank) and Markdown. Every figure comes from ks_ranks; nothing is recomputed
- * here but shares and per-(collective, group) totals. Not observed figures are null (JSON, CSV
+ * here but shares and per-(collective, group) totals. Memory: each rank's peaks per device (exact
+ * bytes) and, per device kind, the max, median, imbalance and the device closest to its capacity
+ * (ks_ranks.mk, ranks/memory.c). Not observed figures are null (JSON, CSV
  * empty) with their reason, "n/a" in text. Deterministic: same input, same bytes. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
+#include "report/report_int.h"
 #include "report/report_util.h"
 
 static double share(ks_ns part, ks_ns whole)
@@ -342,6 +345,111 @@ static void bw_text(FILE *out, const ks_ranks *r)
     }
 }
 
+void ks_rank_mem_label(char *b, size_t n, const ks_rank_mem *m)
+{
+    if (m->device_type == 0 && m->device_id == -1)
+        snprintf(b, n, "CPU");
+    else if (m->type_name)
+        snprintf(b, n, "%s %d", m->type_name, (int)m->device_id);
+    else
+        snprintf(b, n, "device type %d id %d", (int)m->device_type, (int)m->device_id);
+}
+
+void ks_mem_kind_device_label(char *b, size_t n, const ks_mem_kind *k, int32_t device)
+{
+    ks_rank_mem m = {.device_type = k->device_type, .device_id = device, .type_name = (char *)k->type_name};
+    ks_rank_mem_label(b, n, &m);
+}
+
+void ks_mem_kind_label(char *b, size_t n, const ks_mem_kind *k)
+{
+    if (k->type_name)
+        snprintf(b, n, "%s", k->type_name);
+    else
+        snprintf(b, n, "device type %d", (int)k->device_type);
+}
+
+static const char *bytes_or(char *b, size_t n, int64_t v)
+{
+    if (v < 0)
+        return "n/a";
+    ks_fmt_bytes(b, n, (uint64_t)v);
+    return b;
+}
+
+static double mem_share(int64_t v, int64_t capacity)
+{
+    return v >= 0 && capacity > 0 ? (double)v / (double)capacity : -1.0;
+}
+
+/* each rank's peaks per device, then per device kind the spread and the device closest to its capacity */
+static void memory_text(FILE *out, const ks_ranks *r)
+{
+    char lab[64], dev[64], b[5][32];
+    if (!r->mem_ranks) {
+        fprintf(out, "\nmemory: not observed on any rank (%s)\n",
+                r->n && r->v[0].mem_reason ? r->v[0].mem_reason : "no [memory] events");
+        return;
+    }
+    fprintf(out, "\nmemory peaks per device (exact bytes: --format json):\n%-6s %-16s %14s %14s %14s %7s %7s\n",
+            "rank", "device", "peak_allocated", "peak_reserved", "capacity", "alloc%", "resv%");
+    for (size_t i = 0; i < r->n; i++) {
+        const ks_rank *x = &r->v[i];
+        for (size_t j = 0; j < x->nmem; j++) {
+            const ks_rank_mem *m = &x->mem[j];
+            ks_rank_mem_label(lab, sizeof lab, m);
+            fprintf(out, "%-6" PRId64 " %-16s %14s %14s %14s %7s %7s\n", x->rank, lab,
+                    bytes_or(b[0], 32, m->peak_allocated), bytes_or(b[1], 32, m->peak_reserved),
+                    m->capacity > 0 ? bytes_or(b[2], 32, m->capacity) : "unknown",
+                    pct(b[3], 32, mem_share(m->peak_allocated, m->capacity)),
+                    pct(b[4], 32, mem_share(m->peak_reserved, m->capacity)));
+        }
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->v[i].nmem)
+            fprintf(out, "  rank %" PRId64 ": memory %s\n", r->v[i].rank, r->v[i].mem_reason ? r->v[i].mem_reason : "not observed");
+    for (size_t i = 0; i < r->nmk; i++) {
+        const ks_mem_kind *k = &r->mk[i];
+        ks_mem_kind_label(lab, sizeof lab, k);
+        if (!k->devices) {
+            fprintf(out, "%s: peaks not observed on its %zu device%s (the events carry no Total Allocated)\n", lab,
+                    k->no_peak, k->no_peak == 1 ? "" : "s");
+            continue;
+        }
+        ks_mem_kind_device_label(dev, sizeof dev, k, k->max_device);
+        fprintf(out, "%s: peak allocated max %s (rank %" PRId64 ", %s), median %s", lab,
+                bytes_or(b[0], 32, k->max_allocated), r->v[k->max_rank].rank, dev,
+                bytes_or(b[1], 32, k->median_allocated));
+        if (k->imbalance >= 0)
+            fprintf(out, ", imbalance %.3fx (max/median)", k->imbalance);
+        else
+            fputs(", imbalance n/a (median 0)", out);
+        fprintf(out, " over %zu device%s of %zu rank%s", k->devices, k->devices == 1 ? "" : "s", k->ranks,
+                k->ranks == 1 ? "" : "s");
+        if (k->no_peak)
+            fprintf(out, " (%zu more without Total Allocated)", k->no_peak);
+        if (k->max_reserved >= 0) {
+            fprintf(out, "; reserved max %s, median %s", bytes_or(b[0], 32, k->max_reserved),
+                    bytes_or(b[1], 32, k->median_reserved));
+            if (k->reserved_imbalance >= 0)
+                fprintf(out, ", %.3fx", k->reserved_imbalance);
+        }
+        fputc('\n', out);
+        if (k->cap_rank == SIZE_MAX)
+            fprintf(out, "  closest to its capacity: not observed (capacity unknown: deviceProperties gives no "
+                    "totalGlobalMem for %s)\n", k->device_type == 0 ? "the CPU" : "these devices");
+        else {
+            ks_mem_kind_device_label(dev, sizeof dev, k, k->cap_device);
+            fprintf(out, "  closest to its capacity: rank %" PRId64 ", %s: %s of %s (%s)", r->v[k->cap_rank].rank,
+                    dev, bytes_or(b[0], 32, k->cap_allocated), bytes_or(b[1], 32, k->cap_capacity),
+                    pct(b[2], 32, k->cap_share));
+            if (k->no_capacity)
+                fprintf(out, "; capacity unknown for %zu device%s", k->no_capacity, k->no_capacity == 1 ? "" : "s");
+            fputc('\n', out);
+        }
+    }
+}
+
 static void verdict_text(FILE *out, const ks_ranks *r)
 {
     if (r->waits_trusted)
@@ -434,6 +542,7 @@ static void text(FILE *out, const ks_ranks *r)
     }
     free(k);
     bw_text(out, r);
+    memory_text(out, r);
     if (r->num) {
         fputs("\ncalls missed:\n", out);
         missing_text(out, r, "  ");
@@ -466,6 +575,101 @@ static void jshare(ks_jw *w, const char *k, double s)
         ks_jw_kdouble(w, k, s);
     else
         ks_jw_knull(w, k);
+}
+
+/* a rank's "memory": one object per device, exact bytes, or null with "memory_reason" */
+static void json_rank_memory(ks_jw *w, const ks_rank *x)
+{
+    ks_jw_key(w, "memory");
+    if (!x->nmem) {
+        ks_jw_null(w);
+        ks_jw_kstr(w, "memory_reason", x->mem_reason ? x->mem_reason : "not observed");
+        return;
+    }
+    ks_jw_arr(w);
+    for (size_t j = 0; j < x->nmem; j++) {
+        const ks_rank_mem *m = &x->mem[j];
+        ks_jw_obj(w);
+        if (m->type_name)
+            ks_jw_kstr(w, "device_type", m->type_name);
+        else
+            ks_jw_knull(w, "device_type");
+        jn(w, "device_type_id", m->device_type, m->device_type >= 0);
+        jn(w, "device", m->device_id, m->device_id != INT32_MIN);
+        jn(w, "peak_allocated_bytes", m->peak_allocated, m->peak_allocated >= 0);
+        if (m->peak_allocated < 0)
+            ks_jw_kstr(w, "peak_reason", "not observed: the events carry no Total Allocated (PyTorch before 1.10)");
+        jn(w, "peak_reserved_bytes", m->peak_reserved, m->peak_reserved >= 0);
+        jn(w, "capacity_bytes", m->capacity, m->capacity > 0);
+        jshare(w, "peak_share_of_capacity", mem_share(m->peak_allocated, m->capacity));
+        jshare(w, "peak_reserved_share_of_capacity", mem_share(m->peak_reserved, m->capacity));
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_knull(w, "memory_reason");
+}
+
+/* "memory" across ranks: per device kind, or null with "memory_reason" when no rank has any */
+static void json_memory(ks_jw *w, const ks_ranks *r)
+{
+    ks_jw_key(w, "memory");
+    if (!r->mem_ranks) {
+        ks_jw_null(w);
+        ks_jw_kstr(w, "memory_reason", r->n && r->v[0].mem_reason ? r->v[0].mem_reason : "not observed");
+        return;
+    }
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "ranks_with_memory", r->mem_ranks);
+    ks_jw_key(w, "ranks_without_memory");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->v[i].nmem)
+            ks_jw_int(w, r->v[i].rank);
+    ks_jw_end_arr(w);
+    ks_jw_key(w, "kinds");
+    ks_jw_arr(w);
+    for (size_t i = 0; i < r->nmk; i++) {
+        const ks_mem_kind *k = &r->mk[i];
+        int has = k->devices > 0;
+        ks_jw_obj(w);
+        if (k->type_name)
+            ks_jw_kstr(w, "device_type", k->type_name);
+        else
+            ks_jw_knull(w, "device_type");
+        jn(w, "device_type_id", k->device_type, k->device_type >= 0);
+        ks_jw_kuint(w, "devices", k->devices);
+        ks_jw_kuint(w, "ranks", k->ranks);
+        ks_jw_kuint(w, "peak_not_observed", k->no_peak);
+        jn(w, "max_allocated_bytes", k->max_allocated, has);
+        jn(w, "max_rank", has ? r->v[k->max_rank].rank : 0, has);
+        jn(w, "max_device", k->max_device, has && k->max_device != INT32_MIN);
+        jn(w, "median_allocated_bytes", k->median_allocated, has);
+        jshare(w, "imbalance", k->imbalance);
+        jn(w, "max_reserved_bytes", k->max_reserved, k->max_reserved >= 0);
+        jn(w, "median_reserved_bytes", k->median_reserved, k->max_reserved >= 0);
+        jshare(w, "reserved_imbalance", k->reserved_imbalance);
+        ks_jw_key(w, "closest_to_capacity");
+        if (k->cap_rank == SIZE_MAX) {
+            ks_jw_null(w);
+            ks_jw_kstr(w, "closest_to_capacity_reason", !has ? "not observed: no peak (no Total Allocated)"
+                 : k->device_type == 0 ? "not observed: capacity unknown (deviceProperties gives no totalGlobalMem for the CPU)"
+                                       : "not observed: capacity unknown (deviceProperties gives no totalGlobalMem for these devices)");
+        } else {
+            ks_jw_obj(w);
+            ks_jw_kint(w, "rank", r->v[k->cap_rank].rank);
+            jn(w, "device", k->cap_device, k->cap_device != INT32_MIN);
+            ks_jw_kint(w, "peak_allocated_bytes", k->cap_allocated);
+            ks_jw_kint(w, "capacity_bytes", k->cap_capacity);
+            ks_jw_kdouble(w, "share", k->cap_share);
+            ks_jw_end_obj(w);
+            ks_jw_knull(w, "closest_to_capacity_reason");
+        }
+        ks_jw_kuint(w, "capacity_unknown_devices", k->no_capacity);
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+    ks_jw_end_obj(w);
+    ks_jw_knull(w, "memory_reason");
 }
 
 static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
@@ -533,6 +737,7 @@ static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
     }
     ks_jw_kbool(w, "slow_step", s->slow_step);
     ks_jw_kbool(w, "slow_compute", s->slow_compute);
+    json_rank_memory(w, x);
     ks_jw_end_obj(w);
 }
 
@@ -574,7 +779,7 @@ static void json(FILE *out, const ks_ranks *r)
     ks_jw w;
     ks_jw_open(&w, out, 1);
     ks_jw_obj(&w);
-    ks_jw_kstr(&w, "schema", "kinesift.ranks/2");
+    ks_jw_kstr(&w, "schema", "kinesift.ranks/3");
     ks_jw_kuint(&w, "traces", r->n);
     jn(&w, "world_size", r->world, r->world >= 0);
     size_t na;
@@ -696,6 +901,7 @@ static void json(FILE *out, const ks_ranks *r)
     }
     ks_jw_end_arr(&w);
     ks_jw_end_obj(&w);
+    json_memory(&w, r);
     ks_jw_key(&w, "errors");
     ks_jw_arr(&w);
     for (size_t i = 0; i < r->nerrors; i++) {

@@ -6,6 +6,7 @@
 #ifndef KS_REPORT_INT_H
 #define KS_REPORT_INT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kinesift/common.h"
@@ -30,6 +31,14 @@ const char *ks_mem_basis_text(const ks_mem_device *d);
 /* "CUDA 0", "CPU -1" (report/memory_text.c); the text section, top bounding its lists (0: all). */
 void ks_mem_device_label(char *b, size_t n, const ks_mem_device *d);
 void ks_memory_text(FILE *out, const ks_analysis *a, size_t top);
+/* The same labels for a rank's memory peak (report/ranks.c), and a device kind's name ("CUDA",
+ * "device type 7"). */
+struct ks_rank_mem;
+struct ks_mem_kind;
+void ks_rank_mem_label(char *b, size_t n, const struct ks_rank_mem *m);
+void ks_mem_kind_label(char *b, size_t n, const struct ks_mem_kind *k);
+/* "CUDA 0", "CPU": a device of the kind */
+void ks_mem_kind_device_label(char *b, size_t n, const struct ks_mem_kind *k, int32_t device);
 /* The kernel view of analyze's JSON: "classes" (report/kernels_json.c). */
 void ks_kernels_json_classes(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 /* ... and "roofline" and "shapes" (o->top bounds the rows). */

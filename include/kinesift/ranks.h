@@ -50,6 +50,16 @@ typedef struct ks_rank_name {
 
 #define KS_RANK_NAMES 32 /* kernels and ops kept per rank, each, the longest first */
 
+/* a rank's memory peak on one device (kinesift/memory.h, the trace's [memory] events), exact bytes */
+typedef struct ks_rank_mem {
+    int32_t device_type;    /* c10 Device Type (-1 absent) */
+    int32_t device_id;      /* Device Id (-1 the CPU; INT32_MIN absent) */
+    char *type_name;        /* "CPU", "CUDA", "HIP"...; NULL for a number c10 does not name */
+    int64_t peak_allocated; /* the most Total Allocated of an event; -1 not observed (no totals) */
+    int64_t peak_reserved;  /* the most Total Reserved; -1 not observed (none carried, or the CPU) */
+    int64_t capacity;       /* deviceProperties totalGlobalMem; -1 unknown */
+} ks_rank_mem;
+
 typedef struct ks_rank {
     char *source;           /* file, or archive:member */
     int64_t rank;
@@ -80,6 +90,11 @@ typedef struct ks_rank {
     /* the longest kernels (total) and CPU ops (self), KS_RANK_NAMES of each at most */
     ks_rank_name *names;
     size_t nnames;
+    /* memory peaks per device, by device type then id; mem_reason set (and nmem 0) when not
+     * observed: no [memory] events, or a summary written before they were kept */
+    ks_rank_mem *mem;
+    size_t nmem;
+    const char *mem_reason;
 } ks_rank;
 
 typedef struct ks_rank_opts {
@@ -223,6 +238,29 @@ typedef struct ks_dur_matrix {
     ks_ns *ns;              /* n ranks x ncols, row-major */
 } ks_dur_matrix;
 
+/* memory across ranks, per device kind (Device Type): over the (rank, device) pairs of that kind
+ * with a peak. Ranks are indices into the ranks; SIZE_MAX none. */
+typedef struct ks_mem_kind {
+    int32_t device_type;
+    const char *type_name;   /* borrowed from a rank's ks_rank_mem; NULL unnamed */
+    size_t devices;          /* (rank, device) pairs of this kind with an allocated peak */
+    size_t ranks;            /* ranks with one */
+    size_t no_peak;          /* pairs whose events carry no Total Allocated (peak not observed) */
+    int64_t max_allocated, median_allocated; /* the house median (type 7, ks_quantile_ns) */
+    size_t max_rank;         /* the first rank (in rank order) holding the max, its device */
+    int32_t max_device;
+    double imbalance;        /* max / median; < 0 when the median is 0 */
+    int64_t max_reserved, median_reserved; /* over the pairs carrying Total Reserved; -1 none */
+    double reserved_imbalance;
+    /* the device closest to its capacity: the highest peak_allocated / capacity over the pairs
+     * whose capacity is known (SIZE_MAX: none known) */
+    size_t cap_rank;
+    int32_t cap_device;
+    double cap_share;
+    int64_t cap_allocated, cap_capacity;
+    size_t no_capacity;      /* pairs with a peak and no known capacity */
+} ks_mem_kind;
+
 typedef struct ks_ranks {
     const ks_rank *v;       /* borrowed */
     size_t n;
@@ -250,6 +288,10 @@ typedef struct ks_ranks {
     ks_bw_row *bw;
     size_t nbw;
     ks_dur_matrix dm;
+    /* memory across ranks (ks_ranks_memory): one row per device kind, by Device Type */
+    ks_mem_kind *mk;
+    size_t nmk;
+    size_t mem_ranks;       /* ranks with memory events (the others: their mem_reason) */
     ks_ranks_opts o;
     /* inputs that could not be read (the others were matched): set by the caller after
      * ks_ranks_match, borrowed; the reports list them (JSON "errors": [{"input", "error"}]) and

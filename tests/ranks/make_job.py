@@ -21,11 +21,17 @@ Faults (each optional):
   --garbage R                  rank R's file is not a trace (unreadable)
   --missing R                  rank R's file is not written (world size still counts it)
   --world W                    distributedInfo.world_size (default: --ranks)
+  --memory                     [memory] events (profile_memory=True) on CUDA 0 and the CPU, each rank
+                               with its own known peaks (allocated, reserved; answers "memory")
+  --no-memory R                rank R has no [memory] events (its memory not observed)
+  --mem-hog R                  rank R's CUDA peak is 8 GB above the others'
+  --small-card R               rank R's GPU has 16 GiB (deviceProperties totalGlobalMem), the others 80 GiB
 
 OUTDIR/answers.txt (JSON; not .json so that the directory stays a set of traces): per rank its
 offset and drift, the straggler, every call's true arrivals and waits by rank
 ({"step", "name", "call", "waits": {rank: ns}}), the skipped calls, the cut, garbage, late and
-missing ranks, and the kernel the straggler's evidence must name."""
+missing ranks, the kernel the straggler's evidence must name, and with --memory each rank's memory
+plan ({"cuda_peak", "cpu_peak", "reserved", "capacity", ...} by rank; absent: no [memory] events)."""
 import argparse, gzip, json, os, random, re
 
 T0 = 1_700_000_000_000_000_000  # ns, an epoch-like start (19 digits: exact int64 ns)
@@ -51,6 +57,7 @@ def us(ns):
 def build(o):
     rng = random.Random(o.seed)
     n = o.ranks
+    plan = mem_plan(o)
     world = o.world or n
     offsets = [0] + [rng.randint(-50_000_000, 50_000_000) for _ in range(n - 1)]
     drift = [0.0] + [rng.uniform(-o.drift_ppm, o.drift_ppm) for _ in range(n - 1)]
@@ -70,6 +77,15 @@ def build(o):
             if r in o.late and si == 0:
                 continue
             ev[r].append(("step", step, s0, o.step_ms * 1000_000 - 1000))
+            p = plan.get(r)
+            if p:   # allocate the activation, then the gradients; free both before the step ends
+                se = s0 + o.step_ms * 1000_000 - 3000
+                ev[r] += [("mem", s0 + 100_000, 1, 0, p["act"], 0x7f0000000000 + si * 16),
+                          ("mem", s0 + 100_500, 1, 0, WEIGHT_GRAD, 0x7f0000000008 + si * 16),
+                          ("mem", se, 1, 0, -WEIGHT_GRAD, 0x7f0000000008 + si * 16),
+                          ("mem", se + 500, 1, 0, -p["act"], 0x7f0000000000 + si * 16),
+                          ("mem", s0 + 100_200, 0, -1, p["cpu_act"], 0x5500000000 + si * 16),
+                          ("mem", se + 800, 0, -1, -p["cpu_act"], 0x5500000000 + si * 16)]
         t = s0 + 200_000
         count = {}
         for k, (name, nel, dt, dsz) in enumerate(CALLS, 1):
@@ -102,21 +118,61 @@ def build(o):
                           "arrivals": {str(r): arr[r] for r in present},
                           "waits": {str(r): last - arr[r] for r in present}})
             t = end + 300_000
-    return offsets, drift, ev, truth, world
+    return offsets, drift, ev, truth, world, plan
+
+
+GIB = 1 << 30
+
+
+def mem_plan(o):
+    """per rank: the bytes allocated before the capture (CUDA, CPU), the activation allocated in
+    every step (CUDA, CPU), the reserved level, the capacity; the peaks follow"""
+    plan = {}
+    for r in range(o.ranks):
+        if not o.memory or r in o.no_memory:
+            continue
+        base = 9_000_000_000 + 1_234_567 * ((3 * r) % o.ranks) + (8_000_000_007 if r == o.mem_hog else 0)
+        act = 700_000_000 + 4_099 * r
+        cpu_base, cpu_act = 50_000_000 + 1_003 * r, 2_000_000 + 17 * ((5 * r) % o.ranks)
+        reserved = base + act + 2 * WEIGHT_GRAD + 64 * (1 << 20) + 2_097_152 * r
+        plan[r] = {"base": base, "act": act, "cpu_base": cpu_base, "cpu_act": cpu_act, "reserved": reserved,
+                   "capacity": 16 * GIB if r == o.small_card else 80 * GIB,
+                   "cuda_peak": base + act + WEIGHT_GRAD, "cpu_peak": cpu_base + cpu_act}
+    return plan
+
+
+WEIGHT_GRAD = 256 * (1 << 20)   # a gradient buffer every rank allocates after the activation
 
 
 def local(r, t, offsets, drift):
     return t + offsets[r] + round(drift[r] * (t - T0) / 1e6)
 
 
-def rank_doc(r, evs, o, offsets, drift, world):
+def mem_events(r, evs, p, pid, tid, L):
+    """the [memory] instants of rank r, their totals running from the bytes allocated before"""
+    out, level = [], {1: p["base"], 0: p["cpu_base"]}
+    for e in sorted((e for e in evs if e[0] == "mem"), key=lambda e: e[1]):
+        _, ts, dtype, did, nbytes, addr = e
+        level[dtype] += nbytes
+        out.append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": pid, "tid": tid,
+                    "ts": us(L(ts)), "args": {"Total Reserved": p["reserved"] if dtype else 0,
+                                              "Total Allocated": level[dtype], "Bytes": nbytes, "Addr": addr,
+                                              "Device Id": did, "Device Type": dtype}})
+    return out
+
+
+def rank_doc(r, evs, o, offsets, drift, world, plan):
     L = lambda t: local(r, t, offsets, drift)
     D = lambda t, d: L(t + d) - L(t)
     out = []
     pid, tid = 4000 + r, 4000 + r
     out.append({"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}})
     group = "[" + ", ".join(str(i) for i in range(world)) + "]"
+    if r in plan:
+        out += mem_events(r, evs, plan[r], pid, tid, L)
     for e in evs:
+        if e[0] == "mem":
+            continue
         if e[0] == "step":
             _, step, s0, dur = e
             out.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": pid, "tid": tid,
@@ -152,7 +208,8 @@ def rank_doc(r, evs, o, offsets, drift, world):
     out.sort(key=lambda e: (0 if e["ph"] == "M" else 1, int(e.get("ts", "@@0@@").strip("@").replace(".", ""))))
     # numbers as JSON numbers with their exact text
     body = re.sub(r'"@@([-0-9.]*)@@"', r"\1", ",\n".join(json.dumps(e) for e in out))
-    head = ('{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100"}],\n'
+    cap = f', "totalGlobalMem": {16 * GIB if r == o.small_card else 80 * GIB}' if o.memory else ""
+    head = ('{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100"' + cap + '}],\n'
             f'"distributedInfo": {{"backend": "nccl", "rank": {r}, "world_size": {world}}},\n'
             '"displayTimeUnit": "ms",\n"traceEvents": [\n')
     return head + body + "\n],\n\"traceName\": \"rank%d\"\n}\n" % r
@@ -176,10 +233,14 @@ def main():
     p.add_argument("--garbage", type=int, action="append", default=[])
     p.add_argument("--missing", type=int, action="append", default=[])
     p.add_argument("--seq", action="store_true")
+    p.add_argument("--memory", action="store_true")
+    p.add_argument("--no-memory", type=int, action="append", default=[])
+    p.add_argument("--mem-hog", type=int, default=-1)
+    p.add_argument("--small-card", type=int, default=-1)
     p.add_argument("--gzip", action="store_true")
     p.add_argument("--seed", type=int, default=1)
     o = p.parse_args()
-    offsets, drift, ev, truth, world = build(o)
+    offsets, drift, ev, truth, world, plan = build(o)
     os.makedirs(o.outdir, exist_ok=True)
     cuts = {int(c.split(":")[0]): float(c.split(":")[1]) for c in o.cut}
     files = {}
@@ -187,7 +248,7 @@ def main():
         if r in o.missing:
             continue
         name = f"rank-{r}.json" + (".gz" if o.gzip else "")
-        data = rank_doc(r, ev[r], o, offsets, drift, world).encode()
+        data = rank_doc(r, ev[r], o, offsets, drift, world, plan).encode()
         if r in o.garbage:
             data = b"this is not a trace\n"
         if o.gzip:
@@ -205,7 +266,8 @@ def main():
                "straggler": o.straggler, "delay_ns": o.delay_us * 1000, "evidence_kernel": GEMM,
                "calls": truth, "skipped": skipped, "late": o.late, "cut": sorted(cuts), "garbage": o.garbage,
                "missing": o.missing, "files": {str(r): p for r, p in files.items()},
-               "first_step": o.first_step, "steps": o.steps}
+               "first_step": o.first_step, "steps": o.steps,
+               "memory": {str(r): p for r, p in plan.items()}}
     with open(os.path.join(o.outdir, "answers.txt"), "w") as f:
         json.dump(answers, f, indent=1)
 
