@@ -74,10 +74,13 @@ typedef enum ks_dep_kind {
     KS_DEP_PROGRAM = 0,        /* program order on a thread (recorded) */
     KS_DEP_LAUNCH,             /* launch call -> GPU work (recorded: correlation or flow) */
     KS_DEP_STREAM,             /* order of work on a stream (recorded) */
-    KS_DEP_SYNC,               /* blocking call -> the GPU work it waited for (recorded when a
-                                * Stream Sync of the call names the stream, else inferred: the
-                                * last work of each stream launched before it, ended before it
-                                * returned) */
+    KS_DEP_SYNC,               /* GPU work -> the blocking call that waited for it (recorded when
+                                * a Stream Sync of the call names the stream, or an Event Sync
+                                * the stream and the cudaEventRecord call; else inferred: the last
+                                * work of each stream launched before it, ended before it
+                                * returned); GPU work -> the first work a stream launched after a
+                                * cudaStreamWaitEvent on that event (recorded: Stream Wait
+                                * Event) */
     KS_DEP_THREAD,             /* a thread that waited -> the other thread's work it waited for
                                 * (inferred) */
     KS_DEP_NKINDS
