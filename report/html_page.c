@@ -362,6 +362,8 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     }
     fputs("</p>\n<h3>Step breakdown</h3>\n", f);
     ks_html_step_bars(f, a, iv ? iv->steps : NULL, id);
+    fputs("<h3>Critical path</h3>\n", f);
+    ks_html_critpath(f, iv ? iv->critpath : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
     fputs("<h3>Memory</h3>\n", f);

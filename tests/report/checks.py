@@ -430,6 +430,23 @@ def check_report(paths, tmp, extra=()):
             check(sum(roles.values()) == st["wall_ns"], f"{w}: step {st['number']} bar adds up to its wall")
             for n in g.find_all(lambda n: n.tag == "title"):
                 check(n.all_text().strip() != "", f"{w}: bar tooltips are not empty")
+        # critical path: one row per step (the first 50; the window's without steps), its rectangles
+        # tiling the step (their times add up to its wall), its kinds the JSON's
+        paths = [s["critical_path"] for s in tr["steps"]] if tr["steps"] else \
+            [p for p in [(tr["dependency_graph"] or {}).get("window_critical_path")] if p]
+        rows = sec.find_all(lambda n: n.tag == "g" and "data-path-step" in n.attrs)
+        check(len(rows) == min(len(paths), 50), f"{w}: one critical path row per step ({len(rows)}, {len(paths)})")
+        kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
+        for g, p in zip(rows, paths):
+            rects = g.find_all(lambda n: n.tag == "rect")
+            check(sum(ns_of(x) for x in rects) == p["length_ns"] == int(g.attrs["data-wall-ns"]),
+                  f"{w}: path row {g.attrs['data-path-step']} adds up to the step's wall time")
+            check({k: int(g.attrs["data-" + k + "-ns"]) for k in kinds} == {k: p[k + "_ns"] for k in kinds},
+                  f"{w}: path row {g.attrs['data-path-step']} kinds")
+            check(all(x.attrs["data-kind"] in kinds for x in rects) and len(rects) <= 2 * 900,
+                  f"{w}: path rectangles: a kind each, bounded by pixel columns")
+            xs = [float(x.attrs["x"]) for x in rects]
+            check(xs == sorted(xs), f"{w}: path rectangles in time order")
         # GPU strip
         for g in tr.get("gaps") or []:
             rows = sec.find_all(lambda n: n.tag == "g" and n.attrs.get("data-device") == str(g["device"]))
