@@ -29,7 +29,7 @@ static const peak_row rows[] = {
     {{"H100", NULL, NULL}, "NVL", 0, 0,
      {"NVIDIA H100 SXM", 33.5, 66.9, 494.7, 989.4, 1978.9, 3.35,
       "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM column; tensor-core figures with sparsity halved)"}},
-    {{"H200", NULL, NULL}, NULL, 0, 0,
+    {{"H200", NULL, NULL}, "NVL", 0, 0,
      {"NVIDIA H200 SXM", 33.5, 66.9, 494.7, 989.4, 1978.9, 4.8,
       "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column; tensor-core figures with sparsity halved)"}},
     {{"B200", NULL, NULL}, NULL, 0, 0,
