@@ -253,14 +253,16 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
     tmp->n = 0;
     if (E > S) {
         ks_ns from = INT64_MIN;
-        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E) {
+        /* (what ended the step before its start, a window that begins after the work it shows:
+         * nothing of the graph explains the step) */
+        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E && g->v[last_gpu].end > S) {
             from = g->v[last_gpu].end;
             piece(tmp, from, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
             walk_back(g, (size_t)last_gpu, from, S, tmp);
         } else {
             int64_t v = ks_dg_node_at(g, 0, H < E ? H : E);
             from = H < E ? H : E;
-            if (v >= 0 && g->v[v].a < from) {
+            if (v >= 0 && g->v[v].a < from && (from < g->v[v].end ? from : g->v[v].end) > S) {
                 ks_ns p = from < g->v[v].end ? from : g->v[v].end;
                 piece(tmp, p, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
                 walk_back(g, (size_t)v, p, S, tmp);
