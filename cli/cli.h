@@ -43,6 +43,9 @@ void ks_cli_activity(const char *what, const char *path);
 /* s on out with its control characters written \xNN (newlines kept when keep_newlines): text
  * that comes from an input (a summary's stored report) never sends a terminal its codes. */
 void ks_cli_put_escaped(FILE *out, const char *s, int keep_newlines);
+/* When standard output is a terminal, make stdout write its control characters other than
+ * newline and tab as \xNN (cli/terminal.c). Called once, first thing in main. */
+void ks_cli_terminal_guard(void);
 /* "kinesift: msg" on stderr (printf style), one line: control characters written \xNN. */
 void ks_cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -115,7 +118,7 @@ void ks_cli_input_errors_free(ks_cli_input_errors *e);
 
 /* Parse a --threads value (1..64, or 0 for one per core) into *n; 0 on success. */
 int ks_cli_threads(const char *s, int *n);
-/* The same as an option table's KS_OPT_CALL (cli/options.h): ctx is the int *; 0, or the usage
+/* The same as an option table's KS_OPT_TYPE_CALL (cli/options.h): ctx is the int *; 0, or the usage
  * error's exit status. */
 int ks_cli_threads_opt(void *ctx, const char *cmd, int key, const char *arg);
 

@@ -23,19 +23,24 @@ const char ks_help_analyze[] =
     "                        [--data-label REGEX]\n"
     "                        [--smi FILE.csv --smi-tz TZ [--smi-offset DUR]\n"
     "                         [--smi-gpu UUID|INDEX]]\n"
-    "                        [--min-impact PCT] [--all-diagnoses]\n"
+    "                        [--min-impact PCT] [--all-diagnoses] [--peak TFLOPS/TBPS]\n"
     "                        [--threads N] [--strict] [--quiet] [--timings]\n"
     "\n"
     "Rebuild the nested timeline of every thread and GPU stream and report where the time goes:\n"
     "the window and its span, GPU busy/idle per device, the top operators by self time, the top\n"
     "labelled ranges (record_function) with CPU self/inclusive and GPU direct/subtree time, the top\n"
-    "kernels, and the diagnostics (overlaps, unlinked events, recoveries).\n"
+    "kernels, the GPU time per kind of work and ops grouped by shape against the roofline, the\n"
+    "steps and what waits for what on each step's critical path, memory per device (from\n"
+    "profile_memory=True's allocator events), the diagnoses, and the diagnostics (overlaps,\n"
+    "unlinked events, recoveries).\n"
     "\n"
     "  --format text|json|csv|folded\n"
     "                          output (default text); JSON schema kinesift.analyze/1, see\n"
     "                          docs/schema-analyze.md; CSV has one row per table row, the\n"
-    "                          \"section\" column naming the table (op, label, kernel, gpu, device,\n"
-    "                          step, gap, gap_cpu, gap_label, gap_longest, diagnosis, error;\n"
+    "                          \"section\" column naming the table (window, op, label, kernel,\n"
+    "                          gpu, device, step, critical_path, gap, gap_cpu, gap_label,\n"
+    "                          gap_longest, diagnosis, memory, memory_live, memory_op,\n"
+    "                          memory_step, error;\n"
     "                          docs/analysis.md, \"CSV\"); folded:\n"
     "                          one 'frame;frame;leaf ns' line per call path of ops and labels, for\n"
     "                          flamegraph.pl, inferno and speedscope (docs/report.md)\n"
@@ -124,7 +129,7 @@ const char ks_help_analyze[] =
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct analyze_ctx {
-    int format; /* 0 text, 1 json, 2 csv, 3 folded */
+    int format; /* enum ks_format: text, json, csv, folded */
     ks_folded_metric folded_metric;
     int python_frames;
     ks_cli_insight_opts io;
@@ -142,11 +147,11 @@ typedef struct analyze_ctx {
 static void on_error(void *ctx, const char *input, const char *message)
 {
     analyze_ctx *c = ctx;
-    if (c->format == 1)
+    if (c->format == KS_FORMAT_JSON)
         ks_analyze_json_error(c->json, input, message);
-    else if (c->format == 2)
+    else if (c->format == KS_FORMAT_CSV)
         ks_analyze_csv_error(stdout, input, message);
-    else if (c->format == 0)
+    else if (c->format == KS_FORMAT_TEXT)
         ks_cli_input_errors_add(&c->errors, input, message);
 }
 
@@ -161,11 +166,11 @@ static int report_trace(analyze_ctx *c, ks_trace *tr)
         return KS_EXIT_USAGE;
     }
     int64_t t0 = ks_timings_start(c->timings);
-    if (c->format == 1)
+    if (c->format == KS_FORMAT_JSON)
         ks_analyze_json_trace(c->json, r.in.a, &r.iv, &c->ro);
-    else if (c->format == 2)
+    else if (c->format == KS_FORMAT_CSV)
         ks_analyze_csv_trace(stdout, r.in.a, &r.iv, &c->ro);
-    else if (c->format == 3)
+    else if (c->format == KS_FORMAT_FOLDED)
         ks_analyze_folded(stdout, r.in.a, c->folded_metric, c->python_frames);
     else {
         if (!c->first)
@@ -194,9 +199,9 @@ static int on_trace(void *ctx, ks_trace *tr)
 static int summary_refused(const analyze_ctx *c, const char *name, const ks_summary_report *rep)
 {
     const char *want = c->io.run.steps.label_regex, *had = rep->step_label;
-    if (c->format == 3 || c->shaped) {
+    if (c->format == KS_FORMAT_FOLDED || c->shaped) {
         ks_cli_fail("%s: a summary keeps the report of analyze's default options; %s%s needs the trace", name,
-                    c->format == 3 ? "" : "--", c->format == 3 ? "--format folded" : c->shaped);
+                    c->format == KS_FORMAT_FOLDED ? "" : "--", c->format == KS_FORMAT_FOLDED ? "--format folded" : c->shaped);
         return 1;
     }
     if ((want || had) && (!want || !had || strcmp(want, had))) {
@@ -220,9 +225,9 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
         ks_summary_report_free(&rep);
         return KS_EXIT_USAGE;
     }
-    if (c->format == 1)
+    if (c->format == KS_FORMAT_JSON)
         ks_analyze_json_tree(c->json, rep.trace);
-    else if (c->format == 2)
+    else if (c->format == KS_FORMAT_CSV)
         ks_cli_put_escaped(stdout, rep.csv, 1); /* what the summary keeps is not trusted: no */
     else {                                      /* terminal codes (honest text has none) */
         if (!c->first)
@@ -245,7 +250,8 @@ static int on_summary(void *ctx, const char *name, const char *text, size_t len)
 
 int ks_cmd_analyze(int argc, char **argv)
 {
-    static const char *const formats[] = {"text", "json", "csv", "folded", NULL};
+    static const char *const formats[] = {[KS_FORMAT_TEXT] = "text", [KS_FORMAT_JSON] = "json", [KS_FORMAT_CSV] = "csv",
+                                          [KS_FORMAT_FOLDED] = "folded", NULL};
     static const char *const metrics[] = {"cpu", "gpu", NULL};
     static const char *const sorts[] = {"self", "incl", "gpu", "count", NULL};
     analyze_ctx c;
@@ -260,15 +266,15 @@ int ks_cmd_analyze(int argc, char **argv)
     int64_t start = ks_timings_now();
     ks_timings tm;
     ks_option tab[] = {
-        KS_OPT_CHOICE_("format", 'f', &c.format, formats, "format", "text, json, csv or folded"),
-        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
-        KS_OPT_CHOICE_("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
-        KS_OPT_CHOICE_("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
-        KS_OPT_FLAG_("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
-        KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
-        KS_OPT_STRING_("peak", 0, &peak, "the roofline's peaks: TFLOPS/TBPS"),
-        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
-        KS_OPT_END_(),
+        KS_OPT_CHOICE("format", 'f', &c.format, formats, "format", "text, json, csv or folded"),
+        KS_OPT_COUNT("top", 't', &top, "rows per table"),
+        KS_OPT_CHOICE("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
+        KS_OPT_CHOICE("folded-metric", 0, &metric, metrics, "folded metric", "folded values: cpu or gpu"),
+        KS_OPT_FLAG("python-frames", 0, &c.python_frames, "folded: Python frames are frames"),
+        KS_OPT_FLAG("timings", 0, &timed, "the wall time of each phase on stderr"),
+        KS_OPT_STRING("peak", 0, &peak, "the roofline's peaks: TFLOPS/TBPS"),
+        KS_OPT_TABLE(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 'o')),
+        KS_OPT_END(),
     };
     tab[1].given = tab[2].given = &c.shaped;
     int rc = ks_opt_parse("analyze", tab, argc, argv, &first);
@@ -282,7 +288,7 @@ int ks_cmd_analyze(int argc, char **argv)
     if (ks_cli_insight_check(&c.io, "analyze") ||
         ks_cli_outputs_not_inputs("analyze", argv + first, (size_t)(argc - first), NULL, 0))
         return KS_EXIT_USAGE;
-    c.ro.top = top >= 0 ? (size_t)top : (c.format == 0 ? 15 : 0);
+    c.ro.top = top >= 0 ? (size_t)top : (c.format == KS_FORMAT_TEXT ? 15 : 0);
     if (peak) {
         char *end;
         c.ro.peak_tflops = strtod(peak, &end);
@@ -290,9 +296,9 @@ int ks_cmd_analyze(int argc, char **argv)
         if (*end || !(c.ro.peak_tflops > 0) || !(c.ro.peak_tbps > 0) || c.ro.peak_tflops > 1e7 || c.ro.peak_tbps > 1e5)
             return ks_cli_usage("analyze", "--peak takes TFLOPS/TBPS, two positive numbers (989/3.35)");
     }
-    if (c.format == 1)
+    if (c.format == KS_FORMAT_JSON)
         c.json = ks_analyze_json_begin(stdout);
-    else if (c.format == 2)
+    else if (c.format == KS_FORMAT_CSV)
         ks_analyze_csv_header(stdout);
     lo.summary = on_summary;
     lo.on_error = on_error;
@@ -305,7 +311,7 @@ int ks_cmd_analyze(int argc, char **argv)
         ks_cli_input_errors_text(stdout, &c.errors);
     ks_cli_input_errors_free(&c.errors);
     int64_t t0 = ks_timings_start(c.timings);
-    if (c.format == 1 && ks_analyze_json_end(c.json) != 0 && !rc)
+    if (c.format == KS_FORMAT_JSON && ks_analyze_json_end(c.json) != 0 && !rc)
         rc = ks_cli_write_failed("analyze");
     if (fflush(stdout) != 0 && !rc)
         rc = ks_cli_write_failed("analyze");

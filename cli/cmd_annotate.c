@@ -72,10 +72,10 @@ int ks_cmd_annotate(int argc, char **argv)
     ks_load_opts lo = {0};
     int first;
     ks_option tab[] = {
-        KS_OPT_STRING_("output", 'o', &c.output, "the output file"),
-        KS_OPT_FLAG_("force", 0, &c.force, "replace OUT when it exists"),
-        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
-        KS_OPT_END_(),
+        KS_OPT_STRING("output", 'o', &c.output, "the output file"),
+        KS_OPT_FLAG("force", 0, &c.force, "replace OUT when it exists"),
+        KS_OPT_TABLE(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
+        KS_OPT_END(),
     };
     int prc = ks_opt_parse("annotate", tab, argc, argv, &first);
     if (prc)

@@ -121,9 +121,9 @@ static int load_side(char *path, const ks_load_opts *lo, diff_side *s)
 static int write_report(int format, FILE *out, const ks_diff *d, size_t top)
 {
     switch (format) {
-    case 1: return ks_diff_json(out, d, top);
-    case 2: ks_diff_csv(out, d, top); break;
-    case 3: ks_diff_markdown(out, d, top); break;
+    case KS_FORMAT_JSON: return ks_diff_json(out, d, top);
+    case KS_FORMAT_CSV: ks_diff_csv(out, d, top); break;
+    case KS_FORMAT_MARKDOWN: ks_diff_markdown(out, d, top); break;
     default: ks_diff_text(out, d, top); break;
     }
     return ferror(out) ? -1 : 0;
@@ -192,7 +192,7 @@ static int pair_by_rank(const char *const *inputs, diff_side *b, diff_side *a, i
             return ks_cli_usage("diff", "rank %lld (%s) has no counterpart in %s: cannot pair by rank",
                                 (long long)lone->meta.rank, lone->source, lone == b->v[i] ? inputs[1] : inputs[0]);
         }
-    if (format == 2)
+    if (format == KS_FORMAT_CSV)
         return ks_cli_usage("diff", "%zu pairs of ranks: --format csv holds one pair (text, markdown or json)", b->n);
     return 0;
 }
@@ -221,16 +221,16 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
     if (rc)
         goto done;
     int bad = 0;
-    if (several && format == 1)
+    if (several && format == KS_FORMAT_JSON)
         fprintf(out, "{\"schema\": \"kinesift.diff-ranks/1\", \"pairs\": [\n");
     for (size_t i = 0; i < b.n && !rc; i++) {
-        if (several && format == 1)
+        if (several && format == KS_FORMAT_JSON)
             fprintf(out, "%s{\"rank\": %lld, \"diff\": ", i ? ",\n" : "", (long long)b.v[i]->meta.rank);
         else if (several)
-            fprintf(out, "%s%s rank %lld: %s -> %s\n\n", i ? "\n" : "", format == 3 ? "##" : "==",
+            fprintf(out, "%s%s rank %lld: %s -> %s\n\n", i ? "\n" : "", format == KS_FORMAT_MARKDOWN ? "##" : "==",
                     (long long)b.v[i]->meta.rank, b.v[i]->source, a.v[i]->source);
         rc = diff_pair(b.v[i], a.v[i], o, dopts, format, top, out);
-        if (several && format == 1)
+        if (several && format == KS_FORMAT_JSON)
             fputc('}', out);
         if (rc < 0) {
             bad = 1;
@@ -238,7 +238,7 @@ static int run(char **inputs, const ks_load_opts *lo, const diff_opts *o, const 
             break;
         }
     }
-    if (several && format == 1)
+    if (several && format == KS_FORMAT_JSON)
         fprintf(out, "\n]}\n");
     if (output) {
         /* a failed write: commit names it ("cannot write FILE: No space left on device") and
@@ -298,7 +298,8 @@ static int diff_param(void *ctx, const char *cmd, int key, const char *arg)
 
 int ks_cmd_diff(int argc, char **argv)
 {
-    static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
+    static const char *const formats[] = {[KS_FORMAT_TEXT] = "text", [KS_FORMAT_JSON] = "json", [KS_FORMAT_CSV] = "csv",
+                                          [KS_FORMAT_MARKDOWN] = "markdown", NULL};
     diff_opts o;
     memset(&o, 0, sizeof o);
     ks_cli_insight_opts_init(&o.io);
@@ -307,17 +308,17 @@ int ks_cmd_diff(int argc, char **argv)
     ks_diff_opts_init(&dopts);
     ks_load_opts lo = {0};
     const char *output = NULL;
-    int format = 0, first;
+    int format = KS_FORMAT_TEXT, first;
     long top = -1;
     ks_option tab[] = {
-        KS_OPT_CHOICE_("format", 'f', &format, formats, "format", "text, json, csv or markdown"),
-        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
-        KS_OPT_FLAG_("normalize-kernels", 0, &dopts.normalize_kernels, "kernel names without templates"),
-        KS_OPT_CALL_("threshold", 0, diff_param, &dopts, 'T', "the change that counts, in percent"),
-        KS_OPT_CALL_("seed", 0, diff_param, &dopts, 's', "the bootstrap's seed"),
-        KS_OPT_STRING_("output", 0, &output, "write the report to FILE"),
-        KS_OPT_TABLE_(ks_cli_insight_table(&o.io, &lo, KS_CLI_ANALYSIS_OPTS, 'o')),
-        KS_OPT_END_(),
+        KS_OPT_CHOICE("format", 'f', &format, formats, "format", "text, json, csv or markdown"),
+        KS_OPT_COUNT("top", 't', &top, "rows per table"),
+        KS_OPT_FLAG("normalize-kernels", 0, &dopts.normalize_kernels, "kernel names without templates"),
+        KS_OPT_CALL("threshold", 0, diff_param, &dopts, 'T', "the change that counts, in percent"),
+        KS_OPT_CALL("seed", 0, diff_param, &dopts, 's', "the bootstrap's seed"),
+        KS_OPT_STRING("output", 0, &output, "write the report to FILE"),
+        KS_OPT_TABLE(ks_cli_insight_table(&o.io, &lo, KS_CLI_ANALYSIS_OPTS, 'o')),
+        KS_OPT_END(),
     };
     int prc = ks_opt_parse("diff", tab, argc, argv, &first);
     if (prc)
@@ -330,7 +331,7 @@ int ks_cmd_diff(int argc, char **argv)
     const char *outs[] = {output};
     if (ks_cli_outputs_not_inputs("diff", argv + first, 2, outs, 1))
         return KS_EXIT_USAGE;
-    size_t rows = top >= 0 ? (size_t)top : (format == 0 || format == 3 ? 20 : 0);
+    size_t rows = top >= 0 ? (size_t)top : (format == KS_FORMAT_TEXT || format == KS_FORMAT_MARKDOWN ? 20 : 0);
     dopts.text_width = ks_cli_text_width();
     return run(argv + first, &lo, &o, &dopts, format, rows, output);
 }

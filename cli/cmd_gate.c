@@ -448,8 +448,8 @@ static int gate_opt(void *ctx, const char *cmd, int key, const char *arg)
 static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, double *threshold)
 {
     gate_args g = {c, flags, threshold};
-#define ARG_(name, s, key, help) KS_OPT_CALL_(name, s, gate_opt, &g, key, help)
-#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, gate_opt, &g, key, help)
+#define ARG_(name, s, key, help) KS_OPT_CALL(name, s, gate_opt, &g, key, help)
+#define FLAG_(name, key, help) KS_OPT_CALL_FLAG(name, 0, gate_opt, &g, key, help)
     ks_option tab[] = {
         ARG_("baseline", 'b', 'b', "a baseline trace, summary or results file"),
         ARG_("candidate", 'c', 'c', "a candidate trace, summary or results file"),
@@ -470,7 +470,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         ARG_("on-inconclusive", 0, OPT_ON_INCONCLUSIVE, "warn or fail"),
         FLAG_("allow-mismatch", OPT_ALLOW_MISMATCH, "compare traces of different settings"),
         ARG_("warmup", 0, OPT_SKIP_STEPS, "the first N steps are warm-up"),
-        KS_OPT_ALIAS_("skip-steps", "warmup"),
+        KS_OPT_ALIAS("skip-steps", "warmup"),
         ARG_("step-label", 0, OPT_STEP_LABEL, "steps are the annotations matching REGEX"),
         FLAG_("normalize-kernels", OPT_NORMALIZE, "kernel names normalised"),
         ARG_("overlap", 0, OPT_OVERLAP, "a slice that outlives its parent"),
@@ -480,7 +480,7 @@ static int parse_options(gate_cli *c, int argc, char **argv, ks_budget *flags, d
         FLAG_("github-summary", OPT_GITHUB, "Markdown to $GITHUB_STEP_SUMMARY"),
         FLAG_("strict", OPT_STRICT, "malformed input is an error"),
         FLAG_("quiet", OPT_QUIET, "no progress line"),
-        KS_OPT_END_(),
+        KS_OPT_END(),
     };
 #undef ARG_
 #undef FLAG_

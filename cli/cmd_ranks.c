@@ -335,25 +335,26 @@ static int ranks_opt(void *ctx, const char *cmd, int key, const char *arg)
 
 int ks_cmd_ranks(int argc, char **argv)
 {
-    static const char *const formats[] = {"text", "json", "csv", "markdown", NULL};
-    int format = 0, allow_mixed = 0, allow_incomplete = 0, first;
+    static const char *const formats[] = {[KS_FORMAT_TEXT] = "text", [KS_FORMAT_JSON] = "json", [KS_FORMAT_CSV] = "csv",
+                                          [KS_FORMAT_MARKDOWN] = "markdown", NULL};
+    int format = KS_FORMAT_TEXT, allow_mixed = 0, allow_incomplete = 0, first;
     ks_load_opts lo = {0};
     ks_rank_opts ro = {0};
     ks_ranks_opts mo;
     ks_ranks_opts_init(&mo);
     ranks_args ra = {default_jobs(), &mo};
     ks_option tab[] = {
-        KS_OPT_CHOICE_("format", 0, &format, formats, "format", "text, json, csv or markdown"),
-        KS_OPT_CALL_("jobs", 'j', ranks_opt, &ra, 'j', "ranks read at once"),
-        KS_OPT_FLAG_("allow-mixed", 0, &allow_mixed, "ranks of several jobs are not an error"),
-        KS_OPT_FLAG_("allow-incomplete", 0, &allow_incomplete, "a cut or unreadable rank does not fail the run"),
-        KS_OPT_CALL_("straggler-pct", 0, ranks_opt, &ra, 'p', "a straggler is this much slower"),
-        KS_OPT_CALL_FLAG_("no-align", 0, ranks_opt, &ra, 'A', "no clock offsets"),
-        KS_OPT_CALL_("align-tolerance", 0, ranks_opt, &ra, 'T', "spread above which waits are not trusted"),
-        KS_OPT_STRING_("step-label", 0, &ro.step_label, "steps are the annotations matching REGEX"),
-        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
-        KS_OPT_FLAG_("quiet", 0, &lo.quiet, "no progress line"),
-        KS_OPT_END_(),
+        KS_OPT_CHOICE("format", 0, &format, formats, "format", "text, json, csv or markdown"),
+        KS_OPT_CALL("jobs", 'j', ranks_opt, &ra, 'j', "ranks read at once"),
+        KS_OPT_FLAG("allow-mixed", 0, &allow_mixed, "ranks of several jobs are not an error"),
+        KS_OPT_FLAG("allow-incomplete", 0, &allow_incomplete, "a cut or unreadable rank does not fail the run"),
+        KS_OPT_CALL("straggler-pct", 0, ranks_opt, &ra, 'p', "a straggler is this much slower"),
+        KS_OPT_CALL_FLAG("no-align", 0, ranks_opt, &ra, 'A', "no clock offsets"),
+        KS_OPT_CALL("align-tolerance", 0, ranks_opt, &ra, 'T', "spread above which waits are not trusted"),
+        KS_OPT_STRING("step-label", 0, &ro.step_label, "steps are the annotations matching REGEX"),
+        KS_OPT_FLAG("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_FLAG("quiet", 0, &lo.quiet, "no progress line"),
+        KS_OPT_END(),
     };
     int prc = ks_opt_parse("ranks", tab, argc, argv, &first);
     if (prc)

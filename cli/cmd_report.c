@@ -142,13 +142,13 @@ int ks_cmd_report(int argc, char **argv)
     int force = 0, sort = 0, first;
     long top = 25;
     ks_option tab[] = {
-        KS_OPT_STRING_("output", 'o', &output, "the page ('-': standard output)"),
-        KS_OPT_FLAG_("force", 0, &force, "replace the page when it exists"),
-        KS_OPT_STRING_("title", 0, &title, "the page title"),
-        KS_OPT_COUNT_("top", 't', &top, "rows per table"),
-        KS_OPT_CHOICE_("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
-        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
-        KS_OPT_END_(),
+        KS_OPT_STRING("output", 'o', &output, "the page ('-': standard output)"),
+        KS_OPT_FLAG("force", 0, &force, "replace the page when it exists"),
+        KS_OPT_STRING("title", 0, &title, "the page title"),
+        KS_OPT_COUNT("top", 't', &top, "rows per table"),
+        KS_OPT_CHOICE("sort", 's', &sort, sorts, "sort key", "order of operators and labels"),
+        KS_OPT_TABLE(ks_cli_insight_table(&c.io, &lo, KS_CLI_ALL_INSIGHT_OPTS, 0)),
+        KS_OPT_END(),
     };
     int prc = ks_opt_parse("report", tab, argc, argv, &first);
     if (prc)

@@ -76,12 +76,12 @@ int ks_cmd_stats(int argc, char **argv)
     int64_t start = ks_timings_now();
     ks_timings tm;
     ks_option tab[] = {
-        KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
-        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
-        KS_OPT_CALL_("threads", 'j', ks_cli_threads_opt, &lo.threads, 0, "parser threads"),
-        KS_OPT_FLAG_("quiet", 'q', &lo.quiet, "no progress line"),
-        KS_OPT_FLAG_("timings", 0, &timed, "the wall time of each phase on stderr"),
-        KS_OPT_END_(),
+        KS_OPT_CHOICE("format", 'f', &c.json, formats, "format", "text or json"),
+        KS_OPT_FLAG("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_CALL("threads", 'j', ks_cli_threads_opt, &lo.threads, 0, "parser threads"),
+        KS_OPT_FLAG("quiet", 'q', &lo.quiet, "no progress line"),
+        KS_OPT_FLAG("timings", 0, &timed, "the wall time of each phase on stderr"),
+        KS_OPT_END(),
     };
     int prc = ks_opt_parse("stats", tab, argc, argv, &first);
     if (prc)

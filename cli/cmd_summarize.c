@@ -125,13 +125,13 @@ int ks_cmd_summarize(int argc, char **argv)
     ks_load_opts lo = {0};
     int first;
     ks_option tab[] = {
-        KS_OPT_STRING_("output", 'o', &c.out, "the summary (.kss.json[.gz])"),
-        KS_OPT_FLAG_("force", 0, &c.force, "replace it when it exists"),
-        KS_OPT_STRING_("step-label", 0, &c.ro.step_label, "steps are the annotations matching REGEX"),
-        KS_OPT_CALL_("threads", 0, ks_cli_threads_opt, &c.threads, 0, "parser threads"),
-        KS_OPT_FLAG_("strict", 0, &lo.strict, "malformed input is an error"),
-        KS_OPT_FLAG_("quiet", 0, &c.quiet, "no progress line, no warnings"),
-        KS_OPT_END_(),
+        KS_OPT_STRING("output", 'o', &c.out, "the summary (.kss.json[.gz])"),
+        KS_OPT_FLAG("force", 0, &c.force, "replace it when it exists"),
+        KS_OPT_STRING("step-label", 0, &c.ro.step_label, "steps are the annotations matching REGEX"),
+        KS_OPT_CALL("threads", 0, ks_cli_threads_opt, &c.threads, 0, "parser threads"),
+        KS_OPT_FLAG("strict", 0, &lo.strict, "malformed input is an error"),
+        KS_OPT_FLAG("quiet", 0, &c.quiet, "no progress line, no warnings"),
+        KS_OPT_END(),
     };
     int rc = ks_opt_parse("summarize", tab, argc, argv, &first);
     if (rc)

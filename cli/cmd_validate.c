@@ -243,8 +243,8 @@ static int set_option(void *ctx, const char *cmd, int opt, const char *arg)
 /* 0, KS_OPT_LISTED after --list-options, or an exit status after a usage error */
 static int parse_args(int argc, char **argv, vargs *a)
 {
-#define ARG_(name, key, help) KS_OPT_CALL_(name, 0, set_option, a, key, help)
-#define FLAG_(name, key, help) KS_OPT_CALL_FLAG_(name, 0, set_option, a, key, help)
+#define ARG_(name, key, help) KS_OPT_CALL(name, 0, set_option, a, key, help)
+#define FLAG_(name, key, help) KS_OPT_CALL_FLAG(name, 0, set_option, a, key, help)
     const ks_option fixed[] = {
         ARG_("workload", OPT_WORKLOAD, "a plugin (.so) or a built-in pair"),
         ARG_("param", OPT_PARAM, "KEY=VALUE for the plugin"),
@@ -277,9 +277,9 @@ static int parse_args(int argc, char **argv, vargs *a)
     ks_option tab[NFIXED + NBUILTIN_OPTS + 1];
     memcpy(tab, fixed, sizeof fixed);
     for (size_t i = 0; i < NBUILTIN_OPTS; i++)
-        tab[NFIXED + i] = (ks_option)KS_OPT_CALL_(builtin_opts[i], 0, set_option, a, OPT_BUILTIN + (int)i,
+        tab[NFIXED + i] = (ks_option)KS_OPT_CALL(builtin_opts[i], 0, set_option, a, OPT_BUILTIN + (int)i,
                                                   "a built-in pair's parameter");
-    tab[NFIXED + NBUILTIN_OPTS] = (ks_option)KS_OPT_END_();
+    tab[NFIXED + NBUILTIN_OPTS] = (ks_option)KS_OPT_END();
     int first;
     int rc = ks_opt_parse("validate", tab, argc, argv, &first);
     if (rc)

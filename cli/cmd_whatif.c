@@ -121,10 +121,10 @@ int ks_cmd_whatif(int argc, char **argv)
     ks_load_opts lo = {0};
     int first;
     ks_option tab[] = {
-        KS_OPT_CALL_("shrink", 's', add_shrink, &c, 0, "LABEL=FACTOR: the phase and its new share"),
-        KS_OPT_CHOICE_("format", 'f', &c.json, formats, "format", "text or json"),
-        KS_OPT_TABLE_(ks_cli_insight_table(&c.io, &lo, KS_CLI_ANALYSIS_OPTS, 0)),
-        KS_OPT_END_(),
+        KS_OPT_CALL("shrink", 's', add_shrink, &c, 0, "LABEL=FACTOR: the phase and its new share"),
+        KS_OPT_CHOICE("format", 'f', &c.json, formats, "format", "text or json"),
+        KS_OPT_TABLE(ks_cli_insight_table(&c.io, &lo, KS_CLI_ANALYSIS_OPTS, 0)),
+        KS_OPT_END(),
     };
     int rc = ks_opt_parse("whatif", tab, argc, argv, &first), listed = rc == KS_OPT_LISTED;
     if (listed)

@@ -193,7 +193,7 @@ int ks_cli_usage(const char *cmd, const char *fmt, ...)
 int ks_cli_regex(const char *cmd, const char *opt, const char *pattern)
 {
     ks_error err;
-    ks_regex *re = ks_regex_new(pattern, 0, &err);
+    ks_regex *re = ks_regex_new(pattern, KS_REGEX_UTF, &err);
     if (!re)
         return ks_cli_usage(cmd, "%s: %s", opt, err.msg);
     ks_regex_free(re);

@@ -95,23 +95,23 @@ static int insight_call(void *ctx, const char *cmd, int key, const char *arg)
 const ks_option *ks_cli_insight_table(ks_cli_insight_opts *o, ks_load_opts *lo, int all, char overlap_short)
 {
     const ks_option analysis[] = {
-        KS_OPT_CALL_("overlap", overlap_short, insight_call, o, 'V', "a slice that outlives its parent"),
-        KS_OPT_CALL_("window", 0, insight_call, o, 'w', "restrict to steps:A-B or START:END"),
-        KS_OPT_CALL_("step-label", 0, insight_call, o, 'L', "steps are the annotations matching REGEX"),
-        KS_OPT_CALL_("warmup", 0, insight_call, o, 'W', "the first N steps are warm-up"),
-        KS_OPT_CALL_("threads", 0, insight_call, o, 'j', "threads for reading and analysis"),
-        KS_OPT_CALL_FLAG_("strict", 0, insight_call, o, 'S', "malformed input is an error"),
-        KS_OPT_CALL_FLAG_("quiet", 'q', insight_call, o, 'q', "no progress line, no warnings"),
+        KS_OPT_CALL("overlap", overlap_short, insight_call, o, 'V', "a slice that outlives its parent"),
+        KS_OPT_CALL("window", 0, insight_call, o, 'w', "restrict to steps:A-B or START:END"),
+        KS_OPT_CALL("step-label", 0, insight_call, o, 'L', "steps are the annotations matching REGEX"),
+        KS_OPT_CALL("warmup", 0, insight_call, o, 'W', "the first N steps are warm-up"),
+        KS_OPT_CALL("threads", 0, insight_call, o, 'j', "threads for reading and analysis"),
+        KS_OPT_CALL_FLAG("strict", 0, insight_call, o, 'S', "malformed input is an error"),
+        KS_OPT_CALL_FLAG("quiet", 'q', insight_call, o, 'q', "no progress line, no warnings"),
     };
     const ks_option insight[] = {
-        KS_OPT_CALL_("gap-threshold", 0, insight_call, o, 'g', "GPU idle gaps longer than DUR"),
-        KS_OPT_CALL_("data-label", 0, insight_call, o, 'D', "names that mean loading input"),
-        KS_OPT_CALL_("smi", 0, insight_call, o, 'm', "nvidia-smi samples"),
-        KS_OPT_CALL_("smi-tz", 0, insight_call, o, 'z', "time zone of those samples"),
-        KS_OPT_CALL_("smi-offset", 0, insight_call, o, 'O', "added to every sample time"),
-        KS_OPT_CALL_("smi-gpu", 0, insight_call, o, 'G', "the GPU of the CSV to use"),
-        KS_OPT_CALL_FLAG_("all-diagnoses", 0, insight_call, o, 'A', "list diagnoses under the floor too"),
-        KS_OPT_CALL_("min-impact", 0, insight_call, o, 'I', "the floor of a listed diagnosis, % of the steps"),
+        KS_OPT_CALL("gap-threshold", 0, insight_call, o, 'g', "GPU idle gaps longer than DUR"),
+        KS_OPT_CALL("data-label", 0, insight_call, o, 'D', "names that mean loading input"),
+        KS_OPT_CALL("smi", 0, insight_call, o, 'm', "nvidia-smi samples"),
+        KS_OPT_CALL("smi-tz", 0, insight_call, o, 'z', "time zone of those samples"),
+        KS_OPT_CALL("smi-offset", 0, insight_call, o, 'O', "added to every sample time"),
+        KS_OPT_CALL("smi-gpu", 0, insight_call, o, 'G', "the GPU of the CSV to use"),
+        KS_OPT_CALL_FLAG("all-diagnoses", 0, insight_call, o, 'A', "list diagnoses under the floor too"),
+        KS_OPT_CALL("min-impact", 0, insight_call, o, 'I', "the floor of a listed diagnosis, % of the steps"),
     };
     _Static_assert(sizeof analysis / sizeof *analysis + sizeof insight / sizeof *insight <
                        sizeof o->table / sizeof *o->table,
@@ -122,7 +122,7 @@ const ks_option *ks_cli_insight_table(ks_cli_insight_opts *o, ks_load_opts *lo, 
         o->table[n++] = analysis[i];
     for (size_t i = 0; all && i < sizeof insight / sizeof *insight; i++)
         o->table[n++] = insight[i];
-    o->table[n] = (ks_option)KS_OPT_END_();
+    o->table[n] = (ks_option)KS_OPT_END();
     return o->table;
 }
 

@@ -147,6 +147,7 @@ void ks_cli_help(FILE *out, const char *cmd)
 int main(int argc, char **argv)
 {
     ks_cli_oom_init();
+    ks_cli_terminal_guard();
 #ifdef KS_HAVE_CUDA
     ks_cuda_enable();
 #endif

@@ -18,8 +18,8 @@ typedef struct flat {
 
 static void flatten(const ks_option *tab, flat *f)
 {
-    for (; tab->type != KS_OPT_END; tab++) {
-        if (tab->type == KS_OPT_TABLE)
+    for (; tab->type != KS_OPT_TYPE_END; tab++) {
+        if (tab->type == KS_OPT_TYPE_TABLE)
             flatten(tab->target, f);
         else if (f->n < MAX_OPTIONS)
             f->v[f->n++] = tab;
@@ -31,7 +31,7 @@ static void flatten(const ks_option *tab, flat *f)
 static const ks_option *by_name(const flat *f, const char *name)
 {
     for (size_t i = 0; i < f->n; i++)
-        if (f->v[i]->type != KS_OPT_ALIAS && !strcmp(f->v[i]->name, name))
+        if (f->v[i]->type != KS_OPT_TYPE_ALIAS && !strcmp(f->v[i]->name, name))
             return f->v[i];
     return NULL;
 }
@@ -39,7 +39,7 @@ static const ks_option *by_name(const flat *f, const char *name)
 /* the entry that does the work: an alias' target */
 static const ks_option *resolve(const flat *f, const ks_option *o)
 {
-    const ks_option *t = o->type == KS_OPT_ALIAS ? by_name(f, o->alias_of) : o;
+    const ks_option *t = o->type == KS_OPT_TYPE_ALIAS ? by_name(f, o->alias_of) : o;
     if (!t)
         abort(); /* an alias of nothing is a programming error */
     return t;
@@ -47,8 +47,8 @@ static const ks_option *resolve(const flat *f, const ks_option *o)
 
 static int takes_arg(const ks_option *o)
 {
-    return o->type == KS_OPT_STRING || o->type == KS_OPT_COUNT || o->type == KS_OPT_CHOICE ||
-           o->type == KS_OPT_CALL;
+    return o->type == KS_OPT_TYPE_STRING || o->type == KS_OPT_TYPE_COUNT || o->type == KS_OPT_TYPE_CHOICE ||
+           o->type == KS_OPT_TYPE_CALL;
 }
 
 /* "a, b or c" */
@@ -67,9 +67,9 @@ static void choice_list(const char *const *c, char *out, size_t n)
 static int store(const char *cmd, const ks_option *o, const char *spelled, const char *arg)
 {
     switch (o->type) {
-    case KS_OPT_FLAG: *(int *)o->target = 1; return 0;
-    case KS_OPT_STRING: *(const char **)o->target = arg; return 0;
-    case KS_OPT_COUNT: {
+    case KS_OPT_TYPE_FLAG: *(int *)o->target = 1; return 0;
+    case KS_OPT_TYPE_STRING: *(const char **)o->target = arg; return 0;
+    case KS_OPT_TYPE_COUNT: {
         char *end;
         long v = strtol(arg, &end, 10);
         if (end == arg || *end || v < 0)
@@ -77,7 +77,7 @@ static int store(const char *cmd, const ks_option *o, const char *spelled, const
         *(long *)o->target = v;
         return 0;
     }
-    case KS_OPT_CHOICE: {
+    case KS_OPT_TYPE_CHOICE: {
         int k = ks_cli_choice(arg, o->choices);
         if (k < 0) {
             char list[256];
@@ -87,8 +87,8 @@ static int store(const char *cmd, const ks_option *o, const char *spelled, const
         *(int *)o->target = k;
         return 0;
     }
-    case KS_OPT_CALL:
-    case KS_OPT_CALL_FLAG: return o->call(o->ctx, cmd, o->key, arg);
+    case KS_OPT_TYPE_CALL:
+    case KS_OPT_TYPE_CALL_FLAG: return o->call(o->ctx, cmd, o->key, arg);
     default: abort();
     }
 }

@@ -161,6 +161,7 @@ static void push_row(ks_diff_table *t, size_t *cap, int table, const item *b, co
     static const ks_diff_side none;
     KS_GROW(t->v, *cap, t->n + 1);
     ks_diff_row *r = &t->v[t->n++];
+    memset(r, 0, sizeof *r); /* per_step stays undefined unless both sides have a step window */
     const item *any = b ? b : a;
     r->name = ks_xstrdup(any->name);
     r->cat = ks_xstrdup(any->cat);

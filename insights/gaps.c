@@ -822,7 +822,8 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     g.step_name = ks_xcalloc(ks_strtab_count(t->strings), 1);
     for (size_t i = 0; steps && i < steps->n; i++)
         g.step_name[steps->v[i].name] = 1;
-    g.data_re = ks_regex_new(opts->data_regex ? opts->data_regex : DEFAULT_DATA_REGEX, 1, err);
+    g.data_re = ks_regex_new(opts->data_regex ? opts->data_regex : DEFAULT_DATA_REGEX,
+                             KS_REGEX_UTF | KS_REGEX_CASELESS, err);
     if (!g.data_re)
         return KS_ERR;
     g.data_cache = ks_xcalloc(ks_strtab_count(t->strings), 1);

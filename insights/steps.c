@@ -207,7 +207,7 @@ int ks_steps_find(const ks_analysis *a, const ks_step_opts *o, ks_steps *st, ks_
     memset(st, 0, sizeof *st);
     ks_regex *re = NULL;
     if (o->label_regex) {
-        re = ks_regex_new(o->label_regex, 0, err);
+        re = ks_regex_new(o->label_regex, KS_REGEX_UTF, err);
         if (!re)
             return KS_ERR;
     }

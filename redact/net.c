@@ -49,7 +49,7 @@ int ks_rd_det_email(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     size_t pos = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos < n && ks_rd_re_match(&rd->re_email, in, n, pos, &ov)) {
         size_t s = ov[0], e = ov[1];
         pos = e > s ? e : s + 1;

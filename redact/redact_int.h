@@ -1,6 +1,6 @@
 /* redact/redact_int.h: what the parts of redact/ share (internal, not installed).
  *
- *   rules.c      rule registry (ids, classes), a rule's hit (count, record, hook), PCRE2
+ *   rules.c      rule registry (ids, classes), a rule's hit (count, record, hook), patterns
  *                helpers, user rules (--rules FILE)
  *   pseudonym.c  keyed HMAC-SHA256 tokens, collision handling, distinct counts, key loading
  *   tokens.c     recognising our own tokens (user-1a2b3c4d, [REDACTED:x], ...) so that
@@ -25,13 +25,12 @@
 #ifndef KS_REDACT_INT_H
 #define KS_REDACT_INT_H
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdint.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "common/limits.h"
+#include "common/regex.h"
 #include "common/util.h"
 #include "json/repair.h"
 #include "kinesift/redact.h"
@@ -78,20 +77,19 @@ typedef struct ks_rd_rule {
 
 extern const ks_rd_rule ks_rd_builtin[R_NBUILTIN];
 
-/* A compiled PCRE2 pattern (JIT when available) with its match data. */
+/* A compiled pattern (common/regex.h: PCRE2, JIT when available), bytes not UTF-8. */
 typedef struct ks_rd_re {
-    pcre2_code *code;
-    pcre2_match_data *md;
+    ks_regex *re;
     int *fail;     /* set to the PCRE2 error code when a match fails (match or depth limit):
                     * the string being scanned is then replaced whole (scan.c) */
 } ks_rd_re;
 
-int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err);
+int ks_rd_re_compile(ks_rd_re *re, const char *pattern, ks_error *err);
 void ks_rd_re_free(ks_rd_re *re);
 /* Match from offset start: 1 and the ovector (pairs of offsets) on a match, 0 otherwise. A
  * matching error (match or depth limit) is no "no match": it returns 0 and sets *re->fail, and
  * the scanner then replaces the whole string (rule unscannable: fails closed per string). */
-int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov);
+int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, const size_t **ov);
 
 typedef struct ks_rd_user_rule {
     char *name;

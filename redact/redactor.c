@@ -72,7 +72,7 @@ static int compile_all(ks_redactor *rd, ks_error *err)
         {&rd->re_bearer, re_bearer},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (ks_rd_re_compile(v[i].re, v[i].pat, 0, err) != KS_OK)
+        if (ks_rd_re_compile(v[i].re, v[i].pat, err) != KS_OK)
             return KS_ERR;
         else
             v[i].re->fail = &rd->re_failed;

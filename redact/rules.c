@@ -161,43 +161,27 @@ void ks_rd_hit(ks_redactor *rd, int rule, size_t len)
 
 /* ---- PCRE2 ----------------------------------------------------------------------------------- */
 
-int ks_rd_re_compile(ks_rd_re *re, const char *pattern, uint32_t flags, ks_error *err)
+int ks_rd_re_compile(ks_rd_re *re, const char *pattern, ks_error *err)
 {
-    int ec;
-    PCRE2_SIZE eo;
     memset(re, 0, sizeof *re);
-    re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, flags, &ec, &eo, NULL);
-    if (!re->code) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(ec, msg, sizeof msg);
-        return ks_error_set(err, "bad pattern at offset %zu: %s", (size_t)eo, (char *)msg);
-    }
-    /* JIT is an optimisation: without it (unsupported CPU) pcre2_match interprets */
-    (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
-    re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
-    return KS_OK;
+    re->re = ks_regex_new(pattern, 0, err);
+    return re->re ? KS_OK : KS_ERR;
 }
 
 void ks_rd_re_free(ks_rd_re *re)
 {
-    if (re->md)
-        pcre2_match_data_free(re->md);
-    if (re->code)
-        pcre2_code_free(re->code);
+    ks_regex_free(re->re);
     memset(re, 0, sizeof *re);
 }
 
-int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, PCRE2_SIZE **ov)
+int ks_rd_re_match(ks_rd_re *re, const char *s, size_t n, size_t start, const size_t **ov)
 {
-    if (!re->code || start > n)
+    if (!re->re)
         return 0;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, start, 0, re->md, NULL);
-    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && re->fail)
+    int rc = ks_regex_exec(re->re, s, n, start, ov);
+    if (rc < 0 && re->fail)
         *re->fail = rc;
-    if (rc <= 0)
-        return 0;
-    *ov = pcre2_get_ovector_pointer(re->md);
-    return 1;
+    return rc > 0;
 }
 
 /* ---- user rules -------------------------------------------------------------------------------- */
@@ -274,7 +258,7 @@ static int load_rule(yajl_val o, size_t i, ks_rd_user_rule *r, const char *path,
                             "id or path",
                             path, name, cls);
     ks_error e2;
-    if (ks_rd_re_compile(&r->re, pat, 0, &e2) != KS_OK)
+    if (ks_rd_re_compile(&r->re, pat, &e2) != KS_OK)
         return ks_error_set(err, "%s: rule %s: %s", path, name, e2.msg);
     r->name = ks_xstrdup(name);
     return KS_OK;
@@ -339,7 +323,7 @@ static int apply_user_rule(ks_redactor *rd, size_t k, const char *in, size_t n, 
     ks_rd_user_rule *r = &rd->urules[k];
     size_t pos = 0, last = 0;
     int changed = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos <= n && ks_rd_re_match(&r->re, in, n, pos, &ov)) {
         size_t s = ov[0], e = ov[1];
         if (e == s) { /* empty match: step on */

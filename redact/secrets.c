@@ -246,7 +246,7 @@ static int regex_rule(ks_redactor *rd, ks_rd_re *re, int rule, double min_entrop
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     size_t pos = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos < n && ks_rd_re_match(re, in, n, pos, &ov)) {
         size_t s = ov[0], e = ov[1];
         if (e <= s) {
@@ -310,11 +310,11 @@ int ks_rd_det_generic(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     size_t pos = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos < n && ks_rd_re_match(&rd->re_generic, in, n, pos, &ov)) {
         size_t s = ov[2], e = ov[3];
         pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-        if (s == PCRE2_UNSET || e <= s)
+        if (s == KS_REGEX_UNSET || e <= s)
             continue;
         int letters = 0, digits = 0;
         for (size_t i = s; i < e; i++) {
@@ -336,11 +336,11 @@ int ks_rd_det_url_userinfo(ks_redactor *rd, const char *in, size_t n, ks_buf *ou
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     size_t pos = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos < n && ks_rd_re_match(&rd->re_url, in, n, pos, &ov)) {
         size_t s = ov[2], e = ov[3];
         pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-        if (s == PCRE2_UNSET || e <= s)
+        if (s == KS_REGEX_UNSET || e <= s)
             continue;
         redact_span(rd, &w, s, e, R_URL_USERINFO);
     }
@@ -366,11 +366,11 @@ int ks_rd_det_bearer(ks_redactor *rd, const char *in, size_t n, ks_buf *out)
     ks_rd_rw w;
     ks_rd_rw_init(&w, out, in, n);
     size_t pos = 0;
-    PCRE2_SIZE *ov;
+    const size_t *ov;
     while (pos < n && ks_rd_re_match(&rd->re_bearer, in, n, pos, &ov)) {
         size_t s = ov[2], e = ov[3];
         pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-        if (s == PCRE2_UNSET || e <= s || ks_rd_in_token(in, n, s, e - s) ||
+        if (s == KS_REGEX_UNSET || e <= s || ks_rd_in_token(in, n, s, e - s) ||
             ks_rd_token_at(in + s, e - s))
             continue;
         /* "token 12345678" or "basic blocks" are words: a credential mixes letters and digits,

@@ -777,11 +777,11 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
 
 void ks_ranks_report(FILE *out, const ks_ranks *r, int format)
 {
-    if (format == 1)
+    if (format == KS_FORMAT_JSON)
         json(out, r);
-    else if (format == 2)
+    else if (format == KS_FORMAT_CSV)
         csv(out, r, 0);
-    else if (format == 3)
+    else if (format == KS_FORMAT_MARKDOWN)
         csv(out, r, 1);
     else {
         text(out, r);

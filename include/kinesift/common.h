@@ -30,6 +30,16 @@ typedef int64_t ks_ns;
 /* Interned string id; 0 is the empty / absent string. */
 typedef uint32_t ks_str;
 
+/* The formats of a report, numbered as a command's --format choices list them: text, json and
+ * csv, then the command's own fourth: markdown (diff, ranks) or folded stacks (analyze). */
+enum ks_format {
+    KS_FORMAT_TEXT = 0,
+    KS_FORMAT_JSON = 1,
+    KS_FORMAT_CSV = 2,
+    KS_FORMAT_MARKDOWN = 3,
+    KS_FORMAT_FOLDED = 3
+};
+
 /* A status for library calls: 0 = ok, negative = failure described in a ks_error. */
 enum { KS_OK = 0, KS_ERR = -1 };
 

@@ -273,7 +273,7 @@ KS_API int ks_ranks_verdict(ks_ranks *r);
  * low when they do not, else medium (the reports and the HTML page share it). */
 KS_API const char *ks_ranks_confidence(const ks_ranks *r);
 
-/* Reports: 0 text, 1 json (kinesift.ranks/2), 2 csv (one row per rank), 3 markdown. */
+/* Reports (enum ks_format): text, json (kinesift.ranks/2), csv (one row per rank), markdown. */
 KS_API void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
 
 #ifdef __cplusplus

@@ -243,4 +243,15 @@ for p in [os.path.join(fixtures, "insights", f) for f in sorted(os.listdir(os.pa
 assert seen == {"window", "op", "label", "kernel", "gpu", "device", "step", "gap", "gap_cpu", "gap_label", "gap_longest",
                 "diagnosis", "critical_path", "memory", "memory_live", "memory_op", "memory_step"}, seen
 print("CSV: every section equal to the JSON")
+
+# `kinesift help analyze` names every section (and docs/analysis.md's CSV table has a row for each)
+h = " ".join(subprocess.run([exe, "help", "analyze"], capture_output=True, text=True).stdout.split())
+m = re.search(r'the "section" column naming the table \(([a-z_, ]+);', h)
+assert m, "help analyze: no section list"
+listed = set(m.group(1).replace(" ", "").split(","))
+assert listed == seen | {"error"}, ("help analyze's sections", listed ^ (seen | {"error"}))
+doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "analysis.md")).read()
+for sname in listed:
+    assert re.search(r"^\| [^|]*`%s`" % sname, doc, re.M), "docs/analysis.md: no CSV row for %s" % sname
+print("CSV: help analyze and docs/analysis.md name every section")
 print("ok")
