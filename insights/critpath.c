@@ -215,7 +215,7 @@ static void top_items(ks_critpath *cp, ks_cp_step *s)
     for (size_t i = 0; i < s->n; i++) {
         const ks_cp_piece *p = &cp->pieces[s->first + i];
         if (p->kind == KS_CP_CPU || p->kind == KS_CP_GPU) {
-            ks_cp_item it = {p->name, p->kind, ks_sat_sub(p->b, p->a)};
+            ks_cp_item it = {p->name, p->kind, 0, ks_sat_sub(p->b, p->a)};
             v[n++] = it;
         }
     }
@@ -237,20 +237,32 @@ static void top_items(ks_critpath *cp, ks_cp_step *s)
 
 /* the path of [S, E) given its frontier: the step's GPU work that ended last (item node), else the
  * stepping thread at H */
+/* 1 when GPU work of that name is a collective (comm: per string id, 0 not yet known, 1 no, 2 yes) */
+static int collective(const ks_analysis *a, uint8_t *comm, ks_str name)
+{
+    if (!name)
+        return 0;
+    if (!comm[name])
+        comm[name] = ks_is_comm_kernel(ks_trace_str(a->trace, name)) ? 2 : 1;
+    return comm[name] == 2;
+}
+
 static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp,
-                      walk *all)
+                      walk *all, uint8_t *comm)
 {
     tmp->n = 0;
     if (E > S) {
         ks_ns from = INT64_MIN;
-        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E) {
+        /* (what ended the step before its start, a window that begins after the work it shows:
+         * nothing of the graph explains the step) */
+        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E && g->v[last_gpu].end > S) {
             from = g->v[last_gpu].end;
             piece(tmp, from, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
             walk_back(g, (size_t)last_gpu, from, S, tmp);
         } else {
             int64_t v = ks_dg_node_at(g, 0, H < E ? H : E);
             from = H < E ? H : E;
-            if (v >= 0 && g->v[v].a < from) {
+            if (v >= 0 && g->v[v].a < from && (from < g->v[v].end ? from : g->v[v].end) > S) {
                 ks_ns p = from < g->v[v].end ? from : g->v[v].end;
                 piece(tmp, p, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
                 walk_back(g, (size_t)v, p, S, tmp);
@@ -276,8 +288,12 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
         s->by_kind[p->kind] = ks_sat_add(s->by_kind[p->kind], ks_sat_sub(p->b, p->a));
         if (p->inferred)
             s->inferred_ns = ks_sat_add(s->inferred_ns, ks_sat_sub(p->b, p->a));
+        if (p->kind == KS_CP_GPU && collective(g->a, comm, p->name))
+            s->collective_ns = ks_sat_add(s->collective_ns, ks_sat_sub(p->b, p->a));
     }
     top_items(cp, s);
+    for (size_t i = 0; i < s->ntop; i++)
+        s->top[i].collective = s->top[i].kind == KS_CP_GPU && collective(g->a, comm, s->top[i].name);
 }
 
 int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp, ks_error *err)
@@ -306,6 +322,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
             last[k] = (int64_t)i;
     }
     walk tmp = {0}, all = {0};
+    uint8_t *comm = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
     for (size_t i = 0; i < n; i++) {
         ks_cp_step *s = &cp->v[cp->n++];
         ks_ns S, H, E;
@@ -324,8 +341,9 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         }
         s->start = S;
         s->end = E;
-        step_path(cp, &g, S, H, E, last[i], &tmp, &all);
+        step_path(cp, &g, S, H, E, last[i], &tmp, &all, comm);
     }
+    free(comm);
     free(tmp.v);
     free(last);
     free(step_of);

@@ -18,8 +18,12 @@
  * end, or the work's start when it started first; a blocking call's start); order on a stream
  * (by start); blocking call <- the work it waited for (of each stream, the last piece launched
  * before the call, or by it, that ended before it returned; only the stream a Stream Sync with the
- * call's correlation names, when there is one: recorded, else inferred); waiting thread <- the
- * other thread's node holding the point it went on after (inferred).
+ * call's correlation names, when there is one, or for an Event Sync the last piece launched on
+ * its wait_on_stream before the cudaEventRecord call wait_on_cuda_event_record_corr_id names:
+ * recorded, else inferred); a stream's first work launched after a cudaStreamWaitEvent <- the
+ * last work launched on the event's stream before its cudaEventRecord (Stream Wait Event:
+ * recorded); waiting thread <- the other thread's node holding the point it went on after
+ * (inferred).
  * Each node's release: the latest of its incoming edges' points (plus nothing), at most its start;
  * that edge released it (bind). An edge's lag is what the replay adds to its point: the measured
  * distance for the edge that released the node, for the others the least of that distance and
@@ -31,9 +35,9 @@
  * release, counted); an edge whose point is after its target's release (clocks out of order) never
  * releases it (counted in clock_order) and keeps its (negative) measured distance as its lag.
  * When it does not apply: threads that launched no GPU work (other than the stepping thread) are
- * not in the graph, so waits on them are not seen; recorded event waits (cudaStreamWaitEvent,
- * wait_on_cuda_event_record_corr_id) are not kept by the store, so a stream waiting on another is
- * seen only through the times of its work.
+ * not in the graph, so waits on them are not seen; an event wait whose record call is unknown
+ * (Kineto writes -1) or on no replayed thread is inferred from the times like any other; a stream
+ * wait of a stream on another is recorded only where the trace has the Stream Wait Event.
  * Who may use it: insights/ (critpath.c, whatif.c). */
 #include <math.h>
 #include <stdint.h>
@@ -365,65 +369,225 @@ static ks_ns launch_point(const ks_dg *g, ks_slice_ref l, ks_ns work_ts)
     return q < ts ? ts : q;
 }
 
-/* correlation of a Stream Sync -> its stream (the sync row of 2026 traces is stream + 1000000) */
-static void sync_streams(const ks_analysis *a, ks_i64map *m)
+/* ---- recorded waits ------------------------------------------------------------------------ */
+
+/* What a wait with a given correlation waited for, as the trace records it: a Stream Sync names its
+ * stream (the work launched before the call); an Event Sync or a Stream Wait Event names the stream
+ * the event was recorded on and the cudaEventRecord call (wait_on_stream,
+ * wait_on_cuda_event_record_corr_id: the work launched on that stream before that call). */
+typedef struct rec_wait {
+    int64_t stream;        /* the stream waited on */
+    int32_t device;        /* its device (-1 unknown) */
+    ks_ns before;          /* the work was launched before this point (the cudaEventRecord call's
+                            * start); INT64_MAX: before the waiting call */
+    ks_ns call;            /* a Stream Wait Event: the cudaStreamWaitEvent call's start */
+    int64_t waiter;        /* a Stream Wait Event: the waiting stream; -1 */
+} rec_wait;
+
+typedef struct rec_waits {
+    ks_i64map by_corr;     /* correlation of the waiting call -> index in v */
+    rec_wait *v;
+    size_t n, cap;
+} rec_waits;
+
+/* the start of every runtime call of a replayed thread whose correlation is a key of want (its
+ * value becomes the call's start plus one; 0: not found) */
+static void call_starts(const ks_dg *g, ks_i64map *want)
 {
-    const ks_trace *t = a->trace;
-    ks_i64map_init(m);
+    const ks_trace *t = g->a->trace;
+    for (size_t j = 0; j < g->nth; j++) {
+        const ks_track *tr = &t->tracks[g->a->tl[g->th[j].track].track];
+        for (size_t i = 0; i < tr->n; i++) {
+            const ks_event *e = &tr->ev[i];
+            if (e->kind != KS_K_RUNTIME || !(e->flags & KS_EF_CORR))
+                continue;
+            uint64_t *p = ks_i64map_get(want, ks_event_corr(t, e));
+            if (p && !*p)
+                *p = (uint64_t)(e->ts - INT64_MIN) + 1;
+        }
+    }
+}
+
+static ks_ns found_start(const ks_i64map *m, int64_t corr)
+{
+    uint64_t *p = ks_i64map_get(m, corr);
+    return p && *p ? (ks_ns)(*p - 1 + (uint64_t)INT64_MIN) : INT64_MIN;
+}
+
+static void rec_waits_make(const ks_dg *g, rec_waits *rw)
+{
+    const ks_trace *t = g->a->trace;
+    memset(rw, 0, sizeof *rw);
+    ks_i64map_init(&rw->by_corr);
     ks_str ss = ks_strtab_find(t->strings, "Stream Sync", 11);
-    if (!ss)
-        return;
-    for (size_t k = 0; k < t->ntracks; k++) {
+    ks_str swe = ks_strtab_find(t->strings, "Stream Wait Event", 17);
+    for (size_t k = 0; ss && k < t->ntracks; k++) {
         const ks_track *tr = &t->tracks[k];
         if (tr->kind != KS_TRACK_GPU || tr->stream < 0)
             continue;
         int64_t stream = tr->stream >= 1000000 ? tr->stream - 1000000 : tr->stream;
         for (size_t i = 0; i < tr->n; i++)
-            if (tr->ev[i].kind == KS_K_SYNC && tr->ev[i].name == ss && (tr->ev[i].flags & KS_EF_CORR))
-                ks_i64map_put(m, ks_event_corr(t, &tr->ev[i]), (uint64_t)stream);
+            if (tr->ev[i].kind == KS_K_SYNC && tr->ev[i].name == ss && (tr->ev[i].flags & KS_EF_CORR)) {
+                rec_wait w = {stream, tr->device, INT64_MAX, INT64_MIN, -1};
+                ks_i64map_put(&rw->by_corr, ks_event_corr(t, &tr->ev[i]), rw->n);
+                KS_PUSH(rw->v, rw->n, rw->cap, w);
+            }
     }
+    if (!t->nsyncs)
+        return;
+    /* the calls the event waits name: the cudaEventRecord calls, the cudaStreamWaitEvent calls */
+    ks_i64map want;
+    ks_i64map_init(&want);
+    for (size_t i = 0; i < t->nsyncs; i++) {
+        const ks_sync_info *x = &t->syncs[i];
+        const ks_event *e = &t->tracks[x->track].ev[x->ev];
+        if ((x->has & (KS_SYNC_STREAM | KS_SYNC_RECORD)) != (KS_SYNC_STREAM | KS_SYNC_RECORD) || x->wait_stream < 0 ||
+            x->record_corr < 0 || e->kind != KS_K_SYNC || !(e->flags & KS_EF_CORR))
+            continue;
+        if (!ks_i64map_get(&want, x->record_corr))
+            ks_i64map_put(&want, x->record_corr, 0);
+        if (e->name == swe && !ks_i64map_get(&want, ks_event_corr(t, e)))
+            ks_i64map_put(&want, ks_event_corr(t, e), 0);
+    }
+    call_starts(g, &want);
+    for (size_t i = 0; i < t->nsyncs; i++) {
+        const ks_sync_info *x = &t->syncs[i];
+        const ks_track *tr = &t->tracks[x->track];
+        const ks_event *e = &tr->ev[x->ev];
+        if ((x->has & (KS_SYNC_STREAM | KS_SYNC_RECORD)) != (KS_SYNC_STREAM | KS_SYNC_RECORD) || x->wait_stream < 0 ||
+            x->record_corr < 0 || e->kind != KS_K_SYNC || !(e->flags & KS_EF_CORR))
+            continue;
+        ks_ns rec = found_start(&want, x->record_corr);
+        if (rec == INT64_MIN)
+            continue; /* the record call is not in a replayed thread: the wait stays inferred */
+        rec_wait w = {x->wait_stream, tr->device, rec, INT64_MIN, -1};
+        if (e->name == swe) {
+            w.call = found_start(&want, ks_event_corr(t, e));
+            w.waiter = tr->stream >= 1000000 ? tr->stream - 1000000 : tr->stream;
+            if (w.call == INT64_MIN || w.waiter < 0)
+                continue;
+        }
+        ks_i64map_put(&rw->by_corr, ks_event_corr(t, e), rw->n);
+        KS_PUSH(rw->v, rw->n, rw->cap, w);
+    }
+    ks_i64map_free(&want);
 }
 
-/* the blocking call of node w waits for: of each stream (or the one named), the last work launched
- * before the call or by it that ended by the call's end */
-static void sync_edges(ks_dg *g, size_t *cap, size_t w, const ks_ns *lq, const ks_i64map *ss)
+static void rec_waits_free(rec_waits *rw)
+{
+    ks_i64map_free(&rw->by_corr);
+    free(rw->v);
+}
+
+/* stream k is the stream a recorded wait names */
+static int stream_is(const ks_dg *g, size_t k, const rec_wait *w, int64_t stream)
+{
+    const ks_track *tr = &g->a->trace->tracks[g->st[k].track];
+    return tr->stream == stream && (w->device < 0 || tr->device < 0 || tr->device == w->device);
+}
+
+/* the start of the call that launched GPU node i, INT64_MIN when none */
+static ks_ns launch_start(const ks_dg *g, size_t i)
+{
+    ks_slice_ref l = ks_gpuwork_launcher_at(g->a, (size_t)g->v[i].ref);
+    if (l.s < 0)
+        return INT64_MIN;
+    const ks_timeline *tl = &g->a->tl[l.tl];
+    return ks_slice_ts(tl, &tl->s[l.s]);
+}
+
+/* the blocking call of node w waits for: of each stream (or the one recorded), the last work
+ * launched before the call (or the recorded cudaEventRecord call), or by it, that ended by the
+ * call's end */
+static void sync_edges(ks_dg *g, size_t *cap, size_t w, const ks_ns *lq, const rec_waits *rw)
 {
     const ks_analysis *a = g->a;
     ks_dg_node *v = &g->v[w];
     const ks_timeline *tl = &a->tl[g->th[v->lane].track];
     const ks_event *ce = &a->trace->tracks[tl->track].ev[tl->s[v->ref].ev];
-    int64_t only = -1;
-    int recorded = 0;
+    const rec_wait *rec = NULL;
     if (ce->flags & KS_EF_CORR) {
-        uint64_t *p = ks_i64map_get(ss, ks_event_corr(a->trace, ce));
-        if (p) {
-            only = (int64_t)*p;
-            recorded = 1;
-        }
+        uint64_t *p = ks_i64map_get(&rw->by_corr, ks_event_corr(a->trace, ce));
+        if (p && rw->v[*p].waiter < 0)
+            rec = &rw->v[*p];
     }
     ks_ns release = v->a;
-    const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t k = 0; k < g->nst; k++) {
         const ks_dg_stream *s = &g->st[k];
-        if (recorded && a->trace->tracks[s->track].stream != only)
+        if (rec && !stream_is(g, k, rec, rec->stream))
             continue;
         size_t lo = s->n0, hi = s->n1;
         KS_LOWER_BOUND(lo, hi, mid, g->v[mid].start <= v->end);
         for (size_t i = lo, tries = 0; i > s->n0 && tries < 8; i--, tries++) {
             const ks_dg_node *x = &g->v[i - 1];
-            ks_slice_ref l = ks_gpuwork_launcher_at(a, (size_t)x->ref);
-            int by_it = l.s == v->ref && g->thread_of[l.tl] == (int32_t)v->lane;
-            if (!by_it && lq[i - 1 - g->g0] > v->a)
-                continue;
+            if (rec && rec->before != INT64_MAX) {
+                /* an event: the last work launched before its cudaEventRecord call */
+                ks_ns ls = launch_start(g, i - 1);
+                if (ls == INT64_MIN || ls >= rec->before)
+                    continue;
+            } else {
+                ks_slice_ref l = ks_gpuwork_launcher_at(a, (size_t)x->ref);
+                int by_it = l.s == v->ref && g->thread_of[l.tl] == (int32_t)v->lane;
+                if (!by_it && lq[i - 1 - g->g0] > v->a)
+                    continue;
+            }
             if (x->end <= v->end) {
-                push_edge(g, cap, i - 1, w, x->end, KS_DEP_SYNC, !recorded);
+                push_edge(g, cap, i - 1, w, x->end, KS_DEP_SYNC, !rec);
                 release = x->end > release ? x->end : release;
             }
             break;
         }
     }
-    (void)gw;
     v->start = release;
+}
+
+/* a stream that waited for an event (Stream Wait Event): the first work on it launched after the
+ * cudaStreamWaitEvent call waits for the last work launched on the recorded stream before the
+ * cudaEventRecord call (recorded). One that would end after the waiting work began contradicts
+ * the times: left out, counted with the edges out of clock order. */
+static void stream_wait_edges(ks_dg *g, size_t *cap, const rec_waits *rw)
+{
+    for (size_t r = 0; r < rw->n; r++) {
+        const rec_wait *w = &rw->v[r];
+        if (w->waiter < 0)
+            continue;
+        int64_t src = -1, dst = -1;
+        for (size_t k = 0; k < g->nst && dst < 0; k++) {
+            const ks_dg_stream *s = &g->st[k];
+            if (!stream_is(g, k, w, w->waiter))
+                continue;
+            size_t lo = s->n0, hi = s->n1;
+            KS_LOWER_BOUND(lo, hi, mid, g->v[mid].start < w->call);
+            for (size_t i = lo, tries = 0; i < s->n1 && tries < 64; i++, tries++) {
+                if (launch_start(g, i) > w->call) {
+                    dst = (int64_t)i;
+                    break;
+                }
+            }
+        }
+        /* the work waited for began before the waiting work did */
+        for (size_t k = 0; k < g->nst && dst >= 0 && src < 0; k++) {
+            const ks_dg_stream *s = &g->st[k];
+            if (!stream_is(g, k, w, w->stream))
+                continue;
+            size_t lo = s->n0, hi = s->n1;
+            KS_LOWER_BOUND(lo, hi, mid, g->v[mid].start <= g->v[dst].start);
+            for (size_t i = lo, tries = 0; i > s->n0 && tries < 64; i--, tries++) {
+                ks_ns ls = launch_start(g, i - 1);
+                if (ls != INT64_MIN && ls < w->before) {
+                    src = (int64_t)(i - 1);
+                    break;
+                }
+            }
+        }
+        if (src < 0 || dst < 0)
+            continue;
+        if (g->v[src].end > g->v[dst].start) {
+            g->clock_order++;
+            continue;
+        }
+        push_edge(g, cap, (size_t)src, (size_t)dst, g->v[src].end, KS_DEP_SYNC, 0);
+    }
 }
 
 static void make_edges(ks_dg *g, const pending *pw, size_t npw)
@@ -456,12 +620,13 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw)
         g->launched[i - g->g0] = 1;
         push_edge(g, &cap, (size_t)src, i, q, KS_DEP_LAUNCH, 0);
     }
-    ks_i64map ss;
-    sync_streams(a, &ss);
+    rec_waits rw;
+    rec_waits_make(g, &rw);
     for (size_t i = 0; i < g->g0; i++)
         if (g->v[i].kind == KS_DG_WAIT_GPU)
-            sync_edges(g, &cap, i, lq, &ss);
-    ks_i64map_free(&ss);
+            sync_edges(g, &cap, i, lq, &rw);
+    stream_wait_edges(g, &cap, &rw);
+    rec_waits_free(&rw);
     for (size_t k = 0; k < npw; k++) {
         ks_ns q = pw[k].q;
         int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;

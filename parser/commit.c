@@ -209,6 +209,12 @@ void ks_ps_commit_event(ks_parser *p)
             KS_GROW(u->mem, u->mem_cap, u->nmem + 1);
             u->mem[u->nmem++] = mem_of(e, 0, (uint32_t)u->nev);
         }
+        if (e->sync.has) {
+            KS_GROW(u->sync, u->sync_cap, u->nsync + 1);
+            u->sync[u->nsync] = e->sync;
+            u->sync[u->nsync].ev = (uint32_t)u->nev;
+            u->nsync++;
+        }
         if (e->has_shape) {
             KS_GROW(u->shape, u->shape_cap, u->nshape + 1);
             u->shape[u->nshape] = e->shape;
@@ -227,6 +233,12 @@ void ks_ps_commit_event(ks_parser *p)
     if (keeps_mem(e)) {
         ks_mem_info m = mem_of(e, track, (uint32_t)(t->tracks[track].n - 1));
         ks_trace_add_mem(t, &m);
+    }
+    if (e->sync.has) {
+        ks_sync_info w = e->sync;
+        w.track = track;
+        w.ev = (uint32_t)(t->tracks[track].n - 1);
+        ks_trace_add_sync(t, &w);
     }
     if (e->has_shape) {
         ks_shape_info s = e->shape;

@@ -76,6 +76,7 @@ int ks_ps_args_key(const char *k, size_t len)
         break;
     case 13: if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN; break;
     case 14:
+        if (!memcmp(k, "wait_on_stream", 14)) return K_WAIT_STREAM;
         if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT;
         if (!memcmp(k, "Total Reserved", 14)) return K_MEM_RESERVED;
         break;
@@ -86,6 +87,7 @@ int ks_ps_args_key(const char *k, size_t len)
         break;
     case 18: if (!memcmp(k, "Process Group Name", 18)) return K_COLL_PG; break;
     case 19: if (!memcmp(k, "Process Group Ranks", 19)) return K_COLL_RANKS; break;
+    case 33: if (!memcmp(k, "wait_on_cuda_event_record_corr_id", 33)) return K_WAIT_RECORD; break;
     }
     return K_IGNORE;
 }

@@ -57,6 +57,8 @@ enum key {
     K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
     /* recorded shapes (ks_shape_info): arrays kept as their compact JSON text */
     K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE,
+    /* recorded waits (ks_sync_info) */
+    K_WAIT_STREAM, K_WAIT_RECORD,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
     /* deviceProperties[] */
@@ -105,6 +107,7 @@ typedef struct cur_event {
     uint8_t mem_counter;     /* the allocator key being read may also be a counter series */
     uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
     ks_shape_info shape;     /* string ids (local in a worker's unit) */
+    ks_sync_info sync;       /* recorded wait args; sync.has says which were seen */
     size_t ncounters;
 } cur_event;
 

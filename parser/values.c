@@ -408,6 +408,18 @@ static int args_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
     case K_COUNTER:
         counter_value(p, vt, s, len);
         break;
+    case K_WAIT_STREAM:
+        if (int_value(vt, s, len, &v)) {
+            e->sync.wait_stream = v;
+            e->sync.has |= KS_SYNC_STREAM;
+        }
+        break;
+    case K_WAIT_RECORD:
+        if (int_value(vt, s, len, &v)) {
+            e->sync.record_corr = v;
+            e->sync.has |= KS_SYNC_RECORD;
+        }
+        break;
     case K_MEM_ALLOCATED: case K_MEM_RESERVED: case K_MEM_ADDR: case K_MEM_TYPE: case K_MEM_ID:
         mem_value(p, key, vt, s, len);
         if (e->mem_counter)

@@ -31,6 +31,8 @@ enum col {
     /* memory */
     C_DEVICE_TYPE, C_ALLOCS, C_ALLOC_BYTES, C_INCREASE, C_SELF_ALLOCS, C_SELF_ALLOC_BYTES, C_SELF_INCREASE,
     C_PEAK_ALLOC, C_PEAK_RESERVED, C_CAPACITY, C_START_BYTES, C_END_BYTES, C_GROWTH, C_PEAK_BYTES, C_LAW_BREAKS,
+    /* the critical path's GPU time in collectives (may be waiting for peers) */
+    C_CP_COLLECTIVE,
     C_N
 };
 
@@ -46,7 +48,7 @@ static const char *const col_names[C_N] = {
     "path_thread_wait_ns", "path_unmodeled_ns", "path_inferred_ns",
     "device_type", "allocations", "allocated_bytes", "increase_bytes", "self_allocations", "self_allocated_bytes",
     "self_increase_bytes", "peak_allocated_bytes", "peak_reserved_bytes", "capacity_bytes", "start_bytes",
-    "end_bytes", "growth_bytes", "peak_bytes", "law_breaks"};
+    "end_bytes", "growth_bytes", "peak_bytes", "law_breaks", "path_collective_ns"};
 
 /* one row: each field NULL (empty) or a string it owns */
 typedef struct row {
@@ -225,8 +227,10 @@ static void step_rows(FILE *out, const ks_analysis *a, const ks_steps *st, const
         const ks_cp_step *p = cp && cp->n == st->n ? &cp->v[i] : NULL;
         for (int k = 0; p && k < KS_CP_NKINDS; k++)
             set_int(r, C_CP0 + k, p->by_kind[k]);
-        if (p)
+        if (p) {
             set_int(r, C_CP_INFERRED, p->inferred_ns);
+            set_int(r, C_CP_COLLECTIVE, p->collective_ns);
+        }
         row_put(out, r);
         /* the names with most time on its path: section critical_path, cat = cpu or gpu */
         for (size_t k = 0; p && k < p->ntop; k++) {

@@ -10,6 +10,9 @@
  * the GPU idle gaps of each device named by their cause, and one thread per diagnosis with a
  * slice over each step it names (over the window when it names none), its evidence in args; and
  * a counter track per device of the memory pass ("memory CUDA 0": allocated and reserved bytes).
+ * The critical path is also drawn as flows (cat kinesift.critical_path) between the trace's own
+ * events where it passes from one thread or stream to another, like HTA's overlaid trace: those
+ * events carry the pid and tid of the track they bind to (their JSON type kept).
  * Why correct: every figure is taken from the analysis results; times are the store's integer ns
  * written back as microseconds with three decimals (exact); on each added thread the slices are
  * disjoint (steps never overlap, the phases tile their step, gaps are disjoint), so they nest.
@@ -260,7 +263,7 @@ static void critical_path(added *x, const ks_analysis *a, const ks_critpath *cp)
                    cp->pieces[s->first + e].name == p->name && cp->pieces[s->first + e].inferred == p->inferred)
                 e++;
             ks_ns end = cp->pieces[s->first + e - 1].b;
-            char name[200], tid[64];
+            char name[200], tid[64], pid[64];
             snprintf(name, sizeof name, "%s%s%.150s", ks_cp_kind_name(p->kind), p->name ? ": " : "",
                      p->name ? ks_trace_str(a->trace, p->name) : "");
             slice(x, name, TID_PATH, p->a, ks_sat_sub(end, p->a));
@@ -268,9 +271,93 @@ static void critical_path(added *x, const ks_analysis *a, const ks_critpath *cp)
             ks_jw_kstr(&x->w, "kind", ks_cp_kind_name(p->kind));
             ks_id_format(a->trace->strings, a->trace->tracks[p->track].tid, tid, sizeof tid);
             ks_jw_kstr(&x->w, "on_tid", tid);
+            ks_id_format(a->trace->strings, ks_track_pid(a->trace, &a->trace->tracks[p->track]), pid, sizeof pid);
+            ks_jw_kstr(&x->w, "on_pid", pid);
             ks_jw_kbool(&x->w, "inferred", p->inferred);
             end_slice(x);
             k = e;
+        }
+    }
+}
+
+/* a pid or tid as the trace wrote it (its JSON type kept, so the event lands on that track) */
+static void id_value(ks_jw *w, const char *key, const ks_trace *t, ks_id id)
+{
+    ks_jw_key(w, key);
+    const char *s;
+    switch (id.type) {
+    case KS_ID_INT: ks_jw_int(w, id.v); break;
+    case KS_ID_UINT: ks_jw_uint(w, (uint64_t)id.v); break;
+    case KS_ID_STR: ks_jw_str(w, ks_trace_str(t, (ks_str)id.v)); break;
+    case KS_ID_NUM:
+        s = ks_trace_str(t, (ks_str)id.v);
+        ks_jw_number_text(w, s, strlen(s));
+        break;
+    default: ks_jw_null(w); break;
+    }
+}
+
+/* the flows' ids: far above any correlation id, exact in a double (a JS viewer) */
+#define PATH_FLOW_ID0 ((uint64_t)1 << 40)
+
+/* one end of a flow of the path, on the trace's own track */
+static void flow_end(added *x, char ph, const ks_trace *t, uint32_t track, ks_ns ts, uint64_t id, int64_t step,
+                     const char *edge, int inferred)
+{
+    const ks_track *tr = &t->tracks[track];
+    ks_jw_obj(&x->w);
+    char p[2] = {ph, 0};
+    ks_jw_kstr(&x->w, "ph", p);
+    ks_jw_kstr(&x->w, "name", "critical path");
+    ks_jw_kstr(&x->w, "cat", "kinesift.critical_path");
+    ks_jw_kuint(&x->w, "id", id);
+    id_value(&x->w, "pid", t, ks_track_pid(t, tr));
+    id_value(&x->w, "tid", t, tr->tid);
+    us(&x->w, "ts", ts);
+    if (ph == 'f')
+        ks_jw_kstr(&x->w, "bp", "e");
+    ks_jw_key(&x->w, "args");
+    ks_jw_obj(&x->w);
+    ks_jw_kint(&x->w, "step", step);
+    ks_jw_kstr(&x->w, "edge", edge);
+    ks_jw_kbool(&x->w, "inferred", inferred);
+    ks_jw_end_obj(&x->w);
+    ks_jw_end_obj(&x->w);
+    x->n++;
+}
+
+/* The critical path as flows, the way HTA's overlaid trace shows it: an arrow from the end of each
+ * run of work on the path (CPU or GPU) to the start of the next one when it is on another thread
+ * or stream, on the trace's own tracks; args: the step, the kind of what lies between (the edge:
+ * launch_latency, sync, stream_gap, thread_wait; "program" when nothing does), inferred */
+static void critical_path_flows(added *x, const ks_analysis *a, const ks_critpath *cp)
+{
+    const ks_trace *t = a->trace;
+    uint64_t id = PATH_FLOW_ID0;
+    for (size_t i = 0; cp && i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        const ks_cp_piece *last = NULL;
+        int between = -1, inferred = 0;
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            if (p->kind != KS_CP_CPU && p->kind != KS_CP_GPU) {
+                if (last) {
+                    between = p->kind;
+                    inferred |= p->inferred;
+                }
+                continue;
+            }
+            if (last && p->track != last->track && p->track < t->ntracks && last->track < t->ntracks &&
+                t->tracks[p->track].tid.type != KS_ID_NONE && t->tracks[last->track].tid.type != KS_ID_NONE) {
+                const char *edge = between >= 0 ? ks_cp_kind_name(between) : "program";
+                int inf = inferred || p->inferred;
+                flow_end(x, 's', t, last->track, ks_sat_sub(last->b, 1), id, s->number, edge, inf);
+                flow_end(x, 'f', t, p->track, p->a, id, s->number, edge, inf);
+                id++;
+            }
+            last = p;
+            between = -1;
+            inferred = 0;
         }
     }
 }
@@ -289,6 +376,7 @@ static char *added_events(const ks_analysis *a, const ks_insights_view *iv, size
     meta(&x, "process_name", 0, "kinesift", 0);
     steps(&x, a, iv->steps);
     critical_path(&x, a, iv->critpath);
+    critical_path_flows(&x, a, iv->critpath);
     gaps(&x, a, iv->gaps);
     diagnoses(&x, a, iv);
     memory_counters(&x, a);

@@ -37,6 +37,11 @@ const char *ks_html_gap_class_colour(int c);
 
 /* The charts (report/html_charts.c): one <figure> each, with <title> and <desc>. */
 void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int id);
+/* The colour of a kind of the critical path (KS_CP_*). */
+const char *ks_html_path_colour(int kind);
+/* The critical path of each step (at most KS_HTML_PATH_ROWS), drawn along the step's time. */
+#define KS_HTML_PATH_ROWS 50
+void ks_html_critpath(FILE *out, const struct ks_critpath *cp, int id);
 void ks_html_gpu_strip(FILE *out, const ks_analysis *a, const ks_gaps *g, int id);
 /* The memory chart per device (report/html_memory.c), or why there is none. */
 void ks_html_memory(FILE *out, const ks_analysis *a, const ks_steps *st, int id);

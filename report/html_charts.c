@@ -6,11 +6,17 @@
  *    closer than a pixel are drawn as one rectangle (its tooltip says how many, their idle time
  *    and the cause of most of it), so the strip has at most one rectangle per pixel column
  *    whatever the trace; gaps under the threshold are not drawn (the caption says so).
- * Every figure comes from the steps and gaps results; this file only places them. Each SVG has
+ *  - critical path: per step (the first KS_HTML_PATH_ROWS), its path along the step's time, the
+ *    pieces coloured by kind (CPU, GPU, launch latency, stream gap, sync, thread wait,
+ *    unmodelled); pieces closer than a pixel are one rectangle in the colour of most of its time
+ *    (its tooltip gives the time of each kind), so a row has at most one rectangle per pixel
+ *    column; each row carries the path's time by kind.
+ * Every figure comes from the steps, gaps and critical path results; this file only places them. Each SVG has
  * role="img", <title> and <desc>; each shape a <title> (the tooltip, without JavaScript too). */
 #include <string.h>
 
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "report/html.h"
 
 #define W 960.0
@@ -117,6 +123,106 @@ void ks_html_step_bars(FILE *out, const ks_analysis *a, const ks_steps *st, int 
           out);
     ks_html_text(out, st->source);
     fputs(").</figcaption>\n</figure>\n", out);
+}
+
+/* ---- critical path ---------------------------------------------------------------------- */
+
+typedef struct path_run {
+    double x0, x1;
+    ks_ns a, b;
+    ks_ns by[KS_CP_NKINDS];
+} path_run;
+
+static void path_flush(FILE *out, const path_run *r, double y, double h)
+{
+    int best = 0;
+    for (int k = 1; k < KS_CP_NKINDS; k++)
+        if (r->by[k] > r->by[best])
+            best = k;
+    double w = r->x1 - r->x0 < 0.5 ? 0.5 : r->x1 - r->x0;
+    fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" data-kind=\"%s\" "
+                 "data-ns=\"%lld\"><title>",
+            r->x0, y, w, h, ks_html_path_colour(best), ks_cp_kind_name(best), (long long)ks_sat_sub(r->b, r->a));
+    int first = 1;
+    for (int k = 0; k < KS_CP_NKINDS; k++) {
+        if (!r->by[k])
+            continue;
+        fprintf(out, "%s%s ", first ? "" : ", ", ks_cp_kind_name(k));
+        ks_html_ns(out, r->by[k]);
+        first = 0;
+    }
+    fputs("</title></rect>", out);
+}
+
+void ks_html_critpath(FILE *out, const struct ks_critpath *cp, int id)
+{
+    if (!cp || !cp->n) {
+        fputs("<p class=\"none\">No critical path (no timed events).</p>\n", out);
+        return;
+    }
+    size_t n = cp->n < KS_HTML_PATH_ROWS ? cp->n : KS_HTML_PATH_ROWS;
+    ks_ns max = 1;
+    for (size_t i = 0; i < n; i++)
+        if (ks_sat_sub(cp->v[i].end, cp->v[i].start) > max)
+            max = ks_sat_sub(cp->v[i].end, cp->v[i].start);
+    const double ROW = n > 20 ? 8 : 16, TOP = 6, BOTTOM = 10, H = TOP + ROW * (double)n + BOTTOM;
+    fprintf(out, "<figure class=\"chart\" data-chart=\"critical_path\">\n<svg role=\"img\" viewBox=\"0 0 %.0f %.0f\" "
+                 "width=\"%.0f\" height=\"%.0f\" aria-labelledby=\"cp%d-t cp%d-d\">",
+            W, H, W, H, id, id);
+    fprintf(out, "<title id=\"cp%d-t\">Critical path of %zu %s</title><desc id=\"cp%d-d\">One row per step, "
+                 "from its start to its end: what the step waited for at each moment (CPU work, GPU work, launch "
+                 "latency, a stream's gap, a synchronize's return, a thread's wait on another, time no dependency "
+                 "explains), coloured by kind.</desc>",
+            id, n, cp->v[0].number < 0 ? "the window" : "steps", id);
+    for (size_t i = 0; i < n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        double y = TOP + ROW * (double)i;
+        double scale = PLOT_W / (double)max;
+        fprintf(out, "<g data-path-step=\"%lld\" data-wall-ns=\"%lld\"", (long long)s->number,
+                (long long)ks_sat_sub(s->end, s->start));
+        for (int k = 0; k < KS_CP_NKINDS; k++)
+            fprintf(out, " data-%s-ns=\"%lld\"", ks_cp_kind_name(k), (long long)s->by_kind[k]);
+        fputs(">", out);
+        if (s->number >= 0 && (n <= 20 || i % 5 == 0))
+            fprintf(out, "<text x=\"%.0f\" y=\"%.2f\" class=\"ax\" text-anchor=\"end\">%lld</text>", LEFT - 6,
+                    y + ROW - 2, (long long)s->number);
+        path_run r = {0};
+        int open = 0;
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            double x0 = LEFT + (double)ks_sat_sub(p->a, s->start) * scale;
+            double x1 = LEFT + (double)ks_sat_sub(p->b, s->start) * scale;
+            ks_ns d = ks_sat_sub(p->b, p->a);
+            /* a new rectangle when the run is a pixel wide and this piece is of another kind */
+            int same = open && r.by[p->kind] == ks_sat_sub(r.b, r.a);
+            if (open && !same && r.x1 - r.x0 >= 1) {
+                path_flush(out, &r, y + 1, ROW - 2);
+                open = 0;
+            }
+            if (!open) {
+                memset(&r, 0, sizeof r);
+                r.x0 = x0;
+                r.a = p->a;
+                open = 1;
+            }
+            r.x1 = x1;
+            r.b = p->b;
+            r.by[p->kind] = ks_sat_add(r.by[p->kind], d);
+        }
+        if (open)
+            path_flush(out, &r, y + 1, ROW - 2);
+        fputs("</g>", out);
+    }
+    fputs("</svg>\n<figcaption><ul class=\"legend\">", out);
+    for (int k = 0; k < KS_CP_NKINDS; k++)
+        legend_item(out, ks_html_path_colour(k), ks_cp_kind_name(k));
+    fprintf(out, "</ul>Each row is a step's critical path from its start to its end (docs/analysis.md, \"Critical "
+                 "path\"), rows to the scale of the longest; ");
+    if (n < cp->n)
+        fprintf(out, "the first %zu of %zu steps.", n, cp->n);
+    else
+        fputs("every step.", out);
+    fputs("</figcaption>\n</figure>\n", out);
 }
 
 /* ---- GPU strip -------------------------------------------------------------------------- */

@@ -1,9 +1,9 @@
 /* report/html_page.c: `kinesift report`: one self-contained HTML page of analyze's figures.
  *
  * What: a summary line per trace (window, steps, GPU busy share, the first diagnosis), then per
- * trace the step bars, the GPU strip (html_charts.c), the diagnoses with evidence, next check and
- * validate command, the top ops, labels and kernels (self, inclusive, GPU time, with bars in the
- * cells, sortable), and the nvidia-smi lines when telemetry was given.
+ * trace the step bars, the critical path of each step, the GPU strip (html_charts.c), the
+ * diagnoses with evidence, next check and validate command, the top ops, labels and kernels
+ * (self, inclusive, GPU time, with bars in the cells, sortable), and the nvidia-smi lines when telemetry was given.
  * Why correct: every figure is a field of the analysis results, the same ones analyze's JSON
  * writes, printed with ks_fmt_ns (the text report's units) and its exact integer in data-ns next
  * to it (tests/report compares them with the JSON). The page loads nothing: styles and the small
@@ -362,6 +362,8 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     }
     fputs("</p>\n<h3>Step breakdown</h3>\n", f);
     ks_html_step_bars(f, a, iv ? iv->steps : NULL, id);
+    fputs("<h3>Critical path</h3>\n", f);
+    ks_html_critpath(f, iv ? iv->critpath : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
     fputs("<h3>Memory</h3>\n", f);

@@ -7,6 +7,7 @@
 
 #include "common/jsonw.h"
 #include "common/util.h"
+#include "kinesift/critpath.h"
 #include "report/html.h"
 
 #define OI_ORANGE "#E69F00"
@@ -78,6 +79,14 @@ const char *ks_html_role_colour(ks_role r)
     static const char *const c[KS_ROLE_COUNT] = {OI_BLUE, OI_SKY, OI_GREEN, OI_PURPLE,
                                                  OI_ORANGE, OI_VERMILLION, OI_YELLOW, OI_GREY};
     return r < KS_ROLE_COUNT ? c[r] : OI_GREY;
+}
+
+const char *ks_html_path_colour(int kind)
+{
+    /* cpu, gpu, launch_latency, stream_gap, sync, thread_wait, unmodeled */
+    static const char *const c[KS_CP_NKINDS] = {OI_YELLOW, OI_BLUE, OI_SKY, OI_GREEN, OI_VERMILLION, OI_PURPLE,
+                                                OI_GREY};
+    return kind >= 0 && kind < KS_CP_NKINDS ? c[kind] : OI_GREY;
 }
 
 int ks_html_gap_class(const ks_gap *g)

@@ -45,6 +45,7 @@ static void step_path_json(ks_jw *w, const ks_analysis *a, const ks_critpath *cp
         ks_jw_kint(w, kk, s->by_kind[k]);
     }
     ks_jw_kint(w, "inferred_ns", s->inferred_ns);
+    ks_jw_kint(w, "collective_ns", s->collective_ns);
     ks_jw_kuint(w, "pieces", s->n);
     ks_jw_key(w, "top");
     ks_jw_arr(w);
@@ -57,6 +58,7 @@ static void step_path_json(ks_jw *w, const ks_analysis *a, const ks_critpath *cp
         else
             ks_jw_null(w);
         ks_jw_kint(w, "ns", s->top[k].ns);
+        ks_jw_kbool(w, "collective", s->top[k].collective);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

@@ -145,13 +145,14 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
 {
     if (!cp || !cp->n)
         return;
-    ks_ns by[KS_CP_NKINDS] = {0}, wall = 0, inferred = 0;
+    ks_ns by[KS_CP_NKINDS] = {0}, wall = 0, inferred = 0, coll = 0;
     ks_cp_item top[KS_CP_TOP * 4];
     size_t ntop = 0;
     for (size_t i = 0; i < cp->n; i++) {
         const ks_cp_step *s = &cp->v[i];
         wall = ks_sat_add(wall, ks_sat_sub(s->end, s->start));
         inferred = ks_sat_add(inferred, s->inferred_ns);
+        coll = ks_sat_add(coll, s->collective_ns);
         for (int k = 0; k < KS_CP_NKINDS; k++)
             by[k] = ks_sat_add(by[k], s->by_kind[k]);
         for (size_t j = 0; j < s->ntop; j++) {
@@ -171,6 +172,9 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
         if (by[k])
             fprintf(out, " %s %.1f%%", ks_cp_kind_name(k), pct(by[k], wall));
     fprintf(out, "; on inferred edges %.1f%%\n", pct(inferred, wall));
+    if (coll)
+        fprintf(out, "    of gpu, collectives %.1f%%: their time includes waiting for the other ranks, so it may be "
+                     "theirs (compare the ranks: kinesift ranks)\n", pct(coll, wall));
     /* the names with most time (of those in some step's top list) */
     for (size_t i = 1; i < ntop; i++)
         for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {
@@ -179,8 +183,9 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
             top[j - 1] = x;
         }
     for (size_t i = 0; i < ntop && i < 5; i++)
-        fprintf(out, "    %5.1f%%  %-3s %.100s\n", pct(top[i].ns, wall), ks_cp_kind_name(top[i].kind),
-                top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)");
+        fprintf(out, "    %5.1f%%  %-3s %.100s%s\n", pct(top[i].ns, wall), ks_cp_kind_name(top[i].kind),
+                top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)",
+                top[i].collective ? " (collective: may be waiting for peers)" : "");
 }
 
 /* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread

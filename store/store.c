@@ -71,7 +71,7 @@ typedef struct bytes_entry {
 /* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
-    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap;
+    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap, syncs_cap;
     track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
                             * finished */
     uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
@@ -171,6 +171,7 @@ void ks_trace_free(ks_trace *t)
     free(t->series);
     free(t->colls);
     free(t->mems);
+    free(t->syncs);
     free(t->shapes);
     free(t->wide_ids);
     free(t->meta.devices);
@@ -534,6 +535,26 @@ void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m)
     KS_PUSH(t->mems, t->nmems, ti->mems_cap, *m);
 }
 
+void ks_trace_add_sync(ks_trace *t, const ks_sync_info *w)
+{
+    trace_impl *ti = impl(t);
+    KS_PUSH(t->syncs, t->nsyncs, ti->syncs_cap, *w);
+}
+
+const ks_sync_info *ks_trace_sync(const ks_trace *t, uint32_t track, uint32_t ev)
+{
+    size_t lo = 0, hi = t->nsyncs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ks_sync_info *w = &t->syncs[mid];
+        if (w->track < track || (w->track == track && w->ev < ev))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->nsyncs && t->syncs[lo].track == track && t->syncs[lo].ev == ev ? &t->syncs[lo] : NULL;
+}
+
 void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s)
 {
     trace_impl *ti = impl(t);
@@ -645,6 +666,14 @@ static int cmp_coll(const void *x, const void *y)
     return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
+static int cmp_sync(const void *x, const void *y)
+{
+    const ks_sync_info *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
 static int cmp_shape(const void *x, const void *y)
 {
     const ks_shape_info *a = x, *b = y;
@@ -686,6 +715,8 @@ void ks_trace_finish(ks_trace *t)
         qsort(t->mems, t->nmems, sizeof *t->mems, cmp_mem);
     if (t->nshapes > 1)
         qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_shape);
+    if (t->nsyncs > 1)
+        qsort(t->syncs, t->nsyncs, sizeof *t->syncs, cmp_sync);
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)
@@ -762,7 +793,8 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->shapes_cap * sizeof(ks_shape_info) + ti->ready_cap * sizeof *ti->ready;
-    m += ti->wide_ids_cap * sizeof *t->wide_ids + ti->mems_cap * sizeof *t->mems;
+    m += ti->wide_ids_cap * sizeof *t->wide_ids + ti->mems_cap * sizeof *t->mems +
+         ti->syncs_cap * sizeof *t->syncs;
     m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1) + ti->bytes_cap * sizeof *ti->bytes;
     m += (ti->tracks.nslots + ti->procs.nslots) * sizeof(uint32_t);
     return m;

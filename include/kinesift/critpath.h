@@ -56,6 +56,8 @@ typedef struct ks_cp_piece {
 typedef struct ks_cp_item {
     ks_str name;               /* 0: CPU time under no slice (untraced) */
     uint8_t kind;              /* KS_CP_CPU or KS_CP_GPU */
+    uint8_t collective;        /* GPU: a collective (ks_is_comm_kernel): its time may be waiting
+                                * for the other ranks */
     ks_ns ns;
 } ks_cp_item;
 
@@ -64,6 +66,9 @@ typedef struct ks_cp_step {
     ks_ns start, end;          /* the step's [start, end): its wall time is the path's length */
     ks_ns by_kind[KS_CP_NKINDS]; /* adds up to end - start exactly */
     ks_ns inferred_ns;         /* the part of the path on inferred edges and the nodes they lead to */
+    ks_ns collective_ns;       /* the part of its GPU time in collectives (ks_is_comm_kernel): a
+                                * collective's time includes waiting for its peers, so it may be
+                                * another rank's time, not this one's work */
     size_t first, n;           /* its pieces: ks_critpath.pieces[first .. first + n), in time order */
     ks_cp_item top[KS_CP_TOP]; /* the names with most time on the path, most first */
     size_t ntop;
@@ -74,10 +79,13 @@ typedef enum ks_dep_kind {
     KS_DEP_PROGRAM = 0,        /* program order on a thread (recorded) */
     KS_DEP_LAUNCH,             /* launch call -> GPU work (recorded: correlation or flow) */
     KS_DEP_STREAM,             /* order of work on a stream (recorded) */
-    KS_DEP_SYNC,               /* blocking call -> the GPU work it waited for (recorded when a
-                                * Stream Sync of the call names the stream, else inferred: the
-                                * last work of each stream launched before it, ended before it
-                                * returned) */
+    KS_DEP_SYNC,               /* GPU work -> the blocking call that waited for it (recorded when
+                                * a Stream Sync of the call names the stream, or an Event Sync
+                                * the stream and the cudaEventRecord call; else inferred: the last
+                                * work of each stream launched before it, ended before it
+                                * returned); GPU work -> the first work a stream launched after a
+                                * cudaStreamWaitEvent on that event (recorded: Stream Wait
+                                * Event) */
     KS_DEP_THREAD,             /* a thread that waited -> the other thread's work it waited for
                                 * (inferred) */
     KS_DEP_NKINDS

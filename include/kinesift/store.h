@@ -293,6 +293,24 @@ typedef struct ks_mem_info {
     uint32_t has;              /* ks_mem_has */
 } ks_mem_info;
 
+/* ---- recorded waits (cuda_sync Event Sync, Stream Wait Event) ---------------------------- */
+
+/* What a CUDA event wait waited for, as Kineto records it on its cuda_sync event: kept for every
+ * event whose args carry "wait_on_stream" or "wait_on_cuda_event_record_corr_id" with an integer
+ * (-1, Kineto's "unknown", is kept as written; the has bits say which were seen). */
+enum ks_sync_has {
+    KS_SYNC_STREAM = 1u << 0,     /* "wait_on_stream": the stream the recorded event was on */
+    KS_SYNC_RECORD = 1u << 1      /* "wait_on_cuda_event_record_corr_id": the correlation of the
+                                   * cudaEventRecord call that recorded it */
+};
+
+typedef struct ks_sync_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    int64_t wait_stream;       /* "wait_on_stream" */
+    int64_t record_corr;       /* "wait_on_cuda_event_record_corr_id" */
+    uint32_t has;              /* ks_sync_has */
+} ks_sync_info;
+
 /* ---- the trace ---------------------------------------------------------------------------- */
 
 typedef struct ks_trace {
@@ -328,6 +346,9 @@ typedef struct ks_trace {
 
     ks_mem_info *mems;         /* allocator events, sorted by (track, ev) once finished */
     size_t nmems;
+
+    ks_sync_info *syncs;       /* recorded waits, sorted by (track, ev) once finished */
+    size_t nsyncs;
 
     uint64_t events;           /* events committed to tracks */
     uint64_t by_phase[128];    /* every event read, by phase character (M and ignored included) */
@@ -410,6 +431,10 @@ KS_API const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, ui
 
 /* Append the allocator args of an event (ks_trace.mems; m->track, m->ev name the event). */
 KS_API void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m);
+/* Append the recorded wait of an event (ks_trace.syncs; w->track, w->ev name the event). */
+KS_API void ks_trace_add_sync(ks_trace *t, const ks_sync_info *w);
+/* The recorded wait of event ev of track k of a finished trace, or NULL (search by halves). */
+KS_API const ks_sync_info *ks_trace_sync(const ks_trace *t, uint32_t track, uint32_t ev);
 
 /* Classify a category (and name, for legacy spellings) into a ks_kind. */
 KS_API ks_kind ks_classify(const char *cat, size_t catlen, const char *name, size_t namelen);

@@ -116,6 +116,10 @@ for s, p in zip(t["steps"] or [None] * len(paths), paths):
     assert sum(p[k + "_ns"] for k in kinds) == p["length_ns"], ("path kinds", p)
     assert all(p[k + "_ns"] >= 0 for k in kinds) and 0 <= p["inferred_ns"] <= p["length_ns"], p
     assert sum(x["ns"] for x in p["top"]) <= p["cpu_ns"] + p["gpu_ns"], p
+    # collectives (waits on peers) are part of the GPU time, never CPU items
+    assert 0 <= p["collective_ns"] <= p["gpu_ns"], p
+    assert sum(x["ns"] for x in p["top"] if x["collective"]) <= p["collective_ns"], p
+    assert not any(x["collective"] for x in p["top"] if x["kind"] != "gpu"), p
 for x in t["diagnoses"]:
     for k in ("hypothesis", "evidence", "confidence", "next_check", "refuted_if"):
         assert x[k], (x["id"], k)

@@ -620,6 +620,37 @@ static void memory_events_keep_their_args(void **state)
     ks_trace_free(t);
 }
 
+/* The recorded waits of cuda_sync events keep wait_on_stream and the cudaEventRecord's
+ * correlation exactly (ks_sync_info), -1 (unknown) included; a non-integer is left out; an event
+ * without them has none. */
+static void recorded_waits_keep_their_args(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "{\"traceEvents\": [\n"
+        "  {\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Event Sync\", \"pid\": 0, \"tid\": -1, \"ts\": 10,"
+        "   \"dur\": 3, \"args\": {\"cuda_sync_kind\": \"Event Sync\", \"wait_on_stream\": 7,"
+        "   \"wait_on_cuda_event_record_corr_id\": 4294967301, \"stream\": -1, \"correlation\": 9}},\n"
+        "  {\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 0, \"tid\": 7, \"ts\": 11,"
+        "   \"dur\": 1, \"args\": {\"stream\": 7, \"correlation\": 10}},\n"
+        "  {\"args\": {\"wait_on_cuda_event_record_corr_id\": -1, \"wait_on_stream\": \"x\", \"stream\": 24},"
+        "   \"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Wait Event\", \"pid\": 0, \"tid\": 24,"
+        "   \"ts\": 12, \"dur\": 2}\n"
+        "]}");
+    assert_int_equal(t->nsyncs, 2);
+    const ks_sync_info *w = ks_trace_sync(t, t->syncs[0].track, 0);
+    assert_non_null(w);
+    assert_int_equal(w->has, KS_SYNC_STREAM | KS_SYNC_RECORD);
+    assert_int_equal(w->wait_stream, 7);
+    assert_int_equal(w->record_corr, 4294967301LL);
+    w = &t->syncs[1];
+    assert_int_equal(w->has, KS_SYNC_RECORD);
+    assert_int_equal(w->record_corr, -1);
+    assert_ptr_equal(ks_trace_sync(t, w->track, w->ev), w);
+    assert_null(ks_trace_sync(t, w->track, w->ev + 1));
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +670,7 @@ int main(void)
         cmocka_unit_test(ids_past_32_bits_read_back_exactly),
         cmocka_unit_test(counters_become_series),
         cmocka_unit_test(memory_events_keep_their_args),
+        cmocka_unit_test(recorded_waits_keep_their_args),
         cmocka_unit_test(syntax_error_skips_one_event),
         cmocka_unit_test(metadata_error_resyncs_on_trace_events),
         cmocka_unit_test(not_a_trace),

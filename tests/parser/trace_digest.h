@@ -70,6 +70,11 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
         ks_buf_printf(b, "mem %u %u %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %d %d %u\n", mi->track, mi->ev,
                       mi->bytes, mi->allocated, mi->reserved, mi->addr, mi->device_type, mi->device_id, mi->has);
     }
+    for (size_t i = 0; i < t->nsyncs; i++) {
+        const ks_sync_info *w = &t->syncs[i];
+        ks_buf_printf(b, "sync %u %u %" PRId64 " %" PRId64 " %u\n", w->track, w->ev, w->wait_stream, w->record_corr,
+                      w->has);
+    }
     const ks_meta *m = &t->meta;
     ks_buf_printf(b, "meta %s|%s|%s %d %" PRId64 " %d %" PRId64 " %d %" PRId64 " %s\n",
                   ks_trace_str(t, m->schema_version), ks_trace_str(t, m->display_time_unit),

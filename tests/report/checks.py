@@ -173,7 +173,10 @@ def check_annotate(path, tmp):
         return
     pid = names[0]["pid"]
     added = [e for e in events if e.get("pid") == pid]
-    check(added == inserted, f"{path}: the inserted piece is exactly the events of pid kinesift")
+    # the path's flows live on the trace's own tracks; everything else on pid kinesift
+    flows = [e for e in inserted if e.get("cat") == "kinesift.critical_path"]
+    check(added == [e for e in inserted if e.get("cat") != "kinesift.critical_path"],
+          f"{path}: the inserted piece is exactly the events of pid kinesift and the path's flows")
     orig_doc = json.loads(re.sub(rb",\s*([\]}])", rb"\1", orig), parse_float=Decimal)  # the trace may have trailing commas
     orig_events = orig_doc["traceEvents"] if isinstance(orig_doc, dict) else orig_doc
     check(all(e.get("pid") != pid for e in orig_events), f"{path}: the kinesift pid is a new one")
@@ -183,7 +186,7 @@ def check_annotate(path, tmp):
     # stats counts the original events plus exactly the added ones
     a, b = stats_phases(path), stats_phases(out)
     want = dict(a)
-    for e in added:
+    for e in inserted:
         want[e["ph"]] = want.get(e["ph"], 0) + 1
     check(b == want, f"{path}: stats of the output = stats of the input + added ({b} vs {want})")
     # nesting: on each added thread, slices are disjoint or contained
@@ -219,6 +222,7 @@ def check_annotate(path, tmp):
         check(sum(d for _, d in mine) == s["wall_ns"], f"{path}: step {s['number']}: path slices add up to its wall time")
         check(all(a + d == b for (a, d), (b, _) in zip(mine, mine[1:])), f"{path}: step {s['number']}: path slices tile it")
         check(not mine or mine[0][0] == s["start_ns"], f"{path}: step {s['number']}: the path starts with the step")
+    check_path_flows(path, orig_events, path_slices, flows)
     gaps = tr.get("gaps") or []
     for i, g in enumerate(gaps):
         mine = [e for e in added if e["ph"] == "X" and e["tid"] == 10 + i]
@@ -233,6 +237,36 @@ def check_annotate(path, tmp):
               [tuple(p) for p in m["timeline"]], f"{path}: memory counter track of {lab}")
     diag_threads = {e["tid"] for e in added if e["ph"] == "X" and e["tid"] >= 100}
     check(len(diag_threads) == len(tr["diagnoses"]), f"{path}: one thread per diagnosis")
+
+
+def check_path_flows(path, orig_events, path_slices, flows):
+    """The path's flows: one s and one f per id, each on a (pid, tid) of the trace, s no later
+    than f; per step, one flow wherever the path's work (its cpu and gpu slices on the path track)
+    passes to another thread or stream, leaving from the end of the one and arriving at the start
+    of the next (both read from the path track, not from the flows)."""
+    tracks = {(e.get("pid"), e.get("tid")) for e in orig_events if "pid" in e and "tid" in e}
+    by_id = {}
+    for e in flows:
+        by_id.setdefault(e["id"], []).append(e)
+        check((e["pid"], e["tid"]) in tracks, f"{path}: flow {e['id']} on a track of the trace ({e['pid']}, {e['tid']})")
+    pairs = []
+    for i, v in by_id.items():
+        phs = sorted(e["ph"] for e in v)
+        if not check(phs == ["f", "s"], f"{path}: flow {i} has one start and one end ({phs})"):
+            continue
+        s, f = (v[0], v[1]) if v[0]["ph"] == "s" else (v[1], v[0])
+        check(us_to_ns(s["ts"]) <= us_to_ns(f["ts"]) and f.get("bp") == "e", f"{path}: flow {i} goes forward")
+        pairs.append((s["args"]["step"], us_to_ns(s["ts"]), (str(s["pid"]), str(s["tid"])), us_to_ns(f["ts"]),
+                      (str(f["pid"]), str(f["tid"]))))
+    want = []
+    steps = sorted({e["args"]["step"] for e in path_slices})
+    for st in steps:
+        work = sorted((us_to_ns(e["ts"]), us_to_ns(e["dur"]), (e["args"]["on_pid"], e["args"]["on_tid"])) for e in path_slices
+                      if e["args"]["step"] == st and e["args"]["kind"] in ("cpu", "gpu"))
+        want += [(st, a + d - 1, t1, b, t2) for (a, d, t1), (b, _, t2) in zip(work, work[1:]) if t1 != t2]
+    # pid and tid as text (the path track's args are text)
+    check(sorted(pairs) == sorted(want), f"{path}: a flow wherever the path changes track "
+          f"({len(pairs)} flows, {len(want)} changes; {sorted(set(pairs) ^ set(want))[:3]})")
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -396,6 +430,23 @@ def check_report(paths, tmp, extra=()):
             check(sum(roles.values()) == st["wall_ns"], f"{w}: step {st['number']} bar adds up to its wall")
             for n in g.find_all(lambda n: n.tag == "title"):
                 check(n.all_text().strip() != "", f"{w}: bar tooltips are not empty")
+        # critical path: one row per step (the first 50; the window's without steps), its rectangles
+        # tiling the step (their times add up to its wall), its kinds the JSON's
+        paths = [s["critical_path"] for s in tr["steps"]] if tr["steps"] else \
+            [p for p in [(tr["dependency_graph"] or {}).get("window_critical_path")] if p]
+        rows = sec.find_all(lambda n: n.tag == "g" and "data-path-step" in n.attrs)
+        check(len(rows) == min(len(paths), 50), f"{w}: one critical path row per step ({len(rows)}, {len(paths)})")
+        kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
+        for g, p in zip(rows, paths):
+            rects = g.find_all(lambda n: n.tag == "rect")
+            check(sum(ns_of(x) for x in rects) == p["length_ns"] == int(g.attrs["data-wall-ns"]),
+                  f"{w}: path row {g.attrs['data-path-step']} adds up to the step's wall time")
+            check({k: int(g.attrs["data-" + k + "-ns"]) for k in kinds} == {k: p[k + "_ns"] for k in kinds},
+                  f"{w}: path row {g.attrs['data-path-step']} kinds")
+            check(all(x.attrs["data-kind"] in kinds for x in rects) and len(rects) <= 2 * 900,
+                  f"{w}: path rectangles: a kind each, bounded by pixel columns")
+            xs = [float(x.attrs["x"]) for x in rects]
+            check(xs == sorted(xs), f"{w}: path rectangles in time order")
         # GPU strip
         for g in tr.get("gaps") or []:
             rows = sec.find_all(lambda n: n.tag == "g" and n.attrs.get("data-device") == str(g["device"]))

@@ -162,7 +162,8 @@ def check_csv(path):
                                                "dataloader", "cpu_exec", "other")]) for s in t["steps"]]
     assert got == want, (path, got[:2], want[:2])
     # each step's critical path: its kinds, and its top names as rows of section critical_path
-    kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled", "inferred")
+    kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled", "inferred",
+             "collective")
     assert [tuple(r["path_" + k + "_ns"] for k in kinds) for r in sec("step")] == \
         [tuple(n(s["critical_path"][k + "_ns"]) for k in kinds) for s in t["steps"]], path
     assert [(r["number"], r["name"], r["cat"], r["total_ns"]) for r in sec("critical_path")] == \
