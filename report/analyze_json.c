@@ -115,7 +115,9 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)k->kind));
-        ks_jw_kstr(w, "class", ks_work_class_name(ks_kernel_row_class(&cc, k)));
+        ks_work_class kc = ks_kernel_row_class(&cc, k);
+        ks_jw_kstr(w, "class", ks_work_class_name(kc));
+        ks_jw_kbool(w, "tensor_core", kc != KS_WC_COMM && ks_tensor_core_of_kernel_name(&cc, k->name, k->kind));
         ks_jw_kuint(w, "count", k->count);
         ks_jw_kint(w, "total_ns", k->total_ns);
         ks_jw_kint(w, "min_ns", k->min_ns);

@@ -5,7 +5,8 @@ figures are; per device the class counts add up to the device's kernels, memcpys
 class is busier than its device, the classes together are at least as busy as the device (they
 overlap, they never leave work out), memcpy, memset and communication busy times are the GPU row's;
 the classes' summed time is the kernels table's total; each kernel row's class time adds up per
-class; a step's class is never busier than the step is long. On the TraceLens traces, every op that
+class; a step's class is never busier than the step is long. The tensor-core rows per device are no busier
+than its kernels, and add up (time, count) to the kernels table's rows marked tensor_core. On the TraceLens traces, every op that
 TraceLens's published report (tests/analysis/tracelens_reference.json, copied from its
 repository's tests) puts in a category kinesift also has must get the matching class."""
 import json, os, subprocess, sys
@@ -56,6 +57,21 @@ if not mixed:
 for s in cl["steps"]:
     for c in s["classes"]:
         assert 0 <= c["busy_ns"] <= s["end_ns"] - s["start_ns"], (s, c)
+    for c in s["tensor_core"]:
+        assert 0 <= c["busy_ns"] <= s["end_ns"] - s["start_ns"] and c["busy_ns"] <= c["sum_ns"], (s, c)
+# tensor cores: a part of the device's kernels, as busy as the union of its tensor-core kernels at
+# most; their summed time and count are the kernels table's rows marked tensor_core (the same
+# kernels counted by another pass)
+gpu = {g["device"]: g for g in t["gpu"]}
+for c in cl["tensor_core"]:
+    g = gpu[c["device"]]
+    assert 0 < c["busy_ns"] <= c["sum_ns"] and c["busy_ns"] <= g["kernel_ns"], (c, g)
+    assert 0 < c["count"] <= g["kernels"], (c, g)
+    assert abs(c["busy_share"] - c["busy_ns"] / g["busy_ns"]) <= 5e-6 * c["busy_ns"] / g["busy_ns"], (c, g)  # 6 digits
+tc_rows = [k for k in t["kernels"] if k["tensor_core"]]
+assert all(k["kind"] == "kernel" and k["class"] != "communication" for k in tc_rows), tc_rows
+assert sum(c["sum_ns"] for c in cl["tensor_core"]) == sum(k["total_ns"] for k in tc_rows), (cl["tensor_core"], tc_rows)
+assert sum(c["count"] for c in cl["tensor_core"]) == sum(k["count"] for k in tc_rows), (cl["tensor_core"], tc_rows)
 
 ref = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tracelens_reference.json")))
 base = os.path.basename(path)
