@@ -209,6 +209,12 @@ void ks_ps_commit_event(ks_parser *p)
             KS_GROW(u->mem, u->mem_cap, u->nmem + 1);
             u->mem[u->nmem++] = mem_of(e, 0, (uint32_t)u->nev);
         }
+        if (e->launch.has) {
+            KS_GROW(u->launch, u->launch_cap, u->nlaunch + 1);
+            u->launch[u->nlaunch] = e->launch;
+            u->launch[u->nlaunch].ev = (uint32_t)u->nev;
+            u->nlaunch++;
+        }
         if (e->has_shape) {
             KS_GROW(u->shape, u->shape_cap, u->nshape + 1);
             u->shape[u->nshape] = e->shape;
@@ -227,6 +233,12 @@ void ks_ps_commit_event(ks_parser *p)
     if (keeps_mem(e)) {
         ks_mem_info m = mem_of(e, track, (uint32_t)(t->tracks[track].n - 1));
         ks_trace_add_mem(t, &m);
+    }
+    if (e->launch.has) {
+        ks_launch_info l = e->launch;
+        l.track = track;
+        l.ev = (uint32_t)(t->tracks[track].n - 1);
+        ks_trace_add_launch(t, &l);
     }
     if (e->has_shape) {
         ks_shape_info s = e->shape;

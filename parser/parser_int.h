@@ -57,6 +57,8 @@ enum key {
     K_COLL_NAME, K_COLL_PG, K_COLL_RANKS, K_COLL_DTYPE, K_COLL_IN, K_COLL_OUT, K_COLL_GS, K_COLL_SEQ,
     /* recorded shapes (ks_shape_info): arrays kept as their compact JSON text */
     K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE,
+    /* kernel launch args (ks_launch_info) */
+    K_L_REGS, K_L_SHMEM, K_L_BLOCKS_SM, K_L_WARPS_SM, K_L_OCC, K_L_GRID, K_L_BLOCK,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
     /* deviceProperties[] */
@@ -105,6 +107,7 @@ typedef struct cur_event {
     uint8_t mem_counter;     /* the allocator key being read may also be a counter series */
     uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
     ks_shape_info shape;     /* string ids (local in a worker's unit) */
+    ks_launch_info launch;   /* launch args; kept with the event when launch.has */
     size_t ncounters;
 } cur_event;
 

@@ -63,7 +63,7 @@ void ks_unit_reset(ks_unit *u)
     u->state = KS_UNIT_EMPTY;
     u->refused = 0;
     u->x = u->xb = u->y = u->yb = 0;
-    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nwide = u->nmem = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nlaunch = u->nwide = u->nmem = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);
     u->events_read = 0;
     u->last_end = 0;
@@ -77,6 +77,7 @@ void ks_unit_free(ks_unit *u)
     free(u->coll);
     free(u->mem);
     free(u->shape);
+    free(u->launch);
     free(u->wide);
     free(u->cat_count);
     free(u->diag);
@@ -170,6 +171,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
     size_t nc = 0; /* the next collective (an index: u->coll is NULL in most units) */
     size_t nm = 0; /* the next allocator event */
     size_t ns = 0; /* the next recorded shape */
+    size_t nl = 0; /* the next launch args */
     for (size_t i = 0; i < u->nev; i++) {
         ks_event e = u->ev[i].ev;
         e.name = m->str[e.name];
@@ -188,6 +190,12 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
             mi.track = track;
             mi.ev = (uint32_t)(t->tracks[track].n - 1);
             ks_trace_add_mem(t, &mi);
+        }
+        if (nl < u->nlaunch && u->launch[nl].ev == i) {
+            ks_launch_info l = u->launch[nl++];
+            l.track = track;
+            l.ev = (uint32_t)(t->tracks[track].n - 1);
+            ks_trace_add_launch(t, &l);
         }
         if (ns < u->nshape && u->shape[ns].ev == i) {
             ks_shape_info s = u->shape[ns++];

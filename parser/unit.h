@@ -90,6 +90,9 @@ typedef struct ks_unit {
     ks_shape_info *shape;         /* recorded shapes, in the order of the events (ev: index in the
                                    * unit's events, string ids local) */
     size_t nshape, shape_cap;
+    ks_launch_info *launch;       /* kernel launch args, in the order of the events (ev: index in
+                                   * the unit's events) */
+    size_t nlaunch, launch_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */
     size_t ncat_count, cat_count_cap;
     uint64_t by_phase[128];

@@ -223,6 +223,59 @@ static void class_times(void **state)
     ks_trace_free(t);
 }
 
+/* launch args: kernel K three times (10, 30 and 0 us), kernel L once without args; K's first
+ * instance writes "blocks per SM" as the string "inf" (not kept) and a grid of two numbers (not
+ * kept). By hand: registers 32..64, shared memory 0..4096; blocks per SM over the two that have it,
+ * weighted 30 and 0: 3; warps per SM (10*2 + 30*4 + 0*8) / 40 = 3.5; occupancy
+ * (10*50 + 30*25 + 0*100) / 40 = 31.25, min 25, max 100; grid and block of the longest (30 us). */
+static const char *const launch_trace =
+    "{\"traceEvents\": ["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":32,\"shared memory\":0,\"blocks per SM\":\"inf\",\"warps per SM\":2,"
+    "\"est. achieved occupancy %\":50,\"grid\":[1,2],\"block\":[64,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":64,\"shared memory\":4096,\"blocks per SM\":3,\"warps per SM\":4.0,"
+    "\"est. achieved occupancy %\":25,\"grid\":[ 132, 1, 1 ],\"block\":[256,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":0,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":40,\"blocks per SM\":1e1,\"warps per SM\":8,"
+    "\"est. achieved occupancy %\":100,\"grid\":[9,9,9],\"block\":[32,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"L\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}"
+    "]}";
+
+static void launch_args(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(launch_trace);
+    assert_int_equal(t->nlaunches, 3);
+    const ks_launch_info *l = ks_trace_launch(t, 0, 0);
+    assert_non_null(l);
+    assert_int_equal(l->has, KS_LAUNCH_REGS | KS_LAUNCH_SHMEM | KS_LAUNCH_WARPS_SM | KS_LAUNCH_OCC | KS_LAUNCH_BLOCK);
+    assert_null(ks_trace_launch(t, 0, 3));
+    ks_analysis *a = analyse(t, NULL);
+    assert_int_equal(a->nkernels, 2);
+    const ks_kernel_row *k = &a->kernels[0], *m = &a->kernels[1];
+    assert_string_equal(ks_trace_str(t, k->name), "K");
+    const ks_launch_stats *s = &k->launch;
+    assert_int_equal(s->recorded, 3);
+    assert_int_equal(s->regs_min, 32);
+    assert_int_equal(s->regs_max, 64);
+    assert_int_equal(s->shmem_min, 0);
+    assert_int_equal(s->shmem_max, 4096);
+    assert_true(s->blocks_per_sm == 3.0);
+    assert_true(s->warps_per_sm == 3.5);
+    assert_true(s->occupancy_pct == 31.25);
+    assert_true(s->occupancy_min == 25.0 && s->occupancy_max == 100.0);
+    assert_true(s->grid[0] == 132 && s->grid[1] == 1 && s->grid[2] == 1);
+    assert_true(s->block[0] == 256);
+    assert_int_equal(s->has, KS_LAUNCH_REGS | KS_LAUNCH_SHMEM | KS_LAUNCH_BLOCKS_SM | KS_LAUNCH_WARPS_SM | KS_LAUNCH_OCC |
+                                 KS_LAUNCH_GRID | KS_LAUNCH_BLOCK);
+    assert_string_equal(ks_trace_str(t, m->name), "L");
+    assert_int_equal(m->launch.recorded, 0);
+    assert_int_equal(m->launch.has, 0);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +283,7 @@ int main(void)
         cmocka_unit_test(tensor_core_names),
         cmocka_unit_test(op_names),
         cmocka_unit_test(class_times),
+        cmocka_unit_test(launch_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
