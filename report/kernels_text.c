@@ -52,6 +52,6 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
     }
     if (ct.n)
         fprintf(out, "\n           (union of each class's work, %% of the device's busy time; classes on several\n"
-                     "           streams overlap; tensor cores: kernels whose names mark a tensor-core path)\n");
+                     "           streams overlap; tensor cores: kernels whose names say so)\n");
     ks_class_times_free(&ct, 1);
 }
