@@ -535,12 +535,72 @@ static void finish_table(table *tb, ks_op_row **out, size_t *nout)
 
 /* ---- kernels ------------------------------------------------------------------------------- */
 
+/* a launch figure's duration-weighted mean: sum of w*x, of w, of x and the count */
+typedef struct wmean {
+    double wx, w, x;
+    uint64_t n;
+} wmean;
+
 typedef struct krow_acc {
     ks_kernel_row row;
     ks_ns *durs;
     size_t ndurs, cap;
     int has_bytes;
+    wmean blocks, warps, occ;
+    ks_ns grid_dur, block_dur; /* the duration of the instance the grid (block) is from, -1 none */
 } krow_acc;
+
+static void wmean_add(wmean *m, double x, ks_ns dur)
+{
+    m->wx += x * (double)dur;
+    m->w += (double)dur;
+    m->x += x;
+    m->n++;
+}
+
+static double wmean_of(const wmean *m)
+{
+    return m->w > 0 ? m->wx / m->w : m->x / (double)m->n;
+}
+
+/* one instance's launch args into its row */
+static void launch_add(krow_acc *r, const ks_launch_info *l, ks_ns dur)
+{
+    ks_launch_stats *s = &r->row.launch;
+    s->recorded++;
+    if (l->has & KS_LAUNCH_REGS) {
+        if (!(s->has & KS_LAUNCH_REGS) || l->registers < s->regs_min)
+            s->regs_min = l->registers;
+        if (!(s->has & KS_LAUNCH_REGS) || l->registers > s->regs_max)
+            s->regs_max = l->registers;
+    }
+    if (l->has & KS_LAUNCH_SHMEM) {
+        if (!(s->has & KS_LAUNCH_SHMEM) || l->shared_mem < s->shmem_min)
+            s->shmem_min = l->shared_mem;
+        if (!(s->has & KS_LAUNCH_SHMEM) || l->shared_mem > s->shmem_max)
+            s->shmem_max = l->shared_mem;
+    }
+    if (l->has & KS_LAUNCH_BLOCKS_SM)
+        wmean_add(&r->blocks, l->blocks_per_sm, dur);
+    if (l->has & KS_LAUNCH_WARPS_SM)
+        wmean_add(&r->warps, l->warps_per_sm, dur);
+    if (l->has & KS_LAUNCH_OCC) {
+        if (!(s->has & KS_LAUNCH_OCC) || l->occupancy_pct < s->occupancy_min)
+            s->occupancy_min = l->occupancy_pct;
+        if (!(s->has & KS_LAUNCH_OCC) || l->occupancy_pct > s->occupancy_max)
+            s->occupancy_max = l->occupancy_pct;
+        wmean_add(&r->occ, l->occupancy_pct, dur);
+    }
+    if ((l->has & KS_LAUNCH_GRID) && dur > r->grid_dur) {
+        memcpy(s->grid, l->grid, sizeof s->grid);
+        r->grid_dur = dur;
+    }
+    if ((l->has & KS_LAUNCH_BLOCK) && dur > r->block_dur) {
+        memcpy(s->block, l->block, sizeof s->block);
+        r->block_dur = dur;
+    }
+    s->has |= l->has;
+}
 
 static int cmp_krow(const void *x, const void *y)
 {
@@ -573,6 +633,7 @@ static krow_acc *kernel_rows(const ks_analysis *a, uint32_t (*index)[3], size_t 
             r->row.name = e->name;
             r->row.kind = e->kind;
             r->row.bytes = -1;
+            r->grid_dur = r->block_dur = -1;
             *ix = (uint32_t)++n;
         }
         v[*ix - 1].cap++;
@@ -612,6 +673,11 @@ void ks_kernels_build(ks_analysis *a)
             r->row.unlinked++;
         if (ks_comm_gpu_event(&cc, it->track, it->ev))
             r->row.comm++;
+        if (t->nlaunches && e->kind == KS_K_KERNEL) {
+            const ks_launch_info *l = ks_trace_launch(t, it->track, it->ev);
+            if (l)
+                launch_add(r, l, ks_event_dur(e));
+        }
         int64_t bytes;
         if (ks_event_bytes(t, it->track, it->ev, &bytes)) {
             r->row.bytes = (r->has_bytes ? r->row.bytes : 0) + bytes;
@@ -626,6 +692,12 @@ void ks_kernels_build(ks_analysis *a)
         r->row.max_ns = r->durs[r->ndurs - 1];
         r->row.median_ns = ks_quantile_ns(r->durs, r->ndurs, 50);
         r->row.p90_ns = ks_quantile_ns(r->durs, r->ndurs, 90);
+        if (r->blocks.n)
+            r->row.launch.blocks_per_sm = wmean_of(&r->blocks);
+        if (r->warps.n)
+            r->row.launch.warps_per_sm = wmean_of(&r->warps);
+        if (r->occ.n)
+            r->row.launch.occupancy_pct = wmean_of(&r->occ);
         a->kernels[i] = r->row;
     }
     a->nkernels = n;

@@ -2,7 +2,8 @@
  * windows at once (the analysis window, every step). One pass over the GPU work index: each event's
  * class (communication by the comm rule of kinesift/comm.h, else by its name or kind), then for
  * each window it overlaps, its part inside goes to the union of its (device, class) and to the
- * plain sum, and it counts where it starts (the window rule of GPU work, gpuwork.c). Windows are
+ * plain sum, and it counts where it starts (the window rule of GPU work, gpuwork.c); a kernel whose
+ * name marks a tensor-core path goes to its device's tensor-core row as well. Windows are
  * searched by their starts: those starting before the event's end and ending after its start,
  * found by walking back at most the longest window's length. */
 #include <stdlib.h>
@@ -72,6 +73,7 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
     qsort(ws, nw, sizeof *ws, cmp_win);
     size_t per_win = ndev * KS_WC_COUNT;
     acc *accs = ks_xcalloc(ks_mul(nw, per_win), sizeof *accs);
+    acc *tcs = ks_xcalloc(ks_mul(nw, ndev), sizeof *tcs); /* tensor-core kernels, per window and device */
     ks_class_cache cc;
     ks_class_cache_init(&cc, t);
     ks_comm_cache comm;
@@ -92,23 +94,27 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
                 else
                     hi = mid;
             }
-            int cls = -1;
+            int cls = -1, tc = 0;
             for (size_t j = lo; j-- > 0;) {
                 if (ks_sat_add(ws[j].a, longest) < ts)
                     break;
                 ks_ns s, en;
                 if (!ks_window_clip(ws[j].a, ws[j].b, ts, dur, &s, &en))
                     continue;
-                if (cls < 0)
-                    cls = e->kind == KS_K_KERNEL && ks_comm_gpu_event(&comm, it->track, it->ev)
-                              ? KS_WC_COMM
-                              : (int)ks_class_of_kernel_name(&cc, e->name, e->kind);
+                if (cls < 0) {
+                    int is_comm = e->kind == KS_K_KERNEL && ks_comm_gpu_event(&comm, it->track, it->ev);
+                    cls = is_comm ? KS_WC_COMM : (int)ks_class_of_kernel_name(&cc, e->name, e->kind);
+                    tc = !is_comm && ks_tensor_core_of_kernel_name(&cc, e->name, e->kind);
+                }
+                int starts = ks_window_starts_in(ws[j].a, ws[j].b, ts);
                 acc *c = &accs[ws[j].i * per_win + dev_of[k] * KS_WC_COUNT + (size_t)cls];
-                c->used = 1;
-                ks_ivs_add(&c->ivs, s, en);
-                c->sum = ks_sat_add(c->sum, en - s);
-                if (ks_window_starts_in(ws[j].a, ws[j].b, ts))
-                    c->count++;
+                for (int pass = 0; pass < 1 + tc; pass++, c = &tcs[ws[j].i * ndev + dev_of[k]]) {
+                    c->used = 1;
+                    ks_ivs_add(&c->ivs, s, en);
+                    c->sum = ks_sat_add(c->sum, en - s);
+                    if (starts)
+                        c->count++;
+                }
             }
         }
     }
@@ -133,7 +139,27 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
         }
         if (o->n > 1)
             qsort(o->v, o->n, sizeof *o->v, cmp_row);
+        o->tc = ks_xmalloc((ndev ? ndev : 1) * sizeof *o->tc);
+        for (size_t d = 0; d < ndev; d++) {
+            acc *c = &tcs[i * ndev + d];
+            if (!c->used)
+                continue;
+            ks_class_time *r = &o->tc[o->ntc++];
+            r->device = devs[d];
+            r->cls = KS_WC_COUNT;
+            r->count = c->count;
+            r->sum_ns = c->sum;
+            r->busy_ns = ks_ivs_union(&c->ivs);
+            ks_ivs_free(&c->ivs);
+        }
+        if (!o->ntc) {
+            free(o->tc);
+            o->tc = NULL;
+        }
+        if (o->ntc > 1)
+            qsort(o->tc, o->ntc, sizeof *o->tc, cmp_row);
     }
+    free(tcs);
     ks_comm_cache_free(&comm);
     ks_class_cache_free(&cc);
     free(accs);
@@ -146,7 +172,8 @@ void ks_class_times_free(ks_class_times *out, size_t nw)
 {
     for (size_t i = 0; i < nw; i++) {
         free(out[i].v);
-        out[i].v = NULL;
-        out[i].n = 0;
+        free(out[i].tc);
+        out[i].v = out[i].tc = NULL;
+        out[i].n = out[i].ntc = 0;
     }
 }

@@ -94,6 +94,36 @@ ks_work_class ks_kernel_class(const char *name, int kind)
     return KS_WC_OTHER;
 }
 
+/* Kernel names that mark a tensor-core (NVIDIA) or matrix-core (AMD MFMA/WMMA) path: cuBLAS's and
+ * cuDNN's xmma kernels, cuBLASLt's nvjet, CUTLASS tensorop/wmma/wgmma instantiations, the MMA
+ * instruction shapes vendors put in names (s16816, h884...), flash-attention and TensorRT-LLM fmha
+ * kernels, Tensile's MFMA kernels (a "_MI" tile: Cijk_..._MI16x16x1), composable_kernel's xdl and
+ * MIOpen's xdlops iGEMM (gtcx). MIOpen's SubTensorOp is elementwise work, not a tensor op. */
+static const char *const k_tensor[] = {"xmma", "hmma", "wmma", "gmma", "tensor16x8", "16816", "16832", "1688gemm",
+                                       "884gemm", "nvjet", "flash_fwd", "flash_bwd", "fmhasm", "fmha_v2", "mfma",
+                                       "xdl", "_gtcx", NULL};
+
+int ks_kernel_tensor_core(const char *name, int kind)
+{
+    if (kind != KS_K_KERNEL || !name || !*name || ks_comm_kernel_name(name))
+        return 0;
+    char s[LOWER_MAX];
+    lower(name, s);
+    if (any_of(s, k_tensor))
+        return 1;
+    for (const char *p = s; (p = strstr(p, "tensorop")) != NULL; p++)
+        if (p < s + 3 || strncmp(p - 3, "sub", 3) != 0)
+            return 1;
+    /* xformers' memory-efficient attention runs its float32 kernels on the CUDA cores */
+    if (strstr(s, "fmha_cutlass") && !strstr(s, "_f32"))
+        return 1;
+    if (!strncmp(s, "cijk_", 5))
+        for (const char *p = s; (p = strstr(p, "_mi")) != NULL; p++)
+            if (p[3] >= '0' && p[3] <= '9')
+                return 1;
+    return 0;
+}
+
 /* ---- ops ------------------------------------------------------------------------------------ */
 
 typedef struct op_rule {
@@ -345,6 +375,15 @@ void ks_class_cache_free(ks_class_cache *c)
     c->n = 0;
 }
 
+/* a kernel name's entry: its class + 1, and 0x80 when it marks a tensor-core path */
+static void fill_kernel(ks_class_cache *c, ks_str name, int kind)
+{
+    if (!c->kernel[name]) {
+        const char *s = ks_trace_str(c->t, name);
+        c->kernel[name] = (uint8_t)((ks_kernel_class(s, kind) + 1) | (ks_kernel_tensor_core(s, kind) ? 0x80 : 0));
+    }
+}
+
 ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
 {
     if (kind == KS_K_MEMCPY)
@@ -353,9 +392,18 @@ ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
         return KS_WC_MEMSET;
     if (name >= c->n)
         return ks_kernel_class(ks_trace_str(c->t, name), kind);
-    if (!c->kernel[name])
-        c->kernel[name] = (uint8_t)(ks_kernel_class(ks_trace_str(c->t, name), kind) + 1);
-    return (ks_work_class)(c->kernel[name] - 1);
+    fill_kernel(c, name, kind);
+    return (ks_work_class)((c->kernel[name] & 0x7f) - 1);
+}
+
+int ks_tensor_core_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
+{
+    if (kind != KS_K_KERNEL)
+        return 0;
+    if (name >= c->n)
+        return ks_kernel_tensor_core(ks_trace_str(c->t, name), kind);
+    fill_kernel(c, name, kind);
+    return c->kernel[name] >> 7;
 }
 
 ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind)

@@ -142,7 +142,8 @@ static int cb_start_array(void *ctx)
         return ks_ps_cap_open(p);
     int key = p->key;
     p->key = K_NONE;
-    if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE)) {
+    if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE ||
+                                    key == K_L_GRID || key == K_L_BLOCK)) {
         ks_ps_cap_begin(p, key);
         return 1;
     }

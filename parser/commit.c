@@ -215,6 +215,12 @@ void ks_ps_commit_event(ks_parser *p)
             u->sync[u->nsync].ev = (uint32_t)u->nev;
             u->nsync++;
         }
+        if (e->launch.has) {
+            KS_GROW(u->launch, u->launch_cap, u->nlaunch + 1);
+            u->launch[u->nlaunch] = e->launch;
+            u->launch[u->nlaunch].ev = (uint32_t)u->nev;
+            u->nlaunch++;
+        }
         if (e->has_shape) {
             KS_GROW(u->shape, u->shape_cap, u->nshape + 1);
             u->shape[u->nshape] = e->shape;
@@ -239,6 +245,12 @@ void ks_ps_commit_event(ks_parser *p)
         w.track = track;
         w.ev = (uint32_t)(t->tracks[track].n - 1);
         ks_trace_add_sync(t, &w);
+    }
+    if (e->launch.has) {
+        ks_launch_info l = e->launch;
+        l.track = track;
+        l.ev = (uint32_t)(t->tracks[track].n - 1);
+        ks_trace_add_launch(t, &l);
     }
     if (e->has_shape) {
         ks_shape_info s = e->shape;

@@ -50,11 +50,13 @@ int ks_ps_args_key(const char *k, size_t len)
     case 3: if (!memcmp(k, "Seq", 3)) return K_COLL_SEQ; break;
     case 4:
         if (!memcmp(k, "name", 4)) return K_ARG_NAME;
+        if (!memcmp(k, "grid", 4)) return K_L_GRID;
         if (!memcmp(k, "Addr", 4)) return K_MEM_ADDR;
         break;
     case 5:
         if (!memcmp(k, "bytes", 5) || !memcmp(k, "Bytes", 5)) return K_BYTES;
         if (!memcmp(k, "dtype", 5)) return K_COLL_DTYPE;
+        if (!memcmp(k, "block", 5)) return K_L_BLOCK;
         break;
     case 6:
         if (!memcmp(k, "stream", 6)) return K_STREAM;
@@ -74,7 +76,14 @@ int ks_ps_args_key(const char *k, size_t len)
         if (!memcmp(k, "External id", 11) || !memcmp(k, "external id", 11)) return K_EXT;
         if (!memcmp(k, "correlation", 11)) return K_CORR;
         break;
-    case 13: if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN; break;
+    case 12: if (!memcmp(k, "warps per SM", 12)) return K_L_WARPS_SM; break;
+    case 13:
+        if (!memcmp(k, "In msg nelems", 13)) return K_COLL_IN;
+        if (!memcmp(k, "shared memory", 13)) return K_L_SHMEM;
+        if (!memcmp(k, "blocks per SM", 13)) return K_L_BLOCKS_SM;
+        break;
+    case 20: if (!memcmp(k, "registers per thread", 20)) return K_L_REGS; break;
+    case 25: if (!memcmp(k, "est. achieved occupancy %", 25)) return K_L_OCC; break;
     case 14:
         if (!memcmp(k, "wait_on_stream", 14)) return K_WAIT_STREAM;
         if (!memcmp(k, "Out msg nelems", 14)) return K_COLL_OUT;

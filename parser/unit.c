@@ -63,7 +63,7 @@ void ks_unit_reset(ks_unit *u)
     u->state = KS_UNIT_EMPTY;
     u->refused = 0;
     u->x = u->xb = u->y = u->yb = 0;
-    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nwide = u->nmem = u->nsync = 0;
+    u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nlaunch = u->nwide = u->nmem = u->nsync = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);
     u->events_read = 0;
     u->last_end = 0;
@@ -78,6 +78,7 @@ void ks_unit_free(ks_unit *u)
     free(u->mem);
     free(u->shape);
     free(u->sync);
+    free(u->launch);
     free(u->wide);
     free(u->cat_count);
     free(u->diag);
@@ -172,6 +173,7 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
     size_t nm = 0; /* the next allocator event */
     size_t ns = 0; /* the next recorded shape */
     size_t nw = 0; /* the next recorded wait */
+    size_t nl = 0; /* the next launch args */
     for (size_t i = 0; i < u->nev; i++) {
         ks_event e = u->ev[i].ev;
         e.name = m->str[e.name];
@@ -196,6 +198,12 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
             w.track = track;
             w.ev = (uint32_t)(t->tracks[track].n - 1);
             ks_trace_add_sync(t, &w);
+        }
+        if (nl < u->nlaunch && u->launch[nl].ev == i) {
+            ks_launch_info l = u->launch[nl++];
+            l.track = track;
+            l.ev = (uint32_t)(t->tracks[track].n - 1);
+            ks_trace_add_launch(t, &l);
         }
         if (ns < u->nshape && u->shape[ns].ev == i) {
             ks_shape_info s = u->shape[ns++];

@@ -93,6 +93,9 @@ typedef struct ks_unit {
     ks_sync_info *sync;           /* recorded waits, in the order of the events (ev: index in the
                                    * unit's events; track set at the replay) */
     size_t nsync, sync_cap;
+    ks_launch_info *launch;       /* kernel launch args, in the order of the events (ev: index in
+                                   * the unit's events) */
+    size_t nlaunch, launch_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */
     size_t ncat_count, cat_count_cap;
     uint64_t by_phase[128];

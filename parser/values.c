@@ -1,11 +1,15 @@
 /* parser/values.c: the scalar callbacks of yajl (strings, numbers, booleans, null) and what each
  * value means where it stands: a field of the current event or of its "args", the collective
- * information, the top-level metadata, distributedInfo or deviceProperties. Numbers arrive as raw
- * text (yajl_number), so ts/dur become int64 ns exactly (numfast.h) and ids int64; counter values
- * are read with strtod_l in the C locale (state.c). A value of the wrong type is counted in the
- * diagnostics and ignored. Internal to parser/ (callbacks.c). */
+ * information, a kernel's launch args, the top-level metadata, distributedInfo or deviceProperties.
+ * Numbers arrive as raw text (yajl_number), so ts/dur become int64 ns exactly (numfast.h) and ids
+ * int64; counter values and launch figures are read with strtod_l in the C locale (state.c). A
+ * value of the wrong type is counted in the diagnostics and ignored. Internal to parser/
+ * (callbacks.c). */
 #include "parser/parser_int.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +201,45 @@ static void coll_value(ks_parser *p, int key, enum vtype vt, const char *s, size
         e->coll.seq = v + 1;
 }
 
+/* A kernel launch arg: a number, else not kept ("blocks per SM": "inf" is a string). */
+static void launch_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
+{
+    ks_launch_info *l = &p->ev.launch;
+    if (vt != V_NUMBER)
+        return;
+    int64_t v;
+    if (key == K_L_REGS || key == K_L_SHMEM) {
+        if (int64_of(s, len, &v) != KS_NUM_EXACT || v < 0 || (key == K_L_REGS && v > INT32_MAX))
+            return;
+        if (key == K_L_REGS) {
+            l->registers = (int32_t)v;
+            l->has |= KS_LAUNCH_REGS;
+        } else {
+            l->shared_mem = v;
+            l->has |= KS_LAUNCH_SHMEM;
+        }
+        return;
+    }
+    if (len >= 64)
+        return;
+    char buf[64];
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    double d = strtod_l(buf, NULL, ks_ps_c_locale());
+    if (!isfinite(d) || d < 0)
+        return;
+    if (key == K_L_BLOCKS_SM) {
+        l->blocks_per_sm = d;
+        l->has |= KS_LAUNCH_BLOCKS_SM;
+    } else if (key == K_L_WARPS_SM) {
+        l->warps_per_sm = d;
+        l->has |= KS_LAUNCH_WARPS_SM;
+    } else {
+        l->occupancy_pct = d;
+        l->has |= KS_LAUNCH_OCC;
+    }
+}
+
 /* A counter series' value (the slot was made at its key, callbacks.c). */
 static void counter_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
 {
@@ -286,12 +329,37 @@ int ks_ps_cap_open(ks_parser *p)
     return 1;
 }
 
+/* grid or block: "[x,y,z]", three integers >= 0, else not kept */
+static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
+{
+    ks_buf_putc(&p->cap, 0);
+    const char *s = p->cap.p + 1;
+    int64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || errno || x < 0 || *end != (i < 2 ? ',' : ']') || (i == 2 && end[1]))
+            return;
+        v[i] = x;
+        s = end + 1;
+    }
+    memcpy(out, v, sizeof v);
+    p->ev.launch.has |= bit;
+}
+
 int ks_ps_cap_close(ks_parser *p)
 {
     cap_put(p, "]", 1);
     p->cap_sep = 1;
     if (--p->cap_depth)
         return 1;
+    if (p->cap_key == K_L_GRID || p->cap_key == K_L_BLOCK) {
+        if (!p->cap_bad)
+            launch_dims(p, p->cap_key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block,
+                        p->cap_key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK);
+        return 1;
+    }
     if (p->cap_bad) {
         ks_diag_count(&p->t->diag, "parse.shape_args_skipped", KS_SEV_INFO, 1);
         return 1;
@@ -419,6 +487,9 @@ static int args_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
             e->sync.record_corr = v;
             e->sync.has |= KS_SYNC_RECORD;
         }
+        break;
+    case K_L_REGS: case K_L_SHMEM: case K_L_BLOCKS_SM: case K_L_WARPS_SM: case K_L_OCC:
+        launch_value(p, key, vt, s, len);
         break;
     case K_MEM_ALLOCATED: case K_MEM_RESERVED: case K_MEM_ADDR: case K_MEM_TYPE: case K_MEM_ID:
         mem_value(p, key, vt, s, len);

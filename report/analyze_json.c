@@ -100,6 +100,65 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
     ks_class_cache_free(&cc);
 }
 
+/* a kernel row's launch args (ks_launch_stats): each figure null when no instance recorded it; the
+ * whole object null, with the reason, when none recorded any */
+static void launch_obj(ks_jw *w, const ks_kernel_row *k)
+{
+    const ks_launch_stats *l = &k->launch;
+    if (!l->recorded) {
+        ks_jw_knull(w, "launch");
+        ks_jw_kstr(w, "launch_reason", k->kind != KS_K_KERNEL ? "not a kernel"
+                                                             : "not observed: the trace records no launch args for it");
+        return;
+    }
+    ks_jw_key(w, "launch");
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "recorded", l->recorded);
+#define RANGE(bit, kmin, kmax, vmin, vmax) \
+    do { \
+        if (l->has & (bit)) { \
+            ks_jw_kint(w, kmin, vmin); \
+            ks_jw_kint(w, kmax, vmax); \
+        } else { \
+            ks_jw_knull(w, kmin); \
+            ks_jw_knull(w, kmax); \
+        } \
+    } while (0)
+    RANGE(KS_LAUNCH_REGS, "registers_per_thread_min", "registers_per_thread_max", l->regs_min, l->regs_max);
+    RANGE(KS_LAUNCH_SHMEM, "shared_memory_bytes_min", "shared_memory_bytes_max", l->shmem_min, l->shmem_max);
+#undef RANGE
+    if (l->has & KS_LAUNCH_BLOCKS_SM)
+        ks_jw_kdouble(w, "blocks_per_sm", l->blocks_per_sm);
+    else
+        ks_jw_knull(w, "blocks_per_sm");
+    if (l->has & KS_LAUNCH_WARPS_SM)
+        ks_jw_kdouble(w, "warps_per_sm", l->warps_per_sm);
+    else
+        ks_jw_knull(w, "warps_per_sm");
+    if (l->has & KS_LAUNCH_OCC) {
+        ks_jw_kdouble(w, "est_achieved_occupancy_pct", l->occupancy_pct);
+        ks_jw_kdouble(w, "est_achieved_occupancy_pct_min", l->occupancy_min);
+        ks_jw_kdouble(w, "est_achieved_occupancy_pct_max", l->occupancy_max);
+    } else {
+        ks_jw_knull(w, "est_achieved_occupancy_pct");
+        ks_jw_knull(w, "est_achieved_occupancy_pct_min");
+        ks_jw_knull(w, "est_achieved_occupancy_pct_max");
+    }
+    for (int g = 0; g < 2; g++) {
+        const int64_t *d = g ? l->block : l->grid;
+        ks_jw_key(w, g ? "block" : "grid");
+        if (!(l->has & (g ? KS_LAUNCH_BLOCK : KS_LAUNCH_GRID))) {
+            ks_jw_null(w);
+            continue;
+        }
+        ks_jw_arr(w);
+        for (int i = 0; i < 3; i++)
+            ks_jw_int(w, d[i]);
+        ks_jw_end_arr(w);
+    }
+    ks_jw_end_obj(w);
+}
+
 static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
@@ -115,7 +174,9 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)k->kind));
-        ks_jw_kstr(w, "class", ks_work_class_name(ks_kernel_row_class(&cc, k)));
+        ks_work_class kc = ks_kernel_row_class(&cc, k);
+        ks_jw_kstr(w, "class", ks_work_class_name(kc));
+        ks_jw_kbool(w, "tensor_core", kc != KS_WC_COMM && ks_tensor_core_of_kernel_name(&cc, k->name, k->kind));
         ks_jw_kuint(w, "count", k->count);
         ks_jw_kint(w, "total_ns", k->total_ns);
         ks_jw_kint(w, "min_ns", k->min_ns);
@@ -129,6 +190,7 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         else
             ks_jw_knull(w, "bytes");
         ks_jw_kdouble(w, "share", share(k->total_ns, span));
+        launch_obj(w, k);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

@@ -1,6 +1,6 @@
 /* report/kernels_json.c: the kernel view in analyze's JSON (docs/schema-analyze.md, "classes",
  * "shapes"): the GPU time of each work class per device in the analysis window and in every step,
- * and the op calls grouped by shape with their FLOPs, bytes and achieved rates. GPU figures are
+ * and of its tensor-core kernels, and the op calls grouped by shape with their FLOPs, bytes and achieved rates. GPU figures are
  * null with the reason when the trace holds no GPU work in the window, shapes when it recorded
  * none. */
 #include <math.h>
@@ -45,6 +45,29 @@ static void class_rows(ks_jw *w, const ks_analysis *a, const ks_class_times *ct,
     ks_jw_end_arr(w);
 }
 
+/* the tensor-core rows of a window: per device, its kernels whose names mark a tensor-core path */
+static void tensor_core_rows(ks_jw *w, const ks_analysis *a, const ks_class_times *ct, int with_share)
+{
+    ks_jw_arr(w);
+    for (size_t i = 0; i < ct->ntc; i++) {
+        const ks_class_time *r = &ct->tc[i];
+        ks_jw_obj(w);
+        ks_jw_kint(w, "device", r->device);
+        ks_jw_kuint(w, "count", r->count);
+        ks_jw_kint(w, "busy_ns", r->busy_ns);
+        ks_jw_kint(w, "sum_ns", r->sum_ns);
+        if (with_share) {
+            ks_ns busy = device_busy(a, r->device);
+            if (busy > 0)
+                ks_jw_kdouble(w, "busy_share", (double)r->busy_ns / (double)busy);
+            else
+                ks_jw_knull(w, "busy_share");
+        }
+        ks_jw_end_obj(w);
+    }
+    ks_jw_end_arr(w);
+}
+
 void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_view *iv)
 {
     ks_jw_key(w, "classes");
@@ -67,6 +90,8 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     ks_jw_obj(w);
     ks_jw_key(w, "window");
     class_rows(w, a, &ct[0], 1);
+    ks_jw_key(w, "tensor_core");
+    tensor_core_rows(w, a, &ct[0], 1);
     ks_jw_key(w, "steps");
     ks_jw_arr(w);
     for (size_t i = 0; i < nst; i++) {
@@ -76,6 +101,8 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
         ks_jw_kint(w, "end_ns", st->v[i].end);
         ks_jw_key(w, "classes");
         class_rows(w, a, &ct[1 + i], 0);
+        ks_jw_key(w, "tensor_core");
+        tensor_core_rows(w, a, &ct[1 + i], 0);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

@@ -1,6 +1,7 @@
 /* report/kernels_text.c: the kernel view in analyze's text report: per device, the GPU time of
  * each work class in the window (the union of the class's work, and its share of the device's busy
- * time; classes on several streams overlap, so the shares may add up to more than 100%). */
+ * time; classes on several streams overlap, so the shares may add up to more than 100%), and that
+ * of the kernels whose names mark a tensor-core path. */
 #include <stdlib.h>
 
 #include "common/util.h"
@@ -38,8 +39,19 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
         fprintf(out, "%s %s %s (%.1f%%)", i && ct.v[i - 1].device == r->device ? "," : "",
                 ks_work_class_name((ks_work_class)r->cls), b, busy > 0 ? 100.0 * (double)r->busy_ns / (double)busy : 0.0);
     }
+    for (size_t i = 0; i < ct.ntc; i++) {
+        const ks_class_time *r = &ct.tc[i];
+        ks_ns busy = 0;
+        for (size_t d = 0; d < a->ngpu; d++)
+            if (a->gpu[d].device == r->device)
+                busy = a->gpu[d].busy_ns;
+        char b[32];
+        ks_fmt_ns(b, sizeof b, r->busy_ns);
+        fprintf(out, "%s  tensor cores  GPU %d: %s (%.1f%%)", i || ct.n ? "\n" : "", r->device, b,
+                busy > 0 ? 100.0 * (double)r->busy_ns / (double)busy : 0.0);
+    }
     if (ct.n)
         fprintf(out, "\n           (union of each class's work, %% of the device's busy time; classes on several\n"
-                     "           streams overlap)\n");
+                     "           streams overlap; tensor cores: kernels whose names say so)\n");
     ks_class_times_free(&ct, 1);
 }

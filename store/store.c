@@ -71,7 +71,8 @@ typedef struct bytes_entry {
 /* The bookkeeping lives behind the public struct so the header stays plain data. */
 typedef struct trace_impl {
     ks_trace t;
-    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap, syncs_cap;
+    size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap, syncs_cap,
+        launches_cap;
     track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
                             * finished */
     uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
@@ -173,6 +174,7 @@ void ks_trace_free(ks_trace *t)
     free(t->mems);
     free(t->syncs);
     free(t->shapes);
+    free(t->launches);
     free(t->wide_ids);
     free(t->meta.devices);
     free(t->meta.entries);
@@ -674,6 +676,36 @@ static int cmp_sync(const void *x, const void *y)
     return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
+void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l)
+{
+    trace_impl *ti = impl(t);
+    KS_PUSH(t->launches, t->nlaunches, ti->launches_cap, *l);
+}
+
+const ks_launch_info *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev)
+{
+    size_t lo = 0, hi = t->nlaunches;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ks_launch_info *l = &t->launches[mid];
+        if (l->track < track || (l->track == track && l->ev < ev))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->nlaunches && t->launches[lo].track == track && t->launches[lo].ev == ev)
+        return &t->launches[lo];
+    return NULL;
+}
+
+static int cmp_launch(const void *x, const void *y)
+{
+    const ks_launch_info *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
 static int cmp_shape(const void *x, const void *y)
 {
     const ks_shape_info *a = x, *b = y;
@@ -717,6 +749,8 @@ void ks_trace_finish(ks_trace *t)
         qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_shape);
     if (t->nsyncs > 1)
         qsort(t->syncs, t->nsyncs, sizeof *t->syncs, cmp_sync);
+    if (t->nlaunches > 1)
+        qsort(t->launches, t->nlaunches, sizeof *t->launches, cmp_launch);
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)
@@ -792,7 +826,8 @@ size_t ks_trace_memory(const ks_trace *t)
          ti->nmapped * sizeof *ti->mapped + ti->procs_cap * sizeof(ks_process);
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
-    m += ti->colls_cap * sizeof(ks_coll_info) + ti->shapes_cap * sizeof(ks_shape_info) + ti->ready_cap * sizeof *ti->ready;
+    m += ti->colls_cap * sizeof(ks_coll_info) + ti->shapes_cap * sizeof(ks_shape_info) + ti->launches_cap * sizeof(ks_launch_info) +
+         ti->ready_cap * sizeof *ti->ready;
     m += ti->wide_ids_cap * sizeof *t->wide_ids + ti->mems_cap * sizeof *t->mems +
          ti->syncs_cap * sizeof *t->syncs;
     m += ti->series.cap * (sizeof(int64_t) + sizeof(uint64_t) + 1) + ti->bytes_cap * sizeof *ti->bytes;

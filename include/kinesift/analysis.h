@@ -199,6 +199,21 @@ static inline ks_op_gpu ks_op_row_gpu(const ks_op_row *r)
     return r->gpu ? *r->gpu : none;
 }
 
+/* The launch args of a kernel row's instances (ks_launch_info), over those that recorded each:
+ * registers per thread and shared memory (bytes) as min and max; blocks per SM, warps per SM and
+ * Kineto's estimated achieved occupancy as means weighted by each instance's duration (plain means
+ * when every instance lasted 0 ns), the occupancy's min and max too; grid and block of the longest
+ * instance that recorded them. has: the KS_LAUNCH_* bits seen at least once; a figure whose bit is
+ * missing is not observed. */
+typedef struct ks_launch_stats {
+    uint64_t recorded;         /* instances with any launch arg */
+    uint8_t has;
+    int32_t regs_min, regs_max;
+    int64_t shmem_min, shmem_max;
+    double blocks_per_sm, warps_per_sm, occupancy_pct, occupancy_min, occupancy_max;
+    int64_t grid[3], block[3];
+} ks_launch_stats;
+
 /* One row per GPU work name (kernel, memcpy or memset). */
 typedef struct ks_kernel_row {
     ks_str name;
@@ -209,6 +224,7 @@ typedef struct ks_kernel_row {
     ks_ns total_ns;            /* sum of durations */
     ks_ns min_ns, median_ns, p90_ns, max_ns;
     int64_t bytes;             /* total bytes (memcpy/memset), -1 when not recorded */
+    ks_launch_stats launch;    /* kernels: their launch args, where the trace recorded them */
 } ks_kernel_row;
 
 /* GPU figures of one device, clipped to the window. */

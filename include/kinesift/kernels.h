@@ -41,6 +41,13 @@ KS_API const char *ks_work_class_name(ks_work_class c);
 /* The class of GPU work by its kind (KS_K_MEMCPY, KS_K_MEMSET) and, for kernels, its name. */
 KS_API ks_work_class ks_kernel_class(const char *name, int kind);
 
+/* 1 when a kernel's name marks a tensor-core (NVIDIA) or matrix-core (AMD) path: cuBLAS/cuDNN xmma,
+ * nvjet, CUTLASS tensorop/wmma/wgmma, MMA shapes in the name (s16816, h884), flash-attention and
+ * fmha kernels (not xformers' float32 ones), Tensile's MFMA tiles (Cijk_..._MI16x16x1),
+ * composable_kernel's xdl, MIOpen's xdlops iGEMM. A name that does not say (a Triton kernel, most
+ * generic names) is 0: the share of tensor-core time is a lower bound. */
+KS_API int ks_kernel_tensor_core(const char *name, int kind);
+
 /* The class of a CPU-side op or range (kind: ks_kind) by its name: operators and annotations by
  * PyTorch's op names (an "aten::" prefix is optional); runtime and driver calls are memcpy or
  * memset when they copy or set (cudaMemcpyAsync, hipMemsetAsync...), else other; Python frames are
@@ -62,6 +69,10 @@ typedef struct ks_class_time {
 typedef struct ks_class_times {
     ks_class_time *v;
     size_t n;
+    /* per device with any, the kernels whose names mark a tensor-core path
+     * (ks_kernel_tensor_core): count, union and sum as for a class (cls is KS_WC_COUNT) */
+    ks_class_time *tc;
+    size_t ntc;
 } ks_class_times;
 
 /* The class times of nw windows [w[2i], w[2i+1]) at once, into out[0 .. nw) (one pass over the
@@ -74,13 +85,15 @@ KS_API void ks_class_times_free(ks_class_times *out, size_t nw);
  * times). One per thread: it is not safe to share while it fills. */
 typedef struct ks_class_cache {
     const ks_trace *t;
-    uint8_t *kernel, *op;      /* per string id: class + 1, 0 not yet decided */
+    uint8_t *kernel, *op;      /* per string id: class + 1, 0 not yet decided (kernel: | 0x80 when
+                                * tensor-core) */
     size_t n;
 } ks_class_cache;
 
 KS_API void ks_class_cache_init(ks_class_cache *c, const ks_trace *t);
 KS_API void ks_class_cache_free(ks_class_cache *c);
 KS_API ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
+KS_API int ks_tensor_core_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
 KS_API ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind);
 /* A kernels-table row: communication when all its instances are (kernel_row.comm == count). */
 KS_API ks_work_class ks_kernel_row_class(ks_class_cache *c, const ks_kernel_row *r);

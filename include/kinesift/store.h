@@ -311,6 +311,30 @@ typedef struct ks_sync_info {
     uint32_t has;              /* ks_sync_has */
 } ks_sync_info;
 
+/* ---- kernel launch args ------------------------------------------------------------------- */
+
+/* What Kineto records of a kernel's launch (CUPTI's kernel record): kept for events whose args have
+ * any of them, each only when it is a number (an array of three integers for grid and block);
+ * `has` says which (KS_LAUNCH_*). */
+enum {
+    KS_LAUNCH_REGS = 1,        /* "registers per thread" */
+    KS_LAUNCH_SHMEM = 2,       /* "shared memory" (bytes: static + dynamic) */
+    KS_LAUNCH_BLOCKS_SM = 4,   /* "blocks per SM" */
+    KS_LAUNCH_WARPS_SM = 8,    /* "warps per SM" */
+    KS_LAUNCH_OCC = 16,        /* "est. achieved occupancy %" */
+    KS_LAUNCH_GRID = 32,       /* "grid" */
+    KS_LAUNCH_BLOCK = 64       /* "block" */
+};
+
+typedef struct ks_launch_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    uint8_t has;               /* KS_LAUNCH_* bits */
+    int32_t registers;
+    int64_t shared_mem;
+    double blocks_per_sm, warps_per_sm, occupancy_pct;
+    int64_t grid[3], block[3];
+} ks_launch_info;
+
 /* ---- the trace ---------------------------------------------------------------------------- */
 
 typedef struct ks_trace {
@@ -340,6 +364,9 @@ typedef struct ks_trace {
 
     ks_shape_info *shapes;     /* recorded shapes, sorted by (track, ev) once the trace is finished */
     size_t nshapes;
+
+    ks_launch_info *launches;  /* kernel launch args, sorted by (track, ev) once the trace is finished */
+    size_t nlaunches;
 
     int64_t *wide_ids;         /* event ids that do not fit 32 bits (KS_EF_EXT_WIDE, ...) */
     size_t nwide_ids;
@@ -428,6 +455,10 @@ KS_API void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c);
 KS_API void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s);
 /* The recorded shapes of event ev of track k of a finished trace, or NULL (search by halves). */
 KS_API const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, uint32_t ev);
+/* Append the launch args of an event (ks_trace.launches; l->track, l->ev name the event). */
+KS_API void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l);
+/* The launch args of event ev of track k of a finished trace, or NULL (search by halves). */
+KS_API const ks_launch_info *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev);
 
 /* Append the allocator args of an event (ks_trace.mems; m->track, m->ev name the event). */
 KS_API void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m);

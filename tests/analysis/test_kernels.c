@@ -57,6 +57,53 @@ static void kernel_names(void **state)
     assert_string_equal(ks_work_class_name(KS_WC_COUNT), "other");
 }
 
+/* tensor-core kernels by name: each expected answer is what the vendor's name says about the
+ * instruction path (MMA shapes, xmma, MFMA tiles), written by hand */
+static void tensor_core_names(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+        "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8",
+        "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN",
+        "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)",
+        "void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8>(Params)",
+        "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn",
+        "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn",
+        "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn",
+        "_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22ImplicitGemmMultistageINS_4arch15OpClassTensorOpE",
+        "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>>(pytorch_flash::Flash_fwd_params)",
+        "void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::half_t>>(Flash_bwd_params)",
+        "fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext",
+        "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+        "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1",
+        "igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2",
+        "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<ck::tensor_layout::gemm::RowMajor>>()",
+        NULL};
+    static const char *const no[] = {
+        "ampere_sgemm_128x64_nn",
+        "ampere_gcgemm_64x64_nt",
+        "cudnn_infer_volta_scudnn_128x64_relu_medium_nn_v1",
+        "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, true, true, false, 7, cublasGemvParams<cublasGemvTensorStridedBatched<float const>>>",
+        "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+        "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1",
+        "SubTensorOpWithCastTensor1d",
+        "igemm_fwd_gtc_nhwc_fp32_bx0_ex1_bt64x64x16",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >()",
+        "triton_tem_fused_mm_0",
+        "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+        "",
+        NULL};
+    for (size_t i = 0; yes[i]; i++)
+        if (!ks_kernel_tensor_core(yes[i], KS_K_KERNEL))
+            fail_msg("%s: not a tensor-core kernel", yes[i]);
+    for (size_t i = 0; no[i]; i++)
+        if (ks_kernel_tensor_core(no[i], KS_K_KERNEL))
+            fail_msg("%s: a tensor-core kernel", no[i]);
+    assert_false(ks_kernel_tensor_core("Memcpy HtoD (xmma)", KS_K_MEMCPY));
+    assert_false(ks_kernel_tensor_core(NULL, KS_K_KERNEL));
+}
+
 static void op_names(void **state)
 {
     (void)state;
@@ -151,8 +198,80 @@ static void class_times(void **state)
     assert_int_equal(row(&ct[2], 0, KS_WC_ELEMENTWISE)->count, 1);
     assert_int_equal(row(&ct[2], 0, KS_WC_COMM)->busy_ns, 20 * US);
     assert_null(row(&ct[2], 1, KS_WC_GEMM));
+    /* tensor cores: the xmma gemm A [100,200) and flash [700,750) on device 0 (not the sgemm B,
+     * not the nccl kernel), nvjet [100,130) on device 1; the whole trace: 150 us, 2 kernels */
+    assert_int_equal(ct[0].ntc, 2);
+    assert_int_equal(ct[0].tc[0].device, 0);
+    assert_int_equal(ct[0].tc[0].count, 2);
+    assert_int_equal(ct[0].tc[0].busy_ns, 150 * US);
+    assert_int_equal(ct[0].tc[0].sum_ns, 150 * US);
+    assert_int_equal(ct[0].tc[1].device, 1);
+    assert_int_equal(ct[0].tc[1].busy_ns, 30 * US);
+    /* [0,220): A whole, nvjet whole */
+    assert_int_equal(ct[1].ntc, 2);
+    assert_int_equal(ct[1].tc[0].busy_ns, 100 * US);
+    assert_int_equal(ct[1].tc[0].count, 1);
+    /* [180,420): A's last 20 us on device 0, started before: counted 0; nothing on device 1 */
+    assert_int_equal(ct[2].ntc, 1);
+    assert_int_equal(ct[2].tc[0].device, 0);
+    assert_int_equal(ct[2].tc[0].busy_ns, 20 * US);
+    assert_int_equal(ct[2].tc[0].count, 0);
     ks_class_times_free(ct, 3);
     assert_null(ct[0].v);
+    assert_null(ct[0].tc);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+/* launch args: kernel K three times (10, 30 and 0 us), kernel L once without args; K's first
+ * instance writes "blocks per SM" as the string "inf" (not kept) and a grid of two numbers (not
+ * kept). By hand: registers 32..64, shared memory 0..4096; blocks per SM over the two that have it,
+ * weighted 30 and 0: 3; warps per SM (10*2 + 30*4 + 0*8) / 40 = 3.5; occupancy
+ * (10*50 + 30*25 + 0*100) / 40 = 31.25, min 25, max 100; grid and block of the longest (30 us). */
+static const char *const launch_trace =
+    "{\"traceEvents\": ["
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":32,\"shared memory\":0,\"blocks per SM\":\"inf\",\"warps per SM\":2,"
+    "\"est. achieved occupancy %\":50,\"grid\":[1,2],\"block\":[64,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":64,\"shared memory\":4096,\"blocks per SM\":3,\"warps per SM\":4.0,"
+    "\"est. achieved occupancy %\":25,\"grid\":[ 132, 1, 1 ],\"block\":[256,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":0,\"args\":{\"device\":0,\"stream\":7,"
+    "\"registers per thread\":40,\"blocks per SM\":1e1,\"warps per SM\":8,"
+    "\"est. achieved occupancy %\":100,\"grid\":[9,9,9],\"block\":[32,1,1]}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"L\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}"
+    "]}";
+
+static void launch_args(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(launch_trace);
+    assert_int_equal(t->nlaunches, 3);
+    const ks_launch_info *l = ks_trace_launch(t, 0, 0);
+    assert_non_null(l);
+    assert_int_equal(l->has, KS_LAUNCH_REGS | KS_LAUNCH_SHMEM | KS_LAUNCH_WARPS_SM | KS_LAUNCH_OCC | KS_LAUNCH_BLOCK);
+    assert_null(ks_trace_launch(t, 0, 3));
+    ks_analysis *a = analyse(t, NULL);
+    assert_int_equal(a->nkernels, 2);
+    const ks_kernel_row *k = &a->kernels[0], *m = &a->kernels[1];
+    assert_string_equal(ks_trace_str(t, k->name), "K");
+    const ks_launch_stats *s = &k->launch;
+    assert_int_equal(s->recorded, 3);
+    assert_int_equal(s->regs_min, 32);
+    assert_int_equal(s->regs_max, 64);
+    assert_int_equal(s->shmem_min, 0);
+    assert_int_equal(s->shmem_max, 4096);
+    assert_true(s->blocks_per_sm == 3.0);
+    assert_true(s->warps_per_sm == 3.5);
+    assert_true(s->occupancy_pct == 31.25);
+    assert_true(s->occupancy_min == 25.0 && s->occupancy_max == 100.0);
+    assert_true(s->grid[0] == 132 && s->grid[1] == 1 && s->grid[2] == 1);
+    assert_true(s->block[0] == 256);
+    assert_int_equal(s->has, KS_LAUNCH_REGS | KS_LAUNCH_SHMEM | KS_LAUNCH_BLOCKS_SM | KS_LAUNCH_WARPS_SM | KS_LAUNCH_OCC |
+                                 KS_LAUNCH_GRID | KS_LAUNCH_BLOCK);
+    assert_string_equal(ks_trace_str(t, m->name), "L");
+    assert_int_equal(m->launch.recorded, 0);
+    assert_int_equal(m->launch.has, 0);
     ks_analysis_free(a);
     ks_trace_free(t);
 }
@@ -161,8 +280,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_names),
+        cmocka_unit_test(tensor_core_names),
         cmocka_unit_test(op_names),
         cmocka_unit_test(class_times),
+        cmocka_unit_test(launch_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
