@@ -13,6 +13,7 @@
 #include "kinesift/store.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,6 +538,59 @@ void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m)
     KS_PUSH(t->mems, t->nmems, ti->mems_cap, *m);
 }
 
+/* ---- side records of events (shapes, launch args, waits, memory, collectives) ------------- */
+
+/* Every side record begins with the event it belongs to, (track, ev); the arrays are sorted by it
+ * at the end (cmp_track_ev) and searched by it (find_track_ev). */
+typedef struct track_ev {
+    uint32_t track, ev;
+} track_ev;
+#define KS_TRACK_EV_FIRST(T)                                                                    \
+    _Static_assert(offsetof(T, track) == offsetof(track_ev, track) &&                            \
+                       offsetof(T, ev) == offsetof(track_ev, ev),                                \
+                   #T " begins with its (track, ev)")
+KS_TRACK_EV_FIRST(ks_mem_info);
+KS_TRACK_EV_FIRST(ks_coll_info);
+KS_TRACK_EV_FIRST(ks_sync_info);
+KS_TRACK_EV_FIRST(ks_launch_info);
+KS_TRACK_EV_FIRST(ks_shape_info);
+
+static track_ev key_of(const void *rec)
+{
+    track_ev k;
+    memcpy(&k, rec, sizeof k);
+    return k;
+}
+
+static int cmp_track_ev(const void *x, const void *y)
+{
+    track_ev a = key_of(x), b = key_of(y);
+    if (a.track != b.track)
+        return a.track < b.track ? -1 : 1;
+    return (a.ev > b.ev) - (a.ev < b.ev);
+}
+
+/* the record of (track, ev) in base[0 .. n) of records of size bytes, sorted by it; NULL if none */
+static const void *find_track_ev(const void *base, size_t n, size_t size, uint32_t track, uint32_t ev)
+{
+    const char *b = base;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        track_ev k = key_of(b + mid * size);
+        if (k.track < track || (k.track == track && k.ev < ev))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n) {
+        track_ev k = key_of(b + lo * size);
+        if (k.track == track && k.ev == ev)
+            return b + lo * size;
+    }
+    return NULL;
+}
+
 void ks_trace_add_sync(ks_trace *t, const ks_sync_info *w)
 {
     trace_impl *ti = impl(t);
@@ -545,16 +599,7 @@ void ks_trace_add_sync(ks_trace *t, const ks_sync_info *w)
 
 const ks_sync_info *ks_trace_sync(const ks_trace *t, uint32_t track, uint32_t ev)
 {
-    size_t lo = 0, hi = t->nsyncs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ks_sync_info *w = &t->syncs[mid];
-        if (w->track < track || (w->track == track && w->ev < ev))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < t->nsyncs && t->syncs[lo].track == track && t->syncs[lo].ev == ev ? &t->syncs[lo] : NULL;
+    return find_track_ev(t->syncs, t->nsyncs, sizeof *t->syncs, track, ev);
 }
 
 void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s)
@@ -565,18 +610,7 @@ void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s)
 
 const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, uint32_t ev)
 {
-    size_t lo = 0, hi = t->nshapes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ks_shape_info *s = &t->shapes[mid];
-        if (s->track < track || (s->track == track && s->ev < ev))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < t->nshapes && t->shapes[lo].track == track && t->shapes[lo].ev == ev)
-        return &t->shapes[lo];
-    return NULL;
+    return find_track_ev(t->shapes, t->nshapes, sizeof *t->shapes, track, ev);
 }
 
 void ks_trace_clear_tracks(ks_trace *t)
@@ -652,30 +686,6 @@ static void finish_track(ks_trace *t, ks_track *k, track_state *st)
     ks_bigarray_shrink((void **)&k->ev, &st->cap, &st->mapped, k->n, sizeof *k->ev);
 }
 
-static int cmp_mem(const void *x, const void *y)
-{
-    const ks_mem_info *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return (a->ev > b->ev) - (a->ev < b->ev);
-}
-
-static int cmp_coll(const void *x, const void *y)
-{
-    const ks_coll_info *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return (a->ev > b->ev) - (a->ev < b->ev);
-}
-
-static int cmp_sync(const void *x, const void *y)
-{
-    const ks_sync_info *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return (a->ev > b->ev) - (a->ev < b->ev);
-}
-
 void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l)
 {
     trace_impl *ti = impl(t);
@@ -684,34 +694,7 @@ void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l)
 
 const ks_launch_info *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev)
 {
-    size_t lo = 0, hi = t->nlaunches;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ks_launch_info *l = &t->launches[mid];
-        if (l->track < track || (l->track == track && l->ev < ev))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < t->nlaunches && t->launches[lo].track == track && t->launches[lo].ev == ev)
-        return &t->launches[lo];
-    return NULL;
-}
-
-static int cmp_launch(const void *x, const void *y)
-{
-    const ks_launch_info *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return (a->ev > b->ev) - (a->ev < b->ev);
-}
-
-static int cmp_shape(const void *x, const void *y)
-{
-    const ks_shape_info *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return (a->ev > b->ev) - (a->ev < b->ev);
+    return find_track_ev(t->launches, t->nlaunches, sizeof *t->launches, track, ev);
 }
 
 void ks_trace_finish(ks_trace *t)
@@ -742,15 +725,15 @@ void ks_trace_finish(ks_trace *t)
     bytes_finish(ti);
     ti->finished = 1;
     if (t->ncolls > 1)
-        qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_coll);
+        qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_track_ev);
     if (t->nmems > 1)
-        qsort(t->mems, t->nmems, sizeof *t->mems, cmp_mem);
+        qsort(t->mems, t->nmems, sizeof *t->mems, cmp_track_ev);
     if (t->nshapes > 1)
-        qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_shape);
+        qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_track_ev);
     if (t->nsyncs > 1)
-        qsort(t->syncs, t->nsyncs, sizeof *t->syncs, cmp_sync);
+        qsort(t->syncs, t->nsyncs, sizeof *t->syncs, cmp_track_ev);
     if (t->nlaunches > 1)
-        qsort(t->launches, t->nlaunches, sizeof *t->launches, cmp_launch);
+        qsort(t->launches, t->nlaunches, sizeof *t->launches, cmp_track_ev);
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)
