@@ -215,6 +215,13 @@ class Analysis(Result):
         return {k[len(p):]: v for k, v in self._trace.items() if k.startswith(p)}
 
     @property
+    def reasons(self):
+        """Why a table is empty, by table: {"gpu": "no GPU events...", "memory": ...} from the
+        trace's *_reason fields that are set (not observed is a reason, never 0)."""
+        return {k[:-len("_reason")]: v for k, v in self._trace.items()
+                if k.endswith("_reason") and "." not in k and v is not None}
+
+    @property
     def window(self):
         """The window every figure is of: start_ns, end_ns, span_ns, kind, basis, chosen."""
         return self._prefixed("window")
