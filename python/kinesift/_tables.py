@@ -22,7 +22,7 @@ class Column:
         vals = self.values
         if self.type in (INT64, DOUBLE, BOOL):
             conv = bool if self.type == BOOL else (int if self.type == INT64 else float)
-            return [conv(v) if ok else None for v, ok in zip(vals.tolist(), self.valid.tolist())]
+            return [conv(v) if ok else None for v, ok in zip(list(vals), list(self.valid))]
         return list(vals)
 
     def to_pandas(self):
@@ -47,40 +47,45 @@ class Column:
         return out
 
 
+def _array(ctype, addr, n, np):
+    """n cells at addr: a numpy copy, or a list where numpy is not installed"""
+    if not n:
+        return np.zeros(0, dtype=ctype) if np else []
+    buf = (ctype * n).from_address(addr)
+    return np.frombuffer(buf, dtype=ctype).copy() if np else list(buf)
+
+
 def read(lib, h):
-    """Every table of handle h: {name: (parent name or None, rows, [Column])}."""
-    import numpy as np
+    """Every table of handle h: {name: (rows, [Column])}; copies, valid after h is freed."""
+    try:
+        import numpy as np
+    except ImportError:  # records and to_json only
+        np = None
     out = {}
-    names = []
     for ti in range(lib.ks_tables_count(h)):
         name = lib.ks_tables_name(h, ti).decode()
-        names.append(name)
         nrows = lib.ks_tables_rows(h, ti)
         cols = []
         for ci in range(lib.ks_tables_columns(h, ti)):
             cname = lib.ks_tables_column_name(h, ti, ci).decode()
             typ = lib.ks_tables_column_type(h, ti, ci)
-            vp = lib.ks_tables_column_valid(h, ti, ci)
-            valid = (np.frombuffer((ctypes.c_uint8 * nrows).from_address(vp), dtype=np.uint8).astype(bool)
-                     if nrows else np.zeros(0, dtype=bool))
+            valid = _array(ctypes.c_uint8, lib.ks_tables_column_valid(h, ti, ci), nrows, np)
+            valid = valid.astype(bool) if np else [bool(v) for v in valid]
             dp = lib.ks_tables_column_data(h, ti, ci)
             if typ in (STRING, JSON):
-                op = lib.ks_tables_column_offsets(h, ti, ci)
-                off = np.frombuffer((ctypes.c_int64 * (nrows + 1)).from_address(op), dtype=np.int64).tolist()
+                off = list(_array(ctypes.c_int64, lib.ks_tables_column_offsets(h, ti, ci), nrows + 1, np))
                 raw = ctypes.string_at(dp, off[-1]) if off[-1] else b""
-                ok = valid.tolist()
+                ok = list(valid)
                 if typ == STRING:
                     vals = [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(nrows)]
                 else:
                     vals = [json.loads(raw[off[i]:off[i + 1]]) if ok[i] else None for i in range(nrows)]
-            elif typ in (INT64, BOOL, 0):
-                vals = (np.frombuffer((ctypes.c_int64 * nrows).from_address(dp), dtype=np.int64).copy()
-                        if nrows else np.zeros(0, dtype=np.int64))
-                if typ == 0:
-                    vals = [None] * nrows
+            elif typ == 0:
+                vals = [None] * nrows
+            elif typ in (INT64, BOOL):
+                vals = _array(ctypes.c_int64, dp, nrows, np)
             else:
-                vals = (np.frombuffer((ctypes.c_double * nrows).from_address(dp), dtype=np.float64).copy()
-                        if nrows else np.zeros(0, dtype=np.float64))
+                vals = _array(ctypes.c_double, dp, nrows, np)
             cols.append(Column(cname, typ, vals, valid))
         out[name] = (nrows, cols)
     return out

@@ -372,6 +372,21 @@ class Packaging(unittest.TestCase):
             self.assertNotEqual(out.returncode, 0)
             self.assertIn("KINESIFT_LIB", out.stderr)
 
+    def test_without_numpy_and_pandas(self):
+        # to_json, records, window and diagnoses need neither (a Python without them)
+        trace = os.path.abspath(next(p for p in TRACES if "trace_compare/base" in p))
+        code = ("import sys, json; sys.modules['numpy'] = None; sys.modules['pandas'] = None\n"
+                "import kinesift\n"
+                "r = kinesift.analyze(sys.argv[1])\n"
+                "t = json.loads(r.to_json())['traces'][0]\n"
+                "assert [o['self_ns'] for o in r.records('ops')] == [o['self_ns'] for o in t['ops']]\n"
+                "assert r.window == t['window'], r.window\n"
+                "try:\n    r.ops\nexcept ImportError:\n    print('no pandas: ok')\n")
+        out = subprocess.run([sys.executable, "-c", code, trace], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=BUILD_PY))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("no pandas: ok", out.stdout)
+
     def test_versions_agree(self):
         with open(os.path.join(SOURCE, "python", "pyproject.toml")) as f:
             text = f.read()
