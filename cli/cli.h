@@ -160,10 +160,5 @@ int ks_cli_choice(const char *value, const char *const *choices);
 /* Print the trace's warnings (severity >= warning) as one line each on stderr, unless quiet. */
 void ks_cli_warnings(const ks_trace *tr, int quiet);
 
-/* Read a summary (kinesift summarize, *.kss.json[.gz]) from an open stream into out; err's
- * message names the stream (cli/cmd_ranks.c; ranks and report use it). */
-struct ks_rank;
-struct ks_stream;
-int ks_cli_read_summary(struct ks_stream *st, struct ks_rank *out, ks_error *err);
 
 #endif

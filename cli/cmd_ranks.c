@@ -99,40 +99,10 @@ static void job_fail(job *j, const char *name, const ks_error *err)
         j->error = ks_xasprintf("%s: %s", name, err->msg);
 }
 
-/* a summary (kinesift summarize) instead of a trace: its first line, all ranks needs (the
- * analyze report after it is not even decompressed) */
-int ks_cli_read_summary(ks_stream *st, ks_rank *out, ks_error *err)
-{
-    ks_buf b = {0};
-    char chunk[16384];
-    ssize_t n;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
-        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
-            free(b.p);
-            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
-                                KS_LIMIT_SUMMARY_BYTES >> 20);
-        }
-        ks_buf_put(&b, chunk, (size_t)n);
-        if (memchr(chunk, '\n', (size_t)n))
-            break;
-    }
-    int rc;
-    if (n < 0) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        ks_error_set(err, "%s: %s", ks_stream_name(st), msg);
-        rc = KS_ERR;
-    } else {
-        rc = ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, out, err);
-    }
-    free(b.p);
-    return rc;
-}
-
 static void read_summary(job *j, ks_stream *st)
 {
     ks_error err;
-    if (ks_cli_read_summary(st, &j->r, &err) != KS_OK)
+    if (ks_rank_summary_stream(st, &j->r, &err) != KS_OK)
         j->error = ks_xstrdup(err.msg);
     else {
         j->ok = 1;

@@ -100,7 +100,7 @@ static int read_summary(report_ctx *c, const char *path)
         if (r == 0)
             ks_error_set(&err, "empty");
         ks_cli_error(path, &err);
-    } else if (ks_cli_read_summary(st, new_rank(c), &err) != KS_OK) {
+    } else if (ks_rank_summary_stream(st, new_rank(c), &err) != KS_OK) {
         ks_cli_fail("%s", err.msg);
         r = -1;
     } else {

@@ -19,9 +19,11 @@
 #include "common/jsontree.h"
 #include "common/jsonw.h"
 #include "common/afile.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "kinesift/ranks.h"
 #include "kinesift/redact.h"
+#include "kinesift/source.h"
 #include "ranks/ranks_int.h"
 
 #define SCHEMA "kinesift.summary/2"
@@ -476,6 +478,34 @@ static size_t line1(const char *text, size_t len)
 {
     const char *nl = memchr(text, '\n', len);
     return nl ? (size_t)(nl - text) : len;
+}
+
+int ks_rank_summary_stream(ks_stream *st, ks_rank *out, ks_error *err)
+{
+    ks_buf b = {0};
+    char chunk[16384];
+    ssize_t n;
+    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
+        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
+            free(b.p);
+            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
+                                KS_LIMIT_SUMMARY_BYTES >> 20);
+        }
+        ks_buf_put(&b, chunk, (size_t)n);
+        if (memchr(chunk, '\n', (size_t)n))
+            break;
+    }
+    int rc;
+    if (n < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        ks_error_set(err, "%s: %s", ks_stream_name(st), msg);
+        rc = KS_ERR;
+    } else {
+        rc = ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, out, err);
+    }
+    free(b.p);
+    return rc;
 }
 
 int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)

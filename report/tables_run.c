@@ -169,8 +169,11 @@ static void parse_opts(const ks_tables_opts *o, ks_parse_opts *po)
 /* Every trace of path (a file, or an archive's members), each given to cb; 0, or -1 with the error
  * in t. A path that holds no trace is an error. */
 typedef int (*trace_fn)(void *ctx, ks_trace *tr, ks_tables *t);
+/* a summary (kinesift summarize) among the inputs, for the runs that take one (ranks) */
+typedef int (*summary_fn)(void *ctx, ks_stream *st, ks_tables *t);
 
-static int each_trace(ks_tables *t, const char *path, const ks_tables_opts *o, size_t most, trace_fn cb, void *ctx)
+static int each_input(ks_tables *t, const char *path, const ks_tables_opts *o, size_t most, trace_fn cb,
+                      summary_fn sum, void *ctx)
 {
     ks_error err;
     if (!path || !strcmp(path, "-")) {
@@ -203,6 +206,14 @@ static int each_trace(ks_tables *t, const char *path, const ks_tables_opts *o, s
             rc = -1;
             break;
         }
+        if (sum && ks_rank_is_summary(ks_stream_name(st))) {
+            n++;
+            if (sum(ctx, st, t) != 0) {
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         ks_trace *tr;
         if (ks_parse_stream(st, &po, &tr, &err) != KS_OK) {
             fail(t, ks_stream_name(st), &err);
@@ -223,6 +234,11 @@ static int each_trace(ks_tables *t, const char *path, const ks_tables_opts *o, s
         rc = -1;
     }
     return rc;
+}
+
+static int each_trace(ks_tables *t, const char *path, const ks_tables_opts *o, size_t most, trace_fn cb, void *ctx)
+{
+    return each_input(t, path, o, most, cb, NULL, ctx);
 }
 
 /* ---- analyze ------------------------------------------------------------------------------- */
@@ -383,6 +399,21 @@ static int rank_trace(void *ctx, ks_trace *tr, ks_tables *t)
     return rc == KS_OK ? 0 : -1;
 }
 
+static int rank_summary(void *ctx, ks_stream *st, ks_tables *t)
+{
+    rank_list *l = ctx;
+    ks_error err;
+    KS_GROW(l->v, l->cap, l->n + 1);
+    memset(&l->v[l->n], 0, sizeof l->v[l->n]);
+    if (ks_rank_summary_stream(st, &l->v[l->n], &err) != KS_OK) {
+        ks_rank_free(&l->v[l->n]);
+        ks_tables_fail(t, NULL, &err);
+        return -1;
+    }
+    l->n++;
+    return 0;
+}
+
 ks_tables *ks_tables_ranks(const char *const *paths, size_t npaths, const ks_tables_opts *o)
 {
     ks_tables_opts def;
@@ -398,7 +429,7 @@ ks_tables *ks_tables_ranks(const char *const *paths, size_t npaths, const ks_tab
     rank_list l = {.o = o};
     int rc = 0;
     for (size_t i = 0; i < nlist && !rc; i++)
-        rc = each_trace(t, list[i], o, 0, rank_trace, &l);
+        rc = each_input(t, list[i], o, 0, rank_trace, rank_summary, &l);
     if (!rc && ks_ranks_identify(l.v, l.n, 0, &err) != KS_OK) {
         fail(t, NULL, &err);
         rc = -1;

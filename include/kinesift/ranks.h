@@ -134,6 +134,10 @@ KS_API int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep,
                                  ks_error *err);
 /* Read a summary's first line (/1 or /2) into out (name for messages); the rest is not looked at. */
 KS_API int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
+/* Read a summary from an open stream (its first line, up to KS_LIMIT_SUMMARY_BYTES: the analyze
+ * report after it is not decompressed) into out; err's message names the stream. */
+struct ks_stream;
+KS_API int ks_rank_summary_stream(struct ks_stream *st, ks_rank *out, ks_error *err);
 /* Read a summary's analyze report into out (free with ks_summary_report_free); an error naming
  * the file for a /1 summary, which has none. */
 KS_API int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out,

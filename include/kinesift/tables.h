@@ -72,8 +72,9 @@ KS_API ks_tables *ks_tables_analyze(const char *path, const ks_tables_opts *o);
 KS_API ks_tables *ks_tables_stats(const char *path, const ks_tables_opts *o);
 /* `kinesift diff --format json BEFORE AFTER` (schema kinesift.diff/1): one trace each. */
 KS_API ks_tables *ks_tables_diff(const char *before, const char *after, const ks_tables_opts *o);
-/* `kinesift ranks --format json PATH...` (schema kinesift.ranks/1): one trace per rank (files,
- * archives' members, directories expanded as the command does). */
+/* `kinesift ranks --format json PATH...` (schema kinesift.ranks/3): one trace or summary
+ * (kinesift summarize) per rank (files, archives' members, directories expanded as the command
+ * does). */
 KS_API ks_tables *ks_tables_ranks(const char *const *paths, size_t npaths, const ks_tables_opts *o);
 
 /* `kinesift redact SRC -o DST` (one trace, not an archive): DST written as the command writes

@@ -276,8 +276,9 @@ def diff(before, after, **options):
 
 
 def ranks(paths, **options):
-    """`kinesift ranks --format json PATH...` (schema kinesift.ranks/1) as a Result: one trace per
-    rank (files, archives, directories); options: step_label, threads, strict."""
+    """`kinesift ranks --format json PATH...` (schema kinesift.ranks/3) as a Result: one trace or
+    summary (kinesift summarize, *.kss.json[.gz]) per rank (files, archives, directories);
+    options: step_label, threads, strict."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     v = [_text(p, "path") for p in paths]

@@ -274,6 +274,16 @@ class OtherCommands(unittest.TestCase):
         rk = kinesift.ranks([ranks_dir])
         self.assertEqual(rk.to_json(), cli("ranks", "--format", "json", "--quiet", ranks_dir).stdout.decode())
         Tables.check_document(self, json.loads(rk.to_json()), rk, "", set())
+        with tempfile.TemporaryDirectory() as tmp:  # summaries (kinesift summarize) as ranks
+            sums = []
+            for i, p in enumerate((base,)):
+                sums.append(os.path.join(tmp, f"rank{i}.kss.json.gz"))
+                self.assertEqual(cli("summarize", "--quiet", p, "-o", sums[-1]).returncode, 0)
+            rs = kinesift.ranks(sums)
+            self.assertEqual(rs.to_json(), cli("ranks", "--format", "json", "--quiet", *sums).stdout.decode())
+            self.assertEqual(len(rs.table("ranks")), 1)
+            self.assertEqual(rs.table("ranks").drop(columns="source").to_json(),
+                             kinesift.ranks([base]).table("ranks").drop(columns="source").to_json())
 
     def test_redact(self):
         src = next(p for p in TRACES if "trace_compare/base" in p)
