@@ -141,7 +141,7 @@ static const ks_step *step_at(const ks_steps *st, ks_ns t)
 
 static int active(const ks_step *s)
 {
-    return s && !s->warmup && !s->unfinished;
+    return s && ks_step_active(s);
 }
 
 static int in_window(const ks_analysis *a, ks_ns t)

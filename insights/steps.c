@@ -181,7 +181,7 @@ static void active_stats(ks_steps *st)
     size_t m = 0;
     __int128 sum = 0; /* exact: n walls of up to INT64_MAX each cannot overflow 128 bits */
     for (size_t i = 0; i < st->n; i++)
-        if (!st->v[i].warmup && !st->v[i].unfinished) {
+        if (ks_step_active(&st->v[i])) {
             w[m++] = st->v[i].wall_ns;
             sum += st->v[i].wall_ns;
         }
