@@ -79,7 +79,20 @@ static ks_rate rate_of(double *v, size_t n)
     return r;
 }
 
-/* the direct kernel time of every op slice that launched GPU work: key -> ns, device */
+/* 1 when the op slice is a call ks_shapes_build groups: a CPU op starting in the window, with
+ * shapes */
+static int grouped_call(const ks_analysis *a, const ks_timeline *tl, const ks_slice *s)
+{
+    const ks_trace *t = a->trace;
+    if (s->kind != KS_K_CPU_OP || t->tracks[tl->track].kind != KS_TRACK_CPU ||
+        !ks_window_starts_in(a->win_start, a->win_end, tl->ev[s->ev].ts))
+        return 0;
+    const ks_shape_info *si = ks_trace_shape(t, tl->track, s->ev);
+    return si && (si->dims || si->types);
+}
+
+/* the direct kernel time of every op slice that launched GPU work and is a grouped call: key ->
+ * ns, device (the work of other ops is left out before the sort: no group asks for it) */
 static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
 {
     const ks_trace *t = a->trace;
@@ -92,7 +105,7 @@ static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
             const ks_gpuwork_item *it = &gw->v[i];
             ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
             int32_t op = ks_analysis_launching_op(a, r);
-            if (op < 0)
+            if (op < 0 || !grouped_call(a, &a->tl[r.tl], &a->tl[r.tl].s[op]))
                 continue;
             const ks_event *e = ks_gpuwork_event(t, it);
             w[n].key = ((uint64_t)r.tl << 32) | (uint32_t)op;

@@ -2,11 +2,13 @@
 # bench/kernels_cost.sh: what the kernel view costs `kinesift analyze --format json`, in instructions
 # counted by callgrind (repeatable on a loaded machine, unlike wall time), on every corpus trace:
 # the inclusive instructions of the work classes and tensor-core time per device, window and step
-# (ks_kernels_json_classes), and of the ops grouped by shape with their FLOPs, bytes, rates and
-# roofline (ks_kernels_json_shapes), as a share of the whole run's (target <= 5 %). Not apart
-# in these counts, and so in the total only: the parser keeping shape and launch args, the launch
-# stats of the kernels rows and their class names. One thread (--threads 1), so the counts do not
-# depend on scheduling.
+# (ks_kernels_json_classes) and of the ops grouped by shape with their FLOPs, bytes, rates and
+# roofline (ks_kernels_json_shapes), as a share of the whole run's (target <= 5 %). A kernel
+# name is classified once per analysis, by whichever asks first (kinesift/kernels.h,
+# ks_analysis_kernel_class): that cost is in one of them. Not apart in these counts, and so in
+# the total only: the parser keeping shape and launch args, the launch stats of the kernels rows
+# and the class names of the ops and kernels rows (after the first ask, a read of the memo). One
+# thread (--threads 1), so the counts do not depend on scheduling.
 #
 #   bench/kernels_cost.sh  (env: KS_CORPUS; KS_BENCH_KINESIFT=path: use that build instead of
 #                           an optimised one of its own)
@@ -33,13 +35,15 @@ for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
     rm -f "$out"
     valgrind --tool=callgrind --callgrind-out-file="$out" "$K" analyze --format json --quiet --threads 1 "$f" \
         >/dev/null 2>"$WORK/vg.log" || { cat "$WORK/vg.log" >&2; exit 2; }
-    callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null >"$WORK/annotate.txt"
+    # --auto=no: the function summaries alone (with debug info, the annotated source would repeat a
+    # call's inclusive count on its call line). callgrind_annotate lists a function of a build with
+    # debug info twice, by its absolute source path and by its relative one with the object: the
+    # same count, taken once (the largest line per function; the two are not inlined anywhere)
+    callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$out" 2>/dev/null >"$WORK/annotate.txt"
     line=$(awk '
         function num(s) { gsub(/,/, "", s); return s + 0 }
         /PROGRAM TOTALS/ { total = num($1) }
-        /[: ]ks_kernels_json_(classes|shapes)[ ([]/ {
-            # callgrind_annotate lists a function once by its source path and once by its object:
-            # each counted once
+        /^ *[0-9,]+ +\([ 0-9.]+%\) +[^ ]*:ks_kernels_json_(classes|shapes)( |$)/ {
             match($0, /ks_kernels_json_(classes|shapes)/)
             f = substr($0, RSTART, RLENGTH)
             if (num($1) > seen[f]) seen[f] = num($1) }

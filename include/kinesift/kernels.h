@@ -81,22 +81,15 @@ typedef struct ks_class_times {
 KS_API void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_class_times *out);
 KS_API void ks_class_times_free(ks_class_times *out, size_t nw);
 
-/* Classes of names, remembered per interned string (a trace names each kernel thousands of
- * times). One per thread: it is not safe to share while it fills. */
-typedef struct ks_class_cache {
-    const ks_trace *t;
-    uint8_t *kernel, *op;      /* per string id: class + 1, 0 not yet decided (kernel: | 0x80 when
-                                * tensor-core) */
-    size_t n;
-} ks_class_cache;
-
-KS_API void ks_class_cache_init(ks_class_cache *c, const ks_trace *t);
-KS_API void ks_class_cache_free(ks_class_cache *c);
-KS_API ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
-KS_API int ks_tensor_core_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
-KS_API ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind);
+/* Classes of the trace's names, decided once per string id for the whole analysis and kept
+ * with it (a trace names each kernel thousands of times, and the kernels table, the class times,
+ * the ops table and the diagnoses all ask): as ks_kernel_class, ks_kernel_tensor_core and
+ * ks_op_class of the name. Safe from several threads at once. */
+KS_API ks_work_class ks_analysis_kernel_class(const ks_analysis *a, ks_str name, int kind);
+KS_API int ks_analysis_tensor_core(const ks_analysis *a, ks_str name, int kind);
+KS_API ks_work_class ks_analysis_op_class(const ks_analysis *a, ks_str name, int kind);
 /* A kernels-table row: communication when all its instances are (kernel_row.comm == count). */
-KS_API ks_work_class ks_kernel_row_class(ks_class_cache *c, const ks_kernel_row *r);
+KS_API ks_work_class ks_analysis_kernel_row_class(const ks_analysis *a, const ks_kernel_row *r);
 
 /* ---- FLOPs and bytes of an op from its recorded shapes (analysis/flops.c) ------------------- */
 
