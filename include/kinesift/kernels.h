@@ -164,6 +164,21 @@ KS_API const ks_peak *ks_peak_match(const char *device_name, int64_t total_mem);
 /* The peak TFLOP/s an op of this cost can reach on p: by its first input's type (BFloat16/Half:
  * fp16, Float8: fp8, float: fp32, or tf32 for convolutions, double: fp64); 0 when unknown. */
 KS_API double ks_peak_tflops(const ks_peak *p, const ks_op_cost *c);
+/* The peaks of a device of t: the table's row for its deviceProperties (NULL when the device has
+ * none or the table does not know it), or, when tflops and tbps are both > 0 (--peak), those for
+ * every data type, written into *over and named "--peak". */
+KS_API const ks_peak *ks_peak_of_device(const ks_trace *t, int32_t device, double tflops, double tbps, ks_peak *over);
+
+/* Where a shape group stands on p's roofline: its roof (min(peak compute for its type, intensity
+ * x bandwidth) in TFLOP/s; for an op without FLOPs, the bandwidth in TB/s), its mean achieved rate
+ * over the roof (efficiency), and which bound the roof is ("compute", "memory"); NaN and NULL when
+ * not known (no peak, no cost, no timed call). */
+typedef struct ks_roof {
+    double roof, efficiency;
+    const char *bound;
+} ks_roof;
+
+KS_API ks_roof ks_roof_of(const ks_peak *p, const ks_shape_row *r);
 
 #ifdef __cplusplus
 }
