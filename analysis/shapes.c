@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/passes.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
@@ -226,4 +227,59 @@ void ks_shapes_free(ks_shapes *s)
 {
     free(s->v);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- which group launched each piece of GPU work (for the diagnoses) ----------------------- */
+
+typedef struct row_key {
+    ks_str op, dims, types;
+    size_t row;
+} row_key;
+
+static int cmp_key(const void *x, const void *y)
+{
+    const row_key *p = x, *q = y;
+    if (p->op != q->op)
+        return p->op < q->op ? -1 : 1;
+    if (p->dims != q->dims)
+        return p->dims < q->dims ? -1 : 1;
+    return (p->types > q->types) - (p->types < q->types);
+}
+
+size_t *ks_shapes_row_of_work(const ks_analysis *a, const struct ks_shapes *s)
+{
+    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    size_t *out = ks_xmalloc((gw->n ? gw->n : 1) * sizeof *out);
+    for (size_t i = 0; i < gw->n; i++)
+        out[i] = SIZE_MAX;
+    if (!s->n)
+        return out;
+    row_key *keys = ks_xmalloc(s->n * sizeof *keys);
+    for (size_t i = 0; i < s->n; i++) {
+        keys[i].op = s->v[i].op;
+        keys[i].dims = s->v[i].dims;
+        keys[i].types = s->v[i].types;
+        keys[i].row = i;
+    }
+    ks_qsort(keys, s->n, sizeof *keys, cmp_key);
+    for (size_t i = 0; i < gw->n; i++) {
+        const ks_gpuwork_item *it = &gw->v[i];
+        ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
+        int32_t op = ks_analysis_launching_op(a, r);
+        if (op < 0)
+            continue;
+        const ks_timeline *tl = &a->tl[r.tl];
+        const ks_slice *sl = &tl->s[op];
+        if (!grouped_call(a, tl, sl))
+            continue;
+        const ks_event *e = &tl->ev[sl->ev];
+        const ks_shape_info *si = ks_trace_shape(t, tl->track, sl->ev);
+        row_key k = {e->name, si->dims, si->types, 0};
+        const row_key *f = bsearch(&k, keys, s->n, sizeof *keys, cmp_key);
+        if (f)
+            out[i] = f->row;
+    }
+    free(keys);
+    return out;
 }
