@@ -4,6 +4,8 @@
 #ifndef KS_ANALYSIS_INT_H
 #define KS_ANALYSIS_INT_H
 
+#include <stdatomic.h>
+
 #include "analysis/gpuwork_index.h"
 #include "analysis/passes.h"
 #include "common/i64map.h"
@@ -27,7 +29,17 @@ struct ks_analysis_priv {
     size_t room_n;
     uint8_t **comm;      /* per GPU track, 1 for each event that is communication (comm.c,
                           * ks_comm_mark, made with the links); NULL before */
+    uint8_t *comm_names; /* per string id, ks_comm_kernel_name of the kernel names ks_comm_mark
+                          * met (0 not asked, 1 no, 2 yes); NULL before */
+    _Atomic uint8_t *kclass, *oclass; /* per string id, the class of the name as a kernel and as
+                                       * an op, 0 not yet decided (workclass.c) */
+    size_t nclass;
 };
+
+/* workclass.c: the memo of the classes of the trace's names (made with the analysis). */
+void ks_class_memo_init(ks_analysis *a);
+void ks_class_memo_free(ks_analysis *a);
+
 
 /* comm.c: every GPU event's answer kept once the links are made (ks_comm_gpu_event reads them). */
 void ks_comm_mark(ks_analysis *a);

@@ -273,6 +273,7 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     ks_diag_init(&a->diag);
     a->trace = t;
     a->has_events = any;
+    ks_class_memo_init(a);
     ks_timings *tm = a->priv->timings = opts->timings;
     int64_t t0 = ks_timings_start(tm);
     ks_gpuwork_build(t, &a->priv->gpuwork);
@@ -450,6 +451,7 @@ void ks_analysis_free(ks_analysis *a)
     ks_diag_free(&a->diag);
     if (a->priv) {
         ks_comm_marks_free(a);
+        ks_class_memo_free(a);
         free(a->priv->room);
         ks_i64map_free(&a->priv->ext_ops);
         ks_gpuwork_free(&a->priv->gpuwork);

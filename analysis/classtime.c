@@ -74,8 +74,6 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
     size_t per_win = ndev * KS_WC_COUNT;
     acc *accs = ks_xcalloc(ks_mul(nw, per_win), sizeof *accs);
     acc *tcs = ks_xcalloc(ks_mul(nw, ndev), sizeof *tcs); /* tensor-core kernels, per window and device */
-    ks_class_cache cc;
-    ks_class_cache_init(&cc, t);
     ks_comm_cache comm;
     ks_comm_cache_init(&comm, a);
     for (size_t k = 0; k < gw->nstreams; k++) {
@@ -103,8 +101,8 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
                     continue;
                 if (cls < 0) {
                     int is_comm = e->kind == KS_K_KERNEL && ks_comm_gpu_event(&comm, it->track, it->ev);
-                    cls = is_comm ? KS_WC_COMM : (int)ks_class_of_kernel_name(&cc, e->name, e->kind);
-                    tc = !is_comm && ks_tensor_core_of_kernel_name(&cc, e->name, e->kind);
+                    cls = is_comm ? KS_WC_COMM : (int)ks_analysis_kernel_class(a, e->name, e->kind);
+                    tc = !is_comm && ks_analysis_tensor_core(a, e->name, e->kind);
                 }
                 int starts = ks_window_starts_in(ws[j].a, ws[j].b, ts);
                 acc *c = &accs[ws[j].i * per_win + dev_of[k] * KS_WC_COUNT + (size_t)cls];
@@ -161,7 +159,6 @@ void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_cl
     }
     free(tcs);
     ks_comm_cache_free(&comm);
-    ks_class_cache_free(&cc);
     free(accs);
     free(ws);
     free(devs);

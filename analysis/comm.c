@@ -233,12 +233,17 @@ void ks_comm_mark(ks_analysis *a)
             if (tr->ev[i].kind == KS_K_KERNEL)
                 m[k][i] = (uint8_t)comm_rule(&c, (uint32_t)k, i);
     }
+    /* the answers by name are kept too: the class memo reads them (workclass.c) */
+    a->priv->comm_names = c.by_kernel;
+    c.by_kernel = NULL;
     ks_comm_cache_free(&c);
     a->priv->comm = m;
 }
 
 void ks_comm_marks_free(ks_analysis *a)
 {
+    free(a->priv->comm_names);
+    a->priv->comm_names = NULL;
     uint8_t **m = a->priv->comm;
     if (!m)
         return;

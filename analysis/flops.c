@@ -430,7 +430,8 @@ static int cost_norm(const char *op, const args *a, ks_op_cost *c, int e)
         w = !strcmp(op, "group_norm") ? 2 : 1, bb = w + 1;
     else if (!strcmp(op, "native_layer_norm_backward"))
         x = 1, w = 5, backward = 1;
-    else if (!strcmp(op, "native_batch_norm_backward") || !strcmp(op, "cudnn_batch_norm_backward"))
+    else if (!strcmp(op, "native_batch_norm_backward") || !strcmp(op, "cudnn_batch_norm_backward") ||
+             !strcmp(op, "miopen_batch_norm_backward"))
         x = 1, w = 2, backward = 1;
     else
         return 0;

@@ -50,4 +50,10 @@ static inline ks_slice_ref ks_ref_unpack(uint64_t v)
 int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *steps, ks_ns *w0, ks_ns *w1,
                     ks_error *err);
 
+/* shapes.c, for the diagnoses: the row of s (an index of s->v, from ks_shapes_build on a) whose
+ * calls launched each item of the GPU work index (ks_gpuwork_of(a)->v, in its order), SIZE_MAX for
+ * work that no grouped call launched. A malloc'ed array of ks_gpuwork_of(a)->n entries. */
+struct ks_shapes;
+size_t *ks_shapes_row_of_work(const ks_analysis *a, const struct ks_shapes *s);
+
 #endif

@@ -5,6 +5,7 @@
  * since Ampere: those are halved here to the dense figure, which is what a dense kernel can reach.
  * docs/analysis.md "Peaks and the roofline" prints the table. An unknown device matches nothing:
  * no roofline for it, and the reports say so (--peak gives one). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,4 +108,43 @@ double ks_peak_tflops(const ks_peak *p, const ks_op_cost *c)
          * not (torch.backends.cuda.matmul.allow_tf32 is off by default) */
         return c->cls == KS_WC_CONV && p->tf32 > 0 ? p->tf32 : p->fp32;
     return 0;
+}
+
+const ks_peak *ks_peak_of_device(const ks_trace *t, int32_t device, double tflops, double tbps, ks_peak *over)
+{
+    if (tflops > 0 && tbps > 0) {
+        over->name = "--peak";
+        over->fp64 = over->fp32 = over->tf32 = over->fp16 = over->fp8 = tflops;
+        over->tbps = tbps;
+        over->source = "--peak";
+        return over;
+    }
+    const ks_meta *m = &t->meta;
+    for (size_t i = 0; i < m->ndevices; i++)
+        if (m->devices[i].id == device)
+            return ks_peak_match(m->devices[i].name ? ks_trace_str(t, m->devices[i].name) : NULL,
+                                 m->devices[i].total_global_mem);
+    return NULL;
+}
+
+ks_roof ks_roof_of(const ks_peak *p, const ks_shape_row *r)
+{
+    ks_roof f = {NAN, NAN, NULL};
+    if (!p || !r->cost.known || !r->calls_timed)
+        return f;
+    double peak = ks_peak_tflops(p, &r->cost);
+    if (r->cost.flops <= 0 || peak <= 0) {
+        /* no FLOPs (a copy), or no compute peak for its type: against the bandwidth alone */
+        if (r->cost.flops > 0 || p->tbps <= 0)
+            return f;
+        f.roof = p->tbps;
+        f.efficiency = r->tbps.mean / p->tbps;
+        f.bound = "memory";
+        return f;
+    }
+    double mem = r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes * p->tbps : INFINITY;
+    f.roof = mem < peak ? mem : peak;
+    f.bound = mem < peak ? "memory" : "compute";
+    f.efficiency = r->tflops.mean / f.roof;
+    return f;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/passes.h"
 #include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
@@ -79,7 +80,20 @@ static ks_rate rate_of(double *v, size_t n)
     return r;
 }
 
-/* the direct kernel time of every op slice that launched GPU work: key -> ns, device */
+/* 1 when the op slice is a call ks_shapes_build groups: a CPU op starting in the window, with
+ * shapes */
+static int grouped_call(const ks_analysis *a, const ks_timeline *tl, const ks_slice *s)
+{
+    const ks_trace *t = a->trace;
+    if (s->kind != KS_K_CPU_OP || t->tracks[tl->track].kind != KS_TRACK_CPU ||
+        !ks_window_starts_in(a->win_start, a->win_end, tl->ev[s->ev].ts))
+        return 0;
+    const ks_shape_info *si = ks_trace_shape(t, tl->track, s->ev);
+    return si && (si->dims || si->types);
+}
+
+/* the direct kernel time of every op slice that launched GPU work and is a grouped call: key ->
+ * ns, device (the work of other ops is left out before the sort: no group asks for it) */
 static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
 {
     const ks_trace *t = a->trace;
@@ -92,7 +106,7 @@ static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
             const ks_gpuwork_item *it = &gw->v[i];
             ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
             int32_t op = ks_analysis_launching_op(a, r);
-            if (op < 0)
+            if (op < 0 || !grouped_call(a, &a->tl[r.tl], &a->tl[r.tl].s[op]))
                 continue;
             const ks_event *e = ks_gpuwork_event(t, it);
             w[n].key = ((uint64_t)r.tl << 32) | (uint32_t)op;
@@ -213,4 +227,59 @@ void ks_shapes_free(ks_shapes *s)
 {
     free(s->v);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- which group launched each piece of GPU work (for the diagnoses) ----------------------- */
+
+typedef struct row_key {
+    ks_str op, dims, types;
+    size_t row;
+} row_key;
+
+static int cmp_key(const void *x, const void *y)
+{
+    const row_key *p = x, *q = y;
+    if (p->op != q->op)
+        return p->op < q->op ? -1 : 1;
+    if (p->dims != q->dims)
+        return p->dims < q->dims ? -1 : 1;
+    return (p->types > q->types) - (p->types < q->types);
+}
+
+size_t *ks_shapes_row_of_work(const ks_analysis *a, const struct ks_shapes *s)
+{
+    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    size_t *out = ks_xmalloc((gw->n ? gw->n : 1) * sizeof *out);
+    for (size_t i = 0; i < gw->n; i++)
+        out[i] = SIZE_MAX;
+    if (!s->n)
+        return out;
+    row_key *keys = ks_xmalloc(s->n * sizeof *keys);
+    for (size_t i = 0; i < s->n; i++) {
+        keys[i].op = s->v[i].op;
+        keys[i].dims = s->v[i].dims;
+        keys[i].types = s->v[i].types;
+        keys[i].row = i;
+    }
+    ks_qsort(keys, s->n, sizeof *keys, cmp_key);
+    for (size_t i = 0; i < gw->n; i++) {
+        const ks_gpuwork_item *it = &gw->v[i];
+        ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
+        int32_t op = ks_analysis_launching_op(a, r);
+        if (op < 0)
+            continue;
+        const ks_timeline *tl = &a->tl[r.tl];
+        const ks_slice *sl = &tl->s[op];
+        if (!grouped_call(a, tl, sl))
+            continue;
+        const ks_event *e = &tl->ev[sl->ev];
+        const ks_shape_info *si = ks_trace_shape(t, tl->track, sl->ev);
+        row_key k = {e->name, si->dims, si->types, 0};
+        const row_key *f = bsearch(&k, keys, s->n, sizeof *keys, cmp_key);
+        if (f)
+            out[i] = f->row;
+    }
+    free(keys);
+    return out;
 }

@@ -7,9 +7,11 @@
  * A name matching nothing is "other". The tables and their order are docs/analysis.md
  * "Classes"; the communication rule is kinesift/comm.h's. */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
 #include "kinesift/kernels.h"
@@ -62,18 +64,9 @@ static const char *const k_elementwise[] = {"elementwise", "multi_tensor_apply",
                                             "rotary", "dropout", "transpose", "subtensorop", "nchwtonhwc",
                                             "nhwctonchw", "quant", NULL};
 
-ks_work_class ks_kernel_class(const char *name, int kind)
+/* the class of a kernel name already lower-cased (not communication, not a copy or a set) */
+static ks_work_class kernel_class_lowered(const char *s)
 {
-    if (kind == KS_K_MEMCPY)
-        return KS_WC_MEMCPY;
-    if (kind == KS_K_MEMSET)
-        return KS_WC_MEMSET;
-    if (!name || !*name)
-        return KS_WC_OTHER;
-    if (ks_comm_kernel_name(name))
-        return KS_WC_COMM;
-    char s[LOWER_MAX];
-    lower(name, s);
     if (!strncmp(s, "triton", 6) || strstr(s, "triton"))
         return KS_WC_TRITON;
     if (any_of(s, k_attention))
@@ -94,6 +87,21 @@ ks_work_class ks_kernel_class(const char *name, int kind)
     return KS_WC_OTHER;
 }
 
+ks_work_class ks_kernel_class(const char *name, int kind)
+{
+    if (kind == KS_K_MEMCPY)
+        return KS_WC_MEMCPY;
+    if (kind == KS_K_MEMSET)
+        return KS_WC_MEMSET;
+    if (!name || !*name)
+        return KS_WC_OTHER;
+    if (ks_comm_kernel_name(name))
+        return KS_WC_COMM;
+    char s[LOWER_MAX];
+    lower(name, s);
+    return kernel_class_lowered(s);
+}
+
 /* Kernel names that mark a tensor-core (NVIDIA) or matrix-core (AMD MFMA/WMMA) path: cuBLAS's and
  * cuDNN's xmma kernels, cuBLASLt's nvjet, CUTLASS tensorop/wmma/wgmma instantiations, the MMA
  * instruction shapes vendors put in names (s16816, h884...), flash-attention and TensorRT-LLM fmha
@@ -103,12 +111,9 @@ static const char *const k_tensor[] = {"xmma", "hmma", "wmma", "gmma", "tensor16
                                        "884gemm", "nvjet", "flash_fwd", "flash_bwd", "fmhasm", "fmha_v2", "mfma",
                                        "xdl", "_gtcx", NULL};
 
-int ks_kernel_tensor_core(const char *name, int kind)
+/* 1 when a kernel name already lower-cased (not communication) marks a tensor-core path */
+static int tensor_core_lowered(const char *s)
 {
-    if (kind != KS_K_KERNEL || !name || !*name || ks_comm_kernel_name(name))
-        return 0;
-    char s[LOWER_MAX];
-    lower(name, s);
     if (any_of(s, k_tensor))
         return 1;
     for (const char *p = s; (p = strstr(p, "tensorop")) != NULL; p++)
@@ -122,6 +127,15 @@ int ks_kernel_tensor_core(const char *name, int kind)
             if (p[3] >= '0' && p[3] <= '9')
                 return 1;
     return 0;
+}
+
+int ks_kernel_tensor_core(const char *name, int kind)
+{
+    if (kind != KS_K_KERNEL || !name || !*name || ks_comm_kernel_name(name))
+        return 0;
+    char s[LOWER_MAX];
+    lower(name, s);
+    return tensor_core_lowered(s);
 }
 
 /* ---- ops ------------------------------------------------------------------------------------ */
@@ -357,67 +371,89 @@ ks_work_class ks_op_class(const char *name, int kind)
     return KS_WC_OTHER;
 }
 
-/* ---- caches --------------------------------------------------------------------------------- */
+/* ---- the analysis's memo ----------------------------------------------------------------- */
 
-void ks_class_cache_init(ks_class_cache *c, const ks_trace *t)
+/* The classes of the trace's names, decided once per string id for the whole analysis (the
+ * kernels table, the class times of every window, the ops table and the diagnoses all ask):
+ * per id a kernel entry (class + 1 in the low 4 bits, | 0x80 when tensor-core; 0 not yet decided)
+ * and an op entry (class + 1). Whether a kernel name is communication, ks_comm_mark has already
+ * asked of every kernel name (priv->comm_names): its answer is read, not asked again. Entries are filled on first need from any thread: the answer depends on the name
+ * alone, so two threads filling one entry store the same byte (relaxed atomics, no lock). A name's
+ * kind changes the answer only for copies and sets (answered without the memo) and for runtime,
+ * driver and Python names as ops (likewise). */
+
+void ks_class_memo_init(ks_analysis *a)
 {
-    c->t = t;
-    c->n = ks_strtab_count(t->strings);
-    c->kernel = ks_xcalloc(c->n ? c->n : 1, 1);
-    c->op = ks_xcalloc(c->n ? c->n : 1, 1);
+    size_t n = ks_strtab_count(a->trace->strings);
+    a->priv->nclass = n;
+    a->priv->kclass = ks_xcalloc(n ? n : 1, sizeof *a->priv->kclass);
+    a->priv->oclass = ks_xcalloc(n ? n : 1, sizeof *a->priv->oclass);
 }
 
-void ks_class_cache_free(ks_class_cache *c)
+void ks_class_memo_free(ks_analysis *a)
 {
-    free(c->kernel);
-    free(c->op);
-    c->kernel = c->op = NULL;
-    c->n = 0;
+    free((void *)a->priv->kclass);
+    free((void *)a->priv->oclass);
+    a->priv->kclass = a->priv->oclass = NULL;
+    a->priv->nclass = 0;
 }
 
-/* a kernel name's entry: its class + 1, and 0x80 when it marks a tensor-core path */
-static void fill_kernel(ks_class_cache *c, ks_str name, int kind)
+/* a kernel name's entry: one comm check and one lowering for both answers */
+static uint8_t kernel_entry(const ks_analysis *a, ks_str name)
 {
-    if (!c->kernel[name]) {
-        const char *s = ks_trace_str(c->t, name);
-        c->kernel[name] = (uint8_t)((ks_kernel_class(s, kind) + 1) | (ks_kernel_tensor_core(s, kind) ? 0x80 : 0));
+    const struct ks_analysis_priv *p = a->priv;
+    if (name >= p->nclass) { /* not an id of the trace's table: decided each time */
+        const char *s = ks_trace_str(a->trace, name);
+        return (uint8_t)((ks_kernel_class(s, KS_K_KERNEL) + 1) | (ks_kernel_tensor_core(s, KS_K_KERNEL) ? 0x80 : 0));
     }
+    uint8_t v = atomic_load_explicit(&p->kclass[name], memory_order_relaxed);
+    if (v)
+        return v;
+    const char *s = ks_trace_str(a->trace, name);
+    uint8_t known = p->comm_names ? p->comm_names[name] : 0; /* 0 not asked, 1 no, 2 yes */
+    if (!s || !*s)
+        v = KS_WC_OTHER + 1;
+    else if (known ? known == 2 : ks_comm_kernel_name(s))
+        v = KS_WC_COMM + 1;
+    else {
+        char low[LOWER_MAX];
+        lower(s, low);
+        v = (uint8_t)((kernel_class_lowered(low) + 1) | (tensor_core_lowered(low) ? 0x80 : 0));
+    }
+    atomic_store_explicit(&p->kclass[name], v, memory_order_relaxed);
+    return v;
 }
 
-ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
+ks_work_class ks_analysis_kernel_class(const ks_analysis *a, ks_str name, int kind)
 {
     if (kind == KS_K_MEMCPY)
         return KS_WC_MEMCPY;
     if (kind == KS_K_MEMSET)
         return KS_WC_MEMSET;
-    if (name >= c->n)
-        return ks_kernel_class(ks_trace_str(c->t, name), kind);
-    fill_kernel(c, name, kind);
-    return (ks_work_class)((c->kernel[name] & 0x7f) - 1);
+    return (ks_work_class)((kernel_entry(a, name) & 0x0f) - 1);
 }
 
-int ks_tensor_core_of_kernel_name(ks_class_cache *c, ks_str name, int kind)
+int ks_analysis_tensor_core(const ks_analysis *a, ks_str name, int kind)
 {
-    if (kind != KS_K_KERNEL)
-        return 0;
-    if (name >= c->n)
-        return ks_kernel_tensor_core(ks_trace_str(c->t, name), kind);
-    fill_kernel(c, name, kind);
-    return c->kernel[name] >> 7;
+    return kind == KS_K_KERNEL && (kernel_entry(a, name) & 0x80);
 }
 
-ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind)
+ks_work_class ks_analysis_op_class(const ks_analysis *a, ks_str name, int kind)
 {
-    if (kind == KS_K_PYTHON || kind == KS_K_RUNTIME || kind == KS_K_DRIVER || name >= c->n)
-        return ks_op_class(ks_trace_str(c->t, name), kind);
-    if (!c->op[name])
-        c->op[name] = (uint8_t)(ks_op_class(ks_trace_str(c->t, name), kind) + 1);
-    return (ks_work_class)(c->op[name] - 1);
+    const struct ks_analysis_priv *p = a->priv;
+    if (kind == KS_K_PYTHON || kind == KS_K_RUNTIME || kind == KS_K_DRIVER || name >= p->nclass)
+        return ks_op_class(ks_trace_str(a->trace, name), kind);
+    uint8_t v = atomic_load_explicit(&p->oclass[name], memory_order_relaxed);
+    if (!v) {
+        v = (uint8_t)(ks_op_class(ks_trace_str(a->trace, name), kind) + 1);
+        atomic_store_explicit(&p->oclass[name], v, memory_order_relaxed);
+    }
+    return (ks_work_class)(v - 1);
 }
 
-ks_work_class ks_kernel_row_class(ks_class_cache *c, const ks_kernel_row *r)
+ks_work_class ks_analysis_kernel_row_class(const ks_analysis *a, const ks_kernel_row *r)
 {
     if (r->kind == KS_K_KERNEL && r->count && r->comm == r->count)
         return KS_WC_COMM;
-    return ks_class_of_kernel_name(c, r->name, r->kind);
+    return ks_analysis_kernel_class(a, r->name, r->kind);
 }

@@ -56,7 +56,8 @@ const char ks_help_analyze[] =
     "  --sort KEY              order of operators and labels: self (default), incl, gpu, count\n"
     "  --peak TFLOPS/TBPS      the roofline's peak compute (dense TFLOP/s, every data type) and\n"
     "                          memory bandwidth (TB/s) for every device, instead of the peak table's\n"
-    "                          (docs/analysis.md, \"Peaks and the roofline\"): 989/3.35\n"
+    "                          (docs/analysis.md, \"Peaks and the roofline\"), for the shapes and\n"
+    "                          the diagnoses alike: 989/3.35\n"
     "  --overlap POLICY        a slice that outlives its parent: spill (default, overflow lane),\n"
     "                          drop, truncate (cut at the parent's end), clamp:NS (cut when the\n"
     "                          excess is at most NS nanoseconds, or a DUR: clamp:2us; else spill);\n"
@@ -295,6 +296,8 @@ int ks_cmd_analyze(int argc, char **argv)
         c.ro.peak_tbps = *end == '/' ? strtod(end + 1, &end) : 0;
         if (*end || !(c.ro.peak_tflops > 0) || !(c.ro.peak_tbps > 0) || c.ro.peak_tflops > 1e7 || c.ro.peak_tbps > 1e5)
             return ks_cli_usage("analyze", "--peak takes TFLOPS/TBPS, two positive numbers (989/3.35)");
+        c.io.run.diagnose.peak_tflops = c.ro.peak_tflops; /* the diagnoses' roofline is the report's */
+        c.io.run.diagnose.peak_tbps = c.ro.peak_tbps;
     }
     if (c.format == KS_FORMAT_JSON)
         c.json = ks_analyze_json_begin(stdout);

@@ -1310,6 +1310,7 @@ void ks_diagnose_opts_init(ks_diagnose_opts *o)
 {
     o->min_impact = 0.01;
     o->all = 0;
+    o->peak_tflops = o->peak_tbps = 0;
 }
 
 /* ---- the checks, on one thread or several --------------------------------------------------- */
@@ -1319,6 +1320,12 @@ typedef void (*check_fn)(const dctx *c, ks_diagnoses *out);
 static void memory_growth(const dctx *c, ks_diagnoses *out)
 {
     ks_memory_growth_check(c->a, c->st, out); /* insights/diag_memory.c */
+}
+
+static void kernel_view(const dctx *c, ks_diagnoses *out)
+{
+    if (c->cp)
+        ks_dx_kernel_view(c, out); /* insights/diag_kernels.c */
 }
 
 /* Every check: its function, its cost rank (the order checks are handed to threads: the longest
@@ -1341,6 +1348,7 @@ static void memory_growth(const dctx *c, ks_diagnoses *out)
     X(profiler_overhead, 7, 0)                                                                   \
     X(init_in_capture, 9, 0)                                                                     \
     X(graph_capture, 8, 0)                                                                       \
+    X(kernel_view, 12, 0)                                                                        \
     X(busy_caveat, 1, 0)                                                                         \
     X(memory_growth, 0, 0)
 
@@ -1399,6 +1407,12 @@ static void run_checks(const dctx *c, ks_diagnoses *out)
 void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const ks_diagnose_opts *o,
                       ks_diagnoses *out)
 {
+    ks_diagnose_path(a, st, g, NULL, o, out);
+}
+
+void ks_diagnose_path(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const struct ks_critpath *cp,
+                      const ks_diagnose_opts *o, ks_diagnoses *out)
+{
     memset(out, 0, sizeof *out);
     out->min_impact = o->min_impact;
     out->denominator = "window";
@@ -1406,6 +1420,9 @@ void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g
         return;
     dctx c;
     dctx_init(&c, a, st, g);
+    c.cp = cp;
+    c.peak_tflops = o->peak_tflops;
+    c.peak_tbps = o->peak_tbps;
     out->denominator = c.denom_name;
     out->denominator_ns = c.denom;
     if (c.denom > 0) {

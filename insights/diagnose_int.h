@@ -38,6 +38,9 @@ typedef struct ks_dx_ctx {
     int gpu_enough;            /* at least KS_DX_MIN_GPU_NS of GPU work in the scope */
     uint64_t begin_captures;   /* cudaStreamBeginCapture / hipStreamBeginCapture calls in the
                                 * whole trace: it captures CUDA/HIP graphs */
+    const struct ks_critpath *cp; /* the critical path of each step, or NULL (the checks that
+                                   * need it do not run) */
+    double peak_tflops, peak_tbps; /* --peak (ks_diagnose_opts), 0: the peak table's */
 } ks_dx_ctx;
 
 /* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
@@ -59,5 +62,8 @@ int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t);
 int ks_dx_active(const ks_step *s);
 
 /* ---- the checks of other files (one row each in KS_DX_CHECKS, insights/diagnose.c) ---------- */
+
+/* insights/diag_kernels.c: low_efficiency_shape and fusable_memory_bound (both need c->cp) */
+void ks_dx_kernel_view(const ks_dx_ctx *c, ks_diagnoses *out);
 
 #endif

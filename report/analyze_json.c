@@ -66,8 +66,6 @@ static void gpu_field(ks_jw *w, const char *k, ks_ns v, int observed)
 static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_t n, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
-    ks_class_cache cc;
-    ks_class_cache_init(&cc, t);
     int gpu = a->links.gpu_events > 0;
     const ks_op_row **v = ks_rows_order(rows, n, o->sort);
     size_t lim = o->top && o->top < n ? o->top : n;
@@ -78,7 +76,7 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_kstr(w, "name", ks_trace_str(t, r->name));
         ks_jw_kstr(w, "cat", ks_trace_cat_name(t, r->cat));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)r->kind));
-        ks_jw_kstr(w, "class", ks_work_class_name(ks_class_of_op_name(&cc, r->name, r->kind)));
+        ks_jw_kstr(w, "class", ks_work_class_name(ks_analysis_op_class(a, r->name, r->kind)));
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kint(w, "self_ns", r->self_ns);
         ks_jw_kint(w, "incl_ns", r->incl_ns);
@@ -97,7 +95,6 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
     }
     ks_jw_end_arr(w);
     free((void *)v);
-    ks_class_cache_free(&cc);
 }
 
 /* a kernel row's launch args (ks_launch_stats): each figure null when no instance recorded it; the
@@ -166,17 +163,15 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
     ks_ns span = 0; /* the denominator of share: the devices' GPU spans */
     for (size_t i = 0; a->gpu && i < a->ngpu; i++)
         span = ks_sat_add(span, a->gpu[i].span_ns);
-    ks_class_cache cc;
-    ks_class_cache_init(&cc, t);
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
         ks_jw_obj(w);
         ks_jw_kstr(w, "name", ks_trace_str(t, k->name));
         ks_jw_kstr(w, "kind", ks_kind_name((ks_kind)k->kind));
-        ks_work_class kc = ks_kernel_row_class(&cc, k);
+        ks_work_class kc = ks_analysis_kernel_row_class(a, k);
         ks_jw_kstr(w, "class", ks_work_class_name(kc));
-        ks_jw_kbool(w, "tensor_core", kc != KS_WC_COMM && ks_tensor_core_of_kernel_name(&cc, k->name, k->kind));
+        ks_jw_kbool(w, "tensor_core", kc != KS_WC_COMM && ks_analysis_tensor_core(a, k->name, k->kind));
         ks_jw_kuint(w, "count", k->count);
         ks_jw_kint(w, "total_ns", k->total_ns);
         ks_jw_kint(w, "min_ns", k->min_ns);
@@ -194,7 +189,6 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
-    ks_class_cache_free(&cc);
 }
 
 static void gpu_rows(ks_jw *w, const ks_analysis *a)

@@ -43,6 +43,9 @@ const char *ks_html_path_colour(int kind);
 #define KS_HTML_PATH_ROWS 50
 void ks_html_critpath(FILE *out, const struct ks_critpath *cp, int id);
 void ks_html_gpu_strip(FILE *out, const ks_analysis *a, const ks_gaps *g, int id);
+/* The roofline per device (report/html_roofline.c): the op groups of the shapes table against the
+ * peak table's roofs, or why there is none. */
+void ks_html_roofline(FILE *out, const ks_analysis *a, int id);
 /* The memory chart per device (report/html_memory.c), or why there is none. */
 void ks_html_memory(FILE *out, const ks_analysis *a, const ks_steps *st, int id);
 

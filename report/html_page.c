@@ -366,6 +366,8 @@ void ks_html_trace(ks_html *h, const ks_analysis *a, const ks_insights_view *iv,
     ks_html_critpath(f, iv ? iv->critpath : NULL, id);
     fputs("<h3>GPU activity</h3>\n", f);
     ks_html_gpu_strip(f, a, iv ? iv->gaps : NULL, id);
+    fputs("<h3>Roofline</h3>\n", f);
+    ks_html_roofline(f, a, id);
     fputs("<h3>Memory</h3>\n", f);
     ks_html_memory(f, a, iv ? iv->steps : NULL, id);
     device_activity(f, a);

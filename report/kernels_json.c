@@ -183,41 +183,7 @@ static void rate(ks_jw *w, const char *k, double v)
 
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over)
 {
-    if (o && o->peak_tflops > 0 && o->peak_tbps > 0) {
-        over->name = "--peak";
-        over->fp64 = over->fp32 = over->tf32 = over->fp16 = over->fp8 = o->peak_tflops;
-        over->tbps = o->peak_tbps;
-        over->source = "--peak";
-        return over;
-    }
-    const ks_meta *m = &a->trace->meta;
-    for (size_t i = 0; i < m->ndevices; i++)
-        if (m->devices[i].id == device)
-            return ks_peak_match(m->devices[i].name ? ks_trace_str(a->trace, m->devices[i].name) : NULL,
-                                 m->devices[i].total_global_mem);
-    return NULL;
-}
-
-ks_roof ks_kernels_roof(const ks_peak *p, const ks_shape_row *r)
-{
-    ks_roof f = {NAN, NAN, NULL};
-    if (!p || !r->cost.known || !r->calls_timed)
-        return f;
-    double peak = ks_peak_tflops(p, &r->cost);
-    if (r->cost.flops <= 0 || peak <= 0) {
-        /* no FLOPs (a copy), or no compute peak for its type: against the bandwidth alone */
-        if (r->cost.flops > 0 || p->tbps <= 0)
-            return f;
-        f.roof = p->tbps;
-        f.efficiency = r->tbps.mean / p->tbps;
-        f.bound = "memory";
-        return f;
-    }
-    double mem = r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes * p->tbps : INFINITY;
-    f.roof = mem < peak ? mem : peak;
-    f.bound = mem < peak ? "memory" : "compute";
-    f.efficiency = r->tflops.mean / f.roof;
-    return f;
+    return ks_peak_of_device(a->trace, device, o ? o->peak_tflops : 0, o ? o->peak_tbps : 0, over);
 }
 
 static void roofline(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
@@ -310,7 +276,7 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         rate(w, "tb_per_s_min", timed ? r->tbps.min : NAN);
         rate(w, "tb_per_s_max", timed ? r->tbps.max : NAN);
         ks_peak over;
-        ks_roof f = ks_kernels_roof(r->device >= 0 ? ks_kernels_peak(a, r->device, o, &over) : NULL, r);
+        ks_roof f = ks_roof_of(r->device >= 0 ? ks_kernels_peak(a, r->device, o, &over) : NULL, r);
         rate(w, "roof_tflops_per_s", f.bound && strcmp(f.bound, "memory") == 0 && r->cost.flops <= 0 ? NAN : f.roof);
         rate(w, "efficiency", f.efficiency);
         if (f.bound)

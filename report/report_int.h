@@ -46,14 +46,6 @@ void ks_kernels_json_shapes(struct ks_jw *w, const ks_analysis *a, const ks_repo
 /* The peaks of a device: o's --peak, else the peak table's row for its deviceProperties; NULL
  * when neither (over: room for the --peak row). */
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over);
-/* Where a shape group stands: its roof (min(peak compute for its type, intensity x bandwidth) in
- * TFLOP/s; for an op without FLOPs, the bandwidth in TB/s), its mean achieved rate over the roof,
- * and which bound the roof is ("compute", "memory"); NaN and NULL when not known. */
-typedef struct ks_roof {
-    double roof, efficiency;
-    const char *bound;
-} ks_roof;
-ks_roof ks_kernels_roof(const ks_peak *p, const ks_shape_row *r);
 /* The kernel view of analyze's text report: GPU time per class per device (report/kernels_text.c). */
 void ks_kernels_text_classes(FILE *out, const ks_analysis *a);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */

@@ -232,7 +232,8 @@ KS_API void ks_threads_free(ks_threads *t);
 typedef struct ks_diagnosis {
     const char *id;            /* input_pipeline, repeated_upload, small_launches, sync_in_loop,
                                 * pageable_copy, dominant_op, dominant_kernel, exposed_communication,
-                                * host_bound, profiler_overhead; caveats: init_in_capture,
+                                * host_bound, profiler_overhead, low_efficiency_shape,
+                                * fusable_memory_bound; caveats: init_in_capture,
                                 * graph_capture, profiler_range, busy_is_not_efficiency
                                 * (docs/insights.md has the table) */
     char *hypothesis;
@@ -248,7 +249,8 @@ typedef struct ks_diagnosis {
                                 * the capture or the figures, no saving claimed) */
     const char *impact_basis;  /* how impact_ns is computed for this kind */
     int below_floor;           /* impact under the floor: listed only with all (--all-diagnoses) */
-    const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel; a string of
+    const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel,
+                                * low_efficiency_shape; a string of
                                 * the trace), else NULL */
 } ks_diagnosis;
 
@@ -265,6 +267,8 @@ typedef struct ks_diagnoses {
 typedef struct ks_diagnose_opts {
     double min_impact;         /* floor as a fraction of the denominator; default 0.01 (1 %) */
     int all;                   /* keep the diagnoses below the floor (marked below_floor) */
+    double peak_tflops, peak_tbps; /* the roofline's peaks for every device (--peak), as
+                                    * ks_peak_of_device takes them; 0: the peak table's */
 } ks_diagnose_opts;
 
 KS_API void ks_diagnose_opts_init(ks_diagnose_opts *o);
@@ -272,6 +276,12 @@ KS_API void ks_diagnose_opts_init(ks_diagnose_opts *o);
 KS_API void ks_diagnose(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps, ks_diagnoses *out);
 KS_API void ks_diagnose_with(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps,
                              const ks_diagnose_opts *o, ks_diagnoses *out);
+/* The same with the critical path of the steps (kinesift/critpath.h, built on the same steps):
+ * the diagnoses about GPU work on the path (low_efficiency_shape, fusable_memory_bound) run only
+ * with it. ks_insights_run gives it. */
+struct ks_critpath;
+KS_API void ks_diagnose_path(const ks_analysis *a, const ks_steps *steps, const ks_gaps *gaps,
+                             const struct ks_critpath *cp, const ks_diagnose_opts *o, ks_diagnoses *out);
 KS_API void ks_diagnoses_free(ks_diagnoses *d);
 
 /* ---- telemetry (nvidia-smi --query-gpu CSV) ------------------------------------------------ */

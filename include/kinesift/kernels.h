@@ -81,22 +81,15 @@ typedef struct ks_class_times {
 KS_API void ks_class_times_build(const ks_analysis *a, const ks_ns *w, size_t nw, ks_class_times *out);
 KS_API void ks_class_times_free(ks_class_times *out, size_t nw);
 
-/* Classes of names, remembered per interned string (a trace names each kernel thousands of
- * times). One per thread: it is not safe to share while it fills. */
-typedef struct ks_class_cache {
-    const ks_trace *t;
-    uint8_t *kernel, *op;      /* per string id: class + 1, 0 not yet decided (kernel: | 0x80 when
-                                * tensor-core) */
-    size_t n;
-} ks_class_cache;
-
-KS_API void ks_class_cache_init(ks_class_cache *c, const ks_trace *t);
-KS_API void ks_class_cache_free(ks_class_cache *c);
-KS_API ks_work_class ks_class_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
-KS_API int ks_tensor_core_of_kernel_name(ks_class_cache *c, ks_str name, int kind);
-KS_API ks_work_class ks_class_of_op_name(ks_class_cache *c, ks_str name, int kind);
+/* Classes of the trace's names, decided once per string id for the whole analysis and kept
+ * with it (a trace names each kernel thousands of times, and the kernels table, the class times,
+ * the ops table and the diagnoses all ask): as ks_kernel_class, ks_kernel_tensor_core and
+ * ks_op_class of the name. Safe from several threads at once. */
+KS_API ks_work_class ks_analysis_kernel_class(const ks_analysis *a, ks_str name, int kind);
+KS_API int ks_analysis_tensor_core(const ks_analysis *a, ks_str name, int kind);
+KS_API ks_work_class ks_analysis_op_class(const ks_analysis *a, ks_str name, int kind);
 /* A kernels-table row: communication when all its instances are (kernel_row.comm == count). */
-KS_API ks_work_class ks_kernel_row_class(ks_class_cache *c, const ks_kernel_row *r);
+KS_API ks_work_class ks_analysis_kernel_row_class(const ks_analysis *a, const ks_kernel_row *r);
 
 /* ---- FLOPs and bytes of an op from its recorded shapes (analysis/flops.c) ------------------- */
 
@@ -171,6 +164,21 @@ KS_API const ks_peak *ks_peak_match(const char *device_name, int64_t total_mem);
 /* The peak TFLOP/s an op of this cost can reach on p: by its first input's type (BFloat16/Half:
  * fp16, Float8: fp8, float: fp32, or tf32 for convolutions, double: fp64); 0 when unknown. */
 KS_API double ks_peak_tflops(const ks_peak *p, const ks_op_cost *c);
+/* The peaks of a device of t: the table's row for its deviceProperties (NULL when the device has
+ * none or the table does not know it), or, when tflops and tbps are both > 0 (--peak), those for
+ * every data type, written into *over and named "--peak". */
+KS_API const ks_peak *ks_peak_of_device(const ks_trace *t, int32_t device, double tflops, double tbps, ks_peak *over);
+
+/* Where a shape group stands on p's roofline: its roof (min(peak compute for its type, intensity
+ * x bandwidth) in TFLOP/s; for an op without FLOPs, the bandwidth in TB/s), its mean achieved rate
+ * over the roof (efficiency), and which bound the roof is ("compute", "memory"); NaN and NULL when
+ * not known (no peak, no cost, no timed call). */
+typedef struct ks_roof {
+    double roof, efficiency;
+    const char *bound;
+} ks_roof;
+
+KS_API ks_roof ks_roof_of(const ks_peak *p, const ks_shape_row *r);
 
 #ifdef __cplusplus
 }

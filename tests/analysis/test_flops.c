@@ -179,6 +179,72 @@ static void norms_and_pointwise(void **state)
     assert_int_equal(ks_input_type_size("Scalar"), 0);
 }
 
+/* batch norm, forward and backward: 5 FLOPs per element of the input (+2 with the affine weight),
+ * the input read and the output written at their own sizes, the weight and the bias read; the
+ * running statistics are not counted (docs/analysis.md, "Shapes and FLOPs") */
+static void batch_norm(void **state)
+{
+    (void)state;
+    /* batch_norm(x[32,64,28,28], w[64], b[64], running_mean[64], running_var[64], training,
+     * momentum, eps, cudnn_enabled) float: 32*64*28*28 = 1,605,632 elements; 7 per element:
+     * 11,239,424; bytes 2*1,605,632*4 + 64*4 + 64*4 = 12,845,056 + 512 = 12,845,568 */
+    ks_op_cost c = cost("aten::batch_norm", "[[32,64,28,28],[64],[64],[64],[64],[],[],[],[]]",
+                        "[\"float\",\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\","
+                        "\"Scalar\"]",
+                        NULL);
+    assert_true(c.flops == 11239424.0);
+    assert_true(c.bytes == 12845568.0);
+    assert_int_equal(c.cls, KS_WC_NORM);
+    assert_int_equal(c.dtype_bytes, 4);
+    /* cudnn_batch_norm(x[8,16,4,4] bf16, w, b, running stats [16] float): 2,048 elements, 7 each:
+     * 14,336; bytes 2*2,048*2 (bf16) + 16*4 + 16*4 (float weight and bias) = 8,320 */
+    c = cost("aten::cudnn_batch_norm", "[[8,16,4,4],[16],[16],[16],[16],[],[],[]]",
+             "[" BF16 ",\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 14336.0);
+    assert_true(c.bytes == 8320.0);
+    assert_int_equal(c.dtype_bytes, 2);
+    /* native_batch_norm without the affine (weight and bias undefined): 5 per element of x[4,8,10],
+     * 1,600; bytes x in and out 2*320*4 = 2,560 */
+    c = cost("aten::native_batch_norm", "[[4,8,10],[],[],[8],[8],[],[],[]]",
+             "[\"float\",\"\",\"\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 1600.0);
+    assert_true(c.bytes == 2560.0);
+    /* native_batch_norm_backward(grad_out, x[32,64,28,28], w[64], running_mean, running_var,
+     * save_mean, save_invstd, train, eps, output_mask) float: twice the forward's FLOPs,
+     * 2*7*1,605,632 = 22,478,848; bytes: grad_out and x read, grad_input written, 3*6,422,528 =
+     * 19,267,584, and the weight 256: 19,267,840 */
+    c = cost("aten::native_batch_norm_backward", "[[32,64,28,28],[32,64,28,28],[64],[64],[64],[64],[64],[],[],[]]",
+             "[\"float\",\"float\",\"float\",\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\","
+             "\"ScalarList\"]",
+             NULL);
+    assert_true(c.flops == 22478848.0);
+    assert_true(c.bytes == 19267840.0);
+    assert_int_equal(c.cls, KS_WC_NORM);
+    /* the same without the weight: 2*5*320 = 3,200 for x[4,8,10]; bytes 3*320*4 = 3,840 */
+    c = cost("aten::native_batch_norm_backward", "[[4,8,10],[4,8,10],[],[8],[8],[8],[8],[],[],[]]",
+             "[\"float\",\"float\",\"\",\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\","
+             "\"ScalarList\"]",
+             NULL);
+    assert_true(c.flops == 3200.0);
+    assert_true(c.bytes == 3840.0);
+    /* cudnn_batch_norm_backward(x, grad_out[2,4,3,3] half, w[4] float, ...): 72 elements, 14 each:
+     * 1,008; bytes 3*72*2 + 4*4 = 448 */
+    c = cost("aten::cudnn_batch_norm_backward", "[[2,4,3,3],[2,4,3,3],[4],[4],[4],[4],[4],[],[0]]",
+             "[\"c10::Half\",\"c10::Half\",\"float\",\"float\",\"float\",\"float\",\"float\",\"Scalar\","
+             "\"unsigned char\"]",
+             NULL);
+    assert_true(c.flops == 1008.0);
+    assert_true(c.bytes == 448.0);
+    /* miopen_batch_norm_backward(x, grad_out [1,128,32,32], w[128], ...) float, as TraceLens's
+     * normalization test trace records it: 131,072 elements, 14 each: 1,835,008; bytes
+     * 3*131,072*4 + 128*4 = 1,573,376 */
+    c = cost("aten::miopen_batch_norm_backward", "[[1,128,32,32],[1,128,32,32],[128],[],[],[128],[128],[]]",
+             "[\"float\",\"float\",\"float\",\"\",\"\",\"float\",\"float\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 1835008.0);
+    assert_true(c.bytes == 1573376.0);
+    assert_int_equal(c.cls, KS_WC_NORM);
+}
+
 /* the parser keeps the shape args as compact JSON text; an object inside one drops it, counted */
 static void recorded_shapes(void **state)
 {
@@ -215,6 +281,7 @@ int main(void)
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),
         cmocka_unit_test(norms_and_pointwise),
+        cmocka_unit_test(batch_norm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

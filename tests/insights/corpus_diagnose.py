@@ -10,7 +10,11 @@ any trace, checked on one real trace (an absolute path, or a path relative to $K
   - no compute advice names a communication kernel (the subject of dominant_kernel has no
     communication instance, and no NCCL/RCCL/HCCL-like name);
   - launch calls plus other runtime calls are the runtime/driver calls of the trace, counted here
-    from its categories; launch calls are at most that many."""
+    from its categories; launch calls are at most that many;
+  - the kernel view's diagnoses claim no more than they name: low_efficiency_shape's impact is at
+    most the kernel time of a GEMM/attention group of its op under 30 % of its roof, and at most
+    the GPU time of the critical paths; fusable_memory_bound's is at most the runs' path time and
+    span its evidence prints, and at most the paths' GPU, stream-gap and launch time."""
 import gzip, json, os, re, subprocess, sys
 
 path = os.path.join(os.environ["KS_CORPUS"], sys.argv[1])
@@ -81,6 +85,27 @@ for x in full["diagnoses"]:
     if x["id"] == "dominant_kernel":
         k = rows[x["subject"]]
         assert k["comm"] == 0 and not COMM.search(x["subject"]), x["subject"]
+
+# the kernel view's diagnoses: each impact is at most the time it names, and at most the
+# critical path's time of the kind it counts (the active steps' paths, else the window's)
+paths = [x["critical_path"] for x in active] if active else \
+    [p for p in [(full.get("dependency_graph") or {}).get("window_critical_path")] if p]
+UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+for x in full["diagnoses"]:
+    if x["id"] == "low_efficiency_shape":
+        rows = [r for r in full["shapes"] or [] if r["op"] == x["subject"] and r["class"] in ("gemm", "attention")
+                and r["efficiency"] is not None and r["efficiency"] < 0.3 and r["kernel_ns"] >= x["impact_ns"]]
+        assert rows, ("no shape of the low-efficiency diagnosis has its impact in kernel time", x)
+        assert x["impact_ns"] <= sum(p["gpu_ns"] for p in paths), x
+    if x["id"] == "fusable_memory_bound":
+        m = re.search(r"the runs span ([0-9.]+) (ns|us|ms|s), ([0-9.]+) (ns|us|ms|s) of which on the critical path",
+                      x["evidence"])
+        assert m, x["evidence"]
+        span = float(m.group(1)) * UNIT[m.group(2)]
+        on_path = float(m.group(3)) * UNIT[m.group(4)]
+        # the figures are printed to 3 decimals of their unit: half a unit of the last digit
+        assert x["impact_ns"] <= on_path + 0.0005 * UNIT[m.group(4)] and on_path <= span + 0.0005 * UNIT[m.group(2)], x
+        assert x["impact_ns"] <= sum(p["gpu_ns"] + p["stream_gap_ns"] + p["launch_latency_ns"] for p in paths), x
 
 # launch calls are runtime calls; the two counts add up to the trace's runtime/driver calls
 def is_call(e):

@@ -380,6 +380,90 @@ def check_tables(sec, tr, what):
                 check_ns_text(cell, f"{what}: {table} {f}")
 
 
+def check_roofline(sec, path, w):
+    """The roofline per device against analyze's JSON (all the shapes, no --top): a device with a
+    peak has one chart whose points are its op groups with an efficiency and FLOPs (intensity > 0),
+    placed on the log axes by their intensity and mean TFLOP/s, monotone in each, sized by kernel
+    time, every coordinate finite; its roofs are the peak's bandwidth and compute figures, and its
+    title names the peak row and its source. A device without a peak says "No roofline: unknown
+    device"."""
+    import math
+    (tr,) = analyze_json(path)
+    if not tr.get("roofline") or tr.get("shapes") is None:
+        check(not sec.find_all(lambda n: n.tag == "figure" and n.attrs.get("data-chart") == "roofline"),
+              f"{w}: no roofline chart without GPU work or shapes")
+        return
+    for dev in tr["roofline"]:
+        d = dev["device"]
+        figs = sec.find_all(lambda n: n.tag == "figure" and n.attrs.get("data-chart") == "roofline"
+                            and n.attrs.get("data-device") == str(d))
+        rows = [r for r in tr["shapes"] if r["device"] == d and r["efficiency"] is not None
+                and (r["gflops_each"] or 0) > 0 and (r["bytes_each"] or 0) > 0 and (r["tflops_per_s"] or 0) > 0]
+        if dev["peak"] is None:
+            ps = sec.find_all(lambda n: n.tag == "p" and n.attrs.get("data-roofline-device") == str(d))
+            check(not figs and len(ps) == 1 and "No roofline: unknown device" in ps[0].all_text(),
+                  f"{w}: GPU {d} without a peak: no roofline, said so")
+            continue
+        if not rows:
+            check(not figs, f"{w}: GPU {d}: no chart without a point")
+            continue
+        if not check(len(figs) == 1, f"{w}: one roofline chart for GPU {d} ({len(figs)})"):
+            continue
+        svg = figs[0].find_all(lambda n: n.tag == "svg")[0]
+        title = [n for n in svg.children if n.tag == "title"][0].all_text()
+        check(dev["peak"]["name"] in title and dev["peak"]["source"] in title and f"GPU {d}" in title,
+              f"{w}: the roofline's title names GPU {d}, its peak row and source: {title[:120]}")
+        for n in svg.iter():
+            for k, v in n.attrs.items():
+                if k in ("x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r") or k.startswith("data-") and k not in (
+                        "data-roof", "data-chart", "data-device", "data-frame"):
+                    for part in v.split():
+                        try:
+                            ok = math.isfinite(float(part))
+                        except ValueError:
+                            ok = False
+                        check(ok, f"{w}: GPU {d} roofline attribute {k}={v!r} is a finite number")
+        x0, x1 = map(float, svg.attrs["data-x-log10"].split())
+        y0, y1 = map(float, svg.attrs["data-y-log10"].split())
+        left, top, pw, ph = map(float, svg.attrs["data-plot"].split())
+        pts = svg.find_all(lambda n: n.tag == "circle")
+        check(len(pts) == len(rows), f"{w}: GPU {d}: one point per op group with an efficiency and FLOPs "
+                                     f"({len(pts)} vs {len(rows)})")
+        got = sorted((float(p.attrs["data-intensity"]), float(p.attrs["data-tflops-per-s"]),
+                      int(p.attrs["data-kernel-ns"])) for p in pts)
+        want = sorted((r["gflops_each"] * 1e9 / r["bytes_each"], r["tflops_per_s"], r["kernel_ns"]) for r in rows)
+        check(len(got) == len(want) and all(abs(a[0] - b[0]) <= 1e-9 * b[0] and abs(a[1] - b[1]) <= 1e-9 * b[1]
+                                            and a[2] == b[2] for a, b in zip(got, want)),
+              f"{w}: GPU {d}: the points are the JSON's groups (intensity, TFLOP/s, kernel time)")
+        for p in pts:
+            i, f = float(p.attrs["data-intensity"]), float(p.attrs["data-tflops-per-s"])
+            cx, cy = float(p.attrs["cx"]), float(p.attrs["cy"])
+            check(x0 <= math.log10(i) <= x1 and y0 <= math.log10(f) <= y1, f"{w}: GPU {d}: point inside the axes")
+            check(abs(cx - (left + (math.log10(i) - x0) / (x1 - x0) * pw)) < 0.01 and
+                  abs(cy - (top + ph - (math.log10(f) - y0) / (y1 - y0) * ph)) < 0.01,
+                  f"{w}: GPU {d}: point placed on log axes ({cx}, {cy})")
+        by_i = sorted(pts, key=lambda p: float(p.attrs["data-intensity"]))
+        check(all(float(a.attrs["cx"]) <= float(b.attrs["cx"]) for a, b in zip(by_i, by_i[1:])),
+              f"{w}: GPU {d}: x grows with intensity")
+        by_f = sorted(pts, key=lambda p: float(p.attrs["data-tflops-per-s"]))
+        check(all(float(a.attrs["cy"]) >= float(b.attrs["cy"]) for a, b in zip(by_f, by_f[1:])),
+              f"{w}: GPU {d}: y rises with TFLOP/s")
+        by_k = sorted(pts, key=lambda p: int(p.attrs["data-kernel-ns"]))
+        check(all(float(a.attrs["r"]) <= float(b.attrs["r"]) for a, b in zip(by_k, by_k[1:])),
+              f"{w}: GPU {d}: points sized by kernel time")
+        bw = svg.find_all(lambda n: n.attrs.get("data-roof") == "bandwidth")
+        check(len(bw) == 1 and float(bw[0].attrs["data-tb-per-s"]) == dev["peak"]["tb_per_s"],
+              f"{w}: GPU {d}: the bandwidth roof is the peak's")
+        peaks = {dev["peak"][k] for k in ("fp64_tflops_per_s", "fp32_tflops_per_s", "tf32_tflops_per_s",
+                                          "bf16_fp16_tflops_per_s", "fp8_tflops_per_s") if dev["peak"][k]}
+        roofs = [float(n.attrs["data-tflops-per-s"]) for n in svg.find_all(lambda n: n.attrs.get("data-roof") == "compute")]
+        check(roofs and all(r in peaks for r in roofs), f"{w}: GPU {d}: compute roofs {roofs} are the peak's {peaks}")
+        # every point is under its roof (efficiency <= 1 is not a law: a peak table figure can be beaten)
+        # the axes are labelled with their units
+        texts = " ".join(n.all_text() for n in svg.find_all(lambda n: n.tag == "text"))
+        check("FLOP/byte" in texts and "TFLOP/s" in texts, f"{w}: GPU {d}: axes labelled with their units")
+
+
 def check_report(paths, tmp, extra=()):
     out = os.path.join(tmp, "report.html")
     if os.path.exists(out):
@@ -403,7 +487,8 @@ def check_report(paths, tmp, extra=()):
     sections = root.find_all(lambda n: n.tag == "section" and "data-trace" in n.attrs)
     summaries = root.find_all(lambda n: n.tag == "li" and "data-trace" in n.attrs)
     check(len(sections) == len(traces) == len(summaries), f"{what}: one section and summary per trace")
-    for sec, li, tr in zip(sections, summaries, traces):
+    inputs = list(paths) if len(traces) == len(paths) else [None] * len(traces)  # one trace per input file
+    for sec, li, tr, src in zip(sections, summaries, traces, inputs):
         w = f"{what}: {tr['source']}"
         span = li.find_all(lambda n: n.attrs.get("data-field") == "span_ns")
         if tr["window"]["span_ns"] is not None:
@@ -479,6 +564,8 @@ def check_report(paths, tmp, extra=()):
         if tr.get("memory") is None:
             check(any("not observed" in n.all_text() for n in sec.find_all(lambda n: n.tag == "p")),
                   f"{w}: memory not observed, said so")
+        if src:
+            check_roofline(sec, src, w)
         diags = [n.attrs["data-diagnosis"] for n in sec.find_all(lambda n: "data-diagnosis" in n.attrs)]
         check(diags == [d["id"] for d in tr["diagnoses"]], f"{w}: the diagnoses, in order")
         check_tables(sec, tr, w)

@@ -1,0 +1,425 @@
+/* insights/diag_kernels.c: the two diagnoses of the kernel view (kinesift/kernels.h), both about
+ * GPU work on the critical path of the steps (kinesift/critpath.h), so both run only with it
+ * (ks_diagnose_path). Hypotheses, as every diagnosis (insights/diagnose.c runs this among its
+ * checks): the evidence, the next check and what refutes it. docs/insights.md, "Kernel view", has
+ * the rules.
+ *
+ * low_efficiency_shape: an op group of the shapes table (ks_shapes_build: name, Input Dims, Input
+ * type) of class gemm or attention whose efficiency on its device's roofline (ks_roof_of, the
+ * figure of analyze's JSON shapes) is under KS_DX_LOWEFF_MAX, and whose kernels' time on the
+ * critical path is at least KS_DX_LOWEFF_MIN_PATH_PCT % of the denominator. The path time of a
+ * group: the GPU pieces of the path inside the kernels its calls launched (launch links; each
+ * piece clipped to the kernel's [start, end) on its stream and to the denominator's scope). At
+ * most KS_DX_LOWEFF_LISTED groups, the most path time first. Impact: that path time (making the
+ * kernels faster saves at most their time on the path); it is at most the group's kernel_ns,
+ * which the shapes table prints and the evidence repeats.
+ *
+ * fusable_memory_bound: runs of small memory-bound kernels back to back on one stream. A kernel
+ * of the run: a kernel (not communication, kinesift/comm.h) of class elementwise, norm or reduce
+ * (ks_analysis_kernel_class), at most KS_DX_FUSE_MAX_KERNEL_NS long, and, where the op that
+ * launched it has shapes with FLOPs and bytes (ks_op_cost_of), at most KS_DX_FUSE_MAX_INTENSITY
+ * FLOP/byte (under the ridge point of every device of the peak table, even in FP32). A run: at
+ * least KS_DX_FUSE_MIN_RUN such kernels that follow one another on one stream (no other work of
+ * the stream between them), each starting at most KS_DX_FUSE_MAX_GAP_NS after the previous one
+ * ended; its span is the first one's start to the last one's end, and it counts when it starts
+ * inside the denominator's scope. Impact: the path time inside the runs' spans on their streams
+ * (GPU work, stream gaps and launch latency there: what one fused kernel could remove), at most
+ * the runs' spans, which the evidence prints.
+ * Who may use it: insights/diagnose.c (the check list). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gpuwork_index.h"
+#include "analysis/passes.h"
+#include "common/util.h"
+#include "insights/diagnose_int.h"
+#include "kinesift/critpath.h"
+#include "kinesift/kernels.h"
+
+#define KS_DX_LOWEFF_MAX 0.30          /* efficiency under which a shape is far below its roof */
+#define KS_DX_LOWEFF_MIN_PATH_PCT 5    /* its path time, % of the denominator */
+#define KS_DX_LOWEFF_LISTED 3          /* groups listed at most */
+#define KS_DX_FUSE_MAX_KERNEL_NS 20000 /* a small kernel: 20 us */
+#define KS_DX_FUSE_MAX_GAP_NS 10000    /* back to back: 10 us from one's end to the next's start */
+#define KS_DX_FUSE_MIN_RUN 3
+#define KS_DX_FUSE_MAX_INTENSITY 4.0   /* FLOP/byte */
+
+static const ks_dx_kind k_loweff = {"low_efficiency_shape", 0,
+                                    "critical-path time of the GPU kernels the op group's calls launched, inside the "
+                                    "denominator (at most the group's kernel_ns)"};
+static const ks_dx_kind k_fuse = {"fusable_memory_bound", 0,
+                                  "critical-path time (GPU work, stream gaps, launch latency) inside the spans of the "
+                                  "runs of small memory-bound kernels on their streams, inside the denominator (at "
+                                  "most the runs' spans)"};
+
+/* ---- the helpers: this file's own (insights/diagnose.c calls it, so it calls nothing there) ---- */
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(NULL, 0, f, ap);
+    va_end(ap);
+    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, f);
+    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, f, ap);
+    va_end(ap);
+    return s;
+}
+
+/* a new diagnosis of kind k in out, as ks_dx_add (insights/diagnose_int.h) makes one */
+static ks_diagnosis *add(ks_diagnoses *out, const ks_dx_kind *k, const char *confidence, ks_ns impact)
+{
+    out->v = ks_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+    ks_diagnosis *x = &out->v[out->n++];
+    memset(x, 0, sizeof *x);
+    x->id = k->id;
+    x->confidence = confidence;
+    x->impact_basis = k->basis;
+    x->impact_ns = impact < 0 ? 0 : impact;
+    return x;
+}
+
+/* the confidence of an impact, as every diagnosis gives it: high from 10 % of the denominator,
+ * medium from 3 % */
+static const char *confidence(const ks_dx_ctx *c, ks_ns impact)
+{
+    return ks_mul_ge(impact, 10, c->denom, 1) ? "high" : ks_mul_ge(impact, 100, c->denom, 3) ? "medium" : "low";
+}
+
+/* "12.5% of the active steps (40.2 ms)" */
+static const char *share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v)
+{
+    char d[32];
+    ks_fmt_ns(d, sizeof d, c->denom);
+    snprintf(b, n, "%.1f%% of the %s (%s)", c->denom > 0 ? 100.0 * (double)v / (double)c->denom : 0.0, c->denom_name,
+             d);
+    return b;
+}
+
+static int active(const ks_step *s)
+{
+    return s && !s->warmup && !s->unfinished;
+}
+
+static int in_scope(const ks_dx_ctx *c, ks_ns t)
+{
+    size_t i = ks_ivs_first_ending_after(&c->scope, t);
+    return i < c->scope.n && c->scope.v[i].a <= t;
+}
+
+/* ---- the path's pieces, by stream ------------------------------------------------------------ */
+
+typedef struct piece {
+    uint32_t track;
+    uint8_t kind;
+    ks_ns a, b;
+} piece;
+
+typedef struct path_index {
+    piece *v;
+    size_t n;
+} path_index;
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const piece *p = x, *q = y;
+    if (p->track != q->track)
+        return p->track < q->track ? -1 : 1;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* the pieces of GPU work, stream gap and launch latency of the steps in the scope (the active
+ * steps when there are steps; the one window path else) */
+static void path_build(const ks_dx_ctx *c, path_index *pi)
+{
+    const ks_critpath *cp = c->cp;
+    size_t cap = 0;
+    pi->v = NULL;
+    pi->n = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_cp_step *s = &cp->v[i];
+        if (c->st && c->st->n == cp->n && !active(&c->st->v[i]))
+            continue;
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            if (p->kind != KS_CP_GPU && p->kind != KS_CP_STREAM_GAP && p->kind != KS_CP_LAUNCH)
+                continue;
+            if (p->b <= p->a)
+                continue;
+            KS_GROW(pi->v, cap, pi->n + 1);
+            pi->v[pi->n++] = (piece){p->track, p->kind, p->a, p->b};
+        }
+    }
+    ks_qsort(pi->v, pi->n, sizeof *pi->v, cmp_piece);
+}
+
+/* The path's time in [x, y) on track, in the scope: GPU work alone, or with the stream gaps and
+ * launch latency. Pieces of one track are disjoint (the path is one chain in time). */
+static ks_ns path_on(const ks_dx_ctx *c, const path_index *pi, uint32_t track, ks_ns x, ks_ns y, int gpu_only)
+{
+    size_t lo = 0, hi = pi->n;
+    while (lo < hi) { /* the first piece of track starting at or after x */
+        size_t mid = (lo + hi) / 2;
+        const piece *p = &pi->v[mid];
+        if (p->track < track || (p->track == track && p->a < x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && pi->v[lo - 1].track == track && pi->v[lo - 1].b > x)
+        lo--; /* the one covering x */
+    ks_ns t = 0;
+    for (size_t i = lo; i < pi->n && pi->v[i].track == track && pi->v[i].a < y; i++) {
+        const piece *p = &pi->v[i];
+        if (gpu_only && p->kind != KS_CP_GPU)
+            continue;
+        ks_ns a = p->a > x ? p->a : x, b = p->b < y ? p->b : y;
+        if (b > a)
+            t = ks_sat_add(t, ks_ivs_covered(&c->scope, a, b));
+    }
+    return t;
+}
+
+/* ---- low_efficiency_shape --------------------------------------------------------------------- */
+
+typedef struct cand {
+    size_t row;
+    ks_ns path;
+    ks_roof roof;
+    const ks_peak *peak;
+} cand;
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const cand *p = x, *q = y;
+    if (p->path != q->path)
+        return p->path > q->path ? -1 : 1;
+    return (p->row > q->row) - (p->row < q->row);
+}
+
+static void low_efficiency(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *row_of, const path_index *pi,
+                           ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    cand *cv = ks_xcalloc(sh->n ? sh->n : 1, sizeof *cv);
+    ks_peak *over = ks_xcalloc(sh->n ? sh->n : 1, sizeof *over);
+    uint8_t *is_cand = ks_xcalloc(sh->n ? sh->n : 1, 1);
+    size_t ncand = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        const ks_shape_row *r = &sh->v[i];
+        cv[i].row = i;
+        if ((r->cost.cls != KS_WC_GEMM && r->cost.cls != KS_WC_ATTENTION) || r->device < 0)
+            continue;
+        cv[i].peak = ks_peak_of_device(t, r->device, c->peak_tflops, c->peak_tbps, &over[i]);
+        cv[i].roof = ks_roof_of(cv[i].peak, r);
+        if (!isfinite(cv[i].roof.efficiency) || cv[i].roof.efficiency >= KS_DX_LOWEFF_MAX)
+            continue;
+        is_cand[i] = 1;
+        ncand++;
+    }
+    if (ncand) {
+        for (size_t w = 0; w < gw->n; w++) {
+            size_t r = row_of[w];
+            if (r == SIZE_MAX || !is_cand[r])
+                continue;
+            const ks_event *e = ks_gpuwork_event(t, &gw->v[w]);
+            cv[r].path = ks_sat_add(cv[r].path,
+                                    path_on(c, pi, gw->v[w].track, e->ts, ks_sat_add(e->ts, ks_event_dur(e)), 1));
+        }
+        for (size_t i = 0; i < sh->n; i++)
+            if (!is_cand[i])
+                cv[i].path = 0;
+        ks_qsort(cv, sh->n, sizeof *cv, cmp_cand);
+        for (size_t k = 0; k < sh->n && k < KS_DX_LOWEFF_LISTED; k++) {
+            const cand *x0 = &cv[k];
+            if (!x0->path || !ks_mul_ge(x0->path, 100, c->denom, KS_DX_LOWEFF_MIN_PATH_PCT))
+                break;
+            const ks_shape_row *r = &sh->v[x0->row];
+            ks_diagnosis *x = add(out, &k_loweff, confidence(c, x0->path), x0->path);
+            x->subject = ks_trace_str(t, r->op);
+            char b1[32], b2[32], b3[96];
+            const char *dims = r->dims ? ks_trace_str(t, r->dims) : "[]";
+            const char *types = r->types ? ks_trace_str(t, r->types) : "[]";
+            x->hypothesis =
+                fmt("The %s calls of shape %.200s run far below the roofline of GPU %d (%.0f%% of their roof) "
+                          "while their kernels take %.1f%% of the critical path: a better kernel, layout or precision "
+                          "for this shape would shorten the steps.",
+                          ks_trace_str(t, r->op), dims, r->device, 100.0 * x0->roof.efficiency,
+                          c->denom > 0 ? 100.0 * (double)x0->path / (double)c->denom : 0.0);
+            ks_fmt_ns(b1, sizeof b1, r->kernel_ns);
+            ks_fmt_ns(b2, sizeof b2, x0->path);
+            x->evidence = fmt(
+                "%s %.200s %.120s (%s): %llu calls, %llu timed, kernel time %s (kernel_ns), %.3g GFLOP and "
+                "%.4g bytes a call; %.4g TFLOP/s mean against a %s-bound roof of %.4g TFLOP/s on %s (%s), "
+                "efficiency %.1f%%; %s of its kernel time on the critical path, %s.",
+                ks_trace_str(t, r->op), dims, types, ks_work_class_name((ks_work_class)r->cost.cls),
+                (unsigned long long)r->count, (unsigned long long)r->calls_timed, b1, r->cost.flops / 1e9, r->cost.bytes,
+                r->tflops.mean, x0->roof.bound, x0->roof.roof, x0->peak->name, x0->peak->source,
+                100.0 * x0->roof.efficiency, b2, share(b3, sizeof b3, c, x0->path));
+            x->next_check = fmt(
+                "Benchmark %s alone with these shapes and types (torch.utils.benchmark) and compare with the roof; "
+                "look at its kernels in the kernels table (tensor_core, the launch args: blocks and warps per SM, "
+                "occupancy), try dims padded to multiples of 64, another precision or backend (cuBLASLt, "
+                "flash/cuDNN attention), or batching the calls.",
+                ks_trace_str(t, r->op));
+            x->refuted_if = fmt(
+                "the op alone with the same shapes reaches no more than this on the device (the peak used is not "
+                "what the part reaches: give the measured one with --peak), or a faster kernel for it leaves the "
+                "step time unchanged (another path takes over).");
+        }
+    }
+    free(is_cand);
+    free(over);
+    free(cv);
+}
+
+/* ---- fusable_memory_bound --------------------------------------------------------------------- */
+
+typedef struct order_ref {
+    ks_ns ts;
+    size_t item;
+} order_ref;
+
+static int cmp_order(const void *x, const void *y)
+{
+    const order_ref *p = x, *q = y;
+    if (p->ts != q->ts)
+        return p->ts < q->ts ? -1 : 1;
+    return (p->item > q->item) - (p->item < q->item);
+}
+
+/* 1 for a small memory-bound kernel (the rule above) */
+static int fusable(const ks_dx_ctx *c, ks_comm_cache *comm, const ks_shapes *sh, const size_t *row_of, size_t w)
+{
+    const ks_analysis *a = c->a;
+    const ks_gpuwork_item *it = &ks_gpuwork_of(a)->v[w];
+    const ks_event *e = ks_gpuwork_event(a->trace, it);
+    if (e->kind != KS_K_KERNEL || ks_event_dur(e) > KS_DX_FUSE_MAX_KERNEL_NS)
+        return 0;
+    ks_work_class cls = ks_analysis_kernel_class(a, e->name, e->kind);
+    if (cls != KS_WC_ELEMENTWISE && cls != KS_WC_NORM && cls != KS_WC_REDUCE)
+        return 0;
+    if (ks_comm_gpu_event(comm, it->track, it->ev))
+        return 0;
+    if (row_of[w] != SIZE_MAX) {
+        const ks_op_cost *k = &sh->v[row_of[w]].cost;
+        if (k->known && k->bytes > 0 && k->flops / k->bytes > KS_DX_FUSE_MAX_INTENSITY)
+            return 0;
+    }
+    return 1;
+}
+
+static void fusable_runs(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *row_of, const path_index *pi,
+                         ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    const ks_trace *t = a->trace;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    ks_comm_cache comm;
+    ks_comm_cache_init(&comm, a);
+    uint64_t runs = 0, kernels = 0;
+    ks_ns kernel_ns = 0, span_ns = 0, path_ns = 0;
+    /* the longest run */
+    size_t best_n = 0, best_first = 0;
+    ks_ns best_span = 0;
+    const ks_gpuwork_stream *best_str = NULL;
+    order_ref *ord = NULL;
+    size_t ocap = 0;
+    for (size_t k = 0; k < gw->nstreams; k++) {
+        const ks_gpuwork_stream *str = &gw->streams[k];
+        KS_GROW(ord, ocap, str->n);
+        for (size_t i = 0; i < str->n; i++) {
+            ord[i].item = str->first + i;
+            ord[i].ts = ks_gpuwork_event(t, &gw->v[str->first + i])->ts;
+        }
+        ks_qsort(ord, str->n, sizeof *ord, cmp_order);
+        for (size_t i = 0; i < str->n;) {
+            if (!fusable(c, &comm, sh, row_of, ord[i].item)) {
+                i++;
+                continue;
+            }
+            size_t j = i + 1;
+            ks_ns end = ks_sat_add(ord[i].ts, ks_event_dur(ks_gpuwork_event(t, &gw->v[ord[i].item])));
+            ks_ns sum = ks_sat_sub(end, ord[i].ts);
+            while (j < str->n && ks_sat_sub(ord[j].ts, end) <= KS_DX_FUSE_MAX_GAP_NS &&
+                   fusable(c, &comm, sh, row_of, ord[j].item)) {
+                const ks_event *e = ks_gpuwork_event(t, &gw->v[ord[j].item]);
+                ks_ns e_end = ks_sat_add(e->ts, ks_event_dur(e));
+                sum = ks_sat_add(sum, ks_event_dur(e));
+                if (e_end > end)
+                    end = e_end;
+                j++;
+            }
+            if (j - i >= KS_DX_FUSE_MIN_RUN && in_scope(c, ord[i].ts)) {
+                ks_ns span = ks_ivs_covered(&c->scope, ord[i].ts, end);
+                runs++;
+                kernels += j - i;
+                kernel_ns = ks_sat_add(kernel_ns, sum);
+                span_ns = ks_sat_add(span_ns, span);
+                path_ns = ks_sat_add(path_ns, path_on(c, pi, str->track, ord[i].ts, end, 0));
+                if (span > best_span) {
+                    best_span = span;
+                    best_n = j - i;
+                    best_first = ord[i].item;
+                    best_str = str;
+                }
+            }
+            i = j;
+        }
+    }
+    free(ord);
+    ks_comm_cache_free(&comm);
+    if (!runs || !path_ns)
+        return;
+    ks_diagnosis *x = add(out, &k_fuse, confidence(c, path_ns), path_ns);
+    char b1[32], b2[32], b3[32], b4[96], b5[32];
+    ks_fmt_ns(b1, sizeof b1, kernel_ns);
+    ks_fmt_ns(b2, sizeof b2, span_ns);
+    ks_fmt_ns(b3, sizeof b3, path_ns);
+    ks_fmt_ns(b5, sizeof b5, best_span);
+    const ks_event *first = ks_gpuwork_event(t, &gw->v[best_first]);
+    x->hypothesis = fmt("Chains of small memory-bound kernels (elementwise, norm, reduce) run back to back on "
+                              "a stream: fused into fewer kernels they would read and write their intermediate "
+                              "tensors once and pay fewer launches, shortening the steps.");
+    x->evidence = fmt(
+        "%llu run%s of %llu kernels (each of class elementwise, norm or reduce, at most %d us long and %g FLOP/byte "
+        "where its op's shapes say, at most %d us after the previous one on its stream, %d or more in a run): their "
+        "kernels take %s, the runs span %s, %s of which on the critical path, %s. The longest run: %zu kernels "
+        "over %s on GPU %d stream %lld, starting with \"%.160s\".",
+        (unsigned long long)runs, runs == 1 ? "" : "s", (unsigned long long)kernels, KS_DX_FUSE_MAX_KERNEL_NS / 1000,
+        KS_DX_FUSE_MAX_INTENSITY, KS_DX_FUSE_MAX_GAP_NS / 1000, KS_DX_FUSE_MIN_RUN, b1, b2, b3,
+        share(b4, sizeof b4, c, path_ns), best_n, b5, best_str->device, (long long)best_str->stream,
+        ks_trace_str(t, first->name));
+    x->next_check = fmt(
+        "Compile the region that launches them (torch.compile: Inductor fuses chains of pointwise ops and "
+        "reductions into one Triton kernel) or use fused ops (fused norms and activations, the optimizer's "
+        "foreach/fused=True), then compare the step time and the kernels per step.");
+    x->refuted_if = fmt(
+        "the kernels of a run do not work on one another's outputs (nothing to keep out of memory), or the region "
+        "compiled or fused keeps the same step time: the runs' time is then bandwidth a fused kernel still needs.");
+}
+
+void ks_dx_kernel_view(const ks_dx_ctx *c, ks_diagnoses *out)
+{
+    const ks_analysis *a = c->a;
+    if (!c->cp || !a->gpu || !c->gpu_enough)
+        return;
+    ks_shapes sh;
+    ks_shapes_build(a, &sh); /* without shapes: no rows, and the kernel classes alone decide */
+    size_t *row_of = ks_shapes_row_of_work(a, &sh);
+    path_index pi;
+    path_build(c, &pi);
+    low_efficiency(c, &sh, row_of, &pi, out);
+    fusable_runs(c, &sh, row_of, &pi, out);
+    free(pi.v);
+    free(row_of);
+    ks_shapes_free(&sh);
+}
