@@ -38,7 +38,24 @@ typedef struct ks_dx_ctx {
     int gpu_enough;            /* at least KS_DX_MIN_GPU_NS of GPU work in the scope */
     uint64_t begin_captures;   /* cudaStreamBeginCapture / hipStreamBeginCapture calls in the
                                 * whole trace: it captures CUDA/HIP graphs */
+    const struct ks_critpath *cp; /* the critical path of each step, or NULL */
+    int cp_ok;                 /* the path of the scope's steps covers the whole scope */
+    size_t *cp_steps, cp_nsteps; /* the indexes (in cp->v) of the scope's steps */
 } ks_dx_ctx;
+
+/* the item a diagnosis is about, as intervals each on one track (UINT32_MAX: any), for its time
+ * on the critical path (insights/dx_path.c) */
+typedef struct ks_dx_item_iv {
+    ks_ns a, b;
+    uint32_t track;
+} ks_dx_item_iv;
+
+typedef struct ks_dx_item {
+    ks_dx_item_iv *v;
+    size_t n, cap;
+    unsigned kinds;            /* the path's kinds that count, 1u << ks_cp_kind each; 0: any */
+    ks_str name;               /* only the path's pieces of that name (0: any) */
+} ks_dx_item;
 
 /* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
 #define KS_DX_MIN_GPU_NS 100000
@@ -57,6 +74,18 @@ void ks_dx_add_step(ks_diagnosis *x, int64_t number);
 int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t);
 /* 1 for a step of the active window (neither warm-up nor unfinished) */
 int ks_dx_active(const ks_step *s);
+
+/* the critical path of the scope (insights/dx_path.c): set up once by ks_diagnose_with */
+void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp);
+void ks_dx_path_free(ks_dx_ctx *c);
+void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track);
+/* the item's time on the critical path of the scope (0 without a path covering the scope) */
+ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it);
+/* x's impact becomes the item's time on the critical path when the path covers the scope (at
+ * most the heuristic bound it had: impact_source "critical_path", the evidence saying both);
+ * else it stays (impact_source "heuristic"). Frees the item. */
+void ks_dx_on_path(const ks_dx_ctx *c, ks_diagnosis *x, ks_dx_item *it);
+extern const char *const ks_dx_source_path, *const ks_dx_source_heuristic;
 
 /* ---- the checks of other files (one row each in KS_DX_CHECKS, insights/diagnose.c) ---------- */
 

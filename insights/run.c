@@ -167,7 +167,9 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
     if (ks_critpath_build(r->a, &r->steps, r->critpath, err) != KS_OK)
         return KS_ERR;
     t0 = ks_timings_stop(tm, "critical path", t0, 0);
-    ks_diagnose_with(r->a, &r->steps, &r->gaps, &o->diagnose, &r->diagnoses);
+    ks_diagnose_opts dop = o->diagnose;
+    dop.critpath = r->critpath;
+    ks_diagnose_with(r->a, &r->steps, &r->gaps, &dop, &r->diagnoses);
     ks_timings_stop(tm, "diagnoses", t0, 0);
     return KS_OK;
 }

@@ -299,6 +299,14 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
             ks_jw_knull(w, "impact_share");
         }
         ks_jw_kstr(w, "impact_basis", x->impact_basis);
+        if (x->impact_source)
+            ks_jw_kstr(w, "impact_source", x->impact_source);
+        else
+            ks_jw_knull(w, "impact_source");
+        if (x->impact_ns >= 0 && x->impact_heuristic_ns >= 0)
+            ks_jw_kint(w, "impact_heuristic_ns", x->impact_heuristic_ns);
+        else
+            ks_jw_knull(w, "impact_heuristic_ns");
         ks_jw_kbool(w, "below_floor", x->below_floor);
         if (x->subject)
             ks_jw_kstr(w, "subject", x->subject);

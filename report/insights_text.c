@@ -306,7 +306,10 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
                 fprintf(out, " %lld", (long long)x->steps[j]);
             fprintf(out, "%s\n", x->nsteps > 12 ? " ..." : "");
         }
-        if (x->impact_ns >= 0)
+        if (x->impact_ns >= 0 && x->impact_source && !strcmp(x->impact_source, "critical_path"))
+            fprintf(out, "    impact:     its time on the critical path of the %s (without the path: %s, %s)\n",
+                    d->denominator, fmt(b2, sizeof b2, x->impact_heuristic_ns), x->impact_basis);
+        else if (x->impact_ns >= 0)
             fprintf(out, "    impact:     %s\n", x->impact_basis);
         fprintf(out, "    next check: %s\n", x->next_check);
         fprintf(out, "    refuted if: %s\n", x->refuted_if);

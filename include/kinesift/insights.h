@@ -240,7 +240,12 @@ typedef struct ks_diagnosis {
     ks_ns impact_ns;           /* the most step time it could save inside the denominator's scope,
                                 * an upper bound from the data; -1 for a caveat (a warning about
                                 * the capture or the figures, no saving claimed) */
-    const char *impact_basis;  /* how impact_ns is computed for this kind */
+    const char *impact_basis;  /* how impact_ns is computed for this kind without a critical path */
+    const char *impact_source; /* "critical_path": impact_ns is the item's time on the critical path
+                                * of the scope (at most the heuristic bound); "heuristic": the
+                                * bound of impact_basis (no path covering the scope); NULL for a
+                                * caveat */
+    ks_ns impact_heuristic_ns; /* the heuristic bound (impact_basis); -1 for a caveat */
     int below_floor;           /* impact under the floor: listed only with all (--all-diagnoses) */
     const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel; a string of
                                 * the trace), else NULL */
@@ -259,6 +264,8 @@ typedef struct ks_diagnoses {
 typedef struct ks_diagnose_opts {
     double min_impact;         /* floor as a fraction of the denominator; default 0.01 (1 %) */
     int all;                   /* keep the diagnoses below the floor (marked below_floor) */
+    const struct ks_critpath *critpath; /* the steps' critical path (kinesift/critpath.h): the
+                                * impacts become the items' time on it; NULL: heuristic bounds */
 } ks_diagnose_opts;
 
 KS_API void ks_diagnose_opts_init(ks_diagnose_opts *o);
