@@ -323,14 +323,14 @@ static void input_pipeline(const dctx *c, ks_diagnoses *out)
                            "them on the GPU and loop over them) and compare the step time.");
     x->refuted_if = fmtdup("steps on prepared batches take as long as now, or the GPU stays idle as long.");
     ks_buf_free(&names);
-    /* the item: the data-loading gaps, on the thread they were looked at from */
+    /* the item: the gap time the launching thread spent loading data (any thread's path there:
+     * the spans are the launching thread's, and the path may run on another thread that waited
+     * for it) */
     ks_dx_item pit = {0};
     pit.kinds = CP_THREAD;
     for (size_t i = 0; i < g->n; i++)
-        for (size_t j = 0; g->dev[i].all && j < g->dev[i].count; j++)
-            if (g->dev[i].all[j].data)
-                ks_dx_item_add(&pit, g->dev[i].all[j].start, g->dev[i].all[j].end,
-                               g->dev[i].all[j].launch_track >= 0 ? (uint32_t)g->dev[i].all[j].launch_track : UINT32_MAX);
+        for (size_t j = 0; j < g->dev[i].ndata_spans; j++)
+            ks_dx_item_add(&pit, g->dev[i].data_spans[2 * j], g->dev[i].data_spans[2 * j + 1], UINT32_MAX);
     ks_dx_on_path(c, x, &pit);
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]) && st->v[i].idle_ns > st->v[i].wall_ns / 10)

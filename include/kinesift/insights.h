@@ -137,6 +137,9 @@ typedef struct ks_gap_device {
     ks_gap_cause *by_label;    /* innermost labelled range (user_annotation), name 0 = none */
     size_t nby_label;
     ks_ns data_loading_ns;     /* gap time spent inside a data-loading slice (see data regex) */
+    ks_ns *data_spans;         /* that time as [start, end) pairs (2 * ndata_spans values), on the
+                                * launching thread of each gap */
+    size_t ndata_spans;
     /* HTA's classes over every gap: host wait (the next launch came after the GPU went idle),
      * kernel wait (shorter than the HTA delay), other */
     ks_ns hta_host_wait_ns, hta_kernel_wait_ns, hta_other_ns;
