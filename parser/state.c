@@ -40,6 +40,7 @@ void ks_ps_release(ks_parser *p)
     free(p->pt);
     free(p->pr);
     free(p->cat_kind);
+    free(p->cat_own);
     free(p->str_stamp);
     free(p->cat_stamp);
     free(p->track_stamp);
