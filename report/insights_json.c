@@ -138,6 +138,12 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
     ks_jw_kstr(w, "source", st ? st->source : "not computed");
     ks_jw_kuint(w, "count", st ? st->n : 0);
     ks_jw_kuint(w, "warmup", st ? st->nwarmup : 0);
+    ks_jw_key(w, "outside_window"); /* found in the trace, left out by the window */
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "warmup", st ? st->outside_warmup : 0);
+    ks_jw_kuint(w, "unfinished", st ? st->outside_unfinished : 0);
+    ks_jw_kuint(w, "active", st ? st->outside_active : 0);
+    ks_jw_end_obj(w);
     ks_jw_kstr(w, "warmup_rule", st && st->warmup_forced ? "--warmup" : "leading outliers above median + max(3 * 1.4826 * MAD, 25% of median)");
     ks_jw_key(w, "active");
     if (st && st->nactive) {

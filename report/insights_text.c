@@ -103,6 +103,19 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     }
     int gpu = a->links.gpu_events > 0;
     fprintf(out, "\n  Steps (%s): %zu, %zu warm-up", st->source, st->n, st->nwarmup);
+    /* the steps the window left out, as the window line counts them */
+    size_t out_n = st->outside_warmup + st->outside_unfinished + st->outside_active;
+    if (out_n) {
+        fprintf(out, " (and %zu outside the window:", out_n);
+        const char *sep = " ";
+        if (st->outside_warmup)
+            fprintf(out, "%s%zu warm-up", sep, st->outside_warmup), sep = ", ";
+        if (st->outside_unfinished)
+            fprintf(out, "%s%zu unfinished", sep, st->outside_unfinished), sep = ", ";
+        if (st->outside_active)
+            fprintf(out, "%s%zu active", sep, st->outside_active);
+        fprintf(out, ")");
+    }
     if (st->nactive)
         fprintf(out, "; active window: median %s, mean %s, min %s, max %s over %zu steps\n",
                 fmt(b1, sizeof b1, st->active_median), fmt(b2, sizeof b2, st->active_mean),

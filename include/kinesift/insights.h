@@ -52,6 +52,9 @@ typedef struct ks_steps {
     uint32_t track;            /* the thread that marked the steps */
     size_t nwarmup;
     int warmup_forced;         /* --warmup given */
+    /* steps found in the trace and left out by the window (ks_steps_restrict): the window line's
+     * "N warm-up left out" */
+    size_t outside_warmup, outside_unfinished, outside_active;
     /* the active window: steps that are neither warm-up nor unfinished */
     size_t nactive;
     ks_ns active_median, active_mean, active_min, active_max;
