@@ -1169,13 +1169,15 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     if (c->begin_captures) /* graphs are already captured: advising them says nothing */
         x->next_check = fmtdup("The trace already captures CUDA/HIP graphs (%llu stream captures): cut the host "
                                "time outside the captured parts (capture more of the step, fewer Python-level "
-                               "ops, larger batches) and check that the GPU idle time shrinks; the gaps table "
-                               "shows what the CPU thread was doing.",
+                               "ops, larger batches) and check that the GPU idle time shrinks; the GPU idle gaps "
+                               "(analyze's \"GPU N idle gaps\", the report's GPU activity strip) show what the "
+                               "CPU thread was doing.",
                                (unsigned long long)c->begin_captures);
     else
         x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
                                "fewer Python-level ops, larger batches) and check that the GPU idle time "
-                               "shrinks; the gaps table shows what the CPU thread was doing.");
+                               "shrinks; the GPU idle gaps (analyze's \"GPU N idle gaps\", the report's GPU activity "
+                               "strip) show what the CPU thread was doing.");
     x->refuted_if = fmtdup("with less host work per step the GPU stays idle as long (it then waits on "
                            "something else: a sync, another rank, input).");
     ks_buf_free(&what);
