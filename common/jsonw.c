@@ -127,10 +127,21 @@ static void pretty_cb(void *ctx, const char *s, size_t n)
         w->final_nl = 1;
 }
 
+static _Thread_local FILE *capture_out;
+static _Thread_local const ks_jw_sink *capture_sink;
+
+void ks_jw_capture(FILE *out, const ks_jw_sink *s)
+{
+    capture_out = s ? out : NULL;
+    capture_sink = s;
+}
+
 void ks_jw_open(ks_jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
+    if (capture_sink && out == capture_out)
+        w->sink = capture_sink;
     w->buf = ks_xmalloc(JW_BUF);
     w->g = yajl_gen_alloc(ks_yajl_alloc_funcs());
     if (!w->g) {
@@ -164,36 +175,51 @@ static void chk(ks_jw *w, yajl_gen_status s)
         w->failed = 1;
 }
 
-void ks_jw_obj(ks_jw *w) { if (w->g) chk(w, yajl_gen_map_open(w->g)); }
-void ks_jw_end_obj(ks_jw *w) { if (w->g) chk(w, yajl_gen_map_close(w->g)); }
-void ks_jw_arr(ks_jw *w) { if (w->g) chk(w, yajl_gen_array_open(w->g)); }
-void ks_jw_end_arr(ks_jw *w) { if (w->g) chk(w, yajl_gen_array_close(w->g)); }
-void ks_jw_null(ks_jw *w) { if (w->g) chk(w, yajl_gen_null(w->g)); }
-void ks_jw_bool(ks_jw *w, int v) { if (w->g) chk(w, yajl_gen_bool(w->g, v != 0)); }
+/* the sink's calls beside the text's (a sink is rare: one test of a pointer otherwise) */
+#define SINK(w, call) do { if ((w)->sink) (w)->sink->call; } while (0)
 
-void ks_jw_strn(ks_jw *w, const char *s, size_t n)
+void ks_jw_obj(ks_jw *w) { SINK(w, open(w->sink->ctx, 0)); if (w->g) chk(w, yajl_gen_map_open(w->g)); }
+void ks_jw_end_obj(ks_jw *w) { SINK(w, close(w->sink->ctx, 0)); if (w->g) chk(w, yajl_gen_map_close(w->g)); }
+void ks_jw_arr(ks_jw *w) { SINK(w, open(w->sink->ctx, 1)); if (w->g) chk(w, yajl_gen_array_open(w->g)); }
+void ks_jw_end_arr(ks_jw *w) { SINK(w, close(w->sink->ctx, 1)); if (w->g) chk(w, yajl_gen_array_close(w->g)); }
+void ks_jw_null(ks_jw *w) { SINK(w, null(w->sink->ctx)); if (w->g) chk(w, yajl_gen_null(w->g)); }
+void ks_jw_bool(ks_jw *w, int v) { SINK(w, boolean(w->sink->ctx, v != 0)); if (w->g) chk(w, yajl_gen_bool(w->g, v != 0)); }
+
+/* a string or a key: invalid UTF-8 replaced, for the text and the sink alike */
+static void jw_string(ks_jw *w, const char *s, size_t n, int key)
 {
-    if (!w->g)
+    if (!w->g && !w->sink)
         return;
     if (!s)
         s = "";
     size_t m;
     char *fixed = ks_utf8_sanitize(s, n, &m);
     if (fixed) {
-        chk(w, yajl_gen_string(w->g, (const unsigned char *)fixed, m));
-        free(fixed);
-    } else {
-        chk(w, yajl_gen_string(w->g, (const unsigned char *)s, n));
+        s = fixed;
+        n = m;
     }
+    if (w->sink)
+        (key ? w->sink->key : w->sink->str)(w->sink->ctx, s, n);
+    if (w->g)
+        chk(w, yajl_gen_string(w->g, (const unsigned char *)s, n));
+    free(fixed);
 }
 
-void ks_jw_str(ks_jw *w, const char *s) { ks_jw_strn(w, s ? s : "", s ? strlen(s) : 0); }
-void ks_jw_key(ks_jw *w, const char *k) { ks_jw_str(w, k); }
+void ks_jw_strn(ks_jw *w, const char *s, size_t n) { jw_string(w, s, n, 0); }
+void ks_jw_str(ks_jw *w, const char *s) { jw_string(w, s ? s : "", s ? strlen(s) : 0, 0); }
+void ks_jw_key(ks_jw *w, const char *k) { jw_string(w, k ? k : "", k ? strlen(k) : 0, 1); }
 
-void ks_jw_number_text(ks_jw *w, const char *s, size_t n)
+/* number text to the text only (the sink has had the value) */
+static void gen_number(ks_jw *w, const char *s, size_t n)
 {
     if (w->g)
         chk(w, yajl_gen_number(w->g, s, n));
+}
+
+void ks_jw_number_text(ks_jw *w, const char *s, size_t n)
+{
+    SINK(w, number_text(w->sink->ctx, s, n));
+    gen_number(w, s, n);
 }
 
 /* The decimal digits of v into b (20 bytes at most); their count. What "%llu" writes, without
@@ -219,13 +245,15 @@ void ks_jw_int(ks_jw *w, int64_t v)
         b[n++] = '-';
     /* the magnitude in unsigned arithmetic: exact for INT64_MIN too */
     n += decimal(b + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
-    ks_jw_number_text(w, b, n);
+    SINK(w, i64(w->sink->ctx, v));
+    gen_number(w, b, n);
 }
 
 void ks_jw_uint(ks_jw *w, uint64_t v)
 {
     char b[24];
-    ks_jw_number_text(w, b, decimal(b, v));
+    SINK(w, u64(w->sink->ctx, v));
+    gen_number(w, b, decimal(b, v));
 }
 
 void ks_jw_double(ks_jw *w, double v)
@@ -237,7 +265,8 @@ void ks_jw_double(ks_jw *w, double v)
     char b[40];
     int n = snprintf(b, sizeof b, "%.6g", v);
     /* "%g" never uses a locale other than C here (the library never calls setlocale) */
-    ks_jw_number_text(w, b, (size_t)n);
+    SINK(w, dbl(w->sink->ctx, v));
+    gen_number(w, b, (size_t)n);
 }
 
 void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)

@@ -8,8 +8,26 @@
 #include <stdio.h>
 #include <yajl/yajl_gen.h>
 
+/* A consumer of a writer's values beside its text (report/tables.c builds tables from them): each
+ * call gets a value as the writer was given it (integers exact, doubles whole, strings after the
+ * UTF-8 repair), keys apart from strings. A non-finite double comes as null, as it is written. */
+typedef struct ks_jw_sink {
+    void (*open)(void *ctx, int array);  /* { (0) or [ (1) */
+    void (*close)(void *ctx, int array); /* } or ] */
+    void (*key)(void *ctx, const char *s, size_t n);
+    void (*str)(void *ctx, const char *s, size_t n);
+    void (*i64)(void *ctx, int64_t v);
+    void (*u64)(void *ctx, uint64_t v);
+    void (*dbl)(void *ctx, double v);
+    void (*boolean)(void *ctx, int v);
+    void (*null)(void *ctx);
+    void (*number_text)(void *ctx, const char *s, size_t n); /* raw number text (ks_jw_tree) */
+    void *ctx;
+} ks_jw_sink;
+
 typedef struct ks_jw {
     yajl_gen g;
+    const ks_jw_sink *sink; /* when not NULL, every value goes there too (ks_jw_capture) */
     FILE *out;   /* when writing to a FILE */
     int failed;  /* a generator call failed (reported once by ks_jw_close) */
     char *buf;   /* yajl_gen's many small pieces, gathered before they go to out */
@@ -21,8 +39,13 @@ typedef struct ks_jw {
     unsigned char final_nl;    /* a top-level number or literal: its new line comes at close */
 } ks_jw;
 
-/* Start a writer on a FILE (pretty: indented output). */
+/* Start a writer on a FILE (pretty: indented output). A writer opened on the stream given to
+ * ks_jw_capture by the same thread feeds that sink too. */
 void ks_jw_open(ks_jw *w, FILE *out, int pretty);
+/* Until called again (s NULL: no more), every writer this thread opens on out sends its values to
+ * s as well as writing them: the public writers that take a FILE (ks_analyze_json_begin,
+ * ks_diff_json, ...) give their values to a sink without a change of their own. */
+void ks_jw_capture(FILE *out, const ks_jw_sink *s);
 /* Finish: writes what is gathered, flushes, frees; returns 0 or -1 when anything failed. */
 int ks_jw_close(ks_jw *w);
 

@@ -1,5 +1,6 @@
 /* fuzz/fuzz_analyze.c: a parsed trace through the whole analysis (timeline, steps, GPU idle
- * gaps, threads, diagnoses) and the text and JSON reports. The first byte chooses the overlap
+ * gaps, threads, diagnoses) and the text and JSON reports, the JSON also as the Python binding's
+ * column tables (report/tables.c, built from the writer's values beside its text). The first byte chooses the overlap
  * policy (bits 0-1), the sort key (bits 2-3) and the path (bits 4-5): the passes called one by one
  * on the whole trace, or ks_insights_run as the command runs them (the tables made once, for the
  * default window, for `--window trace`, or for a window of the middle of the span); bit 6 runs
@@ -13,6 +14,7 @@
 #include "kinesift/insights.h"
 #include "kinesift/parse.h"
 #include "kinesift/report.h"
+#include "report/tables_build.h"
 
 static FILE *sink, *out; /* out: where the reports go (sink, or a memory stream) */
 
@@ -28,9 +30,24 @@ static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t s
 {
     ks_report_opts ro = {15, (ks_sort_key)(sel / 4 % 4), 0, 0, (size_t)(sel % 3) * 40};
     ks_analyze_text(out, a, iv, &ro);
-    ks_analyze_json *w = ks_analyze_json_begin(out);
+    /* the JSON through the tables' sink: its text must come out as the writer alone writes it */
+    ks_tables *tb = ks_xcalloc(1, sizeof *tb);
+    ks_tables_doc d;
+    ks_analyze_json *w = ks_analyze_json_begin(ks_tables_doc_begin(&d, tb));
     ks_analyze_json_trace(w, a, iv, &ro);
     ks_analyze_json_end(w);
+    ks_tables_doc_end(&d, tb);
+    size_t len;
+    const char *json = ks_tables_json(tb, &len);
+    fwrite(json, 1, len, out);
+    for (size_t i = 0; i < ks_tables_count(tb); i++) /* every column as long as its table */
+        for (size_t c = 0; c < ks_tables_columns(tb, i); c++) {
+            const int64_t *off = ks_tables_column_offsets(tb, i, c);
+            size_t n = ks_tables_rows(tb, i);
+            if (!ks_tables_column_valid(tb, i, c) || (off && (off[0] != 0 || off[n] < off[0])))
+                __builtin_trap();
+        }
+    ks_tables_free(tb);
 }
 
 /* the passes one by one, on the whole trace (the tables made by ks_analyze) */

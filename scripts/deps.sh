@@ -4,7 +4,8 @@
 set -eu
 
 PKGS="gcc g++ libc6-dev pkg-config meson ninja-build libyajl-dev libarchive-dev libcmocka-dev \
-libssl-dev libpcre2-dev libisal-dev publicsuffix python3 python3-pandas gzip zstd xz-utils bzip2 libarchive-tools tzdata"
+libssl-dev libpcre2-dev libisal-dev publicsuffix python3 python3-pandas python3-numpy \
+python3-setuptools python3-pip gzip zstd xz-utils bzip2 libarchive-tools tzdata"
 
 missing=""
 for p in $PKGS; do

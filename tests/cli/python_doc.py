@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""tests/cli/python_doc.py: the pandas snippet of docs/python.md, run as written there (the first
-```python block) on real traces, with `kinesift` on PATH and the trace copied to trace.json.gz.
-Its tables are checked against the JSON read with the json module: one row per op, kernel, step
-and device with the same integer nanoseconds (int64, no float rounding), the ops' self times add
-up the same, each step's breakdown columns add up to its wall time (a law of the schema), and a
-trace without GPU work has no gpu rows and its reason in gpu_reason.
+"""tests/cli/python_doc.py: the walkthrough of docs/python.md run as written there (its
+```python blocks up to the section "The tables", in order, in one namespace) on real traces, with
+the build tree's package (build/python) and the trace copied to trace.json.gz. What the blocks
+leave is checked against `kinesift analyze --format json`: `r` is the command's document byte for
+byte, `top_ops` the ten ops of most self time with the same int64 nanoseconds, each step's
+breakdown adds up to its wall time, and analysis.json is the command's output. A trace without
+GPU work runs the same blocks (its GPU tables empty, the reason said).
 
 pandas is required, not optional: scripts/deps.sh installs Debian's python3-pandas (for
 /usr/bin/python3; the python3 first on PATH may be another build). The test looks for an
 interpreter that has it (this one, /usr/bin/python3, python3 on PATH) and fails when none has:
-a documentation snippet that is never run is not tested."""
+a documentation walkthrough that is never run is not tested."""
 import os
 import re
 import shutil
@@ -19,40 +20,36 @@ import tempfile
 
 KINESIFT = os.environ["KINESIFT"]
 ROOT = os.environ["KS_SOURCE_ROOT"]
+BUILD_PY = os.environ["KS_BUILD_PYTHON"]
 REAL = os.path.join(os.environ["KS_FIXTURES"], "real")
 TRACES = ["hta/trace_compare/base/base.json.gz", "hta/timeline_analysis/sampled_rank-0.json.gz",
-          "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"]
+          "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+          "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"]
 
 DRIVER = r'''
 import json, subprocess, sys
 ns = {}
-exec(compile(open("snippet.py").read(), "docs/python.md", "exec"), ns)
-tables = ns["tables"]
-doc = json.loads(subprocess.run(["kinesift", "analyze", "--quiet", "--format", "json",
-                                 "trace.json.gz"], check=True, capture_output=True).stdout)
-t = doc["traces"][0]
-for name, key in (("ops", "self_ns"), ("kernels", "total_ns"), ("steps", "wall_ns")):
-    df = tables[name]
-    assert len(df) == len(t[name]), (name, len(df), len(t[name]))
-    if len(df):
-        assert str(df[key].dtype) == "int64", (name, df[key].dtype)
-        assert [int(v) for v in df[key]] == [r[key] for r in t[name]], name
-        assert int(df[key].sum()) == sum(r[key] for r in t[name]), name
-        assert set(df["trace"]) == {t["source"]}, name
-steps = tables["steps"]
-parts = [c for c in steps.columns if c.startswith("breakdown.")]
-if len(steps):
-    assert len(parts) == 8, parts
-    assert (steps[parts].sum(axis=1) == steps["wall_ns"]).all(), "breakdown != wall"
+exec(compile(open("walkthrough.py").read(), "docs/python.md", "exec"), ns)
+r, top_ops = ns["r"], ns["top_ops"]
+out = subprocess.run([sys.argv[1], "analyze", "--quiet", "--format", "json", "trace.json.gz"],
+                     check=True, capture_output=True).stdout.decode()
+assert r.to_json() == out, "to_json is not the command's document"
+assert open("analysis.json").read() == out
+t = json.loads(out)["traces"][0]
+want = sorted(t["ops"], key=lambda o: -o["self_ns"])[:10]
+assert str(top_ops["self_ns"].dtype) == "int64", top_ops["self_ns"].dtype
+assert [int(v) for v in top_ops["self_ns"]] == [o["self_ns"] for o in want]
+assert len(r.steps) == len(t["steps"])
+if len(r.steps):
+    b = ns["breakdown"]
+    parts = [c for c in b.columns if c.startswith("breakdown.")]
+    assert len(parts) == 8 and (b[parts].sum(axis=1) == b["wall_ns"]).all()
+    assert [int(v) for v in b["wall_ns"]] == [s["wall_ns"] for s in t["steps"]]
+assert (t["gpu"] is None) == (len(r.gpu) == 0)
 if t["gpu"] is None:
-    assert len(tables["gpu"]) == 0
-    assert list(tables["gpu_reason"]["reason"]) == [t["gpu_reason"]]
-else:
-    g = tables["gpu"]
-    assert len(g) == len(t["gpu"]) and len(tables["gpu_reason"]) == 0
-    assert [int(v) for v in g["busy_ns"]] == [r["busy_ns"] for r in t["gpu"]]
-    assert list(g["busy_share"]) == [r["busy_share"] for r in t["gpu"]]
-print("snippet ok:", {k: len(v) for k, v in tables.items()})
+    assert r.reasons["gpu"] == t["gpu_reason"]
+assert [d["id"] for d in r.diagnoses] == [d["id"] for d in t["diagnoses"]]
+print("walkthrough ok:", len(r.ops), "ops,", len(r.steps), "steps,", len(r.diagnoses), "diagnoses")
 '''
 
 
@@ -65,21 +62,22 @@ interp = next((e for e in (sys.executable, "/usr/bin/python3", shutil.which("pyt
 if interp is None:
     sys.exit("FAIL: no Python interpreter with pandas (Debian: apt-get install python3-pandas, "
              "as scripts/deps.sh does)")
-doc = open(os.path.join(ROOT, "docs", "python.md")).read()
-blocks = re.findall(r"^```python\n(.*?)^```", doc, re.S | re.M)
-if not blocks:
-    sys.exit("FAIL: no ```python block in docs/python.md")
+with open(os.path.join(ROOT, "docs", "python.md")) as f:
+    doc = f.read()
+walk = doc.split("\n## The tables", 1)[0]
+blocks = re.findall(r"^```python\n(.*?)^```", walk, re.S | re.M)
+if len(blocks) < 4:
+    sys.exit("FAIL: docs/python.md: the walkthrough's ```python blocks are missing")
 with tempfile.TemporaryDirectory() as tmp:
-    os.makedirs(os.path.join(tmp, "bin"))
-    os.symlink(KINESIFT, os.path.join(tmp, "bin", "kinesift"))
-    env = dict(os.environ, PATH=os.path.join(tmp, "bin") + os.pathsep + os.environ["PATH"])
-    with open(os.path.join(tmp, "snippet.py"), "w") as f:
-        f.write(blocks[0])
+    env = {k: v for k, v in os.environ.items() if k != "KINESIFT_LIB"}
+    env["PYTHONPATH"] = BUILD_PY
+    with open(os.path.join(tmp, "walkthrough.py"), "w") as f:
+        f.write("\n".join(blocks))
     for rel in TRACES:
         shutil.copy(os.path.join(REAL, rel), os.path.join(tmp, "trace.json.gz"))
-        r = subprocess.run([interp, "-c", DRIVER], cwd=tmp, env=env, capture_output=True,
-                           text=True, timeout=120)
+        r = subprocess.run([interp, "-c", DRIVER, KINESIFT], cwd=tmp, env=env, capture_output=True,
+                           text=True, timeout=300)
         print(rel, r.stdout[-1500:], r.stderr[-3000:])
         if r.returncode != 0:
-            sys.exit("FAIL: %s: the docs/python.md snippet (with %s)" % (rel, interp))
-print("ok: docs/python.md snippet on %d traces with %s" % (len(TRACES), interp))
+            sys.exit("FAIL: %s: the docs/python.md walkthrough (with %s)" % (rel, interp))
+print("ok: the docs/python.md walkthrough on %d traces with %s" % (len(TRACES), interp))

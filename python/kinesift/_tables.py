@@ -1,0 +1,102 @@
+"""kinesift._tables: a run's column tables (kinesift/tables.h) read with ctypes into Python
+columns and pandas DataFrames: no JSON text is parsed for a table.
+
+Types: int64 columns stay int64 (nanoseconds exact; pandas' nullable Int64 where a column has a
+null), doubles float64 (Float64 with nulls), booleans bool (boolean with nulls), strings object;
+a JSON cell (an array of scalars such as a diagnosis' steps) becomes the Python value; a null is
+None or pandas.NA, never 0."""
+import ctypes
+import json
+
+INT64, DOUBLE, STRING, BOOL, JSON = 1, 2, 3, 4, 5
+
+
+class Column:
+    """One column: name, type (ks_col_type), values (a numpy array or a list), valid (numpy bool)."""
+
+    def __init__(self, name, type_, values, valid):
+        self.name, self.type, self.values, self.valid = name, type_, values, valid
+
+    def to_list(self):
+        """Python values, None where null."""
+        vals = self.values
+        if self.type in (INT64, DOUBLE, BOOL):
+            conv = bool if self.type == BOOL else (int if self.type == INT64 else float)
+            return [conv(v) if ok else None for v, ok in zip(list(vals), list(self.valid))]
+        return list(vals)
+
+    def to_pandas(self):
+        import numpy as np
+        import pandas as pd
+        nulls = not bool(self.valid.all()) if len(self.valid) else False
+        if self.type == INT64:
+            if nulls:
+                return pd.array(pd.arrays.IntegerArray(self.values, ~self.valid), dtype="Int64")
+            return self.values
+        if self.type == DOUBLE:
+            if nulls:
+                return pd.arrays.FloatingArray(self.values, ~self.valid)
+            return self.values
+        if self.type == BOOL:
+            b = self.values.astype(bool)
+            if nulls:
+                return pd.arrays.BooleanArray(b, ~self.valid)
+            return b
+        out = np.empty(len(self.values), dtype=object)
+        out[:] = self.values
+        return out
+
+
+def _array(ctype, addr, n, np):
+    """n cells at addr: a numpy copy, or a list where numpy is not installed"""
+    if not n:
+        return np.zeros(0, dtype=ctype) if np else []
+    buf = (ctype * n).from_address(addr)
+    return np.frombuffer(buf, dtype=ctype).copy() if np else list(buf)
+
+
+def read(lib, h):
+    """Every table of handle h: {name: (rows, [Column])}; copies, valid after h is freed."""
+    try:
+        import numpy as np
+    except ImportError:  # records and to_json only
+        np = None
+    out = {}
+    for ti in range(lib.ks_tables_count(h)):
+        name = lib.ks_tables_name(h, ti).decode()
+        nrows = lib.ks_tables_rows(h, ti)
+        cols = []
+        for ci in range(lib.ks_tables_columns(h, ti)):
+            cname = lib.ks_tables_column_name(h, ti, ci).decode()
+            typ = lib.ks_tables_column_type(h, ti, ci)
+            valid = _array(ctypes.c_uint8, lib.ks_tables_column_valid(h, ti, ci), nrows, np)
+            valid = valid.astype(bool) if np else [bool(v) for v in valid]
+            dp = lib.ks_tables_column_data(h, ti, ci)
+            if typ in (STRING, JSON):
+                off = list(_array(ctypes.c_int64, lib.ks_tables_column_offsets(h, ti, ci), nrows + 1, np))
+                raw = ctypes.string_at(dp, off[-1]) if off[-1] else b""
+                ok = list(valid)
+                if typ == STRING:
+                    vals = [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(nrows)]
+                else:
+                    vals = [json.loads(raw[off[i]:off[i + 1]]) if ok[i] else None for i in range(nrows)]
+            elif typ == 0:
+                vals = [None] * nrows
+            elif typ in (INT64, BOOL):
+                vals = _array(ctypes.c_int64, dp, nrows, np)
+            else:
+                vals = _array(ctypes.c_double, dp, nrows, np)
+            cols.append(Column(cname, typ, vals, valid))
+        out[name] = (nrows, cols)
+    return out
+
+
+def frame(nrows, cols, drop=()):
+    import pandas as pd
+    data = {c.name: c.to_pandas() for c in cols if c.name not in drop}
+    return pd.DataFrame(data, index=pd.RangeIndex(nrows), columns=list(data))
+
+
+def records(nrows, cols, drop=()):
+    lists = [(c.name, c.to_list()) for c in cols if c.name not in drop]
+    return [{n: v[i] for n, v in lists} for i in range(nrows)]
