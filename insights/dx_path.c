@@ -19,12 +19,30 @@
 const char *const ks_dx_source_path = "critical_path";
 const char *const ks_dx_source_heuristic = "heuristic";
 
+static int cmp_track(const void *x, const void *y)
+{
+    const ks_dx_item_iv *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const ks_dx_piece *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
 void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
 {
     c->cp = cp;
     c->cp_ok = 0;
     c->cp_steps = NULL;
     c->cp_nsteps = 0;
+    c->cp_pieces = NULL;
+    c->cp_npieces = 0;
     if (!cp || !cp->n || c->denom <= 0)
         return;
     c->cp_steps = ks_xmalloc(cp->n * sizeof *c->cp_steps);
@@ -38,25 +56,45 @@ void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
         if (!sp || (!sp->warmup && !sp->unfinished && sp->number == cp->v[i].number))
             c->cp_steps[c->cp_nsteps++] = i;
     }
-    /* the path must cover the whole scope, else the heuristic bound stays */
+    /* the path must cover the whole scope, else the heuristic bound stays; each step's pieces
+     * tile its [start, end) (a law of kinesift/critpath.h), so the steps' union is the pieces' */
     ks_ivs all = {0}, in = {0};
     for (size_t j = 0; j < c->cp_nsteps; j++) {
         const ks_cp_step *s = &cp->v[c->cp_steps[j]];
-        for (size_t k = 0; k < s->n; k++)
-            ks_ivs_add(&all, cp->pieces[s->first + k].a, cp->pieces[s->first + k].b);
+        if (s->n)
+            ks_ivs_add(&all, s->start, s->end);
     }
     ks_ivs_normalize(&all);
     ks_ivs_intersect(&all, &c->scope, &in);
     c->cp_ok = ks_ivs_length(&in) == c->denom;
     ks_ivs_free(&all);
     ks_ivs_free(&in);
+    if (!c->cp_ok)
+        return;
+    /* the pieces by track then time, sorted once for every diagnosis */
+    size_t total = 0;
+    for (size_t j = 0; j < c->cp_nsteps; j++)
+        total += cp->v[c->cp_steps[j]].n;
+    c->cp_pieces = ks_xmalloc((total ? total : 1) * sizeof *c->cp_pieces);
+    for (size_t j = 0; j < c->cp_nsteps; j++) {
+        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_dx_piece v = {p->a, p->b, p->track, p->kind, p->name};
+            c->cp_pieces[c->cp_npieces++] = v;
+        }
+    }
+    qsort(c->cp_pieces, c->cp_npieces, sizeof *c->cp_pieces, cmp_piece);
 }
 
 void ks_dx_path_free(ks_dx_ctx *c)
 {
     free(c->cp_steps);
+    free(c->cp_pieces);
     c->cp_steps = NULL;
     c->cp_nsteps = 0;
+    c->cp_pieces = NULL;
+    c->cp_npieces = 0;
 }
 
 void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track)
@@ -67,12 +105,21 @@ void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track)
     KS_PUSH(it->v, it->n, it->cap, v);
 }
 
-static int cmp_track(const void *x, const void *y)
+
+/* [a, b) of a piece against the item's normalized intervals: the overlaps into acc */
+static void overlap_into(const ks_ivs *item, ks_ns a, ks_ns b, ks_ivs *acc)
 {
-    const ks_dx_item_iv *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
+    for (size_t i = ks_ivs_first_ending_after(item, a); i < item->n && item->v[i].a < b; i++) {
+        ks_ns x = item->v[i].a > a ? item->v[i].a : a, y = item->v[i].b < b ? item->v[i].b : b;
+        if (y > x)
+            ks_ivs_add(acc, x, y);
+    }
+}
+
+/* a piece of a kind (and name) the item asks for */
+static int wanted(const ks_dx_item *it, unsigned mask, const ks_dx_piece *p)
+{
+    return (mask & (1u << p->kind)) && (!it->name || p->name == it->name);
 }
 
 ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
@@ -81,24 +128,12 @@ ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
         return 0;
     qsort(it->v, it->n, sizeof *it->v, cmp_track);
     unsigned mask = it->kinds ? it->kinds : ~0u;
-    /* the path's pieces of the scope's steps of the kinds (and name) asked for, by track: one
-     * pass over the path, whatever the number of tracks */
-    const ks_critpath *cp = c->cp;
-    ks_dx_item_iv *pv = NULL;
-    size_t npv = 0, cap = 0;
-    for (size_t j = 0; j < c->cp_nsteps; j++) {
-        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
-        for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
-            if (!(mask & (1u << p->kind)) || (it->name && p->name != it->name))
-                continue;
-            ks_dx_item_iv v = {p->a, p->b, p->track};
-            KS_PUSH(pv, npv, cap, v);
-        }
-    }
-    if (npv)
-        qsort(pv, npv, sizeof *pv, cmp_track);
-    ks_ivs acc = {0}, item = {0}, path = {0}, both = {0};
+    const ks_dx_piece *pv = c->cp_pieces;
+    size_t npv = c->cp_npieces;
+    /* item and acc sized once: a big ks_ivs that grows maps fresh huge pages at each step */
+    ks_ivs acc = {0}, item = {0}, both = {0};
+    ks_ivs_reserve(&item, it->n);
+    ks_ivs_reserve(&acc, 2 * it->n + 64);
     size_t q = 0;
     for (size_t i = 0; i < it->n;) {
         uint32_t tr = it->v[i].track;
@@ -106,28 +141,23 @@ ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
         for (; i < it->n && it->v[i].track == tr; i++)
             ks_ivs_add(&item, it->v[i].a, it->v[i].b);
         ks_ivs_normalize(&item);
-        ks_ivs_reset(&path);
         if (tr == UINT32_MAX) { /* any track */
             for (size_t k = 0; k < npv; k++)
-                ks_ivs_add(&path, pv[k].a, pv[k].b);
+                if (wanted(it, mask, &pv[k]))
+                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
         } else {
             while (q < npv && pv[q].track < tr)
                 q++;
             for (size_t k = q; k < npv && pv[k].track == tr; k++)
-                ks_ivs_add(&path, pv[k].a, pv[k].b);
+                if (wanted(it, mask, &pv[k]))
+                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
         }
-        ks_ivs_normalize(&path);
-        ks_ivs_intersect(&item, &path, &both);
-        for (size_t k = 0; k < both.n; k++)
-            ks_ivs_add(&acc, both.v[k].a, both.v[k].b);
     }
     ks_ivs_normalize(&acc);
     ks_ivs_intersect(&acc, &c->scope, &both);
     ks_ns t = ks_ivs_length(&both);
-    free(pv);
     ks_ivs_free(&acc);
     ks_ivs_free(&item);
-    ks_ivs_free(&path);
     ks_ivs_free(&both);
     return t;
 }
