@@ -332,9 +332,8 @@ static void gpu_pass(agg *g)
     ks_analysis *a = g->a;
     const ks_trace *t = a->trace;
     int32_t **ev_slice = ks_xcalloc(t->ntracks ? t->ntracks : 1, sizeof *ev_slice);
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU)
-            ev_slice[k] = ks_timeline_event_slices(t, &a->tl[k]);
+    for (size_t k = 0; ks_track_next(t, KS_TRACK_GPU, &k); k++)
+        ev_slice[k] = ks_timeline_event_slices(t, &a->tl[k]);
     /* GPU work starting in the window, over all streams, in start order (ties by track, event) */
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     size_t n, most;

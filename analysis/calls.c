@@ -13,10 +13,8 @@ void ks_calls_count(ks_analysis *a)
     size_t names = ks_strtab_count(t->strings);
     int8_t *kind = ks_xcalloc(names ? names : 1, 1); /* 0 unknown, else 1 + ks_launch_call_kind */
     a->links.launch_calls = a->links.other_runtime_calls = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
+    const ks_track *tr;
+    for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_CPU, &k)); k++) {
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];
             if (!ks_kind_is_launch_api(e->kind) || (e->ph != 'X' && e->ph != 'B') || e->name >= names)

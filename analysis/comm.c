@@ -224,14 +224,14 @@ void ks_comm_mark(ks_analysis *a)
     ks_comm_cache c;
     ks_comm_cache_init(&c, a);
     uint8_t **m = ks_xcalloc(t->ntracks ? t->ntracks : 1, sizeof *m);
-    for (uint32_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU || !tr->n)
+    const ks_track *tr;
+    for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
+        if (!tr->n)
             continue;
         m[k] = ks_big_calloc(tr->n, 1);
         for (uint32_t i = 0; i < tr->n; i++)
             if (tr->ev[i].kind == KS_K_KERNEL)
-                m[k][i] = (uint8_t)comm_rule(&c, k, i);
+                m[k][i] = (uint8_t)comm_rule(&c, (uint32_t)k, i);
     }
     ks_comm_cache_free(&c);
     a->priv->comm = m;

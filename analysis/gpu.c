@@ -262,10 +262,8 @@ static dev_iv *collect_other(const ks_analysis *a, size_t *nout, dev_meta **meta
     const ks_trace *t = a->trace;
     dev_iv *v = NULL;
     size_t n = 0, cap = 0, mcap = 0;
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
+    const ks_track *tr;
+    for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
         size_t before = n;
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];

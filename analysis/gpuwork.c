@@ -43,17 +43,14 @@ void ks_gpuwork_build(const ks_trace *t, ks_gpuwork *w)
 {
     memset(w, 0, sizeof *w);
     size_t most = 0;
-    for (size_t k = 0; k < t->ntracks; k++)
-        if (t->tracks[k].kind == KS_TRACK_GPU) {
-            most += t->tracks[k].n;
-            w->gpu_tracks++;
-        }
+    const ks_track *tr;
+    for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
+        most += tr->n;
+        w->gpu_tracks++;
+    }
     w->v = ks_xmalloc(ks_mul(most ? most : 1, sizeof *w->v));
     w->streams = ks_xmalloc(ks_mul(w->gpu_tracks ? w->gpu_tracks : 1, sizeof *w->streams));
-    for (size_t k = 0; k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU)
-            continue;
+    for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
         size_t first = w->n;
         for (size_t i = 0; i < tr->n; i++) {
             const ks_event *e = &tr->ev[i];

@@ -58,11 +58,9 @@ static void index_ext_ops(const ks_analysis *a)
 {
     const ks_trace *t = a->trace;
     a->priv->ext_ops_built = 1;
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
             if ((e->kind == KS_K_CPU_OP || e->kind == KS_K_USER_ANNOTATION) && (e->flags & KS_EF_EXT))

@@ -136,9 +136,9 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     direct_times(a, &ns, &dev);
     call *calls = NULL;
     size_t ncalls = 0, cap = 0;
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
-        if (!tl->n || t->tracks[tl->track].kind != KS_TRACK_CPU)
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
+        if (!tl->n)
             continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];

@@ -19,8 +19,7 @@ ROOT=$PWD
 BENCH=bench/critpath_cost.sh
 WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-critpath}
 . "$ROOT/bench/lib.sh"
-command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
-    { echo "$BENCH: needs valgrind (callgrind, callgrind_annotate)" >&2; exit 2; }
+need_callgrind
 mkdir -p "$WORK"
 if [ -n "${KS_BENCH_BUILD:-}" ]; then
     K=$KS_BENCH_BUILD/cli/kinesift
@@ -39,16 +38,7 @@ worst_mem=0
 for f in $(find "$CORPUS" -name '*.json*' -type f | sort) "$@"; do
     set -- $("$M" "$f")
     events=$2 graph=$3 path=$4
-    out=$WORK/cg.out
-    rm -f "$out"
-    valgrind --tool=callgrind --callgrind-out-file="$out" "$K" analyze --format json --quiet --threads 1 "$f" \
-        >/dev/null 2>"$WORK/vg.log" || { cat "$WORK/vg.log" >&2; exit 2; }
-    callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null >"$WORK/annotate.txt"
-    line=$(awk '
-        function num(s) { gsub(/,/, "", s); return s + 0 }
-        /PROGRAM TOTALS/ { total = num($1) }
-        /[: ]ks_critpath_build[ ([]/ { cp += num($1) }
-        END { printf "%d %d %.5f", total, cp, total ? cp / total : 0 }' "$WORK/annotate.txt")
+    line=$(callgrind_share "$f" 'ks_critpath_build')
     set -- $line
     name=${f#"$CORPUS"/}
     printf '%-58.58s %9d %14s %12s %6.2f%% %7.1f %7.1f\n' "$name" "$events" "$1" "$2" \

@@ -16,35 +16,14 @@ ROOT=$PWD
 BENCH=bench/kernels_cost.sh
 WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-kernels}
 . "$ROOT/bench/lib.sh"
-command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
-    { echo "$BENCH: needs valgrind (callgrind, callgrind_annotate)" >&2; exit 2; }
-if [ -n "${KS_BENCH_KINESIFT:-}" ]; then
-    mkdir -p "$WORK"
-    K=$KS_BENCH_KINESIFT
-else
-    bench_build
-fi
+need_callgrind
+bench_kinesift
 
 echo "kernel view cost in analyze --format json --threads 1: callgrind instructions (Ir), inclusive"
 printf '%-62s %14s %12s %8s\n' trace 'total Ir' 'kernels Ir' share
 worst=0
 for f in $(find "$CORPUS" -name '*.json*' -type f | sort); do
-    out=$WORK/cg.out
-    rm -f "$out"
-    valgrind --tool=callgrind --callgrind-out-file="$out" "$K" analyze --format json --quiet --threads 1 "$f" \
-        >/dev/null 2>"$WORK/vg.log" || { cat "$WORK/vg.log" >&2; exit 2; }
-    callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null >"$WORK/annotate.txt"
-    line=$(awk '
-        function num(s) { gsub(/,/, "", s); return s + 0 }
-        /PROGRAM TOTALS/ { total = num($1) }
-        /[: ]ks_kernels_json_(classes|shapes)[ ([]/ {
-            # callgrind_annotate lists a function once by its source path and once by its object:
-            # each counted once
-            match($0, /ks_kernels_json_(classes|shapes)/)
-            f = substr($0, RSTART, RLENGTH)
-            if (num($1) > seen[f]) seen[f] = num($1) }
-        END { for (f in seen) mem += seen[f]
-              printf "%d %d %.5f", total, mem, total ? mem / total : 0 }' "$WORK/annotate.txt")
+    line=$(callgrind_share "$f" 'ks_kernels_json_classes|ks_kernels_json_shapes')
     set -- $line
     printf '%-62s %14s %12s %7s%%\n' "${f#"$CORPUS"/}" "$1" "$2" "$(awk -v r="$3" 'BEGIN { printf "%.2f", r * 100 }')"
     worst=$(awk -v a="$worst" -v b="$3" 'BEGIN { print (b > a ? b : a) }')

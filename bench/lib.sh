@@ -22,6 +22,43 @@ bench_build() { # builds $K (kinesift), $Y (yajl_raw) and $T (timed: the timer o
     T=$BUILD/bench/timed
 }
 
+# The kinesift to measure: $KS_BENCH_KINESIFT when set, else an optimised build of its own.
+bench_kinesift() {
+    if [ -n "${KS_BENCH_KINESIFT:-}" ]; then
+        mkdir -p "$WORK"
+        K=$KS_BENCH_KINESIFT
+    else
+        bench_build
+    fi
+}
+
+need_callgrind() {
+    command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
+        { echo "$BENCH: needs valgrind (callgrind, callgrind_annotate)" >&2; exit 2; }
+}
+
+# callgrind_share TRACE REGEX: prints "total part share" for `$K analyze --format json --quiet
+# --threads 1 TRACE` in instructions counted by callgrind (Ir): the whole run's, the inclusive
+# ones of the functions whose names match the extended regular expression REGEX, and the part
+# over the total. callgrind_annotate lists a function once by its source file and once by its
+# object: each function is counted once. A matching function called by another matching one is
+# counted in both (name only functions that do not call each other).
+callgrind_share() {
+    cg_out=$WORK/cg.out
+    rm -f "$cg_out"
+    valgrind --tool=callgrind --callgrind-out-file="$cg_out" "$K" analyze --format json --quiet \
+        --threads 1 "$1" >/dev/null 2>"$WORK/vg.log" || { cat "$WORK/vg.log" >&2; exit 2; }
+    callgrind_annotate --inclusive=yes --threshold=100 "$cg_out" 2>/dev/null >"$WORK/annotate.txt"
+    awk -v re="$2" '
+        function num(s) { gsub(/,/, "", s); return s + 0 }
+        /PROGRAM TOTALS/ { total = num($1); next }
+        match($0, "[: ](" re ")[ ([]") {
+            f = substr($0, RSTART + 1, RLENGTH - 2)
+            if (num($1) > seen[f]) seen[f] = num($1) }
+        END { for (f in seen) part += seen[f]
+              printf "%d %d %.5f", total, part, total ? part / total : 0 }' "$WORK/annotate.txt"
+}
+
 is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }
 decompress() { if is_gzip "$1"; then gzip -dc "$1"; else cat "$1"; fi; }
 

@@ -26,11 +26,14 @@
 # With --busy, the raw yajl and default-threads runs again, interleaved, while a busy loop at nice
 # 19 takes the other core (as a low-priority job on a shared CI runner): the column "ks/yajl
 # (busy)" (target >= 0.8). The loop starts after the quiet runs and is stopped at the end.
+# With --busy0, the same again with the loop at nice 0, as an ordinary job beside the analysis
+# (a training run, a build, a second analysis): the column "ks/yajl (busy0)" (target >= 0.8);
+# with --timings too, one `analyze --timings` per input under that load (which phase bounds it).
 # The real traces come from $KS_SHARED/corpus when given (default ../shared, beside the repository on
 # the project's machines), else from fixtures/real; a source that is
 # in neither is named and its shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
 #
-#   bench/shapes.sh [--big] [--sweep] [--timings] [--busy]
+#   bench/shapes.sh [--big] [--sweep] [--timings] [--busy] [--busy0]
 #     env (all optional): KS_SHARED=DIR (a larger corpus in DIR/corpus; a user's clone has none:
 #     fixtures/real is used)  KS_BENCH_DIR=/tmp/big  KS_BENCH_REPS=3  KS_BENCH_GZ_REPS=11  KS_BENCH_WORK
 #     KS_BENCH_ONLY="a b"
@@ -41,14 +44,15 @@ BENCH=bench/shapes.sh
 WORK=${KS_BENCH_WORK:-/tmp/kinesift-bench-shapes}
 KS_BENCH_REPS=${KS_BENCH_REPS:-3}
 . "$ROOT/bench/lib.sh"
-BIG=0 SWEEP=0 TIMINGS=0 BUSY=0
+BIG=0 SWEEP=0 TIMINGS=0 BUSY=0 BUSY0=0
 for a in "$@"; do
     case $a in
     --big) BIG=1 ;;
     --sweep) SWEEP=1 ;;
     --timings) TIMINGS=1 ;;
     --busy) BUSY=1 ;;
-    *) echo "usage: bench/shapes.sh [--big] [--sweep] [--timings] [--busy]" >&2; exit 2 ;;
+    --busy0) BUSY0=1 ;;
+    *) echo "usage: bench/shapes.sh [--big] [--sweep] [--timings] [--busy] [--busy0]" >&2; exit 2 ;;
     esac
 done
 [ "$REPS" -ge 3 ] || { echo "$BENCH: KS_BENCH_REPS must be >= 3 (medians)" >&2; exit 2; }
@@ -193,12 +197,34 @@ if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
     trap - EXIT INT TERM
     echo "  load average $(load) after the busy runs"
 fi
+if [ "$BUSY0" = 1 ] && [ -n "$inputs" ]; then
+    sh -c 'while :; do :; done' &
+    spin=$!
+    trap 'kill "$spin" 2>/dev/null' EXIT INT TERM
+    echo "  --busy0: a loop at nice 0 (pid $spin) competes for a core; yajl and analyze again"
+    i=0
+    while [ "$i" -lt "$REPS" ]; do
+        # shellcheck disable=SC2086
+        pair c $inputs
+        i=$((i + 1))
+    done
+    if [ "$TIMINGS" = 1 ]; then
+        for n in $inputs; do
+            echo
+            echo "== $n under --busy0: kinesift analyze --timings (one run, load average $(load))"
+            "$K" $A --timings "$SDIR/$n.json" 2>&1 >/dev/null
+        done
+    fi
+    kill "$spin" 2>/dev/null
+    trap - EXIT INT TERM
+    echo "  load average $(load) after the busy0 runs"
+fi
 
 if [ -n "$inputs" ]; then
-    printf '\n%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s\n' input MB 'B/ev' 'yajl MB/s' 'ks MB/s' \
-        'ks/yajl' 'ks/yajl' gz/plain 'RSS MB' RSS/in 'RSS B/ev' 'ks/yajl'
-    printf '%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s\n' '' '' '' '' '(deflt)' '(deflt)' \
-        '(-j1)' '(deflt)' '(deflt)' '' '' '(busy)'
+    printf '\n%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s %8s\n' input MB 'B/ev' 'yajl MB/s' 'ks MB/s' \
+        'ks/yajl' 'ks/yajl' gz/plain 'RSS MB' RSS/in 'RSS B/ev' 'ks/yajl' 'ks/yajl'
+    printf '%-11s %7s %6s %9s %8s %8s %8s %8s %7s %7s %8s %8s %8s\n' '' '' '' '' '(deflt)' '(deflt)' \
+        '(-j1)' '(deflt)' '(deflt)' '' '' '(busy)' '(busy0)'
 fi
 for n in $inputs; do
     f=$SDIR/$n.json
@@ -215,11 +241,16 @@ for n in $inputs; do
         busy=$(awk -v y="$(col_median "$WORK/t.$n.byajl" 1)" -v k="$(col_median "$WORK/t.$n.bdef" 1)" \
             'BEGIN { printf "%.3f", y / k }')
     fi
+    busy0=-
+    if [ "$BUSY0" = 1 ]; then
+        busy0=$(awk -v y="$(col_median "$WORK/t.$n.cyajl" 1)" -v k="$(col_median "$WORK/t.$n.cdef" 1)" \
+            'BEGIN { printf "%.3f", y / k }')
+    fi
     awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v t1="$t1" -v td="$td" -v tg="$tg" -v tp="$tp" -v rss="$rss" \
-        -v busy="$busy" 'BEGIN {
-        printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f %8s\n", n, b / 1e6, b / ev,
+        -v busy="$busy" -v busy0="$busy0" 'BEGIN {
+        printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f %8s %8s\n", n, b / 1e6, b / ev,
             b / ty / 1e6, b / td / 1e6, ty / td, ty / t1, tp / tg, rss * 1024 / 1e6, rss * 1024 / b,
-            rss * 1024 / ev, busy }'
+            rss * 1024 / ev, busy, busy0 }'
 done
 if [ -n "$sweep" ]; then
     echo

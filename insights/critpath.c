@@ -343,6 +343,9 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         s->end = E;
         step_path(cp, &g, S, H, E, last[i], &tmp, &all, comm);
     }
+    /* the pieces are kept as long as the analysis: without their growth slack */
+    if (cp->npieces && all.cap > cp->npieces)
+        cp->pieces = ks_xrealloc(cp->pieces, cp->npieces * sizeof *cp->pieces);
     free(comm);
     free(tmp.v);
     free(last);

@@ -421,9 +421,9 @@ static void rec_waits_make(const ks_dg *g, rec_waits *rw)
     ks_i64map_init(&rw->by_corr);
     ks_str ss = ks_strtab_find(t->strings, "Stream Sync", 11);
     ks_str swe = ks_strtab_find(t->strings, "Stream Wait Event", 17);
-    for (size_t k = 0; ss && k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_GPU || tr->stream < 0)
+    const ks_track *tr;
+    for (size_t k = 0; ss && (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
+        if (tr->stream < 0)
             continue;
         int64_t stream = tr->stream >= 1000000 ? tr->stream - 1000000 : tr->stream;
         for (size_t i = 0; i < tr->n; i++)

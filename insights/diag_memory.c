@@ -114,14 +114,14 @@ static void device_growth(const ks_analysis *a, const ks_steps *st, const ks_mem
 {
     size_t n = 0;
     for (size_t i = 0; i < st->n; i++)
-        n += !st->v[i].warmup && !st->v[i].unfinished;
+        n += (size_t)ks_step_active(&st->v[i]);
     if (n < KS_MEMGROW_MIN_STEPS || !d->nev)
         return;
     const ks_step **s = ks_xmalloc(ks_mul(n, sizeof *s));
     int64_t *end = ks_xmalloc(ks_mul(n, sizeof *end));
     size_t m = 0;
     for (size_t i = 0; i < st->n; i++)
-        if (!st->v[i].warmup && !st->v[i].unfinished)
+        if (ks_step_active(&st->v[i]))
             s[m++] = &st->v[i];
     size_t rises = 0, falls = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;

@@ -144,7 +144,7 @@ static const ks_step *step_at(const ks_steps *st, ks_ns t)
 
 static int active(const ks_step *s)
 {
-    return s && !s->warmup && !s->unfinished;
+    return s && ks_step_active(s);
 }
 
 static int in_window(const ks_analysis *a, ks_ns t)
@@ -229,10 +229,8 @@ static uint64_t begin_captures(const ks_analysis *a)
             is[i] = 1, any = 1;
     }
     uint64_t n = 0;
-    for (size_t k = 0; any && k < t->ntracks; k++) {
-        const ks_track *tr = &t->tracks[k];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
+    const ks_track *tr;
+    for (size_t k = 0; any && (tr = ks_track_next(t, KS_TRACK_CPU, &k)); k++) {
         for (size_t i = 0; i < tr->n; i++)
             n += tr->ev[i].name < names && is[tr->ev[i].name] && ks_kind_is_launch_api(tr->ev[i].kind);
     }
@@ -714,10 +712,10 @@ static void op_scope_build(const dctx *c, op_scope *o)
     o->calls = ks_xcalloc(nn, sizeof *o->calls);
     o->alloc_calls = ks_xcalloc(nn, sizeof *o->alloc_calls);
     uint8_t *is_alloc = ks_xcalloc(nn, 1); /* 0 unknown, 1 no, 2 yes */
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
-        if (tr->kind != KS_TRACK_CPU || !tl->n)
+        if (!tl->n)
             continue;
         scope_self x = {c, o, tl};
         ks_timeline_self_each(tl, add_scope_self, &x);
@@ -904,11 +902,9 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     /* per name id: 0 not looked up yet, else 1 + ks_blocking_call_platform (a table of ~30 names
      * compared per runtime call was 3% of analyze on a dense trace) */
     uint8_t *platform_of = ks_xcalloc(ks_strtab_count(t->strings) + 1, 1);
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             ks_ns ts = ks_slice_ts(tl, s);
@@ -1206,11 +1202,9 @@ static void cpu_calls(const dctx *c, int (*match)(const char *), ks_ivs *out, ui
     size_t names = ks_strtab_count(t->strings);
     uint8_t *is = ks_xcalloc(names ? names : 1, 1);
     *n = 0;
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];

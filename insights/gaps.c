@@ -476,9 +476,9 @@ static void sweep_init(sweep *sw, const ks_analysis *a)
     size_t ntr = t->ntracks < a->ntl ? t->ntracks : a->ntl, cap = 0;
     memset(sw, 0, sizeof *sw);
     sw->stamp = ks_xcalloc(ntr ? ntr : 1, sizeof *sw->stamp);
-    for (size_t k = 0; k < ntr; k++) {
-        const ks_timeline *tl = &a->tl[k];
-        if (t->tracks[k].kind != KS_TRACK_CPU || !tl->n)
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)) && k < ntr; k++) {
+        if (!tl->n)
             continue;
         act cur = {ks_slice_ts_at(tl, 0), ks_slice_end(tl, &tl->s[0]), (uint32_t)k};
         for (size_t i = 1; i < tl->n; i++) {

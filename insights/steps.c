@@ -37,11 +37,9 @@ static int collect(const ks_analysis *a, ks_regex *re, cand **out, size_t *nout,
     size_t *per = ks_xcalloc(a->ntl ? a->ntl : 1, sizeof *per);
     cand *v = NULL;
     size_t n = 0, cap = 0;
-    for (size_t k = 0; k < a->ntl; k++) {
-        const ks_timeline *tl = &a->tl[k];
+    const ks_timeline *tl;
+    for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
-        if (tr->kind != KS_TRACK_CPU)
-            continue;
         ks_str last = 0;
         int last_ok = 0;
         int64_t last_num = 0;
@@ -183,7 +181,7 @@ static void active_stats(ks_steps *st)
     size_t m = 0;
     __int128 sum = 0; /* exact: n walls of up to INT64_MAX each cannot overflow 128 bits */
     for (size_t i = 0; i < st->n; i++)
-        if (!st->v[i].warmup && !st->v[i].unfinished) {
+        if (ks_step_active(&st->v[i])) {
             w[m++] = st->v[i].wall_ns;
             sum += st->v[i].wall_ns;
         }

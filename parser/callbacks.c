@@ -15,22 +15,22 @@
 
 static void push(ks_parser *p, int c)
 {
-    if (p->depth < (int)sizeof p->stack) {
-        p->stack[p->depth++] = (uint8_t)c;
-        p->ctx = c;
+    if (p->nest.depth < (int)sizeof p->nest.stack) {
+        p->nest.stack[p->nest.depth++] = (uint8_t)c;
+        p->nest.ctx = c;
     }
 }
 
 static void pop(ks_parser *p)
 {
-    if (p->depth)
-        p->depth--;
-    p->ctx = p->depth ? p->stack[p->depth - 1] : 0;
+    if (p->nest.depth)
+        p->nest.depth--;
+    p->nest.ctx = p->nest.depth ? p->nest.stack[p->nest.depth - 1] : 0;
 }
 
 static int enter_skip(ks_parser *p)
 {
-    if (++p->skip > MAX_SKIP_DEPTH)
+    if (++p->nest.skip > MAX_SKIP_DEPTH)
         return ks_ps_fatal_at(p, ks_ps_cur_offset(p), "JSON nested deeper than %d levels", MAX_SKIP_DEPTH);
     return 1;
 }
@@ -39,10 +39,10 @@ static void begin_event(ks_parser *p)
 {
     cur_event *e = &p->ev;
     memset(e, 0, sizeof *e);
-    p->cap_depth = 0;
+    p->shp.depth = 0;
     /* yajl has consumed the '{'; a unit's events have no positions (any positioned diagnostic makes
      * the unit unclean, position.c): the mapping of the offset is left out there */
-    e->start = p->unit ? 0 : ks_ps_cur_offset(p) - 1;
+    e->start = p->wk.unit ? 0 : ks_ps_cur_offset(p) - 1;
     p->kvkeys.n = 0;
 }
 
@@ -50,18 +50,18 @@ static int cb_start_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
-    p->acc_value = 0;
-    if (p->skip)
+    p->acc.value = 0;
+    if (p->nest.skip)
         return enter_skip(p);
-    if (p->cap_depth) { /* an object inside a shape arg: not kept */
-        p->cap_bad = 1;
+    if (p->shp.depth) { /* an object inside a shape arg: not kept */
+        p->shp.bad = 1;
         return enter_skip(p);
     }
-    int key = p->key;
-    p->key = K_NONE;
+    int key = p->nest.key;
+    p->nest.key = K_NONE;
     switch (ks_ps_top(p)) {
     case 0:
-        if (p->top_done)
+        if (p->nest.top_done)
             return 1;
         if (!p->t->container)
             p->t->container = '{';
@@ -101,9 +101,9 @@ static int cb_end_map(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
-    p->acc_value = 1;
-    if (p->skip) {
-        p->skip--;
+    p->acc.value = 1;
+    if (p->nest.skip) {
+        p->nest.skip--;
         return 1;
     }
     int c = ks_ps_top(p);
@@ -111,13 +111,13 @@ static int cb_end_map(void *ctx)
     switch (c) {
     case CX_EVENT:
         ks_ps_commit_event(p);
-        if (!p->feeding_prefix)
-            p->last_ev_run_end = p->feed_off + ks_ps_consumed(p);
-        if (!p->unit) /* a unit maps only its last event's end, once (spec.c, collect) */
+        if (!p->in.feeding_prefix)
+            p->in.last_ev_run_end = p->in.feed_off + ks_ps_consumed(p);
+        if (!p->wk.unit) /* a unit maps only its last event's end, once (spec.c, collect) */
             p->last_commit_end = ks_ps_cur_offset(p);
         break;
     case CX_TOP_OBJ:
-        p->top_done = 1;
+        p->nest.top_done = 1;
         break;
     case CX_DEVPROP: {
         ks_meta *m = &p->t->meta;
@@ -135,13 +135,13 @@ static int cb_start_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
-    p->acc_value = 0;
-    if (p->skip)
+    p->acc.value = 0;
+    if (p->nest.skip)
         return enter_skip(p);
-    if (p->cap_depth)
+    if (p->shp.depth)
         return ks_ps_cap_open(p);
-    int key = p->key;
-    p->key = K_NONE;
+    int key = p->nest.key;
+    p->nest.key = K_NONE;
     if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE ||
                                     key == K_L_GRID || key == K_L_BLOCK)) {
         ks_ps_cap_begin(p, key);
@@ -149,16 +149,16 @@ static int cb_start_array(void *ctx)
     }
     switch (ks_ps_top(p)) {
     case 0:
-        if (p->top_done)
+        if (p->nest.top_done)
             return 1;
         if (!p->t->container)
             p->t->container = '[';
-        p->in_events_seen = 1;
+        p->nest.in_events_seen = 1;
         push(p, CX_EVENTS);
         return 1;
     case CX_TOP_OBJ:
         if (key == K_TRACE_EVENTS) {
-            p->in_events_seen = 1;
+            p->nest.in_events_seen = 1;
             push(p, CX_EVENTS);
             return 1;
         }
@@ -179,19 +179,19 @@ static int cb_end_array(void *ctx)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
-    p->acc_value = 1;
-    if (p->skip) {
-        p->skip--;
+    p->acc.value = 1;
+    if (p->nest.skip) {
+        p->nest.skip--;
         return 1;
     }
-    if (p->cap_depth)
+    if (p->shp.depth)
         return ks_ps_cap_close(p);
     int c = ks_ps_top(p);
     pop(p);
     if (c == CX_EVENTS) {
-        p->events_done = 1;
-        if (!p->depth)
-            p->top_done = 1;
+        p->nest.events_done = 1;
+        if (!p->nest.depth)
+            p->nest.top_done = 1;
     }
     return 1;
 }
@@ -199,9 +199,9 @@ static int cb_end_array(void *ctx)
 /* a key kinesift reads, given twice in one event (or its args): the last value is used, counted */
 static void seen_key(ks_parser *p)
 {
-    if (p->key <= K_IGNORE || p->key >= 64)
+    if (p->nest.key <= K_IGNORE || p->nest.key >= 64)
         return;
-    uint64_t bit = (uint64_t)1 << p->key;
+    uint64_t bit = (uint64_t)1 << p->nest.key;
     if (p->ev.keys_seen & bit)
         ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
     p->ev.keys_seen |= bit;
@@ -211,28 +211,28 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     ks_parser *p = P;
     ks_ps_accepted(p);
-    p->acc_value = 0;
-    if (p->skip)
+    p->acc.value = 0;
+    if (p->nest.skip)
         return 1;
     const char *k = (const char *)key;
     switch (ks_ps_top(p)) {
     case CX_EVENT:
         p->ev.nkeys++;
-        p->key = ks_ps_event_key(k, len);
+        p->nest.key = ks_ps_event_key(k, len);
         seen_key(p);
         return 1;
     case CX_ARGS:
-        p->key = ks_ps_args_key(k, len);
+        p->nest.key = ks_ps_args_key(k, len);
         seen_key(p);
         p->ev.mem_counter = 0;
-        int mem = p->key >= K_MEM_ALLOCATED && p->key <= K_MEM_ID;
-        if ((p->key == K_IGNORE || mem) && (!p->ev.has_ph || p->ev.ph == 'C')) {
+        int mem = p->nest.key >= K_MEM_ALLOCATED && p->nest.key <= K_MEM_ID;
+        if ((p->nest.key == K_IGNORE || mem) && (!p->ev.has_ph || p->ev.ph == 'C')) {
             /* a counter series, unless the event turns out not to be a counter (an allocator key
              * is read as both until "ph" says which) */
             if (mem)
                 p->ev.mem_counter = 1;
             else
-                p->key = K_COUNTER;
+                p->nest.key = K_COUNTER;
             KS_GROW(p->kv, p->kv_cap, p->ev.ncounters + 1);
             p->kv[p->ev.ncounters].key_off = p->kvkeys.n;
             p->kv[p->ev.ncounters].key_len = len;
@@ -240,29 +240,29 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
         }
         return 1;
     case CX_TOP_OBJ:
-        p->key = ks_ps_top_key(k, len);
-        if (p->key != K_META && !p->feeding_prefix) {
+        p->nest.key = ks_ps_top_key(k, len);
+        if (p->nest.key != K_META && !p->in.feeding_prefix) {
             /* a duplicate traceEvents adds its events; the other values: the last one wins */
-            if (p->top_seen & (1u << p->key))
+            if (p->nest.top_seen & (1u << p->nest.key))
                 ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
-            p->top_seen |= 1u << p->key;
+            p->nest.top_seen |= 1u << p->nest.key;
         }
-        if (p->key == K_META)
-            p->meta_key = ks_strtab_intern(p->t->strings, k, len);
+        if (p->nest.key == K_META)
+            p->nest.meta_key = ks_strtab_intern(p->t->strings, k, len);
         return 1;
     case CX_ID2:
-        p->key = (KEYIS("local") || KEYIS("global")) ? K_ID : K_IGNORE;
+        p->nest.key = (KEYIS("local") || KEYIS("global")) ? K_ID : K_IGNORE;
         return 1;
     case CX_DIST:
-        p->key = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD : KEYIS("backend") ? K_BACKEND : K_IGNORE;
+        p->nest.key = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD : KEYIS("backend") ? K_BACKEND : K_IGNORE;
         return 1;
     case CX_DEVPROP:
-        p->key = KEYIS("id") ? K_DP_ID : KEYIS("name") ? K_DP_NAME : KEYIS("totalGlobalMem") ? K_DP_MEM
+        p->nest.key = KEYIS("id") ? K_DP_ID : KEYIS("name") ? K_DP_NAME : KEYIS("totalGlobalMem") ? K_DP_MEM
                : KEYIS("computeMajor") ? K_DP_MAJOR : KEYIS("computeMinor") ? K_DP_MINOR
                : KEYIS("numSms") ? K_DP_SMS : K_IGNORE;
         return 1;
     default:
-        p->key = K_IGNORE;
+        p->nest.key = K_IGNORE;
         return 1;
     }
 }

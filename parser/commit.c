@@ -112,8 +112,8 @@ void ks_ps_commit_event(ks_parser *p)
         return;
     }
     char ph = e->ph;
-    if (p->unit && (ph == 'M' || ph == 'C')) {
-        p->unit_bad = 1; /* process/thread tables and counters: the main parser's */
+    if (p->wk.unit && (ph == 'M' || ph == 'C')) {
+        p->wk.bad = 1; /* process/thread tables and counters: the main parser's */
         return;
     }
     if (ks_ps_own_event(p)) { /* what kinesift annotate added: not the profiler's */
@@ -194,8 +194,8 @@ void ks_ps_commit_event(ks_parser *p)
     rec.ph = (uint8_t)ph;
     rec.kind = (uint8_t)ks_classify_event(ks_ps_kind_of(p, e->cat, e->name, ph), ph, e->flags);
     rec.flags = e->flags;
-    if (p->unit) {
-        ks_unit *u = p->unit;
+    if (p->wk.unit) {
+        ks_unit *u = p->wk.unit;
         ks_event_pack_ids(&rec, e->ext, e->corr, &u->wide, &u->nwide, &u->wide_cap);
         KS_GROW(u->ev, u->ev_cap, u->nev + 1);
         u->ev[u->nev].ev = rec;

@@ -16,7 +16,7 @@
 void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
 {
     ks_parser *p = ctx;
-    ks_pending_add(&p->pr, &p->npr, &p->pr_cap, (uint32_t)kind, p->in_base + p->run_start + in_off, 1);
+    ks_pending_add(&p->rp.pending, &p->rp.npending, &p->rp.pending_cap, (uint32_t)kind, p->in.base + p->in.run_start + in_off, 1);
 }
 
 /* Count the pending repairs that lie before limit (yajl accepted them: a token ended after them,
@@ -25,28 +25,28 @@ void ks_ps_on_repair(void *ctx, int kind, size_t in_off)
 void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
 {
     size_t kept = 0;
-    for (size_t i = 0; i < p->npr; i++) {
-        int kind = (int)p->pr[i].kind;
-        uint64_t at = p->pr[i].at, n = p->pr[i].n;
+    for (size_t i = 0; i < p->rp.npending; i++) {
+        int kind = (int)p->rp.pending[i].kind;
+        uint64_t at = p->rp.pending[i].at, n = p->rp.pending[i].n;
         if (at >= limit) {
-            p->pr[kept++] = p->pr[i];
+            p->rp.pending[kept++] = p->rp.pending[i];
             continue;
         }
         uint64_t take = limit - at < n ? limit - at : n; /* those before limit */
         if (take < n) {
-            p->pr[kept] = p->pr[i];
-            p->pr[kept].at = at + take;
-            p->pr[kept++].n = (uint32_t)(n - take);
+            p->rp.pending[kept] = p->rp.pending[i];
+            p->rp.pending[kept].at = at + take;
+            p->rp.pending[kept++].n = (uint32_t)(n - take);
         }
-        if (p->strict && !ks_repair_kind_lenient(kind) && !p->strict_repair) {
-            p->strict_repair = kind + 1;
-            p->strict_repair_at = at;
+        if (p->strict && !ks_repair_kind_lenient(kind) && !p->rp.strict_kind) {
+            p->rp.strict_kind = kind + 1;
+            p->rp.strict_at = at;
         }
         const char *id = ks_repair_kind_id(kind);
         ks_severity sev = ks_repair_kind_lenient(kind) ? KS_SEV_INFO : KS_SEV_WARNING;
         const char *what = ks_repair_kind_what(kind);
         for (uint64_t j = 0; j < take; j++) {
-            if (p->unit) { /* a worker's unit: positions are the main parser's, the unit is unclean */
+            if (p->wk.unit) { /* a worker's unit: positions are the main parser's, the unit is unclean */
                 ks_ps_diag_at(p, id, sev, at + j, "%s", what);
                 break;
             }
@@ -58,77 +58,77 @@ void ks_ps_commit_repairs(ks_parser *p, uint64_t limit)
             ks_ps_diag_at(p, id, sev, at + j, "%s", what);
         }
     }
-    p->npr = kept;
+    p->rp.npending = kept;
 }
 
 /* The first repair in strict mode is the error. Returns 0 when there was one (err set). */
 int ks_ps_strict_repair_ok(ks_parser *p, ks_error *err)
 {
-    if (!p->strict_repair)
+    if (!p->rp.strict_kind)
         return 1;
     uint64_t line, col;
-    ks_ps_line_col(p, p->strict_repair_at, &line, &col);
-    ks_error_set_at(err, p->strict_repair_at, line, col, "malformed string: %s (--strict)",
-                    ks_repair_kind_id(p->strict_repair - 1) + 6);
+    ks_ps_line_col(p, p->rp.strict_at, &line, &col);
+    ks_error_set_at(err, p->rp.strict_at, line, col, "malformed string: %s (--strict)",
+                    ks_repair_kind_id(p->rp.strict_kind - 1) + 6);
     return 0;
 }
 
-/* inbuf[0..upto) is about to be dropped: keep the line and column of the current event's start
+/* in.buf[0..upto) is about to be dropped: keep the line and column of the current event's start
  * when it lies there */
 void ks_ps_remember_event_start(ks_parser *p, size_t upto)
 {
-    uint64_t b = p->rs_brace;
-    if (p->mode == M_RESYNC && p->rs_state == 2 && !p->rs_brace_lc && b >= p->in_base &&
-        b < p->in_base + upto) {
-        ks_ps_line_col(p, b, &p->rs_brace_line, &p->rs_brace_col);
-        p->rs_brace_lc = 1;
+    uint64_t b = p->rs.brace;
+    if (p->mode == M_RESYNC && p->rs.state == 2 && !p->rs.brace_lc && b >= p->in.base &&
+        b < p->in.base + upto) {
+        ks_ps_line_col(p, b, &p->rs.brace_line, &p->rs.brace_col);
+        p->rs.brace_lc = 1;
     }
     uint64_t s = p->ev.start;
-    if (s >= p->in_base && s < p->in_base + upto) {
-        ks_ps_line_col(p, s, &p->lc_line, &p->lc_col);
-        p->lc_at = s;
-        p->has_lc = 1;
+    if (s >= p->in.base && s < p->in.base + upto) {
+        ks_ps_line_col(p, s, &p->pos.lc_line, &p->pos.lc_col);
+        p->pos.lc_at = s;
+        p->pos.has_lc = 1;
     }
 }
 
 void ks_ps_skip_kept_blanks(ks_parser *p)
 {
-    if (!p->has_acc || p->acc_keep < p->in_base)
+    if (!p->acc.has || p->acc.keep < p->in.base)
         return; /* a kept byte is never a blank: the skip stops at a token or the window's end */
-    const char *s = p->inbuf, *end = p->inbuf + p->in_len;
-    const char *q = s + (p->acc_keep - p->in_base);
+    const char *s = p->in.buf, *end = p->in.buf + p->in.len;
+    const char *q = s + (p->acc.keep - p->in.base);
     while (q < end) {
         char c = *q;
         if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
             q++;
-        else if ((c == ',' || c == ':') && !p->acc_comma) {
-            p->acc_comma = 1;
+        else if ((c == ',' || c == ':') && !p->acc.comma) {
+            p->acc.comma = 1;
             q++;
         } else
             break;
     }
-    p->acc_keep = p->in_base + (uint64_t)(q - s);
+    p->acc.keep = p->in.base + (uint64_t)(q - s);
 }
 
 /* Where the window may be cut before reading on, at most pos: not after the end of the last
- * accepted token (see acc_abs) or the blanks after it (acc_keep). */
+ * accepted token (see acc.abs) or the blanks after it (acc.keep). */
 size_t ks_ps_drop_point(const ks_parser *p, size_t pos)
 {
-    if (p->mode == M_PARSE && p->has_acc && p->acc_keep >= p->in_base && p->acc_keep - p->in_base < pos)
-        return (size_t)(p->acc_keep - p->in_base);
+    if (p->mode == M_PARSE && p->acc.has && p->acc.keep >= p->in.base && p->acc.keep - p->in.base < pos)
+        return (size_t)(p->acc.keep - p->in.base);
     return pos;
 }
 
-/* Drop inbuf[0..pos), counting its newlines. */
+/* Drop in.buf[0..pos), counting its newlines. */
 void ks_ps_discard(ks_parser *p, size_t pos)
 {
     if (!pos)
         return;
     ks_ps_remember_event_start(p, pos);
-    ks_text_count(p->inbuf, pos, p->in_base, &p->lines_before, &p->last_nl);
-    memmove(p->inbuf, p->inbuf + pos, p->in_len - pos);
-    p->in_len -= pos;
-    p->in_base += pos;
+    ks_text_count(p->in.buf, pos, p->in.base, &p->pos.lines_before, &p->pos.last_nl);
+    memmove(p->in.buf, p->in.buf + pos, p->in.len - pos);
+    p->in.len -= pos;
+    p->in.base += pos;
 }
 
 static char *yajl_message(yajl_handle h)
@@ -146,8 +146,8 @@ static char *yajl_message(yajl_handle h)
 /* Hand run[off, off + len) to yajl. */
 yajl_status ks_ps_feed_part(ks_parser *p, size_t off, size_t len)
 {
-    p->feed_off = off;
-    return len ? yajl_parse(p->h, (const unsigned char *)p->run.res + off, len) : yajl_status_ok;
+    p->in.feed_off = off;
+    return len ? yajl_parse(p->h, (const unsigned char *)p->in.run.res + off, len) : yajl_status_ok;
 }
 
 /* yajl's lexer stops one byte after the offending byte for an invalid character and a
@@ -165,7 +165,7 @@ static int lexed_past_offender(const char *msg)
  * the chunking. "trailing garbage": yajl's offset is the end of the first token after the trace
  * (one byte past an invalid byte), which a read may not have reached yet when a feed ends after the
  * trace. In both, the offending token is the first one after the last accepted token: named here
- * from the raw bytes, which the window keeps from there on (acc_abs). */
+ * from the raw bytes, which the window keeps from there on (acc.abs). */
 static int before_offending_token(const char *msg)
 {
     return strstr(msg, "I expect ','") != NULL || strstr(msg, "trailing garbage") != NULL;
@@ -191,13 +191,13 @@ static int after_offending_token(const char *msg)
  * top-level value. Else the repair waits, as in tolerant mode, for yajl to accept it. */
 static void strict_repair_now(ks_parser *p, yajl_status ys)
 {
-    if (!p->strict || p->strict_repair || !p->npr || ys != yajl_status_ok || !p->has_acc || p->top_done ||
-        !p->depth || (p->acc_value && !p->acc_comma))
+    if (!p->strict || p->rp.strict_kind || !p->rp.npending || ys != yajl_status_ok || !p->acc.has || p->nest.top_done ||
+        !p->nest.depth || (p->acc.value && !p->acc.comma))
         return;
-    for (size_t i = 0; i < p->npr; i++)
-        if (!ks_repair_kind_lenient((int)p->pr[i].kind)) {
-            p->strict_repair = p->pr[i].kind + 1;
-            p->strict_repair_at = p->pr[i].at;
+    for (size_t i = 0; i < p->rp.npending; i++)
+        if (!ks_repair_kind_lenient((int)p->rp.pending[i].kind)) {
+            p->rp.strict_kind = p->rp.pending[i].kind + 1;
+            p->rp.strict_at = p->rp.pending[i].at;
             return;
         }
 }
@@ -208,33 +208,33 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     if (p->failed)
         return 0;
     *err_at = UINT64_MAX;
-    if (p->acc_set) {
+    if (p->acc.set) {
         size_t hint = 0;
-        p->acc_abs = p->in_base + pos + ks_ps_token_end_in(&p->run, p->inbuf + pos, p->acc_run, &hint);
-        p->acc_set = 0;
-        p->has_acc = 1;
-        p->acc_keep = p->acc_abs;
-        p->acc_comma = 0;
+        p->acc.abs = p->in.base + pos + ks_ps_token_end_in(&p->in.run, p->in.buf + pos, p->acc.run, &hint);
+        p->acc.set = 0;
+        p->acc.has = 1;
+        p->acc.keep = p->acc.abs;
+        p->acc.comma = 0;
     }
     char *msg = NULL;
     if (ys != yajl_status_ok) {
-        size_t out_off = p->feed_off + yajl_get_bytes_consumed(p->h);
+        size_t out_off = p->in.feed_off + yajl_get_bytes_consumed(p->h);
         msg = yajl_message(p->h);
         size_t hint = 0, in_off;
         int at_end = after_offending_token(msg);
         if (lexed_past_offender(msg)) {
             /* name the offending byte itself, as the other lexical errors do (in input bytes: the
              * filtered run may have dropped blanks before it, and a trailing comma after it) */
-            in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
+            in_off = ks_ps_token_end_in(&p->in.run, p->in.buf + pos, out_off, &hint);
             if (in_off > 0)
                 in_off--;
         } else if (at_end) {
-            in_off = ks_ps_token_end_in(&p->run, p->inbuf + pos, out_off, &hint);
+            in_off = ks_ps_token_end_in(&p->in.run, p->in.buf + pos, out_off, &hint);
         } else {
-            in_off = ks_run_in_offset(&p->run, out_off);
+            in_off = ks_run_in_offset(&p->in.run, out_off);
         }
-        *err_at = p->in_base + pos + in_off;
-        if (before_offending_token(msg) && p->has_acc)
+        *err_at = p->in.base + pos + in_off;
+        if (before_offending_token(msg) && p->acc.has)
             *err_at = ks_ps_offending_token(p);
         if (!at_end && ks_ps_raw_byte(p, *err_at) == 0) {
             /* binary data (/dev/zero, a sparse or zero-filled file): say so */
@@ -244,10 +244,10 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
             msg = ks_xstrdup(buf);
         }
     }
-    ks_ps_commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->has_acc ? p->acc_abs : 0);
+    ks_ps_commit_repairs(p, *err_at != UINT64_MAX ? *err_at : p->acc.has ? p->acc.abs : 0);
     if (*err_at != UINT64_MAX) {
-        p->npr = 0;
-        p->has_acc = 0; /* resynchronising: nothing to keep */
+        p->rp.npending = 0;
+        p->acc.has = 0; /* resynchronising: nothing to keep */
     } else {
         ks_ps_skip_kept_blanks(p);
         strict_repair_now(p, ys);
@@ -265,12 +265,12 @@ int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64
     return 1;
 }
 
-/* Hand the filtered run of inbuf[pos ..] (p->run) to yajl and settle its repairs. Returns 0
+/* Hand the filtered run of in.buf[pos ..] (p->in.run) to yajl and settle its repairs. Returns 0
  * on a fatal error (err set); else 1, with *err_at the absolute offset of a syntax error
  * (p->mode set by ks_ps_on_syntax_error) or UINT64_MAX. */
 int ks_ps_feed_run(ks_parser *p, size_t pos, ks_error *err, uint64_t *err_at)
 {
-    p->run_hint = 0;
-    p->last_ev_run_end = SIZE_MAX;
-    return ks_ps_settle(p, pos, ks_ps_feed_part(p, 0, p->run.len), err, err_at);
+    p->in.run_hint = 0;
+    p->in.last_ev_run_end = SIZE_MAX;
+    return ks_ps_settle(p, pos, ks_ps_feed_part(p, 0, p->in.run.len), err, err_at);
 }

@@ -9,15 +9,15 @@ int ks_ps_finish(ks_parser *p, ks_error *err)
 {
     ks_trace *t = p->t;
     if (!t->container)
-        return ks_error_set(err, p->in_base + p->in_len ? "not a trace: no JSON object or array found"
+        return ks_error_set(err, p->in.base + p->in.len ? "not a trace: no JSON object or array found"
                                                          : "empty input");
-    if (!p->top_done && p->mode != M_STOP) {
-        uint64_t end = p->in_base + p->in_len;
+    if (!p->nest.top_done && p->mode != M_STOP) {
+        uint64_t end = p->in.base + p->in.len;
         int in_event = 0;
-        for (int i = 0; i < p->depth; i++)
-            if (p->stack[i] == CX_EVENT)
+        for (int i = 0; i < p->nest.depth; i++)
+            if (p->nest.stack[i] == CX_EVENT)
                 in_event = 1;
-        if (t->container == '[' && p->depth == 1 && p->stack[0] == CX_EVENTS && !p->skip) {
+        if (t->container == '[' && p->nest.depth == 1 && p->nest.stack[0] == CX_EVENTS && !p->nest.skip) {
             ks_diag_add(&t->diag, "parse.array_unclosed", KS_SEV_INFO,
                         "array without its closing ']' (allowed by the format)");
         } else {
@@ -29,7 +29,7 @@ int ks_ps_finish(ks_parser *p, ks_error *err)
                 return ks_error_set_at(err, end, line, col,
                                        "input ends inside the trace before any complete event "
                                        "(truncated file: %llu bytes%s)", (unsigned long long)end,
-                                       p->in_events_seen ? ", the traceEvents array opened and nothing "
+                                       p->nest.in_events_seen ? ", the traceEvents array opened and nothing "
                                                            "followed" : "");
             if (p->strict)
                 return ks_error_set_at(err, end, line, col,
@@ -44,8 +44,8 @@ int ks_ps_finish(ks_parser *p, ks_error *err)
     }
     if (p->mode == M_RESYNC)
         ks_diag_count(&t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING,
-                      p->in_base + p->in_len - p->rs_from);
-    if (t->container == '{' && !p->in_events_seen)
+                      p->in.base + p->in.len - p->rs.from);
+    if (t->container == '{' && !p->nest.in_events_seen)
         return ks_error_set(err, "not a Chrome trace: no \"traceEvents\" array");
     if (p->strict && p->t->diag.n) {
         /* skipped events and similar are errors in strict mode */

@@ -91,16 +91,16 @@ int64_t ks_ps_parse_flow_id(const char *s, size_t len, int is_string, uint16_t *
 
 ks_kind ks_ps_kind_of(ks_parser *p, uint16_t cat, const ks_str name, char ph)
 {
-    if (cat >= p->cat_kind_cap) {
-        size_t old = p->cat_kind_cap;
-        KS_GROW(p->cat_kind, p->cat_kind_cap, (size_t)cat + 1);
-        memset(p->cat_kind + old, 0, p->cat_kind_cap - old);
+    if (cat >= p->cache.cat_kind_cap) {
+        size_t old = p->cache.cat_kind_cap;
+        KS_GROW(p->cache.cat_kind, p->cache.cat_kind_cap, (size_t)cat + 1);
+        memset(p->cache.cat_kind + old, 0, p->cache.cat_kind_cap - old);
     }
-    if (!p->cat_kind[cat]) {
+    if (!p->cache.cat_kind[cat]) {
         const char *c = ks_trace_cat_name(p->t, cat);
-        p->cat_kind[cat] = (uint8_t)(ks_classify(c, strlen(c), NULL, 0) + 1);
+        p->cache.cat_kind[cat] = (uint8_t)(ks_classify(c, strlen(c), NULL, 0) + 1);
     }
-    ks_kind k = (ks_kind)(p->cat_kind[cat] - 1);
+    ks_kind k = (ks_kind)(p->cache.cat_kind[cat] - 1);
     if (k == KS_K_OTHER && name && (ph == 's' || ph == 't' || ph == 'f')) {
         const char *n = ks_strtab_get(p->t->strings, name);
         k = ks_classify(NULL, 0, n, strlen(n));
@@ -112,47 +112,47 @@ int ks_ps_own_event(ks_parser *p)
 {
     const cur_event *e = &p->ev;
     if (e->ph == 'M') {
-        if (p->has_own_pid && ks_id_equal(e->pid, p->own_pid))
+        if (p->cache.has_own_pid && ks_id_equal(e->pid, p->cache.own_pid))
             return 1;
         const char *n = ks_strtab_get(p->t->strings, e->name);
         if (e->has_arg_name && !strcmp(n, "process_name") &&
             !strcmp(ks_strtab_get(p->t->strings, e->arg_name), "kinesift")) {
-            p->own_pid = e->pid;
-            p->has_own_pid = 1;
+            p->cache.own_pid = e->pid;
+            p->cache.has_own_pid = 1;
             return 1;
         }
         return 0;
     }
     uint16_t cat = e->cat;
-    if (cat >= p->cat_own_cap) {
-        size_t old = p->cat_own_cap;
-        KS_GROW(p->cat_own, p->cat_own_cap, (size_t)cat + 1);
-        memset(p->cat_own + old, 0, p->cat_own_cap - old);
+    if (cat >= p->cache.cat_own_cap) {
+        size_t old = p->cache.cat_own_cap;
+        KS_GROW(p->cache.cat_own, p->cache.cat_own_cap, (size_t)cat + 1);
+        memset(p->cache.cat_own + old, 0, p->cache.cat_own_cap - old);
     }
-    if (!p->cat_own[cat]) {
+    if (!p->cache.cat_own[cat]) {
         const char *c = ks_trace_cat_name(p->t, cat);
-        p->cat_own[cat] = (uint8_t)(1 + (!strcmp(c, "kinesift") || !strncmp(c, "kinesift.", 9)));
+        p->cache.cat_own[cat] = (uint8_t)(1 + (!strcmp(c, "kinesift") || !strncmp(c, "kinesift.", 9)));
     }
-    return p->cat_own[cat] == 2;
+    return p->cache.cat_own[cat] == 2;
 }
 
 uint32_t ks_ps_track_of(ks_parser *p, ks_id pid, ks_id tid)
 {
-    if (p->have_last_track && ks_id_equal(pid, p->last_pid) && ks_id_equal(tid, p->last_tid))
-        return p->last_track;
-    p->last_track = ks_trace_track(p->t, pid, tid);
-    if (p->unit && ks_ps_first_use(p, &p->track_stamp, &p->track_stamp_cap, p->last_track)) {
-        ks_unit *u = p->unit;
+    if (p->cache.have_last_track && ks_id_equal(pid, p->cache.last_pid) && ks_id_equal(tid, p->cache.last_tid))
+        return p->cache.last_track;
+    p->cache.last_track = ks_trace_track(p->t, pid, tid);
+    if (p->wk.unit && ks_ps_first_use(p, &p->wk.track_stamp, &p->wk.track_stamp_cap, p->cache.last_track)) {
+        ks_unit *u = p->wk.unit;
         KS_GROW(u->tr, u->tr_cap, u->ntr + 1);
-        u->tr[u->ntr].local = p->last_track;
+        u->tr[u->ntr].local = p->cache.last_track;
         u->tr[u->ntr].pid = pid;
         u->tr[u->ntr].tid = tid;
         u->ntr++;
     }
-    p->last_pid = pid;
-    p->last_tid = tid;
-    p->have_last_track = 1;
-    return p->last_track;
+    p->cache.last_pid = pid;
+    p->cache.last_tid = tid;
+    p->cache.have_last_track = 1;
+    return p->cache.last_track;
 }
 
 uint32_t ks_ps_series_of(ks_parser *p, uint32_t track, const char *name, const char *key, size_t klen)
@@ -165,8 +165,8 @@ uint32_t ks_ps_series_of(ks_parser *p, uint32_t track, const char *name, const c
     if ((size_t)n >= sizeof buf)
         n = sizeof buf - 1;
     ks_str sname = ks_strtab_intern(t->strings, buf, (size_t)n);
-    if (p->last_series < t->nseries && t->series[p->last_series].track == track &&
-        t->series[p->last_series].name == sname)
-        return p->last_series;
-    return p->last_series = ks_trace_series(t, track, sname);
+    if (p->cache.last_series < t->nseries && t->series[p->cache.last_series].track == track &&
+        t->series[p->cache.last_series].name == sname)
+        return p->cache.last_series;
+    return p->cache.last_series = ks_trace_series(t, track, sname);
 }

@@ -41,8 +41,8 @@ static void parser_free(ks_parser *p)
     p->h = NULL;
     ks_split_stop_timed(p->split, p->timings); /* before the reader: workers read its chunks */
     p->split = NULL;
-    ks_reader_stop_timed(p->reader, p->timings);
-    p->reader = NULL;
+    ks_reader_stop_timed(p->in.reader, p->timings);
+    p->in.reader = NULL;
     ks_spec_free(p->own_spec); /* the main parser's own scans (own_unit) */
     p->own_spec = NULL;
     ks_unit_free(&p->own_unit);
@@ -56,8 +56,8 @@ static void parser_free(ks_parser *p)
  * the worker that parsed them (unit.h). */
 static int at_event_boundary(const ks_parser *p, size_t brace)
 {
-    return p->last_ev_run_end == brace + 1 && p->ctx == CX_EVENTS && !p->skip && p->mode == M_PARSE &&
-           !p->failed && !p->top_done;
+    return p->in.last_ev_run_end == brace + 1 && p->nest.ctx == CX_EVENTS && !p->nest.skip && p->mode == M_PARSE &&
+           !p->failed && !p->nest.top_done;
 }
 
 static void replay(ks_parser *p, const ks_unit *u)
@@ -65,10 +65,10 @@ static void replay(ks_parser *p, const ks_unit *u)
     ks_unit_merge(p->t, u);
     p->events_read += u->events_read;
     p->last_commit_end = u->last_end;
-    p->last_ev_run_end = u->yb + 1;
-    p->acc_run = u->yb + 1;
-    p->acc_set = 1;
-    p->acc_value = 1; /* the unit ends with an event's '}' */
+    p->in.last_ev_run_end = u->yb + 1;
+    p->acc.run = u->yb + 1;
+    p->acc.set = 1;
+    p->acc.value = 1; /* the unit ends with an event's '}' */
 }
 
 /* ks_ps_feed_run for a run parsed ahead (a worker's unit or the main parser's own): its edges go to
@@ -77,16 +77,16 @@ static void replay(ks_parser *p, const ks_unit *u)
 static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, uint64_t *replayed, ks_error *err,
                      uint64_t *err_at)
 {
-    p->run_hint = 0;
-    p->last_ev_run_end = SIZE_MAX;
+    p->in.run_hint = 0;
+    p->in.last_ev_run_end = SIZE_MAX;
     yajl_status ys = ks_ps_feed_part(p, 0, u->x);
     if (ys == yajl_status_ok && !p->failed) {
         if (at_event_boundary(p, u->xb)) {
             replay(p, u);
             (*replayed)++;
-            ys = ks_ps_feed_part(p, u->y, p->run.len - u->y);
+            ys = ks_ps_feed_part(p, u->y, p->in.run.len - u->y);
         } else {
-            ys = ks_ps_feed_part(p, u->x, p->run.len - u->x);
+            ys = ks_ps_feed_part(p, u->x, p->in.run.len - u->x);
         }
     }
     return ks_ps_settle(p, pos, ys, err, err_at);
@@ -96,7 +96,7 @@ static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, uint64_t *repla
  * the events, with own scans on). */
 static int may_scan(const ks_parser *p)
 {
-    return p->own_scans && !p->top_done && !p->events_done && p->in_events_seen;
+    return p->own_scans && !p->nest.top_done && !p->nest.events_done && p->nest.in_events_seen;
 }
 
 /* A chunk no worker took: the main parser runs its middle through the fast scanner itself
@@ -136,7 +136,7 @@ static int read_failed(ks_parser *p, uint64_t at, const char *msg, int damaged, 
 /* Read up to n bytes into dst: from the stream, or the raw part of the reader's next chunk. */
 static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_error *rerr)
 {
-    if (!p->reader) {
+    if (!p->in.reader) {
         int64_t t0 = ks_timings_start(p->timings);
         ssize_t k = ks_stream_read(st, dst, n, rerr);
         if (p->timings) /* on this thread: a part of the parse */
@@ -144,7 +144,7 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
                            KS_TIMING_WITHIN);
         return k;
     }
-    ks_rchunk *c = ks_reader_next(p->reader);
+    ks_rchunk *c = ks_reader_next(p->in.reader);
     if (!c)
         return 0;
     ks_unit *u = ks_split_unit(p->split, c, 0); /* parsed ahead before the switch: not needed */
@@ -190,12 +190,12 @@ static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t
  * start at the next feed, so a long token is fed in parts that double (time linear in it). */
 static size_t read_want(const ks_parser *p)
 {
-    if (p->mode == M_PARSE && p->has_acc && p->acc_keep >= p->in_base) {
-        uint64_t held = p->in_base + p->in_len - p->acc_keep;
-        if (held > p->chunk)
+    if (p->mode == M_PARSE && p->acc.has && p->acc.keep >= p->in.base) {
+        uint64_t held = p->in.base + p->in.len - p->acc.keep;
+        if (held > p->in.chunk)
             return (size_t)held;
     }
-    return p->chunk;
+    return p->in.chunk;
 }
 
 /* Read a chunk onto the window, or chunks until want bytes came (or the end). Returns 0 when a
@@ -205,25 +205,25 @@ static int fill_window(ks_parser *p, ks_stream *st, const ks_parse_opts *opts, s
 {
     size_t got = 0;
     do {
-        if (p->in_cap < p->in_len + p->chunk) {
-            p->in_cap = p->in_len + p->chunk > 2 * p->in_cap ? p->in_len + p->chunk : 2 * p->in_cap;
-            p->own_inbuf = p->inbuf = ks_xrealloc(p->inbuf, p->in_cap);
+        if (p->in.cap < p->in.len + p->in.chunk) {
+            p->in.cap = p->in.len + p->in.chunk > 2 * p->in.cap ? p->in.len + p->in.chunk : 2 * p->in.cap;
+            p->in.own = p->in.buf = ks_xrealloc(p->in.buf, p->in.cap);
         }
         ks_error rerr;
-        ssize_t r = read_more(p, st, p->inbuf + p->in_len, p->chunk, &rerr);
+        ssize_t r = read_more(p, st, p->in.buf + p->in.len, p->in.chunk, &rerr);
         if (r < 0) {
-            if (!read_failed(p, p->in_base + p->in_len, rerr.msg, ks_stream_damaged(st), err))
+            if (!read_failed(p, p->in.base + p->in.len, rerr.msg, ks_stream_damaged(st), err))
                 return 0;
             r = 0;
         }
         if (r == 0)
             *eof = 1;
-        p->in_len += (size_t)r;
+        p->in.len += (size_t)r;
         got += (size_t)r;
-        p->t->bytes = p->in_base + p->in_len;
+        p->t->bytes = p->in.base + p->in.len;
         if (opts->progress)
             opts->progress(opts->progress_ctx, st, p->t->bytes);
-    } while (!*eof && want > p->chunk && got < want);
+    } while (!*eof && want > p->in.chunk && got < want);
     return 1;
 }
 
@@ -232,8 +232,8 @@ static int fill_window(ks_parser *p, ks_stream *st, const ks_parse_opts *opts, s
 static int drain(ks_parser *p, ks_stream *st, const ks_parse_opts *opts, int *eof, ks_error *err)
 {
     while (!*eof) {
-        ks_ps_discard(p, p->in_len);
-        if (!fill_window(p, st, opts, p->chunk, eof, err))
+        ks_ps_discard(p, p->in.len);
+        if (!fill_window(p, st, opts, p->in.chunk, eof, err))
             return 0;
     }
     return 1;
@@ -242,28 +242,28 @@ static int drain(ks_parser *p, ks_stream *st, const ks_parse_opts *opts, int *eo
 enum { FILTERED_DONE, FILTERED_SWITCH, FILTERED_FAIL };
 
 /* The reader window c is about to be replaced by the next one, which starts at c's drop point:
- * keep the bytes from the end of the last accepted token and the blanks after it (acc_keep) up to
+ * keep the bytes from the end of the last accepted token and the blanks after it (acc.keep) up to
  * there. */
 static void keep_tail(ks_parser *p, const ks_rchunk *c)
 {
     size_t done = c->has_run ? c->run_start + c->consumed : 0;
     uint64_t drop = c->base + done;
-    if (!p->has_acc || p->acc_keep >= drop) {
-        p->keep.n = 0;
+    if (!p->acc.has || p->acc.keep >= drop) {
+        p->pos.keep.n = 0;
         return;
     }
-    if (p->acc_keep >= c->base || !p->keep.n) {
-        size_t from = p->acc_keep >= c->base ? (size_t)(p->acc_keep - c->base) : 0;
-        p->keep.n = 0;
-        p->keep_base = c->base + from;
+    if (p->acc.keep >= c->base || !p->pos.keep.n) {
+        size_t from = p->acc.keep >= c->base ? (size_t)(p->acc.keep - c->base) : 0;
+        p->pos.keep.n = 0;
+        p->pos.keep_base = c->base + from;
         /* the newlines before the kept bytes: the reader counted the window up to lines_upto */
-        ks_text_win w = {c->buf, c->len, c->base, p->lines_before, p->last_nl, c->lines_upto,
+        ks_text_win w = {c->buf, c->len, c->base, p->pos.lines_before, p->pos.last_nl, c->lines_upto,
                          c->lines, c->last_nl};
-        ks_text_lines_before(&w, c->base + from, &p->keep_lines, &p->keep_last_nl);
-        ks_buf_put(&p->keep, c->buf + from, done - from);
+        ks_text_lines_before(&w, c->base + from, &p->pos.keep_lines, &p->pos.keep_last_nl);
+        ks_buf_put(&p->pos.keep, c->buf + from, done - from);
         return;
     }
-    ks_buf_put(&p->keep, c->buf, done);
+    ks_buf_put(&p->pos.keep, c->buf, done);
 }
 
 /* 1 when the token after the last accepted one began more than two chunks before the end of
@@ -271,40 +271,40 @@ static void keep_tail(ks_parser *p, const ks_rchunk *c)
 static int inside_long_token(const ks_parser *p, const ks_rchunk *c)
 {
     uint64_t drop = c->base + (c->has_run ? c->run_start + c->consumed : 0);
-    return p->has_acc && p->acc_keep < drop && drop - p->acc_keep > 2 * (uint64_t)p->chunk;
+    return p->acc.has && p->acc.keep < drop && drop - p->acc.keep > 2 * (uint64_t)p->in.chunk;
 }
 
 /* Put the kept bytes in front of our own window. */
 static void prepend_keep(ks_parser *p)
 {
-    size_t k = p->keep.n;
-    if (p->in_cap < p->in_len + k + p->chunk) {
-        p->in_cap = p->in_len + k + p->chunk;
-        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    size_t k = p->pos.keep.n;
+    if (p->in.cap < p->in.len + k + p->in.chunk) {
+        p->in.cap = p->in.len + k + p->in.chunk;
+        p->in.own = ks_xrealloc(p->in.own, p->in.cap);
     }
-    memmove(p->own_inbuf + k, p->own_inbuf, p->in_len);
-    memcpy(p->own_inbuf, p->keep.p, k);
-    p->inbuf = p->own_inbuf;
-    p->in_len += k;
-    p->in_base = p->keep_base;
-    p->lines_before = p->keep_lines;
-    p->last_nl = p->keep_last_nl;
-    p->keep.n = 0;
+    memmove(p->in.own + k, p->in.own, p->in.len);
+    memcpy(p->in.own, p->pos.keep.p, k);
+    p->in.buf = p->in.own;
+    p->in.len += k;
+    p->in.base = p->pos.keep_base;
+    p->pos.lines_before = p->pos.keep_lines;
+    p->pos.last_nl = p->pos.keep_last_nl;
+    p->pos.keep.n = 0;
 }
 
 /* Leave the reader's windows: ours holds the window c, after the bytes kept from earlier ones
  * when the parse goes on from need_from, before c. */
 static void own_window(ks_parser *p, const ks_rchunk *c, uint64_t need_from)
 {
-    if (p->in_cap < c->len + p->chunk) {
-        p->in_cap = c->len + p->chunk;
-        p->own_inbuf = ks_xrealloc(p->own_inbuf, p->in_cap);
+    if (p->in.cap < c->len + p->in.chunk) {
+        p->in.cap = c->len + p->in.chunk;
+        p->in.own = ks_xrealloc(p->in.own, p->in.cap);
     }
-    memcpy(p->own_inbuf, c->buf, c->len);
-    p->inbuf = p->own_inbuf;
-    if (p->keep.n && need_from < p->in_base)
+    memcpy(p->in.own, c->buf, c->len);
+    p->in.buf = p->in.own;
+    if (p->pos.keep.n && need_from < p->in.base)
         prepend_keep(p);
-    p->keep.n = 0;
+    p->pos.keep.n = 0;
 }
 
 /* The parse while the reader thread filters: one chunk per read, the run it filtered handed to
@@ -318,28 +318,28 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
     ks_rchunk *prev = NULL;
     for (;;) {
         if (prev) {
-            ks_ps_remember_event_start(p, p->in_len);
+            ks_ps_remember_event_start(p, p->in.len);
             ks_ps_skip_kept_blanks(p);
             keep_tail(p, prev);
         }
-        ks_rchunk *c = prev = ks_reader_next(p->reader);
+        ks_rchunk *c = prev = ks_reader_next(p->in.reader);
         if (!c)
             return FILTERED_DONE;
         /* the previous window is discarded now, its newlines counted */
-        p->lines_before += lines;
+        p->pos.lines_before += lines;
         if (last_nl >= 0)
-            p->last_nl = last_nl;
+            p->pos.last_nl = last_nl;
         lines = c->lines;
         last_nl = c->last_nl;
-        p->inbuf = c->buf;
-        p->in_len = c->len;
-        p->in_base = c->base;
-        p->win_buf = c->buf;
-        p->win_base = c->base;
-        p->win_upto = c->lines_upto;
-        p->win_lines = c->lines;
-        p->win_last = c->last_nl;
-        p->run_start = c->run_start;
+        p->in.buf = c->buf;
+        p->in.len = c->len;
+        p->in.base = c->base;
+        p->pos.win_buf = c->buf;
+        p->pos.win_base = c->base;
+        p->pos.win_upto = c->lines_upto;
+        p->pos.win_lines = c->lines;
+        p->pos.win_last = c->last_nl;
+        p->in.run_start = c->run_start;
         if (c->read_err && !read_failed(p, c->base + c->len, c->err.msg, ks_stream_damaged(st), err))
             return FILTERED_FAIL;
         p->t->bytes = c->bytes;
@@ -353,8 +353,8 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
             continue;
         }
         for (size_t i = 0; i < c->npr; i++)
-            ks_pending_add(&p->pr, &p->npr, &p->pr_cap, c->pr[i].kind, c->pr[i].at, c->pr[i].n);
-        p->run = c->run;
+            ks_pending_add(&p->rp.pending, &p->rp.npending, &p->rp.pending_cap, c->pr[i].kind, c->pr[i].at, c->pr[i].n);
+        p->in.run = c->run;
         uint64_t err_at;
         ks_unit *u = ks_split_unit(p->split, c, may_scan(p));
         int mine = ks_split_own(p->split, u); /* read ahead by this thread while it waited */
@@ -378,11 +378,11 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         if (err_at != UINT64_MAX) {
             /* resynchronise on the raw bytes: our own window and filter from here on */
             own_window(p, c, err_at);
-            *pos = (size_t)(err_at - p->in_base);
-            if (*pos > p->in_len)
-                *pos = p->in_len;
+            *pos = (size_t)(err_at - p->in.base);
+            if (*pos > p->in.len)
+                *pos = p->in.len;
             *eof = c->eof;
-            ks_reader_raw(p->reader);
+            ks_reader_raw(p->in.reader);
             return FILTERED_SWITCH;
         }
         if (c->eof)
@@ -390,10 +390,10 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         if (inside_long_token(p, c)) {
             /* yajl would lex the token again from its start at every chunk: go on with our own
              * window, which grows with the token */
-            own_window(p, c, p->acc_keep);
-            *pos = (size_t)(c->base + c->run_start + c->consumed - p->in_base);
-            p->rep.in_string = c->in_string;
-            ks_reader_raw(p->reader);
+            own_window(p, c, p->acc.keep);
+            *pos = (size_t)(c->base + c->run_start + c->consumed - p->in.base);
+            p->rp.rep.in_string = c->in_string;
+            ks_reader_raw(p->in.reader);
             return FILTERED_SWITCH;
         }
     }
@@ -416,15 +416,15 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     p.t->filter = ks_xstrdup(ks_stream_filter(st));
     p.strict = opts->strict;
     p.err = err;
-    p.last_nl = -1;
-    p.chunk = chunk;
-    ks_repair_init(&p.rep);
-    p.rep.on_repair = ks_ps_on_repair;
-    p.rep.ctx = &p;
+    p.pos.last_nl = -1;
+    p.in.chunk = chunk;
+    ks_repair_init(&p.rp.rep);
+    p.rp.rep.on_repair = ks_ps_on_repair;
+    p.rp.rep.ctx = &p;
     p.h = ks_ps_new_handle(&p);
-    p.in_cap = chunk * 2 + 8192;
-    p.own_inbuf = ks_xmalloc(p.in_cap);
-    p.inbuf = p.own_inbuf;
+    p.in.cap = chunk * 2 + 8192;
+    p.in.own = ks_xmalloc(p.in.cap);
+    p.in.buf = p.in.own;
     if (!p.h) {
         ks_error_set(err, "cannot create a JSON parser");
         goto fail;
@@ -434,19 +434,19 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     int eof = 0, need_more = 1, first = 1;
     int workers = parse_workers(opts);
     if (use_reader_thread(opts, st, chunk))
-        p.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
+        p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0) |
                                                   (workers + 2 > online_cpus() ? KS_READER_YIELD : 0));
-    if (!p.reader)
+    if (!p.in.reader)
         workers = 0;
     p.own_scans = opts->own_scans >= 0;
     if (workers || p.own_scans)
         ks_ps_c_locale(); /* made once, before any worker might */
     if (workers) {
-        p.split = ks_split_start(p.reader, workers, opts->reader_thread >= 2, opts->reader_thread >= 3);
+        p.split = ks_split_start(p.in.reader, workers, opts->reader_thread >= 2, opts->reader_thread >= 3);
     }
-    if (p.reader) {
-        ks_page_supply supply = {ks_reader_take_block, p.reader};
+    if (p.in.reader) {
+        ks_page_supply supply = {ks_reader_take_block, p.in.reader};
         ks_trace_set_supply(p.t, &supply);
         int r = filtered_loop(&p, opts, st, &pos, &eof, err);
         if (r == FILTERED_FAIL)
@@ -466,10 +466,10 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
             if (!fill_window(&p, st, opts, read_want(&p), &eof, err))
                 goto fail;
             if (first) {
-                if (p.in_len < 3 && !eof)
+                if (p.in.len < 3 && !eof)
                     continue;
                 first = 0;
-                if (p.in_len >= 3 && !memcmp(p.inbuf, "\xef\xbb\xbf", 3)) {
+                if (p.in.len >= 3 && !memcmp(p.in.buf, "\xef\xbb\xbf", 3)) {
                     pos = 3;
                     ks_diag_count(&p.t->diag, "parse.bom", KS_SEV_INFO, 1);
                 }
@@ -489,29 +489,29 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
                 need_more = 1;
             continue;
         }
-        size_t avail = p.in_len - pos;
+        size_t avail = p.in.len - pos;
         if (!avail) {
             need_more = 1;
             continue;
         }
-        p.run_start = pos;
-        size_t consumed = ks_repair_run(&p.rep, p.inbuf + pos, avail, eof);
-        p.run = ks_repair_last_run(&p.rep);
+        p.in.run_start = pos;
+        size_t consumed = ks_repair_run(&p.rp.rep, p.in.buf + pos, avail, eof);
+        p.in.run = ks_repair_last_run(&p.rp.rep);
         uint64_t err_at;
         if (!ks_ps_feed_run(&p, pos, err, &err_at))
             goto fail;
         if (err_at != UINT64_MAX) {
-            pos = (size_t)(err_at - p.in_base);
-            if (pos > p.in_len)
-                pos = p.in_len;
+            pos = (size_t)(err_at - p.in.base);
+            if (pos > p.in.len)
+                pos = p.in.len;
             continue;
         }
         pos += consumed;
-        if (consumed < avail || pos == p.in_len)
+        if (consumed < avail || pos == p.in.len)
             need_more = 1;
     }
 done:
-    if (p.npr && !p.failed) {
+    if (p.rp.npending && !p.failed) {
         /* repairs in the last, unfinished token */
         ks_ps_commit_repairs(&p, UINT64_MAX);
         if (!ks_ps_strict_repair_ok(&p, err))
@@ -526,7 +526,7 @@ done:
         opts->info->units_ahead += p.info.units_ahead;
         opts->info->scans_refused += p.info.scans_refused;
     }
-    if (p.mode == M_PARSE && p.top_done) {
+    if (p.mode == M_PARSE && p.nest.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */
         yajl_complete_parse(p.h);
     }

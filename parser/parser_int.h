@@ -117,14 +117,8 @@ typedef struct cur_event {
 enum mode { M_PARSE, M_RESYNC, M_STOP };
 enum resync_target { RS_EVENT, RS_TRACE_EVENTS };
 
-typedef struct ks_parser {
-    ks_trace *t;
-    int strict;
-    yajl_handle h;
-    struct ks_jscan *scan;    /* the fast scanner when it drives the callbacks (spec.c), else NULL */
-    ks_error *err;
-    int failed;               /* a callback hit a fatal condition (err is set) */
-
+/* Where the callbacks are in the document (callbacks.c, keys.c, values.c). */
+typedef struct ps_nest {
     uint8_t stack[16];
     int depth;
     int ctx;                  /* stack[depth - 1], or 0 at the top level */
@@ -135,49 +129,43 @@ typedef struct ks_parser {
     int events_done;          /* the traceEvents array was closed */
     int in_events_seen;
     uint32_t top_seen;        /* bit k: top-level key k (enum key) seen */
+} ps_nest;
 
-    cur_event ev;
-    /* a shape arg being read (values.c, callbacks.c): its key, the array depth inside it (0: none),
-     * whether the next element needs a comma, whether it held something not kept (an object) */
-    int cap_key, cap_depth, cap_sep, cap_bad;
-    ks_buf cap;
-    counter_kv *kv;
-    size_t kv_cap;
-    ks_buf kvkeys;
-    ks_device_prop dp;
+/* A shape arg being read (values.c, callbacks.c): its key, the array depth inside it (0: none),
+ * whether the next element needs a comma, whether it held something not kept (an object), and
+ * its compact text so far. */
+typedef struct ps_shape {
+    int key, depth, sep, bad;
+    ks_buf buf;
+} ps_shape;
 
-    pending_thread *pt;
-    size_t npt, pt_cap;
-
-    uint64_t events_read;
-    uint64_t last_commit_end;
-
-    /* the input window: our own buffer, or the reader thread's current chunk */
-    char *inbuf;
-    char *own_inbuf;
-    size_t in_len, in_cap;
+/* The input window: our own buffer, or the reader thread's current chunk, and the run of it
+ * being fed to yajl (parse.c, feed.c). */
+typedef struct ps_input {
+    char *buf;
+    char *own;                /* the parser's own buffer (buf when no reader window is used) */
+    size_t len, cap;
     size_t chunk;
     ks_reader *reader;        /* the reader thread, when one is used */
-    ks_run run;               /* the current run for yajl, with its offset map: from rep or the
-                               * reader thread's chunk */
+    ks_run run;               /* the current run for yajl, with its offset map: from the repair
+                               * filter or the reader thread's chunk */
     size_t run_hint;          /* map entry of the last offset looked up in it */
-    uint64_t in_base;         /* absolute offset of inbuf[0] */
-    size_t run_start;         /* inbuf offset of the current run */
+    uint64_t base;            /* absolute offset of buf[0] */
+    size_t run_start;         /* buf offset of the current run */
     size_t feed_off;          /* run offset of the current yajl feed (a run may be fed in parts) */
     size_t last_ev_run_end;   /* run offset after the last event's '}' in this run; SIZE_MAX none */
-    struct ks_split *split;   /* workers parsing ahead (split.h), or NULL */
-    int own_scans;            /* ks_parse_opts.own_scans >= 0 */
-    struct ks_spec *own_spec; /* the main parser's own scans of chunks no worker took (parse.c) */
-    ks_unit own_unit;
-    ks_unit_maps own_maps;
-    ks_parse_info info;
-    struct ks_timings *timings; /* ks_parse_opts.timings (NULL: not timed) */
     int feeding_prefix;
-    uint64_t lines_before;    /* newlines before inbuf[0] */
-    int64_t last_nl;          /* absolute offset of the last newline before inbuf[0], -1 none */
+} ps_input;
+
+/* What positions are counted from (position.c): newlines before the window, the reader thread's
+ * counts over its window, the current event's line and column, the last count asked for, and the
+ * raw bytes of earlier reader windows still needed. */
+typedef struct ps_pos {
+    uint64_t lines_before;    /* newlines before the window's first byte */
+    int64_t last_nl;          /* absolute offset of the last newline before it, -1 none */
     /* what the reader thread counted over its window (ks_rchunk: lines, lines_upto, last_nl),
-     * used while inbuf is that window (win_buf at win_base): a position near the window's end is
-     * counted from there back (textpos.h) */
+     * used while the window is that one (win_buf at win_base): a position near the window's end
+     * is counted from there back (textpos.h) */
     const char *win_buf;
     uint64_t win_base;
     size_t win_upto;
@@ -187,52 +175,63 @@ typedef struct ks_parser {
      * diagnostic about the event names its start, which may lie in a window already dropped) */
     int has_lc;
     uint64_t lc_at, lc_line, lc_col;
-    /* the end of the last token yajl ks_ps_accepted (it called back): a run offset while the run is fed
-     * (acc_set), made absolute once the run is settled (has_acc, acc_abs). The bytes from there on
-     * are not dropped from the window (keep: bytes of earlier reader windows still needed), so a
-     * syntax error or a repair after it is placed whatever the chunking. */
-    size_t acc_run;
-    int acc_set, has_acc;
-    uint64_t acc_abs;
-    /* where the window must keep bytes from: acc_abs moved over the blanks after it and over one
-     * ',' or ':' among them (acc_comma: the ',' ks_ps_offending_token steps over, or a ':' after
-     * which yajl expects a value, not a ','), which need no memory however many there are
-     * (ks_ps_skip_kept_blanks) */
-    uint64_t acc_keep;
-    int acc_comma;
-    int acc_value;            /* that token completed a value (a scalar, a '}' or ']'): a token
-                               * after it with no ',' between is yajl's "I expect ','" */
     /* the newlines before the position ks_ps_line_col was last asked for in the window, and the
      * last of them: facts about the input, so the next count in the window starts there rather
      * than at the window's start (a diagnostic cost a scan of the window each) */
     int lcc_ok;
     uint64_t lcc_abs, lcc_lines;
     int64_t lcc_last;
-    ks_buf keep;              /* raw bytes [keep_base, in_base) of earlier reader windows */
+    ks_buf keep;              /* raw bytes [keep_base, window base) of earlier reader windows */
     uint64_t keep_base;
     uint64_t keep_lines;      /* newlines before keep_base */
     int64_t keep_last_nl;     /* the last of them, -1 none */
+} ps_pos;
 
+/* The end of the last token yajl accepted (it called back): a run offset while the run is fed
+ * (set), made absolute once the run is settled (has, abs). The bytes from there on are not
+ * dropped from the window (pos.keep: bytes of earlier reader windows still needed), so a syntax
+ * error or a repair after it is placed whatever the chunking. */
+typedef struct ps_accepted {
+    size_t run;
+    int set, has;
+    uint64_t abs;
+    /* where the window must keep bytes from: abs moved over the blanks after it and over one
+     * ',' or ':' among them (comma: the ',' ks_ps_offending_token steps over, or a ':' after
+     * which yajl expects a value, not a ','), which need no memory however many there are
+     * (ks_ps_skip_kept_blanks) */
+    uint64_t keep;
+    int comma;
+    int value;                /* that token completed a value (a scalar, a '}' or ']'): a token
+                               * after it with no ',' between is yajl's "I expect ','" */
+} ps_accepted;
+
+/* The repair filter and the repairs of the current run, committed once yajl accepts them
+ * (feed.c). */
+typedef struct ps_repairs {
     ks_repair rep;
-    ks_pending_repair *pr;
-    size_t npr, pr_cap;       /* repairs of the current run, committed once yajl accepts them */
-    int strict_repair;        /* first repair in strict mode: kind + 1 */
-    uint64_t strict_repair_at;
+    ks_pending_repair *pending;
+    size_t npending, pending_cap;
+    int strict_kind;          /* first repair in strict mode: kind + 1 */
+    uint64_t strict_at;
+} ps_repairs;
 
-    enum mode mode;
-    enum resync_target rs_target;
-    int rs_state;
-    uint64_t rs_from;         /* where the resync scan began (for the skipped byte count) */
-    /* RS_EVENT: brackets outside strings since the scan began; the ']' that takes rs_depth to
-     * -rs_close closes traceEvents (a broken last event does not hide the metadata after it) */
-    int64_t rs_depth, rs_close;
-    uint8_t rs_str, rs_esc;
+/* The resynchronisation scan (recover.c). */
+typedef struct ps_resync {
+    enum resync_target target;
+    int state;
+    uint64_t from;            /* where the scan began (for the skipped byte count) */
+    /* RS_EVENT: brackets outside strings since the scan began; the ']' that takes depth to
+     * -close closes traceEvents (a broken last event does not hide the metadata after it) */
+    int64_t depth, close;
+    uint8_t str, esc;
     /* the '{' of the event the scan may resume at (its start), with its line and column once it
-     * left the window (rs_brace_lc) */
-    uint64_t rs_brace, rs_brace_line, rs_brace_col;
-    int rs_brace_lc;
+     * left the window (brace_lc) */
+    uint64_t brace, brace_line, brace_col;
+    int brace_lc;
+} ps_resync;
 
-    /* caches */
+/* Caches of ids and kinds (ids.c, values.c). */
+typedef struct ps_cache {
     uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
     size_t cat_kind_cap;
     uint8_t *cat_own;         /* by category id: 0 not looked at, 1 the trace's, 2 kinesift's own
@@ -250,13 +249,55 @@ typedef struct ks_parser {
         uint16_t id;
     } cat_cache[CAT_CACHE];
     unsigned cat_next;
+} ps_cache;
 
-    /* a worker's parser (split.h): committed events go to a unit, not to the store */
+/* A worker's parser (split.h): committed events go to a unit, not to the store (uses.c). */
+typedef struct ps_worker {
     ks_unit *unit;
-    int unit_bad;             /* the unit met something only the main parser may do */
-    uint32_t unit_no;
-    uint32_t *str_stamp, *cat_stamp, *track_stamp; /* by local id: unit_no of its last use */
+    int bad;                  /* the unit met something only the main parser may do */
+    uint32_t no;
+    uint32_t *str_stamp, *cat_stamp, *track_stamp; /* by local id: unit no of its last use */
     size_t str_stamp_cap, cat_stamp_cap, track_stamp_cap;
+} ps_worker;
+
+/* One parser: what it writes to, its yajl handle and mode, and one owned part per concern. */
+typedef struct ks_parser {
+    ks_trace *t;
+    int strict;
+    yajl_handle h;
+    struct ks_jscan *scan;    /* the fast scanner when it drives the callbacks (spec.c), else NULL */
+    ks_error *err;
+    int failed;               /* a callback hit a fatal condition (err is set) */
+    enum mode mode;
+
+    ps_nest nest;
+    cur_event ev;             /* the event being read */
+    ps_shape shp;
+    counter_kv *kv;           /* the counter values of the event being read */
+    size_t kv_cap;
+    ks_buf kvkeys;
+    ks_device_prop dp;        /* the deviceProperties entry being read */
+    pending_thread *pt;       /* thread names and sort indices met before their tracks */
+    size_t npt, pt_cap;
+
+    uint64_t events_read;
+    uint64_t last_commit_end;
+
+    ps_input in;
+    struct ks_split *split;   /* workers parsing ahead (split.h), or NULL */
+    int own_scans;            /* ks_parse_opts.own_scans >= 0 */
+    struct ks_spec *own_spec; /* the main parser's own scans of chunks no worker took (parse.c) */
+    ks_unit own_unit;
+    ks_unit_maps own_maps;
+    ks_parse_info info;
+    struct ks_timings *timings; /* ks_parse_opts.timings (NULL: not timed) */
+
+    ps_pos pos;
+    ps_accepted acc;
+    ps_repairs rp;
+    ps_resync rs;
+    ps_cache cache;
+    ps_worker wk;
 } ks_parser;
 
 enum vtype { V_STRING, V_NUMBER, V_TRUE, V_FALSE, V_NULL };
@@ -267,18 +308,18 @@ static inline size_t ks_ps_consumed(const ks_parser *p)
     return p->scan ? p->scan->consumed : yajl_get_bytes_consumed(p->h);
 }
 
-/* Every callback: yajl accepted a token ending here (see acc_run). */
+/* Every callback: yajl accepted a token ending here (see ps_accepted). */
 static inline void ks_ps_accepted(ks_parser *p)
 {
-    if (!p->feeding_prefix) {
-        p->acc_run = p->feed_off + ks_ps_consumed(p);
-        p->acc_set = 1;
+    if (!p->in.feeding_prefix) {
+        p->acc.run = p->in.feed_off + ks_ps_consumed(p);
+        p->acc.set = 1;
     }
 }
 
 static inline int ks_ps_top(const ks_parser *p)
 {
-    return p->ctx;
+    return p->nest.ctx;
 }
 
 /* ---- keys.c: a key of the top-level object, of an event, of its "args" -> enum key ---------- */
@@ -311,9 +352,9 @@ int ks_ps_raw_byte(const ks_parser *p, uint64_t abs);
 /* The first byte at or after abs that is not a JSON blank (the start of the next token). */
 uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs);
 /* The offending token of a missing-',' error: the first token after the end of the last
- * accepted one (acc_abs). Only blanks and a trailing comma the pre-filter dropped can lie between
+ * accepted one (acc.abs). Only blanks and a trailing comma the pre-filter dropped can lie between
  * (yajl took no ',' there, or the error would be another one): the comma is skipped too. The
- * search starts at acc_keep, where ks_ps_skip_kept_blanks left it (acc_comma: past the comma). */
+ * search starts at acc.keep, where ks_ps_skip_kept_blanks left it (acc.comma: past the comma). */
 uint64_t ks_ps_offending_token(const ks_parser *p);
 /* A diagnostic placed at absolute offset at (a worker's unit becomes unclean instead). */
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
@@ -368,7 +409,7 @@ const yajl_callbacks *ks_ps_callbacks(void);
 /* Decide what to do after yajl reported an error at absolute offset at. Returns 0 when the error
  * is fatal (err set), else 1 with p->mode set. */
 int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg);
-/* Scan inbuf[*pos..in_len) for the resynchronisation point. Returns 1 when found: *pos is where
+/* Scan in.buf[*pos..in.len) for the resynchronisation point. Returns 1 when found: *pos is where
  * parsing resumes and *prefix the synthetic JSON to feed before it. */
 int ks_ps_resync_scan(ks_parser *p, size_t *pos, const char **prefix);
 void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos);
@@ -380,20 +421,20 @@ void ks_ps_on_repair(void *ctx, int kind, size_t in_off);
 void ks_ps_commit_repairs(ks_parser *p, uint64_t limit);
 /* The first repair in strict mode is the error. Returns 0 when there was one (err set). */
 int ks_ps_strict_repair_ok(ks_parser *p, ks_error *err);
-/* inbuf[0..upto) is about to be dropped: keep the positions that lie there and are still needed. */
+/* in.buf[0..upto) is about to be dropped: keep the positions that lie there and are still needed. */
 void ks_ps_remember_event_start(ks_parser *p, size_t upto);
-/* Move acc_keep over the blanks after the last accepted token that the window holds (and over
+/* Move acc.keep over the blanks after the last accepted token that the window holds (and over
  * one ',' or ':'), so that a run of blanks between two tokens is not kept, whatever its length. */
 void ks_ps_skip_kept_blanks(ks_parser *p);
-/* Where the window may be cut before reading on, at most pos: not after acc_keep. */
+/* Where the window may be cut before reading on, at most pos: not after acc.keep. */
 size_t ks_ps_drop_point(const ks_parser *p, size_t pos);
-/* Drop inbuf[0..pos), counting its newlines. */
+/* Drop in.buf[0..pos), counting its newlines. */
 void ks_ps_discard(ks_parser *p, size_t pos);
 /* Hand run[off, off + len) to yajl. */
 yajl_status ks_ps_feed_part(ks_parser *p, size_t off, size_t len);
 /* After the run (or its parts) went to yajl: settle its repairs and the syntax error, if any. */
 int ks_ps_settle(ks_parser *p, size_t pos, yajl_status ys, ks_error *err, uint64_t *err_at);
-/* Hand the filtered run of inbuf[pos ..] to yajl and settle it (0 on a fatal error). */
+/* Hand the filtered run of in.buf[pos ..] to yajl and settle it (0 on a fatal error). */
 int ks_ps_feed_run(ks_parser *p, size_t pos, ks_error *err, uint64_t *err_at);
 
 /* ---- finish.c ------------------------------------------------------------------------------- */

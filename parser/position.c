@@ -22,63 +22,63 @@ size_t ks_ps_token_end_in(const ks_run *run, const char *raw, size_t out, size_t
 
 uint64_t ks_ps_run_abs(ks_parser *p, size_t out_off)
 {
-    return p->in_base + p->run_start + ks_ps_token_end_in(&p->run, p->inbuf + p->run_start, out_off, &p->run_hint);
+    return p->in.base + p->in.run_start + ks_ps_token_end_in(&p->in.run, p->in.buf + p->in.run_start, out_off, &p->in.run_hint);
 }
 
 uint64_t ks_ps_cur_offset(ks_parser *p)
 {
-    if (p->feeding_prefix)
-        return p->in_base + p->run_start;
-    return ks_ps_run_abs(p, p->feed_off + ks_ps_consumed(p));
+    if (p->in.feeding_prefix)
+        return p->in.base + p->in.run_start;
+    return ks_ps_run_abs(p, p->in.feed_off + ks_ps_consumed(p));
 }
 
 void ks_ps_line_col(ks_parser *p, uint64_t abs, uint64_t *line, uint64_t *col)
 {
-    if (p->has_lc && abs == p->lc_at && abs < p->in_base) {
-        *line = p->lc_line;
-        *col = p->lc_col;
+    if (p->pos.has_lc && abs == p->pos.lc_at && abs < p->in.base) {
+        *line = p->pos.lc_line;
+        *col = p->pos.lc_col;
         return;
     }
-    ks_text_win w = {p->inbuf, p->in_len, p->in_base, p->lines_before, p->last_nl, 0, 0, -1};
-    if (p->keep.n && abs >= p->keep_base && abs < p->in_base) {
+    ks_text_win w = {p->in.buf, p->in.len, p->in.base, p->pos.lines_before, p->pos.last_nl, 0, 0, -1};
+    if (p->pos.keep.n && abs >= p->pos.keep_base && abs < p->in.base) {
         /* in the bytes kept from an earlier reader window */
-        w = (ks_text_win){p->keep.p, p->keep.n, p->keep_base, p->keep_lines, p->keep_last_nl, 0, 0, -1};
+        w = (ks_text_win){p->pos.keep.p, p->pos.keep.n, p->pos.keep_base, p->pos.keep_lines, p->pos.keep_last_nl, 0, 0, -1};
         ks_text_line_col(&w, abs, line, col);
         return;
     }
-    int in_window = abs >= p->in_base && abs - p->in_base <= p->in_len;
-    if (p->win_buf == p->inbuf && p->win_base == p->in_base && p->win_upto <= p->in_len) {
+    int in_window = abs >= p->in.base && abs - p->in.base <= p->in.len;
+    if (p->pos.win_buf == p->in.buf && p->pos.win_base == p->in.base && p->pos.win_upto <= p->in.len) {
         /* the reader's window: its own count of newlines applies */
-        w.upto = p->win_upto;
-        w.upto_lines = p->win_lines;
-        w.upto_last = p->win_last;
+        w.upto = p->pos.win_upto;
+        w.upto_lines = p->pos.win_lines;
+        w.upto_last = p->pos.win_last;
     }
-    uint64_t rel = in_window ? abs - p->in_base : 0;
-    if (in_window && p->lcc_ok && p->lcc_abs >= p->in_base && p->lcc_abs <= abs &&
-        !(w.upto && rel <= w.upto && w.upto - rel < abs - p->lcc_abs)) {
+    uint64_t rel = in_window ? abs - p->in.base : 0;
+    if (in_window && p->pos.lcc_ok && p->pos.lcc_abs >= p->in.base && p->pos.lcc_abs <= abs &&
+        !(w.upto && rel <= w.upto && w.upto - rel < abs - p->pos.lcc_abs)) {
         /* count on from the last position asked for (positions come mostly in order), unless the
          * reader's count from the window's end is nearer */
-        size_t off = (size_t)(p->lcc_abs - p->in_base);
-        w = (ks_text_win){p->inbuf + off, p->in_len - off, p->lcc_abs, p->lcc_lines, p->lcc_last, 0, 0, -1};
+        size_t off = (size_t)(p->pos.lcc_abs - p->in.base);
+        w = (ks_text_win){p->in.buf + off, p->in.len - off, p->pos.lcc_abs, p->pos.lcc_lines, p->pos.lcc_last, 0, 0, -1};
     }
     ks_text_line_col(&w, abs, line, col);
     if (in_window) {
-        p->lcc_ok = 1;
-        p->lcc_abs = abs;
-        p->lcc_lines = *line - 1;
-        p->lcc_last = (int64_t)abs - (int64_t)*col; /* the column counts from the byte after it */
+        p->pos.lcc_ok = 1;
+        p->pos.lcc_abs = abs;
+        p->pos.lcc_lines = *line - 1;
+        p->pos.lcc_last = (int64_t)abs - (int64_t)*col; /* the column counts from the byte after it */
     }
 }
 
 /* The raw input byte at absolute offset abs, from the kept bytes or the window; -1 past both. */
 int ks_ps_raw_byte(const ks_parser *p, uint64_t abs)
 {
-    if (abs < p->in_base) {
-        if (p->keep.n && abs >= p->keep_base && abs - p->keep_base < p->keep.n)
-            return (unsigned char)p->keep.p[abs - p->keep_base];
+    if (abs < p->in.base) {
+        if (p->pos.keep.n && abs >= p->pos.keep_base && abs - p->pos.keep_base < p->pos.keep.n)
+            return (unsigned char)p->pos.keep.p[abs - p->pos.keep_base];
         return -1;
     }
-    return abs - p->in_base < p->in_len ? (unsigned char)p->inbuf[abs - p->in_base] : -1;
+    return abs - p->in.base < p->in.len ? (unsigned char)p->in.buf[abs - p->in.base] : -1;
 }
 
 /* The first byte at or after abs that is not a JSON blank (the start of the next token). */
@@ -94,14 +94,14 @@ uint64_t ks_ps_next_token(const ks_parser *p, uint64_t abs)
 
 uint64_t ks_ps_offending_token(const ks_parser *p)
 {
-    uint64_t abs = ks_ps_next_token(p, p->acc_keep);
-    return !p->acc_comma && ks_ps_raw_byte(p, abs) == ',' ? ks_ps_next_token(p, abs + 1) : abs;
+    uint64_t abs = ks_ps_next_token(p, p->acc.keep);
+    return !p->acc.comma && ks_ps_raw_byte(p, abs) == ',' ? ks_ps_next_token(p, abs + 1) : abs;
 }
 
 void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, const char *fmt, ...)
 {
-    if (p->unit) {
-        p->unit_bad = 1; /* positions are the main parser's */
+    if (p->wk.unit) {
+        p->wk.bad = 1; /* positions are the main parser's */
         return;
     }
     const ks_diag_kind *k = ks_diag_get(&p->t->diag, id);
@@ -121,8 +121,8 @@ void ks_ps_diag_at(ks_parser *p, const char *id, ks_severity sev, uint64_t at, c
 
 int ks_ps_fatal_at(ks_parser *p, uint64_t at, const char *fmt, ...)
 {
-    if (p->unit) {
-        p->unit_bad = 1;
+    if (p->wk.unit) {
+        p->wk.bad = 1;
         p->failed = 1;
         return 0;
     }

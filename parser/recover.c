@@ -13,16 +13,16 @@
  * is fatal (err set), else 1 with p->mode set. */
 int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
 {
-    int in_events = p->depth >= 1 && p->stack[0] == CX_EVENTS;
+    int in_events = p->nest.depth >= 1 && p->nest.stack[0] == CX_EVENTS;
     int in_event = 0;
-    for (int i = 0; i < p->depth; i++) {
-        if (p->stack[i] == CX_EVENTS)
+    for (int i = 0; i < p->nest.depth; i++) {
+        if (p->nest.stack[i] == CX_EVENTS)
             in_events = 1;
-        if (p->stack[i] == CX_EVENT)
+        if (p->nest.stack[i] == CX_EVENT)
             in_event = 1;
     }
     /* a second document after the trace: a concatenated file, JSON Lines; named as such */
-    int second = p->top_done && (ks_ps_raw_byte(p, at) == '{' || ks_ps_raw_byte(p, at) == '[');
+    int second = p->nest.top_done && (ks_ps_raw_byte(p, at) == '{' || ks_ps_raw_byte(p, at) == '[');
     if (p->strict && second)
         return ks_ps_fatal_at(p, at, "invalid JSON: a second JSON document after the trace (a concatenated "
                                      "file or JSON Lines: give one trace per file)");
@@ -31,7 +31,7 @@ int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
     if (!p->t->container)
         return ks_ps_fatal_at(p, at, "%s: %s",
                               ks_ps_raw_byte(p, at) == 0 ? "not JSON" : "not a JSON trace", msg);
-    if (p->top_done) {
+    if (p->nest.top_done) {
         if (second)
             ks_ps_diag_at(p, "parse.trailing_garbage", KS_SEV_WARNING, at,
                           "a second JSON document after the trace: it and everything after it ignored, "
@@ -45,18 +45,18 @@ int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
     }
     if (in_events || in_event) {
         ks_ps_diag_at(p, "parse.skipped_event", KS_SEV_ERROR, at, "event skipped: %s", msg);
-        p->rs_target = RS_EVENT;
+        p->rs.target = RS_EVENT;
         int ev = 0;
-        while (ev < p->depth && p->stack[ev] != CX_EVENTS)
+        while (ev < p->nest.depth && p->nest.stack[ev] != CX_EVENTS)
             ev++;
         /* containers open inside traceEvents, then traceEvents itself */
-        p->rs_close = (int64_t)(p->depth - ev - 1) + p->skip + 1;
-        p->rs_depth = 0;
-        p->rs_str = p->rs_esc = 0;
-    } else if (p->t->container == '{' && !p->in_events_seen) {
+        p->rs.close = (int64_t)(p->nest.depth - ev - 1) + p->nest.skip + 1;
+        p->rs.depth = 0;
+        p->rs.str = p->rs.esc = 0;
+    } else if (p->t->container == '{' && !p->nest.in_events_seen) {
         ks_ps_diag_at(p, "parse.skipped_metadata", KS_SEV_WARNING, at,
                       "metadata skipped up to \"traceEvents\": %s", msg);
-        p->rs_target = RS_TRACE_EVENTS;
+        p->rs.target = RS_TRACE_EVENTS;
     } else {
         ks_ps_diag_at(p, "parse.skipped_tail", KS_SEV_WARNING, at,
                       "metadata after the events ignored: %s", msg);
@@ -64,8 +64,8 @@ int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
         return 1;
     }
     p->mode = M_RESYNC;
-    p->rs_state = 0;
-    p->rs_from = at;
+    p->rs.state = 0;
+    p->rs.from = at;
     return 1;
 }
 
@@ -73,49 +73,49 @@ int ks_ps_on_syntax_error(ks_parser *p, uint64_t at, const char *msg)
  * traceEvents, when it comes before any next event (the broken event was the last one). */
 static int closes_events(ks_parser *p, char c)
 {
-    if (p->rs_str) {
-        if (p->rs_esc)
-            p->rs_esc = 0;
+    if (p->rs.str) {
+        if (p->rs.esc)
+            p->rs.esc = 0;
         else if (c == '\\')
-            p->rs_esc = 1;
+            p->rs.esc = 1;
         else if (c == '"')
-            p->rs_str = 0;
+            p->rs.str = 0;
         return 0;
     }
     if (c == '"')
-        p->rs_str = 1;
+        p->rs.str = 1;
     else if (c == '{' || c == '[')
-        p->rs_depth++;
+        p->rs.depth++;
     else if (c == '}' || c == ']')
-        return --p->rs_depth <= -p->rs_close && c == ']';
+        return --p->rs.depth <= -p->rs.close && c == ']';
     return 0;
 }
 
-/* Scan inbuf[*pos..in_len) for the resynchronisation point. Returns 1 when found: *pos is where
+/* Scan in.buf[*pos..in.len) for the resynchronisation point. Returns 1 when found: *pos is where
  * parsing resumes and *prefix the synthetic JSON to feed before it. */
 int ks_ps_resync_scan(ks_parser *p, size_t *pos, const char **prefix)
 {
     static const char lit[] = "\"traceEvents\"";
-    const char *b = p->inbuf;
-    for (size_t i = *pos; i < p->in_len; i++) {
+    const char *b = p->in.buf;
+    for (size_t i = *pos; i < p->in.len; i++) {
         char c = b[i];
         int blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-        if (p->rs_target == RS_EVENT && closes_events(p, c)) {
+        if (p->rs.target == RS_EVENT && closes_events(p, c)) {
             *pos = i;
             *prefix = p->t->container == '[' ? "[" : "{\"traceEvents\":[";
             return 1;
         }
-        if (p->rs_target == RS_EVENT) {
+        if (p->rs.target == RS_EVENT) {
             /* ( ',' | '[' ) blank* '{' blank* '"' */
-            switch (p->rs_state) {
-            case 0: if (c == ',' || c == '[') p->rs_state = 1; break;
+            switch (p->rs.state) {
+            case 0: if (c == ',' || c == '[') p->rs.state = 1; break;
             case 1:
                 if (c == '{') {
-                    p->rs_state = 2;
-                    p->rs_brace = p->in_base + i;
-                    p->rs_brace_lc = 0;
+                    p->rs.state = 2;
+                    p->rs.brace = p->in.base + i;
+                    p->rs.brace_lc = 0;
                 }
-                else if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
+                else if (!blank) p->rs.state = (c == ',' || c == '[') ? 1 : 0;
                 break;
             case 2:
                 if (c == '"') {
@@ -123,28 +123,28 @@ int ks_ps_resync_scan(ks_parser *p, size_t *pos, const char **prefix)
                     *prefix = p->t->container == '[' ? "[{" : "{\"traceEvents\":[{";
                     return 1;
                 }
-                if (!blank) p->rs_state = (c == ',' || c == '[') ? 1 : 0;
+                if (!blank) p->rs.state = (c == ',' || c == '[') ? 1 : 0;
                 break;
             }
         } else {
             /* "traceEvents" blank* ':' blank* '[' */
-            if (p->rs_state < (int)sizeof lit - 1) {
-                if (c == lit[p->rs_state]) p->rs_state++;
-                else p->rs_state = c == '"' ? 1 : 0;
-            } else if (p->rs_state == (int)sizeof lit - 1) {
-                if (c == ':') p->rs_state++;
-                else if (!blank) p->rs_state = c == '"' ? 1 : 0;
+            if (p->rs.state < (int)sizeof lit - 1) {
+                if (c == lit[p->rs.state]) p->rs.state++;
+                else p->rs.state = c == '"' ? 1 : 0;
+            } else if (p->rs.state == (int)sizeof lit - 1) {
+                if (c == ':') p->rs.state++;
+                else if (!blank) p->rs.state = c == '"' ? 1 : 0;
             } else {
                 if (c == '[') {
                     *pos = i + 1;
                     *prefix = "{\"traceEvents\":[";
                     return 1;
                 }
-                if (!blank) p->rs_state = c == '"' ? 1 : 0;
+                if (!blank) p->rs.state = c == '"' ? 1 : 0;
             }
         }
     }
-    *pos = p->in_len;
+    *pos = p->in.len;
     return 0;
 }
 
@@ -152,36 +152,36 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
 {
     yajl_free(p->h);
     p->h = ks_ps_new_handle(p);
-    p->depth = 0;
-    p->ctx = 0;
-    p->skip = 0;
-    p->cap_depth = 0;
-    p->key = K_NONE;
-    p->top_done = 0;
-    ks_repair_reset(&p->rep);
-    p->run_start = pos;
-    p->feeding_prefix = 1;
+    p->nest.depth = 0;
+    p->nest.ctx = 0;
+    p->nest.skip = 0;
+    p->shp.depth = 0;
+    p->nest.key = K_NONE;
+    p->nest.top_done = 0;
+    ks_repair_reset(&p->rp.rep);
+    p->in.run_start = pos;
+    p->in.feeding_prefix = 1;
     yajl_parse(p->h, (const unsigned char *)prefix, strlen(prefix));
-    p->feeding_prefix = 0;
+    p->in.feeding_prefix = 0;
     if (prefix[strlen(prefix) - 1] == '{') {
         /* the event starts at its own '{', which may have left the window during the scan */
-        p->ev.start = p->rs_brace;
-        if (p->rs_brace_lc) {
-            p->has_lc = 1;
-            p->lc_at = p->rs_brace;
-            p->lc_line = p->rs_brace_line;
-            p->lc_col = p->rs_brace_col;
+        p->ev.start = p->rs.brace;
+        if (p->rs.brace_lc) {
+            p->pos.has_lc = 1;
+            p->pos.lc_at = p->rs.brace;
+            p->pos.lc_line = p->rs.brace_line;
+            p->pos.lc_col = p->rs.brace_col;
         }
     }
-    uint64_t at = p->in_base + pos;
+    uint64_t at = p->in.base + pos;
     /* the prefix stands for what was accepted up to here: the bytes from here on stay in the
      * window until a token after them is accepted, so that a repair in the first token after
      * the resynchronisation is placed whatever the chunking */
-    p->acc_abs = p->acc_keep = at;
-    p->acc_comma = 0;
-    p->acc_value = 0; /* the prefix ends where a value or key is expected */
-    p->has_acc = 1;
-    p->acc_set = 0;
-    ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs_from);
+    p->acc.abs = p->acc.keep = at;
+    p->acc.comma = 0;
+    p->acc.value = 0; /* the prefix ends where a value or key is expected */
+    p->acc.has = 1;
+    p->acc.set = 0;
+    ks_diag_count(&p->t->diag, "parse.resync_bytes_skipped", KS_SEV_WARNING, at - p->rs.from);
     p->mode = M_PARSE;
 }

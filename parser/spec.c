@@ -27,7 +27,7 @@ ks_spec *ks_spec_new(void)
     s->p.t = ks_trace_new("");
     s->p.t->container = '[';
     s->p.err = &s->err;
-    s->p.last_nl = -1;
+    s->p.pos.last_nl = -1;
     return s;
 }
 
@@ -54,7 +54,7 @@ static void collect(ks_parser *p, ks_unit *u)
     for (size_t i = 0; i < t->diag.n; i++) {
         const ks_diag_kind *k = &t->diag.kinds[i];
         if (k->nexamples)
-            p->unit_bad = 1;
+            p->wk.bad = 1;
         KS_GROW(u->diag, u->diag_cap, u->ndiag + 1);
         u->diag[u->ndiag].id = k->id;
         u->diag[u->ndiag].sev = k->severity;
@@ -64,35 +64,35 @@ static void collect(ks_parser *p, ks_unit *u)
     ks_diag_free(&t->diag);
     u->events_read = p->events_read;
     /* the input offset after the last event's '}', as the main parser's last_commit_end */
-    u->last_end = p->last_ev_run_end != SIZE_MAX ? ks_ps_run_abs(p, p->last_ev_run_end) : p->last_commit_end;
+    u->last_end = p->in.last_ev_run_end != SIZE_MAX ? ks_ps_run_abs(p, p->in.last_ev_run_end) : p->last_commit_end;
 }
 
 /* The state of a parser at the start of a bare array of events. */
 static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
 {
-    p->inbuf = c->buf;
-    p->in_len = c->len;
-    p->in_base = c->base;
-    p->run_start = c->run_start;
-    p->run = c->run;
-    p->run_hint = 0;
-    p->unit = u;
-    p->unit_no++;
-    p->unit_bad = p->failed = 0;
+    p->in.buf = c->buf;
+    p->in.len = c->len;
+    p->in.base = c->base;
+    p->in.run_start = c->run_start;
+    p->in.run = c->run;
+    p->in.run_hint = 0;
+    p->wk.unit = u;
+    p->wk.no++;
+    p->wk.bad = p->failed = 0;
     p->events_read = 0;
     /* every track used is logged for the unit, under an id of the unit's own: the worker keeps no
      * table of every track it met (a trace may have a million one-event tracks) */
     ks_trace_clear_tracks(p->t);
-    p->have_last_track = 0;
-    p->depth = 0; /* the '[' fed first opens the events array */
-    p->ctx = 0;
-    p->skip = 0;
-    p->cap_depth = 0;
-    p->key = K_NONE;
-    p->top_done = p->events_done = 0;
-    p->in_events_seen = 1;
+    p->cache.have_last_track = 0;
+    p->nest.depth = 0; /* the '[' fed first opens the events array */
+    p->nest.ctx = 0;
+    p->nest.skip = 0;
+    p->shp.depth = 0;
+    p->nest.key = K_NONE;
+    p->nest.top_done = p->nest.events_done = 0;
+    p->nest.in_events_seen = 1;
     p->mode = M_PARSE;
-    p->last_ev_run_end = SIZE_MAX;
+    p->in.last_ev_run_end = SIZE_MAX;
     p->last_commit_end = 0;
 }
 
@@ -108,8 +108,8 @@ static void discard(ks_parser *p)
 /* Every event complete, and the last one ended at the '}' before y. */
 static int clean_end(const ks_parser *p, const ks_unit *u)
 {
-    return !p->failed && p->depth == 1 && p->ctx == CX_EVENTS && !p->skip && !p->events_done &&
-           p->last_ev_run_end == u->yb + 1;
+    return !p->failed && p->nest.depth == 1 && p->nest.ctx == CX_EVENTS && !p->nest.skip && !p->nest.events_done &&
+           p->in.last_ev_run_end == u->yb + 1;
 }
 
 /* The fast scanner (json/scan.h) over run[x, y): 1 clean, 0 not, -1 refused (yajl must read it). */
@@ -118,13 +118,13 @@ static int parse_scan(ks_spec *s, ks_unit *u)
     ks_parser *p = &s->p;
     const yajl_callbacks *cb = ks_ps_callbacks();
     p->scan = &s->scan;
-    p->feeding_prefix = 1;
+    p->in.feeding_prefix = 1;
     int ok = cb->yajl_start_array(p); /* the '[' yajl would be fed first */
-    p->feeding_prefix = 0;
+    p->in.feeding_prefix = 0;
     int rc = KS_JSCAN_CANCELED;
     if (ok) {
-        p->feed_off = u->x;
-        rc = ks_jscan_elements(&s->scan, cb, p, (const unsigned char *)p->run.res + u->x, u->y - u->x);
+        p->in.feed_off = u->x;
+        rc = ks_jscan_elements(&s->scan, cb, p, (const unsigned char *)p->in.run.res + u->x, u->y - u->x);
     }
     p->scan = NULL;
     if (rc == KS_JSCAN_REFUSED)
@@ -137,9 +137,9 @@ static int parse_yajl(ks_parser *p, ks_unit *u)
     int clean = 0;
     p->h = ks_ps_new_handle(p);
     if (p->h) {
-        p->feeding_prefix = 1;
+        p->in.feeding_prefix = 1;
         yajl_status ys = yajl_parse(p->h, (const unsigned char *)"[", 1);
-        p->feeding_prefix = 0;
+        p->in.feeding_prefix = 0;
         if (ys == yajl_status_ok)
             ys = ks_ps_feed_part(p, u->x, u->y - u->x);
         clean = ys == yajl_status_ok && clean_end(p, u);
@@ -169,6 +169,6 @@ void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
         clean = parse_yajl(p, u);
     }
     collect(p, u);
-    u->state = clean && !p->unit_bad ? KS_UNIT_CLEAN : KS_UNIT_UNCLEAN;
-    p->unit = NULL;
+    u->state = clean && !p->wk.bad ? KS_UNIT_CLEAN : KS_UNIT_UNCLEAN;
+    p->wk.unit = NULL;
 }

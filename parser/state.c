@@ -25,23 +25,49 @@ locale_t ks_ps_c_locale(void)
     return c_loc;
 }
 
-/* Free what the parser owns (its yajl handle, buffers and tables); p->split and p->reader must
- * be stopped already (parse.c). */
+/* Each part frees what it owns. */
+static void input_release(ps_input *in)
+{
+    free(in->own);
+}
+
+static void pos_release(ps_pos *pos)
+{
+    ks_buf_free(&pos->keep);
+}
+
+static void repairs_release(ps_repairs *rp)
+{
+    ks_repair_free(&rp->rep);
+    free(rp->pending);
+}
+
+static void cache_release(ps_cache *c)
+{
+    free(c->cat_kind);
+    free(c->cat_own);
+}
+
+static void worker_release(ps_worker *wk)
+{
+    free(wk->str_stamp);
+    free(wk->cat_stamp);
+    free(wk->track_stamp);
+}
+
+/* Free what the parser owns (its yajl handle, its parts' buffers and tables); p->split and
+ * p->in.reader must be stopped already (parse.c). */
 void ks_ps_release(ks_parser *p)
 {
     if (p->h)
         yajl_free(p->h);
-    ks_repair_free(&p->rep);
-    free(p->own_inbuf);
+    input_release(&p->in);
+    pos_release(&p->pos);
+    repairs_release(&p->rp);
+    cache_release(&p->cache);
+    worker_release(&p->wk);
+    ks_buf_free(&p->shp.buf);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
-    ks_buf_free(&p->cap);
-    ks_buf_free(&p->keep);
     free(p->pt);
-    free(p->pr);
-    free(p->cat_kind);
-    free(p->cat_own);
-    free(p->str_stamp);
-    free(p->cat_stamp);
-    free(p->track_stamp);
 }

@@ -16,15 +16,15 @@ int ks_ps_first_use(ks_parser *p, uint32_t **stamp, size_t *cap, uint32_t id)
         KS_GROW(*stamp, *cap, (size_t)id + 1);
         memset(*stamp + old, 0, (*cap - old) * sizeof **stamp);
     }
-    if ((*stamp)[id] == p->unit_no)
+    if ((*stamp)[id] == p->wk.no)
         return 0;
-    (*stamp)[id] = p->unit_no;
+    (*stamp)[id] = p->wk.no;
     return 1;
 }
 
 void ks_ps_note_use(ks_parser *p, uint32_t id, const char *text, size_t len, int is_cat)
 {
-    ks_unit *u = p->unit;
+    ks_unit *u = p->wk.unit;
     KS_GROW(u->use, u->use_cap, u->nuse + 1);
     ks_unit_use *w = &u->use[u->nuse++];
     w->local = id;
@@ -37,7 +37,7 @@ void ks_ps_note_use(ks_parser *p, uint32_t id, const char *text, size_t len, int
 ks_str ks_ps_intern(ks_parser *p, const char *s, size_t len)
 {
     ks_str id = ks_strtab_intern(p->t->strings, s, len);
-    if (p->unit && id && ks_ps_first_use(p, &p->str_stamp, &p->str_stamp_cap, id))
+    if (p->wk.unit && id && ks_ps_first_use(p, &p->wk.str_stamp, &p->wk.str_stamp_cap, id))
         ks_ps_note_use(p, id, ks_strtab_get(p->t->strings, id), len, 0);
     return id;
 }

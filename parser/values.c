@@ -41,14 +41,14 @@ static void set_meta_entry(ks_parser *p, const char *s, size_t len, int is_strin
     }
     ks_str v = ks_strtab_intern(p->t->strings, s, len);
     for (size_t i = 0; i < m->nentries; i++)
-        if (m->entries[i].key == p->meta_key) {
+        if (m->entries[i].key == p->nest.meta_key) {
             ks_diag_count(&p->t->diag, "parse.duplicate_key", KS_SEV_INFO, 1);
             m->entries[i].value = v;
             m->entries[i].is_string = (uint8_t)is_string;
             return;
         }
     m->entries = ks_xrealloc(m->entries, (m->nentries + 1) * sizeof *m->entries);
-    m->entries[m->nentries].key = p->meta_key;
+    m->entries[m->nentries].key = p->nest.meta_key;
     m->entries[m->nentries].value = v;
     m->entries[m->nentries].is_string = (uint8_t)is_string;
     m->nentries++;
@@ -66,22 +66,22 @@ static uint16_t category(ks_parser *p, const char *s, size_t len)
 {
     uint16_t id = 0;
     for (int i = 0; i < CAT_CACHE; i++) {
-        const struct cat_entry *c = &p->cat_cache[i];
+        const struct cat_entry *c = &p->cache.cat_cache[i];
         if (len && len == c->len && !memcmp(s, c->text, len)) {
             id = c->id;
             goto found;
         }
     }
     id = ks_trace_cat(p->t, s, len);
-    if (len && len <= sizeof p->cat_cache[0].text && p->t->ncats < UINT16_MAX) {
+    if (len && len <= sizeof p->cache.cat_cache[0].text && p->t->ncats < UINT16_MAX) {
         /* a real id, not the overflow slot */
-        struct cat_entry *c = &p->cat_cache[p->cat_next++ % CAT_CACHE];
+        struct cat_entry *c = &p->cache.cat_cache[p->cache.cat_next++ % CAT_CACHE];
         memcpy(c->text, s, len);
         c->len = len;
         c->id = id;
     }
 found:
-    if (p->unit && id && ks_ps_first_use(p, &p->cat_stamp, &p->cat_stamp_cap, id))
+    if (p->wk.unit && id && ks_ps_first_use(p, &p->wk.cat_stamp, &p->wk.cat_stamp_cap, id))
         ks_ps_note_use(p, id, ks_trace_cat_name(p->t, id), len, 1);
     return id;
 }
@@ -300,40 +300,40 @@ static void mem_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
 
 void ks_ps_cap_begin(ks_parser *p, int key)
 {
-    p->cap_key = key;
-    p->cap_depth = 1;
-    p->cap_sep = 0;
-    p->cap_bad = 0;
-    p->cap.n = 0;
-    ks_buf_putc(&p->cap, '[');
+    p->shp.key = key;
+    p->shp.depth = 1;
+    p->shp.sep = 0;
+    p->shp.bad = 0;
+    p->shp.buf.n = 0;
+    ks_buf_putc(&p->shp.buf, '[');
 }
 
 static void cap_put(ks_parser *p, const char *s, size_t n)
 {
-    if (p->cap_bad)
+    if (p->shp.bad)
         return;
-    if (p->cap.n + n + 1 > KS_LIMIT_SHAPE_TEXT) {
-        p->cap_bad = 1;
+    if (p->shp.buf.n + n + 1 > KS_LIMIT_SHAPE_TEXT) {
+        p->shp.bad = 1;
         return;
     }
-    ks_buf_put(&p->cap, s, n);
+    ks_buf_put(&p->shp.buf, s, n);
 }
 
 int ks_ps_cap_open(ks_parser *p)
 {
-    if (p->cap_sep)
+    if (p->shp.sep)
         cap_put(p, ",", 1);
     cap_put(p, "[", 1);
-    p->cap_sep = 0;
-    p->cap_depth++;
+    p->shp.sep = 0;
+    p->shp.depth++;
     return 1;
 }
 
 /* grid or block: "[x,y,z]", three integers >= 0, else not kept */
 static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
 {
-    ks_buf_putc(&p->cap, 0);
-    const char *s = p->cap.p + 1;
+    ks_buf_putc(&p->shp.buf, 0);
+    const char *s = p->shp.buf.p + 1;
     int64_t v[3];
     for (int i = 0; i < 3; i++) {
         char *end;
@@ -351,24 +351,24 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
 int ks_ps_cap_close(ks_parser *p)
 {
     cap_put(p, "]", 1);
-    p->cap_sep = 1;
-    if (--p->cap_depth)
+    p->shp.sep = 1;
+    if (--p->shp.depth)
         return 1;
-    if (p->cap_key == K_L_GRID || p->cap_key == K_L_BLOCK) {
-        if (!p->cap_bad)
-            launch_dims(p, p->cap_key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block,
-                        p->cap_key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK);
+    if (p->shp.key == K_L_GRID || p->shp.key == K_L_BLOCK) {
+        if (!p->shp.bad)
+            launch_dims(p, p->shp.key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block,
+                        p->shp.key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK);
         return 1;
     }
-    if (p->cap_bad) {
+    if (p->shp.bad) {
         ks_diag_count(&p->t->diag, "parse.shape_args_skipped", KS_SEV_INFO, 1);
         return 1;
     }
-    ks_str id = ks_ps_intern(p, p->cap.p, p->cap.n);
+    ks_str id = ks_ps_intern(p, p->shp.buf.p, p->shp.buf.n);
     cur_event *e = &p->ev;
-    if (p->cap_key == K_INPUT_DIMS)
+    if (p->shp.key == K_INPUT_DIMS)
         e->shape.dims = id;
-    else if (p->cap_key == K_INPUT_TYPE)
+    else if (p->shp.key == K_INPUT_TYPE)
         e->shape.types = id;
     else
         e->shape.concrete = id;
@@ -378,9 +378,9 @@ int ks_ps_cap_close(ks_parser *p)
 
 static int cap_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
 {
-    if (p->cap_sep)
+    if (p->shp.sep)
         cap_put(p, ",", 1);
-    p->cap_sep = 1;
+    p->shp.sep = 1;
     switch (vt) {
     case V_STRING:
         cap_put(p, "\"", 1);
@@ -548,16 +548,16 @@ static int top_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t
 int ks_ps_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
 {
     ks_ps_accepted(p);
-    p->acc_value = 1;
-    if (p->skip)
+    p->acc.value = 1;
+    if (p->nest.skip)
         return 1;
-    if (p->cap_depth)
+    if (p->shp.depth)
         return cap_value(p, vt, s, len);
-    int key = p->key;
-    p->key = K_NONE;
+    int key = p->nest.key;
+    p->nest.key = K_NONE;
     switch (ks_ps_top(p)) {
     case 0:
-        if (p->top_done)
+        if (p->nest.top_done)
             return 1;
         return ks_ps_not_a_trace(p);
     case CX_EVENTS:

@@ -270,7 +270,7 @@ static void step_figures(const ks_steps *st, ks_rank *r)
     ks_ns *w = ks_xcalloc(st->n + 1, sizeof *w);
     size_t n = 0;
     for (size_t i = 0; i < st->n; i++)
-        if (!st->v[i].warmup && !st->v[i].unfinished)
+        if (ks_step_active(&st->v[i]))
             w[n++] = st->v[i].wall_ns;
     r->steps = n;
     r->first_step = r->last_step = -1;

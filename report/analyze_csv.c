@@ -348,72 +348,95 @@ static row *mem_row(const ks_analysis *a, const char *section, const ks_mem_devi
     return r;
 }
 
+/* the device's own row: its peak, its totals and the levels the law checks */
+static void memory_device_row(FILE *out, const ks_analysis *a, const ks_mem_device *d)
+{
+    const ks_trace *t = a->trace;
+    row *r = mem_row(a, "memory", d);
+    set_str(r, C_NAME, ks_mem_op_text(t, d->peak_op));
+    set_str(r, C_CAT, ks_mem_basis_text(d));
+    set_uint(r, C_COUNT, d->events);
+    set_int(r, C_START, d->peak_ns);
+    if (d->has_peak_step)
+        set_int(r, C_NUMBER, d->peak_step);
+    set_uint(r, C_ALLOCS, d->allocs);
+    set_int(r, C_ALLOC_BYTES, d->alloc_bytes);
+    set_int(r, C_INCREASE, d->net_bytes);
+    if (d->basis == KS_MEM_BASIS_TOTAL)
+        set_int(r, C_PEAK_ALLOC, d->peak_allocated);
+    if (d->has_reserved)
+        set_int(r, C_PEAK_RESERVED, d->peak_reserved);
+    if (d->capacity > 0)
+        set_int(r, C_CAPACITY, d->capacity);
+    set_int(r, C_START_BYTES, d->start_level);
+    set_int(r, C_END_BYTES, d->end_level);
+    set_int(r, C_PEAK_BYTES, d->peak_level);
+    set_uint(r, C_LAW_BREAKS, d->law_breaks);
+    row_put(out, r);
+}
+
+/* what was live at the peak, by group */
+static void memory_live_rows(FILE *out, const ks_analysis *a, const ks_mem_device *d)
+{
+    for (size_t j = 0; j < d->nlive; j++) {
+        const ks_mem_live *l = &d->live[j];
+        row *r = mem_row(a, "memory_live", d);
+        set_str(r, C_NAME, l->what == KS_MEM_LIVE_BEFORE ? "[before the capture]" : ks_mem_op_text(a->trace, l->op));
+        if (l->what != KS_MEM_LIVE_BEFORE) {
+            set_str(r, C_CAT, ks_mem_kind_text(l->kind));
+            set_uint(r, C_ALLOCS, l->count);
+        }
+        set_int(r, C_ALLOC_BYTES, l->bytes);
+        row_put(out, r);
+    }
+}
+
+/* the ops that allocate, the first --top of them */
+static void memory_op_rows(FILE *out, const ks_analysis *a, const ks_mem_device *d, const ks_report_opts *o)
+{
+    size_t lim = o->top && o->top < d->nops ? o->top : d->nops;
+    for (size_t j = 0; j < lim; j++) {
+        const ks_mem_op *p = &d->ops[j];
+        row *r = mem_row(a, "memory_op", d);
+        set_str(r, C_NAME, ks_mem_op_text(a->trace, p->name));
+        set_str(r, C_CAT, ks_mem_kind_text(p->kind));
+        set_uint(r, C_ALLOCS, p->incl_allocs);
+        set_int(r, C_ALLOC_BYTES, p->incl_alloc_bytes);
+        set_int(r, C_INCREASE, p->incl_net_bytes);
+        set_uint(r, C_SELF_ALLOCS, p->self_allocs);
+        set_int(r, C_SELF_ALLOC_BYTES, p->self_alloc_bytes);
+        set_int(r, C_SELF_INCREASE, p->self_net_bytes);
+        row_put(out, r);
+    }
+}
+
+/* each step's levels */
+static void memory_step_rows(FILE *out, const ks_analysis *a, const ks_mem_device *d)
+{
+    for (size_t j = 0; j < d->nsteps; j++) {
+        const ks_mem_step *s = &d->steps[j];
+        row *r = mem_row(a, "memory_step", d);
+        set_int(r, C_NUMBER, s->number);
+        set_uint(r, C_COUNT, s->events);
+        set_int(r, C_START_BYTES, s->start_level);
+        set_int(r, C_END_BYTES, s->end_level);
+        set_int(r, C_GROWTH, s->end_level - s->start_level);
+        set_int(r, C_PEAK_BYTES, s->peak_level);
+        if (s->peak_reserved >= 0)
+            set_int(r, C_PEAK_RESERVED, s->peak_reserved);
+        row_put(out, r);
+    }
+}
+
 static void memory_rows(FILE *out, const ks_analysis *a, const ks_report_opts *o)
 {
     const ks_memory *m = a->memory;
-    const ks_trace *t = a->trace;
     for (size_t i = 0; m && i < m->n; i++) {
         const ks_mem_device *d = &m->dev[i];
-        int total = d->basis == KS_MEM_BASIS_TOTAL;
-        row *r = mem_row(a, "memory", d);
-        set_str(r, C_NAME, ks_mem_op_text(t, d->peak_op));
-        set_str(r, C_CAT, ks_mem_basis_text(d));
-        set_uint(r, C_COUNT, d->events);
-        set_int(r, C_START, d->peak_ns);
-        if (d->has_peak_step)
-            set_int(r, C_NUMBER, d->peak_step);
-        set_uint(r, C_ALLOCS, d->allocs);
-        set_int(r, C_ALLOC_BYTES, d->alloc_bytes);
-        set_int(r, C_INCREASE, d->net_bytes);
-        if (total)
-            set_int(r, C_PEAK_ALLOC, d->peak_allocated);
-        if (d->has_reserved)
-            set_int(r, C_PEAK_RESERVED, d->peak_reserved);
-        if (d->capacity > 0)
-            set_int(r, C_CAPACITY, d->capacity);
-        set_int(r, C_START_BYTES, d->start_level);
-        set_int(r, C_END_BYTES, d->end_level);
-        set_int(r, C_PEAK_BYTES, d->peak_level);
-        set_uint(r, C_LAW_BREAKS, d->law_breaks);
-        row_put(out, r);
-        for (size_t j = 0; j < d->nlive; j++) {
-            const ks_mem_live *l = &d->live[j];
-            r = mem_row(a, "memory_live", d);
-            set_str(r, C_NAME, l->what == KS_MEM_LIVE_BEFORE ? "[before the capture]" : ks_mem_op_text(t, l->op));
-            if (l->what != KS_MEM_LIVE_BEFORE) {
-                set_str(r, C_CAT, ks_mem_kind_text(l->kind));
-                set_uint(r, C_ALLOCS, l->count);
-            }
-            set_int(r, C_ALLOC_BYTES, l->bytes);
-            row_put(out, r);
-        }
-        size_t lim = o->top && o->top < d->nops ? o->top : d->nops;
-        for (size_t j = 0; j < lim; j++) {
-            const ks_mem_op *p = &d->ops[j];
-            r = mem_row(a, "memory_op", d);
-            set_str(r, C_NAME, ks_mem_op_text(t, p->name));
-            set_str(r, C_CAT, ks_mem_kind_text(p->kind));
-            set_uint(r, C_ALLOCS, p->incl_allocs);
-            set_int(r, C_ALLOC_BYTES, p->incl_alloc_bytes);
-            set_int(r, C_INCREASE, p->incl_net_bytes);
-            set_uint(r, C_SELF_ALLOCS, p->self_allocs);
-            set_int(r, C_SELF_ALLOC_BYTES, p->self_alloc_bytes);
-            set_int(r, C_SELF_INCREASE, p->self_net_bytes);
-            row_put(out, r);
-        }
-        for (size_t j = 0; j < d->nsteps; j++) {
-            const ks_mem_step *s = &d->steps[j];
-            r = mem_row(a, "memory_step", d);
-            set_int(r, C_NUMBER, s->number);
-            set_uint(r, C_COUNT, s->events);
-            set_int(r, C_START_BYTES, s->start_level);
-            set_int(r, C_END_BYTES, s->end_level);
-            set_int(r, C_GROWTH, s->end_level - s->start_level);
-            set_int(r, C_PEAK_BYTES, s->peak_level);
-            if (s->peak_reserved >= 0)
-                set_int(r, C_PEAK_RESERVED, s->peak_reserved);
-            row_put(out, r);
-        }
+        memory_device_row(out, a, d);
+        memory_live_rows(out, a, d);
+        memory_op_rows(out, a, d, o);
+        memory_step_rows(out, a, d);
     }
 }
 

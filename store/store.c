@@ -778,10 +778,8 @@ int ks_trace_span(const ks_trace *t, ks_ns *first, ks_ns *last)
 size_t ks_trace_step_count(const ks_trace *t)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->ntracks; i++) {
-        const ks_track *k = &t->tracks[i];
-        if (k->kind != KS_TRACK_CPU)
-            continue;
+    const ks_track *k;
+    for (size_t i = 0; (k = ks_track_next(t, KS_TRACK_CPU, &i)); i++) {
         ks_str last = 0;
         int last_match = 0;
         for (size_t j = 0; j < k->n; j++) {

@@ -342,6 +342,18 @@ typedef struct ks_analysis {
     ks_memory *memory;
 } ks_analysis;
 
+/* The timeline of the next track of that kind (KS_TRACK_CPU, KS_TRACK_GPU) at or after *k, with *k
+ * set to its index, or NULL when none is left: the walk over one kind of track is
+ *     const ks_timeline *tl;
+ *     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) ... */
+static inline const ks_timeline *ks_timeline_next(const ks_analysis *a, int kind, size_t *k)
+{
+    for (; *k < a->ntl; ++*k)
+        if (a->trace->tracks[a->tl[*k].track].kind == kind)
+            return &a->tl[*k];
+    return NULL;
+}
+
 KS_API int ks_analyze(const ks_trace *t, const ks_analysis_opts *o, ks_analysis **out, ks_error *err);
 KS_API void ks_analysis_free(ks_analysis *a);
 /* Restrict the tables (ops, labels, kernels, GPU rows) to [start, end) and recompute them; the

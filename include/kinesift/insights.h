@@ -45,6 +45,12 @@ typedef struct ks_step {
     int unfinished;            /* the annotation was cut by the end of the capture */
 } ks_step;
 
+/* An active step: neither warm-up nor unfinished (the steps the active window is made of). */
+static inline int ks_step_active(const ks_step *s)
+{
+    return !s->warmup && !s->unfinished;
+}
+
 typedef struct ks_steps {
     ks_step *v;
     size_t n;

@@ -387,6 +387,18 @@ typedef struct ks_trace {
     /* (the capacities of these arrays and the other bookkeeping are private to store/) */
 } ks_trace;
 
+/* The next track of that kind (KS_TRACK_CPU, KS_TRACK_GPU) at or after *k, with *k set to its
+ * index, or NULL when none is left: the walk over one kind of track is
+ *     const ks_track *tr;
+ *     for (size_t k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) ... */
+static inline const ks_track *ks_track_next(const ks_trace *t, int kind, size_t *k)
+{
+    for (; *k < t->ntracks; ++*k)
+        if (t->tracks[*k].kind == kind)
+            return &t->tracks[*k];
+    return NULL;
+}
+
 /* The pid of track k of t. */
 static inline ks_id ks_track_pid(const ks_trace *t, const ks_track *k)
 {

@@ -25,9 +25,9 @@
  * of bytes (UTF-8, no NUL between them) with int64 offsets, rows + 1 of them, as Apache Arrow lays
  * out strings. Pointers stay valid until ks_tables_free.
  *
- * Threads: a run releases nothing global; runs on different threads may go at once (each reads,
- * analyses and writes on its own objects; kinesift/common.h). A binding calls them without its
- * interpreter lock (Python's ctypes releases the GIL during a foreign call). */
+ * Threads: runs on different threads may go at once (each reads, analyses and writes its own
+ * objects, and a writer's values are caught per thread; kinesift/common.h). A binding calls them
+ * without its interpreter lock (Python's ctypes.CDLL releases the GIL during a foreign call). */
 #ifndef KINESIFT_TABLES_H
 #define KINESIFT_TABLES_H
 

@@ -70,16 +70,20 @@ def read(lib, h):
             cname = lib.ks_tables_column_name(h, ti, ci).decode()
             typ = lib.ks_tables_column_type(h, ti, ci)
             valid = _array(ctypes.c_uint8, lib.ks_tables_column_valid(h, ti, ci), nrows, np)
-            valid = valid.astype(bool) if np else [bool(v) for v in valid]
+            valid = valid.view(bool) if np else [bool(v) for v in valid]
             dp = lib.ks_tables_column_data(h, ti, ci)
             if typ in (STRING, JSON):
                 off = list(_array(ctypes.c_int64, lib.ks_tables_column_offsets(h, ti, ci), nrows + 1, np))
                 raw = ctypes.string_at(dp, off[-1]) if off[-1] else b""
                 ok = list(valid)
-                if typ == STRING:
-                    vals = [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(nrows)]
+                if raw.isascii():  # one decode: byte offsets are character offsets
+                    txt = raw.decode("ascii")
+                    vals = [txt[off[i]:off[i + 1]] if ok[i] else None for i in range(nrows)]
                 else:
-                    vals = [json.loads(raw[off[i]:off[i + 1]]) if ok[i] else None for i in range(nrows)]
+                    vals = [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(nrows)]
+                if typ == JSON:  # the column's cells parsed at once, as one array
+                    cells = iter(json.loads("[" + ",".join(v for v in vals if v is not None) + "]"))
+                    vals = [next(cells) if v is not None else None for v in vals]
             elif typ == 0:
                 vals = [None] * nrows
             elif typ in (INT64, BOOL):
@@ -94,7 +98,9 @@ def read(lib, h):
 def frame(nrows, cols, drop=()):
     import pandas as pd
     data = {c.name: c.to_pandas() for c in cols if c.name not in drop}
-    return pd.DataFrame(data, index=pd.RangeIndex(nrows), columns=list(data))
+    if not data:
+        return pd.DataFrame(index=pd.RangeIndex(nrows))
+    return pd.DataFrame(data)  # columns in the JSON's order, index 0 .. nrows-1
 
 
 def records(nrows, cols, drop=()):

@@ -9,7 +9,10 @@ completion. Then examples/c-api/gpu_busy.c is compiled with `cc $(pkg-config --c
 kinesift)` (PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR pointing into the DESTDIR), shown by ldd
 to load the installed library, and run on real traces with and without GPU work: its busy and
 span figures must be those of `kinesift analyze --format json`, and a trace without GPU work
-must say "not observed" exactly where analyze has gpu = null."""
+must say "not observed" exactly where analyze has gpu = null. The Python package (with
+-Dpython enabled or auto and an interpreter found): installed where that interpreter looks for
+the prefixes /usr and /usr/local (its sys.path), its _config.py naming the installed libdir, and
+it runs from the DESTDIR with the installed library (found by the system's loader)."""
 import glob
 import json
 import os
@@ -123,6 +126,34 @@ with tempfile.TemporaryDirectory() as dest:
                 check(abs(share - g["busy_share"]) < 1e-5, "%s: share %s against %s"
                       % (rel, share, g["busy_share"]))
                 check(busy > 0, "%s: a GPU trace with busy 0" % rel)
+
+    # the Python package, where meson put it (meson introspect --installed: its targets)
+    installed = json.loads(run([MESON, "introspect", BUILD, "--installed"]))
+    pkg = [dst for src, dst in installed.items() if dst.endswith(os.path.join("kinesift", "__init__.py"))]
+    if opts.get("python") != "disabled" and pkg:
+        pkgdir = os.path.dirname(pkg[0])
+        for f in ("__init__.py", "_lib.py", "_tables.py", "_config.py"):
+            check(os.path.exists(dest + os.path.join(pkgdir, f)), "installed: " + os.path.join(pkgdir, f))
+        pyexe = opts.get("python_exe") or ("/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3")
+        path = json.loads(run([pyexe, "-c", "import json, sys; print(json.dumps(sys.path))"]))
+        if opts["prefix"] in ("/usr", "/usr/local"):
+            check(os.path.dirname(pkgdir) in path, "%s is on %s's sys.path %s" % (os.path.dirname(pkgdir), pyexe, path))
+        cfg = {}
+        exec(open(dest + os.path.join(pkgdir, "_config.py")).read(), cfg)
+        check(cfg["LIBDIR"] == os.path.join(opts["prefix"], opts["libdir"]), "_config.py LIBDIR %s" % cfg["LIBDIR"])
+        if subprocess.run([pyexe, "-c", "import pandas"], capture_output=True).returncode == 0 and \
+                opts["b_sanitize"] in ("none", [], ""):
+            env = {k: v for k, v in os.environ.items() if k != "KINESIFT_LIB"}
+            env.update(PYTHONPATH=dest + os.path.dirname(pkgdir), LD_LIBRARY_PATH=libdir)
+            trace = os.path.join(REAL, TRACES[0])
+            out = run([pyexe, "-c", "import kinesift, sys; r = kinesift.analyze(sys.argv[1]); "
+                       "print(kinesift.__file__); print(kinesift.library_path()); print(int(r.ops.self_ns.sum()))",
+                       trace], env=env, cwd=dest).split()
+            doc = json.loads(run([KINESIFT, "analyze", "--quiet", "--format", "json", trace]))
+            check(out[0].startswith(dest), "the package imported from the DESTDIR: %s" % out[0])
+            check(out[2] == str(sum(o["self_ns"] for o in doc["traces"][0]["ops"])), "installed package's ops: %s" % out)
+    elif opts.get("python") == "enabled":
+        check(False, "-Dpython=enabled but no Python package installed")
 
 if failures:
     sys.exit("%d failures" % len(failures))

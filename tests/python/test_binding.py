@@ -332,6 +332,19 @@ class Gil(unittest.TestCase):
         self.assertGreater(len(inside), 10, f"{len(inside)} samples in the middle {hi - lo:.3f} s of the call")
 
 
+    def test_threads_at_once(self):
+        # several analyses at once from a thread pool: each the same document as alone (a
+        # writer's values are caught per thread)
+        from concurrent.futures import ThreadPoolExecutor
+        paths = sorted(TRACES, key=os.path.getsize)[-4:] * 2
+        alone = {p: kinesift.analyze(p).to_json() for p in set(paths)}
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(lambda p: (p, kinesift.analyze(p)), paths))
+        for p, r in together:
+            self.assertEqual(r.to_json(), alone[p], p)
+            self.assertEqual(len(r.ops), len(json.loads(alone[p])["traces"][0]["ops"]), p)
+
+
 class Packaging(unittest.TestCase):
     def test_finds_library_in_build_tree(self):
         env = {k: v for k, v in os.environ.items() if k != "KINESIFT_LIB"}

@@ -393,6 +393,40 @@ static void track_is_plain_data(void **state)
     ks_trace_free(t);
 }
 
+/* ks_track_next walks the tracks of one kind in index order, each once, and stops after the
+ * last; a trace without tracks has none. */
+static void track_next_walks_one_kind(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_trace_new("walk");
+    size_t k = 0;
+    assert_null(ks_track_next(t, KS_TRACK_CPU, &k));
+    const int kinds[] = {KS_TRACK_GPU, KS_TRACK_CPU, KS_TRACK_OTHER, KS_TRACK_CPU, KS_TRACK_GPU};
+    for (int i = 0; i < 5; i++) {
+        ks_id pid = {1, KS_ID_INT}, tid = {i + 1, KS_ID_INT};
+        uint32_t x = ks_trace_track(t, pid, tid);
+        assert_int_equal(x, (uint32_t)i);
+    }
+    for (int i = 0; i < 5; i++)
+        t->tracks[i].kind = kinds[i];
+    size_t want_cpu[] = {1, 3}, want_gpu[] = {0, 4}, got = 0;
+    const ks_track *tr;
+    for (k = 0; (tr = ks_track_next(t, KS_TRACK_CPU, &k)); k++) {
+        assert_true(got < 2);
+        assert_int_equal(k, want_cpu[got++]);
+        assert_ptr_equal(tr, &t->tracks[k]);
+    }
+    assert_int_equal(got, 2);
+    got = 0;
+    for (k = 0; (tr = ks_track_next(t, KS_TRACK_GPU, &k)); k++) {
+        assert_true(got < 2);
+        assert_int_equal(k, want_gpu[got++]);
+    }
+    assert_int_equal(got, 2);
+    assert_int_equal(k, 5); /* the walk ends past the last track */
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +442,7 @@ int main(void)
         cmocka_unit_test(bytes_beside_the_records),
         cmocka_unit_test(series_counters_and_collectives),
         cmocka_unit_test(track_is_plain_data),
+        cmocka_unit_test(track_next_walks_one_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
