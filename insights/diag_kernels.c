@@ -82,6 +82,9 @@ static ks_diagnosis *add(ks_diagnoses *out, const ks_dx_kind *k, const char *con
     x->confidence = confidence;
     x->impact_basis = k->basis;
     x->impact_ns = impact < 0 ? 0 : impact;
+    /* both claim their item's time on the critical path, at most the time they name */
+    x->impact_source = ks_dx_source_path;
+    x->impact_heuristic_ns = x->impact_ns;
     return x;
 }
 

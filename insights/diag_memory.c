@@ -147,6 +147,7 @@ static void device_growth(const ks_analysis *a, const ks_steps *st, const ks_mem
         memset(x, 0, sizeof *x);
         x->id = "memory_growth";
         x->impact_ns = -1;
+        x->impact_heuristic_ns = -1;
         x->impact_basis = "memory, not time: no step time saving claimed";
         x->confidence = !falls && rises == deltas && n >= 5 ? "high" : !falls ? "medium" : "low";
         const char *op = k.total > 0 ? (k.op ? ks_trace_str(a->trace, k.op) : "[no op]") : NULL;

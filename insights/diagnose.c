@@ -32,6 +32,7 @@
 #include "common/util.h"
 #include "insights/diagnose_int.h"
 #include "insights/insights_int.h"
+#include "kinesift/critpath.h"
 #include "kinesift/insights.h"
 
 /* Every kind: its id, whether it is a caveat, and how its impact is computed (JSON
@@ -113,6 +114,8 @@ ks_diagnosis *ks_dx_add(ks_diagnoses *d, const ks_dx_kind *k, const char *confid
     x->confidence = confidence;
     x->impact_basis = k->basis;
     x->impact_ns = k->caveat ? -1 : impact < 0 ? 0 : impact;
+    x->impact_heuristic_ns = x->impact_ns;
+    x->impact_source = k->caveat ? NULL : ks_dx_source_heuristic;
     return x;
 }
 
@@ -160,6 +163,11 @@ static ks_ns cap(ks_ns v, ks_ns most)
 {
     return v < most ? v : most;
 }
+
+/* the path's kinds that are a thread's own time (its work, its waits, its blocking calls' return),
+ * and the GPU's */
+#define CP_THREAD ((1u << KS_CP_CPU) | (1u << KS_CP_SYNC) | (1u << KS_CP_THREAD_WAIT) | (1u << KS_CP_UNMODELED))
+#define CP_GPU (1u << KS_CP_GPU)
 
 /* confidence from the impact's share of the denominator */
 static const char *by_impact(const dctx *c, ks_ns impact)
@@ -230,7 +238,7 @@ static uint64_t begin_captures(const ks_analysis *a)
     return n;
 }
 
-static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const ks_gaps *g)
+static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const ks_critpath *cp)
 {
     memset(c, 0, sizeof *c);
     c->a = a;
@@ -267,12 +275,14 @@ static void dctx_init(dctx *c, const ks_analysis *a, const ks_steps *st, const k
     c->gpu_idle = c->gpu.n ? ks_sat_sub(c->denom, c->gpu_busy) : 0;
     c->gpu_enough = c->gpu_busy >= KS_DX_MIN_GPU_NS;
     c->begin_captures = begin_captures(a);
+    ks_dx_path_init(c, cp);
 }
 
 static void dctx_free(dctx *c)
 {
     ks_ivs_free(&c->scope);
     ks_ivs_free(&c->gpu);
+    ks_dx_path_free(c);
 }
 
 /* ---- GPU idle while loading input ---------------------------------------------------------- */
@@ -311,6 +321,15 @@ static void input_pipeline(const dctx *c, ks_diagnoses *out)
                            "them on the GPU and loop over them) and compare the step time.");
     x->refuted_if = fmtdup("steps on prepared batches take as long as now, or the GPU stays idle as long.");
     ks_buf_free(&names);
+    /* the item: the gap time the launching thread spent loading data (any thread's path there:
+     * the spans are the launching thread's, and the path may run on another thread that waited
+     * for it) */
+    ks_dx_item pit = {0};
+    pit.kinds = CP_THREAD;
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; j < g->dev[i].ndata_spans; j++)
+            ks_dx_item_add(&pit, g->dev[i].data_spans[2 * j], g->dev[i].data_spans[2 * j + 1], UINT32_MAX);
+    ks_dx_on_path(c, x, &pit);
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]) && st->v[i].idle_ns > st->v[i].wall_ns / 10)
             add_step(x, st->v[i].number);
@@ -392,9 +411,15 @@ static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
     ks_ns impact = cap(ks_ivs_length(&in), c->gpu_idle), loading = ks_ivs_length(&pro) - ks_ivs_length(&left);
     ks_ivs_free(&data);
     ks_ivs_free(&left);
+    /* the item: that phase, on the stepping thread */
+    ks_dx_item pit = {0};
+    pit.kinds = CP_THREAD;
+    for (size_t k = 0; k < in.n; k++)
+        ks_dx_item_add(&pit, in.v[k].a, in.v[k].b, st->track);
     ks_ivs_free(&in);
     if (!impact || !ks_mul_ge(impact, 20, c->denom, 1)) {
         ks_ivs_free(&pro);
+        free(pit.v);
         return;
     }
     /* what the stepping thread ran then: its outermost slices (under the step's annotation) */
@@ -454,6 +479,7 @@ static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
     x->refuted_if = fmtdup("with the preparation done ahead the steps take as long (the GPU work then waits on "
                            "something else).");
     ks_buf_free(&what);
+    ks_dx_on_path(c, x, &pit);
     for (size_t k = 0; k < st->n; k++)
         if (active(&st->v[k]))
             add_step(x, st->v[k].number);
@@ -538,6 +564,18 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
         long long uploads = (long long)(per + 0.5);
         x->validate_cmd = fmtdup("kinesift validate constant-upload --bytes %lld --uploads %lld",
                                  (long long)(best->bytes > 0 ? best->bytes : 1), uploads > 0 ? uploads : 1);
+        /* the item: those copies' GPU time */
+        ks_dx_item pit = {0};
+        pit.kinds = CP_GPU;
+        for (size_t w = 0; w < gw->n; w++) {
+            const ks_gpuwork_item *gi = &gw->v[w];
+            const ks_event *e = &t->tracks[gi->track].ev[gi->ev];
+            int64_t bytes;
+            if (e->kind == KS_K_MEMCPY && ks_event_bytes(t, gi->track, gi->ev, &bytes) && bytes == best->bytes &&
+                ks_gpuwork_starts_in(a, gi) && in_scope(c, e->ts) && strstr(ks_trace_str(t, e->name), "HtoD"))
+                ks_dx_item_add(&pit, e->ts, ks_sat_add(e->ts, ks_event_dur(e)), UINT32_MAX);
+        }
+        ks_dx_on_path(c, x, &pit);
         for (size_t i = 0; st && i < st->n; i++)
             if (active(&st->v[i]))
                 add_step(x, st->v[i].number);
@@ -573,6 +611,8 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
     size_t nk = 0, nl = 0, nshort = 0, ngraph = 0, most = 1 + ks_gpuwork_of(a)->n;
     ks_ns launch_total = 0;
     ks_ns *kd = ks_big_alloc(ks_mul(most, sizeof *kd)), *ld = ks_big_alloc(ks_mul(most, sizeof *ld));
+    ks_dx_item pit = {0}; /* the item: the launch calls, on their threads */
+    pit.kinds = CP_THREAD;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t w = 0; w < gw->n; w++) {
         const ks_gpuwork_item *it = &gw->v[w];
@@ -593,6 +633,8 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
                 ks_ns l = ks_sat_sub(ks_slice_end(&a->tl[r.tl], &a->tl[r.tl].s[r.s]), ks_slice_ts_at(&a->tl[r.tl], r.s));
                 ld[nl++] = l;
                 launch_total = ks_sat_add(launch_total, l);
+                ks_dx_item_add(&pit, ks_slice_ts_at(&a->tl[r.tl], r.s), ks_slice_end(&a->tl[r.tl], &a->tl[r.tl].s[r.s]),
+                               a->tl[r.tl].track);
             }
         }
     }
@@ -601,8 +643,10 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
     ks_big_free(ld, most * sizeof *ld);
     /* cross-checks: graph launches are no launch overhead to remove, and a GPU that is never
      * idle does not wait on launches */
-    if (nk < 100 || nshort * 2 < nk || !nl || 2 * ml < mk || !c->gpu_enough || !ks_mul_ge(c->gpu_idle, 10, c->denom, 1))
+    if (nk < 100 || nshort * 2 < nk || !nl || 2 * ml < mk || !c->gpu_enough || !ks_mul_ge(c->gpu_idle, 10, c->denom, 1)) {
+        free(pit.v);
         return;
+    }
     ks_ns impact = cap(launch_total, c->gpu_idle);
     double idle_share = pct((double)c->gpu_idle, (double)c->denom) / 100.0;
     ks_diagnosis *x = add(out, DX_SMALL,
@@ -624,6 +668,7 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
     long long kern = (long long)(per_step + 0.5);
     x->validate_cmd = fmtdup("kinesift validate small-kernels --kernels %lld",
                              kern < 1 ? 1 : kern > 100000 ? 100000 : kern);
+    ks_dx_on_path(c, x, &pit);
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]))
             add_step(x, st->v[i].number);
@@ -747,6 +792,13 @@ static void dominant_op(const dctx *c, ks_diagnoses *out)
             x->refuted_if = fmtdup("alone it takes a small part of what the trace shows: the cost then comes "
                                    "from what surrounds it (contention, synchronisation).");
         }
+        /* the item: the op's self time (the path's CPU time under it as the innermost slice) */
+        ks_dx_item pit = {0};
+        pit.kinds = 1u << KS_CP_CPU;
+        pit.name = (ks_str)best;
+        for (size_t k = 0; k < c->scope.n; k++)
+            ks_dx_item_add(&pit, c->scope.v[k].a, c->scope.v[k].b, UINT32_MAX);
+        ks_dx_on_path(c, x, &pit);
     }
     op_scope_free(&o);
 }
@@ -793,6 +845,12 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
     x->next_check = fmtdup("Benchmark the launching operator alone with its inputs and compare kernels "
                            "(precision, tensor cores, layout).");
     x->refuted_if = fmtdup("the kernel already runs close to the device's peak throughput for its work.");
+    ks_dx_item pit = {0}; /* the item: the kernel's GPU time */
+    pit.kinds = CP_GPU;
+    pit.name = k->name;
+    for (size_t j = 0; j < c->scope.n; j++)
+        ks_dx_item_add(&pit, c->scope.v[j].a, c->scope.v[j].b, UINT32_MAX);
+    ks_dx_on_path(c, x, &pit);
 }
 
 /* ---- synchronisation in the loop ----------------------------------------------------------- */
@@ -839,6 +897,8 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     int64_t *steps = NULL;
     size_t nsteps = 0, scap = 0;
     ks_ivs after = {0};
+    ks_dx_item pit = {0}; /* the item: the idle time after the calls, on the thread that made them */
+    pit.kinds = CP_THREAD;
     /* per name id: 0 not looked up yet, else 1 + ks_blocking_call_platform (a table of ~30 names
      * compared per runtime call was 3% of analyze on a dense trace) */
     uint8_t *platform_of = ks_xcalloc(ks_strtab_count(t->strings) + 1, 1);
@@ -871,6 +931,7 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
             waited_idle = ks_sat_add(waited_idle, ks_sat_sub(ks_ivs_covered(&c->scope, ts, end), busy));
             ks_iv idle = idle_after(c, end);
             ks_ivs_add(&after, idle.a, idle.b);
+            ks_dx_item_add(&pit, idle.a, idle.b, tl->track);
             const ks_step *sp = step_at(st, ts);
             if (active(sp) && (!nsteps || steps[nsteps - 1] != sp->number))
                 KS_PUSH(steps, nsteps, scap, sp->number);
@@ -892,6 +953,7 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     if (!calls || !idle || !c->gpu.n ||
         (!ks_mul_ge(total, 20, c->denom, 1) && !(every_step && ks_mul_ge(total, 100, c->denom, 1)))) {
         free(steps);
+        free(pit.v);
         return;
     }
     /* What removing the syncs could save: the host would queue ahead instead of waiting, so at
@@ -901,6 +963,7 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     ks_ns impact = cap(cap(idle, waited_busy), c->gpu_idle);
     if (!impact || (!ks_mul_ge(impact, 20, c->denom, 1) && !(every_step && ks_mul_ge(impact, 100, c->denom, 1)))) {
         free(steps);
+        free(pit.v);
         return;
     }
     /* one blocking call at the end of a capture is not "in the loop" */
@@ -933,6 +996,7 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
     for (size_t i = 0; i < nsteps; i++)
         add_step(x, steps[i]);
     free(steps);
+    ks_dx_on_path(c, x, &pit);
 }
 
 /* ---- pageable copies ----------------------------------------------------------------------- */
@@ -945,6 +1009,8 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
     ks_ns total = 0;
     uint64_t copies = 0;
     copy_group *v = NULL; /* by size: the size that costs most is the one to measure */
+    ks_dx_item pit = {0}; /* the item: the copies' GPU time */
+    pit.kinds = CP_GPU;
     size_t n = 0, vcap = 0;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     for (size_t w = 0; w < gw->n; w++) {
@@ -956,6 +1022,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
                 continue;
             copies++;
             total = ks_sat_add(total, ks_event_dur(e));
+            ks_dx_item_add(&pit, e->ts, ks_sat_add(e->ts, ks_event_dur(e)), UINT32_MAX);
             int64_t b = 0;
             ks_event_bytes(t, it->track, it->ev, &b);
             size_t j = 0;
@@ -975,6 +1042,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
             big = &v[j];
     if (!copies || !c->gpu_enough || !ks_mul_ge(total, 20, c->denom, 1)) {
         free(v);
+        free(pit.v);
         return;
     }
     ks_diagnosis *x = add(out, DX_PAGEABLE, "medium", total);
@@ -993,6 +1061,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
     x->validate_cmd = fmtdup("kinesift validate pageable-copy --bytes %lld --copies %lld",
                              big->bytes > 0 ? (long long)big->bytes : 1, per > 0 ? per : 1);
     free(v);
+    ks_dx_on_path(c, x, &pit);
 }
 
 /* ---- exposed communication ----------------------------------------------------------------- */
@@ -1023,6 +1092,20 @@ static void exposed_communication(const dctx *c, ks_diagnoses *out)
                                "(DDP/FSDP prefetch, async collectives).");
         x->refuted_if = fmtdup("the collectives' bus bandwidth is already near the link's and no compute is "
                                "available to overlap them.");
+        /* the item: the path's GPU time in collectives on this device's streams */
+        ks_dx_item pit = {0};
+        pit.kinds = CP_GPU;
+        const ks_trace *t = a->trace;
+        for (size_t j = 0; c->cp_ok && j < c->cp_nsteps; j++) {
+            const ks_cp_step *s = &c->cp->v[c->cp_steps[j]];
+            for (size_t k = 0; k < s->n; k++) {
+                const ks_cp_piece *p = &c->cp->pieces[s->first + k];
+                if (p->kind == KS_CP_GPU && p->track < t->ntracks && t->tracks[p->track].device == g->device &&
+                    p->name && ks_is_comm_kernel(ks_trace_str(t, p->name)))
+                    ks_dx_item_add(&pit, p->a, p->b, p->track);
+            }
+        }
+        ks_dx_on_path(c, x, &pit);
     }
 }
 
@@ -1082,19 +1165,31 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     if (c->begin_captures) /* graphs are already captured: advising them says nothing */
         x->next_check = fmtdup("The trace already captures CUDA/HIP graphs (%llu stream captures): cut the host "
                                "time outside the captured parts (capture more of the step, fewer Python-level "
-                               "ops, larger batches) and check that the GPU idle time shrinks; the gaps table "
-                               "shows what the CPU thread was doing.",
+                               "ops, larger batches) and check that the GPU idle time shrinks; the GPU idle gaps "
+                               "(analyze's \"GPU N idle gaps\", the report's GPU activity strip) show what the "
+                               "CPU thread was doing.",
                                (unsigned long long)c->begin_captures);
     else
         x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
                                "fewer Python-level ops, larger batches) and check that the GPU idle time "
-                               "shrinks; the gaps table shows what the CPU thread was doing.");
+                               "shrinks; the GPU idle gaps (analyze's \"GPU N idle gaps\", the report's GPU activity "
+                               "strip) show what the CPU thread was doing.");
     x->refuted_if = fmtdup("with less host work per step the GPU stays idle as long (it then waits on "
                            "something else: a sync, another rank, input).");
     ks_buf_free(&what);
     for (size_t i = 0; c->st && i < c->st->n; i++)
         if (active(&c->st->v[i]) && ks_mul_ge(c->st->v[i].idle_ns, 10, c->st->v[i].wall_ns, 3))
             add_step(x, c->st->v[i].number);
+    /* the item: the gaps outside data loading, the launching thread's own time in them (not its
+     * blocking calls: sync_in_loop's) */
+    ks_dx_item pit = {0};
+    pit.kinds = (1u << KS_CP_CPU) | (1u << KS_CP_THREAD_WAIT) | (1u << KS_CP_UNMODELED);
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; g->dev[i].all && j < g->dev[i].count; j++)
+            if (!g->dev[i].all[j].data)
+                ks_dx_item_add(&pit, g->dev[i].all[j].start, g->dev[i].all[j].end,
+                               g->dev[i].all[j].launch_track >= 0 ? (uint32_t)g->dev[i].all[j].launch_track : UINT32_MAX);
+    ks_dx_on_path(c, x, &pit);
 }
 
 /* ---- what the capture itself records ------------------------------------------------------- */
@@ -1228,6 +1323,7 @@ static void profiler_overhead(const dctx *c, ks_diagnoses *out)
                                "compare with the traced step time.");
         x->refuted_if = fmtdup("the untraced steps take as long as the traced ones.");
     }
+
     if (ranges) {
         ks_diagnosis *x = add(out, DX_RANGE, "n/a", -1);
         x->hypothesis = fmtdup("The trace was taken with CUPTI range profiling (performance counters), which "
@@ -1311,6 +1407,7 @@ void ks_diagnose_opts_init(ks_diagnose_opts *o)
     o->min_impact = 0.01;
     o->all = 0;
     o->peak_tflops = o->peak_tbps = 0;
+    o->critpath = NULL;
 }
 
 /* ---- the checks, on one thread or several --------------------------------------------------- */
@@ -1407,7 +1504,7 @@ static void run_checks(const dctx *c, ks_diagnoses *out)
 void ks_diagnose_with(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const ks_diagnose_opts *o,
                       ks_diagnoses *out)
 {
-    ks_diagnose_path(a, st, g, NULL, o, out);
+    ks_diagnose_path(a, st, g, o->critpath, o, out);
 }
 
 void ks_diagnose_path(const ks_analysis *a, const ks_steps *st, const ks_gaps *g, const struct ks_critpath *cp,
@@ -1419,8 +1516,7 @@ void ks_diagnose_path(const ks_analysis *a, const ks_steps *st, const ks_gaps *g
     if (!a->has_events || a->window_ns <= 0)
         return;
     dctx c;
-    dctx_init(&c, a, st, g);
-    c.cp = cp;
+    dctx_init(&c, a, st, g, cp);
     c.peak_tflops = o->peak_tflops;
     c.peak_tbps = o->peak_tbps;
     out->denominator = c.denom_name;

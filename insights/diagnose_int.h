@@ -41,7 +41,33 @@ typedef struct ks_dx_ctx {
     const struct ks_critpath *cp; /* the critical path of each step, or NULL (the checks that
                                    * need it do not run) */
     double peak_tflops, peak_tbps; /* --peak (ks_diagnose_opts), 0: the peak table's */
+    int cp_ok;                 /* the path of the scope's steps covers the whole scope */
+    size_t *cp_steps, cp_nsteps; /* the indexes (in cp->v) of the scope's steps */
+    struct ks_dx_piece *cp_pieces; /* their pieces, by track then time */
+    size_t cp_npieces;
 } ks_dx_ctx;
+
+/* a piece of the scope's critical path, as the diagnoses look it up */
+typedef struct ks_dx_piece {
+    ks_ns a, b;
+    uint32_t track;
+    uint8_t kind;
+    ks_str name;
+} ks_dx_piece;
+
+/* the item a diagnosis is about, as intervals each on one track (UINT32_MAX: any), for its time
+ * on the critical path (insights/dx_path.c) */
+typedef struct ks_dx_item_iv {
+    ks_ns a, b;
+    uint32_t track;
+} ks_dx_item_iv;
+
+typedef struct ks_dx_item {
+    ks_dx_item_iv *v;
+    size_t n, cap;
+    unsigned kinds;            /* the path's kinds that count, 1u << ks_cp_kind each; 0: any */
+    ks_str name;               /* only the path's pieces of that name (0: any) */
+} ks_dx_item;
 
 /* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
 #define KS_DX_MIN_GPU_NS 100000
@@ -60,6 +86,18 @@ void ks_dx_add_step(ks_diagnosis *x, int64_t number);
 int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t);
 /* 1 for a step of the active window (neither warm-up nor unfinished) */
 int ks_dx_active(const ks_step *s);
+
+/* the critical path of the scope (insights/dx_path.c): set up once by ks_diagnose_with */
+void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp);
+void ks_dx_path_free(ks_dx_ctx *c);
+void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track);
+/* the item's time on the critical path of the scope (0 without a path covering the scope) */
+ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it);
+/* x's impact becomes the item's time on the critical path when the path covers the scope (at
+ * most the heuristic bound it had: impact_source "critical_path", the evidence saying both);
+ * else it stays (impact_source "heuristic"). Frees the item. */
+void ks_dx_on_path(const ks_dx_ctx *c, ks_diagnosis *x, ks_dx_item *it);
+extern const char *const ks_dx_source_path, *const ks_dx_source_heuristic;
 
 /* ---- the checks of other files (one row each in KS_DX_CHECKS, insights/diagnose.c) ---------- */
 

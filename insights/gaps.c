@@ -90,6 +90,8 @@ typedef struct gap_ctx {
     /* per gap */
     gap_causes cpu, label;
     ks_ns data_ns;
+    ks_ns *dsp;                /* the device's data-loading spans so far: [x, y) pairs */
+    size_t ndsp, cdsp;
     uint32_t launch_track;     /* the thread the gap is looked at from */
     ks_gap_piece *pcs;         /* the gap's pieces, every thread */
     size_t npcs, cpcs;
@@ -186,8 +188,11 @@ static void emit(gap_ctx *g, const ks_timeline *tl, const level *top, ks_ns x, k
         return;
     ks_ns len = ks_sat_sub(y, x);
     add_cause(&g->label, label ? label->name : 0, KS_K_USER_ANNOTATION, 0, len);
-    if (data)
+    if (data) {
         g->data_ns = ks_sat_add(g->data_ns, len);
+        KS_PUSH(g->dsp, g->ndsp, g->cdsp, x);
+        KS_PUSH(g->dsp, g->ndsp, g->cdsp, y);
+    }
 }
 
 /* The launching thread's pieces become its causes; where it only waits (idle, a label's own time,
@@ -782,6 +787,10 @@ static void device_gaps(gap_ctx *g, const ks_gap_opts *o, const uint32_t *order,
     d->by_cpu = cpu.v;
     d->nby_cpu = cpu.n;
     d->by_label = label.v;
+    d->data_spans = g->dsp;
+    d->ndata_spans = g->ndsp / 2;
+    g->dsp = NULL;
+    g->ndsp = g->cdsp = 0;
     d->nby_label = label.n;
     ks_i64map_free(&cpu.ix);
     ks_i64map_free(&label.ix);
@@ -848,6 +857,7 @@ int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts 
     free(g.data_cache);
     free(g.blocking);
     free(g.pcs);
+    free(g.dsp);
     ks_ivs_free(&g.work);
     ks_ivs_free(&g.busy);
     free(g.step_name);
@@ -861,6 +871,7 @@ void ks_gaps_free(ks_gaps *g)
         free(g->dev[i].by_cpu);
         free(g->dev[i].by_label);
         free(g->dev[i].all);
+        free(g->dev[i].data_spans);
         for (size_t j = 0; j < g->dev[i].nthreads; j++)
             free(g->dev[i].threads[j].by_cpu);
         free(g->dev[i].threads);

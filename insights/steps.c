@@ -264,9 +264,16 @@ void ks_steps_free(ks_steps *s)
 void ks_steps_restrict(ks_steps *s, ks_ns w0, ks_ns w1)
 {
     size_t o = 0;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         if (s->v[i].start >= w0 && s->v[i].start < w1)
             s->v[o++] = s->v[i];
+        else if (s->v[i].warmup)
+            s->outside_warmup++;
+        else if (s->v[i].unfinished)
+            s->outside_unfinished++;
+        else
+            s->outside_active++;
+    }
     s->n = o;
     s->nwarmup = 0;
     for (size_t i = 0; i < o; i++)

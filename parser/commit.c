@@ -116,6 +116,10 @@ void ks_ps_commit_event(ks_parser *p)
         p->wk.bad = 1; /* process/thread tables and counters: the main parser's */
         return;
     }
+    if (ks_ps_own_event(p)) { /* what kinesift annotate added: not the profiler's */
+        ks_diag_count(&t->diag, "parse.kinesift_annotation", KS_SEV_INFO, 1);
+        return;
+    }
     t->by_phase[(unsigned char)ph]++;
     t->by_cat[e->cat]++;
     if (ph == 'M') {

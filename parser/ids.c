@@ -108,6 +108,34 @@ ks_kind ks_ps_kind_of(ks_parser *p, uint16_t cat, const ks_str name, char ph)
     return k;
 }
 
+int ks_ps_own_event(ks_parser *p)
+{
+    const cur_event *e = &p->ev;
+    if (e->ph == 'M') {
+        if (p->cache.has_own_pid && ks_id_equal(e->pid, p->cache.own_pid))
+            return 1;
+        const char *n = ks_strtab_get(p->t->strings, e->name);
+        if (e->has_arg_name && !strcmp(n, "process_name") &&
+            !strcmp(ks_strtab_get(p->t->strings, e->arg_name), "kinesift")) {
+            p->cache.own_pid = e->pid;
+            p->cache.has_own_pid = 1;
+            return 1;
+        }
+        return 0;
+    }
+    uint16_t cat = e->cat;
+    if (cat >= p->cache.cat_own_cap) {
+        size_t old = p->cache.cat_own_cap;
+        KS_GROW(p->cache.cat_own, p->cache.cat_own_cap, (size_t)cat + 1);
+        memset(p->cache.cat_own + old, 0, p->cache.cat_own_cap - old);
+    }
+    if (!p->cache.cat_own[cat]) {
+        const char *c = ks_trace_cat_name(p->t, cat);
+        p->cache.cat_own[cat] = (uint8_t)(1 + (!strcmp(c, "kinesift") || !strncmp(c, "kinesift.", 9)));
+    }
+    return p->cache.cat_own[cat] == 2;
+}
+
 uint32_t ks_ps_track_of(ks_parser *p, ks_id pid, ks_id tid)
 {
     if (p->cache.have_last_track && ks_id_equal(pid, p->cache.last_pid) && ks_id_equal(tid, p->cache.last_tid))

@@ -234,6 +234,11 @@ typedef struct ps_resync {
 typedef struct ps_cache {
     uint8_t *cat_kind;        /* by category id: ks_kind + 1 (0 = not computed) */
     size_t cat_kind_cap;
+    uint8_t *cat_own;         /* by category id: 0 not looked at, 1 the trace's, 2 kinesift's own
+                               * ("kinesift", "kinesift.*": what `kinesift annotate` added) */
+    size_t cat_own_cap;
+    ks_id own_pid;            /* the process named "kinesift" (annotate's tracks), when seen */
+    int has_own_pid;
     ks_id last_pid, last_tid;
     uint32_t last_track;
     int have_last_track;
@@ -369,6 +374,9 @@ ks_id ks_ps_parse_id_number(ks_parser *p, const char *s, size_t len);
 int ks_ps_canonical_int(const char *s, size_t len);
 int64_t ks_ps_parse_flow_id(const char *s, size_t len, int is_string, uint16_t *flags);
 ks_kind ks_ps_kind_of(ks_parser *p, uint16_t cat, const ks_str name, char ph);
+/* 1 when the event being committed is one kinesift annotate added (its category "kinesift" or
+ * "kinesift.*", or metadata of the process named "kinesift"): left out, counted. */
+int ks_ps_own_event(ks_parser *p);
 uint32_t ks_ps_track_of(ks_parser *p, ks_id pid, ks_id tid);
 uint32_t ks_ps_series_of(ks_parser *p, uint32_t track, const char *name, const char *key, size_t klen);
 

@@ -45,6 +45,7 @@ static void repairs_release(ps_repairs *rp)
 static void cache_release(ps_cache *c)
 {
     free(c->cat_kind);
+    free(c->cat_own);
 }
 
 static void worker_release(ps_worker *wk)

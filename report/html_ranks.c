@@ -12,7 +12,8 @@
  * (data-ns) and the collectives it covers, so tests/report compares it with the JSON.
  * Cells of a rank that has no observation (no steps, no GPU data, no arrival at the collectives)
  * are hatched and say "not observed", never 0. Colours: a viridis-like sequential scale (reads in
- * the common colour-vision deficiencies and in grey), with a legend in the unit of the values.
+ * the common colour-vision deficiencies and in grey) from the smallest observed value to the
+ * largest, with a legend giving both in the unit of the values; the columns are labelled on top.
  * When it does not apply: a single rank (no section). Who: report/html_page.c (ks_html_ranks). */
 #include <inttypes.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@
 #define HEAT_COLS 100 /* columns at most: the page stays small for long jobs */
 #define CELL_H 18
 #define LEFT 80
+#define COL_H 16 /* the row of column labels */
 
 /* viridis at nine stops */
 static const unsigned char viridis[9][3] = {
@@ -60,34 +62,44 @@ typedef struct cell {
     char what[96];  /* the column, for titles */
 } cell;
 
-static void legend(FILE *out, ks_ns max, const char *unit_what)
+static void legend(FILE *out, ks_ns min, ks_ns max, const char *unit_what)
 {
-    char b[32], c[16];
+    char a[32], b[32], c[16];
     fputs("<p class=\"heatlegend\">", out);
     ks_html_text(out, unit_what);
-    fputs(": <svg width=\"260\" height=\"16\" role=\"img\"><title>colour scale</title><desc>dark purple is 0, "
-          "yellow is the largest value</desc>",
+    fputs(": <svg width=\"260\" height=\"16\" role=\"img\"><title>colour scale</title><desc>dark purple is the "
+          "smallest value, yellow the largest</desc>",
           out);
     for (int i = 0; i < 20; i++) {
         colour(c, sizeof c, i, 19);
         fprintf(out, "<rect x=\"%d\" y=\"2\" width=\"13\" height=\"12\" fill=\"%s\"/>", i * 13, c);
     }
+    ks_fmt_ns(a, sizeof a, min);
     ks_fmt_ns(b, sizeof b, max);
-    fprintf(out, "</svg> 0 to <span data-field=\"legend_max\" data-ns=\"%" PRId64 "\">%s</span>; "
-                 "<span class=\"sw na\"></span>not observed</p>\n", max, b);
+    fprintf(out, "</svg> <span data-field=\"legend_min\" data-ns=\"%" PRId64 "\">%s</span> to "
+                 "<span data-field=\"legend_max\" data-ns=\"%" PRId64 "\">%s</span>; "
+                 "<span class=\"sw na\"></span>not observed</p>\n", min, a, max, b);
 }
 
 /* the heat map as SVG and as a table (which reads with JavaScript and SVG off) */
 static void heat(FILE *out, const char *map, const char *title, const char *desc, const ks_ranks *r, const cell *cells,
                  size_t ncols, const char *unit_what)
 {
-    ks_ns max = 0;
+    /* the scale runs from the smallest observed value to the largest */
+    ks_ns max = 0, min = 0;
+    int any = 0;
     for (size_t i = 0; i < r->n * ncols; i++)
-        if (!cells[i].na && cells[i].v > max)
-            max = cells[i].v;
+        if (!cells[i].na) {
+            if (!any || cells[i].v > max)
+                max = cells[i].v;
+            if (!any || cells[i].v < min)
+                min = cells[i].v;
+            any = 1;
+        }
     int cw = (int)(760 / (ncols ? ncols : 1));
     cw = cw > 60 ? 60 : cw < 6 ? 6 : cw;
-    int w = LEFT + cw * (int)ncols + 10, hgt = CELL_H * (int)r->n + 24;
+    /* a row of column labels on top (each shortened to its column's width, whole in its title) */
+    int w = LEFT + cw * (int)ncols + 10, hgt = CELL_H * (int)r->n + 24 + COL_H;
     fprintf(out, "<figure><svg class=\"heat\" data-map=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
                  "role=\"img\"><title>", map, w, hgt, w, hgt);
     ks_html_text(out, title);
@@ -97,8 +109,28 @@ static void heat(FILE *out, const char *map, const char *title, const char *desc
     fprintf(out, "%s\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\"><rect width=\"6\" height=\"6\" "
                  "fill=\"#fff\"/><path d=\"M0 6L6 0\" stroke=\"#999\"/></pattern></defs>", map);
     char b[32], c[16];
+    for (size_t j = 0; j < ncols; j++) {
+        const char *what = cells[j].what;
+        size_t fit = (size_t)(cw / 7 > 1 ? cw / 7 : 1), len = strlen(what);
+        fprintf(out, "<text class=\"ax col\" data-col=\"%zu\" x=\"%d\" y=\"%d\" text-anchor=\"middle\"><title>", j,
+                LEFT + cw * (int)j + cw / 2, COL_H - 4);
+        ks_html_text(out, what);
+        fputs("</title>", out);
+        if (len <= fit)
+            ks_html_text(out, what);
+        else {
+            char cut[96];
+            size_t k = fit > 1 ? fit - 1 : 1;
+            while (k > 1 && ((unsigned char)what[k] & 0xC0) == 0x80) /* not inside a UTF-8 character */
+                k--;
+            snprintf(cut, sizeof cut, "%.*s", (int)k, what);
+            ks_html_text(out, cut);
+            fputs("\xe2\x80\xa6", out);
+        }
+        fputs("</text>", out);
+    }
     for (size_t i = 0; i < r->n; i++) {
-        int y = 4 + CELL_H * (int)i;
+        int y = 4 + COL_H + CELL_H * (int)i;
         fprintf(out, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %" PRId64 "</text>", LEFT - 6,
                 y + 13, r->v[i].rank);
         for (size_t j = 0; j < ncols; j++) {
@@ -113,7 +145,7 @@ static void heat(FILE *out, const char *map, const char *title, const char *desc
                 ks_html_text(out, x->na);
                 fputs(")</title></rect>", out);
             } else {
-                colour(c, sizeof c, x->v, max);
+                colour(c, sizeof c, x->v - min, max - min);
                 ks_fmt_ns(b, sizeof b, x->v);
                 fprintf(out, "<rect data-map=\"%s\" data-rank=\"%" PRId64 "\" data-col=\"%zu\" data-ns=\"%" PRId64 "\" "
                              "x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>rank %" PRId64 ", ",
@@ -124,11 +156,11 @@ static void heat(FILE *out, const char *map, const char *title, const char *desc
         }
     }
     fprintf(out, "<text class=\"ax\" x=\"%d\" y=\"%d\">", LEFT, hgt - 4);
-    ks_html_text(out, ncols == 1 ? cells[0].what : "columns: see the table below");
+    ks_html_text(out, "columns labelled on top; the same figures as a table below");
     fputs("</text></svg><figcaption>", out);
     ks_html_text(out, desc);
     fputs("</figcaption></figure>\n", out);
-    legend(out, max, unit_what);
+    legend(out, min, max, unit_what);
     fprintf(out, "<details><summary>The same figures as a table</summary><table class=\"sortable\" data-map=\"%s\">"
                  "<thead><tr><th class=\"name\">rank</th>", map);
     for (size_t j = 0; j < ncols; j++) {

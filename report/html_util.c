@@ -107,9 +107,10 @@ int ks_html_gap_class(const ks_gap *g)
 
 const char *ks_html_gap_class_name(int c)
 {
-    static const char *const n[KS_GAP_NCLASSES] = {"loading data", "runtime call (launch, sync, copy)",
-                                                   "operator", "Python code", "labelled range",
-                                                   "CPU thread idle", "other"};
+    /* the step bars' names (ks_role_name) for the same idle time, then what the strip adds */
+    static const char *const n[KS_GAP_NCLASSES] = {"dataloader: loading data", "runtime: launch, sync, copy call",
+                                                   "cpu_exec: operator", "cpu_exec: Python code",
+                                                   "cpu_exec: labelled range", "other: CPU thread idle", "other"};
     return c >= 0 && c < KS_GAP_NCLASSES ? n[c] : "other";
 }
 

@@ -138,6 +138,12 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
     ks_jw_kstr(w, "source", st ? st->source : "not computed");
     ks_jw_kuint(w, "count", st ? st->n : 0);
     ks_jw_kuint(w, "warmup", st ? st->nwarmup : 0);
+    ks_jw_key(w, "outside_window"); /* found in the trace, left out by the window */
+    ks_jw_obj(w);
+    ks_jw_kuint(w, "warmup", st ? st->outside_warmup : 0);
+    ks_jw_kuint(w, "unfinished", st ? st->outside_unfinished : 0);
+    ks_jw_kuint(w, "active", st ? st->outside_active : 0);
+    ks_jw_end_obj(w);
     ks_jw_kstr(w, "warmup_rule", st && st->warmup_forced ? "--warmup" : "leading outliers above median + max(3 * 1.4826 * MAD, 25% of median)");
     ks_jw_key(w, "active");
     if (st && st->nactive) {
@@ -299,6 +305,14 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
             ks_jw_knull(w, "impact_share");
         }
         ks_jw_kstr(w, "impact_basis", x->impact_basis);
+        if (x->impact_source)
+            ks_jw_kstr(w, "impact_source", x->impact_source);
+        else
+            ks_jw_knull(w, "impact_source");
+        if (x->impact_ns >= 0 && x->impact_heuristic_ns >= 0)
+            ks_jw_kint(w, "impact_heuristic_ns", x->impact_heuristic_ns);
+        else
+            ks_jw_knull(w, "impact_heuristic_ns");
         ks_jw_kbool(w, "below_floor", x->below_floor);
         if (x->subject)
             ks_jw_kstr(w, "subject", x->subject);

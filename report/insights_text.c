@@ -103,6 +103,19 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     }
     int gpu = a->links.gpu_events > 0;
     fprintf(out, "\n  Steps (%s): %zu, %zu warm-up", st->source, st->n, st->nwarmup);
+    /* the steps the window left out, as the window line counts them */
+    size_t out_n = st->outside_warmup + st->outside_unfinished + st->outside_active;
+    if (out_n) {
+        fprintf(out, " (and %zu outside the window:", out_n);
+        const char *sep = " ";
+        if (st->outside_warmup)
+            fprintf(out, "%s%zu warm-up", sep, st->outside_warmup), sep = ", ";
+        if (st->outside_unfinished)
+            fprintf(out, "%s%zu unfinished", sep, st->outside_unfinished), sep = ", ";
+        if (st->outside_active)
+            fprintf(out, "%s%zu active", sep, st->outside_active);
+        fprintf(out, ")");
+    }
     if (st->nactive)
         fprintf(out, "; active window: median %s, mean %s, min %s, max %s over %zu steps\n",
                 fmt(b1, sizeof b1, st->active_median), fmt(b2, sizeof b2, st->active_mean),
@@ -306,7 +319,10 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
                 fprintf(out, " %lld", (long long)x->steps[j]);
             fprintf(out, "%s\n", x->nsteps > 12 ? " ..." : "");
         }
-        if (x->impact_ns >= 0)
+        if (x->impact_ns >= 0 && x->impact_source && !strcmp(x->impact_source, "critical_path"))
+            fprintf(out, "    impact:     its time on the critical path of the %s (without the path: %s, %s)\n",
+                    d->denominator, fmt(b2, sizeof b2, x->impact_heuristic_ns), x->impact_basis);
+        else if (x->impact_ns >= 0)
             fprintf(out, "    impact:     %s\n", x->impact_basis);
         fprintf(out, "    next check: %s\n", x->next_check);
         fprintf(out, "    refuted if: %s\n", x->refuted_if);

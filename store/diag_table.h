@@ -31,6 +31,7 @@
     X("parse.empty_event", INFO, 1, "an empty {} event, skipped")                                  \
     X("parse.ignored_metadata", INFO, 0, "an M event kinesift does not use")                       \
     X("parse.ignored_phase", INFO, 0, "an event of a phase kinesift does not use (counted by phase)") \
+    X("parse.kinesift_annotation", INFO, 1, "an event kinesift annotate added (category kinesift, the kinesift process), left out") \
     X("parse.long_metadata_skipped", INFO, 0,                                                      \
       "a top-level metadata value longer than KS_LIMIT_META_VALUE bytes, skipped")                 \
     X("parse.missing_ph", WARNING, 1, "an event without \"ph\", skipped")                          \

@@ -58,6 +58,9 @@ typedef struct ks_steps {
     uint32_t track;            /* the thread that marked the steps */
     size_t nwarmup;
     int warmup_forced;         /* --warmup given */
+    /* steps found in the trace and left out by the window (ks_steps_restrict): the window line's
+     * "N warm-up left out" */
+    size_t outside_warmup, outside_unfinished, outside_active;
     /* the active window: steps that are neither warm-up nor unfinished */
     size_t nactive;
     ks_ns active_median, active_mean, active_min, active_max;
@@ -143,6 +146,9 @@ typedef struct ks_gap_device {
     ks_gap_cause *by_label;    /* innermost labelled range (user_annotation), name 0 = none */
     size_t nby_label;
     ks_ns data_loading_ns;     /* gap time spent inside a data-loading slice (see data regex) */
+    ks_ns *data_spans;         /* that time as [start, end) pairs (2 * ndata_spans values), on the
+                                * launching thread of each gap */
+    size_t ndata_spans;
     /* HTA's classes over every gap: host wait (the next launch came after the GPU went idle),
      * kernel wait (shorter than the HTA delay), other */
     ks_ns hta_host_wait_ns, hta_kernel_wait_ns, hta_other_ns;
@@ -247,7 +253,12 @@ typedef struct ks_diagnosis {
     ks_ns impact_ns;           /* the most step time it could save inside the denominator's scope,
                                 * an upper bound from the data; -1 for a caveat (a warning about
                                 * the capture or the figures, no saving claimed) */
-    const char *impact_basis;  /* how impact_ns is computed for this kind */
+    const char *impact_basis;  /* how impact_ns is computed for this kind without a critical path */
+    const char *impact_source; /* "critical_path": impact_ns is the item's time on the critical path
+                                * of the scope (at most the heuristic bound); "heuristic": the
+                                * bound of impact_basis (no path covering the scope); NULL for a
+                                * caveat */
+    ks_ns impact_heuristic_ns; /* the heuristic bound (impact_basis); -1 for a caveat */
     int below_floor;           /* impact under the floor: listed only with all (--all-diagnoses) */
     const char *subject;       /* the op or kernel named (dominant_op, dominant_kernel,
                                 * low_efficiency_shape; a string of
@@ -269,6 +280,8 @@ typedef struct ks_diagnose_opts {
     int all;                   /* keep the diagnoses below the floor (marked below_floor) */
     double peak_tflops, peak_tbps; /* the roofline's peaks for every device (--peak), as
                                     * ks_peak_of_device takes them; 0: the peak table's */
+    const struct ks_critpath *critpath; /* the steps' critical path (kinesift/critpath.h): the
+                                * impacts become the items' time on it; NULL: heuristic bounds */
 } ks_diagnose_opts;
 
 KS_API void ks_diagnose_opts_init(ks_diagnose_opts *o);

@@ -8,7 +8,11 @@
  *  - the graph replayed without scaling gives every node its measured start and end;
  *  - replayed with every CPU time and every GPU work halved (@cpu=0.5, @gpu=0.5), no node ends
  *    later than measured: faster work never delays anything;
- *  - every node's release edge leaves from a point at or before its release (no negative edge). */
+ *  - every node's release edge leaves from a point at or before its release (no negative edge);
+ *  - every diagnosis's impact, with the path, is at most the denominator (the active steps' wall
+ *    time, else the span it names) and at most the heuristic bound its evidence prints; it comes
+ *    from the path whenever the path covers the denominator; a diagnosis about GPU idle time
+ *    claims at most the active steps' idle time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +121,58 @@ static void check_graph(const char *path, const ks_analysis *a, const ks_steps *
     ks_dg_free(&g);
 }
 
+/* the diagnoses' impacts against the figures they name */
+static void check_diagnoses(const char *path, const ks_analysis *a, const ks_steps *st, const ks_critpath *cp)
+{
+    ks_gaps g;
+    ks_gap_opts go;
+    ks_error err;
+    ks_gap_opts_init(&go);
+    if (ks_gaps_find(a, st, &go, &g, &err) != KS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(2);
+    }
+    ks_diagnose_opts o;
+    ks_diagnose_opts_init(&o);
+    o.all = 1;
+    o.critpath = cp;
+    ks_diagnoses d;
+    ks_diagnose_with(a, st, &g, &o, &d);
+    /* the active steps' idle time, when they do not overlap */
+    ks_ns idle = 0, last_end = INT64_MIN;
+    int disjoint = 1;
+    for (size_t i = 0; i < st->n; i++)
+        if (!st->v[i].warmup && !st->v[i].unfinished) {
+            disjoint &= st->v[i].start >= last_end;
+            last_end = st->v[i].end;
+            idle += st->v[i].idle_ns;
+        }
+    for (size_t i = 0; i < d.n; i++) {
+        const ks_diagnosis *x = &d.v[i];
+        if (x->impact_ns < 0) {
+            CHECK(!x->impact_source, "%s: %s: a caveat with an impact source", path, x->id);
+            continue;
+        }
+        CHECK(x->impact_source && (!strcmp(x->impact_source, "critical_path") || !strcmp(x->impact_source, "heuristic")),
+              "%s: %s: impact source", path, x->id);
+        CHECK(x->impact_ns <= d.denominator_ns, "%s: %s claims %lld ns of a %lld ns %s", path, x->id,
+              (long long)x->impact_ns, (long long)d.denominator_ns, d.denominator);
+        CHECK(x->impact_ns <= x->impact_heuristic_ns, "%s: %s claims %lld ns over its printed bound %lld ns", path,
+              x->id, (long long)x->impact_ns, (long long)x->impact_heuristic_ns);
+        if (!strcmp(d.denominator, "active steps"))
+            CHECK(!strcmp(x->impact_source, "critical_path"), "%s: %s: the path covers the active steps, source %s",
+                  path, x->id, x->impact_source);
+        int about_idle = !strcmp(x->id, "sync_in_loop") || !strcmp(x->id, "small_launches") ||
+                         !strcmp(x->id, "cpu_before_gpu") || !strcmp(x->id, "input_pipeline") ||
+                         !strcmp(x->id, "host_bound");
+        if (about_idle && disjoint && !strcmp(d.denominator, "active steps"))
+            CHECK(x->impact_ns <= idle, "%s: %s claims %lld ns, the active steps idle %lld ns", path, x->id,
+                  (long long)x->impact_ns, (long long)idle);
+    }
+    ks_diagnoses_free(&d);
+    ks_gaps_free(&g);
+}
+
 static void check_file(const char *path)
 {
     ks_source *src;
@@ -139,6 +195,7 @@ static void check_file(const char *path)
     }
     check_path(path, a, &st, &cp);
     check_graph(path, a, &st);
+    check_diagnoses(path, a, &st, &cp);
     ks_ns unmodeled = 0, wall = 0;
     for (size_t i = 0; i < cp.n; i++) {
         unmodeled += cp.v[i].by_kind[KS_CP_UNMODELED];

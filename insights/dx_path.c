@@ -1,0 +1,185 @@
+/* insights/dx_path.c: a diagnosis's impact from the critical path. The item a diagnosis is about
+ * (the idle time after its syncs on the syncing thread, the data-loading gaps on the launching
+ * thread, a kernel's GPU time...) is given as intervals, each on one track or on any; its time on
+ * the critical path of the steps inside the denominator's scope (the union of the path's pieces
+ * there that lie in the item, on its track, of the kinds asked for) is the most that removing the
+ * item can save as the trace shows it. It replaces the heuristic bound when the path covers the
+ * whole scope (impact_source "critical_path"), and never exceeds it; otherwise the heuristic
+ * bound stays (impact_source "heuristic"). The pieces are counted as a union, so steps whose
+ * widened ends overlap never count the same time twice. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "insights/diagnose_int.h"
+#include "kinesift/critpath.h"
+
+const char *const ks_dx_source_path = "critical_path";
+const char *const ks_dx_source_heuristic = "heuristic";
+
+static int cmp_track(const void *x, const void *y)
+{
+    const ks_dx_item_iv *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const ks_dx_piece *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
+{
+    c->cp = cp;
+    c->cp_ok = 0;
+    c->cp_steps = NULL;
+    c->cp_nsteps = 0;
+    c->cp_pieces = NULL;
+    c->cp_npieces = 0;
+    if (!cp || !cp->n || c->denom <= 0)
+        return;
+    c->cp_steps = ks_xmalloc(cp->n * sizeof *c->cp_steps);
+    /* the steps of the scope: the active ones when the scope is the active steps (the path of
+     * step i is cp->v[i]), else all */
+    int by_active = c->st && c->st->nactive;
+    if (by_active && cp->n != c->st->n)
+        return; /* not one path per step: the heuristic bounds stay */
+    for (size_t i = 0; i < cp->n; i++) {
+        const ks_step *sp = by_active ? &c->st->v[i] : NULL;
+        if (!sp || (!sp->warmup && !sp->unfinished && sp->number == cp->v[i].number))
+            c->cp_steps[c->cp_nsteps++] = i;
+    }
+    /* the path must cover the whole scope, else the heuristic bound stays; each step's pieces
+     * tile its [start, end) (a law of kinesift/critpath.h), so the steps' union is the pieces' */
+    ks_ivs all = {0}, in = {0};
+    for (size_t j = 0; j < c->cp_nsteps; j++) {
+        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
+        if (s->n)
+            ks_ivs_add(&all, s->start, s->end);
+    }
+    ks_ivs_normalize(&all);
+    ks_ivs_intersect(&all, &c->scope, &in);
+    c->cp_ok = ks_ivs_length(&in) == c->denom;
+    ks_ivs_free(&all);
+    ks_ivs_free(&in);
+    if (!c->cp_ok)
+        return;
+    /* the pieces by track then time, sorted once for every diagnosis */
+    size_t total = 0;
+    for (size_t j = 0; j < c->cp_nsteps; j++)
+        total += cp->v[c->cp_steps[j]].n;
+    c->cp_pieces = ks_xmalloc((total ? total : 1) * sizeof *c->cp_pieces);
+    for (size_t j = 0; j < c->cp_nsteps; j++) {
+        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
+        for (size_t k = 0; k < s->n; k++) {
+            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_dx_piece v = {p->a, p->b, p->track, p->kind, p->name};
+            c->cp_pieces[c->cp_npieces++] = v;
+        }
+    }
+    qsort(c->cp_pieces, c->cp_npieces, sizeof *c->cp_pieces, cmp_piece);
+}
+
+void ks_dx_path_free(ks_dx_ctx *c)
+{
+    free(c->cp_steps);
+    free(c->cp_pieces);
+    c->cp_steps = NULL;
+    c->cp_nsteps = 0;
+    c->cp_pieces = NULL;
+    c->cp_npieces = 0;
+}
+
+void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track)
+{
+    if (b <= a)
+        return;
+    ks_dx_item_iv v = {a, b, track};
+    KS_PUSH(it->v, it->n, it->cap, v);
+}
+
+
+/* [a, b) of a piece against the item's normalized intervals: the overlaps into acc */
+static void overlap_into(const ks_ivs *item, ks_ns a, ks_ns b, ks_ivs *acc)
+{
+    for (size_t i = ks_ivs_first_ending_after(item, a); i < item->n && item->v[i].a < b; i++) {
+        ks_ns x = item->v[i].a > a ? item->v[i].a : a, y = item->v[i].b < b ? item->v[i].b : b;
+        if (y > x)
+            ks_ivs_add(acc, x, y);
+    }
+}
+
+/* a piece of a kind (and name) the item asks for */
+static int wanted(const ks_dx_item *it, unsigned mask, const ks_dx_piece *p)
+{
+    return (mask & (1u << p->kind)) && (!it->name || p->name == it->name);
+}
+
+ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
+{
+    if (!c->cp_ok || !it->n)
+        return 0;
+    qsort(it->v, it->n, sizeof *it->v, cmp_track);
+    unsigned mask = it->kinds ? it->kinds : ~0u;
+    const ks_dx_piece *pv = c->cp_pieces;
+    size_t npv = c->cp_npieces;
+    /* item and acc sized once: a big ks_ivs that grows maps fresh huge pages at each step */
+    ks_ivs acc = {0}, item = {0}, both = {0};
+    ks_ivs_reserve(&item, it->n);
+    ks_ivs_reserve(&acc, 2 * it->n + 64);
+    size_t q = 0;
+    for (size_t i = 0; i < it->n;) {
+        uint32_t tr = it->v[i].track;
+        ks_ivs_reset(&item);
+        for (; i < it->n && it->v[i].track == tr; i++)
+            ks_ivs_add(&item, it->v[i].a, it->v[i].b);
+        ks_ivs_normalize(&item);
+        if (tr == UINT32_MAX) { /* any track */
+            for (size_t k = 0; k < npv; k++)
+                if (wanted(it, mask, &pv[k]))
+                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
+        } else {
+            while (q < npv && pv[q].track < tr)
+                q++;
+            for (size_t k = q; k < npv && pv[k].track == tr; k++)
+                if (wanted(it, mask, &pv[k]))
+                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
+        }
+    }
+    ks_ivs_normalize(&acc);
+    ks_ivs_intersect(&acc, &c->scope, &both);
+    ks_ns t = ks_ivs_length(&both);
+    ks_ivs_free(&acc);
+    ks_ivs_free(&item);
+    ks_ivs_free(&both);
+    return t;
+}
+
+void ks_dx_on_path(const ks_dx_ctx *c, ks_diagnosis *x, ks_dx_item *it)
+{
+    if (x && x->impact_ns >= 0 && c->cp_ok) {
+        ks_ns t = ks_dx_item_on_path(c, it);
+        x->impact_heuristic_ns = x->impact_ns;
+        x->impact_ns = t < x->impact_ns ? t : x->impact_ns;
+        x->impact_source = ks_dx_source_path;
+        char b1[32], b2[32];
+        ks_fmt_ns(b1, sizeof b1, x->impact_ns);
+        ks_fmt_ns(b2, sizeof b2, x->impact_heuristic_ns);
+        const char *old = x->evidence ? x->evidence : "";
+        size_t n = strlen(old) + strlen(c->denom_name) + 160;
+        char *ev = ks_xmalloc(n);
+        snprintf(ev, n, "%s On the critical path of the %s: %s (the bound claimed; %s without the path).", old,
+                 c->denom_name, b1, b2);
+        free(x->evidence);
+        x->evidence = ev;
+    }
+    free(it->v);
+    memset(it, 0, sizeof *it);
+}
