@@ -58,62 +58,13 @@ static const ks_dx_kind k_fuse = {"fusable_memory_bound", 0,
 
 /* ---- the helpers: this file's own (insights/diagnose.c calls it, so it calls nothing there) ---- */
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+/* a new diagnosis of kind k: both kinds claim their item's time on the critical path, at most the
+ * time they name */
+static ks_diagnosis *add(ks_diagnoses *out, const ks_dx_kind *k, const char *conf, ks_ns impact)
 {
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-    va_start(ap, f);
-    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, f, ap);
-    va_end(ap);
-    return s;
-}
-
-/* a new diagnosis of kind k in out, as ks_dx_add (insights/diagnose_int.h) makes one */
-static ks_diagnosis *add(ks_diagnoses *out, const ks_dx_kind *k, const char *confidence, ks_ns impact)
-{
-    out->v = ks_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
-    ks_diagnosis *x = &out->v[out->n++];
-    memset(x, 0, sizeof *x);
-    x->id = k->id;
-    x->confidence = confidence;
-    x->impact_basis = k->basis;
-    x->impact_ns = impact < 0 ? 0 : impact;
-    /* both claim their item's time on the critical path, at most the time they name */
+    ks_diagnosis *x = ks_dx_add(out, k, conf, impact);
     x->impact_source = ks_dx_source_path;
-    x->impact_heuristic_ns = x->impact_ns;
     return x;
-}
-
-/* the confidence of an impact, as every diagnosis gives it: high from 10 % of the denominator,
- * medium from 3 % */
-static const char *confidence(const ks_dx_ctx *c, ks_ns impact)
-{
-    return ks_mul_ge(impact, 10, c->denom, 1) ? "high" : ks_mul_ge(impact, 100, c->denom, 3) ? "medium" : "low";
-}
-
-/* "12.5% of the active steps (40.2 ms)" */
-static const char *share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v)
-{
-    char d[32];
-    ks_fmt_ns(d, sizeof d, c->denom);
-    snprintf(b, n, "%.1f%% of the %s (%s)", c->denom > 0 ? 100.0 * (double)v / (double)c->denom : 0.0, c->denom_name,
-             d);
-    return b;
-}
-
-static int active(const ks_step *s)
-{
-    return s && !s->warmup && !s->unfinished;
-}
-
-static int in_scope(const ks_dx_ctx *c, ks_ns t)
-{
-    size_t i = ks_ivs_first_ending_after(&c->scope, t);
-    return i < c->scope.n && c->scope.v[i].a <= t;
 }
 
 /* ---- the path's pieces, by stream ------------------------------------------------------------ */
@@ -147,7 +98,7 @@ static void path_build(const ks_dx_ctx *c, path_index *pi)
     pi->n = 0;
     for (size_t i = 0; i < cp->n; i++) {
         const ks_cp_step *s = &cp->v[i];
-        if (c->st && c->st->n == cp->n && !active(&c->st->v[i]))
+        if (c->st && c->st->n == cp->n && !ks_step_active(&c->st->v[i]))
             continue;
         for (size_t k = 0; k < s->n; k++) {
             const ks_cp_piece *p = &cp->pieces[s->first + k];
@@ -246,34 +197,34 @@ static void low_efficiency(const ks_dx_ctx *c, const ks_shapes *sh, const size_t
             if (!x0->path || !ks_mul_ge(x0->path, 100, c->denom, KS_DX_LOWEFF_MIN_PATH_PCT))
                 break;
             const ks_shape_row *r = &sh->v[x0->row];
-            ks_diagnosis *x = add(out, &k_loweff, confidence(c, x0->path), x0->path);
+            ks_diagnosis *x = add(out, &k_loweff, ks_dx_confidence(c, x0->path), x0->path);
             x->subject = ks_trace_str(t, r->op);
             char b1[32], b2[32], b3[96];
             const char *dims = r->dims ? ks_trace_str(t, r->dims) : "[]";
             const char *types = r->types ? ks_trace_str(t, r->types) : "[]";
             x->hypothesis =
-                fmt("The %s calls of shape %.200s run far below the roofline of GPU %d (%.0f%% of their roof) "
+                ks_xasprintf("The %s calls of shape %.200s run far below the roofline of GPU %d (%.0f%% of their roof) "
                           "while their kernels take %.1f%% of the critical path: a better kernel, layout or precision "
                           "for this shape would shorten the steps.",
                           ks_trace_str(t, r->op), dims, r->device, 100.0 * x0->roof.efficiency,
                           c->denom > 0 ? 100.0 * (double)x0->path / (double)c->denom : 0.0);
             ks_fmt_ns(b1, sizeof b1, r->kernel_ns);
             ks_fmt_ns(b2, sizeof b2, x0->path);
-            x->evidence = fmt(
+            x->evidence = ks_xasprintf(
                 "%s %.200s %.120s (%s): %llu calls, %llu timed, kernel time %s (kernel_ns), %.3g GFLOP and "
                 "%.4g bytes a call; %.4g TFLOP/s mean against a %s-bound roof of %.4g TFLOP/s on %s (%s), "
                 "efficiency %.1f%%; %s of its kernel time on the critical path, %s.",
                 ks_trace_str(t, r->op), dims, types, ks_work_class_name((ks_work_class)r->cost.cls),
                 (unsigned long long)r->count, (unsigned long long)r->calls_timed, b1, r->cost.flops / 1e9, r->cost.bytes,
                 r->tflops.mean, x0->roof.bound, x0->roof.roof, x0->peak->name, x0->peak->source,
-                100.0 * x0->roof.efficiency, b2, share(b3, sizeof b3, c, x0->path));
-            x->next_check = fmt(
+                100.0 * x0->roof.efficiency, b2, ks_dx_share(b3, sizeof b3, c, x0->path));
+            x->next_check = ks_xasprintf(
                 "Benchmark %s alone with these shapes and types (torch.utils.benchmark) and compare with the roof; "
                 "look at its kernels in the kernels table (tensor_core, the launch args: blocks and warps per SM, "
                 "occupancy), try dims padded to multiples of 64, another precision or backend (cuBLASLt, "
                 "flash/cuDNN attention), or batching the calls.",
                 ks_trace_str(t, r->op));
-            x->refuted_if = fmt(
+            x->refuted_if = ks_xasprintf(
                 "the op alone with the same shapes reaches no more than this on the device (the peak used is not "
                 "what the part reaches: give the measured one with --peak), or a faster kernel for it leaves the "
                 "step time unchanged (another path takes over).");
@@ -361,7 +312,7 @@ static void fusable_runs(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *
                     end = e_end;
                 j++;
             }
-            if (j - i >= KS_DX_FUSE_MIN_RUN && in_scope(c, ord[i].ts)) {
+            if (j - i >= KS_DX_FUSE_MIN_RUN && ks_dx_in_scope(c, ord[i].ts)) {
                 ks_ns span = ks_ivs_covered(&c->scope, ord[i].ts, end);
                 runs++;
                 kernels += j - i;
@@ -382,30 +333,30 @@ static void fusable_runs(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *
     ks_comm_cache_free(&comm);
     if (!runs || !path_ns)
         return;
-    ks_diagnosis *x = add(out, &k_fuse, confidence(c, path_ns), path_ns);
+    ks_diagnosis *x = add(out, &k_fuse, ks_dx_confidence(c, path_ns), path_ns);
     char b1[32], b2[32], b3[32], b4[96], b5[32];
     ks_fmt_ns(b1, sizeof b1, kernel_ns);
     ks_fmt_ns(b2, sizeof b2, span_ns);
     ks_fmt_ns(b3, sizeof b3, path_ns);
     ks_fmt_ns(b5, sizeof b5, best_span);
     const ks_event *first = ks_gpuwork_event(t, &gw->v[best_first]);
-    x->hypothesis = fmt("Chains of small memory-bound kernels (elementwise, norm, reduce) run back to back on "
+    x->hypothesis = ks_xasprintf("Chains of small memory-bound kernels (elementwise, norm, reduce) run back to back on "
                               "a stream: fused into fewer kernels they would read and write their intermediate "
                               "tensors once and pay fewer launches, shortening the steps.");
-    x->evidence = fmt(
+    x->evidence = ks_xasprintf(
         "%llu run%s of %llu kernels (each of class elementwise, norm or reduce, at most %d us long and %g FLOP/byte "
         "where its op's shapes say, at most %d us after the previous one on its stream, %d or more in a run): their "
         "kernels take %s, the runs span %s, %s of which on the critical path, %s. The longest run: %zu kernels "
         "over %s on GPU %d stream %lld, starting with \"%.160s\".",
         (unsigned long long)runs, runs == 1 ? "" : "s", (unsigned long long)kernels, KS_DX_FUSE_MAX_KERNEL_NS / 1000,
         KS_DX_FUSE_MAX_INTENSITY, KS_DX_FUSE_MAX_GAP_NS / 1000, KS_DX_FUSE_MIN_RUN, b1, b2, b3,
-        share(b4, sizeof b4, c, path_ns), best_n, b5, best_str->device, (long long)best_str->stream,
+        ks_dx_share(b4, sizeof b4, c, path_ns), best_n, b5, best_str->device, (long long)best_str->stream,
         ks_trace_str(t, first->name));
-    x->next_check = fmt(
+    x->next_check = ks_xasprintf(
         "Compile the region that launches them (torch.compile: Inductor fuses chains of pointwise ops and "
         "reductions into one Triton kernel) or use fused ops (fused norms and activations, the optimizer's "
         "foreach/fused=True), then compare the step time and the kernels per step.");
-    x->refuted_if = fmt(
+    x->refuted_if = ks_xasprintf(
         "the kernels of a run do not work on one another's outputs (nothing to keep out of memory), or the region "
         "compiled or fused keeps the same step time: the runs' time is then bandwidth a fused kernel still needs.");
 }

@@ -20,25 +20,12 @@
 
 #include "common/i64map.h"
 #include "common/util.h"
+#include "insights/diagnose_int.h"
 #include "insights/insights_int.h"
 #include "kinesift/insights.h"
 #include "kinesift/memory.h"
 
 #define KS_MEMGROW_MIN_STEPS 3
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-    va_start(ap, f);
-    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, f, ap);
-    va_end(ap);
-    return s;
-}
 
 static const char *bytes(char *b, size_t n, int64_t v)
 {
@@ -104,12 +91,6 @@ static int kept_allocations(const ks_mem_device *d, ks_ns from, ks_ns to, ks_ns 
     return paired;
 }
 
-static void add_step(ks_diagnosis *x, int64_t number)
-{
-    x->steps = ks_xrealloc(x->steps, (x->nsteps + 1) * sizeof *x->steps);
-    x->steps[x->nsteps++] = number;
-}
-
 static void device_growth(const ks_analysis *a, const ks_steps *st, const ks_mem_device *d, ks_diagnoses *out)
 {
     size_t n = 0;
@@ -152,38 +133,38 @@ static void device_growth(const ks_analysis *a, const ks_steps *st, const ks_mem
         x->confidence = !falls && rises == deltas && n >= 5 ? "high" : !falls ? "medium" : "low";
         const char *op = k.total > 0 ? (k.op ? ks_trace_str(a->trace, k.op) : "[no op]") : NULL;
         x->subject = k.total > 0 && k.op ? ks_trace_str(a->trace, k.op) : NULL;
-        x->hypothesis = fmt("Allocated memory on %s %d grows step after step (%s per step): tensors made in "
+        x->hypothesis = ks_xasprintf("Allocated memory on %s %d grows step after step (%s per step): tensors made in "
                             "each step outlive it%s%s%s, a leak that ends in running out of memory.",
                             dev, (int)d->device_id, bytes(b1, sizeof b1, growth / (int64_t)deltas),
                             op ? " (most of them by " : "", op ? op : "", op ? ")" : "");
         char *kept_text;
         if (!paired)
-            kept_text = fmt("the trace does not pair allocations with frees (no Addr): the op is not named");
+            kept_text = ks_xasprintf("the trace does not pair allocations with frees (no Addr): the op is not named");
         else if (k.total > 0)
-            kept_text = fmt("%llu allocations (%s) made in steps %lld-%lld are still live at the end of step %lld, "
+            kept_text = ks_xasprintf("%llu allocations (%s) made in steps %lld-%lld are still live at the end of step %lld, "
                             "%s of them by %s",
                             (unsigned long long)k.count, bytes(b4, sizeof b4, k.total), (long long)s[0]->number,
                             (long long)s[n - 2]->number, (long long)s[n - 1]->number,
                             bytes(b5, sizeof b5, k.op_bytes), op);
         else
-            kept_text = fmt("every allocation of steps %lld-%lld is freed by the end of step %lld: the growth "
+            kept_text = ks_xasprintf("every allocation of steps %lld-%lld is freed by the end of step %lld: the growth "
                             "comes from memory allocated before them",
                             (long long)s[0]->number, (long long)s[n - 2]->number, (long long)s[n - 1]->number);
-        x->evidence = fmt("allocated on %s %d at the end of steps %lld-%lld: %s -> %s (%s; it rose in %zu of %zu "
+        x->evidence = ks_xasprintf("allocated on %s %d at the end of steps %lld-%lld: %s -> %s (%s; it rose in %zu of %zu "
                           "steps, fell in %zu; level basis %s); %s.",
                           dev, (int)d->device_id, (long long)s[0]->number, (long long)s[n - 1]->number,
                           bytes(b1, sizeof b1, end[0]), bytes(b2, sizeof b2, end[n - 1]),
                           bytes(b3, sizeof b3, growth), rises, deltas, falls,
                           d->basis == KS_MEM_BASIS_TOTAL ? "Total Allocated" : "the sum of Bytes", kept_text);
         free(kept_text);
-        x->next_check = fmt("Capture more steps with profile_memory=True and check whether the growth goes on; "
+        x->next_check = ks_xasprintf("Capture more steps with profile_memory=True and check whether the growth goes on; "
                             "look for tensors kept across iterations%s%s%s (a list of losses kept without "
                             ".item(), hooks or caches holding activations, a graph kept by retain_graph).",
                             op ? " by what " : "", op ? op : "", op ? " returns" : "");
-        x->refuted_if = fmt("allocated memory levels off in a longer capture, or the allocations still live at the "
+        x->refuted_if = ks_xasprintf("allocated memory levels off in a longer capture, or the allocations still live at the "
                             "last step's end are freed in the steps after it.");
         for (size_t j = 0; j < n; j++)
-            add_step(x, s[j]->number);
+            ks_dx_add_step(x, s[j]->number);
     }
     free(end);
     free(s);

@@ -71,20 +71,6 @@ static const ks_dx_kind dx_kinds[DX_COUNT] = {
 /* What every diagnosis looks at (insights/diagnose_int.h). */
 typedef ks_dx_ctx dctx;
 
-static char *fmtdup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *fmtdup(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
 static const char *dur(char *b, size_t n, ks_ns v)
 {
     ks_fmt_ns(b, n, v);
@@ -96,41 +82,9 @@ static double pct(double a, double b)
     return b > 0 ? 100.0 * a / b : 0.0;
 }
 
-/* "12.5% of the active steps (40.2 ms)": every share names its denominator */
-static const char *share_of(char *b, size_t n, const dctx *c, ks_ns v)
-{
-    char d[32];
-    snprintf(b, n, "%.1f%% of the %s (%s)", pct((double)v, (double)c->denom), c->denom_name,
-             dur(d, sizeof d, c->denom));
-    return b;
-}
-
-ks_diagnosis *ks_dx_add(ks_diagnoses *d, const ks_dx_kind *k, const char *confidence, ks_ns impact)
-{
-    d->v = ks_xrealloc(d->v, (d->n + 1) * sizeof *d->v);
-    ks_diagnosis *x = &d->v[d->n++];
-    memset(x, 0, sizeof *x);
-    x->id = k->id;
-    x->confidence = confidence;
-    x->impact_basis = k->basis;
-    x->impact_ns = k->caveat ? -1 : impact < 0 ? 0 : impact;
-    x->impact_heuristic_ns = x->impact_ns;
-    x->impact_source = k->caveat ? NULL : ks_dx_source_heuristic;
-    return x;
-}
-
 static ks_diagnosis *add(ks_diagnoses *d, int kind, const char *confidence, ks_ns impact)
 {
     return ks_dx_add(d, &dx_kinds[kind], confidence, impact);
-}
-
-static void add_step(ks_diagnosis *x, int64_t number)
-{
-    for (size_t i = 0; i < x->nsteps; i++)
-        if (x->steps[i] == number)
-            return;
-    x->steps = ks_xrealloc(x->steps, (x->nsteps + 1) * sizeof *x->steps);
-    x->steps[x->nsteps++] = number;
 }
 
 /* the active step containing t, or NULL */
@@ -152,13 +106,6 @@ static int in_window(const ks_analysis *a, ks_ns t)
     return t >= a->win_start && t < a->win_end;
 }
 
-/* 1 when t lies inside the denominator's scope */
-static int in_scope(const dctx *c, ks_ns t)
-{
-    size_t i = ks_ivs_first_ending_after(&c->scope, t);
-    return i < c->scope.n && c->scope.v[i].a <= t;
-}
-
 static ks_ns cap(ks_ns v, ks_ns most)
 {
     return v < most ? v : most;
@@ -168,52 +115,6 @@ static ks_ns cap(ks_ns v, ks_ns most)
  * and the GPU's */
 #define CP_THREAD ((1u << KS_CP_CPU) | (1u << KS_CP_SYNC) | (1u << KS_CP_THREAD_WAIT) | (1u << KS_CP_UNMODELED))
 #define CP_GPU (1u << KS_CP_GPU)
-
-/* confidence from the impact's share of the denominator */
-static const char *by_impact(const dctx *c, ks_ns impact)
-{
-    return ks_mul_ge(impact, 10, c->denom, 1) ? "high" : ks_mul_ge(impact, 100, c->denom, 3) ? "medium" : "low";
-}
-
-/* ---- the helpers of diagnose_int.h, for the checks of other files ---------------------------- */
-
-char *ks_dx_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = ks_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v)
-{
-    return share_of(b, n, c, v);
-}
-
-const char *ks_dx_confidence(const ks_dx_ctx *c, ks_ns impact)
-{
-    return by_impact(c, impact);
-}
-
-void ks_dx_add_step(ks_diagnosis *x, int64_t number)
-{
-    add_step(x, number);
-}
-
-int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t)
-{
-    return in_scope(c, t);
-}
-
-int ks_dx_active(const ks_step *s)
-{
-    return active(s);
-}
 
 /* cudaStreamBeginCapture / hipStreamBeginCapture calls of the whole trace: a name of the string
  * table looked at once, the events only when one is such a call */
@@ -311,15 +212,15 @@ static void input_pipeline(const dctx *c, ks_diagnoses *out)
                               dur(b2, sizeof b2, g->dev[i].by_label[j].total_ns));
                 shown++;
             }
-    x->hypothesis = fmtdup("The input pipeline may be starving the GPU: it waits while the CPU thread that "
+    x->hypothesis = ks_xasprintf("The input pipeline may be starving the GPU: it waits while the CPU thread that "
                            "feeds it is loading data.");
-    x->evidence = fmtdup("GPU idle for %s while the launching thread was inside data-loading ranges: %.0f%% of "
+    x->evidence = ks_xasprintf("GPU idle for %s while the launching thread was inside data-loading ranges: %.0f%% of "
                          "all GPU idle time (%s of idle in the window), %s. Data-loading labels during the gaps: %s.",
                          dur(b1, sizeof b1, data), 100.0 * share, dur(b2, sizeof b2, idle),
-                         share_of(b3, sizeof b3, c, data), names.n ? ks_buf_cstr(&names) : "none");
-    x->next_check = fmtdup("Run the same compute on batches prepared in advance (load a few batches once, keep "
+                         ks_dx_share(b3, sizeof b3, c, data), names.n ? ks_buf_cstr(&names) : "none");
+    x->next_check = ks_xasprintf("Run the same compute on batches prepared in advance (load a few batches once, keep "
                            "them on the GPU and loop over them) and compare the step time.");
-    x->refuted_if = fmtdup("steps on prepared batches take as long as now, or the GPU stays idle as long.");
+    x->refuted_if = ks_xasprintf("steps on prepared batches take as long as now, or the GPU stays idle as long.");
     ks_buf_free(&names);
     /* the item: the gap time the launching thread spent loading data (any thread's path there:
      * the spans are the launching thread's, and the path may run on another thread that waited
@@ -332,7 +233,7 @@ static void input_pipeline(const dctx *c, ks_diagnoses *out)
     ks_dx_on_path(c, x, &pit);
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]) && st->v[i].idle_ns > st->v[i].wall_ns / 10)
-            add_step(x, st->v[i].number);
+            ks_dx_add_step(x, st->v[i].number);
 }
 
 /* ---- CPU work before a step's first GPU work ------------------------------------------------ */
@@ -464,25 +365,25 @@ static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
     }
     free(v);
     ks_ivs_free(&pro);
-    ks_diagnosis *x = add(out, DX_PROLOGUE, by_impact(c, impact), impact);
-    x->hypothesis = fmtdup("Each step may begin with CPU work before its first GPU work (preprocessing, "
+    ks_diagnosis *x = add(out, DX_PROLOGUE, ks_dx_confidence(c, impact), impact);
+    x->hypothesis = ks_xasprintf("Each step may begin with CPU work before its first GPU work (preprocessing, "
                            "tokenisation, host-side setup): the GPU idles until the CPU has prepared the step.");
-    x->evidence = fmtdup("In %zu of %zu active steps the GPU idles from the step's start to its first GPU work, "
+    x->evidence = ks_xasprintf("In %zu of %zu active steps the GPU idles from the step's start to its first GPU work, "
                          "%.0f%% of the step on average, at most %s (step %lld); %s of it outside data loading "
                          "(%s while loading data is input_pipeline's), %s. The stepping thread then: %s.",
                          nwith, nstep, nwith ? 100.0 * share_sum / (double)nwith : 0.0, dur(b2, sizeof b2, longest),
                          (long long)longest_step, dur(b3, sizeof b3, impact), dur(b1, sizeof b1, loading),
-                         share_of(b4, sizeof b4, c, impact), what.n ? ks_buf_cstr(&what) : "no slice recorded");
-    x->next_check = fmtdup("Move that work off the step's critical path (prepare inputs in DataLoader workers or "
+                         ks_dx_share(b4, sizeof b4, c, impact), what.n ? ks_buf_cstr(&what) : "no slice recorded");
+    x->next_check = ks_xasprintf("Move that work off the step's critical path (prepare inputs in DataLoader workers or "
                            "a background thread, tokenise ahead, keep set-up out of the loop) and check that the "
                            "GPU starts sooner in each step.");
-    x->refuted_if = fmtdup("with the preparation done ahead the steps take as long (the GPU work then waits on "
+    x->refuted_if = ks_xasprintf("with the preparation done ahead the steps take as long (the GPU work then waits on "
                            "something else).");
     ks_buf_free(&what);
     ks_dx_on_path(c, x, &pit);
     for (size_t k = 0; k < st->n; k++)
         if (active(&st->v[k]))
-            add_step(x, st->v[k].number);
+            ks_dx_add_step(x, st->v[k].number);
 }
 
 /* ---- the same host->device copy every step ------------------------------------------------- */
@@ -510,7 +411,7 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
             int64_t bytes;
             if (e->kind != KS_K_MEMCPY || !ks_event_bytes(t, it->track, it->ev, &bytes) ||
-                !ks_gpuwork_starts_in(a, it) || !in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
+                !ks_gpuwork_starts_in(a, it) || !ks_dx_in_scope(c, e->ts) || !strstr(ks_trace_str(t, e->name), "HtoD"))
                 continue;
             const ks_step *s = step_at(st, e->ts);
             if (bytes > largest)
@@ -549,20 +450,20 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
         ks_diagnosis *x = add(out, DX_UPLOAD, conf, best->total);
         char b1[32], b2[96];
         double per = nact ? (double)best->copies / (double)(best->steps ? best->steps : 1) : (double)best->copies;
-        x->hypothesis = fmtdup("A constant may be rebuilt on the host and uploaded again every step: the same "
+        x->hypothesis = ks_xasprintf("A constant may be rebuilt on the host and uploaded again every step: the same "
                                "host-to-device copy of %lld bytes recurs.", (long long)best->bytes);
-        x->evidence = fmtdup("%llu copies of %lld bytes (%.1f per step in %zu of %zu active steps), %s in all, "
+        x->evidence = ks_xasprintf("%llu copies of %lld bytes (%.1f per step in %zu of %zu active steps), %s in all, "
                              "%s.%s",
                              (unsigned long long)best->copies, (long long)best->bytes, per, best->steps, nact,
-                             dur(b1, sizeof b1, best->total), share_of(b2, sizeof b2, c, best->total),
+                             dur(b1, sizeof b1, best->total), ks_dx_share(b2, sizeof b2, c, best->total),
                              is_largest ? " It is also the largest upload of each step, so it may well be the "
                                           "input batch, which must change every step." : "");
-        x->next_check = fmtdup("Create that tensor once on the device, outside the loop, and check that the "
+        x->next_check = ks_xasprintf("Create that tensor once on the device, outside the loop, and check that the "
                                "outputs stay identical; then compare the step time.");
-        x->refuted_if = fmtdup("the uploaded data differs from step to step (it is input, not a constant), or "
+        x->refuted_if = ks_xasprintf("the uploaded data differs from step to step (it is input, not a constant), or "
                                "moving it changes the outputs.");
         long long uploads = (long long)(per + 0.5);
-        x->validate_cmd = fmtdup("kinesift validate constant-upload --bytes %lld --uploads %lld",
+        x->validate_cmd = ks_xasprintf("kinesift validate constant-upload --bytes %lld --uploads %lld",
                                  (long long)(best->bytes > 0 ? best->bytes : 1), uploads > 0 ? uploads : 1);
         /* the item: those copies' GPU time */
         ks_dx_item pit = {0};
@@ -572,13 +473,13 @@ static void repeated_upload(const dctx *c, ks_diagnoses *out)
             const ks_event *e = &t->tracks[gi->track].ev[gi->ev];
             int64_t bytes;
             if (e->kind == KS_K_MEMCPY && ks_event_bytes(t, gi->track, gi->ev, &bytes) && bytes == best->bytes &&
-                ks_gpuwork_starts_in(a, gi) && in_scope(c, e->ts) && strstr(ks_trace_str(t, e->name), "HtoD"))
+                ks_gpuwork_starts_in(a, gi) && ks_dx_in_scope(c, e->ts) && strstr(ks_trace_str(t, e->name), "HtoD"))
                 ks_dx_item_add(&pit, e->ts, ks_sat_add(e->ts, ks_event_dur(e)), UINT32_MAX);
         }
         ks_dx_on_path(c, x, &pit);
         for (size_t i = 0; st && i < st->n; i++)
             if (active(&st->v[i]))
-                add_step(x, st->v[i].number);
+                ks_dx_add_step(x, st->v[i].number);
     }
     free(v);
 }
@@ -618,7 +519,7 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
         const ks_gpuwork_item *it = &gw->v[w];
         {
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
-            if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts) || !in_scope(c, e->ts))
+            if (e->kind != KS_K_KERNEL || e->ph != 'X' || !in_window(a, e->ts) || !ks_dx_in_scope(c, e->ts))
                 continue;
             nk++;
             if (ks_event_dur(e) >= 10000)
@@ -655,23 +556,23 @@ static void small_launches(const dctx *c, ks_diagnoses *out)
     char b1[32], b2[32], b3[32], b4[96];
     size_t nact = st ? st->nactive : 0;
     double per_step = nact ? (double)nk / (double)nact : (double)nk;
-    x->hypothesis = fmtdup("The GPU work may be fragmented into many small launches whose launch cost is "
+    x->hypothesis = ks_xasprintf("The GPU work may be fragmented into many small launches whose launch cost is "
                            "comparable to the work itself.");
-    x->evidence = fmtdup("%zu of %zu kernels run under 10 us (median %s) while their launch calls take a median "
+    x->evidence = ks_xasprintf("%zu of %zu kernels run under 10 us (median %s) while their launch calls take a median "
                          "%s on the CPU (%s in all); the GPU is idle %s; %zu short kernels launched by graph "
                          "launches are left out.",
                          nshort, nk, dur(b1, sizeof b1, mk), dur(b2, sizeof b2, ml), dur(b3, sizeof b3, launch_total),
-                         share_of(b4, sizeof b4, c, c->gpu_idle), ngraph);
-    x->next_check = fmtdup("Group the work (fused kernels, torch.compile) or capture the step in a CUDA graph, "
+                         ks_dx_share(b4, sizeof b4, c, c->gpu_idle), ngraph);
+    x->next_check = ks_xasprintf("Group the work (fused kernels, torch.compile) or capture the step in a CUDA graph, "
                            "and compare the whole step time, not only the kernel time.");
-    x->refuted_if = fmtdup("the step with grouped launches or a CUDA graph is not faster.");
+    x->refuted_if = ks_xasprintf("the step with grouped launches or a CUDA graph is not faster.");
     long long kern = (long long)(per_step + 0.5);
-    x->validate_cmd = fmtdup("kinesift validate small-kernels --kernels %lld",
+    x->validate_cmd = ks_xasprintf("kinesift validate small-kernels --kernels %lld",
                              kern < 1 ? 1 : kern > 100000 ? 100000 : kern);
     ks_dx_on_path(c, x, &pit);
     for (size_t i = 0; st && i < st->n; i++)
         if (active(&st->v[i]))
-            add_step(x, st->v[i].number);
+            ks_dx_add_step(x, st->v[i].number);
 }
 
 /* ---- one operator dominates ---------------------------------------------------------------- */
@@ -696,7 +597,7 @@ static void add_scope_self(void *ctx, size_t i, ks_ns self)
 {
     scope_self *x = ctx;
     const ks_event *e = &x->tl->ev[x->tl->s[i].ev];
-    if (e->kind != KS_K_CPU_OP || !in_window(x->c->a, e->ts) || !in_scope(x->c, e->ts) || e->name >= x->o->names)
+    if (e->kind != KS_K_CPU_OP || !in_window(x->c->a, e->ts) || !ks_dx_in_scope(x->c, e->ts) || e->name >= x->o->names)
         return;
     x->o->self[e->name] = ks_sat_add(x->o->self[e->name], self); /* in any order: not negative */
 }
@@ -722,7 +623,7 @@ static void op_scope_build(const dctx *c, op_scope *o)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             const ks_event *e = &tr->ev[s->ev];
-            if (!in_window(a, e->ts) || !in_scope(c, e->ts) || e->name >= o->names) /* the slice's start */
+            if (!in_window(a, e->ts) || !ks_dx_in_scope(c, e->ts) || e->name >= o->names) /* the slice's start */
                 continue;
             if (e->kind == KS_K_CPU_OP) {
                 o->calls[e->name]++;
@@ -770,26 +671,26 @@ static void dominant_op(const dctx *c, ks_diagnoses *out)
         ks_diagnosis *x = add(out, DX_OP, "medium", o.self[best]);
         x->subject = name;
         if (growth)
-            x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\", and it calls the device "
+            x->hypothesis = ks_xasprintf("One operator dominates the CPU time: \"%s\", and it calls the device "
                                    "allocator (cudaMalloc/cudaFree): the caching allocator may still be growing "
                                    "(or emptying its cache), which a steady state does not do.", name);
         else
-            x->hypothesis = fmtdup("One operator dominates the CPU time: \"%s\"; its input shapes or its "
+            x->hypothesis = ks_xasprintf("One operator dominates the CPU time: \"%s\"; its input shapes or its "
                                    "algorithm may be the cause.", name);
-        x->evidence = fmtdup("%s self time in %llu calls, %s; %llu allocator calls under it take %s.",
+        x->evidence = ks_xasprintf("%s self time in %llu calls, %s; %llu allocator calls under it take %s.",
                              dur(b1, sizeof b1, o.self[best]), (unsigned long long)o.calls[best],
-                             share_of(b3, sizeof b3, c, o.self[best]), (unsigned long long)o.alloc_calls[best],
+                             ks_dx_share(b3, sizeof b3, c, o.self[best]), (unsigned long long)o.alloc_calls[best],
                              dur(b2, sizeof b2, o.alloc[best]));
         if (growth) {
-            x->next_check = fmtdup("Profile later steps (after the allocator has reached its size), or check "
+            x->next_check = ks_xasprintf("Profile later steps (after the allocator has reached its size), or check "
                                    "torch.cuda.memory_stats() for num_alloc_retries and segment growth; "
                                    "expandable_segments or a fixed allocation up front avoid the growth.");
-            x->refuted_if = fmtdup("the allocator calls stay in every later step as well: the cost is then "
+            x->refuted_if = ks_xasprintf("the allocator calls stay in every later step as well: the cost is then "
                                    "fragmentation or empty_cache(), not growth.");
         } else {
-            x->next_check = fmtdup("Time that operator alone with the same inputs (record_shapes gives the "
+            x->next_check = ks_xasprintf("Time that operator alone with the same inputs (record_shapes gives the "
                                    "shapes) and compare alternatives: dtype, layout, a fused or library variant.");
-            x->refuted_if = fmtdup("alone it takes a small part of what the trace shows: the cost then comes "
+            x->refuted_if = ks_xasprintf("alone it takes a small part of what the trace shows: the cost then comes "
                                    "from what surrounds it (contention, synchronisation).");
         }
         /* the item: the op's self time (the path's CPU time under it as the innermost slice) */
@@ -825,7 +726,7 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
         {
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
             if (e->kind == KS_K_KERNEL && e->ph == 'X' && e->name == k->name && in_window(a, e->ts) &&
-                in_scope(c, e->ts)) {
+                ks_dx_in_scope(c, e->ts)) {
                 total = ks_sat_add(total, ks_event_dur(e));
                 count++;
             }
@@ -836,15 +737,15 @@ static void dominant_kernel(const dctx *c, ks_diagnoses *out)
     ks_diagnosis *x = add(out, DX_KERNEL, "medium", total);
     x->subject = ks_trace_str(t, k->name);
     char b1[32], b2[32], b3[32], b4[96];
-    x->hypothesis = fmtdup("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
+    x->hypothesis = ks_xasprintf("One kernel dominates the GPU time: \"%s\"; the operator that launches it may "
                            "use unsuited shapes or an unsuited algorithm.", ks_trace_str(t, k->name));
-    x->evidence = fmtdup("%s in %llu launches (median %s over the window), %.0f%% of the GPU busy time (%s), %s.",
+    x->evidence = ks_xasprintf("%s in %llu launches (median %s over the window), %.0f%% of the GPU busy time (%s), %s.",
                          dur(b1, sizeof b1, total), (unsigned long long)count, dur(b2, sizeof b2, k->median_ns),
                          pct((double)total, (double)c->gpu_busy), dur(b3, sizeof b3, c->gpu_busy),
-                         share_of(b4, sizeof b4, c, total));
-    x->next_check = fmtdup("Benchmark the launching operator alone with its inputs and compare kernels "
+                         ks_dx_share(b4, sizeof b4, c, total));
+    x->next_check = ks_xasprintf("Benchmark the launching operator alone with its inputs and compare kernels "
                            "(precision, tensor cores, layout).");
-    x->refuted_if = fmtdup("the kernel already runs close to the device's peak throughput for its work.");
+    x->refuted_if = ks_xasprintf("the kernel already runs close to the device's peak throughput for its work.");
     ks_dx_item pit = {0}; /* the item: the kernel's GPU time */
     pit.kinds = CP_GPU;
     pit.name = k->name;
@@ -874,16 +775,16 @@ static void unexplained_wait(const dctx *c, uint64_t calls, ks_ns total, ks_ns w
 {
     char b1[32], b2[32], b3[96];
     ks_diagnosis *x = add(out, DX_WAIT, "n/a", -1);
-    x->hypothesis = fmtdup("Blocking calls wait while the trace shows the GPU idle: they wait on something the "
+    x->hypothesis = ks_xasprintf("Blocking calls wait while the trace shows the GPU idle: they wait on something the "
                            "trace does not record (GPU work the profiler missed, such as graph kernels, another "
                            "process on the device, a peer rank), so the GPU idle time here may not be idle.");
-    x->evidence = fmtdup("%llu blocking calls take %s; %s of it with no GPU work recorded, %s.",
+    x->evidence = ks_xasprintf("%llu blocking calls take %s; %s of it with no GPU work recorded, %s.",
                          (unsigned long long)calls, dur(b1, sizeof b1, total), dur(b2, sizeof b2, waited_idle),
-                         share_of(b3, sizeof b3, c, waited_idle));
-    x->next_check = fmtdup("Look at the device with a system-wide tool (nsys, rocprof, nvidia-smi during the run) "
+                         ks_dx_share(b3, sizeof b3, c, waited_idle));
+    x->next_check = ks_xasprintf("Look at the device with a system-wide tool (nsys, rocprof, nvidia-smi during the run) "
                            "over the same interval, and check the trace for graph launches whose kernels are "
                            "missing.");
-    x->refuted_if = fmtdup("the device is really idle during those calls: the wait is then on the host side "
+    x->refuted_if = ks_xasprintf("the device is really idle during those calls: the wait is then on the host side "
                            "(a lock, I/O behind the call).");
 }
 
@@ -908,7 +809,7 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             ks_ns ts = ks_slice_ts(tl, s);
-            if (!in_window(a, ts) || !in_scope(c, ts))
+            if (!in_window(a, ts) || !ks_dx_in_scope(c, ts))
                 continue;
             const ks_event *e = &tr->ev[s->ev];
             const char *n = ks_trace_str(t, e->name);
@@ -967,34 +868,34 @@ static void sync_in_loop(const dctx *c, ks_diagnoses *out)
         return;
     }
     /* one blocking call at the end of a capture is not "in the loop" */
-    const char *conf = nact >= 2 && !every_step ? "low" : by_impact(c, impact);
+    const char *conf = nact >= 2 && !every_step ? "low" : ks_dx_confidence(c, impact);
     ks_diagnosis *x = add(out, DX_SYNC, conf, impact);
     char b1[32], b2[32], b3[32], b4[96], b5[32], b6[32];
-    x->hypothesis = fmtdup("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
+    x->hypothesis = ks_xasprintf("The host may be waiting on a synchronisation in the loop (an explicit synchronize, "
                            "a blocking copy, .item()), which stops it from queueing work ahead of the GPU: "
                            "the GPU then idles after each sync until new work arrives.");
-    x->evidence = fmtdup("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
+    x->evidence = ks_xasprintf("%llu blocking calls (synchronize calls, synchronous copies: cudaStreamSynchronize, "
                          "hipMemcpyWithStream, cuMemcpyDtoH...) take %s in %zu of %zu active steps, %s of it "
                          "waiting on a busy GPU; after them the GPU is idle %s until its next work (of %s GPU "
                          "idle in all); the smaller, %s, is %s; %llu .item() calls.",
                          (unsigned long long)calls, dur(b1, sizeof b1, total), nsteps, nact,
                          dur(b2, sizeof b2, waited_busy), dur(b3, sizeof b3, idle), dur(b5, sizeof b5, c->gpu_idle),
-                         dur(b6, sizeof b6, impact), share_of(b4, sizeof b4, c, impact), (unsigned long long)items);
-    x->next_check = fmtdup("Remove or defer the synchronisation (keep values on the GPU, call .item() every N "
+                         dur(b6, sizeof b6, impact), ks_dx_share(b4, sizeof b4, c, impact), (unsigned long long)items);
+    x->next_check = ks_xasprintf("Remove or defer the synchronisation (keep values on the GPU, call .item() every N "
                            "steps, use non_blocking copies) and compare the step time.");
-    x->refuted_if = fmtdup("without it the step is not shorter: the wait then only moves to the next "
+    x->refuted_if = ks_xasprintf("without it the step is not shorter: the wait then only moves to the next "
                            "synchronisation point, and the GPU work itself is the limit.");
     /* GPU work items between two blocking calls */
     long long ops = calls ? (long long)(a->links.gpu_events / calls) : 1;
     if (hip * 2 > calls) { /* validate runs on CUDA only: name the measurement to make by hand */
-        char *nc = fmtdup("%s (kinesift validate runs on CUDA only: on ROCm, time %lld GPU ops with and without "
+        char *nc = ks_xasprintf("%s (kinesift validate runs on CUDA only: on ROCm, time %lld GPU ops with and without "
                           "a hipDeviceSynchronize after each, by hand.)", x->next_check, ops < 1 ? 1 : ops);
         free(x->next_check);
         x->next_check = nc;
     } else
-        x->validate_cmd = fmtdup("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
+        x->validate_cmd = ks_xasprintf("kinesift validate sync-per-op --ops %lld", ops < 1 ? 1 : ops > 100000 ? 100000 : ops);
     for (size_t i = 0; i < nsteps; i++)
-        add_step(x, steps[i]);
+        ks_dx_add_step(x, steps[i]);
     free(steps);
     ks_dx_on_path(c, x, &pit);
 }
@@ -1017,7 +918,7 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
         const ks_gpuwork_item *it = &gw->v[w];
         {
             const ks_event *e = &t->tracks[it->track].ev[it->ev];
-            if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !in_scope(c, e->ts) ||
+            if (e->kind != KS_K_MEMCPY || !in_window(a, e->ts) || !ks_dx_in_scope(c, e->ts) ||
                 !strstr(ks_trace_str(t, e->name), "Pageable"))
                 continue;
             copies++;
@@ -1047,18 +948,18 @@ static void pageable_copies(const dctx *c, ks_diagnoses *out)
     }
     ks_diagnosis *x = add(out, DX_PAGEABLE, "medium", total);
     char b1[32], b2[96];
-    x->hypothesis = fmtdup("Copies from pageable host memory may be slowing transfers and serialising them with "
+    x->hypothesis = ks_xasprintf("Copies from pageable host memory may be slowing transfers and serialising them with "
                            "the host.");
-    x->evidence = fmtdup("%llu copies from or to pageable memory take %s, %s; most of that "
+    x->evidence = ks_xasprintf("%llu copies from or to pageable memory take %s, %s; most of that "
                          "time goes to %llu copies of %lld bytes.",
-                         (unsigned long long)copies, dur(b1, sizeof b1, total), share_of(b2, sizeof b2, c, total),
+                         (unsigned long long)copies, dur(b1, sizeof b1, total), ks_dx_share(b2, sizeof b2, c, total),
                          (unsigned long long)big->copies, (long long)big->bytes);
-    x->next_check = fmtdup("Allocate the host buffers pinned (pin_memory=True in the DataLoader, "
+    x->next_check = ks_xasprintf("Allocate the host buffers pinned (pin_memory=True in the DataLoader, "
                            "tensor.pin_memory()) with non_blocking copies and compare.");
-    x->refuted_if = fmtdup("pinned copies are not faster for these sizes.");
+    x->refuted_if = ks_xasprintf("pinned copies are not faster for these sizes.");
     size_t steps = st && st->nactive ? st->nactive : 1;
     long long per = (long long)(big->copies / steps);
-    x->validate_cmd = fmtdup("kinesift validate pageable-copy --bytes %lld --copies %lld",
+    x->validate_cmd = ks_xasprintf("kinesift validate pageable-copy --bytes %lld --copies %lld",
                              big->bytes > 0 ? (long long)big->bytes : 1, per > 0 ? per : 1);
     free(v);
     ks_dx_on_path(c, x, &pit);
@@ -1079,18 +980,18 @@ static void exposed_communication(const dctx *c, ks_diagnoses *out)
             continue;
         ks_ns impact = cap(g->comm_exposed_ns, c->denom);
         ks_diagnosis *x = add(out, DX_COMM, "medium", impact);
-        x->hypothesis = fmtdup("Communication on GPU %d is not overlapped with compute for part of its time: the device waits "
+        x->hypothesis = ks_xasprintf("Communication on GPU %d is not overlapped with compute for part of its time: the device waits "
                                "on collectives (or on the slowest rank) for %s.",
                                g->device, dur(b1, sizeof b1, g->comm_exposed_ns));
-        x->evidence = fmtdup("%s of communication kernels, %s of it with no compute kernel running "
+        x->evidence = ks_xasprintf("%s of communication kernels, %s of it with no compute kernel running "
                              "(%.0f%% of the GPU span of %s; %s); at most that much could be hidden by overlap.",
                              dur(b2, sizeof b2, g->comm_ns), dur(b1, sizeof b1, g->comm_exposed_ns),
                              pct((double)g->comm_exposed_ns, (double)g->span_ns), dur(b3, sizeof b3, g->span_ns),
-                             share_of(b4, sizeof b4, c, impact));
-        x->next_check = fmtdup("Compare the same collectives on every rank (kinesift ranks): a long wait on one "
+                             ks_dx_share(b4, sizeof b4, c, impact));
+        x->next_check = ks_xasprintf("Compare the same collectives on every rank (kinesift ranks): a long wait on one "
                                "rank only points at imbalance; otherwise check bucket sizes and overlap "
                                "(DDP/FSDP prefetch, async collectives).");
-        x->refuted_if = fmtdup("the collectives' bus bandwidth is already near the link's and no compute is "
+        x->refuted_if = ks_xasprintf("the collectives' bus bandwidth is already near the link's and no compute is "
                                "available to overlap them.");
         /* the item: the path's GPU time in collectives on this device's streams */
         ks_dx_item pit = {0};
@@ -1141,7 +1042,7 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     /* the gap time spent loading data is input_pipeline's: the launch work is what is left, so
      * that when loading dominates the host time, input_pipeline ranks first */
     ks_ns impact = cap(ks_sat_sub(host, cap(data, host)), c->denom);
-    ks_diagnosis *x = add(out, DX_HOST, by_impact(c, impact), impact);
+    ks_diagnosis *x = add(out, DX_HOST, ks_dx_confidence(c, impact), impact);
     char b1[32], b2[32], b3[32], b4[96];
     ks_buf what = {0};
     for (size_t j = 0, shown = 0; j < top->nby_cpu && shown < 3; j++, shown++) {
@@ -1151,35 +1052,35 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
         ks_fmt_preview(prev, sizeof prev, n, strlen(n), 60);
         ks_buf_printf(&what, "%s%s (%s)", shown ? ", " : "", prev, dur(b4, sizeof b4, gc->total_ns));
     }
-    x->hypothesis = fmtdup("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
+    x->hypothesis = ks_xasprintf("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
                            "launch its next work, so CPU time per step, not GPU time, sets the pace.");
     char b5[32], b6[96], b7[32], b8[32];
-    x->evidence = fmtdup("GPU idle %s of %s of GPU span; in %s of it (%.0f%%) the next work was launched only "
+    x->evidence = ks_xasprintf("GPU idle %s of %s of GPU span; in %s of it (%.0f%%) the next work was launched only "
                          "after the GPU had gone idle (HTA host wait, %s, less %s with the launching thread "
                          "blocked in a synchronising call); less %s of it in data loading (input_pipeline's), "
                          "%s is left: %s. The launching thread during the gaps: %s.",
                          dur(b1, sizeof b1, idle), dur(b2, sizeof b2, span), dur(b3, sizeof b3, host),
                          pct((double)host, (double)idle), dur(b5, sizeof b5, wait), dur(b4, sizeof b4, blocked),
                          dur(b7, sizeof b7, cap(data, host)), dur(b8, sizeof b8, impact),
-                         share_of(b6, sizeof b6, c, impact), what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
+                         ks_dx_share(b6, sizeof b6, c, impact), what.n ? ks_buf_cstr(&what) : "no gap above the threshold");
     if (c->begin_captures) /* graphs are already captured: advising them says nothing */
-        x->next_check = fmtdup("The trace already captures CUDA/HIP graphs (%llu stream captures): cut the host "
+        x->next_check = ks_xasprintf("The trace already captures CUDA/HIP graphs (%llu stream captures): cut the host "
                                "time outside the captured parts (capture more of the step, fewer Python-level "
                                "ops, larger batches) and check that the GPU idle time shrinks; the GPU idle gaps "
                                "(analyze's \"GPU N idle gaps\", the report's GPU activity strip) show what the "
                                "CPU thread was doing.",
                                (unsigned long long)c->begin_captures);
     else
-        x->next_check = fmtdup("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
+        x->next_check = ks_xasprintf("Cut the host time per step (CUDA graphs, torch.compile mode=\"reduce-overhead\", "
                                "fewer Python-level ops, larger batches) and check that the GPU idle time "
                                "shrinks; the GPU idle gaps (analyze's \"GPU N idle gaps\", the report's GPU activity "
                                "strip) show what the CPU thread was doing.");
-    x->refuted_if = fmtdup("with less host work per step the GPU stays idle as long (it then waits on "
+    x->refuted_if = ks_xasprintf("with less host work per step the GPU stays idle as long (it then waits on "
                            "something else: a sync, another rank, input).");
     ks_buf_free(&what);
     for (size_t i = 0; c->st && i < c->st->n; i++)
         if (active(&c->st->v[i]) && ks_mul_ge(c->st->v[i].idle_ns, 10, c->st->v[i].wall_ns, 3))
-            add_step(x, c->st->v[i].number);
+            ks_dx_add_step(x, c->st->v[i].number);
     /* the item: the gaps outside data loading, the launching thread's own time in them (not its
      * blocking calls: sync_in_loop's) */
     ks_dx_item pit = {0};
@@ -1240,19 +1141,19 @@ static void init_in_capture(const dctx *c, ks_diagnoses *out)
         return;
     ks_diagnosis *x = add(out, DX_INIT, "n/a", -1);
     char b1[32], b2[32], b3[32], b4[96];
-    x->hypothesis = fmtdup("The capture records initialisation more than the steady state: set-up calls "
+    x->hypothesis = ks_xasprintf("The capture records initialisation more than the steady state: set-up calls "
                            "(device allocations and frees, stream creation, stream-priority queries, module "
                            "loading) take %.0f%% of the window, so window-wide figures describe start-up.",
                            pct((double)total, (double)a->window_ns));
-    x->evidence = fmtdup("%llu set-up calls (cudaMalloc, cudaFree, cudaDeviceGetStreamPriorityRange, "
+    x->evidence = ks_xasprintf("%llu set-up calls (cudaMalloc, cudaFree, cudaDeviceGetStreamPriorityRange, "
                          "hipMalloc...) take %s of the %s window; %s of it inside the %s (%s), where it "
                          "costs step time.",
                          (unsigned long long)n, dur(b1, sizeof b1, total), dur(b2, sizeof b2, a->window_ns),
-                         dur(b3, sizeof b3, inside), c->denom_name, share_of(b4, sizeof b4, c, inside));
-    x->next_check = fmtdup("Start the profiler after a few iterations (torch.profiler schedule with wait and "
+                         dur(b3, sizeof b3, inside), c->denom_name, ks_dx_share(b4, sizeof b4, c, inside));
+    x->next_check = ks_xasprintf("Start the profiler after a few iterations (torch.profiler schedule with wait and "
                            "warmup steps) and analyse that capture; with --window, restrict this one to the "
                            "steady part.");
-    x->refuted_if = fmtdup("the same calls recur in every step of a later capture: they are then part of the "
+    x->refuted_if = ks_xasprintf("the same calls recur in every step of a later capture: they are then part of the "
                            "loop (allocator churn), and the per-step figures hold.");
 }
 
@@ -1270,17 +1171,17 @@ static void graph_capture(const dctx *c, ks_diagnoses *out)
     if (!c->begin_captures)
         return;
     ks_diagnosis *x = add(out, DX_CAPTURE, "n/a", -1);
-    x->hypothesis = fmtdup("The trace records the capture of a CUDA/HIP graph: launches inside a stream capture "
+    x->hypothesis = ks_xasprintf("The trace records the capture of a CUDA/HIP graph: launches inside a stream capture "
                            "are recorded into the graph, not run, so their GPU work is missing here and the "
                            "timing of this part says nothing about the replay; the launch overhead a graph "
                            "removes is already removed where its replays run.");
-    x->evidence = fmtdup("%llu begin-capture calls in the trace, %llu stream-capture calls (begin/end capture, "
+    x->evidence = ks_xasprintf("%llu begin-capture calls in the trace, %llu stream-capture calls (begin/end capture, "
                          "instantiate) in the window; %llu of %llu calls with a correlation id have no GPU work.",
                          (unsigned long long)c->begin_captures, (unsigned long long)n,
                          (unsigned long long)l->launches_without_gpu, (unsigned long long)l->launches);
-    x->next_check = fmtdup("Profile the replay (iterations that call cudaGraphLaunch after the capture) and "
+    x->next_check = ks_xasprintf("Profile the replay (iterations that call cudaGraphLaunch after the capture) and "
                            "analyse that trace; its kernels carry the graph launch as their launcher.");
-    x->refuted_if = fmtdup("the launches without GPU work lie outside any capture (the profiler then lost "
+    x->refuted_if = ks_xasprintf("the launches without GPU work lie outside any capture (the profiler then lost "
                            "GPU activity: check the trace's diagnostics).");
 }
 
@@ -1313,26 +1214,26 @@ static void profiler_overhead(const dctx *c, ks_diagnoses *out)
     ks_ivs_free(&v);
     char b1[32], b2[32], b3[96];
     if (n) {
-        ks_diagnosis *x = add(out, DX_OVERHEAD, by_impact(c, inside), inside);
-        x->hypothesis = fmtdup("The profiler itself adds time the trace shows: its overhead events (activity "
+        ks_diagnosis *x = add(out, DX_OVERHEAD, ks_dx_confidence(c, inside), inside);
+        x->hypothesis = ks_xasprintf("The profiler itself adds time the trace shows: its overhead events (activity "
                                "buffer requests, lazy function loading) lengthen the steps they fall in.");
-        x->evidence = fmtdup("%llu overhead events take %s (union), %s of it inside the %s: %s.",
+        x->evidence = ks_xasprintf("%llu overhead events take %s (union), %s of it inside the %s: %s.",
                              (unsigned long long)n, dur(b1, sizeof b1, total), dur(b2, sizeof b2, inside),
-                             c->denom_name, share_of(b3, sizeof b3, c, inside));
-        x->next_check = fmtdup("Time the same steps without the profiler (wall clock around the loop) and "
+                             c->denom_name, ks_dx_share(b3, sizeof b3, c, inside));
+        x->next_check = ks_xasprintf("Time the same steps without the profiler (wall clock around the loop) and "
                                "compare with the traced step time.");
-        x->refuted_if = fmtdup("the untraced steps take as long as the traced ones.");
+        x->refuted_if = ks_xasprintf("the untraced steps take as long as the traced ones.");
     }
 
     if (ranges) {
         ks_diagnosis *x = add(out, DX_RANGE, "n/a", -1);
-        x->hypothesis = fmtdup("The trace was taken with CUPTI range profiling (performance counters), which "
+        x->hypothesis = ks_xasprintf("The trace was taken with CUPTI range profiling (performance counters), which "
                                "serialises kernels and may replay them: kernel times and overlap here are "
                                "not those of a normal run.");
-        x->evidence = fmtdup("%llu cuda_profiler_range events.", (unsigned long long)ranges);
-        x->next_check = fmtdup("Take timing figures from a capture without counter collection; keep this one "
+        x->evidence = ks_xasprintf("%llu cuda_profiler_range events.", (unsigned long long)ranges);
+        x->next_check = ks_xasprintf("Take timing figures from a capture without counter collection; keep this one "
                                "for the counters.");
-        x->refuted_if = fmtdup("a capture without counters shows the same kernel times.");
+        x->refuted_if = ks_xasprintf("a capture without counters shows the same kernel times.");
     }
 }
 
@@ -1347,15 +1248,15 @@ static void busy_caveat(const dctx *c, ks_diagnoses *out)
         if (!g->span_ns || !ks_mul_ge(g->busy_ns, 10, g->span_ns, 8))
             continue;
         ks_diagnosis *x = add(out, DX_BUSY, "n/a", -1);
-        x->hypothesis = fmtdup("GPU %d is busy %.0f%% of its span; that alone says nothing about useful output: "
+        x->hypothesis = ks_xasprintf("GPU %d is busy %.0f%% of its span; that alone says nothing about useful output: "
                                "busy kernels can be slow, redundant or in the wrong precision.",
                                g->device, pct((double)g->busy_ns, (double)g->span_ns));
-        x->evidence = fmtdup("busy %s of a %s span, %.0f%% (union of kernel, memcpy and memset time).",
+        x->evidence = ks_xasprintf("busy %s of a %s span, %.0f%% (union of kernel, memcpy and memset time).",
                              dur(b1, sizeof b1, g->busy_ns), dur(b2, sizeof b2, g->span_ns),
                              pct((double)g->busy_ns, (double)g->span_ns));
-        x->next_check = fmtdup("Compare the achieved throughput (samples/s, FLOP/s, bytes/s) with the device's "
+        x->next_check = ks_xasprintf("Compare the achieved throughput (samples/s, FLOP/s, bytes/s) with the device's "
                                "peak for this precision, and the top kernels' efficiency.");
-        x->refuted_if = fmtdup("the achieved throughput is close to what the device can deliver.");
+        x->refuted_if = ks_xasprintf("the achieved throughput is close to what the device can deliver.");
         return;
     }
 }

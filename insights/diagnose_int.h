@@ -8,7 +8,8 @@
  *         ... ks_diagnosis *x = ks_dx_add(out, &kind, ks_dx_confidence(c, impact), impact); ...
  *     }
  * declare it at the end of this header, and add one row to KS_DX_CHECKS in insights/diagnose.c.
- * A check only reads the analysis and writes only into `out` (checks run side by side on the
+ * The helpers below are defined in insights/dx_common.c (and dx_path.c), not in diagnose.c, so a
+ * check's file depends on them and not on the file that runs it. A check only reads the analysis and writes only into `out` (checks run side by side on the
  * analysis's threads); every figure it states names its denominator (ks_dx_share). */
 #ifndef KS_INSIGHTS_DIAGNOSE_INT_H
 #define KS_INSIGHTS_DIAGNOSE_INT_H
@@ -72,10 +73,10 @@ typedef struct ks_dx_item {
 /* the least GPU work (busy time in the scope) for a diagnosis about the GPU: 100 us */
 #define KS_DX_MIN_GPU_NS 100000
 
-/* a new diagnosis of kind k in out (impact clamped at 0; -1 for a caveat) */
+/* ---- insights/dx_common.c ------------------------------------------------------------------- */
+/* a new diagnosis of kind k in out (impact clamped at 0; -1 for a caveat); its impact_source is
+ * "heuristic" until ks_dx_on_path makes it the item's time on the critical path */
 ks_diagnosis *ks_dx_add(ks_diagnoses *out, const ks_dx_kind *k, const char *confidence, ks_ns impact);
-/* a malloc'ed printf */
-char *ks_dx_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "12.5% of the active steps (40.2 ms)" into b */
 const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v);
 /* "high" (>= 10 % of the denominator), "medium" (>= 3 %), else "low" */
@@ -84,8 +85,6 @@ const char *ks_dx_confidence(const ks_dx_ctx *c, ks_ns impact);
 void ks_dx_add_step(ks_diagnosis *x, int64_t number);
 /* 1 when t lies inside the denominator's scope */
 int ks_dx_in_scope(const ks_dx_ctx *c, ks_ns t);
-/* 1 for a step of the active window (neither warm-up nor unfinished) */
-int ks_dx_active(const ks_step *s);
 
 /* the critical path of the scope (insights/dx_path.c): set up once by ks_diagnose_with */
 void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp);
