@@ -91,7 +91,7 @@ static void device_chart(FILE *out, const ks_analysis *a, const ks_shapes *sh, i
     fputs("</h4>\n", out);
     if (!p) {
         fprintf(out, "<p class=\"none\" data-roofline=\"none\" data-roofline-device=\"%d\">No roofline: unknown device (%s",
-                dev, name ? "not in the peak table, docs/analysis.md \"Peaks and the roofline\"" : "no deviceProperties entry");
+                dev, name ? "kinesift knows no peaks for it: docs/analysis.md, \"Peaks and the roofline\"" : "no deviceProperties entry");
         fputs("; <code>kinesift analyze --peak TFLOPS/TBPS</code> gives one).</p>\n", out);
         return;
     }
@@ -126,7 +126,7 @@ static void device_chart(FILE *out, const ks_analysis *a, const ks_shapes *sh, i
     if (!npoints) {
         fprintf(out, "<p class=\"none\" data-roofline=\"empty\" data-roofline-device=\"%d\">No roofline: no op group on this "
                      "device has FLOPs and a timed call (%s).</p>\n",
-                dev, sh->n ? "the shapes table has none with a formula and kernel time" : "no shapes");
+                dev, sh->n ? "none of the op groups by shape in analyze's JSON has a formula and kernel time" : "no shapes");
         return;
     }
     for (size_t j = 0; j < npeaks; j++) {
