@@ -14,12 +14,22 @@
 #include "kinesift/kernels.h"
 #include "report/report_int.h"
 
-static ks_ns device_busy(const ks_analysis *a, int32_t device)
+ks_ns ks_kernels_device_busy(const ks_analysis *a, int32_t device)
 {
     for (size_t i = 0; a->gpu && i < a->ngpu; i++)
         if (a->gpu[i].device == device)
             return a->gpu[i].busy_ns;
     return 0;
+}
+
+/* a row's share of its device's busy time, null without busy time */
+static void busy_share(ks_jw *w, const ks_analysis *a, const ks_class_time *r)
+{
+    ks_ns busy = ks_kernels_device_busy(a, r->device);
+    if (busy > 0)
+        ks_jw_kdouble(w, "busy_share", (double)r->busy_ns / (double)busy);
+    else
+        ks_jw_knull(w, "busy_share");
 }
 
 static void class_rows(ks_jw *w, const ks_analysis *a, const ks_class_times *ct, int with_share)
@@ -33,13 +43,8 @@ static void class_rows(ks_jw *w, const ks_analysis *a, const ks_class_times *ct,
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kint(w, "busy_ns", r->busy_ns);
         ks_jw_kint(w, "sum_ns", r->sum_ns);
-        if (with_share) {
-            ks_ns busy = device_busy(a, r->device);
-            if (busy > 0)
-                ks_jw_kdouble(w, "busy_share", (double)r->busy_ns / (double)busy);
-            else
-                ks_jw_knull(w, "busy_share");
-        }
+        if (with_share)
+            busy_share(w, a, r);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -56,13 +61,8 @@ static void tensor_core_rows(ks_jw *w, const ks_analysis *a, const ks_class_time
         ks_jw_kuint(w, "count", r->count);
         ks_jw_kint(w, "busy_ns", r->busy_ns);
         ks_jw_kint(w, "sum_ns", r->sum_ns);
-        if (with_share) {
-            ks_ns busy = device_busy(a, r->device);
-            if (busy > 0)
-                ks_jw_kdouble(w, "busy_share", (double)r->busy_ns / (double)busy);
-            else
-                ks_jw_knull(w, "busy_share");
-        }
+        if (with_share)
+            busy_share(w, a, r);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

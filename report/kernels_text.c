@@ -28,10 +28,7 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
     ks_qsort(ct.v, ct.n, sizeof *ct.v, cmp_busy);
     for (size_t i = 0; i < ct.n; i++) {
         const ks_class_time *r = &ct.v[i];
-        ks_ns busy = 0;
-        for (size_t d = 0; d < a->ngpu; d++)
-            if (a->gpu[d].device == r->device)
-                busy = a->gpu[d].busy_ns;
+        ks_ns busy = ks_kernels_device_busy(a, r->device);
         char b[32];
         ks_fmt_ns(b, sizeof b, r->busy_ns);
         if (!i || ct.v[i - 1].device != r->device)
@@ -41,10 +38,7 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
     }
     for (size_t i = 0; i < ct.ntc; i++) {
         const ks_class_time *r = &ct.tc[i];
-        ks_ns busy = 0;
-        for (size_t d = 0; d < a->ngpu; d++)
-            if (a->gpu[d].device == r->device)
-                busy = a->gpu[d].busy_ns;
+        ks_ns busy = ks_kernels_device_busy(a, r->device);
         char b[32];
         ks_fmt_ns(b, sizeof b, r->busy_ns);
         fprintf(out, "%s  tensor cores  GPU %d: %s (%.1f%%)", i || ct.n ? "\n" : "", r->device, b,

@@ -46,6 +46,8 @@ void ks_kernels_json_shapes(struct ks_jw *w, const ks_analysis *a, const ks_repo
 /* The peaks of a device: o's --peak, else the peak table's row for its deviceProperties; NULL
  * when neither (over: room for the --peak row). */
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over);
+/* A device's GPU busy time in the window (a->gpu), 0 for a device without a row. */
+ks_ns ks_kernels_device_busy(const ks_analysis *a, int32_t device);
 /* The kernel view of analyze's text report: GPU time per class per device (report/kernels_text.c). */
 void ks_kernels_text_classes(FILE *out, const ks_analysis *a);
 /* One trace of `kinesift whatif`'s JSON (report/whatif.c). */
