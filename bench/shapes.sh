@@ -29,9 +29,9 @@
 # With --busy0, the same again with the loop at nice 0, as an ordinary job beside the analysis
 # (a training run, a build, a second analysis): the column "ks/yajl (busy0)" (target >= 0.8);
 # with --timings too, one `analyze --timings` per input under that load (which phase bounds it).
-# The real traces come from $KS_SHARED/corpus when given (default ../shared, beside the repository on
-# the project's machines), else from fixtures/real; a source that is
-# in neither is named and its shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
+# The real traces come from $KS_SHARED/corpus when KS_SHARED names a directory with a larger
+# corpus, else from fixtures/real (in every clone); a source that is in neither is named and its
+# shape skipped. Inputs are made once under KS_BENCH_DIR/shapes.
 #
 #   bench/shapes.sh [--big] [--sweep] [--timings] [--busy] [--busy0]
 #     env (all optional): KS_SHARED=DIR (a larger corpus in DIR/corpus; a user's clone has none:
@@ -59,15 +59,15 @@ done
 GZ_REPS=${KS_BENCH_GZ_REPS:-11}
 case $GZ_REPS in '' | *[!0-9]*) GZ_REPS=0 ;; esac
 [ "$GZ_REPS" -ge 3 ] || { echo "$BENCH: KS_BENCH_GZ_REPS must be a number >= 3 (medians)" >&2; exit 2; }
-SHARED=${KS_SHARED:-$ROOT/../shared}
+SHARED=${KS_SHARED:-}
 SDIR=$DIR/shapes
 mkdir -p "$SDIR"
-if [ -d "$SHARED/corpus" ]; then
+if [ -n "$SHARED" ] && [ -d "$SHARED/corpus" ]; then
     CORP=$SHARED/corpus
     echo "$BENCH: real traces from $CORP"
 else
     CORP=$ROOT/fixtures/real
-    echo "$BENCH: $SHARED/corpus is absent (set KS_SHARED): real traces from $CORP instead;"
+    echo "$BENCH: ${SHARED:+$SHARED/corpus is absent: }real traces from $CORP (KS_SHARED=DIR: DIR/corpus);"
     echo "  a shape whose source is not there is skipped (and named)"
 fi
 
