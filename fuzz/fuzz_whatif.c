@@ -33,7 +33,8 @@ static void check_paths(const ks_critpath *cp)
         const ks_cp_step *s = &cp->v[i];
         ks_ns at = s->start, kinds = 0;
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             FUZZ_CHECK(p->a == at && p->b > p->a, "step %zu piece %zu", i, k);
             at = p->b;
         }

@@ -26,6 +26,9 @@
 #include "insights/depgraph.h"
 #include "insights/insights_int.h"
 
+_Static_assert(sizeof(ks_cp_packed) == 12, "a packed piece is 12 bytes");
+_Static_assert(KS_CP_NKINDS <= 8, "a piece's kind is 3 bits of its packed word");
+
 static const char *const cp_kind_names[KS_CP_NKINDS] = {"cpu", "gpu", "launch_latency", "stream_gap", "sync",
                                                          "thread_wait", "unmodeled"};
 static const char *const dep_kind_names[KS_DEP_NKINDS] = {"program", "launch", "stream", "sync", "thread"};
@@ -208,12 +211,12 @@ static int cmp_item_ns(const void *x, const void *y)
     return cmp_item(x, y);
 }
 
-static void top_items(ks_critpath *cp, ks_cp_step *s)
+static void top_items(const ks_cp_piece *pc, ks_cp_step *s)
 {
     ks_cp_item *v = ks_xmalloc(ks_mul(s->n ? s->n : 1, sizeof *v));
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++) {
-        const ks_cp_piece *p = &cp->pieces[s->first + i];
+        const ks_cp_piece *p = &pc[i];
         if (p->kind == KS_CP_CPU || p->kind == KS_CP_GPU) {
             ks_cp_item it = {p->name, p->kind, 0, ks_sat_sub(p->b, p->a)};
             v[n++] = it;
@@ -247,10 +250,58 @@ static int collective(const ks_analysis *a, uint8_t *comm, ks_str name)
     return comm[name] == 2;
 }
 
+/* the pieces of step s (in time order, from its start: tile) appended to the path's, packed while
+ * they can be (each beginning where the one before ended, the first at the step's start, on a
+ * track below 2^28; the high words of their ends kept from the first step that needs them), else
+ * whole from then on (cap: their capacity) */
+static void keep_pieces(ks_critpath *cp, const ks_cp_step *s, const walk *tile, size_t *cap)
+{
+    int packs = !cp->wide, hi = 0;
+    for (size_t i = 0; i < tile->n && packs; i++) {
+        const ks_cp_piece *p = &tile->v[i];
+        packs = p->a == (i ? tile->v[i - 1].b : s->start) && p->b > p->a && p->track < (1u << 28) && p->kind < 8 &&
+                p->inferred < 2;
+        hi |= (uint64_t)(p->b - s->start) > UINT32_MAX;
+    }
+    if (packs) {
+        size_t had = *cap;
+        KS_GROW(cp->packed, *cap, cp->npieces + tile->n);
+        if (cp->end_hi && *cap != had)
+            cp->end_hi = ks_xrealloc(cp->end_hi, ks_mul(*cap, sizeof *cp->end_hi));
+        if (hi && !cp->end_hi)
+            cp->end_hi = ks_xcalloc(*cap, sizeof *cp->end_hi);
+        for (size_t i = 0; i < tile->n; i++) {
+            const ks_cp_piece *p = &tile->v[i];
+            uint64_t off = (uint64_t)(p->b - s->start);
+            ks_cp_packed x = {(uint32_t)off, p->track << 4 | (uint32_t)p->inferred << 3 | p->kind, p->name};
+            if (cp->end_hi)
+                cp->end_hi[cp->npieces] = (uint32_t)(off >> 32);
+            cp->packed[cp->npieces++] = x;
+        }
+        return;
+    }
+    if (!cp->wide) { /* the pieces kept so far, whole (the steps before this one) */
+        ks_cp_piece *w = ks_xmalloc(ks_mul(cp->npieces + tile->n + 1, sizeof *w));
+        for (size_t i = 0; i + 1 < cp->n; i++)
+            for (size_t k = 0; k < cp->v[i].n; k++)
+                w[cp->v[i].first + k] = ks_critpath_piece(cp, &cp->v[i], k);
+        cp->wide = w;
+        free(cp->packed);
+        free(cp->end_hi);
+        cp->packed = NULL;
+        cp->end_hi = NULL;
+        *cap = cp->npieces + tile->n + 1;
+    }
+    KS_GROW(cp->wide, *cap, cp->npieces + tile->n);
+    memcpy(cp->wide + cp->npieces, tile->v, tile->n * sizeof *tile->v);
+    cp->npieces += tile->n;
+}
+
 static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp,
-                      walk *all, uint8_t *comm)
+                      walk *tile, uint8_t *comm, size_t *cap)
 {
     tmp->n = 0;
+    tile->n = 0;
     if (E > S) {
         ks_ns from = INT64_MIN;
         /* (what ended the step before its start, a window that begins after the work it shows:
@@ -273,27 +324,26 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
     }
     ks_cp_step *s = &cp->v[cp->n - 1];
     s->first = cp->npieces;
-    for (size_t i = tmp->n; i-- > 0;) { /* all keeps its capacity from step to step */
+    for (size_t i = tmp->n; i-- > 0;) { /* tile keeps its capacity from step to step */
         const ks_cp_piece *p = &tmp->v[i];
         if (p->kind == KS_CP_CPU)
-            cpu_pieces(g->a, p, all);
+            cpu_pieces(g->a, p, tile);
         else
-            piece(all, p->a, p->b, p->track, p->kind, p->inferred, p->name);
+            piece(tile, p->a, p->b, p->track, p->kind, p->inferred, p->name);
     }
-    cp->pieces = all->v;
-    cp->npieces = all->n;
-    s->n = cp->npieces - s->first;
+    s->n = tile->n;
     for (size_t i = 0; i < s->n; i++) {
-        const ks_cp_piece *p = &cp->pieces[s->first + i];
+        const ks_cp_piece *p = &tile->v[i];
         s->by_kind[p->kind] = ks_sat_add(s->by_kind[p->kind], ks_sat_sub(p->b, p->a));
         if (p->inferred)
             s->inferred_ns = ks_sat_add(s->inferred_ns, ks_sat_sub(p->b, p->a));
         if (p->kind == KS_CP_GPU && collective(g->a, comm, p->name))
             s->collective_ns = ks_sat_add(s->collective_ns, ks_sat_sub(p->b, p->a));
     }
-    top_items(cp, s);
+    top_items(tile->v, s);
     for (size_t i = 0; i < s->ntop; i++)
         s->top[i].collective = s->top[i].kind == KS_CP_GPU && collective(g->a, comm, s->top[i].name);
+    keep_pieces(cp, s, tile, cap);
 }
 
 int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp, ks_error *err)
@@ -321,7 +371,8 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         if (k >= 0 && (last[k] < 0 || g.v[i].end > g.v[last[k]].end))
             last[k] = (int64_t)i;
     }
-    walk tmp = {0}, all = {0};
+    walk tmp = {0}, tile = {0};
+    size_t cap = 0;
     uint8_t *comm = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
     for (size_t i = 0; i < n; i++) {
         ks_cp_step *s = &cp->v[cp->n++];
@@ -341,13 +392,20 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         }
         s->start = S;
         s->end = E;
-        step_path(cp, &g, S, H, E, last[i], &tmp, &all, comm);
+        step_path(cp, &g, S, H, E, last[i], &tmp, &tile, comm, &cap);
     }
     /* the pieces are kept as long as the analysis: without their growth slack */
-    if (cp->npieces && all.cap > cp->npieces)
-        cp->pieces = ks_xrealloc(cp->pieces, cp->npieces * sizeof *cp->pieces);
+    if (cp->npieces && cap > cp->npieces) {
+        if (cp->wide)
+            cp->wide = ks_xrealloc(cp->wide, cp->npieces * sizeof *cp->wide);
+        else
+            cp->packed = ks_xrealloc(cp->packed, cp->npieces * sizeof *cp->packed);
+        if (cp->end_hi)
+            cp->end_hi = ks_xrealloc(cp->end_hi, cp->npieces * sizeof *cp->end_hi);
+    }
     free(comm);
     free(tmp.v);
+    free(tile.v);
     free(last);
     free(step_of);
     ks_dg_free(&g);
@@ -357,8 +415,27 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
 void ks_critpath_free(ks_critpath *cp)
 {
     free(cp->v);
-    free(cp->pieces);
+    free(cp->packed);
+    free(cp->end_hi);
+    free(cp->wide);
     memset(cp, 0, sizeof *cp);
+}
+
+/* the end of packed piece i, from its step's start */
+static uint64_t packed_end(const ks_critpath *cp, size_t i)
+{
+    return cp->packed[i].end | (cp->end_hi ? (uint64_t)cp->end_hi[i] << 32 : 0);
+}
+
+ks_cp_piece ks_critpath_piece(const ks_critpath *cp, const ks_cp_step *s, size_t k)
+{
+    if (cp->wide)
+        return cp->wide[s->first + k];
+    const ks_cp_packed *x = &cp->packed[s->first + k];
+    ks_cp_piece p = {k ? s->start + (ks_ns)packed_end(cp, s->first + k - 1) : s->start,
+                     s->start + (ks_ns)packed_end(cp, s->first + k), x->tk >> 4, (uint8_t)(x->tk & 7),
+                     (uint8_t)(x->tk >> 3 & 1), x->name};
+    return p;
 }
 
 ks_ns ks_critpath_overlap(const ks_critpath *cp, size_t i, ks_ns x, ks_ns y, int kind, uint32_t track)
@@ -368,7 +445,8 @@ ks_ns ks_critpath_overlap(const ks_critpath *cp, size_t i, ks_ns x, ks_ns y, int
     const ks_cp_step *s = &cp->v[i];
     ks_ns t = 0;
     for (size_t k = 0; k < s->n; k++) {
-        const ks_cp_piece *p = &cp->pieces[s->first + k];
+        ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+        const ks_cp_piece *p = &pc;
         if ((kind >= 0 && p->kind != kind) || (track != UINT32_MAX && p->track != track))
             continue;
         ks_ns a = p->a > x ? p->a : x, b = p->b < y ? p->b : y;
@@ -385,9 +463,9 @@ ks_ns ks_critpath_named(const ks_critpath *cp, size_t i, int kind, ks_str name)
     const ks_cp_step *s = &cp->v[i];
     ks_ns t = 0;
     for (size_t k = 0; k < s->n; k++) {
-        const ks_cp_piece *p = &cp->pieces[s->first + k];
-        if (p->kind == kind && p->name == name)
-            t = ks_sat_add(t, ks_sat_sub(p->b, p->a));
+        ks_cp_piece p = ks_critpath_piece(cp, s, k);
+        if (p.kind == kind && p.name == name)
+            t = ks_sat_add(t, ks_sat_sub(p.b, p.a));
     }
     return t;
 }

@@ -54,6 +54,10 @@
 #include "insights/depgraph.h"
 #include "insights/insights_int.h"
 
+/* the sizes the graph's memory per event rests on (docs/performance.md, "Memory per event") */
+_Static_assert(sizeof(ks_dg_node) == 40, "a graph node is 40 bytes");
+_Static_assert(sizeof(ks_dg_edge) == 16, "a graph edge is 16 bytes");
+
 /* ---- threads ------------------------------------------------------------------------------- */
 
 static void pick_threads(ks_dg *g, uint32_t stepping)
@@ -169,7 +173,7 @@ static void classify_gap(const ks_dg *g, const thread_info *ti, size_t j, ks_ns 
 
 static void push_node(ks_dg *g, size_t *cap, ks_ns a, ks_ns start, ks_ns end, uint32_t lane, int32_t ref, int kind)
 {
-    ks_dg_node v = {a, start, end, lane, ref, -1, 0, 0, (uint8_t)kind};
+    ks_dg_node v = {a, start, end, ref, -1, 0, lane, (uint32_t)kind};
     KS_PUSH(g->v, g->n, *cap, v);
 }
 
@@ -319,7 +323,6 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
     const ks_analysis *a = g->a;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     g->g0 = g->n;
-    g->gpu_node = ks_xmalloc(ks_mul(gw->n ? gw->n : 1, sizeof *g->gpu_node));
     g->st = ks_xcalloc(gw->nstreams ? gw->nstreams : 1, sizeof *g->st);
     gnode *tmp = NULL;
     size_t ctmp = 0;
@@ -337,7 +340,6 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
         g->st[g->nst].track = s->track;
         g->st[g->nst].n0 = g->n;
         for (size_t i = 0; i < n; i++) {
-            g->gpu_node[tmp[i].item] = (uint32_t)g->n;
             push_node(g, cap, tmp[i].ts, tmp[i].ts, tmp[i].end, (uint32_t)(g->nth + g->nst), (int32_t)tmp[i].item,
                       KS_DG_GPU);
         }
@@ -349,10 +351,19 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
 
 /* ---- edges --------------------------------------------------------------------------------- */
 
-static void push_edge(ks_dg *g, size_t *cap, size_t src, size_t dst, ks_ns q, int kind, int inferred)
+/* the edges as they are made, with their targets (sort_edges puts them by target) */
+typedef struct edge_buf {
+    struct made_edge {
+        ks_dg_edge e;
+        uint32_t dst;
+    } *v;
+    size_t n, cap;
+} edge_buf;
+
+static void push_edge(ks_dg *g, edge_buf *eb, size_t src, size_t dst, ks_ns q, int kind, int inferred)
 {
-    ks_dg_edge e = {q, 0, (uint32_t)src, (uint32_t)dst, (uint8_t)kind, (uint8_t)inferred};
-    KS_PUSH(g->e, g->ne, *cap, e);
+    struct made_edge e = {{q, (uint32_t)src, (uint8_t)kind, (uint8_t)inferred, 0}, (uint32_t)dst};
+    KS_PUSH(eb->v, eb->n, eb->cap, e);
     g->edges[kind][inferred ? 1 : 0]++;
 }
 
@@ -499,7 +510,7 @@ static ks_ns launch_start(const ks_dg *g, size_t i)
 /* the blocking call of node w waits for: of each stream (or the one recorded), the last work
  * launched before the call (or the recorded cudaEventRecord call), or by it, that ended by the
  * call's end */
-static void sync_edges(ks_dg *g, size_t *cap, size_t w, const ks_ns *lq, const rec_waits *rw)
+static void sync_edges(ks_dg *g, edge_buf *cap, size_t w, const ks_ns *lq, const rec_waits *rw)
 {
     const ks_analysis *a = g->a;
     ks_dg_node *v = &g->v[w];
@@ -545,7 +556,7 @@ static void sync_edges(ks_dg *g, size_t *cap, size_t w, const ks_ns *lq, const r
  * cudaStreamWaitEvent call waits for the last work launched on the recorded stream before the
  * cudaEventRecord call (recorded). One that would end after the waiting work began contradicts
  * the times: left out, counted with the edges out of clock order. */
-static void stream_wait_edges(ks_dg *g, size_t *cap, const rec_waits *rw)
+static void stream_wait_edges(ks_dg *g, edge_buf *cap, const rec_waits *rw)
 {
     for (size_t r = 0; r < rw->n; r++) {
         const rec_wait *w = &rw->v[r];
@@ -590,16 +601,15 @@ static void stream_wait_edges(ks_dg *g, size_t *cap, const rec_waits *rw)
     }
 }
 
-static void make_edges(ks_dg *g, const pending *pw, size_t npw)
+static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
 {
     const ks_analysis *a = g->a;
-    size_t cap = 0;
     for (size_t j = 0; j < g->nth; j++)
         for (size_t i = g->th[j].n0 + 1; i < g->th[j].n1; i++)
-            push_edge(g, &cap, i - 1, i, g->v[i - 1].end, KS_DEP_PROGRAM, 0);
+            push_edge(g, cap, i - 1, i, g->v[i - 1].end, KS_DEP_PROGRAM, 0);
     for (size_t k = 0; k < g->nst; k++)
         for (size_t i = g->st[k].n0 + 1; i < g->st[k].n1; i++)
-            push_edge(g, &cap, i - 1, i, g->v[i - 1].end, KS_DEP_STREAM, 0);
+            push_edge(g, cap, i - 1, i, g->v[i - 1].end, KS_DEP_STREAM, 0);
     size_t ngpu = g->n - g->g0;
     ks_ns *lq = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *lq));
     g->launched = ks_xcalloc(ngpu ? ngpu : 1, 1);
@@ -618,14 +628,14 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw)
         }
         lq[i - g->g0] = q;
         g->launched[i - g->g0] = 1;
-        push_edge(g, &cap, (size_t)src, i, q, KS_DEP_LAUNCH, 0);
+        push_edge(g, cap, (size_t)src, i, q, KS_DEP_LAUNCH, 0);
     }
     rec_waits rw;
     rec_waits_make(g, &rw);
     for (size_t i = 0; i < g->g0; i++)
         if (g->v[i].kind == KS_DG_WAIT_GPU)
-            sync_edges(g, &cap, i, lq, &rw);
-    stream_wait_edges(g, &cap, &rw);
+            sync_edges(g, cap, i, lq, &rw);
+    stream_wait_edges(g, cap, &rw);
     rec_waits_free(&rw);
     for (size_t k = 0; k < npw; k++) {
         ks_ns q = pw[k].q;
@@ -638,26 +648,32 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw)
             src--;
         }
         if (src >= 0)
-            push_edge(g, &cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
+            push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
     }
     free(lq);
 }
 
-/* the edges by dst (a counting sort: stable, so each node's edges keep the order they were made
- * in: program or stream, launch, sync, thread) */
-static void sort_edges(ks_dg *g)
+/* the edges by target, each node's first in p0 (a counting sort: stable, so each node's edges keep
+ * the order they were made in: program or stream, launch, sync, thread) */
+static void sort_edges(ks_dg *g, edge_buf *eb)
 {
-    size_t *at = ks_xcalloc(g->n + 1, sizeof *at);
-    for (size_t i = 0; i < g->ne; i++)
-        at[g->e[i].dst + 1]++;
     for (size_t i = 0; i < g->n; i++)
-        at[i + 1] += at[i];
-    ks_dg_edge *v = ks_xmalloc(ks_mul(g->ne ? g->ne : 1, sizeof *v));
-    for (size_t i = 0; i < g->ne; i++)
-        v[at[g->e[i].dst]++] = g->e[i];
-    free(g->e);
-    g->e = v;
+        g->v[i].p0 = 0;
+    for (size_t i = 0; i < eb->n; i++)
+        if (eb->v[i].dst + 1 < g->n)
+            g->v[eb->v[i].dst + 1].p0++;
+    for (size_t i = 1; i < g->n; i++)
+        g->v[i].p0 += g->v[i - 1].p0;
+    g->ne = eb->n;
+    g->e = ks_xmalloc(ks_mul(g->ne ? g->ne : 1, sizeof *g->e));
+    uint32_t *at = ks_xmalloc(ks_mul(g->n ? g->n : 1, sizeof *at));
+    for (size_t i = 0; i < g->n; i++)
+        at[i] = g->v[i].p0;
+    for (size_t i = 0; i < eb->n; i++)
+        g->e[at[eb->v[i].dst]++] = eb->v[i].e;
     free(at);
+    free(eb->v);
+    memset(eb, 0, sizeof *eb);
 }
 
 static int cmp_ns(const void *x, const void *y)
@@ -667,21 +683,15 @@ static int cmp_ns(const void *x, const void *y)
 }
 
 /* each node's incoming edges, the edge that released it, and every edge's lag */
-static void bind_edges(ks_dg *g)
+static void bind_edges(ks_dg *g, edge_buf *eb)
 {
-    sort_edges(g);
-    for (size_t i = 0; i < g->ne; i++) {
-        ks_dg_node *v = &g->v[g->e[i].dst];
-        if (!v->np)
-            v->p0 = (uint32_t)i;
-        v->np++;
-    }
+    sort_edges(g, eb);
     ks_ns *lat = NULL;
     size_t nlat = 0, clat = 0;
     for (size_t i = 0; i < g->n; i++) {
         ks_dg_node *v = &g->v[i];
         int32_t best = -1;
-        for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+        for (uint32_t k = v->p0; k < ks_dg_in_end(g, i); k++) {
             const ks_dg_edge *e = &g->e[k];
             if (e->q > v->start) {
                 g->clock_order++;
@@ -703,15 +713,12 @@ static void bind_edges(ks_dg *g)
     for (size_t i = 0; i < g->n; i++) {
         ks_dg_node *v = &g->v[i];
         int unlaunched = v->kind == KS_DG_GPU && !g->launched[i - g->g0];
-        for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+        for (uint32_t k = v->p0; k < ks_dg_in_end(g, i); k++) {
             ks_dg_edge *e = &g->e[k];
             ks_ns gap = ks_sat_sub(v->start, e->q);
             ks_ns need = e->kind == KS_DEP_LAUNCH ? g->launch_typ : 0;
             /* work no replayed thread launched keeps its distance to the work before it */
-            if ((int32_t)k == v->bind || gap < 0 || unlaunched || gap < need)
-                e->lag = gap;
-            else
-                e->lag = need;
+            e->measured = (int32_t)k == v->bind || gap < 0 || unlaunched || gap < need;
         }
     }
 }
@@ -738,8 +745,12 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
         thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts);
     free(cuts);
     gpu_nodes(g, &cap);
-    make_edges(g, pw, npw);
-    bind_edges(g);
+    /* the nodes are kept while the graph is: without their growth slack */
+    if (cap > g->n)
+        g->v = ks_xrealloc(g->v, (g->n ? g->n : 1) * sizeof *g->v);
+    edge_buf eb = {0};
+    make_edges(g, pw, npw, &eb);
+    bind_edges(g, &eb);
     free(pw);
     for (size_t j = 0; j < g->nth; j++) {
         ks_ivs_free(&ti[j].ops);
@@ -757,7 +768,6 @@ void ks_dg_free(ks_dg *g)
     free(g->th);
     free(g->st);
     free(g->thread_of);
-    free(g->gpu_node);
     free(g->launched);
     memset(g, 0, sizeof *g);
 }
@@ -929,14 +939,15 @@ static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const u
 {
     const ks_dg_node *v = &g->v[i];
     ks_ns r = INT64_MIN;
-    for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+    uint32_t k1 = ks_dg_in_end(g, i);
+    for (uint32_t k = v->p0; k < k1; k++) {
         const ks_dg_edge *e = &g->e[k];
         /* a node not replayed (outside the range, or not reached yet in a cycle) is as measured */
         ks_ns p = done[e->src] == stamp ? ks_dg_map(g, sc, e->src, e->q, s0, s1) : e->q;
-        p = ks_sat_add(p, e->lag);
+        p = ks_sat_add(p, ks_dg_lag(g, v, e));
         r = p > r ? p : r;
     }
-    if (!v->np)
+    if (v->p0 == k1)
         r = v->start;
     s0[i] = r;
     switch (v->kind) {
@@ -979,8 +990,9 @@ void ks_dg_replayer_init(const ks_dg *g, ks_dg_replayer *r)
         r->out0[i + 1] += r->out0[i];
     uint32_t *fill = ks_xmalloc(ks_mul(n, sizeof *fill));
     memcpy(fill, r->out0, n * sizeof *fill);
-    for (size_t k = 0; k < g->ne; k++)
-        r->succ[fill[g->e[k].src]++] = g->e[k].dst;
+    for (size_t i = 0; i < g->n; i++)
+        for (uint32_t k = g->v[i].p0; k < ks_dg_in_end(g, i); k++)
+            r->succ[fill[g->e[k].src]++] = (uint32_t)i;
     free(fill);
 }
 
@@ -1027,7 +1039,7 @@ uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, 
     for (size_t k = 0; k < r->nsub; k++) {
         uint32_t i = r->sub[k];
         uint32_t d = 0;
-        for (uint32_t q = g->v[i].p0; q < g->v[i].p0 + g->v[i].np; q++)
+        for (uint32_t q = g->v[i].p0; q < ks_dg_in_end(g, i); q++)
             d += r->in[g->e[q].src] == stamp;
         r->indeg[i] = d;
         if (!d)

@@ -4,6 +4,7 @@
 #define KS_DEPGRAPH_H
 
 #include "algo/intervals.h"
+#include "common/util.h"
 #include "kinesift/critpath.h"
 #include "kinesift/insights.h"
 
@@ -18,25 +19,29 @@ enum {
     KS_DG_GPU              /* GPU work [start, end) */
 };
 
+/* 40 bytes a node, 16 an edge: the graph is kept while whatif replays it */
 typedef struct ks_dg_node {
     ks_ns a;               /* CPU: where it begins on its thread (the previous node's end); GPU:
                             * its start */
     ks_ns start;           /* when it was released (= a for CPU work and GPU work) */
     ks_ns end;
-    uint32_t lane;         /* CPU: index of the thread; GPU: ks_dg.nth + index of the stream */
     int32_t ref;           /* GPU: index of the work in the GPU work index; WAIT_GPU: the call's
                             * slice; IDLE: the thread busy meanwhile; else -1 */
     int32_t bind;          /* the edge (index in ks_dg.e) that released it last, -1: none */
-    uint32_t p0, np;       /* its incoming edges: e[p0 .. p0 + np) */
-    uint8_t kind;
+    uint32_t p0;           /* its incoming edges: e[p0 .. ks_dg_in_end) */
+    uint32_t lane : 28;    /* CPU: index of the thread; GPU: ks_dg.nth + index of the stream (a
+                            * lane per track: fewer than 2^28) */
+    uint32_t kind : 4;
 } ks_dg_node;
 
+/* An edge into the node whose incoming edges hold it (ks_dg.e is by target). */
 typedef struct ks_dg_edge {
     ks_ns q;               /* the point of src it leaves from (its end, or a launch point in it) */
-    ks_ns lag;             /* the target starts no earlier than q + lag (as replayed) */
-    uint32_t src, dst;
+    uint32_t src;
     uint8_t kind;          /* ks_dep_kind */
     uint8_t inferred;
+    uint8_t measured;      /* its lag (ks_dg_lag) is the measured distance from q to the target's
+                            * release, else what such an edge needs */
 } ks_dg_edge;
 
 typedef struct ks_dg_thread {
@@ -60,7 +65,6 @@ typedef struct ks_dg {
     ks_dg_stream *st;
     size_t nst;
     int32_t *thread_of;    /* per track: index in th, -1 */
-    uint32_t *gpu_node;    /* per item of the GPU work index: its node */
     uint8_t *launched;     /* per GPU node (index - first GPU node): 1 launched by a replayed thread */
     size_t g0;             /* the first GPU node */
     ks_ns launch_typ;      /* the median launch latency of the launches that released their work */
@@ -68,6 +72,20 @@ typedef struct ks_dg {
     uint64_t clock_order;
     uint64_t unlaunched;
 } ks_dg;
+
+/* The end of node i's incoming edges: e[g->v[i].p0 .. ks_dg_in_end(g, i)). */
+static inline uint32_t ks_dg_in_end(const ks_dg *g, size_t i)
+{
+    return i + 1 < g->n ? g->v[i + 1].p0 : (uint32_t)g->ne;
+}
+
+/* The lag of edge e into node v: its target starts no earlier than q + lag (as replayed). */
+static inline ks_ns ks_dg_lag(const ks_dg *g, const ks_dg_node *v, const ks_dg_edge *e)
+{
+    if (e->measured)
+        return ks_sat_sub(v->start, e->q);
+    return e->kind == KS_DEP_LAUNCH ? g->launch_typ : 0;
+}
 
 /* The graph of the whole trace; stepping: the track whose steps (st, or NULL) are replayed: its CPU
  * work is cut at their host starts and ends. */

@@ -101,7 +101,8 @@ static void path_build(const ks_dx_ctx *c, path_index *pi)
         if (c->st && c->st->n == cp->n && !ks_step_active(&c->st->v[i]))
             continue;
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             if (p->kind != KS_CP_GPU && p->kind != KS_CP_STREAM_GAP && p->kind != KS_CP_LAUNCH)
                 continue;
             if (p->b <= p->a)

@@ -1000,7 +1000,8 @@ static void exposed_communication(const dctx *c, ks_diagnoses *out)
         for (size_t j = 0; c->cp_ok && j < c->cp_nsteps; j++) {
             const ks_cp_step *s = &c->cp->v[c->cp_steps[j]];
             for (size_t k = 0; k < s->n; k++) {
-                const ks_cp_piece *p = &c->cp->pieces[s->first + k];
+                ks_cp_piece pc = ks_critpath_piece(c->cp, s, k);
+                const ks_cp_piece *p = &pc;
                 if (p->kind == KS_CP_GPU && p->track < t->ntracks && t->tracks[p->track].device == g->device &&
                     p->name && ks_is_comm_kernel(ks_trace_str(t, p->name)))
                     ks_dx_item_add(&pit, p->a, p->b, p->track);

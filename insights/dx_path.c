@@ -79,7 +79,8 @@ void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
     for (size_t j = 0; j < c->cp_nsteps; j++) {
         const ks_cp_step *s = &cp->v[c->cp_steps[j]];
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             ks_dx_piece v = {p->a, p->b, p->track, p->kind, p->name};
             c->cp_pieces[c->cp_npieces++] = v;
         }

@@ -220,7 +220,7 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
             int modeled = v->kind == KS_DG_WAIT_THREAD;
             ks_ns len = ks_sat_sub(modeled ? v->start : v->end, v->a), lag = len;
             uint32_t on = UINT32_MAX;
-            for (uint32_t q = v->p0; modeled && q < v->p0 + v->np; q++)
+            for (uint32_t q = v->p0; modeled && q < ks_dg_in_end(g, k); q++)
                 if (g->e[q].kind == KS_DEP_THREAD) {
                     on = g->v[g->e[q].src].lane;
                     lag = ks_sat_sub(v->start, g->e[q].q);

@@ -257,12 +257,15 @@ static void critical_path(added *x, const ks_analysis *a, const ks_critpath *cp)
     for (size_t i = 0; i < cp->n; i++) {
         const ks_cp_step *s = &cp->v[i];
         for (size_t k = 0; k < s->n;) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k), q = pc;
+            const ks_cp_piece *p = &pc;
             size_t e = k + 1;
-            while (e < s->n && cp->pieces[s->first + e].kind == p->kind && cp->pieces[s->first + e].track == p->track &&
-                   cp->pieces[s->first + e].name == p->name && cp->pieces[s->first + e].inferred == p->inferred)
+            ks_ns end = p->b;
+            while (e < s->n && (q = ks_critpath_piece(cp, s, e)).kind == p->kind && q.track == p->track &&
+                   q.name == p->name && q.inferred == p->inferred) {
+                end = q.b;
                 e++;
-            ks_ns end = cp->pieces[s->first + e - 1].b;
+            }
             char name[200], tid[64], pid[64];
             snprintf(name, sizeof name, "%s%s%.150s", ks_cp_kind_name(p->kind), p->name ? ": " : "",
                      p->name ? ks_trace_str(a->trace, p->name) : "");
@@ -336,10 +339,12 @@ static void critical_path_flows(added *x, const ks_analysis *a, const ks_critpat
     uint64_t id = PATH_FLOW_ID0;
     for (size_t i = 0; cp && i < cp->n; i++) {
         const ks_cp_step *s = &cp->v[i];
+        ks_cp_piece lastp, pc;
         const ks_cp_piece *last = NULL;
         int between = -1, inferred = 0;
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             if (p->kind != KS_CP_CPU && p->kind != KS_CP_GPU) {
                 if (last) {
                     between = p->kind;
@@ -355,7 +360,8 @@ static void critical_path_flows(added *x, const ks_analysis *a, const ks_critpat
                 flow_end(x, 'f', t, p->track, p->a, id, s->number, edge, inf);
                 id++;
             }
-            last = p;
+            lastp = pc;
+            last = &lastp;
             between = -1;
             inferred = 0;
         }

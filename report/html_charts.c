@@ -189,7 +189,8 @@ void ks_html_critpath(FILE *out, const struct ks_critpath *cp, int id)
         path_run r = {0};
         int open = 0;
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             double x0 = LEFT + (double)ks_sat_sub(p->a, s->start) * scale;
             double x1 = LEFT + (double)ks_sat_sub(p->b, s->start) * scale;
             ks_ns d = ks_sat_sub(p->b, p->a);

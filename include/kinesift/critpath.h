@@ -39,7 +39,7 @@ typedef enum ks_cp_kind {
 KS_API const char *ks_cp_kind_name(int kind);
 
 /* One piece of a path: [a, b) of one kind on one track (a CPU thread, a GPU stream; for the gaps,
- * the track of the node they lead to). */
+ * the track of the node they lead to). Read with ks_critpath_piece. */
 typedef struct ks_cp_piece {
     ks_ns a, b;
     uint32_t track;
@@ -69,7 +69,8 @@ typedef struct ks_cp_step {
     ks_ns collective_ns;       /* the part of its GPU time in collectives (ks_is_comm_kernel): a
                                 * collective's time includes waiting for its peers, so it may be
                                 * another rank's time, not this one's work */
-    size_t first, n;           /* its pieces: ks_critpath.pieces[first .. first + n), in time order */
+    size_t first, n;           /* its pieces: first .. first + n of the path's, in time order
+                                * (ks_critpath_piece) */
     ks_cp_item top[KS_CP_TOP]; /* the names with most time on the path, most first */
     size_t ntop;
 } ks_cp_step;
@@ -93,11 +94,24 @@ typedef enum ks_dep_kind {
 
 KS_API const char *ks_dep_kind_name(int kind);
 
+/* A piece as the path keeps it (12 bytes): its end as an offset from its step's start (the low 32
+ * bits; it begins where the piece before it in its step ended, the first at the step's start), its
+ * track, kind and inferred flag in one word (track << 4 | inferred << 3 | kind), its name. */
+typedef struct ks_cp_packed {
+    uint32_t end;
+    uint32_t tk;
+    ks_str name;
+} ks_cp_packed;
+
 typedef struct ks_critpath {
     ks_cp_step *v;
     size_t n;
-    ks_cp_piece *pieces;
     size_t npieces;
+    ks_cp_packed *packed;      /* the pieces, packed: when they tile their steps and every track's
+                                * index is below 2^28 */
+    uint32_t *end_hi;          /* the high 32 bits of each packed end, when a step lasts 2^32 ns or
+                                * more (else NULL) */
+    ks_cp_piece *wide;         /* else the pieces whole (packed is NULL) */
     uint32_t track;            /* the stepping thread */
     uint64_t nodes;            /* in the whole graph */
     uint64_t edges[KS_DEP_NKINDS][2]; /* [kind][0 recorded, 1 inferred] */
@@ -113,10 +127,16 @@ typedef struct ks_critpath {
 KS_API int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp, ks_error *err);
 KS_API void ks_critpath_free(ks_critpath *cp);
 
+/* Piece k (< s->n) of step s of cp. */
+KS_API ks_cp_piece ks_critpath_piece(const ks_critpath *cp, const ks_cp_step *s, size_t k);
+
 /* The time of the path of step i (an index of cp->v) inside [x, y), of one kind (-1: any) and on
  * one track (UINT32_MAX: any): an item's time on the critical path, the most that making the item
  * faster can save in that step as the trace shows it (the diagnoses' impact). */
 KS_API ks_ns ks_critpath_overlap(const ks_critpath *cp, size_t i, ks_ns x, ks_ns y, int kind, uint32_t track);
+/* Piece k (< s->n) of step s of cp. */
+KS_API ks_cp_piece ks_critpath_piece(const ks_critpath *cp, const ks_cp_step *s, size_t k);
+
 /* The time of the path of step i of one kind (KS_CP_CPU, KS_CP_GPU) on pieces named name. */
 KS_API ks_ns ks_critpath_named(const ks_critpath *cp, size_t i, int kind, ks_str name);
 

@@ -49,7 +49,8 @@ static void check_path(const char *path, const ks_analysis *a, const ks_steps *s
             CHECK(s->start == st->v[i].start && s->end == st->v[i].end, "%s: step %zu bounds", path, i);
         ks_ns sum = 0, kinds = 0, at = s->start;
         for (size_t k = 0; k < s->n; k++) {
-            const ks_cp_piece *p = &cp->pieces[s->first + k];
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            const ks_cp_piece *p = &pc;
             CHECK(p->b > p->a, "%s: step %zu piece %zu empty or negative [%lld, %lld)", path, i, k, (long long)p->a,
                   (long long)p->b);
             CHECK(p->a == at, "%s: step %zu piece %zu begins at %lld, the path was at %lld", path, i, k,
@@ -100,7 +101,8 @@ static void check_graph(const char *path, const ks_analysis *a, const ks_steps *
                         (long long)v->start, (long long)v->end, (long long)s0[i], (long long)s1[i]);
         }
         if (v->bind >= 0)
-            CHECK(g.e[v->bind].q <= v->start && g.e[v->bind].dst == i, "%s: node %zu released from after it", path, i);
+            CHECK(g.e[v->bind].q <= v->start && (uint32_t)v->bind >= v->p0 && (uint32_t)v->bind < ks_dg_in_end(&g, i),
+                  "%s: node %zu released from after it", path, i);
         CHECK(v->start <= v->end && v->a <= v->start, "%s: node %zu times out of order", path, i);
     }
     CHECK(!moved, "%s: %zu nodes moved in a replay without scaling", path, moved);

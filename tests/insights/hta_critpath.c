@@ -90,7 +90,7 @@ static int sync_edge(const loaded *x, int64_t src, int64_t dst)
     if (src < 0 || dst < 0)
         return 0;
     const ks_dg_node *v = &x->g.v[dst];
-    for (uint32_t k = v->p0; k < v->p0 + v->np; k++) {
+    for (uint32_t k = v->p0; k < ks_dg_in_end(&x->g, (size_t)dst); k++) {
         const ks_dg_edge *e = &x->g.e[k];
         if (e->src == (uint32_t)src && e->kind == KS_DEP_SYNC)
             return e->inferred ? 2 : 1;
@@ -123,7 +123,8 @@ static void event_sync(const char *dir)
           (long long)spin_ns, (long long)(x.g.v[spin].end - x.g.v[spin].start));
     int recorded_sync = 0;
     for (size_t k = 0; k < cp.v[0].n; k++) {
-        const ks_cp_piece *p = &cp.pieces[cp.v[0].first + k];
+        ks_cp_piece pc = ks_critpath_piece(&cp, &cp.v[0], k);
+        const ks_cp_piece *p = &pc;
         if (p->kind == KS_CP_SYNC && !p->inferred && p->a == x.g.v[spin].end)
             recorded_sync = 1;
     }
