@@ -261,7 +261,7 @@ static void keep_pieces(ks_critpath *cp, const ks_cp_step *s, const walk *tile, 
         const ks_cp_piece *p = &tile->v[i];
         packs = p->a == (i ? tile->v[i - 1].b : s->start) && p->b > p->a && p->track < (1u << 28) && p->kind < 8 &&
                 p->inferred < 2;
-        hi |= (uint64_t)(p->b - s->start) > UINT32_MAX;
+        hi |= (uint64_t)p->b - (uint64_t)s->start > UINT32_MAX; /* (b >= start: exact, unsigned) */
     }
     if (packs) {
         size_t had = *cap;
@@ -272,7 +272,7 @@ static void keep_pieces(ks_critpath *cp, const ks_cp_step *s, const walk *tile, 
             cp->end_hi = ks_xcalloc(*cap, sizeof *cp->end_hi);
         for (size_t i = 0; i < tile->n; i++) {
             const ks_cp_piece *p = &tile->v[i];
-            uint64_t off = (uint64_t)(p->b - s->start);
+            uint64_t off = (uint64_t)p->b - (uint64_t)s->start;
             ks_cp_packed x = {(uint32_t)off, p->track << 4 | (uint32_t)p->inferred << 3 | p->kind, p->name};
             if (cp->end_hi)
                 cp->end_hi[cp->npieces] = (uint32_t)(off >> 32);
@@ -432,8 +432,9 @@ ks_cp_piece ks_critpath_piece(const ks_critpath *cp, const ks_cp_step *s, size_t
     if (cp->wide)
         return cp->wide[s->first + k];
     const ks_cp_packed *x = &cp->packed[s->first + k];
-    ks_cp_piece p = {k ? s->start + (ks_ns)packed_end(cp, s->first + k - 1) : s->start,
-                     s->start + (ks_ns)packed_end(cp, s->first + k), x->tk >> 4, (uint8_t)(x->tk & 7),
+    /* (unsigned: a step may span more than INT64_MAX ns on a hostile trace) */
+    ks_cp_piece p = {k ? (ks_ns)((uint64_t)s->start + packed_end(cp, s->first + k - 1)) : s->start,
+                     (ks_ns)((uint64_t)s->start + packed_end(cp, s->first + k)), x->tk >> 4, (uint8_t)(x->tk & 7),
                      (uint8_t)(x->tk >> 3 & 1), x->name};
     return p;
 }
