@@ -194,9 +194,10 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         r->types = calls[i].types;
         r->concrete = calls[i].concrete;
         r->device = -1;
-        r->cost = ks_op_cost_of(ks_trace_str(t, r->op), r->dims ? ks_trace_str(t, r->dims) : NULL,
-                                r->types ? ks_trace_str(t, r->types) : NULL,
-                                r->concrete ? ks_trace_str(t, r->concrete) : NULL);
+        r->cost = ks_op_cost_classed(ks_trace_str(t, r->op), ks_analysis_op_class(a, r->op, KS_K_CPU_OP),
+                                     r->dims ? ks_trace_str(t, r->dims) : NULL,
+                                     r->types ? ks_trace_str(t, r->types) : NULL,
+                                     r->concrete ? ks_trace_str(t, r->concrete) : NULL);
         size_t nt = 0;
         for (size_t x = i; x < j; x++) {
             r->count++;
