@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fmtg.h"
 #include "common/jsonw.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -175,10 +176,10 @@ static void rate(ks_jw *w, const char *k, double v)
         ks_jw_knull(w, k);
         return;
     }
-    char b[40];
-    int n = snprintf(b, sizeof b, "%.12g", v);
+    char b[32];
+    size_t n = ks_fmt_g(b, v, 12);
     ks_jw_key(w, k);
-    ks_jw_number_text(w, b, (size_t)n);
+    ks_jw_number_text(w, b, n);
 }
 
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over)
