@@ -37,6 +37,27 @@ static const char *skip_ws(const char *s)
     return s;
 }
 
+/* strtoll(s, end, 10) for the plain decimal integers of the parser's compact text, without the
+ * library call (half of a parse); anything else, and anything near the range's ends, is
+ * strtoll's */
+static long long dims_int(const char *s, char **end)
+{
+    const char *p = s;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (*p < '0' || *p > '9')
+        return strtoll(s, end, 10);
+    unsigned long long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v >= (1ULL << 58))
+            return strtoll(s, end, 10);
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    *end = (char *)p;
+    return neg ? -(long long)v : (long long)v;
+}
+
 /* "[[141,512],[512,512],[]]": 0 on success */
 static int parse_dims(const char *s, args *a)
 {
@@ -69,7 +90,7 @@ static int parse_dims(const char *s, args *a)
                     } while (*s && depth > 0);
                 } else {
                     char *end;
-                    long long v = strtoll(s, &end, 10);
+                    long long v = dims_int(s, &end);
                     if (end == s)
                         return -1;
                     if (x->rank < MAX_RANK)
