@@ -12,6 +12,7 @@
 #include "common/util.h"
 
 #define JW_BUF 65536
+#define JW_SLACK 8
 
 static void jw_flush(ks_jw *w)
 {
@@ -50,7 +51,10 @@ static inline void indent(ks_jw *w)
     size_t n = 2 * (size_t)w->depth; /* depth < KS_LIMIT_JW_DEPTH: 256 bytes at most */
     if (w->nbuf + n > JW_BUF)
         jw_flush(w);
-    memset(w->buf + w->nbuf, ' ', n);
+    /* eight spaces at a time (the buffer has JW_SLACK bytes beyond JW_BUF for the last ones) */
+    char *d = w->buf + w->nbuf;
+    for (size_t i = 0; i < n; i += 8)
+        memcpy(d + i, "        ", 8);
     w->nbuf += n;
     w->indent_next = 0;
 }
@@ -204,7 +208,7 @@ void ks_jw_open(ks_jw *w, FILE *out, int pretty)
     w->pretty = pretty != 0;
     if (capture_sink && out == capture_out)
         w->sink = capture_sink;
-    w->buf = ks_xmalloc(JW_BUF);
+    w->buf = ks_xmalloc(JW_BUF + JW_SLACK);
 }
 
 int ks_jw_close(ks_jw *w)
@@ -243,11 +247,15 @@ static inline int plain8(uint64_t x)
 static inline int plain(const char *s, size_t n)
 {
     size_t i = 0;
+    uint64_t x;
     for (; i + 8 <= n; i += 8) {
-        uint64_t x;
         memcpy(&x, s + i, 8);
         if (!plain8(x))
             return 0;
+    }
+    if (i < n && n >= 8) { /* the last 8 bytes, some of them seen already */
+        memcpy(&x, s + n - 8, 8);
+        return plain8(x);
     }
     for (; i < n; i++)
         if ((unsigned char)s[i] >= 0x80 || esc[(unsigned char)s[i]])
@@ -298,7 +306,38 @@ static void jw_string(ks_jw *w, const char *s, size_t n, int key)
 
 void ks_jw_strn(ks_jw *w, const char *s, size_t n) { jw_string(w, s, n, 0); }
 void ks_jw_str(ks_jw *w, const char *s) { jw_string(w, s ? s : "", s ? strlen(s) : 0, 0); }
-void ks_jw_key(ks_jw *w, const char *k) { jw_string(w, k ? k : "", k ? strlen(k) : 0, 1); }
+/* A key where a key is expected, ASCII without an escape, no sink, room in the buffer (a report's
+ * keys): its separator, indentation and text written at once. Indented, a key always starts a new
+ * line ("{\n" or ",\n" before it). Anything else: jw_string. */
+static void jw_key(ks_jw *w, const char *k, size_t n)
+{
+    unsigned char *st = &w->st[w->depth];
+    if (w->sink || (*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
+        !plain(k, n)) {
+        jw_string(w, k, n, 1);
+        return;
+    }
+    char *d = w->buf + w->nbuf;
+    if (*st == ST_MAP_KEY) {
+        *d++ = ',';
+        if (w->pretty)
+            *d++ = '\n';
+    }
+    if (w->pretty) {
+        size_t m = 2 * (size_t)w->depth; /* eight spaces at a time, as indent() */
+        for (size_t i = 0; i < m; i += 8)
+            memcpy(d + i, "        ", 8);
+        d += m;
+    }
+    d[0] = '"';
+    memcpy(d + 1, k, n);
+    d[n + 1] = '"';
+    w->nbuf = (size_t)(d + n + 2 - w->buf);
+    w->indent_next = 0;
+    *st = ST_MAP_VAL;
+}
+
+void ks_jw_key(ks_jw *w, const char *k) { jw_key(w, k ? k : "", k ? strlen(k) : 0); }
 
 /* number text to the text only (the sink has had the value) */
 static void gen_number(ks_jw *w, const char *s, size_t n)
