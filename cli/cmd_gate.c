@@ -74,6 +74,9 @@ const char ks_help_gate[] =
     "  --strict                malformed input is an error instead of a counted recovery\n"
     "  --quiet                 no progress line and no warnings on stderr\n"
     "\n"
+    "Text fits the terminal ($COLUMNS, else its width, else 80 columns): tables aligned, a table\n"
+    "too wide in blocks of columns, long names shortened in the middle, long lines wrapped.\n"
+    "\n"
     "Exit status (precedence 2 > 1 > 3 > 0): 0 every check pass or improvement, 1 a regression,\n"
     "2 usage or input error (unreadable trace, settings mismatch, a check that cannot be\n"
     "evaluated), 3 inconclusive and no regression (0 with --on-inconclusive=warn).\n";
@@ -239,7 +242,7 @@ static int append_summary(const ks_gate *g, int fails)
 static int report(gate_cli *c, const ks_gate *g)
 {
     int bad = 0;
-    ks_gate_text(stdout, g, c->inconclusive_fails);
+    ks_gate_text(stdout, g, c->inconclusive_fails, ks_cli_text_width());
     if (fflush(stdout) != 0) {
         ks_cli_write_failed("gate");
         bad = 1;

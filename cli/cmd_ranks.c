@@ -69,6 +69,9 @@ const char ks_help_ranks[] =
     "ranks read are matched and reported, each failure is listed after them (JSON: \"errors\", with\n"
     "the rank its file name gives).\n"
     "\n"
+    "Text fits the terminal ($COLUMNS, else its width, else 80 columns): tables aligned, a table\n"
+    "too wide in blocks of columns, long names shortened in the middle, long lines wrapped.\n"
+    "\n"
     "Exit status: 0 every rank read whole and the waits trusted; 2 usage or input error (duplicate\n"
     "ranks, or a rank cut or unreadable, unless --allow-incomplete); 3 the waits are not to be trusted\n"
     "(the clocks disagree beyond --align-tolerance, a rank could not be aligned, or no collective\n"
@@ -379,7 +382,7 @@ int ks_cmd_ranks(int argc, char **argv)
         r.nerrors = nbad;
         r.allow_incomplete = allow_incomplete;
         rc = ks_ranks_verdict(&r);
-        ks_ranks_report(stdout, &r, format);
+        ks_ranks_report(stdout, &r, format, ks_cli_text_width());
         if (!lo.quiet)
             for (size_t i = 0; i < n; i++)
                 if (rk[i].truncated)

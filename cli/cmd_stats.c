@@ -32,6 +32,9 @@ const char ks_help_stats[] =
     "An input that cannot be read (not a trace, empty, unreadable) does not stop the others: each\n"
     "is listed after them (JSON: \"errors\") and the exit status is 2.\n"
     "\n"
+    "Text fits the terminal ($COLUMNS, else its width, else 80 columns): tables aligned, a table\n"
+    "too wide in blocks of columns, long names shortened in the middle, long lines wrapped.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct stats_ctx {
@@ -60,7 +63,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     if (c->json)
         ks_stats_json_trace(c->w, tr);
     else
-        ks_stats_text(stdout, tr);
+        ks_stats_text(stdout, tr, ks_cli_text_width());
     t0 = ks_timings_stop(c->timings, "writing", t0, 0);
     ks_trace_free(tr);
     ks_timings_stop(c->timings, "free (store)", t0, 0);

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "common/limits.h"
+#include "kinesift/report.h"
 #include "kinesift/validate.h"
 
 const char ks_help_validate[] =
@@ -291,21 +292,32 @@ static int parse_args(int argc, char **argv, vargs *a)
 
 /* ---- modes ------------------------------------------------------------------------------- */
 
+/* the list, fitted to the terminal (long lines wrapped under their text) */
 static int list_builtins(void)
 {
     uint32_t n;
     const ks_builtin *b = ks_builtins(&n);
-    printf("Built-in workload pairs%s:\n", ks_cuda_built() ? "" : " (this build has no CUDA "
-                                                                  "support: listed only)");
-    for (uint32_t i = 0; i < n; i++) {
-        printf("\n%s: %s\n  confirms: %s\n  variants:", b[i].name, b[i].summary, b[i].diagnosis);
-        for (uint32_t v = 0; v < b[i].nvariants; v++)
-            printf(" %s%s", b[i].variants[v], v == 0 ? " (baseline)" : "");
-        printf("\n");
-        for (uint32_t j = 0; j < b[i].nparams; j++)
-            printf("  --%-9s %s (default %lld)\n", b[i].params[j].name, b[i].params[j].help,
-                   (long long)b[i].params[j].def);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) {
+        ks_cli_fail("validate: out of memory");
+        return KS_EXIT_USAGE;
     }
+    fprintf(out, "Built-in workload pairs%s:\n", ks_cuda_built() ? "" : " (this build has no CUDA "
+                                                                      "support: listed only)");
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(out, "\n%s: %s\n  confirms: %s\n  variants:", b[i].name, b[i].summary, b[i].diagnosis);
+        for (uint32_t v = 0; v < b[i].nvariants; v++)
+            fprintf(out, " %s%s", b[i].variants[v], v == 0 ? " (baseline)" : "");
+        fprintf(out, "\n");
+        for (uint32_t j = 0; j < b[i].nparams; j++)
+            fprintf(out, "  --%-9s %s (default %lld)\n", b[i].params[j].name, b[i].params[j].help,
+                    (long long)b[i].params[j].def);
+    }
+    fclose(out);
+    ks_text_fit(stdout, text, len, ks_cli_text_width());
+    free(text);
     return KS_EXIT_OK;
 }
 

@@ -41,6 +41,9 @@ const char ks_help_whatif[] =
     "                          as for analyze (kinesift help analyze)\n"
     "  --format text|json      output (default text)\n"
     "\n"
+    "Text fits the terminal ($COLUMNS, else its width, else 80 columns): tables aligned, a table\n"
+    "too wide in blocks of columns, long names shortened in the middle, long lines wrapped.\n"
+    "\n"
     "Exit status: 0 success, 2 usage or input error.\n";
 
 typedef struct whatif_ctx {
@@ -65,7 +68,7 @@ static int on_trace(void *ctx, ks_trace *tr)
     } else if (c->json) {
         ks_whatif_json_add(c->jw, r.in.a, &w, c->sh, c->nsh);
     } else {
-        ks_whatif_text(stdout, r.in.a, &w, c->sh, c->nsh);
+        ks_whatif_text(stdout, r.in.a, &w, c->sh, c->nsh, ks_cli_text_width());
     }
     ks_whatif_free(&w);
     ks_cli_insights_free(&r);

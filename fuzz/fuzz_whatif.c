@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_CHECK(!faster || w.v[i].projected_ns <= w.v[i].model_ns, "step %zu: faster work projected longer",
                            i);
             }
-            ks_whatif_text(sink, r.a, &w, sh, nsh);
+            ks_whatif_text(sink, r.a, &w, sh, nsh, 80);
             ks_whatif_json *jw = ks_whatif_json_begin(sink);
             ks_whatif_json_add(jw, r.a, &w, sh, nsh);
             ks_whatif_json_end(jw);

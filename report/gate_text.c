@@ -10,6 +10,7 @@
 #include "common/util.h"
 #include "kinesift/compare.h"
 #include "compare/gate_text.h"
+#include "report/report_util.h"
 
 static void side_line(FILE *out, const char *role, const ks_gate_side *s, int validate)
 {
@@ -25,7 +26,7 @@ static void row(FILE *out, const ks_gate_result *r)
 {
     char lim[24], ma[32], mb[32], ch[32], ci[48], p[24], lev[16];
     if (r->status == KS_GATE_ERROR) {
-        fprintf(out, "  %-12s %s\n", "error", r->title);
+        fprintf(out, "  " KS_TEXT_LEFT "error\t%s\n", r->title);
         return;
     }
     ks_gate_fmt_limit(lim, sizeof lim, r);
@@ -40,8 +41,9 @@ static void row(FILE *out, const ks_gate_result *r)
     else /* a bound, never 0 (ks_p_text) */
         snprintf(p, sizeof p, "<%.2g", ks_compare_p_bound(&r->cmp, &r->params));
     snprintf(lev, sizeof lev, "%.4g%%", 100 * r->cmp.ci_level);
-    fprintf(out, "  %-12s %-9s %12s %12s %9s %22s %7s %9s %3zu %3zu %4zu %4zu  %s\n", ks_gate_status_name(r->status),
-            lim, ma, mb, ch, ci, lev, p, r->cmp.runs_a, r->cmp.runs_b, r->cmp.a.n, r->cmp.b.n, r->title);
+    fprintf(out, "  " KS_TEXT_LEFT "%s\t" KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%s\n",
+            ks_gate_status_name(r->status), lim, ma, mb, ch, ci, lev, p, r->cmp.runs_a, r->cmp.runs_b, r->cmp.a.n,
+            r->cmp.b.n, r->title);
 }
 
 static void per_trace(FILE *out, const char *role, const ks_gate_result *r, const ks_trace_median *m, size_t n)
@@ -90,9 +92,11 @@ static void details(FILE *out, const ks_gate_result *r)
     per_trace(out, "candidate", r, r->per_b, r->nper_b);
 }
 
-void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
+void ks_gate_text(FILE *final, const ks_gate *g, int inconclusive_fails, size_t width)
 {
     char sum[1024];
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final); /* fitted to the width at the end (report/textfit.c) */
     ks_gate_fmt_summary(sum, sizeof sum, g, inconclusive_fails);
     fprintf(out, "kinesift gate: %s\n", sum);
     side_line(out, "baseline", &g->base, g->is_validate);
@@ -100,6 +104,7 @@ void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
     if (g->input_error && !g->n) {
         for (size_t i = 0; i < g->nwarnings; i++)
             fprintf(out, "warning: %s\n", g->warnings[i]);
+        ks_text_end(&tb, final, width);
         return;
     }
     size_t m = g->n ? g->r[0].cmp.holm_m : 0;
@@ -111,8 +116,8 @@ void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
             100 * g->opts.params.single_run_margin,
             m > 1 ? "; p Holm-adjusted, intervals at Holm-consistent levels" : "",
             g->default_set ? "; default checks (no budget, no check flags)" : "");
-    fprintf(out, "\n  %-12s %-9s %12s %12s %9s %22s %7s %9s %3s %3s %4s %4s  %s\n", "verdict", "limit", "baseline",
-            "candidate", "change", "interval", "level", "p", "r_b", "r_c", "n_b", "n_c", "check");
+    fprintf(out, "\n  " KS_TEXT_LEFT "verdict\t" KS_TEXT_LEFT "limit\tbaseline\tcandidate\tchange\tinterval\tlevel\tp\tr_b\tr_c\tn_b\t"
+                 "n_c\tcheck\n");
     for (size_t i = 0; i < g->n; i++)
         row(out, &g->r[i]);
     int any = 0;
@@ -129,4 +134,5 @@ void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails)
         fputc('\n', out);
     for (size_t i = 0; i < g->nwarnings; i++)
         fprintf(out, "warning: %s\n", g->warnings[i]);
+    ks_text_end(&tb, final, width);
 }

@@ -16,6 +16,15 @@
 #include "report/report_int.h"
 #include "report/report_util.h"
 
+/* a name or path longer than this is shortened in the middle in text tables (whole in JSON) */
+enum { CELL_MAX = 500 };
+
+/* a name or path in a text table: control characters written \xNN (a tab would split the row) */
+static const char *cellname(char *buf, size_t n, const char *s)
+{
+    return ks_text_short_name(s, CELL_MAX, 0, buf, n);
+}
+
 static double share(ks_ns part, ks_ns whole)
 {
     return whole > 0 ? (double)part / (double)whole : -1.0;
@@ -306,8 +315,7 @@ static void bw_text(FILE *out, const ks_ranks *r)
     char b[32], lo[32], hi[32], al[32], bu[32];
     if (r->nbw) {
         fprintf(out, "\nbandwidth by message size (time outside waiting = the last arrival's kernel):\n"
-                     "%-24s %21s %6s %12s %12s %12s\n", "collective", "bytes", "calls", "transfer_med", "algbw_med",
-                "busbw_med");
+                     KS_TEXT_LEFT "collective\tbytes\tcalls\ttransfer_med\talgbw_med\tbusbw_med\t\n");
         for (size_t i = 0; i < r->nbw; i++) {
             const ks_bw_row *w = &r->bw[i];
             ks_fmt_bytes(lo, sizeof lo, (uint64_t)w->lo);
@@ -322,7 +330,8 @@ static void bw_text(FILE *out, const ks_ranks *r)
                 snprintf(bu, sizeof bu, "%.2f GB/s", w->busbw_median);
             else
                 strcpy(bu, "n/a");
-            fprintf(out, "%-24s %21s %6zu %12s %12s %12s\n", w->name, range, w->calls,
+            char nb[CELL_MAX * 4 + 16];
+            fprintf(out, KS_TEXT_LEFT "%s\t%s\t%zu\t%s\t%s\t%s\t\n", cellname(nb, sizeof nb, w->name), range, w->calls,
                     fmt(b, sizeof b, w->transfer_median, 1), al, bu);
         }
     }
@@ -330,18 +339,17 @@ static void bw_text(FILE *out, const ks_ranks *r)
     if (!d->ncols)
         return;
     fputs("\ncollective time by rank (sum of its kernels over the matched calls, waits included):\n", out);
-    fprintf(out, "%-6s", "rank");
+    fprintf(out, KS_TEXT_LEFT "rank");
     for (size_t c = 0; c < d->ncols; c++) {
-        char h[64];
-        snprintf(h, sizeof h, "%s@%s", d->name[c], d->pg[c][0] ? d->pg[c] : "?");
-        fprintf(out, " %16.16s", h);
+        char nb[CELL_MAX * 4 + 16], pg[CELL_MAX * 4 + 16];
+        fprintf(out, "\t%s@%s", cellname(nb, sizeof nb, d->name[c]), cellname(pg, sizeof pg, d->pg[c][0] ? d->pg[c] : "?"));
     }
-    fputc('\n', out);
+    fputs("\t\n", out);
     for (size_t i = 0; i < r->n; i++) {
-        fprintf(out, "%-6" PRId64, r->v[i].rank);
+        fprintf(out, KS_TEXT_LEFT "%" PRId64, r->v[i].rank);
         for (size_t c = 0; c < d->ncols; c++)
-            fprintf(out, " %16s", fmt(b, sizeof b, d->ns[i * d->ncols + c], d->ns[i * d->ncols + c] >= 0));
-        fputc('\n', out);
+            fprintf(out, "\t%s", fmt(b, sizeof b, d->ns[i * d->ncols + c], d->ns[i * d->ncols + c] >= 0));
+        fputs("\t\n", out);
     }
 }
 
@@ -391,14 +399,14 @@ static void memory_text(FILE *out, const ks_ranks *r)
                 r->n && r->v[0].mem_reason ? r->v[0].mem_reason : "no [memory] events");
         return;
     }
-    fprintf(out, "\nmemory peaks per device (exact bytes: --format json):\n%-6s %-16s %14s %14s %14s %7s %7s\n",
-            "rank", "device", "peak_allocated", "peak_reserved", "capacity", "alloc%", "resv%");
+    fprintf(out, "\nmemory peaks per device (exact bytes: --format json):\n" KS_TEXT_LEFT "rank\t" KS_TEXT_LEFT
+                 "device\tpeak_allocated\tpeak_reserved\tcapacity\talloc%%\tresv%%\t\n");
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
         for (size_t j = 0; j < x->nmem; j++) {
             const ks_rank_mem *m = &x->mem[j];
             ks_rank_mem_label(lab, sizeof lab, m);
-            fprintf(out, "%-6" PRId64 " %-16s %14s %14s %14s %7s %7s\n", x->rank, lab,
+            fprintf(out, KS_TEXT_LEFT "%" PRId64 "\t" KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\t\n", x->rank, lab,
                     bytes_or(b[0], 32, m->peak_allocated), bytes_or(b[1], 32, m->peak_reserved),
                     m->capacity > 0 ? bytes_or(b[2], 32, m->capacity) : "unknown",
                     pct(b[3], 32, mem_share(m->peak_allocated, m->capacity)),
@@ -478,7 +486,7 @@ static void errors_text(FILE *out, const ks_ranks *r, const char *bullet)
 
 static void text(FILE *out, const ks_ranks *r)
 {
-    char b[10][32];
+    char b[10][32], src[CELL_MAX * 4 + 16];
     fprintf(out, "ranks: %zu traces", r->n);
     if (max_world(r) >= 0)
         fprintf(out, ", world size %" PRId64, max_world(r));
@@ -496,20 +504,20 @@ static void text(FILE *out, const ks_ranks *r)
             fprintf(out, "  rank %-5" PRId64 " offset %+" PRId64 " ns, drift %+.3f ppm, residual %s\n", r->v[i].rank,
                     s->offset, s->drift_ppm, fmt(b[0], 32, s->residual, 1));
     }
-    fprintf(out, "\n%-6s %-15s %5s %10s %10s %6s %10s %10s %10s %8s %10s %7s %10s %10s %4s  %s\n", "rank", "rule",
-            "steps", "step_med", "step_p90", "busy", "compute", "comm", "exposed", "overlap", "host_wait", "kernels",
-            "wait", "caused", "last", "source");
+    fprintf(out, "\n" KS_TEXT_LEFT "rank\t" KS_TEXT_LEFT "rule\tsteps\tstep_med\tstep_p90\tbusy\tcompute\tcomm\texposed\t"
+                 "overlap\thost_wait\tkernels\twait\tcaused\tlast\tsource\n");
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
         const ks_rank_stat *s = &r->st[i];
         int g = !x->gpu_reason;
-        fprintf(out, "%-6" PRId64 " %-15s %5zu %10s %10s %6s %10s %10s %10s %8s %10s %7" PRIu64 " %10s %10s %4" PRIu64 "  %s\n",
+        fprintf(out, KS_TEXT_LEFT "%" PRId64 "\t" KS_TEXT_LEFT "%s\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%" PRIu64
+                     "\t%s\t%s\t%" PRIu64 "\t%s\n",
                 x->rank, ks_rank_rule_name(x->rule), x->steps, fmt(b[0], 32, x->step_median, x->steps > 0),
                 fmt(b[1], 32, x->step_p90, x->steps > 0), pct(b[2], 32, g ? share(x->gpu_busy, x->gpu_span) : -1),
                 fmt(b[3], 32, x->compute, g), fmt(b[4], 32, x->comm, g), fmt(b[5], 32, x->exposed, g),
                 pct(b[6], 32, g ? share(x->comm - x->exposed, x->comm) : -1), fmt(b[7], 32, x->host_wait, x->host_wait >= 0),
                 x->kernels, fmt(b[8], 32, s->wait, x->ncolls > 0), fmt(b[9], 32, s->caused, x->ncolls > 0), s->times_last,
-                x->source);
+                cellname(src, sizeof src, x->source));
     }
     for (size_t i = 0; i < r->n; i++) {
         const ks_rank *x = &r->v[i];
@@ -523,8 +531,8 @@ static void text(FILE *out, const ks_ranks *r)
     size_t nk;
     kind_row *k = kind_rows(r, &nk);
     if (nk) {
-        fprintf(out, "\n%-24s %-10s %6s %12s %12s %10s %12s\n", "collective", "group", "calls", "bytes_med",
-                "transfer_med", "busbw_med", "wait_total");
+        fprintf(out, "\n" KS_TEXT_LEFT "collective\t" KS_TEXT_LEFT "group\tcalls\tbytes_med\ttransfer_med\tbusbw_med\t"
+                     "wait_total\t\n");
         for (size_t i = 0; i < nk; i++) {
             char bw[32];
             if (k[i].busbw_median >= 0)
@@ -536,7 +544,10 @@ static void text(FILE *out, const ks_ranks *r)
                 ks_fmt_bytes(by, sizeof by, (uint64_t)k[i].bytes_median);
             else
                 strcpy(by, "n/a");
-            fprintf(out, "%-24s %-10s %6zu %12s %12s %10s %12s\n", k[i].name, k[i].pg[0] ? k[i].pg : "?", k[i].calls,
+            char nb[CELL_MAX * 4 + 16], pg[CELL_MAX * 4 + 16];
+            fprintf(out, KS_TEXT_LEFT "%s\t" KS_TEXT_LEFT "%s\t%zu\t%s\t%s\t%s\t%s\t\n", cellname(nb, sizeof nb, k[i].name),
+                    cellname(pg, sizeof pg, k[i].pg[0] ? k[i].pg : "?"),
+                    k[i].calls,
                     by, fmt(b[0], 32, k[i].after_median, 1), bw, fmt(b[1], 32, k[i].wait, 1));
         }
     }
@@ -981,7 +992,7 @@ static void csv(FILE *out, const ks_ranks *r, int markdown)
     }
 }
 
-void ks_ranks_report(FILE *out, const ks_ranks *r, int format)
+void ks_ranks_report(FILE *out, const ks_ranks *r, int format, size_t width)
 {
     if (format == KS_FORMAT_JSON)
         json(out, r);
@@ -990,8 +1001,11 @@ void ks_ranks_report(FILE *out, const ks_ranks *r, int format)
     else if (format == KS_FORMAT_MARKDOWN)
         csv(out, r, 1);
     else {
-        text(out, r);
-        errors_text(out, r, "  ");
-        verdict_text(out, r);
+        ks_text_buf tb;
+        FILE *t = ks_text_begin(&tb, out); /* fitted to the width at the end (report/textfit.c) */
+        text(t, r);
+        errors_text(t, r, "  ");
+        verdict_text(t, r);
+        ks_text_end(&tb, out, width);
     }
 }

@@ -8,6 +8,9 @@
 #include "kinesift/report.h"
 #include "report/report_util.h"
 
+/* a track's names longer than this are shortened in the middle in text (JSON keeps them whole) */
+enum { NAME_TEXT_MAX = 200 };
+
 struct ks_stats_json {
     ks_jw w;
     ks_input_error_list errors;
@@ -154,9 +157,11 @@ static int cmp_u64_desc(const void *a, const void *b)
     return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-void ks_stats_text(FILE *out, const ks_trace *t)
+void ks_stats_text(FILE *final, const ks_trace *t, size_t width)
 {
     char b1[64], b2[64];
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final); /* fitted to the width at the end (report/textfit.c) */
     ks_fmt_bytes(b1, sizeof b1, t->bytes);
     fprintf(out, "== %s\n", t->source);
     fprintf(out, "  read          %s decompressed (%s), JSON %s%s\n", b1, t->filter ? t->filter : "none",
@@ -189,18 +194,28 @@ void ks_stats_text(FILE *out, const ks_trace *t)
         kinds[t->tracks[i].kind]++;
     fprintf(out, "\n  tracks        %zu (cpu %zu, gpu %zu, other %zu)\n", t->ntracks, kinds[0], kinds[1],
             kinds[2]);
+    if (t->ntracks)
+        fprintf(out, "    " KS_TEXT_LEFT "kind\t" KS_TEXT_LEFT "pid\t" KS_TEXT_LEFT "tid\tevents\tdevice\tstream\tname\n");
     for (size_t i = 0; i < t->ntracks; i++) {
         const ks_track *k = &t->tracks[i];
         char pid[64], tid[64];
         ks_id_format(t->strings, ks_track_pid(t, k), pid, sizeof pid);
         ks_id_format(t->strings, k->tid, tid, sizeof tid);
-        const char *name = ks_trace_str(t, k->name);
-        const char *pname = ks_trace_str(t, t->procs[k->process].name);
-        fprintf(out, "    %-5s pid %-10s tid %-22s %8zu events", track_kind_name(k->kind), pid, tid, k->n);
+        /* a table row (report/textfit.c): its cells, then the names, shortened in the middle
+         * when the width is short; control characters written \xNN */
+        char name[NAME_TEXT_MAX * 4 + 16], pname[NAME_TEXT_MAX * 4 + 16], epid[64 * 4 + 16], etid[64 * 4 + 16];
+        ks_text_short_name(ks_trace_str(t, k->name), NAME_TEXT_MAX, 0, name, sizeof name);
+        ks_text_short_name(ks_trace_str(t, t->procs[k->process].name), NAME_TEXT_MAX, 0, pname, sizeof pname);
+        ks_text_short_name(pid, 64, 0, epid, sizeof epid);
+        ks_text_short_name(tid, 64, 0, etid, sizeof etid);
+        fprintf(out, "    " KS_TEXT_LEFT "%s\t" KS_TEXT_LEFT "%s\t" KS_TEXT_LEFT "%s\t%zu\t", track_kind_name(k->kind),
+                epid, etid, k->n);
         if (k->kind == KS_TRACK_GPU)
-            fprintf(out, "  device %d stream %lld", k->device, (long long)k->stream);
+            fprintf(out, "%d\t%lld\t", k->device, (long long)k->stream);
+        else
+            fprintf(out, "\t\t");
         if (*name || *pname)
-            fprintf(out, "  %s%s%s", pname, *pname && *name ? " / " : "", name);
+            fprintf(out, "%s%s%s", pname, *pname && *name ? " / " : "", name);
         fputc('\n', out);
     }
     ks_ns first, last;
@@ -234,4 +249,5 @@ void ks_stats_text(FILE *out, const ks_trace *t)
     }
     fprintf(out, "  diagnostics%s", t->diag.n ? "\n" : "   ");
     ks_report_text_diagnostics(out, &t->diag, NULL, t->diag.n ? "    " : "");
+    ks_text_end(&tb, final, width);
 }

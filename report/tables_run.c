@@ -439,7 +439,7 @@ ks_tables *ks_tables_ranks(const char *const *paths, size_t npaths, const ks_tab
         ks_ranks_match(l.v, l.n, &o->ranks, &r);
         ks_ranks_verdict(&r);
         ks_tables_doc d;
-        ks_ranks_report(ks_tables_doc_begin(&d, t), &r, KS_FORMAT_JSON);
+        ks_ranks_report(ks_tables_doc_begin(&d, t), &r, KS_FORMAT_JSON, 0);
         ks_tables_doc_end(&d, t);
         ks_ranks_free(&r);
     }

@@ -110,66 +110,173 @@ static void put_name(ks_buf *out, const cell *c, size_t room)
         ks_buf_put(out, keep + 1, kn);
 }
 
-static void table(FILE *out, const char *const *lines, const size_t *lens, size_t nrows, size_t width)
+/* the columns before row r's last cell with the fixed cells `sel[0 .. nsel)` shown; *shown: how
+ * many of them it has */
+static size_t name_at(const row *r, const size_t *w, const size_t *sel, size_t nsel, size_t *shown)
 {
-    row *rows = ks_xcalloc(nrows, sizeof *rows);
-    size_t ncol = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        split_row(lines[i], lens[i], &rows[i]);
-        ncol = rows[i].n - 1 > ncol ? rows[i].n - 1 : ncol;
+    size_t at = r->indent, n = 0;
+    for (size_t s = 0; s < nsel && sel[s] < r->n - 1; s++, n++)
+        at += w[sel[s]] + (s > 0);
+    *shown = n;
+    return n ? at + 2 : at;
+}
+
+/* whether row r's last cell fits beside its fixed cells (shortened to no less than
+ * KS_TEXT_NAME_MIN columns): else it goes on a line of its own */
+static int name_fits(const row *r, size_t at, size_t width)
+{
+    const cell *last = &r->c[r->n - 1];
+    if (!width || !last->n)
+        return 1;
+    const char *keep = memchr(last->s, KS_TEXT_KEEP[0], last->n);
+    size_t kc = keep ? cols(keep + 1, last->n - (size_t)(keep - last->s) - 1) : 0;
+    size_t need = cols(last->s, last->n) - (keep != NULL);
+    return at + need <= width || (width > at + kc && width - at - kc >= KS_TEXT_NAME_MIN);
+}
+
+/* The rows with the fixed cells `sel[0 .. nsel)` (column numbers, ascending) and each row's last
+ * cell. When the last cell of one row does not fit beside its cells, every row's goes on a line
+ * of its own under the row, so that the table keeps one layout. */
+static void put_rows(FILE *out, const row *rows, size_t nrows, const size_t *w, const size_t *sel, size_t nsel,
+                     size_t width)
+{
+    int under = 0;
+    for (size_t i = 0; i < nrows && !under; i++) {
+        size_t shown, at = name_at(&rows[i], w, sel, nsel, &shown);
+        under = !name_fits(&rows[i], at, width);
     }
-    size_t *w = ks_xcalloc(ncol + 1, sizeof *w);
-    for (size_t i = 0; i < nrows; i++)
-        for (size_t k = 0; k + 1 < rows[i].n; k++) {
-            size_t c = cols(rows[i].c[k].s, rows[i].c[k].n);
-            w[k] = c > w[k] ? c : w[k];
-        }
     ks_buf b = {0};
     for (size_t i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        size_t at = r->indent;
+        size_t shown, at = name_at(r, w, sel, nsel, &shown);
         bpad(&b, r->indent);
-        for (size_t k = 0; k + 1 < r->n; k++) {
-            const cell *c = &r->c[k];
-            size_t cw = cols(c->s, c->n), gap = w[k] - cw;
-            if (k)
-                ks_buf_putc(&b, ' '), at++;
+        for (size_t s = 0; s < shown; s++) {
+            const cell *c = &r->c[sel[s]];
+            size_t gap = w[sel[s]] - cols(c->s, c->n);
+            if (s)
+                ks_buf_putc(&b, ' ');
             if (!c->left)
                 bpad(&b, gap);
             ks_buf_put(&b, c->s, c->n);
             if (c->left)
                 bpad(&b, gap);
-            at += w[k];
         }
         const cell *last = &r->c[r->n - 1];
         if (!last->n) {
             flush_row(out, &b);
             continue;
         }
-        if (r->n > 1)
-            at += 2;
-        const char *keep = memchr(last->s, KS_TEXT_KEEP[0], last->n);
-        size_t kc = keep ? cols(keep + 1, last->n - (size_t)(keep - last->s) - 1) : 0;
-        size_t need = cols(last->s, last->n) - (keep != NULL);
-        if (!width || at + need <= width) {
-            ks_buf_puts(&b, r->n > 1 ? "  " : "");
-            put_name(&b, last, 0);
-        } else if (width > at + kc && width - at - kc >= KS_TEXT_NAME_MIN) { /* the name keeps 24 */
-            ks_buf_puts(&b, r->n > 1 ? "  " : "");
+        if (!width || at + cols(last->s, last->n) - (memchr(last->s, KS_TEXT_KEEP[0], last->n) != NULL) <= width) {
+            if (!under || !shown) {
+                ks_buf_puts(&b, shown ? "  " : "");
+                put_name(&b, last, 0);
+                flush_row(out, &b);
+                continue;
+            }
+        } else if (!under) {
+            ks_buf_puts(&b, shown ? "  " : "");
             put_name(&b, last, width - at);
-        } else { /* too little room: under the row */
             flush_row(out, &b);
-            size_t in = r->indent + 4;
-            bpad(&b, in);
-            put_name(&b, last, width > in + KS_TEXT_NAME_MIN ? width - in : KS_TEXT_NAME_MIN);
+            continue;
         }
+        /* under the row */
+        flush_row(out, &b);
+        size_t in = r->indent + 4;
+        bpad(&b, in);
+        put_name(&b, last, width > in + KS_TEXT_NAME_MIN ? width - in : KS_TEXT_NAME_MIN);
         flush_row(out, &b);
     }
     ks_buf_free(&b);
+}
+
+/* Where the blocks of columns end (ends[0 .. return)), packed into `budget` columns: a block ends
+ * where the header row starts a cell (a heading over a group of columns), unless the group alone
+ * is too wide (*split set then). */
+static size_t pack(const row *head, const size_t *w, size_t ncol, size_t indent, size_t budget, size_t *ends,
+                   int *split)
+{
+    size_t nb = 0;
+    *split = 0;
+    for (size_t s = 1; s < ncol;) {
+        size_t at = indent + w[0], e = s;
+        while (e < ncol && (e == s || at + 1 + w[e] <= budget))
+            at += 1 + w[e++];
+        if (e < ncol) { /* back to the last heading inside the block, if there is one */
+            size_t b = e;
+            while (b > s && !(b < head->n - 1 && head->c[b].n))
+                b--;
+            if (b > s)
+                e = b;
+            else
+                *split = 1;
+        }
+        ends[nb++] = e;
+        s = e;
+    }
+    return nb;
+}
+
+/* A table whose fixed cells are wider than the width is shown in blocks of columns, one under
+ * the other with a blank line between them, as wide tables are printed elsewhere (R's data
+ * frames): every block repeats the first column (the row's key: status, rank, step) and the
+ * rows' last cells (names). Blocks keep room for the names beside the rows (KS_TEXT_NAME_MIN)
+ * when that costs at most one more block and no group of columns under one heading is cut;
+ * else the names go under the rows. */
+static void table(FILE *out, const char *const *lines, const size_t *lens, size_t nrows, size_t width)
+{
+    row *rows = ks_xcalloc(nrows, sizeof *rows);
+    size_t ncol = 0, indent = 0, name = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        split_row(lines[i], lens[i], &rows[i]);
+        ncol = rows[i].n - 1 > ncol ? rows[i].n - 1 : ncol;
+        indent = rows[i].indent > indent ? rows[i].indent : indent;
+        const cell *last = &rows[i].c[rows[i].n - 1];
+        const char *keep = memchr(last->s, KS_TEXT_KEEP[0], last->n);
+        size_t kc = keep ? cols(keep + 1, last->n - (size_t)(keep - last->s) - 1) : 0;
+        size_t need = cols(last->s, last->n) - (keep != NULL), least = kc + KS_TEXT_NAME_MIN;
+        need = need < least ? need : least;
+        name = need > name ? need : name;
+    }
+    size_t *w = ks_xcalloc(ncol + 1, sizeof *w), *sel = ks_xcalloc(ncol + 1, sizeof *sel);
+    for (size_t i = 0; i < nrows; i++)
+        for (size_t k = 0; k + 1 < rows[i].n; k++) {
+            size_t c = cols(rows[i].c[k].s, rows[i].c[k].n);
+            w[k] = c > w[k] ? c : w[k];
+        }
+    size_t fixed = indent;
+    for (size_t k = 0; k < ncol; k++)
+        fixed += w[k] + (k > 0);
+    if (!width || fixed <= width || ncol < 3) {
+        for (size_t k = 0; k < ncol; k++)
+            sel[k] = k;
+        put_rows(out, rows, nrows, w, sel, ncol, width);
+    } else {
+        size_t *ends = ks_xcalloc(ncol, sizeof *ends), *ends2 = ks_xcalloc(ncol, sizeof *ends2);
+        int split, split2 = 1;
+        size_t nb = pack(&rows[0], w, ncol, indent, width, ends, &split), nb2 = 0;
+        if (name && width > name + 2)
+            nb2 = pack(&rows[0], w, ncol, indent, width - name - 2, ends2, &split2);
+        if (nb2 && !split2 && nb2 <= nb + 1) {
+            memcpy(ends, ends2, nb2 * sizeof *ends);
+            nb = nb2;
+        }
+        for (size_t b = 0, s = 1; b < nb; s = ends[b++]) {
+            size_t nsel = 0;
+            sel[nsel++] = 0;
+            for (size_t k = s; k < ends[b]; k++)
+                sel[nsel++] = k;
+            if (b)
+                fputc('\n', out);
+            put_rows(out, rows, nrows, w, sel, nsel, width);
+        }
+        free(ends);
+        free(ends2);
+    }
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].c);
     free(rows);
     free(w);
+    free(sel);
 }
 
 /* the column a wrapped prose line goes on at */

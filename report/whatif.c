@@ -7,6 +7,7 @@
 #include "common/util.h"
 #include "kinesift/report.h"
 #include "report/report_int.h"
+#include "report/report_util.h"
 
 static const char *fmt(char *buf, size_t n, ks_ns v)
 {
@@ -83,14 +84,16 @@ static void threads_note(FILE *out, const ks_analysis *a, const ks_whatif *w, co
                     tid(id, sizeof id, t, w->label_wait_track[k]));
 }
 
-void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh)
+void ks_whatif_text(FILE *final, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh,
+                    size_t width)
 {
     char b1[32], b2[32], b3[32], b4[32];
+    ks_text_buf tb;
+    FILE *out = ks_text_begin(&tb, final); /* fitted to the width at the end (report/textfit.c) */
     fprintf(out, "== %s\n  shrink:", a->trace->source);
     for (size_t k = 0; k < nsh; k++)
         fprintf(out, " %s x %g", sh[k].label, sh[k].factor);
-    fprintf(out, "\n  %8s %12s %12s %12s %9s  %s\n", "step", "measured", "model", "projected", "change",
-            "scaled (CPU / GPU)");
+    fprintf(out, "\n  step\tmeasured\tmodel\tprojected\tchange\tscaled (CPU / GPU)\n");
     for (size_t i = 0; i < w->n; i++) {
         const ks_whatif_step *s = &w->v[i];
         char step[24];
@@ -104,13 +107,14 @@ void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const k
         ks_fmt_ns(b4, sizeof b4, s->label_cpu_ns);
         char g[32];
         ks_fmt_ns(g, sizeof g, s->label_gpu_ns);
-        fprintf(out, "  %8s %12s %12s %12s %+8.1f%%  %s / %s\n", step, b1, b2, b3,
+        fprintf(out, "  %s\t%s\t%s\t%s\t%+.1f%%\t%s / %s\n", step, b1, b2, b3,
                 s->model_ns ? 100.0 * ((double)s->projected_ns / (double)s->model_ns - 1.0) : 0.0, b4, g);
     }
     fprintf(out, "  model: the dependency graph of the trace (what waits for what) replayed with every edge "
                  "kept; \"model\" is the replay without change (the measured time: work off the critical path "
                  "gives no gain).\n");
     threads_note(out, a, w, sh, nsh);
+    ks_text_end(&tb, final, width);
 }
 
 void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, const ks_shrink *sh, size_t nsh)

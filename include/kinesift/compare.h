@@ -352,7 +352,8 @@ KS_API const char *ks_gate_overall(const ks_gate *g);
 
 /* Writers (report/gate_*.c); the file writers return 0 or -1 on a write error. JSON schema
  * "kinesift.gate/1" with the metric objects of docs/statistics.md section 4.2. */
-KS_API void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails);
+/* The text fits `width` columns (0: no limit). */
+KS_API void ks_gate_text(FILE *out, const ks_gate *g, int inconclusive_fails, size_t width);
 KS_API int ks_gate_json(FILE *out, const ks_gate *g, int inconclusive_fails);
 KS_API int ks_gate_junit(FILE *out, const ks_gate *g);
 KS_API int ks_gate_markdown(FILE *out, const ks_gate *g, int inconclusive_fails);

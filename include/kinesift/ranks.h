@@ -319,8 +319,9 @@ KS_API int ks_ranks_verdict(ks_ranks *r);
  * low when they do not, else medium (the reports and the HTML page share it). */
 KS_API const char *ks_ranks_confidence(const ks_ranks *r);
 
-/* Reports (enum ks_format): text, json (kinesift.ranks/2), csv (one row per rank), markdown. */
-KS_API void ks_ranks_report(FILE *out, const ks_ranks *r, int format);
+/* Reports (enum ks_format): text (fitted to `width` columns, 0: no limit), json (kinesift.ranks/2),
+ * csv (one row per rank), markdown. */
+KS_API void ks_ranks_report(FILE *out, const ks_ranks *r, int format, size_t width);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ KS_API void ks_stats_json_trace(ks_stats_json *w, const ks_trace *t);
 KS_API void ks_stats_json_error(ks_stats_json *w, const char *input, const char *message);
 KS_API int ks_stats_json_end(ks_stats_json *w); /* 0, or -1 on a write error */
 
-KS_API void ks_stats_text(FILE *out, const ks_trace *t);
+KS_API void ks_stats_text(FILE *out, const ks_trace *t, size_t width); /* fits `width` columns (0: no limit) */
 
 /* `kinesift analyze`: schema "kinesift.analyze/1" (docs/schema-analyze.md). */
 typedef enum ks_sort_key { KS_SORT_SELF = 0, KS_SORT_INCL, KS_SORT_GPU, KS_SORT_COUNT } ks_sort_key;
@@ -92,8 +92,9 @@ KS_API void ks_analyze_text(FILE *out, const ks_analysis *a, const ks_insights_v
  * last steps; 0 = every step), o may be NULL (every step). */
 KS_API void ks_insights_text(FILE *out, const ks_analysis *a, const ks_insights_view *iv, const ks_report_opts *o);
 
-/* `kinesift whatif`: schema "kinesift.whatif/1". */
-KS_API void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh);
+/* `kinesift whatif`: schema "kinesift.whatif/1". The text fits `width` columns (ks_report_opts.width). */
+KS_API void ks_whatif_text(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh,
+                           size_t width);
 
 /* CSV: one header, then per trace one row per table row, the table named by the "section" column
  * (op, label, kernel, gpu, device, step, gap, gap_cpu, gap_label, gap_longest, diagnosis);

@@ -2,9 +2,11 @@
 """tests/cli/text_fit.py: text a user reads in a terminal fits it. Every help text (`kinesift
 --help`, `help CMD`, `CMD --help`) is at most 80 columns wide, its option lines keep the layout
 cli/dist/gen.py reads; `kinesift analyse` is `kinesift analyze` (the docs' spelling) and an
-unknown command names the closest one; analyze's text fits the terminal on every real trace (80
-columns when stdout is not a terminal and COLUMNS is unset, else COLUMNS), long names shortened
-in the middle (whole in JSON), tables aligned. Standard library only."""
+unknown command names the closest one; the text of analyze, stats, whatif, diff, gate, ranks and validate --list fits
+the terminal on every real trace (80 columns when stdout is not a terminal and COLUMNS is unset,
+else COLUMNS), long names shortened in the middle (whole in JSON), tables aligned; a table too wide
+for the terminal is shown in blocks of columns, each repeating the row's key, and no column is
+lost. Standard library only."""
 import json, os, re, subprocess, sys
 
 KS = os.environ["KINESIFT"]
@@ -105,6 +107,65 @@ for l in lines[i + 2:]:
 check(len(rows) >= 5 and all(re.match(r"^ +[0-9.]+ [mun]?s", l).end() == end for l in rows),
       "operators table aligned under its header: %r" % rows[:3])
 
+
+# ---- every other command's text fits too ---------------------------------------------------------
+def fits(what, args, wide_env=None):
+    """the text at 80 columns (no COLUMNS, not a terminal): no line wider, no marker left; returns
+    it and the text with lines whole (COLUMNS=10000)"""
+    r = subprocess.run([KS, *args], capture_output=True, text=True, env=plain)
+    wide = [l for l in r.stdout.splitlines() if len(l) > 80]
+    check(r.stdout and not wide, "%s: %d lines wider than 80: %r" % (what, len(wide), wide[:2]))
+    check(not re.search("[\x01\x02\t]", r.stdout), "%s: no marker left" % what)
+    whole = run(*args, env={"COLUMNS": "10000"}).stdout
+    return r.stdout, whole
+
+
+def words(text):
+    return set(re.findall(r"[A-Za-z_%]+", text))
+
+
+for i, t in enumerate(traces):
+    nxt = traces[(i + 1) % len(traces)]
+    fits("stats %s" % t, ["stats", t])
+    fits("whatif %s" % t, ["whatif", "--quiet", "--shrink", "@cpu=0.5", t])
+    if i % 3 == 0:  # a third of the pairs: each trace is in one
+        fits("diff %s" % t, ["diff", t, nxt])
+        fits("gate %s" % t, ["gate", "-b", t, "-c", nxt])
+        narrow, whole = fits("ranks %s" % t, ["ranks", "--quiet", t])
+        # the table in blocks keeps every column and every heading
+        for col in ("rank", "rule", "steps", "step_med", "busy", "compute", "exposed", "host_wait", "kernels",
+                    "wait", "caused", "last", "source"):
+            check(re.search(r"(^| )%s( |$)" % col, narrow, re.M), "ranks %s: column %s at 80 columns" % (t, col))
+        check(len(re.findall(r"^rank +rule +steps .*caused +last +source$", whole, re.M)) == 1,
+              "ranks %s: one table with COLUMNS=10000" % t)
+        check(len(re.findall(r"^rank ", narrow, re.M)) >= 2, "ranks %s: blocks at 80 columns, each keyed by rank" % t)
+
+# the list of validate's workloads (no GPU needed)
+fits("validate --list", ["validate", "--list"])
+
+# gate's rows in blocks: every block names the check beside its row, and the values are those of
+# the whole line
+a = os.path.join(corpus, "hta", "timeline_analysis", "sampled_rank-0.json.gz")
+b = os.path.join(corpus, "hta", "trace_filter", "sampled_rank-1.json.gz")
+narrow, whole = fits("gate pair", ["gate", "-b", a, "-c", b])
+hdr = next(l for l in whole.splitlines() if l.lstrip().startswith("verdict"))
+cols_whole = hdr.split()
+blocks = [l.split() for l in narrow.splitlines() if l.lstrip().startswith("verdict")]
+check(len(blocks) >= 2 and all(bl[0] == "verdict" and bl[-1] == "check" for bl in blocks),
+      "gate: blocks of columns, each with the verdict and the check: %r" % blocks)
+check(sorted(c for bl in blocks for c in bl[1:-1]) == sorted(cols_whole[1:-1]),
+      "gate: each column in exactly one block: %r vs %r" % (blocks, cols_whole))
+step_whole = next(l for l in whole.splitlines() if l.rstrip().endswith(" step_time"))
+step_rows = [l for l in narrow.splitlines() if l.rstrip().endswith(" step_time")]
+check(len(step_rows) == len(blocks) and
+      sorted(w for l in step_rows for w in l.split()[1:-1]) == sorted(step_whole.split()[1:-1]),
+      "gate: the step_time row's cells, split over the blocks: %r vs %r" % (step_rows, step_whole))
+
+# diff: the GPU direct group stays under its heading
+narrow, _ = fits("diff pair", ["diff", a, b])
+check(re.search(r"^ +GPU direct *$", narrow, re.M) and re.search(r"^ +count +self *$", narrow, re.M),
+      "diff: the column groups in blocks, each under its heading")
+
 if failures:
     sys.exit("%d failures" % len(failures))
-print("ok: help within 80 columns, analyse, suggestions")
+print("ok: help within 80 columns, analyse, suggestions, every command's text fits")

@@ -28,7 +28,8 @@ def check(cond, what):
 
 
 def run(*args):
-    return subprocess.run([KS, "ranks", "--quiet", *args], capture_output=True)
+    # lines whole (the layout at 80 columns is tests/cli/text_fit.py's)
+    return subprocess.run([KS, "ranks", "--quiet", *args], capture_output=True, env=dict(os.environ, COLUMNS="10000"))
 
 
 def jrun(*args):

@@ -21,7 +21,8 @@ def check(ok, what):
 
 
 def run(*args):
-    return subprocess.run([K, *args], capture_output=True, text=True)
+    # lines whole (the layout at 80 columns is tests/cli/text_fit.py's)
+    return subprocess.run([K, *args], capture_output=True, text=True, env=dict(os.environ, COLUMNS="10000"))
 
 
 def make(d, *args):
