@@ -34,7 +34,12 @@ struct ks_analysis_priv {
     _Atomic uint8_t *kclass, *oclass; /* per string id, the class of the name as a kernel and as
                                        * an op, 0 not yet decided (workclass.c) */
     size_t nclass;
+    struct ks_shapes *_Atomic shapes; /* ks_analysis_shapes: built on first need for the window
+                                       * (shapes.c), NULL before */
 };
+
+/* shapes.c: frees the memo of ks_analysis_shapes (the window changes, the analysis is freed). */
+void ks_shapes_memo_free(ks_analysis *a);
 
 /* workclass.c: the memo of the classes of the trace's names (made with the analysis). */
 void ks_class_memo_init(ks_analysis *a);

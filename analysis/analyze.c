@@ -78,6 +78,8 @@ static void free_tables(ks_analysis *a)
     free(a->kernels);
     free(a->gpu);
     ks_device_activity_free(a);
+    if (a->priv)
+        ks_shapes_memo_free(a);
     a->ops = a->labels = NULL;
     a->kernels = NULL;
     a->gpu = NULL;

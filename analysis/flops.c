@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/passes.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
 
@@ -34,6 +35,27 @@ static const char *skip_ws(const char *s)
     while (*s == ' ' || *s == '\t' || *s == '\n')
         s++;
     return s;
+}
+
+/* strtoll(s, end, 10) for the plain decimal integers of the parser's compact text, without the
+ * library call (half of a parse); anything else, and anything near the range's ends, is
+ * strtoll's */
+static long long dims_int(const char *s, char **end)
+{
+    const char *p = s;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (*p < '0' || *p > '9')
+        return strtoll(s, end, 10);
+    unsigned long long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v >= (1ULL << 58))
+            return strtoll(s, end, 10);
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    *end = (char *)p;
+    return neg ? -(long long)v : (long long)v;
 }
 
 /* "[[141,512],[512,512],[]]": 0 on success */
@@ -68,7 +90,7 @@ static int parse_dims(const char *s, args *a)
                     } while (*s && depth > 0);
                 } else {
                     char *end;
-                    long long v = strtoll(s, &end, 10);
+                    long long v = dims_int(s, &end);
                     if (end == s)
                         return -1;
                     if (x->rank < MAX_RANK)
@@ -99,8 +121,9 @@ static int parse_dims(const char *s, args *a)
     }
 }
 
-/* ["float","Scalar",""] into out[i] (truncated to the field); the count, or -1 */
-static int parse_strings(const char *s, char (*out)[48], size_t width, int max)
+/* ["float","Scalar",""] into the fields of width bytes at out (each truncated to its field); the
+ * count, or -1 */
+static int parse_strings(const char *s, char *out, size_t width, int max)
 {
     int n = 0;
     s = skip_ws(s);
@@ -118,7 +141,7 @@ static int parse_strings(const char *s, char (*out)[48], size_t width, int max)
             return -1;
         s++;
         size_t k = 0;
-        char *o = (char *)out + (size_t)n * width;
+        char *o = out + (size_t)n * width;
         while (*s && *s != '"') {
             char c = *s++;
             if (c == '\\' && *s)
@@ -487,30 +510,36 @@ static int cost_pointwise(const char *op, const args *a, ks_op_cost *c, int e, k
 
 ks_op_cost ks_op_cost_of(const char *op, const char *dims, const char *types, const char *concrete)
 {
+    return ks_op_cost_classed(op, op ? ks_op_class(op, KS_K_CPU_OP) : KS_WC_OTHER, dims, types, concrete);
+}
+
+ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dims, const char *types,
+                              const char *concrete)
+{
     ks_op_cost c;
     memset(&c, 0, sizeof c);
     if (!op || !dims)
         return c;
-    c.cls = (uint8_t)ks_op_class(op, KS_K_CPU_OP);
-    args *a = ks_xcalloc(1, sizeof *a);
+    c.cls = (uint8_t)cls;
+    /* on the stack, and only the fields read cleared: an op's cost is asked once per shape group,
+     * and clearing the whole of it cost more than the rest of the call */
+    args as, *a = &as;
+    a->n = 0;
+    for (int i = 0; i < MAX_ARGS; i++)
+        a->type[i][0] = a->conc[i][0] = 0;
     if (parse_dims(dims, a) != 0)
         goto out;
-    if (types) {
-        char (*tb)[48] = ks_xcalloc(MAX_ARGS, 48);
-        int nt = parse_strings(types, tb, 48, MAX_ARGS);
-        for (int i = 0; i < nt && i < MAX_ARGS; i++) {
-            strncpy(a->type[i], tb[i], sizeof a->type[i] - 1);
-            a->type[i][sizeof a->type[i] - 1] = 0;
-        }
-        free(tb);
-    }
+    /* a types text that does not parse gives no type at all (a concrete one keeps what parsed) */
+    if (types && parse_strings(types, a->type[0], sizeof a->type[0], MAX_ARGS) < 0)
+        for (int i = 0; i < MAX_ARGS; i++)
+            a->type[i][0] = 0;
     if (concrete)
-        parse_strings(concrete, a->conc, sizeof a->conc[0], MAX_ARGS);
+        parse_strings(concrete, a->conc[0], sizeof a->conc[0], MAX_ARGS);
     /* the element size: the first tensor argument's type */
     int e = 0;
     for (int i = 0; i < a->n && !e; i++)
         if (is_tensor(a, i) && (e = ks_input_type_size(a->type[i])) != 0) {
-            snprintf(c.dtype, sizeof c.dtype, "%s", a->type[i]);
+            memcpy(c.dtype, a->type[i], strnlen(a->type[i], sizeof c.dtype - 1)); /* c: zeroed */
             c.dtype_bytes = (uint8_t)e;
         }
     if (!e)
@@ -535,6 +564,5 @@ ks_op_cost ks_op_cost_of(const char *op, const char *dims, const char *types, co
 out:
     if (!c.known)
         c.flops = c.bytes = 0;
-    free(a);
     return c;
 }

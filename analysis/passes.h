@@ -6,6 +6,7 @@
 
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h" /* ks_steps, for ks_window_parse */
+#include "kinesift/kernels.h"  /* ks_op_cost, ks_work_class */
 
 /* analyze.c, for insights/run.c: the window set and its GPU unions made (and communication), the
  * tables (ops, labels, kernels) left for ks_analysis_tables_untimed, which may then run beside
@@ -55,5 +56,10 @@ int ks_window_parse(const char *spec, const ks_analysis *a, const ks_steps *step
  * work that no grouped call launched. A malloc'ed array of ks_gpuwork_of(a)->n entries. */
 struct ks_shapes;
 size_t *ks_shapes_row_of_work(const ks_analysis *a, const struct ks_shapes *s);
+
+/* flops.c: ks_op_cost_of for an op whose class is known (the analysis's memo of the op's name,
+ * ks_analysis_op_class: the same class ks_op_class gives) */
+ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dims, const char *types,
+                              const char *concrete);
 
 #endif

@@ -7,10 +7,12 @@
  * kernels count whole. Without any recorded shape (record_shapes off) the result is not observed,
  * with the reason. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "algo/msort.h"
 #include "analysis/passes.h"
 #include "common/i64map.h"
 #include "common/util.h"
@@ -46,23 +48,33 @@ static int cmp_call(const void *x, const void *y)
     return (p->types > q->types) - (p->types < q->types);
 }
 
+static inline int call_before(const call *p, const call *q)
+{
+    return cmp_call(p, q) < 0;
+}
+
+/* the calls by (op, dims, types), equal ones in their order (as qsort's merge sort kept them) */
+KS_MSORT_DEFINE(sort_calls, call, call_before)
+
 static int cmp_double(const void *x, const void *y)
 {
     double p = *(const double *)x, q = *(const double *)y;
     return (p > q) - (p < q);
 }
 
-static int cmp_row(const void *x, const void *y, void *ctx)
+/* the rows by kernel time, the most first, then by op name and dims text (strcmp); rows equal in
+ * all three keep their order */
+static inline int row_before(const ks_trace *t, const ks_shape_row *p, const ks_shape_row *q)
 {
-    const ks_shape_row *p = x, *q = y;
-    const ks_trace *t = ctx;
     if (p->kernel_ns != q->kernel_ns)
-        return p->kernel_ns > q->kernel_ns ? -1 : 1;
-    int c = strcmp(ks_trace_str(t, p->op), ks_trace_str(t, q->op));
+        return p->kernel_ns > q->kernel_ns;
+    int c = p->op == q->op ? 0 : strcmp(ks_trace_str(t, p->op), ks_trace_str(t, q->op));
     if (c)
-        return c;
-    return strcmp(ks_trace_str(t, p->dims), ks_trace_str(t, q->dims));
+        return c < 0;
+    return p->dims != q->dims && strcmp(ks_trace_str(t, p->dims), ks_trace_str(t, q->dims)) < 0;
 }
+
+KS_MSORT_DEFINE_CTX(sort_rows, ks_shape_row, ks_trace, row_before)
 
 static ks_rate rate_of(double *v, size_t n)
 {
@@ -179,7 +191,7 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     }
     ks_i64map_free(&ns);
     ks_i64map_free(&dev);
-    ks_qsort(calls, ncalls, sizeof *calls, cmp_call);
+    sort_calls(calls, ncalls);
     double *fl = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *fl), *by = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *by);
     size_t rcap = 0;
     for (size_t i = 0; i < ncalls;) {
@@ -194,9 +206,10 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         r->types = calls[i].types;
         r->concrete = calls[i].concrete;
         r->device = -1;
-        r->cost = ks_op_cost_of(ks_trace_str(t, r->op), r->dims ? ks_trace_str(t, r->dims) : NULL,
-                                r->types ? ks_trace_str(t, r->types) : NULL,
-                                r->concrete ? ks_trace_str(t, r->concrete) : NULL);
+        r->cost = ks_op_cost_classed(ks_trace_str(t, r->op), ks_analysis_op_class(a, r->op, KS_K_CPU_OP),
+                                     r->dims ? ks_trace_str(t, r->dims) : NULL,
+                                     r->types ? ks_trace_str(t, r->types) : NULL,
+                                     r->concrete ? ks_trace_str(t, r->concrete) : NULL);
         size_t nt = 0;
         for (size_t x = i; x < j; x++) {
             r->count++;
@@ -219,14 +232,38 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     free(fl);
     free(by);
     free(calls);
-    if (out->n > 1)
-        qsort_r(out->v, out->n, sizeof *out->v, cmp_row, (void *)t);
+    sort_rows(t, out->v, out->n);
 }
 
 void ks_shapes_free(ks_shapes *s)
 {
     free(s->v);
     memset(s, 0, sizeof *s);
+}
+
+const ks_shapes *ks_analysis_shapes(const ks_analysis *a)
+{
+    ks_shapes *s = atomic_load_explicit(&a->priv->shapes, memory_order_acquire);
+    if (s)
+        return s;
+    ks_shapes *mine = ks_xmalloc(sizeof *mine);
+    ks_shapes_build(a, mine);
+    /* two threads may build it at once: the first kept, the other freed */
+    if (atomic_compare_exchange_strong_explicit(&a->priv->shapes, &s, mine, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return mine;
+    ks_shapes_free(mine);
+    free(mine);
+    return s;
+}
+
+void ks_shapes_memo_free(ks_analysis *a)
+{
+    ks_shapes *s = atomic_exchange_explicit(&a->priv->shapes, NULL, memory_order_acq_rel);
+    if (s) {
+        ks_shapes_free(s);
+        free(s);
+    }
 }
 
 /* ---- which group launched each piece of GPU work (for the diagnoses) ----------------------- */

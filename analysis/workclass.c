@@ -29,18 +29,48 @@ const char *ks_work_class_name(ks_work_class c)
  * says what it is at the front) */
 #define LOWER_MAX 2048
 
-static void lower(const char *s, char *out)
+/* A kernel name lower-cased, with the set of its pairs of adjacent bytes (hashed to 4096 bits):
+ * a word with a pair not in the set is not in the name, and needs no strstr (the rules try up to
+ * sixty words on names hundreds of bytes long). Only a filter: strstr decides what passes it. */
+typedef struct lowered {
+    char s[LOWER_MAX];
+    uint64_t pairs[64];
+} lowered;
+
+static inline unsigned pair_of(unsigned char a, unsigned char b)
 {
-    size_t i = 0;
-    for (; s[i] && i < LOWER_MAX - 1; i++)
-        out[i] = (char)tolower((unsigned char)s[i]);
-    out[i] = 0;
+    return ((unsigned)a << 6 ^ b) & 4095u;
 }
 
-static int any_of(const char *s, const char *const *words)
+static void lower(const char *s, lowered *out)
+{
+    memset(out->pairs, 0, sizeof out->pairs);
+    size_t i = 0;
+    for (; s[i] && i < LOWER_MAX - 1; i++) {
+        out->s[i] = (char)tolower((unsigned char)s[i]);
+        if (i) {
+            unsigned h = pair_of((unsigned char)out->s[i - 1], (unsigned char)out->s[i]);
+            out->pairs[h >> 6] |= 1ULL << (h & 63);
+        }
+    }
+    out->s[i] = 0;
+}
+
+/* 1 when the word is in the lowered name */
+static int has(const lowered *l, const char *w)
+{
+    for (int k = 0; k < 3 && w[k] && w[k + 1]; k++) {
+        unsigned h = pair_of((unsigned char)w[k], (unsigned char)w[k + 1]);
+        if (!(l->pairs[h >> 6] >> (h & 63) & 1))
+            return 0;
+    }
+    return strstr(l->s, w) != NULL;
+}
+
+static int any_of(const lowered *l, const char *const *words)
 {
     for (; *words; words++)
-        if (strstr(s, *words))
+        if (has(l, *words))
             return 1;
     return 0;
 }
@@ -65,24 +95,25 @@ static const char *const k_elementwise[] = {"elementwise", "multi_tensor_apply",
                                             "nhwctonchw", "quant", NULL};
 
 /* the class of a kernel name already lower-cased (not communication, not a copy or a set) */
-static ks_work_class kernel_class_lowered(const char *s)
+static ks_work_class kernel_class_lowered(const lowered *l)
 {
+    const char *s = l->s;
     if (!strncmp(s, "triton", 6) || strstr(s, "triton"))
         return KS_WC_TRITON;
-    if (any_of(s, k_attention))
+    if (any_of(l, k_attention))
         return KS_WC_ATTENTION;
-    if (any_of(s, k_conv))
+    if (any_of(l, k_conv))
         return KS_WC_CONV;
-    if (any_of(s, k_reduce_first))
+    if (any_of(l, k_reduce_first))
         return KS_WC_REDUCE;
-    if (any_of(s, k_norm))
+    if (any_of(l, k_norm))
         return KS_WC_NORM;
     /* hipBLASLt/Tensile kernels: Cijk_Ailk_Bljk_... (case matters: lower-cased here) */
-    if (!strncmp(s, "cijk_", 5) || any_of(s, k_gemm) || !strncmp(s, "bmm_", 4))
+    if (!strncmp(s, "cijk_", 5) || any_of(l, k_gemm) || !strncmp(s, "bmm_", 4))
         return KS_WC_GEMM;
-    if (any_of(s, k_reduce))
+    if (any_of(l, k_reduce))
         return KS_WC_REDUCE;
-    if (any_of(s, k_elementwise))
+    if (any_of(l, k_elementwise))
         return KS_WC_ELEMENTWISE;
     return KS_WC_OTHER;
 }
@@ -97,9 +128,9 @@ ks_work_class ks_kernel_class(const char *name, int kind)
         return KS_WC_OTHER;
     if (ks_comm_kernel_name(name))
         return KS_WC_COMM;
-    char s[LOWER_MAX];
-    lower(name, s);
-    return kernel_class_lowered(s);
+    lowered l;
+    lower(name, &l);
+    return kernel_class_lowered(&l);
 }
 
 /* Kernel names that mark a tensor-core (NVIDIA) or matrix-core (AMD MFMA/WMMA) path: cuBLAS's and
@@ -112,9 +143,10 @@ static const char *const k_tensor[] = {"xmma", "hmma", "wmma", "gmma", "tensor16
                                        "xdl", "_gtcx", NULL};
 
 /* 1 when a kernel name already lower-cased (not communication) marks a tensor-core path */
-static int tensor_core_lowered(const char *s)
+static int tensor_core_lowered(const lowered *l)
 {
-    if (any_of(s, k_tensor))
+    const char *s = l->s;
+    if (any_of(l, k_tensor))
         return 1;
     for (const char *p = s; (p = strstr(p, "tensorop")) != NULL; p++)
         if (p < s + 3 || strncmp(p - 3, "sub", 3) != 0)
@@ -133,9 +165,9 @@ int ks_kernel_tensor_core(const char *name, int kind)
 {
     if (kind != KS_K_KERNEL || !name || !*name || ks_comm_kernel_name(name))
         return 0;
-    char s[LOWER_MAX];
-    lower(name, s);
-    return tensor_core_lowered(s);
+    lowered l;
+    lower(name, &l);
+    return tensor_core_lowered(&l);
 }
 
 /* ---- ops ------------------------------------------------------------------------------------ */
@@ -416,9 +448,9 @@ static uint8_t kernel_entry(const ks_analysis *a, ks_str name)
     else if (known ? known == 2 : ks_comm_kernel_name(s))
         v = KS_WC_COMM + 1;
     else {
-        char low[LOWER_MAX];
-        lower(s, low);
-        v = (uint8_t)((kernel_class_lowered(low) + 1) | (tensor_core_lowered(low) ? 0x80 : 0));
+        lowered low;
+        lower(s, &low);
+        v = (uint8_t)((kernel_class_lowered(&low) + 1) | (tensor_core_lowered(&low) ? 0x80 : 0));
     }
     atomic_store_explicit(&p->kclass[name], v, memory_order_relaxed);
     return v;

@@ -4,12 +4,12 @@
 # the inclusive instructions of the work classes and tensor-core time per device, window and step
 # (ks_kernels_json_classes), of the ops grouped by shape with their FLOPs, bytes, rates and
 # roofline (ks_kernels_json_shapes) and of the kernel view's diagnoses (ks_dx_kernel_view), as a
-# share of the whole run's (target <= 5 %). A kernel name is classified once per analysis, by
-# whichever asks first (kinesift/kernels.h, ks_analysis_kernel_class): that cost is in one of
-# them. Not apart in these counts, and so in the total only: the parser keeping shape and launch
-# args, the launch stats of the kernels rows and the class names of the ops and kernels rows
-# (after the first ask, a read of the memo). One thread (--threads 1), so the counts do not
-# depend on scheduling.
+# share of the whole run's (target <= 5 %). A kernel name is classified once per analysis, and the
+# shapes table built once (kinesift/kernels.h, ks_analysis_kernel_class, ks_analysis_shapes), by
+# whichever asks first: that cost is in one of them. Not apart in these counts, and so in the
+# total only: the parser keeping shape and launch args, the launch stats of the kernels rows and
+# the class names of the ops and kernels rows (after the first ask, a read of the memo). One
+# thread (--threads 1), so the counts do not depend on scheduling.
 #
 #   bench/kernels_cost.sh  (env: KS_CORPUS; KS_BENCH_KINESIFT=path: use that build instead of
 #                           an optimised one of its own)

@@ -8,10 +8,11 @@
 
 #include <yajl/yajl_tree.h>
 
+#include "common/fmtg.h"
 #include "common/util.h"
-#include "common/yajl_alloc.h"
 
 #define JW_BUF 65536
+#define JW_SLACK 8
 
 static void jw_flush(ks_jw *w)
 {
@@ -44,87 +45,151 @@ static inline void put(ks_jw *w, const char *s, size_t n)
     w->nbuf += n;
 }
 
-/* compact output: yajl_gen hands over a token or a punctuation mark at a time */
-static void print_cb(void *ctx, const char *s, size_t n)
-{
-    put(ctx, s, n);
-}
-
 /* a new line's indentation at the current depth (two spaces a level) before a key or value */
 static inline void indent(ks_jw *w)
 {
-    size_t n = 2 * (size_t)w->depth; /* depth <= YAJL_MAX_DEPTH: 256 bytes at most */
+    size_t n = 2 * (size_t)w->depth; /* depth < KS_LIMIT_JW_DEPTH: 256 bytes at most */
     if (w->nbuf + n > JW_BUF)
         jw_flush(w);
-    memset(w->buf + w->nbuf, ' ', n);
+    /* eight spaces at a time (the buffer has JW_SLACK bytes beyond JW_BUF for the last ones) */
+    char *d = w->buf + w->nbuf;
+    for (size_t i = 0; i < n; i += 8)
+        memcpy(d + i, "        ", 8);
     w->nbuf += n;
     w->indent_next = 0;
 }
 
-/* Indented output: yajl_gen's compact pieces, indented as its beautify option would indent them
- * (with "  "), without its call per level of indentation. After '{', '[' and ',' a new line,
- * the next key or value indented by its depth; ": " after a key; before a closing bracket a new
- * line at the outer depth (an empty container is "{", an empty line, "}"); a new line after the
- * top-level value. What a piece is, yajl_gen's calls say (yajl_gen.c, 2.1): a punctuation mark,
- * a number or a literal is one piece; a string is its opening quote, the pieces of its escaped
- * text (none of them a lone '"': a quote inside is the piece \"), and its closing quote. The
- * output is checked byte for byte against yajl_gen's own beautify (test_jsonw). */
-static void pretty_cb(void *ctx, const char *s, size_t n)
+/* What each level expects next: yajl_gen's states (yajl_gen.c, 2.1), whose rules the writer keeps,
+ * so that it writes what yajl_gen wrote, checked byte for byte against it (test_jsonw):
+ * - a value where a key is expected (other than a string: a string there is the key) fails, as
+ *   does anything after a complete top-level value, and a container opened at the depth limit,
+ *   and a close with none open; a failed call writes nothing;
+ * - before a key or value: "," after a member, ":" after a key (indented: ",\n" and ": ");
+ * - indented: after '{' or '[' and after ',' a new line, the next key or value indented by its
+ *   depth; before a closing bracket a new line at the outer depth (an empty container is "{", an
+ *   empty line, "}"); a new line after a top-level value. */
+enum { ST_START, ST_MAP_START, ST_MAP_KEY, ST_MAP_VAL, ST_ARRAY_START, ST_IN_ARRAY, ST_COMPLETE };
+
+/* before a value (string: a key or a string): 0 when it may not come here (the writer failed) */
+static inline int before(ks_jw *w, int string)
 {
-    ks_jw *w = ctx;
-    if (w->in_str) {
-        put(w, s, n);
-        if (n == 1 && s[0] == '"') {
-            w->in_str = 0;
-            if (!w->depth)
-                put(w, "\n", 1); /* a top-level string */
-        }
-        return;
+    unsigned char st = w->st[w->depth];
+    if (st == ST_COMPLETE || (!string && (st == ST_MAP_KEY || st == ST_MAP_START))) {
+        w->failed = 1;
+        return 0;
     }
-    if (n == 1) {
-        switch (s[0]) {
-        case '{':
-        case '[':
-            if (w->indent_next)
-                indent(w);
-            put(w, s[0] == '{' ? "{\n" : "[\n", 2);
-            w->depth++;
-            w->indent_next = 1;
-            return;
-        case '}':
-        case ']':
-            if (w->depth)
-                w->depth--;
-            put(w, "\n", 1);
-            indent(w);
-            put(w, s, 1);
-            if (!w->depth)
-                put(w, "\n", 1);
-            return;
-        case ',':
+    if (st == ST_MAP_KEY || st == ST_IN_ARRAY) {
+        if (w->pretty) {
             put(w, ",\n", 2);
             w->indent_next = 1;
-            return;
-        case ':':
-            put(w, ": ", 2);
-            w->indent_next = 0;
-            return;
-        case '"':
-            if (w->indent_next)
-                indent(w);
-            w->in_str = 1;
-            put(w, s, 1);
-            return;
-        default:
-            break; /* a one-digit number */
-        }
+        } else
+            put(w, ",", 1);
+    } else if (st == ST_MAP_VAL) {
+        put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
+        w->indent_next = 0;
     }
-    /* a number or a literal */
     if (w->indent_next)
         indent(w);
+    return 1;
+}
+
+/* after a value at the current depth: the level's next expectation */
+static inline void after(ks_jw *w)
+{
+    unsigned char *st = &w->st[w->depth];
+    switch (*st) {
+    case ST_START: *st = ST_COMPLETE; break;
+    case ST_MAP_START:
+    case ST_MAP_KEY: *st = ST_MAP_VAL; break;
+    case ST_ARRAY_START: *st = ST_IN_ARRAY; break;
+    case ST_MAP_VAL: *st = ST_MAP_KEY; break;
+    default: break;
+    }
+}
+
+/* indented: the new line after a complete top-level value */
+static inline void final_newline(ks_jw *w)
+{
+    if (w->pretty && w->st[w->depth] == ST_COMPLETE)
+        put(w, "\n", 1);
+}
+
+static void jw_open(ks_jw *w, int array)
+{
+    if (!before(w, 0))
+        return;
+    if (w->depth + 1 >= KS_LIMIT_JW_DEPTH) {
+        w->failed = 1;
+        return;
+    }
+    w->st[++w->depth] = array ? ST_ARRAY_START : ST_MAP_START;
+    if (w->pretty) {
+        put(w, array ? "[\n" : "{\n", 2);
+        w->indent_next = 1;
+    } else
+        put(w, array ? "[" : "{", 1);
+}
+
+static void jw_close(ks_jw *w, int array)
+{
+    if (w->st[w->depth] == ST_COMPLETE || !w->depth) {
+        w->failed = 1;
+        return;
+    }
+    w->depth--;
+    after(w);
+    if (w->pretty) {
+        put(w, "\n", 1);
+        indent(w);
+    }
+    put(w, array ? "]" : "}", 1);
+    final_newline(w);
+}
+
+/* the escape of each byte of a string, as yajl_string_encode writes it (no escape of '/'): 0 none,
+ * a letter for \b \t \n \f \r, '"' and '\\' for themselves, 'u' for \u00XX */
+static const unsigned char esc[256] = {
+    ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r', ['"'] = '"', ['\\'] = '\\',
+    [0] = 'u', [1] = 'u', [2] = 'u', [3] = 'u', [4] = 'u', [5] = 'u', [6] = 'u', [7] = 'u',
+    [11] = 'u', [14] = 'u', [15] = 'u', [16] = 'u', [17] = 'u', [18] = 'u', [19] = 'u', [20] = 'u',
+    [21] = 'u', [22] = 'u', [23] = 'u', [24] = 'u', [25] = 'u', [26] = 'u', [27] = 'u', [28] = 'u',
+    [29] = 'u', [30] = 'u', [31] = 'u',
+};
+
+/* a string's text: quoted, runs without an escape copied whole */
+static void put_string(ks_jw *w, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    put(w, "\"", 1);
+    size_t beg = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char e = esc[p[i]];
+        if (!e)
+            continue;
+        if (i > beg)
+            put(w, s + beg, i - beg);
+        if (e == 'u') {
+            char h[6] = {'\\', 'u', '0', '0', "0123456789ABCDEF"[p[i] >> 4], "0123456789ABCDEF"[p[i] & 15]};
+            put(w, h, 6);
+        } else {
+            char h[2] = {'\\', (char)e};
+            put(w, h, 2);
+        }
+        beg = i + 1;
+    }
+    if (n > beg)
+        put(w, s + beg, n - beg);
+    put(w, "\"", 1);
+}
+
+/* number or literal text as a value */
+static void put_atom(ks_jw *w, const char *s, size_t n)
+{
+    if (!before(w, 0))
+        return;
     put(w, s, n);
-    if (!w->depth)
-        w->final_nl = 1;
+    after(w);
+    final_newline(w);
 }
 
 static _Thread_local FILE *capture_out;
@@ -140,26 +205,15 @@ void ks_jw_open(ks_jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
+    w->pretty = pretty != 0;
     if (capture_sink && out == capture_out)
         w->sink = capture_sink;
-    w->buf = ks_xmalloc(JW_BUF);
-    w->g = yajl_gen_alloc(ks_yajl_alloc_funcs());
-    if (!w->g) {
-        w->failed = 1;
-        return;
-    }
-    yajl_gen_config(w->g, yajl_gen_print_callback, pretty ? pretty_cb : print_cb, w);
+    w->buf = ks_xmalloc(JW_BUF + JW_SLACK);
 }
 
 int ks_jw_close(ks_jw *w)
 {
-    if (w->g) {
-        yajl_gen_free(w->g);
-        w->g = NULL;
-    }
     if (w->buf) {
-        if (w->final_nl)
-            put(w, "\n", 1);
         jw_flush(w);
         free(w->buf);
         w->buf = NULL;
@@ -169,29 +223,71 @@ int ks_jw_close(ks_jw *w)
     return w->failed ? -1 : 0;
 }
 
-static void chk(ks_jw *w, yajl_gen_status s)
-{
-    if (s != yajl_gen_status_ok)
-        w->failed = 1;
-}
-
 /* the sink's calls beside the text's (a sink is rare: one test of a pointer otherwise) */
 #define SINK(w, call) do { if ((w)->sink) (w)->sink->call; } while (0)
 
-void ks_jw_obj(ks_jw *w) { SINK(w, open(w->sink->ctx, 0)); if (w->g) chk(w, yajl_gen_map_open(w->g)); }
-void ks_jw_end_obj(ks_jw *w) { SINK(w, close(w->sink->ctx, 0)); if (w->g) chk(w, yajl_gen_map_close(w->g)); }
-void ks_jw_arr(ks_jw *w) { SINK(w, open(w->sink->ctx, 1)); if (w->g) chk(w, yajl_gen_array_open(w->g)); }
-void ks_jw_end_arr(ks_jw *w) { SINK(w, close(w->sink->ctx, 1)); if (w->g) chk(w, yajl_gen_array_close(w->g)); }
-void ks_jw_null(ks_jw *w) { SINK(w, null(w->sink->ctx)); if (w->g) chk(w, yajl_gen_null(w->g)); }
-void ks_jw_bool(ks_jw *w, int v) { SINK(w, boolean(w->sink->ctx, v != 0)); if (w->g) chk(w, yajl_gen_bool(w->g, v != 0)); }
+void ks_jw_obj(ks_jw *w) { SINK(w, open(w->sink->ctx, 0)); jw_open(w, 0); }
+void ks_jw_end_obj(ks_jw *w) { SINK(w, close(w->sink->ctx, 0)); jw_close(w, 0); }
+void ks_jw_arr(ks_jw *w) { SINK(w, open(w->sink->ctx, 1)); jw_open(w, 1); }
+void ks_jw_end_arr(ks_jw *w) { SINK(w, close(w->sink->ctx, 1)); jw_close(w, 1); }
+void ks_jw_null(ks_jw *w) { SINK(w, null(w->sink->ctx)); put_atom(w, "null", 4); }
+void ks_jw_bool(ks_jw *w, int v) { SINK(w, boolean(w->sink->ctx, v != 0)); put_atom(w, v ? "true" : "false", v ? 4 : 5); }
+
+/* 1 when none of the 8 bytes of x needs a look: no escape (below 0x20, '"', '\\') and ASCII */
+static inline int plain8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t low = (x - ones * 0x20) & ~x & highs; /* a byte below 0x20 */
+    uint64_t quote = (q - ones) & ~q & highs, backslash = (b - ones) & ~b & highs;
+    return !((x & highs) | low | quote | backslash);
+}
+
+/* 1 when the n bytes at s are ASCII without an escape: written as they are (most names, every key) */
+static inline int plain(const char *s, size_t n)
+{
+    size_t i = 0;
+    uint64_t x;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (!plain8(x))
+            return 0;
+    }
+    if (i < n && n >= 8) { /* the last 8 bytes, some of them seen already */
+        memcpy(&x, s + n - 8, 8);
+        return plain8(x);
+    }
+    for (; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80 || esc[(unsigned char)s[i]])
+            return 0;
+    return 1;
+}
 
 /* a string or a key: invalid UTF-8 replaced, for the text and the sink alike */
 static void jw_string(ks_jw *w, const char *s, size_t n, int key)
 {
-    if (!w->g && !w->sink)
-        return;
     if (!s)
         s = "";
+    if (plain(s, n)) {
+        if (w->sink)
+            (key ? w->sink->key : w->sink->str)(w->sink->ctx, s, n);
+        if (before(w, 1)) {
+            if (w->nbuf + n + 2 <= JW_BUF) {
+                char *d = w->buf + w->nbuf;
+                d[0] = '"';
+                memcpy(d + 1, s, n);
+                d[n + 1] = '"';
+                w->nbuf += n + 2;
+            } else {
+                put(w, "\"", 1);
+                put(w, s, n);
+                put(w, "\"", 1);
+            }
+            after(w);
+            final_newline(w);
+        }
+        return;
+    }
     size_t m;
     char *fixed = ks_utf8_sanitize(s, n, &m);
     if (fixed) {
@@ -200,20 +296,53 @@ static void jw_string(ks_jw *w, const char *s, size_t n, int key)
     }
     if (w->sink)
         (key ? w->sink->key : w->sink->str)(w->sink->ctx, s, n);
-    if (w->g)
-        chk(w, yajl_gen_string(w->g, (const unsigned char *)s, n));
+    if (before(w, 1)) {
+        put_string(w, s, n);
+        after(w);
+        final_newline(w);
+    }
     free(fixed);
 }
 
 void ks_jw_strn(ks_jw *w, const char *s, size_t n) { jw_string(w, s, n, 0); }
 void ks_jw_str(ks_jw *w, const char *s) { jw_string(w, s ? s : "", s ? strlen(s) : 0, 0); }
-void ks_jw_key(ks_jw *w, const char *k) { jw_string(w, k ? k : "", k ? strlen(k) : 0, 1); }
+/* A key where a key is expected, ASCII without an escape, no sink, room in the buffer (a report's
+ * keys): its separator, indentation and text written at once. Indented, a key always starts a new
+ * line ("{\n" or ",\n" before it). Anything else: jw_string. */
+static void jw_key(ks_jw *w, const char *k, size_t n)
+{
+    unsigned char *st = &w->st[w->depth];
+    if (w->sink || (*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
+        !plain(k, n)) {
+        jw_string(w, k, n, 1);
+        return;
+    }
+    char *d = w->buf + w->nbuf;
+    if (*st == ST_MAP_KEY) {
+        *d++ = ',';
+        if (w->pretty)
+            *d++ = '\n';
+    }
+    if (w->pretty) {
+        size_t m = 2 * (size_t)w->depth; /* eight spaces at a time, as indent() */
+        for (size_t i = 0; i < m; i += 8)
+            memcpy(d + i, "        ", 8);
+        d += m;
+    }
+    d[0] = '"';
+    memcpy(d + 1, k, n);
+    d[n + 1] = '"';
+    w->nbuf = (size_t)(d + n + 2 - w->buf);
+    w->indent_next = 0;
+    *st = ST_MAP_VAL;
+}
+
+void ks_jw_key(ks_jw *w, const char *k) { jw_key(w, k ? k : "", k ? strlen(k) : 0); }
 
 /* number text to the text only (the sink has had the value) */
 static void gen_number(ks_jw *w, const char *s, size_t n)
 {
-    if (w->g)
-        chk(w, yajl_gen_number(w->g, s, n));
+    put_atom(w, s, n);
 }
 
 void ks_jw_number_text(ks_jw *w, const char *s, size_t n)
@@ -262,11 +391,10 @@ void ks_jw_double(ks_jw *w, double v)
         ks_jw_null(w);
         return;
     }
-    char b[40];
-    int n = snprintf(b, sizeof b, "%.6g", v);
-    /* "%g" never uses a locale other than C here (the library never calls setlocale) */
+    char b[32];
+    size_t n = ks_fmt_g(b, v, 6);
     SINK(w, dbl(w->sink->ctx, v));
-    gen_number(w, b, (size_t)n);
+    gen_number(w, b, n);
 }
 
 void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)

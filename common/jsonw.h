@@ -1,12 +1,16 @@
-/* common/jsonw.h: a small JSON writer over yajl_gen for every report writer. Numbers are written
- * from our own text (integers exactly, doubles with "%.6g" in the C locale), never with
- * yajl_gen_double's "%.20g"; invalid UTF-8 in names is written as U+FFFD rather than failing. */
+/* common/jsonw.h: a small JSON writer for every report writer. It writes what yajl_gen writes
+ * (compact, or indented by two spaces as yajl_gen's beautify indents; strings escaped as
+ * yajl_string_encode escapes them), without yajl_gen's calls per piece. Numbers are written from
+ * our own text (integers exactly, doubles as "%.6g" writes them in the C locale:
+ * common/fmtg.h), never with yajl_gen_double's "%.20g"; invalid UTF-8 in names is written as
+ * U+FFFD rather than failing. */
 #ifndef KS_JSONW_H
 #define KS_JSONW_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include <yajl/yajl_gen.h>
+
+#include "common/limits.h"
 
 /* A consumer of a writer's values beside its text (report/tables.c builds tables from them): each
  * call gets a value as the writer was given it (integers exact, doubles whole, strings after the
@@ -26,17 +30,15 @@ typedef struct ks_jw_sink {
 } ks_jw_sink;
 
 typedef struct ks_jw {
-    yajl_gen g;
     const ks_jw_sink *sink; /* when not NULL, every value goes there too (ks_jw_capture) */
     FILE *out;   /* when writing to a FILE */
-    int failed;  /* a generator call failed (reported once by ks_jw_close) */
-    char *buf;   /* yajl_gen's many small pieces, gathered before they go to out */
+    int failed;  /* a call out of place or a write failed (reported once by ks_jw_close) */
+    char *buf;   /* the text, gathered before it goes to out */
     size_t nbuf;
-    /* indentation (pretty): the nesting depth, and where yajl_gen's compact pieces stand */
-    unsigned depth;
-    unsigned char in_str;      /* inside a string */
+    unsigned depth;            /* containers open */
+    unsigned char pretty;      /* indented */
     unsigned char indent_next; /* a new line was started: the next key or value is indented */
-    unsigned char final_nl;    /* a top-level number or literal: its new line comes at close */
+    unsigned char st[KS_LIMIT_JW_DEPTH]; /* what each level expects next (jsonw.c) */
 } ks_jw;
 
 /* Start a writer on a FILE (pretty: indented output). A writer opened on the stream given to

@@ -52,6 +52,12 @@
 #define KS_LIMIT_TREE_DEPTH 128
 #define KS_LIMIT_TREE_VALUES (1 << 20)
 
+/* Nesting depth of what the JSON writer writes (common/jsonw.h): yajl_gen's own limit
+ * (YAJL_MAX_DEPTH, 128: a container opened at depth 127 fails), which it keeps. A writer given
+ * deeper fails at ks_jw_close. What kinesift writes nests 9 levels, a tree written back at most
+ * KS_LIMIT_TREE_DEPTH. No option. */
+#define KS_LIMIT_JW_DEPTH 128
+
 /* Bytes of the side inputs read whole, after decompression: a summary (kinesift summarize: a
  * summary of a trace of hundreds of MB is a few MB), a budget, a validate result, a redaction
  * rules file, an nvidia-smi CSV, an @LIST. Larger is an error naming the file and the limit (an

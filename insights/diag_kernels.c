@@ -366,14 +366,12 @@ void ks_dx_kernel_view(const ks_dx_ctx *c, ks_diagnoses *out)
     const ks_analysis *a = c->a;
     if (!c->cp || !a->gpu || !c->gpu_enough)
         return;
-    ks_shapes sh;
-    ks_shapes_build(a, &sh); /* without shapes: no rows, and the kernel classes alone decide */
-    size_t *row_of = ks_shapes_row_of_work(a, &sh);
+    const ks_shapes *sh = ks_analysis_shapes(a); /* without shapes: no rows, the kernel classes decide */
+    size_t *row_of = ks_shapes_row_of_work(a, sh);
     path_index pi;
     path_build(c, &pi);
-    low_efficiency(c, &sh, row_of, &pi, out);
-    fusable_runs(c, &sh, row_of, &pi, out);
+    low_efficiency(c, sh, row_of, &pi, out);
+    fusable_runs(c, sh, row_of, &pi, out);
     free(pi.v);
     free(row_of);
-    ks_shapes_free(&sh);
 }

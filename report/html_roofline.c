@@ -245,16 +245,13 @@ void ks_html_roofline(FILE *out, const ks_analysis *a, int id)
         fputs("</p>\n", out);
         return;
     }
-    ks_shapes sh;
-    ks_shapes_build(a, &sh);
-    if (sh.reason) {
+    const ks_shapes *sh = ks_analysis_shapes(a);
+    if (sh->reason) {
         fputs("<p class=\"none\" data-roofline=\"none\">No roofline: ", out);
-        ks_html_text(out, sh.reason);
+        ks_html_text(out, sh->reason);
         fputs("</p>\n", out);
-        ks_shapes_free(&sh);
         return;
     }
     for (size_t i = 0; i < a->ngpu; i++)
-        device_chart(out, a, &sh, a->gpu[i].device, id, (int)i);
-    ks_shapes_free(&sh);
+        device_chart(out, a, sh, a->gpu[i].device, id, (int)i);
 }

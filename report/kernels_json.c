@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fmtg.h"
 #include "common/jsonw.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -175,10 +176,10 @@ static void rate(ks_jw *w, const char *k, double v)
         ks_jw_knull(w, k);
         return;
     }
-    char b[40];
-    int n = snprintf(b, sizeof b, "%.12g", v);
+    char b[32];
+    size_t n = ks_fmt_g(b, v, 12);
     ks_jw_key(w, k);
-    ks_jw_number_text(w, b, (size_t)n);
+    ks_jw_number_text(w, b, n);
 }
 
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over)
@@ -237,19 +238,18 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         ks_jw_kstr(w, "roofline_reason", a->gpu_reason ? a->gpu_reason : "not observed");
     }
     const ks_trace *t = a->trace;
-    ks_shapes sh;
-    ks_shapes_build(a, &sh);
+    const ks_shapes *sh = ks_analysis_shapes(a);
     ks_jw_key(w, "shapes");
-    if (sh.reason) {
+    if (sh->reason) {
         ks_jw_null(w);
-        ks_jw_kstr(w, "shapes_reason", sh.reason);
+        ks_jw_kstr(w, "shapes_reason", sh->reason);
         return;
     }
-    size_t lim = o && o->top && o->top < sh.n ? o->top : sh.n;
+    size_t lim = o && o->top && o->top < sh->n ? o->top : sh->n;
     char *buf = ks_xmalloc(KS_LIMIT_SHAPE_TEXT + 1); /* a string of a shape arg is shorter than it */
     ks_jw_arr(w);
     for (size_t i = 0; i < lim; i++) {
-        const ks_shape_row *r = &sh.v[i];
+        const ks_shape_row *r = &sh->v[i];
         int known = r->cost.known, timed = known && r->calls_timed > 0;
         ks_jw_obj(w);
         ks_jw_kstr(w, "op", ks_trace_str(t, r->op));
@@ -287,5 +287,4 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
     }
     ks_jw_end_arr(w);
     free(buf);
-    ks_shapes_free(&sh);
 }

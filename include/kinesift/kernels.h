@@ -147,6 +147,10 @@ typedef struct ks_shapes {
 
 KS_API void ks_shapes_build(const ks_analysis *a, ks_shapes *out);
 KS_API void ks_shapes_free(ks_shapes *s);
+/* The analysis's shapes table (ks_shapes_build), built once by whichever asks first (the JSON
+ * table, the roofline, the diagnoses) and kept until the window changes or the analysis is freed;
+ * not to be freed. Safe from several threads at once. */
+KS_API const ks_shapes *ks_analysis_shapes(const ks_analysis *a);
 
 /* ---- device peaks (analysis/peaks.c) ------------------------------------------------------- */
 

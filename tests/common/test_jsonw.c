@@ -5,10 +5,11 @@
  * built here), and UTF-8 checked eight ASCII bytes at a time (ks_utf8_valid against a byte-by-byte
  * reference on drawn byte strings, a non-ASCII or broken byte at every offset of the 8-byte
  * blocks; ks_utf8_sanitize's repair); ks_jw_str on C strings (NULL included) writes what
- * ks_jw_strn writes; indented output is byte for byte what yajl_gen's own beautify writes (drawn
- * documents: every kind of value, empty containers, strings full of quotes, backslashes, brackets,
- * commas, control bytes and UTF-8, nesting to 40 levels, top-level scalars, across the 64 KiB
- * buffer). */
+ * ks_jw_strn writes; indented and compact output are byte for byte what yajl_gen writes, beautified
+ * or not (drawn documents: every kind of value, empty containers, strings full of quotes,
+ * backslashes, brackets, commas, control and NUL bytes and UTF-8, nesting to 40 levels, top-level
+ * scalars, across the 64 KiB buffer; every byte value at every offset of strings of 1 to 24
+ * bytes); calls out of place fail where yajl_gen refuses them, writing what it writes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,7 +279,8 @@ typedef struct twin {
 
 static const char *const pieces[] = {"a", "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "\n", "\t",
                                      "\x01", "\x1f", "/", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
-                                     "aten::mm", "\\\"", "\"\"", "0", "true", "null", "-1.5e3"};
+                                     "aten::mm", "\\\"", "\"\"", "0", "true", "null", "-1.5e3", "\b\f\r",
+                                     "\x0b\x0e\x1e", "\x7f", "a/b"};
 #define NPIECES (sizeof pieces / sizeof pieces[0])
 
 static void twin_string(twin *t)
@@ -289,6 +291,8 @@ static void twin_string(twin *t)
         const char *p = pieces[next(&t->x) % NPIECES];
         memcpy(s + n, p, strlen(p));
         n += strlen(p);
+        if (next(&t->x) % 13 == 0)
+            s[n++] = 0; /* a NUL byte inside */
     }
     ks_jw_strn(&t->w, s, n);
     assert_int_equal(yajl_gen_string(t->g, (const unsigned char *)s, n), yajl_gen_status_ok);
@@ -358,21 +362,23 @@ static void twin_value(twin *t)
     t->depth--;
 }
 
-static void indented_as_yajl_gen_beautifies(void **state)
+/* drawn documents written by ks_jw and yajl_gen through the same calls, indented or compact */
+static void twin_documents(int pretty)
 {
-    (void)state;
     size_t big = 0;
     for (uint64_t doc = 0; doc < 3000; doc++) {
-        twin t = {.x = doc * 7919 + 1, .budget = 200};
+        twin t = {.x = doc * 7919 + 1 + (uint64_t)pretty, .budget = 200};
         char *text = NULL;
         size_t n = 0;
         FILE *f = open_memstream(&text, &n);
         assert_non_null(f);
-        ks_jw_open(&t.w, f, 1);
+        ks_jw_open(&t.w, f, pretty);
         t.g = yajl_gen_alloc(NULL);
         assert_non_null(t.g);
-        yajl_gen_config(t.g, yajl_gen_beautify, 1);
-        yajl_gen_config(t.g, yajl_gen_indent_string, "  ");
+        if (pretty) {
+            yajl_gen_config(t.g, yajl_gen_beautify, 1);
+            yajl_gen_config(t.g, yajl_gen_indent_string, "  ");
+        }
         if (doc % 10 == 0) {
             twin_scalar(&t); /* a top-level scalar now and then */
         } else if (doc % 100 == 1) { /* a long document: the 64 KiB buffer is written many times */
@@ -425,6 +431,140 @@ static void indented_as_yajl_gen_beautifies(void **state)
     assert_true(big > 4 * 65536);
 }
 
+static void indented_as_yajl_gen_beautifies(void **state)
+{
+    (void)state;
+    twin_documents(1);
+}
+
+static void compact_as_yajl_gen_writes(void **state)
+{
+    (void)state;
+    twin_documents(0);
+}
+
+/* every byte value at every offset of strings of 1 to 24 bytes (the writer looks at 8 bytes at a
+ * time for the ones it must escape or check as UTF-8): escaped as yajl_gen escapes, invalid
+ * UTF-8 as U+FFFD */
+static void every_byte_at_every_offset(void **state)
+{
+    (void)state;
+    for (size_t len = 1; len <= 24; len++) {
+        for (size_t at = 0; at < len; at++) {
+            for (unsigned c = 0; c < 256; c++) {
+                char s[32];
+                memset(s, 'a', len);
+                s[at] = (char)c;
+                char *text = NULL;
+                size_t n = 0;
+                FILE *f = open_memstream(&text, &n);
+                assert_non_null(f);
+                ks_jw w;
+                ks_jw_open(&w, f, 0);
+                ks_jw_strn(&w, s, len);
+                assert_int_equal(ks_jw_close(&w), 0);
+                fclose(f);
+                yajl_gen g = yajl_gen_alloc(NULL);
+                assert_non_null(g);
+                size_t m;
+                char *fixed = ks_utf8_sanitize(s, len, &m);
+                assert_int_equal(fixed != NULL, c >= 0x80);
+                assert_int_equal(yajl_gen_string(g, (const unsigned char *)(fixed ? fixed : s), fixed ? m : len),
+                                 yajl_gen_status_ok);
+                const unsigned char *want;
+                size_t wn;
+                assert_int_equal(yajl_gen_get_buf(g, &want, &wn), yajl_gen_status_ok);
+                assert_int_equal(n, wn);
+                assert_memory_equal(text, want, n);
+                yajl_gen_free(g);
+                free(fixed);
+                free(text);
+            }
+        }
+    }
+}
+
+/* calls out of place: the writer fails (ks_jw_close: -1) where yajl_gen refuses, and writes
+ * what yajl_gen writes, nothing for the refused call */
+static void refused_as_yajl_gen_refuses(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 8; c++) {
+        for (int pretty = 0; pretty < 2; pretty++) {
+            char *text = NULL;
+            size_t n = 0;
+            FILE *f = open_memstream(&text, &n);
+            assert_non_null(f);
+            ks_jw w;
+            ks_jw_open(&w, f, pretty);
+            yajl_gen g = yajl_gen_alloc(NULL);
+            assert_non_null(g);
+            if (pretty) {
+                yajl_gen_config(g, yajl_gen_beautify, 1);
+                yajl_gen_config(g, yajl_gen_indent_string, "  ");
+            }
+            int refused = 0;
+#define BOTH(jw, gen) do { jw; refused |= (gen) != yajl_gen_status_ok; } while (0)
+            switch (c) {
+            case 0: /* a number where a key is expected */
+                BOTH(ks_jw_obj(&w), yajl_gen_map_open(g));
+                BOTH(ks_jw_int(&w, 1), yajl_gen_number(g, "1", 1));
+                BOTH(ks_jw_end_obj(&w), yajl_gen_map_close(g));
+                break;
+            case 1: /* null, a bool, an object, an array where a key is expected, after a member */
+                BOTH(ks_jw_obj(&w), yajl_gen_map_open(g));
+                BOTH(ks_jw_kint(&w, "a", 1), (yajl_gen_string(g, (const unsigned char *)"a", 1), yajl_gen_number(g, "1", 1)));
+                BOTH(ks_jw_null(&w), yajl_gen_null(g));
+                BOTH(ks_jw_bool(&w, 1), yajl_gen_bool(g, 1));
+                BOTH(ks_jw_obj(&w), yajl_gen_map_open(g));
+                BOTH(ks_jw_arr(&w), yajl_gen_array_open(g));
+                BOTH(ks_jw_end_obj(&w), yajl_gen_map_close(g));
+                break;
+            case 2: /* a second top-level value */
+                BOTH(ks_jw_int(&w, 7), yajl_gen_number(g, "7", 1));
+                BOTH(ks_jw_str(&w, "x"), yajl_gen_string(g, (const unsigned char *)"x", 1));
+                break;
+            case 3: /* a second top-level container */
+                BOTH(ks_jw_arr(&w), yajl_gen_array_open(g));
+                BOTH(ks_jw_end_arr(&w), yajl_gen_array_close(g));
+                BOTH(ks_jw_obj(&w), yajl_gen_map_open(g));
+                break;
+            case 4: /* a close after the top-level value is complete */
+                BOTH(ks_jw_arr(&w), yajl_gen_array_open(g));
+                BOTH(ks_jw_end_arr(&w), yajl_gen_array_close(g));
+                BOTH(ks_jw_end_arr(&w), yajl_gen_array_close(g));
+                break;
+            case 5: /* 127 levels open: the 128th is refused */
+                for (int d = 0; d < 128; d++)
+                    BOTH(ks_jw_arr(&w), yajl_gen_array_open(g));
+                break;
+            case 6: /* a string where a key is expected is the key */
+                BOTH(ks_jw_obj(&w), yajl_gen_map_open(g));
+                BOTH(ks_jw_str(&w, "k"), yajl_gen_string(g, (const unsigned char *)"k", 1));
+                BOTH(ks_jw_key(&w, "v"), yajl_gen_string(g, (const unsigned char *)"v", 1));
+                BOTH(ks_jw_end_obj(&w), yajl_gen_map_close(g));
+                break;
+            default: /* a top-level string and number alone */
+                BOTH(ks_jw_double(&w, 0.25), yajl_gen_number(g, "0.25", 4));
+                break;
+            }
+#undef BOTH
+            assert_int_equal(ks_jw_close(&w), refused ? -1 : 0);
+            assert_int_equal(refused, c < 6);
+            fclose(f);
+            const unsigned char *want;
+            size_t wn;
+            assert_int_equal(yajl_gen_get_buf(g, &want, &wn), yajl_gen_status_ok);
+            if (c != 5) { /* yajl_gen's text after its depth refusal is its own */
+                assert_int_equal(n, wn);
+                assert_memory_equal(text, want, n);
+            }
+            yajl_gen_free(g);
+            free(text);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +573,9 @@ int main(void)
         cmocka_unit_test(str_writes_what_strn_writes),
         cmocka_unit_test(utf8_checked_by_blocks),
         cmocka_unit_test(indented_as_yajl_gen_beautifies),
+        cmocka_unit_test(compact_as_yajl_gen_writes),
+        cmocka_unit_test(refused_as_yajl_gen_refuses),
+        cmocka_unit_test(every_byte_at_every_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
