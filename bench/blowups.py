@@ -11,6 +11,9 @@ from its fork). Shapes:
   repairs     one name of control characters, tolerant and --strict (stats --threads 1): linear;
               --strict stops at the first repair, so flat
   gaps        N threads of one process and N GPU idle gaps (analyze --format json): linear
+  gaps-open   the same, each thread inside one slice open across every gap (and one short op in
+              one gap): linear (threads x gaps before: a thread was split in every gap its slice
+              spanned)
   ranks-zip   N tiny ranks in a zip against the same in a directory (ranks -j 1): linear, and a
               few times the directory's cost at every size
 
@@ -94,6 +97,25 @@ def gaps(n):
     return p
 
 
+def gaps_open(n):
+    p = os.path.join(WORK, f"gaps-open{n}.json")
+    if not os.path.exists(p):
+        ev = []
+        for t in range(n):
+            ev.append({"ph": "X", "cat": "python_function", "name": f"outer{t % 7}", "pid": 1, "tid": t + 2, "ts": 0,
+                       "dur": n * 100 + 10})
+            ev.append({"ph": "X", "cat": "cpu_op", "name": f"op{t % 50}", "pid": 1, "tid": t + 2,
+                       "ts": (t * 37) % n * 100 + 60, "dur": 3})
+        for g in range(n):
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": g * 100, "dur": 2, "args": {"correlation": g + 1}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": g * 100 + 5, "dur": 50,
+                       "args": {"correlation": g + 1, "device": 0, "stream": 7}})
+        with open(p, "w") as f:
+            json.dump({"traceEvents": ev}, f, separators=(",", ":"))
+    return p
+
+
 def ranks(n, kind):
     d = os.path.join(WORK, f"ranks{n}")
     z = d + ".zip"
@@ -114,6 +136,8 @@ SHAPES = {
                         row("repairs strict", [1, 4, 16], repairs, ["stats", "--threads", "1", "--strict"], "MiB")),
     "gaps": lambda: row("gaps", [1000, 4000, 16000], gaps, ["analyze", "--threads", "1", "--format", "json"],
                         "thr+g"),
+    "gaps-open": lambda: row("gaps open", [1000, 4000, 16000], gaps_open,
+                             ["analyze", "--threads", "1", "--format", "json"], "thr+g"),
     "ranks-zip": lambda: (row("ranks zip", [1000, 4000, 16000], lambda n: ranks(n, "zip"), ["ranks", "-j", "1"],
                               "ranks"),
                           row("ranks directory", [1000, 4000, 16000], lambda n: ranks(n, "dir"),

@@ -33,4 +33,10 @@ int ks_window_default(const ks_analysis *a, const ks_steps *st, ks_window_choice
  * grows over the active steps, appended to out; a check of insights/diagnose.c. */
 void ks_memory_growth_check(const ks_analysis *a, const ks_steps *st, ks_diagnoses *out);
 
+/* ks_gaps_find, and in splits how many times it split a gap on one thread: a gap is split on the
+ * threads whose slices start or end in it, the launching thread, and every thread in the five
+ * longest gaps; a thread steady across a run of gaps once for the run (insights/gaps.c) */
+int ks_gaps_find_counted(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out,
+                         ks_error *err, uint64_t *splits);
+
 #endif

@@ -671,6 +671,76 @@ static void gaps_every_thread(void **state)
     unload(&b);
 }
 
+/* T threads of one process, each inside one python_function "outer" across the whole trace and
+ * one 3 us op (thread i in gap (37 i) mod (G - 1)); tid 1 launches G kernels of 50 us, 100 us
+ * apart: G - 1 gaps of 50 us, each [100 g + 55, 100 g + 105) us, with the launch call
+ * [100 (g + 1), + 2) inside. By hand: every thread works the whole of every gap, in "outer" but
+ * for its op's 3 us; tid 1 is idle 48 us of each gap while the others work: waiting. The threads
+ * steady in a gap are split once for their run of gaps, not once a gap: the splits grow with
+ * threads + gaps (T x (G - 1) = 80 000 when every thread was split in every gap). */
+static void gaps_steady_threads_split_once(void **state)
+{
+    (void)state;
+    enum { T = 200, G = 401 };
+    const ks_ns us = 1000;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\":[");
+    for (int i = 0; i < T; i++)
+        ks_buf_printf(&b,
+                      "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"outer\",\"pid\":1,\"tid\":%d,\"ts\":0,"
+                      "\"dur\":%d},{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":%d,"
+                      "\"ts\":%d,\"dur\":3},",
+                      i + 2, G * 100 + 10, i + 2, (i * 37 % (G - 1)) * 100 + 65);
+    for (int g = 0; g < G; g++)
+        ks_buf_printf(&b,
+                      "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+                      "\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":50,\"args\":{\"correlation\":%d,\"device\":0,"
+                      "\"stream\":7}}",
+                      g ? "," : "", g * 100, g + 1, g * 100 + 5, g + 1);
+    ks_buf_puts(&b, "]}");
+    ks_trace *t = NULL;
+    ks_error err;
+    assert_int_equal(ks_parse_buffer("steady", b.p, b.n, NULL, &t, &err), KS_OK);
+    ks_buf_free(&b);
+    ks_analysis *a = analyse(t, NULL);
+    ks_steps st;
+    ks_gaps gp;
+    uint64_t splits = 0;
+    assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+    assert_int_equal(ks_gaps_find_counted(a, &st, NULL, &gp, &err, &splits), KS_OK);
+    assert_int_equal(gp.n, 1);
+    const ks_gap_device *d = &gp.dev[0];
+    assert_int_equal(d->count, G - 1);
+    assert_int_equal(d->total_ns, (G - 1) * 50 * us);
+    assert_int_equal(d->waiting_ns, (G - 1) * 48 * us);
+    assert_int_equal(d->nthreads, T + 1);
+    for (size_t i = 0; i < d->nthreads; i++) {
+        const ks_gap_thread *th = &d->threads[i];
+        if (th->launching) {
+            assert_int_equal(th->launching, G - 1);
+            assert_int_equal(th->state_ns[KS_TS_IDLE], (G - 1) * 48 * us);
+            continue;
+        }
+        assert_int_equal(th->state_ns[KS_TS_WORK], (G - 1) * 50 * us);
+        assert_int_equal(th->nby_cpu, 2);
+        const ks_gap_cause *outer = &th->by_cpu[0], *op = &th->by_cpu[1];
+        assert_string_equal(ks_trace_str(t, outer->name), "outer");
+        assert_int_equal(outer->total_ns, (G - 1) * 50 * us - 3 * us);
+        assert_int_equal(outer->count, G - 1);
+        assert_string_equal(ks_trace_str(t, op->name), "op");
+        assert_int_equal(op->total_ns, 3 * us);
+        assert_int_equal(op->count, 1);
+    }
+    /* per thread: its op's gap, the five longest (all of one length: the first five) and up to
+     * seven runs between them; per gap: the launching thread */
+    assert_true(splits <= 13 * T + G);
+    ks_gaps_free(&gp);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 /* whatif on threads.json: @gpu scales the work of both threads (400 us launched, the orphan is
  * not modeled); ## backward ## on tid 1 is waiting (no op of tid 1 in it, tid 2's ops inside),
  * so none of its 600 us is scaled and the projection is the model's. */
@@ -830,6 +900,7 @@ int main(void)
         cmocka_unit_test(whatif_seed_example),
         cmocka_unit_test(threads_tie_backward_work),
         cmocka_unit_test(gaps_every_thread),
+        cmocka_unit_test(gaps_steady_threads_split_once),
         cmocka_unit_test(whatif_every_thread),
         cmocka_unit_test(whatif_waits_between_threads),
         cmocka_unit_test(telemetry_aligned_with_skew),
