@@ -335,7 +335,11 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
             gnode x = {e->ts, ks_sat_add(e->ts, d < 0 ? 0 : d), (uint32_t)i};
             KS_PUSH(tmp, n, ctmp, x);
         }
-        if (n > 1)
+        /* (a stream's work is nearly always in order already: checked in one pass) */
+        size_t sorted = 1;
+        while (sorted < n && cmp_gnode(&tmp[sorted - 1], &tmp[sorted]) <= 0)
+            sorted++;
+        if (sorted < n)
             qsort(tmp, n, sizeof *tmp, cmp_gnode);
         g->st[g->nst].track = s->track;
         g->st[g->nst].n0 = g->n;
@@ -676,12 +680,6 @@ static void sort_edges(ks_dg *g, edge_buf *eb)
     memset(eb, 0, sizeof *eb);
 }
 
-static int cmp_ns(const void *x, const void *y)
-{
-    ks_ns a = *(const ks_ns *)x, b = *(const ks_ns *)y;
-    return (a > b) - (a < b);
-}
-
 /* each node's incoming edges, the edge that released it, and every edge's lag */
 static void bind_edges(ks_dg *g, edge_buf *eb)
 {
@@ -706,7 +704,7 @@ static void bind_edges(ks_dg *g, edge_buf *eb)
             KS_PUSH(lat, nlat, clat, ks_sat_sub(v->start, g->e[best].q));
     }
     if (nlat) {
-        qsort(lat, nlat, sizeof *lat, cmp_ns);
+        ks_sort_ns(lat, nlat);
         g->launch_typ = lat[nlat / 2];
     }
     free(lat);
