@@ -121,6 +121,15 @@ static size_t name_at(const row *r, const size_t *w, const size_t *sel, size_t n
     return n ? at + 2 : at;
 }
 
+/* the columns a last cell takes whole (its KS_TEXT_KEEP marker not printed); *kc: those of the
+ * part after the marker, kept whole when the name is shortened */
+static size_t name_cols(const cell *c, size_t *kc)
+{
+    const char *keep = memchr(c->s, KS_TEXT_KEEP[0], c->n);
+    *kc = keep ? cols(keep + 1, c->n - (size_t)(keep - c->s) - 1) : 0;
+    return cols(c->s, c->n) - (keep != NULL);
+}
+
 /* whether row r's last cell fits beside its fixed cells (shortened to no less than
  * KS_TEXT_NAME_MIN columns): else it goes on a line of its own */
 static int name_fits(const row *r, size_t at, size_t width)
@@ -128,9 +137,7 @@ static int name_fits(const row *r, size_t at, size_t width)
     const cell *last = &r->c[r->n - 1];
     if (!width || !last->n)
         return 1;
-    const char *keep = memchr(last->s, KS_TEXT_KEEP[0], last->n);
-    size_t kc = keep ? cols(keep + 1, last->n - (size_t)(keep - last->s) - 1) : 0;
-    size_t need = cols(last->s, last->n) - (keep != NULL);
+    size_t kc, need = name_cols(last, &kc);
     return at + need <= width || (width > at + kc && width - at - kc >= KS_TEXT_NAME_MIN);
 }
 
@@ -166,16 +173,11 @@ static void put_rows(FILE *out, const row *rows, size_t nrows, const size_t *w, 
             flush_row(out, &b);
             continue;
         }
-        if (!width || at + cols(last->s, last->n) - (memchr(last->s, KS_TEXT_KEEP[0], last->n) != NULL) <= width) {
-            if (!under || !shown) {
-                ks_buf_puts(&b, shown ? "  " : "");
-                put_name(&b, last, 0);
-                flush_row(out, &b);
-                continue;
-            }
-        } else if (!under) {
+        size_t kc, need = name_cols(last, &kc);
+        int whole = !width || at + need <= width;
+        if (whole ? !under || !shown : !under) { /* beside the row, shortened when not whole */
             ks_buf_puts(&b, shown ? "  " : "");
-            put_name(&b, last, width - at);
+            put_name(&b, last, whole ? 0 : width - at);
             flush_row(out, &b);
             continue;
         }
@@ -230,10 +232,7 @@ static void table(FILE *out, const char *const *lines, const size_t *lens, size_
         split_row(lines[i], lens[i], &rows[i]);
         ncol = rows[i].n - 1 > ncol ? rows[i].n - 1 : ncol;
         indent = rows[i].indent > indent ? rows[i].indent : indent;
-        const cell *last = &rows[i].c[rows[i].n - 1];
-        const char *keep = memchr(last->s, KS_TEXT_KEEP[0], last->n);
-        size_t kc = keep ? cols(keep + 1, last->n - (size_t)(keep - last->s) - 1) : 0;
-        size_t need = cols(last->s, last->n) - (keep != NULL), least = kc + KS_TEXT_NAME_MIN;
+        size_t kc, need = name_cols(&rows[i].c[rows[i].n - 1], &kc), least = kc + KS_TEXT_NAME_MIN;
         need = need < least ? need : least;
         name = need > name ? need : name;
     }
