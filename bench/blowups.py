@@ -82,16 +82,23 @@ def repairs(mib):
     return p
 
 
+def launches(n):
+    """n launches, 100 us apart, each of a 50 us kernel: n GPU idle gaps of 50 us"""
+    ev = []
+    for g in range(n):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": g * 100, "dur": 2, "args": {"correlation": g + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": g * 100 + 5, "dur": 50,
+                   "args": {"correlation": g + 1, "device": 0, "stream": 7}})
+    return ev
+
+
 def gaps(n):
     p = os.path.join(WORK, f"gaps{n}.json")
     if not os.path.exists(p):
         ev = [{"ph": "X", "cat": "cpu_op", "name": f"op{t % 50}", "pid": 1, "tid": t + 2, "ts": (t * 97) % (n * 100),
                "dur": 1} for t in range(n)]
-        for g in range(n):
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": g * 100, "dur": 2, "args": {"correlation": g + 1}})
-            ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": g * 100 + 5, "dur": 50,
-                       "args": {"correlation": g + 1, "device": 0, "stream": 7}})
+        ev += launches(n)
         with open(p, "w") as f:
             json.dump({"traceEvents": ev}, f, separators=(",", ":"))
     return p
@@ -106,11 +113,7 @@ def gaps_open(n):
                        "dur": n * 100 + 10})
             ev.append({"ph": "X", "cat": "cpu_op", "name": f"op{t % 50}", "pid": 1, "tid": t + 2,
                        "ts": (t * 37) % n * 100 + 60, "dur": 3})
-        for g in range(n):
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": g * 100, "dur": 2, "args": {"correlation": g + 1}})
-            ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": g * 100 + 5, "dur": 50,
-                       "args": {"correlation": g + 1, "device": 0, "stream": 7}})
+        ev += launches(n)
         with open(p, "w") as f:
             json.dump({"traceEvents": ev}, f, separators=(",", ":"))
     return p
