@@ -82,11 +82,13 @@ static void pick_threads(ks_dg *g, uint32_t stepping)
     }
 }
 
-/* per thread: its ops (slices that are not labels) and every slice's start and end, sorted */
+/* per thread: its ops (slices that are not labels) and its slices' starts and ends (the marks:
+ * where it ran code). The starts are the timeline's, in order; the ends are sorted here. */
 typedef struct thread_info {
     ks_ivs ops;
-    ks_ns *marks;
-    size_t nmarks;
+    const ks_timeline *tl;
+    ks_ns *ends;           /* every slice's end (at least its start), sorted */
+    size_t n;
     ks_ns first, last;     /* its span */
 } thread_info;
 
@@ -94,7 +96,9 @@ static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
 {
     const ks_timeline *tl = &g->a->tl[g->th[j].track];
     memset(ti, 0, sizeof *ti);
-    ti->marks = ks_xmalloc(ks_mul(2 * tl->n + 1, sizeof *ti->marks));
+    ti->tl = tl;
+    ti->n = tl->n;
+    ti->ends = ks_xmalloc(ks_mul(tl->n + 1, sizeof *ti->ends));
     ti->first = INT64_MAX;
     ti->last = INT64_MIN;
     for (size_t i = 0; i < tl->n; i++) {
@@ -102,15 +106,41 @@ static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
         ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
         if (end < ts)
             end = ts;
+        /* (in start order: merged as they come, the set stays as small as its union) */
         if (s->kind != KS_K_USER_ANNOTATION)
-            ks_ivs_add(&ti->ops, ts, end);
-        ti->marks[ti->nmarks++] = ts;
-        ti->marks[ti->nmarks++] = end;
+            ks_ivs_add_merge(&ti->ops, ts, end);
+        ti->ends[i] = end;
         ti->first = ts < ti->first ? ts : ti->first;
         ti->last = end > ti->last ? end : ti->last;
     }
     ks_ivs_normalize(&ti->ops);
-    ks_sort_ns(ti->marks, ti->nmarks);
+    ks_sort_ns(ti->ends, ti->n);
+}
+
+/* the number of marks of ti at or before y: of its starts, of its ends */
+static size_t starts_upto(const thread_info *ti, ks_ns y)
+{
+    size_t lo = 0, hi = ti->n;
+    KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(ti->tl, mid) <= y);
+    return lo;
+}
+
+static size_t ends_upto(const thread_info *ti, ks_ns y)
+{
+    size_t lo = 0, hi = ti->n;
+    KS_LOWER_BOUND(lo, hi, mid, ti->ends[mid] <= y);
+    return lo;
+}
+
+/* the last mark of ti at or before y; 0 when none (q unset) */
+static int last_mark(const thread_info *ti, ks_ns y, ks_ns *q)
+{
+    size_t s = starts_upto(ti, y), e = ends_upto(ti, y);
+    if (!s && !e)
+        return 0;
+    ks_ns a = s ? ks_slice_ts_at(ti->tl, s - 1) : INT64_MIN, b = e ? ti->ends[e - 1] : INT64_MIN;
+    *q = a > b ? a : b;
+    return 1;
 }
 
 /* ---- nodes of one thread ------------------------------------------------------------------- */
@@ -159,11 +189,9 @@ static void classify_gap(const ks_dg *g, const thread_info *ti, size_t j, ks_ns 
             sp->on = -1; /* another thread worked meanwhile: at least a wait */
             sp->busy = (int32_t)k;
         }
-        size_t lo = 0, hi = ti[k].nmarks;
-        KS_LOWER_BOUND(lo, hi, mid, ti[k].marks[mid] <= y);
-        if (!lo)
+        ks_ns q;
+        if (!last_mark(&ti[k], y, &q))
             continue;
-        ks_ns q = ti[k].marks[lo - 1];
         if (q < x || ks_sat_sub(y, q) > tol || q <= sp->q)
             continue;
         sp->on = (int32_t)k;
@@ -232,12 +260,17 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
             continue;
         /* the thread ran code at its own labels' starts and ends: each piece between two of them
          * is a wait of its own (`## backward ##` ends when backward() returns) */
-        size_t lo = 0, hi = me->nmarks;
-        KS_LOWER_BOUND(lo, hi, mid, me->marks[mid] <= x);
+        size_t ls = starts_upto(me, x), le = ends_upto(me, x);
         for (ks_ns px = x; px < y;) {
-            while (lo < me->nmarks && me->marks[lo] <= px)
-                lo++;
-            ks_ns py = lo < me->nmarks && me->marks[lo] < y ? me->marks[lo] : y;
+            /* the next mark after px: the next start or the next end, whichever comes first */
+            while (ls < me->n && ks_slice_ts_at(me->tl, ls) <= px)
+                ls++;
+            while (le < me->n && me->ends[le] <= px)
+                le++;
+            ks_ns nx = ls < me->n ? ks_slice_ts_at(me->tl, ls) : INT64_MAX;
+            if (le < me->n && me->ends[le] < nx)
+                nx = me->ends[le];
+            ks_ns py = nx < y ? nx : y;
             if (ks_sat_sub(py, px) >= KS_WAIT_MIN_NS) {
                 special s = {px, py, -1, -1, -1, INT64_MIN};
                 classify_gap(g, ti, j, px, py, &s);
@@ -276,11 +309,11 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         ks_ns best = INT64_MIN;
         int32_t on = -1;
         for (size_t k = 0; k < g->nth; k++) {
-            size_t lo = 0, hi = ti[k].nmarks;
-            KS_LOWER_BOUND(lo, hi, mid, ti[k].marks[mid] <= me->first);
-            if (k == j || !lo || ks_sat_sub(me->first, ti[k].marks[lo - 1]) > KS_WAIT_START_TOL_NS || ti[k].marks[lo - 1] <= best)
+            ks_ns q;
+            if (k == j || !last_mark(&ti[k], me->first, &q) || ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS ||
+                q <= best)
                 continue;
-            best = ti[k].marks[lo - 1];
+            best = q;
             on = (int32_t)k;
         }
         if (on >= 0) {
@@ -355,13 +388,19 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
 
 /* ---- edges --------------------------------------------------------------------------------- */
 
-/* the edges as they are made, with their targets (sort_edges puts them by target) */
+/* The edges of a node, in the order they are made: program order on its thread or order on its
+ * stream (from the node before it in its lane), its launch (a GPU node), then the waits: sync,
+ * stream wait, thread. The first two are one each at most, known per node (the lane, the launch
+ * found per GPU node); the waits, made as they are found, wait in an edge_buf with their targets
+ * until sort_edges puts every edge by target. */
 typedef struct edge_buf {
     struct made_edge {
         ks_dg_edge e;
         uint32_t dst;
     } *v;
     size_t n, cap;
+    uint32_t *lsrc;        /* per GPU node: the node its launch edge leaves from (UINT32_MAX: none) */
+    ks_ns *lq;             /* per GPU node: the launch point (INT64_MIN: none) */
 } edge_buf;
 
 static void push_edge(ks_dg *g, edge_buf *eb, size_t src, size_t dst, ks_ns q, int kind, int inferred)
@@ -609,17 +648,19 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
 {
     const ks_analysis *a = g->a;
     for (size_t j = 0; j < g->nth; j++)
-        for (size_t i = g->th[j].n0 + 1; i < g->th[j].n1; i++)
-            push_edge(g, cap, i - 1, i, g->v[i - 1].end, KS_DEP_PROGRAM, 0);
+        if (g->th[j].n1 > g->th[j].n0)
+            g->edges[KS_DEP_PROGRAM][0] += g->th[j].n1 - g->th[j].n0 - 1;
     for (size_t k = 0; k < g->nst; k++)
-        for (size_t i = g->st[k].n0 + 1; i < g->st[k].n1; i++)
-            push_edge(g, cap, i - 1, i, g->v[i - 1].end, KS_DEP_STREAM, 0);
+        if (g->st[k].n1 > g->st[k].n0)
+            g->edges[KS_DEP_STREAM][0] += g->st[k].n1 - g->st[k].n0 - 1;
     size_t ngpu = g->n - g->g0;
     ks_ns *lq = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *lq));
+    uint32_t *lsrc = ks_xmalloc(ks_mul(ngpu ? ngpu : 1, sizeof *lsrc));
     g->launched = ks_xcalloc(ngpu ? ngpu : 1, 1);
     for (size_t i = g->g0; i < g->n; i++) {
         ks_slice_ref l = ks_gpuwork_launcher_at(a, (size_t)g->v[i].ref);
         lq[i - g->g0] = INT64_MIN;
+        lsrc[i - g->g0] = UINT32_MAX;
         if (l.s < 0 || g->thread_of[l.tl] < 0) {
             g->unlaunched++;
             continue;
@@ -631,9 +672,12 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
             continue;
         }
         lq[i - g->g0] = q;
+        lsrc[i - g->g0] = (uint32_t)src;
         g->launched[i - g->g0] = 1;
-        push_edge(g, cap, (size_t)src, i, q, KS_DEP_LAUNCH, 0);
+        g->edges[KS_DEP_LAUNCH][0]++;
     }
+    cap->lq = lq;
+    cap->lsrc = lsrc;
     rec_waits rw;
     rec_waits_make(g, &rw);
     for (size_t i = 0; i < g->g0; i++)
@@ -654,29 +698,62 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
         if (src >= 0)
             push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
     }
-    free(lq);
 }
 
-/* the edges by target, each node's first in p0 (a counting sort: stable, so each node's edges keep
- * the order they were made in: program or stream, launch, sync, thread) */
+/* node i has an edge from the node before it in its lane (program or stream order) */
+static int has_order_edge(const ks_dg *g, size_t i)
+{
+    const ks_dg_node *v = &g->v[i];
+    return i > (v->kind == KS_DG_GPU ? g->st[v->lane - g->nth].n0 : g->th[v->lane].n0);
+}
+
+/* node i has a launch edge */
+static int has_launch_edge(const ks_dg *g, const edge_buf *eb, size_t i)
+{
+    return i >= g->g0 && eb->lsrc[i - g->g0] != UINT32_MAX;
+}
+
+/* the edges by target, each node's first in p0, in the order they were made (program or stream,
+ * launch, then the waits in the order found: a counting sort, stable) */
 static void sort_edges(ks_dg *g, edge_buf *eb)
 {
     for (size_t i = 0; i < g->n; i++)
         g->v[i].p0 = 0;
+    size_t ne = eb->n;
+    /* p0 first counts the edges of the node before */
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t c = (uint32_t)has_order_edge(g, i) + (uint32_t)has_launch_edge(g, eb, i);
+        ne += c;
+        if (i + 1 < g->n)
+            g->v[i + 1].p0 += c;
+    }
     for (size_t i = 0; i < eb->n; i++)
         if (eb->v[i].dst + 1 < g->n)
             g->v[eb->v[i].dst + 1].p0++;
     for (size_t i = 1; i < g->n; i++)
         g->v[i].p0 += g->v[i - 1].p0;
-    g->ne = eb->n;
+    g->ne = ne;
     g->e = ks_xmalloc(ks_mul(g->ne ? g->ne : 1, sizeof *g->e));
     uint32_t *at = ks_xmalloc(ks_mul(g->n ? g->n : 1, sizeof *at));
-    for (size_t i = 0; i < g->n; i++)
-        at[i] = g->v[i].p0;
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t k = g->v[i].p0;
+        if (has_order_edge(g, i)) {
+            ks_dg_edge e = {g->v[i - 1].end, (uint32_t)(i - 1), g->v[i].kind == KS_DG_GPU ? KS_DEP_STREAM : KS_DEP_PROGRAM,
+                            0, 0};
+            g->e[k++] = e;
+        }
+        if (has_launch_edge(g, eb, i)) {
+            ks_dg_edge e = {eb->lq[i - g->g0], eb->lsrc[i - g->g0], KS_DEP_LAUNCH, 0, 0};
+            g->e[k++] = e;
+        }
+        at[i] = k;
+    }
     for (size_t i = 0; i < eb->n; i++)
         g->e[at[eb->v[i].dst]++] = eb->v[i].e;
     free(at);
     free(eb->v);
+    free(eb->lq);
+    free(eb->lsrc);
     memset(eb, 0, sizeof *eb);
 }
 
@@ -742,6 +819,12 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     for (size_t j = 0; j < g->nth; j++)
         thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts);
     free(cuts);
+    /* (the threads' ops and marks are not needed past their nodes: freed before the edges are made) */
+    for (size_t j = 0; j < g->nth; j++) {
+        ks_ivs_free(&ti[j].ops);
+        free(ti[j].ends);
+    }
+    free(ti);
     gpu_nodes(g, &cap);
     /* the nodes are kept while the graph is: without their growth slack */
     if (cap > g->n)
@@ -750,11 +833,6 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     make_edges(g, pw, npw, &eb);
     bind_edges(g, &eb);
     free(pw);
-    for (size_t j = 0; j < g->nth; j++) {
-        ks_ivs_free(&ti[j].ops);
-        free(ti[j].marks);
-    }
-    free(ti);
     free(tl_blocking);
     tl_blocking = NULL;
 }
