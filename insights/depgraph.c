@@ -98,7 +98,7 @@ static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
     memset(ti, 0, sizeof *ti);
     ti->tl = tl;
     ti->n = tl->n;
-    ti->ends = ks_xmalloc(ks_mul(tl->n + 1, sizeof *ti->ends));
+    ti->ends = ks_big_alloc(ks_mul(tl->n + 1, sizeof *ti->ends));
     ti->first = INT64_MAX;
     ti->last = INT64_MIN;
     for (size_t i = 0; i < tl->n; i++) {
@@ -252,6 +252,8 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
     }
     /* the gaps of its ops (ops are busy, so no blocking call lies in one) */
     ks_ns prev = me->first;
+    size_t ls = 0, le = 0; /* the marks at or before the point reached: of the starts, of the ends (the
+                            * gaps come in time order: the two only move on) */
     for (size_t q = 0; q <= me->ops.n; q++) {
         ks_ns x = prev, y = q < me->ops.n ? me->ops.v[q].a : me->last;
         if (q < me->ops.n)
@@ -260,7 +262,6 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
             continue;
         /* the thread ran code at its own labels' starts and ends: each piece between two of them
          * is a wait of its own (`## backward ##` ends when backward() returns) */
-        size_t ls = starts_upto(me, x), le = ends_upto(me, x);
         for (ks_ns px = x; px < y;) {
             /* the next mark after px: the next start or the next end, whichever comes first */
             while (ls < me->n && ks_slice_ts_at(me->tl, ls) <= px)
@@ -362,11 +363,12 @@ static void gpu_nodes(ks_dg *g, size_t *cap)
     for (size_t k = 0; k < gw->nstreams; k++) {
         const ks_gpuwork_stream *s = &gw->streams[k];
         size_t n = 0;
+        KS_GROW(tmp, ctmp, s->n);
         for (size_t i = s->first; i < s->first + s->n; i++) {
             const ks_event *e = ks_gpuwork_event(a->trace, &gw->v[i]);
             ks_ns d = ks_event_dur(e);
             gnode x = {e->ts, ks_sat_add(e->ts, d < 0 ? 0 : d), (uint32_t)i};
-            KS_PUSH(tmp, n, ctmp, x);
+            tmp[n++] = x;
         }
         /* (a stream's work is nearly always in order already: checked in one pass) */
         size_t sorted = 1;
@@ -822,7 +824,7 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     /* (the threads' ops and marks are not needed past their nodes: freed before the edges are made) */
     for (size_t j = 0; j < g->nth; j++) {
         ks_ivs_free(&ti[j].ops);
-        free(ti[j].ends);
+        ks_big_free(ti[j].ends, (ti[j].n + 1) * sizeof *ti[j].ends);
     }
     free(ti);
     gpu_nodes(g, &cap);
