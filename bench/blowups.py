@@ -8,8 +8,9 @@ smallest size (and the CPU time to the size before): linear is the size ratio (4
 quadratic its square. The peak RSS has the harness's own as a floor (wait4 counts the process
 from its fork). Shapes:
   blanks      a run of blanks between two events of a .json.gz (stats): memory flat
-  repairs     one name of control characters, tolerant and --strict (stats --threads 1): linear;
-              --strict stops at the first repair, so flat
+  repairs     one name of 2, 8 and 32 MiB of control characters, tolerant and --strict (stats
+              --threads 1): linear, ~12 bytes of peak RSS a repaired byte; --strict stops at the first
+              repair, so flat
   gaps        N threads of one process and N GPU idle gaps (analyze --format json): linear
   gaps-open   the same, each thread inside one slice open across every gap (and one short op in
               one gap): linear (threads x gaps before: a thread was split in every gap its slice
@@ -135,8 +136,8 @@ def ranks(n, kind):
 
 SHAPES = {
     "blanks": lambda: row("blanks", [64, 256, 1024], blanks, ["stats"], "MiB"),
-    "repairs": lambda: (row("repairs", [1, 4, 16], repairs, ["stats", "--threads", "1"], "MiB"),
-                        row("repairs strict", [1, 4, 16], repairs, ["stats", "--threads", "1", "--strict"], "MiB")),
+    "repairs": lambda: (row("repairs", [2, 8, 32], repairs, ["stats", "--threads", "1"], "MiB"),
+                        row("repairs strict", [2, 8, 32], repairs, ["stats", "--threads", "1", "--strict"], "MiB")),
     "gaps": lambda: row("gaps", [1000, 4000, 16000], gaps, ["analyze", "--threads", "1", "--format", "json"],
                         "thr+g"),
     "gaps-open": lambda: row("gaps open", [1000, 4000, 16000], gaps_open,
