@@ -107,35 +107,47 @@ def _run(call, options):
             if lib.ks_tables_error_at(h, pos):
                 raise ParseError(msg.decode("utf-8", "replace"), pos[0], pos[1], pos[2])
             raise Error(msg.decode("utf-8", "replace"))
-        n = ctypes.c_size_t()
-        p = lib.ks_tables_json(h, ctypes.byref(n))
-        text = ctypes.string_at(p, n.value).decode("utf-8") if n.value else ""
-        return _tables.read(lib, h), text
-    finally:
+    except BaseException:
         lib.ks_tables_free(h)
+        raise
+    return _tables.Handle(lib, h)  # owns h from here: freed with the last Result holding it
 
 
 class Result:
     """A command's JSON document as tables: .tables {name: DataFrame} (every array of objects of
     the document, named by its path: "traces", "traces.ops", ...; a nested table's "_parent"
     column is the row of its parent table), .records(name) the same rows as dicts, .to_json()
-    the document's text as the command prints it."""
+    the document's text as the command prints it. A table is read from the library's tables
+    the first time it is asked for, the text likewise; the library's copy is freed with the
+    Result."""
 
-    def __init__(self, raw, text):
-        self._raw = raw
-        self._text = text
+    def __init__(self, handle):
+        self._h = handle
+        self._names = {n: (n, ()) for n in handle.index}  # name: (the handle's name, columns left out)
+        self._raw = {}
         self._frames = {}
+        self._text = None
+
+    def _read(self, name):
+        """(rows, [Column]) of the table name, or None when the document has no such table"""
+        if name not in self._raw:
+            if name not in self._names:
+                return None
+            full, drop = self._names[name]
+            n, cols = self._h.table(full)
+            self._raw[name] = (n, [c for c in cols if c.name not in drop])
+        return self._raw[name]
 
     def table_names(self):
-        return list(self._raw)
+        return list(self._names)
 
     def table(self, name):
         """The table named name as a DataFrame (an empty one when the document has no such
         table: an empty or null array)."""
         if name not in self._frames:
-            if name in self._raw:
-                n, cols = self._raw[name]
-                self._frames[name] = _tables.frame(n, cols)
+            t = self._read(name)
+            if t is not None:
+                self._frames[name] = _tables.frame(*t)
             else:
                 import pandas as pd
                 self._frames[name] = pd.DataFrame()
@@ -143,15 +155,15 @@ class Result:
 
     @property
     def tables(self):
-        return {n: self.table(n) for n in self._raw}
+        return {n: self.table(n) for n in self._names}
 
     def records(self, name):
-        if name not in self._raw:
-            return []
-        n, cols = self._raw[name]
-        return _tables.records(n, cols)
+        t = self._read(name)
+        return _tables.records(*t) if t is not None else []
 
     def to_json(self):
+        if self._text is None:
+            self._text = self._h.json()
         return self._text
 
 
@@ -180,21 +192,18 @@ class Analysis(Result):
               "gaps_longest": "gaps.longest", "threads": "threads.launchers", "memory": "memory",
               "memory_ops": "memory.ops", "overlaps": "overlaps", "roofline": "roofline"}
 
-    def __init__(self, raw, text):
-        super().__init__(raw, text)
+    def __init__(self, handle):
+        super().__init__(handle)
         inner = {}
-        names = {n[len("traces."):] for n in raw if n.startswith("traces.")}
-        for name, (n, cols) in raw.items():
-            if name.startswith("traces."):
-                short = name[len("traces."):]
-                if _parent_table(short, names) is None:  # a table of the trace: "_parent" is 0
-                    cols = [c for c in cols if c.name != "_parent"]
-                inner[short] = (n, cols)
-        n, cols = raw.get("traces", (0, []))
+        names = {n[len("traces."):] for n in handle.index if n.startswith("traces.")}
+        for name in names:
+            # a table of the trace itself: its "_parent" (always 0) left out
+            inner[name] = ("traces." + name, ("_parent",) if _parent_table(name, names) is None else ())
+        n, cols = handle.table("traces") if "traces" in handle.index else (0, [])
         if n != 1:
             raise Error(f"analyze: expected one trace, the document has {n}")
         self._trace = _tables.records(n, cols, drop=("_parent",))[0]
-        self._raw = inner
+        self._names = dict(sorted(inner.items(), key=lambda kv: handle.index[kv[1][0]]))
 
     def __getattr__(self, name):
         names = type(self)._NAMES
@@ -236,8 +245,7 @@ class Analysis(Result):
     def diagnoses(self):
         """The diagnoses as records (dicts), ranked by impact: hypothesis, evidence, next_check,
         refuted_if, ... (docs/insights.md)."""
-        n, cols = self._raw.get("diagnoses", (0, []))
-        return _tables.records(n, cols)
+        return self.records("diagnoses")
 
     @property
     def critical_path(self):
@@ -257,22 +265,21 @@ def analyze(path, window=None, steps=None, threads=None, **options):
     min_impact, all_diagnoses, top, sort, peak, strict."""
     p = _text(path, "path")
     opts = dict(options, window=window, step_label=steps, threads=threads)
-    raw, text = _run(lambda lib, o: lib.ks_tables_analyze(p, o), opts)
-    return Analysis(raw, text)
+    return Analysis(_run(lambda lib, o: lib.ks_tables_analyze(p, o), opts))
 
 
 def stats(path, **options):
     """`kinesift stats --format json PATH` (schema kinesift.stats/1) as a Result: .table("traces")
     one row per trace; options: threads, strict."""
     p = _text(path, "path")
-    return Result(*_run(lambda lib, o: lib.ks_tables_stats(p, o), options))
+    return Result(_run(lambda lib, o: lib.ks_tables_stats(p, o), options))
 
 
 def diff(before, after, **options):
     """`kinesift diff --format json BEFORE AFTER` (schema kinesift.diff/1) as a Result; options as
     analyze's (window, step_label, top, threads, strict...)."""
     a, b = _text(before, "before"), _text(after, "after")
-    return Result(*_run(lambda lib, o: lib.ks_tables_diff(a, b, o), options))
+    return Result(_run(lambda lib, o: lib.ks_tables_diff(a, b, o), options))
 
 
 def ranks(paths, **options):
@@ -283,7 +290,7 @@ def ranks(paths, **options):
         paths = [paths]
     v = [_text(p, "path") for p in paths]
     arr = (ctypes.c_char_p * max(len(v), 1))(*v)
-    return Result(*_run(lambda lib, o: lib.ks_tables_ranks(arr, len(v), o), options))
+    return Result(_run(lambda lib, o: lib.ks_tables_ranks(arr, len(v), o), options))
 
 
 def redact(src, dst, force=False, shapes=False, keep_logs=False, key_file=None):
@@ -291,4 +298,4 @@ def redact(src, dst, force=False, shapes=False, keep_logs=False, key_file=None):
     file unless force); returns the report (schema kinesift.redact-report/1) as a Result."""
     s, d = _text(src, "src"), _text(dst, "dst")
     opts = {"force": force, "shapes": shapes, "keep_logs": keep_logs, "key_file": key_file}
-    return Result(*_run(lambda lib, o: lib.ks_tables_redact(s, d, o), opts))
+    return Result(_run(lambda lib, o: lib.ks_tables_redact(s, d, o), opts))

@@ -7,6 +7,7 @@ a JSON cell (an array of scalars such as a diagnosis' steps) becomes the Python 
 None or pandas.NA, never 0."""
 import ctypes
 import json
+import weakref
 
 INT64, DOUBLE, STRING, BOOL, JSON = 1, 2, 3, 4, 5
 
@@ -47,52 +48,79 @@ class Column:
         return out
 
 
-def _array(ctype, addr, n, np):
-    """n cells at addr: a numpy copy, or a list where numpy is not installed"""
-    if not n:
-        return np.zeros(0, dtype=ctype) if np else []
-    buf = (ctype * n).from_address(addr)
-    return np.frombuffer(buf, dtype=ctype).copy() if np else list(buf)
+_DTYPES = {ctypes.c_int64: "int64", ctypes.c_double: "float64", ctypes.c_uint8: "bool"}
 
 
-def read(lib, h):
-    """Every table of handle h: {name: (rows, [Column])}; copies, valid after h is freed."""
+def _copy(np, ctype, addr, n):
+    """n cells of ctype at addr, copied: a numpy array (one memmove into a fresh array; c_uint8
+    cells, 0 or 1, as bool), or a list where numpy is not installed"""
+    if np is None:
+        return list((ctype * n).from_address(addr)) if n else []
+    a = np.empty(n, dtype=_DTYPES[ctype])
+    if n:
+        ctypes.memmove(a.ctypes.data, addr, a.nbytes)
+    return a
+
+
+def _strings(raw, off, ok):
+    """The cells of a string column: its bytes raw cut at the offsets off, None where not ok"""
+    n = len(ok)
+    if raw.isascii():  # one decode: byte offsets are character offsets
+        txt = raw.decode("ascii")
+        return [txt[off[i]:off[i + 1]] if ok[i] else None for i in range(n)]
+    return [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(n)]
+
+
+def _numpy():
     try:
         import numpy as np
     except ImportError:  # records and to_json only
         np = None
-    out = {}
-    for ti in range(lib.ks_tables_count(h)):
-        name = lib.ks_tables_name(h, ti).decode()
+    return np
+
+
+class Handle:
+    """One run's ks_tables handle: its tables read one at a time when asked for, its JSON text when
+    asked for; freed when the last object holding it is collected (or at exit)."""
+
+    def __init__(self, lib, h):
+        self.lib, self.h = lib, h
+        self._free = weakref.finalize(self, lib.ks_tables_free, h)  # first: whatever fails next
+        self.index = {lib.ks_tables_name(h, i).decode(): i for i in range(lib.ks_tables_count(h))}
+
+    def json(self):
+        n = ctypes.c_size_t()
+        p = self.lib.ks_tables_json(self.h, ctypes.byref(n))
+        return ctypes.string_at(p, n.value).decode("utf-8") if n.value else ""
+
+    def table(self, name):
+        """The table name as (rows, [Column]); copies, valid after the handle is freed."""
+        lib, h, ti, np = self.lib, self.h, self.index[name], _numpy()
         nrows = lib.ks_tables_rows(h, ti)
         cols = []
         for ci in range(lib.ks_tables_columns(h, ti)):
             cname = lib.ks_tables_column_name(h, ti, ci).decode()
             typ = lib.ks_tables_column_type(h, ti, ci)
-            valid = _array(ctypes.c_uint8, lib.ks_tables_column_valid(h, ti, ci), nrows, np)
-            valid = valid.view(bool) if np else [bool(v) for v in valid]
+            vp = lib.ks_tables_column_valid(h, ti, ci)  # bytes 0 or 1: numpy's bool as they are
+            valid = _copy(np, ctypes.c_uint8, vp, nrows)
+            if np is None:
+                valid = [bool(v) for v in valid]
             dp = lib.ks_tables_column_data(h, ti, ci)
             if typ in (STRING, JSON):
-                off = list(_array(ctypes.c_int64, lib.ks_tables_column_offsets(h, ti, ci), nrows + 1, np))
+                off = list((ctypes.c_int64 * (nrows + 1)).from_address(lib.ks_tables_column_offsets(h, ti, ci)))
                 raw = ctypes.string_at(dp, off[-1]) if off[-1] else b""
-                ok = list(valid)
-                if raw.isascii():  # one decode: byte offsets are character offsets
-                    txt = raw.decode("ascii")
-                    vals = [txt[off[i]:off[i + 1]] if ok[i] else None for i in range(nrows)]
-                else:
-                    vals = [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(nrows)]
+                vals = _strings(raw, off, list(valid))
                 if typ == JSON:  # the column's cells parsed at once, as one array
                     cells = iter(json.loads("[" + ",".join(v for v in vals if v is not None) + "]"))
                     vals = [next(cells) if v is not None else None for v in vals]
             elif typ == 0:
                 vals = [None] * nrows
             elif typ in (INT64, BOOL):
-                vals = _array(ctypes.c_int64, dp, nrows, np)
+                vals = _copy(np, ctypes.c_int64, dp, nrows)
             else:
-                vals = _array(ctypes.c_double, dp, nrows, np)
+                vals = _copy(np, ctypes.c_double, dp, nrows)
             cols.append(Column(cname, typ, vals, valid))
-        out[name] = (nrows, cols)
-    return out
+        return nrows, cols
 
 
 def frame(nrows, cols, drop=()):

@@ -19,6 +19,7 @@ command, on every real trace given (fixtures/real and the -Dcorpus directory).
 
 Runs with an interpreter that has pandas (Debian's /usr/bin/python3, python3-pandas); exits 77
 (meson: skipped) when this one has none."""
+import gc
 import json
 import math
 import os
@@ -180,6 +181,25 @@ class Tables(unittest.TestCase):
                                               [(s["critical_path"] or {}).get(c) for s in t["steps"]]), c)
                 checked += 1
         self.assertGreater(checked, 0)
+
+    def test_tables_read_when_asked_and_freed_with_the_result(self):
+        path = next(p for p in TRACES if "trace_compare/base" in p)
+        first = kinesift.analyze(path)
+        freed = first._h._free  # the library's copy of the run
+        self.assertTrue(freed.alive)
+        self.assertEqual(first._raw, {}, "no table is read before it is asked for")
+        others = [kinesift.analyze(path, threads=1) for _ in range(3)]  # runs that come and go
+        want = {n: others[0].table(n) for n in others[0].table_names()}
+        del others
+        gc.collect()
+        self.assertEqual(first.table_names(), list(want))
+        for name, df in first.tables.items():
+            pd.testing.assert_frame_equal(df, want[name], obj=name)
+        text = first.to_json()
+        self.assertIs(first.to_json(), text, "the text is read once")
+        del first, df
+        gc.collect()
+        self.assertFalse(freed.alive, "the library's copy is freed with the last Result")
 
     def test_options(self):
         path = next(p for p in TRACES if "trace_compare/base" in p)
