@@ -37,5 +37,8 @@ ks_sum_reader *ks_sum_reader_open(const char *name, struct ks_stream *st, const 
 int ks_sum_read_line(ks_sum_reader *r, int report, struct yajl_val_s **out, ks_error *err);
 int ks_sum_reader_more(ks_sum_reader *r, ks_error *err);
 void ks_sum_reader_close(ks_sum_reader *r);
+/* Reads of at most n bytes (1 .. 64 KiB; the default 64 KiB, a text in memory whole): what is read
+ * does not depend on it (tests). */
+void ks_sum_reader_chunk(ks_sum_reader *r, size_t n);
 
 #endif

@@ -373,7 +373,8 @@ struct ks_sum_reader {
     const char *name;
     ks_stream *st;
     const char *mem;
-    size_t mem_len;
+    size_t mem_len, mem_off;
+    size_t chunk_n;   /* bytes a read asks for */
     char *chunk;
     const char *buf; /* buf[pos .. n) not read yet; buf[0] at offset base */
     size_t n, pos;
@@ -407,9 +408,15 @@ ks_sum_reader *ks_sum_reader_open(const char *name, ks_stream *st, const char *t
     r->mem = text;
     r->mem_len = len;
     r->last_nl = -1;
+    r->chunk_n = CHUNK;
     if (st)
         r->chunk = ks_xmalloc(CHUNK);
     return r;
+}
+
+void ks_sum_reader_chunk(ks_sum_reader *r, size_t n)
+{
+    r->chunk_n = n < 1 ? 1 : n > CHUNK ? CHUNK : n;
 }
 
 void ks_sum_reader_close(ks_sum_reader *r)
@@ -671,7 +678,7 @@ static int segment(line_ctx *c, size_t a, size_t e, ks_error *err)
         }
         c->slen++;
         if (bad) {
-            if (c->dropping || c->holding) /* what yajl would say of these bytes, at this byte */
+            if (c->dropping) /* what yajl would say of these bytes it does not see, at this byte */
                 return fail_at(c, c->r->base + i, err, "lexical error: %s", bad);
             c->lx = LX_STR; /* yajl says so when the bytes reach it */
         }
@@ -696,13 +703,15 @@ static int refill(ks_sum_reader *r, ks_error *err)
         return 0;
     r->base += r->n;
     r->pos = r->n = 0;
-    if (!r->st) {
-        r->buf = r->mem;
-        r->n = r->mem_len;
-        r->eof = 1;
+    if (!r->st) { /* the text in pieces of chunk_n bytes, or whole */
+        size_t left = r->mem_len - r->mem_off;
+        r->buf = r->mem + r->mem_off;
+        r->n = left < r->chunk_n || r->chunk_n == CHUNK ? left : r->chunk_n;
+        r->mem_off += r->n;
+        r->eof = r->mem_off == r->mem_len;
         return r->n > 0;
     }
-    ssize_t got = ks_stream_read(r->st, r->chunk, CHUNK, err);
+    ssize_t got = ks_stream_read(r->st, r->chunk, r->chunk_n, err);
     if (got < 0) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);

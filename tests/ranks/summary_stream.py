@@ -115,7 +115,7 @@ for cmd, a, b in zip(COMMANDS + (["report"],), base, got):
                   f"{b[0]} {b[2][-300:]!r}")
 for cmd in (["analyze"], ["ranks"]):
     rc, _, err, rss = run(*cmd, bomb)
-    check(rss < rss_honest + 40 * MiB,
+    check(rss < rss_honest + 24 * MiB,
           f"{cmd[0]} of a bomb of 62 MiB under unused keys: peak RSS {rss / MiB:.0f} MiB, the honest "
           f"summary's {rss_honest / MiB:.0f} MiB")
 
@@ -126,7 +126,7 @@ for cmd in (["analyze"], ["ranks"]):
     rc, _, err, rss = run(*cmd, notsum)
     check(rc == 2 and one_line(err) and b"missing or mistyped field" in err,
           f"{cmd[0]} of a bomb that is no summary: {rc} {err[-300:]!r}")
-    check(rss < rss_honest + 40 * MiB, f"{cmd[0]} of a bomb that is no summary: peak RSS {rss / MiB:.0f} MiB")
+    check(rss < rss_honest + 24 * MiB, f"{cmd[0]} of a bomb that is no summary: peak RSS {rss / MiB:.0f} MiB")
 
 # ---- a dropped string is still checked; numbers are bounded -------------------------------------
 for what, bad, words in (("control", b"\x01", b"invalid character inside string"),
