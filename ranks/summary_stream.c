@@ -395,10 +395,18 @@ typedef struct line_ctx {
     int holding;      /* the rest of the token is held in held (from held_abs on) */
     ks_buf held;
     uint64_t held_abs;
+    uint64_t held_lines; /* newlines before held_abs */
+    int64_t held_last;   /* the offset of the last of them, -1 */
     const char *what; /* "" or "its analyze report: " */
 } line_ctx;
 
 enum { CHUNK = 1 << 16 };
+
+/* A held string goes to yajl after an empty comment: yajl copies the first token of a feed that
+ * follows one ending between tokens into its buffer; the comment is that token, the string is
+ * then read where it lies. */
+#define HELD_LEAD "/**/"
+enum { HELD_LEAD_N = sizeof HELD_LEAD - 1 };
 
 ks_sum_reader *ks_sum_reader_open(const char *name, ks_stream *st, const char *text, size_t len)
 {
@@ -447,7 +455,19 @@ static int fail_at(line_ctx *c, uint64_t abs, ks_error *err, const char *fmt, ..
 static int fail_at(line_ctx *c, uint64_t abs, ks_error *err, const char *fmt, ...)
 {
     uint64_t line, col;
-    line_col(c->r, abs, &line, &col);
+    if (c->held.n && abs >= c->held_abs && abs < c->r->base + c->r->pos) {
+        /* in a held string that began before the bytes in hand: counted from its start */
+        uint64_t lines = c->held_lines;
+        int64_t last = c->held_last;
+        for (uint64_t a = c->held_abs; a < abs && a - c->held_abs + HELD_LEAD_N < c->held.n; a++)
+            if (c->held.p[a - c->held_abs + HELD_LEAD_N] == '\n') {
+                lines++;
+                last = (int64_t)a;
+            }
+        line = lines + 1;
+        col = abs - (uint64_t)(last + 1) + 1;
+    } else
+        line_col(c->r, abs, &line, &col);
     char what[200];
     va_list ap;
     va_start(ap, fmt);
@@ -495,8 +515,6 @@ static int feed_at(line_ctx *c, const char *p, size_t n, uint64_t abs, ks_error 
 /* A held string goes to yajl after an empty comment: yajl copies the first token of a feed that
  * follows one ending between tokens into its buffer; the comment is that token, the string is
  * then read where it lies. */
-#define HELD_LEAD "/**/"
-enum { HELD_LEAD_N = sizeof HELD_LEAD - 1 };
 
 static int feed_held(line_ctx *c, ks_error *err)
 {
@@ -538,6 +556,13 @@ static int hold(line_ctx *c, size_t from, size_t tok, size_t e, ks_error *err)
     c->holding = 1;
     c->held.n = 0;
     c->held_abs = c->r->base + tok;
+    c->held_lines = c->r->lines;
+    c->held_last = c->r->last_nl;
+    for (size_t k = c->r->pos; k < tok; k++)
+        if (c->r->buf[k] == '\n') {
+            c->held_lines++;
+            c->held_last = (int64_t)(c->r->base + k);
+        }
     ks_buf_put(&c->held, HELD_LEAD, HELD_LEAD_N);
     ks_buf_put(&c->held, c->r->buf + tok, e - tok);
     return KS_OK;
@@ -636,6 +661,7 @@ static int segment(line_ctx *c, size_t a, size_t e, ks_error *err)
                     c->holding = c->dropping = 0;
                     if (feed_held(c, err) != KS_OK)
                         return KS_ERR;
+                    c->held.n = 0;
                     from = i + 1;
                 }
                 continue;

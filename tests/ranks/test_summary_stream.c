@@ -147,6 +147,12 @@ static void errors(void **state)
         free(got);
         free(text);
     }
+    /* a raw newline in a kept string held across reads: yajl's error, placed in the string */
+    char *nl = ks_xasprintf("{\"schema\":\"x\"}\n{\"analyze\":{\"text\":\"%s\n\"}}\n", pad);
+    char *nlgot = same_whatever_the_reads(nl);
+    assert_non_null(strstr(nlgot, "invalid character inside string at byte 5035 (line 2, column 5021)"));
+    free(nlgot);
+    free(nl);
     char *text = ks_xasprintf("{\"x\":%s}\n", deep);
     char *got = same_whatever_the_reads(text);
     assert_string_equal(got, "error: t: not a summary: nested deeper than 128 levels at byte 132 (line 1, column 133)");
