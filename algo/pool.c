@@ -6,7 +6,8 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <unistd.h>
+
+#include "kinesift/common.h"
 
 typedef struct pool_batch {
     size_t n;
@@ -19,10 +20,8 @@ int ks_pool_threads(int requested)
 {
     if (requested > 0)
         return requested < KS_POOL_MAX ? requested : KS_POOL_MAX;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1)
-        return 1;
-    return cpus < KS_POOL_MAX_AUTO ? (int)cpus : KS_POOL_MAX_AUTO;
+    int cpus = ks_cpus();
+    return cpus < KS_POOL_MAX_AUTO ? cpus : KS_POOL_MAX_AUTO;
 }
 
 static void *work(void *arg)

@@ -275,8 +275,8 @@ static int read_ranks(job *v, size_t n, int jobs, const ks_load_opts *lo, const 
 
 static int default_jobs(void)
 {
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c < 1 ? 1 : c > 64 ? 64 : (int)c;
+    int c = ks_cpus();
+    return c > 64 ? 64 : c;
 }
 
 /* the options that take a checked value (the option table hands them here) */

@@ -306,17 +306,19 @@ static void jw_string(ks_jw *w, const char *s, size_t n, int key)
 
 void ks_jw_strn(ks_jw *w, const char *s, size_t n) { jw_string(w, s, n, 0); }
 void ks_jw_str(ks_jw *w, const char *s) { jw_string(w, s ? s : "", s ? strlen(s) : 0, 0); }
-/* A key where a key is expected, ASCII without an escape, no sink, room in the buffer (a report's
- * keys): its separator, indentation and text written at once. Indented, a key always starts a new
+/* A key where a key is expected, ASCII without an escape, room in the buffer (a report's keys):
+ * its separator, indentation and text written at once (the sink, if any, given it first). Indented, a key always starts a new
  * line ("{\n" or ",\n" before it). Anything else: jw_string. */
 static void jw_key(ks_jw *w, const char *k, size_t n)
 {
     unsigned char *st = &w->st[w->depth];
-    if (w->sink || (*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
+    if ((*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
         !plain(k, n)) {
         jw_string(w, k, n, 1);
         return;
     }
+    if (w->sink)
+        w->sink->key(w->sink->ctx, k, n);
     char *d = w->buf + w->nbuf;
     if (*st == ST_MAP_KEY) {
         *d++ = ',';
@@ -366,14 +368,19 @@ static size_t decimal(char *b, uint64_t v)
     return n;
 }
 
-void ks_jw_int(ks_jw *w, int64_t v)
+size_t ks_jw_int_text(char *b, int64_t v)
 {
-    char b[24];
     size_t n = 0;
     if (v < 0)
         b[n++] = '-';
     /* the magnitude in unsigned arithmetic: exact for INT64_MIN too */
-    n += decimal(b + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    return n + decimal(b + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+void ks_jw_int(ks_jw *w, int64_t v)
+{
+    char b[24];
+    size_t n = ks_jw_int_text(b, v);
     SINK(w, i64(w->sink->ctx, v));
     gen_number(w, b, n);
 }

@@ -195,47 +195,62 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, walk *out)
 #undef TOP_NAME
 }
 
-static int cmp_item(const void *x, const void *y)
+static int cmp_item(const ks_cp_item *p, const ks_cp_item *q)
 {
-    const ks_cp_item *p = x, *q = y;
     if (p->kind != q->kind)
         return p->kind < q->kind ? -1 : 1;
     return (p->name > q->name) - (p->name < q->name);
 }
 
-static int cmp_item_ns(const void *x, const void *y)
+/* p before q among the top items: more time first, then by kind and name */
+static int item_before(const ks_cp_item *p, const ks_cp_item *q)
 {
-    const ks_cp_item *p = x, *q = y;
     if (p->ns != q->ns)
-        return p->ns > q->ns ? -1 : 1;
-    return cmp_item(x, y);
+        return p->ns > q->ns;
+    return cmp_item(p, q) < 0;
 }
 
-static void top_items(const ks_cp_piece *pc, ks_cp_step *s)
+/* the room of top_items, kept from step to step: per name and kind (slot[2 * name + kind], kind
+ * KS_CP_CPU or KS_CP_GPU), 1 + the index of its item in v (0: none in this step) */
+typedef struct items {
+    uint32_t *slot;
+    ks_cp_item *v;
+    size_t n, cap;
+} items;
+
+/* the names with most time on the step's path: each piece's time added to its name's item (one
+ * item per name and kind), the KS_CP_TOP largest kept in order. No sort of the pieces: a name's
+ * sum is the same in any order (saturating adds of non-negative times), and the order of the
+ * items (time, then kind and name) is total, so the first KS_CP_TOP are what a sort would give. */
+static void top_items(const ks_cp_piece *pc, ks_cp_step *s, items *it)
 {
-    ks_cp_item *v = ks_xmalloc(ks_mul(s->n ? s->n : 1, sizeof *v));
-    size_t n = 0;
+    it->n = 0;
     for (size_t i = 0; i < s->n; i++) {
         const ks_cp_piece *p = &pc[i];
-        if (p->kind == KS_CP_CPU || p->kind == KS_CP_GPU) {
-            ks_cp_item it = {p->name, p->kind, 0, ks_sat_sub(p->b, p->a)};
-            v[n++] = it;
+        if (p->kind != KS_CP_CPU && p->kind != KS_CP_GPU)
+            continue;
+        uint32_t *sl = &it->slot[2 * (size_t)p->name + p->kind];
+        ks_ns d = ks_sat_sub(p->b, p->a);
+        if (*sl) {
+            it->v[*sl - 1].ns = ks_sat_add(it->v[*sl - 1].ns, d);
+        } else {
+            ks_cp_item x = {p->name, p->kind, 0, d};
+            KS_PUSH(it->v, it->n, it->cap, x);
+            *sl = (uint32_t)it->n;
         }
     }
-    if (n > 1)
-        qsort(v, n, sizeof *v, cmp_item);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (u && v[u - 1].kind == v[i].kind && v[u - 1].name == v[i].name)
-            v[u - 1].ns = ks_sat_add(v[u - 1].ns, v[i].ns);
-        else
-            v[u++] = v[i];
+    size_t nt = 0;
+    for (size_t i = 0; i < it->n; i++) {
+        const ks_cp_item *x = &it->v[i];
+        it->slot[2 * (size_t)x->name + x->kind] = 0;
+        if (nt == KS_CP_TOP && !item_before(x, &s->top[nt - 1]))
+            continue;
+        size_t k = nt < KS_CP_TOP ? nt++ : nt - 1;
+        for (; k && item_before(x, &s->top[k - 1]); k--)
+            s->top[k] = s->top[k - 1];
+        s->top[k] = *x;
     }
-    if (u > 1)
-        qsort(v, u, sizeof *v, cmp_item_ns);
-    s->ntop = u < KS_CP_TOP ? u : KS_CP_TOP;
-    memcpy(s->top, v, s->ntop * sizeof *v);
-    free(v);
+    s->ntop = nt;
 }
 
 /* the path of [S, E) given its frontier: the step's GPU work that ended last (item node), else the
@@ -298,7 +313,7 @@ static void keep_pieces(ks_critpath *cp, const ks_cp_step *s, const walk *tile, 
 }
 
 static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp,
-                      walk *tile, uint8_t *comm, size_t *cap)
+                      walk *tile, uint8_t *comm, items *it, size_t *cap)
 {
     tmp->n = 0;
     tile->n = 0;
@@ -340,7 +355,7 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
         if (p->kind == KS_CP_GPU && collective(g->a, comm, p->name))
             s->collective_ns = ks_sat_add(s->collective_ns, ks_sat_sub(p->b, p->a));
     }
-    top_items(tile->v, s);
+    top_items(tile->v, s, it);
     for (size_t i = 0; i < s->ntop; i++)
         s->top[i].collective = s->top[i].kind == KS_CP_GPU && collective(g->a, comm, s->top[i].name);
     keep_pieces(cp, s, tile, cap);
@@ -373,7 +388,9 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
     }
     walk tmp = {0}, tile = {0};
     size_t cap = 0;
-    uint8_t *comm = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
+    size_t nstr = (size_t)ks_strtab_count(a->trace->strings) + 1;
+    uint8_t *comm = ks_xcalloc(nstr, 1);
+    items it = {ks_xcalloc(ks_mul(nstr, 2 * sizeof *it.slot), 1), NULL, 0, 0};
     for (size_t i = 0; i < n; i++) {
         ks_cp_step *s = &cp->v[cp->n++];
         ks_ns S, H, E;
@@ -392,7 +409,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         }
         s->start = S;
         s->end = E;
-        step_path(cp, &g, S, H, E, last[i], &tmp, &tile, comm, &cap);
+        step_path(cp, &g, S, H, E, last[i], &tmp, &tile, comm, &it, &cap);
     }
     /* the pieces are kept as long as the analysis: without their growth slack */
     if (cp->npieces && cap > cp->npieces) {
@@ -404,6 +421,8 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
             cp->end_hi = ks_xrealloc(cp->end_hi, cp->npieces * sizeof *cp->end_hi);
     }
     free(comm);
+    free(it.slot);
+    free(it.v);
     free(tmp.v);
     free(tile.v);
     free(last);

@@ -37,6 +37,7 @@
 #include "analysis/passes.h"
 #include "common/util.h"
 #include "insights/diagnose_int.h"
+#include "insights/insights_int.h"
 #include "kinesift/critpath.h"
 #include "kinesift/kernels.h"
 
@@ -100,8 +101,9 @@ static void path_build(const ks_dx_ctx *c, path_index *pi)
         const ks_cp_step *s = &cp->v[i];
         if (c->st && c->st->n == cp->n && !ks_step_active(&c->st->v[i]))
             continue;
-        for (size_t k = 0; k < s->n; k++) {
-            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+        ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
+        ks_cp_piece pc;
+        while (ks_cp_next(&cu, &pc)) {
             const ks_cp_piece *p = &pc;
             if (p->kind != KS_CP_GPU && p->kind != KS_CP_STREAM_GAP && p->kind != KS_CP_LAUNCH)
                 continue;

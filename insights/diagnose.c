@@ -999,8 +999,9 @@ static void exposed_communication(const dctx *c, ks_diagnoses *out)
         const ks_trace *t = a->trace;
         for (size_t j = 0; c->cp_ok && j < c->cp_nsteps; j++) {
             const ks_cp_step *s = &c->cp->v[c->cp_steps[j]];
-            for (size_t k = 0; k < s->n; k++) {
-                ks_cp_piece pc = ks_critpath_piece(c->cp, s, k);
+            ks_cp_cursor cu = ks_cp_cursor_of(c->cp, s);
+            ks_cp_piece pc;
+            while (ks_cp_next(&cu, &pc)) {
                 const ks_cp_piece *p = &pc;
                 if (p->kind == KS_CP_GPU && p->track < t->ntracks && t->tracks[p->track].device == g->device &&
                     p->name && ks_is_comm_kernel(ks_trace_str(t, p->name)))

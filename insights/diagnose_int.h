@@ -44,17 +44,7 @@ typedef struct ks_dx_ctx {
     double peak_tflops, peak_tbps; /* --peak (ks_diagnose_opts), 0: the peak table's */
     int cp_ok;                 /* the path of the scope's steps covers the whole scope */
     size_t *cp_steps, cp_nsteps; /* the indexes (in cp->v) of the scope's steps */
-    struct ks_dx_piece *cp_pieces; /* their pieces, by track then time */
-    size_t cp_npieces;
 } ks_dx_ctx;
-
-/* a piece of the scope's critical path, as the diagnoses look it up */
-typedef struct ks_dx_piece {
-    ks_ns a, b;
-    uint32_t track;
-    uint8_t kind;
-    ks_str name;
-} ks_dx_piece;
 
 /* the item a diagnosis is about, as intervals each on one track (UINT32_MAX: any), for its time
  * on the critical path (insights/dx_path.c) */

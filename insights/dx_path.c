@@ -14,26 +14,11 @@
 
 #include "common/util.h"
 #include "insights/diagnose_int.h"
+#include "insights/insights_int.h"
 #include "kinesift/critpath.h"
 
 const char *const ks_dx_source_path = "critical_path";
 const char *const ks_dx_source_heuristic = "heuristic";
-
-static int cmp_track(const void *x, const void *y)
-{
-    const ks_dx_item_iv *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
-}
-
-static int cmp_piece(const void *x, const void *y)
-{
-    const ks_dx_piece *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
-}
 
 void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
 {
@@ -41,8 +26,6 @@ void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
     c->cp_ok = 0;
     c->cp_steps = NULL;
     c->cp_nsteps = 0;
-    c->cp_pieces = NULL;
-    c->cp_npieces = 0;
     if (!cp || !cp->n || c->denom <= 0)
         return;
     c->cp_steps = ks_xmalloc(cp->n * sizeof *c->cp_steps);
@@ -69,33 +52,13 @@ void ks_dx_path_init(ks_dx_ctx *c, const struct ks_critpath *cp)
     c->cp_ok = ks_ivs_length(&in) == c->denom;
     ks_ivs_free(&all);
     ks_ivs_free(&in);
-    if (!c->cp_ok)
-        return;
-    /* the pieces by track then time, sorted once for every diagnosis */
-    size_t total = 0;
-    for (size_t j = 0; j < c->cp_nsteps; j++)
-        total += cp->v[c->cp_steps[j]].n;
-    c->cp_pieces = ks_xmalloc((total ? total : 1) * sizeof *c->cp_pieces);
-    for (size_t j = 0; j < c->cp_nsteps; j++) {
-        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
-        for (size_t k = 0; k < s->n; k++) {
-            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
-            const ks_cp_piece *p = &pc;
-            ks_dx_piece v = {p->a, p->b, p->track, p->kind, p->name};
-            c->cp_pieces[c->cp_npieces++] = v;
-        }
-    }
-    qsort(c->cp_pieces, c->cp_npieces, sizeof *c->cp_pieces, cmp_piece);
 }
 
 void ks_dx_path_free(ks_dx_ctx *c)
 {
     free(c->cp_steps);
-    free(c->cp_pieces);
     c->cp_steps = NULL;
     c->cp_nsteps = 0;
-    c->cp_pieces = NULL;
-    c->cp_npieces = 0;
 }
 
 void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track)
@@ -107,10 +70,37 @@ void ks_dx_item_add(ks_dx_item *it, ks_ns a, ks_ns b, uint32_t track)
 }
 
 
-/* [a, b) of a piece against the item's normalized intervals: the overlaps into acc */
-static void overlap_into(const ks_ivs *item, ks_ns a, ks_ns b, ks_ivs *acc)
+/* an item's normalized intervals on one track (UINT32_MAX: any), and where the last piece looked
+ * at them (the pieces of a step come in time order: the next one starts at or after it) */
+typedef struct group {
+    uint32_t track;
+    ks_ivs iv;
+    size_t at;
+} group;
+
+/* [a, b) of a piece against the group's intervals: the overlaps into acc */
+static void overlap_into(group *g, ks_ns a, ks_ns b, ks_ivs *acc)
 {
-    for (size_t i = ks_ivs_first_ending_after(item, a); i < item->n && item->v[i].a < b; i++) {
+    const ks_ivs *item = &g->iv;
+    size_t i = g->at;
+    if (i <= item->n && (!i || item->v[i - 1].b <= a)) {
+        /* the first interval ending after a is at or after the last one found: a few steps on */
+        for (size_t step = 1; i < item->n && item->v[i].b <= a; step *= 2) {
+            size_t j = i + step < item->n ? i + step : item->n;
+            if (item->v[j - 1].b <= a) {
+                i = j;
+                continue;
+            }
+            size_t lo = i, hi = j;
+            KS_LOWER_BOUND(lo, hi, mid, item->v[mid].b <= a);
+            i = lo;
+            break;
+        }
+    } else {
+        i = ks_ivs_first_ending_after(item, a);
+    }
+    g->at = i;
+    for (; i < item->n && item->v[i].a < b; i++) {
         ks_ns x = item->v[i].a > a ? item->v[i].a : a, y = item->v[i].b < b ? item->v[i].b : b;
         if (y > x)
             ks_ivs_add(acc, x, y);
@@ -118,48 +108,71 @@ static void overlap_into(const ks_ivs *item, ks_ns a, ks_ns b, ks_ivs *acc)
 }
 
 /* a piece of a kind (and name) the item asks for */
-static int wanted(const ks_dx_item *it, unsigned mask, const ks_dx_piece *p)
+static int wanted(const ks_dx_item *it, unsigned mask, const ks_cp_piece *p)
 {
     return (mask & (1u << p->kind)) && (!it->name || p->name == it->name);
 }
 
+static int cmp_track(const void *x, const void *y)
+{
+    const ks_dx_item_iv *a = x, *b = y;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* The pieces of the scope's steps are read as the path keeps them (no copy, no sort): each one
+ * of a kind asked for is laid against the item's intervals on its track and on any; the overlaps
+ * are united, so the order in which they are found does not change the time. */
 ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
 {
     if (!c->cp_ok || !it->n)
         return 0;
-    qsort(it->v, it->n, sizeof *it->v, cmp_track);
+    ks_qsort(it->v, it->n, sizeof *it->v, cmp_track);
     unsigned mask = it->kinds ? it->kinds : ~0u;
-    const ks_dx_piece *pv = c->cp_pieces;
-    size_t npv = c->cp_npieces;
-    /* item and acc sized once: a big ks_ivs that grows maps fresh huge pages at each step */
-    ks_ivs acc = {0}, item = {0}, both = {0};
-    ks_ivs_reserve(&item, it->n);
-    ks_ivs_reserve(&acc, 2 * it->n + 64);
-    size_t q = 0;
+    /* the item's intervals per track, by track (UINT32_MAX, any, last) */
+    group *gr = NULL;
+    size_t ng = 0, cg = 0;
     for (size_t i = 0; i < it->n;) {
-        uint32_t tr = it->v[i].track;
-        ks_ivs_reset(&item);
-        for (; i < it->n && it->v[i].track == tr; i++)
-            ks_ivs_add(&item, it->v[i].a, it->v[i].b);
-        ks_ivs_normalize(&item);
-        if (tr == UINT32_MAX) { /* any track */
-            for (size_t k = 0; k < npv; k++)
-                if (wanted(it, mask, &pv[k]))
-                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
-        } else {
-            while (q < npv && pv[q].track < tr)
-                q++;
-            for (size_t k = q; k < npv && pv[k].track == tr; k++)
-                if (wanted(it, mask, &pv[k]))
-                    overlap_into(&item, pv[k].a, pv[k].b, &acc);
+        group g = {it->v[i].track, {0}, 0};
+        size_t i0 = i;
+        for (; i < it->n && it->v[i].track == g.track; i++)
+            ;
+        ks_ivs_reserve(&g.iv, i - i0);
+        for (size_t k = i0; k < i; k++)
+            ks_ivs_add(&g.iv, it->v[k].a, it->v[k].b);
+        ks_ivs_normalize(&g.iv);
+        KS_PUSH(gr, ng, cg, g);
+    }
+    group *any = ng && gr[ng - 1].track == UINT32_MAX ? &gr[ng - 1] : NULL;
+    size_t nby = any ? ng - 1 : ng; /* the groups of one track */
+    /* acc sized once: a big ks_ivs that grows maps fresh huge pages at each step */
+    ks_ivs acc = {0}, both = {0};
+    ks_ivs_reserve(&acc, 2 * it->n + 64);
+    const ks_critpath *cp = c->cp;
+    for (size_t j = 0; j < c->cp_nsteps; j++) {
+        const ks_cp_step *s = &cp->v[c->cp_steps[j]];
+        ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
+        ks_cp_piece p;
+        while (ks_cp_next(&cu, &p)) {
+            if (!wanted(it, mask, &p))
+                continue;
+            if (any)
+                overlap_into(any, p.a, p.b, &acc);
+            size_t lo = 0, hi = nby;
+            KS_LOWER_BOUND(lo, hi, mid, gr[mid].track < p.track);
+            if (lo < nby && gr[lo].track == p.track)
+                overlap_into(&gr[lo], p.a, p.b, &acc);
         }
     }
     ks_ivs_normalize(&acc);
     ks_ivs_intersect(&acc, &c->scope, &both);
     ks_ns t = ks_ivs_length(&both);
     ks_ivs_free(&acc);
-    ks_ivs_free(&item);
     ks_ivs_free(&both);
+    for (size_t g = 0; g < ng; g++)
+        ks_ivs_free(&gr[g].iv);
+    free(gr);
     return t;
 }
 

@@ -6,6 +6,7 @@
 #define KS_INSIGHTS_INT_H
 
 #include "algo/intervals.h"
+#include "kinesift/critpath.h"
 #include "kinesift/insights.h"
 
 /* 0 when name is a zone of the tz database ("Europe/Paris"; $TZDIR or /usr/share/zoneinfo). */
@@ -38,5 +39,45 @@ void ks_memory_growth_check(const ks_analysis *a, const ks_steps *st, ks_diagnos
  * longest gaps; a thread steady across a run of gaps once for the run (insights/gaps.c) */
 int ks_gaps_find_counted(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out,
                          ks_error *err, uint64_t *splits);
+
+/* The pieces of one step of a critical path, one after another, each decoded from the one before
+ * (what ks_critpath_piece gives for k = 0, 1, ... without finding the piece before each time):
+ *     ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
+ *     ks_cp_piece p;
+ *     while (ks_cp_next(&cu, &p)) ...                                                            */
+typedef struct ks_cp_cursor {
+    const ks_critpath *cp;
+    const ks_cp_step *s;
+    size_t k;
+    uint64_t end;          /* packed: the end of the piece before, from the step's start */
+} ks_cp_cursor;
+
+static inline ks_cp_cursor ks_cp_cursor_of(const ks_critpath *cp, const ks_cp_step *s)
+{
+    ks_cp_cursor c = {cp, s, 0, 0};
+    return c;
+}
+
+static inline int ks_cp_next(ks_cp_cursor *c, ks_cp_piece *p)
+{
+    if (c->k >= c->s->n)
+        return 0;
+    size_t i = c->s->first + c->k++;
+    if (c->cp->wide) {
+        *p = c->cp->wide[i];
+        return 1;
+    }
+    const ks_cp_packed *x = &c->cp->packed[i];
+    uint64_t end = x->end | (c->cp->end_hi ? (uint64_t)c->cp->end_hi[i] << 32 : 0);
+    /* (unsigned, as ks_critpath_piece: a step may span more than INT64_MAX ns on a hostile trace) */
+    p->a = (ks_ns)((uint64_t)c->s->start + c->end);
+    p->b = (ks_ns)((uint64_t)c->s->start + end);
+    p->track = x->tk >> 4;
+    p->kind = (uint8_t)(x->tk & 7);
+    p->inferred = (uint8_t)(x->tk >> 3 & 1);
+    p->name = x->name;
+    c->end = end;
+    return 1;
+}
 
 #endif

@@ -159,18 +159,12 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
     return (ssize_t)k;
 }
 
-static long online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? n : 1;
-}
-
 /* Workers parsing ahead: threads - 1, by default one per core beyond the first (at most 3). */
 static int parse_workers(const ks_parse_opts *o)
 {
     long n = o->threads;
     if (n <= 0) {
-        n = online_cpus();
+        n = ks_cpus();
         if (n > 4)
             n = 4;
     }
@@ -436,7 +430,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     if (use_reader_thread(opts, st, chunk))
         p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0) |
-                                                  (workers + 2 > online_cpus() ? KS_READER_YIELD : 0));
+                                                  (workers + 2 > ks_cpus() ? KS_READER_YIELD : 0));
     if (!p.in.reader)
         workers = 0;
     p.own_scans = opts->own_scans >= 0;

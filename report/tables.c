@@ -8,6 +8,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "common/fmtg.h"
 #include "common/jsonw.h"
 #include "common/util.h"
 #include "common/yajl_alloc.h"
@@ -66,8 +67,8 @@ static void value_json(ks_tbuild *b, int type, ks_tval v, const char *s, size_t 
     char t[40];
     out->n = 0;
     switch (type) {
-    case KS_COL_INT64: ks_buf_put(out, t, (size_t)snprintf(t, sizeof t, "%lld", (long long)v.i)); break;
-    case KS_COL_DOUBLE: ks_buf_put(out, t, (size_t)snprintf(t, sizeof t, "%.6g", v.d)); break;
+    case KS_COL_INT64: ks_buf_put(out, t, ks_jw_int_text(t, v.i)); break;
+    case KS_COL_DOUBLE: ks_buf_put(out, t, ks_fmt_g(t, v.d, 6)); break;
     case KS_COL_BOOL: ks_buf_puts(out, v.i ? "true" : "false"); break;
     case KS_COL_JSON: ks_buf_put(out, s, n); break;
     default: {
@@ -375,8 +376,8 @@ static void scalar(ks_tbuild *b, int type, ks_tval v, const char *s, size_t n)
     if (f->kind == F_CELL) {
         char t[40];
         switch (type) {
-        case KS_COL_INT64: yajl_gen_number(b->cell, t, (size_t)snprintf(t, sizeof t, "%lld", (long long)v.i)); break;
-        case KS_COL_DOUBLE: yajl_gen_number(b->cell, t, (size_t)snprintf(t, sizeof t, "%.6g", v.d)); break;
+        case KS_COL_INT64: yajl_gen_number(b->cell, t, ks_jw_int_text(t, v.i)); break;
+        case KS_COL_DOUBLE: yajl_gen_number(b->cell, t, ks_fmt_g(t, v.d, 6)); break;
         case KS_COL_BOOL: yajl_gen_bool(b->cell, (int)v.i); break;
         case KS_COL_STRING: yajl_gen_string(b->cell, (const unsigned char *)s, n); break;
         case KS_COL_JSON: yajl_gen_number(b->cell, s, n); break;

@@ -48,7 +48,7 @@ typedef struct ks_analysis_opts {
     ks_ns clamp_ns;
     int has_window;            /* restrict aggregates to [window_start, window_end) */
     ks_ns window_start, window_end;
-    int threads;               /* threads for the passes: 0 = the online CPUs, at most 8 (one for
+    int threads;               /* threads for the passes: 0 = ks_cpus(), at most 8 (one for
                                 * traces under 100 000 events); N > 0: N, at most 64; 1 = all on
                                 * the calling thread. The results are the same whatever it is. */
     struct ks_timings *timings; /* when not NULL, each pass's wall time is added there

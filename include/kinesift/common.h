@@ -77,6 +77,11 @@ KS_API void ks_error_format(const ks_error *err, char *buf, size_t n);
 typedef void (*ks_oom_handler)(size_t bytes);
 KS_API void ks_set_oom_handler(ks_oom_handler h);
 
+/* The CPUs this process may use: its affinity mask (taskset, a container's cpuset) capped by its
+ * cgroups' CPU quotas (cpu.max; v1 cpu.cfs_quota_us), rounded up, at least 1; worked out once.
+ * Every default thread count ("0: one per core") counts these, not the machine's CPUs. */
+KS_API int ks_cpus(void);
+
 /* The library version, e.g. "0.1.0". */
 KS_API const char *ks_version(void);
 

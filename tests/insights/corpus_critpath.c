@@ -9,6 +9,11 @@
  *  - replayed with every CPU time and every GPU work halved (@cpu=0.5, @gpu=0.5), no node ends
  *    later than measured: faster work never delays anything;
  *  - every node's release edge leaves from a point at or before its release (no negative edge);
+ *  - the pieces read one after another (ks_cp_next) are those read one by one (ks_critpath_piece);
+ *  - a step's top items are the KS_CP_TOP names (per kind) with most CPU or GPU time on its path,
+ *    each with the time of its pieces, most first (ties by kind, then name);
+ *  - an item's time on the path (ks_dx_item_on_path) is the union of its overlaps with the
+ *    path's pieces of the kinds asked for, on its track or on any, found piece by piece;
  *  - every diagnosis's impact, with the path, is at most the denominator (the active steps' wall
  *    time, else the span it names) and at most the heuristic bound its evidence prints; it comes
  *    from the path whenever the path covers the denominator; a diagnosis about GPU idle time
@@ -23,6 +28,8 @@
 #include "kinesift/parse.h"
 #include "kinesift/store.h"
 #include "insights/depgraph.h"
+#include "insights/diagnose_int.h"
+#include "insights/insights_int.h"
 
 #include "corpus_laws.h"
 
@@ -38,6 +45,102 @@ static int inside_gpu_work(const ks_trace *t, uint32_t k, ks_ns a, ks_ns b)
     return 0;
 }
 
+/* the names of a step's path with their CPU or GPU time, found by sorting its pieces */
+typedef struct named {
+    ks_str name;
+    uint8_t kind;
+    ks_ns ns;
+} named;
+
+static int cmp_named(const void *x, const void *y)
+{
+    const named *p = x, *q = y;
+    if (p->kind != q->kind)
+        return p->kind < q->kind ? -1 : 1;
+    return (p->name > q->name) - (p->name < q->name);
+}
+
+static int cmp_named_ns(const void *x, const void *y)
+{
+    const named *p = x, *q = y;
+    if (p->ns != q->ns)
+        return p->ns > q->ns ? -1 : 1;
+    return cmp_named(x, y);
+}
+
+static void check_top(const char *path, const ks_critpath *cp, size_t i)
+{
+    const ks_cp_step *s = &cp->v[i];
+    named *v = malloc((s->n ? s->n : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        ks_cp_piece p = ks_critpath_piece(cp, s, k);
+        if (p.kind == KS_CP_CPU || p.kind == KS_CP_GPU)
+            v[n++] = (named){p.name, p.kind, p.b - p.a};
+    }
+    qsort(v, n, sizeof *v, cmp_named);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (u && v[u - 1].kind == v[k].kind && v[u - 1].name == v[k].name)
+            v[u - 1].ns += v[k].ns;
+        else
+            v[u++] = v[k];
+    }
+    qsort(v, u, sizeof *v, cmp_named_ns);
+    CHECK(s->ntop == (u < KS_CP_TOP ? u : KS_CP_TOP), "%s: step %zu: %zu top items of %zu names", path, i, s->ntop, u);
+    for (size_t k = 0; k < s->ntop && k < u; k++)
+        CHECK(s->top[k].name == v[k].name && s->top[k].kind == v[k].kind && s->top[k].ns == v[k].ns,
+              "%s: step %zu top item %zu: name %u kind %d %lld ns, the pieces give name %u kind %d %lld ns", path, i,
+              k, s->top[k].name, s->top[k].kind, (long long)s->top[k].ns, v[k].name, v[k].kind, (long long)v[k].ns);
+    free(v);
+}
+
+/* ks_dx_item_on_path against the overlaps found piece by piece, for items of the middle third of
+ * the first steps: on any track (CPU and GPU pieces), on the stepping thread (any kind) */
+static void check_item_on_path(const char *path, const ks_analysis *a, const ks_critpath *cp)
+{
+    if (!cp->n)
+        return;
+    ks_dx_ctx c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    for (size_t i = 0; i < cp->n; i++)
+        if (cp->v[i].n)
+            ks_ivs_add(&c.scope, cp->v[i].start, cp->v[i].end);
+    ks_ivs_normalize(&c.scope);
+    c.denom = ks_ivs_length(&c.scope);
+    ks_dx_path_init(&c, cp);
+    for (int form = 0; form < 2 && c.cp_ok; form++) {
+        ks_dx_item it = {0};
+        uint32_t track = form ? cp->track : UINT32_MAX;
+        it.kinds = form ? 0 : (1u << KS_CP_CPU | 1u << KS_CP_GPU);
+        size_t nsteps = cp->n < 16 ? cp->n : 16;
+        for (size_t i = 0; i < nsteps; i++) {
+            ks_ns len = cp->v[i].end - cp->v[i].start;
+            ks_dx_item_add(&it, cp->v[i].start + len / 3, cp->v[i].start + 2 * (len / 3), track);
+        }
+        ks_ivs want = {0};
+        for (size_t j = 0; j < cp->n; j++)
+            for (size_t k = 0; k < cp->v[j].n; k++) {
+                ks_cp_piece p = ks_critpath_piece(cp, &cp->v[j], k);
+                if ((form && p.track != track) || (!form && p.kind != KS_CP_CPU && p.kind != KS_CP_GPU))
+                    continue;
+                for (size_t q = 0; q < it.n; q++) {
+                    ks_ns x = p.a > it.v[q].a ? p.a : it.v[q].a, y = p.b < it.v[q].b ? p.b : it.v[q].b;
+                    if (y > x)
+                        ks_ivs_add(&want, x, y);
+                }
+            }
+        ks_ns expect = ks_ivs_union(&want), got = ks_dx_item_on_path(&c, &it);
+        CHECK(got == expect, "%s: item %d on the path: %lld ns, piece by piece %lld ns", path, form, (long long)got,
+              (long long)expect);
+        ks_ivs_free(&want);
+        free(it.v);
+    }
+    ks_dx_path_free(&c);
+    ks_ivs_free(&c.scope);
+}
+
 static void check_path(const char *path, const ks_analysis *a, const ks_steps *st, const ks_critpath *cp)
 {
     const ks_trace *t = a->trace;
@@ -48,9 +151,13 @@ static void check_path(const char *path, const ks_analysis *a, const ks_steps *s
         if (st->n)
             CHECK(s->start == st->v[i].start && s->end == st->v[i].end, "%s: step %zu bounds", path, i);
         ks_ns sum = 0, kinds = 0, at = s->start;
+        ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
         for (size_t k = 0; k < s->n; k++) {
-            ks_cp_piece pc = ks_critpath_piece(cp, s, k);
+            ks_cp_piece pc = ks_critpath_piece(cp, s, k), pn;
             const ks_cp_piece *p = &pc;
+            CHECK(ks_cp_next(&cu, &pn) && pn.a == p->a && pn.b == p->b && pn.track == p->track &&
+                      pn.kind == p->kind && pn.inferred == p->inferred && pn.name == p->name,
+                  "%s: step %zu piece %zu read in order differs", path, i, k);
             CHECK(p->b > p->a, "%s: step %zu piece %zu empty or negative [%lld, %lld)", path, i, k, (long long)p->a,
                   (long long)p->b);
             CHECK(p->a == at, "%s: step %zu piece %zu begins at %lld, the path was at %lld", path, i, k,
@@ -79,9 +186,13 @@ static void check_path(const char *path, const ks_analysis *a, const ks_steps *s
         CHECK(kinds == wall, "%s: step %zu kinds add up to %lld, wall %lld", path, i, (long long)kinds,
               (long long)wall);
         CHECK(s->inferred_ns >= 0 && s->inferred_ns <= wall, "%s: inferred", path);
+        ks_cp_piece extra;
+        CHECK(!ks_cp_next(&cu, &extra), "%s: step %zu: a piece after the last read in order", path, i);
         for (size_t k = 0; k + 1 < s->ntop; k++)
             CHECK(s->top[k].ns >= s->top[k + 1].ns, "%s: top items not in order", path);
+        check_top(path, cp, i);
     }
+    check_item_on_path(path, a, cp);
 }
 
 static void check_graph(const char *path, const ks_analysis *a, const ks_steps *st)
