@@ -8,18 +8,26 @@ smallest size (and the CPU time to the size before): linear is the size ratio (4
 quadratic its square. The peak RSS has the harness's own as a floor (wait4 counts the process
 from its fork). Shapes:
   blanks      a run of blanks between two events of a .json.gz (stats): memory flat
-  repairs     one name of control characters, tolerant and --strict (stats --threads 1): linear;
-              --strict stops at the first repair, so flat
+  repairs     one name of 2, 8 and 32 MiB of control characters, tolerant and --strict (stats
+              --threads 1): linear, ~12 bytes of peak RSS a repaired byte; --strict stops at the first
+              repair, so flat
   gaps        N threads of one process and N GPU idle gaps (analyze --format json): linear
   gaps-open   the same, each thread inside one slice open across every gap (and one short op in
               one gap): linear (threads x gaps before: a thread was split in every gap its slice
               spanned)
   ranks-zip   N tiny ranks in a zip against the same in a directory (ranks -j 1): linear, and a
               few times the directory's cost at every size
+  summary-skip    an honest summary (.kss.json.gz) with N MiB of string and N x 16 384 values
+              under keys no reader reads, in line 1 and in the analyze report (analyze, ranks):
+              memory flat (they are dropped as they pass), time linear
+  summary-bomb    no summary: N MiB of string and N x 16 384 values (N = 60: the worst bomb
+              within the limits, a 63 KB file of 62 MiB) (analyze): memory flat, time linear
+  summary-kept    N x 16 384 values inside the analyze report's JSON trace object, which analyze
+              keeps and writes back (analyze --format json): memory linear in what is kept
 
 usage: bench/blowups.py [SHAPE...]   (env: KS_KINESIFT=the binary, default build-test/cli/kinesift;
                                       KS_BENCH_WORK=scratch directory; KS_BENCH_CALLGRIND=1)"""
-import gzip, json, os, re, shutil, subprocess, sys, tempfile, zipfile
+import gzip, json, os, re, shutil, subprocess, sys, tempfile, zipfile, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 K = os.environ.get("KS_KINESIFT", os.path.join(ROOT, "build-test", "cli", "kinesift"))
@@ -133,10 +141,62 @@ def ranks(n, kind):
     return z if kind == "zip" else d
 
 
+def honest_summary():
+    p = os.path.join(WORK, "honest.kss.json")
+    if not os.path.exists(p):
+        t = os.path.join(WORK, "honest.json")
+        ev = []
+        for i in range(20):
+            ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
+                       "ts": i * 1000, "dur": 900})
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": i * 1000 + 10,
+                       "dur": 500})
+        with open(t, "w") as f:
+            json.dump({"traceEvents": ev}, f)
+        subprocess.run([K, "summarize", "--quiet", t, "-o", p], check=True)
+    return open(p, "rb").read().split(b"\n")[:2]
+
+
+def gz_parts(p, parts):
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(p, "wb") as f:
+        for part in parts:
+            f.write(c.compress(part))
+        f.write(c.flush())
+    return p
+
+
+def summary_skip(mib):
+    p = os.path.join(WORK, f"summary-skip{mib}.kss.json.gz")
+    if not os.path.exists(p):
+        line1, line2 = honest_summary()
+        half = mib // 2
+        gz_parts(p, [line1[:-1] + b',"x_unused":"'] + [b" " * MiB] * half +
+                 [b'","y_unused":[' + b"0," * (half * 16384) + b'0]}\n', line2[:-2] + b',"x_unused":"'] +
+                 [b" " * MiB] * (mib - half) + [b'","y_unused":[' + b"0," * ((mib - half) * 16384) + b'0]}}\n'])
+    return p
+
+
+def summary_bomb(mib):
+    p = os.path.join(WORK, f"summary-bomb{mib}.kss.json.gz")
+    if not os.path.exists(p):
+        gz_parts(p, [b'{"x":"'] + [b" " * MiB] * mib + [b'","y":[' + b"0," * (mib * 16384 - 10) + b'0]}\n'])
+    return p
+
+
+def summary_kept(n):
+    p = os.path.join(WORK, f"summary-kept{n}.kss.json.gz")
+    if not os.path.exists(p):
+        line1, line2 = honest_summary()
+        cut = line2.index(b'"json":{') + len(b'"json":{')
+        gz_parts(p, [line1 + b"\n" + line2[:cut] + b'"x":[' + b"0," * (n * 16384 - 1000) + b"0]," + line2[cut:] + b"\n"])
+    return p
+
+
 SHAPES = {
     "blanks": lambda: row("blanks", [64, 256, 1024], blanks, ["stats"], "MiB"),
-    "repairs": lambda: (row("repairs", [1, 4, 16], repairs, ["stats", "--threads", "1"], "MiB"),
-                        row("repairs strict", [1, 4, 16], repairs, ["stats", "--threads", "1", "--strict"], "MiB")),
+    "repairs": lambda: (row("repairs", [2, 8, 32], repairs, ["stats", "--threads", "1"], "MiB"),
+                        row("repairs strict", [2, 8, 32], repairs, ["stats", "--threads", "1", "--strict"], "MiB")),
     "gaps": lambda: row("gaps", [1000, 4000, 16000], gaps, ["analyze", "--threads", "1", "--format", "json"],
                         "thr+g"),
     "gaps-open": lambda: row("gaps open", [1000, 4000, 16000], gaps_open,
@@ -145,6 +205,11 @@ SHAPES = {
                               "ranks"),
                           row("ranks directory", [1000, 4000, 16000], lambda n: ranks(n, "dir"),
                               ["ranks", "-j", "1"], "ranks")),
+    "summary-skip": lambda: (row("summary skip", [15, 30, 60], summary_skip, ["analyze"], "MiB"),
+                             row("summary skip ranks", [15, 30, 60], summary_skip, ["ranks"], "MiB")),
+    "summary-bomb": lambda: row("summary bomb", [15, 30, 60], summary_bomb, ["analyze"], "MiB"),
+    "summary-kept": lambda: row("summary kept", [16, 32, 63], summary_kept, ["analyze", "--format", "json"],
+                                "x16Ki"),
 }
 
 os.makedirs(WORK, exist_ok=True)

@@ -87,8 +87,9 @@ void ks_cli_help_print(FILE *out, const char *text);
 void ks_cli_help(FILE *out, const char *cmd);
 
 /* Called, instead of parsing, for an input whose name marks a summary (ks_rank_is_summary), with
- * its whole (decompressed) text; returns as ks_trace_cb does. */
-typedef int (*ks_summary_cb)(void *ctx, const char *name, const char *text, size_t len);
+ * its open stream (read it as it comes: ks_summary_report_stream); returns as ks_trace_cb does. */
+struct ks_stream;
+typedef int (*ks_summary_cb)(void *ctx, struct ks_stream *st);
 
 /* Common input options. */
 typedef struct ks_load_opts {

@@ -213,12 +213,13 @@ static int summary_refused(const analyze_ctx *c, const char *name, const ks_summ
     return 0;
 }
 
-static int on_summary(void *ctx, const char *name, const char *text, size_t len)
+static int on_summary(void *ctx, ks_stream *st)
 {
     analyze_ctx *c = ctx;
+    const char *name = ks_stream_name(st);
     ks_summary_report rep;
     ks_error err;
-    if (ks_summary_report_read(name, text, len, &rep, &err) != KS_OK) {
+    if (ks_summary_report_stream(st, &rep, &err) != KS_OK) {
         ks_cli_error(NULL, &err);
         return KS_EXIT_USAGE;
     }

@@ -355,31 +355,6 @@ static void skipped_input(void *ctx, const char *msg)
     ks_cli_fail("warning: %s", msg);
 }
 
-/* a summary, read whole (it is small: KS_LIMIT_SUMMARY_BYTES at most) and handed to o->summary */
-static int read_summary(ks_stream *st, const ks_load_opts *o, void *ctx)
-{
-    ks_buf b = {0};
-    char chunk[65536];
-    ssize_t n;
-    ks_error err;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, &err)) > 0) {
-        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
-            ks_error_set(&err, "larger than %u MiB decompressed: not a summary", KS_LIMIT_SUMMARY_BYTES >> 20);
-            n = -1;
-            break;
-        }
-        ks_buf_put(&b, chunk, (size_t)n);
-    }
-    int rc;
-    if (n < 0) {
-        ks_cli_error(ks_stream_name(st), &err);
-        rc = KS_EXIT_USAGE;
-    } else
-        rc = o->summary(ctx, ks_stream_name(st), b.p ? b.p : "", b.n);
-    free(b.p);
-    return rc;
-}
-
 void ks_cli_input_errors_add(ks_cli_input_errors *e, const char *input, const char *message)
 {
     size_t cap = e->cap;
@@ -476,7 +451,7 @@ int ks_cli_load(char *const *paths, int npaths, const ks_load_opts *o, ks_trace_
             }
             if (o->summary && ks_rank_is_summary(ks_stream_name(st))) {
                 ks_cli_progress_clear(&pr);
-                rc = read_summary(st, o, ctx);
+                rc = o->summary(ctx, st);
                 if (rc)
                     break;
                 continue;

@@ -1,5 +1,6 @@
-/* common/jsontree.h: the one way the library reads a small JSON document (a summary, a budget, a
- * validate result, a redaction rules file) into a yajl tree, bounded before anything is built.
+/* common/jsontree.h: the one way the library reads a small JSON document (a budget, a validate
+ * result, a redaction rules file, the analyze report summarize keeps) into a yajl tree, bounded
+ * before anything is built. A summary is read as a stream instead (ranks/summary_stream.c).
  *
  * Why: yajl_tree_parse keeps its whole tree in memory (~100 bytes a value) and yajl_tree_free
  * walks it by recursion, one stack frame a level: a document nested a few hundred thousand levels

@@ -341,6 +341,44 @@ static void jw_key(ks_jw *w, const char *k, size_t n)
 
 void ks_jw_key(ks_jw *w, const char *k) { jw_key(w, k ? k : "", k ? strlen(k) : 0); }
 
+/* A member whose value is an atom (a number or a literal), written at once where jw_key's direct
+ * path applies, there is no sink and there is room for both: the same text as the key, then the
+ * atom. 0 (nothing written) otherwise: the caller writes the key and the value apart. */
+static int key_atom(ks_jw *w, const char *k, const char *a, size_t an)
+{
+    if (!k || w->sink)
+        return 0;
+    size_t n = strlen(k);
+    unsigned char *st = &w->st[w->depth];
+    if ((*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + an + 6 > JW_BUF ||
+        !plain(k, n))
+        return 0;
+    char *d = w->buf + w->nbuf;
+    if (*st == ST_MAP_KEY) {
+        *d++ = ',';
+        if (w->pretty)
+            *d++ = '\n';
+    }
+    if (w->pretty) {
+        size_t m = 2 * (size_t)w->depth; /* eight spaces at a time, as indent() */
+        for (size_t i = 0; i < m; i += 8)
+            memcpy(d + i, "        ", 8);
+        d += m;
+    }
+    *d++ = '"';
+    memcpy(d, k, n);
+    d += n;
+    *d++ = '"';
+    *d++ = ':';
+    if (w->pretty)
+        *d++ = ' ';
+    memcpy(d, a, an);
+    w->nbuf = (size_t)(d + an - w->buf);
+    w->indent_next = 0;
+    *st = ST_MAP_KEY; /* a member written: a key next */
+    return 1;
+}
+
 /* number text to the text only (the sink has had the value) */
 static void gen_number(ks_jw *w, const char *s, size_t n)
 {
@@ -434,11 +472,49 @@ void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)
 }
 
 void ks_jw_kstr(ks_jw *w, const char *k, const char *s) { ks_jw_key(w, k); ks_jw_str(w, s); }
-void ks_jw_kint(ks_jw *w, const char *k, int64_t v) { ks_jw_key(w, k); ks_jw_int(w, v); }
-void ks_jw_kuint(ks_jw *w, const char *k, uint64_t v) { ks_jw_key(w, k); ks_jw_uint(w, v); }
-void ks_jw_kdouble(ks_jw *w, const char *k, double v) { ks_jw_key(w, k); ks_jw_double(w, v); }
-void ks_jw_kbool(ks_jw *w, const char *k, int v) { ks_jw_key(w, k); ks_jw_bool(w, v); }
-void ks_jw_knull(ks_jw *w, const char *k) { ks_jw_key(w, k); ks_jw_null(w); }
+/* the members with an atom for a value: at once (key_atom), or the key and the value apart */
+void ks_jw_kint(ks_jw *w, const char *k, int64_t v)
+{
+    char b[24];
+    if (!key_atom(w, k, b, ks_jw_int_text(b, v))) {
+        ks_jw_key(w, k);
+        ks_jw_int(w, v);
+    }
+}
+
+void ks_jw_kuint(ks_jw *w, const char *k, uint64_t v)
+{
+    char b[24];
+    if (!key_atom(w, k, b, decimal(b, v))) {
+        ks_jw_key(w, k);
+        ks_jw_uint(w, v);
+    }
+}
+
+void ks_jw_kdouble(ks_jw *w, const char *k, double v)
+{
+    char b[32];
+    if (!(isfinite(v) ? key_atom(w, k, b, ks_fmt_g(b, v, 6)) : key_atom(w, k, "null", 4))) {
+        ks_jw_key(w, k);
+        ks_jw_double(w, v);
+    }
+}
+
+void ks_jw_kbool(ks_jw *w, const char *k, int v)
+{
+    if (!key_atom(w, k, v ? "true" : "false", v ? 4 : 5)) {
+        ks_jw_key(w, k);
+        ks_jw_bool(w, v);
+    }
+}
+
+void ks_jw_knull(ks_jw *w, const char *k)
+{
+    if (!key_atom(w, k, "null", 4)) {
+        ks_jw_key(w, k);
+        ks_jw_null(w);
+    }
+}
 
 void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n)
 {

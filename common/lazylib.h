@@ -40,7 +40,8 @@
     X(archive_read_support_format_cpio) X(archive_read_support_format_raw) X(archive_read_open)    \
     X(archive_read_open_filename) X(archive_read_open_memory) X(archive_read_next_header)          \
     X(archive_read_data) X(archive_read_data_block) X(archive_entry_pathname)                      \
-    X(archive_entry_filetype) X(archive_entry_new) X(archive_entry_free)                           \
+    X(archive_entry_filetype) X(archive_entry_size) X(archive_entry_size_is_set)                   \
+    X(archive_entry_new) X(archive_entry_free)                                                     \
     X(archive_entry_set_filetype) X(archive_entry_set_pathname) X(archive_write_new)               \
     X(archive_write_free) X(archive_write_add_filter_gzip) X(archive_write_add_filter_zstd)        \
     X(archive_write_add_filter_xz) X(archive_write_add_filter_bzip2)                               \

@@ -44,13 +44,23 @@
 #define KS_LIMIT_CATEGORIES 65535
 
 /* Nesting depth and values of a JSON document read whole into a tree (common/jsontree.h: a
- * summary's lines, a budget, a validate result, a redaction rules file). Deeper or larger is
- * refused, naming the byte, before the tree is built: the tree costs ~95 bytes a value (a
- * document of 2^20 tiny values: 95 MB, 1.6 s) and is freed by recursion, one stack frame a
- * level. What kinesift writes nests 9 levels and holds a value every 25 bytes or more (a summary
- * of 1 MB: 33 000 values; a summary line of ~50 000 collectives reaches the limit). No option. */
+ * budget, a validate result, a redaction rules file) and of each line of a summary, which is
+ * streamed (ranks/summary_stream.c: the values it keeps and those it drops count alike). Deeper
+ * or larger is refused, naming the byte: the tree costs ~95 bytes a value (a document of 2^20
+ * tiny values: 95 MB, 1.6 s) and is freed by recursion, one stack frame a level. What kinesift
+ * writes nests 9 levels and holds a value every 25 bytes or more (a summary of 1 MB: 33 000
+ * values; a summary line of ~50 000 collectives reaches the limit). No option. */
 #define KS_LIMIT_TREE_DEPTH 128
 #define KS_LIMIT_TREE_VALUES (1 << 20)
+
+/* Bytes of a string of a summary that no reader reads (a value under a key it does not know, a
+ * key of an object of known fields) that reach the JSON parser; the rest of the string is checked
+ * (no control character, valid escapes and UTF-8) and dropped, so it costs no memory (the parser
+ * would buffer it whole). Longer than every key a summary has. No option. */
+#define KS_LIMIT_SUMMARY_SKIPPED_STRING 4096
+/* Bytes of one number of a summary: longer is refused (what kinesift writes has 25 at most; yajl
+ * would buffer a longer one whole). No option. */
+#define KS_LIMIT_SUMMARY_NUMBER 4096
 
 /* Nesting depth of what the JSON writer writes (common/jsonw.h): yajl_gen's own limit
  * (YAJL_MAX_DEPTH, 128: a container opened at depth 127 fails), which it keeps. A writer given

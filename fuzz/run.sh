@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options report whatif"}
+TARGETS=${*:-"parse analyze repair scan gunzip redact smi budget validate options report whatif summary"}
 BUILD=${KS_FUZZ_BUILD:-build-fuzz}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found" >&2; exit 2; }

@@ -103,9 +103,30 @@ static void note(ks_repair *r, int kind, size_t in_off)
 static void map_add(ks_repair *r, size_t out, size_t in)
 {
     KS_GROW(r->map, r->map_cap, r->nmap + 1);
-    r->map[r->nmap].out = out;
-    r->map[r->nmap].in = in;
+    r->map[r->nmap] = (ks_repair_map){out, in, 0, 0};
     r->nmap++;
+}
+
+/* A repair ends at output offset out and input offset in: it closes the stretch of the last map
+ * point (the bytes copied since it, then the expansion). When that stretch has the shape of the
+ * one before (as many bytes copied, an expansion as wide), the point before takes it into its run
+ * (ks_repair_map) and the last point moves here; else a new point starts here. */
+static void map_repaired(ks_repair *r, size_t out, size_t in)
+{
+    size_t n = r->nmap;
+    if (n >= 2 && !r->no_runs) {
+        ks_repair_map *p = &r->map[n - 2], *l = &r->map[n - 1];
+        size_t gin = in - l->in, gout = out - l->out;
+        size_t pin = p->gin ? p->gin : l->in - p->in, pout = p->gin ? p->gout : l->out - p->out;
+        if (gout > 0 && gin == pin && gout == pout && gin <= UINT32_MAX && gout <= UINT32_MAX) {
+            p->gin = (uint32_t)gin;
+            p->gout = (uint32_t)gout;
+            l->out = out;
+            l->in = in;
+            return;
+        }
+    }
+    map_add(r, out, in);
 }
 
 /* First index >= i of a byte that needs attention inside a string ('"', '\\', control, >= 0x80),
@@ -423,7 +444,7 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
                 note(r, KS_REPAIR_COMMA, i);
                 FLUSH();
                 pend = ++i;
-                map_add(r, o, i);
+                map_repaired(r, o, i);
                 continue;
             }
             i++;
@@ -449,7 +470,7 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
             out[o++] = '\\';
             out[o++] = '"';
             pend = ++i;
-            map_add(r, o, i);
+            map_repaired(r, o, i);
             continue;
         }
         if (c == '\\') {
@@ -479,7 +500,7 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
             out[o++] = '\\';
             out[o++] = '\\';
             pend = ++i;
-            map_add(r, o, i);
+            map_repaired(r, o, i);
             continue;
         }
         if (c < 0x20) {
@@ -493,7 +514,7 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
             out[o++] = (unsigned char)hex[c >> 4];
             out[o++] = (unsigned char)hex[c & 15];
             pend = ++i;
-            map_add(r, o, i);
+            map_repaired(r, o, i);
             continue;
         }
         /* c >= 0x80 */
@@ -510,7 +531,7 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
         out[o++] = 0xbf;
         out[o++] = 0xbd;
         pend = ++i;
-        map_add(r, o, i);
+        map_repaired(r, o, i);
     }
 stop:
     r->in_string = in_string;
@@ -528,11 +549,18 @@ stop:
 #undef FLUSH
 
 /* out_off in the stretch of map entry lo: the bytes of a repair's expansion (\u00XX, \", U+FFFD)
- * end that stretch and all come from the one input byte before the next entry */
+ * end that stretch and all come from the one input byte before the next entry; in a run of one
+ * shape, the expansion ending each group comes from the last input byte of the group */
 static size_t map_at(const ks_run *run, size_t lo, size_t out_off)
 {
     const ks_repair_map *m = &run->map[lo];
-    size_t in = m->in + (out_off - m->out);
+    size_t d = out_off - m->out, in;
+    if (m->gin) {
+        size_t g = d / m->gout, k = d % m->gout;
+        in = m->in + g * m->gin + (k < m->gin - 1u ? k : m->gin - 1u);
+    } else {
+        in = m->in + d;
+    }
     if (lo + 1 < run->nmap && in >= m[1].in)
         in = m[1].in - 1;
     return in;

@@ -30,10 +30,20 @@ enum ks_repair_kind {
     KS_REPAIR_NKINDS
 };
 
-/* A point where the output offset and the input offset start to differ by a new amount. */
+/* A point where the output offset and the input offset start to differ by a new amount, and how
+ * they go on up to the next point (sorted by out; map[0] = {0, 0}):
+ *   - gin == 0: one byte for one byte from (out, in), except that the output bytes at or past the
+ *     next point's in - 1 all map to it (the bytes of a repair's expansion, \u00XX, \", U+FFFD,
+ *     come from the one input byte before the next point);
+ *   - gin > 0: a run of repairs of one shape: groups of gout output bytes from gin input bytes
+ *     each, gin - 1 bytes copied and then one repaired byte whose expansion fills the rest of the
+ *     group (gout > 0), up to the next point. A string of 32 MiB of raw control characters is one
+ *     point (groups of 1 byte to 6), not 32 million: the map is as long as the runs, not the
+ *     repairs. */
 typedef struct ks_repair_map {
     size_t out;
     size_t in;
+    uint32_t gin, gout;
 } ks_repair_map;
 
 typedef struct ks_repair {
@@ -41,6 +51,8 @@ typedef struct ks_repair {
     int no_blocks;                  /* tests: use only the byte-by-byte path */
     int narrow_blocks;              /* tests: the 16-byte (SSE2) block path even where the CPU
                                      * has AVX2, whose 32-byte path is taken otherwise */
+    int no_runs;                    /* tests: one map point per repair (no run of one shape
+                                     * made one point) */
     uint64_t count[KS_REPAIR_NKINDS];
     /* called at every repair with the kind and the input offset (relative to the run's input) */
     void (*on_repair)(void *ctx, int kind, size_t in_off);
@@ -50,7 +62,7 @@ typedef struct ks_repair {
     size_t res_len;
     char *out;                      /* buffer for repaired output */
     size_t out_cap;
-    ks_repair_map *map;             /* map[0] = {0, 0}; sorted by out */
+    ks_repair_map *map;             /* the offset map of the output (ks_repair_map) */
     size_t nmap, map_cap;
 } ks_repair;
 
@@ -73,7 +85,7 @@ size_t ks_repair_in_offset(const ks_repair *r, size_t out_off);
 typedef struct ks_run {
     const char *res;
     size_t len;
-    const ks_repair_map *map; /* map[0] = {0, 0}; sorted by out */
+    const ks_repair_map *map; /* map[0] = {0, 0}; sorted by out (ks_repair_map) */
     size_t nmap;
 } ks_run;
 

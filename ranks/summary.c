@@ -7,6 +7,8 @@
  * (the JSON trace object as a tree, written back token for token by ks_jw_tree; the text and the
  * CSV rows as strings), so `analyze` of a summary prints the bytes `analyze` of the trace prints.
  * `ranks` reads line 1 only: its cost over thousands of summaries does not grow with line 2.
+ * Reading streams (ranks/summary_stream.c): a tree of the fields read here is built as the bytes
+ * come, the rest dropped as it passes, and the checks below run on that tree.
  * kinesift.summary/1 (line 1 alone) is still read by `ranks`; line 1 without "memory" (written
  * before memory peaks were kept) reads as memory not observed. The map step of a job bigger than
  * one machine (docs/scale-out.md): `summarize` per rank, `ranks` over the summaries. */
@@ -473,48 +475,13 @@ static const char *broken_law(const ks_rank *r, char *buf, size_t n)
     return NULL;
 }
 
-/* the length of the first line (a /1 summary may be one line without its newline) */
-static size_t line1(const char *text, size_t len)
-{
-    const char *nl = memchr(text, '\n', len);
-    return nl ? (size_t)(nl - text) : len;
-}
-
-int ks_rank_summary_stream(ks_stream *st, ks_rank *out, ks_error *err)
-{
-    ks_buf b = {0};
-    char chunk[16384];
-    ssize_t n;
-    while ((n = ks_stream_read(st, chunk, sizeof chunk, err)) > 0) {
-        if (b.n + (size_t)n > KS_LIMIT_SUMMARY_BYTES) {
-            free(b.p);
-            return ks_error_set(err, "%s: larger than %u MiB decompressed: not a summary", ks_stream_name(st),
-                                KS_LIMIT_SUMMARY_BYTES >> 20);
-        }
-        ks_buf_put(&b, chunk, (size_t)n);
-        if (memchr(chunk, '\n', (size_t)n))
-            break;
-    }
-    int rc;
-    if (n < 0) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        ks_error_set(err, "%s: %s", ks_stream_name(st), msg);
-        rc = KS_ERR;
-    } else {
-        rc = ks_rank_summary_read(ks_stream_name(st), b.p ? b.p : "", b.n, out, err);
-    }
-    free(b.p);
-    return rc;
-}
-
-int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
+/* the ks_rank of a summary's line 1, read by rd: its fields checked, then its laws */
+static int read_line1(ks_sum_reader *rd, const char *name, ks_rank *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
-    char msg[256];
-    yajl_val root = ks_json_tree_parse(text, line1(text, len), msg, sizeof msg);
-    if (!root)
-        return ks_error_set(err, "%s: not a summary: %s", name, msg);
+    yajl_val root;
+    if (ks_sum_read_line(rd, 0, &root, err) != KS_OK)
+        return KS_ERR;
     int ok = read_rank(root, out);
     yajl_tree_free(root);
     if (!ok) {
@@ -530,6 +497,22 @@ int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank
     return KS_OK;
 }
 
+int ks_rank_summary_stream(ks_stream *st, ks_rank *out, ks_error *err)
+{
+    ks_sum_reader *rd = ks_sum_reader_open(ks_stream_name(st), st, NULL, 0);
+    int rc = read_line1(rd, ks_stream_name(st), out, err);
+    ks_sum_reader_close(rd);
+    return rc;
+}
+
+int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err)
+{
+    ks_sum_reader *rd = ks_sum_reader_open(name, NULL, text, len);
+    int rc = read_line1(rd, name, out, err);
+    ks_sum_reader_close(rd);
+    return rc;
+}
+
 static int read_report(yajl_val root, ks_summary_report *out)
 {
     const char *path[] = {"analyze", NULL};
@@ -542,27 +525,43 @@ static int read_report(yajl_val root, ks_summary_report *out)
     return out->trace != NULL;
 }
 
-int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out, ks_error *err)
+/* line 1 read and checked, then the analyze report of line 2 */
+static int report_of(ks_sum_reader *rd, const char *name, ks_summary_report *out, ks_error *err)
 {
     memset(out, 0, sizeof *out);
     ks_rank r;
-    if (ks_rank_summary_read(name, text, len, &r, err) != KS_OK)
+    if (read_line1(rd, name, &r, err) != KS_OK)
         return KS_ERR;
     ks_rank_free(&r);
-    size_t n1 = line1(text, len);
-    size_t rest = n1 < len ? len - n1 - 1 : 0;
-    if (!rest)
+    int more = ks_sum_reader_more(rd, err);
+    if (more < 0)
+        return KS_ERR;
+    if (!more)
         return ks_error_set(err, "%s: a %s summary carries no analyze report (summarize the trace again "
                                  "with this kinesift, or analyze the trace)", name, SCHEMA_1);
-    char msg[256];
-    out->root = ks_json_tree_parse(text + n1 + 1, rest, msg, sizeof msg);
-    if (!out->root)
-        return ks_error_set(err, "%s: not a summary: its analyze report: %s", name, msg);
+    if (ks_sum_read_line(rd, 1, &out->root, err) != KS_OK)
+        return KS_ERR;
     if (!read_report(out->root, out)) {
         ks_summary_report_free(out);
         return ks_error_set(err, "%s: not a %s summary (its analyze report misses a field)", name, SCHEMA);
     }
     return KS_OK;
+}
+
+int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out, ks_error *err)
+{
+    ks_sum_reader *rd = ks_sum_reader_open(name, NULL, text, len);
+    int rc = report_of(rd, name, out, err);
+    ks_sum_reader_close(rd);
+    return rc;
+}
+
+int ks_summary_report_stream(ks_stream *st, ks_summary_report *out, ks_error *err)
+{
+    ks_sum_reader *rd = ks_sum_reader_open(ks_stream_name(st), st, NULL, 0);
+    int rc = report_of(rd, ks_stream_name(st), out, err);
+    ks_sum_reader_close(rd);
+    return rc;
 }
 
 void ks_summary_report_free(ks_summary_report *r)

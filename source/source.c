@@ -838,5 +838,10 @@ int ks_stream_damaged(const ks_stream *st)
 
 uint64_t ks_stream_size_hint(const ks_stream *st)
 {
-    return st->src->file_size;
+    const ks_source *s = st->src;
+    if (!s->is_archive)
+        return s->file_size;
+    if (!s->entry || !ks_ar.archive_entry_size_is_set(s->entry) || ks_ar.archive_entry_size(s->entry) <= 0)
+        return 0;
+    return (uint64_t)ks_ar.archive_entry_size(s->entry);
 }

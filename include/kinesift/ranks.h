@@ -134,14 +134,18 @@ KS_API int ks_rank_summary_write(const ks_rank *r, const ks_summary_report *rep,
                                  ks_error *err);
 /* Read a summary's first line (/1 or /2) into out (name for messages); the rest is not looked at. */
 KS_API int ks_rank_summary_read(const char *name, const char *text, size_t len, ks_rank *out, ks_error *err);
-/* Read a summary from an open stream (its first line, up to KS_LIMIT_SUMMARY_BYTES: the analyze
- * report after it is not decompressed) into out; err's message names the stream. */
+/* Read a summary from an open stream (its first line, up to KS_LIMIT_SUMMARY_BYTES, read as it
+ * comes: the analyze report after it is not decompressed) into out; err's message names the
+ * stream. Summaries are streamed: only the fields a reader reads are kept (docs/robustness.md). */
 struct ks_stream;
 KS_API int ks_rank_summary_stream(struct ks_stream *st, ks_rank *out, ks_error *err);
-/* Read a summary's analyze report into out (free with ks_summary_report_free); an error naming
- * the file for a /1 summary, which has none. */
+/* Read a summary's analyze report into out (free with ks_summary_report_free), after checking its
+ * line 1; an error naming the file for a /1 summary, which has none. */
 KS_API int ks_summary_report_read(const char *name, const char *text, size_t len, ks_summary_report *out,
                                   ks_error *err);
+/* The same from an open stream, read as it comes (up to KS_LIMIT_SUMMARY_BYTES); err's message
+ * names the stream. */
+KS_API int ks_summary_report_stream(struct ks_stream *st, ks_summary_report *out, ks_error *err);
 KS_API void ks_summary_report_free(ks_summary_report *r);
 
 /* Give every rank its number (distributedInfo, file name, input order) and check them: two

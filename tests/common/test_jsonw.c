@@ -8,8 +8,10 @@
  * ks_jw_strn writes; indented and compact output are byte for byte what yajl_gen writes, beautified
  * or not (drawn documents: every kind of value, empty containers, strings full of quotes,
  * backslashes, brackets, commas, control and NUL bytes and UTF-8, nesting to 40 levels, top-level
- * scalars, across the 64 KiB buffer; every byte value at every offset of strings of 1 to 24
- * bytes); calls out of place fail where yajl_gen refuses them, writing what it writes. */
+ * scalars, members written by the shorthands ks_jw_kint/kuint/kdouble/kbool/knull, across the
+ * 64 KiB buffer; every byte value at every offset of strings of 1 to 24 bytes); calls out of place
+ * fail where yajl_gen refuses them, writing what it writes. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,6 +332,57 @@ static void twin_scalar(twin *t)
     }
 }
 
+/* a member written by a shorthand (ks_jw_kint, kuint, kdouble, kbool, knull: written at once where
+ * they can be), against yajl_gen given the key and the value apart; keys plain and not (empty,
+ * UTF-8, a quote, a tab, long) */
+static void twin_member_short(twin *t)
+{
+    static const char *const keys[] = {"a", "self_ns", "gpu.direct_sum_ns", "", "caf\xc3\xa9", "q\"uote",
+                                       "tab\there", "a_rather_long_key_of_more_than_forty_bytes_all_plain"};
+    static const double doubles[] = {0.1, -2.5e-7, 1e300, 123456789.0, 0.0, 5e-324};
+    const char *k = keys[next(&t->x) % (sizeof keys / sizeof *keys)];
+    assert_int_equal(yajl_gen_string(t->g, (const unsigned char *)k, strlen(k)), yajl_gen_status_ok);
+    char b[40];
+    switch (next(&t->x) % 6) {
+    case 0: {
+        int64_t v = (int64_t)(next(&t->x) >> (next(&t->x) % 64)) * (next(&t->x) % 2 ? 1 : -1);
+        ks_jw_kint(&t->w, k, v);
+        snprintf(b, sizeof b, "%lld", (long long)v);
+        assert_int_equal(yajl_gen_number(t->g, b, strlen(b)), yajl_gen_status_ok);
+        break;
+    }
+    case 1: {
+        uint64_t v = next(&t->x) >> (next(&t->x) % 64);
+        ks_jw_kuint(&t->w, k, v);
+        snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+        assert_int_equal(yajl_gen_number(t->g, b, strlen(b)), yajl_gen_status_ok);
+        break;
+    }
+    case 2: {
+        uint64_t r = next(&t->x) % 8;
+        double v = r < 6 ? doubles[r] : r == 6 ? NAN : -INFINITY;
+        ks_jw_kdouble(&t->w, k, v);
+        if (isfinite(v)) {
+            snprintf(b, sizeof b, "%.6g", v);
+            assert_int_equal(yajl_gen_number(t->g, b, strlen(b)), yajl_gen_status_ok);
+        } else {
+            assert_int_equal(yajl_gen_null(t->g), yajl_gen_status_ok);
+        }
+        break;
+    }
+    case 3: {
+        int v = (int)(next(&t->x) % 2);
+        ks_jw_kbool(&t->w, k, v);
+        assert_int_equal(yajl_gen_bool(t->g, v), yajl_gen_status_ok);
+        break;
+    }
+    default:
+        ks_jw_knull(&t->w, k);
+        assert_int_equal(yajl_gen_null(t->g), yajl_gen_status_ok);
+        break;
+    }
+}
+
 /* a value: a scalar, or an object or an array of 0..5 members while the budget lasts */
 static void twin_value(twin *t)
 {
@@ -346,6 +399,10 @@ static void twin_value(twin *t)
         ks_jw_obj(&t->w);
         assert_int_equal(yajl_gen_map_open(t->g), yajl_gen_status_ok);
         for (size_t i = 0; i < n; i++) {
+            if (next(&t->x) % 3 == 0) {
+                twin_member_short(t);
+                continue;
+            }
             twin_string(t); /* the key */
             twin_value(t);
         }

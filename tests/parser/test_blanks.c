@@ -22,7 +22,7 @@ static int maps_to(const char *text, size_t at, char c)
 static void expect(const char *text, const char *want)
 {
     size_t n = strlen(text);
-    ks_repair_map m0 = {0, 0};
+    ks_repair_map m0 = {0, 0, 0, 0};
     ks_run in = {text, n, &m0, 1}, out;
     ks_blanks_buf b = {0};
     ks_blanks_run(&in, &b, &out);
@@ -65,7 +65,7 @@ static void offsets_at_dropped_runs(void **state)
     (void)state;
     const char *text = "[1,\n      2]";
     ks_run in = {text, strlen(text), NULL, 1}, out;
-    ks_repair_map m0 = {0, 0};
+    ks_repair_map m0 = {0, 0, 0, 0};
     in.map = &m0;
     ks_blanks_buf b = {0};
     ks_blanks_run(&in, &b, &out);

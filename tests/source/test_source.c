@@ -398,6 +398,49 @@ static void tar_and_zip_yield_one_trace_per_member(void **state)
     free(gz);
 }
 
+/* An archive member's size hint is the member's own size, not the archive's: the parser picks
+ * how to read by it (a reader thread for large inputs), and a zip of thousands of tiny ranks
+ * started threads for every member once the archive passed a chunk. */
+static void member_size_hint_is_the_member_size(void **state)
+{
+    (void)state;
+    char *pad = ks_xmalloc(600000);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < 600000; i++) {
+        x = x * 1103515245u + 12345u;
+        pad[i] = (char)('a' + (x >> 16) % 26);
+    }
+    static const char *const kinds[] = {"tar", "zip"};
+    for (int k = 0; k < 2; k++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/hint.%s", dir, kinds[k]);
+        struct archive *a = archive_write_new();
+        if (k == 0)
+            archive_write_set_format_pax_restricted(a);
+        else
+            archive_write_set_format_zip(a);
+        assert_int_equal(archive_write_open_filename(a, path), ARCHIVE_OK);
+        add_member(a, "rank0.json", TRACE, strlen(TRACE));
+        add_member(a, "pad.json", pad, 600000);
+        add_member(a, "rank1.json", TRACE, 40);
+        archive_write_close(a);
+        archive_write_free(a);
+        ks_source *src;
+        ks_error err;
+        assert_int_equal(ks_source_open(path, &src, &err), KS_OK);
+        assert_true(ks_source_file_size(src) > 256 * 1024); /* more than a parser chunk */
+        static const uint64_t want[] = {0, 600000, 40};
+        ks_stream *st;
+        for (int m = 0; m < 3; m++) {
+            assert_int_equal(ks_source_next(src, &st, &err), 1);
+            assert_int_equal(ks_stream_size_hint(st), m ? want[m] : strlen(TRACE));
+        }
+        assert_int_equal(ks_source_next(src, &st, &err), 0);
+        ks_source_close(src);
+    }
+    free(pad);
+}
+
 static void memory_source_and_errors(void **state)
 {
     (void)state;
@@ -640,6 +683,7 @@ int main(void)
         cmocka_unit_test(gzip_members_concatenate_and_tar_members_are_verified),
         cmocka_unit_test(damaged_and_zeroed_inputs_say_what_they_are),
         cmocka_unit_test(directories_expand_to_trace_files),
+        cmocka_unit_test(member_size_hint_is_the_member_size),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
