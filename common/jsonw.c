@@ -306,21 +306,13 @@ static void jw_string(ks_jw *w, const char *s, size_t n, int key)
 
 void ks_jw_strn(ks_jw *w, const char *s, size_t n) { jw_string(w, s, n, 0); }
 void ks_jw_str(ks_jw *w, const char *s) { jw_string(w, s ? s : "", s ? strlen(s) : 0, 0); }
-/* A key where a key is expected, ASCII without an escape, room in the buffer (a report's keys):
- * its separator, indentation and text written at once (the sink, if any, given it first). Indented, a key always starts a new
- * line ("{\n" or ",\n" before it). Anything else: jw_string. */
-static void jw_key(ks_jw *w, const char *k, size_t n)
+/* The text of a plain key at a level that expects one (st), the room checked by the caller: its
+ * separator, indentation and quoted text at once; where it ends. Indented, a key always starts a
+ * new line ("{\n" or ",\n" before it). */
+static char *key_text(ks_jw *w, unsigned char st, const char *k, size_t n)
 {
-    unsigned char *st = &w->st[w->depth];
-    if ((*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
-        !plain(k, n)) {
-        jw_string(w, k, n, 1);
-        return;
-    }
-    if (w->sink)
-        w->sink->key(w->sink->ctx, k, n);
     char *d = w->buf + w->nbuf;
-    if (*st == ST_MAP_KEY) {
+    if (st == ST_MAP_KEY) {
         *d++ = ',';
         if (w->pretty)
             *d++ = '\n';
@@ -331,10 +323,26 @@ static void jw_key(ks_jw *w, const char *k, size_t n)
             memcpy(d + i, "        ", 8);
         d += m;
     }
-    d[0] = '"';
-    memcpy(d + 1, k, n);
-    d[n + 1] = '"';
-    w->nbuf = (size_t)(d + n + 2 - w->buf);
+    *d++ = '"';
+    memcpy(d, k, n);
+    d += n;
+    *d++ = '"';
+    return d;
+}
+
+/* A key where a key is expected, ASCII without an escape, room in the buffer (a report's keys):
+ * key_text (the sink, if any, given it first). Anything else: jw_string. */
+static void jw_key(ks_jw *w, const char *k, size_t n)
+{
+    unsigned char *st = &w->st[w->depth];
+    if ((*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + 4 > JW_BUF ||
+        !plain(k, n)) {
+        jw_string(w, k, n, 1);
+        return;
+    }
+    if (w->sink)
+        w->sink->key(w->sink->ctx, k, n);
+    w->nbuf = (size_t)(key_text(w, *st, k, n) - w->buf);
     w->indent_next = 0;
     *st = ST_MAP_VAL;
 }
@@ -353,22 +361,7 @@ static int key_atom(ks_jw *w, const char *k, const char *a, size_t an)
     if ((*st != ST_MAP_KEY && *st != ST_MAP_START) || w->nbuf + n + 2 * (size_t)w->depth + an + 6 > JW_BUF ||
         !plain(k, n))
         return 0;
-    char *d = w->buf + w->nbuf;
-    if (*st == ST_MAP_KEY) {
-        *d++ = ',';
-        if (w->pretty)
-            *d++ = '\n';
-    }
-    if (w->pretty) {
-        size_t m = 2 * (size_t)w->depth; /* eight spaces at a time, as indent() */
-        for (size_t i = 0; i < m; i += 8)
-            memcpy(d + i, "        ", 8);
-        d += m;
-    }
-    *d++ = '"';
-    memcpy(d, k, n);
-    d += n;
-    *d++ = '"';
+    char *d = key_text(w, *st, k, n);
     *d++ = ':';
     if (w->pretty)
         *d++ = ' ';
