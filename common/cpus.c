@@ -48,42 +48,34 @@ static long quota_cpus(long long q, long long p)
     return n < 1 ? 1 : n > LONG_MAX ? LONG_MAX : (long)n;
 }
 
-/* cgroup v2: the smallest cpu.max quota on the path from dir up to the mount point mnt */
+/* cgroup v2: the smallest cpu.max quota on the path from the group rel up to the mount point mnt
+ * (the mount itself included: the root group has no cpu.max, a container's view of it may) */
 static long v2_quota(const char *mnt, const char *rel)
 {
-    char path[PATH_MAX], line[128];
+    char path[PATH_MAX], line[128], dir[PATH_MAX];
     long best = LONG_MAX;
-    char dir[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s", rel) >= (int)sizeof dir)
         return LONG_MAX;
     for (;;) {
         size_t n = strlen(dir);
         while (n > 1 && dir[n - 1] == '/')
             dir[--n] = 0;
-        if (snprintf(path, sizeof path, "%s%s/cpu.max", mnt, strcmp(dir, "/") ? dir : "") < (int)sizeof path &&
-            first_line(path, line, sizeof line)) {
-            long long q, p;
-            if (sscanf(line, "%lld %lld", &q, &p) == 2) {
-                long c = quota_cpus(q, p);
-                if (c < best)
-                    best = c;
-            }
-        }
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-            break;
-        *slash = 0;
-    }
-    /* the mount point itself (the root cgroup has no cpu.max; a container's view may) */
-    if (snprintf(path, sizeof path, "%s/cpu.max", mnt) < (int)sizeof path && first_line(path, line, sizeof line)) {
+        int top = !strcmp(dir, "/");
         long long q, p;
-        if (sscanf(line, "%lld %lld", &q, &p) == 2) {
+        if (snprintf(path, sizeof path, "%s%s/cpu.max", mnt, top ? "" : dir) < (int)sizeof path &&
+            first_line(path, line, sizeof line) && sscanf(line, "%lld %lld", &q, &p) == 2) {
             long c = quota_cpus(q, p);
             if (c < best)
                 best = c;
         }
+        if (top)
+            return best;
+        char *slash = strrchr(dir, '/'); /* rel starts with '/' */
+        if (slash == dir)
+            dir[1] = 0; /* "/a" -> "/" */
+        else
+            *slash = 0; /* "/a/b" -> "/a" */
     }
-    return best;
 }
 
 /* cgroup v1: the quota of the cpu controller's group (its mount, then the group's own path) */
