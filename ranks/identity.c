@@ -90,10 +90,13 @@ static long *first_asking(const ks_rank *v, size_t n)
         if (want >= 0)
             w[nw++] = (wanted){want, i};
     }
-    ks_qsort(w, nw, sizeof *w, cmp_wanted);
-    for (size_t k = 1; k < nw; k++)
-        if (w[k].rank == w[k - 1].rank)
-            first[w[k].i] = first[w[k - 1].i] >= 0 ? first[w[k - 1].i] : (long)w[k - 1].i;
+    ks_qsort(w, nw, sizeof *w, cmp_wanted); /* by rank, then input order: a group's head asked first */
+    for (size_t k = 1, head = 0; k < nw; k++) {
+        if (w[k].rank != w[head].rank)
+            head = k;
+        else
+            first[w[k].i] = (long)w[head].i;
+    }
     free(w);
     return first;
 }
