@@ -34,6 +34,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "common/yajl_alloc.h"
+#include "json/textpos.h"
 #include "kinesift/source.h"
 #include "ranks/ranks_int.h"
 
@@ -440,12 +441,9 @@ static void line_col(const ks_sum_reader *r, uint64_t abs, uint64_t *line, uint6
 {
     uint64_t lines = r->lines;
     int64_t last = r->last_nl;
-    uint64_t from = r->base + r->pos;
-    for (uint64_t a = from; a < abs && a - r->base < r->n; a++)
-        if (r->buf[a - r->base] == '\n') {
-            lines++;
-            last = (int64_t)a;
-        }
+    uint64_t from = r->base + r->pos, end = abs < r->base + r->n ? abs : r->base + r->n;
+    if (end > from)
+        ks_text_count(r->buf + r->pos, (size_t)(end - from), from, &lines, &last);
     *line = lines + 1;
     *col = abs - (uint64_t)(last + 1) + 1;
 }
@@ -457,13 +455,10 @@ static int fail_at(line_ctx *c, uint64_t abs, ks_error *err, const char *fmt, ..
     uint64_t line, col;
     if (c->held.n && abs >= c->held_abs && abs < c->r->base + c->r->pos) {
         /* in a held string that began before the bytes in hand: counted from its start */
-        uint64_t lines = c->held_lines;
+        uint64_t lines = c->held_lines, held = c->held.n - HELD_LEAD_N;
         int64_t last = c->held_last;
-        for (uint64_t a = c->held_abs; a < abs && a - c->held_abs + HELD_LEAD_N < c->held.n; a++)
-            if (c->held.p[a - c->held_abs + HELD_LEAD_N] == '\n') {
-                lines++;
-                last = (int64_t)a;
-            }
+        ks_text_count(c->held.p + HELD_LEAD_N, (size_t)(abs - c->held_abs < held ? abs - c->held_abs : held),
+                      c->held_abs, &lines, &last);
         line = lines + 1;
         col = abs - (uint64_t)(last + 1) + 1;
     } else
@@ -558,11 +553,9 @@ static int hold(line_ctx *c, size_t from, size_t tok, size_t e, ks_error *err)
     c->held_abs = c->r->base + tok;
     c->held_lines = c->r->lines;
     c->held_last = c->r->last_nl;
-    for (size_t k = c->r->pos; k < tok; k++)
-        if (c->r->buf[k] == '\n') {
-            c->held_lines++;
-            c->held_last = (int64_t)(c->r->base + k);
-        }
+    if (tok > c->r->pos)
+        ks_text_count(c->r->buf + c->r->pos, tok - c->r->pos, c->r->base + c->r->pos, &c->held_lines,
+                      &c->held_last);
     ks_buf_put(&c->held, HELD_LEAD, HELD_LEAD_N);
     ks_buf_put(&c->held, c->r->buf + tok, e - tok);
     return KS_OK;
@@ -754,10 +747,7 @@ static int refill(ks_sum_reader *r, ks_error *err)
 /* step over buf[pos, pos + n), counting its newlines */
 static void advance(ks_sum_reader *r, size_t n)
 {
-    for (const char *q = r->buf + r->pos, *end = q + n; (q = memchr(q, '\n', (size_t)(end - q))); q++) {
-        r->lines++;
-        r->last_nl = (int64_t)(r->base + (uint64_t)(q - r->buf));
-    }
+    ks_text_count(r->buf + r->pos, n, r->base + r->pos, &r->lines, &r->last_nl);
     r->pos += n;
 }
 
