@@ -754,7 +754,7 @@ ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dim
     if (types && parse_strings(types, a->type[0], sizeof a->type[0], MAX_ARGS) < 0)
         for (int i = 0; i < MAX_ARGS; i++)
             a->type[i][0] = 0;
-    if (concrete)
+    if (concrete && (cls == KS_WC_CONV || cls == KS_WC_ATTENTION)) /* the formulas that read them */
         parse_strings(concrete, a->conc[0], sizeof a->conc[0], MAX_ARGS);
     /* the element size: the first tensor argument's type */
     int e = 0;

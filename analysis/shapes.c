@@ -14,7 +14,6 @@
 #include "analysis/analysis_int.h"
 #include "algo/msort.h"
 #include "analysis/passes.h"
-#include "common/i64map.h"
 #include "common/util.h"
 #include "kinesift/kernels.h"
 
@@ -22,39 +21,50 @@ typedef struct work_iv {
     uint64_t key;      /* (timeline << 32) | op slice */
     ks_ns a, b;
     int32_t device;
+    uint32_t item;     /* its index in the GPU work (ks_gpuwork.v) */
 } work_iv;
+
+/* the direct kernel time of one grouped call (one key of the work), its device */
+typedef struct key_time {
+    uint64_t key;
+    ks_ns ns;
+    int32_t device;
+    uint32_t group;    /* the group of the call, once known (UINT32_MAX: none) */
+} key_time;
 
 typedef struct call {
     ks_str op, dims, types, concrete;
     ks_ns kernel_ns;   /* 0: no direct GPU work */
     int32_t device;
+    uint32_t group;    /* its group, in the order groups were first met */
 } call;
 
-static int cmp_work(const void *x, const void *y)
+/* a group while the calls are gathered: its key, first call's Concrete Inputs, calls */
+typedef struct group {
+    ks_str op, dims, types, concrete;
+    uint32_t ncalls, first; /* first: its first call's position among the calls by group */
+} group;
+
+static inline int work_before(const work_iv *p, const work_iv *q)
 {
-    const work_iv *p = x, *q = y;
-    if (p->key != q->key)
-        return p->key < q->key ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
+    return p->key != q->key ? p->key < q->key : p->a < q->a;
 }
 
-static int cmp_call(const void *x, const void *y)
+/* the work by key, then start (equal ones in their order) */
+KS_MSORT_DEFINE(sort_work, work_iv, work_before)
+
+/* the groups by (op, dims, types) ids: the order the rows start from (each key is one group) */
+static inline int group_before(const group *gs, const uint32_t *x, const uint32_t *y)
 {
-    const call *p = x, *q = y;
+    const group *p = &gs[*x], *q = &gs[*y];
     if (p->op != q->op)
-        return p->op < q->op ? -1 : 1;
+        return p->op < q->op;
     if (p->dims != q->dims)
-        return p->dims < q->dims ? -1 : 1;
-    return (p->types > q->types) - (p->types < q->types);
+        return p->dims < q->dims;
+    return p->types < q->types;
 }
 
-static inline int call_before(const call *p, const call *q)
-{
-    return cmp_call(p, q) < 0;
-}
-
-/* the calls by (op, dims, types), equal ones in their order (as qsort's merge sort kept them) */
-KS_MSORT_DEFINE(sort_calls, call, call_before)
+KS_MSORT_DEFINE_CTX(sort_groups, uint32_t, group, group_before)
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -74,7 +84,18 @@ static inline int row_before(const ks_trace *t, const ks_shape_row *p, const ks_
     return p->dims != q->dims && strcmp(ks_trace_str(t, p->dims), ks_trace_str(t, q->dims)) < 0;
 }
 
-KS_MSORT_DEFINE_CTX(sort_rows, ks_shape_row, ks_trace, row_before)
+/* rows with the index of their group, sorted as rows */
+typedef struct row_ref {
+    ks_shape_row r;
+    uint32_t group;
+} row_ref;
+
+static inline int ref_before(const ks_trace *t, const row_ref *p, const row_ref *q)
+{
+    return row_before(t, &p->r, &q->r);
+}
+
+KS_MSORT_DEFINE_CTX(sort_rows, row_ref, ks_trace, ref_before)
 
 static ks_rate rate_of(double *v, size_t n)
 {
@@ -92,21 +113,11 @@ static ks_rate rate_of(double *v, size_t n)
     return r;
 }
 
-/* 1 when the op slice is a call ks_shapes_build groups: a CPU op starting in the window, with
- * shapes */
-static int grouped_call(const ks_analysis *a, const ks_timeline *tl, const ks_slice *s)
-{
-    const ks_trace *t = a->trace;
-    if (s->kind != KS_K_CPU_OP || t->tracks[tl->track].kind != KS_TRACK_CPU ||
-        !ks_window_starts_in(a->win_start, a->win_end, tl->ev[s->ev].ts))
-        return 0;
-    const ks_shape_info *si = ks_trace_shape(t, tl->track, s->ev);
-    return si && (si->dims || si->types);
-}
-
-/* the direct kernel time of every op slice that launched GPU work and is a grouped call: key ->
- * ns, device (the work of other ops is left out before the sort: no group asks for it) */
-static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
+/* The GPU work whose launching op is a CPU op starting in the window (a grouped call when it has
+ * shapes), sorted by that op's key, and per key the union of its work (the direct kernel time)
+ * and the device of its first piece; the work of other ops is left out before the sort: no group
+ * asks for it. */
+static work_iv *direct_times(const ks_analysis *a, size_t *nw, key_time **kt, size_t *nkt)
 {
     const ks_trace *t = a->trace;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
@@ -118,17 +129,26 @@ static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
             const ks_gpuwork_item *it = &gw->v[i];
             ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
             int32_t op = ks_analysis_launching_op(a, r);
-            if (op < 0 || !grouped_call(a, &a->tl[r.tl], &a->tl[r.tl].s[op]))
+            if (op < 0)
+                continue;
+            const ks_timeline *tl = &a->tl[r.tl];
+            const ks_slice *s = &tl->s[op];
+            /* a CPU op starting in the window: a call if it has shapes (the calls' walk says) */
+            if (s->kind != KS_K_CPU_OP || t->tracks[tl->track].kind != KS_TRACK_CPU ||
+                !ks_window_starts_in(a->win_start, a->win_end, tl->ev[s->ev].ts))
                 continue;
             const ks_event *e = ks_gpuwork_event(t, it);
             w[n].key = ((uint64_t)r.tl << 32) | (uint32_t)op;
             w[n].a = e->ts;
             w[n].b = ks_sat_add(e->ts, ks_event_dur(e));
             w[n].device = str->device;
+            w[n].item = (uint32_t)i;
             n++;
         }
     }
-    ks_qsort(w, n, sizeof *w, cmp_work);
+    sort_work(w, n);
+    key_time *out = ks_xmalloc((n ? n : 1) * sizeof *out);
+    size_t m = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
         ks_ns total = 0, cur_a = w[i].a, cur_b = w[i].b;
@@ -141,11 +161,39 @@ static void direct_times(const ks_analysis *a, ks_i64map *ns, ks_i64map *dev)
                 cur_b = w[j].b;
         }
         total += cur_b - cur_a;
-        ks_i64map_put(ns, (int64_t)w[i].key, (uint64_t)total);
-        ks_i64map_put(dev, (int64_t)w[i].key, (uint64_t)(uint32_t)w[i].device);
+        out[m].key = w[i].key;
+        out[m].ns = total;
+        out[m].device = w[i].device;
+        out[m].group = UINT32_MAX;
+        m++;
         i = j;
     }
-    free(w);
+    *nw = n;
+    *kt = out;
+    *nkt = m;
+    return w;
+}
+
+/* the first shape record of a track (t->shapes is sorted by track, then event) */
+static size_t first_shape(const ks_trace *t, uint32_t track)
+{
+    size_t lo = 0, hi = t->nshapes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->shapes[mid].track < track)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* an open-addressed table of the groups by (op, dims, types) */
+static inline uint64_t group_hash(ks_str op, ks_str dims, ks_str types)
+{
+    uint64_t h = ((uint64_t)op * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dims * 0xC2B2AE3D27D4EB4FULL) ^
+                 ((uint64_t)types * 0x165667B19E3779F9ULL);
+    return h ^ (h >> 29);
 }
 
 void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
@@ -156,16 +204,23 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         out->reason = "not observed: the trace holds no Input Dims or Input type (recorded with record_shapes off)";
         return;
     }
-    ks_i64map ns, dev;
-    ks_i64map_init(&ns);
-    ks_i64map_init(&dev);
-    direct_times(a, &ns, &dev);
+    size_t nw, nkt;
+    key_time *kt;
+    work_iv *w = direct_times(a, &nw, &kt, &nkt);
     call *calls = NULL;
-    size_t ncalls = 0, cap = 0;
+    size_t ncalls = 0, cap = 0, ki = 0;
+    group *gs = NULL;
+    size_t ngs = 0, gcap = 0;
+    size_t hcap = 1024;
+    uint32_t *ht = ks_xcalloc(hcap, sizeof *ht); /* group + 1, 0 empty */
     const ks_timeline *tl;
     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         if (!tl->n)
             continue;
+        /* the track's shape records in event order, walked beside the slices (which mostly come in
+         * event order too: a slice out of it is looked up) */
+        size_t sh = first_shape(t, tl->track);
+        uint32_t last = 0;
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             if (s->kind != KS_K_CPU_OP)
@@ -173,7 +228,15 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
             const ks_event *e = &tl->ev[s->ev];
             if (!ks_window_starts_in(a->win_start, a->win_end, e->ts))
                 continue;
-            const ks_shape_info *si = ks_trace_shape(t, tl->track, s->ev);
+            const ks_shape_info *si = NULL;
+            if (s->ev >= last) {
+                while (sh < t->nshapes && t->shapes[sh].track == tl->track && t->shapes[sh].ev < s->ev)
+                    sh++;
+                if (sh < t->nshapes && t->shapes[sh].track == tl->track && t->shapes[sh].ev == s->ev)
+                    si = &t->shapes[sh];
+                last = s->ev;
+            } else
+                si = ks_trace_shape(t, tl->track, s->ev);
             if (!si || (!si->dims && !si->types))
                 continue;
             KS_GROW(calls, cap, ncalls + 1);
@@ -182,62 +245,137 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
             c->dims = si->dims;
             c->types = si->types;
             c->concrete = si->concrete;
+            /* the keys of the work come in this loop's order: walked beside it */
             uint64_t key = ((uint64_t)k << 32) | (uint32_t)i;
-            uint64_t *v = ks_i64map_get(&ns, (int64_t)key);
-            c->kernel_ns = v ? (ks_ns)*v : 0;
-            uint64_t *d = ks_i64map_get(&dev, (int64_t)key);
-            c->device = d ? (int32_t)(uint32_t)*d : -1;
+            while (ki < nkt && kt[ki].key < key)
+                ki++;
+            int timed = ki < nkt && kt[ki].key == key;
+            c->kernel_ns = timed ? kt[ki].ns : 0;
+            c->device = timed ? kt[ki].device : -1;
+            /* its group */
+            if (2 * (ngs + 1) > hcap) {
+                size_t ncap = hcap * 2;
+                uint32_t *nt = ks_xcalloc(ncap, sizeof *nt);
+                for (size_t g = 0; g < ngs; g++) {
+                    size_t h = group_hash(gs[g].op, gs[g].dims, gs[g].types) & (ncap - 1);
+                    while (nt[h])
+                        h = (h + 1) & (ncap - 1);
+                    nt[h] = (uint32_t)g + 1;
+                }
+                free(ht);
+                ht = nt;
+                hcap = ncap;
+            }
+            size_t h = group_hash(c->op, c->dims, c->types) & (hcap - 1);
+            uint32_t g;
+            for (;; h = (h + 1) & (hcap - 1)) {
+                if (!ht[h]) {
+                    KS_GROW(gs, gcap, ngs + 1);
+                    gs[ngs] = (group){c->op, c->dims, c->types, c->concrete, 0, 0};
+                    ht[h] = (uint32_t)++ngs;
+                    g = (uint32_t)ngs - 1;
+                    break;
+                }
+                const group *x = &gs[ht[h] - 1];
+                if (x->op == c->op && x->dims == c->dims && x->types == c->types) {
+                    g = ht[h] - 1;
+                    break;
+                }
+            }
+            c->group = g;
+            gs[g].ncalls++;
+            if (timed)
+                kt[ki].group = g;
         }
     }
-    ks_i64map_free(&ns);
-    ks_i64map_free(&dev);
-    sort_calls(calls, ncalls);
+    free(ht);
+    /* the calls by group, each group's in their order */
+    size_t *byg = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *byg);
+    for (size_t g = 0, at = 0; g < ngs; g++) {
+        gs[g].first = (uint32_t)at;
+        at += gs[g].ncalls;
+        gs[g].ncalls = 0;
+    }
+    for (size_t i = 0; i < ncalls; i++) {
+        group *x = &gs[calls[i].group];
+        byg[x->first + x->ncalls++] = i;
+    }
+    /* the groups by their key, as rows */
+    uint32_t *ord = ks_xmalloc((ngs ? ngs : 1) * sizeof *ord);
+    for (size_t g = 0; g < ngs; g++)
+        ord[g] = (uint32_t)g;
+    sort_groups(gs, ord, ngs);
+    row_ref *rows = ks_xmalloc((ngs ? ngs : 1) * sizeof *rows);
     double *fl = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *fl), *by = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *by);
-    size_t rcap = 0;
-    for (size_t i = 0; i < ncalls;) {
-        size_t j = i;
-        while (j < ncalls && !cmp_call(&calls[i], &calls[j]))
-            j++;
-        KS_GROW(out->v, rcap, out->n + 1);
-        ks_shape_row *r = &out->v[out->n++];
+    for (size_t o = 0; o < ngs; o++) {
+        const group *x = &gs[ord[o]];
+        rows[o].group = ord[o];
+        ks_shape_row *r = &rows[o].r;
         memset(r, 0, sizeof *r);
-        r->op = calls[i].op;
-        r->dims = calls[i].dims;
-        r->types = calls[i].types;
-        r->concrete = calls[i].concrete;
+        r->op = x->op;
+        r->dims = x->dims;
+        r->types = x->types;
+        r->concrete = x->concrete;
         r->device = -1;
         r->cost = ks_op_cost_classed(ks_trace_str(t, r->op), ks_analysis_op_class(a, r->op, KS_K_CPU_OP),
                                      r->dims ? ks_trace_str(t, r->dims) : NULL,
                                      r->types ? ks_trace_str(t, r->types) : NULL,
                                      r->concrete ? ks_trace_str(t, r->concrete) : NULL);
         size_t nt = 0;
-        for (size_t x = i; x < j; x++) {
+        for (size_t y = x->first; y < x->first + x->ncalls; y++) {
+            const call *c = &calls[byg[y]];
             r->count++;
-            if (!calls[x].kernel_ns)
+            if (!c->kernel_ns)
                 continue;
             if (r->device < 0)
-                r->device = calls[x].device;
+                r->device = c->device;
             r->calls_timed++;
-            r->kernel_ns = ks_sat_add(r->kernel_ns, calls[x].kernel_ns);
+            r->kernel_ns = ks_sat_add(r->kernel_ns, c->kernel_ns);
             /* FLOPs per ns is GFLOP/s: / 1000 for TFLOP/s (bytes: TB/s) */
-            fl[nt] = r->cost.flops / (double)calls[x].kernel_ns / 1000.0;
-            by[nt] = r->cost.bytes / (double)calls[x].kernel_ns / 1000.0;
+            fl[nt] = r->cost.flops / (double)c->kernel_ns / 1000.0;
+            by[nt] = r->cost.bytes / (double)c->kernel_ns / 1000.0;
             nt++;
         }
         ks_rate none = {NAN, NAN, NAN, NAN};
         r->tflops = r->cost.known ? rate_of(fl, nt) : none;
         r->tbps = r->cost.known && isfinite(r->cost.bytes) ? rate_of(by, nt) : none;
-        i = j;
     }
     free(fl);
     free(by);
+    free(byg);
     free(calls);
-    sort_rows(t, out->v, out->n);
+    sort_rows(t, rows, ngs);
+    /* the rows, and which row each piece of GPU work's launching call is in */
+    out->v = ks_xmalloc((ngs ? ngs : 1) * sizeof *out->v);
+    out->n = ngs;
+    uint32_t *row_of_group = ks_xmalloc((ngs ? ngs : 1) * sizeof *row_of_group);
+    for (size_t i = 0; i < ngs; i++) {
+        out->v[i] = rows[i].r;
+        row_of_group[rows[i].group] = (uint32_t)i;
+    }
+    free(rows);
+    free(ord);
+    free(gs);
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    out->nwork = gw->n;
+    out->work_row = ks_xmalloc((gw->n ? gw->n : 1) * sizeof *out->work_row);
+    for (size_t i = 0; i < gw->n; i++)
+        out->work_row[i] = SIZE_MAX;
+    for (size_t i = 0, j = 0; i < nw; i++) {
+        while (kt[j].key != w[i].key)
+            j++;
+        if (kt[j].group != UINT32_MAX)
+            out->work_row[w[i].item] = row_of_group[kt[j].group];
+    }
+    free(row_of_group);
+    free(kt);
+    free(w);
 }
 
 void ks_shapes_free(ks_shapes *s)
 {
     free(s->v);
+    free(s->work_row);
     memset(s, 0, sizeof *s);
 }
 
@@ -268,55 +406,11 @@ void ks_shapes_memo_free(ks_analysis *a)
 
 /* ---- which group launched each piece of GPU work (for the diagnoses) ----------------------- */
 
-typedef struct row_key {
-    ks_str op, dims, types;
-    size_t row;
-} row_key;
-
-static int cmp_key(const void *x, const void *y)
-{
-    const row_key *p = x, *q = y;
-    if (p->op != q->op)
-        return p->op < q->op ? -1 : 1;
-    if (p->dims != q->dims)
-        return p->dims < q->dims ? -1 : 1;
-    return (p->types > q->types) - (p->types < q->types);
-}
-
 size_t *ks_shapes_row_of_work(const ks_analysis *a, const struct ks_shapes *s)
 {
-    const ks_trace *t = a->trace;
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     size_t *out = ks_xmalloc((gw->n ? gw->n : 1) * sizeof *out);
     for (size_t i = 0; i < gw->n; i++)
-        out[i] = SIZE_MAX;
-    if (!s->n)
-        return out;
-    row_key *keys = ks_xmalloc(s->n * sizeof *keys);
-    for (size_t i = 0; i < s->n; i++) {
-        keys[i].op = s->v[i].op;
-        keys[i].dims = s->v[i].dims;
-        keys[i].types = s->v[i].types;
-        keys[i].row = i;
-    }
-    ks_qsort(keys, s->n, sizeof *keys, cmp_key);
-    for (size_t i = 0; i < gw->n; i++) {
-        const ks_gpuwork_item *it = &gw->v[i];
-        ks_slice_ref r = ks_analysis_launcher(a, it->track, it->ev);
-        int32_t op = ks_analysis_launching_op(a, r);
-        if (op < 0)
-            continue;
-        const ks_timeline *tl = &a->tl[r.tl];
-        const ks_slice *sl = &tl->s[op];
-        if (!grouped_call(a, tl, sl))
-            continue;
-        const ks_event *e = &tl->ev[sl->ev];
-        const ks_shape_info *si = ks_trace_shape(t, tl->track, sl->ev);
-        row_key k = {e->name, si->dims, si->types, 0};
-        const row_key *f = bsearch(&k, keys, s->n, sizeof *keys, cmp_key);
-        if (f)
-            out[i] = f->row;
-    }
-    free(keys);
+        out[i] = s->work_row && i < s->nwork ? s->work_row[i] : SIZE_MAX;
     return out;
 }

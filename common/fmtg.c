@@ -21,6 +21,12 @@ size_t ks_fmt_g(char *b, double v, int prec)
                                      1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
                                      1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
                                      1000000000000000000ULL};
+    static const uint64_t p5s[MAX_SCALE + 1] = {
+        1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL, 9765625ULL,
+        48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL, 152587890625ULL,
+        762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL, 476837158203125ULL,
+        2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
+        1490116119384765625ULL, 7450580596923828125ULL}; /* 5^s: 5^27 < 2^64 */
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     int neg = (int)(bits >> 63), be = (int)((bits >> 52) & 0x7ff);
@@ -50,10 +56,7 @@ size_t ks_fmt_g(char *b, double v, int prec)
         u128 num, den;
         if (s >= 0) {
             num = (u128)m;
-            uint64_t p5 = 1;
-            for (int i = 0; i < s; i++)
-                p5 *= 5;
-            num *= p5; /* below 2^53 * 5^27 < 2^116 */
+            num *= p5s[s]; /* below 2^53 * 5^27 < 2^116 */
             int sh = e + s;
             if (sh >= 0) {
                 if (sh > 60 || (num >> (127 - sh)))
@@ -71,9 +74,7 @@ size_t ks_fmt_g(char *b, double v, int prec)
                 up = r > half || (r == half && (q & 1));
             }
         } else {
-            uint64_t p5 = 1;
-            for (int i = 0; i < -s; i++)
-                p5 *= 5;
+            uint64_t p5 = p5s[-s];
             int sh = e + s; /* v / 10^-s = m * 2^(e+s) / 5^-s */
             if (sh >= 0) {
                 if (sh > 70)

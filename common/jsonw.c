@@ -45,10 +45,10 @@ static inline void put(ks_jw *w, const char *s, size_t n)
     w->nbuf += n;
 }
 
-/* a new line's indentation at the current depth (two spaces a level) before a key or value */
-static inline void indent(ks_jw *w)
+/* a new line's indentation at a depth (two spaces a level) before a key or value */
+static inline void indent_at(ks_jw *w, unsigned depth)
 {
-    size_t n = 2 * (size_t)w->depth; /* depth < KS_LIMIT_JW_DEPTH: 256 bytes at most */
+    size_t n = 2 * (size_t)depth; /* depth < KS_LIMIT_JW_DEPTH: 256 bytes at most */
     if (w->nbuf + n > JW_BUF)
         jw_flush(w);
     /* eight spaces at a time (the buffer has JW_SLACK bytes beyond JW_BUF for the last ones) */
@@ -57,6 +57,12 @@ static inline void indent(ks_jw *w)
         memcpy(d + i, "        ", 8);
     w->nbuf += n;
     w->indent_next = 0;
+}
+
+/* the indentation at the current depth */
+static inline void indent(ks_jw *w)
+{
+    indent_at(w, w->depth);
 }
 
 /* What each level expects next: yajl_gen's states (yajl_gen.c, 2.1), whose rules the writer keeps,
@@ -507,6 +513,282 @@ void ks_jw_knull(ks_jw *w, const char *k)
         ks_jw_key(w, k);
         ks_jw_null(w);
     }
+}
+
+/* One string of compact text (s at its opening quote, n bytes to the end of the text) decoded as
+ * the parser escaped it (\u00XX a byte, a backslash and any other byte that byte) into buf; the
+ * decoded length, *used the bytes of s it took. */
+static size_t compact_string(const char *s, size_t n, char *buf, size_t *used)
+{
+    size_t i = 1, m = 0;
+    while (i < n && s[i] != '"') {
+        if (s[i] == '\\' && i + 5 < n && s[i + 1] == 'u') {
+            char h[3] = {s[i + 4], s[i + 5], 0};
+            buf[m++] = (char)strtol(h, NULL, 16);
+            i += 6;
+        } else if (s[i] == '\\' && i + 1 < n) {
+            buf[m++] = s[i + 1];
+            i += 2;
+        } else
+            buf[m++] = s[i++];
+    }
+    *used = i < n ? i + 1 : i;
+    return m;
+}
+
+/* the compact text token by token through the public calls (a writer with a sink) */
+static size_t compact_walk(ks_jw *w, const char *s, size_t n, char *buf)
+{
+    size_t i = 0;
+    if (i < n && s[i] == '[') {
+        ks_jw_arr(w);
+        i++;
+        while (i < n && s[i] != ']')
+            i += s[i] == ',' ? 1 : compact_walk(w, s + i, n - i, buf);
+        ks_jw_end_arr(w);
+        return i < n ? i + 1 : i;
+    }
+    if (i < n && s[i] == '"') {
+        size_t used, m = compact_string(s, n, buf, &used);
+        ks_jw_strn(w, buf, m);
+        return used;
+    }
+    size_t e = 0;
+    while (e < n && s[e] != ',' && s[e] != ']')
+        e++;
+    if (e == 4 && !memcmp(s, "null", 4))
+        ks_jw_null(w);
+    else if ((e == 4 && !memcmp(s, "true", 4)) || (e == 5 && !memcmp(s, "false", 5)))
+        ks_jw_bool(w, s[0] == 't');
+    else
+        ks_jw_number_text(w, s, e);
+    return e ? e : 1;
+}
+
+#define COMPACT_NEST 16
+
+/* 2·depth spaces at o (eight at a time: the buffer's slack takes the overshoot); past them */
+static inline char *spaces(char *o, unsigned depth)
+{
+    size_t m = 2 * (size_t)depth;
+    for (size_t k = 0; k < m; k += 8)
+        memcpy(o + k, "        ", 8);
+    return o + m;
+}
+
+/* the rest of a compact text from s, piece by piece through put (d: the depth outside the
+ * innermost bracket open), then the value's end */
+static void compact_slow(ks_jw *w, const char *s, size_t n, unsigned d)
+{
+    char *buf = NULL;
+    for (size_t i = 0; i < n;) {
+        char c = s[i];
+        if (c == '[') {
+            if (d + 1 >= KS_LIMIT_JW_DEPTH) {
+                w->failed = 1;
+                break;
+            }
+            if (i + 1 < n && s[i + 1] == ']') {
+                if (w->pretty) {
+                    put(w, "[\n\n", 3);
+                    indent_at(w, d);
+                    put(w, "]", 1);
+                } else
+                    put(w, "[]", 2);
+                i += 2;
+                continue;
+            }
+            d++;
+            if (w->pretty) {
+                put(w, "[\n", 2);
+                indent_at(w, d);
+            } else
+                put(w, "[", 1);
+            i++;
+        } else if (c == ',') {
+            if (w->pretty) {
+                put(w, ",\n", 2);
+                indent_at(w, d);
+            } else
+                put(w, ",", 1);
+            i++;
+        } else if (c == ']') {
+            d--;
+            if (w->pretty) {
+                put(w, "\n", 1);
+                indent_at(w, d);
+            }
+            put(w, "]", 1);
+            i++;
+        } else if (c == '"') {
+            if (!buf)
+                buf = ks_xmalloc(n + 1);
+            size_t used, m = compact_string(s + i, n - i, buf, &used);
+            size_t fn;
+            char *fixed = ks_utf8_sanitize(buf, m, &fn);
+            put_string(w, fixed ? fixed : buf, fixed ? fn : m);
+            free(fixed);
+            i += used;
+        } else {
+            size_t j = i;
+            while (j < n && s[j] != ',' && s[j] != ']')
+                j++;
+            put(w, s + i, j - i);
+            i = j > i ? j : i + 1;
+        }
+    }
+    free(buf);
+    w->indent_next = 0;
+    after(w);
+    final_newline(w);
+}
+
+void ks_jw_compact(ks_jw *w, const char *s, size_t n)
+{
+    if (w->sink) {
+        char *buf = ks_xmalloc(n + 1);
+        compact_walk(w, s, n, buf);
+        free(buf);
+        return;
+    }
+    if (!before(w, 0))
+        return;
+    unsigned d = w->depth; /* the depth outside the innermost open bracket */
+    /* each byte grows at most by a new line and an indentation, at most COMPACT_NEST brackets
+     * deeper than here: room for that at once; deeper, or no room, piece by piece */
+    unsigned deepest = d + COMPACT_NEST;
+    size_t most = n * (3 + (w->pretty ? 2 * (size_t)deepest : 0));
+    if (w->nbuf + most > JW_BUF)
+        jw_flush(w);
+    if (most > JW_BUF || deepest + 1 >= KS_LIMIT_JW_DEPTH) {
+        compact_slow(w, s, n, d);
+        return;
+    }
+    char *o = w->buf + w->nbuf;
+    int pretty = w->pretty;
+    for (size_t i = 0; i < n;) {
+        char c = s[i];
+        if (c == '[') {
+            if (i + 1 < n && s[i + 1] == ']') { /* empty: "[", an empty line, "]" */
+                *o++ = '[';
+                if (pretty) {
+                    *o++ = '\n';
+                    *o++ = '\n';
+                    o = spaces(o, d);
+                }
+                *o++ = ']';
+                i += 2;
+                continue;
+            }
+            if (d == deepest) {
+                w->nbuf = (size_t)(o - w->buf);
+                compact_slow(w, s + i, n - i, d);
+                return;
+            }
+            d++;
+            *o++ = '[';
+            if (pretty) {
+                *o++ = '\n';
+                o = spaces(o, d);
+            }
+            i++;
+        } else if (c == ',') {
+            *o++ = ',';
+            if (pretty) {
+                *o++ = '\n';
+                o = spaces(o, d);
+            }
+            i++;
+        } else if (c == ']') {
+            d--;
+            if (pretty) {
+                *o++ = '\n';
+                o = spaces(o, d);
+            }
+            *o++ = ']';
+            i++;
+        } else if (c == '"') {
+            size_t j = i + 1;
+            while (j < n && s[j] != '"' && s[j] != '\\' && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7f)
+                j++;
+            if (j < n && s[j] == '"') { /* plain ASCII: as it is */
+                memcpy(o, s + i, j + 1 - i);
+                o += j + 1 - i;
+                i = j + 1;
+                continue;
+            }
+            /* escapes or UTF-8: decoded, repaired and escaped as ks_jw_strn does, the rest of the
+             * text piece by piece (its growth bound no longer holds) */
+            w->nbuf = (size_t)(o - w->buf);
+            compact_slow(w, s + i, n - i, d);
+            return;
+        } else {
+            do
+                *o++ = s[i++];
+            while (i < n && s[i] != ',' && s[i] != ']');
+        }
+    }
+    w->nbuf = (size_t)(o - w->buf);
+    w->indent_next = 0;
+    after(w);
+    final_newline(w);
+}
+
+/* Members whose values are atoms or strings, at once: the keys plain ASCII (a report's own), the
+ * strings ASCII without an escape, a level that expects a key, room for all in the buffer;
+ * anything else member by member. */
+void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
+{
+    unsigned char *st = &w->st[w->depth];
+    size_t need = 0;
+    int plain_all = 1;
+    for (size_t i = 0; i < n; i++) {
+        need += (size_t)m[i].klen + m[i].vlen + 2 * (size_t)w->depth + 8;
+        if (m[i].str && !plain(m[i].val, m[i].vlen))
+            plain_all = 0;
+    }
+    if (w->nbuf + need > JW_BUF)
+        jw_flush(w);
+    if (w->sink || !plain_all || (*st != ST_MAP_KEY && *st != ST_MAP_START) || need > JW_BUF) {
+        for (size_t i = 0; i < n; i++) {
+            ks_jw_key(w, m[i].key);
+            if (m[i].str)
+                ks_jw_strn(w, m[i].val, m[i].vlen);
+            else if (m[i].vlen == 4 && !memcmp(m[i].val, "null", 4))
+                ks_jw_null(w);
+            else
+                ks_jw_number_text(w, m[i].val, m[i].vlen);
+        }
+        return;
+    }
+    char *d = w->buf + w->nbuf;
+    size_t ind = w->pretty ? 2 * (size_t)w->depth : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (*st == ST_MAP_KEY) {
+            *d++ = ',';
+            if (w->pretty)
+                *d++ = '\n';
+        }
+        for (size_t k = 0; k < ind; k += 8)
+            memcpy(d + k, "        ", 8);
+        d += ind;
+        *d++ = '"';
+        memcpy(d, m[i].key, m[i].klen);
+        d += m[i].klen;
+        *d++ = '"';
+        *d++ = ':';
+        if (w->pretty)
+            *d++ = ' ';
+        if (m[i].str)
+            *d++ = '"';
+        memcpy(d, m[i].val, m[i].vlen);
+        d += m[i].vlen;
+        if (m[i].str)
+            *d++ = '"';
+        *st = ST_MAP_KEY;
+    }
+    w->nbuf = (size_t)(d - w->buf);
+    w->indent_next = 0;
 }
 
 void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n)

@@ -84,6 +84,23 @@ void ks_jw_kbool(ks_jw *w, const char *k, int v);
 void ks_jw_knull(ks_jw *w, const char *k);
 void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n); /* "k": [v0, ...] */
 
+/* Compact JSON text of arrays, numbers, literals and strings, without objects or white space, its
+ * strings escaping only '"', '\\' and control bytes (as \u00XX): the parser's shape args. Written
+ * as the value it is, byte for byte what writing its tokens one by one writes, in one pass. */
+void ks_jw_compact(ks_jw *w, const char *s, size_t n);
+
+/* A member whose value is an atom's text: a number as it is to be written, or "null"; or, str set,
+ * a string. The key is plain ASCII without escapes (a report's own key); klen and vlen its and the
+ * value's lengths. */
+typedef struct ks_jw_atom {
+    const char *key, *val;
+    size_t vlen;
+    uint8_t klen, str;
+} ks_jw_atom;
+/* The members at once: what ks_jw_key and ks_jw_number_text (ks_jw_null, ks_jw_strn) write for
+ * each. */
+void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n);
+
 /* Copy s into dst replacing invalid UTF-8 sequences with U+FFFD; returns dst (malloc'ed) or
  * NULL when s is already valid (then use s as is). */
 char *ks_utf8_sanitize(const char *s, size_t n, size_t *outlen);

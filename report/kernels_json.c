@@ -113,59 +113,66 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     free(win);
 }
 
-/* One value of a shape arg's compact JSON text (the parser wrote it: arrays, numbers, literals and
- * strings escaping only '"', '\\' and control bytes as \\u00XX), written as the value it is;
- * returns the text after it. A walk, not a parse: a tree per row cost more than the rest of the
- * kernel view. */
-static const char *put_value(ks_jw *w, const char *s, char *buf)
-{
-    if (*s == '[') {
-        ks_jw_arr(w);
-        s++;
-        while (*s && *s != ']')
-            s = *s == ',' ? s + 1 : put_value(w, s, buf);
-        ks_jw_end_arr(w);
-        return *s ? s + 1 : s;
-    }
-    if (*s == '"') {
-        size_t n = 0;
-        for (s++; *s && *s != '"'; s++) {
-            if (*s == '\\' && s[1] == 'u' && s[2] && s[3] && s[4] && s[5]) {
-                buf[n++] = (char)strtol((char[]){s[4], s[5], 0}, NULL, 16);
-                s += 5;
-            } else if (*s == '\\' && s[1])
-                buf[n++] = *++s;
-            else
-                buf[n++] = *s;
-        }
-        ks_jw_strn(w, buf, n);
-        return *s ? s + 1 : s;
-    }
-    if (*s == 't' || *s == 'f' || *s == 'n') {
-        if (*s == 'n')
-            ks_jw_null(w);
-        else
-            ks_jw_bool(w, *s == 't');
-        while (*s >= 'a' && *s <= 'z')
-            s++;
-        return s;
-    }
-    const char *e = s;
-    while (*e && *e != ',' && *e != ']')
-        e++;
-    ks_jw_number_text(w, s, (size_t)(e - s));
-    return e;
-}
-
-/* a shape arg written as the array it is, null when absent */
-static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id, char *buf)
+/* a shape arg written as the array it is (its compact text as the parser kept it), null when
+ * absent */
+static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id)
 {
     ks_jw_key(w, k);
     if (!id) {
         ks_jw_null(w);
         return;
     }
-    put_value(w, ks_trace_str(t, id), buf);
+    const char *s = ks_trace_str(t, id);
+    ks_jw_compact(w, s, strlen(s));
+}
+
+/* The members of a row whose values are numbers (or null), gathered for ks_jw_katoms: each text
+ * in its own 32 bytes of txt; a double equal to the one before it reuses its text (a group's mean,
+ * median, min and max are often one figure). */
+typedef struct atoms {
+    ks_jw_atom m[20];
+    char txt[20][32];
+    size_t n;
+    double last;               /* the last figure formatted, its text */
+    const char *lt;
+    uint8_t ll;
+    int has_last;
+} atoms;
+
+#define ATOM_KEY(a, k) (a)->m[(a)->n].key = (k), (a)->m[(a)->n].klen = (uint8_t)(sizeof(k) - 1)
+
+static void atom_text(atoms *a, const char *t, size_t n)
+{
+    a->m[a->n].val = t;
+    a->m[a->n].vlen = n;
+    a->m[a->n].str = 0;
+    a->n++;
+}
+
+#define ATOM_STR(a, k, s) (ATOM_KEY(a, k), atom_text((a), (s), strlen(s)), (a)->m[(a)->n - 1].str = 1)
+
+#define ATOM_INT(a, k, v) (ATOM_KEY(a, k), atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
+#define ATOM_RATE(a, k, v) (ATOM_KEY(a, k), atom_rate((a), (v)))
+
+/* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
+ * every digit), null when not a number */
+static void atom_rate(atoms *a, double v)
+{
+    if (!isfinite(v)) {
+        atom_text(a, "null", 4);
+        return;
+    }
+    if (a->has_last && v == a->last) {
+        atom_text(a, a->lt, a->ll);
+        return;
+    }
+    char *b = a->txt[a->n];
+    size_t n = ks_fmt_g(b, v, 12);
+    atom_text(a, b, n);
+    a->last = v;
+    a->lt = b;
+    a->ll = (uint8_t)n;
+    a->has_last = 1;
 }
 
 /* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
@@ -246,47 +253,54 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         return;
     }
     size_t lim = o && o->top && o->top < sh->n ? o->top : sh->n;
-    char *buf = ks_xmalloc(KS_LIMIT_SHAPE_TEXT + 1); /* a string of a shape arg is shorter than it */
     ks_jw_arr(w);
+    atoms at;
     for (size_t i = 0; i < lim; i++) {
         const ks_shape_row *r = &sh->v[i];
         int known = r->cost.known, timed = known && r->calls_timed > 0;
         ks_jw_obj(w);
-        ks_jw_kstr(w, "op", ks_trace_str(t, r->op));
-        ks_jw_kstr(w, "class", ks_work_class_name((ks_work_class)r->cost.cls));
-        raw_array(w, "input_dims", t, r->dims, buf);
-        raw_array(w, "input_types", t, r->types, buf);
-        raw_array(w, "concrete_inputs", t, r->concrete, buf);
-        ks_jw_kuint(w, "count", r->count);
-        ks_jw_kuint(w, "calls_timed", r->calls_timed);
-        ks_jw_kint(w, "kernel_ns", r->kernel_ns);
+        at.n = 0;
+        ATOM_STR(&at, "op", ks_trace_str(t, r->op));
+        ATOM_STR(&at, "class", ks_work_class_name((ks_work_class)r->cost.cls));
+        ks_jw_katoms(w, at.m, at.n);
+        raw_array(w, "input_dims", t, r->dims);
+        raw_array(w, "input_types", t, r->types);
+        raw_array(w, "concrete_inputs", t, r->concrete);
+        at.n = 0;
+        at.has_last = 0;
+        ATOM_INT(&at, "count", (int64_t)r->count);
+        ATOM_INT(&at, "calls_timed", (int64_t)r->calls_timed);
+        ATOM_INT(&at, "kernel_ns", r->kernel_ns);
         if (r->device >= 0)
-            ks_jw_kint(w, "device", r->device);
+            ATOM_INT(&at, "device", r->device);
         else
-            ks_jw_knull(w, "device");
-        rate(w, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
-        rate(w, "bytes_each", known ? r->cost.bytes : NAN);
-        rate(w, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
+            (ATOM_KEY(&at, "device"), atom_text(&at, "null", 4));
+        ATOM_RATE(&at, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
+        ATOM_RATE(&at, "bytes_each", known ? r->cost.bytes : NAN);
+        ATOM_RATE(&at, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
         if (r->cost.why)
-            ks_jw_kstr(w, "cost_reason", r->cost.why);
-        rate(w, "tflops_per_s", timed ? r->tflops.mean : NAN);
-        rate(w, "tflops_per_s_median", timed ? r->tflops.median : NAN);
-        rate(w, "tflops_per_s_min", timed ? r->tflops.min : NAN);
-        rate(w, "tflops_per_s_max", timed ? r->tflops.max : NAN);
-        rate(w, "tb_per_s", timed ? r->tbps.mean : NAN);
-        rate(w, "tb_per_s_median", timed ? r->tbps.median : NAN);
-        rate(w, "tb_per_s_min", timed ? r->tbps.min : NAN);
-        rate(w, "tb_per_s_max", timed ? r->tbps.max : NAN);
+            ATOM_STR(&at, "cost_reason", r->cost.why);
+        ks_jw_katoms(w, at.m, at.n);
+        at.n = 0;
+        at.has_last = 0;
+        ATOM_RATE(&at, "tflops_per_s", timed ? r->tflops.mean : NAN);
+        ATOM_RATE(&at, "tflops_per_s_median", timed ? r->tflops.median : NAN);
+        ATOM_RATE(&at, "tflops_per_s_min", timed ? r->tflops.min : NAN);
+        ATOM_RATE(&at, "tflops_per_s_max", timed ? r->tflops.max : NAN);
+        ATOM_RATE(&at, "tb_per_s", timed ? r->tbps.mean : NAN);
+        ATOM_RATE(&at, "tb_per_s_median", timed ? r->tbps.median : NAN);
+        ATOM_RATE(&at, "tb_per_s_min", timed ? r->tbps.min : NAN);
+        ATOM_RATE(&at, "tb_per_s_max", timed ? r->tbps.max : NAN);
         ks_peak over;
         ks_roof f = ks_roof_of(r->device >= 0 ? ks_kernels_peak(a, r->device, o, &over) : NULL, r);
-        rate(w, "roof_tflops_per_s", f.bound && strcmp(f.bound, "memory") == 0 && r->cost.flops <= 0 ? NAN : f.roof);
-        rate(w, "efficiency", f.efficiency);
+        ATOM_RATE(&at, "roof_tflops_per_s", f.bound && strcmp(f.bound, "memory") == 0 && r->cost.flops <= 0 ? NAN : f.roof);
+        ATOM_RATE(&at, "efficiency", f.efficiency);
         if (f.bound)
-            ks_jw_kstr(w, "bound", f.bound);
+            ATOM_STR(&at, "bound", f.bound);
         else
-            ks_jw_knull(w, "bound");
+            (ATOM_KEY(&at, "bound"), atom_text(&at, "null", 4));
+        ks_jw_katoms(w, at.m, at.n);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
-    free(buf);
 }

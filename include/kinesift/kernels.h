@@ -146,6 +146,9 @@ typedef struct ks_shapes {
     ks_shape_row *v;           /* by kernel_ns, longest first (then op, dims) */
     size_t n;
     const char *reason;        /* non-NULL: not observed, why (no shapes recorded) */
+    size_t *work_row;          /* per piece of GPU work (ks_gpuwork.v), the row of the call that
+                                * launched it, SIZE_MAX none (nwork of them) */
+    size_t nwork;
 } ks_shapes;
 
 KS_API void ks_shapes_build(const ks_analysis *a, ks_shapes *out);

@@ -10,7 +10,9 @@
  * backslashes, brackets, commas, control and NUL bytes and UTF-8, nesting to 40 levels, top-level
  * scalars, members written by the shorthands ks_jw_kint/kuint/kdouble/kbool/knull, across the
  * 64 KiB buffer; every byte value at every offset of strings of 1 to 24 bytes); calls out of place
- * fail where yajl_gen refuses them, writing what it writes. */
+ * fail where yajl_gen refuses them, writing what it writes; compact text (the parser's shape args)
+ * and members of atoms written at once (ks_jw_compact, ks_jw_katoms) are what the calls one by one
+ * write. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -622,6 +624,202 @@ static void refused_as_yajl_gen_refuses(void **state)
     }
 }
 
+/* ---- compact text and atoms at once ----------------------------------------------------------- */
+
+/* a drawn compact text as the parser keeps shape args: nested arrays of numbers, literals and
+ * strings of any bytes ('"' and '\\' escaped by a backslash, control bytes as \u00xx) */
+static void draw_compact(uint64_t *x, char *out, size_t *n, int depth)
+{
+    out[(*n)++] = '[';
+    int k = (int)(next(x) >> 60) % 6;
+    for (int i = 0; i < k; i++) {
+        if (i)
+            out[(*n)++] = ',';
+        int kind = (int)(next(x) >> 61);
+        if (kind < 2 && depth < 4)
+            draw_compact(x, out, n, depth + 1);
+        else if (kind < 4) {
+            out[(*n)++] = '"';
+            int len = (int)(next(x) >> 60);
+            for (int j = 0; j < len; j++) {
+                unsigned char c = (unsigned char)(next(x) >> 56);
+                if (next(x) >> 62) /* mostly plain letters */
+                    c = (unsigned char)('a' + c % 26);
+                if (c == '"' || c == '\\') {
+                    out[(*n)++] = '\\';
+                    out[(*n)++] = (char)c;
+                } else if (c < 0x20)
+                    *n += (size_t)sprintf(out + *n, "\\u%04x", c);
+                else
+                    out[(*n)++] = (char)c;
+            }
+            out[(*n)++] = '"';
+        } else if (kind == 4) {
+            static const char *const lit[] = {"true", "false", "null"};
+            const char *l = lit[next(x) % 3];
+            memcpy(out + *n, l, strlen(l));
+            *n += strlen(l);
+        } else
+            *n += (size_t)sprintf(out + *n, "%lld", (long long)(int64_t)(next(x) >> 40) - 8000000);
+    }
+    out[(*n)++] = ']';
+}
+
+/* the reference: the text's tokens through the public calls one by one */
+static size_t walk_tokens(ks_jw *w, const char *s, size_t n)
+{
+    if (s[0] == '[') {
+        size_t i = 1;
+        ks_jw_arr(w);
+        while (s[i] != ']')
+            i += s[i] == ',' ? 1 : walk_tokens(w, s + i, n - i);
+        ks_jw_end_arr(w);
+        return i + 1;
+    }
+    if (s[0] == '"') {
+        char buf[256];
+        size_t i = 1, m = 0;
+        while (s[i] != '"') {
+            if (s[i] == '\\' && s[i + 1] == 'u') {
+                char h[3] = {s[i + 4], s[i + 5], 0};
+                buf[m++] = (char)strtol(h, NULL, 16);
+                i += 6;
+            } else if (s[i] == '\\') {
+                buf[m++] = s[i + 1];
+                i += 2;
+            } else
+                buf[m++] = s[i++];
+        }
+        ks_jw_strn(w, buf, m);
+        return i + 1;
+    }
+    size_t e = 0;
+    while (e < n && s[e] != ',' && s[e] != ']')
+        e++;
+    if (!memcmp(s, "null", 4))
+        ks_jw_null(w);
+    else if (!memcmp(s, "true", 4) || !memcmp(s, "false", 5))
+        ks_jw_bool(w, s[0] == 't');
+    else
+        ks_jw_number_text(w, s, e);
+    return e;
+}
+
+static void sink_nop_open(void *c, int a) { (void)c; (void)a; }
+static void sink_nop_s(void *c, const char *s, size_t n) { (void)c; (void)s; (void)n; }
+static void sink_nop_i(void *c, int64_t v) { (void)c; (void)v; }
+static void sink_nop_u(void *c, uint64_t v) { (void)c; (void)v; }
+static void sink_nop_d(void *c, double v) { (void)c; (void)v; }
+static void sink_nop_b(void *c, int v) { (void)c; (void)v; }
+static void sink_count(void *c) { (*(size_t *)c)++; }
+
+/* one document: texts[] written (mode 0 the reference walk, 1 ks_jw_compact, 2 ks_jw_compact with a
+ * sink) as array elements, as member values and after atoms written by ks_jw_katoms (or, mode 0,
+ * ks_jw_key and ks_jw_number_text/ks_jw_null), pretty or not */
+static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int pretty, int mode, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0, nulls = 0;
+    FILE *f = open_memstream(&text, &n);
+    assert_non_null(f);
+    ks_jw_sink sink = {sink_nop_open, sink_nop_open, sink_nop_s, sink_nop_s, sink_nop_i, sink_nop_u,
+                       sink_nop_d, sink_nop_b, sink_count, sink_nop_s, &nulls};
+    if (mode == 2)
+        ks_jw_capture(f, &sink);
+    ks_jw w;
+    ks_jw_open(&w, f, pretty);
+    ks_jw_capture(NULL, NULL);
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < nt; i++) {
+        if (mode)
+            ks_jw_compact(&w, texts[i], lens[i]);
+        else
+            walk_tokens(&w, texts[i], lens[i]);
+        ks_jw_obj(&w);
+        char num[32];
+        int nn = snprintf(num, sizeof num, "%zu", i * 7919);
+        /* a string member: plain, or (every seventh) one that needs escapes and repair */
+        const char *sv = i % 7 ? "aten::mm" : "a\"b\n\xff";
+        ks_jw_atom at[4] = {{"count", num, (size_t)nn, 5, 0}, {"rate", "null", 4, 4, 0}, {"op", sv, strlen(sv), 2, 1},
+                            {"x_y", "1.5e-07", 7, 3, 0}};
+        if (mode)
+            ks_jw_katoms(&w, at, i % 5);
+        else
+            for (size_t k = 0; k < i % 5; k++) {
+                ks_jw_key(&w, at[k].key);
+                if (at[k].str)
+                    ks_jw_strn(&w, at[k].val, at[k].vlen);
+                else if (!strcmp(at[k].val, "null"))
+                    ks_jw_null(&w);
+                else
+                    ks_jw_number_text(&w, at[k].val, at[k].vlen);
+            }
+        ks_jw_key(&w, "dims");
+        if (mode)
+            ks_jw_compact(&w, texts[i], lens[i]);
+        else
+            walk_tokens(&w, texts[i], lens[i]);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
+    assert_int_equal(ks_jw_close(&w), 0);
+    fclose(f);
+    if (mode == 2)
+        assert_true(nulls > 0);
+    *len = n;
+    return text;
+}
+
+/* ks_jw_compact and ks_jw_katoms write byte for byte what the calls one by one write, indented or
+ * not, with a sink or without, across the 64 KiB buffer (4 000 drawn texts) */
+static void compact_text_as_its_tokens_write(void **state)
+{
+    (void)state;
+    enum { NT = 4000 };
+    char **texts = calloc(NT, sizeof *texts);
+    size_t *lens = calloc(NT, sizeof *lens);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < NT; i++) {
+        texts[i] = malloc(1 << 16);
+        if (i % 500 == 7) { /* deeper than the writer's room estimate, and a string inside */
+            size_t n = 0;
+            for (int k = 0; k < 20; k++)
+                texts[i][n++] = '[';
+            memcpy(texts[i] + n, "1,\"a\\u0001\",[]", 14);
+            n += 14;
+            for (int k = 0; k < 20; k++)
+                texts[i][n++] = ']';
+            lens[i] = n;
+        } else if (i % 777 == 5) { /* longer than one buffer's room */
+            size_t n = 0;
+            texts[i][n++] = '[';
+            for (int k = 0; k < 6000; k++)
+                n += (size_t)sprintf(texts[i] + n, "%s%d", k ? "," : "", k);
+            texts[i][n++] = ']';
+            lens[i] = n;
+        } else
+            draw_compact(&x, texts[i], &lens[i], 0);
+    }
+    for (int pretty = 0; pretty < 2; pretty++) {
+        size_t n0, n1, n2;
+        char *want = compact_doc(texts, lens, NT, pretty, 0, &n0);
+        char *got = compact_doc(texts, lens, NT, pretty, 1, &n1);
+        char *got2 = compact_doc(texts, lens, NT, pretty, 2, &n2);
+        assert_true(n0 > 65536);
+        assert_int_equal(n0, n1);
+        assert_memory_equal(want, got, n0);
+        assert_int_equal(n0, n2);
+        assert_memory_equal(want, got2, n0);
+        free(want);
+        free(got);
+        free(got2);
+    }
+    for (size_t i = 0; i < NT; i++)
+        free(texts[i]);
+    free(texts);
+    free(lens);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +831,7 @@ int main(void)
         cmocka_unit_test(compact_as_yajl_gen_writes),
         cmocka_unit_test(refused_as_yajl_gen_refuses),
         cmocka_unit_test(every_byte_at_every_offset),
+        cmocka_unit_test(compact_text_as_its_tokens_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
