@@ -143,8 +143,141 @@ out:
         piece(w, S, w->v[w->n - 1].a, g->th[0].track, KS_CP_UNMODELED, 0, 0);
 }
 
-/* the innermost slice of thread track over [x, y), cut where it changes (pushed in time order) */
-static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, walk *out)
+static int cmp_item(const ks_cp_item *p, const ks_cp_item *q)
+{
+    if (p->kind != q->kind)
+        return p->kind < q->kind ? -1 : 1;
+    return (p->name > q->name) - (p->name < q->name);
+}
+
+/* p before q among the top items: more time first, then by kind and name */
+static int item_before(const ks_cp_item *p, const ks_cp_item *q)
+{
+    if (p->ns != q->ns)
+        return p->ns > q->ns;
+    return cmp_item(p, q) < 0;
+}
+
+/* the room of the top items, kept from step to step: per name and kind (slot[2 * name + kind], kind
+ * KS_CP_CPU or KS_CP_GPU), 1 + the index of its item in v (0: none in this step) */
+typedef struct items {
+    uint32_t *slot;
+    ks_cp_item *v;
+    size_t n, cap;
+} items;
+
+/* 1 when GPU work of that name is a collective (comm: per string id, 0 not yet known, 1 no, 2 yes) */
+static int collective(const ks_analysis *a, uint8_t *comm, ks_str name)
+{
+    if (!name)
+        return 0;
+    if (!comm[name])
+        comm[name] = ks_is_comm_kernel(ks_trace_str(a->trace, name)) ? 2 : 1;
+    return comm[name] == 2;
+}
+
+/* Where the pieces of a step go as they are made, in time order (each written once, where it is
+ * kept: no array of the step's pieces is made): added to the step's sums and to its names' items,
+ * and appended to the path's pieces, packed while they can be (each beginning where the one before
+ * ended, the first at the step's start, on a track below 2^28; the high words of their ends kept
+ * from the first piece that needs them), else whole from then on. */
+typedef struct sink {
+    ks_critpath *cp;
+    ks_cp_step *s;         /* the step being built (s->n: its pieces so far) */
+    const ks_analysis *a;
+    uint8_t *comm;
+    items *it;
+    size_t cap;            /* the capacity of the kept pieces */
+    ks_ns at;              /* where the step's last piece ended (its start before the first) */
+} sink;
+
+/* the pieces kept so far (the steps before, and this one's so far), whole from now on */
+static void go_wide(sink *k)
+{
+    ks_critpath *cp = k->cp;
+    size_t cap = cp->npieces + cp->npieces / 2 + 8;
+    ks_cp_piece *w = ks_xmalloc(ks_mul(cap, sizeof *w));
+    for (size_t i = 0; i < cp->n; i++)
+        for (size_t j = 0; j < cp->v[i].n; j++)
+            w[cp->v[i].first + j] = ks_critpath_piece(cp, &cp->v[i], j);
+    free(cp->packed);
+    free(cp->end_hi);
+    cp->packed = NULL;
+    cp->end_hi = NULL;
+    cp->wide = w;
+    k->cap = cap;
+}
+
+static void emit(sink *k, ks_ns a, ks_ns b, uint32_t track, int kind, int inferred, ks_str name)
+{
+    if (b <= a)
+        return;
+    ks_cp_step *s = k->s;
+    ks_critpath *cp = k->cp;
+    ks_ns d = ks_sat_sub(b, a);
+    uint8_t kd = (uint8_t)kind, inf = (uint8_t)inferred;
+    s->by_kind[kd] = ks_sat_add(s->by_kind[kd], d);
+    if (inf)
+        s->inferred_ns = ks_sat_add(s->inferred_ns, d);
+    if (kd == KS_CP_GPU && collective(k->a, k->comm, name))
+        s->collective_ns = ks_sat_add(s->collective_ns, d);
+    if (kd == KS_CP_CPU || kd == KS_CP_GPU) {
+        items *it = k->it;
+        uint32_t *sl = &it->slot[2 * (size_t)name + kd];
+        if (*sl) {
+            it->v[*sl - 1].ns = ks_sat_add(it->v[*sl - 1].ns, d);
+        } else {
+            ks_cp_item x = {name, kd, 0, d};
+            KS_PUSH(it->v, it->n, it->cap, x);
+            *sl = (uint32_t)it->n;
+        }
+    }
+    if (!cp->wide && (a != k->at || track >= (1u << 28) || kd >= 8 || inf >= 2))
+        go_wide(k);
+    k->at = b;
+    if (cp->wide) {
+        ks_cp_piece p = {a, b, track, kd, inf, name};
+        KS_PUSH(cp->wide, cp->npieces, k->cap, p);
+    } else {
+        size_t had = k->cap;
+        KS_GROW(cp->packed, k->cap, cp->npieces + 1);
+        if (cp->end_hi && k->cap != had)
+            cp->end_hi = ks_xrealloc(cp->end_hi, ks_mul(k->cap, sizeof *cp->end_hi));
+        uint64_t off = (uint64_t)b - (uint64_t)s->start; /* (b > start: exact, unsigned) */
+        if (off > UINT32_MAX && !cp->end_hi)
+            cp->end_hi = ks_xcalloc(k->cap, sizeof *cp->end_hi);
+        if (cp->end_hi)
+            cp->end_hi[cp->npieces] = (uint32_t)(off >> 32);
+        ks_cp_packed x = {(uint32_t)off, track << 4 | (uint32_t)inf << 3 | kd, name};
+        cp->packed[cp->npieces++] = x;
+    }
+    s->n++;
+}
+
+/* the step's top items: the KS_CP_TOP largest of its names' items, in order. No sort: the order of
+ * the items (time, then kind and name) is total, so the first KS_CP_TOP are what a sort would give;
+ * a name's sum is the same in any order (saturating adds of non-negative times). */
+static void top_items(ks_cp_step *s, items *it, const ks_analysis *a, uint8_t *comm)
+{
+    size_t nt = 0;
+    for (size_t i = 0; i < it->n; i++) {
+        const ks_cp_item *x = &it->v[i];
+        it->slot[2 * (size_t)x->name + x->kind] = 0;
+        if (nt == KS_CP_TOP && !item_before(x, &s->top[nt - 1]))
+            continue;
+        size_t k = nt < KS_CP_TOP ? nt++ : nt - 1;
+        for (; k && item_before(x, &s->top[k - 1]); k--)
+            s->top[k] = s->top[k - 1];
+        s->top[k] = *x;
+    }
+    s->ntop = nt;
+    it->n = 0;
+    for (size_t i = 0; i < s->ntop; i++)
+        s->top[i].collective = s->top[i].kind == KS_CP_GPU && collective(a, comm, s->top[i].name);
+}
+
+/* the innermost slice of thread track over [x, y), cut where it changes (in time order) */
+static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, sink *out)
 {
     const ks_timeline *tl = &a->tl[p->track];
     const ks_track *tr = &a->trace->tracks[tl->track];
@@ -171,13 +304,13 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, walk *out)
         while (depth && ks_slice_end(tl, &tl->s[stack[depth - 1]]) <= ts) {
             ks_ns e = ks_slice_end(tl, &tl->s[stack[depth - 1]]);
             if (e > cur) {
-                piece(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
+                emit(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
                 cur = e;
             }
             depth--;
         }
         if (ts > cur) {
-            piece(out, cur, ts, p->track, p->kind, p->inferred, TOP_NAME);
+            emit(out, cur, ts, p->track, p->kind, p->inferred, TOP_NAME);
             cur = ts;
         }
         if (depth < 64)
@@ -186,137 +319,20 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, walk *out)
     while (depth && ks_slice_end(tl, &tl->s[stack[depth - 1]]) < y) {
         ks_ns e = ks_slice_end(tl, &tl->s[stack[depth - 1]]);
         if (e > cur) {
-            piece(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
+            emit(out, cur, e, p->track, p->kind, p->inferred, TOP_NAME);
             cur = e;
         }
         depth--;
     }
-    piece(out, cur, y, p->track, p->kind, p->inferred, TOP_NAME);
+    emit(out, cur, y, p->track, p->kind, p->inferred, TOP_NAME);
 #undef TOP_NAME
 }
 
-static int cmp_item(const ks_cp_item *p, const ks_cp_item *q)
+/* the path of [S, E) given its frontier: the step's GPU work that ended last (node last_gpu), else
+ * the stepping thread at H; its pieces into k (its step) */
+static void step_path(const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp, sink *k)
 {
-    if (p->kind != q->kind)
-        return p->kind < q->kind ? -1 : 1;
-    return (p->name > q->name) - (p->name < q->name);
-}
-
-/* p before q among the top items: more time first, then by kind and name */
-static int item_before(const ks_cp_item *p, const ks_cp_item *q)
-{
-    if (p->ns != q->ns)
-        return p->ns > q->ns;
-    return cmp_item(p, q) < 0;
-}
-
-/* the room of top_items, kept from step to step: per name and kind (slot[2 * name + kind], kind
- * KS_CP_CPU or KS_CP_GPU), 1 + the index of its item in v (0: none in this step) */
-typedef struct items {
-    uint32_t *slot;
-    ks_cp_item *v;
-    size_t n, cap;
-} items;
-
-/* the names with most time on the step's path: each piece's time added to its name's item (one
- * item per name and kind), the KS_CP_TOP largest kept in order. No sort of the pieces: a name's
- * sum is the same in any order (saturating adds of non-negative times), and the order of the
- * items (time, then kind and name) is total, so the first KS_CP_TOP are what a sort would give. */
-static void top_items(const ks_cp_piece *pc, ks_cp_step *s, items *it)
-{
-    it->n = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        const ks_cp_piece *p = &pc[i];
-        if (p->kind != KS_CP_CPU && p->kind != KS_CP_GPU)
-            continue;
-        uint32_t *sl = &it->slot[2 * (size_t)p->name + p->kind];
-        ks_ns d = ks_sat_sub(p->b, p->a);
-        if (*sl) {
-            it->v[*sl - 1].ns = ks_sat_add(it->v[*sl - 1].ns, d);
-        } else {
-            ks_cp_item x = {p->name, p->kind, 0, d};
-            KS_PUSH(it->v, it->n, it->cap, x);
-            *sl = (uint32_t)it->n;
-        }
-    }
-    size_t nt = 0;
-    for (size_t i = 0; i < it->n; i++) {
-        const ks_cp_item *x = &it->v[i];
-        it->slot[2 * (size_t)x->name + x->kind] = 0;
-        if (nt == KS_CP_TOP && !item_before(x, &s->top[nt - 1]))
-            continue;
-        size_t k = nt < KS_CP_TOP ? nt++ : nt - 1;
-        for (; k && item_before(x, &s->top[k - 1]); k--)
-            s->top[k] = s->top[k - 1];
-        s->top[k] = *x;
-    }
-    s->ntop = nt;
-}
-
-/* the path of [S, E) given its frontier: the step's GPU work that ended last (item node), else the
- * stepping thread at H */
-/* 1 when GPU work of that name is a collective (comm: per string id, 0 not yet known, 1 no, 2 yes) */
-static int collective(const ks_analysis *a, uint8_t *comm, ks_str name)
-{
-    if (!name)
-        return 0;
-    if (!comm[name])
-        comm[name] = ks_is_comm_kernel(ks_trace_str(a->trace, name)) ? 2 : 1;
-    return comm[name] == 2;
-}
-
-/* the pieces of step s (in time order, from its start: tile) appended to the path's, packed while
- * they can be (each beginning where the one before ended, the first at the step's start, on a
- * track below 2^28; the high words of their ends kept from the first step that needs them), else
- * whole from then on (cap: their capacity) */
-static void keep_pieces(ks_critpath *cp, const ks_cp_step *s, const walk *tile, size_t *cap)
-{
-    int packs = !cp->wide, hi = 0;
-    for (size_t i = 0; i < tile->n && packs; i++) {
-        const ks_cp_piece *p = &tile->v[i];
-        packs = p->a == (i ? tile->v[i - 1].b : s->start) && p->b > p->a && p->track < (1u << 28) && p->kind < 8 &&
-                p->inferred < 2;
-        hi |= (uint64_t)p->b - (uint64_t)s->start > UINT32_MAX; /* (b >= start: exact, unsigned) */
-    }
-    if (packs) {
-        size_t had = *cap;
-        KS_GROW(cp->packed, *cap, cp->npieces + tile->n);
-        if (cp->end_hi && *cap != had)
-            cp->end_hi = ks_xrealloc(cp->end_hi, ks_mul(*cap, sizeof *cp->end_hi));
-        if (hi && !cp->end_hi)
-            cp->end_hi = ks_xcalloc(*cap, sizeof *cp->end_hi);
-        for (size_t i = 0; i < tile->n; i++) {
-            const ks_cp_piece *p = &tile->v[i];
-            uint64_t off = (uint64_t)p->b - (uint64_t)s->start;
-            ks_cp_packed x = {(uint32_t)off, p->track << 4 | (uint32_t)p->inferred << 3 | p->kind, p->name};
-            if (cp->end_hi)
-                cp->end_hi[cp->npieces] = (uint32_t)(off >> 32);
-            cp->packed[cp->npieces++] = x;
-        }
-        return;
-    }
-    if (!cp->wide) { /* the pieces kept so far, whole (the steps before this one) */
-        ks_cp_piece *w = ks_xmalloc(ks_mul(cp->npieces + tile->n + 1, sizeof *w));
-        for (size_t i = 0; i + 1 < cp->n; i++)
-            for (size_t k = 0; k < cp->v[i].n; k++)
-                w[cp->v[i].first + k] = ks_critpath_piece(cp, &cp->v[i], k);
-        cp->wide = w;
-        free(cp->packed);
-        free(cp->end_hi);
-        cp->packed = NULL;
-        cp->end_hi = NULL;
-        *cap = cp->npieces + tile->n + 1;
-    }
-    KS_GROW(cp->wide, *cap, cp->npieces + tile->n);
-    memcpy(cp->wide + cp->npieces, tile->v, tile->n * sizeof *tile->v);
-    cp->npieces += tile->n;
-}
-
-static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp,
-                      walk *tile, uint8_t *comm, items *it, size_t *cap)
-{
-    tmp->n = 0;
-    tile->n = 0;
+    tmp->n = 0; /* (it keeps its capacity from step to step) */
     if (E > S) {
         ks_ns from = INT64_MIN;
         /* (what ended the step before its start, a window that begins after the work it shows:
@@ -337,28 +353,17 @@ static void step_path(ks_critpath *cp, const ks_dg *g, ks_ns S, ks_ns H, ks_ns E
             }
         }
     }
-    ks_cp_step *s = &cp->v[cp->n - 1];
-    s->first = cp->npieces;
-    for (size_t i = tmp->n; i-- > 0;) { /* tile keeps its capacity from step to step */
+    ks_cp_step *s = k->s;
+    s->first = k->cp->npieces;
+    k->at = S;
+    for (size_t i = tmp->n; i-- > 0;) {
         const ks_cp_piece *p = &tmp->v[i];
         if (p->kind == KS_CP_CPU)
-            cpu_pieces(g->a, p, tile);
+            cpu_pieces(g->a, p, k);
         else
-            piece(tile, p->a, p->b, p->track, p->kind, p->inferred, p->name);
+            emit(k, p->a, p->b, p->track, p->kind, p->inferred, p->name);
     }
-    s->n = tile->n;
-    for (size_t i = 0; i < s->n; i++) {
-        const ks_cp_piece *p = &tile->v[i];
-        s->by_kind[p->kind] = ks_sat_add(s->by_kind[p->kind], ks_sat_sub(p->b, p->a));
-        if (p->inferred)
-            s->inferred_ns = ks_sat_add(s->inferred_ns, ks_sat_sub(p->b, p->a));
-        if (p->kind == KS_CP_GPU && collective(g->a, comm, p->name))
-            s->collective_ns = ks_sat_add(s->collective_ns, ks_sat_sub(p->b, p->a));
-    }
-    top_items(tile->v, s, it);
-    for (size_t i = 0; i < s->ntop; i++)
-        s->top[i].collective = s->top[i].kind == KS_CP_GPU && collective(g->a, comm, s->top[i].name);
-    keep_pieces(cp, s, tile, cap);
+    top_items(s, k->it, g->a, k->comm);
 }
 
 int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp, ks_error *err)
@@ -386,11 +391,11 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         if (k >= 0 && (last[k] < 0 || g.v[i].end > g.v[last[k]].end))
             last[k] = (int64_t)i;
     }
-    walk tmp = {0}, tile = {0};
-    size_t cap = 0;
+    walk tmp = {0};
     size_t nstr = (size_t)ks_strtab_count(a->trace->strings) + 1;
     uint8_t *comm = ks_xcalloc(nstr, 1);
     items it = {ks_xcalloc(ks_mul(nstr, 2 * sizeof *it.slot), 1), NULL, 0, 0};
+    sink k = {cp, NULL, a, comm, &it, 0, 0};
     for (size_t i = 0; i < n; i++) {
         ks_cp_step *s = &cp->v[cp->n++];
         ks_ns S, H, E;
@@ -409,10 +414,11 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         }
         s->start = S;
         s->end = E;
-        step_path(cp, &g, S, H, E, last[i], &tmp, &tile, comm, &it, &cap);
+        k.s = s;
+        step_path(&g, S, H, E, last[i], &tmp, &k);
     }
     /* the pieces are kept as long as the analysis: without their growth slack */
-    if (cp->npieces && cap > cp->npieces) {
+    if (cp->npieces && k.cap > cp->npieces) {
         if (cp->wide)
             cp->wide = ks_xrealloc(cp->wide, cp->npieces * sizeof *cp->wide);
         else
@@ -424,7 +430,6 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
     free(it.slot);
     free(it.v);
     free(tmp.v);
-    free(tile.v);
     free(last);
     free(step_of);
     ks_dg_free(&g);
