@@ -227,6 +227,21 @@ class Tables(unittest.TestCase):
         with self.assertRaises(kinesift.OptionError):
             kinesift.analyze(path, text=True)
 
+    def test_equal_strings_are_one_object(self):
+        # a column refers to its distinct values (memory: a repeated name is not a str per row)
+        path = next(p for p in TRACES if "trace_compare/base" in p)
+        r = kinesift.analyze(path)
+        checked = 0
+        for name, df in r.tables.items():
+            for col in df.columns:
+                if df[col].dtype != object:
+                    continue
+                cells = [v for v in df[col].tolist() if isinstance(v, str)]
+                if len(set(cells)) < len(cells):
+                    self.assertEqual(len({id(v) for v in cells}), len(set(cells)), f"{name}.{col}")
+                    checked += 1
+        self.assertGreater(checked, 3)
+
     def test_a_changed_frame_changes_nothing_else(self):
         # the frames own the arrays they are made of: a user's in-place change stays in that frame
         path = next(p for p in TRACES if "trace_compare/base" in p)
