@@ -5,6 +5,7 @@
  * the text PyTorch printed for a non-tensor argument ("[16, 16]", "False", "1"). An op without a
  * formula, or whose shapes do not fit its schema, is not known: no figure rather than a wrong one. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,85 +308,288 @@ static int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d)
     return (in + 2 * p - d * (k - 1) - 1) / s + 1;
 }
 
+enum { CV_FWD, CV_BWD, CV_BWD_INPUT, CV_BWD_WEIGHT };
+
+/* One convolution op's schema (native_functions.yaml, every era's spelling): the Input Dims
+ * positions of its input, weight and grad_output tensors, and the Concrete Inputs positions of
+ * its stride, padding, dilation, output_padding and transposed arguments and of the int list that
+ * stands for a tensor it does not take (self_size of a *_backward_input, weight_size of a
+ * *_backward_weight); -1: the op has none (a missing dilation is 1, a missing output_padding 0).
+ * tr: 0 never transposed, 1 always, 2 as its transposed argument says; gr: the Concrete Inputs
+ * position of groups, read for a transposed forward's output (its channels are weight[1]·groups). CV_BWD ops take output_mask
+ * (which gradients to compute) last. */
+typedef struct conv_layout {
+    const char *op;
+    int8_t kind, x, w, gout, st, pd, dl, opad, targ, size, tr, gr;
+} conv_layout;
+
+static const conv_layout conv_layouts[] = {
+    /* op                                          kind           x   w  go  st  pd  dl  op  ta  sz tr  gr */
+    {"_conv_depthwise2d",                          CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+    {"_conv_depthwise2d_backward",                 CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"_convolution",                               CV_FWD,        0,  1, -1,  3,  4,  5,  7,  6, -1, 2,  8},
+    {"_convolution_mode",                          CV_FWD,        0,  1, -1,  3,  4,  5, -1, -1, -1, 0, -1},
+    {"_convolution_nogroup",                       CV_FWD,        0,  1, -1,  3,  4,  5,  7,  6, -1, 2, -1},
+    {"_nnpack_spatial_convolution",                CV_FWD,        0,  1, -1,  4,  3, -1, -1, -1, -1, 0, -1},
+    {"_slow_conv2d_backward",                      CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"_slow_conv2d_forward",                       CV_FWD,        0,  1, -1,  4,  5, -1, -1, -1, -1, 0, -1},
+    {"conv1d",                                     CV_FWD,        0,  1, -1,  3,  4,  5, -1, -1, -1, 0, -1},
+    {"conv2d",                                     CV_FWD,        0,  1, -1,  3,  4,  5, -1, -1, -1, 0, -1},
+    {"conv3d",                                     CV_FWD,        0,  1, -1,  3,  4,  5, -1, -1, -1, 0, -1},
+    {"conv_depthwise3d",                           CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+    {"conv_depthwise3d_backward",                  CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"conv_transpose1d",                           CV_FWD,        0,  1, -1,  3,  4,  7,  5, -1, -1, 1,  6},
+    {"conv_transpose2d",                           CV_FWD,        0,  1, -1,  3,  4,  7,  5, -1, -1, 1,  6},
+    {"conv_transpose3d",                           CV_FWD,        0,  1, -1,  3,  4,  7,  5, -1, -1, 1,  6},
+    {"convolution",                                CV_FWD,        0,  1, -1,  3,  4,  5,  7,  6, -1, 2,  8},
+    {"convolution_backward",                       CV_BWD,        1,  2,  0, -1, -1, -1, -1,  7, -1, 2, -1},
+    {"convolution_backward_overrideable",          CV_BWD,        1,  2,  0, -1, -1, -1, -1,  6, -1, 2, -1},
+    {"convolution_overrideable",                   CV_FWD,        0,  1, -1,  3,  4,  5,  7,  6, -1, 2,  8},
+    {"cudnn_convolution",                          CV_FWD,        0,  1, -1,  3,  2,  4, -1, -1, -1, 0, -1},
+    {"cudnn_convolution_add_relu",                 CV_FWD,        0,  1, -1,  5,  6,  7, -1, -1, -1, 0, -1},
+    {"cudnn_convolution_backward",                 CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"cudnn_convolution_backward_input",           CV_BWD_INPUT, -1,  2,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"cudnn_convolution_backward_weight",          CV_BWD_WEIGHT, 2, -1,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"cudnn_convolution_relu",                     CV_FWD,        0,  1, -1,  3,  4,  5, -1, -1, -1, 0, -1},
+    {"cudnn_convolution_transpose",                CV_FWD,        0,  1, -1,  4,  2,  5,  3, -1, -1, 1,  6},
+    {"cudnn_convolution_transpose_backward",       CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 1, -1},
+    {"cudnn_convolution_transpose_backward_input", CV_BWD_INPUT, -1,  1,  0,  3,  2,  4, -1, -1, -1, 1, -1},
+    {"cudnn_convolution_transpose_backward_weight", CV_BWD_WEIGHT, 2, -1, 1,  4,  3,  5, -1, -1,  0, 1, -1},
+    {"miopen_convolution",                         CV_FWD,        0,  1, -1,  4,  3,  5, -1, -1, -1, 0, -1},
+    {"miopen_convolution_backward",                CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"miopen_convolution_backward_input",          CV_BWD_INPUT, -1,  2,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"miopen_convolution_backward_weight",         CV_BWD_WEIGHT, 2, -1,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"miopen_convolution_transpose",               CV_FWD,        0,  1, -1,  5,  3,  6,  4, -1, -1, 1,  7},
+    {"miopen_convolution_transpose_backward",      CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 1, -1},
+    {"miopen_convolution_transpose_backward_input", CV_BWD_INPUT, -1, 1,  0,  3,  2,  4, -1, -1, -1, 1, -1},
+    {"miopen_convolution_transpose_backward_weight", CV_BWD_WEIGHT, 2, -1, 1, 4,  3,  5, -1, -1,  0, 1, -1},
+    {"miopen_depthwise_convolution",               CV_FWD,        0,  1, -1,  4,  3,  5, -1, -1, -1, 0, -1},
+    {"miopen_depthwise_convolution_backward",      CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"miopen_depthwise_convolution_backward_input", CV_BWD_INPUT, -1, 2,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"miopen_depthwise_convolution_backward_weight", CV_BWD_WEIGHT, 2, -1, 1, 4,  3,  5, -1, -1,  0, 0, -1},
+    {"mkldnn_convolution",                         CV_FWD,        0,  1, -1,  4,  3,  5, -1, -1, -1, 0, -1},
+    {"mkldnn_convolution_backward",                CV_BWD,        0,  2,  1, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"mkldnn_convolution_backward_input",          CV_BWD_INPUT, -1,  2,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"mkldnn_convolution_backward_weights",        CV_BWD_WEIGHT, 2, -1,  1,  4,  3,  5, -1, -1,  0, 0, -1},
+    {"slow_conv2d_backward",                       CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"slow_conv3d",                                CV_FWD,        0,  1, -1,  4,  5, -1, -1, -1, -1, 0, -1},
+    {"slow_conv3d_backward",                       CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"slow_conv3d_forward",                        CV_FWD,        0,  1, -1,  4,  5, -1, -1, -1, -1, 0, -1},
+    {"slow_conv_dilated2d",                        CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+    {"slow_conv_dilated2d_backward",               CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"slow_conv_dilated3d",                        CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+    {"slow_conv_dilated3d_backward",               CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"slow_conv_transpose2d",                      CV_FWD,        0,  1, -1,  4,  5,  7,  6, -1, -1, 1, -1},
+    {"slow_conv_transpose2d_backward",             CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 1, -1},
+    {"slow_conv_transpose3d",                      CV_FWD,        0,  1, -1,  4,  5,  7,  6, -1, -1, 1, -1},
+    {"slow_conv_transpose3d_backward",             CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 1, -1},
+    {"thnn_conv2d",                                CV_FWD,        0,  1, -1,  4,  5, -1, -1, -1, -1, 0, -1},
+    {"thnn_conv2d_backward",                       CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"thnn_conv2d_forward",                        CV_FWD,        0,  1, -1,  4,  5, -1, -1, -1, -1, 0, -1},
+    {"thnn_conv_depthwise2d",                      CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+    {"thnn_conv_depthwise2d_backward",             CV_BWD,        1,  2,  0, -1, -1, -1, -1, -1, -1, 0, -1},
+    {"thnn_conv_depthwise2d_forward",              CV_FWD,        0,  1, -1,  4,  5,  6, -1, -1, -1, 0, -1},
+};
+
+static const char *const why_geometry =
+    "not observed: the convolution's stride, padding, dilation or transposed flag is not recorded (no Concrete Inputs)";
+static const char *const why_mask =
+    "not observed: output_mask (which gradients the backward computes) is not recorded (no Concrete Inputs)";
+static const char *const why_wsize =
+    "not observed: the weight's size is an int list, not in Input Dims, and not recorded (no Concrete Inputs)";
+static const char *const why_insize =
+    "bytes not observed: the input's size is an int list, not in Input Dims, and not recorded (no Concrete Inputs)";
+static const char *const why_tout =
+    "bytes not observed: the transposed convolution's output size needs its stride, padding, output_padding and "
+    "dilation (no Concrete Inputs)";
+
+/* the sp per-dimension values of Concrete Inputs entry i (one value: every dimension) into v;
+ * 0 when the op has no such argument (v keeps its default), 1 read, -1 not recorded */
+static int conv_param(const args *a, int i, int sp, int64_t *v)
+{
+    if (i < 0)
+        return 0;
+    int64_t r[MAX_RANK];
+    int n = i < a->n ? conc_ints(a->conc[i], r, MAX_RANK) : 0;
+    if (n <= 0)
+        return -1;
+    for (int k = 0; k < sp; k++)
+        v[k] = r[n == 1 ? 0 : k < n ? k : n - 1];
+    return 1;
+}
+
+/* 1 when both tensors have the rank of a convolution's (batch, channels, spatial...) */
+static int conv_pair(const args *a, int p, int q)
+{
+    return is_tensor(a, p) && is_tensor(a, q) && a->v[p].rank >= 3 && a->v[p].rank == a->v[q].rank &&
+           a->v[p].rank <= MAX_RANK;
+}
+
+/* the product of dimensions from..rank-1 */
+static double dims_from(const int64_t *d, int from, int rank)
+{
+    double p = 1;
+    for (int i = from; i < rank; i++)
+        p *= (double)d[i];
+    return p;
+}
+
+/* A convolution's FLOPs: 2·N·Cout·∏out·(Cin/groups)·∏kernel (transposed: 2·N·Cin·∏in·(Cout/groups)·
+ * ∏kernel), each a weight's [first, second, kernel...] sizes times N and the spatial sizes of the
+ * side the kernel slides over; a backward, that for each gradient it computes. Bytes: the tensors
+ * read and the gradients or the output written. What the recorded shapes and Concrete Inputs do
+ * not give is not known, with its reason; nothing is assumed in its place (a stride of 1). */
 static int cost_conv(const char *op, const args *a, ks_op_cost *c, int e)
 {
-    int in = 0, w = 1, is = -1, ip = -1, id = -1, ig = -1, it = -1, mask = -1, gout = -1;
-    if (!strcmp(op, "convolution") || !strcmp(op, "_convolution")) {
-        /* (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) */
-        is = 3, ip = 4, id = 5, it = 6, ig = 8;
-    } else if (!strcmp(op, "cudnn_convolution") || !strcmp(op, "miopen_convolution")) {
-        /* cudnn: (input, weight, padding, stride, dilation, groups, ...); miopen: (input, weight,
-         * bias, padding, stride, dilation, groups, ...) */
-        int o = !strcmp(op, "miopen_convolution");
-        ip = 2 + o, is = 3 + o, id = 4 + o, ig = 5 + o;
-    } else if (!strcmp(op, "conv1d") || !strcmp(op, "conv2d") || !strcmp(op, "conv3d")) {
-        /* (input, weight, bias, stride, padding, dilation, groups) */
-        is = 3, ip = 4, id = 5, ig = 6;
-    } else if (!strcmp(op, "convolution_backward")) {
-        /* (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
-         * output_padding, groups, output_mask) */
-        gout = 0, in = 1, w = 2, is = 4, ip = 5, id = 6, it = 7, ig = 9, mask = 10;
-    } else
+    const conv_layout *l = NULL;
+    for (size_t i = 0; i < sizeof conv_layouts / sizeof conv_layouts[0] && !l; i++)
+        if (!strcmp(op, conv_layouts[i].op))
+            l = &conv_layouts[i];
+    if (!l)
         return 0;
-    if (!is_tensor(a, in) || !is_tensor(a, w) || a->v[in].rank < 3 || a->v[in].rank != a->v[w].rank)
-        return 0;
-    const arg *x = &a->v[in], *wt = &a->v[w];
-    int sp = x->rank - 2;
-    int64_t st[MAX_RANK], pd[MAX_RANK], dl[MAX_RANK], g = 1;
-    for (int i = 0; i < sp; i++)
-        st[i] = 1, pd[i] = 0, dl[i] = 1;
-    int64_t v[MAX_RANK];
-    int nv;
-    if (is >= 0 && is < a->n && (nv = conc_ints(a->conc[is], v, MAX_RANK)) > 0)
+    int tr = l->tr;
+    if (tr == 2) {
+        if (l->targ >= a->n || !a->conc[l->targ][0]) {
+            c->why = why_geometry;
+            return 0;
+        }
+        tr = conc_true(a->conc[l->targ]);
+    }
+    if (l->kind == CV_FWD) {
+        if (!conv_pair(a, l->x, l->w))
+            return 0;
+        const arg *x = &a->v[l->x], *wt = &a->v[l->w];
+        int sp = x->rank - 2;
+        int64_t st[MAX_RANK], pd[MAX_RANK], dl[MAX_RANK], op_[MAX_RANK];
         for (int i = 0; i < sp; i++)
-            st[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
-    if (ip >= 0 && ip < a->n && (nv = conc_ints(a->conc[ip], v, MAX_RANK)) > 0)
-        for (int i = 0; i < sp; i++)
-            pd[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
-    if (id >= 0 && id < a->n && (nv = conc_ints(a->conc[id], v, MAX_RANK)) > 0)
-        for (int i = 0; i < sp; i++)
-            dl[i] = v[nv == 1 ? 0 : i < nv ? i : nv - 1];
-    if (ig >= 0 && ig < a->n && conc_ints(a->conc[ig], v, 1) == 1 && v[0] > 0)
-        g = v[0];
-    int transposed = it >= 0 && it < a->n && conc_true(a->conc[it]);
-    double per = 2.0 * (double)x->d[0];
-    double outn = (double)x->d[0];
-    if (!transposed) {
-        /* weight [Cout, Cin/g, k...] */
-        per *= (double)wt->d[0] * (double)wt->d[1];
-        outn *= (double)wt->d[0];
+            st[i] = 1, pd[i] = 0, dl[i] = 1, op_[i] = 0;
+        int same = 0;
+        if (l->pd >= 0 && l->pd < a->n && !strcmp(a->conc[l->pd], "same"))
+            same = 1;
+        else if (!(l->pd >= 0 && l->pd < a->n && !strcmp(a->conc[l->pd], "valid")) && conv_param(a, l->pd, sp, pd) < 0)
+            same = -1;
+        int geo = same >= 0 && conv_param(a, l->st, sp, st) >= 0 && conv_param(a, l->dl, sp, dl) >= 0 &&
+                  conv_param(a, l->opad, sp, op_) >= 0;
+        double n = (double)x->d[0], w = (double)wt->d[0] * (double)wt->d[1] * dims_from(wt->d, 2, wt->rank);
+        double bytes = arg_bytes(a, l->x, e) + arg_bytes(a, l->w, e);
+        if (tr) {
+            /* weight [Cin, Cout/g, k...]: each input element meets Cout/g·∏k weights */
+            if (x->d[1] != wt->d[0])
+                return 0;
+            c->flops = 2.0 * n * dims_from(x->d, 2, x->rank) * w;
+            int64_t g = 1;
+            double outn = n * (double)wt->d[1];
+            if (geo && conv_param(a, l->gr, 1, &g) >= 0 && g > 0) {
+                outn *= (double)g;
+                for (int i = 0; i < sp; i++) {
+                    int64_t o = (x->d[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (wt->d[2 + i] - 1) + op_[i] + 1;
+                    if (o <= 0)
+                        return 0;
+                    outn *= (double)o;
+                }
+                c->bytes = bytes + outn * e;
+            } else {
+                c->bytes = NAN;
+                c->why = why_tout;
+            }
+            return 1;
+        }
+        if (!geo) {
+            c->why = why_geometry;
+            return 0;
+        }
+        double outn = n * (double)wt->d[0];
         for (int i = 0; i < sp; i++) {
-            int64_t o = conv_out(x->d[2 + i], wt->d[2 + i], st[i], pd[i], dl[i]);
+            int64_t o = same > 0 ? x->d[2 + i] : conv_out(x->d[2 + i], wt->d[2 + i], st[i], pd[i], dl[i]);
             if (o <= 0)
                 return 0;
-            per *= (double)o * (double)wt->d[2 + i];
             outn *= (double)o;
         }
-    } else {
-        /* weight [Cin, Cout/g, k...]: each input element meets Cout/g * prod(k) weights */
-        per *= (double)wt->d[0] * (double)wt->d[1];
-        outn = -1;
-        for (int i = 0; i < sp; i++)
-            per *= (double)x->d[2 + i] * (double)wt->d[2 + i];
+        /* outn = N·Cout·∏out; the weight's Cout·(Cin/g)·∏k over its Cout */
+        c->flops = 2.0 * outn * (double)wt->d[1] * dims_from(wt->d, 2, wt->rank);
+        c->bytes = bytes + outn * e;
+        return 1;
     }
-    (void)g; /* groups are in the weight's shape already: Cin/g */
-    double fwd = per;
-    double bytes = arg_bytes(a, in, e) + arg_bytes(a, w, e);
-    if (mask >= 0) {
-        /* backward: grad_input and grad_weight each cost a forward, as output_mask asks */
-        int gi = 1, gw = 1;
-        if (mask < a->n && a->conc[mask][0]) {
-            const char *m = a->conc[mask];
-            gi = strncmp(skip_ws(m + (*m == '[')), "False", 5) != 0;
-            const char *comma = strchr(m, ',');
-            gw = comma ? strncmp(skip_ws(comma + 1), "False", 5) != 0 : 1;
+    if (l->kind == CV_BWD) {
+        if (!conv_pair(a, l->x, l->w) || !conv_pair(a, l->gout, l->w))
+            return 0;
+        const arg *x = &a->v[l->x], *wt = &a->v[l->w], *go = &a->v[l->gout];
+        if (x->d[0] != go->d[0] || (tr ? x->d[1] != wt->d[0] : go->d[1] != wt->d[0]))
+            return 0;
+        /* output_mask [grad_input, grad_weight(, grad_bias)] */
+        const char *m = a->n ? a->conc[a->n - 1] : "";
+        if (*m != '[') {
+            c->why = why_mask;
+            return 0;
         }
-        c->flops = fwd * (gi + gw);
-        c->bytes = bytes + arg_bytes(a, gout, e) + (gi ? arg_bytes(a, in, e) : 0) + (gw ? arg_bytes(a, w, e) : 0);
+        int gi = strncmp(skip_ws(m + 1), "False", 5) != 0;
+        const char *comma = strchr(m, ',');
+        int gw = comma ? strncmp(skip_ws(comma + 1), "False", 5) != 0 : 1;
+        double one = 2.0 * (double)x->d[0] * dims_from((tr ? x : go)->d, 2, x->rank) * (double)wt->d[0] *
+                     (double)wt->d[1] * dims_from(wt->d, 2, wt->rank);
+        c->flops = one * (gi + gw);
+        c->bytes = arg_bytes(a, l->gout, e) + arg_bytes(a, l->x, e) + arg_bytes(a, l->w, e) +
+                   (gi ? arg_bytes(a, l->x, e) : 0) + (gw ? arg_bytes(a, l->w, e) : 0);
         return gi + gw > 0;
     }
-    c->flops = fwd;
-    c->bytes = bytes + (outn > 0 ? outn * e : arg_bytes(a, in, e));
+    if (l->kind == CV_BWD_INPUT) {
+        /* grad_input from grad_output and the weight */
+        if (!conv_pair(a, l->gout, l->w))
+            return 0;
+        const arg *wt = &a->v[l->w], *go = &a->v[l->gout];
+        int sp = go->rank - 2;
+        double wn = (double)wt->d[0] * (double)wt->d[1] * dims_from(wt->d, 2, wt->rank);
+        double bytes = arg_bytes(a, l->gout, e) + arg_bytes(a, l->w, e);
+        if (!tr) {
+            if (go->d[1] != wt->d[0])
+                return 0;
+            c->flops = 2.0 * (double)go->d[0] * dims_from(go->d, 2, go->rank) * wn;
+            int64_t s[MAX_RANK];
+            int ns = l->size >= 0 && l->size < a->n ? conc_ints(a->conc[l->size], s, MAX_RANK) : 0;
+            if (ns == go->rank && s[0] == go->d[0])
+                c->bytes = bytes + dims_from(s, 0, ns) * e;
+            else {
+                c->bytes = NAN;
+                c->why = why_insize;
+            }
+            return 1;
+        }
+        /* transposed: grad_input is the plain convolution of grad_output by the weight */
+        if (wt->d[1] <= 0 || go->d[1] % wt->d[1])
+            return 0;
+        int64_t st[MAX_RANK], pd[MAX_RANK], dl[MAX_RANK];
+        for (int i = 0; i < sp; i++)
+            st[i] = 1, pd[i] = 0, dl[i] = 1;
+        if (conv_param(a, l->st, sp, st) < 0 || conv_param(a, l->pd, sp, pd) < 0 || conv_param(a, l->dl, sp, dl) < 0) {
+            c->why = why_geometry;
+            return 0;
+        }
+        double outn = (double)go->d[0] * (double)wt->d[0];
+        for (int i = 0; i < sp; i++) {
+            int64_t o = conv_out(go->d[2 + i], wt->d[2 + i], st[i], pd[i], dl[i]);
+            if (o <= 0)
+                return 0;
+            outn *= (double)o;
+        }
+        c->flops = 2.0 * outn * (double)wt->d[1] * dims_from(wt->d, 2, wt->rank);
+        c->bytes = bytes + outn * e;
+        return 1;
+    }
+    /* CV_BWD_WEIGHT: grad_weight from grad_output and the input; the weight's size from Concrete
+     * Inputs */
+    if (!conv_pair(a, l->gout, l->x))
+        return 0;
+    const arg *x = &a->v[l->x], *go = &a->v[l->gout];
+    int64_t ws[MAX_RANK];
+    int nw = l->size >= 0 && l->size < a->n ? conc_ints(a->conc[l->size], ws, MAX_RANK) : 0;
+    if (nw == 0) {
+        c->why = why_wsize;
+        return 0;
+    }
+    if (nw != x->rank || x->d[0] != go->d[0] || ws[0] != (tr ? x->d[1] : go->d[1]))
+        return 0;
+    c->flops = 2.0 * (double)x->d[0] * dims_from((tr ? x : go)->d, 2, x->rank) * dims_from(ws, 0, nw);
+    c->bytes = arg_bytes(a, l->gout, e) + arg_bytes(a, l->x, e) + dims_from(ws, 0, nw) * e;
     return 1;
 }
 
@@ -491,6 +695,14 @@ static int cost_pointwise(const char *op, const args *a, ks_op_cost *c, int e, k
     if (!tensors)
         return 0;
     int copy = !strcmp(op, "copy") || !strcmp(op, "_to_copy") || !strcmp(op, "clone") || !strcmp(op, "contiguous");
+    if (!strcmp(op, "cat") || !strcmp(op, "_cat") || !strcmp(op, "concat") || !strcmp(op, "concatenate") ||
+        !strcmp(op, "stack")) {
+        /* (tensors, dim, out): the list's sizes are not recorded; its elements are the output's,
+         * read once and written once: with an out tensor, twice its bytes */
+        c->flops = 0;
+        c->bytes = 2 * in;
+        return tensors == 1 && !is_tensor(a, 0) && !is_tensor(a, 1);
+    }
     if (cls == KS_WC_REDUCE) {
         const arg *x = NULL;
         for (int i = 0; i < a->n && !x; i++)
@@ -518,17 +730,26 @@ ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dim
 {
     ks_op_cost c;
     memset(&c, 0, sizeof c);
-    if (!op || !dims)
-        return c;
     c.cls = (uint8_t)cls;
+    if (cls != KS_WC_GEMM && cls != KS_WC_CONV && cls != KS_WC_ATTENTION && cls != KS_WC_NORM &&
+        cls != KS_WC_ELEMENTWISE && cls != KS_WC_REDUCE) {
+        c.why = "no FLOPs formula for the op's class";
+        return c;
+    }
+    if (!op || !dims) {
+        c.why = "not observed: no Input Dims";
+        return c;
+    }
     /* on the stack, and only the fields read cleared: an op's cost is asked once per shape group,
      * and clearing the whole of it cost more than the rest of the call */
     args as, *a = &as;
     a->n = 0;
     for (int i = 0; i < MAX_ARGS; i++)
         a->type[i][0] = a->conc[i][0] = 0;
-    if (parse_dims(dims, a) != 0)
+    if (parse_dims(dims, a) != 0) {
+        c.why = "not observed: Input Dims not readable as a list of sizes";
         goto out;
+    }
     /* a types text that does not parse gives no type at all (a concrete one keeps what parsed) */
     if (types && parse_strings(types, a->type[0], sizeof a->type[0], MAX_ARGS) < 0)
         for (int i = 0; i < MAX_ARGS; i++)
@@ -542,8 +763,10 @@ ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dim
             memcpy(c.dtype, a->type[i], strnlen(a->type[i], sizeof c.dtype - 1)); /* c: zeroed */
             c.dtype_bytes = (uint8_t)e;
         }
-    if (!e)
+    if (!e) {
+        c.why = "not observed: no tensor input has a known element type (Input type)";
         goto out; /* no type: no bytes, and a cost without bytes is not known */
+    }
     const char *n = !strncmp(op, "aten::", 6) ? op + 6 : op;
     char name[96];
     size_t len = strlen(n);
@@ -562,7 +785,11 @@ ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dim
     default: break;
     }
 out:
-    if (!c.known)
+    if (!c.known) {
         c.flops = c.bytes = 0;
+        if (!c.why)
+            c.why = "no FLOPs formula for the op, or its shapes do not fit the formula's arguments";
+    } else if (isfinite(c.bytes))
+        c.why = NULL;
     return c;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/msort.h"
 #include "analysis/analysis_int.h"
 #include "common/i64map.h"
 #include "common/limits.h"
@@ -37,17 +38,19 @@ typedef struct mkey {
     ks_ns ts;
 } mkey;
 
-static int cmp_mkey(const void *x, const void *y)
+static inline int mkey_before(const mkey *a, const mkey *b)
 {
-    const mkey *a = x, *b = y;
     if (a->type != b->type)
-        return a->type < b->type ? -1 : 1;
+        return a->type < b->type;
     if (a->id != b->id)
-        return a->id < b->id ? -1 : 1;
+        return a->id < b->id;
     if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->mem > b->mem) - (a->mem < b->mem); /* mems are sorted by (track, ev) */
+        return a->ts < b->ts;
+    return a->mem < b->mem; /* mems are sorted by (track, ev) */
 }
+
+/* the keys come in (track, ev) order: a device's events are runs in time order, one per track */
+KS_MSORT_DEFINE(sort_mkeys, mkey, mkey_before)
 
 /* ---- which op an event belongs to --------------------------------------------------------- */
 
@@ -447,7 +450,7 @@ ks_memory *ks_memory_build(const ks_trace *t, const ks_timeline *tl, size_t ntl)
         k[i].mem = (uint32_t)i;
         k[i].ts = t->tracks[r->track].ev[r->ev].ts;
     }
-    qsort(k, t->nmems, sizeof *k, cmp_mkey);
+    sort_mkeys(k, t->nmems);
     size_t ndev = 0;
     for (size_t i = 0; i < t->nmems; i++)
         ndev += i == 0 || k[i].type != k[i - 1].type || k[i].id != k[i - 1].id;

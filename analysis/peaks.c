@@ -130,8 +130,8 @@ const ks_peak *ks_peak_of_device(const ks_trace *t, int32_t device, double tflop
 ks_roof ks_roof_of(const ks_peak *p, const ks_shape_row *r)
 {
     ks_roof f = {NAN, NAN, NULL};
-    if (!p || !r->cost.known || !r->calls_timed)
-        return f;
+    if (!p || !r->cost.known || !r->calls_timed || !isfinite(r->cost.bytes))
+        return f; /* without the bytes, not the intensity: no roof */
     double peak = ks_peak_tflops(p, &r->cost);
     if (r->cost.flops <= 0 || peak <= 0) {
         /* no FLOPs (a copy), or no compute peak for its type: against the bandwidth alone */

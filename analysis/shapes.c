@@ -226,7 +226,7 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         }
         ks_rate none = {NAN, NAN, NAN, NAN};
         r->tflops = r->cost.known ? rate_of(fl, nt) : none;
-        r->tbps = r->cost.known ? rate_of(by, nt) : none;
+        r->tbps = r->cost.known && isfinite(r->cost.bytes) ? rate_of(by, nt) : none;
         i = j;
     }
     free(fl);

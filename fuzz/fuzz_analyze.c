@@ -33,7 +33,7 @@ static void reports(const ks_analysis *a, const ks_insights_view *iv, uint32_t s
     /* the JSON through the tables' sink: its text must come out as the writer alone writes it */
     ks_tables *tb = ks_xcalloc(1, sizeof *tb);
     ks_tables_doc d;
-    ks_analyze_json *w = ks_analyze_json_begin(ks_tables_doc_begin(&d, tb));
+    ks_analyze_json *w = ks_analyze_json_begin(ks_tables_doc_begin(&d, tb, 1));
     ks_analyze_json_trace(w, a, iv, &ro);
     ks_analyze_json_end(w);
     ks_tables_doc_end(&d, tb);

@@ -57,7 +57,7 @@ ks_tables *ks_tables_redact(const char *src, const char *dst, const ks_tables_op
             ks_tables_fail(t, ks_stream_name(st), &err);
         } else {
             ks_tables_doc d;
-            ks_redact_report_json(ks_tables_doc_begin(&d, t), rd, keysrc);
+            ks_redact_report_json(ks_tables_doc_begin(&d, t, o->text), rd, keysrc);
             ks_tables_doc_end(&d, t);
         }
     }

@@ -267,6 +267,8 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         rate(w, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
         rate(w, "bytes_each", known ? r->cost.bytes : NAN);
         rate(w, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
+        if (r->cost.why)
+            ks_jw_kstr(w, "cost_reason", r->cost.why);
         rate(w, "tflops_per_s", timed ? r->tflops.mean : NAN);
         rate(w, "tflops_per_s_median", timed ? r->tflops.median : NAN);
         rate(w, "tflops_per_s_min", timed ? r->tflops.min : NAN);

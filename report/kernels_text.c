@@ -45,7 +45,7 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
                 busy > 0 ? 100.0 * (double)r->busy_ns / (double)busy : 0.0);
     }
     if (ct.n)
-        fprintf(out, "\n           (union of each class's work, %% of the device's busy time; classes on several\n"
-                     "           streams overlap; tensor cores: kernels whose names say so)\n");
+        fprintf(out, "\n           (union of each class's work, %% of the device's busy time; classes on several "
+                     "streams overlap; tensor cores: kernels whose names say so)\n");
     ks_class_times_free(&ct, 1);
 }

@@ -29,6 +29,7 @@ struct ks_tables_opts {
     int strict;
     int threads;
     int force, shapes, keep_logs; /* redact */
+    int text;                  /* keep the document's text (1, the default) or only the tables */
     char *window, *step_label, *data_label, *key_file; /* the copies the options point to */
     char err[512];
 };
@@ -66,8 +67,8 @@ typedef struct ks_table {
 struct ks_tables {
     ks_table *t;
     size_t n, cap;
-    char *json;                /* the document's text */
-    size_t njson;
+    char *json;                /* the document's text: njson bytes of capjson (a mapping) */
+    size_t njson, capjson;
     int failed;
     ks_error err;
     char msg[1200];            /* the one-line error */
@@ -99,17 +100,23 @@ void ks_tbuild_init(ks_tbuild *b, ks_tables *t);
 /* Every column as long as its table; frees the builder (not the tables). */
 void ks_tbuild_finish(ks_tbuild *b);
 
-/* A writer's document: its text into memory (the tables' json), its values into the tables.
+/* A writer's document: its text into memory (the tables' json; with text 0, nowhere), its values
+ * into the tables.
  * Give the stream begin returns to one public JSON writer (ks_analyze_json_begin, ks_diff_json,
  * ...), then call end. */
+/* The stream's buffer in front of the document's text, and the text's first mapping (bytes). */
+#define KS_TABLES_TEXT_BUFFER (64u << 10)
+#define KS_TABLES_TEXT_FIRST (1u << 20)
 typedef struct ks_tables_doc {
     FILE *f;
-    char *text;
-    size_t ntext;
+    char *text;                /* the text so far: ntext bytes of captext (a mapping) */
+    size_t ntext, captext;
     ks_tbuild b;
 } ks_tables_doc;
-FILE *ks_tables_doc_begin(ks_tables_doc *d, ks_tables *t);
+FILE *ks_tables_doc_begin(ks_tables_doc *d, ks_tables *t, int text);
 void ks_tables_doc_end(ks_tables_doc *d, ks_tables *t);
+/* Free the tables' text (none afterwards). */
+void ks_tables_drop_json(ks_tables *t);
 
 /* A failed run: the error as the command prints it (the input's name first unless the message
  * has it; file may be NULL); returns t. */

@@ -23,6 +23,7 @@ static void opts_defaults(ks_tables_opts *o)
     ks_insights_opts_init(&o->run);
     ks_diff_opts_init(&o->diff);
     ks_ranks_opts_init(&o->ranks);
+    o->text = 1;
 }
 
 ks_tables_opts *ks_tables_opts_new(void)
@@ -98,12 +99,13 @@ int ks_tables_opts_set(ks_tables_opts *o, const char *name, const char *value)
     } else if (!strcmp(name, "key-file")) {
         keep(&o->key_file, value);
     } else if (!strcmp(name, "all-diagnoses") || !strcmp(name, "strict") || !strcmp(name, "force") ||
-               !strcmp(name, "shapes") || !strcmp(name, "keep-logs")) {
+               !strcmp(name, "shapes") || !strcmp(name, "keep-logs") || !strcmp(name, "text")) {
         int v = flag(value);
         if (v < 0)
             return opt_fail(o, name, "1 or 0", value);
         *(!strcmp(name, "all-diagnoses") ? &o->run.diagnose.all : !strcmp(name, "strict") ? &o->strict
-          : !strcmp(name, "force") ? &o->force : !strcmp(name, "shapes") ? &o->shapes : &o->keep_logs) = v;
+          : !strcmp(name, "force") ? &o->force : !strcmp(name, "shapes") ? &o->shapes
+          : !strcmp(name, "text") ? &o->text : &o->keep_logs) = v;
     } else if (!strcmp(name, "top")) {
         long v = strtol(value, &end, 10);
         if (end == value || *end || v < 0)
@@ -277,7 +279,7 @@ ks_tables *ks_tables_analyze(const char *path, const ks_tables_opts *o)
                                .telemetry = in.have_telemetry ? &in.telemetry : NULL,
                                .threads = &in.threads, .critpath = in.critpath};
         ks_tables_doc d;
-        ks_analyze_json *j = ks_analyze_json_begin(ks_tables_doc_begin(&d, t));
+        ks_analyze_json *j = ks_analyze_json_begin(ks_tables_doc_begin(&d, t, o->text));
         ks_analyze_json_trace(j, in.a, &iv, &o->ro);
         ks_analyze_json_end(j);
         ks_tables_doc_end(&d, t);
@@ -303,14 +305,12 @@ ks_tables *ks_tables_stats(const char *path, const ks_tables_opts *o)
     o = ks_tables_opts_or_defaults(o, &def);
     ks_tables *t = ks_xcalloc(1, sizeof *t);
     ks_tables_doc d;
-    ks_stats_json *w = ks_stats_json_begin(ks_tables_doc_begin(&d, t));
+    ks_stats_json *w = ks_stats_json_begin(ks_tables_doc_begin(&d, t, o->text));
     int rc = each_trace(t, path, o, 0, stats_trace, w);
     ks_stats_json_end(w);
     ks_tables_doc_end(&d, t);
     if (rc) { /* the error stays; no half document */
-        free(t->json);
-        t->json = NULL;
-        t->njson = 0;
+        ks_tables_drop_json(t);
     }
     return t;
 }
@@ -364,7 +364,7 @@ ks_tables *ks_tables_diff(const char *before, const char *after, const ks_tables
             fail(t, NULL, &err);
         } else {
             ks_tables_doc dc;
-            ks_diff_json(ks_tables_doc_begin(&dc, t), &d, o->ro.top);
+            ks_diff_json(ks_tables_doc_begin(&dc, t, o->text), &d, o->ro.top);
             ks_tables_doc_end(&dc, t);
         }
         ks_diff_free(&d);
@@ -439,7 +439,7 @@ ks_tables *ks_tables_ranks(const char *const *paths, size_t npaths, const ks_tab
         ks_ranks_match(l.v, l.n, &o->ranks, &r);
         ks_ranks_verdict(&r);
         ks_tables_doc d;
-        ks_ranks_report(ks_tables_doc_begin(&d, t), &r, KS_FORMAT_JSON, 0);
+        ks_ranks_report(ks_tables_doc_begin(&d, t, o->text), &r, KS_FORMAT_JSON, 0);
         ks_tables_doc_end(&d, t);
         ks_ranks_free(&r);
     }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/msort.h"
 #include "common/i64map.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -541,7 +542,7 @@ void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m)
 /* ---- side records of events (shapes, launch args, waits, memory, collectives) ------------- */
 
 /* Every side record begins with the event it belongs to, (track, ev); the arrays are sorted by it
- * at the end (cmp_track_ev) and searched by it (find_track_ev). */
+ * at the end (sort_*, below) and searched by it (find_track_ev). */
 typedef struct track_ev {
     uint32_t track, ev;
 } track_ev;
@@ -562,13 +563,20 @@ static track_ev key_of(const void *rec)
     return k;
 }
 
-static int cmp_track_ev(const void *x, const void *y)
-{
-    track_ev a = key_of(x), b = key_of(y);
-    if (a.track != b.track)
-        return a.track < b.track ? -1 : 1;
-    return (a.ev > b.ev) - (a.ev < b.ev);
-}
+/* The side records come in parse order: each track's in event order, the tracks interleaved as
+ * the file interleaves them. A natural merge sort (algo/msort.h) merges those runs, its order test
+ * inlined; (track, ev) is unique in each array, so any sort gives the same result. */
+#define TRACK_EV_BEFORE(T)                                                                        \
+    static inline int T##_before(const T *a, const T *b)                                          \
+    {                                                                                             \
+        return a->track != b->track ? a->track < b->track : a->ev < b->ev;                        \
+    }                                                                                             \
+    KS_MSORT_DEFINE(sort_##T, T, T##_before)
+TRACK_EV_BEFORE(ks_mem_info)
+TRACK_EV_BEFORE(ks_coll_info)
+TRACK_EV_BEFORE(ks_sync_info)
+TRACK_EV_BEFORE(ks_launch_info)
+TRACK_EV_BEFORE(ks_shape_info)
 
 /* the record of (track, ev) in base[0 .. n) of records of size bytes, sorted by it; NULL if none */
 static const void *find_track_ev(const void *base, size_t n, size_t size, uint32_t track, uint32_t ev)
@@ -724,16 +732,11 @@ void ks_trace_finish(ks_trace *t)
     ti->nready = ti->ready_cap = 0;
     bytes_finish(ti);
     ti->finished = 1;
-    if (t->ncolls > 1)
-        qsort(t->colls, t->ncolls, sizeof *t->colls, cmp_track_ev);
-    if (t->nmems > 1)
-        qsort(t->mems, t->nmems, sizeof *t->mems, cmp_track_ev);
-    if (t->nshapes > 1)
-        qsort(t->shapes, t->nshapes, sizeof *t->shapes, cmp_track_ev);
-    if (t->nsyncs > 1)
-        qsort(t->syncs, t->nsyncs, sizeof *t->syncs, cmp_track_ev);
-    if (t->nlaunches > 1)
-        qsort(t->launches, t->nlaunches, sizeof *t->launches, cmp_track_ev);
+    sort_ks_coll_info(t->colls, t->ncolls);
+    sort_ks_mem_info(t->mems, t->nmems);
+    sort_ks_shape_info(t->shapes, t->nshapes);
+    sort_ks_sync_info(t->syncs, t->nsyncs);
+    sort_ks_launch_info(t->launches, t->nlaunches);
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)

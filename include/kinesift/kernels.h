@@ -102,13 +102,16 @@ KS_API ks_work_class ks_analysis_kernel_row_class(const ks_analysis *a, const ks
  * for), attention 2·B·H·Nq·Nk·(d + dv) (half when causal; backward 2.5 times), norms 5 (+2 affine)
  * per element, elementwise 1 per output element, reductions 1 per input element; copies move bytes
  * and do no FLOPs. known is 0 for an op without a formula or with shapes it cannot read; flops
- * and bytes are then 0 and mean nothing. */
+ * and bytes are then 0 and mean nothing. A known cost whose bytes the shapes do not give (a
+ * convolution's data gradient without the input's size) has bytes NaN. why: when known is 0 or
+ * bytes NaN, the reason (static text). */
 typedef struct ks_op_cost {
     int known;
     double flops, bytes;
     uint8_t cls;               /* ks_work_class of the op */
     uint8_t dtype_bytes;       /* element size of the first tensor input (0 unknown) */
     char dtype[24];            /* its type as the trace spells it ("c10::BFloat16"), "" unknown */
+    const char *why;
 } ks_op_cost;
 
 KS_API ks_op_cost ks_op_cost_of(const char *op, const char *dims, const char *types, const char *concrete);

@@ -52,7 +52,9 @@ typedef enum ks_col_type {
 /* The options of a run, by the long names of the command's options and their text, as on the
  * command line (docs/python.md lists them): analyze: "window", "step-label", "warmup",
  * "overlap", "gap-threshold", "data-label", "min-impact", "all-diagnoses", "top", "sort", "peak";
- * redact: below; every command: "threads", "strict" (a flag: "1" or "0"). */
+ * redact: below; every command: "threads", "strict" (a flag: "1" or "0"), and "text" (a flag,
+ * "1" by default; "0": the document's text is not kept, only its tables: ks_tables_json gives ""
+ * — the text of a large trace's analysis is megabytes of memory to fill). */
 typedef struct ks_tables_opts ks_tables_opts;
 KS_API ks_tables_opts *ks_tables_opts_new(void);
 /* 0, or -1 for an unknown name or a value it does not take: the one-line reason in
@@ -90,7 +92,8 @@ KS_API ks_tables *ks_tables_redact(const char *src, const char *dst, const ks_ta
 KS_API const char *ks_tables_error(const ks_tables *t);
 KS_API int ks_tables_error_at(const ks_tables *t, uint64_t pos[3]);
 
-/* The document's text, as the command writes it to its standard output; *len its length. */
+/* The document's text, as the command writes it to its standard output; *len its length ("" and
+ * 0 when the run's option "text" was "0"). */
 KS_API const char *ks_tables_json(const ks_tables *t, size_t *len);
 
 KS_API size_t ks_tables_count(const ks_tables *t);

@@ -118,8 +118,8 @@ class Result:
     the document, named by its path: "traces", "traces.ops", ...; a nested table's "_parent"
     column is the row of its parent table), .records(name) the same rows as dicts, .to_json()
     the document's text as the command prints it. A table is read from the library's tables
-    the first time it is asked for, the text likewise; the library's copy is freed with the
-    Result."""
+    the first time it is asked for, the text likewise (an Analysis: the analysis run again, see
+    analyze); the library's copy is freed with the Result."""
 
     def __init__(self, handle):
         self._h = handle
@@ -127,6 +127,7 @@ class Result:
         self._raw = {}
         self._frames = {}
         self._text = None
+        self._again = None  # a run that gives the text, where the handle has none
 
     def _read(self, name):
         """(rows, [Column]) of the table name, or None when the document has no such table"""
@@ -147,7 +148,10 @@ class Result:
         if name not in self._frames:
             t = self._read(name)
             if t is not None:
+                # the frame takes the columns' arrays as they are: the raw copy is given up, so
+                # that changing the frame never changes what records() reads afterwards
                 self._frames[name] = _tables.frame(*t)
+                del self._raw[name]
             else:
                 import pandas as pd
                 self._frames[name] = pd.DataFrame()
@@ -163,7 +167,7 @@ class Result:
 
     def to_json(self):
         if self._text is None:
-            self._text = self._h.json()
+            self._text = self._h.json() if self._again is None else self._again()
         return self._text
 
 
@@ -262,10 +266,37 @@ def analyze(path, window=None, steps=None, threads=None, **options):
     window: "steps:A-B", "START:END" (durations: "1.5ms:20ms") or "trace"; steps: the step label
     regex (--step-label); threads: reading and analysis threads (0: one per core). Other options
     by their command-line names with "_" for "-": warmup, overlap, gap_threshold, data_label,
-    min_impact, all_diagnoses, top, sort, peak, strict."""
+    min_impact, all_diagnoses, top, sort, peak, strict.
+
+    The call keeps the tables only; to_json() runs the analysis again for the command's text
+    (and raises Error if the file changed since)."""
     p = _text(path, "path")
     opts = dict(options, window=window, step_label=steps, threads=threads)
-    return Analysis(_run(lambda lib, o: lib.ks_tables_analyze(p, o), opts))
+    if opts.get("text") is not None:
+        raise OptionError("text is not an option of analyze: to_json() gives the text")
+    seen = _identity(p)
+    run = lambda lib, o: lib.ks_tables_analyze(p, o)  # noqa: E731
+    # the tables only: the text (megabytes for a large trace) is made when to_json() asks
+    a = Analysis(_run(run, dict(opts, text=False)))
+    a._again = lambda: _again(p, seen, run, opts)
+    return a
+
+
+def _identity(p):
+    """What says a file is still the one analysed: device, inode, size, modification time."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None  # the run says why
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _again(p, seen, run, opts):
+    """The document's text of a run again, the same file and options: refused when the file
+    changed since (its figures would not be the tables')."""
+    if seen is None or _identity(p) != seen:
+        raise Error(f"{os.fsdecode(p)}: changed since it was analysed: analyze it again for its JSON")
+    return _run(run, opts).json()
 
 
 def stats(path, **options):

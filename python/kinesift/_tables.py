@@ -6,6 +6,7 @@ null), doubles float64 (Float64 with nulls), booleans bool (boolean with nulls),
 a JSON cell (an array of scalars such as a diagnosis' steps) becomes the Python value; a null is
 None or pandas.NA, never 0."""
 import ctypes
+import itertools
 import json
 import weakref
 
@@ -62,13 +63,18 @@ def _copy(np, ctype, addr, n):
     return a
 
 
-def _strings(raw, off, ok):
-    """The cells of a string column: its bytes raw cut at the offsets off, None where not ok"""
-    n = len(ok)
+def _strings(raw, off, ok, all_ok):
+    """The cells of a string column: its bytes raw cut at the offsets off (a list, one more than
+    the cells), None where not ok (all_ok: no cell is null)"""
+    ends = itertools.islice(off, 1, None)
     if raw.isascii():  # one decode: byte offsets are character offsets
         txt = raw.decode("ascii")
-        return [txt[off[i]:off[i + 1]] if ok[i] else None for i in range(n)]
-    return [raw[off[i]:off[i + 1]].decode("utf-8") if ok[i] else None for i in range(n)]
+        if all_ok:
+            return [txt[a:b] for a, b in zip(off, ends)]
+        return [txt[a:b] if k else None for a, b, k in zip(off, ends, ok)]
+    if all_ok:
+        return [raw[a:b].decode("utf-8") for a, b in zip(off, ends)]
+    return [raw[a:b].decode("utf-8") if k else None for a, b, k in zip(off, ends, ok)]
 
 
 def _numpy():
@@ -107,9 +113,11 @@ class Handle:
                 valid = [bool(v) for v in valid]
             dp = lib.ks_tables_column_data(h, ti, ci)
             if typ in (STRING, JSON):
-                off = list((ctypes.c_int64 * (nrows + 1)).from_address(lib.ks_tables_column_offsets(h, ti, ci)))
+                off = _copy(np, ctypes.c_int64, lib.ks_tables_column_offsets(h, ti, ci), nrows + 1)
+                off = off.tolist() if np is not None else off
                 raw = ctypes.string_at(dp, off[-1]) if off[-1] else b""
-                vals = _strings(raw, off, list(valid))
+                ok = valid.tolist() if np is not None else valid
+                vals = _strings(raw, off, ok, all(ok))
                 if typ == JSON:  # the column's cells parsed at once, as one array
                     cells = iter(json.loads("[" + ",".join(v for v in vals if v is not None) + "]"))
                     vals = [next(cells) if v is not None else None for v in vals]
@@ -128,7 +136,8 @@ def frame(nrows, cols, drop=()):
     data = {c.name: c.to_pandas() for c in cols if c.name not in drop}
     if not data:
         return pd.DataFrame(index=pd.RangeIndex(nrows))
-    return pd.DataFrame(data)  # columns in the JSON's order, index 0 .. nrows-1
+    # the arrays are fresh copies of the C tables, held by no one else: no second copy
+    return pd.DataFrame(data, copy=False)  # columns in the JSON's order, index 0 .. nrows-1
 
 
 def records(nrows, cols, drop=()):

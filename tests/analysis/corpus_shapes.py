@@ -3,11 +3,13 @@
 --format json --window trace`) on one real trace. Laws on any trace: `shapes` is null with a reason
 exactly when no event records "Input Dims" or "Input type"; a group's calls are calls of its op (the
 op's row counts at least as many), its kernel time is at most the kernels' total, calls_timed <= count,
-and its rates are null exactly when nothing timed them, with min <= median <= max and the mean
-between. On TraceLens's traces, every GEMM (and the SDPA and CONV) row of TraceLens's published
-perf report (tests/analysis/tracelens_reference.json) has a group with the same op and Input Dims,
-the same count, the same GFLOPs and bytes, and TFLOP/s and TB/s within 0.1 % (TraceLens times
-kernels in float microseconds)."""
+and its rates are null exactly when nothing timed them or the FLOPs (bytes) are not known, with
+min <= median <= max and the mean between; a group whose FLOPs or bytes are null says why
+(cost_reason), and one without bytes has no intensity and no roof. On TraceLens's traces, every
+GEMM (and the SDPA and CONV) row of TraceLens's published perf report
+(tests/analysis/tracelens_reference.json) has a group with the same op and Input Dims, the same
+count, the same GFLOPs and bytes, and TFLOP/s and TB/s within 0.1 % (TraceLens times kernels in
+float microseconds)."""
 import gzip, json, math, os, subprocess, sys
 from collections import defaultdict
 
@@ -36,15 +38,20 @@ for s in t["shapes"]:
     assert 0 <= s["calls_timed"] <= s["count"], s
     assert 0 <= s["kernel_ns"] <= total, s
     assert (s["kernel_ns"] > 0) == (s["calls_timed"] > 0), s
-    for k in ("tflops_per_s", "tb_per_s"):
+    for k, each in (("tflops_per_s", "gflops_each"), ("tb_per_s", "bytes_each")):
         v = [s[k], s[k + "_median"], s[k + "_min"], s[k + "_max"]]
-        if s["gflops_each"] is None or s["calls_timed"] == 0:
+        if s["gflops_each"] is None or s[each] is None or s["calls_timed"] == 0:
             assert v == [None] * 4, s
             continue
         mean, med, lo, hi = v
         assert lo <= med <= hi and lo * (1 - 1e-9) <= mean <= hi * (1 + 1e-9), s
+    # a figure not known says why; bytes are known only with the FLOPs
+    assert ("cost_reason" in s) == (s["gflops_each"] is None or s["bytes_each"] is None), s
+    assert s["bytes_each"] is None or s["gflops_each"] is not None, s
     if s["gflops_each"] is not None:
-        assert s["gflops_each"] >= 0 and s["bytes_each"] >= 0, s
+        assert s["gflops_each"] >= 0 and (s["bytes_each"] is None or s["bytes_each"] >= 0), s
+    if s["bytes_each"] is None:  # no intensity, no roof
+        assert s["intensity"] is None and s["efficiency"] is None and s["bound"] is None, s
 for name, n in count.items():
     assert name in ops and ops[name]["count"] >= n, (name, n, ops.get(name))
 

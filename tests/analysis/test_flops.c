@@ -3,6 +3,8 @@
  * published reports for the H100 traces we hold (bert-small's addmm, flash attention and add,
  * Falconsai's patch-embedding convolution): their GFLOPS and "Data Moved (MB)" (MiB) columns
  * agree to the last digit, as the comments show. */
+#include <math.h>
+
 #include "analysis_test.h"
 #include "kinesift/kernels.h"
 
@@ -134,6 +136,118 @@ static void convolution(void **state)
     assert_true(c.flops == 72.0);
     assert_true(c.bytes == 152.0);
     assert_int_equal(c.cls, KS_WC_CONV);
+}
+
+#define F "\"float\""
+#define GL "\"GenericList\""
+
+/* the backward and transposed convolutions of every era, from what they record: grad_output
+ * [2,4,3,3] of x [2,2,5,5] by w [4,2,3,3] (stride 1, no padding: out 5-3+1 = 3); one gradient is
+ * 2*N*Cout*prod(out)*(Cin/g)*prod(k) = 2*2*4*9*2*9 = 2,592 FLOPs; float: grad_output 72, x 100,
+ * w 72 elements */
+static void convolution_backward(void **state)
+{
+    (void)state;
+    /* cudnn_convolution_backward_input(self_size, grad_output, weight, padding, stride, dilation,
+     * groups, benchmark, deterministic, allow_tf32): all from grad_output and weight (weight[1] is
+     * Cin/g); bytes: grad_output + weight read, grad_input (self_size) written: (72 + 72 + 100) * 4 */
+    const char *in_dims = "[[],[2,4,3,3],[4,2,3,3],[],[],[],[],[],[],[]]";
+    const char *in_types = "[" GL "," F "," F "," GL "," GL "," GL ",\"Int\",\"Bool\",\"Bool\",\"Bool\"]";
+    ks_op_cost c = cost("aten::cudnn_convolution_backward_input", in_dims, in_types,
+                        "[\"[2, 2, 5, 5]\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\"]");
+    assert_true(c.flops == 2592.0);
+    assert_true(c.bytes == 976.0);
+    assert_null(c.why);
+    assert_int_equal(c.cls, KS_WC_CONV);
+    /* as PyTorch 1.9 records it, without Concrete Inputs: the FLOPs, and the bytes not observed
+     * (the grad_input's size is the int list self_size) */
+    c = cost("aten::cudnn_convolution_backward_input", in_dims, in_types, NULL);
+    assert_true(c.flops == 2592.0);
+    assert_true(isnan(c.bytes));
+    assert_non_null(c.why);
+    assert_non_null(strstr(c.why, "input's size"));
+    /* the resnet50 trace's data gradient of a 1x1 conv: grad_output [32,1024,14,14], weight
+     * [1024,256,1,1]: 2*32*1024*196*256 = 3,288,334,336 */
+    c = cost("aten::cudnn_convolution_backward_input", "[[],[32,1024,14,14],[1024,256,1,1],[],[],[],[],[],[],[]]",
+             in_types, NULL);
+    assert_true(c.flops == 3288334336.0);
+    /* cudnn_convolution_backward_weight(weight_size, grad_output, self, ...): prod(weight_size) =
+     * Cout*(Cin/g)*prod(k) = 72: 2*2*9*72 = 2,592; bytes (72 + 100 + 72) * 4 */
+    const char *w_dims = "[[],[2,4,3,3],[2,2,5,5],[],[],[],[],[],[],[]]";
+    c = cost("aten::cudnn_convolution_backward_weight", w_dims, in_types,
+             "[\"[4, 2, 3, 3]\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\"]");
+    assert_true(c.flops == 2592.0);
+    assert_true(c.bytes == 976.0);
+    /* without Concrete Inputs the kernel size and groups are unknown: not known, with the reason */
+    c = ks_op_cost_of("aten::cudnn_convolution_backward_weight", w_dims, in_types, NULL);
+    assert_false(c.known);
+    assert_non_null(c.why);
+    assert_non_null(strstr(c.why, "weight's size"));
+    /* a weight_size whose Cout is not grad_output's channels does not fit */
+    assert_false(ks_op_cost_of("aten::cudnn_convolution_backward_weight", w_dims, in_types,
+                               "[\"[5, 2, 3, 3]\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"\",\"\",\"\"]")
+                     .known);
+    /* cudnn_convolution_backward(self, grad_output, weight, ..., output_mask[2]): both gradients,
+     * 5,184; bytes: grad_output, x, w read, grad_input and grad_weight written: 416 * 4 */
+    const char *b_dims = "[[2,2,5,5],[2,4,3,3],[4,2,3,3],[],[],[],[],[],[],[],[]]";
+    const char *b_types = "[" F "," F "," F "," GL "," GL "," GL ",\"Int\",\"Bool\",\"Bool\",\"Bool\"," GL "]";
+    c = cost("aten::cudnn_convolution_backward", b_dims, b_types,
+             "[\"\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\",\"[True, True]\"]");
+    assert_true(c.flops == 5184.0);
+    assert_true(c.bytes == 1664.0);
+    /* output_mask not recorded: which gradients it computed is unknown */
+    c = ks_op_cost_of("aten::cudnn_convolution_backward", b_dims, b_types, NULL);
+    assert_false(c.known);
+    assert_non_null(strstr(c.why, "output_mask"));
+    /* thnn_conv2d_backward(grad_output, self, weight, kernel_size, stride, padding, finput,
+     * fgrad_input, output_mask[3]) asking for grad_input only: 2,592; bytes (72 + 100 + 72 + 100) * 4 */
+    c = cost("aten::thnn_conv2d_backward", "[[2,4,3,3],[2,2,5,5],[4,2,3,3],[],[],[],[],[],[]]",
+             "[" F "," F "," F "," GL "," GL "," GL "," F "," F "," GL "]",
+             "[\"\",\"\",\"\",\"[3, 3]\",\"[1, 1]\",\"[0, 0]\",\"\",\"\",\"[True, False, False]\"]");
+    assert_true(c.flops == 2592.0);
+    assert_true(c.bytes == 1376.0);
+    /* miopen_convolution_backward_weight and mkldnn_convolution_backward_weights: the same schema
+     * as cuDNN's */
+    c = cost("aten::miopen_convolution_backward_weight", "[[],[2,4,3,3],[2,2,5,5],[],[],[],[],[],[]]",
+             "[" GL "," F "," F "," GL "," GL "," GL ",\"Int\",\"Bool\",\"Bool\"]",
+             "[\"[4, 2, 3, 3]\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"False\",\"False\"]");
+    assert_true(c.flops == 2592.0);
+    /* conv_transpose2d(x[1,4,3,3], w[4,2,3,3], bias, stride 2, padding 0, output_padding 0,
+     * groups 1, dilation 1): each input element meets Cout/g*prod(k) = 18 weights:
+     * 2*1*9*4*2*9 = 1,296; out (3-1)*2 + (3-1) + 1 = 7: 2*49 = 98 elements; (36 + 72 + 98) * 4 */
+    const char *t_dims = "[[1,4,3,3],[4,2,3,3],[],[],[],[],[],[]]";
+    const char *t_types = "[" F "," F ",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Int\",\"ScalarList\"]";
+    c = cost("aten::conv_transpose2d", t_dims, t_types,
+             "[\"\",\"\",\"\",\"[2, 2]\",\"[0, 0]\",\"[0, 0]\",\"1\",\"[1, 1]\"]");
+    assert_true(c.flops == 1296.0);
+    assert_true(c.bytes == 824.0);
+    /* without Concrete Inputs: the FLOPs (they need no stride), not the output's bytes */
+    c = cost("aten::conv_transpose2d", t_dims, t_types, NULL);
+    assert_true(c.flops == 1296.0);
+    assert_true(isnan(c.bytes));
+    /* a forward convolution without its stride and padding is not known: no stride of 1 assumed
+     * (the resnet50 trace's downsampling 1x1 conv has stride 2) */
+    c = ks_op_cost_of("aten::cudnn_convolution", "[[32,512,28,28],[1024,512,1,1],[],[],[],[],[],[],[]]",
+                      "[" F "," F "," GL "," GL "," GL ",\"Int\",\"Bool\",\"Bool\",\"Bool\"]", NULL);
+    assert_false(c.known);
+    assert_non_null(strstr(c.why, "stride"));
+    /* conv2d with padding "same" (stride 1): out = in; x[1,2,5,5], w[4,2,3,3]: 2*1*4*25*2*9 = 3,600 */
+    c = cost("aten::conv2d", "[[1,2,5,5],[4,2,3,3],[],[],[],[],[]]",
+             "[" F "," F ",\"\",\"ScalarList\",\"str\",\"ScalarList\",\"Int\"]",
+             "[\"\",\"\",\"\",\"[1, 1]\",\"same\",\"[1, 1]\",\"1\"]");
+    assert_true(c.flops == 3600.0);
+    /* cat.out(tensors, dim, out): the list's sizes are not recorded, the output is theirs: no
+     * FLOPs, its elements read and written, 2 * 18,500 * 4 bytes */
+    c = cost("aten::cat", "[[],[],[18500]]", "[\"TensorList\",\"Scalar\",\"float\"]", NULL);
+    assert_true(c.flops == 0.0);
+    assert_true(c.bytes == 148000.0);
+    assert_int_equal(c.cls, KS_WC_ELEMENTWISE);
+    /* without the out tensor: not known */
+    assert_false(ks_op_cost_of("aten::cat", "[[],[]]", "[\"TensorList\",\"Scalar\"]", NULL).known);
+    /* an op without a formula says so */
+    c = ks_op_cost_of("aten::index_select", "[[512,512],[],[141]]", "[\"float\",\"Scalar\",\"long int\"]", NULL);
+    assert_false(c.known);
+    assert_non_null(c.why);
 }
 
 static void norms_and_pointwise(void **state)
@@ -280,6 +394,7 @@ int main(void)
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),
+        cmocka_unit_test(convolution_backward),
         cmocka_unit_test(norms_and_pointwise),
         cmocka_unit_test(batch_norm),
     };

@@ -126,6 +126,30 @@ static void op_names(void **state)
         {"flash_attn::_flash_attn_forward", KS_WC_ATTENTION}, {"vllm::rms_norm", KS_WC_NORM},
         {"nccl:all_reduce", KS_WC_COMM}, {"c10d::allreduce_", KS_WC_COMM},
         {"triton_poi_fused_add_0", KS_WC_TRITON}, {"mm", KS_WC_GEMM},
+        /* the convolutions of every backend and era, forward and backward (in the table) */
+        {"aten::cudnn_convolution_backward_input", KS_WC_CONV}, {"aten::cudnn_convolution_backward_weight", KS_WC_CONV},
+        {"aten::cudnn_convolution_backward", KS_WC_CONV}, {"aten::cudnn_convolution_transpose_backward", KS_WC_CONV},
+        {"aten::miopen_convolution_backward_weight", KS_WC_CONV}, {"aten::miopen_depthwise_convolution", KS_WC_CONV},
+        {"aten::mkldnn_convolution_backward", KS_WC_CONV}, {"aten::thnn_conv2d_backward", KS_WC_CONV},
+        {"aten::slow_conv2d_backward", KS_WC_CONV}, {"aten::_slow_conv2d_forward", KS_WC_CONV},
+        {"aten::_conv_depthwise2d", KS_WC_CONV}, {"aten::convolution_overrideable", KS_WC_CONV},
+        {"aten::convolution_backward_overrideable", KS_WC_CONV}, {"aten::_convolution_double_backward", KS_WC_CONV},
+        {"aten::cudnn_convolution_relu", KS_WC_CONV}, {"aten::cudnn_convolution_add_relu", KS_WC_CONV},
+        /* ... and by the words of the family where the table has no entry */
+        {"aten::mkldnn_convolution_pointwise", KS_WC_CONV}, {"quantized::conv2d_relu", KS_WC_CONV},
+        {"DaoAILab::_causal_conv1d_fwd_cpp", KS_WC_CONV}, {"aten::conv_transpose2d_input", KS_WC_CONV},
+        {"aten::conv_depthwise2d_backward_x", KS_WC_CONV}, {"prims::convert_element_type", KS_WC_OTHER},
+        /* autograd nodes of the convolutions of every era */
+        {"CudnnConvolutionBackward", KS_WC_CONV}, {"ThnnConv2DBackward", KS_WC_CONV},
+        {"SlowConv2DBackward0", KS_WC_CONV}, {"CudnnConvolutionTransposeBackward0", KS_WC_CONV},
+        {"ConvDepthwise2DBackward0", KS_WC_CONV}, {"SlowConvDilated2DBackward0", KS_WC_CONV},
+        /* norms, softmaxes and losses, cat */
+        {"aten::batch_norm_backward", KS_WC_NORM}, {"aten::batch_norm_gather_stats_with_counts", KS_WC_NORM},
+        {"aten::_batch_norm_with_update", KS_WC_NORM}, {"aten::native_instance_norm", KS_WC_NORM},
+        {"aten::_log_softmax_backward_data", KS_WC_REDUCE}, {"aten::_masked_softmax", KS_WC_REDUCE},
+        {"aten::nll_loss_nd", KS_WC_REDUCE}, {"aten::mse_loss", KS_WC_REDUCE},
+        {"aten::cat", KS_WC_ELEMENTWISE}, {"aten::_cat", KS_WC_ELEMENTWISE}, {"aten::stack", KS_WC_ELEMENTWISE},
+        {"aten::embedding_dense_backward", KS_WC_OTHER}, {"aten::max_pool2d_with_indices_backward", KS_WC_OTHER},
     };
     for (size_t i = 0; i < sizeof o / sizeof o[0]; i++) {
         ks_work_class c = ks_op_class(o[i].name, KS_K_CPU_OP);

@@ -201,6 +201,48 @@ class Tables(unittest.TestCase):
         gc.collect()
         self.assertFalse(freed.alive, "the library's copy is freed with the last Result")
 
+    def test_to_json_runs_again_on_the_same_file_only(self):
+        # analyze keeps the tables only; to_json runs the analysis again, refused once the file
+        # is not the one analysed
+        path = next(p for p in TRACES if "trace_compare/base" in p)
+        with tempfile.TemporaryDirectory() as d:
+            copy = os.path.join(d, "t" + (".json.gz" if path.endswith(".gz") else ".json"))
+            shutil.copyfile(path, copy)
+            want = cli("analyze", "--quiet", "--format", "json", copy).stdout.decode()
+            r = kinesift.analyze(copy)
+            self.assertEqual(r._h.json(), "", "the call keeps no text")
+            ops = r.ops.copy()
+            self.assertEqual(r.to_json(), want)
+            self.assertIs(r.to_json(), r.to_json(), "the text is made once")
+            changed = kinesift.analyze(copy)
+            st = os.stat(copy)
+            os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+            with self.assertRaisesRegex(kinesift.Error, "changed since it was analysed"):
+                changed.to_json()
+            pd.testing.assert_frame_equal(changed.ops, ops)  # the tables are still there
+            gone = kinesift.analyze(copy)
+            os.unlink(copy)
+            with self.assertRaisesRegex(kinesift.Error, "changed since"):
+                gone.to_json()
+        with self.assertRaises(kinesift.OptionError):
+            kinesift.analyze(path, text=True)
+
+    def test_a_changed_frame_changes_nothing_else(self):
+        # the frames own the arrays they are made of: a user's in-place change stays in that frame
+        path = next(p for p in TRACES if "trace_compare/base" in p)
+        r = kinesift.analyze(path)
+        before = r.records("ops")
+        self.assertTrue(before, "the trace has ops")
+        ops = r.table("ops")
+        ints = [c for c in ops.columns if str(ops[c].dtype) == "int64" and c != "_parent"]
+        self.assertTrue(ints, "an int64 column to change")
+        ops.loc[0, ints[0]] = -12345
+        ops.loc[0, "name"] = "changed"
+        self.assertEqual(r.records("ops"), before)
+        self.assertIs(r.table("ops"), ops, "a frame is made once")
+        fresh = kinesift.analyze(path).table("ops")
+        self.assertNotEqual(int(fresh.loc[0, ints[0]]), -12345)
+
     def test_options(self):
         path = next(p for p in TRACES if "trace_compare/base" in p)
         r = kinesift.analyze(path, window="trace", top=3, sort="incl", threads=1)

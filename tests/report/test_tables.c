@@ -51,7 +51,7 @@ static void test_rule(void **state)
     (void)state;
     ks_tables *t = ks_xcalloc(1, sizeof *t);
     ks_tables_doc d;
-    FILE *f = ks_tables_doc_begin(&d, t);
+    FILE *f = ks_tables_doc_begin(&d, t, 1);
     ks_jw w;
     ks_jw_open(&w, f, 0);
     ks_jw_obj(&w);
@@ -195,6 +195,54 @@ static void test_analyze(void **state)
     ks_tables_free(t);
 }
 
+/* "text" 0: the same tables, cell for cell, and no text */
+static void test_without_text(void **state)
+{
+    (void)state;
+    ks_tables *t[2];
+    for (int k = 0; k < 2; k++) {
+        ks_tables_opts *o = ks_tables_opts_new();
+        assert_int_equal(ks_tables_opts_set(o, "threads", "1"), 0);
+        assert_int_equal(ks_tables_opts_set(o, "text", "maybe"), -1);
+        assert_int_equal(ks_tables_opts_set(o, "text", k ? "0" : "1"), 0);
+        t[k] = ks_tables_analyze(fixture("real/hta/trace_compare/base/base.json.gz"), o);
+        ks_tables_opts_free(o);
+        assert_null(ks_tables_error(t[k]));
+    }
+    size_t len[2];
+    ks_tables_json(t[0], &len[0]);
+    assert_true(len[0] > 1000);
+    assert_string_equal(ks_tables_json(t[1], &len[1]), "");
+    assert_int_equal(len[1], 0);
+    size_t nt = ks_tables_count(t[0]), cells = 0;
+    assert_true(nt > 10);
+    assert_int_equal(ks_tables_count(t[1]), nt);
+    for (size_t i = 0; i < nt; i++) {
+        assert_string_equal(ks_tables_name(t[0], i), ks_tables_name(t[1], i));
+        size_t rows = ks_tables_rows(t[0], i), cols = ks_tables_columns(t[0], i);
+        assert_int_equal(ks_tables_rows(t[1], i), rows);
+        assert_int_equal(ks_tables_columns(t[1], i), cols);
+        for (size_t j = 0; j < cols; j++) {
+            int type = ks_tables_column_type(t[0], i, j);
+            assert_string_equal(ks_tables_column_name(t[0], i, j), ks_tables_column_name(t[1], i, j));
+            assert_int_equal(ks_tables_column_type(t[1], i, j), type);
+            assert_memory_equal(ks_tables_column_valid(t[0], i, j), ks_tables_column_valid(t[1], i, j), rows + !rows);
+            size_t bytes = rows * 8;
+            if (type == KS_COL_STRING || type == KS_COL_JSON) {
+                const int64_t *off = ks_tables_column_offsets(t[0], i, j);
+                assert_memory_equal(off, ks_tables_column_offsets(t[1], i, j), (rows + 1) * sizeof *off);
+                bytes = (size_t)off[rows];
+            }
+            if (bytes)
+                assert_memory_equal(ks_tables_column_data(t[0], i, j), ks_tables_column_data(t[1], i, j), bytes);
+            cells += rows;
+        }
+    }
+    assert_true(cells > 1000);
+    ks_tables_free(t[0]);
+    ks_tables_free(t[1]);
+}
+
 static void test_bad_inputs(void **state)
 {
     (void)state;
@@ -278,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_analyze),
+        cmocka_unit_test(test_without_text),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_other_runs),
     };
