@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "algo/intervals.h"
+#include "algo/msort.h"
 #include "analysis/analysis_int.h"
 #include "common/util.h"
 #include "kinesift/comm.h"
@@ -188,27 +189,28 @@ typedef struct dev_iv {
     ks_ns a, b;
 } dev_iv;
 
-static int cmp_iv_time(const void *x, const void *y)
+static inline int iv_time_before(const dev_iv *p, const dev_iv *q)
 {
-    const dev_iv *p = x, *q = y;
     if (p->device != q->device)
-        return p->device < q->device ? -1 : 1;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return (p->b > q->b) - (p->b < q->b);
+        return p->device < q->device;
+    return p->a != q->a ? p->a < q->a : p->b < q->b;
 }
 
-static int cmp_iv_name(const void *x, const void *y)
+static inline int iv_name_before(const dev_iv *p, const dev_iv *q)
 {
-    const dev_iv *p = x, *q = y;
     if (p->device != q->device)
-        return p->device < q->device ? -1 : 1;
+        return p->device < q->device;
     if (p->cat != q->cat)
-        return p->cat < q->cat ? -1 : 1;
-    if (p->name != q->name)
-        return p->name < q->name ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
+        return p->cat < q->cat;
+    return p->name != q->name ? p->name < q->name : p->a < q->a;
 }
+
+/* Stable natural merge sorts (algo/msort.h): the intervals come track after track, each track's in
+ * time order, and the name order of a device's intervals is runs of the time order. Stable, as
+ * glibc's qsort (a merge sort) was: equal keys keep their order, so the categories' first-seen
+ * order is unchanged. */
+KS_MSORT_DEFINE(sort_iv_time, dev_iv, iv_time_before)
+KS_MSORT_DEFINE(sort_iv_name, dev_iv, iv_name_before)
 
 static int cmp_name_busy(const void *x, const void *y)
 {
@@ -296,7 +298,7 @@ void ks_device_activity_build(ks_analysis *a)
         return;
     }
     /* per device, in device order: span, union, categories */
-    qsort(v, n, sizeof *v, cmp_iv_time);
+    sort_iv_time(v, n);
     for (size_t i = 0; i < n;) {
         KS_GROW(a->device_activity, rcap, a->ndevice_activity + 1);
         ks_device_activity *d = &a->device_activity[a->ndevice_activity++];
@@ -323,7 +325,7 @@ void ks_device_activity_build(ks_analysis *a)
     }
     free(meta);
     /* by name: the union of each (category, name) on each device */
-    qsort(v, n, sizeof *v, cmp_iv_name);
+    sort_iv_name(v, n);
     ks_device_activity *row = a->device_activity;
     size_t ncap = 0;
     for (size_t i = 0; i < n;) {

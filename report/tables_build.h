@@ -100,13 +100,13 @@ void ks_tbuild_init(ks_tbuild *b, ks_tables *t);
 /* Every column as long as its table; frees the builder (not the tables). */
 void ks_tbuild_finish(ks_tbuild *b);
 
-/* A writer's document: its text into memory (the tables' json; with text 0, nowhere), its values
- * into the tables.
- * Give the stream begin returns to one public JSON writer (ks_analyze_json_begin, ks_diff_json,
- * ...), then call end. */
 /* The stream's buffer in front of the document's text, and the text's first mapping (bytes). */
 #define KS_TABLES_TEXT_BUFFER (64u << 10)
 #define KS_TABLES_TEXT_FIRST (1u << 20)
+
+/* A writer's document: its text into memory (the tables' json; with text 0, nowhere), its values
+ * into the tables. Give the stream begin returns to one public JSON writer (ks_analyze_json_begin,
+ * ks_diff_json, ...), then call end. */
 typedef struct ks_tables_doc {
     FILE *f;
     char *text;                /* the text so far: ntext bytes of captext (a mapping) */

@@ -295,7 +295,9 @@ def _again(p, seen, run, opts):
     """The document's text of a run again, the same file and options: refused when the file
     changed since (its figures would not be the tables')."""
     if seen is None or _identity(p) != seen:
-        raise Error(f"{os.fsdecode(p)}: changed since it was analysed: analyze it again for its JSON")
+        # changed, replaced, removed, or a relative path from another working directory
+        raise Error(f"{os.fsdecode(p)}: not the file analysed any more (changed since): analyze it "
+                    "again for its JSON")
     return _run(run, opts).json()
 
 

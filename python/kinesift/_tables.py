@@ -65,16 +65,24 @@ def _copy(np, ctype, addr, n):
 
 def _strings(raw, off, ok, all_ok):
     """The cells of a string column: its bytes raw cut at the offsets off (a list, one more than
-    the cells), None where not ok (all_ok: no cell is null)"""
+    the cells), None where not ok (all_ok: no cell is null). Equal cells are one str object (a
+    thread's name, a state, an op's name repeat down a column): the column holds references to
+    its distinct values, not a copy per row."""
     ends = itertools.islice(off, 1, None)
     if raw.isascii():  # one decode: byte offsets are character offsets
         txt = raw.decode("ascii")
+        one = {}.setdefault
         if all_ok:
-            return [txt[a:b] for a, b in zip(off, ends)]
-        return [txt[a:b] if k else None for a, b, k in zip(off, ends, ok)]
-    if all_ok:
-        return [raw[a:b].decode("utf-8") for a, b in zip(off, ends)]
-    return [raw[a:b].decode("utf-8") if k else None for a, b, k in zip(off, ends, ok)]
+            return [one(s := txt[a:b], s) for a, b in zip(off, ends)]
+        return [one(s := txt[a:b], s) if k else None for a, b, k in zip(off, ends, ok)]
+    seen = {}
+
+    def cell(a, b):
+        s = seen.get(raw[a:b])
+        if s is None:
+            s = seen[raw[a:b]] = raw[a:b].decode("utf-8")
+        return s
+    return [cell(a, b) if k else None for a, b, k in zip(off, ends, ok)]
 
 
 def _numpy():
