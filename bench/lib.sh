@@ -56,7 +56,7 @@ callgrind_share() {
             f = substr($0, RSTART + 1, RLENGTH - 2)
             if (num($1) > seen[f]) seen[f] = num($1) }
         END { for (f in seen) part += seen[f]
-              printf "%d %d %.5f", total, part, total ? part / total : 0 }' "$WORK/annotate.txt"
+              printf "%.0f %.0f %.5f", total, part, total ? part / total : 0 }' "$WORK/annotate.txt"
 }
 
 is_gzip() { [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; }

@@ -102,8 +102,7 @@ static void overlap_into(group *g, ks_ns a, ks_ns b, ks_ivs *acc)
     g->at = i;
     for (; i < item->n && item->v[i].a < b; i++) {
         ks_ns x = item->v[i].a > a ? item->v[i].a : a, y = item->v[i].b < b ? item->v[i].b : b;
-        if (y > x)
-            ks_ivs_add(acc, x, y);
+        ks_ivs_add_merge(acc, x, y); /* (the pieces tile their steps: most overlaps touch the last) */
     }
 }
 
