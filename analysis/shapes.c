@@ -188,12 +188,16 @@ static size_t first_shape(const ks_trace *t, uint32_t track)
     return lo;
 }
 
-/* an open-addressed table of the groups by (op, dims, types) */
-static inline uint64_t group_hash(ks_str op, ks_str dims, ks_str types)
+/* The slot of (op, dims, types) in an open-addressed table of the groups, ht[hcap] (group + 1; 0
+ * empty; hcap a power of two): the group's, or the empty one where it goes. */
+static uint32_t *group_slot(uint32_t *ht, size_t hcap, const group *gs, ks_str op, ks_str dims, ks_str types)
 {
-    uint64_t h = ((uint64_t)op * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)dims * 0xC2B2AE3D27D4EB4FULL) ^
-                 ((uint64_t)types * 0x165667B19E3779F9ULL);
-    return h ^ (h >> 29);
+    uint64_t h = ks_hash_u64(((uint64_t)op << 32 | dims) ^ ks_hash_u64(types));
+    for (size_t i = (size_t)h & (hcap - 1);; i = (i + 1) & (hcap - 1)) {
+        const group *x = ht[i] ? &gs[ht[i] - 1] : NULL;
+        if (!x || (x->op == op && x->dims == dims && x->types == types))
+            return &ht[i];
+    }
 }
 
 void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
@@ -256,32 +260,19 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
             if (2 * (ngs + 1) > hcap) {
                 size_t ncap = hcap * 2;
                 uint32_t *nt = ks_xcalloc(ncap, sizeof *nt);
-                for (size_t g = 0; g < ngs; g++) {
-                    size_t h = group_hash(gs[g].op, gs[g].dims, gs[g].types) & (ncap - 1);
-                    while (nt[h])
-                        h = (h + 1) & (ncap - 1);
-                    nt[h] = (uint32_t)g + 1;
-                }
+                for (size_t g = 0; g < ngs; g++)
+                    *group_slot(nt, ncap, gs, gs[g].op, gs[g].dims, gs[g].types) = (uint32_t)g + 1;
                 free(ht);
                 ht = nt;
                 hcap = ncap;
             }
-            size_t h = group_hash(c->op, c->dims, c->types) & (hcap - 1);
-            uint32_t g;
-            for (;; h = (h + 1) & (hcap - 1)) {
-                if (!ht[h]) {
-                    KS_GROW(gs, gcap, ngs + 1);
-                    gs[ngs] = (group){c->op, c->dims, c->types, c->concrete, 0, 0};
-                    ht[h] = (uint32_t)++ngs;
-                    g = (uint32_t)ngs - 1;
-                    break;
-                }
-                const group *x = &gs[ht[h] - 1];
-                if (x->op == c->op && x->dims == c->dims && x->types == c->types) {
-                    g = ht[h] - 1;
-                    break;
-                }
+            uint32_t *slot = group_slot(ht, hcap, gs, c->op, c->dims, c->types);
+            if (!*slot) {
+                KS_GROW(gs, gcap, ngs + 1);
+                gs[ngs] = (group){c->op, c->dims, c->types, c->concrete, 0, 0};
+                *slot = (uint32_t)++ngs;
             }
+            uint32_t g = *slot - 1;
             c->group = g;
             gs[g].ncalls++;
             if (timed)
