@@ -224,6 +224,8 @@ int ks_jw_close(ks_jw *w)
         free(w->buf);
         w->buf = NULL;
     }
+    free(w->kc);
+    w->kc = NULL;
     if (w->out && fflush(w->out) != 0)
         w->failed = 1;
     return w->failed ? -1 : 0;
@@ -441,7 +443,96 @@ void ks_jw_double(ks_jw *w, double v)
     gen_number(w, b, n);
 }
 
-void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)
+/* a tree value's tokens to a sink, as the calls one by one give them */
+static void tree_feed(const ks_jw_sink *k, const struct yajl_val_s *v)
+{
+    if (!v) {
+        k->null(k->ctx);
+        return;
+    }
+    switch (v->type) {
+    case yajl_t_string: {
+        size_t n = strlen(v->u.string), m;
+        char *fixed = ks_utf8_sanitize(v->u.string, n, &m);
+        k->str(k->ctx, fixed ? fixed : v->u.string, fixed ? m : n);
+        free(fixed);
+        break;
+    }
+    case yajl_t_number: k->number_text(k->ctx, v->u.number.r, strlen(v->u.number.r)); break;
+    case yajl_t_true: k->boolean(k->ctx, 1); break;
+    case yajl_t_false: k->boolean(k->ctx, 0); break;
+    case yajl_t_object:
+        k->open(k->ctx, 0);
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            k->key(k->ctx, v->u.object.keys[i], strlen(v->u.object.keys[i]));
+            tree_feed(k, v->u.object.values[i]);
+        }
+        k->close(k->ctx, 0);
+        break;
+    case yajl_t_array:
+        k->open(k->ctx, 1);
+        for (size_t i = 0; i < v->u.array.len; i++)
+            tree_feed(k, v->u.array.values[i]);
+        k->close(k->ctx, 1);
+        break;
+    default: k->null(k->ctx); break;
+    }
+}
+
+/* a tree value's compact text, piece by piece */
+static void tree_text(ks_jw *w, const struct yajl_val_s *v)
+{
+    if (!v) {
+        put(w, "null", 4);
+        return;
+    }
+    switch (v->type) {
+    case yajl_t_string: {
+        size_t n = strlen(v->u.string), m;
+        char *fixed = ks_utf8_sanitize(v->u.string, n, &m);
+        put_string(w, fixed ? fixed : v->u.string, fixed ? m : n);
+        free(fixed);
+        break;
+    }
+    case yajl_t_number: put(w, v->u.number.r, strlen(v->u.number.r)); break;
+    case yajl_t_true: put(w, "true", 4); break;
+    case yajl_t_false: put(w, "false", 5); break;
+    case yajl_t_object:
+        put(w, "{", 1);
+        for (size_t i = 0; i < v->u.object.len; i++) {
+            if (i)
+                put(w, ",", 1);
+            size_t n = strlen(v->u.object.keys[i]), m;
+            char *fixed = ks_utf8_sanitize(v->u.object.keys[i], n, &m);
+            put_string(w, fixed ? fixed : v->u.object.keys[i], fixed ? m : n);
+            free(fixed);
+            put(w, ":", 1);
+            tree_text(w, v->u.object.values[i]);
+        }
+        put(w, "}", 1);
+        break;
+    case yajl_t_array:
+        put(w, "[", 1);
+        for (size_t i = 0; i < v->u.array.len; i++) {
+            if (i)
+                put(w, ",", 1);
+            tree_text(w, v->u.array.values[i]);
+        }
+        put(w, "]", 1);
+        break;
+    default: put(w, "null", 4); break;
+    }
+}
+
+static int is_line_key(const char *k, const char *const *line_keys)
+{
+    for (; line_keys && *line_keys; line_keys++)
+        if (!strcmp(k, *line_keys))
+            return 1;
+    return 0;
+}
+
+static void tree(ks_jw *w, const struct yajl_val_s *v, const char *const *line_keys)
 {
     if (!v) {
         ks_jw_null(w);
@@ -455,19 +546,41 @@ void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)
     case yajl_t_object:
         ks_jw_obj(w);
         for (size_t i = 0; i < v->u.object.len; i++) {
+            const struct yajl_val_s *x = v->u.object.values[i];
             ks_jw_key(w, v->u.object.keys[i]);
-            ks_jw_tree(w, v->u.object.values[i]);
+            if (x && x->type == yajl_t_array && is_line_key(v->u.object.keys[i], line_keys)) {
+                /* what ks_jw_compact wrote: one line, its tokens to the sink */
+                if (w->sink)
+                    tree_feed(w->sink, x);
+                if (before(w, 0)) {
+                    tree_text(w, x);
+                    w->indent_next = 0;
+                    after(w);
+                    final_newline(w);
+                }
+            } else
+                tree(w, x, line_keys);
         }
         ks_jw_end_obj(w);
         break;
     case yajl_t_array:
         ks_jw_arr(w);
         for (size_t i = 0; i < v->u.array.len; i++)
-            ks_jw_tree(w, v->u.array.values[i]);
+            tree(w, v->u.array.values[i], line_keys);
         ks_jw_end_arr(w);
         break;
     default: ks_jw_null(w); break;
     }
+}
+
+void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v)
+{
+    tree(w, v, NULL);
+}
+
+void ks_jw_tree_lines(ks_jw *w, const struct yajl_val_s *v, const char *const *line_keys)
+{
+    tree(w, v, line_keys);
 }
 
 void ks_jw_kstr(ks_jw *w, const char *k, const char *s) { ks_jw_key(w, k); ks_jw_str(w, s); }
@@ -536,105 +649,95 @@ static size_t compact_string(const char *s, size_t n, char *buf, size_t *used)
     return m;
 }
 
-/* the compact text token by token through the public calls (a writer with a sink) */
-static size_t compact_walk(ks_jw *w, const char *s, size_t n, char *buf)
+/* the compact text's tokens to a sink, as the calls one by one would give them (strings decoded
+ * and repaired); the bytes of s taken */
+static size_t compact_feed(const ks_jw_sink *k, const char *s, size_t n, char *buf)
 {
     size_t i = 0;
     if (i < n && s[i] == '[') {
-        ks_jw_arr(w);
+        k->open(k->ctx, 1);
         i++;
         while (i < n && s[i] != ']')
-            i += s[i] == ',' ? 1 : compact_walk(w, s + i, n - i, buf);
-        ks_jw_end_arr(w);
+            i += s[i] == ',' ? 1 : compact_feed(k, s + i, n - i, buf);
+        k->close(k->ctx, 1);
         return i < n ? i + 1 : i;
     }
     if (i < n && s[i] == '"') {
-        size_t used, m = compact_string(s, n, buf, &used);
-        ks_jw_strn(w, buf, m);
+        size_t used, m = compact_string(s, n, buf, &used), fn;
+        char *fixed = ks_utf8_sanitize(buf, m, &fn);
+        k->str(k->ctx, fixed ? fixed : buf, fixed ? fn : m);
+        free(fixed);
         return used;
     }
     size_t e = 0;
     while (e < n && s[e] != ',' && s[e] != ']')
         e++;
     if (e == 4 && !memcmp(s, "null", 4))
-        ks_jw_null(w);
+        k->null(k->ctx);
     else if ((e == 4 && !memcmp(s, "true", 4)) || (e == 5 && !memcmp(s, "false", 5)))
-        ks_jw_bool(w, s[0] == 't');
+        k->boolean(k->ctx, s[0] == 't');
     else
-        ks_jw_number_text(w, s, e);
+        k->number_text(k->ctx, s, e);
     return e ? e : 1;
 }
 
-#define COMPACT_NEST 16
-
-/* 2·depth spaces at o (eight at a time: the buffer's slack takes the overshoot); past them */
-static inline char *spaces(char *o, unsigned depth)
+/* 1 when none of the 8 bytes of x needs a look in compact text: ASCII, no control byte, no '\\'
+ * (its strings then need no escape and no repair) */
+static inline int bare8(uint64_t x)
 {
-    size_t m = 2 * (size_t)depth;
-    for (size_t k = 0; k < m; k += 8)
-        memcpy(o + k, "        ", 8);
-    return o + m;
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t b = x ^ (ones * '\\');
+    uint64_t low = (x - ones * 0x20) & ~x & highs, backslash = (b - ones) & ~b & highs;
+    return !((x & highs) | low | backslash);
 }
 
-/* the rest of a compact text from s, piece by piece through put (d: the depth outside the
- * innermost bracket open), then the value's end */
-static void compact_slow(ks_jw *w, const char *s, size_t n, unsigned d)
+static int bare(const char *s, size_t n)
+{
+    size_t i = 0;
+    uint64_t x;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (!bare8(x))
+            return 0;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80 || (unsigned char)s[i] < 0x20 || s[i] == '\\')
+            return 0;
+    return 1;
+}
+
+void ks_jw_compact(ks_jw *w, const char *s, size_t n)
 {
     char *buf = NULL;
-    for (size_t i = 0; i < n;) {
-        char c = s[i];
-        if (c == '[') {
-            if (d + 1 >= KS_LIMIT_JW_DEPTH) {
-                w->failed = 1;
-                break;
+    if (w->sink) {
+        buf = ks_xmalloc(n + 1);
+        for (size_t i = 0; i < n;)
+            i += compact_feed(w->sink, s + i, n - i, buf);
+    }
+    if (!before(w, 0)) {
+        free(buf);
+        return;
+    }
+    if (bare(s, n))
+        put(w, s, n); /* its strings as they are */
+    else {
+        /* strings with escapes or UTF-8: decoded, repaired and escaped as ks_jw_strn does */
+        for (size_t i = 0; i < n;) {
+            if (s[i] == '"') {
+                if (!buf)
+                    buf = ks_xmalloc(n + 1);
+                size_t used, m = compact_string(s + i, n - i, buf, &used), fn;
+                char *fixed = ks_utf8_sanitize(buf, m, &fn);
+                put_string(w, fixed ? fixed : buf, fixed ? fn : m);
+                free(fixed);
+                i += used;
+            } else {
+                size_t j = i;
+                while (j < n && s[j] != '"')
+                    j++;
+                put(w, s + i, j - i);
+                i = j;
             }
-            if (i + 1 < n && s[i + 1] == ']') {
-                if (w->pretty) {
-                    put(w, "[\n\n", 3);
-                    indent_at(w, d);
-                    put(w, "]", 1);
-                } else
-                    put(w, "[]", 2);
-                i += 2;
-                continue;
-            }
-            d++;
-            if (w->pretty) {
-                put(w, "[\n", 2);
-                indent_at(w, d);
-            } else
-                put(w, "[", 1);
-            i++;
-        } else if (c == ',') {
-            if (w->pretty) {
-                put(w, ",\n", 2);
-                indent_at(w, d);
-            } else
-                put(w, ",", 1);
-            i++;
-        } else if (c == ']') {
-            d--;
-            if (w->pretty) {
-                put(w, "\n", 1);
-                indent_at(w, d);
-            }
-            put(w, "]", 1);
-            i++;
-        } else if (c == '"') {
-            if (!buf)
-                buf = ks_xmalloc(n + 1);
-            size_t used, m = compact_string(s + i, n - i, buf, &used);
-            size_t fn;
-            char *fixed = ks_utf8_sanitize(buf, m, &fn);
-            put_string(w, fixed ? fixed : buf, fixed ? fn : m);
-            free(fixed);
-            i += used;
-        } else {
-            size_t j = i;
-            while (j < n && s[j] != ',' && s[j] != ']')
-                j++;
-            put(w, s + i, j - i);
-            i = j > i ? j : i + 1;
         }
     }
     free(buf);
@@ -643,117 +746,110 @@ static void compact_slow(ks_jw *w, const char *s, size_t n, unsigned d)
     final_newline(w);
 }
 
-void ks_jw_compact(ks_jw *w, const char *s, size_t n)
+/* n bytes from s to d, reading none beyond s + n (d may take up to 7 more): the short ones (most
+ * numbers) without a call */
+static inline void copy_short(char *d, const char *s, size_t n)
 {
-    if (w->sink) {
-        char *buf = ks_xmalloc(n + 1);
-        compact_walk(w, s, n, buf);
-        free(buf);
-        return;
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) { /* two 8-byte pieces, overlapping */
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            d[k] = s[k];
     }
-    if (!before(w, 0))
-        return;
-    unsigned d = w->depth; /* the depth outside the innermost open bracket */
-    /* each byte grows at most by a new line and an indentation, at most COMPACT_NEST brackets
-     * deeper than here: room for that at once; deeper, or no room, piece by piece */
-    unsigned deepest = d + COMPACT_NEST;
-    size_t most = n * (3 + (w->pretty ? 2 * (size_t)deepest : 0));
-    if (w->nbuf + most > JW_BUF)
-        jw_flush(w);
-    if (most > JW_BUF || deepest + 1 >= KS_LIMIT_JW_DEPTH) {
-        compact_slow(w, s, n, d);
-        return;
-    }
-    char *o = w->buf + w->nbuf;
-    int pretty = w->pretty;
-    for (size_t i = 0; i < n;) {
-        char c = s[i];
-        if (c == '[') {
-            if (i + 1 < n && s[i + 1] == ']') { /* empty: "[", an empty line, "]" */
-                *o++ = '[';
-                if (pretty) {
-                    *o++ = '\n';
-                    *o++ = '\n';
-                    o = spaces(o, d);
-                }
-                *o++ = ']';
-                i += 2;
-                continue;
-            }
-            if (d == deepest) {
-                w->nbuf = (size_t)(o - w->buf);
-                compact_slow(w, s + i, n - i, d);
-                return;
-            }
-            d++;
-            *o++ = '[';
-            if (pretty) {
-                *o++ = '\n';
-                o = spaces(o, d);
-            }
-            i++;
-        } else if (c == ',') {
-            *o++ = ',';
-            if (pretty) {
-                *o++ = '\n';
-                o = spaces(o, d);
-            }
-            i++;
-        } else if (c == ']') {
-            d--;
-            if (pretty) {
-                *o++ = '\n';
-                o = spaces(o, d);
-            }
-            *o++ = ']';
-            i++;
-        } else if (c == '"') {
-            size_t j = i + 1;
-            while (j < n && s[j] != '"' && s[j] != '\\' && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7f)
-                j++;
-            if (j < n && s[j] == '"') { /* plain ASCII: as it is */
-                memcpy(o, s + i, j + 1 - i);
-                o += j + 1 - i;
-                i = j + 1;
-                continue;
-            }
-            /* escapes or UTF-8: decoded, repaired and escaped as ks_jw_strn does, the rest of the
-             * text piece by piece (its growth bound no longer holds) */
-            w->nbuf = (size_t)(o - w->buf);
-            compact_slow(w, s + i, n - i, d);
-            return;
-        } else {
-            do
-                *o++ = s[i++];
-            while (i < n && s[i] != ',' && s[i] != ']');
-        }
-    }
-    w->nbuf = (size_t)(o - w->buf);
-    w->indent_next = 0;
-    after(w);
-    final_newline(w);
 }
 
-/* Members whose values are atoms or strings, at once: the keys plain ASCII (a report's own), the
- * strings ASCII without an escape, a level that expects a key, room for all in the buffer;
- * anything else member by member. */
+/* What ks_jw_katoms writes before a member's value, kept per key (by its address) and depth: the
+ * separator (",\n", or "," compact), the indentation, the quoted key, ':' and (indented) a space.
+ * A row of a table writes the same keys at the same depth row after row: one copy each. Two ways
+ * per set, the latest first: a row's two dozen keys stay. */
+#define JW_KSET_BITS 6 /* 64 sets of two, indexed by a hash's top bits */
+#define JW_KTEXT 128
+#define JW_KCHUNK 32 /* the copy's unit: it reads and writes up to JW_KCHUNK - 1 bytes beyond */
+
+typedef struct jw_kprefix {
+    const char *key;
+    unsigned depth;
+    uint8_t len, sep; /* the text's length, the separator's (left out after '{') */
+    char text[JW_KTEXT];
+} jw_kprefix;
+
+struct ks_jw_kcache {
+    jw_kprefix e[2 << JW_KSET_BITS];
+};
+
+/* the entry of key k at the writer's depth, rendered if not kept; NULL when it does not fit one */
+static const jw_kprefix *kprefix(ks_jw *w, const char *k, size_t klen)
+{
+    unsigned depth = w->depth;
+    size_t ind = w->pretty ? 2 * (size_t)depth : 0;
+    if (2 + ind + klen + 4 + JW_KCHUNK > JW_KTEXT)
+        return NULL;
+    if (!w->kc) { /* the keys alone marked empty: the texts are written before they are read */
+        w->kc = ks_xmalloc(sizeof *w->kc);
+        for (size_t i = 0; i < sizeof w->kc->e / sizeof w->kc->e[0]; i++)
+            w->kc->e[i].key = NULL;
+    }
+    uint64_t h = ((uint64_t)(uintptr_t)k ^ depth) * 0x9E3779B97F4A7C15ULL; /* Fibonacci hashing */
+    jw_kprefix *e = &w->kc->e[2 * (h >> (64 - JW_KSET_BITS))];
+    if (e[0].key == k && e[0].depth == depth)
+        return &e[0];
+    if (e[1].key == k && e[1].depth == depth)
+        return &e[1];
+    e[1] = e[0]; /* the new one first */
+    char *d = e->text;
+    *d++ = ',';
+    if (w->pretty)
+        *d++ = '\n';
+    e->sep = (uint8_t)(d - e->text);
+    memset(d, ' ', ind);
+    d += ind;
+    *d++ = '"';
+    memcpy(d, k, klen);
+    d += klen;
+    *d++ = '"';
+    *d++ = ':';
+    if (w->pretty)
+        *d++ = ' ';
+    e->len = (uint8_t)(d - e->text);
+    e->key = k;
+    e->depth = depth;
+    return e;
+}
+
+/* Members whose values are atoms, strings or compact text, at once: the keys plain ASCII (a
+ * report's own), the strings ASCII without an escape, the compact texts bare, a level that expects
+ * a key, room for all in the buffer; anything else member by member. */
 void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
 {
     unsigned char *st = &w->st[w->depth];
-    size_t need = 0;
-    int plain_all = 1;
+    size_t need = JW_KCHUNK + n * (2 * (size_t)w->depth + 8);
+    int direct = 1;
     for (size_t i = 0; i < n; i++) {
-        need += (size_t)m[i].klen + m[i].vlen + 2 * (size_t)w->depth + 8;
-        if (m[i].str && !plain(m[i].val, m[i].vlen))
-            plain_all = 0;
+        need += (size_t)m[i].klen + m[i].vlen;
+        if ((m[i].str && !plain(m[i].val, m[i].vlen)) || (m[i].raw && !bare(m[i].val, m[i].vlen)))
+            direct = 0;
     }
     if (w->nbuf + need > JW_BUF)
         jw_flush(w);
-    if (w->sink || !plain_all || (*st != ST_MAP_KEY && *st != ST_MAP_START) || need > JW_BUF) {
+    if (w->sink || !direct || (*st != ST_MAP_KEY && *st != ST_MAP_START) || need > JW_BUF) {
         for (size_t i = 0; i < n; i++) {
             ks_jw_key(w, m[i].key);
             if (m[i].str)
                 ks_jw_strn(w, m[i].val, m[i].vlen);
+            else if (m[i].raw)
+                ks_jw_compact(w, m[i].val, m[i].vlen);
             else if (m[i].vlen == 4 && !memcmp(m[i].val, "null", 4))
                 ks_jw_null(w);
             else
@@ -763,30 +859,42 @@ void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
     }
     char *d = w->buf + w->nbuf;
     size_t ind = w->pretty ? 2 * (size_t)w->depth : 0;
+    int sep = *st == ST_MAP_KEY; /* a member before: a separator */
     for (size_t i = 0; i < n; i++) {
-        if (*st == ST_MAP_KEY) {
-            *d++ = ',';
+        const jw_kprefix *p = kprefix(w, m[i].key, m[i].klen);
+        if (p) {
+            const char *src = p->text + (sep ? 0 : p->sep);
+            size_t len = p->len - (sep ? 0 : p->sep);
+            memcpy(d, src, JW_KCHUNK);
+            for (size_t k = JW_KCHUNK; k < len; k += JW_KCHUNK)
+                memcpy(d + k, src + k, JW_KCHUNK);
+            d += len;
+        } else {
+            if (sep) {
+                *d++ = ',';
+                if (w->pretty)
+                    *d++ = '\n';
+            }
+            memset(d, ' ', ind);
+            d += ind;
+            *d++ = '"';
+            memcpy(d, m[i].key, m[i].klen);
+            d += m[i].klen;
+            *d++ = '"';
+            *d++ = ':';
             if (w->pretty)
-                *d++ = '\n';
+                *d++ = ' ';
         }
-        for (size_t k = 0; k < ind; k += 8)
-            memcpy(d + k, "        ", 8);
-        d += ind;
-        *d++ = '"';
-        memcpy(d, m[i].key, m[i].klen);
-        d += m[i].klen;
-        *d++ = '"';
-        *d++ = ':';
-        if (w->pretty)
-            *d++ = ' ';
+        sep = 1;
         if (m[i].str)
             *d++ = '"';
-        memcpy(d, m[i].val, m[i].vlen);
+        copy_short(d, m[i].val, m[i].vlen);
         d += m[i].vlen;
         if (m[i].str)
             *d++ = '"';
-        *st = ST_MAP_KEY;
     }
+    if (n)
+        *st = ST_MAP_KEY; /* a member written: a key next */
     w->nbuf = (size_t)(d - w->buf);
     w->indent_next = 0;
 }

@@ -39,6 +39,7 @@ typedef struct ks_jw {
     unsigned char pretty;      /* indented */
     unsigned char indent_next; /* a new line was started: the next key or value is indented */
     unsigned char st[KS_LIMIT_JW_DEPTH]; /* what each level expects next (jsonw.c) */
+    struct ks_jw_kcache *kc;   /* ks_jw_katoms's keys as written, by address and depth (jsonw.c) */
 } ks_jw;
 
 /* Start a writer on a FILE (pretty: indented output). A writer opened on the stream given to
@@ -74,6 +75,9 @@ void ks_jw_number_text(ks_jw *w, const char *s, size_t n);
  * the same depth, comes out byte for byte as it was (summaries keep analyze's JSON this way). */
 struct yajl_val_s;
 void ks_jw_tree(ks_jw *w, const struct yajl_val_s *v);
+/* The same, where the members named in line_keys (NULL-terminated) that hold an array were written
+ * by ks_jw_compact: on one line again, so that the document still comes out byte for byte. */
+void ks_jw_tree_lines(ks_jw *w, const struct yajl_val_s *v, const char *const *line_keys);
 
 /* key + value shorthands */
 void ks_jw_kstr(ks_jw *w, const char *k, const char *s);
@@ -86,19 +90,22 @@ void ks_jw_kints(ks_jw *w, const char *k, const int64_t *v, size_t n); /* "k": [
 
 /* Compact JSON text of arrays, numbers, literals and strings, without objects or white space, its
  * strings escaping only '"', '\\' and control bytes (as \u00XX): the parser's shape args. Written
- * as the value it is, byte for byte what writing its tokens one by one writes, in one pass. */
+ * as the value it is, on one line as compact output writes it, also when indented (a shape reads
+ * as one line); its strings escaped and repaired as ks_jw_strn does. A sink gets its tokens as the
+ * calls one by one give them. */
 void ks_jw_compact(ks_jw *w, const char *s, size_t n);
 
 /* A member whose value is an atom's text: a number as it is to be written, or "null"; or, str set,
- * a string. The key is plain ASCII without escapes (a report's own key); klen and vlen its and the
- * value's lengths. */
+ * a string; or, raw set, compact text as ks_jw_compact takes it. The key is plain ASCII without
+ * escapes, of static storage (a report's own key, a literal: the writer keeps the text it writes
+ * before the value by the key's address); klen and vlen its and the value's lengths. */
 typedef struct ks_jw_atom {
     const char *key, *val;
     size_t vlen;
-    uint8_t klen, str;
+    uint8_t klen, str, raw;
 } ks_jw_atom;
-/* The members at once: what ks_jw_key and ks_jw_number_text (ks_jw_null, ks_jw_strn) write for
- * each. */
+/* The members at once: what ks_jw_key and ks_jw_number_text (ks_jw_null, ks_jw_strn,
+ * ks_jw_compact) write for each. */
 void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n);
 
 /* Copy s into dst replacing invalid UTF-8 sequences with U+FFFD; returns dst (malloc'ed) or

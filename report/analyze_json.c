@@ -47,7 +47,7 @@ int ks_analyze_json_end(ks_analyze_json *j)
 
 void ks_analyze_json_tree(ks_analyze_json *j, const struct yajl_val_s *trace)
 {
-    ks_jw_tree(&j->w, trace);
+    ks_jw_tree_lines(&j->w, trace, ks_shape_line_keys);
 }
 
 static double share(ks_ns v, ks_ns window)

@@ -113,25 +113,12 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     free(win);
 }
 
-/* a shape arg written as the array it is (its compact text as the parser kept it), null when
- * absent */
-static void raw_array(ks_jw *w, const char *k, const ks_trace *t, ks_str id)
-{
-    ks_jw_key(w, k);
-    if (!id) {
-        ks_jw_null(w);
-        return;
-    }
-    const char *s = ks_trace_str(t, id);
-    ks_jw_compact(w, s, strlen(s));
-}
-
-/* The members of a row whose values are numbers (or null), gathered for ks_jw_katoms: each text
- * in its own 32 bytes of txt; a double equal to the one before it reuses its text (a group's mean,
- * median, min and max are often one figure). */
+/* The members of a row, gathered for ks_jw_katoms: each number's text in its own 32 bytes of txt;
+ * a double equal to the one before it reuses its text (a group's mean, median, min and max are
+ * often one figure). */
 typedef struct atoms {
-    ks_jw_atom m[20];
-    char txt[20][32];
+    ks_jw_atom m[32]; /* a shapes row has 24 at most */
+    char txt[32][32];
     size_t n;
     double last;               /* the last figure formatted, its text */
     const char *lt;
@@ -146,10 +133,27 @@ static void atom_text(atoms *a, const char *t, size_t n)
     a->m[a->n].val = t;
     a->m[a->n].vlen = n;
     a->m[a->n].str = 0;
+    a->m[a->n].raw = 0;
     a->n++;
 }
 
 #define ATOM_STR(a, k, s) (ATOM_KEY(a, k), atom_text((a), (s), strlen(s)), (a)->m[(a)->n - 1].str = 1)
+
+/* a shape arg as the array it is (its compact text as the parser kept it), null when absent */
+static void atom_raw(atoms *a, const ks_trace *t, ks_str id)
+{
+    if (!id) {
+        atom_text(a, "null", 4);
+        return;
+    }
+    const char *s = ks_trace_str(t, id);
+    atom_text(a, s, strlen(s));
+    a->m[a->n - 1].raw = 1;
+}
+
+#define ATOM_RAW(a, k, t, id) (ATOM_KEY(a, k), atom_raw((a), (t), (id)))
+
+const char *const ks_shape_line_keys[] = {"input_dims", "input_types", "concrete_inputs", NULL};
 
 #define ATOM_INT(a, k, v) (ATOM_KEY(a, k), atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
 #define ATOM_RATE(a, k, v) (ATOM_KEY(a, k), atom_rate((a), (v)))
@@ -262,11 +266,9 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         at.n = 0;
         ATOM_STR(&at, "op", ks_trace_str(t, r->op));
         ATOM_STR(&at, "class", ks_work_class_name((ks_work_class)r->cost.cls));
-        ks_jw_katoms(w, at.m, at.n);
-        raw_array(w, "input_dims", t, r->dims);
-        raw_array(w, "input_types", t, r->types);
-        raw_array(w, "concrete_inputs", t, r->concrete);
-        at.n = 0;
+        ATOM_RAW(&at, "input_dims", t, r->dims);
+        ATOM_RAW(&at, "input_types", t, r->types);
+        ATOM_RAW(&at, "concrete_inputs", t, r->concrete);
         at.has_last = 0;
         ATOM_INT(&at, "count", (int64_t)r->count);
         ATOM_INT(&at, "calls_timed", (int64_t)r->calls_timed);
@@ -280,8 +282,6 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         ATOM_RATE(&at, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
         if (r->cost.why)
             ATOM_STR(&at, "cost_reason", r->cost.why);
-        ks_jw_katoms(w, at.m, at.n);
-        at.n = 0;
         at.has_last = 0;
         ATOM_RATE(&at, "tflops_per_s", timed ? r->tflops.mean : NAN);
         ATOM_RATE(&at, "tflops_per_s_median", timed ? r->tflops.median : NAN);

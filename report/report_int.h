@@ -43,6 +43,9 @@ void ks_mem_kind_device_label(char *b, size_t n, const struct ks_mem_kind *k, in
 void ks_kernels_json_classes(struct ks_jw *w, const ks_analysis *a, const ks_insights_view *iv);
 /* ... and "roofline" and "shapes" (o->top bounds the rows). */
 void ks_kernels_json_shapes(struct ks_jw *w, const ks_analysis *a, const ks_report_opts *o);
+/* The members of a shapes row written as the trace's compact text (ks_jw_compact), on one line:
+ * named for a summary's report written back (ks_jw_tree_lines). NULL-terminated. */
+extern const char *const ks_shape_line_keys[];
 /* The peaks of a device: o's --peak, else the peak table's row for its deviceProperties; NULL
  * when neither (over: room for the --peak row). */
 const ks_peak *ks_kernels_peak(const ks_analysis *a, int32_t device, const ks_report_opts *o, ks_peak *over);

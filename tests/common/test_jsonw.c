@@ -10,9 +10,9 @@
  * backslashes, brackets, commas, control and NUL bytes and UTF-8, nesting to 40 levels, top-level
  * scalars, members written by the shorthands ks_jw_kint/kuint/kdouble/kbool/knull, across the
  * 64 KiB buffer; every byte value at every offset of strings of 1 to 24 bytes); calls out of place
- * fail where yajl_gen refuses them, writing what it writes; compact text (the parser's shape args)
- * and members of atoms written at once (ks_jw_compact, ks_jw_katoms) are what the calls one by one
- * write. */
+ * fail where yajl_gen refuses them, writing what it writes; compact text (the parser's shape args,
+ * ks_jw_compact) is one line, its tokens what the calls one by one write and give a sink, and
+ * members of atoms written at once (ks_jw_katoms) are what the calls one by one write. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
 
 #include "ks_test.h"
 #include "common/jsonw.h"
@@ -705,6 +706,64 @@ static size_t walk_tokens(ks_jw *w, const char *s, size_t n)
     return e;
 }
 
+/* the reference for one compact text: its tokens written one by one by a compact writer (the one
+ * line ks_jw_compact writes, indented or not), put in place as an atom's text */
+static void one_line(ks_jw *w, const char *s, size_t n)
+{
+    char *c = NULL;
+    size_t cn = 0;
+    FILE *f = open_memstream(&c, &cn);
+    assert_non_null(f);
+    ks_jw r;
+    ks_jw_open(&r, f, 0);
+    walk_tokens(&r, s, n);
+    assert_int_equal(ks_jw_close(&r), 0);
+    fclose(f);
+    ks_jw_number_text(w, c, cn);
+    free(c);
+}
+
+/* a sink that logs each token as a line: what ks_jw_compact gave it against the calls one by one */
+static void log_open(void *c, int a) { fprintf(c, "%c\n", a ? '[' : '{'); }
+static void log_close(void *c, int a) { fprintf(c, "%c\n", a ? ']' : '}'); }
+static void log_key(void *c, const char *s, size_t n) { fprintf(c, "k%zu:", n), fwrite(s, 1, n, c), fputc('\n', c); }
+static void log_str(void *c, const char *s, size_t n) { fprintf(c, "s%zu:", n), fwrite(s, 1, n, c), fputc('\n', c); }
+static void log_i(void *c, int64_t v) { fprintf(c, "i%lld\n", (long long)v); }
+static void log_u(void *c, uint64_t v) { fprintf(c, "u%llu\n", (unsigned long long)v); }
+static void log_d(void *c, double v) { fprintf(c, "d%.17g\n", v); }
+static void log_b(void *c, int v) { fprintf(c, "b%d\n", v); }
+static void log_null(void *c) { fputs("null\n", c); }
+static void log_num(void *c, const char *s, size_t n) { fputc('n', c), fwrite(s, 1, n, c), fputc('\n', c); }
+
+/* the tokens the sink of a writer got for texts[], written (compact 1) by ks_jw_compact or else
+ * one by one */
+static char *sink_log(char *const *texts, const size_t *lens, size_t nt, int compact, size_t *len)
+{
+    char *log = NULL, *text = NULL;
+    size_t nlog = 0, ntext = 0;
+    FILE *lf = open_memstream(&log, &nlog), *tf = open_memstream(&text, &ntext);
+    assert_non_null(lf);
+    assert_non_null(tf);
+    ks_jw_sink sink = {log_open, log_close, log_key, log_str, log_i, log_u, log_d, log_b, log_null, log_num, lf};
+    ks_jw_capture(tf, &sink);
+    ks_jw w;
+    ks_jw_open(&w, tf, 1);
+    ks_jw_capture(NULL, NULL);
+    ks_jw_arr(&w);
+    for (size_t i = 0; i < nt; i++)
+        if (compact)
+            ks_jw_compact(&w, texts[i], lens[i]);
+        else
+            walk_tokens(&w, texts[i], lens[i]);
+    ks_jw_end_arr(&w);
+    assert_int_equal(ks_jw_close(&w), 0);
+    fclose(tf);
+    fclose(lf);
+    free(text);
+    *len = nlog;
+    return log;
+}
+
 static void sink_nop_open(void *c, int a) { (void)c; (void)a; }
 static void sink_nop_s(void *c, const char *s, size_t n) { (void)c; (void)s; (void)n; }
 static void sink_nop_i(void *c, int64_t v) { (void)c; (void)v; }
@@ -713,7 +772,30 @@ static void sink_nop_d(void *c, double v) { (void)c; (void)v; }
 static void sink_nop_b(void *c, int v) { (void)c; (void)v; }
 static void sink_count(void *c) { (*(size_t *)c)++; }
 
-/* one document: texts[] written (mode 0 the reference walk, 1 ks_jw_compact, 2 ks_jw_compact with a
+#define LONG_KEY "a_key_longer_than_the_text_a_writer_keeps_for_a_key_at_any_depth_" \
+                 "____________________________________________________"
+
+/* the members at[0..n): at once (mode 1, 2: ks_jw_katoms) or one call each (mode 0) */
+static void members(ks_jw *w, const ks_jw_atom *at, size_t n, int mode)
+{
+    if (mode) {
+        ks_jw_katoms(w, at, n);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        ks_jw_key(w, at[k].key);
+        if (at[k].str)
+            ks_jw_strn(w, at[k].val, at[k].vlen);
+        else if (at[k].raw)
+            one_line(w, at[k].val, at[k].vlen);
+        else if (!strcmp(at[k].val, "null"))
+            ks_jw_null(w);
+        else
+            ks_jw_number_text(w, at[k].val, at[k].vlen);
+    }
+}
+
+/* one document: texts[] written (mode 0 the reference one line, 1 ks_jw_compact, 2 ks_jw_compact with a
  * sink) as array elements, as member values and after atoms written by ks_jw_katoms (or, mode 0,
  * ks_jw_key and ks_jw_number_text/ks_jw_null), pretty or not */
 static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int pretty, int mode, size_t *len)
@@ -734,31 +816,30 @@ static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int 
         if (mode)
             ks_jw_compact(&w, texts[i], lens[i]);
         else
-            walk_tokens(&w, texts[i], lens[i]);
+            one_line(&w, texts[i], lens[i]);
         ks_jw_obj(&w);
         char num[32];
         int nn = snprintf(num, sizeof num, "%zu", i * 7919);
         /* a string member: plain, or (every seventh) one that needs escapes and repair */
         const char *sv = i % 7 ? "aten::mm" : "a\"b\n\xff";
-        ks_jw_atom at[4] = {{"count", num, (size_t)nn, 5, 0}, {"rate", "null", 4, 4, 0}, {"op", sv, strlen(sv), 2, 1},
-                            {"x_y", "1.5e-07", 7, 3, 0}};
-        if (mode)
-            ks_jw_katoms(&w, at, i % 5);
-        else
-            for (size_t k = 0; k < i % 5; k++) {
-                ks_jw_key(&w, at[k].key);
-                if (at[k].str)
-                    ks_jw_strn(&w, at[k].val, at[k].vlen);
-                else if (!strcmp(at[k].val, "null"))
-                    ks_jw_null(&w);
-                else
-                    ks_jw_number_text(&w, at[k].val, at[k].vlen);
-            }
+        /* numbers, null, a string, compact text (raw) and a key too long for the kept key texts */
+        ks_jw_atom at[6] = {{"count", num, (size_t)nn, 5, 0, 0},
+                            {"rate", "null", 4, 4, 0, 0},
+                            {"op", sv, strlen(sv), 2, 1, 0},
+                            {"x_y", "1.5e-07", 7, 3, 0, 0},
+                            {"shape", texts[i], lens[i], 5, 0, 1},
+                            {LONG_KEY, "1", 1, sizeof LONG_KEY - 1, 0, 0}};
+        members(&w, at, i % 7, mode);
+        /* the same keys a level deeper: what the writer keeps per key is kept per depth too */
+        ks_jw_key(&w, "inner");
+        ks_jw_obj(&w);
+        members(&w, at, (i + 3) % 7, mode);
+        ks_jw_end_obj(&w);
         ks_jw_key(&w, "dims");
         if (mode)
             ks_jw_compact(&w, texts[i], lens[i]);
         else
-            walk_tokens(&w, texts[i], lens[i]);
+            one_line(&w, texts[i], lens[i]);
         ks_jw_end_obj(&w);
     }
     ks_jw_end_arr(&w);
@@ -770,8 +851,9 @@ static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int 
     return text;
 }
 
-/* ks_jw_compact and ks_jw_katoms write byte for byte what the calls one by one write, indented or
- * not, with a sink or without, across the 64 KiB buffer (4 000 drawn texts) */
+/* ks_jw_compact writes each text as one line, byte for byte what the calls one by one write
+ * compact, and gives a sink the tokens the calls one by one give it; ks_jw_katoms writes what the calls one by one write; indented or not, with a
+ * sink or without, across the 64 KiB buffer (4 000 drawn texts) */
 static void compact_text_as_its_tokens_write(void **state)
 {
     (void)state;
@@ -814,10 +896,79 @@ static void compact_text_as_its_tokens_write(void **state)
         free(got);
         free(got2);
     }
+    size_t l0, l1;
+    char *want = sink_log(texts, lens, NT, 0, &l0), *got = sink_log(texts, lens, NT, 1, &l1);
+    assert_true(l0 > 65536);
+    assert_int_equal(l0, l1);
+    assert_memory_equal(want, got, l0);
+    free(want);
+    free(got);
     for (size_t i = 0; i < NT; i++)
         free(texts[i]);
     free(texts);
     free(lens);
+}
+
+/* Compact texts written as members named in line_keys, parsed and written back by ks_jw_tree_lines,
+ * come out byte for byte, indented or not (a summary's analyze report): 2 000 drawn texts with
+ * escapes, control bytes and bytes that are not UTF-8 (repaired when first written); without the
+ * key list the same document comes out in the calls' indentation instead. */
+static void tree_lines_write_back(void **state)
+{
+    (void)state;
+    enum { NT = 2000 };
+    static const char *const line_keys[] = {"dims", NULL};
+    uint64_t x = 777;
+    for (int pretty = 0; pretty < 2; pretty++) {
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        ks_jw w;
+        ks_jw_open(&w, f, pretty);
+        ks_jw_arr(&w);
+        char buf[1 << 14];
+        for (size_t i = 0; i < NT; i++) {
+            size_t len = 0;
+            draw_compact(&x, buf, &len, 0);
+            buf[len] = 0;
+            if (strstr(buf, "\\u0000")) /* a NUL inside a string: a tree's C strings end there */
+                continue;
+            ks_jw_obj(&w);
+            ks_jw_kint(&w, "n", (int64_t)i);
+            ks_jw_key(&w, "dims");
+            ks_jw_compact(&w, buf, len);
+            ks_jw_key(&w, "other"); /* the same value by the calls one by one: not a line key */
+            walk_tokens(&w, buf, len);
+            ks_jw_end_obj(&w);
+        }
+        ks_jw_end_arr(&w);
+        assert_int_equal(ks_jw_close(&w), 0);
+        fclose(f);
+        char err[256];
+        yajl_val v = yajl_tree_parse(text, err, sizeof err);
+        assert_non_null(v);
+        for (int lines = 0; lines < 2; lines++) {
+            char *back = NULL;
+            size_t nb = 0;
+            FILE *g = open_memstream(&back, &nb);
+            ks_jw b;
+            ks_jw_open(&b, g, pretty);
+            if (lines)
+                ks_jw_tree_lines(&b, v, line_keys);
+            else
+                ks_jw_tree(&b, v);
+            assert_int_equal(ks_jw_close(&b), 0);
+            fclose(g);
+            if (lines || !pretty) { /* compact: no line to keep */
+                assert_int_equal(nb, n);
+                assert_memory_equal(back, text, n);
+            } else
+                assert_true(nb > n);
+            free(back);
+        }
+        yajl_tree_free(v);
+        free(text);
+    }
 }
 
 int main(void)
@@ -832,6 +983,7 @@ int main(void)
         cmocka_unit_test(refused_as_yajl_gen_refuses),
         cmocka_unit_test(every_byte_at_every_offset),
         cmocka_unit_test(compact_text_as_its_tokens_write),
+        cmocka_unit_test(tree_lines_write_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
