@@ -53,18 +53,20 @@ static inline int work_before(const work_iv *p, const work_iv *q)
 /* the work by key, then start (equal ones in their order) */
 KS_MSORT_DEFINE(sort_work, work_iv, work_before)
 
-/* the groups by (op, dims, types) ids: the order the rows start from (each key is one group) */
-static inline int group_before(const group *gs, const uint32_t *x, const uint32_t *y)
+/* a group's key and index: the groups by (op, dims, types) ids are the order the rows start from
+ * (each key is one group) */
+typedef struct group_ref {
+    uint64_t op_dims; /* op << 32 | dims */
+    ks_str types;
+    uint32_t g;
+} group_ref;
+
+static inline int group_before(const group_ref *p, const group_ref *q)
 {
-    const group *p = &gs[*x], *q = &gs[*y];
-    if (p->op != q->op)
-        return p->op < q->op;
-    if (p->dims != q->dims)
-        return p->dims < q->dims;
-    return p->types < q->types;
+    return p->op_dims != q->op_dims ? p->op_dims < q->op_dims : p->types < q->types;
 }
 
-KS_MSORT_DEFINE_CTX(sort_groups, uint32_t, group, group_before)
+KS_MSORT_DEFINE(sort_groups, group_ref, group_before)
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -72,30 +74,53 @@ static int cmp_double(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
-/* the rows by kernel time, the most first, then by op name and dims text (strcmp); rows equal in
- * all three keep their order */
-static inline int row_before(const ks_trace *t, const ks_shape_row *p, const ks_shape_row *q)
+/* A row's place in the order of the rows: by kernel time, the most first, then by op name and dims
+ * text (strcmp); rows equal in all three keep their order. The op name is its rank among the
+ * rows' op names (each name compared once), the dims text read once. */
+typedef struct row_key {
+    ks_ns kernel_ns;
+    uint32_t op_rank;
+    uint32_t o;        /* the row's index before the sort */
+    uint64_t dims_pre; /* the dims text's first 8 bytes, big-endian (zeros past its end) */
+    ks_str dims;
+    const char *dims_s;
+} row_key;
+
+static inline int key_before(const row_key *p, const row_key *q)
 {
     if (p->kernel_ns != q->kernel_ns)
         return p->kernel_ns > q->kernel_ns;
-    int c = p->op == q->op ? 0 : strcmp(ks_trace_str(t, p->op), ks_trace_str(t, q->op));
-    if (c)
-        return c < 0;
-    return p->dims != q->dims && strcmp(ks_trace_str(t, p->dims), ks_trace_str(t, q->dims)) < 0;
+    if (p->op_rank != q->op_rank)
+        return p->op_rank < q->op_rank;
+    if (p->dims_pre != q->dims_pre) /* strcmp's order on the first 8 bytes */
+        return p->dims_pre < q->dims_pre;
+    return p->dims != q->dims && strcmp(p->dims_s, q->dims_s) < 0;
 }
 
-/* rows with the index of their group, sorted as rows */
-typedef struct row_ref {
-    ks_shape_row r;
-    uint32_t group;
-} row_ref;
-
-static inline int ref_before(const ks_trace *t, const row_ref *p, const row_ref *q)
+/* the first 8 bytes of s as a big-endian number, zeros past its end */
+static uint64_t prefix8(const char *s)
 {
-    return row_before(t, &p->r, &q->r);
+    uint64_t v = 0;
+    int i = 0;
+    for (; i < 8 && s[i]; i++)
+        v = v << 8 | (unsigned char)s[i];
+    return i ? v << (8 * (8 - i)) : 0;
 }
 
-KS_MSORT_DEFINE_CTX(sort_rows, row_ref, ks_trace, ref_before)
+KS_MSORT_DEFINE(sort_keys, row_key, key_before)
+
+/* an op name of the rows: its text, its index among the distinct ops in id order */
+typedef struct op_name {
+    const char *s;
+    uint32_t u;
+} op_name;
+
+static inline int name_before(const op_name *p, const op_name *q)
+{
+    return strcmp(p->s, q->s) < 0;
+}
+
+KS_MSORT_DEFINE(sort_names, op_name, name_before)
 
 static ks_rate rate_of(double *v, size_t n)
 {
@@ -217,6 +242,7 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     size_t ngs = 0, gcap = 0;
     size_t hcap = 1024;
     uint32_t *ht = ks_xcalloc(hcap, sizeof *ht); /* group + 1, 0 empty */
+    KS_GROW(calls, cap, t->nshapes); /* a call has a shape record of its own */
     const ks_timeline *tl;
     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         if (!tl->n)
@@ -292,17 +318,32 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         byg[x->first + x->ncalls++] = i;
     }
     /* the groups by their key, as rows */
+    group_ref *gr = ks_xmalloc((ngs ? ngs : 1) * sizeof *gr);
+    for (size_t g = 0; g < ngs; g++)
+        gr[g] = (group_ref){(uint64_t)gs[g].op << 32 | gs[g].dims, gs[g].types, (uint32_t)g};
+    sort_groups(gr, ngs);
     uint32_t *ord = ks_xmalloc((ngs ? ngs : 1) * sizeof *ord);
     for (size_t g = 0; g < ngs; g++)
-        ord[g] = (uint32_t)g;
-    sort_groups(gs, ord, ngs);
-    row_ref *rows = ks_xmalloc((ngs ? ngs : 1) * sizeof *rows);
+        ord[g] = gr[g].g;
+    free(gr);
+    ks_shape_row *rows = ks_xmalloc((ngs ? ngs : 1) * sizeof *rows);
+    row_key *keys = ks_xmalloc((ngs ? ngs : 1) * sizeof *keys);
+    op_name *names = ks_xmalloc((ngs ? ngs : 1) * sizeof *names);
+    size_t nnames = 0;
     double *fl = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *fl), *by = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *by);
     for (size_t o = 0; o < ngs; o++) {
         const group *x = &gs[ord[o]];
-        rows[o].group = ord[o];
-        ks_shape_row *r = &rows[o].r;
+        ks_shape_row *r = &rows[o];
         memset(r, 0, sizeof *r);
+        if (!o || x->op != gs[ord[o - 1]].op) { /* the groups come by op id: a new op */
+            names[nnames] = (op_name){ks_trace_str(t, x->op), (uint32_t)nnames};
+            nnames++;
+        }
+        keys[o].op_rank = (uint32_t)nnames - 1; /* for now: the op's index; its rank below */
+        keys[o].o = (uint32_t)o;
+        keys[o].dims = x->dims;
+        keys[o].dims_s = ks_trace_str(t, x->dims);
+        keys[o].dims_pre = prefix8(keys[o].dims_s);
         r->op = x->op;
         r->dims = x->dims;
         r->types = x->types;
@@ -330,20 +371,34 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         ks_rate none = {NAN, NAN, NAN, NAN};
         r->tflops = r->cost.known ? rate_of(fl, nt) : none;
         r->tbps = r->cost.known && isfinite(r->cost.bytes) ? rate_of(by, nt) : none;
+        keys[o].kernel_ns = r->kernel_ns;
     }
     free(fl);
     free(by);
     free(byg);
     free(calls);
-    sort_rows(t, rows, ngs);
+    /* the ops' ranks by name (equal names, were there two ids of one text, one rank), then the rows */
+    sort_names(names, nnames);
+    uint32_t *rank = ks_xmalloc((nnames ? nnames : 1) * sizeof *rank);
+    for (size_t i = 0, r = 0; i < nnames; i++) {
+        if (i && strcmp(names[i - 1].s, names[i].s) != 0)
+            r = i;
+        rank[names[i].u] = (uint32_t)r;
+    }
+    for (size_t o = 0; o < ngs; o++)
+        keys[o].op_rank = rank[keys[o].op_rank];
+    free(rank);
+    free(names);
+    sort_keys(keys, ngs);
     /* the rows, and which row each piece of GPU work's launching call is in */
     out->v = ks_xmalloc((ngs ? ngs : 1) * sizeof *out->v);
     out->n = ngs;
     uint32_t *row_of_group = ks_xmalloc((ngs ? ngs : 1) * sizeof *row_of_group);
     for (size_t i = 0; i < ngs; i++) {
-        out->v[i] = rows[i].r;
-        row_of_group[rows[i].group] = (uint32_t)i;
+        out->v[i] = rows[keys[i].o];
+        row_of_group[ord[keys[i].o]] = (uint32_t)i;
     }
+    free(keys);
     free(rows);
     free(ord);
     free(gs);

@@ -4,7 +4,8 @@
 exactly when no event records "Input Dims" or "Input type"; a group's calls are calls of its op (the
 op's row counts at least as many), its kernel time is at most the kernels' total, calls_timed <= count,
 and its rates are null exactly when nothing timed them or the FLOPs (bytes) are not known, with
-min <= median <= max and the mean between; a group whose FLOPs or bytes are null says why
+min <= median <= max and the mean between; the rows come by kernel time (the most first), op name
+and Input Dims text; a group whose FLOPs or bytes are null says why
 (cost_reason), and one without bytes has no intensity and no roof. On TraceLens's traces, every
 GEMM (and the SDPA and CONV) row of TraceLens's published perf report
 (tests/analysis/tracelens_reference.json) has a group with the same op and Input Dims, the same
@@ -54,6 +55,22 @@ for s in t["shapes"]:
         assert s["intensity"] is None and s["efficiency"] is None and s["bound"] is None, s
 for name, n in count.items():
     assert name in ops and ops[name]["count"] >= n, (name, n, ops.get(name))
+
+# the order of the rows: the most kernel time first, then the op name, then the Input Dims text, each
+# by bytes (strcmp); checked where the dims hold only integers, whose text is what json.dumps writes
+def ints_only(v):
+    return v is None or isinstance(v, int) or (isinstance(v, list) and all(ints_only(x) for x in v))
+
+def order_key(s):
+    dims = "" if s["input_dims"] is None else json.dumps(s["input_dims"], separators=(",", ":"))
+    return (-s["kernel_ns"], s["op"].encode(), dims.encode())
+
+rows = t["shapes"]
+for p, q in zip(rows, rows[1:]):
+    if ints_only(p["input_dims"]) and ints_only(q["input_dims"]):
+        assert order_key(p) <= order_key(q), ("rows out of order", p["op"], p["input_dims"], q["op"], q["input_dims"])
+    else:
+        assert order_key(p)[:2] <= order_key(q)[:2], ("rows out of order", p["op"], q["op"])
 
 ref = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tracelens_reference.json")))
 base = os.path.basename(path)
