@@ -40,11 +40,14 @@ int ks_is_comm_kernel(const char *name)
 
 int ks_comm_op_name(const char *n)
 {
-    static const char *const prefix[] = {"nccl:", "gloo:", "hccl:", "mpi:", "ucc:", "c10d::",
-                                         "c10d_functional::", "_c10d_functional::", "symm_mem::",
-                                         "record_param_comms"};
-    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
-        if (!strncmp(n, prefix[i], strlen(prefix[i])))
+    static const struct {
+        const char *s;
+        size_t n;
+    } prefix[] = {{"nccl:", 5}, {"gloo:", 5}, {"hccl:", 5}, {"mpi:", 4}, {"ucc:", 4}, {"c10d::", 6},
+                  {"c10d_functional::", 17}, {"_c10d_functional::", 18}, {"symm_mem::", 10},
+                  {"record_param_comms", 18}};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) /* the first byte before a call */
+        if (n[0] == prefix[i].s[0] && !strncmp(n, prefix[i].s, prefix[i].n))
             return 1;
     /* custom all-reduce ops of serving stacks: NAMESPACE::all_reduce / allreduce (vllm::all_reduce,
      * trtllm::allreduce, sgl_kernel::all_reduce...) */

@@ -178,8 +178,8 @@ int ks_input_type_size(const char *t)
         {"c10::Float8_e5m2fnuz", 1}, {"c10::Float8_e8m0fnu", 1}, {"c10::Float4_e2m1fn_x2", 1},
         {"c10::complex<float>", 8}, {"c10::complex<double>", 16}, {"c10::complex<c10::Half>", 4},
     };
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        if (!strcmp(t, sizes[i].name))
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) /* the first byte before a call */
+        if (t[0] == sizes[i].name[0] && !strcmp(t, sizes[i].name))
             return sizes[i].size;
     return 0;
 }

@@ -7,7 +7,6 @@
  * *conv2d*, *batch_norm*, *rms_norm*, *softmax*).
  * A name matching nothing is "other". The tables and their order are docs/analysis.md
  * "Classes"; the communication rule is kinesift/comm.h's. */
-#include <ctype.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +29,12 @@ const char *ks_work_class_name(ks_work_class c)
  * says what it is at the front) */
 #define LOWER_MAX 2048
 
-/* A kernel name lower-cased, with the set of its pairs of adjacent bytes (hashed to 4096 bits):
+/* A kernel name lower-cased, with the set of its pairs of adjacent bytes (hashed to 4096 entries):
  * a word with a pair not in the set is not in the name, and needs no strstr (the rules try up to
  * sixty words on names hundreds of bytes long). Only a filter: strstr decides what passes it. */
 typedef struct lowered {
     char s[LOWER_MAX];
-    uint64_t pairs[64];
+    uint8_t pairs[4096]; /* a byte per pair, not a bit: one store per byte of the name */
 } lowered;
 
 static inline unsigned pair_of(unsigned char a, unsigned char b)
@@ -43,26 +42,26 @@ static inline unsigned pair_of(unsigned char a, unsigned char b)
     return ((unsigned)a << 6 ^ b) & 4095u;
 }
 
+/* ASCII letters lower-cased as tolower does in the C locale (the library never calls setlocale):
+ * first the bytes (a loop the compiler widens), then their pairs */
 static void lower(const char *s, lowered *out)
 {
+    size_t n = strnlen(s, LOWER_MAX - 1);
+    unsigned char *d = (unsigned char *)out->s;
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n; i++)
+        d[i] = (unsigned char)(u[i] + ((unsigned char)(u[i] - 'A') < 26u ? 32u : 0u));
+    d[n] = 0;
     memset(out->pairs, 0, sizeof out->pairs);
-    size_t i = 0;
-    for (; s[i] && i < LOWER_MAX - 1; i++) {
-        out->s[i] = (char)tolower((unsigned char)s[i]);
-        if (i) {
-            unsigned h = pair_of((unsigned char)out->s[i - 1], (unsigned char)out->s[i]);
-            out->pairs[h >> 6] |= 1ULL << (h & 63);
-        }
-    }
-    out->s[i] = 0;
+    for (size_t i = 1; i < n; i++)
+        out->pairs[pair_of(d[i - 1], d[i])] = 1;
 }
 
 /* 1 when the word is in the lowered name */
 static int has(const lowered *l, const char *w)
 {
     for (int k = 0; k < 3 && w[k] && w[k + 1]; k++) {
-        unsigned h = pair_of((unsigned char)w[k], (unsigned char)w[k + 1]);
-        if (!(l->pairs[h >> 6] >> (h & 63) & 1))
+        if (!l->pairs[pair_of((unsigned char)w[k], (unsigned char)w[k + 1])])
             return 0;
     }
     return strstr(l->s, w) != NULL;
@@ -99,7 +98,7 @@ static const char *const k_elementwise[] = {"elementwise", "multi_tensor_apply",
 static ks_work_class kernel_class_lowered(const lowered *l)
 {
     const char *s = l->s;
-    if (!strncmp(s, "triton", 6) || strstr(s, "triton"))
+    if (has(l, "triton"))
         return KS_WC_TRITON;
     if (any_of(l, k_attention))
         return KS_WC_ATTENTION;
@@ -149,11 +148,12 @@ static int tensor_core_lowered(const lowered *l)
     const char *s = l->s;
     if (any_of(l, k_tensor))
         return 1;
-    for (const char *p = s; (p = strstr(p, "tensorop")) != NULL; p++)
-        if (p < s + 3 || strncmp(p - 3, "sub", 3) != 0)
-            return 1;
+    if (has(l, "tensorop"))
+        for (const char *p = s; (p = strstr(p, "tensorop")) != NULL; p++)
+            if (p < s + 3 || strncmp(p - 3, "sub", 3) != 0)
+                return 1;
     /* xformers' memory-efficient attention runs its float32 kernels on the CUDA cores */
-    if (strstr(s, "fmha_cutlass") && !strstr(s, "_f32"))
+    if (has(l, "fmha_cutlass") && !strstr(s, "_f32"))
         return 1;
     if (!strncmp(s, "cijk_", 5))
         for (const char *p = s; (p = strstr(p, "_mi")) != NULL; p++)

@@ -10,6 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "00" to "99", for two digits at a time */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
 #define MAX_SCALE 27
 
 size_t ks_fmt_g(char *b, double v, int prec)
@@ -104,10 +109,13 @@ size_t ks_fmt_g(char *b, double v, int prec)
         x++;
     }
     char d[20];
-    for (int i = prec - 1; i >= 0; i--) {
-        d[i] = (char)('0' + q % 10);
-        q /= 10;
+    int i = prec;
+    for (; i >= 2; i -= 2) { /* two digits at a time */
+        memcpy(d + i - 2, digit_pairs + 2 * (q % 100), 2);
+        q /= 100;
     }
+    if (i)
+        d[0] = (char)('0' + q % 10);
     if (x < -4 || x >= prec) { /* d.ddde+XX */
         int nd = prec;
         while (nd > 1 && d[nd - 1] == '0')

@@ -21,9 +21,14 @@ char *ks_xstrndup(const char *s, size_t n);
 size_t ks_mul(size_t n, size_t size);
 
 /* Grow *arr (of element size esz) so that it holds at least need elements; *cap is updated.
- * Growth is geometric (x1.5) to keep the peak close to the final size. */
+ * Growth is geometric (x1.5) to keep the peak close to the final size. KS_GROW (a statement; need
+ * is evaluated twice) calls it only when the room is short. */
 void ks_grow(void **arr, size_t *cap, size_t need, size_t esz);
-#define KS_GROW(arr, cap, need) ks_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define KS_GROW(arr, cap, need)                                          \
+    do {                                                                 \
+        if ((size_t)(need) > (cap))                                      \
+            ks_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)));     \
+    } while (0)
 #define KS_PUSH(arr, n, cap, val)            \
     do {                                     \
         KS_GROW(arr, cap, (n) + 1);          \

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/msort.h"
 #include "analysis/gpuwork_index.h"
 #include "analysis/passes.h"
 #include "common/util.h"
@@ -245,13 +246,13 @@ typedef struct order_ref {
     size_t item;
 } order_ref;
 
-static int cmp_order(const void *x, const void *y)
+static inline int order_before(const order_ref *p, const order_ref *q)
 {
-    const order_ref *p = x, *q = y;
-    if (p->ts != q->ts)
-        return p->ts < q->ts ? -1 : 1;
-    return (p->item > q->item) - (p->item < q->item);
+    return p->ts != q->ts ? p->ts < q->ts : p->item < q->item;
 }
+
+/* a stream's work by start (file order mostly is: one scan) */
+KS_MSORT_DEFINE(sort_order, order_ref, order_before)
 
 /* 1 for a small memory-bound kernel (the rule above) */
 static int fusable(const ks_dx_ctx *c, ks_comm_cache *comm, const ks_shapes *sh, const size_t *row_of, size_t w)
@@ -297,7 +298,7 @@ static void fusable_runs(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *
             ord[i].item = str->first + i;
             ord[i].ts = ks_gpuwork_event(t, &gw->v[str->first + i])->ts;
         }
-        ks_qsort(ord, str->n, sizeof *ord, cmp_order);
+        sort_order(ord, str->n);
         for (size_t i = 0; i < str->n;) {
             if (!fusable(c, &comm, sh, row_of, ord[i].item)) {
                 i++;
