@@ -68,11 +68,12 @@ static inline int group_before(const group_ref *p, const group_ref *q)
 
 KS_MSORT_DEFINE(sort_groups, group_ref, group_before)
 
-static int cmp_double(const void *x, const void *y)
+static inline int double_before(const double *p, const double *q)
 {
-    double p = *(const double *)x, q = *(const double *)y;
-    return (p > q) - (p < q);
+    return *p < *q;
 }
+
+KS_MSORT_DEFINE(sort_doubles, double, double_before)
 
 /* A row's place in the order of the rows: by kernel time, the most first, then by op name and dims
  * text (strcmp); rows equal in all three keep their order. The op name is its rank among the
@@ -127,7 +128,7 @@ static ks_rate rate_of(double *v, size_t n)
     ks_rate r = {NAN, NAN, NAN, NAN};
     if (!n)
         return r;
-    ks_qsort(v, n, sizeof *v, cmp_double);
+    sort_doubles(v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];

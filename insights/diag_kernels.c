@@ -82,13 +82,13 @@ typedef struct path_index {
     size_t n;
 } path_index;
 
-static int cmp_piece(const void *x, const void *y)
+static inline int piece_before(const piece *p, const piece *q)
 {
-    const piece *p = x, *q = y;
-    if (p->track != q->track)
-        return p->track < q->track ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
+    return p->track != q->track ? p->track < q->track : p->a < q->a;
 }
+
+/* the path's pieces by track, then start (each track's come in time order: few runs) */
+KS_MSORT_DEFINE(sort_pieces, piece, piece_before)
 
 /* the pieces of GPU work, stream gap and launch latency of the steps in the scope (the active
  * steps when there are steps; the one window path else) */
@@ -114,7 +114,7 @@ static void path_build(const ks_dx_ctx *c, path_index *pi)
             pi->v[pi->n++] = (piece){p->track, p->kind, p->a, p->b};
         }
     }
-    ks_qsort(pi->v, pi->n, sizeof *pi->v, cmp_piece);
+    sort_pieces(pi->v, pi->n);
 }
 
 /* The path's time in [x, y) on track, in the scope: GPU work alone, or with the stream gaps and
@@ -153,13 +153,12 @@ typedef struct cand {
     const ks_peak *peak;
 } cand;
 
-static int cmp_cand(const void *x, const void *y)
+static inline int cand_before(const cand *p, const cand *q)
 {
-    const cand *p = x, *q = y;
-    if (p->path != q->path)
-        return p->path > q->path ? -1 : 1;
-    return (p->row > q->row) - (p->row < q->row);
+    return p->path != q->path ? p->path > q->path : p->row < q->row;
 }
+
+KS_MSORT_DEFINE(sort_cands, cand, cand_before)
 
 static void low_efficiency(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *row_of, const path_index *pi,
                            ks_diagnoses *out)
@@ -195,7 +194,7 @@ static void low_efficiency(const ks_dx_ctx *c, const ks_shapes *sh, const size_t
         for (size_t i = 0; i < sh->n; i++)
             if (!is_cand[i])
                 cv[i].path = 0;
-        ks_qsort(cv, sh->n, sizeof *cv, cmp_cand);
+        sort_cands(cv, sh->n);
         for (size_t k = 0; k < sh->n && k < KS_DX_LOWEFF_LISTED; k++) {
             const cand *x0 = &cv[k];
             if (!x0->path || !ks_mul_ge(x0->path, 100, c->denom, KS_DX_LOWEFF_MIN_PATH_PCT))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/msort.h"
 #include "common/util.h"
 #include "insights/diagnose_int.h"
 #include "insights/insights_int.h"
@@ -112,13 +113,13 @@ static int wanted(const ks_dx_item *it, unsigned mask, const ks_cp_piece *p)
     return (mask & (1u << p->kind)) && (!it->name || p->name == it->name);
 }
 
-static int cmp_track(const void *x, const void *y)
+static inline int iv_before(const ks_dx_item_iv *p, const ks_dx_item_iv *q)
 {
-    const ks_dx_item_iv *a = x, *b = y;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
+    return p->track != q->track ? p->track < q->track : p->a < q->a;
 }
+
+/* an item's intervals by track, then start (gathered track by track, mostly: few runs) */
+KS_MSORT_DEFINE(sort_ivs, ks_dx_item_iv, iv_before)
 
 /* The pieces of the scope's steps are read as the path keeps them (no copy, no sort): each one
  * of a kind asked for is laid against the item's intervals on its track and on any; the overlaps
@@ -127,7 +128,7 @@ ks_ns ks_dx_item_on_path(const ks_dx_ctx *c, ks_dx_item *it)
 {
     if (!c->cp_ok || !it->n)
         return 0;
-    ks_qsort(it->v, it->n, sizeof *it->v, cmp_track);
+    sort_ivs(it->v, it->n);
     unsigned mask = it->kinds ? it->kinds : ~0u;
     /* the item's intervals per track, by track (UINT32_MAX, any, last) */
     group *gr = NULL;

@@ -485,17 +485,18 @@ int ks_event_bytes(const ks_trace *t, uint32_t track, uint32_t ev, int64_t *byte
     return 1;
 }
 
-static int cmp_bytes(const void *x, const void *y)
+static inline int bytes_before(const bytes_entry *a, const bytes_entry *b)
 {
-    const bytes_entry *a = x, *b = y;
-    return (a->key > b->key) - (a->key < b->key);
+    return a->key < b->key;
 }
+
+KS_MSORT_DEFINE(sort_bytes, bytes_entry, bytes_before)
 
 /* Sorted by key (the keys are distinct: one entry per event), without growth slack. */
 static void bytes_finish(trace_impl *ti)
 {
     if (ti->bytes_unsorted)
-        qsort(ti->bytes, ti->nbytes, sizeof *ti->bytes, cmp_bytes);
+        sort_bytes(ti->bytes, ti->nbytes); /* runs in file order, one per track */
     ti->bytes_unsorted = 0;
     if (ti->bytes_cap > ti->nbytes) {
         ti->bytes = ks_xrealloc(ti->bytes, ks_mul(ti->nbytes ? ti->nbytes : 1, sizeof *ti->bytes));
