@@ -47,6 +47,7 @@
 #include "analysis/gpuwork_index.h"
 #include "vocab/calls.h"
 #include "vocab/kinds.h"
+#include "vocab/labels.h"
 #include "analysis/timeline.h"
 #include "common/hugemem.h"
 #include "common/i64map.h"
@@ -80,6 +81,38 @@ static void pick_threads(ks_dg *g, uint32_t stepping)
         g->thread_of[l.tl] = (int32_t)g->nth;
         KS_PUSH(g->th, g->nth, cap, m);
     }
+    /* a data loader's pin-memory thread: one CPU thread, not replayed yet, whose top-level slices
+     * are the batches it pinned (and the runtime calls of pinned allocations); two such threads
+     * (two loaders) would make the order of the batches ambiguous: none is taken */
+    g->pin = -1;
+    int32_t pin = -1;
+    for (size_t k = 0; k < a->ntl && k < t->ntracks; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        if (g->thread_of[k] >= 0 || t->tracks[tl->track].kind != KS_TRACK_CPU || !tl->n)
+            continue;
+        const ks_track *tr = &t->tracks[tl->track];
+        size_t pins = 0, other = 0;
+        for (size_t i = 0; i < tl->n && !other; i++) {
+            const ks_slice *s = &tl->s[i];
+            if (s->parent >= 0 || s->lane)
+                continue;
+            if (ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
+                pins++;
+            else if (s->kind != KS_K_RUNTIME)
+                other++;
+        }
+        if (!pins || other)
+            continue;
+        if (pin >= 0)
+            return;
+        pin = (int32_t)k;
+    }
+    if (pin < 0)
+        return;
+    ks_dg_thread m = {(uint32_t)pin, 0, 0};
+    g->pin = (int32_t)g->nth;
+    g->thread_of[pin] = g->pin;
+    KS_PUSH(g->th, g->nth, cap, m);
 }
 
 /* per thread: its ops (slices that are not labels) and its slices' starts and ends (the marks:
@@ -107,7 +140,8 @@ static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
         if (end < ts)
             end = ts;
         /* (in start order: merged as they come, the set stays as small as its union) */
-        if (s->kind != KS_K_USER_ANNOTATION)
+        /* (the pin-memory thread is busy in its labels too: a `pin_memory` label is its work) */
+        if (s->kind != KS_K_USER_ANNOTATION || (int32_t)j == g->pin)
             ks_ivs_add_merge(&ti->ops, ts, end);
         ti->ends[i] = end;
         ti->first = ts < ti->first ? ts : ti->first;
@@ -147,16 +181,20 @@ static int last_mark(const thread_info *ti, ks_ns y, ks_ns *q)
 
 typedef struct special {
     ks_ns a, b;
-    int32_t slice;         /* a blocking call's slice, -1 for a gap */
+    int32_t slice;         /* a blocking call's slice (or a queue call's), -1 for a gap */
     int32_t on;            /* a gap: the thread it waits on (-1: IDLE) */
     int32_t busy;          /* a gap: the first other thread busy in it (IDLE: the one it waited on) */
     ks_ns q;               /* a gap: the point of `on` it went on after */
+    int kind;              /* KS_DG_WAIT_QUEUE, KS_DG_WAIT_EXT; 0: by slice and on */
 } special;
 
+/* by start; at one start a call before a gap (a gap inside the call is left out) */
 static int cmp_special(const void *x, const void *y)
 {
     const special *p = x, *q = y;
-    return (p->a > q->a) - (p->a < q->a);
+    if (p->a != q->a)
+        return (p->a > q->a) - (p->a < q->a);
+    return (p->slice < 0) - (q->slice < 0);
 }
 
 /* per name id: 0 not known yet, 1 not a blocking call, 2 a blocking call (one string compare per
@@ -183,7 +221,8 @@ static void classify_gap(const ks_dg *g, const thread_info *ti, size_t j, ks_ns 
     sp->busy = -1;
     sp->q = INT64_MIN;
     for (size_t k = 0; k < g->nth; k++) {
-        if (k == j || ks_ivs_covered(&ti[k].ops, x, y) < len / 10)
+        /* (a wait on the pin-memory thread is a queue call's, made from the batches) */
+        if (k == j || (int32_t)k == g->pin || ks_ivs_covered(&ti[k].ops, x, y) < len / 10)
             continue;
         if (sp->on == -2) {
             sp->on = -1; /* another thread worked meanwhile: at least a wait */
@@ -247,8 +286,30 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
         if (inner || end < ts || (nsp && ts < sp[nsp - 1].b))
             continue;
-        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN};
+        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN, 0};
         KS_PUSH(sp, nsp, csp, x);
+    }
+    /* with a pin-memory thread: the stepping thread's calls taking a batch from its queue (not
+     * inside one another); the pin-memory thread's batches: a node each, from its start */
+    ks_ns *bcuts = NULL;
+    size_t nb = 0, cb = 0;
+    const ks_track *mtr = &a->trace->tracks[tl->track];
+    for (size_t i = 0, nq = 0; g->pin >= 0 && (j == 0 || (int32_t)j == g->pin) && i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->lane)
+            continue;
+        const char *nm = ks_trace_str(a->trace, mtr->ev[s->ev].name);
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if ((int32_t)j == g->pin) {
+            if (s->parent < 0 && ks_is_pin_memory_name(nm))
+                KS_PUSH(bcuts, nb, cb, ts);
+            continue;
+        }
+        if (!ks_is_queue_next_label(nm) || end < ts || (nq && ts < sp[nsp - 1].b))
+            continue;
+        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN, KS_DG_WAIT_QUEUE};
+        KS_PUSH(sp, nsp, csp, x);
+        nq++;
     }
     /* the gaps of its ops (ops are busy, so no blocking call lies in one) */
     ks_ns prev = me->first;
@@ -273,9 +334,13 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
                 nx = me->ends[le];
             ks_ns py = nx < y ? nx : y;
             if (ks_sat_sub(py, px) >= KS_WAIT_MIN_NS) {
-                special s = {px, py, -1, -1, -1, INT64_MIN};
-                classify_gap(g, ti, j, px, py, &s);
-                if (s.on != -2)
+                special s = {px, py, -1, -1, -1, INT64_MIN, 0};
+                /* the pin-memory thread's pauses: waits for a worker process's next batch */
+                if ((int32_t)j == g->pin)
+                    s.kind = KS_DG_WAIT_EXT;
+                else
+                    classify_gap(g, ti, j, px, py, &s);
+                if (s.on != -2 || s.kind)
                     KS_PUSH(sp, nsp, csp, s);
             }
             px = py;
@@ -285,12 +350,23 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         qsort(sp, nsp, sizeof *sp, cmp_special);
     ks_ns cur = me->first;
     uint32_t lane = (uint32_t)j;
+    if ((int32_t)j == g->pin) {
+        cuts = bcuts;
+        ncuts = nb;
+    } else if (j) {
+        cuts = NULL;
+        ncuts = 0;
+    }
     for (size_t k = 0; k < nsp; k++) {
         if (sp[k].a < cur)
             continue;
         if (sp[k].a > cur)
-            push_run(g, cap, cur, sp[k].a, lane, j ? NULL : cuts, j ? 0 : ncuts);
-        if (sp[k].slice >= 0) {
+            push_run(g, cap, cur, sp[k].a, lane, cuts, ncuts);
+        if (sp[k].kind == KS_DG_WAIT_QUEUE) {
+            push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].slice, KS_DG_WAIT_QUEUE);
+        } else if (sp[k].kind == KS_DG_WAIT_EXT) {
+            push_node(g, cap, sp[k].a, sp[k].b, sp[k].b, lane, -1, KS_DG_WAIT_EXT);
+        } else if (sp[k].slice >= 0) {
             push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].slice, KS_DG_WAIT_GPU);
         } else if (sp[k].on >= 0) {
             push_node(g, cap, sp[k].a, sp[k].b, sp[k].b, lane, -1, KS_DG_WAIT_THREAD);
@@ -302,16 +378,17 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         cur = sp[k].b;
     }
     if (me->last > cur)
-        push_run(g, cap, cur, me->last, lane, j ? NULL : cuts, j ? 0 : ncuts);
+        push_run(g, cap, cur, me->last, lane, cuts, ncuts);
+    free(bcuts);
     g->th[j].n1 = g->n;
     /* a thread other than the stepping one that begins within KS_WAIT_START_TOL_NS after a slice
      * of another began or ended was started by it (the autograd thread by the first backward) */
-    if (j && g->n > g->th[j].n0) {
+    if (j && (int32_t)j != g->pin && g->n > g->th[j].n0) {
         ks_ns best = INT64_MIN;
         int32_t on = -1;
         for (size_t k = 0; k < g->nth; k++) {
             ks_ns q;
-            if (k == j || !last_mark(&ti[k], me->first, &q) || ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS ||
+            if (k == j || (int32_t)k == g->pin || !last_mark(&ti[k], me->first, &q) || ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS ||
                 q <= best)
                 continue;
             best = q;
@@ -646,6 +723,63 @@ static void stream_wait_edges(ks_dg *g, edge_buf *cap, const rec_waits *rw)
     }
 }
 
+/* The batches of the pin-memory thread (its top-level pinning slices, in order) go first in, first
+ * out to the stepping thread's queue calls: call i takes batch i - d, d the least shift (at least
+ * 0: the first calls may take batches pinned before the trace) under which no call returns before
+ * its batch was pinned. A call that waited returned just after its batch ended, so a smaller shift
+ * would give it a batch pinned after it returned: the waits fix d; when no call waited (the batches
+ * were ready), the least shift ties each call to the latest batch it can have. Each call is
+ * released no earlier than its batch's end (the point of the edge: the node of the pin-memory
+ * thread holding it); a batch ended before the call began does not release it. */
+static void queue_edges(ks_dg *g, edge_buf *cap)
+{
+    if (g->pin < 0)
+        return;
+    const ks_dg_thread *pt = &g->th[g->pin];
+    const ks_timeline *tl = &g->a->tl[pt->track];
+    const ks_track *tr = &g->a->trace->tracks[tl->track];
+    ks_ns *be = NULL; /* the batches' ends, in order (the thread pins one at a time) */
+    size_t nb = 0, cb = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *sl = &tl->s[i];
+        if (sl->parent < 0 && !sl->lane && ks_is_pin_memory_name(ks_trace_str(g->a->trace, tr->ev[sl->ev].name))) {
+            ks_ns e = ks_slice_end(tl, sl);
+            if (nb && e < be[nb - 1])
+                e = be[nb - 1];
+            KS_PUSH(be, nb, cb, e);
+        }
+    }
+    /* the shift: per call i, the batches ended by its return (cnt): d >= i + 1 - cnt */
+    int64_t d = 0, i = 0;
+    size_t cnt = 0;
+    for (size_t v = g->th[0].n0; v < g->th[0].n1; v++) {
+        if (g->v[v].kind != KS_DG_WAIT_QUEUE)
+            continue;
+        while (cnt < nb && be[cnt] <= g->v[v].end)
+            cnt++;
+        if (i + 1 - (int64_t)cnt > d)
+            d = i + 1 - (int64_t)cnt;
+        i++;
+    }
+    i = 0;
+    for (size_t v = g->th[0].n0; v < g->th[0].n1; v++) {
+        ks_dg_node *n = &g->v[v];
+        if (n->kind != KS_DG_WAIT_QUEUE)
+            continue;
+        int64_t b = i++ - d;
+        if (b < 0 || (size_t)b >= nb)
+            continue;
+        ks_ns q = be[b];
+        int64_t src = ks_dg_node_at(g, (size_t)g->pin, q);
+        if (src < 0)
+            continue;
+        push_edge(g, cap, (size_t)src, v, q, KS_DEP_DATA_QUEUE, 1);
+        ks_ns rel = q < n->end ? q : n->end;
+        n->start = rel > n->a ? rel : n->a;
+    }
+    free(be);
+}
+
 static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
 {
     const ks_analysis *a = g->a;
@@ -687,6 +821,7 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
             sync_edges(g, cap, i, lq, &rw);
     stream_wait_edges(g, cap, &rw);
     rec_waits_free(&rw);
+    queue_edges(g, cap);
     for (size_t k = 0; k < npw; k++) {
         ks_ns q = pw[k].q;
         int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;
@@ -768,7 +903,8 @@ static void bind_edges(ks_dg *g, edge_buf *eb)
     for (size_t i = 0; i < g->n; i++) {
         ks_dg_node *v = &g->v[i];
         int32_t best = -1;
-        for (uint32_t k = v->p0; k < ks_dg_in_end(g, i); k++) {
+        /* (a wait for a worker process: what released it is not in the graph) */
+        for (uint32_t k = v->p0; v->kind != KS_DG_WAIT_EXT && k < ks_dg_in_end(g, i); k++) {
             const ks_dg_edge *e = &g->e[k];
             if (e->q > v->start) {
                 g->clock_order++;
@@ -1000,6 +1136,7 @@ ks_ns ks_dg_map(const ks_dg *g, const ks_dg_scale *sc, size_t v, ks_ns q, const 
         r = q >= n->end ? s1[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
         break;
     case KS_DG_WAIT_GPU:
+    case KS_DG_WAIT_QUEUE:
         r = q <= n->start ? s0[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
         break;
     case KS_DG_IDLE:
@@ -1025,7 +1162,8 @@ static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const u
         p = ks_sat_add(p, ks_dg_lag(g, v, e));
         r = p > r ? p : r;
     }
-    if (v->p0 == k1)
+    /* (a wait for a worker process ends no earlier than it did: the batch came from outside) */
+    if (v->p0 == k1 || (v->kind == KS_DG_WAIT_EXT && r < v->start))
         r = v->start;
     s0[i] = r;
     switch (v->kind) {
@@ -1033,6 +1171,7 @@ static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const u
         s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->a, v->end));
         break;
     case KS_DG_WAIT_GPU:
+    case KS_DG_WAIT_QUEUE:
         s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->start, v->end));
         break;
     case KS_DG_IDLE:
@@ -1097,7 +1236,8 @@ static void lane_range(const ks_dg *g, size_t n0, size_t n1, ks_ns lo, ks_ns hi,
     }
 }
 
-uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns *s0, ks_ns *s1)
+uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns pin_lo, ks_ns *s0,
+                            ks_ns *s1)
 {
     const ks_dg *g = r->g;
     if (!g->n)
@@ -1110,7 +1250,7 @@ uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, 
     uint32_t stamp = r->stamp;
     r->nsub = 0;
     for (size_t j = 0; j < g->nth; j++)
-        lane_range(g, g->th[j].n0, g->th[j].n1, lo, hi, r);
+        lane_range(g, g->th[j].n0, g->th[j].n1, (int32_t)j == g->pin && pin_lo < lo ? pin_lo : lo, hi, r);
     for (size_t k = 0; k < g->nst; k++)
         lane_range(g, g->st[k].n0, g->st[k].n1, lo, hi, r);
     size_t qt = 0, qh = 0;
@@ -1151,7 +1291,7 @@ uint64_t ks_dg_replay(const ks_dg *g, const ks_dg_scale *sc, ks_ns *s0, ks_ns *s
 {
     ks_dg_replayer r;
     ks_dg_replayer_init(g, &r);
-    uint64_t f = ks_dg_replay_range(&r, sc, INT64_MIN, INT64_MAX, s0, s1);
+    uint64_t f = ks_dg_replay_range(&r, sc, INT64_MIN, INT64_MAX, INT64_MIN, s0, s1);
     ks_dg_replayer_free(&r);
     return f;
 }
