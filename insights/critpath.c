@@ -5,9 +5,11 @@
  * the node (ks_dg_node.bind) and the node it leaves from, until the step's start. Each node gives
  * the piece of it before the point the walk arrived at (CPU, GPU, a blocking call's return), each
  * edge the piece from its point to the node's release (launch latency, a stream's gap, a thread's
- * lag after the work it waited for; program order and a sync's release have none). A node that no
- * edge released (the first node of a thread in the graph, work with no launch call, a node whose
- * every edge came from after it) ends the walk with an UNMODELED piece back to the step's start.
+ * lag after the work it waited for; program order and a sync's release have none); a queue call
+ * released by its batch returns as THREAD_WAIT, and the walk goes on through the pinning. A node
+ * that no edge released (the first node of a thread in the graph, work with no launch call, a node
+ * whose every edge came from after it, a pin-memory thread's wait for a worker) ends the walk with
+ * an UNMODELED piece back to the step's start.
  * CPU pieces are cut by the innermost slice at each time (their names: the top items).
  * Why it is correct: each piece begins where the previous one (in the walk) ended and none is
  * negative (an edge releases a node only from a point at or before its release), and the walk

@@ -1,7 +1,8 @@
 /* insights/depgraph.c: the dependency graph of a trace: what waits for what.
  *
- * What: the replayed threads are the stepping thread and every CPU thread that launched GPU work.
- * Each one's time, from its first slice to its last end, is cut into nodes:
+ * What: the replayed threads are the stepping thread, every CPU thread that launched GPU work, and
+ * a data loader's pin-memory thread (pick_threads). Each one's time, from its first slice to its
+ * last end, is cut into nodes:
  *  - a blocking call (synchronize, blocking copy: ks_is_blocking_call, not inside another) is a
  *    WAIT_GPU node: it is released when the last of the GPU work it waited for ended, then
  *    returns;
@@ -12,6 +13,11 @@
  *    thread began or ended (the main thread in `## backward ##` until the autograd thread's last op
  *    ends; the autograd thread until the main thread calls backward), else IDLE (not modelled:
  *    kept at its length);
+ *  - with a pin-memory thread: each _MultiProcessingDataLoaderIter.__next__ of the stepping thread
+ *    is a WAIT_QUEUE node (released by its batch, then returns); the pin-memory thread's time is a
+ *    node per batch (pin_batches), its pauses of at least KS_WAIT_MIN_NS waits for a worker
+ *    process (WAIT_EXT: released by nothing of the graph, replayed no earlier than measured), and
+ *    no other thread's gap is a wait on it;
  *  - the rest is CPU work (RUN), the untraced time between ops included.
  * Every kernel, memcpy and memset is a GPU node. Edges: program order on a thread; launch call ->
  * its work (the link of the analysis: correlation, else flow), from the launch point (the call's
@@ -23,7 +29,8 @@
  * recorded, else inferred); a stream's first work launched after a cudaStreamWaitEvent <- the
  * last work launched on the event's stream before its cudaEventRecord (Stream Wait Event:
  * recorded); waiting thread <- the other thread's node holding the point it went on after
- * (inferred).
+ * (inferred); queue call k <- the pin-memory thread's node holding the end of batch k - d (first in,
+ * first out: queue_edges; inferred).
  * Each node's release: the latest of its incoming edges' points (plus nothing), at most its start;
  * that edge released it (bind). An edge's lag is what the replay adds to its point: the measured
  * distance for the edge that released the node, for the others the least of that distance and
@@ -34,10 +41,12 @@
  * time, so the graph is acyclic except for ties of zero-length nodes (replayed at their measured
  * release, counted); an edge whose point is after its target's release (clocks out of order) never
  * releases it (counted in clock_order) and keeps its (negative) measured distance as its lag.
- * When it does not apply: threads that launched no GPU work (other than the stepping thread) are
- * not in the graph, so waits on them are not seen; an event wait whose record call is unknown
- * (Kineto writes -1) or on no replayed thread is inferred from the times like any other; a stream
- * wait of a stream on another is recorded only where the trace has the Stream Wait Event.
+ * When it does not apply: threads that launched no GPU work (other than the stepping thread and a
+ * pin-memory thread) are not in the graph, so waits on them are not seen, nor are a data loader's
+ * worker processes (their batches are the pin-memory thread's waits, fixed in time); an event wait
+ * whose record call is unknown (Kineto writes -1) or on no replayed thread is inferred from the
+ * times like any other; a stream wait of a stream on another is recorded only where the trace has
+ * the Stream Wait Event.
  * Who may use it: insights/ (critpath.c, whatif.c). */
 #include <math.h>
 #include <stdint.h>
@@ -250,6 +259,105 @@ typedef struct pending {
     ks_ns q;
 } pending;
 
+/* The batches of the pin-memory thread and the calls that take them. A batch is pinned as one
+ * top-level slice per tensor, so a batch of m tensors is m slices in a row (the gaps between them
+ * are no clue: a thread that never waits for its workers pins the next batch as soon as it handed
+ * one over). m is read off the calls that waited: such a call returned just after the last slice
+ * of its batch ended (the last slice ending inside the call), and between two such calls i < i'
+ * with slices j < j' every batch has (j' - j) / (i' - i) slices; the waits must all agree on it,
+ * else (or with fewer than two waits) one slice is one batch. The batches end at the slices
+ * congruent to a waited one modulo m; the slices before the first such end make the first
+ * batch. */
+typedef struct pin_batches {
+    ks_ns *start, *end;    /* per batch: its first slice's start, its last slice's end (made
+                            * non-decreasing), in order */
+    size_t n;
+    size_t per;            /* m: slices per batch */
+    struct pin_call {
+        ks_ns a, b;
+        int32_t slice;
+    } *calls;              /* the stepping thread's queue calls, in order, none inside another */
+    size_t ncalls;
+} pin_batches;
+
+static void pin_batches_make(const ks_dg *g, pin_batches *pb)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->per = 1;
+    if (g->pin < 0)
+        return;
+    const ks_trace *t = g->a->trace;
+    size_t cap = 0;
+    const ks_timeline *tl = &g->a->tl[g->th[0].track];
+    const ks_track *tr = &t->tracks[tl->track];
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if (s->lane || end < ts || (pb->ncalls && ts < pb->calls[pb->ncalls - 1].b) ||
+            !ks_is_queue_next_label(ks_trace_str(t, tr->ev[s->ev].name)))
+            continue;
+        struct pin_call c = {ts, end, (int32_t)i};
+        KS_PUSH(pb->calls, pb->ncalls, cap, c);
+    }
+    /* the pinning slices */
+    ks_ns *ss = NULL, *se = NULL;
+    size_t ns = 0, cs = 0, ce = 0, ne = 0;
+    tl = &g->a->tl[g->th[g->pin].track];
+    tr = &t->tracks[tl->track];
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->parent >= 0 || s->lane || !ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
+            continue;
+        ks_ns e = ks_slice_end(tl, s);
+        if (ne && e < se[ne - 1])
+            e = se[ne - 1];
+        KS_PUSH(ss, ns, cs, ks_slice_ts(tl, s));
+        KS_PUSH(se, ne, ce, e);
+    }
+    /* the waits: (call, its last slice ending inside it) */
+    int64_t i0 = -1, j0 = -1, i1 = -1, j1 = -1;
+    int agree = 1;
+    size_t nw = 0;
+    for (size_t i = 0, j = 0; i < pb->ncalls; i++) {
+        while (j < ne && se[j] <= pb->calls[i].b)
+            j++;
+        if (!j || se[j - 1] < pb->calls[i].a)
+            continue;
+        if (nw++ == 0) {
+            i0 = (int64_t)i;
+            j0 = (int64_t)j - 1;
+        } else if (nw == 2) {
+            i1 = (int64_t)i;
+            j1 = (int64_t)j - 1;
+        } else if ((j1 - j0) * ((int64_t)i - i0) != ((int64_t)j - 1 - j0) * (i1 - i0)) {
+            agree = 0;
+        }
+    }
+    if (nw >= 2 && agree && j1 > j0 && (j1 - j0) % (i1 - i0) == 0)
+        pb->per = (size_t)((j1 - j0) / (i1 - i0));
+    size_t r = nw ? (size_t)j0 % pb->per : pb->per - 1, capb = 0;
+    for (size_t j = 0, first = 0; j < ne; j++) {
+        if (j % pb->per != r)
+            continue;
+        size_t had = capb;
+        KS_GROW(pb->start, capb, pb->n + 1);
+        if (capb != had)
+            pb->end = ks_xrealloc(pb->end, ks_mul(capb, sizeof *pb->end));
+        pb->start[pb->n] = ss[first];
+        pb->end[pb->n++] = se[j];
+        first = j + 1;
+    }
+    free(ss);
+    free(se);
+}
+
+static void pin_batches_free(pin_batches *pb)
+{
+    free(pb->start);
+    free(pb->end);
+    free(pb->calls);
+}
+
 /* CPU work [x, y) of a thread, cut at the points given (the steps' host bounds on the stepping
  * thread: a step's replay begins with a node of its own) */
 static void push_run(ks_dg *g, size_t *cap, ks_ns x, ks_ns y, uint32_t lane, const ks_ns *cuts, size_t ncuts)
@@ -264,7 +372,7 @@ static void push_run(ks_dg *g, size_t *cap, ks_ns x, ks_ns y, uint32_t lane, con
 }
 
 static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap, pending **pw, size_t *npw, size_t *cpw,
-                         const ks_ns *cuts, size_t ncuts)
+                         const ks_ns *cuts, size_t ncuts, const pin_batches *pb)
 {
     const ks_analysis *a = g->a;
     const ks_timeline *tl = &a->tl[g->th[j].track];
@@ -289,27 +397,10 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN, 0};
         KS_PUSH(sp, nsp, csp, x);
     }
-    /* with a pin-memory thread: the stepping thread's calls taking a batch from its queue (not
-     * inside one another); the pin-memory thread's batches: a node each, from its start */
-    ks_ns *bcuts = NULL;
-    size_t nb = 0, cb = 0;
-    const ks_track *mtr = &a->trace->tracks[tl->track];
-    for (size_t i = 0, nq = 0; g->pin >= 0 && (j == 0 || (int32_t)j == g->pin) && i < tl->n; i++) {
-        const ks_slice *s = &tl->s[i];
-        if (s->lane)
-            continue;
-        const char *nm = ks_trace_str(a->trace, mtr->ev[s->ev].name);
-        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
-        if ((int32_t)j == g->pin) {
-            if (s->parent < 0 && ks_is_pin_memory_name(nm))
-                KS_PUSH(bcuts, nb, cb, ts);
-            continue;
-        }
-        if (!ks_is_queue_next_label(nm) || end < ts || (nq && ts < sp[nsp - 1].b))
-            continue;
-        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN, KS_DG_WAIT_QUEUE};
+    /* with a pin-memory thread: the stepping thread's calls taking a batch from its queue */
+    for (size_t k = 0; j == 0 && k < pb->ncalls; k++) {
+        special x = {pb->calls[k].a, pb->calls[k].b, pb->calls[k].slice, -1, -1, INT64_MIN, KS_DG_WAIT_QUEUE};
         KS_PUSH(sp, nsp, csp, x);
-        nq++;
     }
     /* the gaps of its ops (ops are busy, so no blocking call lies in one) */
     ks_ns prev = me->first;
@@ -351,8 +442,8 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
     ks_ns cur = me->first;
     uint32_t lane = (uint32_t)j;
     if ((int32_t)j == g->pin) {
-        cuts = bcuts;
-        ncuts = nb;
+        cuts = pb->start; /* the pin-memory thread: a node per batch, from its first slice */
+        ncuts = pb->n;
     } else if (j) {
         cuts = NULL;
         ncuts = 0;
@@ -379,7 +470,6 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
     }
     if (me->last > cur)
         push_run(g, cap, cur, me->last, lane, cuts, ncuts);
-    free(bcuts);
     g->th[j].n1 = g->n;
     /* a thread other than the stepping one that begins within KS_WAIT_START_TOL_NS after a slice
      * of another began or ended was started by it (the autograd thread by the first backward) */
@@ -388,8 +478,8 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         int32_t on = -1;
         for (size_t k = 0; k < g->nth; k++) {
             ks_ns q;
-            if (k == j || (int32_t)k == g->pin || !last_mark(&ti[k], me->first, &q) || ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS ||
-                q <= best)
+            if (k == j || (int32_t)k == g->pin || !last_mark(&ti[k], me->first, &q) ||
+                ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS || q <= best)
                 continue;
             best = q;
             on = (int32_t)k;
@@ -731,24 +821,12 @@ static void stream_wait_edges(ks_dg *g, edge_buf *cap, const rec_waits *rw)
  * were ready), the least shift ties each call to the latest batch it can have. Each call is
  * released no earlier than its batch's end (the point of the edge: the node of the pin-memory
  * thread holding it); a batch ended before the call began does not release it. */
-static void queue_edges(ks_dg *g, edge_buf *cap)
+static void queue_edges(ks_dg *g, edge_buf *cap, const pin_batches *pb)
 {
     if (g->pin < 0)
         return;
-    const ks_dg_thread *pt = &g->th[g->pin];
-    const ks_timeline *tl = &g->a->tl[pt->track];
-    const ks_track *tr = &g->a->trace->tracks[tl->track];
-    ks_ns *be = NULL; /* the batches' ends, in order (the thread pins one at a time) */
-    size_t nb = 0, cb = 0;
-    for (size_t i = 0; i < tl->n; i++) {
-        const ks_slice *sl = &tl->s[i];
-        if (sl->parent < 0 && !sl->lane && ks_is_pin_memory_name(ks_trace_str(g->a->trace, tr->ev[sl->ev].name))) {
-            ks_ns e = ks_slice_end(tl, sl);
-            if (nb && e < be[nb - 1])
-                e = be[nb - 1];
-            KS_PUSH(be, nb, cb, e);
-        }
-    }
+    const ks_ns *be = pb->end; /* the batches' ends, in order (the thread pins one at a time) */
+    size_t nb = pb->n;
     /* the shift: per call i, the batches ended by its return (cnt): d >= i + 1 - cnt */
     int64_t d = 0, i = 0;
     size_t cnt = 0;
@@ -777,10 +855,9 @@ static void queue_edges(ks_dg *g, edge_buf *cap)
         ks_ns rel = q < n->end ? q : n->end;
         n->start = rel > n->a ? rel : n->a;
     }
-    free(be);
 }
 
-static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
+static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap, const pin_batches *pb)
 {
     const ks_analysis *a = g->a;
     for (size_t j = 0; j < g->nth; j++)
@@ -821,7 +898,7 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
             sync_edges(g, cap, i, lq, &rw);
     stream_wait_edges(g, cap, &rw);
     rec_waits_free(&rw);
-    queue_edges(g, cap);
+    queue_edges(g, cap, pb);
     for (size_t k = 0; k < npw; k++) {
         ks_ns q = pw[k].q;
         int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;
@@ -942,6 +1019,8 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     g->a = a;
     tl_blocking = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
     pick_threads(g, stepping);
+    pin_batches pb;
+    pin_batches_make(g, &pb);
     thread_info *ti = ks_xcalloc(g->nth, sizeof *ti);
     for (size_t j = 0; j < g->nth; j++)
         thread_info_make(g, j, &ti[j]);
@@ -955,7 +1034,7 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     }
     ks_sort_ns(cuts, ncuts);
     for (size_t j = 0; j < g->nth; j++)
-        thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts);
+        thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts, &pb);
     free(cuts);
     /* (the threads' ops and marks are not needed past their nodes: freed before the edges are made) */
     for (size_t j = 0; j < g->nth; j++) {
@@ -968,7 +1047,8 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     if (cap > g->n)
         g->v = ks_xrealloc(g->v, (g->n ? g->n : 1) * sizeof *g->v);
     edge_buf eb = {0};
-    make_edges(g, pw, npw, &eb);
+    make_edges(g, pw, npw, &eb, &pb);
+    pin_batches_free(&pb);
     bind_edges(g, &eb);
     free(pw);
     free(tl_blocking);

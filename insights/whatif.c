@@ -11,8 +11,9 @@
  * A step is matched by its own ProfilerStep range on the stepping thread: it begins where that
  * range begins (no earlier than the previous step ended) and ends when the range and the GPU work
  * launched inside it have ended, as insights/steps.c measures it, in each replay; a label belongs
- * to the step that ran it. Factors are refused outside [0, KS_LIMIT_WHATIF_FACTOR]; times
- * saturate.
+ * to the step that ran it. With a data loader's pin-memory thread the steps wait for batches that
+ * come at the workers' pace, so they are replayed together (replay_steps_together). Factors are
+ * refused outside [0, KS_LIMIT_WHATIF_FACTOR]; times saturate.
  * Who may use it: the whatif command (kinesift/insights.h). */
 #include <ctype.h>
 #include <math.h>

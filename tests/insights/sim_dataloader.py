@@ -8,8 +8,8 @@ Kineto-shaped trace of a window of its steps:
     k mod W once its index was sent: the first 2W indices at the start, index k + 2W when the main
     thread takes batch k (a bounded queue: the workers wait for a consumer that is behind);
   - a pin-memory thread takes the batches in order, each once it arrived from its worker, and pins
-    it (CPU time, `aten::pin_memory` with `aten::empty` and `aten::copy_` under it), then a few us
-    of untraced time to hand it over;
+    it (CPU time, `aten::pin_memory` with `aten::empty` and `aten::copy_` under it; a batch of two
+    tensors is two of them, 2 us apart), then a few us of untraced time to hand it over;
   - the main thread, in each step (`ProfilerStep#N`): takes the next batch
     (`enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__`, returning a fixed time after
     the batch is pinned, or after the call began when it was pinned already), copies it to the GPU
@@ -22,13 +22,14 @@ The program runs warm-up steps first (not in the trace), so the window starts wi
 workers and the pin-memory thread in their steady state. It is run once as written and once with
 one phase really faster from the window's first step on (the state at the window's start is the
 same in both: batches already pinned, workers busy), and `kinesift whatif --shrink PHASE=FACTOR`
-on the first trace must project each step of the second within 3 %, in three regimes: the workers
-the bottleneck, the pin-memory thread the bottleneck, the GPU the bottleneck. The unchanged model
+on the first trace must project each step of the second within 3 %, in four regimes: the workers
+the bottleneck, the pin-memory thread the bottleneck (batches of one tensor, and of two), the GPU
+the bottleneck. The unchanged model
 must give the measured step exactly; the dependency graph must hold the data-queue edges."""
 import json, os, subprocess, sys, tempfile
 
 KINESIFT = os.environ["KINESIFT"]
-LAUNCH_LAT, CALL, SYNC_RET, NEXT_RET, HANDOVER = 4000, 3000, 2000, 30000, 5000  # ns
+LAUNCH_LAT, CALL, SYNC_RET, NEXT_RET, HANDOVER, TENSOR_GAP = 4000, 3000, 2000, 30000, 5000, 2000  # ns
 WARMUP, STEPS = 10, 6
 NEXT = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
 
@@ -87,12 +88,18 @@ class Program:
             w = k % W
             arrived[k] = max(sent[k], wfree[w]) + p["worker"]
             wfree[w] = arrived[k]
-            start = max(pin_free, arrived[k])
-            d = int(p["pin"] * self.f("pin", start))
-            self.x("pin", "aten::pin_memory", "cpu_op", start, d)
-            self.x("pin", "aten::empty", "cpu_op", start + d // 10, d // 10)
-            self.x("pin", "aten::copy_", "cpu_op", start + d // 4, d // 2)
-            pinned[k] = start + d
+            t = max(pin_free, arrived[k])
+            n = p.get("tensors", 1)  # the batch's tensors, pinned one by one (the first the largest)
+            for i in range(n):
+                if i:
+                    t += TENSOR_GAP
+                d = int(p["pin"] * (0.8 if i == 0 and n > 1 else 0.2 / (n - 1) if n > 1 else 1.0)
+                        * self.f("pin", t))
+                self.x("pin", "aten::pin_memory", "cpu_op", t, d)
+                self.x("pin", "aten::empty", "cpu_op", t + d // 10, d // 10)
+                self.x("pin", "aten::copy_", "cpu_op", t + d // 4, d // 2)
+                t += d
+            pinned[k] = t
             pin_free = pinned[k] + HANDOVER
 
         t = 1_000_000
@@ -157,6 +164,8 @@ REGIMES = {
     "worker-bound": dict(MAIN, workers=2, worker=12_000_000, pin=1_000_000),
     # the pin-memory thread the bottleneck: 5 ms a batch, the workers make one every 2 ms
     "pin-bound": dict(MAIN, workers=4, worker=8_000_000, pin=5_000_000),
+    # the same with batches of two tensors (input, target), each pinned as its own aten::pin_memory
+    "pin-bound-2": dict(MAIN, workers=4, worker=8_000_000, pin=5_000_000, tensors=2),
     # the GPU the bottleneck: long kernels; the loader keeps ahead (a batch every 1.5 ms)
     "gpu-bound": dict(MAIN, workers=2, worker=3_000_000, pin=500_000, cf=20_000, kf=400_000),
 }
