@@ -11,8 +11,9 @@
  * A step is matched by its own ProfilerStep range on the stepping thread: it begins where that
  * range begins (no earlier than the previous step ended) and ends when the range and the GPU work
  * launched inside it have ended, as insights/steps.c measures it, in each replay; a label belongs
- * to the step that ran it. With a data loader's pin-memory thread the steps wait for batches that
- * come at the workers' pace, so they are replayed together (replay_steps_together). Factors are
+ * to the step that ran it. When the steps take batches from a data loader's pin-memory thread
+ * (data_queue edges) they wait for batches that come at the workers' pace, so they are replayed
+ * together (replay_steps_together). Factors are
  * refused outside [0, KS_LIMIT_WHATIF_FACTOR]; times saturate.
  * Who may use it: the whatif command (kinesift/insights.h). */
 #include <ctype.h>
@@ -382,7 +383,8 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         int32_t *step_of = ks_dg_item_steps(&g, st);
         ks_dg_replayer rp;
         ks_dg_replayer_init(&g, &rp);
-        int together = g.pin >= 0 && st && st->n;
+        /* (steps replayed together only when some call takes its batches from the queue) */
+        int together = g.edges[KS_DEP_DATA_QUEUE][1] > 0 && st && st->n;
         ks_ns *len = together ? ks_xmalloc(ks_mul(n, 2 * sizeof *len)) : NULL;
         if (together) {
             replay_steps_together(&rp, &none, st, step_of, s0, s1, len);
