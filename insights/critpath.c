@@ -5,9 +5,11 @@
  * the node (ks_dg_node.bind) and the node it leaves from, until the step's start. Each node gives
  * the piece of it before the point the walk arrived at (CPU, GPU, a blocking call's return), each
  * edge the piece from its point to the node's release (launch latency, a stream's gap, a thread's
- * lag after the work it waited for; program order and a sync's release have none). A node that no
- * edge released (the first node of a thread in the graph, work with no launch call, a node whose
- * every edge came from after it) ends the walk with an UNMODELED piece back to the step's start.
+ * lag after the work it waited for; program order and a sync's release have none); a queue call
+ * released by its batch returns as THREAD_WAIT, and the walk goes on through the pinning. A node
+ * that no edge released (the first node of a thread in the graph, work with no launch call, a node
+ * whose every edge came from after it, a pin-memory thread's wait for a worker) ends the walk with
+ * an UNMODELED piece back to the step's start.
  * CPU pieces are cut by the innermost slice at each time (their names: the top items).
  * Why it is correct: each piece begins where the previous one (in the walk) ended and none is
  * negative (an edge releases a node only from a point at or before its release), and the walk
@@ -31,7 +33,8 @@ _Static_assert(KS_CP_NKINDS <= 8, "a piece's kind is 3 bits of its packed word")
 
 static const char *const cp_kind_names[KS_CP_NKINDS] = {"cpu", "gpu", "launch_latency", "stream_gap", "sync",
                                                          "thread_wait", "unmodeled"};
-static const char *const dep_kind_names[KS_DEP_NKINDS] = {"program", "launch", "stream", "sync", "thread"};
+static const char *const dep_kind_names[KS_DEP_NKINDS] = {"program", "launch", "stream", "sync", "thread",
+                                                          "data_queue"};
 
 const char *ks_cp_kind_name(int kind)
 {
@@ -108,20 +111,24 @@ static void walk_back(const ks_dg *g, size_t v, ks_ns p, ks_ns S, walk *w)
         const ks_dg_node *n = &g->v[v];
         uint32_t tr = node_track(g, n);
         ks_ns lo = n->start;
+        /* a queue call released by its batch: its return is the lag after the other thread's work */
+        int queued = n->kind == KS_DG_WAIT_QUEUE && n->bind >= 0 && g->e[n->bind].kind == KS_DEP_DATA_QUEUE;
         int kind = n->kind == KS_DG_GPU ? KS_CP_GPU : n->kind == KS_DG_WAIT_GPU ? KS_CP_SYNC
-                 : n->kind == KS_DG_IDLE ? KS_CP_UNMODELED : KS_CP_CPU;
+                 : n->kind == KS_DG_IDLE || n->kind == KS_DG_WAIT_EXT ? KS_CP_UNMODELED
+                 : queued ? KS_CP_THREAD_WAIT : KS_CP_CPU;
         if (n->kind == KS_DG_IDLE)
             lo = n->a;
         if (p < lo) {
             /* the point lies in the node's wait: the thread waited there; back along the thread */
-            piece(w, n->a > S ? n->a : S, p, tr, n->kind == KS_DG_WAIT_GPU ? KS_CP_SYNC : KS_CP_THREAD_WAIT, inferred, 0);
+            piece(w, n->a > S ? n->a : S, p, tr, n->kind == KS_DG_WAIT_GPU ? KS_CP_SYNC
+                  : n->kind == KS_DG_WAIT_EXT ? KS_CP_UNMODELED : KS_CP_THREAD_WAIT, inferred, 0);
             if (n->kind == KS_DG_GPU || n->a <= S || v == g->th[n->lane].n0)
                 goto out;
             p = n->a;
             v--;
             continue;
         }
-        piece(w, lo > S ? lo : S, p, tr, kind, inferred, node_name(g, n));
+        piece(w, lo > S ? lo : S, p, tr, kind, inferred | queued, node_name(g, n));
         if (lo <= S)
             return;
         if (n->bind < 0) {
@@ -130,7 +137,8 @@ static void walk_back(const ks_dg *g, size_t v, ks_ns p, ks_ns S, walk *w)
         }
         const ks_dg_edge *e = &g->e[n->bind];
         int gk = e->kind == KS_DEP_LAUNCH ? KS_CP_LAUNCH : e->kind == KS_DEP_STREAM ? KS_CP_STREAM_GAP
-               : e->kind == KS_DEP_SYNC ? KS_CP_SYNC : e->kind == KS_DEP_THREAD ? KS_CP_THREAD_WAIT : KS_CP_CPU;
+               : e->kind == KS_DEP_SYNC ? KS_CP_SYNC
+               : e->kind == KS_DEP_THREAD || e->kind == KS_DEP_DATA_QUEUE ? KS_CP_THREAD_WAIT : KS_CP_CPU;
         piece(w, e->q > S ? e->q : S, lo, tr, gk, e->inferred, gk == KS_CP_LAUNCH || gk == KS_CP_STREAM_GAP ? node_name(g, n) : 0);
         if (e->q <= S)
             return;

@@ -1,7 +1,8 @@
 /* insights/depgraph.c: the dependency graph of a trace: what waits for what.
  *
- * What: the replayed threads are the stepping thread and every CPU thread that launched GPU work.
- * Each one's time, from its first slice to its last end, is cut into nodes:
+ * What: the replayed threads are the stepping thread, every CPU thread that launched GPU work, and
+ * a data loader's pin-memory thread (pick_threads). Each one's time, from its first slice to its
+ * last end, is cut into nodes:
  *  - a blocking call (synchronize, blocking copy: ks_is_blocking_call, not inside another) is a
  *    WAIT_GPU node: it is released when the last of the GPU work it waited for ended, then
  *    returns;
@@ -12,6 +13,11 @@
  *    thread began or ended (the main thread in `## backward ##` until the autograd thread's last op
  *    ends; the autograd thread until the main thread calls backward), else IDLE (not modelled:
  *    kept at its length);
+ *  - with a pin-memory thread: each _MultiProcessingDataLoaderIter.__next__ of the stepping thread
+ *    is a WAIT_QUEUE node (released by its batch, then returns); the pin-memory thread's time is a
+ *    node per batch (pin_batches), its pauses of at least KS_WAIT_MIN_NS waits for a worker
+ *    process (WAIT_EXT: released by nothing of the graph, replayed no earlier than measured), and
+ *    no other thread's gap is a wait on it;
  *  - the rest is CPU work (RUN), the untraced time between ops included.
  * Every kernel, memcpy and memset is a GPU node. Edges: program order on a thread; launch call ->
  * its work (the link of the analysis: correlation, else flow), from the launch point (the call's
@@ -23,7 +29,8 @@
  * recorded, else inferred); a stream's first work launched after a cudaStreamWaitEvent <- the
  * last work launched on the event's stream before its cudaEventRecord (Stream Wait Event:
  * recorded); waiting thread <- the other thread's node holding the point it went on after
- * (inferred).
+ * (inferred); queue call k <- the pin-memory thread's node holding the end of batch k - d (first in,
+ * first out: queue_edges; inferred).
  * Each node's release: the latest of its incoming edges' points (plus nothing), at most its start;
  * that edge released it (bind). An edge's lag is what the replay adds to its point: the measured
  * distance for the edge that released the node, for the others the least of that distance and
@@ -34,10 +41,12 @@
  * time, so the graph is acyclic except for ties of zero-length nodes (replayed at their measured
  * release, counted); an edge whose point is after its target's release (clocks out of order) never
  * releases it (counted in clock_order) and keeps its (negative) measured distance as its lag.
- * When it does not apply: threads that launched no GPU work (other than the stepping thread) are
- * not in the graph, so waits on them are not seen; an event wait whose record call is unknown
- * (Kineto writes -1) or on no replayed thread is inferred from the times like any other; a stream
- * wait of a stream on another is recorded only where the trace has the Stream Wait Event.
+ * When it does not apply: threads that launched no GPU work (other than the stepping thread and a
+ * pin-memory thread) are not in the graph, so waits on them are not seen, nor are a data loader's
+ * worker processes (their batches are the pin-memory thread's waits, fixed in time); an event wait
+ * whose record call is unknown (Kineto writes -1) or on no replayed thread is inferred from the
+ * times like any other; a stream wait of a stream on another is recorded only where the trace has
+ * the Stream Wait Event.
  * Who may use it: insights/ (critpath.c, whatif.c). */
 #include <math.h>
 #include <stdint.h>
@@ -47,6 +56,7 @@
 #include "analysis/gpuwork_index.h"
 #include "vocab/calls.h"
 #include "vocab/kinds.h"
+#include "vocab/labels.h"
 #include "analysis/timeline.h"
 #include "common/hugemem.h"
 #include "common/i64map.h"
@@ -80,6 +90,38 @@ static void pick_threads(ks_dg *g, uint32_t stepping)
         g->thread_of[l.tl] = (int32_t)g->nth;
         KS_PUSH(g->th, g->nth, cap, m);
     }
+    /* a data loader's pin-memory thread: one CPU thread, not replayed yet, whose top-level slices
+     * are the batches it pinned (and the runtime calls of pinned allocations); two such threads
+     * (two loaders) would make the order of the batches ambiguous: none is taken */
+    g->pin = -1;
+    int32_t pin = -1;
+    for (size_t k = 0; k < a->ntl && k < t->ntracks; k++) {
+        const ks_timeline *tl = &a->tl[k];
+        if (g->thread_of[k] >= 0 || t->tracks[tl->track].kind != KS_TRACK_CPU || !tl->n)
+            continue;
+        const ks_track *tr = &t->tracks[tl->track];
+        size_t pins = 0, other = 0;
+        for (size_t i = 0; i < tl->n && !other; i++) {
+            const ks_slice *s = &tl->s[i];
+            if (s->parent >= 0 || s->lane)
+                continue;
+            if (ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
+                pins++;
+            else if (s->kind != KS_K_RUNTIME)
+                other++;
+        }
+        if (!pins || other)
+            continue;
+        if (pin >= 0)
+            return;
+        pin = (int32_t)k;
+    }
+    if (pin < 0)
+        return;
+    ks_dg_thread m = {(uint32_t)pin, 0, 0};
+    g->pin = (int32_t)g->nth;
+    g->thread_of[pin] = g->pin;
+    KS_PUSH(g->th, g->nth, cap, m);
 }
 
 /* per thread: its ops (slices that are not labels) and its slices' starts and ends (the marks:
@@ -107,7 +149,8 @@ static void thread_info_make(const ks_dg *g, size_t j, thread_info *ti)
         if (end < ts)
             end = ts;
         /* (in start order: merged as they come, the set stays as small as its union) */
-        if (s->kind != KS_K_USER_ANNOTATION)
+        /* (the pin-memory thread is busy in its labels too: a `pin_memory` label is its work) */
+        if (s->kind != KS_K_USER_ANNOTATION || (int32_t)j == g->pin)
             ks_ivs_add_merge(&ti->ops, ts, end);
         ti->ends[i] = end;
         ti->first = ts < ti->first ? ts : ti->first;
@@ -147,16 +190,20 @@ static int last_mark(const thread_info *ti, ks_ns y, ks_ns *q)
 
 typedef struct special {
     ks_ns a, b;
-    int32_t slice;         /* a blocking call's slice, -1 for a gap */
+    int32_t slice;         /* a blocking call's slice (or a queue call's), -1 for a gap */
     int32_t on;            /* a gap: the thread it waits on (-1: IDLE) */
     int32_t busy;          /* a gap: the first other thread busy in it (IDLE: the one it waited on) */
     ks_ns q;               /* a gap: the point of `on` it went on after */
+    int kind;              /* KS_DG_WAIT_QUEUE, KS_DG_WAIT_EXT; 0: by slice and on */
 } special;
 
+/* by start; at one start a call before a gap (a gap inside the call is left out) */
 static int cmp_special(const void *x, const void *y)
 {
     const special *p = x, *q = y;
-    return (p->a > q->a) - (p->a < q->a);
+    if (p->a != q->a)
+        return (p->a > q->a) - (p->a < q->a);
+    return (p->slice < 0) - (q->slice < 0);
 }
 
 /* per name id: 0 not known yet, 1 not a blocking call, 2 a blocking call (one string compare per
@@ -183,7 +230,8 @@ static void classify_gap(const ks_dg *g, const thread_info *ti, size_t j, ks_ns 
     sp->busy = -1;
     sp->q = INT64_MIN;
     for (size_t k = 0; k < g->nth; k++) {
-        if (k == j || ks_ivs_covered(&ti[k].ops, x, y) < len / 10)
+        /* (a wait on the pin-memory thread is a queue call's, made from the batches) */
+        if (k == j || (int32_t)k == g->pin || ks_ivs_covered(&ti[k].ops, x, y) < len / 10)
             continue;
         if (sp->on == -2) {
             sp->on = -1; /* another thread worked meanwhile: at least a wait */
@@ -211,6 +259,105 @@ typedef struct pending {
     ks_ns q;
 } pending;
 
+/* The batches of the pin-memory thread and the calls that take them. A batch is pinned as one
+ * top-level slice per tensor, so a batch of m tensors is m slices in a row (the gaps between them
+ * are no clue: a thread that never waits for its workers pins the next batch as soon as it handed
+ * one over). m is read off the calls that waited: such a call returned just after the last slice
+ * of its batch ended (the last slice ending inside the call), and between two such calls i < i'
+ * with slices j < j' every batch has (j' - j) / (i' - i) slices; the waits must all agree on it,
+ * else (or with fewer than two waits) one slice is one batch. The batches end at the slices
+ * congruent to a waited one modulo m; the slices before the first such end make the first
+ * batch. */
+typedef struct pin_batches {
+    ks_ns *start, *end;    /* per batch: its first slice's start, its last slice's end (made
+                            * non-decreasing), in order */
+    size_t n;
+    size_t per;            /* m: slices per batch */
+    struct pin_call {
+        ks_ns a, b;
+        int32_t slice;
+    } *calls;              /* the stepping thread's queue calls, in order, none inside another */
+    size_t ncalls;
+} pin_batches;
+
+static void pin_batches_make(const ks_dg *g, pin_batches *pb)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->per = 1;
+    if (g->pin < 0)
+        return;
+    const ks_trace *t = g->a->trace;
+    size_t cap = 0;
+    const ks_timeline *tl = &g->a->tl[g->th[0].track];
+    const ks_track *tr = &t->tracks[tl->track];
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if (s->lane || end < ts || (pb->ncalls && ts < pb->calls[pb->ncalls - 1].b) ||
+            !ks_is_queue_next_label(ks_trace_str(t, tr->ev[s->ev].name)))
+            continue;
+        struct pin_call c = {ts, end, (int32_t)i};
+        KS_PUSH(pb->calls, pb->ncalls, cap, c);
+    }
+    /* the pinning slices */
+    ks_ns *ss = NULL, *se = NULL;
+    size_t ns = 0, cs = 0, ce = 0, ne = 0;
+    tl = &g->a->tl[g->th[g->pin].track];
+    tr = &t->tracks[tl->track];
+    for (size_t i = 0; i < tl->n; i++) {
+        const ks_slice *s = &tl->s[i];
+        if (s->parent >= 0 || s->lane || !ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
+            continue;
+        ks_ns e = ks_slice_end(tl, s);
+        if (ne && e < se[ne - 1])
+            e = se[ne - 1];
+        KS_PUSH(ss, ns, cs, ks_slice_ts(tl, s));
+        KS_PUSH(se, ne, ce, e);
+    }
+    /* the waits: (call, its last slice ending inside it) */
+    int64_t i0 = -1, j0 = -1, i1 = -1, j1 = -1;
+    int agree = 1;
+    size_t nw = 0;
+    for (size_t i = 0, j = 0; i < pb->ncalls; i++) {
+        while (j < ne && se[j] <= pb->calls[i].b)
+            j++;
+        if (!j || se[j - 1] < pb->calls[i].a)
+            continue;
+        if (nw++ == 0) {
+            i0 = (int64_t)i;
+            j0 = (int64_t)j - 1;
+        } else if (nw == 2) {
+            i1 = (int64_t)i;
+            j1 = (int64_t)j - 1;
+        } else if ((j1 - j0) * ((int64_t)i - i0) != ((int64_t)j - 1 - j0) * (i1 - i0)) {
+            agree = 0;
+        }
+    }
+    if (nw >= 2 && agree && j1 > j0 && (j1 - j0) % (i1 - i0) == 0)
+        pb->per = (size_t)((j1 - j0) / (i1 - i0));
+    size_t r = nw ? (size_t)j0 % pb->per : pb->per - 1, capb = 0;
+    for (size_t j = 0, first = 0; j < ne; j++) {
+        if (j % pb->per != r)
+            continue;
+        size_t had = capb;
+        KS_GROW(pb->start, capb, pb->n + 1);
+        if (capb != had)
+            pb->end = ks_xrealloc(pb->end, ks_mul(capb, sizeof *pb->end));
+        pb->start[pb->n] = ss[first];
+        pb->end[pb->n++] = se[j];
+        first = j + 1;
+    }
+    free(ss);
+    free(se);
+}
+
+static void pin_batches_free(pin_batches *pb)
+{
+    free(pb->start);
+    free(pb->end);
+    free(pb->calls);
+}
+
 /* CPU work [x, y) of a thread, cut at the points given (the steps' host bounds on the stepping
  * thread: a step's replay begins with a node of its own) */
 static void push_run(ks_dg *g, size_t *cap, ks_ns x, ks_ns y, uint32_t lane, const ks_ns *cuts, size_t ncuts)
@@ -225,7 +372,7 @@ static void push_run(ks_dg *g, size_t *cap, ks_ns x, ks_ns y, uint32_t lane, con
 }
 
 static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap, pending **pw, size_t *npw, size_t *cpw,
-                         const ks_ns *cuts, size_t ncuts)
+                         const ks_ns *cuts, size_t ncuts, const pin_batches *pb)
 {
     const ks_analysis *a = g->a;
     const ks_timeline *tl = &a->tl[g->th[j].track];
@@ -247,7 +394,12 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
         if (inner || end < ts || (nsp && ts < sp[nsp - 1].b))
             continue;
-        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN};
+        special x = {ts, end, (int32_t)i, -1, -1, INT64_MIN, 0};
+        KS_PUSH(sp, nsp, csp, x);
+    }
+    /* with a pin-memory thread: the stepping thread's calls taking a batch from its queue */
+    for (size_t k = 0; j == 0 && k < pb->ncalls; k++) {
+        special x = {pb->calls[k].a, pb->calls[k].b, pb->calls[k].slice, -1, -1, INT64_MIN, KS_DG_WAIT_QUEUE};
         KS_PUSH(sp, nsp, csp, x);
     }
     /* the gaps of its ops (ops are busy, so no blocking call lies in one) */
@@ -273,9 +425,13 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
                 nx = me->ends[le];
             ks_ns py = nx < y ? nx : y;
             if (ks_sat_sub(py, px) >= KS_WAIT_MIN_NS) {
-                special s = {px, py, -1, -1, -1, INT64_MIN};
-                classify_gap(g, ti, j, px, py, &s);
-                if (s.on != -2)
+                special s = {px, py, -1, -1, -1, INT64_MIN, 0};
+                /* the pin-memory thread's pauses: waits for a worker process's next batch */
+                if ((int32_t)j == g->pin)
+                    s.kind = KS_DG_WAIT_EXT;
+                else
+                    classify_gap(g, ti, j, px, py, &s);
+                if (s.on != -2 || s.kind)
                     KS_PUSH(sp, nsp, csp, s);
             }
             px = py;
@@ -285,12 +441,23 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         qsort(sp, nsp, sizeof *sp, cmp_special);
     ks_ns cur = me->first;
     uint32_t lane = (uint32_t)j;
+    if ((int32_t)j == g->pin) {
+        cuts = pb->start; /* the pin-memory thread: a node per batch, from its first slice */
+        ncuts = pb->n;
+    } else if (j) {
+        cuts = NULL;
+        ncuts = 0;
+    }
     for (size_t k = 0; k < nsp; k++) {
         if (sp[k].a < cur)
             continue;
         if (sp[k].a > cur)
-            push_run(g, cap, cur, sp[k].a, lane, j ? NULL : cuts, j ? 0 : ncuts);
-        if (sp[k].slice >= 0) {
+            push_run(g, cap, cur, sp[k].a, lane, cuts, ncuts);
+        if (sp[k].kind == KS_DG_WAIT_QUEUE) {
+            push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].slice, KS_DG_WAIT_QUEUE);
+        } else if (sp[k].kind == KS_DG_WAIT_EXT) {
+            push_node(g, cap, sp[k].a, sp[k].b, sp[k].b, lane, -1, KS_DG_WAIT_EXT);
+        } else if (sp[k].slice >= 0) {
             push_node(g, cap, sp[k].a, sp[k].a, sp[k].b, lane, sp[k].slice, KS_DG_WAIT_GPU);
         } else if (sp[k].on >= 0) {
             push_node(g, cap, sp[k].a, sp[k].b, sp[k].b, lane, -1, KS_DG_WAIT_THREAD);
@@ -302,17 +469,17 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
         cur = sp[k].b;
     }
     if (me->last > cur)
-        push_run(g, cap, cur, me->last, lane, j ? NULL : cuts, j ? 0 : ncuts);
+        push_run(g, cap, cur, me->last, lane, cuts, ncuts);
     g->th[j].n1 = g->n;
     /* a thread other than the stepping one that begins within KS_WAIT_START_TOL_NS after a slice
      * of another began or ended was started by it (the autograd thread by the first backward) */
-    if (j && g->n > g->th[j].n0) {
+    if (j && (int32_t)j != g->pin && g->n > g->th[j].n0) {
         ks_ns best = INT64_MIN;
         int32_t on = -1;
         for (size_t k = 0; k < g->nth; k++) {
             ks_ns q;
-            if (k == j || !last_mark(&ti[k], me->first, &q) || ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS ||
-                q <= best)
+            if (k == j || (int32_t)k == g->pin || !last_mark(&ti[k], me->first, &q) ||
+                ks_sat_sub(me->first, q) > KS_WAIT_START_TOL_NS || q <= best)
                 continue;
             best = q;
             on = (int32_t)k;
@@ -646,7 +813,51 @@ static void stream_wait_edges(ks_dg *g, edge_buf *cap, const rec_waits *rw)
     }
 }
 
-static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
+/* The batches of the pin-memory thread (its top-level pinning slices, in order) go first in, first
+ * out to the stepping thread's queue calls: call i takes batch i - d, d the least shift (at least
+ * 0: the first calls may take batches pinned before the trace) under which no call returns before
+ * its batch was pinned. A call that waited returned just after its batch ended, so a smaller shift
+ * would give it a batch pinned after it returned: the waits fix d; when no call waited (the batches
+ * were ready), the least shift ties each call to the latest batch it can have. Each call is
+ * released no earlier than its batch's end (the point of the edge: the node of the pin-memory
+ * thread holding it); a batch ended before the call began does not release it. */
+static void queue_edges(ks_dg *g, edge_buf *cap, const pin_batches *pb)
+{
+    if (g->pin < 0)
+        return;
+    const ks_ns *be = pb->end; /* the batches' ends, in order (the thread pins one at a time) */
+    size_t nb = pb->n;
+    /* the shift: per call i, the batches ended by its return (cnt): d >= i + 1 - cnt */
+    int64_t d = 0, i = 0;
+    size_t cnt = 0;
+    for (size_t v = g->th[0].n0; v < g->th[0].n1; v++) {
+        if (g->v[v].kind != KS_DG_WAIT_QUEUE)
+            continue;
+        while (cnt < nb && be[cnt] <= g->v[v].end)
+            cnt++;
+        if (i + 1 - (int64_t)cnt > d)
+            d = i + 1 - (int64_t)cnt;
+        i++;
+    }
+    i = 0;
+    for (size_t v = g->th[0].n0; v < g->th[0].n1; v++) {
+        ks_dg_node *n = &g->v[v];
+        if (n->kind != KS_DG_WAIT_QUEUE)
+            continue;
+        int64_t b = i++ - d;
+        if (b < 0 || (size_t)b >= nb)
+            continue;
+        ks_ns q = be[b];
+        int64_t src = ks_dg_node_at(g, (size_t)g->pin, q);
+        if (src < 0)
+            continue;
+        push_edge(g, cap, (size_t)src, v, q, KS_DEP_DATA_QUEUE, 1);
+        ks_ns rel = q < n->end ? q : n->end;
+        n->start = rel > n->a ? rel : n->a;
+    }
+}
+
+static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap, const pin_batches *pb)
 {
     const ks_analysis *a = g->a;
     for (size_t j = 0; j < g->nth; j++)
@@ -687,6 +898,7 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap)
             sync_edges(g, cap, i, lq, &rw);
     stream_wait_edges(g, cap, &rw);
     rec_waits_free(&rw);
+    queue_edges(g, cap, pb);
     for (size_t k = 0; k < npw; k++) {
         ks_ns q = pw[k].q;
         int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;
@@ -768,7 +980,8 @@ static void bind_edges(ks_dg *g, edge_buf *eb)
     for (size_t i = 0; i < g->n; i++) {
         ks_dg_node *v = &g->v[i];
         int32_t best = -1;
-        for (uint32_t k = v->p0; k < ks_dg_in_end(g, i); k++) {
+        /* (a wait for a worker process: what released it is not in the graph) */
+        for (uint32_t k = v->p0; v->kind != KS_DG_WAIT_EXT && k < ks_dg_in_end(g, i); k++) {
             const ks_dg_edge *e = &g->e[k];
             if (e->q > v->start) {
                 g->clock_order++;
@@ -806,6 +1019,8 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     g->a = a;
     tl_blocking = ks_xcalloc((size_t)ks_strtab_count(a->trace->strings) + 1, 1);
     pick_threads(g, stepping);
+    pin_batches pb;
+    pin_batches_make(g, &pb);
     thread_info *ti = ks_xcalloc(g->nth, sizeof *ti);
     for (size_t j = 0; j < g->nth; j++)
         thread_info_make(g, j, &ti[j]);
@@ -819,7 +1034,7 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     }
     ks_sort_ns(cuts, ncuts);
     for (size_t j = 0; j < g->nth; j++)
-        thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts);
+        thread_nodes(g, ti, j, &cap, &pw, &npw, &cpw, cuts, ncuts, &pb);
     free(cuts);
     /* (the threads' ops and marks are not needed past their nodes: freed before the edges are made) */
     for (size_t j = 0; j < g->nth; j++) {
@@ -832,7 +1047,8 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     if (cap > g->n)
         g->v = ks_xrealloc(g->v, (g->n ? g->n : 1) * sizeof *g->v);
     edge_buf eb = {0};
-    make_edges(g, pw, npw, &eb);
+    make_edges(g, pw, npw, &eb, &pb);
+    pin_batches_free(&pb);
     bind_edges(g, &eb);
     free(pw);
     free(tl_blocking);
@@ -1000,6 +1216,7 @@ ks_ns ks_dg_map(const ks_dg *g, const ks_dg_scale *sc, size_t v, ks_ns q, const 
         r = q >= n->end ? s1[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
         break;
     case KS_DG_WAIT_GPU:
+    case KS_DG_WAIT_QUEUE:
         r = q <= n->start ? s0[v] : ks_sat_add(s0[v], ks_sat_sub(q, n->start));
         break;
     case KS_DG_IDLE:
@@ -1025,7 +1242,8 @@ static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const u
         p = ks_sat_add(p, ks_dg_lag(g, v, e));
         r = p > r ? p : r;
     }
-    if (v->p0 == k1)
+    /* (a wait for a worker process ends no earlier than it did: the batch came from outside) */
+    if (v->p0 == k1 || (v->kind == KS_DG_WAIT_EXT && r < v->start))
         r = v->start;
     s0[i] = r;
     switch (v->kind) {
@@ -1033,6 +1251,7 @@ static void replay_node(const ks_dg *g, const ks_dg_scale *sc, size_t i, const u
         s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->a, v->end));
         break;
     case KS_DG_WAIT_GPU:
+    case KS_DG_WAIT_QUEUE:
         s1[i] = ks_sat_add(r, ks_dg_scaled(g, sc, v->lane, v->start, v->end));
         break;
     case KS_DG_IDLE:
@@ -1097,7 +1316,8 @@ static void lane_range(const ks_dg *g, size_t n0, size_t n1, ks_ns lo, ks_ns hi,
     }
 }
 
-uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns *s0, ks_ns *s1)
+uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns pin_lo, ks_ns *s0,
+                            ks_ns *s1)
 {
     const ks_dg *g = r->g;
     if (!g->n)
@@ -1110,7 +1330,7 @@ uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, 
     uint32_t stamp = r->stamp;
     r->nsub = 0;
     for (size_t j = 0; j < g->nth; j++)
-        lane_range(g, g->th[j].n0, g->th[j].n1, lo, hi, r);
+        lane_range(g, g->th[j].n0, g->th[j].n1, (int32_t)j == g->pin && pin_lo < lo ? pin_lo : lo, hi, r);
     for (size_t k = 0; k < g->nst; k++)
         lane_range(g, g->st[k].n0, g->st[k].n1, lo, hi, r);
     size_t qt = 0, qh = 0;
@@ -1151,7 +1371,7 @@ uint64_t ks_dg_replay(const ks_dg *g, const ks_dg_scale *sc, ks_ns *s0, ks_ns *s
 {
     ks_dg_replayer r;
     ks_dg_replayer_init(g, &r);
-    uint64_t f = ks_dg_replay_range(&r, sc, INT64_MIN, INT64_MAX, s0, s1);
+    uint64_t f = ks_dg_replay_range(&r, sc, INT64_MIN, INT64_MAX, INT64_MIN, s0, s1);
     ks_dg_replayer_free(&r);
     return f;
 }

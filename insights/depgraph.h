@@ -16,7 +16,13 @@ enum {
                             * for ended (plus the lag): start == end */
     KS_DG_IDLE,            /* a thread idle in [a, end) while another worked, going on later than
                             * any of that work ended: kept at its length, not modelled */
-    KS_DG_GPU              /* GPU work [start, end) */
+    KS_DG_GPU,             /* GPU work [start, end) */
+    KS_DG_WAIT_QUEUE,      /* the stepping thread in a call taking the next batch of a data-loader
+                            * queue [a, end): released at start by the pin-memory thread's batch
+                            * (a data_queue edge), then returns (start .. end) */
+    KS_DG_WAIT_EXT         /* the pin-memory thread idle in [a, start) until a worker process (not
+                            * in the trace) delivered the next batch: start == end; released by
+                            * nothing of the graph (bind -1), never replayed before its start */
 };
 
 /* 40 bytes a node, 16 an edge: the graph is kept while whatif replays it */
@@ -62,6 +68,7 @@ typedef struct ks_dg {
     size_t ne;
     ks_dg_thread *th;      /* th[0]: the stepping thread */
     size_t nth;
+    int32_t pin;           /* the index in th of the pin-memory thread, -1: none */
     ks_dg_stream *st;
     size_t nst;
     int32_t *thread_of;    /* per track: index in th, -1 */
@@ -122,10 +129,12 @@ typedef struct ks_dg_replayer {
 
 void ks_dg_replayer_init(const ks_dg *g, ks_dg_replayer *r);
 void ks_dg_replayer_free(ks_dg_replayer *r);
-/* Replay the nodes released (ks_dg_node.start) in [lo, hi): s0, s1 get their start and end; the
- * other nodes are read as measured (fixed). Monotone: with factors at most 1, no node replayed
- * ends later than measured. Returns the nodes replayed past a cycle. */
-uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns *s0, ks_ns *s1);
+/* Replay the nodes released (ks_dg_node.start) in [lo, hi), those of the pin-memory thread from
+ * pin_lo (at most lo) on: s0, s1 get their start and end; the other nodes are read as measured
+ * (fixed). Monotone: with factors at most 1, no node replayed ends later than measured. Returns
+ * the nodes replayed past a cycle. */
+uint64_t ks_dg_replay_range(ks_dg_replayer *r, const ks_dg_scale *sc, ks_ns lo, ks_ns hi, ks_ns pin_lo, ks_ns *s0,
+                            ks_ns *s1);
 /* Replay the graph: s0, s1 (g->n each) get every node's start and end. Unscaled, every node
  * keeps its measured start and end (the law the tests check). Returns the nodes whose edges made
  * a cycle (then replayed at their measured release). */

@@ -11,8 +11,10 @@
  * A step is matched by its own ProfilerStep range on the stepping thread: it begins where that
  * range begins (no earlier than the previous step ended) and ends when the range and the GPU work
  * launched inside it have ended, as insights/steps.c measures it, in each replay; a label belongs
- * to the step that ran it. Factors are refused outside [0, KS_LIMIT_WHATIF_FACTOR]; times
- * saturate.
+ * to the step that ran it. When the steps take batches from a data loader's pin-memory thread
+ * (data_queue edges) they wait for batches that come at the workers' pace, so they are replayed
+ * together (replay_steps_together). Factors are
+ * refused outside [0, KS_LIMIT_WHATIF_FACTOR]; times saturate.
  * Who may use it: the whatif command (kinesift/insights.h). */
 #include <ctype.h>
 #include <math.h>
@@ -143,7 +145,7 @@ static ks_ns replay_step(ks_dg_replayer *rp, const ks_dg_scale *sc, const ks_ste
     const ks_analysis *a = g->a;
     if (!st || !st->n) {
         ks_ns S = a->win_start, E = a->win_last, last = INT64_MIN, end = S;
-        ks_dg_replay_range(rp, sc, S, ks_sat_add(E, 1), s0, s1);
+        ks_dg_replay_range(rp, sc, S, ks_sat_add(E, 1), S, s0, s1);
         for (size_t k = 0; k < rp->nsub; k++) {
             uint32_t v = rp->sub[k];
             if (g->v[v].end <= E && g->v[v].end > last) {
@@ -157,7 +159,7 @@ static ks_ns replay_step(ks_dg_replayer *rp, const ks_dg_scale *sc, const ks_ste
         return end > S ? ks_sat_sub(end, S) : 0;
     }
     const ks_step *s = &st->v[i];
-    ks_dg_replay_range(rp, sc, s->host_start, ks_sat_add(s->end, 1), s0, s1);
+    ks_dg_replay_range(rp, sc, s->host_start, ks_sat_add(s->end, 1), s->host_start, s0, s1);
     ks_ns end = s->host_end;
     int64_t h = ks_dg_node_at(g, 0, s->host_end);
     if (h >= 0 && rp->in[h] == rp->stamp && s->host_end >= g->v[h].a && s->host_end <= g->v[h].end)
@@ -168,6 +170,57 @@ static ks_ns replay_step(ks_dg_replayer *rp, const ks_dg_scale *sc, const ks_ste
             end = s1[v];
     }
     return end > s->start ? ks_sat_sub(end, s->start) : 0;
+}
+
+/* Where point q of the stepping thread lies in the replay (q itself when its node was not
+ * replayed). */
+static ks_ns main_at(const ks_dg_replayer *rp, const ks_dg_scale *sc, ks_ns q, const ks_ns *s0, const ks_ns *s1)
+{
+    const ks_dg *g = rp->g;
+    int64_t h = ks_dg_node_at(g, 0, q);
+    /* (at or before the thread's first node: where it began, released or not) */
+    if (h >= 0 && rp->in[h] == rp->stamp && q > g->v[h].a && q <= g->v[h].end)
+        return ks_dg_map(g, sc, (size_t)h, q, s0, s1);
+    return q;
+}
+
+/* The replay of the steps with a data loader's pin-memory thread: the steps wait for batches that
+ * come at their own pace (a faster step waits longer for the next one), so a step is not replayed
+ * alone but the steps' span at once, from the first step's host start (the pin-memory thread from
+ * the batch its first queue call took); each step begins where its ProfilerStep range begins in
+ * that replay and ends by the rule of replay_step. len[i]: the length of step i. */
+static void replay_steps_together(ks_dg_replayer *rp, const ks_dg_scale *sc, const ks_steps *st,
+                                  const int32_t *step_of, ks_ns *s0, ks_ns *s1, ks_ns *len)
+{
+    const ks_dg *g = rp->g;
+    ks_ns lo = st->v[0].host_start, hi = st->v[0].end, pin_lo = lo;
+    for (size_t i = 1; i < st->n; i++)
+        hi = st->v[i].end > hi ? st->v[i].end : hi;
+    for (int64_t v = ks_dg_node_at(g, 0, lo); v >= 0 && (size_t)v < g->th[0].n1; v++) {
+        const ks_dg_node *n = &g->v[v];
+        if (n->kind != KS_DG_WAIT_QUEUE || n->a < lo)
+            continue;
+        for (uint32_t k = n->p0; k < ks_dg_in_end(g, (size_t)v); k++)
+            if (g->e[k].kind == KS_DEP_DATA_QUEUE && g->v[g->e[k].src].start < pin_lo)
+                pin_lo = g->v[g->e[k].src].start;
+        break;
+    }
+    ks_dg_replay_range(rp, sc, lo, ks_sat_add(hi, 1), pin_lo, s0, s1);
+    ks_ns *end = ks_xmalloc(ks_mul(st->n, sizeof *end));
+    for (size_t i = 0; i < st->n; i++)
+        end[i] = main_at(rp, sc, st->v[i].host_end, s0, s1);
+    for (size_t k = 0; k < rp->nsub; k++) {
+        uint32_t v = rp->sub[k];
+        int32_t i = v >= g->g0 ? step_of[v - g->g0] : -1;
+        if (i >= 0 && s1[v] > end[i])
+            end[i] = s1[v];
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        const ks_step *s = &st->v[i];
+        ks_ns start = ks_sat_add(s->start, ks_sat_sub(main_at(rp, sc, s->host_start, s0, s1), s->host_start));
+        len[i] = end[i] > start ? ks_sat_sub(end[i], start) : 0;
+    }
+    free(end);
 }
 
 /* a wait [a, end) of step i: of the stepping thread inside its host range, of the others inside
@@ -205,7 +258,16 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
         ks_ns hs = steps ? st->v[i].host_start : S, he = steps ? st->v[i].host_end : E;
         for (size_t k = 0; k < g->g0; k++) {
             const ks_dg_node *v = &g->v[k];
-            if (v->kind == KS_DG_RUN || v->kind == KS_DG_WAIT_GPU) {
+            if (v->kind == KS_DG_WAIT_QUEUE && v->start > v->a && in_step(v, v->start, hs, he, S, E)) {
+                /* a wait for the pin-memory thread's batch (the edge that released it) */
+                for (uint32_t q = v->p0; q < ks_dg_in_end(g, k); q++)
+                    if (g->e[q].kind == KS_DEP_DATA_QUEUE && (int32_t)q == v->bind) {
+                        ks_ns len = ks_sat_sub(v->start, v->a);
+                        w->waits_modeled_ns = ks_sat_add(w->waits_modeled_ns, len);
+                        wait_row(out, wcap, g->th[v->lane].track, g->th[g->v[g->e[q].src].lane].track, 1, len, 0);
+                    }
+            }
+            if (v->kind == KS_DG_RUN || v->kind == KS_DG_WAIT_GPU || v->kind == KS_DG_WAIT_QUEUE) {
                 /* its CPU time inside the step's range */
                 ks_ns x = v->kind == KS_DG_RUN ? v->a : v->start, y = v->end;
                 ks_ns lo = v->lane == 0 ? hs : S, hi = v->lane == 0 ? he : E;
@@ -215,7 +277,7 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
                     w->label_cpu_ns = ks_sat_add(w->label_cpu_ns, ks_ivs_covered(&sc->cover[v->lane * sc->nsh + q], x, y));
                 continue;
             }
-            if (!in_step(v, v->kind == KS_DG_IDLE ? v->end : v->start, hs, he, S, E))
+            if (v->kind == KS_DG_WAIT_EXT || !in_step(v, v->kind == KS_DG_IDLE ? v->end : v->start, hs, he, S, E))
                 continue;
             int modeled = v->kind == KS_DG_WAIT_THREAD;
             ks_ns len = ks_sat_sub(modeled ? v->start : v->end, v->a), lag = len;
@@ -273,7 +335,8 @@ static void label_waits(const ks_dg *g, const ks_dg_scale *sc, ks_whatif *out)
             ks_ns w = 0;
             for (size_t i = g->th[j].n0; i < g->th[j].n1; i++) {
                 const ks_dg_node *v = &g->v[i];
-                if (v->kind == KS_DG_WAIT_THREAD || v->kind == KS_DG_IDLE)
+                if (v->kind == KS_DG_WAIT_THREAD || v->kind == KS_DG_IDLE || v->kind == KS_DG_WAIT_QUEUE ||
+                    v->kind == KS_DG_WAIT_EXT)
                     w = ks_sat_add(w, ks_ivs_covered(c, v->a, v->kind == KS_DG_IDLE ? v->end : v->start));
             }
             out->label_wait_ns[k] = ks_sat_add(out->label_wait_ns[k], w);
@@ -320,14 +383,22 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
         int32_t *step_of = ks_dg_item_steps(&g, st);
         ks_dg_replayer rp;
         ks_dg_replayer_init(&g, &rp);
+        /* (steps replayed together only when some call takes its batches from the queue) */
+        int together = g.edges[KS_DEP_DATA_QUEUE][1] > 0 && st && st->n;
+        ks_ns *len = together ? ks_xmalloc(ks_mul(n, 2 * sizeof *len)) : NULL;
+        if (together) {
+            replay_steps_together(&rp, &none, st, step_of, s0, s1, len);
+            replay_steps_together(&rp, &sc, st, step_of, s0, s1, len + n);
+        }
         for (size_t i = 0; i < n; i++) {
             ks_whatif_step *w = &out->v[i];
             ks_ns S = st && st->n ? st->v[i].start : a->win_start, E = st && st->n ? st->v[i].end : a->win_last;
             w->number = st && st->n ? st->v[i].number : -1;
             w->measured_ns = ks_sat_sub(E, S);
-            w->model_ns = replay_step(&rp, &none, st, step_of, i, s0, s1);
-            w->projected_ns = replay_step(&rp, &sc, st, step_of, i, s0, s1);
+            w->model_ns = together ? len[i] : replay_step(&rp, &none, st, step_of, i, s0, s1);
+            w->projected_ns = together ? len[n + i] : replay_step(&rp, &sc, st, step_of, i, s0, s1);
         }
+        free(len);
         ks_dg_replayer_free(&rp);
         size_t wcap = 0;
         step_figures(&g, &sc, st, step_of, out, &wcap);

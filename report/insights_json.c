@@ -78,6 +78,9 @@ static void graph_json(ks_jw *w, const ks_analysis *a, const ks_critpath *cp)
     ks_jw_key(w, "edges");
     ks_jw_obj(w);
     for (int k = 0; k < KS_DEP_NKINDS; k++) {
+        /* (the data loader's queue edges only where the graph has a pin-memory thread's batches) */
+        if (k == KS_DEP_DATA_QUEUE && !cp->edges[k][0] && !cp->edges[k][1])
+            continue;
         ks_jw_key(w, ks_dep_kind_name(k));
         ks_jw_obj(w);
         ks_jw_kuint(w, "recorded", cp->edges[k][0]);

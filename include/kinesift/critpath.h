@@ -1,12 +1,14 @@
 /* kinesift/critpath.h: what waits for what in each step, and the step's critical path.
  *
  * The dependency graph (insights/depgraph.c) has the CPU time of each replayed thread (the stepping
- * thread and every thread that launched GPU work) cut into nodes (CPU work, a blocking call's
- * wait, a wait on another thread) and one node per piece of GPU work (kernel, memcpy, memset),
- * with the edges: program order on a thread, launch call -> its GPU work, order on a stream, a
- * blocking call -> the GPU work it waited for, a thread -> the work of another thread it waited
- * for. Each edge is recorded (the trace says it: a correlation, a stream, a Stream Sync on a
- * stream) or inferred (kinesift concluded it from the times: docs/analysis.md, "Critical path").
+ * thread, every thread that launched GPU work, a data loader's pin-memory thread) cut into nodes
+ * (CPU work, a blocking call's wait, a wait on another thread, a wait for a batch) and one node
+ * per piece of GPU work (kernel, memcpy, memset), with the edges: program order on a thread,
+ * launch call -> its GPU work, order on a stream, a blocking call -> the GPU work it waited for, a
+ * thread -> the work of another thread it waited for, a batch the pin-memory thread pinned -> the
+ * call that took it. Each edge is recorded (the trace says it: a correlation, a stream, a Stream
+ * Sync on a stream) or inferred (kinesift concluded it from the times: docs/analysis.md,
+ * "Critical path").
  *
  * The critical path of a step is the chain of nodes and edges that ended the step, walked back
  * from its end to its start: each node is left for the dependency that released it last. Its
@@ -89,6 +91,9 @@ typedef enum ks_dep_kind {
                                 * Event) */
     KS_DEP_THREAD,             /* a thread that waited -> the other thread's work it waited for
                                 * (inferred) */
+    KS_DEP_DATA_QUEUE,         /* the pin-memory thread's batch k -> the stepping thread's k-th
+                                * _MultiProcessingDataLoaderIter.__next__ (inferred: first in,
+                                * first out) */
     KS_DEP_NKINDS
 } ks_dep_kind;
 

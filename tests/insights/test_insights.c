@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "tests/analysis/analysis_test.h"
+#include "kinesift/critpath.h"
 #include "kinesift/insights.h"
 #include "analysis/passes.h"
 #include "common/optsyntax.h"
@@ -835,6 +836,70 @@ static void whatif_waits_between_threads(void **state)
     unload(&b);
 }
 
+/* pin_memory.json (gen.py Q; us): tid 3 pins batch 0 [200, 500) and batch 1 [600, 900) (idle
+ * [500, 600) until its worker delivered it); tid 1 takes batch 0 in __next__ [250, 530) and batch 1
+ * in __next__ [1000, 1030). By hand: one data_queue edge each (first in, first out), the first
+ * releasing the call at 500. Step 0's path [250, 1000): tid 3's pinning [250, 500) (cpu,
+ * inferred: reached through the queue), the call's return [500, 530) (thread_wait, inferred),
+ * tid 1's work [530, 1000); step 1's: tid 1's cpu only (the batch was ready). With @cpu=0.5:
+ * batch 0 pinned [200, 350) (replayed from before the step: the step waited for it), the call
+ * returns at 365, the host part of step 0 ends at 365 + 470 / 2 = 600 (k1 ends at 515): 350 us;
+ * batch 1 is pinned no earlier than its worker delivered it: [600, 750); step 1's call waits for
+ * it from 600 and returns at 765, its host part ends at 765 + 770 / 2 = 1150: 550 us. With
+ * aten::linear=0.5: step 0 ends at 530 + 270 = 800 (550 us), step 1's call waits for batch 1 until
+ * 900, returns at 930, ends at 930 + 535: 665 us. */
+static void pin_memory_queue(void **state)
+{
+    (void)state;
+    bundle b;
+    load(&b, "insights/pin_memory.json");
+    const ks_ns us = 1000;
+    ks_critpath cp;
+    ks_error err;
+    assert_int_equal(ks_critpath_build(b.a, &b.st, &cp, &err), KS_OK);
+    assert_int_equal(cp.edges[KS_DEP_DATA_QUEUE][0], 0);
+    assert_int_equal(cp.edges[KS_DEP_DATA_QUEUE][1], 2);
+    assert_int_equal(cp.edges[KS_DEP_THREAD][1], 0);
+    assert_int_equal(cp.n, 2);
+    const ks_cp_step *s0 = &cp.v[0], *s1 = &cp.v[1];
+    assert_int_equal(s0->by_kind[KS_CP_UNMODELED], 0);
+    assert_int_equal(s0->by_kind[KS_CP_CPU], 720 * us);
+    assert_int_equal(s0->by_kind[KS_CP_THREAD_WAIT], 30 * us);
+    assert_int_equal(s0->inferred_ns, 280 * us);
+    /* tid 3's pinning on the path, on its own track */
+    uint32_t pin_track = UINT32_MAX;
+    for (size_t k = 0; k < s0->n; k++) {
+        ks_cp_piece p = ks_critpath_piece(&cp, s0, k);
+        char id[64];
+        ks_id_format(b.t->strings, b.t->tracks[p.track].tid, id, sizeof id);
+        if (!strcmp(id, "3"))
+            pin_track = p.track;
+    }
+    assert_int_not_equal(pin_track, UINT32_MAX);
+    assert_int_equal(ks_critpath_overlap(&cp, 0, 0, 1000 * us, KS_CP_CPU, pin_track), 250 * us);
+    assert_int_equal(s1->by_kind[KS_CP_CPU], 800 * us);
+    assert_int_equal(s1->by_kind[KS_CP_THREAD_WAIT], 0);
+    ks_critpath_free(&cp);
+    ks_shrink cpu = {"@cpu", 0.5};
+    ks_whatif w;
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &cpu, 1, &w, &err), KS_OK);
+    assert_int_equal(w.n, 2);
+    assert_int_equal(w.nthreads, 2);
+    assert_int_equal(w.v[0].model_ns, 750 * us);
+    assert_int_equal(w.v[1].model_ns, 800 * us);
+    assert_int_equal(w.v[0].projected_ns, 350 * us);
+    assert_int_equal(w.v[1].projected_ns, 550 * us);
+    assert_int_equal(w.v[0].waits_modeled_ns, 250 * us);
+    assert_int_equal(w.v[0].waits_unmodeled_ns, 0);
+    ks_whatif_free(&w);
+    ks_shrink lin = {"aten::linear", 0.5};
+    assert_int_equal(ks_whatif_run(b.a, &b.st, &lin, 1, &w, &err), KS_OK);
+    assert_int_equal(w.v[0].projected_ns, 550 * us);
+    assert_int_equal(w.v[1].projected_ns, 665 * us);
+    ks_whatif_free(&w);
+    unload(&b);
+}
+
 static void telemetry_aligned_with_skew(void **state)
 {
     (void)state;
@@ -903,6 +968,7 @@ int main(void)
         cmocka_unit_test(gaps_steady_threads_split_once),
         cmocka_unit_test(whatif_every_thread),
         cmocka_unit_test(whatif_waits_between_threads),
+        cmocka_unit_test(pin_memory_queue),
         cmocka_unit_test(telemetry_aligned_with_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
