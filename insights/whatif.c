@@ -231,14 +231,15 @@ static int in_step(const ks_dg_node *v, ks_ns end, ks_ns hs, ks_ns he, ks_ns S, 
 }
 
 /* add a wait of one thread on another to the rows per thread pair */
-static void wait_row(ks_whatif *out, size_t *cap, uint32_t tr, uint32_t on, int modeled, ks_ns len, ks_ns lag)
+static void wait_row(ks_whatif *out, size_t *cap, uint32_t tr, uint32_t on, int modeled, int queue, ks_ns len,
+                     ks_ns lag)
 {
     size_t r = 0;
-    while (r < out->nwaits &&
-           (out->waits[r].track != tr || out->waits[r].on_track != on || out->waits[r].modeled != modeled))
+    while (r < out->nwaits && (out->waits[r].track != tr || out->waits[r].on_track != on ||
+                               out->waits[r].modeled != modeled || out->waits[r].queue != queue))
         r++;
     if (r == out->nwaits) {
-        ks_whatif_wait x = {tr, on, modeled, 0, 0, 0};
+        ks_whatif_wait x = {tr, on, modeled, 0, 0, 0, queue};
         KS_PUSH(out->waits, out->nwaits, *cap, x);
     }
     out->waits[r].count++;
@@ -264,7 +265,7 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
                     if (g->e[q].kind == KS_DEP_DATA_QUEUE && (int32_t)q == v->bind) {
                         ks_ns len = ks_sat_sub(v->start, v->a);
                         w->waits_modeled_ns = ks_sat_add(w->waits_modeled_ns, len);
-                        wait_row(out, wcap, g->th[v->lane].track, g->th[g->v[g->e[q].src].lane].track, 1, len, 0);
+                        wait_row(out, wcap, g->th[v->lane].track, g->th[g->v[g->e[q].src].lane].track, 1, 1, len, 0);
                     }
             }
             if (v->kind == KS_DG_RUN || v->kind == KS_DG_WAIT_GPU || v->kind == KS_DG_WAIT_QUEUE) {
@@ -300,7 +301,7 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
                 w->waits_modeled_ns = ks_sat_add(w->waits_modeled_ns, len);
             else
                 w->waits_unmodeled_ns = ks_sat_add(w->waits_unmodeled_ns, len);
-            wait_row(out, wcap, g->th[v->lane].track, g->th[on].track, modeled, len, lag);
+            wait_row(out, wcap, g->th[v->lane].track, g->th[on].track, modeled, 0, len, lag);
         }
         for (size_t k = g->g0; k < g->n; k++) {
             const ks_dg_node *v = &g->v[k];

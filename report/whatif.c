@@ -28,6 +28,14 @@ static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w)
     char b1[32], b2[32], id[64], on[64];
     for (size_t i = 0; i < w->nwaits; i++) {
         const ks_whatif_wait *x = &w->waits[i];
+        if (x->queue) {
+            fprintf(out, "  wait modelled: tid %s waited in the data loader's __next__ for a batch that tid %s "
+                         "pinned, %llu time%s, %s in all; each ends when its batch is pinned in the projection "
+                         "(the pinning waited for the worker processes as measured, never less).\n",
+                    tid(id, sizeof id, t, x->track), tid(on, sizeof on, t, x->on_track),
+                    (unsigned long long)x->count, x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
+            continue;
+        }
         fprintf(out, "  wait %s: tid %s only waited while tid %s worked, %llu time%s, %s in all; ",
                 x->modeled ? "modelled" : "NOT modelled", tid(id, sizeof id, t, x->track),
                 tid(on, sizeof on, t, x->on_track), (unsigned long long)x->count, x->count == 1 ? "" : "s",
@@ -175,6 +183,7 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         ks_jw_kstr(w, "tid", tid(id, sizeof id, a->trace, x->track));
         ks_jw_kstr(w, "on_tid", tid(id, sizeof id, a->trace, x->on_track));
         ks_jw_kbool(w, "modeled", x->modeled);
+        ks_jw_kstr(w, "kind", x->queue ? "data_queue" : "thread");
         ks_jw_kuint(w, "count", x->count);
         ks_jw_kint(w, "wait_ns", x->wait_ns);
         ks_jw_kint(w, "lag_ns", x->lag_ns);

@@ -385,6 +385,9 @@ typedef struct ks_whatif_wait {
     uint64_t count;
     ks_ns wait_ns;             /* total length */
     ks_ns lag_ns;              /* total time from the end of that work to the wait's end (kept) */
+    int queue;                 /* waits for the next batch of a data loader's queue, pinned by the
+                                * other thread (a pin-memory thread: it may itself have waited for
+                                * a worker process); modelled */
 } ks_whatif_wait;
 
 typedef struct ks_whatif {

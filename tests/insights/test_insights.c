@@ -891,6 +891,13 @@ static void pin_memory_queue(void **state)
     assert_int_equal(w.v[1].projected_ns, 550 * us);
     assert_int_equal(w.v[0].waits_modeled_ns, 250 * us);
     assert_int_equal(w.v[0].waits_unmodeled_ns, 0);
+    /* the wait is one row of its own: the main thread's __next__ on the pin-memory thread's batch */
+    assert_int_equal(w.nwaits, 1);
+    assert_true(w.waits[0].queue && w.waits[0].modeled);
+    assert_int_equal(w.waits[0].track, w.threads[0]);
+    assert_int_equal(w.waits[0].on_track, w.threads[1]);
+    assert_int_equal(w.waits[0].count, 1);
+    assert_int_equal(w.waits[0].wait_ns, 250 * us);
     ks_whatif_free(&w);
     ks_shrink lin = {"aten::linear", 0.5};
     assert_int_equal(ks_whatif_run(b.a, &b.st, &lin, 1, &w, &err), KS_OK);
