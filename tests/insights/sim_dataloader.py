@@ -26,16 +26,12 @@ on the first trace must project each step of the second within 3 %, in four regi
 the bottleneck, the pin-memory thread the bottleneck (batches of one tensor, and of two), the GPU
 the bottleneck. The unchanged model
 must give the measured step exactly; the dependency graph must hold the data-queue edges."""
-import json, os, subprocess, sys, tempfile
+import sys, tempfile
 
-KINESIFT = os.environ["KINESIFT"]
+from sim_trace import chrome_trace, kinesift, write
 LAUNCH_LAT, CALL, SYNC_RET, NEXT_RET, HANDOVER, TENSOR_GAP = 4000, 3000, 2000, 30000, 5000, 2000  # ns
 WARMUP, STEPS = 10, 6
 NEXT = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
-
-
-def us(ns):
-    return "%d.%03d" % (ns // 1000, ns % 1000)
 
 
 class Program:
@@ -129,33 +125,8 @@ class Program:
         return self
 
     def trace(self):
-        tids = {"main": 100, "pin": 102}
-        out = []
-        for tid, name, cat, ts, dur, args in self.ev:
-            if ts < self.t0 or ts + dur > self.t1:
-                continue  # the window the profiler recorded
-            pid, t = (0, 7) if tid == "gpu" else (1, tids[tid])
-            if tid != "gpu":
-                args.pop("stream", None)
-                args.pop("device", None)
-            out.append(f'{{"ph": "X", "cat": "{cat}", "name": {json.dumps(name)}, "pid": {pid}, "tid": {t}, '
-                       f'"ts": {us(ts)}, "dur": {us(dur)}, "args": {json.dumps(args)}}}')
-        out.append('{"ph": "M", "name": "process_labels", "pid": 0, "args": {"labels": "GPU 0"}}')
-        return '{"schemaVersion": 1, "traceEvents": [\n' + ",\n".join(out) + "\n]}\n"
-
-
-def kinesift(*args):
-    r = subprocess.run([KINESIFT, *args], capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"kinesift {args} failed ({r.returncode}): {r.stderr}")
-    return json.loads(r.stdout)
-
-
-def write(tmp, name, prog):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(prog.trace())
-    return path
+        ev = [e for e in self.ev if self.t0 <= e[3] and e[3] + e[4] <= self.t1]  # the window recorded
+        return chrome_trace(ev, {"main": 100, "pin": 102})
 
 
 MAIN = dict(copy=200_000, nf=20, cf=100_000, kf=50_000, no=5, co=50_000, ko=30_000)

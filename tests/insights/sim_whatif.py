@@ -16,14 +16,10 @@ Each program is run once as written and once with one phase really faster (its C
 work it launches scaled), and `kinesift whatif --shrink PHASE=FACTOR` on the first trace must
 project each step of the second within 3 %, in a CPU-bound and a GPU-bound regime. The unchanged
 model must give the measured step exactly."""
-import json, os, subprocess, sys, tempfile
+import sys, tempfile
 
-KINESIFT = os.environ["KINESIFT"]
+from sim_trace import chrome_trace, kinesift, write
 LAUNCH_LAT, CALL, SYNC_RET, WAKE = 4000, 3000, 2000, 20000  # ns
-
-
-def us(ns):
-    return "%d.%03d" % (ns // 1000, ns % 1000)
 
 
 class Program:
@@ -97,34 +93,10 @@ class Program:
         return self
 
     def trace(self):
-        tids = {"main": 100, "autograd": 101}
-        out = []
-        for tid, name, cat, ts, dur, args in self.ev:
-            pid, t = (0, 7) if tid == "gpu" else (1, tids[tid])
-            if tid != "gpu":
-                args.pop("stream", None)
-                args.pop("device", None)
-            if args.get("correlation") == 0:
-                del args["correlation"]
-            # times as exact decimal text in us (kinesift reads them without floating point)
-            out.append(f'{{"ph": "X", "cat": "{cat}", "name": {json.dumps(name)}, "pid": {pid}, "tid": {t}, '
-                       f'"ts": {us(ts)}, "dur": {us(dur)}, "args": {json.dumps(args)}}}')
-        out.append('{"ph": "M", "name": "process_labels", "pid": 0, "args": {"labels": "GPU 0"}}')
-        return '{"schemaVersion": 1, "traceEvents": [\n' + ",\n".join(out) + "\n]}\n"
-
-
-def kinesift(*args):
-    r = subprocess.run([KINESIFT, *args], capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"kinesift {args} failed ({r.returncode}): {r.stderr}")
-    return json.loads(r.stdout)
-
-
-def write(tmp, name, prog):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(prog.trace())
-    return path
+        # a correlation of 0 marks a call without one (cudaStreamSynchronize)
+        ev = [(tid, name, cat, ts, dur, {k: v for k, v in args.items() if not (k == "correlation" and v == 0)})
+              for tid, name, cat, ts, dur, args in self.ev]
+        return chrome_trace(ev, {"main": 100, "autograd": 101})
 
 
 REGIMES = {
