@@ -291,7 +291,17 @@ static inline __attribute__((always_inline)) size_t clean_blocks_with(classify_f
          * closing bracket: decided by looking ahead (bit 63 always looks into the next block) */
         uint64_t check_q = m.quote & ~inside & ~(closer >> 1);
         uint64_t check_c = m.comma & ~inside & (((m.blank | m.close) >> 1) | (1ULL << 63));
-        int ok = 1;
+        /* the first byte that is not blank after each of them, within the block, at once: an add
+         * carries a bit just after one through the run of blanks that follows it (the runs after
+         * two of them never meet: each starts after a byte that is not blank). Only the block's
+         * last byte that is not blank has none within the block: looked at below, byte by byte. */
+        uint64_t nonblank = ~m.blank;
+        uint64_t last = nonblank ? 1ULL << (63 - __builtin_clzll(nonblank)) : 0;
+        uint64_t land_q = (((check_q & ~last) << 1) + m.blank) & nonblank;
+        uint64_t land_c = (((check_c & ~last) << 1) + m.blank) & nonblank;
+        int ok = !(land_q & ~closer) && !(land_c & m.close);
+        check_q &= last;
+        check_c &= last;
         while (ok && check_q) {
             int b = __builtin_ctzll(check_q), k = next_in_block(m.blank, b);
             if (k >= 0) {
