@@ -443,6 +443,24 @@ void ks_jw_double(ks_jw *w, double v)
     gen_number(w, b, n);
 }
 
+/* a string's text with invalid UTF-8 replaced, as jw_string writes it (no state change) */
+static void put_repaired(ks_jw *w, const char *s, size_t n)
+{
+    size_t m;
+    char *fixed = ks_utf8_sanitize(s, n, &m);
+    put_string(w, fixed ? fixed : s, fixed ? m : n);
+    free(fixed);
+}
+
+/* a string to a sink, invalid UTF-8 replaced, as jw_string gives it */
+static void sink_repaired(const ks_jw_sink *k, const char *s, size_t n)
+{
+    size_t m;
+    char *fixed = ks_utf8_sanitize(s, n, &m);
+    k->str(k->ctx, fixed ? fixed : s, fixed ? m : n);
+    free(fixed);
+}
+
 /* a tree value's tokens to a sink, as the calls one by one give them */
 static void tree_feed(const ks_jw_sink *k, const struct yajl_val_s *v)
 {
@@ -452,10 +470,7 @@ static void tree_feed(const ks_jw_sink *k, const struct yajl_val_s *v)
     }
     switch (v->type) {
     case yajl_t_string: {
-        size_t n = strlen(v->u.string), m;
-        char *fixed = ks_utf8_sanitize(v->u.string, n, &m);
-        k->str(k->ctx, fixed ? fixed : v->u.string, fixed ? m : n);
-        free(fixed);
+        sink_repaired(k, v->u.string, strlen(v->u.string));
         break;
     }
     case yajl_t_number: k->number_text(k->ctx, v->u.number.r, strlen(v->u.number.r)); break;
@@ -488,10 +503,7 @@ static void tree_text(ks_jw *w, const struct yajl_val_s *v)
     }
     switch (v->type) {
     case yajl_t_string: {
-        size_t n = strlen(v->u.string), m;
-        char *fixed = ks_utf8_sanitize(v->u.string, n, &m);
-        put_string(w, fixed ? fixed : v->u.string, fixed ? m : n);
-        free(fixed);
+        put_repaired(w, v->u.string, strlen(v->u.string));
         break;
     }
     case yajl_t_number: put(w, v->u.number.r, strlen(v->u.number.r)); break;
@@ -502,10 +514,7 @@ static void tree_text(ks_jw *w, const struct yajl_val_s *v)
         for (size_t i = 0; i < v->u.object.len; i++) {
             if (i)
                 put(w, ",", 1);
-            size_t n = strlen(v->u.object.keys[i]), m;
-            char *fixed = ks_utf8_sanitize(v->u.object.keys[i], n, &m);
-            put_string(w, fixed ? fixed : v->u.object.keys[i], fixed ? m : n);
-            free(fixed);
+            put_repaired(w, v->u.object.keys[i], strlen(v->u.object.keys[i]));
             put(w, ":", 1);
             tree_text(w, v->u.object.values[i]);
         }
@@ -663,10 +672,8 @@ static size_t compact_feed(const ks_jw_sink *k, const char *s, size_t n, char *b
         return i < n ? i + 1 : i;
     }
     if (i < n && s[i] == '"') {
-        size_t used, m = compact_string(s, n, buf, &used), fn;
-        char *fixed = ks_utf8_sanitize(buf, m, &fn);
-        k->str(k->ctx, fixed ? fixed : buf, fixed ? fn : m);
-        free(fixed);
+        size_t used, m = compact_string(s, n, buf, &used);
+        sink_repaired(k, buf, m);
         return used;
     }
     size_t e = 0;
@@ -726,10 +733,8 @@ void ks_jw_compact(ks_jw *w, const char *s, size_t n)
             if (s[i] == '"') {
                 if (!buf)
                     buf = ks_xmalloc(n + 1);
-                size_t used, m = compact_string(s + i, n - i, buf, &used), fn;
-                char *fixed = ks_utf8_sanitize(buf, m, &fn);
-                put_string(w, fixed ? fixed : buf, fixed ? fn : m);
-                free(fixed);
+                size_t used, m = compact_string(s + i, n - i, buf, &used);
+                put_repaired(w, buf, m);
                 i += used;
             } else {
                 size_t j = i;
@@ -789,6 +794,28 @@ struct ks_jw_kcache {
     jw_kprefix e[2 << JW_KSET_BITS];
 };
 
+/* What goes before a member's value at the writer's depth, at d: the separator when sep (",\n",
+ * compact ","), the indentation, the quoted key, ':' and (indented) a space; where it ends. */
+static char *member_text(const ks_jw *w, char *d, int sep, const char *k, size_t klen)
+{
+    if (sep) {
+        *d++ = ',';
+        if (w->pretty)
+            *d++ = '\n';
+    }
+    size_t ind = w->pretty ? 2 * (size_t)w->depth : 0;
+    memset(d, ' ', ind);
+    d += ind;
+    *d++ = '"';
+    memcpy(d, k, klen);
+    d += klen;
+    *d++ = '"';
+    *d++ = ':';
+    if (w->pretty)
+        *d++ = ' ';
+    return d;
+}
+
 /* the entry of key k at the writer's depth, rendered if not kept; NULL when it does not fit one */
 static const jw_kprefix *kprefix(ks_jw *w, const char *k, size_t klen)
 {
@@ -808,21 +835,8 @@ static const jw_kprefix *kprefix(ks_jw *w, const char *k, size_t klen)
     if (e[1].key == k && e[1].depth == depth)
         return &e[1];
     e[1] = e[0]; /* the new one first */
-    char *d = e->text;
-    *d++ = ',';
-    if (w->pretty)
-        *d++ = '\n';
-    e->sep = (uint8_t)(d - e->text);
-    memset(d, ' ', ind);
-    d += ind;
-    *d++ = '"';
-    memcpy(d, k, klen);
-    d += klen;
-    *d++ = '"';
-    *d++ = ':';
-    if (w->pretty)
-        *d++ = ' ';
-    e->len = (uint8_t)(d - e->text);
+    e->sep = (uint8_t)(w->pretty ? 2 : 1);
+    e->len = (uint8_t)(member_text(w, e->text, 1, k, klen) - e->text);
     e->key = k;
     e->depth = depth;
     return e;
@@ -858,7 +872,6 @@ void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
         return;
     }
     char *d = w->buf + w->nbuf;
-    size_t ind = w->pretty ? 2 * (size_t)w->depth : 0;
     int sep = *st == ST_MAP_KEY; /* a member before: a separator */
     for (size_t i = 0; i < n; i++) {
         const jw_kprefix *p = kprefix(w, m[i].key, m[i].klen);
@@ -869,22 +882,8 @@ void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
             for (size_t k = JW_KCHUNK; k < len; k += JW_KCHUNK)
                 memcpy(d + k, src + k, JW_KCHUNK);
             d += len;
-        } else {
-            if (sep) {
-                *d++ = ',';
-                if (w->pretty)
-                    *d++ = '\n';
-            }
-            memset(d, ' ', ind);
-            d += ind;
-            *d++ = '"';
-            memcpy(d, m[i].key, m[i].klen);
-            d += m[i].klen;
-            *d++ = '"';
-            *d++ = ':';
-            if (w->pretty)
-                *d++ = ' ';
-        }
+        } else
+            d = member_text(w, d, sep, m[i].key, m[i].klen);
         sep = 1;
         if (m[i].str)
             *d++ = '"';
