@@ -467,13 +467,7 @@ ks_memory *ks_memory_build(const ks_trace *t, const ks_timeline *tl, size_t ntl)
 int64_t ks_mem_level_before(const ks_mem_device *d, ks_ns ts, size_t *next)
 {
     size_t lo = 0, hi = d->nev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->ev[mid].ts < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, d->ev[mid].ts < ts);
     if (next)
         *next = lo;
     return lo ? d->ev[lo - 1].level : d->start_level;

@@ -204,13 +204,7 @@ static work_iv *direct_times(const ks_analysis *a, size_t *nw, key_time **kt, si
 static size_t first_shape(const ks_trace *t, uint32_t track)
 {
     size_t lo = 0, hi = t->nshapes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->shapes[mid].track < track)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    KS_LOWER_BOUND(lo, hi, mid, t->shapes[mid].track < track);
     return lo;
 }
 

@@ -335,14 +335,12 @@ static void pin_batches_make(const ks_dg *g, pin_batches *pb)
     }
     if (nw >= 2 && agree && j1 > j0 && (j1 - j0) % (i1 - i0) == 0)
         pb->per = (size_t)((j1 - j0) / (i1 - i0));
-    size_t r = nw ? (size_t)j0 % pb->per : pb->per - 1, capb = 0;
+    size_t r = nw ? (size_t)j0 % pb->per : pb->per - 1;
+    pb->start = ks_xmalloc(ks_mul(ne ? ne : 1, sizeof *pb->start)); /* a batch has a slice at least */
+    pb->end = ks_xmalloc(ks_mul(ne ? ne : 1, sizeof *pb->end));
     for (size_t j = 0, first = 0; j < ne; j++) {
         if (j % pb->per != r)
             continue;
-        size_t had = capb;
-        KS_GROW(pb->start, capb, pb->n + 1);
-        if (capb != had)
-            pb->end = ks_xrealloc(pb->end, ks_mul(capb, sizeof *pb->end));
         pb->start[pb->n] = ss[first];
         pb->end[pb->n++] = se[j];
         first = j + 1;

@@ -259,14 +259,12 @@ static void step_figures(const ks_dg *g, const ks_dg_scale *sc, const ks_steps *
         ks_ns hs = steps ? st->v[i].host_start : S, he = steps ? st->v[i].host_end : E;
         for (size_t k = 0; k < g->g0; k++) {
             const ks_dg_node *v = &g->v[k];
-            if (v->kind == KS_DG_WAIT_QUEUE && v->start > v->a && in_step(v, v->start, hs, he, S, E)) {
+            if (v->kind == KS_DG_WAIT_QUEUE && v->start > v->a && in_step(v, v->start, hs, he, S, E) &&
+                v->bind >= 0 && g->e[v->bind].kind == KS_DEP_DATA_QUEUE) {
                 /* a wait for the pin-memory thread's batch (the edge that released it) */
-                for (uint32_t q = v->p0; q < ks_dg_in_end(g, k); q++)
-                    if (g->e[q].kind == KS_DEP_DATA_QUEUE && (int32_t)q == v->bind) {
-                        ks_ns len = ks_sat_sub(v->start, v->a);
-                        w->waits_modeled_ns = ks_sat_add(w->waits_modeled_ns, len);
-                        wait_row(out, wcap, g->th[v->lane].track, g->th[g->v[g->e[q].src].lane].track, 1, 1, len, 0);
-                    }
+                ks_ns len = ks_sat_sub(v->start, v->a);
+                w->waits_modeled_ns = ks_sat_add(w->waits_modeled_ns, len);
+                wait_row(out, wcap, g->th[v->lane].track, g->th[g->v[g->e[v->bind].src].lane].track, 1, 1, len, 0);
             }
             if (v->kind == KS_DG_RUN || v->kind == KS_DG_WAIT_GPU || v->kind == KS_DG_WAIT_QUEUE) {
                 /* its CPU time inside the step's range */
