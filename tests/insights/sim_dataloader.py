@@ -28,7 +28,7 @@ the bottleneck. The unchanged model
 must give the measured step exactly; the dependency graph must hold the data-queue edges."""
 import sys, tempfile
 
-from sim_trace import chrome_trace, kinesift, write
+from sim_trace import check_steps, chrome_trace, kinesift, write
 LAUNCH_LAT, CALL, SYNC_RET, NEXT_RET, HANDOVER, TENSOR_GAP = 4000, 3000, 2000, 30000, 5000, 2000  # ns
 WARMUP, STEPS = 10, 6
 NEXT = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
@@ -159,12 +159,5 @@ with tempfile.TemporaryDirectory() as tmp:
             wi = kinesift("whatif", "--format", "json", "--quiet", "--window", "trace", "--shrink",
                           f"{label}={factor}", base)["traces"][0]["steps"]
             assert len(real) == len(wi) == STEPS, (regime, phase, len(real), len(wi))
-            for s, r in zip(wi, real):
-                assert s["model_ns"] == s["measured_ns"], ("the unchanged model is the measured step", s)
-                err = (s["projected_ns"] - r["wall_ns"]) / r["wall_ns"]
-                ok = abs(err) <= 0.03
-                failures += not ok
-                print(f"{'ok  ' if ok else 'FAIL'} {regime:12s} {label}={factor}: step {s['number']}: measured "
-                      f"{s['measured_ns'] / 1e6:8.3f} ms, projected {s['projected_ns'] / 1e6:8.3f} ms, re-run "
-                      f"{r['wall_ns'] / 1e6:8.3f} ms ({100 * err:+.2f} %)")
+            failures += check_steps(f"{regime:12s} {label}={factor}", wi, real)
 sys.exit(1 if failures else 0)

@@ -1,6 +1,7 @@
 """tests/insights/sim_trace.py: what the what-if simulators (sim_whatif.py, sim_dataloader.py)
 share: a simulated program's events as a Kineto-shaped Chrome trace, times written as exact decimal
-text in us (kinesift reads them without floating point), and running kinesift on it."""
+text in us (kinesift reads them without floating point), running kinesift on it, and the law both
+check on each step."""
 import json, os, subprocess, sys
 
 KINESIFT = os.environ["KINESIFT"]
@@ -36,3 +37,19 @@ def write(tmp, name, prog):
     with open(path, "w") as f:
         f.write(prog.trace())
     return path
+
+
+def check_steps(tag, projected, rerun):
+    """whatif's steps against the program re-run with the phase really faster: the unchanged model
+    gives each measured step exactly (asserted), each projection is within 3 % of the re-run step
+    (printed, ok or FAIL); the count of failures"""
+    failures = 0
+    for s, r in zip(projected, rerun):
+        assert s["model_ns"] == s["measured_ns"], ("the unchanged model is the measured step", s)
+        err = (s["projected_ns"] - r["wall_ns"]) / r["wall_ns"]
+        ok = abs(err) <= 0.03
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {tag}: step {s['number']}: measured "
+              f"{s['measured_ns'] / 1e6:8.3f} ms, projected {s['projected_ns'] / 1e6:8.3f} ms, re-run "
+              f"{r['wall_ns'] / 1e6:8.3f} ms ({100 * err:+.2f} %)")
+    return failures
