@@ -55,6 +55,16 @@ char *ks_xasprintf(const char *fmt, ...)
 #endif
     ;
 
+/* A function kept out of line and uncloned: where a bench counts a part of the work by the names of
+ * its functions (callgrind, bench/kernels_cost.sh), that part must not melt into its callers. */
+#if defined(__clang__)
+#define KS_NOINLINE __attribute__((noinline))
+#elif defined(__GNUC__)
+#define KS_NOINLINE __attribute__((noinline, noclone))
+#else
+#define KS_NOINLINE
+#endif
+
 /* A growable byte buffer. */
 typedef struct ks_buf {
     char *p;

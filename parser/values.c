@@ -298,32 +298,54 @@ static void mem_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
 
 /* ---- shape args: an array kept as its compact JSON text ------------------------------------ */
 
+/* The text is built in a buffer of KS_LIMIT_SHAPE_TEXT bytes and a few more, sized once, so that
+ * each piece is one bounds check and a copy (an op with shapes has three such arrays; on the MTIA
+ * trace a call per token through ks_buf_put was 20 M of the 47 M instructions keeping them cost
+ * the parse). A text that would reach
+ * the limit is marked bad (dropped and counted at its end); its later pieces are not kept. */
+#define CAP_ROOM (KS_LIMIT_SHAPE_TEXT + 16)
+
 void ks_ps_cap_begin(ks_parser *p, int key)
 {
     p->shp.key = key;
     p->shp.depth = 1;
     p->shp.sep = 0;
     p->shp.bad = 0;
-    p->shp.buf.n = 0;
-    ks_buf_putc(&p->shp.buf, '[');
+    if (p->shp.buf.cap < CAP_ROOM) {
+        p->shp.buf.p = ks_xrealloc(p->shp.buf.p, CAP_ROOM);
+        p->shp.buf.cap = CAP_ROOM;
+    }
+    p->shp.buf.p[0] = '[';
+    p->shp.buf.n = 1;
 }
 
-static void cap_put(ks_parser *p, const char *s, size_t n)
+/* room for n more bytes and the terminating NUL within the limit; else the text is bad */
+static inline char *cap_room(ks_parser *p, size_t n)
 {
-    if (p->shp.bad)
-        return;
-    if (p->shp.buf.n + n + 1 > KS_LIMIT_SHAPE_TEXT) {
+    size_t at = p->shp.buf.n;
+    if (p->shp.bad || n >= KS_LIMIT_SHAPE_TEXT - at) {
         p->shp.bad = 1;
-        return;
+        return NULL;
     }
-    ks_buf_put(&p->shp.buf, s, n);
+    p->shp.buf.n = at + n;
+    return p->shp.buf.p + at;
+}
+
+static inline void cap_byte(ks_parser *p, char c)
+{
+    char *d = cap_room(p, 1);
+    if (d)
+        *d = c;
 }
 
 int ks_ps_cap_open(ks_parser *p)
 {
-    if (p->shp.sep)
-        cap_put(p, ",", 1);
-    cap_put(p, "[", 1);
+    char *d = cap_room(p, 1 + (size_t)p->shp.sep);
+    if (d) {
+        if (p->shp.sep)
+            *d++ = ',';
+        *d = '[';
+    }
     p->shp.sep = 0;
     p->shp.depth++;
     return 1;
@@ -332,7 +354,7 @@ int ks_ps_cap_open(ks_parser *p)
 /* grid or block: "[x,y,z]", three integers >= 0, else not kept */
 static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
 {
-    ks_buf_putc(&p->shp.buf, 0);
+    p->shp.buf.p[p->shp.buf.n] = 0; /* within CAP_ROOM: n < KS_LIMIT_SHAPE_TEXT */
     const char *s = p->shp.buf.p + 1;
     int64_t v[3];
     for (int i = 0; i < 3; i++) {
@@ -350,7 +372,7 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
 
 int ks_ps_cap_close(ks_parser *p)
 {
-    cap_put(p, "]", 1);
+    cap_byte(p, ']');
     p->shp.sep = 1;
     if (--p->shp.depth)
         return 1;
@@ -376,38 +398,74 @@ int ks_ps_cap_close(ks_parser *p)
     return 1;
 }
 
-static int cap_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
+/* a string's bytes with '"', '\\' and the control bytes escaped, as JSON needs them */
+static void cap_escaped(ks_parser *p, const char *s, size_t len)
 {
-    if (p->shp.sep)
-        cap_put(p, ",", 1);
-    p->shp.sep = 1;
-    switch (vt) {
-    case V_STRING:
-        cap_put(p, "\"", 1);
-        for (size_t i = 0, run = 0; i <= len; i++) {
-            unsigned char c = i < len ? (unsigned char)s[i] : 0;
-            if (i < len && c != '"' && c != '\\' && c >= 0x20)
-                continue;
-            cap_put(p, s + run, i - run); /* the bytes that need no escape, at once */
-            run = i + 1;
-            if (i == len)
-                break;
-            char b[8];
-            if (c == '"' || c == '\\') {
-                b[0] = '\\';
-                b[1] = (char)c;
-                cap_put(p, b, 2);
-            } else {
-                snprintf(b, sizeof b, "\\u%04x", c);
-                cap_put(p, b, 6);
-            }
+    for (size_t i = 0, run = 0; i <= len; i++) {
+        unsigned char c = i < len ? (unsigned char)s[i] : 0;
+        if (i < len && c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        char *d = cap_room(p, i - run);
+        if (d)
+            memcpy(d, s + run, i - run); /* the bytes that need no escape, at once */
+        run = i + 1;
+        if (i == len)
+            break;
+        char b[8];
+        if (c == '"' || c == '\\') {
+            b[0] = '\\';
+            b[1] = (char)c;
+            d = cap_room(p, 2);
+            if (d)
+                memcpy(d, b, 2);
+        } else {
+            snprintf(b, sizeof b, "\\u%04x", c);
+            d = cap_room(p, 6);
+            if (d)
+                memcpy(d, b, 6);
         }
-        cap_put(p, "\"", 1);
-        break;
-    case V_NUMBER: cap_put(p, s, len); break;
-    case V_TRUE: cap_put(p, "true", 4); break;
-    case V_FALSE: cap_put(p, "false", 5); break;
-    default: cap_put(p, "null", 4); break;
+    }
+}
+
+/* out of line: bench/kernels_cost.sh counts it as the kernel view's */
+KS_NOINLINE static int cap_value(ks_parser *p, enum vtype vt, const char *s, size_t len)
+{
+    size_t sep = (size_t)p->shp.sep;
+    p->shp.sep = 1;
+    char *d;
+    switch (vt) {
+    case V_STRING: {
+        size_t i = 0;
+        while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+            i++;
+        if (i == len) { /* nothing to escape: the usual case, one copy */
+            if ((d = cap_room(p, sep + len + 2))) {
+                if (sep)
+                    *d++ = ',';
+                *d++ = '"';
+                memcpy(d, s, len);
+                d[len] = '"';
+            }
+            return 1;
+        }
+        if ((d = cap_room(p, sep + 1))) {
+            if (sep)
+                *d++ = ',';
+            *d = '"';
+        }
+        cap_escaped(p, s, len);
+        cap_byte(p, '"');
+        return 1;
+    }
+    case V_NUMBER: break;
+    case V_TRUE: s = "true", len = 4; break;
+    case V_FALSE: s = "false", len = 5; break;
+    default: s = "null", len = 4; break;
+    }
+    if ((d = cap_room(p, sep + len))) {
+        if (sep)
+            *d++ = ',';
+        memcpy(d, s, len);
     }
     return 1;
 }

@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "analysis_test.h"
+#include "common/limits.h"
+#include "common/util.h"
 #include "kinesift/kernels.h"
 
 #define BF16 "\"c10::BFloat16\""
@@ -387,10 +389,45 @@ static void recorded_shapes(void **state)
     ks_trace_free(t);
 }
 
+/* the compact text of every kind of value, and the limit: a text of KS_LIMIT_SHAPE_TEXT - 1 bytes
+ * is kept, one byte more is dropped and counted; literals and escapes as JSON writes them */
+static void recorded_shape_edges(void **state)
+{
+    (void)state;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (int e = 0; e < 2; e++) {
+        /* "[1,1,...,1]": 2m + 1 bytes; "[10,1,...,1]": 2m + 2 */
+        size_t m = (KS_LIMIT_SHAPE_TEXT - 2) / 2;
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"name\":\"aten::cat\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                          "\"dur\":1,\"args\":{\"Input Dims\": [%s",
+                      e ? "," : "", 2 * e, e ? "10" : "1");
+        for (size_t i = 1; i < m; i++)
+            ks_buf_puts(&b, ", 1");
+        ks_buf_puts(&b, "]}}");
+    }
+    ks_buf_puts(&b, ",{\"ph\":\"X\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,"
+                    "\"args\":{\"Input type\": [\"a\\u0001b\\\\c\", \"\\n\", true, false, null, -1.5e3, []]}}]}");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_buf_free(&b);
+    assert_int_equal(t->nshapes, 2);
+    const ks_shape_info *si = ks_trace_shape(t, 0, 0);
+    assert_non_null(si);
+    assert_int_equal(strlen(ks_trace_str(t, si->dims)), KS_LIMIT_SHAPE_TEXT - 1);
+    assert_null(ks_trace_shape(t, 0, 1));
+    assert_int_equal(ks_diag_total(&t->diag, "parse.shape_args_skipped"), 1);
+    si = ks_trace_shape(t, 0, 2);
+    assert_non_null(si);
+    assert_string_equal(ks_trace_str(t, si->types),
+                        "[\"a\\u0001b\\\\c\",\"\\u000a\",true,false,null,-1.5e3,[]]");
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_shapes),
+        cmocka_unit_test(recorded_shape_edges),
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),
