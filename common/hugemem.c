@@ -36,6 +36,26 @@ void *ks_xmalloc_big(size_t bytes)
     return p;
 }
 
+void ks_grow_big(void **arr, size_t *cap, size_t n, size_t need, size_t esz)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c = c + c / 2 + 8; /* as ks_grow */
+    size_t bytes = ks_mul(c, esz);
+    if (bytes < KS_HUGE_MIN) {
+        *arr = ks_xrealloc(*arr, bytes);
+    } else {
+        void *b = ks_xmalloc_big(bytes);
+        if (n)
+            memcpy(b, *arr, n * esz);
+        free(*arr);
+        *arr = b;
+    }
+    *cap = c;
+}
+
 void *ks_huge_map(size_t len, int noreserve, int huge)
 {
     size_t span = len + KS_HUGE_PAGE;

@@ -30,6 +30,19 @@ void *ks_xmalloc_big(size_t bytes);
  * (MAP_NORESERVE), memory is committed page by page as it is touched. NULL when refused. */
 void *ks_huge_map(size_t len, int noreserve, int huge);
 
+/* KS_GROW for an array that may grow big (the store's side records): while it is under
+ * KS_HUGE_MIN bytes it is realloc'ed as KS_GROW does; past it, each new size is a ks_xmalloc_big
+ * array the n elements in use are copied into (a realloc'ed array faults once per 4 KiB as it is
+ * written, a huge-page one once per 2 MiB; the copies add up to less than the final size). The
+ * capacities are those of ks_grow; free() frees it. KS_PUSH_BIG is KS_PUSH on it. */
+void ks_grow_big(void **arr, size_t *cap, size_t n, size_t need, size_t esz);
+#define KS_PUSH_BIG(arr, n, cap, val)                                                \
+    do {                                                                             \
+        if ((n) + 1 > (cap))                                                         \
+            ks_grow_big((void **)&(arr), &(cap), (n), (n) + 1, sizeof(*(arr)));       \
+        (arr)[(n)++] = (val);                                                        \
+    } while (0)
+
 void *ks_big_alloc(size_t bytes);
 void *ks_big_calloc(size_t n, size_t size);
 void ks_big_free(void *p, size_t bytes);
