@@ -32,17 +32,18 @@ typedef struct key_time {
     uint32_t group;    /* the group of the call, once known (UINT32_MAX: none) */
 } key_time;
 
+/* a call with direct GPU work (the others are only counted in their group) */
 typedef struct call {
-    ks_str op, dims, types, concrete;
-    ks_ns kernel_ns;   /* 0: no direct GPU work */
+    ks_ns kernel_ns;
     int32_t device;
     uint32_t group;    /* its group, in the order groups were first met */
 } call;
 
-/* a group while the calls are gathered: its key, first call's Concrete Inputs, calls */
+/* a group while the calls are gathered: its key, first call's Concrete Inputs, its calls, those
+ * with GPU work */
 typedef struct group {
     ks_str op, dims, types, concrete;
-    uint32_t ncalls, first; /* first: its first call's position among the calls by group */
+    uint32_t ncalls, ntimed, first; /* first: its first timed call among the timed calls by group */
 } group;
 
 static inline int work_before(const work_iv *p, const work_iv *q)
@@ -237,7 +238,6 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     size_t ngs = 0, gcap = 0;
     size_t hcap = 1024;
     uint32_t *ht = ks_xcalloc(hcap, sizeof *ht); /* group + 1, 0 empty */
-    KS_GROW(calls, cap, t->nshapes); /* a call has a shape record of its own */
     const ks_timeline *tl;
     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         if (!tl->n)
@@ -264,19 +264,11 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
                 si = ks_trace_shape(t, tl->track, s->ev);
             if (!si || (!si->dims && !si->types))
                 continue;
-            KS_GROW(calls, cap, ncalls + 1);
-            call *c = &calls[ncalls++];
-            c->op = e->name;
-            c->dims = si->dims;
-            c->types = si->types;
-            c->concrete = si->concrete;
             /* the keys of the work come in this loop's order: walked beside it */
             uint64_t key = ((uint64_t)k << 32) | (uint32_t)i;
             while (ki < nkt && kt[ki].key < key)
                 ki++;
             int timed = ki < nkt && kt[ki].key == key;
-            c->kernel_ns = timed ? kt[ki].ns : 0;
-            c->device = timed ? kt[ki].device : -1;
             /* its group */
             if (2 * (ngs + 1) > hcap) {
                 size_t ncap = hcap * 2;
@@ -287,17 +279,22 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
                 ht = nt;
                 hcap = ncap;
             }
-            uint32_t *slot = group_slot(ht, hcap, gs, c->op, c->dims, c->types);
+            uint32_t *slot = group_slot(ht, hcap, gs, e->name, si->dims, si->types);
             if (!*slot) {
                 KS_GROW(gs, gcap, ngs + 1);
-                gs[ngs] = (group){c->op, c->dims, c->types, c->concrete, 0, 0};
+                gs[ngs] = (group){e->name, si->dims, si->types, si->concrete, 0, 0, 0};
                 *slot = (uint32_t)++ngs;
             }
             uint32_t g = *slot - 1;
-            c->group = g;
             gs[g].ncalls++;
-            if (timed)
+            if (timed) {
                 kt[ki].group = g;
+                if (kt[ki].ns) {
+                    KS_GROW(calls, cap, ncalls + 1);
+                    calls[ncalls++] = (call){kt[ki].ns, kt[ki].device, g};
+                    gs[g].ntimed++;
+                }
+            }
         }
     }
     free(ht);
@@ -305,12 +302,12 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     size_t *byg = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *byg);
     for (size_t g = 0, at = 0; g < ngs; g++) {
         gs[g].first = (uint32_t)at;
-        at += gs[g].ncalls;
-        gs[g].ncalls = 0;
+        at += gs[g].ntimed;
+        gs[g].ntimed = 0;
     }
     for (size_t i = 0; i < ncalls; i++) {
         group *x = &gs[calls[i].group];
-        byg[x->first + x->ncalls++] = i;
+        byg[x->first + x->ntimed++] = i;
     }
     /* the groups by their key, as rows */
     group_ref *gr = ks_xmalloc((ngs ? ngs : 1) * sizeof *gr);
@@ -349,11 +346,9 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
                                      r->types ? ks_trace_str(t, r->types) : NULL,
                                      r->concrete ? ks_trace_str(t, r->concrete) : NULL);
         size_t nt = 0;
-        for (size_t y = x->first; y < x->first + x->ncalls; y++) {
+        r->count = x->ncalls;
+        for (size_t y = x->first; y < x->first + x->ntimed; y++) {
             const call *c = &calls[byg[y]];
-            r->count++;
-            if (!c->kernel_ns)
-                continue;
             if (r->device < 0)
                 r->device = c->device;
             r->calls_timed++;
