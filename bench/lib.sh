@@ -37,19 +37,29 @@ need_callgrind() {
         { echo "$BENCH: needs valgrind (callgrind, callgrind_annotate)" >&2; exit 2; }
 }
 
-# callgrind_share TRACE REGEX: prints "total part share" for `$K analyze --format json --quiet
-# --threads 1 TRACE` in instructions counted by callgrind (Ir): the whole run's, the inclusive
-# ones of the functions whose names match the extended regular expression REGEX, and the part
-# over the total. callgrind_annotate lists a function once by its source file and once by its
-# object: each function is counted once. A matching function called by another matching one is
-# counted in both (name only functions that do not call each other).
+# callgrind_share TRACE REGEX [REGEX2]: prints "total part share" for `$K analyze --format json
+# --quiet --threads 1 TRACE` in instructions counted by callgrind (Ir): the whole run's, the
+# inclusive ones of the functions whose names match the extended regular expression REGEX, and the
+# part over the total; with REGEX2, "part2 share2" after them, the same for it (from the same run).
+# callgrind_annotate lists a function once by its source file and once by its object: each
+# function is counted once. A matching function called by another matching one is counted in both
+# (name only functions that do not call each other).
 callgrind_share() {
     cg_out=$WORK/cg.out
     rm -f "$cg_out"
     valgrind --tool=callgrind --callgrind-out-file="$cg_out" "$K" analyze --format json --quiet \
         --threads 1 "$1" >/dev/null 2>"$WORK/vg.log" || { cat "$WORK/vg.log" >&2; exit 2; }
     callgrind_annotate --inclusive=yes --threshold=100 "$cg_out" 2>/dev/null >"$WORK/annotate.txt"
-    awk -v re="$2" '
+    callgrind_part "$2"
+    if [ $# -ge 3 ]; then
+        printf ' '
+        callgrind_part "$3" | cut -d' ' -f2-
+    fi
+}
+
+# callgrind_part REGEX: "total part share" from the last callgrind_share's run
+callgrind_part() {
+    awk -v re="$1" '
         function num(s) { gsub(/,/, "", s); return s + 0 }
         /PROGRAM TOTALS/ { total = num($1); next }
         match($0, "[: ](" re ")[ ([]") {
