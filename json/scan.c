@@ -202,6 +202,55 @@ static size_t literal(const unsigned char *buf, size_t len, size_t i, const char
     return ends_value(buf[i + n]) ? i + n : 0;
 }
 
+/* The offset after the array that opens at buf[i] == '[' when its values are arrays (at most maxd
+ * deep, itself counted), strings with no escape and no byte below 0x20, numbers and literals, as
+ * the calls below accept them, all in the buffer; else 0. */
+static size_t raw_array_end(const unsigned char *buf, size_t len, size_t i, int maxd)
+{
+    int d = 0;
+    for (;;) {
+        /* buf[i]: the first byte of a value */
+        unsigned char c = AT(i);
+        size_t j;
+        if (c == '[') {
+            if (++d > maxd)
+                return 0;
+            i = skip_blanks(buf, len, i + 1);
+            if (AT(i) == ']')
+                goto close;
+            continue;
+        }
+        if (c == '"') {
+            j = string_stop(buf, len, i + 1);
+            j = j < len && buf[j] == '"' ? j + 1 : 0;
+        } else if (c == 't') {
+            j = literal(buf, len, i, "true", 4);
+        } else if (c == 'f') {
+            j = literal(buf, len, i, "false", 5);
+        } else if (c == 'n') {
+            j = literal(buf, len, i, "null", 4);
+        } else {
+            j = number(buf, len, i);
+        }
+        if (!j)
+            return 0;
+        i = j;
+    after:
+        i = skip_blanks(buf, len, i);
+        if (AT(i) == ',') {
+            i = skip_blanks(buf, len, i + 1);
+            continue;
+        }
+        if (AT(i) != ']')
+            return 0;
+    close:
+        i++;
+        if (--d == 0)
+            return i;
+        goto after;
+    }
+}
+
 int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const unsigned char *buf,
                       size_t len)
 {
@@ -210,6 +259,7 @@ int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const un
     size_t i = 0, j;
     const unsigned char *str;
     size_t slen;
+    int raw = 0; /* the value after this key is wanted whole (want_raw) */
 
 #define CALL(end, call)                                                                            \
     do {                                                                                           \
@@ -223,6 +273,14 @@ int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const un
         if (i == len)
             return OK;
 value:
+        if (raw) {
+            raw = 0;
+            if (AT(i) == '[' && (j = raw_array_end(buf, len, i, KS_JSCAN_DEPTH - d))) {
+                CALL(j, s->raw_array(ctx, buf + i, j - i));
+                i = j;
+                goto after_value;
+            }
+        }
         switch (AT(i)) {
         case '{':
         case '[':
@@ -271,7 +329,10 @@ key:
         if (AT(i) != '"' || !(j = string(s, buf, len, i, &str, &slen)))
             return REFUSE;
         i = j;
+        s->want_raw = 0;
         CALL(i, cb->yajl_map_key(ctx, str, slen));
+        raw = s->want_raw && s->raw_array;
+        s->want_raw = 0;
         i = skip_blanks(buf, len, i);
         if (AT(i) != ':')
             return REFUSE;

@@ -1,7 +1,8 @@
 /* json/scan.h: a fast scanner for the elements of a JSON array held whole in one buffer, that
  * calls yajl's callbacks (yajl_callbacks, yajl_number for every number) exactly as yajl 2 would:
  * the same calls, in the same order, with the same arguments, and with `consumed` equal at every
- * call to what yajl_get_bytes_consumed() returns there (the offset just after the token).
+ * call to what yajl_get_bytes_consumed() returns there (the offset just after the token); one
+ * departure, only when the client asks for it: an array handed over whole (raw_array, below).
  *
  * Why it is correct: it accepts only a strict subset of what yajl accepts and refuses everything
  * else before anything could differ. Whitespace is ' ' '\t' '\n' '\r' (yajl also takes '\v' '\f');
@@ -31,10 +32,22 @@ enum {
     KS_JSCAN_REFUSED = 2   /* not in the subset: yajl must read these bytes */
 };
 
+/* The one departure from yajl's calls, and only when asked: a whole array handed over as its
+ * bytes. The map key callback of a client that wants the value of that key whole sets want_raw;
+ * when the value is an array of arrays, strings with no escape, numbers and literals (no object,
+ * nothing deeper than KS_JSCAN_DEPTH, all in the buffer), raw_array gets its bytes from '[' to
+ * ']' once, with `consumed` after the ']', instead of the calls yajl would make for it; any other
+ * value gets the usual calls. want_raw is cleared at every value. The client must read the bytes
+ * as those calls would have told it (the parser keeps the array's compact text: the bytes less
+ * the blanks outside strings). */
+typedef int (*ks_jscan_raw_fn)(void *ctx, const unsigned char *s, size_t n);
+
 typedef struct ks_jscan {
     size_t consumed;  /* during a callback: bytes of the buffer up to the end of its token */
     unsigned char *dec; /* decoded strings with escapes */
     size_t dec_cap;
+    int want_raw;           /* set by a map key callback: its value whole, if it can be */
+    ks_jscan_raw_fn raw_array; /* NULL: never */
 } ks_jscan;
 
 /* Scan buf[0, len) as what follows a '[' (or an element's ','): elements separated by ','. The

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/yajl_alloc.h"
+#include "json/scan.h"
 
 #define P ((ks_parser *)ctx)
 
@@ -131,6 +132,23 @@ static int cb_end_map(void *ctx)
     return 1;
 }
 
+/* the args whose array value is kept as its compact text */
+static inline int is_cap_key(int key)
+{
+    return key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE || key == K_L_GRID || key == K_L_BLOCK;
+}
+
+/* the array value of a key cb_map_key asked for whole (only the scanner calls it) */
+int ks_ps_cb_raw_array(void *ctx, const unsigned char *s, size_t n)
+{
+    ks_parser *p = P;
+    ks_ps_accepted(p);
+    p->acc.value = 1;
+    int key = p->nest.key;
+    p->nest.key = K_NONE;
+    return ks_ps_cap_raw(p, key, (const char *)s, n);
+}
+
 static int cb_start_array(void *ctx)
 {
     ks_parser *p = P;
@@ -142,8 +160,7 @@ static int cb_start_array(void *ctx)
         return ks_ps_cap_open(p);
     int key = p->nest.key;
     p->nest.key = K_NONE;
-    if (ks_ps_top(p) == CX_ARGS && (key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE ||
-                                    key == K_L_GRID || key == K_L_BLOCK)) {
+    if (ks_ps_top(p) == CX_ARGS && is_cap_key(key)) {
         ks_ps_cap_begin(p, key);
         return 1;
     }
@@ -224,6 +241,8 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     case CX_ARGS:
         p->nest.key = ks_ps_args_key(k, len);
         seen_key(p);
+        if (p->scan && is_cap_key(p->nest.key))
+            p->scan->want_raw = 1; /* an array value whole, if the scanner can (cb_raw_array) */
         p->ev.mem_counter = 0;
         int mem = p->nest.key >= K_MEM_ALLOCATED && p->nest.key <= K_MEM_ID;
         if ((p->nest.key == K_IGNORE || mem) && (!p->ev.has_ph || p->ev.ph == 'C')) {

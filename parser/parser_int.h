@@ -398,6 +398,10 @@ int ks_ps_cb_string(void *ctx, const unsigned char *s, size_t len);
 void ks_ps_cap_begin(ks_parser *p, int key);
 int ks_ps_cap_open(ks_parser *p);
 int ks_ps_cap_close(ks_parser *p);
+/* a shape or launch arg whole, as the scanner hands it over: its compact text is the bytes less the
+ * blanks outside strings (json/scan.h, raw_array) */
+int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n);
+int ks_ps_cb_raw_array(void *ctx, const unsigned char *s, size_t n);
 
 /* ---- callbacks.c ---------------------------------------------------------------------------- */
 /* A yajl handle calling the parser's callbacks with p; NULL when out of memory. */

@@ -118,6 +118,7 @@ static int parse_scan(ks_spec *s, ks_unit *u)
     ks_parser *p = &s->p;
     const yajl_callbacks *cb = ks_ps_callbacks();
     p->scan = &s->scan;
+    s->scan.raw_array = ks_ps_cb_raw_array; /* the shape args whole (json/scan.h) */
     p->in.feeding_prefix = 1;
     int ok = cb->yajl_start_array(p); /* the '[' yajl would be fed first */
     p->in.feeding_prefix = 0;

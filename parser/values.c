@@ -370,12 +370,9 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
     p->ev.launch.has |= bit;
 }
 
-int ks_ps_cap_close(ks_parser *p)
+/* the text is whole: launch dims read from it, or a shape arg interned (dropped when bad) */
+static int cap_end(ks_parser *p)
 {
-    cap_byte(p, ']');
-    p->shp.sep = 1;
-    if (--p->shp.depth)
-        return 1;
     if (p->shp.key == K_L_GRID || p->shp.key == K_L_BLOCK) {
         if (!p->shp.bad)
             launch_dims(p, p->shp.key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block,
@@ -396,6 +393,40 @@ int ks_ps_cap_close(ks_parser *p)
         e->shape.concrete = id;
     e->has_shape = 1;
     return 1;
+}
+
+int ks_ps_cap_close(ks_parser *p)
+{
+    cap_byte(p, ']');
+    p->shp.sep = 1;
+    if (--p->shp.depth)
+        return 1;
+    return cap_end(p);
+}
+
+static const unsigned char blank_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
+int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
+{
+    ks_ps_cap_begin(p, key);
+    /* the bytes less the blanks outside strings (a string holds no escape: json/scan.h, so each
+     * '"' opens or closes one), with no branch per byte; the text is bad where cap_room would
+     * have found it so, at KS_LIMIT_SHAPE_TEXT bytes: bytes left when it is full (the closing ']'
+     * at least) are that */
+    char *o = p->shp.buf.p;
+    size_t m = 0, i = 0;
+    unsigned in = 0;
+    for (; i < n && m < KS_LIMIT_SHAPE_TEXT - 1; i++) {
+        unsigned char c = (unsigned char)s[i];
+        o[m] = (char)c;
+        m += in | (blank_byte[c] ^ 1u); /* a blank outside a string is not kept */
+        in ^= c == '"';
+    }
+    if (i < n)
+        p->shp.bad = 1;
+    p->shp.buf.n = m;
+    p->shp.depth = 0;
+    return cap_end(p);
 }
 
 /* a string's bytes with '"', '\\' and the control bytes escaped, as JSON needs them */

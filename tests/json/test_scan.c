@@ -131,6 +131,100 @@ static void damaged_copies_agree(void **state)
     assert_true(accepted > 2000);
 }
 
+/* The whole-array mode (ks_jscan.want_raw, raw_array): the calls are yajl's but for the arrays
+ * the key callback asked for whole, each handed over once as its bytes when it holds no object and
+ * no escape; the others get their calls. */
+typedef struct raw_log {
+    ks_buf log;
+    ks_jscan *s;
+} raw_log;
+
+static int rl_put(void *c, const char *what, const void *p, size_t n)
+{
+    raw_log *r = c;
+    ks_buf_printf(&r->log, "%s:", what);
+    if (p)
+        ks_buf_put(&r->log, p, n);
+    ks_buf_puts(&r->log, "\n");
+    return 1;
+}
+static int rl_null(void *c) { return rl_put(c, "null", NULL, 0); }
+static int rl_bool(void *c, int b) { return rl_put(c, b ? "true" : "false", NULL, 0); }
+static int rl_number(void *c, const char *s, size_t n) { return rl_put(c, "num", s, n); }
+static int rl_string(void *c, const unsigned char *s, size_t n) { return rl_put(c, "str", s, n); }
+static int rl_start_map(void *c) { return rl_put(c, "{", NULL, 0); }
+static int rl_end_map(void *c) { return rl_put(c, "}", NULL, 0); }
+static int rl_start_array(void *c) { return rl_put(c, "[", NULL, 0); }
+static int rl_end_array(void *c) { return rl_put(c, "]", NULL, 0); }
+static int rl_key(void *c, const unsigned char *s, size_t n)
+{
+    raw_log *r = c;
+    if (n == 1 && s[0] == 'k')
+        r->s->want_raw = 1;
+    return rl_put(c, "key", s, n);
+}
+static int rl_raw(void *c, const unsigned char *s, size_t n)
+{
+    raw_log *r = c;
+    ks_buf_printf(&r->log, "raw@%zu:", r->s->consumed);
+    ks_buf_put(&r->log, s, n);
+    ks_buf_puts(&r->log, "\n");
+    return 1;
+}
+static const yajl_callbacks raw_callbacks = {
+    rl_null, rl_bool, NULL, NULL, rl_number, rl_string, rl_start_map, rl_key, rl_end_map, rl_start_array, rl_end_array,
+};
+
+static char *raw_run(const char *text, int with_raw, int *rc)
+{
+    ks_jscan s = {0};
+    s.raw_array = with_raw ? rl_raw : NULL;
+    raw_log r = {{0}, &s};
+    *rc = ks_jscan_elements(&s, &raw_callbacks, &r, (const unsigned char *)text, strlen(text));
+    ks_jscan_free(&s);
+    ks_buf_cstr(&r.log);
+    return r.log.p;
+}
+
+static void whole_arrays_when_asked(void **state)
+{
+    (void)state;
+    const char *text = "{\"k\": [[1, 2],\n [], \"a b\", true, false, null, -1.5e3], \"j\": [1], "
+                       "\"k\": [{\"x\": 1}], \"k\": [\"a\\\"b\"], \"k\": 5, \"k\" : [ ], \"j\": 2}, ";
+    const char *whole = "[[1, 2],\n [], \"a b\", true, false, null, -1.5e3]";
+    size_t end1 = (size_t)(strstr(text, whole) - text) + strlen(whole);
+    size_t end2 = (size_t)(strstr(text, "[ ]") - text) + 3;
+    char want[1024];
+    snprintf(want, sizeof want,
+             "{:\nkey:k\nraw@%zu:%s\nkey:j\n[:\nnum:1\n]:\nkey:k\n[:\n{:\nkey:x\nnum:1\n}:\n]:\n"
+             "key:k\n[:\nstr:a\"b\n]:\nkey:k\nnum:5\nkey:k\nraw@%zu:[ ]\nkey:j\nnum:2\n}:\n",
+             end1, whole, end2);
+    int rc;
+    char *got = raw_run(text, 1, &rc);
+    assert_int_equal(rc, KS_JSCAN_OK);
+    assert_string_equal(got, want);
+    free(got);
+    /* no raw_array: yajl's calls throughout, as scan_compare checks them */
+    got = raw_run(text, 0, &rc);
+    assert_int_equal(rc, KS_JSCAN_OK);
+    assert_null(strstr(got, "raw@"));
+    assert_int_equal(verdict(text, -1), KS_JSCAN_OK);
+    free(got);
+    /* an array deeper than the scanner goes: not whole, refused as without the mode */
+    ks_buf deep = {0};
+    ks_buf_puts(&deep, "{\"k\": ");
+    for (int i = 0; i < KS_JSCAN_DEPTH; i++)
+        ks_buf_puts(&deep, "[");
+    for (int i = 0; i < KS_JSCAN_DEPTH; i++)
+        ks_buf_puts(&deep, "]");
+    ks_buf_puts(&deep, "}");
+    got = raw_run(ks_buf_cstr(&deep), 1, &rc);
+    assert_int_equal(rc, KS_JSCAN_REFUSED);
+    assert_null(strstr(got, "raw@"));
+    free(got);
+    ks_buf_free(&deep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +232,7 @@ int main(void)
         cmocka_unit_test(leaves_the_rest_to_yajl),
         cmocka_unit_test(cancels_where_yajl_does),
         cmocka_unit_test(damaged_copies_agree),
+        cmocka_unit_test(whole_arrays_when_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,9 @@ static void runs_are_cut_at_event_starts(void **state)
 
 /* Events of every kind a worker replays (no metadata, no counters): numeric, string and
  * numeric-string tids, categories and tracks that first appear late, fractional and rounded
- * timestamps, negative ts, flows, instants, kernels with args, collectives (their metadata goes
+ * timestamps, negative ts, flows, instants, kernels with args (grid and block), shape args (whole
+ * arrays the fast scanner hands over at once, and some it cannot: an escape, an object inside),
+ * collectives (their metadata goes
  * through the unit), names with escapes the fast scanner decodes and, now and then, a surrogate
  * pair it leaves to yajl (json/scan.h), External ids and flow ids past 32 bits (kept beside the
  * records: the units carry them through the merge). With traps, names hold "}, {" so that the
@@ -63,18 +65,22 @@ static char *make_trace(int nevents, int traps, int bare, size_t *len)
         case 0:
             ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d%s%s\", \"pid\": 10, "
                               "\"tid\": \"10\", \"ts\": %d.%04d, \"dur\": %d, \"args\": {\"External id\": %lld, "
-                              "\"Input Dims\": [[1, 2], []], \"Ev Idx\": 1e1, \"ok\": true, \"no\": null}}",
+                              "\"Input Dims\": [[1, 2], [%d],\n []], \"Input type\": [\"float\", \"unsigned char\"%s], "
+                              "\"Concrete Inputs\": [\"\", \"[1, 1]\", true, null, -1.5e3, [[]]], \"Ev Idx\": 1e1, "
+                              "\"ok\": true, \"no\": null}}",
                           i % 17, trap, i % 600 == 0 ? "\\ud83d\\ude00" : i % 3 ? "" : "\\\"q\\\\\\/\\u00e9",
-                          1000 + i, i % 10000, i % 50 + 1, wide_id(i, 3000000000LL));
+                          1000 + i, i % 10000, i % 50 + 1, wide_id(i, 3000000000LL), i % 9,
+                          /* an escape (decoded by the calls), an object (not kept): never whole */
+                          i % 7 == 3 ? ", \"a\\\"b\\u00e9\"" : i % 11 == 5 ? ", {\"x\": [1]}" : "");
             break;
         case 1:
             /* the copies carry "bytes", which lives beside the records (ks_event_bytes): the
              * workers' units must carry it through the merge */
             ks_buf_printf(&b, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"k<%d>%s\", \"pid\": 0, "
                               "\"tid\": \"stream %d\", \"ts\": %d, \"dur\": 3.5, \"args\": {\"correlation\": %d, "
-                              "\"stream\": %d, \"device\": 0%s%d%s}}",
+                              "\"stream\": %d, \"device\": 0, \"grid\": [%d, 1, 1], \"block\": [128,1 , 1]%s%d%s}}",
                           late ? "gpu_memcpy" : "kernel", i % 5, trap, 7 + (late ? i % 3 : 0), 1002 + i, i,
-                          7 + (late ? i % 3 : 0), late ? ", \"bytes\": " : ", \"Bytes?\": ", 8 * i,
+                          7 + (late ? i % 3 : 0), i % 13, late ? ", \"bytes\": " : ", \"Bytes?\": ", 8 * i,
                           i % 4 == 1 ? ", \"Collective name\": \"allreduce\", \"In msg nelems\": 4096, "
                                        "\"Out msg nelems\": 4096, \"Group size\": 8, \"dtype\": \"Float\", "
                                        "\"Process Group Name\": \"0\", \"Process Group Ranks\": \"[0, 1]\", \"Seq\": 3"

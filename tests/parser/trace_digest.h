@@ -75,6 +75,18 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
         ks_buf_printf(b, "sync %u %u %" PRId64 " %" PRId64 " %u\n", w->track, w->ev, w->wait_stream, w->record_corr,
                       w->has);
     }
+    for (size_t i = 0; i < t->nshapes; i++) {
+        const ks_shape_info *h = &t->shapes[i];
+        ks_buf_printf(b, "shape %u %u %s|%s|%s\n", h->track, h->ev, ks_trace_str(t, h->dims),
+                      ks_trace_str(t, h->types), ks_trace_str(t, h->concrete));
+    }
+    for (size_t i = 0; i < t->nlaunches; i++) {
+        const ks_launch_info *l = &t->launches[i];
+        ks_buf_printf(b, "launch %u %u %u %d %" PRId64 " %.17g %.17g %.17g %" PRId64 " %" PRId64 " %" PRId64
+                         " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+                      l->track, l->ev, l->has, l->registers, l->shared_mem, l->blocks_per_sm, l->warps_per_sm,
+                      l->occupancy_pct, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+    }
     const ks_meta *m = &t->meta;
     ks_buf_printf(b, "meta %s|%s|%s %d %" PRId64 " %d %" PRId64 " %d %" PRId64 " %s\n",
                   ks_trace_str(t, m->schema_version), ks_trace_str(t, m->display_time_unit),
