@@ -13,9 +13,29 @@
 
 void ks_blanks_buf_free(ks_blanks_buf *b)
 {
-    free(b->out);
-    free(b->map);
+    if (!b->out_lent)
+        free(b->out);
+    if (!b->map_lent)
+        free(b->map);
     memset(b, 0, sizeof *b);
+}
+
+/* Room for need map entries, the first keep of them kept (a lent map too small: one of our own) */
+static void map_room(ks_blanks_buf *b, size_t keep, size_t need)
+{
+    if (need <= b->map_cap)
+        return;
+    if (b->map_lent) {
+        ks_repair_map *lent = b->map;
+        b->map = NULL;
+        b->map_cap = 0;
+        b->map_lent = 0;
+        KS_GROW(b->map, b->map_cap, need);
+        if (keep)
+            memcpy(b->map, lent, keep * sizeof *lent);
+        return;
+    }
+    KS_GROW(b->map, b->map_cap, need);
 }
 
 static const unsigned char blank[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1};
@@ -48,7 +68,7 @@ static inline void emit(builder *w, size_t out, size_t in, uint32_t gin, uint32_
         return;
     }
     if (w->nmap == w->b->map_cap) {
-        KS_GROW(w->b->map, w->b->map_cap, w->nmap + 1);
+        map_room(w->b, w->nmap, w->nmap + 1);
         m = w->b->map;
     }
     m[w->nmap++] = (ks_repair_map){out, in, gin, gout};
@@ -145,8 +165,13 @@ void ks_blanks_run(const ks_run *in, ks_blanks_buf *b, ks_run *out)
     const char *q = n ? memchr(s, '\n', n) : NULL;
     if (!q)
         return;
+    if (n > b->cap && b->out_lent) { /* nothing of it is kept: one of our own */
+        b->out = NULL;
+        b->cap = 0;
+        b->out_lent = 0;
+    }
     KS_GROW(b->out, b->cap, n);
-    KS_GROW(b->map, b->map_cap, 1024);
+    map_room(b, 0, 1024);
     /* map[0] = {0, 0}: the output's first point, unless it starts a run (carried over then) */
     builder w = {in, b, 0, 0, 1, in->map[0].gin ? 0 : 1, 0, 0};
     b->map[0] = (ks_repair_map){0, 0, 0, 0};

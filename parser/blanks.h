@@ -26,12 +26,15 @@
 
 #define KS_BLANKS_MIN 3
 
-/* Storage for a rewritten run (one per reader slot). */
+/* Storage for a rewritten run (one per reader slot). out and map are malloc'ed, or lent: slices of
+ * memory their owner frees (the reader's ring mapping), never realloc'ed or freed here; a lent one
+ * too small is replaced by a malloc'ed one. */
 typedef struct ks_blanks_buf {
     char *out;
     size_t cap;
     ks_repair_map *map;
     size_t map_cap;
+    int out_lent, map_lent;
 } ks_blanks_buf;
 
 

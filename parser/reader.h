@@ -52,6 +52,7 @@ static inline void ks_pending_add(ks_pending_repair **v, size_t *nv, size_t *cap
 typedef struct ks_rchunk {
     char *buf;            /* the window: raw bytes [base, base + len) */
     size_t cap, len;
+    int buf_lent;         /* buf is a slice of the reader's ring mapping, not malloc'ed */
     uint64_t base;
     size_t new_off;       /* buf[new_off .. len) came from this chunk's read */
     uint64_t bytes;       /* decompressed bytes read so far, this read included */

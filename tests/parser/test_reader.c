@@ -153,6 +153,29 @@ static void edge_cases_read_the_same(void **state)
                 same_both_ways(edge_cases[i], strlen(edge_cases[i]), chunks[c], strict);
 }
 
+/* Indentation on every short line: more runs dropped per chunk than the reader's ring lends map
+ * entries for at the chunk sizes it lends them (64 KiB and more), so each slot's map moves to memory
+ * of its own mid-run, with the entries so far; then an error, whose position goes through them. */
+static void short_lines_outgrow_the_ring(void **state)
+{
+    (void)state;
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (int i = 0; i < 3000; i++) {
+        ks_buf_printf(&b, "%s\n    {\"ph\": \"X\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": %d, "
+                          "\"dur\": 1, \"args\": {\"Input Dims\": [",
+                      i ? "," : "", 10 * i);
+        for (int k = 0; k < 40; k++)
+            ks_buf_printf(&b, "%s\n        %d", k ? "," : "", k);
+        ks_buf_puts(&b, "\n    ]}}");
+    }
+    ks_buf_puts(&b, ",\n    x]}");
+    static const size_t chunks[] = {0, (size_t)64 << 10, (size_t)100 << 10};
+    for (size_t c = 0; c < 3; c++)
+        same_both_ways(b.p, b.n, chunks[c], 0);
+    ks_buf_free(&b);
+}
+
 /* 200 000 line breaks in a row, then an error: its line number needs every one of them counted
  * (the reader thread counts 16 bytes at a time in byte lanes, summed before they overflow). */
 static void long_blank_runs_count_lines(void **state)
@@ -556,6 +579,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edge_cases_read_the_same),
         cmocka_unit_test(long_blank_runs_count_lines),
+        cmocka_unit_test(short_lines_outgrow_the_ring),
         cmocka_unit_test(damaged_traces_read_the_same),
         cmocka_unit_test(damaged_gzip_reads_the_same),
         cmocka_unit_test(progress_is_reported_the_same),
