@@ -37,10 +37,16 @@ static inline int ends_value(unsigned char c)
     return blank(c) || c == ',' || c == '}' || c == ']';
 }
 
+/* Past the blanks at i: the indentation after a line break 8 spaces at a time. */
 static inline size_t skip_blanks(const unsigned char *buf, size_t len, size_t i)
 {
-    while (i < len && blank(buf[i]))
-        i++;
+    while (i < len && blank(buf[i])) {
+        if (buf[i++] != '\n')
+            continue;
+        uint64_t v;
+        while (i + 8 <= len && (memcpy(&v, buf + i, 8), v == 0x2020202020202020ULL))
+            i += 8;
+    }
     return i;
 }
 

@@ -410,16 +410,22 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
 {
     ks_ps_cap_begin(p, key);
     /* the bytes less the blanks outside strings (a string holds no escape: json/scan.h, so each
-     * '"' opens or closes one), with no branch per byte; the text is bad where cap_room would
-     * have found it so, at KS_LIMIT_SHAPE_TEXT bytes: bytes left when it is full (the closing ']'
-     * at least) are that */
+     * '"' opens or closes one; the indentation after a line break skipped 8 spaces at a time);
+     * the text is bad where cap_room would have found it so, at KS_LIMIT_SHAPE_TEXT bytes: bytes
+     * left when it is full (the closing ']' at least) are that */
     char *o = p->shp.buf.p;
     size_t m = 0, i = 0;
     unsigned in = 0;
-    for (; i < n && m < KS_LIMIT_SHAPE_TEXT - 1; i++) {
-        unsigned char c = (unsigned char)s[i];
-        o[m] = (char)c;
-        m += in | (blank_byte[c] ^ 1u); /* a blank outside a string is not kept */
+    while (i < n && m < KS_LIMIT_SHAPE_TEXT - 1) {
+        unsigned char c = (unsigned char)s[i++];
+        if (!in && blank_byte[c]) {
+            uint64_t v;
+            if (c == '\n') /* indentation */
+                while (i + 8 <= n && (memcpy(&v, s + i, 8), v == 0x2020202020202020ULL))
+                    i += 8;
+            continue;
+        }
+        o[m++] = (char)c;
         in ^= c == '"';
     }
     if (i < n)
