@@ -304,8 +304,10 @@ static void lend_ring(ks_reader *r)
     size_t map_b = (map_n * sizeof(ks_repair_map) + 63) & ~(size_t)63;
     size_t wins = (NSLOTS * win + KS_HUGE_PAGE - 1) & ~(KS_HUGE_PAGE - 1);
     size_t maps = (NSLOTS * map_b + KS_HUGE_PAGE - 1) & ~(KS_HUGE_PAGE - 1);
+    r->ring = ks_huge_map(2 * wins + maps, 1, 1); /* address space only until touched */
+    if (!r->ring)
+        return; /* refused: malloc'ed buffers, as for small chunks */
     r->ring_len = 2 * wins + maps;
-    r->ring = ks_big_alloc(r->ring_len);
     for (int i = 0; i < NSLOTS; i++) {
         ks_rchunk *c = &r->slot[i];
         c->buf = r->ring + (size_t)i * win;

@@ -301,8 +301,9 @@ static void mem_value(ks_parser *p, int key, enum vtype vt, const char *s, size_
 /* The text is built in a buffer of KS_LIMIT_SHAPE_TEXT bytes and a few more, sized once, so that
  * each piece is one bounds check and a copy (an op with shapes has three such arrays; on the MTIA
  * trace a call per token through ks_buf_put was 20 M of the 47 M instructions keeping them cost
- * the parse). A text that would reach
- * the limit is marked bad (dropped and counted at its end); its later pieces are not kept. */
+ * the parse). Most arrays come whole from the fast scanner instead (ks_ps_cap_raw); the pieces
+ * are yajl's and the scanner's others. A text that would reach the limit is marked bad (dropped
+ * and counted at its end); its later pieces are not kept. */
 #define CAP_ROOM (KS_LIMIT_SHAPE_TEXT + 16)
 
 void ks_ps_cap_begin(ks_parser *p, int key)

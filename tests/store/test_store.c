@@ -375,6 +375,50 @@ static void series_counters_and_collectives(void **state)
     ks_trace_free(t);
 }
 
+/* Side records come in each track's event order, the tracks interleaved: the store sorts them by
+ * (track, ev) in one pass, each record whole (the counting sort), past 1 MiB in arrays of huge
+ * pages; records out of order within a track (the test above) take the merge sort. */
+static void side_records_sorted_by_track(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_trace_new("side");
+    uint32_t tr[3];
+    for (int i = 0; i < 3; i++)
+        tr[i] = ks_trace_track(t, (ks_id){1, KS_ID_INT}, (ks_id){10 + i, KS_ID_INT});
+    const uint32_t n = 60000; /* 1.2 MB of shape records */
+    uint32_t next_ev[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        int k = (int)((i * 7 + i / 5) % 3); /* runs of one track, the tracks interleaved */
+        ks_shape_info si = {tr[k], next_ev[k], i + 1, i + 2, i + 3};
+        next_ev[k] += 1 + i % 2;
+        ks_trace_add_shape(t, &si);
+        ks_launch_info li;
+        memset(&li, 0, sizeof li);
+        li.track = si.track;
+        li.ev = si.ev;
+        li.registers = (int32_t)i;
+        ks_trace_add_launch(t, &li);
+    }
+    ks_trace_finish(t);
+    assert_int_equal(t->nshapes, n);
+    assert_int_equal(t->nlaunches, n);
+    for (size_t i = 1; i < n; i++) {
+        const ks_shape_info *a = &t->shapes[i - 1], *b = &t->shapes[i];
+        assert_true(a->track < b->track || (a->track == b->track && a->ev < b->ev));
+        assert_int_equal(b->types, b->dims + 1); /* whole records moved */
+        assert_int_equal(b->concrete, b->dims + 2);
+        assert_int_equal(t->launches[i].track, b->track);
+        assert_int_equal(t->launches[i].ev, b->ev);
+        assert_int_equal(t->launches[i].registers, (int32_t)b->dims - 1);
+    }
+    /* each record found by its event */
+    for (uint32_t i = 0; i < n; i += 997) {
+        const ks_shape_info *si = &t->shapes[i];
+        assert_ptr_equal(ks_trace_shape(t, si->track, si->ev), si);
+    }
+    ks_trace_free(t);
+}
+
 /* A track is its public record (plain data, small: a trace may have a million of them) and its
  * pid is its process's. */
 static void track_is_plain_data(void **state)
@@ -441,6 +485,7 @@ int main(void)
         cmocka_unit_test(span_kept_while_appending_matches_a_scan),
         cmocka_unit_test(bytes_beside_the_records),
         cmocka_unit_test(series_counters_and_collectives),
+        cmocka_unit_test(side_records_sorted_by_track),
         cmocka_unit_test(track_is_plain_data),
         cmocka_unit_test(track_next_walks_one_kind),
     };
