@@ -13,15 +13,14 @@
 #     (ks_kernels_json_shapes);
 #   - the kernel view's diagnoses (ks_dx_kernel_view);
 # as a share of the whole run's (target <= 5 %); the column "analysis", the last three alone (the
-# parse's part left out). A kernel name is classified once per analysis, and
-# the shapes table built once (kinesift/kernels.h, ks_analysis_kernel_class, ks_analysis_shapes),
-# by whichever asks first: that cost is in one of them. Not apart in these counts, and so in the
-# total only: the lexing of the shape args (yajl or the fast scanner read them whether kept or
-# not: the scanner's walk over a whole array in its place) and the calls that bring each value to
-# cap_value, the launch args read as numbers
-# (registers, shared memory, occupancy), the launch stats of the kernels rows and the class names
-# of the ops and kernels rows (after the first ask, a read of the memo). One thread (--threads 1),
-# so the counts do not depend on scheduling.
+# parse's part left out). A kernel name is classified once per analysis, and the shapes table built
+# once (kinesift/kernels.h, ks_analysis_kernel_class, ks_analysis_shapes), by whichever asks first:
+# that cost is in one of them. Not apart in these counts, and so in the total only: the lexing of
+# the shape args (yajl or the fast scanner read them whether kept or not: the scanner's walk over a
+# whole array in its place) and the calls that bring each value to cap_value, the launch args read
+# as numbers (registers, shared memory, occupancy), the launch stats of the kernels rows and the
+# class names of the ops and kernels rows (after the first ask, a read of the memo). One thread
+# (--threads 1), so the counts do not depend on scheduling.
 #
 #   bench/kernels_cost.sh  (env: KS_CORPUS; KS_BENCH_KINESIFT=path: use that build instead of
 #                           an optimised one of its own)
