@@ -184,6 +184,46 @@ static const ks_class_time *row(const ks_class_times *ct, int32_t device, ks_wor
     return NULL;
 }
 
+/* Many short windows beside two long ones (the window among the steps): the long ones are kept
+ * out of the walk over the windows (classtime.c); every window's rows must be what it gets alone. */
+static void class_times_long_and_short_windows(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(class_trace);
+    ks_analysis *a = analyse(t, NULL);
+    enum { NS = 40 };
+    ks_ns w[2 * (NS + 2)];
+    w[0] = 0, w[1] = 1000 * US;          /* long */
+    w[2] = 90 * US, w[3] = 800 * US;     /* long */
+    for (int i = 0; i < NS; i++) {       /* 25 us each, overlapping their neighbours by 5 us */
+        w[4 + 2 * i] = (ks_ns)i * 20 * US + 90 * US;
+        w[5 + 2 * i] = w[4 + 2 * i] + 25 * US;
+    }
+    ks_class_times ct[NS + 2];
+    ks_class_times_build(a, w, NS + 2, ct);
+    for (int i = 0; i < NS + 2; i++) {
+        ks_class_times one;
+        ks_class_times_build(a, &w[2 * i], 1, &one);
+        assert_int_equal(ct[i].n, one.n);
+        assert_int_equal(ct[i].ntc, one.ntc);
+        for (size_t r = 0; r < one.n + one.ntc; r++) {
+            const ks_class_time *x = r < one.n ? &ct[i].v[r] : &ct[i].tc[r - one.n];
+            const ks_class_time *y = r < one.n ? &one.v[r] : &one.tc[r - one.n];
+            assert_int_equal(x->device, y->device);
+            assert_int_equal(x->cls, y->cls);
+            assert_int_equal(x->count, y->count);
+            assert_int_equal(x->busy_ns, y->busy_ns);
+            assert_int_equal(x->sum_ns, y->sum_ns);
+        }
+        ks_class_times_free(&one, 1);
+    }
+    /* the window over everything: all six classes of device 0 and device 1's gemm */
+    assert_int_equal(ct[0].n, 6);
+    ks_class_times_free(ct, NS + 2);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 static void class_times(void **state)
 {
     (void)state;
@@ -307,6 +347,7 @@ int main(void)
         cmocka_unit_test(tensor_core_names),
         cmocka_unit_test(op_names),
         cmocka_unit_test(class_times),
+        cmocka_unit_test(class_times_long_and_short_windows),
         cmocka_unit_test(launch_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
