@@ -40,9 +40,7 @@ void ks_grow_big(void **arr, size_t *cap, size_t n, size_t need, size_t esz)
 {
     if (need <= *cap)
         return;
-    size_t c = *cap ? *cap : 8;
-    while (c < need)
-        c = c + c / 2 + 8; /* as ks_grow */
+    size_t c = ks_grow_cap(*cap, need);
     size_t bytes = ks_mul(c, esz);
     if (bytes < KS_HUGE_MIN) {
         *arr = ks_xrealloc(*arr, bytes);

@@ -72,13 +72,19 @@ size_t ks_mul(size_t n, size_t size)
     return n * size;
 }
 
+size_t ks_grow_cap(size_t cap, size_t need)
+{
+    size_t c = cap ? cap : 8;
+    while (c < need)
+        c = c + c / 2 + 8;
+    return c;
+}
+
 void ks_grow(void **arr, size_t *cap, size_t need, size_t esz)
 {
     if (need <= *cap)
         return;
-    size_t c = *cap ? *cap : 8;
-    while (c < need)
-        c = c + c / 2 + 8;
+    size_t c = ks_grow_cap(*cap, need);
     *arr = ks_xrealloc(*arr, ks_mul(c, esz));
     *cap = c;
 }

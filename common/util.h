@@ -24,6 +24,8 @@ size_t ks_mul(size_t n, size_t size);
  * Growth is geometric (x1.5) to keep the peak close to the final size. KS_GROW (a statement; need
  * is evaluated twice) calls it only when the room is short. */
 void ks_grow(void **arr, size_t *cap, size_t need, size_t esz);
+/* The capacity ks_grow moves cap to for need (also ks_grow_big's, common/hugemem.h). */
+size_t ks_grow_cap(size_t cap, size_t need);
 #define KS_GROW(arr, cap, need)                                          \
     do {                                                                 \
         if ((size_t)(need) > (cap))                                      \
@@ -54,6 +56,24 @@ char *ks_xasprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* The first index at or after i of s[0, n) whose byte is not a space (n if none), 8 bytes a step:
+ * the indentation of pretty-printed JSON (the scanner, the blank dropper, the shape args). */
+static inline size_t ks_skip_spaces(const void *s, size_t i, size_t n)
+{
+    const unsigned char *p = s;
+    while (i + 8 <= n) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        v ^= 0x2020202020202020ULL;
+        if (v)
+            return i + (size_t)__builtin_ctzll(v) / 8; /* little-endian: the first byte is lowest */
+        i += 8;
+    }
+    while (i < n && p[i] == ' ')
+        i++;
+    return i;
+}
 
 /* A function kept out of line and uncloned: where a bench counts a part of the work by the names of
  * its functions (callgrind, bench/kernels_cost.sh), that part must not melt into its callers. */

@@ -41,11 +41,8 @@ static inline int ends_value(unsigned char c)
 static inline size_t skip_blanks(const unsigned char *buf, size_t len, size_t i)
 {
     while (i < len && blank(buf[i])) {
-        if (buf[i++] != '\n')
-            continue;
-        uint64_t v;
-        while (i + 8 <= len && (memcpy(&v, buf + i, 8), v == 0x2020202020202020ULL))
-            i += 8;
+        if (buf[i++] == '\n')
+            i = ks_skip_spaces(buf, i, len);
     }
     return i;
 }

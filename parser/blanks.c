@@ -181,16 +181,7 @@ void ks_blanks_run(const ks_run *in, ks_blanks_buf *b, ks_run *out)
             x--;
         for (;;) {
             /* indentation: spaces 8 at a time, then any blank byte by byte */
-            while (y + 8 <= n) {
-                uint64_t v;
-                memcpy(&v, s + y, 8);
-                v ^= 0x2020202020202020ULL;
-                if (v) {
-                    y += (size_t)__builtin_ctzll(v) / 8;
-                    break;
-                }
-                y += 8;
-            }
+            y = ks_skip_spaces(s, y, n);
             if (y >= n || !is_blank(s[y]))
                 break;
             y++;

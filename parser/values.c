@@ -420,10 +420,8 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
     while (i < n && m < KS_LIMIT_SHAPE_TEXT - 1) {
         unsigned char c = (unsigned char)s[i++];
         if (!in && blank_byte[c]) {
-            uint64_t v;
             if (c == '\n') /* indentation */
-                while (i + 8 <= n && (memcpy(&v, s + i, 8), v == 0x2020202020202020ULL))
-                    i += 8;
+                i = ks_skip_spaces(s, i, n);
             continue;
         }
         o[m++] = (char)c;
