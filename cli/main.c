@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/heap.h"
 #include "common/util.h"
 #include "kinesift/common.h"
 #ifdef KS_HAVE_CUDA
@@ -130,7 +131,11 @@ static void usage(FILE *out)
                   "Exit status: 0 success, 1 a finding (gate: a regression; redact --check: a leak;\n"
                   "validate: slower or different-results), 2 usage or input error (an output that\n"
                   "cannot be written or that is an input included), 3 inconclusive\n"
-                  "(gate, validate), 77 GPU required but unavailable (validate).\n");
+                  "(gate, validate), 77 GPU required but unavailable (validate).\n"
+                  "\n"
+                  "Environment: KINESIFT_HUGE_HEAP=0 keeps glibc's heap in 4 KiB pages; =1 has the\n"
+                  "command run itself again with it on huge pages whatever its inputs (by default:\n"
+                  "inputs of 8 MiB or more; docs/performance.md, \"The heap on huge pages\").\n");
     ks_cli_help_print(out, ks_buf_cstr(&b));
     ks_buf_free(&b);
 }
@@ -146,6 +151,7 @@ void ks_cli_help(FILE *out, const char *cmd)
 
 int main(int argc, char **argv)
 {
+    ks_cli_heap_init(argc, argv); /* may run the command again: before anything else */
     ks_cli_oom_init();
     ks_cli_terminal_guard();
 #ifdef KS_HAVE_CUDA

@@ -5,6 +5,8 @@
  * phase covers because those phases never overlap one another. */
 #include "cli/timings.h"
 
+#include "cli/heap.h"
+
 static const char *kind_label(int kind)
 {
     return kind == KS_TIMING_BESIDE ? "beside" : kind == KS_TIMING_WITHIN ? "within" : "";
@@ -45,6 +47,7 @@ void ks_cli_timings_print(FILE *out, const char *cmd, const ks_timings *t, int64
     }
     row(out, "other (options, opening inputs, unlisted)", total_ns > seq ? total_ns - seq : 0, total_ns, 0, 0, "");
     row(out, "total", total_ns, total_ns, parsed, ks_timings_peak_rss(), "");
+    fprintf(out, "  heap: %s\n", ks_cli_heap_state());
     if (t->dropped)
         fprintf(out, "  (%u phases not recorded: the table was full)\n", (unsigned)t->dropped);
 }

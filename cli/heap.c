@@ -1,0 +1,198 @@
+/* cli/heap.c: the command's heap on transparent huge pages (see heap.h).
+ *
+ * glibc's malloc grows its heap, and maps its blocks of 128 KiB and more, in 4 KiB pages; each
+ * first write to one is a page fault. On a virtual machine a fault can take ~10 us, and `analyze`
+ * of a 15-35 MB trace takes 2 000-3 500 of them: a quarter of its wall time. glibc backs both with
+ * 2 MiB pages (one fault each) when asked by its tunable glibc.malloc.hugetlb=1 (glibc 2.35 and
+ * later), with glibc.malloc.top_pad=4 MiB so that the heap grows a whole huge page at a time. It
+ * reads them from GLIBC_TUNABLES once, as the process starts. So the command runs itself again
+ * (/proc/self/exe, the same arguments), once, with them added to GLIBC_TUNABLES; the new process
+ * puts GLIBC_TUNABLES back as the user had it before anything else (KINESIFT_HEAP_RUN carries it
+ * over), so that what it runs itself (validate's commands) sees the user's environment. The
+ * cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
+ *
+ * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset: by the inputs named on the command
+ * line (files, and the files directly in a directory named). Never where GLIBC_TUNABLES already
+ * names glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow
+ * into the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
+ * transparent huge pages are off, or outside glibc 2.35 and later on Linux. */
+#include "cli/heap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+#define MARK "KINESIFT_HEAP_RUN" /* in the process run again: "=" and the user's GLIBC_TUNABLES, or "-" */
+#define HUGETLB "glibc.malloc.hugetlb"
+#define HUGETLB_ON HUGETLB "=1"
+#define TOP_PAD "glibc.malloc.top_pad"
+#define TOP_PAD_ON TOP_PAD "=4194304"
+#define DIR_MAX_ENTRIES 4096 /* entries of a directory looked at for the inputs' size */
+
+static char state[200] = "4 KiB pages (not asked)";
+
+const char *ks_cli_heap_state(void)
+{
+    return state;
+}
+
+#if defined(__GLIBC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) &&                  \
+    !defined(__SANITIZE_THREAD__)
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A file's weight: its size, a compressed one's KS_HEAP_PACKED_FACTOR times it. */
+static long long weight(const char *name, const struct stat *st)
+{
+    static const char *const packed[] = {".gz", ".tgz", ".zst", ".xz", ".bz2", ".zip"};
+    long long w = (long long)st->st_size;
+    for (size_t i = 0; i < sizeof packed / sizeof *packed; i++)
+        if (ends_with(name, packed[i]))
+            return w * KS_HEAP_PACKED_FACTOR;
+    return w;
+}
+
+static long long dir_bytes(const char *path, long long need)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long long sum = 0;
+    struct dirent *e;
+    for (int k = 0; k < DIR_MAX_ENTRIES && sum < need && (e = readdir(d)); k++) {
+        struct stat st;
+        if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &st, 0) && S_ISREG(st.st_mode))
+            sum += weight(e->d_name, &st);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* The weight of the inputs named on the command line, counted up to KS_HEAP_MIN_INPUT: every
+ * argument that names a file or a directory (an option's value that names a file counts too). */
+static long long inputs_bytes(int argc, char **argv)
+{
+    long long sum = 0;
+    for (int i = 1; i < argc && sum < KS_HEAP_MIN_INPUT; i++) {
+        struct stat st;
+        if (argv[i][0] == '-' || stat(argv[i], &st) != 0)
+            continue; /* options, standard input, words */
+        if (S_ISREG(st.st_mode))
+            sum += weight(argv[i], &st);
+        else if (S_ISDIR(st.st_mode))
+            sum += dir_bytes(argv[i], KS_HEAP_MIN_INPUT - sum);
+    }
+    return sum;
+}
+
+static int glibc_has_hugetlb(void)
+{
+    int major = 0, minor = 0;
+    if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2)
+        return 0;
+    return major > 2 || (major == 2 && minor >= 35);
+}
+
+/* The kernel gives huge pages where asked ("[madvise]") or everywhere ("[always]"). */
+static int thp_enabled(void)
+{
+    char buf[128] = "";
+    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    return strstr(buf, "[madvise]") || strstr(buf, "[always]");
+}
+
+static void put_back(const char *old)
+{
+    if (old)
+        setenv("GLIBC_TUNABLES", old, 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
+    unsetenv(MARK);
+}
+
+void ks_cli_heap_init(int argc, char **argv)
+{
+    const char *mark = getenv(MARK);
+    if (mark) { /* the process run again */
+        put_back(mark[0] == '=' ? mark + 1 : NULL);
+        snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s)", HUGETLB_ON,
+                 TOP_PAD_ON);
+        return;
+    }
+    const char *want = getenv("KINESIFT_HUGE_HEAP");
+    const char *old = getenv("GLIBC_TUNABLES");
+    const char *pre = getenv("LD_PRELOAD");
+    const char *why = NULL;
+    if (want && !strcmp(want, "0"))
+        why = "KINESIFT_HUGE_HEAP=0";
+    else if (old && strstr(old, HUGETLB))
+        why = "GLIBC_TUNABLES names " HUGETLB ": as it says";
+    else if (pre && strstr(pre, "vgpreload"))
+        why = "under valgrind";
+    else if (!glibc_has_hugetlb())
+        why = "glibc before 2.35";
+    else if (!thp_enabled())
+        why = "transparent huge pages off";
+    else if (!(want && !strcmp(want, "1")) && inputs_bytes(argc, argv) < KS_HEAP_MIN_INPUT)
+        why = "inputs under " KS_HEAP_MIN_INPUT_TEXT;
+    if (why) {
+        snprintf(state, sizeof state, "4 KiB pages (%s)", why);
+        return;
+    }
+    size_t olen = old ? strlen(old) : 0;
+    int pad = !(old && strstr(old, TOP_PAD)); /* the user's top_pad stands */
+    char *tun = malloc(olen + sizeof HUGETLB_ON + sizeof TOP_PAD_ON + 2);
+    char *was = malloc(olen + 2);
+    if (!tun || !was) {
+        free(tun);
+        free(was);
+        snprintf(state, sizeof state, "4 KiB pages (no memory to run again)");
+        return;
+    }
+    sprintf(tun, "%s%s%s%s%s", old ? old : "", olen ? ":" : "", HUGETLB_ON, pad ? ":" : "",
+            pad ? TOP_PAD_ON : "");
+    sprintf(was, "%s%s", old ? "=" : "-", old ? old : "");
+    const char *keep = was + 1; /* the user's value (setenv may free the string old points into) */
+    setenv(MARK, was, 1);
+    setenv("GLIBC_TUNABLES", tun, 1);
+    execv("/proc/self/exe", argv);
+    int e = errno; /* still here: it could not run again */
+    put_back(old ? keep : NULL);
+    snprintf(state, sizeof state, "4 KiB pages (could not run again: %s)", strerror(e));
+    free(tun);
+    free(was);
+}
+
+#else
+
+void ks_cli_heap_init(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    snprintf(state, sizeof state, "4 KiB pages (a sanitizer's allocator)");
+#else
+    snprintf(state, sizeof state, "4 KiB pages (not glibc on Linux)");
+#endif
+}
+
+#endif
