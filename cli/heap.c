@@ -12,7 +12,8 @@
  * cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
  * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset: by the inputs named on the command
- * line (files, and the files directly in a directory named). Never where GLIBC_TUNABLES already
+ * line (files, and the files directly in a directory named; a gzip file by the size it says its
+ * contents have). Never where GLIBC_TUNABLES already
  * names glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow
  * into the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
  * transparent huge pages are off, or outside glibc 2.35 and later on Linux. */
@@ -21,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,14 +55,34 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* A file's weight: its size, a compressed one's KS_HEAP_PACKED_FACTOR times it. */
-static long long weight(const char *name, const struct stat *st)
+/* The size a gzip file says its contents have (its last 4 bytes: the last member's size mod
+ * 2^32), or -1. */
+static long long gzip_size(int dir, const char *name)
+{
+    unsigned char t[4];
+    int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    int ok = lseek(fd, -4, SEEK_END) >= 0 && read(fd, t, 4) == 4;
+    close(fd);
+    return ok ? (long long)((uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+                            (uint32_t)t[3] << 24)
+              : -1;
+}
+
+/* A file's weight: its size; a gzip file's, the size it says (unless that is less than the file:
+ * several members, or 4 GiB and more); another compressed one's, KS_HEAP_PACKED_FACTOR times its
+ * size. dir: where name is relative to (AT_FDCWD: the working directory). */
+static long long weight(int dir, const char *name, const struct stat *st)
 {
     static const char *const packed[] = {".gz", ".tgz", ".zst", ".xz", ".bz2", ".zip"};
     long long w = (long long)st->st_size;
-    for (size_t i = 0; i < sizeof packed / sizeof *packed; i++)
-        if (ends_with(name, packed[i]))
-            return w * KS_HEAP_PACKED_FACTOR;
+    for (size_t i = 0; i < sizeof packed / sizeof *packed; i++) {
+        if (!ends_with(name, packed[i]))
+            continue;
+        long long g = i < 2 ? gzip_size(dir, name) : -1;
+        return g >= w ? g : w * KS_HEAP_PACKED_FACTOR;
+    }
     return w;
 }
 
@@ -74,7 +96,7 @@ static long long dir_bytes(const char *path, long long need)
     for (int k = 0; k < DIR_MAX_ENTRIES && sum < need && (e = readdir(d)); k++) {
         struct stat st;
         if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &st, 0) && S_ISREG(st.st_mode))
-            sum += weight(e->d_name, &st);
+            sum += weight(dirfd(d), e->d_name, &st);
     }
     closedir(d);
     return sum;
@@ -90,7 +112,7 @@ static long long inputs_bytes(int argc, char **argv)
         if (argv[i][0] == '-' || stat(argv[i], &st) != 0)
             continue; /* options, standard input, words */
         if (S_ISREG(st.st_mode))
-            sum += weight(argv[i], &st);
+            sum += weight(AT_FDCWD, argv[i], &st);
         else if (S_ISDIR(st.st_mode))
             sum += dir_bytes(argv[i], KS_HEAP_MIN_INPUT - sum);
     }

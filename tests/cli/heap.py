@@ -4,8 +4,8 @@
 What: `--timings` names the heap's state on its last line; KINESIFT_HUGE_HEAP=1 runs the command
 again with glibc.malloc.hugetlb (where the build and the machine allow it: otherwise the line says
 why not, one of the known reasons, and the checks of the run again are skipped), =0 never, and
-unset it does so for inputs of 8 MiB or more (a plain file, a gzip counted 8 times its size, a
-directory's files) and not for smaller ones or standard input; a GLIBC_TUNABLES that names
+unset it does so for inputs of 8 MiB or more (a plain file, a gzip by the size its trailer gives,
+an xz counted 12 times its size, a directory's files) and not for smaller ones or standard input; a GLIBC_TUNABLES that names
 glibc.malloc.hugetlb is left as it is. The standard output is byte for byte the same either way
 (text and JSON). What the command runs itself (validate's commands) sees the user's
 GLIBC_TUNABLES, unset or set, and no trace of the run again.
@@ -13,6 +13,7 @@ Why: running again must change nothing but the memory's page size, and must not 
 into the user's own workloads, which validate times. Standard library only; KINESIFT and KS_CORPUS
 from meson."""
 import gzip
+import lzma
 import os
 import random
 import re
@@ -63,10 +64,11 @@ def state(path, **kv):
     return heap_line(r.stderr)
 
 
-def trace_text(pad):
-    """A small valid trace, its one event's arg `pad` long (random: gzip cannot shrink it much)."""
-    rnd = random.Random(7)
-    blob = "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(pad))
+def trace_text(pad, rnd=True):
+    """A small valid trace, its one event's arg `pad` long: random (gzip cannot shrink it much), or
+    one letter repeated (it shrinks to almost nothing)."""
+    r = random.Random(7)
+    blob = "".join(r.choice(string.ascii_letters + string.digits) for _ in range(pad)) if rnd else "a" * pad
     return ('{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2,'
             '"args":{"blob":"%s"}}]}\n' % blob)
 
@@ -95,20 +97,29 @@ def main():
         big = os.path.join(tmp, "big.json")  # 8 MiB and more on disk
         with open(big, "w") as f:
             f.write(trace_text((8 << 20) + 1000))
-        packed = os.path.join(tmp, "packed.json.gz")  # 1.1 MiB of gzip: 8.8 MiB as counted
+        packed = os.path.join(tmp, "packed.json.gz")  # 9 MiB in a few KB of gzip
         with gzip.open(packed, "wt") as f:
-            f.write(trace_text(1500 << 10))
-        small_gz = os.path.join(tmp, "small.json.gz")  # 0.4 MiB of gzip: 3.2 MiB
+            f.write(trace_text(9 << 20, rnd=False))
+        small_gz = os.path.join(tmp, "small.json.gz")  # 7 MiB in a few KB
         with gzip.open(small_gz, "wt") as f:
+            f.write(trace_text(7 << 20, rnd=False))
+        xz = os.path.join(tmp, "packed.json.xz")  # 1.1 MiB of xz: 13 MiB as counted
+        with lzma.open(xz, "wt") as f:
+            f.write(trace_text(1500 << 10))
+        small_xz = os.path.join(tmp, "small.json.xz")  # 0.4 MiB: 4.5 MiB as counted
+        with lzma.open(small_xz, "wt") as f:
             f.write(trace_text(500 << 10))
         d = os.path.join(tmp, "dir")
         os.mkdir(d)
         shutil.copy(big, os.path.join(d, "rank0.json"))
-        check(os.path.getsize(packed) > (1 << 20), f"packed input of {os.path.getsize(packed)} bytes")
+        check(os.path.getsize(packed) < (1 << 20) and os.path.getsize(xz) > (1 << 20),
+              f"inputs of {os.path.getsize(packed)} and {os.path.getsize(xz)} bytes")
         if here:
             check(state(big) == HUGE, "a plain input of 8 MiB: run again")
-            check(state(packed) == HUGE, "a gzip input counted 8 times its size: run again")
-            check(state(small_gz) == "4 KiB pages (inputs under 8 MiB)", "a gzip of 0.4 MiB: not run again")
+            check(state(packed) == HUGE, "a gzip of 9 MiB by its trailer: run again")
+            check(state(small_gz) == "4 KiB pages (inputs under 8 MiB)", "a gzip of 7 MiB: not run again")
+            check(state(xz) == HUGE, "an xz counted 12 times its size: run again")
+            check(state(small_xz) == "4 KiB pages (inputs under 8 MiB)", "an xz of 0.4 MiB: not run again")
             check(state(d) == HUGE, "a directory of 8 MiB: run again")
             r = run(["analyze", "--timings", "--quiet", "--format", "json", "-"], env_with(), stdin=open(big, "rb").read())
             check(r.returncode == 0 and heap_line(r.stderr) == "4 KiB pages (inputs under 8 MiB)",
