@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -156,6 +157,9 @@ void ks_cli_heap_init(int argc, char **argv)
     const char *mark = getenv(MARK);
     if (mark) { /* the process run again */
         put_back(mark[0] == '=' ? mark + 1 : NULL);
+        /* its name for ps, top and perf: the kernel took "exe" from /proc/self/exe */
+        const char *slash = strrchr(argv[0], '/');
+        (void)prctl(PR_SET_NAME, slash ? slash + 1 : argv[0], 0, 0, 0);
         snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s)", HUGETLB_ON,
                  TOP_PAD_ON);
         return;

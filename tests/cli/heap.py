@@ -8,7 +8,8 @@ unset it does so for inputs of 8 MiB or more (a plain file, a gzip by the size i
 an xz counted 12 times its size, a directory's files) and not for smaller ones or standard input; a GLIBC_TUNABLES that names
 glibc.malloc.hugetlb is left as it is. The standard output is byte for byte the same either way
 (text and JSON). What the command runs itself (validate's commands) sees the user's
-GLIBC_TUNABLES, unset or set, and no trace of the run again.
+GLIBC_TUNABLES, unset or set, and no trace of the run again; the process keeps its name for ps
+(the kernel would call it "exe").
 Why: running again must change nothing but the memory's page size, and must not leak the tunables
 into the user's own workloads, which validate times. Standard library only; KINESIFT and KS_CORPUS
 from meson."""
@@ -131,7 +132,8 @@ def main():
         # what validate runs sees the user's environment
         for user in (None, "glibc.malloc.arena_max=4"):
             out = os.path.join(tmp, "env.txt")
-            cmd = ("env > %s; for i in 1 2 3 4 5 6; do echo kinesift-sample 30; done" % out)
+            cmd = ("env > %s; cat /proc/$PPID/comm > %s.comm; for i in 1 2 3 4 5 6; do echo kinesift-sample 30; done"
+                   % (out, out))
             r = run(["validate", "--baseline-cmd", cmd, "--candidate-cmd", cmd, "--runs", "1",
                      "--max-runs", "1"], env_with(KINESIFT_HUGE_HEAP="1", GLIBC_TUNABLES=user))
             check(os.path.exists(out), f"validate ran its command (exit {r.returncode}, {r.stderr[-300:]!r})")
@@ -141,6 +143,9 @@ def main():
             check(seen.get("GLIBC_TUNABLES") == user,
                   f"validate's command sees GLIBC_TUNABLES {seen.get('GLIBC_TUNABLES')!r}, the user's {user!r}")
             check("KINESIFT_HEAP_RUN" not in seen, "no KINESIFT_HEAP_RUN in validate's command")
+            comm = open(out + ".comm").read().strip() if os.path.exists(out + ".comm") else ""
+            want = os.path.basename(KS)[:15]
+            check(comm == want, f"the command's name for ps: {comm!r}, wanted {want!r} (the kernel's is 'exe')")
             os.unlink(out)
     finally:
         shutil.rmtree(tmp)
