@@ -11,11 +11,11 @@
  * over), so that what it runs itself (validate's commands) sees the user's environment. The
  * cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
- * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset: by the inputs named on the command
- * line (files, and the files directly in a directory named; a gzip file by the size it says its
- * contents have). Never where GLIBC_TUNABLES already
- * names glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow
- * into the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
+ * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset (or anything else): by the inputs
+ * named on the command line (files, and the files directly in a directory named; a gzip file by
+ * the size it says its contents have). Never where GLIBC_TUNABLES already names
+ * glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow into
+ * the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
  * transparent huge pages are off, or outside glibc 2.35 and later on Linux. */
 #include "cli/heap.h"
 

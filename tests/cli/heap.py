@@ -5,9 +5,9 @@ What: `--timings` names the heap's state on its last line; KINESIFT_HUGE_HEAP=1 
 again with glibc.malloc.hugetlb (where the build and the machine allow it: otherwise the line says
 why not, one of the known reasons, and the checks of the run again are skipped), =0 never, and
 unset it does so for inputs of 8 MiB or more (a plain file, a gzip by the size its trailer gives,
-an xz counted 12 times its size, a directory's files) and not for smaller ones or standard input; a GLIBC_TUNABLES that names
-glibc.malloc.hugetlb is left as it is. The standard output is byte for byte the same either way
-(text and JSON). What the command runs itself (validate's commands) sees the user's
+an xz counted 12 times its size, a directory's files) and not for smaller ones or standard input;
+a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as it is. The standard output is byte
+for byte the same either way (text and JSON). What the command runs itself (validate's commands) sees the user's
 GLIBC_TUNABLES, unset or set, and no trace of the run again; the process keeps its name for ps
 (the kernel would call it "exe").
 Why: running again must change nothing but the memory's page size, and must not leak the tunables
@@ -17,7 +17,6 @@ import gzip
 import lzma
 import os
 import random
-import re
 import shutil
 import string
 import subprocess
