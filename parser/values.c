@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parser/compact.h"
 #include "parser/numfast.h"
 
 #define P ((ks_parser *)ctx)
@@ -415,8 +416,9 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
      * the text is bad where cap_room would have found it so, at KS_LIMIT_SHAPE_TEXT bytes: bytes
      * left when it is full (the closing ']' at least) are that */
     char *o = p->shp.buf.p;
-    size_t m = 0, i = 0;
+    size_t m = 0;
     unsigned in = 0;
+    size_t i = ks_ps_compact_blocks(s, n, o, &m, KS_LIMIT_SHAPE_TEXT - 1, &in); /* 16 at a time */
     while (i < n && m < KS_LIMIT_SHAPE_TEXT - 1) {
         unsigned char c = (unsigned char)s[i++];
         if (!in && blank_byte[c]) {
