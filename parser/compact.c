@@ -47,13 +47,16 @@ __attribute__((target("ssse3,popcnt"))) static size_t blocks(const unsigned char
         __m128i v;
         if (i + 16 <= n) {
             v = _mm_loadu_si128((const __m128i *)(s + i));
-        } else { /* the last bytes, from a copy: nothing read past s + n */
-            memset(tail, 0, sizeof tail);
+        } else if (n >= 16) { /* the last bytes: the last 16, those done before left out */
+            v = _mm_loadu_si128((const __m128i *)(s + n - 16));
+            valid = 0xFFFFu & ~((1u << (16 - (n - i))) - 1);
+        } else { /* a text under 16 bytes: from a zero-padded copy, nothing read past s + n */
+            _mm_storeu_si128((__m128i *)(void *)tail, _mm_setzero_si128());
             memcpy(tail, s + i, n - i);
-            v = _mm_loadu_si128((const __m128i *)tail);
+            v = _mm_loadu_si128((const __m128i *)(const void *)tail);
             valid = (1u << (n - i)) - 1;
         }
-        unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+        unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) & valid;
         __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, lf)),
                                  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
         unsigned blank = (unsigned)_mm_movemask_epi8(b);
@@ -73,7 +76,7 @@ __attribute__((target("ssse3,popcnt"))) static size_t blocks(const unsigned char
         m += (size_t)__builtin_popcount(keep & 0xFF);
         _mm_storel_epi64((__m128i *)(void *)(o + m), _mm_srli_si128(r, 8));
         m += (size_t)__builtin_popcount(keep >> 8);
-        in = str & 0x8000u ? 0xFFFFu : 0; /* the tail's zero bytes change no parity */
+        in = str & 0x8000u ? 0xFFFFu : 0; /* the quotes left out change no parity */
         i = i + 16 <= n ? i + 16 : n;
     }
     *pm = m;

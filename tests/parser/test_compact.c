@@ -2,7 +2,8 @@
  * against the byte loop it stands in for (values.c, ks_ps_cap_raw), byte for byte: random texts
  * of brackets, commas, numbers, blanks of the four kinds and strings (blanks, brackets and commas
  * inside them kept), of every length from 0 to 80 and some of thousands, from outside and from
- * inside a string, with output limits that cut them anywhere; nothing written at or past the
+ * inside a string, with output limits that cut them anywhere (texts over 16 bytes end in a step
+ * over their last 16, texts under it in a step over a copy); nothing written at or past the
  * limit. On x86-64 with SSSE3 the steps must do the work (a text of 32 bytes or more is not left to
  * the byte loop). */
 #include "ks_test.h"
