@@ -6,10 +6,10 @@
  * 2 MiB pages (one fault each) when asked by its tunable glibc.malloc.hugetlb=1 (glibc 2.35 and
  * later), with glibc.malloc.top_pad=4 MiB so that the heap grows a whole huge page at a time. It
  * reads them from GLIBC_TUNABLES once, as the process starts. So the command runs itself again
- * (/proc/self/exe, the same arguments), once, with them added to GLIBC_TUNABLES; the new process
- * puts GLIBC_TUNABLES back as the user had it before anything else (KINESIFT_HEAP_RUN carries it
- * over), so that what it runs itself (validate's commands) sees the user's environment. The
- * cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
+ * (/proc/self/exe, the same arguments), once, with them added to the user's GLIBC_TUNABLES; the
+ * new process puts GLIBC_TUNABLES back as the user had it before anything else (KINESIFT_HEAP_RUN
+ * carries it over), so that what it runs itself (validate's commands) sees the user's
+ * environment. The cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
  * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset (or anything else): by the inputs
  * named on the command line (files, and the files directly in a directory named; a gzip file by
