@@ -3,10 +3,12 @@
  * compares (quotes, blanks); which bytes lie inside a string is the prefix XOR of the quote bits
  * (the bytes after an odd number of quotes, the state carried from the step before); SSSE3's
  * pshufb then moves the kept bytes of each 8-byte half together, by a table of the 256 keep masks
- * of 8 bytes, and each half is stored whole (8 bytes; the kept ones first). A byte loop (values.c)
- * does 8-10 instructions a byte: on the MTIA inference trace, whose every op carries Input Dims,
- * Input type and Concrete Inputs, that was ~12 M instructions of 224 M. Only x86-64 with SSSE3
- * (chosen at run time); elsewhere the byte loop does all. */
+ * of 8 bytes, and each half is stored whole (8 bytes; the kept ones first). The last bytes are a
+ * step of their own: the text's last 16 bytes with those done before left out of the masks, or,
+ * for a text under 16 bytes (most shape texts), a zero-padded copy with the bytes past it left
+ * out. A byte loop (values.c) does 8-10 instructions a byte: on the MTIA inference trace, whose
+ * every op carries Input Dims, Input type and Concrete Inputs, that was ~12 M instructions of
+ * 224 M. Only x86-64 with SSSE3 (chosen at run time); elsewhere the byte loop does all. */
 #include "parser/compact.h"
 
 #include <stdint.h>
