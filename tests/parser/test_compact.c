@@ -4,8 +4,8 @@
  * inside them kept), of every length from 0 to 80 and some of thousands, from outside and from
  * inside a string, with output limits that cut them anywhere (texts over 16 bytes end in a step
  * over their last 16, texts under it in a step over a copy); nothing written at or past the
- * limit. On x86-64 with SSSE3 the steps must do the work (a text of 32 bytes or more is not left to
- * the byte loop). */
+ * limit. On x86-64 with SSSE3 the steps must do the work (a text of 47 bytes, far from the limit,
+ * all of it). */
 #include "ks_test.h"
 #include "parser/compact.h"
 
