@@ -246,24 +246,18 @@ static int run_check(redact_cli *c, ks_redactor *rd, char **inputs, size_t n)
 
 /* ---- redact ------------------------------------------------------------------------------ */
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 /* -o out.json for a gzip input writes gzip (like the input): say so */
 static void warn_suffix(const char *path, ks_compress c)
 {
     static const char *const sufs[] = {".gz", ".zst", ".xz", ".bz2"};
     const char *want = ks_redact_compress_suffix(c);
     for (size_t i = 0; i < 4; i++)
-        if (ends_with(path, sufs[i]) && strcmp(sufs[i], want)) {
+        if (ks_ends_with(path, sufs[i]) && strcmp(sufs[i], want)) {
             ks_cli_fail("warning: %s: the name ends in %s but the output is %s (see --compress)",
                         path, sufs[i], *want ? want + 1 : "not compressed");
             return;
         }
-    if (*want && !ends_with(path, want))
+    if (*want && !ks_ends_with(path, want))
         ks_cli_fail("warning: %s: the output is %s-compressed like the input (--compress none "
                     "for plain JSON)",
                     path, want + 1);

@@ -52,6 +52,12 @@ void *ks_xrealloc(void *p, size_t n)
     return q;
 }
 
+int ks_ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
 char *ks_xstrdup(const char *s)
 {
     return ks_xstrndup(s, strlen(s));

@@ -17,6 +17,8 @@ void *ks_xcalloc(size_t n, size_t size);
 void *ks_xrealloc(void *p, size_t n);
 char *ks_xstrdup(const char *s);
 char *ks_xstrndup(const char *s, size_t n);
+/* 1 when s ends with suffix. */
+int ks_ends_with(const char *s, const char *suffix);
 /* Overflow-checked n * size; aborts on overflow. */
 size_t ks_mul(size_t n, size_t size);
 
@@ -73,6 +75,19 @@ static inline size_t ks_skip_spaces(const void *s, size_t i, size_t n)
     while (i < n && p[i] == ' ')
         i++;
     return i;
+}
+
+/* Bit i set when an odd number of the bits at or below i are set in x (simdjson's prefix XOR): with
+ * x a block's quote bits, the bytes inside strings (json/repair.c, parser/compact.c). */
+static inline uint64_t ks_prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
 }
 
 /* A function kept out of line and uncloned: where a bench counts a part of the work by the names of

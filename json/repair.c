@@ -211,17 +211,6 @@ static size_t skip_blanks(const unsigned char *in, size_t i, size_t n, int *capp
 }
 
 #ifdef __SSE2__
-/* Bit i set when an odd number of bits at or below i are set in x (simdjson's prefix XOR). */
-static inline uint64_t prefix_xor(uint64_t x)
-{
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
 
 /* The byte classes of a 64-byte block the fast path looks at, one bit per byte. */
 typedef struct block_masks {
@@ -283,7 +272,7 @@ static inline __attribute__((always_inline)) size_t clean_blocks_with(classify_f
         cls(in + i, &m);
         if (m.bslash)
             break;
-        uint64_t inside = prefix_xor(m.quote) ^ (st ? ~0ULL : 0);
+        uint64_t inside = ks_prefix_xor(m.quote) ^ (st ? ~0ULL : 0);
         if (m.low & inside & ~m.quote)
             break;
         uint64_t closer = m.comma | m.close | m.colon;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/util.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include <pthread.h>
@@ -62,12 +64,8 @@ __attribute__((target("ssse3,popcnt"))) static size_t blocks(const unsigned char
         __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, lf)),
                                  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
         unsigned blank = (unsigned)_mm_movemask_epi8(b);
-        unsigned str = q; /* bit k: the quotes at 0..k are odd in number */
-        str ^= str << 1;
-        str ^= str << 2;
-        str ^= str << 4;
-        str ^= str << 8;
-        str = (str ^ in) & 0xFFFFu; /* inside a string (an opening quote too) */
+        /* inside a string (an opening quote too): the quotes at or before it odd in number */
+        unsigned str = ((unsigned)ks_prefix_xor(q) ^ in) & 0xFFFFu;
         unsigned keep = ~(blank & ~str) & valid;
         uint64_t lo, hi;
         memcpy(&lo, keep_index[keep & 0xFF], 8);

@@ -21,12 +21,6 @@ typedef struct list {
     size_t n, cap;
 } list;
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 static int looks_like_trace(const char *name)
 {
     static const char *const arch[] = {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz",
@@ -34,7 +28,7 @@ static int looks_like_trace(const char *name)
     if (strstr(name, ".json"))
         return 1;
     for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-        if (ends_with(name, arch[i]))
+        if (ks_ends_with(name, arch[i]))
             return 1;
     return 0;
 }
