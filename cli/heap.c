@@ -12,14 +12,13 @@
  * environment. The cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
  * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset (or anything else): by the inputs
- * named on the command line (files, and the files directly in a directory named; a gzip file by
- * the size it says its contents have). Never where GLIBC_TUNABLES already names
+ * named on the command line (files, and the trace files of a directory named, as the command will
+ * read them; a gzip file by the size it says its contents have). Never where GLIBC_TUNABLES already names
  * glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow into
  * the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
  * transparent huge pages are off, or outside glibc 2.35 and later on Linux. */
 #include "cli/heap.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -33,12 +32,14 @@
 #include <gnu/libc-version.h>
 #endif
 
+#include "common/util.h"
+#include "kinesift/source.h"
+
 #define MARK "KINESIFT_HEAP_RUN" /* in the process run again: "=" and the user's GLIBC_TUNABLES, or "-" */
 #define HUGETLB "glibc.malloc.hugetlb"
 #define HUGETLB_ON HUGETLB "=1"
 #define TOP_PAD "glibc.malloc.top_pad"
 #define TOP_PAD_ON TOP_PAD "=4194304"
-#define DIR_MAX_ENTRIES 4096 /* entries of a directory looked at for the inputs' size */
 
 static char state[200] = "4 KiB pages (not asked)";
 
@@ -50,18 +51,12 @@ const char *ks_cli_heap_state(void)
 #if defined(__GLIBC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) &&                  \
     !defined(__SANITIZE_THREAD__)
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* The size a gzip file says its contents have (its last 4 bytes: the last member's size mod
  * 2^32), or -1. */
-static long long gzip_size(int dir, const char *name)
+static long long gzip_size(const char *path)
 {
     unsigned char t[4];
-    int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -1;
     int ok = lseek(fd, -4, SEEK_END) >= 0 && read(fd, t, 4) == 4;
@@ -73,49 +68,41 @@ static long long gzip_size(int dir, const char *name)
 
 /* A file's weight: its size; a gzip file's, the size it says (unless that is less than the file:
  * several members, or 4 GiB and more); another compressed one's, KS_HEAP_PACKED_FACTOR times its
- * size. dir: where name is relative to (AT_FDCWD: the working directory). */
-static long long weight(int dir, const char *name, const struct stat *st)
+ * size. */
+static long long weight(const char *path, const struct stat *st)
 {
     static const char *const packed[] = {".gz", ".tgz", ".zst", ".xz", ".bz2", ".zip"};
     long long w = (long long)st->st_size;
     for (size_t i = 0; i < sizeof packed / sizeof *packed; i++) {
-        if (!ends_with(name, packed[i]))
+        if (!ks_ends_with(path, packed[i]))
             continue;
-        long long g = i < 2 ? gzip_size(dir, name) : -1;
+        long long g = i < 2 ? gzip_size(path) : -1;
         return g >= w ? g : w * KS_HEAP_PACKED_FACTOR;
     }
     return w;
 }
 
-static long long dir_bytes(const char *path, long long need)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    long long sum = 0;
-    struct dirent *e;
-    for (int k = 0; k < DIR_MAX_ENTRIES && sum < need && (e = readdir(d)); k++) {
-        struct stat st;
-        if (e->d_name[0] != '.' && !fstatat(dirfd(d), e->d_name, &st, 0) && S_ISREG(st.st_mode))
-            sum += weight(dirfd(d), e->d_name, &st);
-    }
-    closedir(d);
-    return sum;
-}
-
-/* The weight of the inputs named on the command line, counted up to KS_HEAP_MIN_INPUT: every
- * argument that names a file or a directory (an option's value that names a file counts too). */
+/* The weight of the inputs named on the command line, counted up to KS_HEAP_MIN_INPUT: what the
+ * library's expansion makes of each argument (a file as it is, a directory its trace files, as the
+ * command will read them; an option's value that names a file counts too). Not an @FILE list:
+ * reading it here could use up what the command reads (@/dev/stdin). */
 static long long inputs_bytes(int argc, char **argv)
 {
     long long sum = 0;
     for (int i = 1; i < argc && sum < KS_HEAP_MIN_INPUT; i++) {
-        struct stat st;
-        if (argv[i][0] == '-' || stat(argv[i], &st) != 0)
-            continue; /* options, standard input, words */
-        if (S_ISREG(st.st_mode))
-            sum += weight(AT_FDCWD, argv[i], &st);
-        else if (S_ISDIR(st.st_mode))
-            sum += dir_bytes(argv[i], KS_HEAP_MIN_INPUT - sum);
+        if (argv[i][0] == '-' || argv[i][0] == '@')
+            continue; /* options, standard input, lists */
+        char **list;
+        size_t n;
+        ks_error err;
+        if (ks_inputs_expand(&argv[i], 1, &list, &n, &err) != KS_OK)
+            continue;
+        for (size_t k = 0; k < n && sum < KS_HEAP_MIN_INPUT; k++) {
+            struct stat st;
+            if (!stat(list[k], &st) && S_ISREG(st.st_mode))
+                sum += weight(list[k], &st);
+        }
+        ks_inputs_free(list, n);
     }
     return sum;
 }

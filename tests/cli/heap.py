@@ -5,7 +5,8 @@ What: `--timings` names the heap's state on its last line; KINESIFT_HUGE_HEAP=1 
 again with glibc.malloc.hugetlb (where the build and the machine allow it: otherwise the line says
 why not, one of the known reasons, and the checks of the run again are skipped), =0 never, and
 unset it does so for inputs of 8 MiB or more (a plain file, a gzip by the size its trailer gives,
-an xz counted 12 times its size, a directory's files) and not for smaller ones or standard input;
+an xz counted 12 times its size, the trace files of a directory at any depth, as the command reads
+them) and not for smaller ones, a directory's other files, or standard input;
 a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as it is. The standard output is byte
 for byte the same either way (text and JSON), and the tunables take (fewer page faults, also after a GLIBC_TUNABLES entry that
 glibc cannot parse). What the command runs itself (validate's commands) sees the user's
@@ -133,6 +134,15 @@ def main():
         d = os.path.join(tmp, "dir")
         os.mkdir(d)
         shutil.copy(big, os.path.join(d, "rank0.json"))
+        nested = os.path.join(tmp, "job")  # job/node0/rank0.json: the command reads it
+        os.makedirs(os.path.join(nested, "node0"))
+        shutil.copy(big, os.path.join(nested, "node0", "rank0.json"))
+        other = os.path.join(tmp, "other")  # a small trace beside 9 MiB that is not one
+        os.mkdir(other)
+        with open(os.path.join(other, "rank0.json"), "w") as f:
+            f.write(trace_text(100))
+        with open(os.path.join(other, "weights.bin"), "wb") as f:
+            f.write(b"\0" * (9 << 20))
         check(os.path.getsize(packed) < (1 << 20) and os.path.getsize(xz) > (1 << 20),
               f"inputs of {os.path.getsize(packed)} and {os.path.getsize(xz)} bytes")
         if here:
@@ -142,6 +152,9 @@ def main():
             check(state(xz) == HUGE, "an xz counted 12 times its size: run again")
             check(state(small_xz) == "4 KiB pages (inputs under 8 MiB)", "an xz of 0.4 MiB: not run again")
             check(state(d) == HUGE, "a directory of 8 MiB: run again")
+            check(state(nested) == HUGE, "a trace of 8 MiB in a directory's directory: run again")
+            check(state(other) == "4 KiB pages (inputs under 8 MiB)",
+                  "a directory whose 9 MiB are not a trace: not run again")
             r = run(["analyze", "--timings", "--quiet", "--format", "json", "-"], env_with(), stdin=open(big, "rb").read())
             check(r.returncode == 0 and heap_line(r.stderr) == "4 KiB pages (inputs under 8 MiB)",
                   "standard input: its size unknown, not run again")
