@@ -563,7 +563,7 @@ static double wmean_of(const wmean *m)
 }
 
 /* one instance's launch args into its row */
-static void launch_add(krow_acc *r, const ks_launch_info *l, ks_ns dur)
+static void launch_add(krow_acc *r, const ks_launch_args *l, ks_ns dur)
 {
     ks_launch_stats *s = &r->row.launch;
     s->recorded++;
@@ -673,7 +673,7 @@ void ks_kernels_build(ks_analysis *a)
         if (ks_comm_gpu_event(&cc, it->track, it->ev))
             r->row.comm++;
         if (t->nlaunches && e->kind == KS_K_KERNEL) {
-            const ks_launch_info *l = ks_trace_launch(t, it->track, it->ev);
+            const ks_launch_args *l = ks_trace_launch(t, it->track, it->ev);
             if (l)
                 launch_add(r, l, ks_event_dur(e));
         }

@@ -221,8 +221,8 @@ void ks_ps_commit_event(ks_parser *p)
         }
         if (e->launch.has) {
             KS_GROW(u->launch, u->launch_cap, u->nlaunch + 1);
-            u->launch[u->nlaunch] = e->launch;
             u->launch[u->nlaunch].ev = (uint32_t)u->nev;
+            u->launch[u->nlaunch].a = e->launch;
             u->nlaunch++;
         }
         if (e->has_shape) {
@@ -250,12 +250,8 @@ void ks_ps_commit_event(ks_parser *p)
         w.ev = (uint32_t)(t->tracks[track].n - 1);
         ks_trace_add_sync(t, &w);
     }
-    if (e->launch.has) {
-        ks_launch_info l = e->launch;
-        l.track = track;
-        l.ev = (uint32_t)(t->tracks[track].n - 1);
-        ks_trace_add_launch(t, &l);
-    }
+    if (e->launch.has)
+        ks_trace_add_launch(t, track, (uint32_t)(t->tracks[track].n - 1), &e->launch);
     if (e->has_shape) {
         ks_shape_info s = e->shape;
         s.track = track;

@@ -59,7 +59,7 @@ enum key {
     K_INPUT_DIMS, K_INPUT_TYPE, K_CONCRETE,
     /* recorded waits (ks_sync_info) */
     K_WAIT_STREAM, K_WAIT_RECORD,
-    /* kernel launch args (ks_launch_info) */
+    /* kernel launch args (ks_launch_args) */
     K_L_REGS, K_L_SHMEM, K_L_BLOCKS_SM, K_L_WARPS_SM, K_L_OCC, K_L_GRID, K_L_BLOCK,
     /* distributedInfo */
     K_RANK, K_WORLD, K_BACKEND,
@@ -110,7 +110,7 @@ typedef struct cur_event {
     uint8_t has_shape;       /* a shape arg kept: shape is kept with the event */
     ks_shape_info shape;     /* string ids (local in a worker's unit) */
     ks_sync_info sync;       /* recorded wait args; sync.has says which were seen */
-    ks_launch_info launch;   /* launch args; kept with the event when launch.has */
+    ks_launch_args launch;   /* launch args; kept with the event when launch.has */
     size_t ncounters;
 } cur_event;
 

@@ -199,12 +199,8 @@ void ks_unit_merge(ks_trace *t, const ks_unit *u)
             w.ev = (uint32_t)(t->tracks[track].n - 1);
             ks_trace_add_sync(t, &w);
         }
-        if (nl < u->nlaunch && u->launch[nl].ev == i) {
-            ks_launch_info l = u->launch[nl++];
-            l.track = track;
-            l.ev = (uint32_t)(t->tracks[track].n - 1);
-            ks_trace_add_launch(t, &l);
-        }
+        if (nl < u->nlaunch && u->launch[nl].ev == i)
+            ks_trace_add_launch(t, track, (uint32_t)(t->tracks[track].n - 1), &u->launch[nl++].a);
         if (ns < u->nshape && u->shape[ns].ev == i) {
             ks_shape_info s = u->shape[ns++];
             s.track = track;

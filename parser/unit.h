@@ -58,6 +58,12 @@ typedef struct ks_unit_coll {
     ks_coll_info c;
 } ks_unit_coll;
 
+/* The launch args of one of the unit's events. */
+typedef struct ks_unit_launch {
+    uint32_t ev;    /* index in the unit's events */
+    ks_launch_args a;
+} ks_unit_launch;
+
 typedef struct ks_unit_count {
     const char *id;
     ks_severity sev;
@@ -93,8 +99,7 @@ typedef struct ks_unit {
     ks_sync_info *sync;           /* recorded waits, in the order of the events (ev: index in the
                                    * unit's events; track set at the replay) */
     size_t nsync, sync_cap;
-    ks_launch_info *launch;       /* kernel launch args, in the order of the events (ev: index in
-                                   * the unit's events) */
+    ks_unit_launch *launch;       /* kernel launch args, in the order of the events */
     size_t nlaunch, launch_cap;
     uint64_t *cat_count;          /* events per local category id (by_cat) */
     size_t ncat_count, cat_count_cap;

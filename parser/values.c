@@ -205,7 +205,7 @@ static void coll_value(ks_parser *p, int key, enum vtype vt, const char *s, size
 /* A kernel launch arg: a number, else not kept ("blocks per SM": "inf" is a string). */
 static void launch_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
 {
-    ks_launch_info *l = &p->ev.launch;
+    ks_launch_args *l = &p->ev.launch;
     if (vt != V_NUMBER)
         return;
     int64_t v;

@@ -75,7 +75,10 @@ typedef struct bytes_entry {
 typedef struct trace_impl {
     ks_trace t;
     size_t cats_cap, procs_cap, tracks_cap, counters_cap, series_cap, colls_cap, wide_ids_cap, shapes_cap, mems_cap, syncs_cap,
-        launches_cap;
+        launches_cap, launch_args_cap;
+    uint32_t *launch_slot; /* the distinct launch args by hash: 1 + their index, 0 empty (a power
+                            * of two of slots, at most half full); freed once finished */
+    size_t launch_slots;
     track_state *ts;       /* per track, same index as t.tracks (tracks_cap of them); NULL once
                             * finished */
     uint32_t *mapped;      /* finished: the tracks whose event array is a mapping, ascending */
@@ -178,6 +181,8 @@ void ks_trace_free(ks_trace *t)
     free(t->syncs);
     free(t->shapes);
     free(t->launches);
+    free(t->launch_args);
+    free(ti->launch_slot);
     free(t->wide_ids);
     free(t->meta.devices);
     free(t->meta.entries);
@@ -737,15 +742,70 @@ static void finish_track(ks_trace *t, ks_track *k, track_state *st)
     ks_bigarray_shrink((void **)&k->ev, &st->cap, &st->mapped, k->n, sizeof *k->ev);
 }
 
-void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l)
+/* The args compared and hashed as bytes: copied field by field into zeroed memory, so that the
+ * padding is zero and equal args are equal bytes (the doubles bit for bit: -0.0 and 0.0 stay
+ * apart, each kept as written). */
+static ks_launch_args launch_args_bytes(const ks_launch_args *a)
 {
-    trace_impl *ti = impl(t);
-    KS_PUSH_BIG(t->launches, t->nlaunches, ti->launches_cap, *l);
+    ks_launch_args c;
+    memset(&c, 0, sizeof c);
+    c.has = a->has;
+    c.registers = a->registers;
+    c.shared_mem = a->shared_mem;
+    c.blocks_per_sm = a->blocks_per_sm;
+    c.warps_per_sm = a->warps_per_sm;
+    c.occupancy_pct = a->occupancy_pct;
+    memcpy(c.grid, a->grid, sizeof c.grid);
+    memcpy(c.block, a->block, sizeof c.block);
+    return c;
 }
 
-const ks_launch_info *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev)
+static void launch_slots_grow(trace_impl *ti)
 {
-    return find_track_ev(t->launches, t->nlaunches, sizeof *t->launches, track, ev);
+    size_t ns = ti->launch_slots ? ti->launch_slots * 2 : 64;
+    uint32_t *v = ks_xcalloc(ns, sizeof *v);
+    const ks_launch_args *args = ti->t.launch_args;
+    for (size_t i = 0; i < ti->t.nlaunch_args; i++) {
+        size_t h = (size_t)ks_hash(&args[i], sizeof args[i]) & (ns - 1);
+        while (v[h])
+            h = (h + 1) & (ns - 1);
+        v[h] = (uint32_t)(i + 1);
+    }
+    free(ti->launch_slot);
+    ti->launch_slot = v;
+    ti->launch_slots = ns;
+}
+
+/* the index of args a in t->launch_args, added when new */
+static uint32_t launch_args_index(trace_impl *ti, const ks_launch_args *a)
+{
+    ks_trace *t = &ti->t;
+    ks_launch_args c = launch_args_bytes(a);
+    if (2 * (t->nlaunch_args + 1) > ti->launch_slots)
+        launch_slots_grow(ti);
+    size_t mask = ti->launch_slots - 1, h = (size_t)ks_hash(&c, sizeof c) & mask;
+    for (; ti->launch_slot[h]; h = (h + 1) & mask) {
+        uint32_t i = ti->launch_slot[h] - 1;
+        if (!memcmp(&t->launch_args[i], &c, sizeof c))
+            return i;
+    }
+    /* (an index fits 32 bits: 2^32 distinct args would be 380 GB) */
+    KS_PUSH(t->launch_args, t->nlaunch_args, ti->launch_args_cap, c);
+    ti->launch_slot[h] = (uint32_t)t->nlaunch_args;
+    return (uint32_t)(t->nlaunch_args - 1);
+}
+
+void ks_trace_add_launch(ks_trace *t, uint32_t track, uint32_t ev, const ks_launch_args *a)
+{
+    trace_impl *ti = impl(t);
+    ks_launch_info l = {track, ev, launch_args_index(ti, a)};
+    KS_PUSH_BIG(t->launches, t->nlaunches, ti->launches_cap, l);
+}
+
+const ks_launch_args *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev)
+{
+    const ks_launch_info *l = find_track_ev(t->launches, t->nlaunches, sizeof *t->launches, track, ev);
+    return l ? &t->launch_args[l->args] : NULL;
 }
 
 void ks_trace_finish(ks_trace *t)
@@ -780,6 +840,13 @@ void ks_trace_finish(ks_trace *t)
     sort_ks_shape_info(&t->shapes, t->nshapes, ti->shapes_cap, t->ntracks);
     sort_ks_sync_info(&t->syncs, t->nsyncs, ti->syncs_cap, t->ntracks);
     sort_ks_launch_info(&t->launches, t->nlaunches, ti->launches_cap, t->ntracks);
+    if (t->nlaunches && ti->launches_cap > t->nlaunches) { /* kept as long as the trace: exact */
+        t->launches = ks_xrealloc(t->launches, ks_mul(t->nlaunches, sizeof *t->launches));
+        ti->launches_cap = t->nlaunches;
+    }
+    free(ti->launch_slot); /* no more launch args: the lookup of the distinct ones goes */
+    ti->launch_slot = NULL;
+    ti->launch_slots = 0;
 }
 
 const ks_meta_entry *ks_meta_find(const ks_trace *t, const char *key)
@@ -854,6 +921,7 @@ size_t ks_trace_memory(const ks_trace *t)
     m += ti->cats_cap * (sizeof *t->cats + sizeof *t->by_cat);
     m += ti->counters_cap * sizeof(ks_counter_sample) + ti->series_cap * sizeof(ks_series);
     m += ti->colls_cap * sizeof(ks_coll_info) + ti->shapes_cap * sizeof(ks_shape_info) + ti->launches_cap * sizeof(ks_launch_info) +
+         ti->launch_args_cap * sizeof(ks_launch_args) + ti->launch_slots * sizeof *ti->launch_slot +
          ti->ready_cap * sizeof *ti->ready;
     m += ti->wide_ids_cap * sizeof *t->wide_ids + ti->mems_cap * sizeof *t->mems +
          ti->syncs_cap * sizeof *t->syncs;

@@ -326,13 +326,20 @@ enum {
     KS_LAUNCH_BLOCK = 64       /* "block" */
 };
 
-typedef struct ks_launch_info {
-    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+typedef struct ks_launch_args {
     uint8_t has;               /* KS_LAUNCH_* bits */
     int32_t registers;
     int64_t shared_mem;
     double blocks_per_sm, warps_per_sm, occupancy_pct;
     int64_t grid[3], block[3];
+} ks_launch_args;
+
+/* The launch args of one event as the trace keeps them: the event and its args, an index into
+ * ks_trace.launch_args. Kernels launched alike (the same args, bit for bit) share one entry of
+ * launch_args, so a record is 12 bytes (the args beside their event took 96). */
+typedef struct ks_launch_info {
+    uint32_t track, ev;        /* the event: t->tracks[track].ev[ev] */
+    uint32_t args;             /* its args: t->launch_args[args] */
 } ks_launch_info;
 
 /* ---- the trace ---------------------------------------------------------------------------- */
@@ -367,6 +374,8 @@ typedef struct ks_trace {
 
     ks_launch_info *launches;  /* kernel launch args, sorted by (track, ev) once the trace is finished */
     size_t nlaunches;
+    ks_launch_args *launch_args; /* the distinct launch args, in the order they were first seen */
+    size_t nlaunch_args;
 
     int64_t *wide_ids;         /* event ids that do not fit 32 bits (KS_EF_EXT_WIDE, ...) */
     size_t nwide_ids;
@@ -467,10 +476,11 @@ KS_API void ks_trace_add_coll(ks_trace *t, const ks_coll_info *c);
 KS_API void ks_trace_add_shape(ks_trace *t, const ks_shape_info *s);
 /* The recorded shapes of event ev of track k of a finished trace, or NULL (search by halves). */
 KS_API const ks_shape_info *ks_trace_shape(const ks_trace *t, uint32_t track, uint32_t ev);
-/* Append the launch args of an event (ks_trace.launches; l->track, l->ev name the event). */
-KS_API void ks_trace_add_launch(ks_trace *t, const ks_launch_info *l);
+/* Append the launch args of event ev of the track (ks_trace.launches; args shared with any event
+ * launched alike, ks_trace.launch_args). */
+KS_API void ks_trace_add_launch(ks_trace *t, uint32_t track, uint32_t ev, const ks_launch_args *a);
 /* The launch args of event ev of track k of a finished trace, or NULL (search by halves). */
-KS_API const ks_launch_info *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev);
+KS_API const ks_launch_args *ks_trace_launch(const ks_trace *t, uint32_t track, uint32_t ev);
 
 /* Append the allocator args of an event (ks_trace.mems; m->track, m->ev name the event). */
 KS_API void ks_trace_add_mem(ks_trace *t, const ks_mem_info *m);

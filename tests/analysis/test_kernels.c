@@ -311,7 +311,7 @@ static void launch_args(void **state)
     (void)state;
     ks_trace *t = ks_test_parse(launch_trace);
     assert_int_equal(t->nlaunches, 3);
-    const ks_launch_info *l = ks_trace_launch(t, 0, 0);
+    const ks_launch_args *l = ks_trace_launch(t, 0, 0);
     assert_non_null(l);
     assert_int_equal(l->has, KS_LAUNCH_REGS | KS_LAUNCH_SHMEM | KS_LAUNCH_WARPS_SM | KS_LAUNCH_OCC | KS_LAUNCH_BLOCK);
     assert_null(ks_trace_launch(t, 0, 3));

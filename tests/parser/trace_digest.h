@@ -81,10 +81,11 @@ static inline void digest_trace(ks_buf *b, const ks_trace *t)
                       ks_trace_str(t, h->types), ks_trace_str(t, h->concrete));
     }
     for (size_t i = 0; i < t->nlaunches; i++) {
-        const ks_launch_info *l = &t->launches[i];
+        const ks_launch_info *r = &t->launches[i];
+        const ks_launch_args *l = &t->launch_args[r->args];
         ks_buf_printf(b, "launch %u %u %u %d %" PRId64 " %.17g %.17g %.17g %" PRId64 " %" PRId64 " %" PRId64
                          " %" PRId64 " %" PRId64 " %" PRId64 "\n",
-                      l->track, l->ev, l->has, l->registers, l->shared_mem, l->blocks_per_sm, l->warps_per_sm,
+                      r->track, r->ev, l->has, l->registers, l->shared_mem, l->blocks_per_sm, l->warps_per_sm,
                       l->occupancy_pct, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
     }
     const ks_meta *m = &t->meta;
