@@ -71,70 +71,104 @@ static ks_diagnosis *add(ks_diagnoses *out, const ks_dx_kind *k, const char *con
 
 /* ---- the path's pieces, by stream ------------------------------------------------------------ */
 
-typedef struct piece {
-    uint32_t track;
-    uint8_t kind;
-    ks_ns a, b;
-} piece;
+/* A piece of the path where the path keeps it (piece k of step cp->v[step]): the index holds no
+ * copy of the pieces, only where they are (8 bytes a piece; a copy took 24, 25 MB on the dense
+ * 1 GiB shape beside the path's own 15). (A step has fewer than 2^32 pieces: 48 GB of them.) */
+typedef struct pref {
+    uint32_t step, k;
+} pref;
 
+/* The GPU work, stream gap and launch latency pieces of the scope's steps by track, then start,
+ * then the path's order: track i's are v[at[i] .. at[i + 1]) (i < ntracks). */
 typedef struct path_index {
-    piece *v;
+    const ks_critpath *cp;
+    pref *v;
     size_t n;
+    size_t *at;
+    size_t ntracks;
 } path_index;
 
-static inline int piece_before(const piece *p, const piece *q)
+static inline ks_cp_piece piece_of(const ks_critpath *cp, pref r)
 {
-    return p->track != q->track ? p->track < q->track : p->a < q->a;
+    return ks_critpath_piece(cp, &cp->v[r.step], r.k);
 }
 
-/* the path's pieces by track, then start (each track's come in time order: few runs) */
-KS_MSORT_DEFINE(sort_pieces, piece, piece_before)
+static inline int piece_before(const ks_critpath *cp, const pref *p, const pref *q)
+{
+    return piece_of(cp, *p).a < piece_of(cp, *q).a;
+}
 
-/* the pieces of GPU work, stream gap and launch latency of the steps in the scope (the active
- * steps when there are steps; the one window path else) */
+/* a track's pieces by start (they come in time order, step after step: one scan) */
+KS_MSORT_DEFINE_CTX(sort_pieces, pref, ks_critpath, piece_before)
+
+static int path_piece_kept(const ks_cp_piece *p)
+{
+    return (p->kind == KS_CP_GPU || p->kind == KS_CP_STREAM_GAP || p->kind == KS_CP_LAUNCH) && p->b > p->a;
+}
+
+/* the index of the pieces of GPU work, stream gap and launch latency of the steps in the scope (the
+ * active steps when there are steps; the one window path else): counted per track, then placed */
 static void path_build(const ks_dx_ctx *c, path_index *pi)
 {
     const ks_critpath *cp = c->cp;
-    size_t cap = 0;
+    size_t ntracks = c->a->trace->ntracks;
+    pi->cp = cp;
+    pi->ntracks = ntracks;
+    pi->at = ks_xcalloc(ntracks + 2, sizeof *pi->at);
     pi->v = NULL;
     pi->n = 0;
-    for (size_t i = 0; i < cp->n; i++) {
-        const ks_cp_step *s = &cp->v[i];
-        if (c->st && c->st->n == cp->n && !ks_step_active(&c->st->v[i]))
-            continue;
-        ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
-        ks_cp_piece pc;
-        while (ks_cp_next(&cu, &pc)) {
-            const ks_cp_piece *p = &pc;
-            if (p->kind != KS_CP_GPU && p->kind != KS_CP_STREAM_GAP && p->kind != KS_CP_LAUNCH)
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < cp->n; i++) {
+            const ks_cp_step *s = &cp->v[i];
+            if (c->st && c->st->n == cp->n && !ks_step_active(&c->st->v[i]))
                 continue;
-            if (p->b <= p->a)
-                continue;
-            KS_GROW(pi->v, cap, pi->n + 1);
-            pi->v[pi->n++] = (piece){p->track, p->kind, p->a, p->b};
+            ks_cp_cursor cu = ks_cp_cursor_of(cp, s);
+            ks_cp_piece p;
+            for (size_t k = 0; ks_cp_next(&cu, &p); k++) {
+                if (!path_piece_kept(&p) || p.track >= ntracks || k > UINT32_MAX)
+                    continue;
+                if (!pass)
+                    pi->at[p.track + 2]++;
+                else
+                    pi->v[pi->at[p.track + 1]++] = (pref){(uint32_t)i, (uint32_t)k};
+            }
+        }
+        if (!pass) {
+            for (size_t t = 0; t < ntracks; t++)
+                pi->at[t + 2] += pi->at[t + 1];
+            pi->n = pi->at[ntracks + 1];
+            pi->v = ks_xmalloc(ks_mul(pi->n ? pi->n : 1, sizeof *pi->v));
         }
     }
-    sort_pieces(pi->v, pi->n);
+    /* at[t + 1] is now the end of track t's pieces, at[t] its start */
+    for (size_t t = 0; t < ntracks; t++)
+        sort_pieces(cp, pi->v + pi->at[t], pi->at[t + 1] - pi->at[t]);
+}
+
+static void path_free(path_index *pi)
+{
+    free(pi->v);
+    free(pi->at);
 }
 
 /* The path's time in [x, y) on track, in the scope: GPU work alone, or with the stream gaps and
  * launch latency. Pieces of one track are disjoint (the path is one chain in time). */
 static ks_ns path_on(const ks_dx_ctx *c, const path_index *pi, uint32_t track, ks_ns x, ks_ns y, int gpu_only)
 {
-    size_t lo = 0, hi = pi->n;
-    while (lo < hi) { /* the first piece of track starting at or after x */
-        size_t mid = (lo + hi) / 2;
-        const piece *p = &pi->v[mid];
-        if (p->track < track || (p->track == track && p->a < x))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo > 0 && pi->v[lo - 1].track == track && pi->v[lo - 1].b > x)
+    if (track >= pi->ntracks)
+        return 0;
+    const ks_critpath *cp = pi->cp;
+    size_t first = pi->at[track], end = pi->at[track + 1];
+    size_t lo = first, hi = end;
+    KS_LOWER_BOUND(lo, hi, mid, piece_of(cp, pi->v[mid]).a < x); /* the first starting at or after x */
+    if (lo > first && piece_of(cp, pi->v[lo - 1]).b > x)
         lo--; /* the one covering x */
     ks_ns t = 0;
-    for (size_t i = lo; i < pi->n && pi->v[i].track == track && pi->v[i].a < y; i++) {
-        const piece *p = &pi->v[i];
+    for (size_t i = lo; i < end; i++) {
+        ks_cp_piece pc = piece_of(cp, pi->v[i]);
+        const ks_cp_piece *p = &pc;
+        if (p->a >= y)
+            break;
         if (gpu_only && p->kind != KS_CP_GPU)
             continue;
         ks_ns a = p->a > x ? p->a : x, b = p->b < y ? p->b : y;
@@ -375,6 +409,6 @@ void ks_dx_kernel_view(const ks_dx_ctx *c, ks_diagnoses *out)
     path_build(c, &pi);
     low_efficiency(c, sh, row_of, &pi, out);
     fusable_runs(c, sh, row_of, &pi, out);
-    free(pi.v);
+    path_free(&pi);
     free(row_of);
 }
