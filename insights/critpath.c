@@ -388,6 +388,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
     memcpy(cp->edges, g.edges, sizeof cp->edges);
     cp->clock_order = g.clock_order;
     cp->unlaunched_gpu = g.unlaunched;
+    ks_dg_keep_binds(&g); /* the walk follows each node's bind alone */
     size_t n = st && st->n ? st->n : 1;
     cp->v = ks_xcalloc(n, sizeof *cp->v);
     int32_t *step_of = ks_dg_item_steps(&g, st);

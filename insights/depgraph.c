@@ -1053,6 +1053,23 @@ void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks
     tl_blocking = NULL;
 }
 
+void ks_dg_keep_binds(ks_dg *g)
+{
+    /* node i's bind lies in its old e[p0 .. end), and p0 is at least the count of nodes before
+     * it with a bind (each has an edge): the write at k never lands on an edge not yet read */
+    size_t k = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        ks_dg_node *v = &g->v[i];
+        v->p0 = (uint32_t)k;
+        if (v->bind >= 0) {
+            g->e[k] = g->e[v->bind];
+            v->bind = (int32_t)k++;
+        }
+    }
+    g->ne = k;
+    g->e = ks_xrealloc(g->e, ks_mul(k ? k : 1, sizeof *g->e));
+}
+
 void ks_dg_free(ks_dg *g)
 {
     free(g->v);
