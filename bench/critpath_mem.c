@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         }
         size_t h0 = heap();
         ks_dg g;
-        ks_dg_build(a, ks_critpath_thread(a, &st), &st, &g);
+        ks_dg_build(a, ks_critpath_thread(a, &st), &st, 0, &g); /* whole, as whatif holds it */
         size_t graph = heap() - h0;
         ks_dg_free(&g);
         ks_critpath cp;

@@ -382,13 +382,12 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         return KS_OK;
     ks_dg g;
     uint32_t th = ks_critpath_thread(a, st);
-    ks_dg_build(a, th, st, &g);
+    ks_dg_build(a, th, st, 1, &g); /* the walk follows each node's bind alone */
     cp->track = th;
     cp->nodes = g.n;
     memcpy(cp->edges, g.edges, sizeof cp->edges);
     cp->clock_order = g.clock_order;
     cp->unlaunched_gpu = g.unlaunched;
-    ks_dg_keep_binds(&g); /* the walk follows each node's bind alone */
     size_t n = st && st->n ? st->n : 1;
     cp->v = ks_xcalloc(n, sizeof *cp->v);
     int32_t *step_of = ks_dg_item_steps(&g, st);

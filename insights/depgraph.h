@@ -95,15 +95,13 @@ static inline ks_ns ks_dg_lag(const ks_dg *g, const ks_dg_node *v, const ks_dg_e
 }
 
 /* The graph of the whole trace; stepping: the track whose steps (st, or NULL) are replayed: its CPU
- * work is cut at their host starts and ends. */
-void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, ks_dg *g);
+ * work is cut at their host starts and ends. binds_only: each node keeps of its incoming edges
+ * only the one that released it (its bind, at p0; the only edge the critical path walks), so the
+ * graph is walked, never replayed (whatif needs every edge); the counts (edges, clock_order) and
+ * launch_typ are those of the whole graph. */
+void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, int binds_only, ks_dg *g);
 void ks_dg_free(ks_dg *g);
 
-/* Keep of each node's incoming edges only the one that released it (its bind, the only edge the
- * critical path walks), in place, and give back the rest: a graph so thinned is walked, never
- * replayed (whatif needs every edge). On the dense 1 GiB shape: 1.06 M edges, 17 MB, to the
- * 0.53 M that bind a node, while the path is made beside the graph. */
-void ks_dg_keep_binds(ks_dg *g);
 
 /* The node of thread j holding point q (the last one beginning before q; its first at its start),
  * or -1 when the thread has none. */

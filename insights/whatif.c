@@ -360,7 +360,7 @@ int ks_whatif_run(const ks_analysis *a, const ks_steps *st, const ks_shrink *sh,
     if (!a->ntl)
         return ks_error_set(err, "the trace has no timed events");
     ks_dg g;
-    ks_dg_build(a, ks_critpath_thread(a, st), st, &g);
+    ks_dg_build(a, ks_critpath_thread(a, st), st, 0, &g);
     ks_dg_scale none, sc;
     ks_dg_scale_make(&g, NULL, 0, &none);
     ks_dg_scale_make(&g, sh, nsh, &sc);

@@ -198,7 +198,25 @@ static void check_path(const char *path, const ks_analysis *a, const ks_steps *s
 static void check_graph(const char *path, const ks_analysis *a, const ks_steps *st)
 {
     ks_dg g;
-    ks_dg_build(a, ks_critpath_thread(a, st), st, &g);
+    ks_dg_build(a, ks_critpath_thread(a, st), st, 0, &g);
+    /* the graph the critical path walks keeps each node's binding edge alone: the same edge, found
+     * over the same edges, and the same counts as the whole graph's */
+    ks_dg b;
+    ks_dg_build(a, ks_critpath_thread(a, st), st, 1, &b);
+    CHECK(b.n == g.n && b.clock_order == g.clock_order && b.launch_typ == g.launch_typ &&
+              !memcmp(b.edges, g.edges, sizeof b.edges),
+          "%s: the thinned graph's nodes or counts differ", path);
+    for (size_t i = 0; i < g.n && b.n == g.n; i++) {
+        const ks_dg_node *v = &g.v[i], *w = &b.v[i];
+        int same = (v->bind < 0) == (w->bind < 0) && v->start == w->start;
+        if (same && v->bind >= 0) {
+            const ks_dg_edge *x = &g.e[v->bind], *y = &b.e[w->bind];
+            same = x->q == y->q && x->src == y->src && x->kind == y->kind && x->inferred == y->inferred &&
+                   (uint32_t)w->bind == w->p0 && w->p0 < ks_dg_in_end(&b, i);
+        }
+        CHECK(same, "%s: node %zu: the thinned graph binds it otherwise", path, i);
+    }
+    ks_dg_free(&b);
     ks_ns *s0 = malloc((g.n ? g.n : 1) * sizeof *s0), *s1 = malloc((g.n ? g.n : 1) * sizeof *s1);
     ks_dg_scale none;
     ks_dg_scale_make(&g, NULL, 0, &none);

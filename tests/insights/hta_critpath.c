@@ -46,7 +46,7 @@ static void load(const char *dir, const char *file, loaded *x)
         fprintf(stderr, "%s: %s\n", path, err.msg);
         exit(2);
     }
-    ks_dg_build(x->a, ks_critpath_thread(x->a, &x->st), &x->st, &x->g);
+    ks_dg_build(x->a, ks_critpath_thread(x->a, &x->st), &x->st, 0, &x->g);
 }
 
 static void unload(loaded *x)
