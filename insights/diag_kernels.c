@@ -274,18 +274,16 @@ static void low_efficiency(const ks_dx_ctx *c, const ks_shapes *sh, const size_t
 
 /* ---- fusable_memory_bound --------------------------------------------------------------------- */
 
-typedef struct order_ref {
-    ks_ns ts;
-    size_t item;
-} order_ref;
-
-static inline int order_before(const order_ref *p, const order_ref *q)
+/* a stream's work by start, then index (file order mostly is: one scan): the indexes alone (4
+ * bytes an item; a copy of each start beside it took 16), the starts read from the events */
+static inline int order_before(const ks_analysis *a, const uint32_t *p, const uint32_t *q)
 {
-    return p->ts != q->ts ? p->ts < q->ts : p->item < q->item;
+    const ks_gpuwork *gw = ks_gpuwork_of(a);
+    ks_ns tp = ks_gpuwork_event(a->trace, &gw->v[*p])->ts, tq = ks_gpuwork_event(a->trace, &gw->v[*q])->ts;
+    return tp != tq ? tp < tq : *p < *q;
 }
 
-/* a stream's work by start (file order mostly is: one scan) */
-KS_MSORT_DEFINE(sort_order, order_ref, order_before)
+KS_MSORT_DEFINE_CTX(sort_order, uint32_t, ks_analysis, order_before)
 
 /* 1 for a small memory-bound kernel (the rule above) */
 static int fusable(const ks_dx_ctx *c, ks_comm_cache *comm, const ks_shapes *sh, const size_t *row_of, size_t w)
@@ -322,50 +320,50 @@ static void fusable_runs(const ks_dx_ctx *c, const ks_shapes *sh, const size_t *
     size_t best_n = 0, best_first = 0;
     ks_ns best_span = 0;
     const ks_gpuwork_stream *best_str = NULL;
-    order_ref *ord = NULL;
+    uint32_t *ord = NULL;
     size_t ocap = 0;
+#define ORD_TS(i) (ks_gpuwork_event(t, &gw->v[ord[i]])->ts)
     for (size_t k = 0; k < gw->nstreams; k++) {
         const ks_gpuwork_stream *str = &gw->streams[k];
         KS_GROW(ord, ocap, str->n);
-        for (size_t i = 0; i < str->n; i++) {
-            ord[i].item = str->first + i;
-            ord[i].ts = ks_gpuwork_event(t, &gw->v[str->first + i])->ts;
-        }
-        sort_order(ord, str->n);
+        for (size_t i = 0; i < str->n; i++)
+            ord[i] = (uint32_t)(str->first + i);
+        sort_order(a, ord, str->n);
         for (size_t i = 0; i < str->n;) {
-            if (!fusable(c, &comm, sh, row_of, ord[i].item)) {
+            if (!fusable(c, &comm, sh, row_of, ord[i])) {
                 i++;
                 continue;
             }
             size_t j = i + 1;
-            ks_ns end = ks_sat_add(ord[i].ts, ks_event_dur(ks_gpuwork_event(t, &gw->v[ord[i].item])));
-            ks_ns sum = ks_sat_sub(end, ord[i].ts);
-            while (j < str->n && ks_sat_sub(ord[j].ts, end) <= KS_DX_FUSE_MAX_GAP_NS &&
-                   fusable(c, &comm, sh, row_of, ord[j].item)) {
-                const ks_event *e = ks_gpuwork_event(t, &gw->v[ord[j].item]);
+            ks_ns end = ks_sat_add(ORD_TS(i), ks_event_dur(ks_gpuwork_event(t, &gw->v[ord[i]])));
+            ks_ns sum = ks_sat_sub(end, ORD_TS(i));
+            while (j < str->n && ks_sat_sub(ORD_TS(j), end) <= KS_DX_FUSE_MAX_GAP_NS &&
+                   fusable(c, &comm, sh, row_of, ord[j])) {
+                const ks_event *e = ks_gpuwork_event(t, &gw->v[ord[j]]);
                 ks_ns e_end = ks_sat_add(e->ts, ks_event_dur(e));
                 sum = ks_sat_add(sum, ks_event_dur(e));
                 if (e_end > end)
                     end = e_end;
                 j++;
             }
-            if (j - i >= KS_DX_FUSE_MIN_RUN && ks_dx_in_scope(c, ord[i].ts)) {
-                ks_ns span = ks_ivs_covered(&c->scope, ord[i].ts, end);
+            if (j - i >= KS_DX_FUSE_MIN_RUN && ks_dx_in_scope(c, ORD_TS(i))) {
+                ks_ns span = ks_ivs_covered(&c->scope, ORD_TS(i), end);
                 runs++;
                 kernels += j - i;
                 kernel_ns = ks_sat_add(kernel_ns, sum);
                 span_ns = ks_sat_add(span_ns, span);
-                path_ns = ks_sat_add(path_ns, path_on(c, pi, str->track, ord[i].ts, end, 0));
+                path_ns = ks_sat_add(path_ns, path_on(c, pi, str->track, ORD_TS(i), end, 0));
                 if (span > best_span) {
                     best_span = span;
                     best_n = j - i;
-                    best_first = ord[i].item;
+                    best_first = ord[i];
                     best_str = str;
                 }
             }
             i = j;
         }
     }
+#undef ORD_TS
     free(ord);
     ks_comm_cache_free(&comm);
     if (!runs || !path_ns)
