@@ -57,6 +57,37 @@ static void kernel_names(void **state)
     assert_string_equal(ks_work_class_name(KS_WC_COUNT), "other");
 }
 
+/* The deciding word at every offset of a name, at its end, after a name that held it and past the
+ * 2047 bytes a name is read by: the pairs filter (workclass.c) marks each name's pairs sixteen at
+ * a time in a table kept per thread, cleared once in 255 names; a word at a block's tail, in a name
+ * after a clearing, must be found, and the pairs of the name before must not find one. */
+static void kernel_words_at_every_offset(void **state)
+{
+    (void)state;
+    static char name[2100];
+    for (int round = 0; round < 3; round++) /* 900 names: the marks wrap three times */
+        for (size_t pad = 0; pad < 100; pad++) {
+            memset(name, 'q', pad);
+            strcpy(name + pad, "gemm");
+            if (ks_kernel_class(name, KS_K_KERNEL) != KS_WC_GEMM)
+                fail_msg("gemm after %zu bytes: %s", pad, ks_work_class_name(ks_kernel_class(name, KS_K_KERNEL)));
+            strcpy(name + pad, "xmma_q");
+            if (!ks_kernel_tensor_core(name, KS_K_KERNEL))
+                fail_msg("xmma after %zu bytes: not a tensor-core kernel", pad);
+            name[pad] = 0; /* the same bytes without the word */
+            if (ks_kernel_class(name, KS_K_KERNEL) != KS_WC_OTHER)
+                fail_msg("%zu bytes without a word: %s", pad, ks_work_class_name(ks_kernel_class(name, KS_K_KERNEL)));
+            if (ks_kernel_tensor_core(name, KS_K_KERNEL))
+                fail_msg("%zu bytes without a word: a tensor-core kernel", pad);
+        }
+    memset(name, 'q', 2043);
+    strcpy(name + 2043, "gemm"); /* 2047 bytes: all read */
+    assert_int_equal(ks_kernel_class(name, KS_K_KERNEL), KS_WC_GEMM);
+    memset(name, 'q', 2044);
+    strcpy(name + 2044, "gemm"); /* the last 'm' past what is read */
+    assert_int_equal(ks_kernel_class(name, KS_K_KERNEL), KS_WC_OTHER);
+}
+
 /* tensor-core kernels by name: each expected answer is what the vendor's name says about the
  * instruction path (MMA shapes, xmma, MFMA tiles), written by hand */
 static void tensor_core_names(void **state)
@@ -344,6 +375,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_names),
+        cmocka_unit_test(kernel_words_at_every_offset),
         cmocka_unit_test(tensor_core_names),
         cmocka_unit_test(op_names),
         cmocka_unit_test(class_times),
