@@ -2,7 +2,8 @@
  * (ks_op_cost_of), worked by hand for every formula. The first four are ops of TraceLens's
  * published reports for the H100 traces we hold (bert-small's addmm, flash attention and add,
  * Falconsai's patch-embedding convolution): their GFLOPS and "Data Moved (MB)" (MiB) columns
- * agree to the last digit, as the comments show. */
+ * agree to the last digit, as the comments show. Then the shape args as the parser keeps them,
+ * and the order of the shapes table's rows. */
 #include <math.h>
 
 #include "analysis_test.h"
@@ -361,6 +362,51 @@ static void batch_norm(void **state)
     assert_int_equal(c.cls, KS_WC_NORM);
 }
 
+/* The rows of the shapes table: by kernel time (none here: 0 each), op name, dims text, then, for
+ * groups alike in those (one op and dims, two types), the types in the order their texts first
+ * appear in the file (the ids the strings are given), not in the order the calls start: the
+ * same two calls swapped in time give the same rows. */
+static void shape_rows_order(void **state)
+{
+    (void)state;
+    for (int swap = 0; swap < 2; swap++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"traceEvents\": ["
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,"
+                 "\"args\":{\"Input Dims\": [[2, 2]], \"Input type\": [\"int\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,"
+                 "\"args\":{\"Input Dims\": [[2, 2]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[4]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":22,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[3]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::abs\",\"pid\":1,\"tid\":1,\"ts\":24,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[4]], \"Input type\": [\"float\"]}}"
+                 "]}",
+                 swap ? 0 : 10, swap ? 10 : 0);
+        ks_trace *t = ks_test_parse(text);
+        ks_analysis *a = analyse(t, NULL);
+        const ks_shapes *sh = ks_analysis_shapes(a);
+        static const char *const want[][3] = {{"aten::abs", "[[4]]", "[\"float\"]"},
+                                              {"aten::add", "[[3]]", "[\"float\"]"},
+                                              {"aten::add", "[[4]]", "[\"float\"]"},
+                                              {"aten::mm", "[[2,2]]", "[\"int\"]"},
+                                              {"aten::mm", "[[2,2]]", "[\"float\"]"}};
+        assert_int_equal(sh->n, 5);
+        for (size_t i = 0; i < 5; i++) {
+            const ks_shape_row *r = &sh->v[i];
+            if (strcmp(ks_trace_str(t, r->op), want[i][0]) || strcmp(ks_trace_str(t, r->dims), want[i][1]) ||
+                strcmp(ks_trace_str(t, r->types), want[i][2]))
+                fail_msg("swap %d, row %zu: %s %s %s, expected %s %s %s", swap, i, ks_trace_str(t, r->op),
+                         ks_trace_str(t, r->dims), ks_trace_str(t, r->types), want[i][0], want[i][1], want[i][2]);
+            assert_int_equal(r->count, 1);
+        }
+        ks_analysis_free(a);
+        ks_trace_free(t);
+    }
+}
+
 /* the parser keeps the shape args as compact JSON text; an object inside one drops it, counted */
 static void recorded_shapes(void **state)
 {
@@ -427,6 +473,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_shapes),
+        cmocka_unit_test(shape_rows_order),
         cmocka_unit_test(recorded_shape_edges),
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
