@@ -469,12 +469,83 @@ static void recorded_shape_edges(void **state)
     ks_trace_free(t);
 }
 
+/* The values of a shape arg one by one (an escape in the array keeps the fast scanner from handing
+ * it over whole: the parser's calls per value): strings of 0 to 20 bytes with a quote, a backslash,
+ * a control byte or a two-byte UTF-8 letter at every position, and numbers of 1 to 20 digits. The
+ * compact text escapes what JSON must ('"' and '\\' with a backslash, control bytes as \u00XX)
+ * and keeps the rest, numbers as the trace writes them: each expected text built so here. */
+static void recorded_shape_values(void **state)
+{
+    (void)state;
+    static const char *const special[][2] = {/* the byte(s), in the trace, in the compact text */
+                                             {"\"", "\\\""}, {"\\", "\\\\"}, {"\x01", "\\u0001"},
+                                             {"\xc3\xa9", "\xc3\xa9"}};
+    ks_buf b = {0}, want = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    size_t nev = 0;
+    for (size_t len = 0; len <= 20; len++)
+        for (size_t at = 0; at <= len; at++) /* at == len: no special byte */
+            for (size_t k = 0; k < (at < len ? 4u : 1u); k++) {
+                ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,"
+                                  "\"ts\":%zu,\"dur\":1,\"args\":{\"Input type\": [\"\\u0002\", \"",
+                              nev ? "," : "", 2 * nev);
+                for (size_t i = 0; i < len; i++) {
+                    if (i != at)
+                        ks_buf_putc(&b, (char)('a' + i % 26));
+                    else if (k == 0)
+                        ks_buf_puts(&b, "\\\"");
+                    else if (k == 1)
+                        ks_buf_puts(&b, "\\\\");
+                    else if (k == 2)
+                        ks_buf_puts(&b, "\\u0001");
+                    else
+                        ks_buf_puts(&b, special[3][0]);
+                }
+                /* and a number of len digits (1 for 0) */
+                ks_buf_puts(&b, "\", ");
+                for (size_t i = 0; i < (len ? len : 1); i++)
+                    ks_buf_putc(&b, (char)('1' + i % 9));
+                ks_buf_puts(&b, ", -1.5e-07]}}");
+                nev++;
+            }
+    ks_buf_puts(&b, "]}");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_buf_free(&b);
+    assert_int_equal(t->nshapes, nev);
+    size_t e = 0;
+    for (size_t len = 0; len <= 20; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < (at < len ? 4u : 1u); k++) {
+                want.n = 0;
+                ks_buf_puts(&want, "[\"\\u0002\",\"");
+                for (size_t i = 0; i < len; i++) {
+                    if (i != at)
+                        ks_buf_putc(&want, (char)('a' + i % 26));
+                    else
+                        ks_buf_puts(&want, special[k][1]);
+                }
+                ks_buf_puts(&want, "\",");
+                for (size_t i = 0; i < (len ? len : 1); i++)
+                    ks_buf_putc(&want, (char)('1' + i % 9));
+                ks_buf_puts(&want, ",-1.5e-07]");
+                const ks_shape_info *si = ks_trace_shape(t, 0, (uint32_t)e);
+                assert_non_null(si);
+                if (strcmp(ks_trace_str(t, si->types), ks_buf_cstr(&want)))
+                    fail_msg("%zu bytes, special %zu at %zu: %s, expected %s", len, k, at, ks_trace_str(t, si->types),
+                             ks_buf_cstr(&want));
+                e++;
+            }
+    ks_buf_free(&want);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_shapes),
         cmocka_unit_test(shape_rows_order),
         cmocka_unit_test(recorded_shape_edges),
+        cmocka_unit_test(recorded_shape_values),
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),

@@ -371,6 +371,52 @@ static void launch_args(void **state)
     ks_trace_free(t);
 }
 
+/* grid texts at the edges of what is kept: integers >= 0 (18 digits read by the parser itself, 19
+ * by strtoll), three of them, nothing else; each expected answer worked out from that rule */
+static void launch_dims_edges(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *grid;
+        int kept;
+        int64_t x;
+    } g[] = {
+        {"[0,0,0]", 1, 0},
+        {"[123456789012345678,2,3]", 1, 123456789012345678LL},
+        {"[1234567890123456789,2,3]", 1, 1234567890123456789LL},
+        {"[99999999999999999999,1,1]", 0, 0}, /* past int64 */
+        {"[-1,1,1]", 0, 0},
+        {"[1.5,1,1]", 0, 0},
+        {"[1e3,1,1]", 0, 0},
+        {"[1,2,3,4]", 0, 0},
+        {"[1,2]", 0, 0},
+        {"[\"1\",2,3]", 0, 0},
+        {"[7, 8, -9]", 0, 0},
+        {"[7, 8, 9]", 1, 7},
+    };
+    enum { N = sizeof g / sizeof g[0] };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (size_t i = 0; i < N; i++)
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":1,"
+                          "\"args\":{\"registers per thread\":32,\"grid\":%s}}",
+                      i ? "," : "", 10 * i, g[i].grid);
+    ks_buf_puts(&b, "]}");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_buf_free(&b);
+    for (size_t i = 0; i < N; i++) {
+        const ks_launch_info *l = ks_trace_launch(t, 0, (uint32_t)i);
+        assert_non_null(l);
+        if (!!(l->has & KS_LAUNCH_GRID) != g[i].kept)
+            fail_msg("%s: %s", g[i].grid, g[i].kept ? "not kept" : "kept");
+        if (g[i].kept && l->grid[0] != g[i].x)
+            fail_msg("%s: %lld", g[i].grid, (long long)l->grid[0]);
+    }
+    assert_true(ks_trace_launch(t, 0, 2)->grid[1] == 2 && ks_trace_launch(t, 0, 2)->grid[2] == 3);
+    assert_true(ks_trace_launch(t, 0, 11)->grid[2] == 9);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +427,7 @@ int main(void)
         cmocka_unit_test(class_times),
         cmocka_unit_test(class_times_long_and_short_windows),
         cmocka_unit_test(launch_args),
+        cmocka_unit_test(launch_dims_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
