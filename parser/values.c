@@ -392,6 +392,19 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
     p->ev.launch.has |= bit;
 }
 
+/* the event's shape arg of key is string id */
+static void shape_arg(ks_parser *p, int key, ks_str id)
+{
+    cur_event *e = &p->ev;
+    if (key == K_INPUT_DIMS)
+        e->shape.dims = id;
+    else if (key == K_INPUT_TYPE)
+        e->shape.types = id;
+    else
+        e->shape.concrete = id;
+    e->has_shape = 1;
+}
+
 /* the text is whole: launch dims read from it, or a shape arg interned (dropped when bad) */
 static int cap_end(ks_parser *p)
 {
@@ -405,15 +418,7 @@ static int cap_end(ks_parser *p)
         ks_diag_count(&p->t->diag, "parse.shape_args_skipped", KS_SEV_INFO, 1);
         return 1;
     }
-    ks_str id = ks_ps_intern(p, p->shp.buf.p, p->shp.buf.n);
-    cur_event *e = &p->ev;
-    if (p->shp.key == K_INPUT_DIMS)
-        e->shape.dims = id;
-    else if (p->shp.key == K_INPUT_TYPE)
-        e->shape.types = id;
-    else
-        e->shape.concrete = id;
-    e->has_shape = 1;
+    shape_arg(p, p->shp.key, ks_ps_intern(p, p->shp.buf.p, p->shp.buf.n));
     return 1;
 }
 
@@ -430,6 +435,16 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1,
 
 int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
 {
+    /* a shape arg met before, byte for byte: its id (shapememo.c) */
+    int shape = key != K_L_GRID && key != K_L_BLOCK;
+    uint64_t h = 0;
+    ks_str id;
+    if (shape && ks_ps_memo_find(p, s, n, &h, &id)) {
+        p->shp.key = key;
+        p->shp.depth = p->shp.sep = p->shp.bad = 0;
+        shape_arg(p, key, id);
+        return 1;
+    }
     ks_ps_cap_begin(p, key);
     /* the bytes less the blanks outside strings (a string holds no escape: json/scan.h, so each
      * '"' opens or closes one; the indentation after a line break skipped 8 spaces at a time);
@@ -453,7 +468,12 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
         p->shp.bad = 1;
     p->shp.buf.n = m;
     p->shp.depth = 0;
-    return cap_end(p);
+    if (!shape || p->shp.bad)
+        return cap_end(p);
+    id = ks_ps_intern(p, o, m);
+    shape_arg(p, key, id);
+    ks_ps_memo_add(p, s, n, h, id, m);
+    return 1;
 }
 
 /* a string's bytes with '"', '\\' and the control bytes escaped, as JSON needs them */

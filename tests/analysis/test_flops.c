@@ -539,6 +539,68 @@ static void recorded_shape_values(void **state)
     ks_trace_free(t);
 }
 
+/* Shape args met again byte for byte take the id the parser remembered for them (shapememo.c):
+ * the same text under another key, the same compact text written with other blanks, texts that
+ * differ by a byte, and a grid (never remembered) between them; each event's texts as its own
+ * compaction gives them, whichever came first. */
+static void recorded_shapes_again(void **state)
+{
+    (void)state;
+    static const char *const ev[][3] = {/* Input Dims, Input type, Concrete Inputs as written */
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[\"\", \"1\"]"},
+                                        {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [4]]", "[\"float\", \"int \"]", "[\"\", \"1\"]"},
+                                        {"[\n  [1, 2],\n  [3]\n]", "[\"float\", \"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[[1, 2], [3]]"}};
+    static const char *const want[][3] = {{"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[\"\",\"1\"]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[4]]", "[\"float\",\"int \"]", "[\"\",\"1\"]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"}};
+    enum { V = sizeof ev / sizeof ev[0], N = 40 * V };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (size_t i = 0; i < N; i++)
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":%zu,"
+                          "\"dur\":1,\"args\":{\"Input Dims\": %s, \"grid\": [1, 2, 3], \"Input type\": %s, "
+                          "\"Concrete Inputs\": %s}}",
+                      i ? "," : "", 2 * i, ev[i % V][0], ev[i % V][1], ev[i % V][2]);
+    ks_buf_puts(&b, "]}");
+    /* read by yajl's calls, then through the fast scanner, which hands the arrays over whole (the
+     * reader thread on, chunks of 700 bytes whose middles the main parser scans) */
+    for (int scan = 0; scan < 2; scan++) {
+        ks_parse_opts o;
+        ks_parse_info info = {0};
+        ks_parse_opts_init(&o);
+        o.reader_thread = scan ? 2 : -1;
+        o.threads = 1;
+        o.chunk_size = 700;
+        o.info = &info;
+        ks_trace *t = NULL;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("again", b.p, b.n, &o, &t, &err), KS_OK);
+        assert_int_equal(t->nshapes, N);
+        if (scan)
+            assert_true(info.units_own > 0);
+        for (size_t i = 0; i < N; i++) {
+            const ks_shape_info *si = ks_trace_shape(t, 0, (uint32_t)i);
+            assert_non_null(si);
+            const ks_str got[3] = {si->dims, si->types, si->concrete};
+            for (int k = 0; k < 3; k++)
+                if (strcmp(ks_trace_str(t, got[k]), want[i % V][k]))
+                    fail_msg("scan %d, event %zu, arg %d: %s, expected %s", scan, i, k, ks_trace_str(t, got[k]),
+                             want[i % V][k]);
+            /* one id per compact text */
+            if ((si->dims == ks_trace_shape(t, 0, 0)->dims) != (i % V != 3))
+                fail_msg("scan %d, event %zu: Input Dims of another id", scan, i);
+        }
+        ks_trace_free(t);
+    }
+    ks_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +608,7 @@ int main(void)
         cmocka_unit_test(shape_rows_order),
         cmocka_unit_test(recorded_shape_edges),
         cmocka_unit_test(recorded_shape_values),
+        cmocka_unit_test(recorded_shapes_again),
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),
