@@ -476,9 +476,16 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
     return 1;
 }
 
-/* a string's bytes with '"', '\\' and the control bytes escaped, as JSON needs them */
-static void cap_escaped(ks_parser *p, const char *s, size_t len)
+/* a string value that needs escapes (out of line: rare, and cap_value stays small), after a ','
+ * when sep: quoted, its '"', '\\' and control bytes escaped as JSON needs them */
+KS_NOINLINE static void cap_escaped(ks_parser *p, size_t sep, const char *s, size_t len)
 {
+    char *o = cap_room(p, sep + 1);
+    if (o) {
+        if (sep)
+            *o++ = ',';
+        *o = '"';
+    }
     for (size_t i = 0, run = 0; i <= len; i++) {
         unsigned char c = i < len ? (unsigned char)s[i] : 0;
         if (i < len && c != '"' && c != '\\' && c >= 0x20)
@@ -503,6 +510,7 @@ static void cap_escaped(ks_parser *p, const char *s, size_t len)
                 memcpy(d, b, 6);
         }
     }
+    cap_byte(p, '"');
 }
 
 /* n bytes from s to d without a call for the short ones (most values of a shape arg), reading
@@ -582,13 +590,7 @@ KS_NOINLINE static int cap_value(ks_parser *p, enum vtype vt, const char *s, siz
             }
             return 1;
         }
-        if ((d = cap_room(p, sep + 1))) {
-            if (sep)
-                *d++ = ',';
-            *d = '"';
-        }
-        cap_escaped(p, s, len);
-        cap_byte(p, '"');
+        cap_escaped(p, sep, s, len); /* out of line: the rare case */
         return 1;
     }
     case V_NUMBER: break;
