@@ -385,8 +385,15 @@ int ks_ps_first_use(ks_parser *p, uint32_t **stamp, size_t *cap, uint32_t id);
 void ks_ps_note_use(ks_parser *p, uint32_t id, const char *text, size_t len, int is_cat);
 /* Every string of an event is interned through here: a worker logs its first use in the unit. */
 ks_str ks_ps_intern(ks_parser *p, const char *s, size_t len);
-/* What ks_ps_intern does besides the intern, for an id found otherwise (len: its text's length). */
-void ks_ps_use(ks_parser *p, ks_str id, size_t len);
+/* What ks_ps_intern does besides the intern, for an id found otherwise (len: its text's length):
+ * in a worker's unit, the first use of id logged (ks_ps_first_use, ks_ps_note_use); an id already
+ * used in the unit is told here, without a call. */
+void ks_ps_use_first(ks_parser *p, ks_str id, size_t len);
+static inline void ks_ps_use(ks_parser *p, ks_str id, size_t len)
+{
+    if (p->wk.unit && id && (id >= p->wk.str_stamp_cap || p->wk.str_stamp[id] != p->wk.no))
+        ks_ps_use_first(p, id, len);
+}
 
 /* ---- shapememo.c ---------------------------------------------------------------------------- */
 /* 1 when the shape arg whose bytes are (s, n) was kept before: *id its string id (its use logged,
