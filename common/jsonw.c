@@ -841,6 +841,41 @@ static const jw_kprefix *kprefix(const ks_jw *w, struct ks_jw_kcache *kc, unsign
     return e;
 }
 
+/* Member a of a ks_jw_katoms call, at position i, at d; where it ends. Its key's text is first
+ * looked for where the member at its position found its own; first: the object's first member,
+ * written without the separator its kept text starts with. */
+static inline char *katom(ks_jw *w, struct ks_jw_kcache *kc, unsigned depth, size_t ind, const ks_jw_atom *a,
+                          size_t i, int first, char *d)
+{
+    const char *k = a->key;
+    const jw_kprefix *p = i < JW_KPOS ? kc->pos[i] : NULL;
+    if (!p || p->key != k || p->depth != depth) {
+        p = kprefix(w, kc, depth, ind, k, a->klen);
+        if (i < JW_KPOS)
+            kc->pos[i] = p;
+    }
+    if (p) {
+        size_t skip = first ? p->sep : 0;
+        const char *src = p->text + skip;
+        size_t len = p->len - skip;
+        memcpy(d, src, JW_KCHUNK);
+        for (size_t c = JW_KCHUNK; c < len; c += JW_KCHUNK)
+            memcpy(d + c, src + c, JW_KCHUNK);
+        d += len;
+    } else
+        d = member_text(w, d, !first, k, a->klen);
+    const char *v = a->val;
+    size_t vlen = a->vlen;
+    if (a->str) {
+        *d = '"';
+        copy_short(d + 1, v, vlen);
+        d[1 + vlen] = '"';
+        return d + vlen + 2;
+    }
+    copy_short(d, v, vlen);
+    return d + vlen;
+}
+
 /* Members whose values are atoms, strings or compact text, at once: the keys plain ASCII (a
  * report's own), the strings ASCII without an escape, the compact texts bare, a level that expects
  * a key, room for all in the buffer; anything else member by member. A table's rows give their
@@ -883,37 +918,11 @@ void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
     struct ks_jw_kcache *const kc = w->kc;
     const size_t ind = w->pretty ? 2 * (size_t)depth : 0;
     char *d = w->buf + w->nbuf;
-    size_t sep = *st == ST_MAP_KEY; /* a member before: a separator */
-    for (size_t i = 0; i < n; i++) {
-        const char *k = m[i].key;
-        const jw_kprefix *p = i < JW_KPOS ? kc->pos[i] : NULL;
-        if (!p || p->key != k || p->depth != depth) {
-            p = kprefix(w, kc, depth, ind, k, m[i].klen);
-            if (i < JW_KPOS)
-                kc->pos[i] = p;
-        }
-        if (p) {
-            const char *src = p->text + (sep ? 0 : p->sep);
-            size_t len = p->len - (sep ? 0 : p->sep);
-            memcpy(d, src, JW_KCHUNK);
-            for (size_t c = JW_KCHUNK; c < len; c += JW_KCHUNK)
-                memcpy(d + c, src + c, JW_KCHUNK);
-            d += len;
-        } else
-            d = member_text(w, d, (int)sep, k, m[i].klen);
-        sep = 1;
-        const char *v = m[i].val;
-        size_t vlen = m[i].vlen;
-        if (m[i].str) {
-            *d = '"';
-            copy_short(d + 1, v, vlen);
-            d[1 + vlen] = '"';
-            d += vlen + 2;
-        } else {
-            copy_short(d, v, vlen);
-            d += vlen;
-        }
-    }
+    size_t i = 0;
+    if (n && *st != ST_MAP_KEY) /* the first member of the object: no separator before it */
+        d = katom(w, kc, depth, ind, &m[i++], 0, 1, d);
+    for (; i < n; i++)
+        d = katom(w, kc, depth, ind, &m[i], i, 0, d);
     if (n)
         *st = ST_MAP_KEY; /* a member written: a key next */
     w->nbuf = (size_t)(d - w->buf);

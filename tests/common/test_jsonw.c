@@ -853,7 +853,8 @@ static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int 
 
 /* one document of 600 objects of 1 to 20 members, their keys drawn from 200 (at any position, a
  * key at one position in one object at another in the next, more keys than the writer keeps texts
- * for: kept texts replaced), every third object a level deeper; at once (mode 1) or one call each */
+ * for: kept texts replaced), every third object a level deeper, every fourth after a member
+ * written alone; at once (mode 1) or one call each */
 static char *shifting_keys_doc(int pretty, int mode, size_t *len)
 {
     static char keys[200][8];
@@ -877,6 +878,8 @@ static char *shifting_keys_doc(int pretty, int mode, size_t *len)
             ks_jw_key(&w, "deeper");
             ks_jw_obj(&w);
         }
+        if (r % 4 == 1) /* a member before them: a separator before the first */
+            ks_jw_kint(&w, "before", (int64_t)r);
         members(&w, at, m, mode);
         if (r % 3 == 2)
             ks_jw_end_obj(&w);
