@@ -741,18 +741,19 @@ ks_op_cost ks_op_cost_classed(const char *op, ks_work_class cls, const char *dim
         return c;
     }
     /* on the stack, and only the fields read cleared: an op's cost is asked once per shape group,
-     * and clearing the whole of it cost more than the rest of the call */
+     * and clearing the whole of it cost more than the rest of the call. The types and concrete
+     * inputs are read for the a->n arguments of Input Dims alone (every read checks i < a->n). */
     args as, *a = &as;
     a->n = 0;
-    for (int i = 0; i < MAX_ARGS; i++)
-        a->type[i][0] = a->conc[i][0] = 0;
     if (parse_dims(dims, a) != 0) {
         c.why = "not observed: Input Dims not readable as a list of sizes";
         goto out;
     }
+    for (int i = 0; i < a->n; i++)
+        a->type[i][0] = a->conc[i][0] = 0;
     /* a types text that does not parse gives no type at all (a concrete one keeps what parsed) */
     if (types && parse_strings(types, a->type[0], sizeof a->type[0], MAX_ARGS) < 0)
-        for (int i = 0; i < MAX_ARGS; i++)
+        for (int i = 0; i < a->n; i++)
             a->type[i][0] = 0;
     if (concrete && (cls == KS_WC_CONV || cls == KS_WC_ATTENTION)) /* the formulas that read them */
         parse_strings(concrete, a->conc[0], sizeof a->conc[0], MAX_ARGS);

@@ -54,21 +54,6 @@ static inline int work_before(const work_iv *p, const work_iv *q)
 /* the work by key, then start (equal ones in their order) */
 KS_MSORT_DEFINE(sort_work, work_iv, work_before)
 
-/* a group's key and index: the groups by (op, dims, types) ids are the order the rows start from
- * (each key is one group) */
-typedef struct group_ref {
-    uint64_t op_dims; /* op << 32 | dims */
-    ks_str types;
-    uint32_t g;
-} group_ref;
-
-static inline int group_before(const group_ref *p, const group_ref *q)
-{
-    return p->op_dims != q->op_dims ? p->op_dims < q->op_dims : p->types < q->types;
-}
-
-KS_MSORT_DEFINE(sort_groups, group_ref, group_before)
-
 static inline int double_before(const double *p, const double *q)
 {
     return *p < *q;
@@ -77,14 +62,16 @@ static inline int double_before(const double *p, const double *q)
 KS_MSORT_DEFINE(sort_doubles, double, double_before)
 
 /* A row's place in the order of the rows: by kernel time, the most first, then by op name and dims
- * text (strcmp); rows equal in all three keep their order. The op name is its rank among the
- * rows' op names (each name compared once), the dims text read once. */
+ * text (strcmp), then by the ids of (op, dims, types), which no two groups share: a total order,
+ * so the rows' order does not depend on the order the groups were met in. The op name is its rank
+ * among the rows' op names (each name compared once), the dims text read once. */
 typedef struct row_key {
     ks_ns kernel_ns;
     uint32_t op_rank;
     uint32_t o;        /* the row's index before the sort */
     uint64_t dims_pre; /* the dims text's first 8 bytes, big-endian (zeros past its end) */
-    ks_str dims;
+    uint64_t op_dims;  /* op << 32 | dims */
+    ks_str types;
     const char *dims_s;
 } row_key;
 
@@ -96,7 +83,12 @@ static inline int key_before(const row_key *p, const row_key *q)
         return p->op_rank < q->op_rank;
     if (p->dims_pre != q->dims_pre) /* strcmp's order on the first 8 bytes */
         return p->dims_pre < q->dims_pre;
-    return p->dims != q->dims && strcmp(p->dims_s, q->dims_s) < 0;
+    if ((uint32_t)p->op_dims != (uint32_t)q->op_dims) { /* two dims texts (equal ids: one text) */
+        int c = strcmp(p->dims_s, q->dims_s);
+        if (c)
+            return c < 0;
+    }
+    return p->op_dims != q->op_dims ? p->op_dims < q->op_dims : p->types < q->types;
 }
 
 /* the first 8 bytes of s as a big-endian number, zeros past its end */
@@ -111,10 +103,11 @@ static uint64_t prefix8(const char *s)
 
 KS_MSORT_DEFINE(sort_keys, row_key, key_before)
 
-/* an op name of the rows: its text, its index among the distinct ops in id order */
+/* an op name of the rows: its text, its index among the distinct ops, its id */
 typedef struct op_name {
     const char *s;
     uint32_t u;
+    ks_str op;
 } op_name;
 
 static inline int name_before(const op_name *p, const op_name *q)
@@ -309,31 +302,31 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         group *x = &gs[calls[i].group];
         byg[x->first + x->ntimed++] = i;
     }
-    /* the groups by their key, as rows */
-    group_ref *gr = ks_xmalloc((ngs ? ngs : 1) * sizeof *gr);
-    for (size_t g = 0; g < ngs; g++)
-        gr[g] = (group_ref){(uint64_t)gs[g].op << 32 | gs[g].dims, gs[g].types, (uint32_t)g};
-    sort_groups(gr, ngs);
-    uint32_t *ord = ks_xmalloc((ngs ? ngs : 1) * sizeof *ord);
-    for (size_t g = 0; g < ngs; g++)
-        ord[g] = gr[g].g;
-    free(gr);
+    /* the groups as rows, in the order they were met (their order by key below), and the rows'
+     * distinct ops: an open-addressed table of op ids (the op's index in names + 1; 0 empty) */
     ks_shape_row *rows = ks_xmalloc((ngs ? ngs : 1) * sizeof *rows);
     row_key *keys = ks_xmalloc((ngs ? ngs : 1) * sizeof *keys);
     op_name *names = ks_xmalloc((ngs ? ngs : 1) * sizeof *names);
-    size_t nnames = 0;
+    size_t nnames = 0, ocap = 16;
+    while (ocap < 2 * ngs)
+        ocap *= 2;
+    uint32_t *oh = ks_xcalloc(ocap, sizeof *oh);
     double *fl = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *fl), *by = ks_xmalloc((ncalls ? ncalls : 1) * sizeof *by);
     for (size_t o = 0; o < ngs; o++) {
-        const group *x = &gs[ord[o]];
+        const group *x = &gs[o];
         ks_shape_row *r = &rows[o];
         memset(r, 0, sizeof *r);
-        if (!o || x->op != gs[ord[o - 1]].op) { /* the groups come by op id: a new op */
-            names[nnames] = (op_name){ks_trace_str(t, x->op), (uint32_t)nnames};
-            nnames++;
+        size_t h = (size_t)ks_hash_u64(x->op) & (ocap - 1);
+        while (oh[h] && names[oh[h] - 1].op != x->op)
+            h = (h + 1) & (ocap - 1);
+        if (!oh[h]) { /* a new op */
+            names[nnames] = (op_name){ks_trace_str(t, x->op), (uint32_t)nnames, x->op};
+            oh[h] = (uint32_t)++nnames;
         }
-        keys[o].op_rank = (uint32_t)nnames - 1; /* for now: the op's index; its rank below */
+        keys[o].op_rank = oh[h] - 1; /* for now: the op's index; its rank below */
         keys[o].o = (uint32_t)o;
-        keys[o].dims = x->dims;
+        keys[o].op_dims = (uint64_t)x->op << 32 | x->dims;
+        keys[o].types = x->types;
         keys[o].dims_s = ks_trace_str(t, x->dims);
         keys[o].dims_pre = prefix8(keys[o].dims_s);
         r->op = x->op;
@@ -379,6 +372,7 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
         keys[o].op_rank = rank[keys[o].op_rank];
     free(rank);
     free(names);
+    free(oh);
     sort_keys(keys, ngs);
     /* the rows, and which row each piece of GPU work's launching call is in */
     out->v = ks_xmalloc((ngs ? ngs : 1) * sizeof *out->v);
@@ -386,11 +380,10 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     uint32_t *row_of_group = ks_xmalloc((ngs ? ngs : 1) * sizeof *row_of_group);
     for (size_t i = 0; i < ngs; i++) {
         out->v[i] = rows[keys[i].o];
-        row_of_group[ord[keys[i].o]] = (uint32_t)i;
+        row_of_group[keys[i].o] = (uint32_t)i;
     }
     free(keys);
     free(rows);
-    free(ord);
     free(gs);
     const ks_gpuwork *gw = ks_gpuwork_of(a);
     out->nwork = gw->n;

@@ -8,8 +8,12 @@
  * A name matching nothing is "other". The tables and their order are docs/analysis.md
  * "Classes"; the communication rule is kinesift/comm.h's. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "analysis/analysis_int.h"
 #include "common/util.h"
@@ -31,11 +35,18 @@ const char *ks_work_class_name(ks_work_class c)
 
 /* A kernel name lower-cased, with the set of its pairs of adjacent bytes (hashed to 4096 entries):
  * a word with a pair not in the set is not in the name, and needs no strstr (the rules try up to
- * sixty words on names hundreds of bytes long). Only a filter: strstr decides what passes it. */
+ * sixty words on names hundreds of bytes long). Only a filter: strstr decides what passes it.
+ * The set is the thread's table of marks (pair_marks): a pair is in it when its entry holds the
+ * name's mark. Each name takes the next mark, so that the table is cleared once in 255 names
+ * rather than for each; the set is read before the thread lowers another name. */
 typedef struct lowered {
-    char s[LOWER_MAX];
-    uint8_t pairs[4096]; /* a byte per pair, not a bit: one store per byte of the name */
+    char s[LOWER_MAX + 16]; /* the name, its NUL and zeros to a 16-byte block past it */
+    const uint8_t *pairs;
+    uint8_t mark;
 } lowered;
+
+static _Thread_local uint8_t pair_marks[4096]; /* a byte per pair, not a bit: one store per byte of the name */
+static _Thread_local uint8_t pair_mark;
 
 static inline unsigned pair_of(unsigned char a, unsigned char b)
 {
@@ -43,7 +54,7 @@ static inline unsigned pair_of(unsigned char a, unsigned char b)
 }
 
 /* ASCII letters lower-cased as tolower does in the C locale (the library never calls setlocale):
- * first the bytes (a loop the compiler widens), then their pairs */
+ * first the bytes (a loop the compiler widens), then their pairs, sixteen indices at a time */
 static void lower(const char *s, lowered *out)
 {
     size_t n = strnlen(s, LOWER_MAX - 1);
@@ -51,17 +62,46 @@ static void lower(const char *s, lowered *out)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++)
         d[i] = (unsigned char)(u[i] + ((unsigned char)(u[i] - 'A') < 26u ? 32u : 0u));
-    d[n] = 0;
-    memset(out->pairs, 0, sizeof out->pairs);
-    for (size_t i = 1; i < n; i++)
-        out->pairs[pair_of(d[i - 1], d[i])] = 1;
+    memset(d + n, 0, 16);
+    if (++pair_mark == 0) { /* the marks wrapped: every entry cleared, then mark 1 */
+        memset(pair_marks, 0, sizeof pair_marks);
+        pair_mark = 1;
+    }
+    uint8_t mark = pair_mark;
+    uint8_t *pm = pair_marks;
+    out->pairs = pm;
+    out->mark = mark;
+    for (size_t i = 1; i < n; i += 16) {
+        uint16_t idx[16];
+#ifdef __SSE2__
+        /* the pairs (d[i + k - 1], d[i + k]) of the block (the reads stay in s: n + 15 at most) */
+        __m128i z = _mm_setzero_si128(), m12 = _mm_set1_epi16(4095);
+        __m128i prev = _mm_loadu_si128((const __m128i *)(const void *)(d + i - 1));
+        __m128i cur = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
+        __m128i lo = _mm_xor_si128(_mm_slli_epi16(_mm_unpacklo_epi8(prev, z), 6), _mm_unpacklo_epi8(cur, z));
+        __m128i hi = _mm_xor_si128(_mm_slli_epi16(_mm_unpackhi_epi8(prev, z), 6), _mm_unpackhi_epi8(cur, z));
+        _mm_storeu_si128((__m128i *)(void *)idx, _mm_and_si128(lo, m12));
+        _mm_storeu_si128((__m128i *)(void *)(idx + 8), _mm_and_si128(hi, m12));
+#else
+        for (size_t k = 0; k < 16; k++)
+            idx[k] = (uint16_t)pair_of(d[i + k - 1], d[i + k]);
+#endif
+        if (n - i >= 16)
+            for (size_t k = 0; k < 16; k++)
+                pm[idx[k]] = mark;
+        else
+            for (size_t k = 0; k < n - i; k++)
+                pm[idx[k]] = mark;
+    }
 }
 
-/* 1 when the word is in the lowered name */
+/* 1 when the word is in the lowered name: every pair of it in the set (names hundreds of bytes
+ * long hold most pairs of a few: a word's first three alone sent twice as many words to strstr),
+ * then strstr */
 static int has(const lowered *l, const char *w)
 {
-    for (int k = 0; k < 3 && w[k] && w[k + 1]; k++) {
-        if (!l->pairs[pair_of((unsigned char)w[k], (unsigned char)w[k + 1])])
+    for (int k = 0; w[k] && w[k + 1]; k++) {
+        if (l->pairs[pair_of((unsigned char)w[k], (unsigned char)w[k + 1])] != l->mark)
             return 0;
     }
     return strstr(l->s, w) != NULL;
@@ -512,19 +552,23 @@ ks_work_class ks_op_class(const char *name, int kind)
         if (r)
             return (ks_work_class)r->cls;
     }
-    for (size_t i = 0; i < sizeof node_rules / sizeof node_rules[0]; i++)
-        if (strstr(name, node_rules[i].word))
-            return (ks_work_class)node_rules[i].cls;
+    /* every node word holds "Backward" but "FlashAttn": a name with neither matches none */
+    if (strstr(name, "Backward") || strstr(name, "FlashAttn"))
+        for (size_t i = 0; i < sizeof node_rules / sizeof node_rules[0]; i++)
+            if (strstr(name, node_rules[i].word))
+                return (ks_work_class)node_rules[i].cls;
     if (!strncmp(name, "flash_attn", 10) || strstr(name, "attention") || strstr(name, "::mha_") ||
         strstr(name, "fmha"))
         return KS_WC_ATTENTION;
     /* every backend's and era's convolution, forward or backward, whatever the table lacks
      * (cudnn_convolution_transpose_backward_weight, quantized::conv2d_relu, _causal_conv1d_fwd) */
-    for (size_t i = 0; i < sizeof conv_words / sizeof conv_words[0]; i++)
-        if (strstr(name, conv_words[i]))
-            return KS_WC_CONV;
-    if (strstr(name, "rms_norm") || strstr(name, "rmsnorm") || strstr(name, "layer_norm") ||
-        strstr(name, "batch_norm") || strstr(name, "group_norm") || strstr(name, "instance_norm"))
+    if (strstr(name, "conv")) /* in every word of conv_words */
+        for (size_t i = 0; i < sizeof conv_words / sizeof conv_words[0]; i++)
+            if (strstr(name, conv_words[i]))
+                return KS_WC_CONV;
+    if (strstr(name, "norm") && (strstr(name, "rms_norm") || strstr(name, "rmsnorm") || strstr(name, "layer_norm") ||
+                                 strstr(name, "batch_norm") || strstr(name, "group_norm") ||
+                                 strstr(name, "instance_norm")))
         return KS_WC_NORM;
     if (strstr(name, "softmax")) /* _masked_softmax, _safe_softmax, topk_softmax */
         return KS_WC_REDUCE;

@@ -4,7 +4,8 @@
 # the inclusive instructions of
 #   - the parser keeping the shape and launch args (Input Dims, Input type, Concrete Inputs, grid,
 #     block) as compact text, with the interning of each text: whole, as the fast scanner hands
-#     most of them over (ks_ps_cb_raw_array), or from the calls for each value (ks_ps_cap_begin,
+#     most of them over (ks_ps_cb_raw_array; a text met before found by its bytes,
+#     parser/shapememo.c), or from the calls for each value (ks_ps_cap_begin,
 #     ks_ps_cap_open, ks_ps_cap_close, cap_value); the store adding their records
 #     (ks_trace_add_shape, ks_trace_add_launch) and sorting them (sort_ks_shape_info,
 #     sort_ks_launch_info);

@@ -17,6 +17,17 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
 
 #define MAX_SCALE 27
 
+/* the k (at most 9) last decimal digits of v into d[0, k), zeros before them, two at a time */
+static inline void digits(char *d, uint32_t v, int k)
+{
+    for (; k >= 2; k -= 2) {
+        memcpy(d + k - 2, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (k)
+        d[0] = (char)('0' + v % 10);
+}
+
 size_t ks_fmt_g(char *b, double v, int prec)
 {
 #if defined(__SIZEOF_INT128__) && defined(__STDC_IEC_559__)
@@ -109,13 +120,16 @@ size_t ks_fmt_g(char *b, double v, int prec)
         x++;
     }
     char d[20];
-    int i = prec;
-    for (; i >= 2; i -= 2) { /* two digits at a time */
-        memcpy(d + i - 2, digit_pairs + 2 * (q % 100), 2);
-        q /= 100;
-    }
-    if (i)
-        d[0] = (char)('0' + q % 10);
+    if (prec > 8) { /* the low 8 digits (two halves of 4) and the others apart, in 32-bit arithmetic */
+        uint32_t low = (uint32_t)(q % 100000000u), a = low / 10000, b = low % 10000;
+        char *e = d + prec - 8;
+        memcpy(e, digit_pairs + 2 * (a / 100), 2);
+        memcpy(e + 2, digit_pairs + 2 * (a % 100), 2);
+        memcpy(e + 4, digit_pairs + 2 * (b / 100), 2);
+        memcpy(e + 6, digit_pairs + 2 * (b % 100), 2);
+        digits(d, (uint32_t)(q / 100000000u), prec - 8);
+    } else
+        digits(d, (uint32_t)q, prec);
     if (x < -4 || x >= prec) { /* d.ddde+XX */
         int nd = prec;
         while (nd > 1 && d[nd - 1] == '0')

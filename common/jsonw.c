@@ -790,8 +790,12 @@ typedef struct jw_kprefix {
     char text[JW_KTEXT];
 } jw_kprefix;
 
+#define JW_KPOS 32 /* members of a call remembered by position */
+
 struct ks_jw_kcache {
     jw_kprefix e[2 << JW_KSET_BITS];
+    const jw_kprefix *pos[JW_KPOS]; /* the entry the member at each position had last (checked: an
+                                     * entry may since hold another key) */
 };
 
 /* What goes before a member's value at the writer's depth, at d: the separator when sep (",\n",
@@ -816,20 +820,15 @@ static char *member_text(const ks_jw *w, char *d, int sep, const char *k, size_t
     return d;
 }
 
-/* the entry of key k at the writer's depth, rendered if not kept; NULL when it does not fit one */
-static const jw_kprefix *kprefix(ks_jw *w, const char *k, size_t klen)
+/* the entry of key k at depth (ind bytes of indentation), rendered if not kept; NULL when it does
+ * not fit one */
+static const jw_kprefix *kprefix(const ks_jw *w, struct ks_jw_kcache *kc, unsigned depth, size_t ind, const char *k,
+                                 size_t klen)
 {
-    unsigned depth = w->depth;
-    size_t ind = w->pretty ? 2 * (size_t)depth : 0;
     if (2 + ind + klen + 4 + JW_KCHUNK > JW_KTEXT)
         return NULL;
-    if (!w->kc) { /* the keys alone marked empty: the texts are written before they are read */
-        w->kc = ks_xmalloc(sizeof *w->kc);
-        for (size_t i = 0; i < sizeof w->kc->e / sizeof w->kc->e[0]; i++)
-            w->kc->e[i].key = NULL;
-    }
     uint64_t h = ((uint64_t)(uintptr_t)k ^ depth) * 0x9E3779B97F4A7C15ULL; /* Fibonacci hashing */
-    jw_kprefix *e = &w->kc->e[2 * (h >> (64 - JW_KSET_BITS))];
+    jw_kprefix *e = &kc->e[2 * (h >> (64 - JW_KSET_BITS))];
     if (e[0].key == k && e[0].depth == depth)
         return &e[0];
     if (e[1].key == k && e[1].depth == depth)
@@ -842,13 +841,51 @@ static const jw_kprefix *kprefix(ks_jw *w, const char *k, size_t klen)
     return e;
 }
 
+/* Member a of a ks_jw_katoms call, at position i, at d; where it ends. Its key's text is first
+ * looked for where the member at its position found its own; first: the object's first member,
+ * written without the separator its kept text starts with. */
+static inline char *katom(ks_jw *w, struct ks_jw_kcache *kc, unsigned depth, size_t ind, const ks_jw_atom *a,
+                          size_t i, int first, char *d)
+{
+    const char *k = a->key;
+    const jw_kprefix *p = i < JW_KPOS ? kc->pos[i] : NULL;
+    if (!p || p->key != k || p->depth != depth) {
+        p = kprefix(w, kc, depth, ind, k, a->klen);
+        if (i < JW_KPOS)
+            kc->pos[i] = p;
+    }
+    if (p) {
+        size_t skip = first ? p->sep : 0;
+        const char *src = p->text + skip;
+        size_t len = p->len - skip;
+        memcpy(d, src, JW_KCHUNK);
+        for (size_t c = JW_KCHUNK; c < len; c += JW_KCHUNK)
+            memcpy(d + c, src + c, JW_KCHUNK);
+        d += len;
+    } else
+        d = member_text(w, d, !first, k, a->klen);
+    const char *v = a->val;
+    size_t vlen = a->vlen;
+    if (a->str) {
+        *d = '"';
+        copy_short(d + 1, v, vlen);
+        d[1 + vlen] = '"';
+        return d + vlen + 2;
+    }
+    copy_short(d, v, vlen);
+    return d + vlen;
+}
+
 /* Members whose values are atoms, strings or compact text, at once: the keys plain ASCII (a
  * report's own), the strings ASCII without an escape, the compact texts bare, a level that expects
- * a key, room for all in the buffer; anything else member by member. */
+ * a key, room for all in the buffer; anything else member by member. A table's rows give their
+ * keys in one order row after row: each member's entry is first looked for where the member at its
+ * position found its own, then by its key. */
 void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
 {
-    unsigned char *st = &w->st[w->depth];
-    size_t need = JW_KCHUNK + n * (2 * (size_t)w->depth + 8);
+    const unsigned depth = w->depth;
+    unsigned char *st = &w->st[depth];
+    size_t need = JW_KCHUNK + n * (2 * (size_t)depth + 8);
     int direct = 1;
     for (size_t i = 0; i < n; i++) {
         need += (size_t)m[i].klen + m[i].vlen;
@@ -871,27 +908,21 @@ void ks_jw_katoms(ks_jw *w, const ks_jw_atom *m, size_t n)
         }
         return;
     }
-    char *d = w->buf + w->nbuf;
-    int sep = *st == ST_MAP_KEY; /* a member before: a separator */
-    for (size_t i = 0; i < n; i++) {
-        const jw_kprefix *p = kprefix(w, m[i].key, m[i].klen);
-        if (p) {
-            const char *src = p->text + (sep ? 0 : p->sep);
-            size_t len = p->len - (sep ? 0 : p->sep);
-            memcpy(d, src, JW_KCHUNK);
-            for (size_t k = JW_KCHUNK; k < len; k += JW_KCHUNK)
-                memcpy(d + k, src + k, JW_KCHUNK);
-            d += len;
-        } else
-            d = member_text(w, d, sep, m[i].key, m[i].klen);
-        sep = 1;
-        if (m[i].str)
-            *d++ = '"';
-        copy_short(d, m[i].val, m[i].vlen);
-        d += m[i].vlen;
-        if (m[i].str)
-            *d++ = '"';
+    if (!w->kc) { /* the keys alone marked empty: the texts are written before they are read */
+        w->kc = ks_xmalloc(sizeof *w->kc);
+        for (size_t i = 0; i < sizeof w->kc->e / sizeof w->kc->e[0]; i++)
+            w->kc->e[i].key = NULL;
+        for (size_t i = 0; i < JW_KPOS; i++)
+            w->kc->pos[i] = NULL;
     }
+    struct ks_jw_kcache *const kc = w->kc;
+    const size_t ind = w->pretty ? 2 * (size_t)depth : 0;
+    char *d = w->buf + w->nbuf;
+    size_t i = 0;
+    if (n && *st != ST_MAP_KEY) /* the first member of the object: no separator before it */
+        d = katom(w, kc, depth, ind, &m[i++], 0, 1, d);
+    for (; i < n; i++)
+        d = katom(w, kc, depth, ind, &m[i], i, 0, d);
     if (n)
         *st = ST_MAP_KEY; /* a member written: a key next */
     w->nbuf = (size_t)(d - w->buf);

@@ -33,6 +33,10 @@
  * kept. A longer value (an op over thousands of tensors) is dropped and counted
  * ("parse.shape_args_skipped"): its shapes are then not observed. No option. */
 #define KS_LIMIT_SHAPE_TEXT 8192
+/* Bytes of shape args (as the trace writes them) a parser remembers with their string ids, so that
+ * a text met again is neither compacted nor interned again (parser/shapememo.c). Past it, new
+ * texts are not remembered: read as before, only slower. No option. */
+#define KS_LIMIT_SHAPE_MEMO (64u << 20)
 
 /* Blank bytes the repairing pre-filter looks ahead before it decides how to repair a quote or a
  * comma: a bound on the work per byte. Past it, the decision is taken on what was seen. No

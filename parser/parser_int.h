@@ -139,6 +139,22 @@ typedef struct ps_shape {
     ks_buf buf;
 } ps_shape;
 
+/* The shape args handed over whole, by their bytes, with their string ids (shapememo.c). */
+typedef struct ks_memo_entry {
+    uint64_t h;               /* ks_hash of the bytes */
+    uint32_t off, len;        /* the bytes in text */
+    ks_str id;                /* their compact text's id */
+    uint32_t clen;            /* its length */
+} ks_memo_entry;
+
+typedef struct ks_shape_memo {
+    uint32_t *slot;           /* open addressing: entry + 1, 0 empty; cap a power of two */
+    size_t cap;
+    ks_memo_entry *e;
+    size_t n, ecap;
+    ks_buf text;              /* the bytes of every entry, one after another */
+} ks_shape_memo;
+
 /* The input window: our own buffer, or the reader thread's current chunk, and the run of it
  * being fed to yajl (parse.c, feed.c). */
 typedef struct ps_input {
@@ -273,6 +289,7 @@ typedef struct ks_parser {
     ps_nest nest;
     cur_event ev;             /* the event being read */
     ps_shape shp;
+    ks_shape_memo memo;       /* shape args met before, whole (shapememo.c) */
     counter_kv *kv;           /* the counter values of the event being read */
     size_t kv_cap;
     ks_buf kvkeys;
@@ -368,6 +385,23 @@ int ks_ps_first_use(ks_parser *p, uint32_t **stamp, size_t *cap, uint32_t id);
 void ks_ps_note_use(ks_parser *p, uint32_t id, const char *text, size_t len, int is_cat);
 /* Every string of an event is interned through here: a worker logs its first use in the unit. */
 ks_str ks_ps_intern(ks_parser *p, const char *s, size_t len);
+/* What ks_ps_intern does besides the intern, for an id found otherwise (len: its text's length):
+ * in a worker's unit, the first use of id logged (ks_ps_first_use, ks_ps_note_use); an id already
+ * used in the unit is told here, without a call. */
+void ks_ps_use_first(ks_parser *p, ks_str id, size_t len);
+static inline void ks_ps_use(ks_parser *p, ks_str id, size_t len)
+{
+    if (p->wk.unit && id && (id >= p->wk.str_stamp_cap || p->wk.str_stamp[id] != p->wk.no))
+        ks_ps_use_first(p, id, len);
+}
+
+/* ---- shapememo.c ---------------------------------------------------------------------------- */
+/* 1 when the shape arg whose bytes are (s, n) was kept before: *id its string id (its use logged,
+ * ks_ps_use); *h the bytes' hash, for ks_ps_memo_add, either way. */
+int ks_ps_memo_find(ks_parser *p, const char *s, size_t n, uint64_t *h, ks_str *id);
+/* Keep (s, n), hash h, as the text of string id, whose compact text has clen bytes. */
+void ks_ps_memo_add(ks_parser *p, const char *s, size_t n, uint64_t h, ks_str id, size_t clen);
+void ks_ps_memo_free(ks_shape_memo *m);
 
 /* ---- ids.c ---------------------------------------------------------------------------------- */
 ks_id ks_ps_parse_id_number(ks_parser *p, const char *s, size_t len);

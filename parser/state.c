@@ -67,6 +67,7 @@ void ks_ps_release(ks_parser *p)
     cache_release(&p->cache);
     worker_release(&p->wk);
     ks_buf_free(&p->shp.buf);
+    ks_ps_memo_free(&p->memo);
     free(p->kv);
     ks_buf_free(&p->kvkeys);
     free(p->pt);

@@ -37,7 +37,12 @@ void ks_ps_note_use(ks_parser *p, uint32_t id, const char *text, size_t len, int
 ks_str ks_ps_intern(ks_parser *p, const char *s, size_t len)
 {
     ks_str id = ks_strtab_intern(p->t->strings, s, len);
+    ks_ps_use(p, id, len);
+    return id;
+}
+
+void ks_ps_use_first(ks_parser *p, ks_str id, size_t len)
+{
     if (p->wk.unit && id && ks_ps_first_use(p, &p->wk.str_stamp, &p->wk.str_stamp_cap, id))
         ks_ps_note_use(p, id, ks_strtab_get(p->t->strings, id), len, 0);
-    return id;
 }

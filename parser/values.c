@@ -353,12 +353,32 @@ int ks_ps_cap_open(ks_parser *p)
     return 1;
 }
 
-/* grid or block: "[x,y,z]", three integers >= 0, else not kept */
+/* grid or block: "[x,y,z]", three integers >= 0, else not kept. Plain digits (1 to 18 of them,
+ * as the compact text of a launch writes them) are read here; anything else (a sign, a blank, a
+ * longer number) as strtoll reads it, which gives the same for plain digits. */
 static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
 {
     p->shp.buf.p[p->shp.buf.n] = 0; /* within CAP_ROOM: n < KS_LIMIT_SHAPE_TEXT */
     const char *s = p->shp.buf.p + 1;
     int64_t v[3];
+    for (int i = 0;; i++) {
+        if (i == 3) {
+            memcpy(out, v, sizeof v);
+            p->ev.launch.has |= bit;
+            return;
+        }
+        const char *e = s;
+        int64_t x = 0;
+        while (*e >= '0' && *e <= '9' && e - s < 18)
+            x = x * 10 + (*e++ - '0');
+        if (e == s || (*e >= '0' && *e <= '9'))
+            break; /* not plain digits: strtoll's */
+        if (*e != (i < 2 ? ',' : ']') || (i == 2 && e[1]))
+            return;
+        v[i] = x;
+        s = e + 1;
+    }
+    s = p->shp.buf.p + 1;
     for (int i = 0; i < 3; i++) {
         char *end;
         errno = 0;
@@ -370,6 +390,19 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
     }
     memcpy(out, v, sizeof v);
     p->ev.launch.has |= bit;
+}
+
+/* the event's shape arg of key is string id */
+static void shape_arg(ks_parser *p, int key, ks_str id)
+{
+    cur_event *e = &p->ev;
+    if (key == K_INPUT_DIMS)
+        e->shape.dims = id;
+    else if (key == K_INPUT_TYPE)
+        e->shape.types = id;
+    else
+        e->shape.concrete = id;
+    e->has_shape = 1;
 }
 
 /* the text is whole: launch dims read from it, or a shape arg interned (dropped when bad) */
@@ -385,15 +418,7 @@ static int cap_end(ks_parser *p)
         ks_diag_count(&p->t->diag, "parse.shape_args_skipped", KS_SEV_INFO, 1);
         return 1;
     }
-    ks_str id = ks_ps_intern(p, p->shp.buf.p, p->shp.buf.n);
-    cur_event *e = &p->ev;
-    if (p->shp.key == K_INPUT_DIMS)
-        e->shape.dims = id;
-    else if (p->shp.key == K_INPUT_TYPE)
-        e->shape.types = id;
-    else
-        e->shape.concrete = id;
-    e->has_shape = 1;
+    shape_arg(p, p->shp.key, ks_ps_intern(p, p->shp.buf.p, p->shp.buf.n));
     return 1;
 }
 
@@ -410,6 +435,16 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1,
 
 int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
 {
+    /* a shape arg met before, byte for byte: its id (shapememo.c) */
+    int shape = key != K_L_GRID && key != K_L_BLOCK;
+    uint64_t h = 0;
+    ks_str id;
+    if (shape && ks_ps_memo_find(p, s, n, &h, &id)) {
+        p->shp.key = key;
+        p->shp.depth = p->shp.sep = p->shp.bad = 0;
+        shape_arg(p, key, id);
+        return 1;
+    }
     ks_ps_cap_begin(p, key);
     /* the bytes less the blanks outside strings (a string holds no escape: json/scan.h, so each
      * '"' opens or closes one; the indentation after a line break skipped 8 spaces at a time);
@@ -433,12 +468,24 @@ int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
         p->shp.bad = 1;
     p->shp.buf.n = m;
     p->shp.depth = 0;
-    return cap_end(p);
+    if (!shape || p->shp.bad)
+        return cap_end(p);
+    id = ks_ps_intern(p, o, m);
+    shape_arg(p, key, id);
+    ks_ps_memo_add(p, s, n, h, id, m);
+    return 1;
 }
 
-/* a string's bytes with '"', '\\' and the control bytes escaped, as JSON needs them */
-static void cap_escaped(ks_parser *p, const char *s, size_t len)
+/* a string value that needs escapes (out of line: rare, and cap_value stays small), after a ','
+ * when sep: quoted, its '"', '\\' and control bytes escaped as JSON needs them */
+KS_NOINLINE static void cap_escaped(ks_parser *p, size_t sep, const char *s, size_t len)
 {
+    char *o = cap_room(p, sep + 1);
+    if (o) {
+        if (sep)
+            *o++ = ',';
+        *o = '"';
+    }
     for (size_t i = 0, run = 0; i <= len; i++) {
         unsigned char c = i < len ? (unsigned char)s[i] : 0;
         if (i < len && c != '"' && c != '\\' && c >= 0x20)
@@ -463,6 +510,66 @@ static void cap_escaped(ks_parser *p, const char *s, size_t len)
                 memcpy(d, b, 6);
         }
     }
+    cap_byte(p, '"');
+}
+
+/* n bytes from s to d without a call for the short ones (most values of a shape arg), reading
+ * none past s + n */
+static inline void cap_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) { /* two 8-byte pieces, overlapping */
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (size_t k = 0; k < n; k++)
+            d[k] = s[k];
+    } else
+        memcpy(d, s, n);
+}
+
+/* 1 when no byte of x (8 bytes, or 4 in its low half with the high half ones) is '"', '\\' or a
+ * control byte: the bytes a string of compact text keeps as they are (high bytes are kept) */
+static inline int cap_plain8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    /* the three tests' borrows, in the high bit of each byte (~x: that of q and b too) */
+    return !(((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & highs);
+}
+
+/* 1 when a string value needs no escape in compact text: 8 bytes at a time (the last ones
+ * overlapping), 4 and 4 for 4 to 7 bytes */
+static inline int cap_plain(const char *s, size_t n)
+{
+    if (n >= 8) {
+        uint64_t x;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            if (!cap_plain8(x))
+                return 0;
+        }
+        memcpy(&x, s + n - 8, 8);
+        return cap_plain8(x);
+    }
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        return cap_plain8((uint64_t)a | (uint64_t)b << 32);
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == '"' || s[i] == '\\')
+            return 0;
+    return 1;
 }
 
 /* out of line: bench/kernels_cost.sh counts it as the kernel view's */
@@ -473,26 +580,17 @@ KS_NOINLINE static int cap_value(ks_parser *p, enum vtype vt, const char *s, siz
     char *d;
     switch (vt) {
     case V_STRING: {
-        size_t i = 0;
-        while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
-            i++;
-        if (i == len) { /* nothing to escape: the usual case, one copy */
+        if (cap_plain(s, len)) { /* nothing to escape: the usual case, one copy */
             if ((d = cap_room(p, sep + len + 2))) {
                 if (sep)
                     *d++ = ',';
                 *d++ = '"';
-                memcpy(d, s, len);
+                cap_copy(d, s, len);
                 d[len] = '"';
             }
             return 1;
         }
-        if ((d = cap_room(p, sep + 1))) {
-            if (sep)
-                *d++ = ',';
-            *d = '"';
-        }
-        cap_escaped(p, s, len);
-        cap_byte(p, '"');
+        cap_escaped(p, sep, s, len); /* out of line: the rare case */
         return 1;
     }
     case V_NUMBER: break;
@@ -503,7 +601,7 @@ KS_NOINLINE static int cap_value(ks_parser *p, enum vtype vt, const char *s, siz
     if ((d = cap_room(p, sep + len))) {
         if (sep)
             *d++ = ',';
-        memcpy(d, s, len);
+        cap_copy(d, s, len);
     }
     return 1;
 }

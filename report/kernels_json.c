@@ -156,16 +156,21 @@ static void atom_raw(atoms *a, const ks_trace *t, ks_str id)
 const char *const ks_shape_line_keys[] = {"input_dims", "input_types", "concrete_inputs", NULL};
 
 #define ATOM_INT(a, k, v) (ATOM_KEY(a, k), atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
-#define ATOM_RATE(a, k, v) (ATOM_KEY(a, k), atom_rate((a), (v)))
+/* a rate: null (not a number: most rates of an untimed row) written here, a figure by atom_rate */
+#define ATOM_RATE(a, k, v)                                                                          \
+    do {                                                                                           \
+        double v_ = (v);                                                                           \
+        ATOM_KEY(a, k);                                                                            \
+        if (isfinite(v_))                                                                          \
+            atom_rate((a), v_);                                                                    \
+        else                                                                                       \
+            atom_text((a), "null", 4);                                                             \
+    } while (0)
 
 /* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
- * every digit), null when not a number */
+ * every digit); v is a number (ATOM_RATE writes null for the others) */
 static void atom_rate(atoms *a, double v)
 {
-    if (!isfinite(v)) {
-        atom_text(a, "null", 4);
-        return;
-    }
     if (a->has_last && v == a->last) {
         atom_text(a, a->lt, a->ll);
         return;

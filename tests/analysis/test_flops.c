@@ -2,7 +2,8 @@
  * (ks_op_cost_of), worked by hand for every formula. The first four are ops of TraceLens's
  * published reports for the H100 traces we hold (bert-small's addmm, flash attention and add,
  * Falconsai's patch-embedding convolution): their GFLOPS and "Data Moved (MB)" (MiB) columns
- * agree to the last digit, as the comments show. */
+ * agree to the last digit, as the comments show. Then the shape args as the parser keeps them,
+ * and the order of the shapes table's rows. */
 #include <math.h>
 
 #include "analysis_test.h"
@@ -361,6 +362,51 @@ static void batch_norm(void **state)
     assert_int_equal(c.cls, KS_WC_NORM);
 }
 
+/* The rows of the shapes table: by kernel time (none here: 0 each), op name, dims text, then, for
+ * groups alike in those (one op and dims, two types), the types in the order their texts first
+ * appear in the file (the ids the strings are given), not in the order the calls start: the
+ * same two calls swapped in time give the same rows. */
+static void shape_rows_order(void **state)
+{
+    (void)state;
+    for (int swap = 0; swap < 2; swap++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"traceEvents\": ["
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,"
+                 "\"args\":{\"Input Dims\": [[2, 2]], \"Input type\": [\"int\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,"
+                 "\"args\":{\"Input Dims\": [[2, 2]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[4]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":22,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[3]], \"Input type\": [\"float\"]}},"
+                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::abs\",\"pid\":1,\"tid\":1,\"ts\":24,\"dur\":1,"
+                 "\"args\":{\"Input Dims\": [[4]], \"Input type\": [\"float\"]}}"
+                 "]}",
+                 swap ? 0 : 10, swap ? 10 : 0);
+        ks_trace *t = ks_test_parse(text);
+        ks_analysis *a = analyse(t, NULL);
+        const ks_shapes *sh = ks_analysis_shapes(a);
+        static const char *const want[][3] = {{"aten::abs", "[[4]]", "[\"float\"]"},
+                                              {"aten::add", "[[3]]", "[\"float\"]"},
+                                              {"aten::add", "[[4]]", "[\"float\"]"},
+                                              {"aten::mm", "[[2,2]]", "[\"int\"]"},
+                                              {"aten::mm", "[[2,2]]", "[\"float\"]"}};
+        assert_int_equal(sh->n, 5);
+        for (size_t i = 0; i < 5; i++) {
+            const ks_shape_row *r = &sh->v[i];
+            if (strcmp(ks_trace_str(t, r->op), want[i][0]) || strcmp(ks_trace_str(t, r->dims), want[i][1]) ||
+                strcmp(ks_trace_str(t, r->types), want[i][2]))
+                fail_msg("swap %d, row %zu: %s %s %s, expected %s %s %s", swap, i, ks_trace_str(t, r->op),
+                         ks_trace_str(t, r->dims), ks_trace_str(t, r->types), want[i][0], want[i][1], want[i][2]);
+            assert_int_equal(r->count, 1);
+        }
+        ks_analysis_free(a);
+        ks_trace_free(t);
+    }
+}
+
 /* the parser keeps the shape args as compact JSON text; an object inside one drops it, counted */
 static void recorded_shapes(void **state)
 {
@@ -423,11 +469,146 @@ static void recorded_shape_edges(void **state)
     ks_trace_free(t);
 }
 
+/* The values of a shape arg one by one (an escape in the array keeps the fast scanner from handing
+ * it over whole: the parser's calls per value): strings of 0 to 20 bytes with a quote, a backslash,
+ * a control byte or a two-byte UTF-8 letter at every position, and numbers of 1 to 20 digits. The
+ * compact text escapes what JSON must ('"' and '\\' with a backslash, control bytes as \u00XX)
+ * and keeps the rest, numbers as the trace writes them: each expected text built so here. */
+static void recorded_shape_values(void **state)
+{
+    (void)state;
+    static const char *const special[][2] = {/* the byte(s), in the trace, in the compact text */
+                                             {"\"", "\\\""}, {"\\", "\\\\"}, {"\x01", "\\u0001"},
+                                             {"\xc3\xa9", "\xc3\xa9"}};
+    ks_buf b = {0}, want = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    size_t nev = 0;
+    for (size_t len = 0; len <= 20; len++)
+        for (size_t at = 0; at <= len; at++) /* at == len: no special byte */
+            for (size_t k = 0; k < (at < len ? 4u : 1u); k++) {
+                ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,"
+                                  "\"ts\":%zu,\"dur\":1,\"args\":{\"Input type\": [\"\\u0002\", \"",
+                              nev ? "," : "", 2 * nev);
+                for (size_t i = 0; i < len; i++) {
+                    if (i != at)
+                        ks_buf_putc(&b, (char)('a' + i % 26));
+                    else if (k == 0)
+                        ks_buf_puts(&b, "\\\"");
+                    else if (k == 1)
+                        ks_buf_puts(&b, "\\\\");
+                    else if (k == 2)
+                        ks_buf_puts(&b, "\\u0001");
+                    else
+                        ks_buf_puts(&b, special[3][0]);
+                }
+                /* and a number of len digits (1 for 0) */
+                ks_buf_puts(&b, "\", ");
+                for (size_t i = 0; i < (len ? len : 1); i++)
+                    ks_buf_putc(&b, (char)('1' + i % 9));
+                ks_buf_puts(&b, ", -1.5e-07]}}");
+                nev++;
+            }
+    ks_buf_puts(&b, "]}");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_buf_free(&b);
+    assert_int_equal(t->nshapes, nev);
+    size_t e = 0;
+    for (size_t len = 0; len <= 20; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < (at < len ? 4u : 1u); k++) {
+                want.n = 0;
+                ks_buf_puts(&want, "[\"\\u0002\",\"");
+                for (size_t i = 0; i < len; i++) {
+                    if (i != at)
+                        ks_buf_putc(&want, (char)('a' + i % 26));
+                    else
+                        ks_buf_puts(&want, special[k][1]);
+                }
+                ks_buf_puts(&want, "\",");
+                for (size_t i = 0; i < (len ? len : 1); i++)
+                    ks_buf_putc(&want, (char)('1' + i % 9));
+                ks_buf_puts(&want, ",-1.5e-07]");
+                const ks_shape_info *si = ks_trace_shape(t, 0, (uint32_t)e);
+                assert_non_null(si);
+                if (strcmp(ks_trace_str(t, si->types), ks_buf_cstr(&want)))
+                    fail_msg("%zu bytes, special %zu at %zu: %s, expected %s", len, k, at, ks_trace_str(t, si->types),
+                             ks_buf_cstr(&want));
+                e++;
+            }
+    ks_buf_free(&want);
+    ks_trace_free(t);
+}
+
+/* Shape args met again byte for byte take the id the parser remembered for them (shapememo.c):
+ * the same text under another key, the same compact text written with other blanks, texts that
+ * differ by a byte, and a grid (never remembered) between them; each event's texts as its own
+ * compaction gives them, whichever came first. */
+static void recorded_shapes_again(void **state)
+{
+    (void)state;
+    static const char *const ev[][3] = {/* Input Dims, Input type, Concrete Inputs as written */
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[\"\", \"1\"]"},
+                                        {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [4]]", "[\"float\", \"int \"]", "[\"\", \"1\"]"},
+                                        {"[\n  [1, 2],\n  [3]\n]", "[\"float\", \"int\"]", "[[1, 2], [3]]"},
+                                        {"[[1, 2], [3]]", "[\"float\", \"int\"]", "[[1, 2], [3]]"}};
+    static const char *const want[][3] = {{"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[\"\",\"1\"]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[4]]", "[\"float\",\"int \"]", "[\"\",\"1\"]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"},
+                                          {"[[1,2],[3]]", "[\"float\",\"int\"]", "[[1,2],[3]]"}};
+    enum { V = sizeof ev / sizeof ev[0], N = 40 * V };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (size_t i = 0; i < N; i++)
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":%zu,"
+                          "\"dur\":1,\"args\":{\"Input Dims\": %s, \"grid\": [1, 2, 3], \"Input type\": %s, "
+                          "\"Concrete Inputs\": %s}}",
+                      i ? "," : "", 2 * i, ev[i % V][0], ev[i % V][1], ev[i % V][2]);
+    ks_buf_puts(&b, "]}");
+    /* read by yajl's calls, then through the fast scanner, which hands the arrays over whole (the
+     * reader thread on, chunks of 700 bytes whose middles the main parser scans) */
+    for (int scan = 0; scan < 2; scan++) {
+        ks_parse_opts o;
+        ks_parse_info info = {0};
+        ks_parse_opts_init(&o);
+        o.reader_thread = scan ? 2 : -1;
+        o.threads = 1;
+        o.chunk_size = 700;
+        o.info = &info;
+        ks_trace *t = NULL;
+        ks_error err;
+        assert_int_equal(ks_parse_buffer("again", b.p, b.n, &o, &t, &err), KS_OK);
+        assert_int_equal(t->nshapes, N);
+        if (scan)
+            assert_true(info.units_own > 0);
+        for (size_t i = 0; i < N; i++) {
+            const ks_shape_info *si = ks_trace_shape(t, 0, (uint32_t)i);
+            assert_non_null(si);
+            const ks_str got[3] = {si->dims, si->types, si->concrete};
+            for (int k = 0; k < 3; k++)
+                if (strcmp(ks_trace_str(t, got[k]), want[i % V][k]))
+                    fail_msg("scan %d, event %zu, arg %d: %s, expected %s", scan, i, k, ks_trace_str(t, got[k]),
+                             want[i % V][k]);
+            /* one id per compact text */
+            if ((si->dims == ks_trace_shape(t, 0, 0)->dims) != (i % V != 3))
+                fail_msg("scan %d, event %zu: Input Dims of another id", scan, i);
+        }
+        ks_trace_free(t);
+    }
+    ks_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_shapes),
+        cmocka_unit_test(shape_rows_order),
         cmocka_unit_test(recorded_shape_edges),
+        cmocka_unit_test(recorded_shape_values),
+        cmocka_unit_test(recorded_shapes_again),
         cmocka_unit_test(gemm),
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),

@@ -57,6 +57,37 @@ static void kernel_names(void **state)
     assert_string_equal(ks_work_class_name(KS_WC_COUNT), "other");
 }
 
+/* The deciding word at every offset of a name, at its end, after a name that held it and past the
+ * 2047 bytes a name is read by: the pairs filter (workclass.c) marks each name's pairs sixteen at
+ * a time in a table kept per thread, cleared once in 255 names; a word at a block's tail, in a name
+ * after a clearing, must be found, and the pairs of the name before must not find one. */
+static void kernel_words_at_every_offset(void **state)
+{
+    (void)state;
+    static char name[2100];
+    for (int round = 0; round < 3; round++) /* 900 names: the marks wrap three times */
+        for (size_t pad = 0; pad < 100; pad++) {
+            memset(name, 'q', pad);
+            strcpy(name + pad, "gemm");
+            if (ks_kernel_class(name, KS_K_KERNEL) != KS_WC_GEMM)
+                fail_msg("gemm after %zu bytes: %s", pad, ks_work_class_name(ks_kernel_class(name, KS_K_KERNEL)));
+            strcpy(name + pad, "xmma_q");
+            if (!ks_kernel_tensor_core(name, KS_K_KERNEL))
+                fail_msg("xmma after %zu bytes: not a tensor-core kernel", pad);
+            name[pad] = 0; /* the same bytes without the word */
+            if (ks_kernel_class(name, KS_K_KERNEL) != KS_WC_OTHER)
+                fail_msg("%zu bytes without a word: %s", pad, ks_work_class_name(ks_kernel_class(name, KS_K_KERNEL)));
+            if (ks_kernel_tensor_core(name, KS_K_KERNEL))
+                fail_msg("%zu bytes without a word: a tensor-core kernel", pad);
+        }
+    memset(name, 'q', 2043);
+    strcpy(name + 2043, "gemm"); /* 2047 bytes: all read */
+    assert_int_equal(ks_kernel_class(name, KS_K_KERNEL), KS_WC_GEMM);
+    memset(name, 'q', 2044);
+    strcpy(name + 2044, "gemm"); /* the last 'm' past what is read */
+    assert_int_equal(ks_kernel_class(name, KS_K_KERNEL), KS_WC_OTHER);
+}
+
 /* tensor-core kernels by name: each expected answer is what the vendor's name says about the
  * instruction path (MMA shapes, xmma, MFMA tiles), written by hand */
 static void tensor_core_names(void **state)
@@ -340,15 +371,63 @@ static void launch_args(void **state)
     ks_trace_free(t);
 }
 
+/* grid texts at the edges of what is kept: integers >= 0 (18 digits read by the parser itself, 19
+ * by strtoll), three of them, nothing else; each expected answer worked out from that rule */
+static void launch_dims_edges(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *grid;
+        int kept;
+        int64_t x;
+    } g[] = {
+        {"[0,0,0]", 1, 0},
+        {"[123456789012345678,2,3]", 1, 123456789012345678LL},
+        {"[1234567890123456789,2,3]", 1, 1234567890123456789LL},
+        {"[99999999999999999999,1,1]", 0, 0}, /* past int64 */
+        {"[-1,1,1]", 0, 0},
+        {"[1.5,1,1]", 0, 0},
+        {"[1e3,1,1]", 0, 0},
+        {"[1,2,3,4]", 0, 0},
+        {"[1,2]", 0, 0},
+        {"[\"1\",2,3]", 0, 0},
+        {"[7, 8, -9]", 0, 0},
+        {"[7, 8, 9]", 1, 7},
+    };
+    enum { N = sizeof g / sizeof g[0] };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    for (size_t i = 0; i < N; i++)
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":1,"
+                          "\"args\":{\"registers per thread\":32,\"grid\":%s}}",
+                      i ? "," : "", 10 * i, g[i].grid);
+    ks_buf_puts(&b, "]}");
+    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
+    ks_buf_free(&b);
+    for (size_t i = 0; i < N; i++) {
+        const ks_launch_info *l = ks_trace_launch(t, 0, (uint32_t)i);
+        assert_non_null(l);
+        if (!!(l->has & KS_LAUNCH_GRID) != g[i].kept)
+            fail_msg("%s: %s", g[i].grid, g[i].kept ? "not kept" : "kept");
+        if (g[i].kept && l->grid[0] != g[i].x)
+            fail_msg("%s: %lld", g[i].grid, (long long)l->grid[0]);
+    }
+    assert_true(ks_trace_launch(t, 0, 2)->grid[1] == 2 && ks_trace_launch(t, 0, 2)->grid[2] == 3);
+    assert_true(ks_trace_launch(t, 0, 11)->grid[2] == 9);
+    ks_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_names),
+        cmocka_unit_test(kernel_words_at_every_offset),
         cmocka_unit_test(tensor_core_names),
         cmocka_unit_test(op_names),
         cmocka_unit_test(class_times),
         cmocka_unit_test(class_times_long_and_short_windows),
         cmocka_unit_test(launch_args),
+        cmocka_unit_test(launch_dims_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -851,6 +851,63 @@ static char *compact_doc(char *const *texts, const size_t *lens, size_t nt, int 
     return text;
 }
 
+/* one document of 600 objects of 1 to 20 members, their keys drawn from 200 (at any position, a
+ * key at one position in one object at another in the next, more keys than the writer keeps texts
+ * for: kept texts replaced), every third object a level deeper, every fourth after a member
+ * written alone; at once (mode 1) or one call each */
+static char *shifting_keys_doc(int pretty, int mode, size_t *len)
+{
+    static char keys[200][8];
+    for (int k = 0; k < 200; k++)
+        snprintf(keys[k], sizeof keys[k], "k%03d", k);
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    assert_non_null(f);
+    ks_jw w;
+    ks_jw_open(&w, f, pretty);
+    ks_jw_arr(&w);
+    uint64_t x = 99;
+    for (size_t r = 0; r < 600; r++) {
+        size_t m = 1 + r % 20, first = (size_t)(next(&x) >> 33) % 200;
+        ks_jw_atom at[20];
+        for (size_t j = 0; j < m; j++) /* m distinct keys from first, in a drawn step */
+            at[j] = (ks_jw_atom){keys[(first + j * (r % 3 ? 1 : 7)) % 200], "12", 2, 4, 0, 0};
+        ks_jw_obj(&w);
+        if (r % 3 == 2) {
+            ks_jw_key(&w, "deeper");
+            ks_jw_obj(&w);
+        }
+        if (r % 4 == 1) /* a member before them: a separator before the first */
+            ks_jw_kint(&w, "before", (int64_t)r);
+        members(&w, at, m, mode);
+        if (r % 3 == 2)
+            ks_jw_end_obj(&w);
+        ks_jw_end_obj(&w);
+    }
+    ks_jw_end_arr(&w);
+    assert_int_equal(ks_jw_close(&w), 0);
+    fclose(f);
+    *len = n;
+    return text;
+}
+
+/* ks_jw_katoms keeps the text before each member by key and looks first where the member at the same
+ * position found its text the call before: keys that move between positions, texts replaced by
+ * others' and another depth must still write what the calls one by one write */
+static void katoms_keys_that_move(void **state)
+{
+    (void)state;
+    for (int pretty = 0; pretty < 2; pretty++) {
+        size_t n0, n1;
+        char *want = shifting_keys_doc(pretty, 0, &n0), *got = shifting_keys_doc(pretty, 1, &n1);
+        assert_int_equal(n0, n1);
+        assert_memory_equal(want, got, n0);
+        free(want);
+        free(got);
+    }
+}
+
 /* ks_jw_compact writes each text as one line, byte for byte what the calls one by one write
  * compact, and gives a sink the tokens the calls one by one give it; ks_jw_katoms writes what the calls one by one write; indented or not, with a
  * sink or without, across the 64 KiB buffer (4 000 drawn texts) */
@@ -983,6 +1040,7 @@ int main(void)
         cmocka_unit_test(refused_as_yajl_gen_refuses),
         cmocka_unit_test(every_byte_at_every_offset),
         cmocka_unit_test(compact_text_as_its_tokens_write),
+        cmocka_unit_test(katoms_keys_that_move),
         cmocka_unit_test(tree_lines_write_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
