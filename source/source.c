@@ -836,9 +836,28 @@ int ks_stream_damaged(const ks_stream *st)
     return st->damaged;
 }
 
+/* The ISIZE field of a gzip file's or buffer's trailer, its last 4 bytes: the decompressed length
+ * of its last member mod 2^32 (the whole length for the usual single member under 4 GiB); 0 where
+ * it cannot be read (standard input, a pipe). */
+static uint64_t gzip_isize(const ks_source *s)
+{
+    unsigned char b[4];
+    if (s->file_size < 18) /* a gzip member's header and trailer alone */
+        return 0;
+    if (s->in.mem)
+        memcpy(b, s->in.mem + s->in.mem_len - 4, 4);
+    else if (!s->regular || s->in.fd < 0 || pread(s->in.fd, b, 4, (off_t)(s->file_size - 4)) != 4)
+        return 0;
+    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24;
+}
+
 uint64_t ks_stream_size_hint(const ks_stream *st)
 {
     const ks_source *s = st->src;
+    if (!s->is_archive && st->gz) {
+        uint64_t n = gzip_isize(s);
+        return n > s->file_size ? n : s->file_size;
+    }
     if (!s->is_archive)
         return s->file_size;
     if (!s->entry || !ks_ar.archive_entry_size_is_set(s->entry) || ks_ar.archive_entry_size(s->entry) <= 0)
