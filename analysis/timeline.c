@@ -329,8 +329,7 @@ static int slice_kind_ok(uint8_t ph)
  * the overlap policy or a late Python frame cut, an end that the event's duration does not give). */
 static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
 {
-    ks_slice s = {.ev = b->ev, .parent = b->parent, .lane = b->lane, .depth = b->depth, .flags = b->flags,
-                  .kind = b->kind};
+    ks_slice s = {.ev = b->ev, .parent = b->parent, .depth = b->depth, .flags = b->flags, .kind = b->kind};
     const ks_event *e = &k->ev[b->ev];
     *own = (b->flags & KS_SF_BE) || !ks_event_has_dur(e) || b->ts + ks_event_dur(e) != b->end;
     if (*own)
@@ -338,11 +337,21 @@ static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
     return s;
 }
 
-/* Turn the built slices v[0 .. n) into tl's: 16-byte slices written over v from its start (slice i
+/* Turn the built slices v[0 .. n) into tl's: 12-byte slices written over v from its start (slice i
  * lands at or before where v[i] was read, so nothing unread is overwritten; memcpy, as the two
- * types share the bytes), and the ends that are not their events' in tl->own_end. */
+ * types share the bytes), the ends that are not their events' in tl->own_end, and the lanes of
+ * the slices in overflow lanes in the overlaps' spill_slice and spill_lane. */
 static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_slice *out)
 {
+    ks_timeline_overlaps *ov = NULL;
+    if (tl->nlanes > 1) {
+        ov = ks_timeline_ov(tl);
+        for (size_t i = 0; i < n; i++)
+            ov->nspill += v[i].lane != 0;
+        ov->spill_slice = ks_xmalloc(ks_mul(ov->nspill, sizeof *ov->spill_slice));
+        ov->spill_lane = ks_xmalloc(ks_mul(ov->nspill, sizeof *ov->spill_lane));
+        ov->nspill = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         bslice b;
         memcpy(&b, &v[i], sizeof b);
@@ -353,11 +362,15 @@ static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_
                 tl->own_end = ks_xmalloc(ks_mul(n, sizeof *tl->own_end));
             tl->own_end[i] = b.end;
         }
+        if (b.lane) {
+            ov->spill_slice[ov->nspill] = (uint32_t)i;
+            ov->spill_lane[ov->nspill++] = b.lane;
+        }
         memcpy(&out[i], &s, sizeof s);
     }
 }
 
-_Static_assert(sizeof(ks_slice) == 16, "ks_slice is 16 bytes (kinesift/analysis.h)");
+_Static_assert(sizeof(ks_slice) == 12, "ks_slice is 12 bytes (kinesift/analysis.h)");
 
 /* a track this small is built on the stack (a trace may hold a million one-event tracks) */
 #define STACK_SLICES 64
@@ -453,6 +466,10 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
 void ks_timeline_free(ks_timeline *tl)
 {
     free(tl->s);
+    if (tl->ov) {
+        free(tl->ov->spill_slice);
+        free(tl->ov->spill_lane);
+    }
     free(tl->ov);
     free(tl->own_end);
     tl->s = NULL;
@@ -494,7 +511,7 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
     if (!lo)
         return -1;
     int32_t i = (int32_t)lo - 1;
-    while (i >= 0 && tl->s[i].lane != 0)
+    while (i >= 0 && (tl->s[i].flags & KS_SF_SPILLED))
         i--;
     while (i >= 0) {
         const ks_slice *s = &tl->s[i];
