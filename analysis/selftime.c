@@ -31,7 +31,7 @@ static void by_lane(const ks_timeline *tl, uint32_t **idx, size_t **first)
 {
     size_t *f = ks_xcalloc((size_t)tl->nlanes + 1, sizeof *f);
     for (size_t i = 0; i < tl->n; i++)
-        f[tl->s[i].lane + 1]++;
+        f[ks_slice_lane(tl, &tl->s[i]) + 1]++;
     f[1] = 0; /* lane 0 is not indexed */
     for (uint32_t l = 0; l < tl->nlanes; l++)
         f[l + 1] += f[l];
@@ -39,8 +39,8 @@ static void by_lane(const ks_timeline *tl, uint32_t **idx, size_t **first)
     memcpy(at, f, ((size_t)tl->nlanes + 1) * sizeof *at);
     uint32_t *v = ks_xmalloc(ks_mul(f[tl->nlanes] ? f[tl->nlanes] : 1, sizeof *v));
     for (size_t i = 0; i < tl->n; i++)
-        if (tl->s[i].lane)
-            v[at[tl->s[i].lane]++] = (uint32_t)i;
+        if (tl->s[i].flags & KS_SF_SPILLED)
+            v[at[ks_slice_lane(tl, &tl->s[i])]++] = (uint32_t)i;
     free(at);
     *idx = v;
     *first = f;
@@ -60,7 +60,7 @@ static void each_covered(const ks_timeline *tl, void (*f)(void *ctx, size_t i, k
     ks_ivs below = {0}, top = {0}, merged = {0};
     ks_ivs_reserve(&below, tl->n); /* a bound: the part never written costs nothing (intervals.h) */
     for (size_t i = 0; i < tl->n; i++)
-        if (tl->s[i].lane == 0 && tl->s[i].parent < 0)
+        if (!(tl->s[i].flags & KS_SF_SPILLED) && tl->s[i].parent < 0)
             ks_ivs_add_merge(&below, ks_slice_ts_at(tl, i), ks_slice_end(tl, &tl->s[i]));
     for (uint32_t l = 1; l < tl->nlanes; l++) {
         for (size_t j = first[l]; j < first[l + 1]; j++)
@@ -176,7 +176,7 @@ void ks_timeline_self_each(const ks_timeline *tl, void (*f)(void *ctx, size_t i,
     size_t next_cov = 0;
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        lane_chain *ch = &lanes[s->lane];
+        lane_chain *ch = &lanes[ks_slice_lane(tl, s)];
         while (ch->n && (int32_t)ch->v[ch->n - 1].i != s->parent)
             close_top(ch, f, ctx);
         ks_ns d = ks_sat_sub(ks_slice_end(tl, s), ks_slice_ts(tl, s));

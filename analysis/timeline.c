@@ -49,12 +49,12 @@ int ks_overlap_parse(const char *s, ks_overlap_policy *p, ks_ns *clamp_ns)
     return 0;
 }
 
-/* A slice while its timeline is built: it carries its start and end, which the nesting reads and
- * the overlap policy may cut (the end). The finished timeline keeps ks_slice (16 bytes, no times:
- * its start is its event's) and only the ends that are not their events' (KS_SF_OWN_END):
- * compact(). */
+/* A slice while its timeline is built: it carries its end, which the nesting reads and the overlap
+ * policy may cut, not its start, which is always its event's (read from there: the build holds one
+ * of these per slice of the track, 24 bytes). The finished timeline keeps ks_slice (12 bytes, no
+ * times) and only the ends that are not their events' (KS_SF_OWN_END): compact(). */
 typedef struct bslice {
-    ks_ns ts, end;
+    ks_ns end;         /* its start is its event's (k->ev[ev].ts): 24 bytes */
     uint32_t ev;
     int32_t parent;
     uint32_t lane;
@@ -131,7 +131,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         uint32_t b = open[m - 1];
         memmove(open + m - 1, open + m, (nopen - m) * sizeof *open);
         nopen--;
-        bslice s = {.ts = k->ev[b].ts, .end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE, .kind = k->ev[b].kind};
+        bslice s = {.end = e->ts, .ev = b, .parent = -1, .flags = KS_SF_BE, .kind = k->ev[b].kind};
         KS_PUSH(*out, *n, *cap, s);
     }
     for (size_t i = 0; i < nopen; i++) {
@@ -140,7 +140,7 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
         ks_diag_add(d, "timeline.unclosed_begin", KS_SEV_WARNING,
                     "'B' \"%s\" at %lld ns never closed: ends at the trace end", ks_trace_str(t, b->name),
                     (long long)b->ts);
-        bslice s = {.ts = b->ts, .end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
+        bslice s = {.end = trace_end > b->ts ? trace_end : b->ts, .ev = open[i], .parent = -1,
                       .flags = KS_SF_BE | KS_SF_UNCLOSED, .kind = b->kind};
         KS_PUSH(*out, *n, *cap, s);
     }
@@ -151,10 +151,11 @@ static void pair_begin_end(const ks_trace *t, const ks_track *k, ks_ns trace_end
 /* ---- sorting ------------------------------------------------------------------------------- */
 
 /* start, longer first, file order: a strict total order (a slice's event is its own) */
-static inline int slice_before(const bslice *a, const bslice *b)
+static inline int slice_before(const ks_event *ev, const bslice *a, const bslice *b)
 {
-    if (a->ts != b->ts)
-        return a->ts < b->ts;
+    ks_ns at = ev[a->ev].ts, bt = ev[b->ev].ts;
+    if (at != bt)
+        return at < bt;
     if (a->end != b->end) /* the same start: the later end is the longer slice (no span that
                            * could overflow: fuzz/regress/analyze/slice-order-span-overflow) */
         return a->end > b->end;
@@ -163,7 +164,7 @@ static inline int slice_before(const bslice *a, const bslice *b)
 
 /* Kineto writes complete events in end order, children before their parent: short runs that a
  * merge sort with inlined comparisons handles far faster than qsort */
-KS_MSORT_DEFINE(sort_slices, bslice, slice_before)
+KS_MSORT_DEFINE_CTX(sort_slices, bslice, ks_event, slice_before)
 
 /* ---- nesting ------------------------------------------------------------------------------- */
 
@@ -178,12 +179,12 @@ typedef struct lane {
 } lane;
 
 /* close the open slices of lane l that end before s starts */
-static void pop_ended(lane *l, const bslice *all, const bslice *s)
+static void pop_ended(lane *l, const ks_event *ev, const bslice *all, const bslice *s, ks_ns s_ts)
 {
     while (l->n) {
         const bslice *top = &all[l->stack[l->n - 1]];
-        int both_zero = top->end == top->ts && s->end == s->ts;
-        if (top->end < s->ts || (top->end == s->ts && !both_zero))
+        int both_zero = top->end == ev[top->ev].ts && s->end == s_ts;
+        if (top->end < s_ts || (top->end == s_ts && !both_zero))
             l->n--;
         else
             break;
@@ -215,7 +216,7 @@ static void note_overlap(const ks_trace *t, const ks_track *k, const bslice *s, 
     st->count[cls]++;
     st->overlap_ns[cls] = ks_sat_add(st->overlap_ns[cls], excess);
     ks_overlap_example ex = {(uint32_t)(k - t->tracks), k->ev[s->ev].name, k->ev[p->ev].name,
-                             k->ev[s->ev].cat, s->ts, s->end, p->ts, p->end, excess};
+                             k->ev[s->ev].cat, k->ev[s->ev].ts, s->end, k->ev[p->ev].ts, p->end, excess};
     keep_worst(st, cls, &ex);
 }
 
@@ -242,6 +243,7 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
     int gpu = k->kind == KS_TRACK_GPU;
     for (size_t i = 0; i < *n; i++) {
         bslice s = v[i];
+        ks_ns s_ts = k->ev[s.ev].ts;
         int placed = 0;
         int s_python = s.kind == KS_K_PYTHON;
         for (size_t l = 0; !placed; l++) {
@@ -253,17 +255,17 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                 nlanes = l + 1;
             }
             lane *ln = &lanes[l];
-            pop_ended(ln, v, &s);
+            pop_ended(ln, k->ev, v, &s, s_ts);
             /* A Python frame (with_stack) that a non-Python slice outlives is the one that is off:
              * the Python tracer records frame exits late (pytorch #174555), e.g. the frame of
              * _record_function_enter_new ends after its record_function range began. The frame is
              * cut at the slice's start and the slice nests where it belongs. */
             while (l == 0 && !s_python && ln->n) {
                 bslice *top = &v[ln->stack[ln->n - 1]];
-                if (s.end <= top->end || top->kind != KS_K_PYTHON || top->ts >= s.ts)
+                if (s.end <= top->end || top->kind != KS_K_PYTHON || k->ev[top->ev].ts >= s_ts)
                     break;
                 note_overlap(t, k, &s, top, KS_OV_PYTHON, st);
-                top->end = s.ts;
+                top->end = s_ts;
                 top->flags |= KS_SF_TRUNCATED;
                 ks_timeline_ov(tl)->truncated++;
                 ln->n--;
@@ -280,7 +282,7 @@ static void nest(const ks_trace *t, const ks_track *k, const ks_analysis_opts *o
                     if (pol == KS_OVERLAP_DROP) {
                         ks_timeline_overlaps *ov = ks_timeline_ov(tl);
                         ov->dropped++;
-                        ov->dropped_ns = ks_sat_add(ov->dropped_ns, ks_sat_sub(s.end, s.ts));
+                        ov->dropped_ns = ks_sat_add(ov->dropped_ns, ks_sat_sub(s.end, s_ts));
                         placed = -1;
                         break;
                     }
@@ -329,20 +331,29 @@ static int slice_kind_ok(uint8_t ph)
  * the overlap policy or a late Python frame cut, an end that the event's duration does not give). */
 static ks_slice finish_slice(const ks_track *k, const bslice *b, int *own)
 {
-    ks_slice s = {.ev = b->ev, .parent = b->parent, .lane = b->lane, .depth = b->depth, .flags = b->flags,
-                  .kind = b->kind};
+    ks_slice s = {.ev = b->ev, .parent = b->parent, .depth = b->depth, .flags = b->flags, .kind = b->kind};
     const ks_event *e = &k->ev[b->ev];
-    *own = (b->flags & KS_SF_BE) || !ks_event_has_dur(e) || b->ts + ks_event_dur(e) != b->end;
+    *own = (b->flags & KS_SF_BE) || !ks_event_has_dur(e) || e->ts + ks_event_dur(e) != b->end;
     if (*own)
         s.flags |= KS_SF_OWN_END;
     return s;
 }
 
-/* Turn the built slices v[0 .. n) into tl's: 16-byte slices written over v from its start (slice i
+/* Turn the built slices v[0 .. n) into tl's: 12-byte slices written over v from its start (slice i
  * lands at or before where v[i] was read, so nothing unread is overwritten; memcpy, as the two
- * types share the bytes), and the ends that are not their events' in tl->own_end. */
+ * types share the bytes), the ends that are not their events' in tl->own_end, and the lanes of
+ * the slices in overflow lanes in the overlaps' spill_slice and spill_lane. */
 static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_slice *out)
 {
+    ks_timeline_overlaps *ov = NULL;
+    if (tl->nlanes > 1) {
+        ov = ks_timeline_ov(tl);
+        for (size_t i = 0; i < n; i++)
+            ov->nspill += v[i].lane != 0;
+        ov->spill_slice = ks_xmalloc(ks_mul(ov->nspill, sizeof *ov->spill_slice));
+        ov->spill_lane = ks_xmalloc(ks_mul(ov->nspill, sizeof *ov->spill_lane));
+        ov->nspill = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         bslice b;
         memcpy(&b, &v[i], sizeof b);
@@ -353,11 +364,16 @@ static void compact(const ks_track *k, ks_timeline *tl, bslice *v, size_t n, ks_
                 tl->own_end = ks_xmalloc(ks_mul(n, sizeof *tl->own_end));
             tl->own_end[i] = b.end;
         }
+        if (b.lane) {
+            ov->spill_slice[ov->nspill] = (uint32_t)i;
+            ov->spill_lane[ov->nspill++] = b.lane;
+        }
         memcpy(&out[i], &s, sizeof s);
     }
 }
 
-_Static_assert(sizeof(ks_slice) == 16, "ks_slice is 16 bytes (kinesift/analysis.h)");
+_Static_assert(sizeof(ks_slice) == 12, "ks_slice is 12 bytes (kinesift/analysis.h)");
+_Static_assert(sizeof(bslice) == 24, "a slice being built is 24 bytes");
 
 /* a track this small is built on the stack (a trace may hold a million one-event tracks) */
 #define STACK_SLICES 64
@@ -383,19 +399,19 @@ void ks_timeline_build(const ks_trace *t, uint32_t track, const ks_analysis_opts
         const ks_event *e = &k->ev[i];
         if (!slice_kind_ok(e->ph) || !ks_event_has_dur(e))
             continue;
-        bslice s = {.ts = e->ts, .end = e->ts + ks_event_dur(e), .ev = (uint32_t)i, .parent = -1,
+        bslice s = {.end = e->ts + ks_event_dur(e), .ev = (uint32_t)i, .parent = -1,
                     .flags = (uint8_t)((e->flags & KS_EF_UNFINISHED) ? KS_SF_UNFINISHED : 0), .kind = e->kind};
         v[n++] = s;
     }
     pair_begin_end(t, k, trace_end, &v, &n, &cap, d, st);
-    sort_slices(v, n);
+    sort_slices(k->ev, v, n);
     nest(t, k, o, tl, v, &n, st);
     /* exact duplicates nest inside their twin: report them */
     for (size_t i = 0; i < n; i++) {
         const bslice *s = &v[i];
         if (s->parent >= 0) {
             const bslice *p = &v[s->parent];
-            if (p->ts == s->ts && p->end == s->end && k->ev[p->ev].name == k->ev[s->ev].name)
+            if (k->ev[p->ev].ts == k->ev[s->ev].ts && p->end == s->end && k->ev[p->ev].name == k->ev[s->ev].name)
                 st->duplicates++;
         }
     }
@@ -453,6 +469,10 @@ void ks_timeline_stats_merge(ks_timeline_stats *dst, const ks_timeline_stats *sr
 void ks_timeline_free(ks_timeline *tl)
 {
     free(tl->s);
+    if (tl->ov) {
+        free(tl->ov->spill_slice);
+        free(tl->ov->spill_lane);
+    }
     free(tl->ov);
     free(tl->own_end);
     tl->s = NULL;
@@ -494,7 +514,7 @@ int32_t ks_timeline_at(const ks_trace *tr, const ks_timeline *tl, ks_ns t, int (
     if (!lo)
         return -1;
     int32_t i = (int32_t)lo - 1;
-    while (i >= 0 && tl->s[i].lane != 0)
+    while (i >= 0 && (tl->s[i].flags & KS_SF_SPILLED))
         i--;
     while (i >= 0) {
         const ks_slice *s = &tl->s[i];

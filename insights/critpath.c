@@ -298,7 +298,7 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, sink *out)
     int32_t chain[64];
     int nc = 0;
     for (int32_t s = lo ? (int32_t)lo - 1 : -1; s >= 0 && nc < 64; s = tl->s[s].parent)
-        if (ks_slice_end(tl, &tl->s[s]) > x && !tl->s[s].lane)
+        if (ks_slice_end(tl, &tl->s[s]) > x && !(tl->s[s].flags & KS_SF_SPILLED))
             chain[nc++] = s;
     while (nc)
         stack[depth++] = chain[--nc];
@@ -306,7 +306,7 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, sink *out)
 #define TOP_NAME (depth ? tr->ev[tl->s[stack[depth - 1]].ev].name : 0)
     for (size_t i = lo; i < tl->n && ks_slice_ts_at(tl, i) < y; i++) {
         const ks_slice *s = &tl->s[i];
-        if (s->lane)
+        if (s->flags & KS_SF_SPILLED)
             continue;
         ks_ns ts = ks_slice_ts(tl, s);
         while (depth && ks_slice_end(tl, &tl->s[stack[depth - 1]]) <= ts) {

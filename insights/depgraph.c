@@ -104,7 +104,7 @@ static void pick_threads(ks_dg *g, uint32_t stepping)
         size_t pins = 0, other = 0;
         for (size_t i = 0; i < tl->n && !other; i++) {
             const ks_slice *s = &tl->s[i];
-            if (s->parent >= 0 || s->lane)
+            if (s->parent >= 0 || (s->flags & KS_SF_SPILLED))
                 continue;
             if (ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
                 pins++;
@@ -304,7 +304,7 @@ static void pin_batches_make(const ks_dg *g, pin_batches *pb)
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
         ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
-        if (s->lane || end < ts || (pb->ncalls && ts < pb->calls[pb->ncalls - 1].b) ||
+        if ((s->flags & KS_SF_SPILLED) || end < ts || (pb->ncalls && ts < pb->calls[pb->ncalls - 1].b) ||
             !ks_is_queue_next_label(ks_trace_str(t, tr->ev[s->ev].name)))
             continue;
         struct pin_call c = {ts, end, (int32_t)i};
@@ -317,7 +317,7 @@ static void pin_batches_make(const ks_dg *g, pin_batches *pb)
     tr = &t->tracks[tl->track];
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        if (s->parent >= 0 || s->lane || !ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
+        if (s->parent >= 0 || (s->flags & KS_SF_SPILLED) || !ks_is_pin_memory_name(ks_trace_str(t, tr->ev[s->ev].name)))
             continue;
         ks_ns e = ks_slice_end(tl, s);
         if (ne && e < se[ne - 1])
@@ -395,7 +395,7 @@ static void thread_nodes(ks_dg *g, const thread_info *ti, size_t j, size_t *cap,
     }
     for (size_t i = 0; i < tl->n; i++) {
         const ks_slice *s = &tl->s[i];
-        if (s->lane || !blocking_slice(a, tl, i))
+        if ((s->flags & KS_SF_SPILLED) || !blocking_slice(a, tl, i))
             continue;
         int inner = 0;
         for (int32_t p = s->parent; p >= 0 && !inner; p = tl->s[p].parent)

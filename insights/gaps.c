@@ -264,7 +264,7 @@ static void attribute(gap_ctx *g, const ks_timeline *tl, ks_ns g0, ks_ns g1)
     KS_LOWER_BOUND(lo, hi, mid, ks_slice_ts_at(tl, mid) <= g0);
     for (size_t j = lo; j < tl->n && ks_slice_ts_at(tl, j) < g1; j++) {
         const ks_slice *s = &tl->s[j];
-        if (s->lane != 0)
+        if (s->flags & KS_SF_SPILLED)
             continue;
         ks_ns ts = ks_slice_ts(tl, s);
         for (ks_ns e; n && (e = ks_slice_end(tl, &tl->s[stack[n - 1]])) <= ts; n--) {

@@ -46,7 +46,7 @@ static int collect(const ks_analysis *a, ks_regex *re, cand **out, size_t *nout,
         for (size_t i = 0; i < tl->n; i++) {
             const ks_event *e = &tr->ev[tl->s[i].ev];
             /* 2020-21 files wrote ProfilerStep#N as an "Operator" (cpu_op) */
-            if ((e->kind != KS_K_USER_ANNOTATION && (re || e->kind != KS_K_CPU_OP)) || tl->s[i].lane != 0)
+            if ((e->kind != KS_K_USER_ANNOTATION && (re || e->kind != KS_K_CPU_OP)) || (tl->s[i].flags & KS_SF_SPILLED))
                 continue;
             if (e->name != last) {
                 const char *nm = ks_trace_str(t, e->name);

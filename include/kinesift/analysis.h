@@ -75,15 +75,16 @@ enum ks_slice_flags {
                                  * timeline keeps that end (ks_slice_end) */
 };
 
-/* One slice: 16 bytes (a 1 GiB trace holds ~4 million). It covers [ks_slice_ts, ks_slice_end) and
+/* One slice: 12 bytes (a 1 GiB trace holds ~4 million). It covers [ks_slice_ts, ks_slice_end) and
  * keeps neither time: its start is always its event's (for a B/E pair, the B's), and nearly every
  * slice ends where its event does (start + the event's duration); the few that do not (B/E pairs,
  * slices cut by the overlap policy) are flagged KS_SF_OWN_END and their timeline keeps their ends.
- * Read the times with ks_slice_ts and ks_slice_end, never by other means. */
+ * Read the times with ks_slice_ts and ks_slice_end, never by other means. Nor does it keep its
+ * lane: nearly every slice is in the main lane (0), and those in an overflow lane are flagged
+ * KS_SF_SPILLED, their numbers kept by the timeline (ks_slice_lane). */
 typedef struct ks_slice {
     uint32_t ev;       /* index of its event in the track's ev[] */
     int32_t parent;    /* index of the parent slice in the same timeline, -1 at top level */
-    uint32_t lane;     /* 0 main lane, 1.. overflow lanes (as many as the track needs) */
     uint16_t depth;    /* 0 at top level (UINT16_MAX deeper than that) */
     uint8_t flags;     /* ks_slice_flags */
     uint8_t kind;      /* its event's ks_kind, here so that a walk up the nesting reads no event */
@@ -97,6 +98,11 @@ typedef struct ks_timeline_overlaps {
     ks_ns reassigned_ns; /* time a spilled slice shares with lower lanes: the lower lane keeps it */
     ks_ns clipped_ns;    /* time cut off slices by truncate / clamp (gone from the track) */
     ks_ns dropped_ns;    /* total duration of the slices the drop policy left out */
+    /* the lanes (1.., as many as the track needs) of its slices in overflow lanes, KS_SF_SPILLED:
+     * slice spill_slice[j] is in lane spill_lane[j], j < nspill, in slice order (ks_slice_lane);
+     * only spills make them, so a track with any has its counts here */
+    uint32_t *spill_slice, *spill_lane;
+    size_t nspill;
 } ks_timeline_overlaps;
 
 /* One track's slices, sorted by (ts, longer first, file order). 48 bytes: a trace may hold a
@@ -125,6 +131,24 @@ static inline ks_ns ks_slice_end(const ks_timeline *tl, const ks_slice *s)
         return tl->own_end[s - tl->s];
     const ks_event *e = &tl->ev[s->ev];
     return e->ts + ks_event_dur(e);
+}
+
+/* The lane of slice s of timeline tl: 0 the main lane, 1.. the overflow lanes (KS_SF_SPILLED; a
+ * binary search among those). */
+static inline uint32_t ks_slice_lane(const ks_timeline *tl, const ks_slice *s)
+{
+    if (!(s->flags & KS_SF_SPILLED))
+        return 0;
+    uint32_t i = (uint32_t)(s - tl->s);
+    size_t lo = 0, hi = tl->ov->nspill;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tl->ov->spill_slice[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return tl->ov->spill_lane[lo];
 }
 
 /* Slice i of timeline tl's start (ks_slice_ts). */

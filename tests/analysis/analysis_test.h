@@ -50,6 +50,13 @@ static inline ks_ns slice_end(const ks_analysis *a, int64_t pid, int64_t tid, co
     return ks_slice_end(&a->tl[k - a->trace->tracks], s);
 }
 
+/* the lane of slice s of the track (pid, tid): ks_slice_lane */
+static inline uint32_t slice_lane(const ks_analysis *a, int64_t pid, int64_t tid, const ks_slice *s)
+{
+    const ks_track *k = ks_test_track(a->trace, pid, tid);
+    return ks_slice_lane(&a->tl[k - a->trace->tracks], s);
+}
+
 static inline const char *parent_name(const ks_analysis *a, int64_t pid, int64_t tid, const ks_slice *s)
 {
     const ks_track *k = ks_test_track(a->trace, pid, tid);

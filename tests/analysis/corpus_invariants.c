@@ -108,7 +108,8 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
         if (s->parent >= 0) {
             const ks_slice *p = &tl->s[s->parent];
             CHECK((size_t)s->parent < i, "parent after child");
-            CHECK(p->lane == s->lane, "parent in another lane");
+            CHECK(ks_slice_lane(tl, p) == ks_slice_lane(tl, s), "parent in another lane");
+            CHECK(!(s->flags & KS_SF_SPILLED) == !ks_slice_lane(tl, s), "spilled flag and lane disagree");
             CHECK(ks_slice_ts(tl, p) <= ks_slice_ts(tl, s) && ks_slice_end(tl, s) <= ks_slice_end(tl, p), "track %u: child [%" PRId64 ",%" PRId64 ") outside parent [%" PRId64 ",%" PRId64 ")",
                   tl->track, ks_slice_ts(tl, s), ks_slice_end(tl, s), ks_slice_ts(tl, p), ks_slice_end(tl, p));
             CHECK(s->depth == p->depth + 1 || p->depth == UINT16_MAX, "depth");
@@ -120,7 +121,7 @@ static void check_timeline(const ks_trace *t, const ks_timeline *tl, int spill)
     for (uint32_t lane = 0; lane < tl->nlanes; lane++) {
         ks_ns sum_self = 0, sum_top = 0, last_end = INT64_MIN;
         for (size_t i = 0; i < tl->n; i++) {
-            if (tl->s[i].lane != lane)
+            if (ks_slice_lane(tl, &tl->s[i]) != lane)
                 continue;
             CHECK(self[i] >= 0, "track %u slice %zu: negative self %" PRId64, tl->track, i, self[i]);
             sum_self += self[i];

@@ -95,7 +95,7 @@ static void analyse(const ks_trace *t, const ks_analysis_opts *base, int threads
 static int same_slice(const ks_timeline *p, const ks_slice *x, const ks_timeline *q, const ks_slice *y)
 {
     return ks_slice_ts(p, x) == ks_slice_ts(q, y) && ks_slice_end(p, x) == ks_slice_end(q, y) && x->ev == y->ev && x->parent == y->parent &&
-           x->depth == y->depth && x->lane == y->lane && x->flags == y->flags;
+           x->depth == y->depth && ks_slice_lane(p, x) == ks_slice_lane(q, y) && x->flags == y->flags;
 }
 
 static void compare_timelines(const char *what, const ks_analysis *x, const ks_analysis *y)

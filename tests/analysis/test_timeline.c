@@ -59,8 +59,10 @@ static void nesting_self_and_inclusive(void **state)
     /* a track the overlap policy did nothing to carries no overlap record (48 bytes a track in
      * all), and reads as all zeros */
     assert_int_equal(sizeof(ks_timeline), 48);
-    /* the slice keeps no times (its event's start and duration give them): 16 bytes */
-    assert_int_equal(sizeof(ks_slice), 16);
+    /* the slice keeps no times (its event's start and duration give them) nor its lane (nothing
+     * spilled: the track keeps no lanes): 12 bytes */
+    assert_int_equal(sizeof(ks_slice), 12);
+    assert_int_equal(tl->nlanes, 1);
     for (size_t i = 0; i < tl->n; i++)
         assert_int_equal(ks_slice_ts_at(tl, i), k->ev[tl->s[i].ev].ts);
     assert_null(tl->ov);
@@ -86,7 +88,8 @@ static void overlap_policies(void **state)
     /* spill: B goes to an overflow lane; C stays under A */
     ks_analysis *a = with_policy(t, "spill");
     const ks_slice *b = find_slice(a, 1, 1, "B", 0);
-    assert_int_equal(b->lane, 1);
+    assert_int_equal(slice_lane(a, 1, 1, b), 1);
+    assert_int_equal(slice_lane(a, 1, 1, find_slice(a, 1, 1, "C", 0)), 0);
     assert_true(b->flags & KS_SF_SPILLED);
     assert_non_null(a->tl[ks_test_track(t, 1, 1) - t->tracks].ov); /* the spill is counted */
     /* the thread ran [0,150): A keeps [0,100) less C; B only what lies outside A, [100,150) */
@@ -133,7 +136,7 @@ static void overlap_policies(void **state)
     assert_int_equal(OP(a, "B")->self_ns, 40 * US);
     ks_analysis_free(a);
     a = with_policy(t, "clamp:40000");
-    assert_int_equal(find_slice(a, 1, 1, "B", 0)->lane, 1);
+    assert_int_equal(slice_lane(a, 1, 1, find_slice(a, 1, 1, "B", 0)), 1);
     ks_analysis_free(a);
 
     ks_overlap_policy pol;
@@ -168,7 +171,7 @@ static void overlap_conservation(void **state)
     /* spill: the main lane keeps the shared time, a spilled slice's self is what lies outside */
     ks_analysis *a = with_policy(t, "spill");
     /* tid 1: P [0,100000) ns, Q [40000,100001) spilled: Q owns only [100000,100001) */
-    assert_int_equal(find_slice(a, 1, 1, "Q1", 0)->lane, 1);
+    assert_int_equal(slice_lane(a, 1, 1, find_slice(a, 1, 1, "Q1", 0)), 1);
     assert_int_equal(SELF(a, "P1"), 100000);
     assert_int_equal(SELF(a, "Q1"), 1);
     track_sums(a, 1, &sum, &re);
@@ -186,7 +189,7 @@ static void overlap_conservation(void **state)
     assert_int_equal(sum, 150 * US);
     assert_int_equal(re, 60 * US);
     /* tid 3: A lane 0, B lane 1, C lane 2: A [0,100), B [100,150), C [150,200) */
-    assert_int_equal(find_slice(a, 1, 3, "C3", 0)->lane, 2);
+    assert_int_equal(slice_lane(a, 1, 3, find_slice(a, 1, 3, "C3", 0)), 2);
     assert_int_equal(SELF(a, "A3"), 100 * US);
     assert_int_equal(SELF(a, "B3"), 50 * US);
     assert_int_equal(SELF(a, "C3"), 50 * US);
@@ -232,7 +235,7 @@ static void overlap_conservation(void **state)
     /* clamp:60us: B (excess 50) is cut under A; C (excess 100 over the cut B) spills and owns
      * [100,200) */
     a = with_policy(t, "clamp:60000");
-    assert_int_equal(find_slice(a, 1, 3, "C3", 0)->lane, 1);
+    assert_int_equal(slice_lane(a, 1, 3, find_slice(a, 1, 3, "C3", 0)), 1);
     assert_int_equal(SELF(a, "A3"), 50 * US);
     assert_int_equal(SELF(a, "B3"), 50 * US);
     assert_int_equal(SELF(a, "C3"), 100 * US);
@@ -301,6 +304,10 @@ static void staircase(int n)
     const ks_timeline *tl = &a->tl[ks_test_track(t, 1, 1) - t->tracks];
     assert_int_equal(tl->n, n);
     assert_int_equal(tl->nlanes, n);
+    for (int i = 0; i < n; i++) { /* slice i in lane i, flagged spilled past the main lane */
+        assert_int_equal(ks_slice_lane(tl, &tl->s[i]), i);
+        assert_int_equal(!!(tl->s[i].flags & KS_SF_SPILLED), i > 0);
+    }
     assert_int_equal(ks_timeline_overlaps_of(tl)->dropped, 0);
     assert_int_equal(ks_timeline_overlaps_of(tl)->spilled, n - 1);
     const ks_op_row *r = OP(a, "s");
@@ -337,7 +344,7 @@ static void begin_end_pairing(void **state)
     assert_int_equal(slice_end(a, 1, 1, y), 120 * US);
     assert_true(y->flags & KS_SF_OWN_END);
     assert_true(y->flags & KS_SF_UNCLOSED);
-    assert_int_equal(y->lane, 1);
+    assert_int_equal(slice_lane(a, 1, 1, y), 1);
     assert_int_equal(OP(a, "y")->unfinished, 1);
     assert_int_equal(OP(a, "x")->self_ns, 20 * US);
     ks_analysis_free(a);
