@@ -75,18 +75,21 @@ void ks_bigarray_grow(void **p, size_t *cap, uint8_t *mapped, size_t n, size_t n
     size_t bytes = ks_mul(c, esz);
     if (bytes >= KS_BIGARRAY_MAP_MIN) {
         size_t len = round_up(bytes, KS_BIGARRAY_BLOCK);
-        void *m = len < KS_BIGARRAY_RESERVE ? ks_huge_map(KS_BIGARRAY_RESERVE, 1, 0) : NULL;
+        void *m = len < KS_BIGARRAY_RESERVE ? ks_huge_map(KS_BIGARRAY_RESERVE, 1, 1) : NULL;
+        uint8_t how = 2;
         if (m)
             len = KS_BIGARRAY_RESERVE;
-        else
+        else {
             m = ks_huge_map(len, 0, 0);
+            how = 1;
+        }
         if (m) {
             if (n)
                 memcpy(m, *p, n * esz);
             free(*p);
             *p = m;
             *cap = len / esz;
-            *mapped = 1;
+            *mapped = how;
             return;
         }
     }
@@ -129,14 +132,16 @@ void ks_bigarray_prepare(void *p, size_t cap, uint8_t *mapped, size_t esz, size_
                          size_t *ready, const ks_page_supply *s)
 {
     size_t len = ks_bigarray_map_bytes(cap, esz);
+    if ((n + 1) * esz <= KS_BIGARRAY_HUGE_MIN) {
+        *ready = KS_BIGARRAY_HUGE_MIN + KS_BIGARRAY_BLOCK; /* look again past the threshold */
+        return;
+    }
     if (*mapped == 1) {
-        if ((n + 1) * esz <= KS_BIGARRAY_HUGE_MIN) {
-            *ready = KS_BIGARRAY_HUGE_MIN + KS_BIGARRAY_BLOCK; /* look again past the threshold */
-            return;
-        }
         (void)madvise(p, len, MADV_HUGEPAGE);
         *mapped = 2;
         *ready = n * esz;
+    } else if (*ready < n * esz) {
+        *ready = n * esz; /* advised since the move: blocks go above what is written */
     }
     size_t want = (n + 1) * esz + KS_BIGARRAY_BLOCK;
     if (want > len)
