@@ -102,7 +102,6 @@ static inline ks_ns ks_dg_lag(const ks_dg *g, const ks_dg_node *v, const ks_dg_e
 void ks_dg_build(const ks_analysis *a, uint32_t stepping, const ks_steps *st, int binds_only, ks_dg *g);
 void ks_dg_free(ks_dg *g);
 
-
 /* The node of thread j holding point q (the last one beginning before q; its first at its start),
  * or -1 when the thread has none. */
 int64_t ks_dg_node_at(const ks_dg *g, size_t j, ks_ns q);
