@@ -405,7 +405,7 @@ static void launch_dims_edges(void **state)
     ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
     ks_buf_free(&b);
     for (size_t i = 0; i < N; i++) {
-        const ks_launch_info *l = ks_trace_launch(t, 0, (uint32_t)i);
+        const ks_launch_args *l = ks_trace_launch(t, 0, (uint32_t)i);
         assert_non_null(l);
         if (!!(l->has & KS_LAUNCH_GRID) != g[i].kept)
             fail_msg("%s: %s", g[i].grid, g[i].kept ? "not kept" : "kept");
