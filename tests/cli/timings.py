@@ -23,7 +23,11 @@ import sys
 KS = os.environ["KINESIFT"]
 CORPUS = os.environ["KS_CORPUS"]
 BIG = os.path.join(CORPUS, "hta", "nccl_parser_config", "nccl_data.json.gz")  # > one chunk: reader thread
-SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
+# under one chunk (256 KiB) also decompressed (67 KB): read without the reader thread
+SMALL = os.path.join(CORPUS, "hta", "amd_trace", "mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+# 25 KB of gzip, 320 KB of JSON: read with the reader thread (its trailer's length counts)
+SMALL_GZ_BIG_JSON = os.path.join(CORPUS, "hta", "critical_path", "alexnet",
+                                 "benchmark_result_2869224_1695835535_trace.json.gz")
 MID = os.path.join(CORPUS, "hta", "mtia_inference_trace", "mtia_inference_rank_0.json.gz")  # 16 158 events
 CPUS = os.sysconf("SC_NPROCESSORS_ONLN")  # what --threads 0 counts (algo/pool.c)
 ROW = re.compile(r"^  (.+?) +(\d+\.\d{3}) +(\d+\.\d)% +(-|\d+\.\d) +(-|\d+\.\d)(?:  (beside|within))?$")
@@ -195,6 +199,12 @@ rows, order = table(r.stderr, "stats")
 check("parse: read + decompress" in rows and rows["parse: read + decompress"][3] == "within",
       f"small input: reads within the parse: {order}")
 laws(rows, "stats, small input")
+# a small gzip file of more than a chunk of JSON is read with the reader thread
+r = run("stats", "--quiet", "--timings", SMALL_GZ_BIG_JSON)
+rows, order = table(r.stderr, "stats")
+check("read + decompress (reader thread)" in rows and "parse: read + decompress" not in rows,
+      f"small gzip of a larger trace: read by the reader thread: {order}")
+laws(rows, "stats, small gzip of a larger trace")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
