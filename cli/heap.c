@@ -61,9 +61,7 @@ static long long gzip_size(const char *path)
         return -1;
     int ok = lseek(fd, -4, SEEK_END) >= 0 && read(fd, t, 4) == 4;
     close(fd);
-    return ok ? (long long)((uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
-                            (uint32_t)t[3] << 24)
-              : -1;
+    return ok ? (long long)ks_le32(t) : -1;
 }
 
 /* A file's weight: its size; a gzip file's, the size it says (unless that is less than the file:

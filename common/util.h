@@ -77,6 +77,13 @@ static inline size_t ks_skip_spaces(const void *s, size_t i, size_t n)
     return i;
 }
 
+/* The little-endian 32-bit number at p: a gzip trailer's CRC-32 and ISIZE (source/gunzip.c, the
+ * size hints of source/source.c and cli/heap.c). */
+static inline uint32_t ks_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* Bit i set when an odd number of the bits at or below i are set in x (simdjson's prefix XOR): with
  * x a block's quote bits, the bytes inside strings (json/repair.c, parser/compact.c). */
 static inline uint64_t ks_prefix_xor(uint64_t x)

@@ -282,7 +282,7 @@ static const char *trailer_why(const ks_gunzip *g)
     unsigned char t[8];
     if (!last8(g, t))
         return ": CRC-32 or length (ISIZE) mismatch";
-    uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+    uint32_t crc = ks_le32(t);
     return crc == g->z.crc ? ": length (ISIZE) mismatch" : ": CRC-32 mismatch";
 }
 

@@ -848,7 +848,7 @@ static uint64_t gzip_isize(const ks_source *s)
         memcpy(b, s->in.mem + s->in.mem_len - 4, 4);
     else if (!s->regular || s->in.fd < 0 || pread(s->in.fd, b, 4, (off_t)(s->file_size - 4)) != 4)
         return 0;
-    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24;
+    return ks_le32(b);
 }
 
 uint64_t ks_stream_size_hint(const ks_stream *st)
