@@ -87,8 +87,13 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
         snprintf(idle, sizeof idle, "n/a");
     }
     fprintf(out, "  %lld\t%s\t%s\t%s", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
-    for (int r = 0; r < KS_ROLE_COUNT; r++)
-        fprintf(out, "\t%.1f", pct(s->breakdown[r], s->wall_ns));
+    for (int r = 0; r < KS_ROLE_COUNT; r++) {
+        int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
+        if (gpu || !gpu_role) /* without GPU events their time is not observed, as in the JSON */
+            fprintf(out, "\t%.1f", pct(s->breakdown[r], s->wall_ns));
+        else
+            fprintf(out, "\tn/a");
+    }
     fprintf(out, "\t%s%s\n", s->warmup ? "warm-up" : "", s->unfinished ? "unfinished" : "");
 }
 

@@ -77,6 +77,39 @@ part, shown, hidden = table(run(steps_path))  # text default: 15 rows
 assert len(shown) == 15 and shown[:3] == [0, 1, 2] and shown[-3:] == [197, 198, 199], shown
 print("step table: first, slowest and last; histogram as recomputed")
 
+
+def step_rows(text):
+    """{step number: [the eight breakdown cells]} of the step table"""
+    rows = {}
+    for line in table(text)[0].splitlines():
+        f = line.split()
+        if len(f) >= 13 and re.match(r"^\d+$", f[0]):
+            rows[int(f[0])] = f[5:13]  # number, wall (2 words), busy, idle, then the roles
+    return rows
+
+
+def check_step_cells(path, *extra):
+    """each cell is the JSON's breakdown as % of the wall (one decimal), or n/a where it is null"""
+    doc = json.loads(run("--top", "0", "--format", "json", *extra, path))["traces"][0]
+    rows = step_rows(run("--top", "0", *extra, path))
+    assert len(rows) == len(doc["steps"]) > 0, (path, len(rows))
+    nulls = 0
+    for st in doc["steps"]:
+        cells = rows[st["number"]]
+        for cell, (role, v) in zip(cells, st["breakdown"].items()):
+            if v is None:
+                assert cell == "n/a", (path, st["number"], role, cell)
+                nulls += 1
+            else:
+                assert cell == f"{100.0 * v / st['wall_ns']:.1f}", (path, st["number"], role, cell, v)
+    return nulls
+
+
+# without GPU events the GPU roles are not observed: n/a, as the JSON's null (not 0.0)
+assert check_step_cells(steps_path) == 3 * 200
+assert check_step_cells(os.path.join(fixtures, "real", "hta", "timeline_analysis", "sampled_rank-0.json.gz")) == 0
+print("step table cells: the JSON's breakdown, n/a where it is not observed")
+
 # ---- names in text -------------------------------------------------------------------------
 KERNEL = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
           "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)")
