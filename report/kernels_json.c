@@ -262,6 +262,7 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         return;
     }
     size_t lim = o && o->top && o->top < sh->n ? o->top : sh->n;
+    int gpu = a->links.gpu_events > 0;
     ks_jw_arr(w);
     atoms at;
     for (size_t i = 0; i < lim; i++) {
@@ -276,8 +277,13 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         ATOM_RAW(&at, "concrete_inputs", t, r->concrete);
         at.has_last = 0;
         ATOM_INT(&at, "count", (int64_t)r->count);
-        ATOM_INT(&at, "calls_timed", (int64_t)r->calls_timed);
-        ATOM_INT(&at, "kernel_ns", r->kernel_ns);
+        if (gpu) {
+            ATOM_INT(&at, "calls_timed", (int64_t)r->calls_timed);
+            ATOM_INT(&at, "kernel_ns", r->kernel_ns);
+        } else { /* no GPU work in the trace: the kernel time is not observed (as the ops rows') */
+            (ATOM_KEY(&at, "calls_timed"), atom_text(&at, "null", 4));
+            (ATOM_KEY(&at, "kernel_ns"), atom_text(&at, "null", 4));
+        }
         if (r->device >= 0)
             ATOM_INT(&at, "device", r->device);
         else

@@ -2,7 +2,8 @@
 """tests/analysis/corpus_shapes.py TRACE: the ops grouped by shape (`shapes` of `kinesift analyze
 --format json --window trace`) on one real trace. Laws on any trace: `shapes` is null with a reason
 exactly when no event records "Input Dims" or "Input type"; a group's calls are calls of its op (the
-op's row counts at least as many), its kernel time is at most the kernels' total, calls_timed <= count,
+op's row counts at least as many), its kernel time is at most the kernels' total (null, as its
+calls_timed, when the trace has no GPU work: not observed), calls_timed <= count,
 and its rates are null exactly when nothing timed them or the FLOPs (bytes) are not known, with
 min <= median <= max and the mean between; the rows come by kernel time (the most first), op name
 and Input Dims text; a group whose FLOPs or bytes are null says why
@@ -34,8 +35,14 @@ assert isinstance(t["shapes"], list) and t["shapes"], "shapes recorded, none rep
 count = defaultdict(int)
 ops = {o["name"]: o for o in t["ops"] if o["kind"] == "cpu_op"}
 total = sum(k["total_ns"] for k in t["kernels"])
+gpu = t["links"]["gpu_events"] > 0
 for s in t["shapes"]:
     count[s["op"]] += s["count"]
+    # without GPU work in the trace the kernel time is not observed: null, as the ops rows' GPU time
+    assert gpu or (s["kernel_ns"] is None and s["calls_timed"] is None), s
+    assert gpu or all(o["gpu_direct_ns"] is None for o in t["ops"]), "ops rows and shapes disagree"
+    if not gpu:
+        s = dict(s, kernel_ns=0, calls_timed=0)  # the laws below hold of the rows as they would be
     assert 0 <= s["calls_timed"] <= s["count"], s
     assert 0 <= s["kernel_ns"] <= total, s
     assert (s["kernel_ns"] > 0) == (s["calls_timed"] > 0), s
@@ -63,7 +70,7 @@ def ints_only(v):
 
 def order_key(s):
     dims = "" if s["input_dims"] is None else json.dumps(s["input_dims"], separators=(",", ":"))
-    return (-s["kernel_ns"], s["op"].encode(), dims.encode())
+    return (-(s["kernel_ns"] or 0), s["op"].encode(), dims.encode())
 
 rows = t["shapes"]
 for p, q in zip(rows, rows[1:]):
