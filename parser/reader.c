@@ -254,7 +254,10 @@ static void *reader_main(void *arg)
             r->thread_waits = 0;
         }
         int stop = r->stop, raw = r->raw;
-        int ahead = r->eager || r->filled - r->taken >= 2; /* chunks waiting for the parser */
+        /* chunks waiting for the parser, and a core of its own: sharing one with the workers
+         * (KS_READER_YIELD), dropping the indentation takes more from them than it saves the
+         * parser (docs/performance.md, "The reader thread") */
+        int ahead = r->eager || (!r->yield && r->filled - r->taken >= 2);
         pthread_mutex_unlock(&r->mu);
         if (stop)
             break;

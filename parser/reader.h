@@ -2,8 +2,9 @@
  * do between two yajl calls: read (and decompress) the next chunk, run the repair pre-filter over
  * it, and count its newlines. The parser (parse.c) takes the filtered chunks from a small queue in
  * order and only runs yajl and the store. When it is ahead of the parser, the thread also drops
- * the indentation yajl would only skip (blanks.h) and faults in memory for the store (bigarray.h);
- * when the parser waits for it (slow decompression), it leaves both to the parser.
+ * the indentation yajl would only skip (blanks.h: only with a core of its own, not with
+ * KS_READER_YIELD) and faults in memory for the store (bigarray.h); when the parser waits for it
+ * (slow decompression), it leaves both to the parser.
  *
  * The chunks are exactly those of the single-threaded loop: one read of chunk_size bytes each, the
  * filter's unconsumed tail carried into the next window, the first run delayed until 3 bytes are
@@ -80,7 +81,7 @@ typedef struct ks_rchunk {
 
 /* Start the thread over st (st must not be touched by the caller until ks_reader_stop). flags:
  * KS_READER_EAGER: take the optional steps (indentation, ready memory) whether or not the thread
- * is ahead; KS_READER_TIMED: keep the time of reads, of the filter and of the parser's waits
+ * is ahead (or has a core of its own); KS_READER_TIMED: keep the time of reads, of the filter and of the parser's waits
  * (clock reads per chunk), for ks_reader_stop_timed; KS_READER_YIELD: the thread runs at a lower
  * priority (nice + 2; see reader.c), for when the parse has more threads than there are cores. */
 enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4 };

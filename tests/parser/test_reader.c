@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ks_test.h"
+#include "parser/reader.h"
 #include "store/bigarray.h"
 #include "trace_digest.h"
 
@@ -496,6 +497,57 @@ static void reader_yields_when_threads_outnumber_cores(void **state)
     free(base);
 }
 
+/* The chunks of text whose indentation the reader dropped (their run is not the filter's own), of
+ * all it handed over; the consumer sleeps before each take, so the thread is ahead of it. */
+static void count_dropped(const char *text, size_t n, int flags, int *dropped, int *chunks)
+{
+    ks_source *src;
+    ks_stream *st;
+    ks_error err;
+    assert_int_equal(ks_source_open_memory("t.json", text, n, &src, &err), KS_OK);
+    assert_int_equal(ks_source_next(src, &st, &err), 1);
+    ks_reader *rd = ks_reader_start(st, 4096, flags);
+    assert_non_null(rd);
+    ks_rchunk *c;
+    *dropped = *chunks = 0;
+    for (;;) {
+        usleep(2000);
+        if (!(c = ks_reader_next(rd)))
+            break;
+        if (c->has_run) {
+            ks_run filtered = ks_repair_last_run(&c->out);
+            *dropped += c->run.res != filtered.res;
+            (*chunks)++;
+        }
+        if (c->eof)
+            break;
+    }
+    ks_reader_stop(rd);
+    ks_source_close(src);
+}
+
+/* Dropping the indentation is work the thread does for the parser when it is ahead; when it
+ * shares a core with the parse (KS_READER_YIELD: more threads than cores) it leaves it, since it
+ * would take that time from a worker (parser/reader.c). Eager (tests) drops it either way. */
+static void reader_drops_indentation_only_with_a_core_of_its_own(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = make_trace(700, &len);
+    int dropped, chunks;
+    count_dropped(text, len, 0, &dropped, &chunks);
+    assert_true(chunks >= 8);
+    if (dropped == 0)
+        fail_msg("a reader with a core of its own, ahead of its parser, dropped no indentation in %d chunks",
+                 chunks);
+    count_dropped(text, len, KS_READER_YIELD, &dropped, &chunks);
+    if (dropped != 0)
+        fail_msg("a reader sharing a core dropped the indentation of %d of %d chunks", dropped, chunks);
+    count_dropped(text, len, KS_READER_YIELD | KS_READER_EAGER, &dropped, &chunks);
+    assert_int_equal(dropped, chunks);
+    free(text);
+}
+
 /* A fatal error in the first chunk of a long input stops the thread while it is reading ahead
  * (ASan / TSan builds check that nothing leaks or races). */
 static void early_error_stops_the_thread(void **state)
@@ -585,6 +637,7 @@ int main(void)
         cmocka_unit_test(progress_is_reported_the_same),
         cmocka_unit_test(early_error_stops_the_thread),
         cmocka_unit_test(reader_yields_when_threads_outnumber_cores),
+        cmocka_unit_test(reader_drops_indentation_only_with_a_core_of_its_own),
         cmocka_unit_test(archive_members_read_the_same),
         cmocka_unit_test(big_tracks_read_the_same),
         cmocka_unit_test(corpus_traces_read_the_same),
