@@ -89,8 +89,10 @@ static void role_ctx_free(role_ctx *c)
  * timelines, each already in start order) keeps the count of open slices per role and a heap of
  * their ends; between two consecutive times the top role takes the time. The time each role has
  * taken since the first step boundary is kept per role (unsigned: the whole int64 range fits),
- * read at every step start and end, and a step's share of a role is the difference. Memory: one
- * cursor per timeline and the slices open at once, where sets of every slice took 16 bytes each. */
+ * read at every step start and end, and a step's share of a role is the difference. A slice inside
+ * its parent with the parent's role is left out of the sweep: it changes no count from 0 and adds
+ * no time (most nested ops). Memory: one cursor per timeline and the slices open at once, where
+ * sets of every slice took 16 bytes each. */
 
 typedef struct cursor {
     ks_ns ts;                  /* start of the timeline's next role slice */
@@ -149,10 +151,16 @@ static int cursor_seek(sweep *w, cursor *c, size_t i)
         if (i + 16 < tl->n) /* slices are in start order, events in file order */
             __builtin_prefetch(&tl->ev[tl->s[i + 16].ev]);
         int role = slice_role(&w->c, c->k, i);
-        if (role < 0 || ks_slice_end(tl, s) <= ks_slice_ts(tl, s))
+        ks_ns ts = ks_slice_ts(tl, s), end = ks_slice_end(tl, s);
+        if (role < 0 || end <= ts)
             continue; /* no role, or no time to take */
+        /* inside a parent of its role it adds nothing (most nested ops): a slice lies within its
+         * parent, which the timeline places in its lane only then (a partial overlap spills it
+         * to another lane or is cut to the parent's end) */
+        if (s->parent >= 0 && slice_role(&w->c, c->k, (size_t)s->parent) == role)
+            continue;
         c->i = i;
-        c->ts = ks_slice_ts(tl, s);
+        c->ts = ts;
         c->role = (uint32_t)role;
         return 1;
     }

@@ -88,6 +88,31 @@ static void steps_warmup_and_breakdown(void **state)
     unload(&b);
 }
 
+/* A slice of a hand-made trace, [a, b) in us, and the role it should take. */
+typedef struct role_slice {
+    int a, b, role;
+} role_slice;
+
+/* Each step's breakdown is, us by us, the first role in priority order with a slice open, else
+ * Other. */
+static void check_point_by_point(const ks_steps *st, const role_slice *sl, size_t n)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        ks_ns want[KS_ROLE_COUNT] = {0};
+        for (ks_ns us = st->v[i].start / US; us < st->v[i].end / US; us++) {
+            int top = KS_ROLE_OTHER;
+            for (size_t j = 0; j < n; j++)
+                if (sl[j].a <= us && us < sl[j].b && sl[j].role < top)
+                    top = sl[j].role;
+            want[top] += US;
+        }
+        for (int r = 0; r < KS_ROLE_COUNT; r++)
+            if (st->v[i].breakdown[r] != want[r])
+                fail_msg("step %zu, %s: %lld ns, want %lld", i, ks_role_name((ks_role)r),
+                         (long long)st->v[i].breakdown[r], (long long)want[r]);
+    }
+}
+
 /* The breakdown point by point: every us of a step goes to the first role in priority order with a
  * slice open then, on any thread or stream (the slices below, their roles written by hand), else
  * to Other. Two threads and two streams; a kernel that runs past its step's host end (the step
@@ -113,9 +138,7 @@ static void breakdown_point_by_point(void **state)
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"pid\":0,\"tid\":7,\"ts\":180,\"dur\":15,\"args\":{\"device\":0,\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":8,\"ts\":100,\"dur\":10,\"args\":{\"device\":0,\"stream\":8}},"
         "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":8,\"ts\":120,\"dur\":25,\"args\":{\"device\":0,\"stream\":8}}]");
-    static const struct {
-        int a, b, role;
-    } sl[] = {{10, 40, KS_ROLE_CPU_EXEC}, {80, 85, KS_ROLE_RUNTIME}, {135, 137, KS_ROLE_RUNTIME},
+    static const role_slice sl[] = {{10, 40, KS_ROLE_CPU_EXEC}, {80, 85, KS_ROLE_RUNTIME}, {135, 137, KS_ROLE_RUNTIME},
               {-20, 10, KS_ROLE_CPU_EXEC}, {50, 150, KS_ROLE_CPU_EXEC}, {150, 170, KS_ROLE_DATALOADER},
               {175, 190, KS_ROLE_COMM}, {90, 130, KS_ROLE_KERNEL}, {138, 160, KS_ROLE_MEMCPY},
               {180, 195, KS_ROLE_COMM}, {100, 110, KS_ROLE_MEMSET}, {120, 145, KS_ROLE_MEMSET}};
@@ -126,18 +149,7 @@ static void breakdown_point_by_point(void **state)
     assert_int_equal(st.n, 2);
     assert_int_equal(st.v[0].end, 130 * US); /* grown to its kernel's end */
     assert_int_equal(st.v[1].start, 130 * US);
-    for (size_t i = 0; i < st.n; i++) {
-        ks_ns want[KS_ROLE_COUNT] = {0};
-        for (ks_ns us = st.v[i].start / US; us < st.v[i].end / US; us++) {
-            int top = KS_ROLE_OTHER;
-            for (size_t j = 0; j < sizeof sl / sizeof sl[0]; j++)
-                if (sl[j].a <= us && us < sl[j].b && sl[j].role < top)
-                    top = sl[j].role;
-            want[top] += US;
-        }
-        for (int r = 0; r < KS_ROLE_COUNT; r++)
-            assert_int_equal(st.v[i].breakdown[r], want[r]);
-    }
+    check_point_by_point(&st, sl, sizeof sl / sizeof sl[0]);
     /* the two steps, by hand: [0,130): cpu exec 0-40 (an op from before the step) and 50-80,
      * 85-90, runtime 80-85 (over the cpu op), kernel 90-130 (the set 100-110 under it), other
      * 40-50. [130,200): set 130-138 (the launch 135-137 under it), copy
@@ -159,6 +171,44 @@ static void breakdown_point_by_point(void **state)
     ks_analysis_free(a);
     ks_trace_free(t);
 }
+
+/* Nested slices: an op inside an op of its role takes nothing the outer one does not (the sweep
+ * leaves it out), but one that outlives its parent (a partial overlap, kept in an overflow lane)
+ * and one of another role inside (a launch, a data-loader op) take their own time. */
+static void breakdown_with_nested_slices(void **state)
+{
+    (void)state;
+    ks_trace *t = ks_test_parse(
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":200},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::outer\",\"pid\":0,\"tid\":1,\"ts\":10,\"dur\":60},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::inner\",\"pid\":0,\"tid\":1,\"ts\":20,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::innermost\",\"pid\":0,\"tid\":1,\"ts\":25,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,\"tid\":1,\"ts\":30,\"dur\":4},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::late\",\"pid\":0,\"tid\":1,\"ts\":60,\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::inside_late\",\"pid\":0,\"tid\":1,\"ts\":80,\"dur\":20},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::wrap\",\"pid\":0,\"tid\":2,\"ts\":120,\"dur\":60},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"pid\":0,\"tid\":2,\"ts\":130,\"dur\":20},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::in_loader\",\"pid\":0,\"tid\":2,\"ts\":135,\"dur\":5}]");
+    static const role_slice sl[] = {{10, 70, KS_ROLE_CPU_EXEC},    {20, 50, KS_ROLE_CPU_EXEC},
+                                    {25, 35, KS_ROLE_CPU_EXEC},    {30, 34, KS_ROLE_RUNTIME},
+                                    {60, 110, KS_ROLE_CPU_EXEC},   {80, 100, KS_ROLE_CPU_EXEC},
+                                    {120, 180, KS_ROLE_CPU_EXEC},  {130, 150, KS_ROLE_DATALOADER},
+                                    {135, 140, KS_ROLE_CPU_EXEC}};
+    ks_analysis *a = analyse(t, NULL);
+    ks_steps st;
+    ks_error err;
+    assert_int_equal(ks_steps_find(a, NULL, &st, &err), KS_OK);
+    assert_int_equal(st.n, 1);
+    check_point_by_point(&st, sl, sizeof sl / sizeof sl[0]);
+    /* by hand: cpu exec 10-30, 34-110 (aten::late outlives aten::outer by 40 us), 120-130, 150-180 */
+    assert_int_equal(st.v[0].breakdown[KS_ROLE_CPU_EXEC], 136 * US);
+    assert_int_equal(st.v[0].breakdown[KS_ROLE_RUNTIME], 4 * US);
+    assert_int_equal(st.v[0].breakdown[KS_ROLE_DATALOADER], 20 * US);
+    ks_steps_free(&st);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
 
 /* A gap is reported when it is longer than the threshold (HTA's rule): exactly 10 us is not, 10.001
  * us is. Neither kernel's launch is in the trace, so both gaps are HTA "other" (host wait and
@@ -960,6 +1010,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(steps_warmup_and_breakdown),
         cmocka_unit_test(breakdown_point_by_point),
+        cmocka_unit_test(breakdown_with_nested_slices),
         cmocka_unit_test(gap_threshold_is_strict),
         cmocka_unit_test(gaps_attributed_to_data_loading),
         cmocka_unit_test(repeated_upload_is_found),
