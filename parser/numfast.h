@@ -5,8 +5,10 @@
 #ifndef KS_NUMFAST_H
 #define KS_NUMFAST_H
 
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinesift/parse.h"
@@ -82,6 +84,40 @@ static inline int us_to_ns(const char *s, size_t len, int64_t *ns)
         return ks_parse_us_to_ns(s, len, ns);
     *ns = neg ? (int64_t)(0 - u) : (int64_t)u;
     return KS_NUM_EXACT;
+}
+
+/* strtod_l(s, NULL, loc) for the text of a JSON number (len < 64), loc a C locale. The forms
+ * launch args and counters take, -?[0-9]+(.[0-9]+)? with at most 19 digits, a value below 2^53 and
+ * at most 22 fraction digits, are read by the exact fast path of Clinger (1990): the digits and the
+ * power of ten are both exact doubles, so one correctly rounded division gives what strtod gives;
+ * every other form goes to strtod_l. */
+static inline double double_of(const char *s, size_t len, locale_t loc)
+{
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = len && s[0] == '-', d0 = i, nfrac = 0;
+    uint64_t m = 0;
+    while (i < len && (unsigned)((unsigned char)s[i] - '0') <= 9 && i - d0 < 19)
+        m = m * 10 + (unsigned)(s[i++] - '0');
+    size_t nint = i - d0;
+    if (nint && i < len && s[i] == '.') {
+        size_t f0 = ++i;
+        while (i < len && (unsigned)((unsigned char)s[i] - '0') <= 9 && nint + (i - f0) < 19)
+            m = m * 10 + (unsigned)(s[i++] - '0');
+        nfrac = i - f0;
+        if (!nfrac)
+            nint = 0; /* "1.": not a JSON number */
+    }
+    if (nint && i == len && m <= (1ULL << 53) && nfrac <= 22) {
+        double d = (double)m / p10[nfrac];
+        return d0 ? -d : d;
+    }
+    char buf[64];
+    if (len >= sizeof buf)
+        len = sizeof buf - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    return strtod_l(buf, NULL, loc);
 }
 
 #endif

@@ -2,9 +2,9 @@
  * value means where it stands: a field of the current event or of its "args", the collective
  * information, a kernel's launch args, the top-level metadata, distributedInfo or deviceProperties.
  * Numbers arrive as raw text (yajl_number), so ts/dur become int64 ns exactly (numfast.h) and ids
- * int64; counter values and launch figures are read with strtod_l in the C locale (state.c). A
- * value of the wrong type is counted in the diagnostics and ignored. Internal to parser/
- * (callbacks.c). */
+ * int64; counter values and launch figures as doubles (numfast.h: strtod_l in the C locale,
+ * state.c, behind an exact fast path). A value of the wrong type is counted in the diagnostics
+ * and ignored. Internal to parser/ (callbacks.c). */
 #include "parser/parser_int.h"
 
 #include <errno.h>
@@ -223,10 +223,7 @@ static void launch_value(ks_parser *p, int key, enum vtype vt, const char *s, si
     }
     if (len >= 64)
         return;
-    char buf[64];
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    double d = strtod_l(buf, NULL, ks_ps_c_locale());
+    double d = double_of(s, len, ks_ps_c_locale());
     if (!isfinite(d) || d < 0)
         return;
     if (key == K_L_BLOCKS_SM) {
@@ -246,10 +243,7 @@ static void counter_value(ks_parser *p, enum vtype vt, const char *s, size_t len
 {
     cur_event *e = &p->ev;
     if (vt == V_NUMBER && len < 64) {
-        char buf[64];
-        memcpy(buf, s, len);
-        buf[len] = 0;
-        p->kv[e->ncounters].value = strtod_l(buf, NULL, ks_ps_c_locale());
+        p->kv[e->ncounters].value = double_of(s, len, ks_ps_c_locale());
         e->ncounters++;
     }
 }
