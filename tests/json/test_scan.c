@@ -88,6 +88,33 @@ static void leaves_the_rest_to_yajl(void **state)
     assert_int_equal(verdict(deep, -1), KS_JSCAN_OK);
 }
 
+/* Numbers of every length up to 24 digits before and 12 after the point, ending at the end of the
+ * text or followed by each kind of byte (those that end a value and those that do not, ':' and
+ * '/' beside the digits, bytes whose sum with 6 carries): the scanner's digit runs, 8 bytes at a
+ * time, against yajl; an element followed by ',' or a blank is accepted. */
+static void numbers_of_every_length_agree(void **state)
+{
+    (void)state;
+    static const char *const after[] = {"", ",", "}", "]", " ", "\n", ":", "/", "a", ".", "e", "\xfa", "\xff"};
+    char text[96];
+    for (int nint = 1; nint <= 24; nint++)
+        for (int nfrac = -1; nfrac <= 12; nfrac++)
+            for (size_t k = 0; k < sizeof after / sizeof *after; k++) {
+                size_t n = 0;
+                for (int i = 0; i < nint; i++)
+                    text[n++] = (char)('1' + (i * 7 + nfrac + 3) % 9);
+                if (nfrac >= 0) {
+                    text[n++] = '.';
+                    for (int i = 0; i < nfrac; i++)
+                        text[n++] = (char)('0' + (i * 3 + nint) % 10);
+                }
+                snprintf(text + n, sizeof text - n, "%s", after[k]);
+                int v = verdict(text, -1);
+                if (nfrac != 0 && (k == 1 || k == 4 || k == 5) && v != KS_JSCAN_OK)
+                    fail_msg("refused: %s", text);
+            }
+}
+
 static void cancels_where_yajl_does(void **state)
 {
     (void)state;
@@ -230,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_what_kineto_writes),
         cmocka_unit_test(leaves_the_rest_to_yajl),
+        cmocka_unit_test(numbers_of_every_length_agree),
         cmocka_unit_test(cancels_where_yajl_does),
         cmocka_unit_test(damaged_copies_agree),
         cmocka_unit_test(whole_arrays_when_asked),
