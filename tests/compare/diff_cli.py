@@ -108,6 +108,13 @@ def test_corpus_pair():
     st = doc["steps"]["comparison"]
     check(st["baseline"]["n"] == 2 and st["candidate"]["n"] == 2 and st["verdict"] == "inconclusive", "steps")
     check(st["ci"][0] <= st["ratio"] <= st["ci"][1], "the ratio lies in its CI")
+    # the text gives each side's lag-1 autocorrelation as the JSON does, n/a where it is null
+    code, text, _ = diff(BASE, TEST, "--window", "trace")
+    m = re.search(r"lag-1 autocorrelation (\S+) / (\S+)\n", text)
+    runs = st["runs"]
+    for got, want in zip(m.groups() if m else (), (runs["lag1_autocorr_baseline"], runs["lag1_autocorr_candidate"])):
+        check(got == ("n/a" if want is None else f"{want:.2f}"), f"text autocorrelation {got}, JSON {want}")
+    check(m, "text: the autocorrelation line")
     # CSV: the same rows
     code, out, _ = diff(BASE, TEST, "--window", "trace", "--format", "csv")
     recs = list(csv.DictReader(io.StringIO(out)))
