@@ -4,6 +4,7 @@
 #ifndef KS_ANALYSIS_INT_H
 #define KS_ANALYSIS_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "analysis/gpuwork_index.h"
@@ -20,7 +21,9 @@ void ks_gpuwork_free(ks_gpuwork *w);
 
 struct ks_analysis_priv {
     int threads;         /* for the passes (pool.h); 1: one after the other on the caller's */
-    int ext_ops_built;   /* ext_ops is built on first need (few traces need it) */
+    atomic_int ext_ops_built; /* ext_ops is built on first need (few traces need it), under
+                               * ext_ops_mu: passes on several threads may need it at once */
+    pthread_mutex_t ext_ops_mu;
     ks_i64map ext_ops;   /* (External id) -> packed slice ref of the CPU op carrying it */
     ks_gpuwork gpuwork;  /* every GPU work event, built before the passes */
     struct ks_timings *timings; /* ks_analysis_opts.timings (NULL: not timed) */

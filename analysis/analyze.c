@@ -269,6 +269,8 @@ int ks_analyze(const ks_trace *t, const ks_analysis_opts *opts, ks_analysis **ou
     ks_analysis *a = ks_xcalloc(1, sizeof *a);
     a->priv = ks_xcalloc(1, sizeof *a->priv);
     ks_i64map_init(&a->priv->ext_ops);
+    pthread_mutex_init(&a->priv->ext_ops_mu, NULL);
+    atomic_init(&a->priv->ext_ops_built, 0);
     /* automatic: small traces stay on this thread; a number asked for is used as given */
     a->priv->threads = opts->threads > 0 ? ks_pool_threads(opts->threads)
                      : t->events < PARALLEL_MIN_EVENTS ? 1 : ks_pool_threads(0);
@@ -456,6 +458,7 @@ void ks_analysis_free(ks_analysis *a)
         ks_class_memo_free(a);
         free(a->priv->room);
         ks_i64map_free(&a->priv->ext_ops);
+        pthread_mutex_destroy(&a->priv->ext_ops_mu);
         ks_gpuwork_free(&a->priv->gpuwork);
         free(a->priv);
     }

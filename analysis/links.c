@@ -53,11 +53,12 @@ static void index_launches(ks_analysis *a, ks_idindex *corr)
     ks_idindex_build(corr);
 }
 
-/* External id -> the CPU op or annotation that carries it as its own id */
+/* External id -> the CPU op or annotation that carries it as its own id; made once, by the first
+ * pass that needs it (ks_analysis_launching_op), while the others that need it then wait: the
+ * passes run on several threads (the tables' GPU credit beside the kernels, the diagnoses) */
 static void index_ext_ops(const ks_analysis *a)
 {
     const ks_trace *t = a->trace;
-    a->priv->ext_ops_built = 1;
     const ks_timeline *tl;
     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         const ks_track *tr = &t->tracks[tl->track];
@@ -308,8 +309,14 @@ int32_t ks_analysis_launching_op(const ks_analysis *a, ks_slice_ref r)
      * names the op that issued it */
     const ks_event *e = &tr->ev[tl->s[r.s].ev];
     if (e->flags & KS_EF_EXT) {
-        if (!a->priv->ext_ops_built)
-            index_ext_ops(a);
+        if (!atomic_load_explicit(&a->priv->ext_ops_built, memory_order_acquire)) {
+            pthread_mutex_lock(&a->priv->ext_ops_mu);
+            if (!atomic_load_explicit(&a->priv->ext_ops_built, memory_order_relaxed)) {
+                index_ext_ops(a);
+                atomic_store_explicit(&a->priv->ext_ops_built, 1, memory_order_release);
+            }
+            pthread_mutex_unlock(&a->priv->ext_ops_mu);
+        }
         uint64_t *v = ks_i64map_get(&a->priv->ext_ops, ks_event_ext(a->trace, e));
         if (v) {
             ks_slice_ref o = ks_ref_unpack(*v);

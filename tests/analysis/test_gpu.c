@@ -1,7 +1,9 @@
 /* tests/analysis/test_gpu.c: CPU->GPU links, GPU time per op and label (direct/subtree, union and
- * sum; an op named by External id only), per-device unions, the platform vote, and the CPU-only
- * case, on fixtures/analysis/gpu_links.json, cpu_only.json and traces written here. Expected
- * values are derived by hand in the comments. */
+ * sum; an op named by External id only, also asked from several threads at once), per-device
+ * unions, the platform vote, and the CPU-only case, on fixtures/analysis/gpu_links.json,
+ * cpu_only.json and traces written here. Expected values are derived by hand in the comments. */
+#include <pthread.h>
+
 #include "analysis_test.h"
 #include "common/util.h"
 
@@ -105,6 +107,86 @@ static void op_by_external_id_gets_its_chain(void **state)
     assert_int_equal(ks_op_row_gpu(call).direct_ns, 10 * US);
     assert_int_equal(ks_op_row_gpu(call).subtree_ns, 10 * US);
     ks_analysis_free(a);
+    ks_trace_free(t);
+}
+
+/* The index of ops by External id is made by the first pass that needs it; passes run on several
+ * threads, so four threads asking at once (the index not made yet: no tables) must each get every
+ * launch's op, as one thread does. 600 launches outside their ops, 50 analyses. */
+typedef struct ask_ctx {
+    const ks_analysis *a;
+    const ks_slice_ref *launch;
+    const int32_t *want;
+    size_t n;
+    pthread_barrier_t *go;
+    int wrong;
+} ask_ctx;
+
+static void *ask_all(void *arg)
+{
+    ask_ctx *c = arg;
+    pthread_barrier_wait(c->go);
+    for (size_t i = 0; i < c->n; i++)
+        c->wrong += ks_analysis_launching_op(c->a, c->launch[i]) != c->want[i];
+    return NULL;
+}
+
+static void ops_by_external_id_from_many_threads(void **state)
+{
+    (void)state;
+    enum { N = 600, THREADS = 4 };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "[");
+    for (int i = 0; i < N; i++) /* each launch just before its op, on the same thread */
+        ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                          "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"External id\":%d,\"correlation\":%d}},"
+                          "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                          "\"dur\":5,\"args\":{\"External id\":%d}},"
+                          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,"
+                          "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                      i ? "," : "", 10 * i, i + 1, i + 1, i, 10 * i + 3, i + 1, 10 * i + 4, i + 1);
+    ks_buf_puts(&b, "]");
+    ks_trace *t = ks_test_parse(b.p);
+    free(b.p);
+    ks_analysis_opts o;
+    ks_analysis_opts_init(&o);
+    o.tables_later = 1; /* the tables would make the index */
+    const ks_track *k = ks_test_track(t, 0, 7);
+    ks_slice_ref launch[N];
+    int32_t want[N];
+    for (int round = 0; round < 50; round++) {
+        ks_analysis *a = analyse(t, &o);
+        for (size_t i = 0; i < N; i++) {
+            launch[i] = ks_analysis_launcher(a, (uint32_t)(k - t->tracks), i);
+            assert_true(launch[i].s >= 0);
+        }
+        if (round == 0) { /* on one thread, checked by name: kernel i was launched for aten::op<i> */
+            for (size_t i = 0; i < N; i++) {
+                want[i] = ks_analysis_launching_op(a, launch[i]);
+                assert_true(want[i] >= 0);
+                const ks_timeline *tl = &a->tl[launch[i].tl];
+                char name[32];
+                snprintf(name, sizeof name, "aten::op%zu", i);
+                assert_string_equal(ks_trace_str(t, ks_slice_event(t, tl, &tl->s[want[i]])->name), name);
+            }
+        } else {
+            pthread_barrier_t go;
+            pthread_barrier_init(&go, NULL, THREADS);
+            ask_ctx c[THREADS];
+            pthread_t th[THREADS];
+            for (int j = 0; j < THREADS; j++) {
+                c[j] = (ask_ctx){a, launch, want, N, &go, 0};
+                assert_int_equal(pthread_create(&th[j], NULL, ask_all, &c[j]), 0);
+            }
+            for (int j = 0; j < THREADS; j++) {
+                pthread_join(th[j], NULL);
+                if (c[j].wrong)
+                    fail_msg("round %d, thread %d: %d launches with another op", round, j, c[j].wrong);
+            }
+            pthread_barrier_destroy(&go);
+        }
+        ks_analysis_free(a);
+    }
     ks_trace_free(t);
 }
 
@@ -275,6 +357,7 @@ int main(void)
         cmocka_unit_test(kernel_table),
         cmocka_unit_test(platform_by_votes),
         cmocka_unit_test(op_by_external_id_gets_its_chain),
+        cmocka_unit_test(ops_by_external_id_from_many_threads),
         cmocka_unit_test(with_stack_direct),
         cmocka_unit_test(cpu_only_is_not_observed),
         cmocka_unit_test(comm_kernel_names),
