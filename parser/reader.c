@@ -256,7 +256,7 @@ static void *reader_main(void *arg)
         int stop = r->stop, raw = r->raw;
         /* chunks waiting for the parser, and a core of its own: sharing one with the workers
          * (KS_READER_YIELD), dropping the indentation takes more from them than it saves the
-         * parser (docs/performance.md, "The reader thread") */
+         * parser (docs/performance.md, "The reader thread and the parse workers", item 2) */
         int ahead = r->eager || (!r->yield && r->filled - r->taken >= 2);
         pthread_mutex_unlock(&r->mu);
         if (stop)

@@ -81,9 +81,10 @@ typedef struct ks_rchunk {
 
 /* Start the thread over st (st must not be touched by the caller until ks_reader_stop). flags:
  * KS_READER_EAGER: take the optional steps (indentation, ready memory) whether or not the thread
- * is ahead (or has a core of its own); KS_READER_TIMED: keep the time of reads, of the filter and of the parser's waits
- * (clock reads per chunk), for ks_reader_stop_timed; KS_READER_YIELD: the thread runs at a lower
- * priority (nice + 2; see reader.c), for when the parse has more threads than there are cores. */
+ * is ahead (or has a core of its own); KS_READER_TIMED: keep the time of reads, of the filter and
+ * of the parser's waits (clock reads per chunk), for ks_reader_stop_timed; KS_READER_YIELD: the
+ * thread runs at a lower priority (nice + 2; see reader.c), for when the parse has more threads
+ * than there are cores. */
 enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4 };
 ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags);
 
