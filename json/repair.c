@@ -20,6 +20,7 @@
 
 #include "common/limits.h"
 #include "common/util.h"
+#include "json/textpos.h"
 
 #define LOOKAHEAD_MAX KS_LIMIT_REPAIR_LOOKAHEAD /* blanks scanned before a decision is forced */
 
@@ -31,8 +32,10 @@ static unsigned char blank[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 /* The block path (clean_blocks below): the widest the CPU has, chosen once with the tables. */
-typedef size_t (*blocks_fn)(const unsigned char *in, size_t i, size_t n, int eof, int *in_string);
-static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string);
+typedef size_t (*blocks_fn)(const unsigned char *in, size_t i, size_t n, int eof, int *in_string,
+                            uint64_t *lines);
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string,
+                                uint64_t *lines);
 static blocks_fn clean_blocks_best = clean_blocks_sse2;
 static void choose_blocks(void);
 
@@ -214,7 +217,7 @@ static size_t skip_blanks(const unsigned char *in, size_t i, size_t n, int *capp
 
 /* The byte classes of a 64-byte block the fast path looks at, one bit per byte. */
 typedef struct block_masks {
-    uint64_t bslash, quote, low, comma, close, colon, blank;
+    uint64_t bslash, quote, low, comma, close, colon, blank, nl;
 } block_masks;
 
 static inline uint64_t movemask(__m128i m, int k)
@@ -238,7 +241,9 @@ static inline void classify(const unsigned char *p, block_masks *m)
         m->comma |= movemask(_mm_cmpeq_epi8(v, comma), k);
         m->close |= movemask(_mm_cmpeq_epi8(_mm_or_si128(v, x20), rb), k);
         m->colon |= movemask(_mm_cmpeq_epi8(v, colon), k);
-        m->blank |= movemask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, x20), _mm_cmpeq_epi8(v, nl)),
+        __m128i n = _mm_cmpeq_epi8(v, nl);
+        m->nl |= movemask(n, k);
+        m->blank |= movemask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, x20), n),
                                           _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr))),
                              k);
     }
@@ -264,9 +269,11 @@ typedef void (*classify_fn)(const unsigned char *p, block_masks *m);
  * Made twice from this one body: with the 16-byte classify above, and with the 32-byte one below
  * where the CPU has AVX2 (the masks are the same; choose_blocks picks at run time). */
 static inline __attribute__((always_inline)) size_t clean_blocks_with(classify_fn cls, const unsigned char *in,
-                                                                    size_t i, size_t n, int eof, int *in_string)
+                                                                    size_t i, size_t n, int eof, int *in_string,
+                                                                    uint64_t *lines)
 {
     int st = *in_string;
+    uint64_t nl = 0;
     while (i + 64 <= n) {
         block_masks m;
         cls(in + i, &m);
@@ -322,15 +329,18 @@ static inline __attribute__((always_inline)) size_t clean_blocks_with(classify_f
         if (!ok)
             break;
         st = (int)(inside >> 63);
+        nl += (uint64_t)__builtin_popcountll(m.nl);
         i += 64;
     }
     *in_string = st;
+    *lines += nl;
     return i;
 }
 
-static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string,
+                                uint64_t *lines)
 {
-    return clean_blocks_with(classify, in, i, n, eof, in_string);
+    return clean_blocks_with(classify, in, i, n, eof, in_string, lines);
 }
 
 #ifdef KS_REPAIR_AVX2
@@ -354,16 +364,18 @@ __attribute__((target("avx2"))) static inline void classify_avx2(const unsigned 
         m->comma |= movemask32(_mm256_cmpeq_epi8(v, comma), k);
         m->close |= movemask32(_mm256_cmpeq_epi8(_mm256_or_si256(v, x20), rb), k);
         m->colon |= movemask32(_mm256_cmpeq_epi8(v, colon), k);
-        m->blank |= movemask32(_mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, x20), _mm256_cmpeq_epi8(v, nl)),
+        __m256i n = _mm256_cmpeq_epi8(v, nl);
+        m->nl |= movemask32(n, k);
+        m->blank |= movemask32(_mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, x20), n),
                                                _mm256_or_si256(_mm256_cmpeq_epi8(v, tab), _mm256_cmpeq_epi8(v, cr))),
                                k);
     }
 }
 
 __attribute__((target("avx2"))) static size_t clean_blocks_avx2(const unsigned char *in, size_t i, size_t n, int eof,
-                                                                 int *in_string)
+                                                                 int *in_string, uint64_t *lines)
 {
-    return clean_blocks_with(classify_avx2, in, i, n, eof, in_string);
+    return clean_blocks_with(classify_avx2, in, i, n, eof, in_string, lines);
 }
 #endif
 
@@ -376,9 +388,10 @@ static void choose_blocks(void)
 #endif
 }
 #else
-static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+static size_t clean_blocks_sse2(const unsigned char *in, size_t i, size_t n, int eof, int *in_string,
+                                uint64_t *lines)
 {
-    (void)in; (void)n; (void)eof; (void)in_string;
+    (void)in; (void)n; (void)eof; (void)in_string; (void)lines;
     return i;
 }
 
@@ -387,9 +400,9 @@ static void choose_blocks(void)
 }
 #endif
 
-static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string)
+static size_t clean_blocks(const unsigned char *in, size_t i, size_t n, int eof, int *in_string, uint64_t *lines)
 {
-    return clean_blocks_best(in, i, n, eof, in_string);
+    return clean_blocks_best(in, i, n, eof, in_string, lines);
 }
 
 /* Output is produced lazily: verbatim bytes are only remembered (from `pend` to `i`) and copied
@@ -415,11 +428,18 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
     map_add(r, 0, 0);
     int in_string = r->in_string;
     size_t blocks_from = 0; /* retry the block path from here (after a block that needed care) */
+    /* the newlines of in[0 .. counted): the blocks count their own, the bytes between them are
+     * counted when the block path takes over again, and at the end */
+    uint64_t lines = 0;
+    size_t counted = 0;
 
     while (i < n) {
         if (i >= blocks_from && !r->no_blocks) {
-            size_t j = r->narrow_blocks ? clean_blocks_sse2(in, i, n, eof, &in_string)
-                                        : clean_blocks(in, i, n, eof, &in_string);
+            if (i > counted)
+                lines += ks_text_newlines(input + counted, i - counted);
+            size_t j = r->narrow_blocks ? clean_blocks_sse2(in, i, n, eof, &in_string, &lines)
+                                        : clean_blocks(in, i, n, eof, &in_string, &lines);
+            counted = j;
             blocks_from = j + 64;
             i = j;
             if (i == n)
@@ -534,6 +554,9 @@ size_t ks_repair_run(ks_repair *r, const char *input, size_t n, int eof)
     }
 stop:
     r->in_string = in_string;
+    /* (a block is taken only when every decision in it is made: the run never stops inside
+     * one, and the fallback is never taken) */
+    r->newlines = i >= counted ? lines + ks_text_newlines(input + counted, i - counted) : ks_text_newlines(input, i);
     if (dirty) {
         FLUSH();
         r->res = r->out;

@@ -57,6 +57,9 @@ typedef struct ks_repair {
     /* called at every repair with the kind and the input offset (relative to the run's input) */
     void (*on_repair)(void *ctx, int kind, size_t in_off);
     void *ctx;
+    /* the newlines in the input bytes the last run consumed (json/textpos.c counts the same),
+     * counted by the 64-byte blocks as they are classified */
+    uint64_t newlines;
     /* output of the last run: res points into the input itself when nothing was repaired */
     const char *res;
     size_t res_len;

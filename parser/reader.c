@@ -1,5 +1,5 @@
 /* parser/reader.c: the reader thread (see reader.h). A ring of slots: the thread fills them in
- * order (read, filter, count newlines), the parser takes them in order and hands each back when
+ * order (read, filter and count newlines), the parser takes them in order and hands each back when
  * it asks for the next one. One mutex; a slot changes hands only under it, so each byte of it is
  * written by one thread at a time. Workers that parse ahead (split.h) may claim a published slot
  * the parser has not taken yet: they only read it, and the slot is not handed back to the thread
@@ -102,10 +102,11 @@ static void swap_outputs(ks_repair *a, ks_repair *b)
     b->map_cap = t.map_cap;
 }
 
-static void count_lines(ks_rchunk *c, size_t upto)
+/* lines: the newlines in buf[0 .. upto), as the filter counted them */
+static void count_lines(ks_rchunk *c, size_t upto, uint64_t lines)
 {
     c->lines_upto = upto;
-    c->lines = ks_text_newlines(c->buf, upto);
+    c->lines = lines;
     const char *q = c->lines ? memrchr(c->buf, '\n', upto) : NULL;
     c->last_nl = q ? (int64_t)(c->base + (uint64_t)(q - c->buf)) : -1;
 }
@@ -171,6 +172,7 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
         }
     }
     size_t done = pos;
+    uint64_t lines = 0; /* a BOM holds none */
     if (c->len > pos) {
         r->cur = c;
         c->run_start = pos;
@@ -185,8 +187,9 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
         }
         c->has_run = 1;
         done = pos + c->consumed;
+        lines = r->filt.newlines;
     }
-    count_lines(c, done);
+    count_lines(c, done, lines);
     carry_from(r, c, done);
     if (r->timed)
         r->filter_ns += ks_timings_now() - t1;

@@ -156,7 +156,8 @@ static void offsets_map_back(void **state)
 
 /* The 64-byte block path (32-byte AVX2 vectors where the CPU has them, else 16-byte SSE2 ones)
  * must agree with the byte-by-byte path and with the 16-byte path on any input: random texts
- * built from JSON-ish fragments, valid and broken, in every chunking. */
+ * built from JSON-ish fragments, valid and broken, in every chunking. Each run's newline count
+ * (the blocks count theirs as they are classified) is that of the bytes it consumed. */
 static void blocks_agree_with_bytes(void **state)
 {
     (void)state;
@@ -194,6 +195,12 @@ static void blocks_agree_with_bytes(void **state)
                 int eof = pos + avail == n;
                 size_t used = ks_repair_run(&r, in + pos, avail, eof);
                 ks_buf_put(&outs[mode], r.res, r.res_len);
+                uint64_t nl = 0; /* the run's newlines: those of the bytes it consumed */
+                for (size_t i = 0; i < used; i++)
+                    nl += in[pos + i] == '\n';
+                if (r.newlines != nl)
+                    fail_msg("round %d, mode %d, run at %zu: %llu newlines counted, %llu in the bytes", round, mode,
+                             pos, (unsigned long long)r.newlines, (unsigned long long)nl);
                 pos += used;
                 avail -= used;
             }
