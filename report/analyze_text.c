@@ -24,7 +24,7 @@ static double pct(ks_ns a, ks_ns b)
     return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void window_line(FILE *out, const ks_analysis *a)
+static void window_line(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
 {
     char b[32];
     if (!a->has_events && !a->has_window) {
@@ -33,9 +33,16 @@ static void window_line(FILE *out, const ks_analysis *a)
     }
     fprintf(out, "  window   %s, %s [%lld, %lld) ns\n", ks_report_window_why(a), fmt(b, sizeof b, a->window_ns),
             (long long)a->win_start, (long long)a->win_last);
-    if (a->window_basis && a->window_basis[0] != '-' && strcmp(a->window_basis, "trace") && strcmp(a->window_basis, "window"))
-        fprintf(out, "           (the default; --window SPEC or --window trace changes it; \"of the %s\" is of this window)\n",
+    if (a->window_basis && a->window_basis[0] != '-' && strcmp(a->window_basis, "trace") && strcmp(a->window_basis, "window")) {
+        fprintf(out, "           (the default; --window SPEC or --window trace changes it; \"of the %s\" is of this window",
                 a->window_basis);
+        /* but the diagnoses' "active steps" are the steps' union: the window less the gaps between steps */
+        const ks_diagnoses *d = iv ? iv->diagnoses : NULL;
+        if (ks_report_diagnoses_union(a, d))
+            fprintf(out, ", but in the diagnoses of their union: the window less the gaps between steps, %s",
+                    fmt(b, sizeof b, d->denominator_ns));
+        fprintf(out, ")\n");
+    }
 }
 
 static void gpu_lines(FILE *out, const ks_analysis *a)
@@ -189,7 +196,7 @@ void ks_analyze_text(FILE *final, const ks_analysis *a, const ks_insights_view *
     FILE *out = ks_text_begin(&tb, final); /* fitted to o->width at the end (report/textfit.c) */
     const ks_trace *t = a->trace;
     fprintf(out, "== %s\n", t->source);
-    window_line(out, a);
+    window_line(out, a, iv);
     gpu_lines(out, a);
     ks_kernels_text_classes(out, a);
     device_lines(out, a);

@@ -300,17 +300,23 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
     if (!d)
         return;
     const char *platform = d->n ? ks_analysis_platform(a) : NULL;
+    const char *den = d->denominator ? d->denominator : "window";
     fprintf(out, "\n  Diagnoses (hypotheses to check, not conclusions): %zu, ranked by the step time they could "
-                 "save (an upper bound) in the %s (%s)\n",
-            d->n, d->denominator ? d->denominator : "window", fmt(b1, sizeof b1, d->denominator_ns));
+                 "save (an upper bound) in the %s (%s",
+            d->n, den, fmt(b1, sizeof b1, d->denominator_ns));
+    /* the active steps' union is the default window less the gaps between steps: said where the
+     * two differ, since the window line names the window "the active steps" too */
+    if (ks_report_diagnoses_union(a, d))
+        fprintf(out, ": their union, the window (%s) less the gaps between steps", fmt(b2, sizeof b2, a->window_ns));
+    fprintf(out, ")\n");
     if (d->hidden)
         fprintf(out, "  (%zu below the floor of %.4g%% of the %s not shown: --all-diagnoses lists them)\n", d->hidden,
-                100.0 * d->min_impact, d->denominator ? d->denominator : "window");
+                100.0 * d->min_impact, den);
     for (size_t i = 0; i < d->n; i++) {
         const ks_diagnosis *x = &d->v[i];
         if (x->impact_ns >= 0)
             fprintf(out, "  [%s, confidence %s, could save at most %s = %.1f%% of the %s%s]\n", x->id, x->confidence,
-                    fmt(b2, sizeof b2, x->impact_ns), pct(x->impact_ns, d->denominator_ns), d->denominator,
+                    fmt(b2, sizeof b2, x->impact_ns), pct(x->impact_ns, d->denominator_ns), den,
                     x->below_floor ? ", below the floor" : "");
         else if (strcmp(x->confidence, "n/a"))
             fprintf(out, "  [%s, confidence %s, %s]\n", x->id, x->confidence, x->impact_basis);
@@ -326,7 +332,7 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
         }
         if (x->impact_ns >= 0 && x->impact_source && !strcmp(x->impact_source, "critical_path"))
             fprintf(out, "    impact:     its time on the critical path of the %s (without the path: %s, %s)\n",
-                    d->denominator, fmt(b2, sizeof b2, x->impact_heuristic_ns), x->impact_basis);
+                    den, fmt(b2, sizeof b2, x->impact_heuristic_ns), x->impact_basis);
         else if (x->impact_ns >= 0)
             fprintf(out, "    impact:     %s\n", x->impact_basis);
         fprintf(out, "    next check: %s\n", x->next_check);

@@ -44,6 +44,11 @@ void ks_input_error_list_json(ks_jw *w, ks_input_error_list *l);
 const char *ks_report_window_basis(const ks_analysis *a);
 const char *ks_report_window_kind(const ks_analysis *a);
 const char *ks_report_window_why(const ks_analysis *a);
+/* Whether the diagnoses' denominator has the window's name, "active steps", but another size: it
+ * is the steps' union, the window less the gaps between steps (docs/insights.md), and the text
+ * says so where it names either. d may be NULL. */
+struct ks_diagnoses;
+int ks_report_diagnoses_union(const ks_analysis *a, const struct ks_diagnoses *d);
 
 /* Write s as one CSV field (quoted when needed). */
 void ks_csv_field(FILE *out, const char *s);

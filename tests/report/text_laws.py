@@ -156,10 +156,20 @@ def header(L, t, what):
               f"{what}: window line {line!r} vs {w}")
     i += 1
     if w["basis"] not in ("trace", "window") and not w["basis"].startswith("-"):
-        want = f"           (the default; --window SPEC or --window trace changes it; \"of the {w['basis']}\" is of this window)"
-        check(L.take(i) == want, f"{what}: the window's basis line {L.v[i]!r} vs {want!r}")
+        want = f"           (the default; --window SPEC or --window trace changes it; \"of the {w['basis']}\" is of this window"
+        if union(t):
+            want += (f", but in the diagnoses of their union: the window less the gaps between steps, "
+                     f"{ns(t['diagnoses_summary']['denominator_ns'])}")
+        check(L.take(i) == want + ")", f"{what}: the window's basis line {L.v[i]!r} vs {want!r}")
         i += 1
     return i
+
+
+def union(t):
+    """the diagnoses' denominator has the window's name but not its size: the active steps' union
+    (the window less the gaps between steps), which the text must say where it names either"""
+    sm, w = t["diagnoses_summary"], t["window"]
+    return sm["denominator"] == w["basis"] == "active steps" and sm["denominator_ns"] != w["span_ns"]
 
 
 def gpu_lines(L, i, t, what):
@@ -672,8 +682,13 @@ def diagnoses(L, i, t, what):
     sm = t["diagnoses_summary"]
     den, dns = sm["denominator"], sm["denominator_ns"]
     want = (f"  Diagnoses (hypotheses to check, not conclusions): {sm['shown']}, ranked by the step time they could "
-            f"save (an upper bound) in the {den} ({ns(dns)})")
-    check(L.take(i) == want, f"{what}: diagnoses head {L.v[i]!r} vs {want!r}")
+            f"save (an upper bound) in the {den} ({ns(dns)}")
+    if union(t):
+        want += f": their union, the window ({ns(t['window']['span_ns'])}) less the gaps between steps"
+    check(L.take(i) == want + ")", f"{what}: diagnoses head {L.v[i]!r} vs {want!r}")
+    # a share "of the active steps" (a denominator named as the window) is of the window, unless said
+    check(den != t["window"]["basis"] or dns == t["window"]["span_ns"] or union(t),
+          f"{what}: the diagnoses' denominator is named as the window but is not its size")
     check(sm["shown"] == len(t["diagnoses"]), f"{what}: diagnoses shown")
     i += 1
     if sm["hidden"]:
