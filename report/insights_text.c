@@ -102,14 +102,17 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     char b1[32], b2[32], b3[32], b4[32];
     if (!st)
         return;
-    if (!st->n) {
+    /* the steps the window left out, as the window line counts them */
+    size_t out_n = st->outside_warmup + st->outside_unfinished + st->outside_active;
+    if (!st->n && !out_n) {
         fprintf(out, "\n  Steps: %s\n", st->source);
         return;
     }
     int gpu = a->links.gpu_events > 0;
-    fprintf(out, "\n  Steps (%s): %zu, %zu warm-up", st->source, st->n, st->nwarmup);
-    /* the steps the window left out, as the window line counts them */
-    size_t out_n = st->outside_warmup + st->outside_unfinished + st->outside_active;
+    if (st->n)
+        fprintf(out, "\n  Steps (%s): %zu, %zu warm-up", st->source, st->n, st->nwarmup);
+    else /* steps in the trace, none in the window: said, as JSON's steps_summary.outside_window */
+        fprintf(out, "\n  Steps (%s): none in the window", st->source);
     if (out_n) {
         fprintf(out, " (and %zu outside the window:", out_n);
         const char *sep = " ";
@@ -120,6 +123,10 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
         if (st->outside_active)
             fprintf(out, "%s%zu active", sep, st->outside_active);
         fprintf(out, ")");
+    }
+    if (!st->n) {
+        fputc('\n', out);
+        return;
     }
     if (st->nactive)
         fprintf(out, "; active window: median %s, mean %s, min %s, max %s over %zu steps\n",

@@ -427,14 +427,17 @@ def memory(L, i, t, what):
 
 def steps(L, i, t, what):
     sm, st = t["steps_summary"], t["steps"]
-    if not st:
-        check(L.take(i) == f"  Steps: {sm['source']}", f"{what}: no steps {L.v[i]!r}")
-        return i + 1
-    want = f"  Steps ({sm['source']}): {sm['count']}, {sm['warmup']} warm-up"
     o = sm["outside_window"]
+    outside = ""
     if o["warmup"] + o["unfinished"] + o["active"]:
         parts = [f"{o[k]} {k.replace('warmup', 'warm-up')}" for k in ("warmup", "unfinished", "active") if o[k]]
-        want += f" (and {o['warmup'] + o['unfinished'] + o['active']} outside the window: {', '.join(parts)})"
+        outside = f" (and {o['warmup'] + o['unfinished'] + o['active']} outside the window: {', '.join(parts)})"
+    if not st:
+        # steps left out by the window are counted even when none is in it
+        want = f"  Steps ({sm['source']}): none in the window{outside}" if outside else f"  Steps: {sm['source']}"
+        check(L.take(i) == want, f"{what}: no steps in the window {L.v[i]!r} vs {want!r}")
+        return i + 1
+    want = f"  Steps ({sm['source']}): {sm['count']}, {sm['warmup']} warm-up" + outside
     a = sm["active"]
     if a:
         want += (f"; active window: median {ns(a['median_ns'])}, mean {ns(a['mean_ns'])}, min {ns(a['min_ns'])}, "
@@ -822,6 +825,8 @@ def main():
         check_trace(os.path.join(fx, "telemetry.json"), "--smi", os.path.join(fx, "smi.csv"), "--smi-tz", "+02:00",
                     "--smi-offset", "-1.5s")
         check_trace(os.path.join(os.environ["KS_FIXTURES"], "analysis", "unknown_device.json"))
+        # a window holding none of the steps (and no GPU work): they are counted outside it
+        check_trace(os.path.join(fx, "host_bound.json"), "--window", "1000s:2000s")
     print(f"{' '.join(os.path.basename(a) for a in args) or 'fixtures'}: {CHECKED[0]} checks, "
           f"{len(FAILURES)} failures")
     sys.exit(1 if FAILURES else 0)
