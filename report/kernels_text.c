@@ -1,12 +1,25 @@
 /* report/kernels_text.c: the kernel view in analyze's text report: per device, the GPU time of
  * each work class in the window (the union of the class's work, and its share of the device's busy
  * time; classes on several streams overlap, so the shares may add up to more than 100%), and that
- * of the kernels whose names mark a tensor-core path. */
+ * of the kernels whose names mark a tensor-core path; the share is n/a on a device without busy
+ * time, as the JSON's busy_share is null. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/util.h"
 #include "kinesift/kernels.h"
 #include "report/report_int.h"
+
+/* a row's share of its device's busy time, "n/a" without busy time (the JSON's null) */
+static const char *busy_share(char *b, size_t n, const ks_analysis *a, const ks_class_time *r)
+{
+    ks_ns busy = ks_kernels_device_busy(a, r->device);
+    if (busy > 0)
+        snprintf(b, n, "%.1f%%", 100.0 * (double)r->busy_ns / (double)busy);
+    else
+        snprintf(b, n, "n/a");
+    return b;
+}
 
 static int cmp_busy(const void *x, const void *y)
 {
@@ -28,21 +41,19 @@ void ks_kernels_text_classes(FILE *out, const ks_analysis *a)
     ks_qsort(ct.v, ct.n, sizeof *ct.v, cmp_busy);
     for (size_t i = 0; i < ct.n; i++) {
         const ks_class_time *r = &ct.v[i];
-        ks_ns busy = ks_kernels_device_busy(a, r->device);
-        char b[32];
+        char b[32], sh[16];
         ks_fmt_ns(b, sizeof b, r->busy_ns);
         if (!i || ct.v[i - 1].device != r->device)
             fprintf(out, "%s  classes  GPU %d:", i ? "\n" : "", r->device);
-        fprintf(out, "%s %s %s (%.1f%%)", i && ct.v[i - 1].device == r->device ? "," : "",
-                ks_work_class_name((ks_work_class)r->cls), b, busy > 0 ? 100.0 * (double)r->busy_ns / (double)busy : 0.0);
+        fprintf(out, "%s %s %s (%s)", i && ct.v[i - 1].device == r->device ? "," : "",
+                ks_work_class_name((ks_work_class)r->cls), b, busy_share(sh, sizeof sh, a, r));
     }
     for (size_t i = 0; i < ct.ntc; i++) {
         const ks_class_time *r = &ct.tc[i];
-        ks_ns busy = ks_kernels_device_busy(a, r->device);
-        char b[32];
+        char b[32], sh[16];
         ks_fmt_ns(b, sizeof b, r->busy_ns);
-        fprintf(out, "%s  tensor cores  GPU %d: %s (%.1f%%)", i || ct.n ? "\n" : "", r->device, b,
-                busy > 0 ? 100.0 * (double)r->busy_ns / (double)busy : 0.0);
+        fprintf(out, "%s  tensor cores  GPU %d: %s (%s)", i || ct.n ? "\n" : "", r->device, b,
+                busy_share(sh, sizeof sh, a, r));
     }
     if (ct.n)
         fprintf(out, "\n           (union of each class's work, %% of the device's busy time; classes on several "

@@ -16,7 +16,7 @@ paths), threads, GPU idle gaps (causes, threads, labels), nvidia-smi, diagnoses 
 Where the JSON has null the text must say n/a or not observed, never 0, 0.0 or 0%; where the text
 says n/a the JSON must have null. Every non-empty line of the text must be one a check read: a
 section or line this test does not know fails, so a new figure cannot go unchecked."""
-import json, os, re, subprocess, sys
+import json, os, re, subprocess, sys, tempfile
 
 exe = os.environ["KINESIFT"]
 FAILURES = []
@@ -336,7 +336,7 @@ def kernel_table(L, i, t, what):
             continue
         check(k["share"] == g6(k["total_ns"], span),
               f"{what}: the JSON's kernel share is of the GPU span added over the devices")
-        want = (ns(k["total_ns"]), f"{pct(k['total_ns'], span)}%" if span else "n/a", str(k["count"]),
+        want = (ns(k["total_ns"]), f"{pct(k['total_ns'], span)}%" if k["share"] is not None else "n/a", str(k["count"]),
                 ns(k["median_ns"]), ns(k["p90_ns"]), ns(k["max_ns"]))
         check(m.groups()[:6] == want, f"{what}: GPU work {k['name'][:60]!r}: text {m.groups()[:6]} vs JSON {want}")
         check(m.group(7).endswith(f" [{k['kind']}]"), f"{what}: GPU work kind {m.group(7)[-30:]!r}")
@@ -827,6 +827,22 @@ def main():
         check_trace(os.path.join(os.environ["KS_FIXTURES"], "analysis", "unknown_device.json"))
         # a window holding none of the steps (and no GPU work): they are counted outside it
         check_trace(os.path.join(fx, "host_bound.json"), "--window", "1000s:2000s")
+        # GPU work of zero length: no busy time, so no share of it (JSON null, text n/a)
+        ev = []
+        for i in range(2):
+            ev += [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
+                    "ts": 100 * i, "dur": 100},
+                   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                    "ts": 100 * i + 10, "dur": 5, "args": {"correlation": i + 1}},
+                   {"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_f16", "pid": 0, "tid": 7, "ts": 100 * i + 20,
+                    "dur": 0, "args": {"stream": 7, "device": 0, "correlation": i + 1}}]
+        with tempfile.TemporaryDirectory() as d:
+            zero = os.path.join(d, "zero_length_gpu.json")
+            with open(zero, "w") as f:
+                json.dump({"traceEvents": ev}, f)
+            doc = json.loads(run("--format", "json", zero))["traces"][0]
+            assert doc["gpu"][0]["busy_ns"] == 0 and doc["classes"]["tensor_core"], "zero-length GPU work observed"
+            check_trace(zero)
     print(f"{' '.join(os.path.basename(a) for a in args) or 'fixtures'}: {CHECKED[0]} checks, "
           f"{len(FAILURES)} failures")
     sys.exit(1 if FAILURES else 0)
