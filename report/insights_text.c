@@ -383,10 +383,14 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
     }
     smi_line(out, "window", &tm->window, tm->units_util);
     if (a->gpu && a->ngpu) {
-        char b1[32], b2[32];
-        fprintf(out, "    trace: GPU busy %.1f%% of its span (%s busy in a %s span)\n",
-                pct(a->gpu[0].busy_ns, a->gpu[0].span_ns), fmt(b1, sizeof b1, a->gpu[0].busy_ns),
-                fmt(b2, sizeof b2, a->gpu[0].span_ns));
+        char b1[32], b2[32], sh[16];
+        /* of a zero span the share is not observed: n/a, as the JSON's null trace_busy_share */
+        if (a->gpu[0].span_ns > 0)
+            snprintf(sh, sizeof sh, "%.1f%%", pct(a->gpu[0].busy_ns, a->gpu[0].span_ns));
+        else
+            snprintf(sh, sizeof sh, "n/a");
+        fprintf(out, "    trace: GPU busy %s of its span (%s busy in a %s span)\n", sh,
+                fmt(b1, sizeof b1, a->gpu[0].busy_ns), fmt(b2, sizeof b2, a->gpu[0].span_ns));
     }
     for (size_t i = 0; iv->steps && i < tm->nsteps && i < iv->steps->n; i++) {
         char what[32];

@@ -843,6 +843,18 @@ def main():
             doc = json.loads(run("--format", "json", zero))["traces"][0]
             assert doc["gpu"][0]["busy_ns"] == 0 and doc["classes"]["tensor_core"], "zero-length GPU work observed"
             check_trace(zero)
+            # the same with nvidia-smi samples: the trace's busy share of a zero span is not observed
+            tel = json.load(open(os.path.join(fx, "telemetry.json")))
+            for e in tel["traceEvents"]:
+                if e["cat"] == "kernel":
+                    e["dur"] = 0
+            zero = os.path.join(d, "telemetry_zero_length.json")
+            with open(zero, "w") as f:
+                json.dump(tel, f)
+            smi = ["--smi", os.path.join(fx, "smi.csv"), "--smi-tz", "+02:00", "--smi-offset", "-1.5s"]
+            doc = json.loads(run("--format", "json", *smi, zero))["traces"][0]
+            assert doc["telemetry"]["reason"] is None and doc["telemetry"]["trace_busy_share"] is None, doc["telemetry"]
+            check_trace(zero, *smi)
     print(f"{' '.join(os.path.basename(a) for a in args) or 'fixtures'}: {CHECKED[0]} checks, "
           f"{len(FAILURES)} failures")
     sys.exit(1 if FAILURES else 0)
