@@ -19,9 +19,10 @@ static const char *fmt(char *buf, size_t n, ks_ns v)
     return buf;
 }
 
-static double pct(ks_ns a, ks_ns b)
+/* a share of den, "12.3%" ("n/a" of nothing: ks_text_share) */
+static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
 {
-    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+    return ks_text_share(buf, n, a, den, 1, 1);
 }
 
 static void window_line(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
@@ -47,19 +48,20 @@ static void window_line(FILE *out, const ks_analysis *a, const ks_insights_view 
 
 static void gpu_lines(FILE *out, const ks_analysis *a)
 {
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], s1[16], s2[16];
     if (!a->gpu) {
         fprintf(out, "  GPU      %s\n", a->gpu_reason ? a->gpu_reason : "not observed");
         return;
     }
     for (size_t i = 0; i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
-        fprintf(out, "  GPU %-4d busy %s of its %s GPU span (%.1f%%), idle %s (%.1f%%)", g->device,
-                fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(g->busy_ns, g->span_ns),
-                fmt(b3, sizeof b3, g->idle_ns), pct(g->idle_ns, g->span_ns));
+        fprintf(out, "  GPU %-4d busy %s of its %s GPU span (%s), idle %s (%s)", g->device,
+                fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(s1, sizeof s1, g->busy_ns, g->span_ns),
+                fmt(b3, sizeof b3, g->idle_ns), pct(s2, sizeof s2, g->idle_ns, g->span_ns));
         /* a share of a span much shorter than the window is stated with its absolute size */
         if (ks_mul_ge(a->window_ns, 1, g->span_ns, 2))
-            fprintf(out, "; the span is only %.2f%% of the %s: %s busy in a %s window", pct(g->span_ns, a->window_ns),
+            fprintf(out, "; the span is only %s of the %s: %s busy in a %s window",
+                    ks_text_share(s1, sizeof s1, g->span_ns, a->window_ns, 2, 1),
                     ks_report_window_basis(a),
                     fmt(b1, sizeof b1, g->busy_ns), fmt(b4, sizeof b4, a->window_ns));
         fputc('\n', out);
@@ -71,10 +73,10 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                 (unsigned long long)g->memsets, g->streams, g->streams == 1 ? "" : "s");
         if (g->comm_ns)
             fprintf(out, "           communication %s: exposed %s (no compute kernel running), overlapped with "
-                         "compute %s (%.1f%% of the communication)\n",
+                         "compute %s (%s of the communication)\n",
                     fmt(b1, sizeof b1, g->comm_ns), fmt(b2, sizeof b2, g->comm_exposed_ns),
                     fmt(b3, sizeof b3, ks_sat_sub(g->comm_ns, g->comm_exposed_ns)),
-                    pct(ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
+                    pct(s1, sizeof s1, ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
     }
     fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing "
                  "about useful work per unit of time)\n");
@@ -84,13 +86,13 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
 static void device_lines(FILE *out, const ks_analysis *a)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], s1[16], s2[16];
     for (size_t i = 0; i < a->ndevice_activity; i++) {
         const ks_device_activity *d = &a->device_activity[i];
-        fprintf(out, "  device %d%s%s%s: busy %s of %s span (%.1f%%), idle %s (%.1f%%); %llu events on %u track%s (",
+        fprintf(out, "  device %d%s%s%s: busy %s of %s span (%s), idle %s (%s); %llu events on %u track%s (",
                 d->device, d->label ? " (" : "", d->label ? ks_trace_str(t, d->label) : "", d->label ? ")" : "",
-                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), pct(d->busy_ns, d->span_ns),
-                fmt(b3, sizeof b3, d->idle_ns), pct(d->idle_ns, d->span_ns), (unsigned long long)d->events,
+                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), pct(s1, sizeof s1, d->busy_ns, d->span_ns),
+                fmt(b3, sizeof b3, d->idle_ns), pct(s2, sizeof s2, d->idle_ns, d->span_ns), (unsigned long long)d->events,
                 d->tracks, d->tracks == 1 ? "" : "s");
         for (size_t j = 0; j < d->ncats; j++)
             fprintf(out, "%s%s", j ? ", " : "", ks_trace_cat_name(t, d->cats[j]));
@@ -180,11 +182,11 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
             "name [kind]");
     for (size_t i = 0; i < lim; i++) {
         const ks_kernel_row *k = &a->kernels[i];
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[32], b2[32], b3[32], b4[32], s1[16];
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
-        fprintf(out, "  %s\t%.1f%%\t%llu\t%s\t%s\t%s\t%s" KS_TEXT_KEEP " [%s]\n", fmt(b1, sizeof b1, k->total_ns),
-                pct(k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
+        fprintf(out, "  %s\t%s\t%llu\t%s\t%s\t%s\t%s" KS_TEXT_KEEP " [%s]\n", fmt(b1, sizeof b1, k->total_ns),
+                pct(s1, sizeof s1, k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
                 ks_kind_name((ks_kind)k->kind));
     }

@@ -173,7 +173,10 @@ static void causes(ks_jw *w, const ks_trace *t, const ks_gap_cause *c, size_t n,
         ks_jw_kbool(w, "waiting_on_other_thread", c[i].waiting);
         ks_jw_kuint(w, "count", c[i].count);
         ks_jw_kint(w, "total_ns", c[i].total_ns);
-        ks_jw_kdouble(w, "share", total ? (double)c[i].total_ns / (double)total : 0.0);
+        if (total > 0)
+            ks_jw_kdouble(w, "share", (double)c[i].total_ns / (double)total);
+        else
+            ks_jw_knull(w, "share");
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -301,8 +304,10 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
         ks_jw_kstr(w, "confidence", x->confidence);
         if (x->impact_ns >= 0) {
             ks_jw_kint(w, "impact_ns", x->impact_ns);
-            ks_jw_kdouble(w, "impact_share",
-                          d->denominator_ns > 0 ? (double)x->impact_ns / (double)d->denominator_ns : 0.0);
+            if (d->denominator_ns > 0) /* of a zero denominator not observed */
+                ks_jw_kdouble(w, "impact_share", (double)x->impact_ns / (double)d->denominator_ns);
+            else
+                ks_jw_knull(w, "impact_share");
         } else {
             ks_jw_knull(w, "impact_ns");
             ks_jw_knull(w, "impact_share");

@@ -15,9 +15,10 @@ static const char *fmt(char *b, size_t n, ks_ns v)
     return b;
 }
 
-static double pct(ks_ns a, ks_ns b)
+/* a share of den, "12.3%" ("n/a" of nothing: ks_text_share) */
+static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
 {
-    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+    return ks_text_share(buf, n, a, den, 1, 1);
 }
 
 /* the steps the table shows when it has more than top rows (top 0: all): the first
@@ -80,8 +81,8 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
 {
     char b1[32], busy[16], idle[16];
     if (gpu) {
-        snprintf(busy, sizeof busy, "%.0f%%", pct(s->busy_ns, s->wall_ns));
-        snprintf(idle, sizeof idle, "%.0f%%", pct(s->idle_ns, s->wall_ns));
+        ks_text_share(busy, sizeof busy, s->busy_ns, s->wall_ns, 0, 1);
+        ks_text_share(idle, sizeof idle, s->idle_ns, s->wall_ns, 0, 1);
     } else {
         snprintf(busy, sizeof busy, "n/a");
         snprintf(idle, sizeof idle, "n/a");
@@ -89,8 +90,9 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
     fprintf(out, "  %lld\t%s\t%s\t%s", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
     for (int r = 0; r < KS_ROLE_COUNT; r++) {
         int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
+        char cell[16];
         if (gpu || !gpu_role) /* without GPU events their time is not observed, as in the JSON */
-            fprintf(out, "\t%.1f", pct(s->breakdown[r], s->wall_ns));
+            fprintf(out, "\t%s", ks_text_share(cell, sizeof cell, s->breakdown[r], s->wall_ns, 1, 0));
         else
             fprintf(out, "\tn/a");
     }
@@ -190,16 +192,16 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
                 top[q].ns = ks_sat_add(top[q].ns, s->top[j].ns);
         }
     }
-    char b1[32];
+    char b1[32], s1[16];
     fprintf(out, "\n  Critical path (%s %s: what ended each; docs/analysis.md, \"Critical path\"):",
             cp->v[0].number < 0 ? "the window," : "steps,", fmt(b1, sizeof b1, wall));
     for (int k = 0; k < KS_CP_NKINDS; k++)
         if (by[k])
-            fprintf(out, " %s %.1f%%", ks_cp_kind_name(k), pct(by[k], wall));
-    fprintf(out, "; on inferred edges %.1f%%\n", pct(inferred, wall));
+            fprintf(out, " %s %s", ks_cp_kind_name(k), pct(s1, sizeof s1, by[k], wall));
+    fprintf(out, "; on inferred edges %s\n", pct(s1, sizeof s1, inferred, wall));
     if (coll)
-        fprintf(out, "    of gpu, collectives %.1f%%: their time includes waiting for the other ranks, so it may be "
-                     "theirs (compare the ranks: kinesift ranks)\n", pct(coll, wall));
+        fprintf(out, "    of gpu, collectives %s: their time includes waiting for the other ranks, so it may be "
+                     "theirs (compare the ranks: kinesift ranks)\n", pct(s1, sizeof s1, coll, wall));
     /* the names with most time (of those in some step's top list) */
     for (size_t i = 1; i < ntop; i++)
         for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {
@@ -208,7 +210,7 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
             top[j - 1] = x;
         }
     for (size_t i = 0; i < ntop && i < 5; i++)
-        fprintf(out, "    %5.1f%%  %-3s %.100s%s\n", pct(top[i].ns, wall), ks_cp_kind_name(top[i].kind),
+        fprintf(out, "    %6s  %-3s %.100s%s\n", pct(s1, sizeof s1, top[i].ns, wall), ks_cp_kind_name(top[i].kind),
                 top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)",
                 top[i].collective ? " (collective: may be waiting for peers)" : "");
 }
@@ -235,13 +237,13 @@ static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_caus
 /* every CPU thread of the launching process during the gaps: its states and top activities */
 static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d)
 {
-    char b1[32], b2[32], b3[32], b4[32], id[64];
+    char b1[32], b2[32], b3[32], b4[32], id[64], s1[16];
     if (!d->nthreads)
         return;
-    fprintf(out, "    launching thread waiting on another thread: %s (%.1f%% of the gaps): idle or in a blocking "
+    fprintf(out, "    launching thread waiting on another thread: %s (%s of the gaps): idle or in a blocking "
                  "call while another thread of its process ran an op or a label, or in a label's own time "
                  "while another thread ran an op\n",
-            fmt(b1, sizeof b1, d->waiting_ns), pct(d->waiting_ns, d->total_ns));
+            fmt(b1, sizeof b1, d->waiting_ns), pct(s1, sizeof s1, d->waiting_ns, d->total_ns));
     fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle; "
                  "%% of the gaps' time):\n");
     for (size_t i = 0; i < d->nthreads; i++) {
@@ -256,8 +258,8 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
         for (size_t j = 0; j < th->nby_cpu && j < 3; j++) {
             char what[200];
             cause_text(what, sizeof what, t, &th->by_cpu[j]);
-            fprintf(out, "        %s\t%.1f%%\t%s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
-                    pct(th->by_cpu[j].total_ns, d->total_ns), what);
+            fprintf(out, "        %s\t%s\t%s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
+                    pct(s1, sizeof s1, th->by_cpu[j].total_ns, d->total_ns), what);
         }
     }
 }
@@ -265,7 +267,7 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
 static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32], b4[32], s1[16];
     if (!g)
         return;
     if (!g->dev) {
@@ -287,15 +289,16 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
             const ks_gap_cause *c = &d->by_cpu[j];
             char what[200];
             cause_text(what, sizeof what, t, c);
-            fprintf(out, "    %s\t%.1f%%\t%llu\t%s\n", fmt(b1, sizeof b1, c->total_ns), pct(c->total_ns, d->total_ns),
+            fprintf(out, "    %s\t%s\t%llu\t%s\n", fmt(b1, sizeof b1, c->total_ns),
+                    pct(s1, sizeof s1, c->total_ns, d->total_ns),
                     (unsigned long long)c->count, what);
         }
         threads_in_gaps(out, t, d);
         fprintf(out, "    ... by innermost label (%% of the gaps' time):");
         for (size_t j = 0; j < d->nby_label && j < 5; j++) {
             const ks_gap_cause *c = &d->by_label[j];
-            fprintf(out, "%s %s %.1f%%", j ? "," : "", c->name ? ks_trace_str(t, c->name) : "(no label)",
-                    pct(c->total_ns, d->total_ns));
+            fprintf(out, "%s %s %s", j ? "," : "", c->name ? ks_trace_str(t, c->name) : "(no label)",
+                    pct(s1, sizeof s1, c->total_ns, d->total_ns));
         }
         fputc('\n', out);
     }
@@ -303,7 +306,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
 
 static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *d)
 {
-    char b1[32], b2[32];
+    char b1[32], b2[32], s1[16];
     if (!d)
         return;
     const char *platform = d->n ? ks_analysis_platform(a) : NULL;
@@ -322,8 +325,8 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
     for (size_t i = 0; i < d->n; i++) {
         const ks_diagnosis *x = &d->v[i];
         if (x->impact_ns >= 0)
-            fprintf(out, "  [%s, confidence %s, could save at most %s = %.1f%% of the %s%s]\n", x->id, x->confidence,
-                    fmt(b2, sizeof b2, x->impact_ns), pct(x->impact_ns, d->denominator_ns), den,
+            fprintf(out, "  [%s, confidence %s, could save at most %s = %s of the %s%s]\n", x->id, x->confidence,
+                    fmt(b2, sizeof b2, x->impact_ns), pct(s1, sizeof s1, x->impact_ns, d->denominator_ns), den,
                     x->below_floor ? ", below the floor" : "");
         else if (strcmp(x->confidence, "n/a"))
             fprintf(out, "  [%s, confidence %s, %s]\n", x->id, x->confidence, x->impact_basis);
@@ -385,10 +388,7 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
     if (a->gpu && a->ngpu) {
         char b1[32], b2[32], sh[16];
         /* of a zero span the share is not observed: n/a, as the JSON's null trace_busy_share */
-        if (a->gpu[0].span_ns > 0)
-            snprintf(sh, sizeof sh, "%.1f%%", pct(a->gpu[0].busy_ns, a->gpu[0].span_ns));
-        else
-            snprintf(sh, sizeof sh, "n/a");
+        pct(sh, sizeof sh, a->gpu[0].busy_ns, a->gpu[0].span_ns);
         fprintf(out, "    trace: GPU busy %s of its span (%s busy in a %s span)\n", sh,
                 fmt(b1, sizeof b1, a->gpu[0].busy_ns), fmt(b2, sizeof b2, a->gpu[0].span_ns));
     }
@@ -412,11 +412,11 @@ static void thread_label(char *buf, size_t n, const ks_trace *t, uint32_t track)
 
 static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_t n, ks_ns total)
 {
-    char b1[32], prev[100];
+    char b1[32], prev[100], s1[16];
     for (size_t i = 0; i < n && i < 8; i++) {
         const char *nm = ks_trace_str(t, v[i].name);
         ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
-        fprintf(out, "      %s\t%.1f%%\t%llu\t%s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(v[i].gpu_ns, total),
+        fprintf(out, "      %s\t%s\t%llu\t%s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(s1, sizeof s1, v[i].gpu_ns, total),
                 (unsigned long long)v[i].count, prev);
     }
 }
@@ -425,7 +425,7 @@ static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_
 static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, const ks_steps *st)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], b3[32], b4[32], who[128];
+    char b1[32], b2[32], b3[32], b4[32], who[128], s1[16];
     if (!th || th->reason || !th->n)
         return;
     ks_ns other = 0;
@@ -433,9 +433,9 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
         if (strcmp(th->v[i].role, "steps") && strcmp(th->v[i].role, "main"))
             for (int k = 0; k < KS_TIE_COUNT; k++)
                 other = ks_sat_add(other, th->v[i].gpu_ns[k]);
-    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%.1f%% of it) launched "
+    fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%s of it) launched "
                  "by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
-            fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(other, th->busy_ns),
+            fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(s1, sizeof s1, other, th->busy_ns),
             st && st->n ? "stepping" : "main", (unsigned long long)th->flows);
     fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", "role", "own thread", "via flow", "via time", "not tied",
             "thread");

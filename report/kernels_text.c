@@ -9,16 +9,12 @@
 #include "common/util.h"
 #include "kinesift/kernels.h"
 #include "report/report_int.h"
+#include "report/report_util.h"
 
 /* a row's share of its device's busy time, "n/a" without busy time (the JSON's null) */
 static const char *busy_share(char *b, size_t n, const ks_analysis *a, const ks_class_time *r)
 {
-    ks_ns busy = ks_kernels_device_busy(a, r->device);
-    if (busy > 0)
-        snprintf(b, n, "%.1f%%", 100.0 * (double)r->busy_ns / (double)busy);
-    else
-        snprintf(b, n, "n/a");
-    return b;
+    return ks_text_share(b, n, r->busy_ns, ks_kernels_device_busy(a, r->device), 1, 1);
 }
 
 static int cmp_busy(const void *x, const void *y)

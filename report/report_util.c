@@ -183,6 +183,15 @@ const char *ks_text_name(const char *s, size_t max, char *buf, size_t n)
     return buf;
 }
 
+const char *ks_text_share(char *buf, size_t n, int64_t num, int64_t den, int digits, int sign)
+{
+    if (den > 0)
+        snprintf(buf, n, "%.*f%s", digits, 100.0 * (double)num / (double)den, sign ? "%" : "");
+    else
+        snprintf(buf, n, "n/a");
+    return buf;
+}
+
 char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd)
 {
     if (!validate_cmd || !platform || !strcmp(platform, "CUDA"))

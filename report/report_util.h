@@ -55,6 +55,10 @@ void ks_csv_field(FILE *out, const char *s);
 /* A name for a text table: s itself when at most max bytes, else its head and tail around " ... "
  * (cut on UTF-8 character boundaries) in buf (n > max). JSON and CSV keep full names. */
 const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
+/* A share as text tables print it: 100 * num / den with `digits` decimals, then "%" when sign is
+ * set; "n/a" when den is not positive (a share of nothing is not observed: JSON's null). Into
+ * buf, which it returns. */
+const char *ks_text_share(char *buf, size_t n, int64_t num, int64_t den, int digits, int sign);
 
 /* A name for a text table (docs/report.md, "Names in text"): unchanged when at most max bytes;
  * else, for GPU work names (cpp set: C++ kernel signatures), step by step while it is still too

@@ -66,16 +66,17 @@ def nbytes(v):
     return f"{v} B"
 
 
-def pct(a, b, digits=1):
-    """a share of b as the text prints it; the JSON's null is n/a"""
-    if a is None or b is None:
+def pct(a, b, digits=1, sign="%"):
+    """a share of b as the text prints it, "12.3%"; the JSON's null, and any share of nothing (b
+    not positive), is n/a"""
+    if a is None or b is None or b <= 0:
         return "n/a"
-    return f"{100.0 * a / b:.{digits}f}" if b > 0 else f"{0.0:.{digits}f}"
+    return f"{100.0 * a / b:.{digits}f}{sign}"
 
 
 def g6(a, b):
-    """a / b as the JSON writes a double (6 significant digits), 0 without a denominator"""
-    return float(f"{a / b:.6g}") if b > 0 else 0.0
+    """a / b as the JSON writes a double (6 significant digits); null without a denominator"""
+    return float(f"{a / b:.6g}") if b > 0 else None
 
 
 def raw(s):
@@ -180,12 +181,13 @@ def gpu_lines(L, i, t, what):
     for g in t["gpu"]:
         line = L.take(i)
         want = (f"  GPU {g['device']:<4d} busy {ns(g['busy_ns'])} of its {ns(g['span_ns'])} GPU span "
-                f"({pct(g['busy_ns'], g['span_ns'])}%), idle {ns(g['idle_ns'])} ({pct(g['idle_ns'], g['span_ns'])}%)")
+                f"({pct(g['busy_ns'], g['span_ns'])}), idle {ns(g['idle_ns'])} ({pct(g['idle_ns'], g['span_ns'])})")
         if w["span_ns"] is not None and w["span_ns"] >= 2 * g["span_ns"]:
-            want += (f"; the span is only {pct(g['span_ns'], w['span_ns'], 2)}% of the {w['basis']}: "
+            want += (f"; the span is only {pct(g['span_ns'], w['span_ns'], 2)} of the {w['basis']}: "
                      f"{ns(g['busy_ns'])} busy in a {ns(w['span_ns'])} window")
         check(line == want, f"{what}: GPU {g['device']} line {line!r} vs {want!r}")
         check(g["busy_ns"] + g["idle_ns"] == g["span_ns"], f"{what}: GPU {g['device']} busy + idle = span")
+        check(g["busy_share"] == g6(g["busy_ns"], g["span_ns"]), f"{what}: GPU {g['device']} busy_share of the span")
         line = L.take(i + 1)
         want = (f"           kernel {ns(g['kernel_ns'])}, memcpy {ns(g['memcpy_ns'])}, memset {ns(g['memset_ns'])}, "
                 f"communication {ns(g['comm_ns'])}; {g['kernels']} kernels, {g['memcpys']} memcpy, {g['memsets']} "
@@ -195,7 +197,7 @@ def gpu_lines(L, i, t, what):
         if g["comm_ns"]:
             ov = g["comm_ns"] - g["comm_exposed_ns"]
             want = (f"           communication {ns(g['comm_ns'])}: exposed {ns(g['comm_exposed_ns'])} (no compute "
-                    f"kernel running), overlapped with compute {ns(ov)} ({pct(ov, g['comm_ns'])}% of the communication)")
+                    f"kernel running), overlapped with compute {ns(ov)} ({pct(ov, g['comm_ns'])} of the communication)")
             check(L.take(i) == want, f"{what}: GPU {g['device']} communication {L.v[i]!r} vs {want!r}")
             i += 1
     check(L.take(i).startswith("           (busy = union of kernel, memcpy and memset time;"), f"{what}: busy note")
@@ -219,7 +221,7 @@ def class_lines(L, i, t, what):
         if s is None:
             return "n/a"
         check(s == g6(r["busy_ns"], busy[r["device"]]), f"{what}: classes busy_share of the device's busy time")
-        return f"{pct(r['busy_ns'], busy[r['device']])}%"
+        return pct(r['busy_ns'], busy[r['device']])
 
     for d in devices:
         line = L.take(i)
@@ -253,10 +255,11 @@ def device_lines(L, i, t, what):
     for d in t["device_activity"]:
         lab = f" ({d['label']})" if d["label"] is not None else ""
         want = (f"  device {d['device']}{lab}: busy {ns(d['busy_ns'])} of {ns(d['span_ns'])} span "
-                f"({pct(d['busy_ns'], d['span_ns'])}%), idle {ns(d['idle_ns'])} ({pct(d['idle_ns'], d['span_ns'])}%); "
+                f"({pct(d['busy_ns'], d['span_ns'])}), idle {ns(d['idle_ns'])} ({pct(d['idle_ns'], d['span_ns'])}); "
                 f"{d['events']} events on {d['tracks']} track{'' if d['tracks'] == 1 else 's'} "
                 f"({', '.join(d['categories'])})")
         check(L.take(i) == want, f"{what}: device line {L.v[i]!r} vs {want!r}")
+        check(d["busy_share"] == g6(d["busy_ns"], d["span_ns"]), f"{what}: device {d['device']} busy_share")
         want = "           by name (union each):" + ",".join(
             f" {text_name(x['name'], 40)} {ns(x['busy_ns'])} x{x['count']}" for x in d["by_name"][:6]) + \
             (", ..." if len(d["by_name"]) > 6 else "")
@@ -290,7 +293,7 @@ def sections(L):
     return out
 
 
-def op_table(L, i, rows, title, what):
+def op_table(L, i, rows, title, what, span):
     check(L.take(i) == f"  Top {len(rows)} {title} by self time (of {len(rows)})", f"{what}: {title} title {L.v[i]!r}")
     check(re.match(r"^\s+self\s+inclusive\s+count\s+median\s+p90\s+GPU direct\s+GPU subtree\s+name \[category\]$",
                    L.take(i + 1)), f"{what}: {title} head")
@@ -305,6 +308,7 @@ def op_table(L, i, rows, title, what):
                 ns(o["gpu_direct_ns"]) if o["gpu_direct_ns"] is not None else "n/a",
                 ns(o["gpu_subtree_ns"]) if o["gpu_subtree_ns"] is not None else "n/a")
         check(m.groups()[:7] == want, f"{what}: {title} {o['name']!r}: text {m.groups()[:7]} vs JSON {want}")
+        check(o["share"] == g6(o["incl_ns"], span or 0), f"{what}: {title} {o['name']!r}: share of the window")
         name = m.group(8)
         suffix = f" [{o['cat']}]" + (" (GPU range)" if o["kind"] == "gpu_user_annotation" else "") + \
             (" (unfinished instances)" if o["unfinished"] else "")
@@ -336,7 +340,7 @@ def kernel_table(L, i, t, what):
             continue
         check(k["share"] == g6(k["total_ns"], span),
               f"{what}: the JSON's kernel share is of the GPU span added over the devices")
-        want = (ns(k["total_ns"]), f"{pct(k['total_ns'], span)}%" if k["share"] is not None else "n/a", str(k["count"]),
+        want = (ns(k["total_ns"]), pct(k['total_ns'], span), str(k["count"]),
                 ns(k["median_ns"]), ns(k["p90_ns"]), ns(k["max_ns"]))
         check(m.groups()[:6] == want, f"{what}: GPU work {k['name'][:60]!r}: text {m.groups()[:6]} vs JSON {want}")
         check(m.group(7).endswith(f" [{k['kind']}]"), f"{what}: GPU work kind {m.group(7)[-30:]!r}")
@@ -465,9 +469,8 @@ def steps(L, i, t, what):
         f = L.take(i).split()
         flags = ("warm-up" if s["warmup"] else "") + ("unfinished" if s["unfinished"] else "")
         want = [str(s["number"]), *ns(s["wall_ns"]).split(),
-                f"{pct(s['busy_ns'], s['wall_ns'], 0)}%" if s["busy_ns"] is not None else "n/a",
-                f"{pct(s['idle_ns'], s['wall_ns'], 0)}%" if s["idle_ns"] is not None else "n/a",
-                *[pct(v, s["wall_ns"]) for v in s["breakdown"].values()]] + ([flags] if flags else [])
+                pct(s['busy_ns'], s['wall_ns'], 0), pct(s['idle_ns'], s['wall_ns'], 0),
+                *[pct(v, s["wall_ns"], 1, "") for v in s["breakdown"].values()]] + ([flags] if flags else [])
         check(f == want, f"{what}: step {s['number']} row {f} vs {want}")
         i += 1
     return i
@@ -489,11 +492,11 @@ def critpath(L, i, t, what):
     inferred = sum(p["inferred_ns"] for p in paths)
     coll = sum(p["collective_ns"] for p in paths)
     want = (f"  Critical path ({where} {ns(wall)}: what ended each; docs/analysis.md, \"Critical path\"):"
-            + "".join(f" {k} {pct(by[k], wall)}%" for k in kinds if by[k]) + f"; on inferred edges {pct(inferred, wall)}%")
+            + "".join(f" {k} {pct(by[k], wall)}" for k in kinds if by[k]) + f"; on inferred edges {pct(inferred, wall)}")
     check(L.take(i) == want, f"{what}: critical path {L.v[i]!r} vs {want!r}")
     i += 1
     if coll:
-        check(L.take(i).startswith(f"    of gpu, collectives {pct(coll, wall)}%: "), f"{what}: collectives {L.v[i]!r}")
+        check(L.take(i).startswith(f"    of gpu, collectives {pct(coll, wall)}: "), f"{what}: collectives {L.v[i]!r}")
         i += 1
     top = []  # (kind, name, ns, collective), merged over the steps as the text does (40 at most)
     for p in paths:
@@ -506,7 +509,7 @@ def critpath(L, i, t, what):
     top.sort(key=lambda y: -y[2])
     for kind, name, v, c in top[:5]:
         nm = "(CPU time under no slice)" if name is None else text_of(raw(name)[:100])
-        want = f"    {pct(v, wall):>5}%  {kind:<3} {nm}" + (" (collective: may be waiting for peers)" if c else "")
+        want = f"    {pct(v, wall):>6}  {kind:<3} {nm}" + (" (collective: may be waiting for peers)" if c else "")
         check(L.take(i) == want, f"{what}: critical path name {L.v[i]!r} vs {want!r}")
         i += 1
     return i
@@ -523,7 +526,7 @@ def threads(L, i, t, what):
     busy = th["gpu_busy_ns"]
     other = sum(sum(x["gpu_ns"].values()) for x in th["launchers"] if x["role"] not in ("steps", "main"))
     want = (f"  Threads: GPU busy {ns(busy)} by the thread that launched it (each ns counted once); {ns(other)} "
-            f"({pct(other, busy)}% of it) launched by threads other than the {'stepping' if t['steps'] else 'main'} "
+            f"({pct(other, busy)} of it) launched by threads other than the {'stepping' if t['steps'] else 'main'} "
             f"thread; {th['fwdbwd_flows']} fwdbwd flows tie backward ops to forward ops")
     check(L.take(i) == want, f"{what}: threads {L.v[i]!r} vs {want!r}")
     check(L.take(i + 1).split() == ["role", "own", "thread", "via", "flow", "via", "time", "not", "tied", "thread"],
@@ -560,7 +563,7 @@ def threads(L, i, t, what):
     def named(rows):
         nonlocal i
         for x in rows[:8]:
-            want = [*ns(x["gpu_ns"]).split(), f"{pct(x['gpu_ns'], busy)}%", str(x["gpu_events"])]
+            want = [*ns(x["gpu_ns"]).split(), f"{pct(x['gpu_ns'], busy)}", str(x["gpu_events"])]
             f = L.take(i).split(maxsplit=len(want))
             check(f[:len(want)] == want and L.v[i].endswith("  " + preview(x["name"], 70)),
                   f"{what}: named GPU time {L.v[i]!r} vs {want} {x['name']!r}")
@@ -610,7 +613,7 @@ def gaps(L, i, t, what):
         check(L.take(i) == "    GPU idle while the launching CPU thread was in (% of the gaps' time):", f"{what}: by cpu")
         i += 1
         for c in g["by_cpu_activity"][:10]:
-            want = [*ns(c["total_ns"]).split(), f"{pct(c['total_ns'], tot)}%", str(c["count"])]
+            want = [*ns(c["total_ns"]).split(), f"{pct(c['total_ns'], tot)}", str(c["count"])]
             f = L.take(i).split(maxsplit=len(want))
             check(f[:len(want)] == want and L.v[i].endswith("  " + cause(c)),
                   f"{what}: gap cause {L.v[i]!r} vs {want} {cause(c)!r}")
@@ -618,7 +621,7 @@ def gaps(L, i, t, what):
             i += 1
         if g["threads"]:
             want = (f"    launching thread waiting on another thread: {ns(g['waiting_on_other_thread_ns'])} "
-                    f"({pct(g['waiting_on_other_thread_ns'], tot)}% of the gaps): ")
+                    f"({pct(g['waiting_on_other_thread_ns'], tot)} of the gaps): ")
             check(L.take(i).startswith(want), f"{what}: waiting {L.v[i]!r} vs {want!r}")
             check(L.take(i + 1).startswith("    every CPU thread of the process during the gaps"), f"{what}: threads")
             i += 2
@@ -629,13 +632,13 @@ def gaps(L, i, t, what):
                 check(L.take(i) == want, f"{what}: gap thread {L.v[i]!r} vs {want!r}")
                 i += 1
                 for c in x["by_cpu_activity"][:3]:
-                    want = [*ns(c["total_ns"]).split(), f"{pct(c['total_ns'], tot)}%"]
+                    want = [*ns(c["total_ns"]).split(), f"{pct(c['total_ns'], tot)}"]
                     f = L.take(i).split(maxsplit=len(want))
                     check(f[:len(want)] == want and L.v[i].endswith("  " + cause(c)),
                           f"{what}: gap thread cause {L.v[i]!r} vs {want} {cause(c)!r}")
                     i += 1
         want = "    ... by innermost label (% of the gaps' time):" + ",".join(
-            f" {c['what']} {pct(c['total_ns'], tot)}%" for c in g["by_label"][:5])
+            f" {c['what']} {pct(c['total_ns'], tot)}" for c in g["by_label"][:5])
         check(L.take(i) == want, f"{what}: gap labels {L.v[i]!r} vs {want!r}")
         i += 1
     return i
@@ -669,8 +672,8 @@ def telemetry(L, i, t, what):
     if t["gpu"]:
         g = t["gpu"][0]
         share = tm["trace_busy_share"]
-        want = (f"    trace: GPU busy {pct(g['busy_ns'], g['span_ns']) if share is not None else 'n/a'}"
-                f"{'%' if share is not None else ''} of its span ({ns(g['busy_ns'])} busy in a {ns(g['span_ns'])} span)")
+        check(share == g6(g["busy_ns"], g["span_ns"]), f"{what}: telemetry trace_busy_share")
+        want = (f"    trace: GPU busy {pct(g['busy_ns'], g['span_ns'])} of its span ({ns(g['busy_ns'])} busy in a {ns(g['span_ns'])} span)")
         check(L.take(i) == want, f"{what}: smi trace busy {L.v[i]!r} vs {want!r}")
         i += 1
     for s in tm["steps"]:
@@ -702,7 +705,7 @@ def diagnoses(L, i, t, what):
     for d in t["diagnoses"]:
         if d["impact_ns"] is not None:
             want = (f"  [{d['id']}, confidence {d['confidence']}, could save at most {ns(d['impact_ns'])} = "
-                    f"{pct(d['impact_ns'], dns)}% of the {den}{', below the floor' if d['below_floor'] else ''}]")
+                    f"{pct(d['impact_ns'], dns)} of the {den}{', below the floor' if d['below_floor'] else ''}]")
             check(d["impact_share"] == g6(d["impact_ns"], dns),
                   f"{what}: {d['id']} impact_share of the denominator")
         elif d["kind"] == "diagnosis":
@@ -778,9 +781,9 @@ def check_trace(path, *extra):
             if L.read[s]:
                 continue
             if first.startswith("  Top ") and first.endswith(" operators by self time (of %d)" % len(t["ops"])):
-                op_table(L, s, t["ops"], "operators", what)
+                op_table(L, s, t["ops"], "operators", what, t["window"]["span_ns"])
             elif first.startswith("  Top ") and " labels by " in first:
-                op_table(L, s, t["labels"], "labels", what)
+                op_table(L, s, t["labels"], "labels", what, t["window"]["span_ns"])
             elif first.startswith("  Top ") and " GPU work by " in first:
                 kernel_table(L, s, t, what)
             elif first.startswith("  Memory ("):
