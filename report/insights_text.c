@@ -96,7 +96,8 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
         else
             fprintf(out, "\tn/a");
     }
-    fprintf(out, "\t%s%s\n", s->warmup ? "warm-up" : "", s->unfinished ? "unfinished" : "");
+    fprintf(out, "\t%s%s%s\n", s->warmup ? "warm-up" : "", s->warmup && s->unfinished ? ", " : "",
+            s->unfinished ? "unfinished" : "");
 }
 
 static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size_t top)

@@ -467,10 +467,10 @@ def steps(L, i, t, what):
     i += 2
     for s in st:
         f = L.take(i).split()
-        flags = ("warm-up" if s["warmup"] else "") + ("unfinished" if s["unfinished"] else "")
+        flags = ", ".join(x for x, on in (("warm-up", s["warmup"]), ("unfinished", s["unfinished"])) if on)
         want = [str(s["number"]), *ns(s["wall_ns"]).split(),
                 pct(s['busy_ns'], s['wall_ns'], 0), pct(s['idle_ns'], s['wall_ns'], 0),
-                *[pct(v, s["wall_ns"], 1, "") for v in s["breakdown"].values()]] + ([flags] if flags else [])
+                *[pct(v, s["wall_ns"], 1, "") for v in s["breakdown"].values()]] + flags.split()
         check(f == want, f"{what}: step {s['number']} row {f} vs {want}")
         i += 1
     return i
@@ -858,6 +858,20 @@ def main():
             doc = json.loads(run("--format", "json", *smi, zero))["traces"][0]
             assert doc["telemetry"]["reason"] is None and doc["telemetry"]["trace_busy_share"] is None, doc["telemetry"]
             check_trace(zero, *smi)
+            # a step both warm-up and unfinished (a 'B' never closed, every step made warm-up)
+            ev = []
+            for i in range(3):
+                ev += [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
+                        "ts": 100 * i, "dur": 100},
+                       {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100 * i + 10, "dur": 50}]
+            ev += [{"ph": "B", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 300},
+                   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 310, "dur": 50}]
+            unf = os.path.join(d, "warmup_unfinished.json")
+            with open(unf, "w") as f:
+                json.dump({"traceEvents": ev}, f)
+            doc = json.loads(run("--format", "json", "--window", "trace", "--warmup", "4", unf))["traces"][0]
+            assert doc["steps"][-1]["warmup"] and doc["steps"][-1]["unfinished"], doc["steps"][-1]
+            check_trace(unf, "--window", "trace", "--warmup", "4")
     print(f"{' '.join(os.path.basename(a) for a in args) or 'fixtures'}: {CHECKED[0]} checks, "
           f"{len(FAILURES)} failures")
     sys.exit(1 if FAILURES else 0)
