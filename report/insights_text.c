@@ -461,12 +461,13 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
                     fmt(b2, sizeof b2, th->step_ns[i][KS_TIE_FLOW]), fmt(b3, sizeof b3, th->step_ns[i][KS_TIE_TIME]));
     }
     if (th->nby_forward_op) {
-        fprintf(out, "    GPU time of other threads' backward work, by the forward op that caused it (fwdbwd flows):\n");
+        fprintf(out, "    GPU time of other threads' backward work, by the forward op that caused it (fwdbwd flows; %% "
+                     "of the GPU busy time above):\n");
         named_list(out, t, th->by_forward_op, th->nby_forward_op, th->busy_ns);
     }
     if (th->nlabels) {
         fprintf(out, "    ... by label enclosing that forward op (not in the labels table's GPU columns, which count "
-                     "the label's own thread):\n");
+                     "the label's own thread; %% of the GPU busy time above):\n");
         named_list(out, t, th->labels, th->nlabels, th->busy_ns);
     } else if (other) {
         fprintf(out, "    GPU time launched by other threads is not attributed to labels (%s): the labels table's GPU "

@@ -570,11 +570,13 @@ def threads(L, i, t, what):
             i += 1
 
     if th["by_forward_op"]:
-        check(L.take(i).startswith("    GPU time of other threads' backward work, by the forward op"), f"{what}: fwd")
+        check(L.take(i).startswith("    GPU time of other threads' backward work, by the forward op") and
+              L.v[i].endswith("; % of the GPU busy time above):"), f"{what}: forward ops' denominator {L.v[i]!r}")
         i += 1
         named(th["by_forward_op"])
     if th["labels_via_flow"]:
-        check(L.take(i).startswith("    ... by label enclosing that forward op"), f"{what}: labels via flow")
+        check(L.take(i).startswith("    ... by label enclosing that forward op") and
+              L.v[i].endswith("; % of the GPU busy time above):"), f"{what}: labels' denominator {L.v[i]!r}")
         i += 1
         named(th["labels_via_flow"])
     elif other:
@@ -794,7 +796,7 @@ def check_trace(path, *extra):
                 critpath(L, s, t, what)
             elif first.startswith("  Threads: "):
                 threads(L, s, t, what)
-            elif first.startswith("  GPU ") and " idle gaps" in first and (s < 2 or "idle gaps" not in L.v[s - 2]):
+            elif first.startswith("  GPU ") and " idle gaps" in first:
                 gaps(L, s, t, what)
             elif first.startswith("  nvidia-smi: "):
                 telemetry(L, s, t, what)
