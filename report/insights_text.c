@@ -200,9 +200,10 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
         if (by[k])
             fprintf(out, " %s %s", ks_cp_kind_name(k), pct(s1, sizeof s1, by[k], wall));
     fprintf(out, "; on inferred edges %s\n", pct(s1, sizeof s1, inferred, wall));
-    if (coll)
-        fprintf(out, "    of gpu, collectives %s: their time includes waiting for the other ranks, so it may be "
-                     "theirs (compare the ranks: kinesift ranks)\n", pct(s1, sizeof s1, coll, wall));
+    if (coll) /* a share of the path's whole time, as gpu's: said, lest it read as a share of gpu */
+        fprintf(out, "    part of gpu: collectives %s of the %s above: their time includes waiting for the other "
+                     "ranks, so it may be theirs (compare the ranks: kinesift ranks)\n",
+                pct(s1, sizeof s1, coll, wall), fmt(b1, sizeof b1, wall));
     /* the names with most time (of those in some step's top list) */
     for (size_t i = 1; i < ntop; i++)
         for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {

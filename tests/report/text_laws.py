@@ -496,7 +496,8 @@ def critpath(L, i, t, what):
     check(L.take(i) == want, f"{what}: critical path {L.v[i]!r} vs {want!r}")
     i += 1
     if coll:
-        check(L.take(i).startswith(f"    of gpu, collectives {pct(coll, wall)}: "), f"{what}: collectives {L.v[i]!r}")
+        want = f"    part of gpu: collectives {pct(coll, wall)} of the {ns(wall)} above: "
+        check(L.take(i).startswith(want), f"{what}: collectives {L.v[i]!r} vs {want!r}")
         i += 1
     top = []  # (kind, name, ns, collective), merged over the steps as the text does (40 at most)
     for p in paths:
@@ -874,6 +875,22 @@ def main():
             doc = json.loads(run("--format", "json", "--window", "trace", "--warmup", "4", unf))["traces"][0]
             assert doc["steps"][-1]["warmup"] and doc["steps"][-1]["unfinished"], doc["steps"][-1]
             check_trace(unf, "--window", "trace", "--warmup", "4")
+            # a critical path through collectives (a long NCCL kernel ends each step)
+            ev = []
+            for i in range(3):
+                ev += [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
+                        "ts": 1000 * i, "dur": 100},
+                       {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                        "ts": 1000 * i + 10, "dur": 5, "args": {"correlation": 10 + i}},
+                       {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0,
+                        "tid": 7, "ts": 1000 * i + 20, "dur": 800 - 300 * (i == 1),
+                        "args": {"stream": 7, "device": 0, "correlation": 10 + i}}]
+            coll = os.path.join(d, "collectives.json")
+            with open(coll, "w") as f:
+                json.dump({"traceEvents": ev}, f)
+            doc = json.loads(run("--format", "json", coll))["traces"][0]
+            assert all(s["critical_path"]["collective_ns"] for s in doc["steps"]), doc["steps"]
+            check_trace(coll)
     print(f"{' '.join(os.path.basename(a) for a in args) or 'fixtures'}: {CHECKED[0]} checks, "
           f"{len(FAILURES)} failures")
     sys.exit(1 if FAILURES else 0)
