@@ -391,7 +391,9 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
         char b1[32], b2[32], sh[16];
         /* of a zero span the share is not observed: n/a, as the JSON's null trace_busy_share */
         pct(sh, sizeof sh, a->gpu[0].busy_ns, a->gpu[0].span_ns);
-        fprintf(out, "    trace: GPU busy %s of its span (%s busy in a %s span)\n", sh,
+        /* the trace's first device (JSON's trace_busy_share): named, since the samples' GPU is
+         * matched by its own rule and a trace of several devices has other figures */
+        fprintf(out, "    trace: GPU %d busy %s of its span (%s busy in a %s span)\n", a->gpu[0].device, sh,
                 fmt(b1, sizeof b1, a->gpu[0].busy_ns), fmt(b2, sizeof b2, a->gpu[0].span_ns));
     }
     for (size_t i = 0; iv->steps && i < tm->nsteps && i < iv->steps->n; i++) {

@@ -676,7 +676,7 @@ def telemetry(L, i, t, what):
         g = t["gpu"][0]
         share = tm["trace_busy_share"]
         check(share == g6(g["busy_ns"], g["span_ns"]), f"{what}: telemetry trace_busy_share")
-        want = (f"    trace: GPU busy {pct(g['busy_ns'], g['span_ns'])} of its span ({ns(g['busy_ns'])} busy in a {ns(g['span_ns'])} span)")
+        want = (f"    trace: GPU {g['device']} busy {pct(g['busy_ns'], g['span_ns'])} of its span ({ns(g['busy_ns'])} busy in a {ns(g['span_ns'])} span)")
         check(L.take(i) == want, f"{what}: smi trace busy {L.v[i]!r} vs {want!r}")
         i += 1
     for s in tm["steps"]:
