@@ -761,9 +761,28 @@ def diagnostics(L, i, t, what):
                 check(line == f"            byte {e['byte']} (line {e['line']}, column {e['column']}): {e['text']}",
                       f"{what}: diagnostic example {line!r}")
             else:
-                check(line.startswith("            "), f"{what}: diagnostic example {line!r}")
+                want = "            " + relative(e["text"], t["window"]["start_ns"] or 0)
+                check(line == want, f"{what}: diagnostic example {line[:200]!r} vs {want[:200]!r}")
             i += 1
     return i
+
+
+def rel(v):
+    """a time relative to the window start, exactly: +437.810230 ms, -12.500 us, +0 ns"""
+    a = abs(v)
+    sign = "-" if v < 0 else "+"
+    if a >= 1000000:
+        return f"{sign}{a // 1000000}.{a % 1000000:06d} ms"
+    if a >= 1000:
+        return f"{sign}{a // 1000}.{a % 1000:03d} us"
+    return f"{sign}{a} ns"
+
+
+def relative(text, origin):
+    """an example's absolute times ("[A, B)" intervals, "at A ns") relative to origin"""
+    text = re.sub(r"\[(-?\d+), (-?\d+)\)", lambda m: f"[{rel(int(m.group(1)) - origin)}, {rel(int(m.group(2)) - origin)})",
+                  text)
+    return re.sub(r"at (-?\d+) ns", lambda m: f"at {rel(int(m.group(1)) - origin)}", text)
 
 
 def check_trace(path, *extra):
