@@ -75,8 +75,9 @@ static void device_text(FILE *out, const ks_analysis *a, const ks_mem_device *d,
         fputc('\n', out);
     }
     if (d->nlive) {
+        size_t nshown = top && top < d->nlive ? top : d->nlive;
         fprintf(out, "      live at the peak:");
-        for (size_t i = 0; i < d->nlive && i < (top ? top : d->nlive); i++) {
+        for (size_t i = 0; i < nshown; i++) {
             const ks_mem_live *l = &d->live[i];
             if (l->what == KS_MEM_LIVE_BEFORE)
                 fprintf(out, "%s %s allocated before the capture", i ? "," : "", by(b1, sizeof b1, l->bytes));
@@ -84,6 +85,8 @@ static void device_text(FILE *out, const ks_analysis *a, const ks_mem_device *d,
                 fprintf(out, "%s %s by %s (%llu)", i ? "," : "", by(b1, sizeof b1, l->bytes),
                         ks_mem_op_text(t, l->op), (unsigned long long)l->count);
         }
+        if (nshown < d->nlive) /* not the whole list: said, as the step table does */
+            fprintf(out, ", and %zu more (--top 0 lists them)", d->nlive - nshown);
         fputc('\n', out);
     }
     fprintf(out, "      %llu events: %llu allocations (%s), %llu frees (%s), net %s; ", (unsigned long long)d->events,
@@ -101,6 +104,8 @@ static void device_text(FILE *out, const ks_analysis *a, const ks_mem_device *d,
                 by(b2, sizeof b2, s->end_level), s->end_level >= s->start_level ? "+" : "",
                 by(b3, sizeof b3, s->end_level - s->start_level), by(b4, sizeof b4, s->peak_level));
     }
+    if (top && d->nsteps > top)
+        fprintf(out, "      ... %zu more step%s (--top 0 lists them)\n", d->nsteps - top, d->nsteps - top == 1 ? "" : "s");
     if (d->nops) {
         fprintf(out, "      ops by allocated bytes (inclusive; self in brackets):");
         size_t shown = 0;

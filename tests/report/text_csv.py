@@ -7,6 +7,7 @@
 - Long names in text follow the documented rule (expected strings written by hand); JSON and CSV
   keep them whole.
 - Diagnostics give times relative to the window start (a 'B' never closed, placed by hand).
+- The memory section's lists (live at the peak, steps) cut by --top say how many they leave out.
 - CSV: parsed with Python's csv; every section's rows equal the JSON's (steps, gaps and their
   causes, diagnoses, GPU and device rows, ops, labels, kernels, memory) on fixtures and corpus traces."""
 import csv, io, json, os, re, subprocess, sys, tempfile
@@ -109,6 +110,39 @@ def check_step_cells(path, *extra):
 assert check_step_cells(steps_path) == 3 * 200
 assert check_step_cells(os.path.join(fixtures, "real", "hta", "timeline_analysis", "sampled_rank-0.json.gz")) == 0
 print("step table cells: the JSON's breakdown, n/a where it is not observed")
+
+# ---- the memory section's lists, bounded by --top and saying so -------------------------------
+mev, total = [], 0
+for i in range(20):  # a step each; in it one op that allocates and never frees: 20 lists' entries
+    total += 1000 * (i + 1)
+    mev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1,
+                "ts": 100 * i, "dur": 100})
+    mev.append({"ph": "X", "cat": "cpu_op", "name": f"aten::alloc{i}", "pid": 1, "tid": 1, "ts": 100 * i + 10,
+                "dur": 40})
+    mev.append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1,
+                "ts": 100 * i + 20, "args": {"Device Type": 1, "Device Id": 0, "Addr": 4096 * (i + 1),
+                                             "Bytes": 1000 * (i + 1), "Total Allocated": total,
+                                             "Total Reserved": 1 << 24}})
+mem_path = os.path.join(tmp, "memory20.json")
+with open(mem_path, "w") as f:
+    json.dump({"traceEvents": mev}, f)
+mdoc = json.loads(run("--format", "json", "--top", "0", "--window", "trace", mem_path))["traces"][0]
+(mdev,) = mdoc["memory"]
+nlive, nsteps = len(mdev["live_at_peak"]), len(mdev["steps"])
+assert nlive == 20 and nsteps == 20, (nlive, nsteps)
+for top, want_live, want_steps in (("15", 15, 15), ("0", 20, 20), ("3", 3, 3)):
+    text = run("--top", top, "--window", "trace", mem_path)
+    sec = text[text.index("  Memory"):]
+    live = next(l for l in sec.splitlines() if "live at the peak:" in l)
+    shown = live.count(" by aten::alloc")
+    assert shown == want_live, (top, shown, live)
+    more = re.search(r", and (\d+) more \(--top 0 lists them\)$", live)
+    assert (int(more.group(1)) if more else 0) == nlive - want_live, (top, live)
+    steps = re.findall(r"^      step \d+: ", sec, re.M)
+    assert len(steps) == want_steps, (top, len(steps))
+    more = re.search(r"^      \.\.\. (\d+) more steps? \(--top 0 lists them\)$", sec, re.M)
+    assert (int(more.group(1)) if more else 0) == nsteps - want_steps, (top, sec[:2000])
+print("memory: the lists cut by --top say how many more there are")
 
 # ---- names in text -------------------------------------------------------------------------
 KERNEL = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
