@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "kinesift/critpath.h"
 #include "report/html.h"
+#include "report/report_util.h"
 
 #define W 960.0
 #define LEFT 80.0
@@ -31,9 +32,10 @@ static void legend_item(FILE *out, const char *colour, const char *name)
     fputs("</li>", out);
 }
 
-static double pct(ks_ns a, ks_ns b)
+/* a share of den, "12.3%" ("n/a" of nothing, as the text and the JSON's null: ks_text_share) */
+static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
 {
-    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+    return ks_text_share(buf, n, a, den, 1, 1);
 }
 
 /* ---- step bars -------------------------------------------------------------------------- */
@@ -56,7 +58,8 @@ static void step_bar(FILE *out, const ks_analysis *a, const ks_step *s, double x
         ks_html_text(out, ks_trace_str(a->trace, s->name));
         fprintf(out, "%s: %s ", s->warmup ? " (warm-up)" : "", ks_role_name((ks_role)r));
         ks_html_ns(out, v);
-        fprintf(out, " (%.1f%% of ", pct(v, s->wall_ns));
+        char s1[16];
+        fprintf(out, " (%s of ", pct(s1, sizeof s1, v, s->wall_ns));
         ks_html_ns(out, s->wall_ns);
         fputs(")</title></rect>", out);
     }
@@ -286,8 +289,9 @@ static void device_row(FILE *out, const ks_analysis *a, const ks_gpu_row *gr, co
     ks_html_ns(out, gr->busy_ns);
     fputs(" of a ", out);
     ks_html_ns(out, gr->span_ns);
-    fprintf(out, " span (%.1f%%); gaps shorter than the threshold are inside the blue</title></rect>",
-            pct(gr->busy_ns, gr->span_ns));
+    char s1[16];
+    fprintf(out, " span (%s); gaps shorter than the threshold are inside the blue</title></rect>",
+            pct(s1, sizeof s1, gr->busy_ns, gr->span_ns));
     run r;
     memset(&r, 0, sizeof r);
     for (size_t i = 0; d && i < d->count; i++) {

@@ -82,9 +82,10 @@ ks_html *ks_html_begin(FILE *out)
     return h;
 }
 
-static double pct(ks_ns a, ks_ns b)
+/* a share of den, "12.3%" ("n/a" of nothing, as the text and the JSON's null: ks_text_share) */
+static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
 {
-    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+    return ks_text_share(buf, n, a, den, 1, 1);
 }
 
 static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, int id)
@@ -111,11 +112,12 @@ static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, i
         fputs("; no steps", f);
     }
     if (a->gpu) {
+        char s1[16];
         for (size_t i = 0; i < a->ngpu; i++)
             fprintf(f, "; GPU %d busy <span data-field=\"busy_share\" data-device=\"%d\" data-busy-ns=\"%lld\" "
-                       "data-span-ns=\"%lld\">%.1f%%</span>",
+                       "data-span-ns=\"%lld\">%s</span>",
                     a->gpu[i].device, a->gpu[i].device, (long long)a->gpu[i].busy_ns, (long long)a->gpu[i].span_ns,
-                    pct(a->gpu[i].busy_ns, a->gpu[i].span_ns));
+                    pct(s1, sizeof s1, a->gpu[i].busy_ns, a->gpu[i].span_ns));
     } else {
         fputs("; GPU ", f);
         ks_html_text(f, a->gpu_reason ? a->gpu_reason : "not observed");
@@ -293,8 +295,9 @@ static void kernel_table(FILE *f, const ks_analysis *a, const ks_report_opts *o)
         fprintf(f, "\" data-kind=\"%s\">", ks_kind_name((ks_kind)k->kind));
         name_cell(f, ks_trace_str(t, k->name), ks_kind_name((ks_kind)k->kind));
         ns_cell(f, "total_ns", k->total_ns, mx, 1);
-        fprintf(f, "<td class=\"num\" data-v=\"%lld\">%.1f%%</td>", (long long)k->total_ns,
-                pct(k->total_ns, span));
+        char s1[16];
+        fprintf(f, "<td class=\"num\" data-v=\"%lld\">%s</td>", (long long)k->total_ns,
+                pct(s1, sizeof s1, k->total_ns, span));
         count_cell(f, k->count);
         ns_cell(f, "median_ns", k->median_ns, 0, 1);
         ns_cell(f, "max_ns", k->max_ns, 0, 1);

@@ -500,8 +500,10 @@ def check_report(paths, tmp, extra=()):
             g = [x for x in tr["gpu"] if x["device"] == int(b.attrs["data-device"])][0]
             check(int(b.attrs["data-busy-ns"]) == g["busy_ns"] and int(b.attrs["data-span-ns"]) == g["span_ns"],
                   f"{w}: summary busy share of GPU {g['device']}")
-            check(b.all_text() == "%.1f%%" % (100 * g["busy_ns"] / g["span_ns"] if g["span_ns"] else 0),
-                  f"{w}: busy share text")
+            # of a zero span not observed: n/a, as the JSON's null
+            check(b.all_text() == ("n/a" if g["busy_share"] is None else "%.1f%%" % (100 * g["busy_ns"] / g["span_ns"])),
+                  f"{w}: busy share text {b.all_text()!r}, JSON {g['busy_share']}")
+            check((g["busy_share"] is None) == (g["span_ns"] <= 0), f"{w}: busy_share null exactly of a zero span")
         top = li.find_all(lambda n: n.attrs.get("data-field") == "top_diagnosis")
         check([t.all_text() for t in top] == [d["id"] for d in tr["diagnoses"][:1]], f"{w}: first diagnosis")
         # step bars

@@ -51,6 +51,19 @@ with tempfile.TemporaryDirectory() as d:
         checks.check_annotate(f, d)
     # one page for every fixture at once, and the telemetry fixture with its smi samples
     checks.check_report(FIXTURES, d)
+    # GPU work all of zero length: a GPU span of 0, whose busy share is n/a (JSON null), not 0.0%
+    zero = os.path.join(d, "zero_span.json")
+    json.dump({"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "K", "pid": 0, "tid": 7, "ts": 20, "dur": 0,
+         "args": {"correlation": 1, "stream": 7, "device": 0}}]}, open(zero, "w"))
+    root = checks.check_report([zero], d)
+    if root is not None:
+        shares = root.find_all(lambda n: n.attrs.get("data-field") == "busy_share")
+        check([b.all_text() for b in shares] == ["n/a"], f"zero GPU span: busy share n/a, not 0.0%: "
+              f"{[b.all_text() for b in shares]}")
     tel = os.path.join(FIX, "insights", "telemetry.json")
     root = checks.check_report([tel], d, ("--smi", os.path.join(FIX, "insights", "smi.csv"), "--smi-tz", "+02:00",
                                           "--smi-offset", "-1.5s"))
