@@ -105,6 +105,21 @@ static void int64_parsing(void **state)
     assert_int_equal(ks_parse_int64("", 0, &v), KS_NUM_SYNTAX);
 }
 
+/* Case k of a comparison: the fixed text k while there are fixed texts (1), else 0 after one
+ * xorshift step of *x, from which the caller makes a text of its own. */
+static int fixed_case(size_t k, const char *const *fixed, size_t nfixed, uint64_t *x, const char **s, size_t *len)
+{
+    if (k < nfixed) {
+        *s = fixed[k];
+        *len = strlen(*s);
+        return 1;
+    }
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return 0;
+}
+
 /* The fast paths of parser/numfast.h give exactly the full parsers' results: on boundary values
  * and on a million generated number texts (well-formed and not). */
 static void fast_paths_agree_with_full_parsers(void **state)
@@ -123,13 +138,7 @@ static void fast_paths_agree_with_full_parsers(void **state)
     for (size_t k = 0; k < 1000000 + sizeof fixed / sizeof *fixed; k++) {
         const char *s;
         size_t len;
-        if (k < sizeof fixed / sizeof *fixed) {
-            s = fixed[k];
-            len = strlen(s);
-        } else {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+        if (!fixed_case(k, fixed, sizeof fixed / sizeof *fixed, &x, &s, &len)) {
             len = 0;
             if (x & 1)
                 buf[len++] = '-';
@@ -176,13 +185,7 @@ static void doubles_agree_with_strtod(void **state)
     for (size_t k = 0; k < 1000000 + sizeof fixed / sizeof *fixed; k++) {
         const char *s;
         size_t len;
-        if (k < sizeof fixed / sizeof *fixed) {
-            s = fixed[k];
-            len = strlen(s);
-        } else {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+        if (!fixed_case(k, fixed, sizeof fixed / sizeof *fixed, &x, &s, &len)) {
             uint64_t y = x * 0x2545F4914F6CDD1DULL;
             len = 0;
             if (x & 1)
