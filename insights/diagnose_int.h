@@ -67,7 +67,7 @@ typedef struct ks_dx_item {
 /* a new diagnosis of kind k in out (impact clamped at 0; -1 for a caveat); its impact_source is
  * "heuristic" until ks_dx_on_path makes it the item's time on the critical path */
 ks_diagnosis *ks_dx_add(ks_diagnoses *out, const ks_dx_kind *k, const char *confidence, ks_ns impact);
-/* "12.5% of the active steps (40.2 ms)" into b */
+/* "12.5% of the active steps (40.2 ms)" into b ("n/a of the window (0 ns)" of nothing) */
 const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v);
 /* "high" (>= 10 % of the denominator), "medium" (>= 3 %), else "low" */
 const char *ks_dx_confidence(const ks_dx_ctx *c, ks_ns impact);

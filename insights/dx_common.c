@@ -36,8 +36,10 @@ const char *ks_dx_share(char *b, size_t n, const ks_dx_ctx *c, ks_ns v)
 {
     char d[32];
     ks_fmt_ns(d, sizeof d, c->denom);
-    snprintf(b, n, "%.1f%% of the %s (%s)", c->denom > 0 ? 100.0 * (double)v / (double)c->denom : 0.0, c->denom_name,
-             d);
+    if (c->denom > 0)
+        snprintf(b, n, "%.1f%% of the %s (%s)", 100.0 * (double)v / (double)c->denom, c->denom_name, d);
+    else /* a share of nothing is not observed, as everywhere in the reports */
+        snprintf(b, n, "n/a of the %s (%s)", c->denom_name, d);
     return b;
 }
 

@@ -1,9 +1,10 @@
 /* tests/insights/test_diagnose.c: the diagnoses' impact, ranking and floor, and the classes added
  * for the diagnoses (host-bound, set-up calls in the capture, graph capture, profiler overhead,
  * allocator growth, the minimum GPU work, launch calls apart from other runtime calls), on the
- * hand-written traces of fixtures/insights/ (gen.py). Every expected figure is worked out by hand
- * from the fixture's numbers (us) in the comment beside it. */
+ * hand-written traces of fixtures/insights/ (gen.py), and the shares the evidence states. Every
+ * expected figure is worked out by hand from the fixture's numbers (us) in the comment beside it. */
 #include "tests/analysis/analysis_test.h"
+#include "insights/diagnose_int.h"
 #include "kinesift/insights.h"
 
 typedef struct bundle {
@@ -388,6 +389,21 @@ static void same_diagnoses_on_any_threads(void **state)
     assert_true(kinds >= 6);
 }
 
+/* A share in a diagnosis's evidence names its denominator and size; of a denominator of 0 it is
+ * not observed (n/a), never 0.0%. */
+static void evidence_shares_name_their_denominator(void **state)
+{
+    (void)state;
+    char b[96];
+    ks_dx_ctx c;
+    memset(&c, 0, sizeof c);
+    c.denom_name = "window";
+    c.denom = 200;
+    assert_string_equal(ks_dx_share(b, sizeof b, &c, 50), "25.0% of the window (200 ns)");
+    c.denom = 0;
+    assert_string_equal(ks_dx_share(b, sizeof b, &c, 50), "n/a of the window (0 ns)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +419,7 @@ int main(void)
         cmocka_unit_test(cpu_work_before_the_first_gpu_work),
         cmocka_unit_test(input_pipeline_above_host_bound),
         cmocka_unit_test(a_capture_gets_its_caveat),
+        cmocka_unit_test(evidence_shares_name_their_denominator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
