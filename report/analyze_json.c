@@ -50,23 +50,6 @@ void ks_analyze_json_tree(ks_analyze_json *j, const struct yajl_val_s *trace)
     ks_jw_tree_lines(&j->w, trace, ks_shape_line_keys);
 }
 
-/* "key": v / den, or null when den is not positive (a share of nothing is not observed) */
-static void share(ks_jw *w, const char *key, ks_ns v, ks_ns den)
-{
-    if (den > 0)
-        ks_jw_kdouble(w, key, (double)v / (double)den);
-    else
-        ks_jw_knull(w, key);
-}
-
-static void gpu_field(ks_jw *w, const char *k, ks_ns v, int observed)
-{
-    if (observed)
-        ks_jw_kint(w, k, v);
-    else
-        ks_jw_knull(w, k);
-}
-
 static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_t n, const ks_report_opts *o)
 {
     const ks_trace *t = a->trace;
@@ -89,11 +72,11 @@ static void op_rows(ks_jw *w, const ks_analysis *a, const ks_op_row *rows, size_
         ks_jw_kint(w, "p90_ns", ks_op_row_durs(r).p90_ns);
         ks_jw_kint(w, "p99_ns", ks_op_row_durs(r).p99_ns);
         ks_jw_kint(w, "max_ns", ks_op_row_durs(r).max_ns);
-        gpu_field(w, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, gpu);
-        gpu_field(w, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, gpu);
-        gpu_field(w, "gpu_direct_sum_ns", ks_op_row_gpu(r).direct_sum_ns, gpu);
-        gpu_field(w, "gpu_subtree_sum_ns", ks_op_row_gpu(r).subtree_sum_ns, gpu);
-        share(w, "share", r->incl_ns, a->window_ns);
+        ks_report_json_int(w, "gpu_direct_ns", ks_op_row_gpu(r).direct_ns, gpu);
+        ks_report_json_int(w, "gpu_subtree_ns", ks_op_row_gpu(r).subtree_ns, gpu);
+        ks_report_json_int(w, "gpu_direct_sum_ns", ks_op_row_gpu(r).direct_sum_ns, gpu);
+        ks_report_json_int(w, "gpu_subtree_sum_ns", ks_op_row_gpu(r).subtree_sum_ns, gpu);
+        ks_report_json_share(w, "share", r->incl_ns, a->window_ns);
         ks_jw_kuint(w, "unfinished", r->unfinished);
         ks_jw_end_obj(w);
     }
@@ -188,7 +171,7 @@ static void kernel_rows(ks_jw *w, const ks_analysis *a, const ks_report_opts *o)
             ks_jw_kint(w, "bytes", k->bytes);
         else
             ks_jw_knull(w, "bytes");
-        share(w, "share", k->total_ns, span);
+        ks_report_json_share(w, "share", k->total_ns, span);
         launch_obj(w, k);
         ks_jw_end_obj(w);
     }
@@ -222,7 +205,7 @@ static void gpu_rows(ks_jw *w, const ks_analysis *a)
         ks_jw_kuint(w, "memcpys", g->memcpys);
         ks_jw_kuint(w, "memsets", g->memsets);
         ks_jw_kuint(w, "streams", g->streams);
-        share(w, "busy_share", g->busy_ns, g->span_ns);
+        ks_report_json_share(w, "busy_share", g->busy_ns, g->span_ns);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -256,7 +239,7 @@ static void device_activity(ks_jw *w, const ks_analysis *a)
         ks_jw_kint(w, "span_ns", d->span_ns);
         ks_jw_kint(w, "busy_ns", d->busy_ns);
         ks_jw_kint(w, "idle_ns", d->idle_ns);
-        share(w, "busy_share", d->busy_ns, d->span_ns);
+        ks_report_json_share(w, "busy_share", d->busy_ns, d->span_ns);
         ks_jw_key(w, "by_name");
         ks_jw_arr(w);
         for (size_t j = 0; j < d->nnames; j++) {

@@ -19,11 +19,6 @@ static const char *fmt(char *buf, size_t n, ks_ns v)
     return buf;
 }
 
-/* a share of den, "12.3%" ("n/a" of nothing: ks_text_share) */
-static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
-{
-    return ks_text_share(buf, n, a, den, 1, 1);
-}
 
 static void window_line(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
 {
@@ -56,8 +51,8 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
     for (size_t i = 0; i < a->ngpu; i++) {
         const ks_gpu_row *g = &a->gpu[i];
         fprintf(out, "  GPU %-4d busy %s of its %s GPU span (%s), idle %s (%s)", g->device,
-                fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), pct(s1, sizeof s1, g->busy_ns, g->span_ns),
-                fmt(b3, sizeof b3, g->idle_ns), pct(s2, sizeof s2, g->idle_ns, g->span_ns));
+                fmt(b1, sizeof b1, g->busy_ns), fmt(b2, sizeof b2, g->span_ns), ks_text_pct(s1, sizeof s1, g->busy_ns, g->span_ns),
+                fmt(b3, sizeof b3, g->idle_ns), ks_text_pct(s2, sizeof s2, g->idle_ns, g->span_ns));
         /* a share of a span much shorter than the window is stated with its absolute size */
         if (ks_mul_ge(a->window_ns, 1, g->span_ns, 2))
             fprintf(out, "; the span is only %s of the %s: %s busy in a %s window",
@@ -76,7 +71,7 @@ static void gpu_lines(FILE *out, const ks_analysis *a)
                          "compute %s (%s of the communication)\n",
                     fmt(b1, sizeof b1, g->comm_ns), fmt(b2, sizeof b2, g->comm_exposed_ns),
                     fmt(b3, sizeof b3, ks_sat_sub(g->comm_ns, g->comm_exposed_ns)),
-                    pct(s1, sizeof s1, ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
+                    ks_text_pct(s1, sizeof s1, ks_sat_sub(g->comm_ns, g->comm_exposed_ns), g->comm_ns));
     }
     fprintf(out, "           (busy = union of kernel, memcpy and memset time; high busy time says nothing "
                  "about useful work per unit of time)\n");
@@ -91,8 +86,8 @@ static void device_lines(FILE *out, const ks_analysis *a)
         const ks_device_activity *d = &a->device_activity[i];
         fprintf(out, "  device %d%s%s%s: busy %s of %s span (%s), idle %s (%s); %llu events on %u track%s (",
                 d->device, d->label ? " (" : "", d->label ? ks_trace_str(t, d->label) : "", d->label ? ")" : "",
-                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), pct(s1, sizeof s1, d->busy_ns, d->span_ns),
-                fmt(b3, sizeof b3, d->idle_ns), pct(s2, sizeof s2, d->idle_ns, d->span_ns), (unsigned long long)d->events,
+                fmt(b1, sizeof b1, d->busy_ns), fmt(b2, sizeof b2, d->span_ns), ks_text_pct(s1, sizeof s1, d->busy_ns, d->span_ns),
+                fmt(b3, sizeof b3, d->idle_ns), ks_text_pct(s2, sizeof s2, d->idle_ns, d->span_ns), (unsigned long long)d->events,
                 d->tracks, d->tracks == 1 ? "" : "s");
         for (size_t j = 0; j < d->ncats; j++)
             fprintf(out, "%s%s", j ? ", " : "", ks_trace_cat_name(t, d->cats[j]));
@@ -186,7 +181,7 @@ static void kernel_table(FILE *out, const ks_analysis *a, const ks_report_opts *
         char preview[TEXT_NAME_MAX + 64];
         ks_text_short_name(ks_trace_str(t, k->name), TEXT_NAME_MAX, 1, preview, sizeof preview);
         fprintf(out, "  %s\t%s\t%llu\t%s\t%s\t%s\t%s" KS_TEXT_KEEP " [%s]\n", fmt(b1, sizeof b1, k->total_ns),
-                pct(s1, sizeof s1, k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
+                ks_text_pct(s1, sizeof s1, k->total_ns, span), (unsigned long long)k->count, fmt(b2, sizeof b2, k->median_ns),
                 fmt(b3, sizeof b3, k->p90_ns), fmt(b4, sizeof b4, k->max_ns), preview,
                 ks_kind_name((ks_kind)k->kind));
     }

@@ -32,11 +32,6 @@ static void legend_item(FILE *out, const char *colour, const char *name)
     fputs("</li>", out);
 }
 
-/* a share of den, "12.3%" ("n/a" of nothing, as the text and the JSON's null: ks_text_share) */
-static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
-{
-    return ks_text_share(buf, n, a, den, 1, 1);
-}
 
 /* ---- step bars -------------------------------------------------------------------------- */
 
@@ -59,7 +54,7 @@ static void step_bar(FILE *out, const ks_analysis *a, const ks_step *s, double x
         fprintf(out, "%s: %s ", s->warmup ? " (warm-up)" : "", ks_role_name((ks_role)r));
         ks_html_ns(out, v);
         char s1[16];
-        fprintf(out, " (%s of ", pct(s1, sizeof s1, v, s->wall_ns));
+        fprintf(out, " (%s of ", ks_text_pct(s1, sizeof s1, v, s->wall_ns));
         ks_html_ns(out, s->wall_ns);
         fputs(")</title></rect>", out);
     }
@@ -291,7 +286,7 @@ static void device_row(FILE *out, const ks_analysis *a, const ks_gpu_row *gr, co
     ks_html_ns(out, gr->span_ns);
     char s1[16];
     fprintf(out, " span (%s); gaps shorter than the threshold are inside the blue</title></rect>",
-            pct(s1, sizeof s1, gr->busy_ns, gr->span_ns));
+            ks_text_pct(s1, sizeof s1, gr->busy_ns, gr->span_ns));
     run r;
     memset(&r, 0, sizeof r);
     for (size_t i = 0; d && i < d->count; i++) {

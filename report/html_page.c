@@ -82,11 +82,6 @@ ks_html *ks_html_begin(FILE *out)
     return h;
 }
 
-/* a share of den, "12.3%" ("n/a" of nothing, as the text and the JSON's null: ks_text_share) */
-static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
-{
-    return ks_text_share(buf, n, a, den, 1, 1);
-}
 
 static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, int id)
 {
@@ -117,7 +112,7 @@ static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, i
             fprintf(f, "; GPU %d busy <span data-field=\"busy_share\" data-device=\"%d\" data-busy-ns=\"%lld\" "
                        "data-span-ns=\"%lld\">%s</span>",
                     a->gpu[i].device, a->gpu[i].device, (long long)a->gpu[i].busy_ns, (long long)a->gpu[i].span_ns,
-                    pct(s1, sizeof s1, a->gpu[i].busy_ns, a->gpu[i].span_ns));
+                    ks_text_pct(s1, sizeof s1, a->gpu[i].busy_ns, a->gpu[i].span_ns));
     } else {
         fputs("; GPU ", f);
         ks_html_text(f, a->gpu_reason ? a->gpu_reason : "not observed");
@@ -297,7 +292,7 @@ static void kernel_table(FILE *f, const ks_analysis *a, const ks_report_opts *o)
         ns_cell(f, "total_ns", k->total_ns, mx, 1);
         char s1[16];
         fprintf(f, "<td class=\"num\" data-v=\"%lld\">%s</td>", (long long)k->total_ns,
-                pct(s1, sizeof s1, k->total_ns, span));
+                ks_text_pct(s1, sizeof s1, k->total_ns, span));
         count_cell(f, k->count);
         ns_cell(f, "median_ns", k->median_ns, 0, 1);
         ns_cell(f, "max_ns", k->max_ns, 0, 1);

@@ -12,14 +12,6 @@
 #include "report/report_int.h"
 #include "report/report_util.h"
 
-static void maybe_int(ks_jw *w, const char *k, ks_ns v, int observed)
-{
-    if (observed)
-        ks_jw_kint(w, k, v);
-    else
-        ks_jw_knull(w, k);
-}
-
 static void ties_json(ks_jw *w, const ks_ns *v)
 {
     ks_jw_obj(w);
@@ -111,8 +103,8 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
         ks_jw_kint(w, "host_start_ns", s->host_start);
         ks_jw_kint(w, "host_end_ns", s->host_end);
         ks_jw_kint(w, "wall_ns", s->wall_ns);
-        maybe_int(w, "busy_ns", s->busy_ns, gpu);
-        maybe_int(w, "idle_ns", s->idle_ns, gpu);
+        ks_report_json_int(w, "busy_ns", s->busy_ns, gpu);
+        ks_report_json_int(w, "idle_ns", s->idle_ns, gpu);
         ks_jw_kbool(w, "warmup", s->warmup);
         ks_jw_kbool(w, "unfinished", s->unfinished);
         ks_jw_kuint(w, "gpu_events", s->gpu_events);
@@ -129,7 +121,7 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
         ks_jw_obj(w);
         for (int r = 0; r < KS_ROLE_COUNT; r++) {
             int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
-            maybe_int(w, ks_role_name((ks_role)r), s->breakdown[r], gpu || !gpu_role);
+            ks_report_json_int(w, ks_role_name((ks_role)r), s->breakdown[r], gpu || !gpu_role);
         }
         ks_jw_end_obj(w);
         step_path_json(w, a, cp && cp->n == st->n ? cp : NULL, i, "critical_path");
@@ -173,10 +165,7 @@ static void causes(ks_jw *w, const ks_trace *t, const ks_gap_cause *c, size_t n,
         ks_jw_kbool(w, "waiting_on_other_thread", c[i].waiting);
         ks_jw_kuint(w, "count", c[i].count);
         ks_jw_kint(w, "total_ns", c[i].total_ns);
-        if (total > 0)
-            ks_jw_kdouble(w, "share", (double)c[i].total_ns / (double)total);
-        else
-            ks_jw_knull(w, "share");
+        ks_report_json_share(w, "share", c[i].total_ns, total);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);
@@ -304,10 +293,7 @@ static void diagnoses_json(ks_jw *w, const ks_analysis *a, const ks_diagnoses *d
         ks_jw_kstr(w, "confidence", x->confidence);
         if (x->impact_ns >= 0) {
             ks_jw_kint(w, "impact_ns", x->impact_ns);
-            if (d->denominator_ns > 0) /* of a zero denominator not observed */
-                ks_jw_kdouble(w, "impact_share", (double)x->impact_ns / (double)d->denominator_ns);
-            else
-                ks_jw_knull(w, "impact_share");
+            ks_report_json_share(w, "impact_share", x->impact_ns, d->denominator_ns);
         } else {
             ks_jw_knull(w, "impact_ns");
             ks_jw_knull(w, "impact_share");

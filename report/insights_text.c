@@ -15,11 +15,6 @@ static const char *fmt(char *b, size_t n, ks_ns v)
     return b;
 }
 
-/* a share of den, "12.3%" ("n/a" of nothing: ks_text_share) */
-static const char *pct(char *buf, size_t n, ks_ns a, ks_ns den)
-{
-    return ks_text_share(buf, n, a, den, 1, 1);
-}
 
 /* the steps the table shows when it has more than top rows (top 0: all): the first
  * max(1, top/5) and the last max(1, top/5) (none with top 1), and the slowest of the others
@@ -198,12 +193,12 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
             cp->v[0].number < 0 ? "the window," : "steps,", fmt(b1, sizeof b1, wall));
     for (int k = 0; k < KS_CP_NKINDS; k++)
         if (by[k])
-            fprintf(out, " %s %s", ks_cp_kind_name(k), pct(s1, sizeof s1, by[k], wall));
-    fprintf(out, "; on inferred edges %s\n", pct(s1, sizeof s1, inferred, wall));
+            fprintf(out, " %s %s", ks_cp_kind_name(k), ks_text_pct(s1, sizeof s1, by[k], wall));
+    fprintf(out, "; on inferred edges %s\n", ks_text_pct(s1, sizeof s1, inferred, wall));
     if (coll) /* a share of the path's whole time, as gpu's: said, lest it read as a share of gpu */
         fprintf(out, "    part of gpu: collectives %s of the %s above: their time includes waiting for the other "
                      "ranks, so it may be theirs (compare the ranks: kinesift ranks)\n",
-                pct(s1, sizeof s1, coll, wall), fmt(b1, sizeof b1, wall));
+                ks_text_pct(s1, sizeof s1, coll, wall), fmt(b1, sizeof b1, wall));
     /* the names with most time (of those in some step's top list) */
     for (size_t i = 1; i < ntop; i++)
         for (size_t j = i; j > 0 && top[j].ns > top[j - 1].ns; j--) {
@@ -212,7 +207,7 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
             top[j - 1] = x;
         }
     for (size_t i = 0; i < ntop && i < 5; i++)
-        fprintf(out, "    %6s  %-3s %.100s%s\n", pct(s1, sizeof s1, top[i].ns, wall), ks_cp_kind_name(top[i].kind),
+        fprintf(out, "    %6s  %-3s %.100s%s\n", ks_text_pct(s1, sizeof s1, top[i].ns, wall), ks_cp_kind_name(top[i].kind),
                 top[i].name ? ks_trace_str(a->trace, top[i].name) : "(CPU time under no slice)",
                 top[i].collective ? " (collective: may be waiting for peers)" : "");
 }
@@ -245,7 +240,7 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
     fprintf(out, "    launching thread waiting on another thread: %s (%s of the gaps): idle or in a blocking "
                  "call while another thread of its process ran an op or a label, or in a label's own time "
                  "while another thread ran an op\n",
-            fmt(b1, sizeof b1, d->waiting_ns), pct(s1, sizeof s1, d->waiting_ns, d->total_ns));
+            fmt(b1, sizeof b1, d->waiting_ns), ks_text_pct(s1, sizeof s1, d->waiting_ns, d->total_ns));
     fprintf(out, "    every CPU thread of the process during the gaps (working / blocking call / label's own time / idle; "
                  "%% of the gaps' time):\n");
     for (size_t i = 0; i < d->nthreads; i++) {
@@ -261,7 +256,7 @@ static void threads_in_gaps(FILE *out, const ks_trace *t, const ks_gap_device *d
             char what[200];
             cause_text(what, sizeof what, t, &th->by_cpu[j]);
             fprintf(out, "        %s\t%s\t%s\n", fmt(b1, sizeof b1, th->by_cpu[j].total_ns),
-                    pct(s1, sizeof s1, th->by_cpu[j].total_ns, d->total_ns), what);
+                    ks_text_pct(s1, sizeof s1, th->by_cpu[j].total_ns, d->total_ns), what);
         }
     }
 }
@@ -292,7 +287,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
             char what[200];
             cause_text(what, sizeof what, t, c);
             fprintf(out, "    %s\t%s\t%llu\t%s\n", fmt(b1, sizeof b1, c->total_ns),
-                    pct(s1, sizeof s1, c->total_ns, d->total_ns),
+                    ks_text_pct(s1, sizeof s1, c->total_ns, d->total_ns),
                     (unsigned long long)c->count, what);
         }
         threads_in_gaps(out, t, d);
@@ -300,7 +295,7 @@ static void gaps_text(FILE *out, const ks_analysis *a, const ks_gaps *g)
         for (size_t j = 0; j < d->nby_label && j < 5; j++) {
             const ks_gap_cause *c = &d->by_label[j];
             fprintf(out, "%s %s %s", j ? "," : "", c->name ? ks_trace_str(t, c->name) : "(no label)",
-                    pct(s1, sizeof s1, c->total_ns, d->total_ns));
+                    ks_text_pct(s1, sizeof s1, c->total_ns, d->total_ns));
         }
         fputc('\n', out);
     }
@@ -328,7 +323,7 @@ static void diagnoses_text(FILE *out, const ks_analysis *a, const ks_diagnoses *
         const ks_diagnosis *x = &d->v[i];
         if (x->impact_ns >= 0)
             fprintf(out, "  [%s, confidence %s, could save at most %s = %s of the %s%s]\n", x->id, x->confidence,
-                    fmt(b2, sizeof b2, x->impact_ns), pct(s1, sizeof s1, x->impact_ns, d->denominator_ns), den,
+                    fmt(b2, sizeof b2, x->impact_ns), ks_text_pct(s1, sizeof s1, x->impact_ns, d->denominator_ns), den,
                     x->below_floor ? ", below the floor" : "");
         else if (strcmp(x->confidence, "n/a"))
             fprintf(out, "  [%s, confidence %s, %s]\n", x->id, x->confidence, x->impact_basis);
@@ -390,7 +385,7 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
     if (a->gpu && a->ngpu) {
         char b1[32], b2[32], sh[16];
         /* of a zero span the share is not observed: n/a, as the JSON's null trace_busy_share */
-        pct(sh, sizeof sh, a->gpu[0].busy_ns, a->gpu[0].span_ns);
+        ks_text_pct(sh, sizeof sh, a->gpu[0].busy_ns, a->gpu[0].span_ns);
         /* the trace's first device (JSON's trace_busy_share): named, since the samples' GPU is
          * matched by its own rule and a trace of several devices has other figures */
         fprintf(out, "    trace: GPU %d busy %s of its span (%s busy in a %s span)\n", a->gpu[0].device, sh,
@@ -420,7 +415,7 @@ static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_
     for (size_t i = 0; i < n && i < 8; i++) {
         const char *nm = ks_trace_str(t, v[i].name);
         ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
-        fprintf(out, "      %s\t%s\t%llu\t%s\n", fmt(b1, sizeof b1, v[i].gpu_ns), pct(s1, sizeof s1, v[i].gpu_ns, total),
+        fprintf(out, "      %s\t%s\t%llu\t%s\n", fmt(b1, sizeof b1, v[i].gpu_ns), ks_text_pct(s1, sizeof s1, v[i].gpu_ns, total),
                 (unsigned long long)v[i].count, prev);
     }
 }
@@ -439,7 +434,7 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
                 other = ks_sat_add(other, th->v[i].gpu_ns[k]);
     fprintf(out, "\n  Threads: GPU busy %s by the thread that launched it (each ns counted once); %s (%s of it) launched "
                  "by threads other than the %s thread; %llu fwdbwd flows tie backward ops to forward ops\n",
-            fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), pct(s1, sizeof s1, other, th->busy_ns),
+            fmt(b1, sizeof b1, th->busy_ns), fmt(b2, sizeof b2, other), ks_text_pct(s1, sizeof s1, other, th->busy_ns),
             st && st->n ? "stepping" : "main", (unsigned long long)th->flows);
     fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", "role", "own thread", "via flow", "via time", "not tied",
             "thread");

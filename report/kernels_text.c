@@ -14,7 +14,7 @@
 /* a row's share of its device's busy time, "n/a" without busy time (the JSON's null) */
 static const char *busy_share(char *b, size_t n, const ks_analysis *a, const ks_class_time *r)
 {
-    return ks_text_share(b, n, r->busy_ns, ks_kernels_device_busy(a, r->device), 1, 1);
+    return ks_text_pct(b, n, r->busy_ns, ks_kernels_device_busy(a, r->device));
 }
 
 static int cmp_busy(const void *x, const void *y)

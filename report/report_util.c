@@ -192,6 +192,22 @@ const char *ks_text_share(char *buf, size_t n, int64_t num, int64_t den, int dig
     return buf;
 }
 
+void ks_report_json_share(ks_jw *w, const char *key, int64_t num, int64_t den)
+{
+    if (den > 0)
+        ks_jw_kdouble(w, key, (double)num / (double)den);
+    else
+        ks_jw_knull(w, key);
+}
+
+void ks_report_json_int(ks_jw *w, const char *key, int64_t v, int observed)
+{
+    if (observed)
+        ks_jw_kint(w, key, v);
+    else
+        ks_jw_knull(w, key);
+}
+
 char *ks_report_measure_by_hand(const char *platform, const char *validate_cmd)
 {
     if (!validate_cmd || !platform || !strcmp(platform, "CUDA"))

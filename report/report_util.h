@@ -59,6 +59,15 @@ const char *ks_text_name(const char *s, size_t max, char *buf, size_t n);
  * set; "n/a" when den is not positive (a share of nothing is not observed: JSON's null). Into
  * buf, which it returns. */
 const char *ks_text_share(char *buf, size_t n, int64_t num, int64_t den, int digits, int sign);
+/* The share most text and the HTML page print: one decimal and "%" (ks_text_share). */
+static inline const char *ks_text_pct(char *buf, size_t n, int64_t num, int64_t den)
+{
+    return ks_text_share(buf, n, num, den, 1, 1);
+}
+/* JSON "key": num / den, or null when den is not positive (the same rule as ks_text_share). */
+void ks_report_json_share(ks_jw *w, const char *key, int64_t num, int64_t den);
+/* JSON "key": v, or null when not observed. */
+void ks_report_json_int(ks_jw *w, const char *key, int64_t v, int observed);
 
 /* A name for a text table (docs/report.md, "Names in text"): unchanged when at most max bytes;
  * else, for GPU work names (cpp set: C++ kernel signatures), step by step while it is still too
