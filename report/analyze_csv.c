@@ -220,8 +220,7 @@ static void step_rows(FILE *out, const ks_analysis *a, const ks_steps *st, const
         set_int(r, C_WARMUP, s->warmup);
         set_int(r, C_UNFINISHED, s->unfinished);
         for (int k = 0; k < KS_ROLE_COUNT; k++) {
-            int gpu_role = k == KS_ROLE_KERNEL || k == KS_ROLE_MEMCPY || k == KS_ROLE_MEMSET;
-            if (gpu || !gpu_role)
+            if (ks_report_role_observed(a, k))
                 set_int(r, C_ROLE0 + k, s->breakdown[k]);
         }
         const ks_cp_step *p = cp && cp->n == st->n ? &cp->v[i] : NULL;

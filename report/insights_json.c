@@ -120,8 +120,7 @@ static void steps_json(ks_jw *w, const ks_analysis *a, const ks_steps *st, const
         ks_jw_key(w, "breakdown");
         ks_jw_obj(w);
         for (int r = 0; r < KS_ROLE_COUNT; r++) {
-            int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
-            ks_report_json_int(w, ks_role_name((ks_role)r), s->breakdown[r], gpu || !gpu_role);
+            ks_report_json_int(w, ks_role_name((ks_role)r), s->breakdown[r], ks_report_role_observed(a, r));
         }
         ks_jw_end_obj(w);
         step_path_json(w, a, cp && cp->n == st->n ? cp : NULL, i, "critical_path");

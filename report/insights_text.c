@@ -72,10 +72,10 @@ static void steps_histogram(FILE *out, const ks_steps *st)
     fputc('\n', out);
 }
 
-static void step_row(FILE *out, const ks_step *s, int gpu)
+static void step_row(FILE *out, const ks_analysis *a, const ks_step *s)
 {
     char b1[32], busy[16], idle[16];
-    if (gpu) {
+    if (a->links.gpu_events > 0) {
         ks_text_share(busy, sizeof busy, s->busy_ns, s->wall_ns, 0, 1);
         ks_text_share(idle, sizeof idle, s->idle_ns, s->wall_ns, 0, 1);
     } else {
@@ -84,9 +84,8 @@ static void step_row(FILE *out, const ks_step *s, int gpu)
     }
     fprintf(out, "  %lld\t%s\t%s\t%s", (long long)s->number, fmt(b1, sizeof b1, s->wall_ns), busy, idle);
     for (int r = 0; r < KS_ROLE_COUNT; r++) {
-        int gpu_role = r == KS_ROLE_KERNEL || r == KS_ROLE_MEMCPY || r == KS_ROLE_MEMSET;
         char cell[16];
-        if (gpu || !gpu_role) /* without GPU events their time is not observed, as in the JSON */
+        if (ks_report_role_observed(a, r)) /* as in the JSON */
             fprintf(out, "\t%s", ks_text_share(cell, sizeof cell, s->breakdown[r], s->wall_ns, 1, 0));
         else
             fprintf(out, "\tn/a");
@@ -106,7 +105,6 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
         fprintf(out, "\n  Steps: %s\n", st->source);
         return;
     }
-    int gpu = a->links.gpu_events > 0;
     if (st->n)
         fprintf(out, "\n  Steps (%s): %zu, %zu warm-up", st->source, st->n, st->nwarmup);
     else /* steps in the trace, none in the window: said, as JSON's steps_summary.outside_window */
@@ -150,7 +148,7 @@ static void steps_text(FILE *out, const ks_analysis *a, const ks_steps *st, size
     fprintf(out, "\t\n");
     for (size_t i = 0; i < st->n;) {
         if (shown[i]) {
-            step_row(out, &st->v[i++], gpu);
+            step_row(out, a, &st->v[i++]);
             continue;
         }
         size_t j = i;

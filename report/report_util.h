@@ -7,6 +7,7 @@
 
 #include "common/jsonw.h"
 #include "kinesift/analysis.h"
+#include "kinesift/insights.h"
 #include "kinesift/store.h"
 
 /* "key": pid/tid with its JSON type (number, string or null). */
@@ -68,6 +69,12 @@ static inline const char *ks_text_pct(char *buf, size_t n, int64_t num, int64_t 
 void ks_report_json_share(ks_jw *w, const char *key, int64_t num, int64_t den);
 /* JSON "key": v, or null when not observed. */
 void ks_report_json_int(ks_jw *w, const char *key, int64_t v, int observed);
+/* Whether a step breakdown role's time is observed: the GPU roles (kernel, memcpy, memset) only
+ * in a trace with GPU events; every format says so the same way (null, n/a, an empty cell). */
+static inline int ks_report_role_observed(const ks_analysis *a, int role)
+{
+    return a->links.gpu_events > 0 || (role != KS_ROLE_KERNEL && role != KS_ROLE_MEMCPY && role != KS_ROLE_MEMSET);
+}
 
 /* A name for a text table (docs/report.md, "Names in text"): unchanged when at most max bytes;
  * else, for GPU work names (cpp set: C++ kernel signatures), step by step while it is still too
