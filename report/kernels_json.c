@@ -156,6 +156,7 @@ static void atom_raw(atoms *a, const ks_trace *t, ks_str id)
 const char *const ks_shape_line_keys[] = {"input_dims", "input_types", "concrete_inputs", NULL};
 
 #define ATOM_INT(a, k, v) (ATOM_KEY(a, k), atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
+#define ATOM_NULL(a, k) (ATOM_KEY(a, k), atom_text((a), "null", 4))
 /* a rate: null (not a number: most rates of an untimed row) written here, a figure by atom_rate */
 #define ATOM_RATE(a, k, v)                                                                          \
     do {                                                                                           \
@@ -281,13 +282,13 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
             ATOM_INT(&at, "calls_timed", (int64_t)r->calls_timed);
             ATOM_INT(&at, "kernel_ns", r->kernel_ns);
         } else { /* no GPU work in the trace: the kernel time is not observed (as the ops rows') */
-            (ATOM_KEY(&at, "calls_timed"), atom_text(&at, "null", 4));
-            (ATOM_KEY(&at, "kernel_ns"), atom_text(&at, "null", 4));
+            ATOM_NULL(&at, "calls_timed");
+            ATOM_NULL(&at, "kernel_ns");
         }
         if (r->device >= 0)
             ATOM_INT(&at, "device", r->device);
         else
-            (ATOM_KEY(&at, "device"), atom_text(&at, "null", 4));
+            ATOM_NULL(&at, "device");
         ATOM_RATE(&at, "gflops_each", known ? r->cost.flops / 1e9 : NAN);
         ATOM_RATE(&at, "bytes_each", known ? r->cost.bytes : NAN);
         ATOM_RATE(&at, "intensity", known && r->cost.bytes > 0 ? r->cost.flops / r->cost.bytes : NAN);
@@ -309,7 +310,7 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
         if (f.bound)
             ATOM_STR(&at, "bound", f.bound);
         else
-            (ATOM_KEY(&at, "bound"), atom_text(&at, "null", 4));
+            ATOM_NULL(&at, "bound");
         ks_jw_katoms(w, at.m, at.n);
         ks_jw_end_obj(w);
     }
