@@ -71,27 +71,6 @@ static void replay(ks_parser *p, const ks_unit *u)
     p->acc.value = 1; /* the unit ends with an event's '}' */
 }
 
-/* ks_ps_feed_run for a run parsed ahead (a worker's unit or the main parser's own): its edges go to
- * yajl here, the unit is replayed in between (counted in *replayed); when the edge does not end on
- * an event boundary, the rest is read here after all. */
-static int feed_unit(ks_parser *p, size_t pos, const ks_unit *u, uint64_t *replayed, ks_error *err,
-                     uint64_t *err_at)
-{
-    p->in.run_hint = 0;
-    p->in.last_ev_run_end = SIZE_MAX;
-    yajl_status ys = ks_ps_feed_part(p, 0, u->x);
-    if (ys == yajl_status_ok && !p->failed) {
-        if (at_event_boundary(p, u->xb)) {
-            replay(p, u);
-            (*replayed)++;
-            ys = ks_ps_feed_part(p, u->y, p->in.run.len - u->y);
-        } else {
-            ys = ks_ps_feed_part(p, u->x, p->in.run.len - u->x);
-        }
-    }
-    return ks_ps_settle(p, pos, ys, err, err_at);
-}
-
 /* 1 when the state the main parser is in lets a unit of its own be replayed at all (it is inside
  * the events, with own scans on). */
 static int may_scan(const ks_parser *p)
@@ -99,19 +78,97 @@ static int may_scan(const ks_parser *p)
     return p->own_scans && !p->nest.top_done && !p->nest.events_done && p->nest.in_events_seen;
 }
 
-/* A chunk no worker took: the main parser runs its middle through the fast scanner itself
- * (spec.c) and replays it as a worker's unit, when may_scan; NULL otherwise (yajl reads the whole
- * run). */
-static ks_unit *own_unit(ks_parser *p, const ks_rchunk *c)
+/* 1 when own scans are on and the main parser has not reached the events yet (the first chunk:
+ * the header, then the events). */
+static int before_events(const ks_parser *p)
 {
-    if (!may_scan(p))
-        return NULL;
+    return p->own_scans && !p->nest.top_done && !p->nest.events_done && !p->nest.in_events_seen;
+}
+
+static size_t skip_blanks(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Where the events array seems to open in run text s[0..n): after the '[' of a bare array, or
+ * after `"traceEvents"` blanks ':' blanks '['; 0 when neither is found. A guess only (the key may
+ * be inside a string, or nested): feed_unit replays a unit only when the main parser, having read
+ * the bytes before it, stands between two events. */
+static size_t events_open(const char *s, size_t n)
+{
+    static const char key[] = "\"traceEvents\"";
+    size_t i = skip_blanks(s, n, 0);
+    if (i < n && s[i] == '[')
+        return i + 1;
+    const char *q = memmem(s, n, key, sizeof key - 1);
+    if (!q)
+        return 0;
+    i = skip_blanks(s, n, (size_t)(q - s) + sizeof key - 1);
+    if (i >= n || s[i] != ':')
+        return 0;
+    i = skip_blanks(s, n, i + 1);
+    return i < n && s[i] == '[' ? i + 1 : 0;
+}
+
+/* The main parser's own scan of c's run from the first event boundary at or after from (spec.c),
+ * to be replayed as a worker's unit. */
+static ks_unit *own_from(ks_parser *p, const ks_rchunk *c, size_t from)
+{
     if (!p->own_spec) {
         p->own_spec = ks_spec_new();
         p->own_unit.maps = &p->own_maps;
     }
-    ks_spec_parse(p->own_spec, c, &p->own_unit);
+    ks_spec_parse(p->own_spec, c, from, &p->own_unit);
     return &p->own_unit;
+}
+
+/* A chunk no worker took: the main parser runs its middle through the fast scanner itself and
+ * replays it, when may_scan, or from the events' start in the chunk that opens them; NULL
+ * otherwise (yajl reads the whole run). */
+static ks_unit *own_unit(ks_parser *p, const ks_rchunk *c)
+{
+    size_t from = 0;
+    if (!may_scan(p) && !(before_events(p) && (from = events_open(c->run.res, c->run.len))))
+        return NULL;
+    return own_from(p, c, from);
+}
+
+/* ks_ps_feed_run for chunk c's run parsed ahead (a worker's unit or the main parser's own): its
+ * edges go to yajl here, the unit is replayed in between (counted in *replayed); when the edge
+ * does not end on an event boundary, the rest is read here after all. A unit cut before an event
+ * only the main parser may read (unit.h): yajl reads that event, and with own scans on the
+ * main parser scans on from the event after it (counted in units_own), and so on. */
+static int feed_unit(ks_parser *p, const ks_rchunk *c, const ks_unit *u, uint64_t *replayed, ks_error *err,
+                     uint64_t *err_at)
+{
+    p->in.run_hint = 0;
+    p->in.last_ev_run_end = SIZE_MAX;
+    size_t off = 0;
+    yajl_status ys;
+    for (;;) {
+        ys = ks_ps_feed_part(p, off, u->x - off);
+        if (ys != yajl_status_ok || p->failed)
+            break;
+        off = u->x;
+        if (!at_event_boundary(p, u->xb))
+            break;
+        if (u->y > u->x) {
+            replay(p, u);
+            (*replayed)++;
+        }
+        off = u->y;
+        if (!u->cut || !p->own_scans)
+            break;
+        u = own_from(p, c, off + 1);
+        if (u->state != KS_UNIT_CLEAN)
+            break;
+        replayed = &p->info.units_own;
+    }
+    if (ys == yajl_status_ok && !p->failed)
+        ys = ks_ps_feed_part(p, off, p->in.run.len - off);
+    return ks_ps_settle(p, c->run_start, ys, err, err_at);
 }
 
 /* A read failed at absolute offset at (the end of what was read): fatal at the very start, in
@@ -355,9 +412,9 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         ks_unit *own = u ? NULL : own_unit(p, c);
         uint64_t replayed = p->info.units_replayed, own_before = p->info.units_own;
         int ok = u && u->state == KS_UNIT_CLEAN
-                     ? feed_unit(p, c->run_start, u, mine ? &p->info.units_own : &p->info.units_replayed, err, &err_at)
+                     ? feed_unit(p, c, u, mine ? &p->info.units_own : &p->info.units_replayed, err, &err_at)
                  : own && own->state == KS_UNIT_CLEAN
-                     ? feed_unit(p, c->run_start, own, &p->info.units_own, err, &err_at)
+                     ? feed_unit(p, c, own, &p->info.units_own, err, &err_at)
                      : ks_ps_feed_run(p, c->run_start, err, &err_at);
         p->info.chunks++;
         if (u || own)

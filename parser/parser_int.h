@@ -271,6 +271,7 @@ typedef struct ps_cache {
 typedef struct ps_worker {
     ks_unit *unit;
     int bad;                  /* the unit met something only the main parser may do */
+    int cut;                  /* the scan stopped at an event of the main parser's (spec.c) */
     uint32_t no;
     uint32_t *str_stamp, *cat_stamp, *track_stamp; /* by local id: unit no of its last use */
     size_t str_stamp_cap, cat_stamp_cap, track_stamp_cap;

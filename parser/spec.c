@@ -78,7 +78,7 @@ static void spec_begin(ks_parser *p, const ks_rchunk *c, ks_unit *u)
     p->in.run_hint = 0;
     p->wk.unit = u;
     p->wk.no++;
-    p->wk.bad = p->failed = 0;
+    p->wk.bad = p->wk.cut = p->failed = 0;
     p->events_read = 0;
     /* every track used is logged for the unit, under an id of the unit's own: the worker keeps no
      * table of every track it met (a trace may have a million one-event tracks) */
@@ -112,6 +112,29 @@ static int clean_end(const ks_parser *p, const ks_unit *u)
            p->in.last_ev_run_end == u->yb + 1;
 }
 
+/* The scan stopped at an event the main parser must read itself (values.c: metadata or a counter,
+ * its "ph" read before anything of it was kept): the unit ends at the last event before it (y
+ * moved back to its '{'), or holds no event (y = x). 1 when the stop is where the unit's state is
+ * whole. */
+static int cut_end(const ks_parser *p, ks_unit *u)
+{
+    if (p->failed || p->nest.skip || p->nest.depth != 2 || p->nest.ctx != CX_EVENT)
+        return 0;
+    size_t i = p->in.last_ev_run_end == SIZE_MAX ? u->x : p->in.last_ev_run_end;
+    if (i != u->x) {
+        const char *s = p->in.run.res;
+        while (i < u->y && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == ','))
+            i++;
+        if (i >= u->y || s[i] != '{')
+            return 0;
+        u->yb = p->in.last_ev_run_end - 1;
+    } else
+        u->yb = u->xb;
+    u->y = i;
+    u->cut = 1;
+    return 1;
+}
+
 /* The fast scanner (json/scan.h) over run[x, y): 1 clean, 0 not, -1 refused (yajl must read it). */
 static int parse_scan(ks_spec *s, ks_unit *u)
 {
@@ -130,6 +153,8 @@ static int parse_scan(ks_spec *s, ks_unit *u)
     p->scan = NULL;
     if (rc == KS_JSCAN_REFUSED)
         return -1;
+    if (rc == KS_JSCAN_CANCELED && p->wk.cut)
+        return cut_end(p, u);
     return rc == KS_JSCAN_OK && clean_end(p, u);
 }
 
@@ -150,12 +175,12 @@ static int parse_yajl(ks_parser *p, ks_unit *u)
     return clean;
 }
 
-void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u)
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, size_t from, ks_unit *u)
 {
     ks_parser *p = &s->p;
     ks_unit_reset(u);
     size_t x, xb, y, yb;
-    if (!ks_unit_bounds(c->run.res, c->run.len, &x, &xb, &y, &yb))
+    if (!ks_unit_bounds(c->run.res, c->run.len, from, &x, &xb, &y, &yb))
         return;
     u->x = x, u->xb = xb, u->y = y, u->yb = yb;
     spec_begin(p, c, u);

@@ -10,7 +10,8 @@
 typedef struct ks_spec ks_spec;
 ks_spec *ks_spec_new(void);
 void ks_spec_free(ks_spec *s);
-/* Parse the events between the first and the last event boundary of c's run into u. */
-void ks_spec_parse(ks_spec *s, const ks_rchunk *c, ks_unit *u);
+/* Parse the events between the first event boundary at or after run offset from and the last
+ * one of c's run into u. */
+void ks_spec_parse(ks_spec *s, const ks_rchunk *c, size_t from, ks_unit *u);
 
 #endif

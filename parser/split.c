@@ -104,7 +104,7 @@ static void *worker_main(void *arg)
         if (s->hold)
             hold_until_waited(s, c);
         int64_t t0 = s->timed ? ks_timings_now() : 0;
-        ks_spec_parse(w->spec, c, u);
+        ks_spec_parse(w->spec, c, 0, u);
         if (s->timed)
             w->busy_ns += ks_timings_now() - t0;
         ks_reader_claim_done(s->r, c, u);
@@ -176,7 +176,7 @@ ks_unit *ks_split_unit(ks_split *s, ks_rchunk *c, int read_ahead)
             break;
         }
         int64_t t0 = s->timed ? ks_timings_now() : 0;
-        ks_spec_parse(w->spec, a, u);
+        ks_spec_parse(w->spec, a, 0, u);
         if (s->timed)
             w->busy_ns += ks_timings_now() - t0;
         ks_reader_claim_done(s->r, a, u);

@@ -31,9 +31,9 @@ static int boundary(const char *s, size_t i, size_t *brace)
     return 1;
 }
 
-int ks_unit_bounds(const char *s, size_t n, size_t *x, size_t *xb, size_t *y, size_t *yb)
+int ks_unit_bounds(const char *s, size_t n, size_t from, size_t *x, size_t *xb, size_t *y, size_t *yb)
 {
-    size_t i = 0;
+    size_t i = from;
     const char *q;
     for (;;) {
         if (i >= n || !(q = memchr(s + i, '{', n - i)))
@@ -62,6 +62,7 @@ void ks_unit_reset(ks_unit *u)
 {
     u->state = KS_UNIT_EMPTY;
     u->refused = 0;
+    u->cut = 0;
     u->x = u->xb = u->y = u->yb = 0;
     u->nuse = u->ntr = u->nev = u->ndiag = u->ncat_count = u->ncoll = u->nshape = u->nlaunch = u->nwide = u->nmem = u->nsync = 0;
     memset(u->by_phase, 0, sizeof u->by_phase);

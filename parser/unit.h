@@ -79,6 +79,8 @@ typedef struct ks_unit_maps {
 typedef struct ks_unit {
     int state;
     int refused;                  /* the fast scanner refused the run: yajl read it (spec.c) */
+    int cut;                      /* the unit ends early, before the event at y, which only the main
+                                   * parser may read (metadata, a counter); y == x: no event */
     size_t x, xb, y, yb;          /* run offsets: event starts and the `}` before each */
     ks_unit_use *use;             /* strings and categories, first use in the unit */
     size_t nuse, use_cap;
@@ -112,9 +114,9 @@ typedef struct ks_unit {
     void *owner;                  /* the worker (split.c) */
 } ks_unit;
 
-/* Find x < y in run text s[0..n): the first and the last `{` preceded by blanks `,` blanks `}`.
- * Returns 0 when there are not two of them. */
-int ks_unit_bounds(const char *s, size_t n, size_t *x, size_t *xb, size_t *y, size_t *yb);
+/* Find x < y in run text s[0..n): the first `{` at or after from and the last one, each preceded by
+ * blanks `,` blanks `}`. Returns 0 when there are not two of them. */
+int ks_unit_bounds(const char *s, size_t n, size_t from, size_t *x, size_t *xb, size_t *y, size_t *yb);
 
 /* Empty the unit for reuse (keeps its memory). */
 void ks_unit_reset(ks_unit *u);

@@ -87,6 +87,18 @@ found:
     return id;
 }
 
+/* The keys that may come before "ph" in an event a worker's scan stops at, leaving it to the main
+ * parser (spec.c): what they did is only the interning of a string or a category, logged in the
+ * unit where the main parser would intern them next (Kineto writes "name" first). */
+#define CUT_KEYS ((1ULL << K_PH) | (1ULL << K_NAME) | (1ULL << K_CAT) | (1ULL << K_TS))
+
+/* 1 when the event read so far left nothing in the unit but the interning of its strings: only
+ * CUT_KEYS, each once (a duplicate counts a diagnostic, and another key is not in keys_seen) */
+static int cut_here(const cur_event *e)
+{
+    return !(e->keys_seen & ~CUT_KEYS) && e->nkeys == (uint32_t)__builtin_popcountll(e->keys_seen);
+}
+
 static int event_value(ks_parser *p, int key, enum vtype vt, const char *s, size_t len)
 {
     cur_event *e = &p->ev;
@@ -94,6 +106,12 @@ static int event_value(ks_parser *p, int key, enum vtype vt, const char *s, size
     switch (key) {
     case K_PH:
         if (vt == V_STRING) {
+            if (p->wk.unit && p->scan && len == 1 && (s[0] == 'M' || s[0] == 'C') && cut_here(e)) {
+                /* the main parser's (commit.c): the scan stops, the unit ends at the event before
+                 * (spec.c), and the main parser reads this one */
+                p->wk.cut = 1;
+                return 0;
+            }
             e->has_ph = 1;
             e->ph_bad = len != 1;
             e->ph = len ? s[0] : 0;

@@ -10,7 +10,7 @@
 static void bounds(const char *s, int found, size_t x, size_t xb, size_t y, size_t yb)
 {
     size_t a = 0, ab = 0, b = 0, bb = 0;
-    int r = ks_unit_bounds(s, strlen(s), &a, &ab, &b, &bb);
+    int r = ks_unit_bounds(s, strlen(s), 0, &a, &ab, &b, &bb);
     assert_int_equal(r, found);
     if (!found)
         return;
@@ -250,6 +250,129 @@ static void false_cuts_are_read_again(void **state)
     free(t);
 }
 
+/* The chunk that opens the events: the header before them goes to yajl, the events after it
+ * through the fast scanner (the main parser's own unit, from the first event boundary after the
+ * array's '['), not the whole chunk through yajl. A header with arrays of objects (their "}, {"
+ * are not event boundaries), a nested "traceEvents" before the real one (the guess is refused:
+ * yajl reads the chunk), a bare array; in one chunk (the counts tell which path was taken) and in
+ * many. */
+static void first_chunk_scanned_from_the_events(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *head; /* NULL: a bare array */
+        int scanned;
+    } cases[] = {
+        {"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0}, {\"id\": 1}, {\"id\": 2}],\n"
+         "\"traceEvents\" :\n", 1},
+        {"{\"meta\": {\"traceEvents\": [{\"a\": 1}, {\"b\": 2}, {\"c\": 3}]}, \"traceEvents\": ", 0},
+        {NULL, 1},
+    };
+    size_t blen;
+    char *body = make_trace(600, 0, 1, &blen); /* "[ ... ]\n" */
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ks_buf b = {0};
+        if (cases[k].head)
+            ks_buf_puts(&b, cases[k].head);
+        ks_buf_put(&b, body, blen);
+        if (cases[k].head)
+            ks_buf_puts(&b, "}\n");
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.reader_thread = -1;
+        o.chunk_size = b.n + 1;
+        char *one = digest_parse(b.p, b.n, &o);
+        ks_parse_info info = {0};
+        o.reader_thread = 2;
+        o.threads = 1;
+        o.info = &info;
+        char *two = digest_parse(b.p, b.n, &o);
+        assert_string_equal(one, two);
+        assert_int_equal(info.chunks, 1);
+        if (cases[k].scanned)
+            assert_int_equal(info.units_own, 1);
+        else
+            assert_int_equal(info.units_own, 0);
+        free(two);
+        free(one);
+        ks_parse_info many = {0};
+        same_with_workers(b.p, b.n, 1000, &many);
+        assert_true(many.units_own > 0);
+        free(b.p);
+    }
+    free(body);
+}
+
+/* A trace with metadata and counter events among the others, which only the main parser reads
+ * (commit.c): "ph" first, or after "name", "cat" and "ts" only (a worker's scan stops there and
+ * the main parser reads the event, then scans on from the next one), after "pid" as a numeric
+ * string (counted when read: the whole unit is the main parser's), after a key given twice, and a
+ * run of metadata events at the end, as Kineto writes them. */
+static char *make_meta_trace(int nevents, size_t *len)
+{
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < nevents; i++) {
+        if (i % 7 == 3)
+            ks_buf_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": 1, \"tid\": %d, "
+                              "\"args\": {\"name\": \"worker %d\"}}", i % 5, i);
+        else if (i % 11 == 4)
+            ks_buf_printf(&b, "{\"ph\": \"C\", \"name\": \"queue %d\", \"cat\": \"c%d\", \"pid\": 1, \"tid\": 0, "
+                              "\"ts\": %d, \"args\": {\"depth\": %d}}", i % 3, i % 4, 100 + i, i);
+        else if (i % 13 == 5)
+            ks_buf_printf(&b, "{\"cat\": \"m%d\", \"ts\": %d, \"name\": \"process_labels\", \"ph\": \"M\", "
+                              "\"pid\": 1, \"args\": {\"labels\": \"CPU %d\"}}", i % 6, i, i);
+        else if (i % 97 == 6)
+            ks_buf_printf(&b, "{\"name\": \"process_name\", \"pid\": \"%d\", \"ph\": \"M\", \"args\": "
+                              "{\"name\": \"proc\"}}", 1 + i % 2);
+        else if (i % 89 == 7)
+            ks_buf_printf(&b, "{\"name\": \"thread_sort_index\", \"name\": \"thread_sort_index\", \"ph\": \"M\", "
+                              "\"pid\": 1, \"tid\": %d, \"args\": {\"sort_index\": %d}}", i % 5, i);
+        else
+            ks_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, "
+                              "\"tid\": %d, \"ts\": %d, \"dur\": 1, \"args\": {\"External id\": %d}}",
+                          i % 23, i % 5, 100 + i, i);
+        ks_buf_puts(&b, ",\n");
+    }
+    for (int i = 0; i < 60; i++)
+        ks_buf_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": 2, \"tid\": %d, "
+                          "\"args\": {\"name\": \"late %d\"}},\n", i, i);
+    ks_buf_puts(&b, "{\"ph\": \"X\", \"name\": \"last\", \"pid\": 1, \"tid\": 0, \"ts\": 9, \"dur\": 1}\n]}\n");
+    *len = b.n;
+    ks_buf_cstr(&b);
+    return b.p;
+}
+
+/* The scans stop at each such event and go on after it: with own scans alone, a chunk is replayed
+ * as several units (more than three a chunk here), and the store is the one yajl alone makes, with
+ * workers too. */
+static void scans_go_on_after_metadata(void **state)
+{
+    (void)state;
+    size_t len;
+    char *t = make_meta_trace(3000, &len);
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 4096;
+    o.reader_thread = -1;
+    char *one = digest_parse(t, len, &o);
+    ks_parse_info info = {0};
+    o.reader_thread = 2;
+    o.threads = 1;
+    o.info = &info;
+    char *two = digest_parse(t, len, &o);
+    assert_string_equal(one, two);
+    assert_true(info.chunks > 10);
+    assert_true(info.units_own > 3 * info.chunks);
+    free(two);
+    free(one);
+    ks_parse_info many = {0};
+    same_with_workers(t, len, 4096, &many);
+    same_with_workers(t, len, 700, &many);
+    assert_true(many.units_replayed > 0);
+    free(t);
+}
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
@@ -286,6 +409,8 @@ int main(void)
         cmocka_unit_test(units_are_replayed),
         cmocka_unit_test(reads_ahead_only_while_waiting),
         cmocka_unit_test(false_cuts_are_read_again),
+        cmocka_unit_test(first_chunk_scanned_from_the_events),
+        cmocka_unit_test(scans_go_on_after_metadata),
         cmocka_unit_test(damaged_units_read_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
