@@ -202,6 +202,39 @@ static size_t first_shape(const ks_trace *t, uint32_t track)
     return lo;
 }
 
+/* The first index of t->shapes[first, end) (one track's records, in event order) whose event is
+ * ev or after it (end: none), searched from at, where the previous search ended: galloping from it,
+ * then by halves. The slices come in time order, their events mostly near the previous one's (a
+ * child op is recorded just before its parent, which starts first): a few steps each, where a
+ * search of the track's records from its start took ~250 instructions a slice on resnet50. */
+static size_t shape_at(const ks_trace *t, size_t first, size_t end, size_t at, uint32_t ev)
+{
+    size_t lo, hi, step = 1;
+    if (at < end && t->shapes[at].ev < ev) { /* forward: every record before lo is before ev */
+        lo = hi = at + 1;
+        while (hi < end && t->shapes[hi].ev < ev) {
+            lo = hi + 1;
+            hi = end - hi > step ? hi + step : end;
+            step *= 2;
+        }
+    } else { /* back: the record at hi (or end) is at ev or after it */
+        hi = at;
+        for (;;) {
+            if (hi == first)
+                return first;
+            lo = hi - first > step ? hi - step : first;
+            if (t->shapes[lo].ev < ev) {
+                lo++;
+                break;
+            }
+            hi = lo;
+            step *= 2;
+        }
+    }
+    KS_LOWER_BOUND(lo, hi, mid, t->shapes[mid].ev < ev);
+    return lo;
+}
+
 /* The slot of (op, dims, types) in an open-addressed table of the groups, ht[hcap] (group + 1; 0
  * empty; hcap a power of two): the group's, or the empty one where it goes. */
 static uint32_t *group_slot(uint32_t *ht, size_t hcap, const group *gs, ks_str op, ks_str dims, ks_str types)
@@ -235,10 +268,10 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
     for (size_t k = 0; (tl = ks_timeline_next(a, KS_TRACK_CPU, &k)); k++) {
         if (!tl->n)
             continue;
-        /* the track's shape records in event order, walked beside the slices (which mostly come in
-         * event order too: a slice out of it is looked up) */
-        size_t sh = first_shape(t, tl->track);
-        uint32_t last = 0;
+        /* the track's shape records, t->shapes[first, end) in event order, searched from where
+         * the previous slice's search ended (shape_at) */
+        size_t first = first_shape(t, tl->track), end = first, n = t->nshapes, at = first;
+        KS_LOWER_BOUND(end, n, mid, t->shapes[mid].track <= tl->track);
         for (size_t i = 0; i < tl->n; i++) {
             const ks_slice *s = &tl->s[i];
             if (s->kind != KS_K_CPU_OP)
@@ -246,15 +279,8 @@ void ks_shapes_build(const ks_analysis *a, ks_shapes *out)
             const ks_event *e = &tl->ev[s->ev];
             if (!ks_window_starts_in(a->win_start, a->win_end, e->ts))
                 continue;
-            const ks_shape_info *si = NULL;
-            if (s->ev >= last) {
-                while (sh < t->nshapes && t->shapes[sh].track == tl->track && t->shapes[sh].ev < s->ev)
-                    sh++;
-                if (sh < t->nshapes && t->shapes[sh].track == tl->track && t->shapes[sh].ev == s->ev)
-                    si = &t->shapes[sh];
-                last = s->ev;
-            } else
-                si = ks_trace_shape(t, tl->track, s->ev);
+            at = shape_at(t, first, end, at, s->ev);
+            const ks_shape_info *si = at < end && t->shapes[at].ev == s->ev ? &t->shapes[at] : NULL;
             if (!si || (!si->dims && !si->types))
                 continue;
             /* the keys of the work come in this loop's order: walked beside it */

@@ -407,6 +407,71 @@ static void shape_rows_order(void **state)
     }
 }
 
+/* Every call finds its shape record when the slices come far out of event order: ops nested
+ * three deep, each written when it ends (children before their parent, which starts first, as
+ * the profiler writes them), on two threads interleaved, one op in five without shape args. Each
+ * group's count is the number of calls made with its shapes. */
+static void shape_rows_of_nested_ops(void **state)
+{
+    (void)state;
+    enum { TOP = 40, KIDS = 6, GRAND = 5 };
+    ks_buf b = {0};
+    ks_buf_puts(&b, "{\"traceEvents\": [");
+    int count[3][4] = {{0}}; /* by depth, by the dims' second figure */
+    int sep = 0;
+    for (int top = 0; top < TOP; top++)
+        for (int tid = 1; tid <= 2; tid++) {
+            int base = top * 10000, n = 0;
+            for (int k = 0; k < KIDS; k++) {
+                int kb = base + 1 + k * 1000;
+                for (int g = 0; g <= GRAND; g++) {
+                    int depth = g < GRAND ? 2 : 1; /* the grandchildren, then their parent */
+                    int ts = depth == 2 ? kb + 1 + g * 100 : kb, dur = depth == 2 ? 50 : 900;
+                    int with = ++n % 5 != 0, fig = (top + k + g) % 4;
+                    ks_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",\"pid\":1,"
+                                      "\"tid\":%d,\"ts\":%d,\"dur\":%d%s",
+                                  sep++ ? "," : "", depth, tid, ts, dur, with ? "" : "}");
+                    if (with) {
+                        ks_buf_printf(&b, ",\"args\":{\"Input Dims\": [[%d, %d]], \"Input type\": [\"float\"]}}",
+                                      depth + 1, fig);
+                        count[depth][fig]++;
+                    }
+                }
+            }
+            ks_buf_printf(&b, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op0\",\"pid\":1,\"tid\":%d,"
+                              "\"ts\":%d,\"dur\":9000,\"args\":{\"Input Dims\": [[1, %d]], \"Input type\": "
+                              "[\"float\"]}}",
+                          tid, base, top % 4);
+            count[0][top % 4]++;
+        }
+    ks_buf_puts(&b, "]}");
+    ks_buf_cstr(&b);
+    ks_trace *t = ks_test_parse(b.p);
+    ks_analysis *a = analyse(t, NULL);
+    const ks_shapes *sh = ks_analysis_shapes(a);
+    int seen = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        const ks_shape_row *r = &sh->v[i];
+        int depth, d1, fig;
+        assert_int_equal(sscanf(ks_trace_str(t, r->op), "aten::op%d", &depth), 1);
+        assert_int_equal(sscanf(ks_trace_str(t, r->dims), "[[%d,%d]]", &d1, &fig), 2);
+        assert_int_equal(d1, depth + 1);
+        if ((int)r->count != count[depth][fig])
+            fail_msg("aten::op%d [[%d,%d]]: %d calls, expected %d", depth, d1, fig, (int)r->count,
+                     count[depth][fig]);
+        seen += count[depth][fig] > 0;
+    }
+    int groups = 0;
+    for (int d = 0; d < 3; d++)
+        for (int f = 0; f < 4; f++)
+            groups += count[d][f] > 0;
+    assert_int_equal(seen, groups);
+    assert_int_equal((int)sh->n, groups);
+    ks_analysis_free(a);
+    ks_trace_free(t);
+    free(b.p);
+}
+
 /* the parser keeps the shape args as compact JSON text; an object inside one drops it, counted */
 static void recorded_shapes(void **state)
 {
@@ -606,6 +671,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_shapes),
         cmocka_unit_test(shape_rows_order),
+        cmocka_unit_test(shape_rows_of_nested_ops),
         cmocka_unit_test(recorded_shape_edges),
         cmocka_unit_test(recorded_shape_values),
         cmocka_unit_test(recorded_shapes_again),
