@@ -136,18 +136,19 @@ static ks_unit *own_unit(ks_parser *p, const ks_rchunk *c)
 }
 
 /* ks_ps_feed_run for chunk c's run parsed ahead (a worker's unit or the main parser's own): its
- * edges go to yajl here, the unit is replayed in between (counted in *replayed); when the edge
- * does not end on an event boundary, the rest is read here after all. A unit cut before an event
- * only the main parser may read (unit.h): yajl reads that event, and with own scans on the
- * main parser scans on from the event after it (counted in units_own), and so on. */
-static int feed_unit(ks_parser *p, const ks_rchunk *c, const ks_unit *u, uint64_t *replayed, ks_error *err,
-                     uint64_t *err_at)
+ * edges go to yajl here, the unit is replayed in between (counted in *replayed, and *took set);
+ * when the edge does not end on an event boundary, the rest is read here after all. A unit cut
+ * before an event only the main parser may read (unit.h): yajl reads that event, and with own
+ * scans on the main parser scans on from the event after it (counted in units_own), and so on. */
+static int feed_unit(ks_parser *p, const ks_rchunk *c, const ks_unit *u, uint64_t *replayed, int *took,
+                     ks_error *err, uint64_t *err_at)
 {
     p->in.run_hint = 0;
     p->in.last_ev_run_end = SIZE_MAX;
     size_t off = 0;
     yajl_status ys;
-    for (;;) {
+    *took = 0;
+    for (int first = 1;; first = 0) {
         ys = ks_ps_feed_part(p, off, u->x - off);
         if (ys != yajl_status_ok || p->failed)
             break;
@@ -157,11 +158,13 @@ static int feed_unit(ks_parser *p, const ks_rchunk *c, const ks_unit *u, uint64_
         if (u->y > u->x) {
             replay(p, u);
             (*replayed)++;
+            *took |= first;
         }
         off = u->y;
         if (!u->cut || !p->own_scans)
             break;
         u = own_from(p, c, off + 1);
+        p->info.scans_refused += (uint64_t)u->refused;
         if (u->state != KS_UNIT_CLEAN)
             break;
         replayed = &p->info.units_own;
@@ -410,18 +413,18 @@ static int filtered_loop(ks_parser *p, const ks_parse_opts *opts, ks_stream *st,
         ks_unit *u = ks_split_unit(p->split, c, may_scan(p));
         int mine = ks_split_own(p->split, u); /* read ahead by this thread while it waited */
         ks_unit *own = u ? NULL : own_unit(p, c);
-        uint64_t replayed = p->info.units_replayed, own_before = p->info.units_own;
+        int refused = u ? u->refused : own ? own->refused : 0; /* before feed_unit reuses own */
+        int took = 0; /* u or own replayed */
         int ok = u && u->state == KS_UNIT_CLEAN
-                     ? feed_unit(p, c, u, mine ? &p->info.units_own : &p->info.units_replayed, err, &err_at)
+                     ? feed_unit(p, c, u, mine ? &p->info.units_own : &p->info.units_replayed, &took, err, &err_at)
                  : own && own->state == KS_UNIT_CLEAN
-                     ? feed_unit(p, c, own, &p->info.units_own, err, &err_at)
+                     ? feed_unit(p, c, own, &p->info.units_own, &took, err, &err_at)
                      : ks_ps_feed_run(p, c->run_start, err, &err_at);
         p->info.chunks++;
-        if (u || own)
-            p->info.scans_refused += (u ? u : own)->refused;
+        p->info.scans_refused += (uint64_t)refused;
         if (u) {
-            p->info.units_reread += !mine && p->info.units_replayed == replayed;
-            p->info.units_ahead += p->info.units_own - own_before;
+            p->info.units_reread += !mine && !took;
+            p->info.units_ahead += mine && took;
             ks_split_release(p->split, u);
         }
         if (!ok)

@@ -365,11 +365,23 @@ static void scans_go_on_after_metadata(void **state)
     assert_true(info.chunks > 10);
     assert_true(info.units_own > 3 * info.chunks);
     free(two);
-    free(one);
     ks_parse_info many = {0};
     same_with_workers(t, len, 4096, &many);
     same_with_workers(t, len, 700, &many);
     assert_true(many.units_replayed > 0);
+    /* with held workers, the units scanned on after a cut in a worker's chunk are the main
+     * parser's own, not units it scanned ahead: those are at most its share of the chunks */
+    ks_parse_info held = {0};
+    o.reader_thread = 3;
+    o.threads = 2;
+    o.info = &held;
+    two = digest_parse(t, len, &o);
+    assert_string_equal(one, two);
+    free(two);
+    assert_true(held.units_ahead > 0);
+    assert_true(held.units_ahead * 2 <= held.chunks + 1);
+    assert_true(held.units_own > held.chunks);
+    free(one);
     free(t);
 }
 
