@@ -20,11 +20,6 @@
 /* The byte at i, or 0 past the end: 0 is refused wherever a byte is looked at. */
 #define AT(i) ((i) < len ? buf[i] : 0)
 
-static inline int blank(unsigned char c)
-{
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 /* The byte that closes a container opened by open ('{' or '['). */
 static inline unsigned char closer(unsigned char open)
 {
@@ -34,17 +29,7 @@ static inline unsigned char closer(unsigned char open)
 /* What may follow a number or a literal inside an element: yajl stops there too. */
 static inline int ends_value(unsigned char c)
 {
-    return blank(c) || c == ',' || c == '}' || c == ']';
-}
-
-/* Past the blanks at i: the indentation after a line break 8 spaces at a time. */
-static inline size_t skip_blanks(const unsigned char *buf, size_t len, size_t i)
-{
-    while (i < len && blank(buf[i])) {
-        if (buf[i++] == '\n')
-            i = ks_skip_spaces(buf, i, len);
-    }
-    return i;
+    return ks_jscan_blank(c) || c == ',' || c == '}' || c == ']';
 }
 
 /* The first byte at or after i that is '"', '\\' or below 0x20 (len if none). */
@@ -234,7 +219,7 @@ static size_t raw_array_end(const unsigned char *buf, size_t len, size_t i, int 
         if (c == '[') {
             if (++d > maxd)
                 return 0;
-            i = skip_blanks(buf, len, i + 1);
+            i = ks_jscan_skip_blanks(buf, len, i + 1);
             if (AT(i) == ']')
                 goto close;
             continue;
@@ -255,9 +240,9 @@ static size_t raw_array_end(const unsigned char *buf, size_t len, size_t i, int 
             return 0;
         i = j;
     after:
-        i = skip_blanks(buf, len, i);
+        i = ks_jscan_skip_blanks(buf, len, i);
         if (AT(i) == ',') {
-            i = skip_blanks(buf, len, i + 1);
+            i = ks_jscan_skip_blanks(buf, len, i + 1);
             continue;
         }
         if (AT(i) != ']')
@@ -288,7 +273,7 @@ int ks_jscan_elements(ks_jscan *s, const yajl_callbacks *cb, void *ctx, const un
     } while (0)
 
     for (;;) {
-        i = skip_blanks(buf, len, i);
+        i = ks_jscan_skip_blanks(buf, len, i);
         if (i == len)
             return OK;
 value:
@@ -307,7 +292,7 @@ value:
                 return REFUSE;
             stack[d++] = buf[i++];
             CALL(i, stack[d - 1] == '{' ? cb->yajl_start_map(ctx) : cb->yajl_start_array(ctx));
-            i = skip_blanks(buf, len, i);
+            i = ks_jscan_skip_blanks(buf, len, i);
             if (AT(i) == closer(stack[d - 1]))
                 goto close; /* empty */
             if (stack[d - 1] == '{')
@@ -352,13 +337,13 @@ key:
         CALL(i, cb->yajl_map_key(ctx, str, slen));
         raw = s->want_raw && s->raw_array;
         s->want_raw = 0;
-        i = skip_blanks(buf, len, i);
+        i = ks_jscan_skip_blanks(buf, len, i);
         if (AT(i) != ':')
             return REFUSE;
-        i = skip_blanks(buf, len, i + 1);
+        i = ks_jscan_skip_blanks(buf, len, i + 1);
         goto value;
 after_value:
-        i = skip_blanks(buf, len, i);
+        i = ks_jscan_skip_blanks(buf, len, i);
         if (!d) {
             if (i == len)
                 return OK;
@@ -368,7 +353,7 @@ after_value:
             continue;
         }
         if (AT(i) == ',') {
-            i = skip_blanks(buf, len, i + 1);
+            i = ks_jscan_skip_blanks(buf, len, i + 1);
             if (stack[d - 1] == '{')
                 goto key;
             goto value;

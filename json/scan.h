@@ -16,13 +16,32 @@
  *
  * Why it exists: yajl's byte-at-a-time lexer is half of the instructions of a parse
  * (docs/performance.md); the parser's workers run their clean runs of events through this instead.
- * Internal to parser/ (spec.c). */
+ * Internal to parser/ (spec.c; its blanks also where the parser looks for event boundaries). */
 #ifndef KS_JSON_SCAN_H
 #define KS_JSON_SCAN_H
 
 #include <stddef.h>
 
 #include <yajl/yajl_parse.h>
+
+#include "common/util.h"
+
+/* A blank as the scanner takes it: ' ' '\t' '\n' '\r' (yajl also takes '\v' '\f'). */
+static inline int ks_jscan_blank(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Past the blanks of buf[0, len) at i (len if none): the indentation after a line break 8 spaces
+ * at a time. */
+static inline size_t ks_jscan_skip_blanks(const unsigned char *buf, size_t len, size_t i)
+{
+    while (i < len && ks_jscan_blank(buf[i])) {
+        if (buf[i++] == '\n')
+            i = ks_skip_spaces(buf, i, len);
+    }
+    return i;
+}
 
 #define KS_JSCAN_DEPTH 128 /* containers inside one element; deeper: refused (yajl reads it) */
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json/scan.h"
 #include "json/textpos.h"
 #include "kinesift/timings.h"
 #include "parser/spec.h"
@@ -85,13 +86,6 @@ static int before_events(const ks_parser *p)
     return p->own_scans && !p->nest.top_done && !p->nest.events_done && !p->nest.in_events_seen;
 }
 
-static size_t skip_blanks(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        i++;
-    return i;
-}
-
 /* Where the events array seems to open in run text s[0..n): after the '[' of a bare array, or
  * after `"traceEvents"` blanks ':' blanks '['; 0 when neither is found. A guess only (the key may
  * be inside a string, or nested): feed_unit replays a unit only when the main parser, having read
@@ -99,16 +93,17 @@ static size_t skip_blanks(const char *s, size_t n, size_t i)
 static size_t events_open(const char *s, size_t n)
 {
     static const char key[] = "\"traceEvents\"";
-    size_t i = skip_blanks(s, n, 0);
+    const unsigned char *b = (const unsigned char *)s;
+    size_t i = ks_jscan_skip_blanks(b, n, 0);
     if (i < n && s[i] == '[')
         return i + 1;
     const char *q = memmem(s, n, key, sizeof key - 1);
     if (!q)
         return 0;
-    i = skip_blanks(s, n, (size_t)(q - s) + sizeof key - 1);
+    i = ks_jscan_skip_blanks(b, n, (size_t)(q - s) + sizeof key - 1);
     if (i >= n || s[i] != ':')
         return 0;
-    i = skip_blanks(s, n, i + 1);
+    i = ks_jscan_skip_blanks(b, n, i + 1);
     return i < n && s[i] == '[' ? i + 1 : 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json/scan.h"
 #include "parser/spec.h"
 #include "store/writer.h"
 
@@ -123,7 +124,7 @@ static int cut_end(const ks_parser *p, ks_unit *u)
     size_t i = p->in.last_ev_run_end == SIZE_MAX ? u->x : p->in.last_ev_run_end;
     if (i != u->x) {
         const char *s = p->in.run.res;
-        while (i < u->y && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == ','))
+        while (i < u->y && (ks_jscan_blank((unsigned char)s[i]) || s[i] == ','))
             i++;
         if (i >= u->y || s[i] != '{')
             return 0;

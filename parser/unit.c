@@ -6,24 +6,20 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "json/scan.h"
 
 #define UNMAPPED UINT32_MAX
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 /* s[i] == '{': 1 and *brace when blanks ',' blanks '}' come before it. */
 static int boundary(const char *s, size_t i, size_t *brace)
 {
     size_t j = i;
-    while (j && blank(s[j - 1]))
+    while (j && ks_jscan_blank((unsigned char)s[j - 1]))
         j--;
     if (!j || s[j - 1] != ',')
         return 0;
     j--;
-    while (j && blank(s[j - 1]))
+    while (j && ks_jscan_blank((unsigned char)s[j - 1]))
         j--;
     if (!j || s[j - 1] != '}')
         return 0;
