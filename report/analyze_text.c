@@ -19,7 +19,6 @@ static const char *fmt(char *buf, size_t n, ks_ns v)
     return buf;
 }
 
-
 static void window_line(FILE *out, const ks_analysis *a, const ks_insights_view *iv)
 {
     char b[32];

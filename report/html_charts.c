@@ -32,7 +32,6 @@ static void legend_item(FILE *out, const char *colour, const char *name)
     fputs("</li>", out);
 }
 
-
 /* ---- step bars -------------------------------------------------------------------------- */
 
 static void step_bar(FILE *out, const ks_analysis *a, const ks_step *s, double x, double bw, double y0,

@@ -82,7 +82,6 @@ ks_html *ks_html_begin(FILE *out)
     return h;
 }
 
-
 static void summary(FILE *f, const ks_analysis *a, const ks_insights_view *iv, int id)
 {
     fprintf(f, "<li data-trace=\"%d\"><a href=\"#t%d\">", id, id);

@@ -15,7 +15,6 @@ static const char *fmt(char *b, size_t n, ks_ns v)
     return b;
 }
 
-
 /* the steps the table shows when it has more than top rows (top 0: all): the first
  * max(1, top/5) and the last max(1, top/5) (none with top 1), and the slowest of the others
  * (longest wall time, earlier step first on a tie) for the rest: shown[i] set for each */
