@@ -3,9 +3,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -340,13 +337,6 @@ static void cli_oom(size_t bytes)
 void ks_cli_oom_init(void)
 {
     ks_set_oom_handler(cli_oom);
-#ifdef __GLIBC__
-    /* glibc raises its trim threshold to twice the largest mapped block freed so far (up to
-     * 64 MiB), so after the first big temporary the freed top of the heap stays resident: a fixed
-     * threshold gives it back (~8 % of the peak of a trace of a million names or tracks,
-     * bench/memory_shapes.py). The process's policy, so the command's, not the library's. */
-    mallopt(M_TRIM_THRESHOLD, 1 << 20);
-#endif
 }
 
 static void skipped_input(void *ctx, const char *msg)

@@ -11,12 +11,29 @@
  * carries it over), so that what it runs itself (validate's commands) sees the user's
  * environment. The cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
- * KINESIFT_HUGE_HEAP=0: never; =1: whatever the inputs; unset (or anything else): by the inputs
- * named on the command line (files, and the trace files of a directory named, as the command will
- * read them; a gzip file by the size it says its contents have). Never where GLIBC_TUNABLES already names
- * glibc.malloc.hugetlb (the user's choice stands), under valgrind (its tools do not follow into
- * the new process), in a sanitizer build (its allocator is not glibc's), where the kernel's
- * transparent huge pages are off, or outside glibc 2.35 and later on Linux. */
+ * Smaller inputs, of known size (files: not standard input or an @FILE list), get the first
+ * KS_HEAP_RESERVE bytes of the main heap on huge pages without the exec (reserve()): malloc's
+ * options, unlike its tunables, take at any time. Blocks under KS_HEAP_RESERVE_MMAP are kept in
+ * the heap (glibc maps those of 128 KiB and more apart at first, in 4 KiB pages; bigger ones stay
+ * apart, where realloc moves them without a copy) and its free top is not handed back; the top is
+ * grown by KS_HEAP_RESERVE and its whole 2 MiB pages advised (MADV_HUGEPAGE) before anything
+ * writes to them: what the command allocates next faults them in 2 MiB at a time. The blocks of
+ * 1 MiB and more and the threads' own arenas stay in 4 KiB pages, which the run again puts on huge
+ * pages too: past KS_HEAP_MIN_INPUT that counts for more than the exec.
+ *
+ * Otherwise the heap's trim threshold is fixed (TRIM_THRESHOLD): glibc raises it to twice the
+ * largest mapped block freed so far (up to 64 MiB), so after the first big temporary the freed top
+ * of the heap stays resident; a fixed one gives it back (~8 % of the peak of a trace of a million
+ * names or tracks, bench/memory_shapes.py). Malloc's options are the process's policy, so the
+ * command's, not the library's.
+ *
+ * KINESIFT_HUGE_HEAP=0: neither; =1: run again whatever the inputs; unset (or anything else): by
+ * the inputs named on the command line (files, and the trace files of a directory named, as the
+ * command will read them; a gzip file by the size it says its contents have). Never where
+ * GLIBC_TUNABLES already names glibc.malloc.hugetlb (the user's choice stands), under valgrind
+ * (its tools do not follow into the new process), in a sanitizer build (its allocator is not
+ * glibc's), where the kernel's transparent huge pages are off, or outside glibc 2.35 and later on
+ * Linux. */
 #include "cli/heap.h"
 
 #include <errno.h>
@@ -25,11 +42,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
+#include <malloc.h>
 #endif
 
 #include "common/util.h"
@@ -42,6 +61,8 @@
 #define TOP_PAD_ON TOP_PAD "=4194304"
 
 static char state[200] = "4 KiB pages (not asked)";
+
+#define TRIM_THRESHOLD (1 << 20) /* the heap's, where it is not reserved */
 
 const char *ks_cli_heap_state(void)
 {
@@ -83,11 +104,15 @@ static long long weight(const char *path, const struct stat *st)
 /* The weight of the inputs named on the command line, counted up to KS_HEAP_MIN_INPUT: what the
  * library's expansion makes of each argument (a file as it is, a directory its trace files, as the
  * command will read them; an option's value that names a file counts too). Not an @FILE list:
- * reading it here could use up what the command reads (@/dev/stdin). */
-static long long inputs_bytes(int argc, char **argv)
+ * reading it here could use up what the command reads (@/dev/stdin). *unknown: 1 when standard
+ * input ("-") or a list is named, whose size is not counted. */
+static long long inputs_bytes(int argc, char **argv, int *unknown)
 {
     long long sum = 0;
+    *unknown = 0;
     for (int i = 1; i < argc && sum < KS_HEAP_MIN_INPUT; i++) {
+        if (!strcmp(argv[i], "-") || argv[i][0] == '@')
+            *unknown = 1;
         if (argv[i][0] == '-' || argv[i][0] == '@')
             continue; /* options, standard input, lists */
         char **list;
@@ -128,6 +153,31 @@ static int thp_enabled(void)
     return strstr(buf, "[madvise]") || strstr(buf, "[always]");
 }
 
+/* The first KS_HEAP_RESERVE bytes of the main heap's free top on huge pages, from inside the
+ * process (see the top of this file); 0 when malloc or the kernel refused (the heap as it was but
+ * for its options). The top is grown by one block just bigger than it, with KS_HEAP_RESERVE as
+ * the top pad: the new top's pages are advised before anything writes to them (malloc writes to
+ * a block it hands out only under MALLOC_PERTURB_, and then to this one block alone). */
+static int reserve(void)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    size_t top = mallinfo2().keepcost; /* the top's size */
+    if (top + 1 >= KS_HEAP_RESERVE_MMAP || !mallopt(M_MMAP_THRESHOLD, (int)KS_HEAP_RESERVE_MMAP) ||
+        !mallopt(M_TRIM_THRESHOLD, (int)(2 * KS_HEAP_RESERVE)) || !mallopt(M_TOP_PAD, (int)KS_HEAP_RESERVE))
+        return 0;
+    char *p = malloc(top + 1); /* under the mmap threshold: from the heap, which grows */
+    top = mallinfo2().keepcost;
+    int ok = 0;
+    if (p) {
+        uintptr_t from = (uintptr_t)p + malloc_usable_size(p); /* the top follows the block */
+        uintptr_t a = (from + huge - 1) & ~(huge - 1), b = (from + top) & ~(huge - 1);
+        ok = b > a && madvise((void *)a, b - a, MADV_HUGEPAGE) == 0;
+        free(p);
+    }
+    (void)mallopt(M_TOP_PAD, 4 << 20); /* later growth as with the tunables: 4 MiB at a time */
+    return ok;
+}
+
 static void put_back(const char *old)
 {
     if (old)
@@ -137,7 +187,8 @@ static void put_back(const char *old)
     unsetenv(MARK);
 }
 
-void ks_cli_heap_init(int argc, char **argv)
+/* The heap's state decided (the process may run again): 1 when reserve() took */
+static int heap_init(int argc, char **argv)
 {
     const char *mark = getenv(MARK);
     if (mark) { /* the process run again */
@@ -147,7 +198,7 @@ void ks_cli_heap_init(int argc, char **argv)
         (void)prctl(PR_SET_NAME, slash ? slash + 1 : argv[0], 0, 0, 0);
         snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s)", HUGETLB_ON,
                  TOP_PAD_ON);
-        return;
+        return 0;
     }
     const char *want = getenv("KINESIFT_HUGE_HEAP");
     const char *old = getenv("GLIBC_TUNABLES");
@@ -163,11 +214,25 @@ void ks_cli_heap_init(int argc, char **argv)
         why = "glibc before 2.35";
     else if (!thp_enabled())
         why = "transparent huge pages off";
-    else if (!(want && !strcmp(want, "1")) && inputs_bytes(argc, argv) < KS_HEAP_MIN_INPUT)
-        why = "inputs under " KS_HEAP_MIN_INPUT_TEXT;
+    else if (!(want && !strcmp(want, "1"))) {
+        int unknown;
+        long long bytes = inputs_bytes(argc, argv, &unknown);
+        if (bytes < KS_HEAP_MIN_INPUT) {
+            if (unknown)
+                why = "standard input or a list: its size unknown";
+            else if (!bytes)
+                why = "no input";
+            else if (reserve()) {
+                snprintf(state, sizeof state, "huge pages (the heap's first %s, in the process: inputs under %s)",
+                         KS_HEAP_RESERVE_TEXT, KS_HEAP_MIN_INPUT_TEXT);
+                return 1;
+            } else
+                why = "inputs under " KS_HEAP_MIN_INPUT_TEXT "; huge pages refused";
+        }
+    }
     if (why) {
         snprintf(state, sizeof state, "4 KiB pages (%s)", why);
-        return;
+        return 0;
     }
     size_t olen = old ? strlen(old) : 0;
     int pad = !(old && strstr(old, TOP_PAD)); /* the user's top_pad stands */
@@ -177,7 +242,7 @@ void ks_cli_heap_init(int argc, char **argv)
         free(tun);
         free(was);
         snprintf(state, sizeof state, "4 KiB pages (no memory to run again)");
-        return;
+        return 0;
     }
     sprintf(tun, "%s%s%s%s%s", old ? old : "", olen ? ":" : "", HUGETLB_ON, pad ? ":" : "",
             pad ? TOP_PAD_ON : "");
@@ -191,6 +256,13 @@ void ks_cli_heap_init(int argc, char **argv)
     snprintf(state, sizeof state, "4 KiB pages (could not run again: %s)", strerror(e));
     free(tun);
     free(was);
+    return 0;
+}
+
+void ks_cli_heap_init(int argc, char **argv)
+{
+    if (!heap_init(argc, argv))
+        (void)mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
 }
 
 #else
@@ -203,6 +275,9 @@ void ks_cli_heap_init(int argc, char **argv)
     snprintf(state, sizeof state, "4 KiB pages (a sanitizer's allocator)");
 #else
     snprintf(state, sizeof state, "4 KiB pages (not glibc on Linux)");
+#endif
+#ifdef __GLIBC__
+    (void)mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
 #endif
 }
 

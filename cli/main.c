@@ -135,7 +135,8 @@ static void usage(FILE *out)
                   "\n"
                   "Environment: KINESIFT_HUGE_HEAP=0 keeps glibc's heap in 4 KiB pages; =1 has the\n"
                   "command run itself again with it on huge pages whatever its inputs (by default:\n"
-                  "inputs of 8 MiB or more; docs/performance.md, \"The heap on huge pages\").\n");
+                  "inputs of 16 MiB or more; smaller files get the heap's first 32 MiB on huge pages\n"
+                  "in the process; docs/performance.md, \"The heap on huge pages\").\n");
     ks_cli_help_print(out, ks_buf_cstr(&b));
     ks_buf_free(&b);
 }

@@ -4,12 +4,14 @@
 What: `--timings` names the heap's state on its last line; KINESIFT_HUGE_HEAP=1 runs the command
 again with glibc.malloc.hugetlb (where the build and the machine allow it: otherwise the line says
 why not, one of the known reasons, and the checks of the run again are skipped), =0 never, and
-unset it does so for inputs of 8 MiB or more (a plain file, a gzip by the size its trailer gives,
+unset it does so for inputs of 16 MiB or more (a plain file, a gzip by the size its trailer gives,
 an xz counted 12 times its size, the trace files of a directory at any depth, as the command reads
-them) and not for smaller ones, a directory's other files, or standard input;
-a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as it is. The standard output is byte
-for byte the same either way (text and JSON), and the tunables take (fewer page faults, also after a GLIBC_TUNABLES entry that
-glibc cannot parse). What the command runs itself (validate's commands) sees the user's
+them) and not for smaller ones, a directory's other files, or standard input; smaller inputs of
+known size have the heap's first 32 MiB on huge pages in the process instead (=0: not either),
+standard input not; a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as it is. The
+standard output is byte for byte the same either way (text and JSON), and the huge pages take
+(fewer page faults: run again, also after a GLIBC_TUNABLES entry that glibc cannot parse, and in
+the process). What the command runs itself (validate's commands) sees the user's
 GLIBC_TUNABLES, unset or set, and no trace of the run again; the process keeps its name for ps
 (the kernel would call it "exe").
 Why: running again must change nothing but the memory's page size, and must not leak the tunables
@@ -29,6 +31,8 @@ KS = os.environ["KINESIFT"]
 CORPUS = os.environ["KS_CORPUS"]
 SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
 HUGE = "huge pages (run again with GLIBC_TUNABLES glibc.malloc.hugetlb=1:glibc.malloc.top_pad=4194304)"
+RESERVED = "huge pages (the heap's first 32 MiB, in the process: inputs under 16 MiB)"
+UNKNOWN = "4 KiB pages (standard input or a list: its size unknown)"
 NOT_HERE = ("4 KiB pages (a sanitizer's allocator)", "4 KiB pages (not glibc on Linux)",
             "4 KiB pages (glibc before 2.35)", "4 KiB pages (transparent huge pages off)",
             "4 KiB pages (under valgrind)")
@@ -88,8 +92,9 @@ def faults(path, env):
 def trace_text(pad, rnd=True):
     """A small valid trace, its one event's arg `pad` long: random (gzip cannot shrink it much), or
     one letter repeated (it shrinks to almost nothing)."""
-    r = random.Random(7)
-    blob = "".join(r.choice(string.ascii_letters + string.digits) for _ in range(pad)) if rnd else "a" * pad
+    letters = (string.ascii_letters + string.digits).encode()
+    table = bytes(letters[i % len(letters)] for i in range(256))
+    blob = random.Random(7).randbytes(pad).translate(table).decode() if rnd else "a" * pad
     return ('{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":2,'
             '"args":{"blob":"%s"}}]}\n' % blob)
 
@@ -103,7 +108,7 @@ def main():
     off = state(SMALL, KINESIFT_HUGE_HEAP="0")
     check(off == ("4 KiB pages (KINESIFT_HUGE_HEAP=0)" if here else forced), f"KINESIFT_HUGE_HEAP=0: {off!r}")
     if here:
-        check(state(SMALL) == "4 KiB pages (inputs under 8 MiB)", "a small input: not run again")
+        check(state(SMALL) == RESERVED, "a small input: not run again, the heap reserved in the process")
         check(state(SMALL, GLIBC_TUNABLES="glibc.malloc.hugetlb=0") ==
               "4 KiB pages (GLIBC_TUNABLES names glibc.malloc.hugetlb: as it says)", "the user's hugetlb stands")
 
@@ -116,18 +121,18 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="ks-heap-")
     try:
-        big = os.path.join(tmp, "big.json")  # 8 MiB and more on disk
+        big = os.path.join(tmp, "big.json")  # 16 MiB and more on disk
         with open(big, "w") as f:
-            f.write(trace_text((8 << 20) + 1000))
-        packed = os.path.join(tmp, "packed.json.gz")  # 9 MiB in a few KB of gzip
+            f.write(trace_text((16 << 20) + 1000))
+        packed = os.path.join(tmp, "packed.json.gz")  # 17 MiB in a few KB of gzip
         with gzip.open(packed, "wt") as f:
-            f.write(trace_text(9 << 20, rnd=False))
-        small_gz = os.path.join(tmp, "small.json.gz")  # 7 MiB in a few KB
+            f.write(trace_text(17 << 20, rnd=False))
+        small_gz = os.path.join(tmp, "small.json.gz")  # 15 MiB in a few KB
         with gzip.open(small_gz, "wt") as f:
-            f.write(trace_text(7 << 20, rnd=False))
-        xz = os.path.join(tmp, "packed.json.xz")  # 1.1 MiB of xz: 13 MiB as counted
+            f.write(trace_text(15 << 20, rnd=False))
+        xz = os.path.join(tmp, "packed.json.xz")  # 1.5 MiB of xz: 18 MiB as counted
         with lzma.open(xz, "wt") as f:
-            f.write(trace_text(1500 << 10))
+            f.write(trace_text(2 << 20))
         small_xz = os.path.join(tmp, "small.json.xz")  # 0.4 MiB: 4.5 MiB as counted
         with lzma.open(small_xz, "wt") as f:
             f.write(trace_text(500 << 10))
@@ -137,37 +142,48 @@ def main():
         nested = os.path.join(tmp, "job")  # job/node0/rank0.json: the command reads it
         os.makedirs(os.path.join(nested, "node0"))
         shutil.copy(big, os.path.join(nested, "node0", "rank0.json"))
-        other = os.path.join(tmp, "other")  # a small trace beside 9 MiB that is not one
+        other = os.path.join(tmp, "other")  # a small trace beside 17 MiB that is not one
         os.mkdir(other)
         with open(os.path.join(other, "rank0.json"), "w") as f:
             f.write(trace_text(100))
         with open(os.path.join(other, "weights.bin"), "wb") as f:
-            f.write(b"\0" * (9 << 20))
-        check(os.path.getsize(packed) < (1 << 20) and os.path.getsize(xz) > (1 << 20),
+            f.write(b"\0" * (17 << 20))
+        check(os.path.getsize(packed) < (1 << 20) and os.path.getsize(xz) > (16 << 20) // 12,
               f"inputs of {os.path.getsize(packed)} and {os.path.getsize(xz)} bytes")
         if here:
-            check(state(big) == HUGE, "a plain input of 8 MiB: run again")
-            check(state(packed) == HUGE, "a gzip of 9 MiB by its trailer: run again")
-            check(state(small_gz) == "4 KiB pages (inputs under 8 MiB)", "a gzip of 7 MiB: not run again")
+            check(state(big) == HUGE, "a plain input of 16 MiB: run again")
+            check(state(packed) == HUGE, "a gzip of 17 MiB by its trailer: run again")
+            check(state(small_gz) == RESERVED, "a gzip of 15 MiB: not run again")
             check(state(xz) == HUGE, "an xz counted 12 times its size: run again")
-            check(state(small_xz) == "4 KiB pages (inputs under 8 MiB)", "an xz of 0.4 MiB: not run again")
-            check(state(d) == HUGE, "a directory of 8 MiB: run again")
-            check(state(nested) == HUGE, "a trace of 8 MiB in a directory's directory: run again")
-            check(state(other) == "4 KiB pages (inputs under 8 MiB)",
-                  "a directory whose 9 MiB are not a trace: not run again")
+            check(state(small_xz) == RESERVED, "an xz of 0.4 MiB: not run again")
+            check(state(d) == HUGE, "a directory of 16 MiB: run again")
+            check(state(nested) == HUGE, "a trace of 16 MiB in a directory's directory: run again")
+            check(state(other) == RESERVED, "a directory whose 17 MiB are not a trace: not run again")
             r = run(["analyze", "--timings", "--quiet", "--format", "json", "-"], env_with(), stdin=open(big, "rb").read())
-            check(r.returncode == 0 and heap_line(r.stderr) == "4 KiB pages (inputs under 8 MiB)",
-                  "standard input: its size unknown, not run again")
+            check(r.returncode == 0 and heap_line(r.stderr) == UNKNOWN,
+                  "standard input: its size unknown, not run again, not reserved")
             a = run(["analyze", "--quiet", "--format", "json", big], env_with(KINESIFT_HUGE_HEAP="0"))
             b = run(["analyze", "--quiet", "--format", "json", big], env_with())
             check(a.returncode == 0 and a.stdout == b.stdout, "the big input: the same JSON run again")
-            # the tunables took: fewer page faults (the 8 MiB string is kept in the heap), also
+            # the tunables took: fewer page faults (the 16 MiB string is kept in the heap), also
             # after a GLIBC_TUNABLES entry that glibc cannot parse
             small_pages = faults(big, env_with(KINESIFT_HUGE_HEAP="0"))
             for user in (None, "garbage") if not thp_always() else ():  # always: both on huge pages
                 f = faults(big, env_with(GLIBC_TUNABLES=user))
                 check(f < 0.8 * small_pages,
                       f"huge pages with GLIBC_TUNABLES {user!r}: {f} page faults, {small_pages} in 4 KiB pages")
+            # in the process: a real 1.7 MB trace, the same JSON, fewer faults (its tables and
+            # store in the heap's huge pages)
+            mid = os.path.join(CORPUS, "hta", "trace_filter", "sampled_rank-1.json.gz")
+            check(state(mid) == RESERVED and state(mid, KINESIFT_HUGE_HEAP="0") == "4 KiB pages (KINESIFT_HUGE_HEAP=0)",
+                  "a 1.7 MB input: reserved in the process, not with KINESIFT_HUGE_HEAP=0")
+            a = run(["analyze", "--quiet", "--format", "json", mid], env_with(KINESIFT_HUGE_HEAP="0"))
+            b = run(["analyze", "--quiet", "--format", "json", mid], env_with())
+            check(a.returncode == 0 and a.stdout == b.stdout and a.stdout, "the 1.7 MB input: the same JSON reserved")
+            if not thp_always():
+                small_pages = faults(mid, env_with(KINESIFT_HUGE_HEAP="0"))
+                f = faults(mid, env_with())
+                check(f < 0.8 * small_pages, f"reserved in the process: {f} page faults, {small_pages} in 4 KiB pages")
 
         # what validate runs sees the user's environment
         for user in (None, "glibc.malloc.arena_max=4"):
