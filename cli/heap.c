@@ -160,6 +160,9 @@ static int thp_enabled(void)
  * a block it hands out only under MALLOC_PERTURB_, and then to this one block alone). */
 static int reserve(void)
 {
+#if !__GLIBC_PREREQ(2, 33) /* mallinfo2 */
+    return 0;
+#else
     const uintptr_t huge = (uintptr_t)2 << 20;
     size_t top = mallinfo2().keepcost; /* the top's size */
     if (top + 1 >= KS_HEAP_RESERVE_MMAP || !mallopt(M_MMAP_THRESHOLD, (int)KS_HEAP_RESERVE_MMAP) ||
@@ -176,6 +179,7 @@ static int reserve(void)
     }
     (void)mallopt(M_TOP_PAD, 4 << 20); /* later growth as with the tunables: 4 MiB at a time */
     return ok;
+#endif
 }
 
 static void put_back(const char *old)
