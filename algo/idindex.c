@@ -60,41 +60,13 @@ void ks_idindex_build(ks_idindex *x)
     x->built = 1;
 }
 
-/* first position in [lo, hi) whose id is >= id (hi when none) */
-static size_t lower_bound(const ks_id_pair *v, size_t lo, size_t hi, int64_t id)
-{
-    KS_LOWER_BOUND(lo, hi, mid, v[mid].id < id);
-    return lo;
-}
-
 const uint64_t *ks_idindex_find(const ks_idindex *x, int64_t id, size_t *cursor)
 {
     assert(x->built || !x->n); /* ks_idindex_build first: lookups search the sorted pairs */
-    size_t n = x->n, c = *cursor < n ? *cursor : (n ? n - 1 : 0), lo, hi;
+    size_t n = x->n, p;
     if (!n)
         return NULL;
-    if (x->v[c].id < id) { /* gallop forward: v[lo].id < id, then bound the answer by hi */
-        size_t step = 1;
-        lo = c + 1;
-        hi = n;
-        while (c + step < n && x->v[c + step].id < id) {
-            lo = c + step + 1;
-            step *= 2;
-        }
-        if (c + step < n)
-            hi = c + step + 1;
-    } else { /* gallop backward: v[hi - 1].id >= id */
-        size_t step = 1;
-        hi = c + 1;
-        lo = 0;
-        while (step <= c && x->v[c - step].id >= id) {
-            hi = c - step + 1;
-            step *= 2;
-        }
-        if (step <= c)
-            lo = c - step;
-    }
-    size_t p = lower_bound(x->v, lo, hi, id);
+    KS_GALLOP_BOUND(p, 0, n, *cursor < n ? *cursor : n, mid, x->v[mid].id < id);
     *cursor = p;
     return p < n && x->v[p].id == id ? &x->v[p].val : NULL;
 }

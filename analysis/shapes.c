@@ -203,35 +203,14 @@ static size_t first_shape(const ks_trace *t, uint32_t track)
 }
 
 /* The first index of t->shapes[first, end) (one track's records, in event order) whose event is
- * ev or after it (end: none), searched from at, where the previous search ended: galloping from it,
- * then by halves. The slices come in time order, their events mostly near the previous one's (a
+ * ev or after it (end: none), searched outward from at, where the previous search ended
+ * (KS_GALLOP_BOUND). The slices come in time order, their events mostly near the previous one's (a
  * child op is recorded just before its parent, which starts first): a few steps each, where a
  * search of the track's records from its start took ~250 instructions a slice on resnet50. */
 static size_t shape_at(const ks_trace *t, size_t first, size_t end, size_t at, uint32_t ev)
 {
-    size_t lo, hi, step = 1;
-    if (at < end && t->shapes[at].ev < ev) { /* forward: every record before lo is before ev */
-        lo = hi = at + 1;
-        while (hi < end && t->shapes[hi].ev < ev) {
-            lo = hi + 1;
-            hi = end - hi > step ? hi + step : end;
-            step *= 2;
-        }
-    } else { /* back: the record at hi (or end) is at ev or after it */
-        hi = at;
-        for (;;) {
-            if (hi == first)
-                return first;
-            lo = hi - first > step ? hi - step : first;
-            if (t->shapes[lo].ev < ev) {
-                lo++;
-                break;
-            }
-            hi = lo;
-            step *= 2;
-        }
-    }
-    KS_LOWER_BOUND(lo, hi, mid, t->shapes[mid].ev < ev);
+    size_t lo;
+    KS_GALLOP_BOUND(lo, first, end, at, mid, t->shapes[mid].ev < ev);
     return lo;
 }
 

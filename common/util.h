@@ -52,6 +52,47 @@ size_t ks_grow_cap(size_t cap, size_t need);
         }                                            \
     } while (0)
 
+/* KS_LOWER_BOUND searched outward from a position: moves lo to the first index of [first, end)
+ * where `before` (an expression of the index `mid`) is false, for a `before` that holds on a
+ * prefix, starting at at (first <= at <= end): steps of 1, 2, 4... forward or back from it bound
+ * the answer, then a search by halves finds it. An answer d away from at costs O(log d): lookups
+ * in nearly ascending order (a cursor kept from one to the next) take a few steps each. */
+#define KS_GALLOP_BOUND(lo, first, end, at, mid, before)                                          \
+    do {                                                                                          \
+        size_t gb_lo_ = (first), gb_hi_ = (end), gb_step_ = 1, mid = (at);                        \
+        if (mid < gb_hi_ && (before)) { /* forward: every index up to at is before */             \
+            gb_lo_ = mid + 1;                                                                     \
+            while (gb_hi_ - gb_lo_ > gb_step_ - 1) {                                              \
+                mid = gb_lo_ + gb_step_ - 1;                                                      \
+                if (!(before)) {                                                                  \
+                    gb_hi_ = mid + 1;                                                             \
+                    break;                                                                        \
+                }                                                                                 \
+                gb_lo_ = mid + 1;                                                                 \
+                gb_step_ *= 2;                                                                    \
+            }                                                                                     \
+        } else { /* back: the answer is at or before at */                                        \
+            gb_hi_ = mid;                                                                         \
+            while (gb_hi_ - gb_lo_ >= gb_step_) {                                                 \
+                mid = gb_hi_ - gb_step_;                                                          \
+                if (before) {                                                                     \
+                    gb_lo_ = mid + 1;                                                             \
+                    break;                                                                        \
+                }                                                                                 \
+                gb_hi_ = mid;                                                                     \
+                gb_step_ *= 2;                                                                    \
+            }                                                                                     \
+        }                                                                                         \
+        while (gb_lo_ < gb_hi_) {                                                                 \
+            mid = gb_lo_ + (gb_hi_ - gb_lo_) / 2;                                                 \
+            if (before)                                                                           \
+                gb_lo_ = mid + 1;                                                                 \
+            else                                                                                  \
+                gb_hi_ = mid;                                                                     \
+        }                                                                                         \
+        (lo) = gb_lo_;                                                                            \
+    } while (0)
+
 /* printf into a new malloc'ed string. */
 char *ks_xasprintf(const char *fmt, ...)
 #if defined(__GNUC__)

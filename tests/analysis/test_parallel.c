@@ -230,6 +230,32 @@ static void radix_sort_ns(void **state)
     }
 }
 
+/* ---- a search outward from a position ------------------------------------------------------ */
+
+/* KS_GALLOP_BOUND finds what KS_LOWER_BOUND finds, from every starting position: sorted arrays
+ * with runs of equal keys, every length up to 40, every key in and around them, every `at`, and
+ * sub-ranges [first, end) that do not start at 0. */
+static void gallop_bound_is_lower_bound(void **state)
+{
+    (void)state;
+    int v[40];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = (int)(i / 3) * 2; /* 0 0 0 2 2 2 4 ... */
+        for (size_t first = 0; first <= n; first += n > 8 ? 3 : 1)
+            for (int key = -1; key <= (int)n; key++) {
+                size_t want = first, hi = n;
+                KS_LOWER_BOUND(want, hi, mid, v[mid] < key);
+                for (size_t at = first; at <= n; at++) {
+                    size_t got;
+                    KS_GALLOP_BOUND(got, first, n, at, mid, v[mid] < key);
+                    if (got != want)
+                        fail_msg("n %zu [%zu, %zu) key %d from %zu: %zu, not %zu", n, first, n, key, at, got, want);
+                }
+            }
+    }
+}
+
 /* ---- sorted id index ----------------------------------------------------------------------- */
 
 static void idindex_smallest_value_wins(void **state)
@@ -504,6 +530,7 @@ int main(void)
         cmocka_unit_test(msort_random),
         cmocka_unit_test(msort_shapes),
         cmocka_unit_test(radix_sort_ns),
+        cmocka_unit_test(gallop_bound_is_lower_bound),
         cmocka_unit_test(idindex_smallest_value_wins),
         cmocka_unit_test(idindex_gallop),
         cmocka_unit_test(pool_calls_each_item_once),
