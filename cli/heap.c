@@ -21,6 +21,11 @@
  * 1 MiB and more and the threads' own arenas stay in 4 KiB pages, which the run again puts on huge
  * pages too: past KS_HEAP_MIN_INPUT that counts for more than the exec.
  *
+ * Either way the heap's top is then made to start on a 2 MiB boundary (align_top()), so that what
+ * the command allocates first is on huge pages too; in the process run again it is made to end on
+ * one as well (glibc ends the heap's later growths on one, but not its first), and malloc's mmap
+ * threshold is fixed at KS_HEAP_RESERVE_MMAP, as in the reserved heap.
+ *
  * Otherwise the heap's trim threshold is fixed (TRIM_THRESHOLD): glibc raises it to twice the
  * largest mapped block freed so far (up to 64 MiB), so after the first big temporary the freed top
  * of the heap stays resident; a fixed one gives it back (~8 % of the peak of a trace of a million
@@ -153,34 +158,87 @@ static int thp_enabled(void)
     return strstr(buf, "[madvise]") || strstr(buf, "[always]");
 }
 
+#if __GLIBC_PREREQ(2, 33) /* mallinfo2 */
+#define HUGE ((uintptr_t)2 << 20)
+#define HEAP_MMAP_MAX ((size_t)32 << 20) /* the highest mmap threshold glibc takes (64-bit) */
+
+/* Start the main heap's top on a 2 MiB boundary at or after at: a block from the top's start up to
+ * there, kept for good. The heap starts where the program's data ends, anywhere in a 2 MiB page;
+ * the heap's part of that page cannot be a huge page, and malloc hands out the lowest addresses
+ * first: without the block, the first 0-2 MiB the command allocates (by where the kernel put the
+ * heap) fault in 4 KiB at a time, 100-500 faults. Malloc writes a block's header and the top's,
+ * not the block (unless MALLOC_PERTURB_ has it fill the block, once): its pages but the first are
+ * never touched. The top ends at the break (the main heap grows by moving it), so it starts at
+ * the break less its size. end_too (glibc.malloc.hugetlb on): also end the top on a boundary, by
+ * one block bigger than the top, freed (glibc then grows the heap to one and advises it); a top
+ * ending inside a 2 MiB page has it fault in 4 KiB pages as the heap fills it, before it grows.
+ * Leaves malloc's mmap threshold at KS_HEAP_RESERVE_MMAP. Returns 1 when the top starts (and
+ * ends) on a boundary; else the block, unless it came from the top, is freed (the heap as it
+ * was). */
+static int align_top(uintptr_t at, int end_too)
+{
+    static void *block;
+    /* under the mmap threshold while the blocks are made (mallopt first: it merges freed small
+     * blocks into the top); the thread's first malloc takes its cache from the top */
+    if (!mallopt(M_MMAP_THRESHOLD, (int)HEAP_MMAP_MAX))
+        return 0;
+    void *volatile first = malloc(1); /* volatile: the compiler would drop the pair */
+    free(first);
+    uintptr_t t = (uintptr_t)sbrk(0) - mallinfo2().keepcost;
+    uintptr_t a = ((at > t + 64 ? at : t + 64) + HUGE - 1) & ~(HUGE - 1);
+    block = malloc(a - t - sizeof(size_t)); /* a - t bytes, its header included */
+    if (block && (uintptr_t)block != t + 2 * sizeof(size_t)) { /* from a free block, not the top */
+        free(block);
+        block = NULL;
+    }
+    if (block && end_too && (uintptr_t)sbrk(0) % HUGE && mallinfo2().keepcost < HEAP_MMAP_MAX) {
+        void *volatile more = malloc(mallinfo2().keepcost); /* more than the top: the heap grows */
+        free(more);
+    }
+    (void)mallopt(M_MMAP_THRESHOLD, (int)KS_HEAP_RESERVE_MMAP);
+    uintptr_t end = (uintptr_t)sbrk(0);
+    return block && (end - mallinfo2().keepcost) % HUGE == 0 && (!end_too || end % HUGE == 0);
+}
+
 /* The first KS_HEAP_RESERVE bytes of the main heap's free top on huge pages, from inside the
- * process (see the top of this file); 0 when malloc or the kernel refused (the heap as it was but
- * for its options). The top is grown by one block just bigger than it, with KS_HEAP_RESERVE as
- * the top pad: the new top's pages are advised before anything writes to them (malloc writes to
- * a block it hands out only under MALLOC_PERTURB_, and then to this one block alone). */
+ * process (see the top of this file): 2, or 1 where the top could not be made to start on the
+ * first of them; 0 when malloc or the kernel refused (the heap as it was but for its options).
+ * The top is grown by one block just bigger than it, with KS_HEAP_RESERVE as the top pad; the new
+ * top's whole 2 MiB pages are advised before anything writes to them (malloc writes to a block it
+ * hands out only under MALLOC_PERTURB_, and then to this one block alone), and the top made to
+ * start on the first of them (align_top). */
 static int reserve(void)
 {
-#if !__GLIBC_PREREQ(2, 33) /* mallinfo2 */
-    return 0;
-#else
-    const uintptr_t huge = (uintptr_t)2 << 20;
     size_t top = mallinfo2().keepcost; /* the top's size */
     if (top + 1 >= KS_HEAP_RESERVE_MMAP || !mallopt(M_MMAP_THRESHOLD, (int)KS_HEAP_RESERVE_MMAP) ||
         !mallopt(M_TRIM_THRESHOLD, (int)(2 * KS_HEAP_RESERVE)) || !mallopt(M_TOP_PAD, (int)KS_HEAP_RESERVE))
         return 0;
     char *p = malloc(top + 1); /* under the mmap threshold: from the heap, which grows */
-    top = mallinfo2().keepcost;
     int ok = 0;
     if (p) {
-        uintptr_t from = (uintptr_t)p + malloc_usable_size(p); /* the top follows the block */
-        uintptr_t a = (from + huge - 1) & ~(huge - 1), b = (from + top) & ~(huge - 1);
+        uintptr_t from = (uintptr_t)p + malloc_usable_size(p); /* the new top: its header written */
+        uintptr_t a = (from + 16 + HUGE - 1) & ~(HUGE - 1), b = ((uintptr_t)sbrk(0)) & ~(HUGE - 1);
         ok = b > a && madvise((void *)a, b - a, MADV_HUGEPAGE) == 0;
-        free(p);
+        free(p); /* the top starts where p did */
+        if (ok)
+            ok += align_top(a, 0);
     }
     (void)mallopt(M_TOP_PAD, 4 << 20); /* later growth as with the tunables: 4 MiB at a time */
     return ok;
-#endif
 }
+#else
+static int align_top(uintptr_t at, int end_too)
+{
+    (void)at;
+    (void)end_too;
+    return 0;
+}
+
+static int reserve(void)
+{
+    return 0;
+}
+#endif
 
 static void put_back(const char *old)
 {
@@ -200,8 +258,8 @@ static int heap_init(int argc, char **argv)
         /* its name for ps, top and perf: the kernel took "exe" from /proc/self/exe */
         const char *slash = strrchr(argv[0], '/');
         (void)prctl(PR_SET_NAME, slash ? slash + 1 : argv[0], 0, 0, 0);
-        snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s)", HUGETLB_ON,
-                 TOP_PAD_ON);
+        snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s%s)", HUGETLB_ON,
+                 TOP_PAD_ON, align_top(0, 1) ? "; the heap from a 2 MiB boundary" : "");
         return 0;
     }
     const char *want = getenv("KINESIFT_HUGE_HEAP");
@@ -219,19 +277,20 @@ static int heap_init(int argc, char **argv)
     else if (!thp_enabled())
         why = "transparent huge pages off";
     else if (!(want && !strcmp(want, "1"))) {
-        int unknown;
+        int unknown, got;
         long long bytes = inputs_bytes(argc, argv, &unknown);
         if (bytes < KS_HEAP_MIN_INPUT) {
             if (unknown)
                 why = "standard input or a list: its size unknown";
             else if (!bytes)
                 why = "no input";
-            else if (reserve()) {
-                snprintf(state, sizeof state, "huge pages (the heap's first %s, in the process: inputs under %s)",
-                         KS_HEAP_RESERVE_TEXT, KS_HEAP_MIN_INPUT_TEXT);
-                return 1;
-            } else
+            else if (!(got = reserve()))
                 why = "inputs under " KS_HEAP_MIN_INPUT_TEXT "; huge pages refused";
+            else {
+                snprintf(state, sizeof state, "huge pages (the heap's first %s%s, in the process: inputs under %s)",
+                         KS_HEAP_RESERVE_TEXT, got == 2 ? " from a 2 MiB boundary" : "", KS_HEAP_MIN_INPUT_TEXT);
+                return 1;
+            }
         }
     }
     if (why) {

@@ -8,10 +8,11 @@ unset it does so for inputs of 16 MiB or more (a plain file, a gzip by the size 
 an xz counted 12 times its size, the trace files of a directory at any depth, as the command reads
 them) and not for smaller ones, a directory's other files, or standard input; smaller inputs of
 known size have the heap's first 32 MiB on huge pages in the process instead (=0: not either),
-standard input not; a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as it is. The
-standard output is byte for byte the same either way (text and JSON), and the huge pages take
-(fewer page faults: run again, also after a GLIBC_TUNABLES entry that glibc cannot parse, and in
-the process). What the command runs itself (validate's commands) sees the user's
+standard input not; either way the heap's top starts on a 2 MiB boundary (the line says so only
+where the command found it there); a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as
+it is. The standard output is byte for byte the same either way (text and JSON), and the huge
+pages take (fewer page faults: run again, also after a GLIBC_TUNABLES entry that glibc cannot
+parse, and in the process). What the command runs itself (validate's commands) sees the user's
 GLIBC_TUNABLES, unset or set, and no trace of the run again; the process keeps its name for ps
 (the kernel would call it "exe").
 Why: running again must change nothing but the memory's page size, and must not leak the tunables
@@ -30,8 +31,9 @@ import tempfile
 KS = os.environ["KINESIFT"]
 CORPUS = os.environ["KS_CORPUS"]
 SMALL = os.path.join(CORPUS, "hta", "critical_path", "alexnet", "benchmark_result_2869224_1695835535_trace.json.gz")
-HUGE = "huge pages (run again with GLIBC_TUNABLES glibc.malloc.hugetlb=1:glibc.malloc.top_pad=4194304)"
-RESERVED = "huge pages (the heap's first 32 MiB, in the process: inputs under 16 MiB)"
+HUGE = ("huge pages (run again with GLIBC_TUNABLES glibc.malloc.hugetlb=1:glibc.malloc.top_pad=4194304;"
+        " the heap from a 2 MiB boundary)")
+RESERVED = "huge pages (the heap's first 32 MiB from a 2 MiB boundary, in the process: inputs under 16 MiB)"
 UNKNOWN = "4 KiB pages (standard input or a list: its size unknown)"
 NOT_HERE = ("4 KiB pages (a sanitizer's allocator)", "4 KiB pages (not glibc on Linux)",
             "4 KiB pages (glibc before 2.35)", "4 KiB pages (transparent huge pages off)",
