@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "common/threads.h"
 #include "kinesift/common.h"
 
 typedef struct pool_batch {
@@ -36,6 +37,12 @@ static void *work(void *arg)
     return NULL;
 }
 
+static void *thread_main(void *arg)
+{
+    ks_thread_started();
+    return work(arg);
+}
+
 void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)
 {
     assert(fn || !n);
@@ -56,7 +63,7 @@ void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *c
     pthread_t tid[KS_POOL_MAX];
     int started = 0;
     for (int t = 1; t < threads; t++) {
-        if (pthread_create(&tid[started], NULL, work, &b) != 0)
+        if (pthread_create(&tid[started], NULL, thread_main, &b) != 0)
             break;
         started++;
     }

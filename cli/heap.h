@@ -9,8 +9,9 @@
 /* Inputs of this many bytes or more on the command line are worth running again for: a gzip file
  * counted at the size it says its contents have, another compressed file at KS_HEAP_PACKED_FACTOR
  * times its size (the corpus's traces compress 12-30 times). Below it the heap reserved in the
- * process is faster (the exec saved: 14-15 MB traces took 0.91-0.95 of the wall); at 35 MB running
- * again is faster (the reservation took 1.05). */
+ * process is faster (the exec saved: 14-15 MB traces took 0.91-0.95 of the wall); at 35 MB it is
+ * no faster (1.00 of the run again's wall), and at 1 GiB it takes twice the faults and more
+ * memory. */
 #define KS_HEAP_MIN_INPUT ((long long)16 << 20)
 #define KS_HEAP_MIN_INPUT_TEXT "16 MiB"
 #define KS_HEAP_PACKED_FACTOR 12

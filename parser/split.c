@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/threads.h"
 #include "common/util.h"
 #include "kinesift/timings.h"
 #include "parser/spec.h"
@@ -87,6 +88,7 @@ static void hold_until_waited(ks_split *s, const ks_rchunk *c)
 
 static void *worker_main(void *arg)
 {
+    ks_thread_started();
     worker *w = arg;
     ks_split *s = w->s;
     char name[16];

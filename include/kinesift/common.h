@@ -77,6 +77,13 @@ KS_API void ks_error_format(const ks_error *err, char *buf, size_t n);
 typedef void (*ks_oom_handler)(size_t bytes);
 KS_API void ks_set_oom_handler(ks_oom_handler h);
 
+/* Each thread the library starts to parse or analyse (the parser's workers, the analysis pool's
+ * threads; not the reader thread, which allocates little) calls fn first, before it allocates: for
+ * the application's setup of its threads (the command puts their malloc arenas on huge pages).
+ * fn must be thread-safe. NULL: none (the default). */
+typedef void (*ks_thread_start_fn)(void);
+KS_API void ks_set_thread_start(ks_thread_start_fn fn);
+
 /* The CPUs this process may use: its affinity mask (taskset, a container's cpuset) capped by its
  * cgroups' CPU quotas (cpu.max; v1 cpu.cfs_quota_us), rounded up, at least 1; worked out once.
  * Every default thread count ("0: one per core") counts these, not the machine's CPUs. */

@@ -358,6 +358,36 @@ static void pool_calls_each_item_once(void **state)
     assert_true(autom >= 1 && autom <= KS_POOL_MAX_AUTO);
 }
 
+/* ks_set_thread_start: each thread the pool starts calls the hook once (the caller, which works
+ * too, does not); NULL removes it. */
+static atomic_int pool_hook_calls;
+
+static void count_pool_thread(void)
+{
+    atomic_fetch_add(&pool_hook_calls, 1);
+}
+
+static void pool_threads_call_the_thread_hook(void **state)
+{
+    (void)state;
+    atomic_int calls[100];
+    pool_check c = {calls};
+    ks_set_thread_start(count_pool_thread);
+    static const int threads[] = {1, 2, 5, 8};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        atomic_store(&pool_hook_calls, 0);
+        ks_pool_run(100, threads[t], count_call, &c);
+        assert_int_equal(atomic_load(&pool_hook_calls), threads[t] - 1);
+    }
+    atomic_store(&pool_hook_calls, 0);
+    ks_pool_run(3, 8, count_call, &c); /* 3 items: 2 threads beside the caller */
+    assert_int_equal(atomic_load(&pool_hook_calls), 2);
+    ks_set_thread_start(NULL);
+    atomic_store(&pool_hook_calls, 0);
+    ks_pool_run(100, 4, count_call, &c);
+    assert_int_equal(atomic_load(&pool_hook_calls), 0);
+}
+
 /* ---- timeline statistics merge ------------------------------------------------------------- */
 
 static ks_overlap_example ex(uint32_t track, ks_ns ts, ks_ns excess)
@@ -534,6 +564,7 @@ int main(void)
         cmocka_unit_test(idindex_smallest_value_wins),
         cmocka_unit_test(idindex_gallop),
         cmocka_unit_test(pool_calls_each_item_once),
+        cmocka_unit_test(pool_threads_call_the_thread_hook),
         cmocka_unit_test(stats_merge_in_track_order),
         cmocka_unit_test(breakdown_name_both_kernel_and_op),
         cmocka_unit_test(big_allocations),

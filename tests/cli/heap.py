@@ -8,7 +8,8 @@ unset it does so for inputs of 16 MiB or more (a plain file, a gzip by the size 
 an xz counted 12 times its size, the trace files of a directory at any depth, as the command reads
 them) and not for smaller ones, a directory's other files, or standard input; smaller inputs of
 known size have the heap's first 32 MiB on huge pages in the process instead (=0: not either),
-standard input not; either way the heap's top starts on a 2 MiB boundary (the line says so only
+standard input not, and the threads' malloc arenas with it (--threads 4 adds few page faults
+to --threads 1); either way the heap's top starts on a 2 MiB boundary (the line says so only
 where the command found it there); a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as
 it is. The standard output is byte for byte the same either way (text and JSON), and the huge
 pages take (fewer page faults: run again, also after a GLIBC_TUNABLES entry that glibc cannot
@@ -80,11 +81,13 @@ def thp_always():
         return False
 
 
-def faults(path, env):
-    """The minor page faults of `analyze --format json path` (the least of 3 runs)."""
+def faults(path, env, *args):
+    """The minor page faults of `analyze --format json path` (the least of 3 runs), without
+    MALLOC_PERTURB_ (meson sets it: malloc then fills the blocks the command keeps unwritten)."""
+    env = {k: v for k, v in env.items() if k != "MALLOC_PERTURB_"}
     least = None
     for _ in range(3):
-        p = subprocess.Popen([KS, "analyze", "--quiet", "--format", "json", path], env=env,
+        p = subprocess.Popen([KS, "analyze", "--quiet", "--format", "json", *args, path], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, _, ru = os.wait4(p.pid, 0)
         least = ru.ru_minflt if least is None else min(least, ru.ru_minflt)
@@ -186,6 +189,13 @@ def main():
                 small_pages = faults(mid, env_with(KINESIFT_HUGE_HEAP="0"))
                 f = faults(mid, env_with())
                 check(f < 0.8 * small_pages, f"reserved in the process: {f} page faults, {small_pages} in 4 KiB pages")
+                # the threads' arenas on huge pages too: three more threads add few faults (in 4 KiB
+                # pages they add ~200)
+                small = [faults(mid, env_with(KINESIFT_HUGE_HEAP="0"), "--threads", n) for n in ("1", "4")]
+                huge = [faults(mid, env_with(), "--threads", n) for n in ("1", "4")]
+                check(huge[1] - huge[0] < 0.4 * (small[1] - small[0]),
+                      f"the threads' arenas on huge pages: --threads 4 adds {huge[1] - huge[0]} page faults "
+                      f"to --threads 1, {small[1] - small[0]} in 4 KiB pages")
 
         # what validate runs sees the user's environment
         for user in (None, "glibc.malloc.arena_max=4"):

@@ -4,6 +4,8 @@
  * (the main parser must read those units itself), on the chunk that opens the events, on
  * metadata and counter events that stop a scan, and on damaged copies. The counts of
  * ks_parse_info prove that each path was taken. */
+#include <stdatomic.h>
+
 #include "ks_test.h"
 #include "parser/unit.h"
 #include "trace_digest.h"
@@ -150,6 +152,39 @@ static void same_with_workers(const char *buf, size_t len, size_t chunk, ks_pars
         free(two);
     }
     free(one);
+}
+
+/* ks_set_thread_start: each worker thread calls the hook once, first; the reader thread does not
+ * (it only reads); NULL removes it. */
+static atomic_int hook_calls;
+
+static void count_thread(void)
+{
+    atomic_fetch_add(&hook_calls, 1);
+}
+
+static void workers_call_the_thread_hook(void **state)
+{
+    (void)state;
+    size_t len;
+    char *t = make_trace(6000, 0, 0, &len);
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 4096;
+    o.reader_thread = 2;
+    ks_set_thread_start(count_thread);
+    static const int threads[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof threads / sizeof *threads; i++) {
+        atomic_store(&hook_calls, 0);
+        o.threads = threads[i];
+        free(digest_parse(t, len, &o));
+        assert_int_equal(atomic_load(&hook_calls), threads[i] - 1);
+    }
+    ks_set_thread_start(NULL);
+    atomic_store(&hook_calls, 0);
+    free(digest_parse(t, len, &o));
+    assert_int_equal(atomic_load(&hook_calls), 0);
+    free(t);
 }
 
 /* Every copy of make_trace carries "bytes": 8 x its correlation id, also when a worker read it. */
@@ -424,6 +459,7 @@ int main(void)
         cmocka_unit_test(first_chunk_scanned_from_the_events),
         cmocka_unit_test(scans_go_on_after_metadata),
         cmocka_unit_test(damaged_units_read_the_same),
+        cmocka_unit_test(workers_call_the_thread_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
