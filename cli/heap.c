@@ -25,7 +25,8 @@
  * Either way the heap's top is then made to start on a 2 MiB boundary (align_top()), so that what
  * the command allocates first is on huge pages too; in the process run again it is made to end on
  * one as well (glibc ends the heap's later growths on one, but not its first), and malloc's mmap
- * threshold is fixed at KS_HEAP_RESERVE_MMAP, as in the reserved heap.
+ * threshold is fixed at RUN_AGAIN_MMAP, where glibc starts it (it would raise it as mapped blocks
+ * are freed: fixed at 1 MiB as in the reserved heap, the dense 1 GiB trace took 3-5 MB more).
  *
  * Otherwise the heap's trim threshold is fixed (TRIM_THRESHOLD): glibc raises it to twice the
  * largest mapped block freed so far (up to 64 MiB), so after the first big temporary the freed top
@@ -164,6 +165,7 @@ static int thp_enabled(void)
 #if __GLIBC_PREREQ(2, 33) /* mallinfo2 */
 #define HUGE ((uintptr_t)2 << 20)
 #define HEAP_MMAP_MAX ((size_t)32 << 20) /* the highest mmap threshold glibc takes (64-bit) */
+#define RUN_AGAIN_MMAP ((size_t)128 << 10) /* glibc's first mmap threshold */
 
 /* Start the main heap's top on a 2 MiB boundary at or after at: a block from the top's start up to
  * there, kept for good. The heap starts where the program's data ends, anywhere in a 2 MiB page;
@@ -175,10 +177,10 @@ static int thp_enabled(void)
  * the break less its size. end_too (glibc.malloc.hugetlb on): also end the top on a boundary, by
  * one block bigger than the top, freed (glibc then grows the heap to one and advises it); a top
  * ending inside a 2 MiB page has it fault in 4 KiB pages as the heap fills it, before it grows.
- * Leaves malloc's mmap threshold at KS_HEAP_RESERVE_MMAP. Returns 1 when the top starts (and
- * ends) on a boundary; else the block, unless it came from the top, is freed (the heap as it
- * was). */
-static int align_top(uintptr_t at, int end_too)
+ * Leaves malloc's mmap threshold at mmap_after (fixed: glibc no longer moves it). Returns 1 when
+ * the top starts (and ends) on a boundary; else the block, unless it came from the top, is freed
+ * (the heap as it was). */
+static int align_top(uintptr_t at, int end_too, size_t mmap_after)
 {
     static void *block;
     /* under the mmap threshold while the blocks are made (mallopt first: it merges freed small
@@ -198,7 +200,7 @@ static int align_top(uintptr_t at, int end_too)
         void *volatile more = malloc(mallinfo2().keepcost); /* more than the top: the heap grows */
         free(more);
     }
-    (void)mallopt(M_MMAP_THRESHOLD, (int)KS_HEAP_RESERVE_MMAP);
+    (void)mallopt(M_MMAP_THRESHOLD, (int)mmap_after);
     uintptr_t end = (uintptr_t)sbrk(0);
     return block && (end - mallinfo2().keepcost) % HUGE == 0 && (!end_too || end % HUGE == 0);
 }
@@ -268,7 +270,7 @@ static int reserve(void)
         ok = b > a && madvise((void *)a, b - a, MADV_HUGEPAGE) == 0;
         free(p); /* the top starts where p did */
         if (ok)
-            ok += align_top(a, 0);
+            ok += align_top(a, 0, KS_HEAP_RESERVE_MMAP);
     }
     if (ok)
         ks_set_thread_start(thread_arena);
@@ -276,10 +278,11 @@ static int reserve(void)
     return ok;
 }
 #else
-static int align_top(uintptr_t at, int end_too)
+static int align_top(uintptr_t at, int end_too, size_t mmap_after)
 {
     (void)at;
     (void)end_too;
+    (void)mmap_after;
     return 0;
 }
 
@@ -308,7 +311,7 @@ static int heap_init(int argc, char **argv)
         const char *slash = strrchr(argv[0], '/');
         (void)prctl(PR_SET_NAME, slash ? slash + 1 : argv[0], 0, 0, 0);
         snprintf(state, sizeof state, "huge pages (run again with GLIBC_TUNABLES %s:%s%s)", HUGETLB_ON,
-                 TOP_PAD_ON, align_top(0, 1) ? "; the heap from a 2 MiB boundary" : "");
+                 TOP_PAD_ON, align_top(0, 1, RUN_AGAIN_MMAP) ? "; the heap from a 2 MiB boundary" : "");
         return 0;
     }
     const char *want = getenv("KINESIFT_HUGE_HEAP");
