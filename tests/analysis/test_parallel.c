@@ -371,6 +371,8 @@ static void pool_threads_call_the_thread_hook(void **state)
 {
     (void)state;
     atomic_int calls[100];
+    for (int i = 0; i < 100; i++)
+        atomic_init(&calls[i], 0);
     pool_check c = {calls};
     ks_set_thread_start(count_pool_thread);
     static const int threads[] = {1, 2, 5, 8};
