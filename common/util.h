@@ -55,7 +55,7 @@ size_t ks_grow_cap(size_t cap, size_t need);
 /* KS_LOWER_BOUND searched outward from a position: moves lo to the first index of [first, end)
  * where `before` (an expression of the index `mid`) is false, for a `before` that holds on a
  * prefix, starting at at (first <= at <= end): steps of 1, 2, 4... forward or back from it bound
- * the answer, then a search by halves finds it. An answer d away from at costs O(log d): lookups
+ * the answer, then KS_LOWER_BOUND finds it. An answer d away from at costs O(log d): lookups
  * in nearly ascending order (a cursor kept from one to the next) take a few steps each. */
 #define KS_GALLOP_BOUND(lo, first, end, at, mid, before)                                          \
     do {                                                                                          \
@@ -83,13 +83,7 @@ size_t ks_grow_cap(size_t cap, size_t need);
                 gb_step_ *= 2;                                                                    \
             }                                                                                     \
         }                                                                                         \
-        while (gb_lo_ < gb_hi_) {                                                                 \
-            mid = gb_lo_ + (gb_hi_ - gb_lo_) / 2;                                                 \
-            if (before)                                                                           \
-                gb_lo_ = mid + 1;                                                                 \
-            else                                                                                  \
-                gb_hi_ = mid;                                                                     \
-        }                                                                                         \
+        KS_LOWER_BOUND(gb_lo_, gb_hi_, mid, before);                                              \
         (lo) = gb_lo_;                                                                            \
     } while (0)
 
