@@ -34,8 +34,8 @@ void ks_cli_timings_print(FILE *out, const char *cmd, const ks_timings *t, int64
     if (parse)
         parsed = parse->bytes;
     fprintf(out, "kinesift %s --timings: wall time per phase (docs/performance.md, \"--timings\")\n", cmd);
-    fprintf(out, "  rows follow one another on the main thread; 'a | b': two passes side by side on two\n"
-                 "  threads (the longer's time); 'beside': on another thread at the same time as the rows\n"
+    fprintf(out, "  rows follow one another on the main thread; 'a | b': passes side by side on the\n"
+                 "  threads (the longest's time); 'beside': on another thread at the same time as the rows\n"
                  "  (not in their sum); 'within': part of the row its name starts with; peak MB: the\n"
                  "  process's peak resident memory at the end of the row (it rises in the row that set it)\n");
     fprintf(out, "  %-42s %10s %7s %9s %9s\n", "phase", "ms", "% wall", "MB/s", "peak MB");

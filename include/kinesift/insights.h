@@ -446,9 +446,9 @@ typedef struct ks_insights {
     ks_diagnoses diagnoses;
     ks_telemetry telemetry;
     int have_telemetry;
-    int telemetry_failed;
+    int telemetry_failed;         /* the error is about the nvidia-smi CSV (it names it), not the trace */
     struct ks_critpath *critpath; /* the critical path of each step (kinesift/critpath.h); NULL at
-                                   * depth KS_INSIGHTS_STEPS */      /* the error is about the nvidia-smi CSV (it names it), not the trace */
+                                   * depth KS_INSIGHTS_STEPS */
 } ks_insights;
 
 KS_API void ks_insights_opts_init(ks_insights_opts *o);

@@ -11,8 +11,8 @@
  * on another thread at the same time (the reader thread's reads, decompression and pre-filter run
  * beside the parse): it overlaps the others and is not part of their sum. A KS_TIMING_WITHIN phase
  * is a part of the sequential phase recorded before it (the parse's waits for the reader). A phase
- * that uses the analysis pool (two passes side by side on two threads) is one row whose name
- * lists both; its wall time is that of the longer.
+ * that uses the analysis pool (passes side by side on its threads) is one row whose name lists
+ * them; its wall time is that of the whole batch.
  *
  * Threads (kinesift/common.h): one ks_timings belongs to one call at a time (the library's own
  * threads hand their figures to the calling thread, which alone writes here). */

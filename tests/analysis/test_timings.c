@@ -131,14 +131,16 @@ static void one_run(const char *path, int parse_threads, int analysis_threads)
         if (!ks_timings_find(&at, pipeline_phases[i]))
             fail_msg("no phase '%s' in the pipeline", pipeline_phases[i]);
     /* the tables are made once, for the window (ks_analysis_opts.tables_later): its GPU unions with
-     * it, the tables after it, beside the gaps and threads passes when there are two threads */
+     * it, the tables after it, beside the gaps and threads passes and the critical path when there
+     * are two threads */
     assert_non_null(ks_timings_find(&at, "analysis: window, GPU unions"));
     assert_null(ks_timings_find(&at, "analysis: window, tables"));
     assert_null(ks_timings_find(&at, "analysis: window (tables again)"));
     assert_null(ks_timings_find(&at, "analysis: links | CPU tables"));
     assert_int_equal(!!ks_timings_find(&at, "analysis: tables"), analysis_threads == 1);
-    assert_int_equal(!!ks_timings_find(&at, "analysis: tables | gaps, threads"), analysis_threads > 1);
+    assert_int_equal(!!ks_timings_find(&at, "tables | gaps, threads | critical path"), analysis_threads > 1);
     assert_int_equal(!!ks_timings_find(&at, "gaps"), analysis_threads == 1);
+    assert_int_equal(!!ks_timings_find(&at, "critical path"), analysis_threads == 1);
     if (analysis_threads > 1)
         assert_non_null(ks_timings_find(&at, "analysis: timelines | GPU unions"));
     else

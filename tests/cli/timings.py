@@ -100,8 +100,9 @@ PASSES = ["analysis: GPU work index", "analysis: communication, calls", "steps",
           "free (analysis)", "free (store)"]
 
 # the passes of --threads 1 and of two threads, as rows
-ONE = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables", "gaps", "threads"]
-TWO = ["analysis: timelines | GPU unions", "analysis: links", "analysis: tables | gaps, threads"]
+ONE = ["analysis: timelines", "analysis: links", "analysis: GPU unions", "analysis: tables", "gaps", "threads",
+       "critical path"]
+TWO = ["analysis: timelines | GPU unions", "analysis: links", "tables | gaps, threads | critical path"]
 
 for fmt in ("json", "text"):
     for threads in ("1", "2", "0"):
@@ -116,7 +117,7 @@ for fmt in ("json", "text"):
         for p in PARSE + PASSES:
             check(p in rows, f"{what}: a row '{p}' in {order}")
         # 0: one thread per CPU from 20 000 events (nccl_data has 40 573); with two, the window's
-        # tables are made beside the gaps and threads passes
+        # tables, the gaps and threads passes and the critical path side by side
         multi = threads == "2" or (threads == "0" and CPUS > 1)
         for p in TWO if multi else ONE:
             check(p in rows, f"{what}: a row '{p}' in {order}")
@@ -126,7 +127,7 @@ for fmt in ("json", "text"):
         # the default window (its active steps) is chosen from the timelines: its GPU unions are
         # made with it, the tables once, for it, not first for the whole trace and then again
         check("analysis: window, GPU unions" in rows, f"{what}: the window's GPU unions in {order}")
-        tables = "analysis: tables | gaps, threads" if multi else "analysis: tables"
+        tables = "tables | gaps, threads | critical path" if multi else "analysis: tables"
         check(order.index("steps") < order.index("analysis: window, GPU unions") < order.index(tables)
               < order.index("diagnoses"), f"{what}: window, then its tables, then diagnoses: {order}")
         for p in ["analysis: window (tables again)", "analysis: window, tables", "analysis: links | CPU tables",
@@ -156,12 +157,12 @@ r = run("analyze", "--format", "json", "--quiet", "--timings", MID)
 rows, order = table(r.stderr, "analyze")
 for p in ONE:
     check(p in rows, f"analyze {MID}: a row '{p}' in {order}")
-check("analysis: timelines | GPU unions" not in rows and "analysis: tables | gaps, threads" not in rows,
+check("analysis: timelines | GPU unions" not in rows and "tables | gaps, threads | critical path" not in rows,
       f"analyze {MID}: no passes side by side in {order}")
 laws(rows, f"analyze {MID}")
 
 # a window (nccl_data has ProfilerStep#4 to #6): the tables made once, for it (the default threads)
-TABLES = "analysis: tables | gaps, threads" if CPUS > 1 else "analysis: tables"
+TABLES = "tables | gaps, threads | critical path" if CPUS > 1 else "analysis: tables"
 r = run("analyze", "--format", "json", "--quiet", "--window", "steps:4-5", "--timings", BIG)
 rows, order = table(r.stderr, "analyze")
 check("analysis: window, GPU unions" in rows and TABLES in rows, f"window: a row for the window in {order}")
