@@ -61,9 +61,10 @@ void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *c
     b.fn = fn;
     b.ctx = ctx;
     pthread_t tid[KS_POOL_MAX];
+    ks_thread_boot boot[KS_POOL_MAX];
     int started = 0;
     for (int t = 1; t < threads; t++) {
-        if (pthread_create(&tid[started], NULL, thread_main, &b) != 0)
+        if (ks_thread_create(&tid[started], &boot[started], thread_main, &b) != 0)
             break;
         started++;
     }

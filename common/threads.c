@@ -1,7 +1,13 @@
-/* common/threads.c: the application's hook for the threads the library starts (threads.h): one
- * function pointer, set and read atomically (a thread may start while the application sets it).
- * The reader thread does not call it: it allocates little, and a thread's setup would delay the
- * first chunk the parse waits for. */
+/* common/threads.c: how the library starts its threads (threads.h).
+ * The hook: one function pointer, set and read atomically (a thread may start while the
+ * application sets it). The reader thread does not call it: it allocates little, and a thread's
+ * setup would delay the first chunk the parse waits for.
+ * The start off the caller's CPU: on a 2-core VM an analysis pool's thread made by pthread_create
+ * waited 0.7 ms (median of 80 starts; 1.6 ms at the 90th percentile, 3.3 ms at most) on its
+ * creator's CPU before it first ran, while the other CPU was idle and the creator worked on its
+ * own share; started on the other CPU, 0.09 ms (0.14 ms at most). The reader thread is started
+ * with pthread_create: its caller waits for the first chunk at once, so it runs there at once;
+ * placed on the other CPU, resnet50's parse with --threads 1 waited 4.1 ms for it instead of 1.3. */
 #include "common/threads.h"
 
 #include <stdatomic.h>
@@ -20,4 +26,36 @@ void ks_thread_started(void)
     ks_thread_start_fn fn = atomic_load(&hook);
     if (fn)
         fn();
+}
+
+static void *boot_main(void *arg)
+{
+    ks_thread_boot *b = arg;
+    if (b->placed) /* on failure it stays where it was put: a CPU the caller may use */
+        (void)pthread_setaffinity_np(pthread_self(), sizeof b->cpus, &b->cpus);
+    return b->fn(b->arg);
+}
+
+int ks_thread_create(pthread_t *t, ks_thread_boot *b, void *(*fn)(void *), void *arg)
+{
+    b->fn = fn;
+    b->arg = arg;
+    b->placed = 0;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return pthread_create(t, NULL, boot_main, b);
+    int cpu = sched_getcpu();
+    if (cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof b->cpus, &b->cpus) == 0 &&
+        CPU_ISSET(cpu, &b->cpus) && CPU_COUNT(&b->cpus) > 1) {
+        cpu_set_t others = b->cpus;
+        CPU_CLR(cpu, &others);
+        b->placed = pthread_attr_setaffinity_np(&attr, sizeof others, &others) == 0;
+    }
+    int rc = pthread_create(t, &attr, boot_main, b);
+    pthread_attr_destroy(&attr);
+    if (rc != 0 && b->placed) { /* the mask refused: started as pthread_create would */
+        b->placed = 0;
+        rc = pthread_create(t, NULL, boot_main, b);
+    }
+    return rc;
 }

@@ -22,6 +22,7 @@ typedef struct worker {
     ks_split *s;
     int id;                /* 1.. (reader claims) */
     pthread_t thread;
+    ks_thread_boot boot;
     int started;
     ks_spec *spec;
     ks_unit unit[UNITS];
@@ -152,7 +153,7 @@ ks_split *ks_split_start(ks_reader *r, int workers, int leave_to_workers, int ho
         worker *w = &s->w[i];
         worker_init(s, w, i + 1);
         s->nworkers = i + 1;
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+        if (ks_thread_create(&w->thread, &w->boot, worker_main, w) != 0)
             break;
         w->started = 1;
     }
