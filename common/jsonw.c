@@ -407,6 +407,11 @@ static size_t decimal(char *b, uint64_t v)
     return n;
 }
 
+size_t ks_jw_uint_text(char *b, uint64_t v)
+{
+    return decimal(b, v);
+}
+
 size_t ks_jw_int_text(char *b, int64_t v)
 {
     size_t n = 0;

@@ -65,8 +65,9 @@ void ks_jw_double(ks_jw *w, double v); /* NaN/inf -> null */
 void ks_jw_bool(ks_jw *w, int v);
 void ks_jw_null(ks_jw *w);
 /* The text ks_jw_int writes for v ("%lld" without printf) into b (20 bytes hold it, no NUL);
- * its length. */
+ * its length. ks_jw_uint_text: ks_jw_uint's ("%llu"). */
 size_t ks_jw_int_text(char *b, int64_t v);
+size_t ks_jw_uint_text(char *b, uint64_t v);
 /* Write raw, already valid JSON number text. */
 void ks_jw_number_text(ks_jw *w, const char *s, size_t n);
 

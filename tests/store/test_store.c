@@ -1,5 +1,6 @@
 /* tests/store/test_store.c: the store's building blocks: interned strings, diagnostics,
- * category classification (current and legacy spellings), ProfilerStep names, track lookup. */
+ * category classification (current and legacy spellings), ProfilerStep names, track lookup, ids
+ * as text (ks_id_format against snprintf, which it replaces). */
 #include "ks_test.h"
 
 #include <math.h>
@@ -519,9 +520,60 @@ static void track_next_walks_one_kind(void **state)
     ks_trace_free(t);
 }
 
+/* ks_id_format writes what snprintf with "%lld", "%llu" or "%s" wrote, cut the same way, for
+ * every kind of id and every buffer size up to past the text */
+static void ids_format_as_snprintf(void **state)
+{
+    (void)state;
+    ks_strtab *t = ks_strtab_new();
+    const char *texts[] = {"", "7", "rank 3 (worker)", "a string id longer than the buffers of the tests, "
+                                                       "well past sixty-four bytes, cut where snprintf cuts"};
+    ks_id ids[64];
+    size_t n = 0;
+    const int64_t ints[] = {0, 1, -1, 9, 10, -10, 123456789, INT32_MAX, (int64_t)INT32_MAX + 1, INT64_MAX, INT64_MIN,
+                            INT64_MIN + 1, -999999999999999999};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+        ids[n++] = (ks_id){ints[i], KS_ID_INT};
+        ids[n++] = (ks_id){ints[i], KS_ID_UINT}; /* the same bits as unsigned: UINT64_MAX from -1 */
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        ks_str s = ks_strtab_intern(t, texts[i], strlen(texts[i]));
+        ids[n++] = (ks_id){(int64_t)s, KS_ID_STR};
+        ids[n++] = (ks_id){(int64_t)s, KS_ID_NUM};
+    }
+    ids[n++] = (ks_id){0, KS_ID_NONE};
+    ids[n++] = (ks_id){5, 250}; /* no such type */
+    for (size_t i = 0; i < n; i++) {
+        char want[128];
+        const ks_id id = ids[i];
+        switch (id.type) {
+        case KS_ID_NONE: snprintf(want, sizeof want, "-"); break;
+        case KS_ID_INT: snprintf(want, sizeof want, "%lld", (long long)id.v); break;
+        case KS_ID_UINT: snprintf(want, sizeof want, "%llu", (unsigned long long)(uint64_t)id.v); break;
+        case KS_ID_STR:
+        case KS_ID_NUM: snprintf(want, sizeof want, "%s", ks_strtab_get(t, (ks_str)id.v)); break;
+        default: snprintf(want, sizeof want, "?"); break;
+        }
+        for (size_t size = 0; size <= strlen(want) + 2 && size <= sizeof want; size++) {
+            char got[128], cut[128];
+            memset(got, 'x', sizeof got);
+            ks_id_format(t, id, got, size);
+            if (!size) {
+                assert_int_equal(got[0], 'x'); /* nothing written */
+                continue;
+            }
+            snprintf(cut, size, "%s", want);
+            assert_string_equal(got, cut);
+            assert_int_equal(got[size - 1 < strlen(want) ? size - 1 : strlen(want)], 0);
+        }
+    }
+    ks_strtab_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ids_format_as_snprintf),
         cmocka_unit_test(strings_are_interned_once),
         cmocka_unit_test(diagnostics_count_and_keep_examples),
         cmocka_unit_test(categories_classify),
