@@ -90,18 +90,18 @@ static int steps_in_window(const ks_trace *t, const ks_insights_opts *o, ks_insi
     return KS_OK; /* the whole trace: no window is set */
 }
 
+/* Up to this many events the critical path joins the batch below; past it, it runs after, alone:
+ * on dense_1g (6 M events) beside the others it raised the peak RSS from 310-313 MiB to 310-332
+ * MiB, by the order its memory met theirs (the target there is 0.3x the input). */
+#define CRITPATH_BESIDE_MAX_EVENTS 1000000
+
 /* Three passes side by side: the gaps and the threads, the tables, the critical path. None reads
  * the tables (ops, labels, kernels), and the tables write nothing the others read (the GPU rows and
  * their communication are made with the window, before; ks_analysis_set_window_unions); the gaps
  * and the critical path read only the timelines, the GPU work and the steps, and write their own
- * results. So their results are the same in any order. Item 0 first (the caller takes it at once;
- * the longest on most traces), the critical path last, to whichever thread is free first. */
-/* Up to this many events the critical path joins the batch; past it, it runs after, alone: on
- * dense_1g (6 M events) beside the others it raised the peak RSS from 310-313 MiB to 310-332 MiB
- * by the order its memory met theirs (the target there is 0.3x the input), for a millisecond or
- * two that a run of seconds does not notice. */
-#define CRITPATH_BESIDE_MAX_EVENTS 1000000
-
+ * results. So their results are the same in any order. Item 0, the gaps, goes to the caller at
+ * once (the longest of the three on nccl_data and the b200 eager trace, the tables on the H100 and
+ * resnet50 traces); the critical path, last, to whichever thread is free first. */
 typedef struct beside_ctx {
     ks_insights *r;
     const ks_insights_opts *o;
@@ -146,8 +146,8 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
     if (ks_analysis_threads(r->a) <= 1)
         ks_analysis_tables(r->a); /* its own --timings row, before gaps and threads */
     r->critpath = ks_xcalloc(1, sizeof *r->critpath);
-    int beside = ks_analysis_threads(r->a) > 1, cp_beside = beside && t->events <= CRITPATH_BESIDE_MAX_EVENTS;
-    int cp_rc = KS_OK;
+    int beside = ks_analysis_threads(r->a) > 1;
+    int cp_beside = beside && t->events <= CRITPATH_BESIDE_MAX_EVENTS, cp_rc = KS_OK;
     ks_error cp_err;
     int64_t t0 = ks_timings_start(tm);
     if (beside) {
@@ -157,8 +157,8 @@ int ks_insights_run(const ks_trace *t, const ks_insights_opts *o, ks_insights *r
         c.o = o;
         c.rc = c.cp_rc = KS_OK;
         ks_pool_run(cp_beside ? 3 : 2, ks_analysis_threads(r->a), beside_task, &c);
-        t0 = ks_timings_stop(tm, cp_beside ? "tables | gaps, threads | critical path" : "analysis: tables | gaps, threads",
-                             t0, 0);
+        t0 = ks_timings_stop(tm, cp_beside ? "tables | gaps, threads | critical path"
+                                           : "analysis: tables | gaps, threads", t0, 0);
         if (c.rc != KS_OK) {
             *err = c.err;
             return KS_ERR;
