@@ -37,12 +37,6 @@ static void *work(void *arg)
     return NULL;
 }
 
-static void *thread_main(void *arg)
-{
-    ks_thread_started();
-    return work(arg);
-}
-
 void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)
 {
     assert(fn || !n);
@@ -64,7 +58,7 @@ void ks_pool_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *c
     ks_thread_boot boot[KS_POOL_MAX];
     int started = 0;
     for (int t = 1; t < threads; t++) {
-        if (ks_thread_create(&tid[started], &boot[started], thread_main, &b) != 0)
+        if (ks_thread_create(&tid[started], &boot[started], work, &b) != 0)
             break;
         started++;
     }

@@ -1,14 +1,10 @@
-/* common/threads.h: how the library starts its threads: the application's hook
- * (kinesift/common.h, ks_set_thread_start), and a start placed off the caller's CPU. */
+/* common/threads.h: how the library starts the threads that parse and analyse: off the caller's
+ * CPU, the application's hook first (kinesift/common.h, ks_set_thread_start). */
 #ifndef KS_THREADS_H
 #define KS_THREADS_H
 
 #include <pthread.h>
 #include <sched.h>
-
-/* First thing in each thread the library starts to parse or analyse (the parser's workers, the
- * analysis pool's threads), before it allocates: calls the application's hook, if any. */
-void ks_thread_started(void);
 
 /* What a thread started by ks_thread_create needs until it has started; the caller keeps it
  * until then (beside the pthread_t it joins). */
@@ -21,12 +17,13 @@ typedef struct ks_thread_boot {
 
 /* pthread_create(t, NULL, fn, arg), but the thread is started on one of the CPUs the caller may
  * use other than the one it runs on, and then given back the caller's whole affinity (the
- * scheduler may move it anywhere after that). For a thread whose caller goes on working as soon
- * as it exists (the parser's workers, the analysis pool's threads): a new thread left on the
- * caller's CPU waits there for the scheduler to move it. Not for one the caller then waits for at
- * once (the reader thread): that one runs on the caller's CPU at once. Where the caller may use
- * one CPU only, or its mask cannot be read or set, a plain pthread_create. Returns its error
- * number, 0 on success. */
+ * scheduler may move it anywhere after that); then, before fn and before anything allocates, it
+ * calls the application's hook, if any. For a thread that parses or analyses and whose caller
+ * goes on working as soon as it exists (the parser's workers, the analysis pool's threads): a new
+ * thread left on the caller's CPU waits there for the scheduler to move it. Not for one the caller
+ * then waits for at once (the reader thread, which also allocates little): that one runs on the
+ * caller's CPU at once. Where the caller may use one CPU only, or its mask cannot be read or set,
+ * the thread starts where pthread_create puts it. Returns its error number, 0 on success. */
 int ks_thread_create(pthread_t *t, ks_thread_boot *b, void *(*fn)(void *), void *arg);
 
 #endif

@@ -89,7 +89,6 @@ static void hold_until_waited(ks_split *s, const ks_rchunk *c)
 
 static void *worker_main(void *arg)
 {
-    ks_thread_started();
     worker *w = arg;
     ks_split *s = w->s;
     char name[16];

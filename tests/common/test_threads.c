@@ -4,12 +4,16 @@
  * one (its first CPU and the mask it was started with, seen from inside), and then holds its
  * creator's whole mask again; with a mask of one CPU it starts as pthread_create would, on that
  * CPU. The creator's mask is narrowed here to two CPUs and to one, so that the checks do not
- * depend on the machine (a machine with one CPU runs the one-CPU case only). */
+ * depend on the machine (a machine with one CPU runs the one-CPU case only). The application's
+ * hook (ks_set_thread_start) runs in each such thread, once, before its function; NULL removes it. */
 #include <pthread.h>
 #include <sched.h>
 
+#include <stdatomic.h>
+
 #include "ks_test.h"
 #include "common/threads.h"
+#include "kinesift/common.h"
 
 typedef struct seen {
     int arg;
@@ -112,12 +116,52 @@ static void many_at_once(void **state)
     }
 }
 
+static atomic_int hook_calls;
+static _Thread_local int hook_ran; /* in this thread */
+
+static void hook(void)
+{
+    hook_ran++;
+    atomic_fetch_add(&hook_calls, 1);
+}
+
+static void *hook_seen(void *p)
+{
+    *(int *)p = hook_ran; /* what the hook did in this thread before the function */
+    return NULL;
+}
+
+static void calls_the_hook_first(void **state)
+{
+    (void)state;
+    enum { N = 4 };
+    pthread_t t[N];
+    ks_thread_boot b[N];
+    int ran[N];
+    ks_set_thread_start(hook);
+    atomic_store(&hook_calls, 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ks_thread_create(&t[i], &b[i], hook_seen, &ran[i]), 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ran[i], 1); /* once, in the thread, before its function */
+    assert_int_equal(atomic_load(&hook_calls), N);
+    assert_int_equal(hook_ran, 0); /* not in the caller */
+    ks_set_thread_start(NULL);
+    assert_int_equal(ks_thread_create(&t[0], &b[0], hook_seen, &ran[0]), 0);
+    assert_int_equal(pthread_join(t[0], NULL), 0);
+    assert_int_equal(ran[0], 0);
+    assert_int_equal(atomic_load(&hook_calls), N);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(starts_off_the_callers_cpu),
         cmocka_unit_test(one_cpu_starts_as_pthread_create),
         cmocka_unit_test(many_at_once),
+        cmocka_unit_test(calls_the_hook_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
