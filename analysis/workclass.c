@@ -2,6 +2,9 @@
  * names in this one place. Kernel names are vendor names: matched as lower-case substrings, in an
  * order where the more specific rule comes first (a flash-attention kernel is a CUTLASS kernel, an
  * implicit-GEMM convolution names a GEMM, a group-norm kernel runs in aten's elementwise_kernel).
+ * A demangled name also holds its return type, template arguments and parameter types, where a
+ * library's namespace or a type may spell a rule's word without being what the kernel does: those
+ * spellings are masked first (masked_words).
  * Op names are PyTorch's spellings: matched exactly (after an optional "aten::"), then by the
  * few prefixes and words that mark a family (autograd backward nodes, flash_attn::, *convolution*,
  * *conv2d*, *batch_norm*, *rms_norm*, *softmax*).
@@ -45,6 +48,31 @@ typedef struct lowered {
     uint8_t mark;
 } lowered;
 
+/* Spellings that hold a rule's word without being evidence of the work, overwritten with '#'
+ * before any rule reads the name:
+ * - `fbgemm`: FBGEMM-GPU's namespace (fbgemm_gpu::), in the name or the parameter types of its
+ *   embedding-bag (TBE), permute, bounds-check and FP8 quantise kernels and of aten kernels run
+ *   on its functors: no GEMM. Its GEMMs are CUTLASS or cuBLAS kernels, named so.
+ * - `flashinfer`: FlashInfer's namespace, in the names and parameter types of its norm, sampling,
+ *   activation and quantisation kernels as well as its attention kernels; those say what they are
+ *   (PrefillWith.., DecodeWith.., PODWith.., MergeStates: the attention words).
+ * - `convert`, `convers`: type conversions (vllm::_typeConvert in a norm kernel's return type,
+ *   NumericConverter), not convolutions.
+ * - `reduced_divisor`: cuDNN's integer-division helper, a parameter type of its FFT, norm and
+ *   other kernels: no reduction.
+ * cutlass:: types (cutlass::bfloat16_t in a MoE finalise kernel's template arguments) are left to
+ * the gemm rule's words, which name CUTLASS's kernels, not its namespace. */
+static const char *const masked_words[] = {"fbgemm", "flashinfer", "convert", "convers", "reduced_divisor", NULL};
+
+static void mask_words(char *s)
+{
+    for (const char *const *w = masked_words; *w; w++) {
+        size_t n = strlen(*w);
+        for (char *p = s; (p = strstr(p, *w)) != NULL; p += n)
+            memset(p, '#', n);
+    }
+}
+
 static _Thread_local uint8_t pair_marks[4096]; /* a byte per pair, not a bit: one store per byte of the name */
 static _Thread_local uint8_t pair_mark;
 
@@ -54,7 +82,8 @@ static inline unsigned pair_of(unsigned char a, unsigned char b)
 }
 
 /* ASCII letters lower-cased as tolower does in the C locale (the library never calls setlocale):
- * first the bytes (a loop the compiler widens), then their pairs, sixteen indices at a time */
+ * first the bytes (a loop the compiler widens), the spellings that are no evidence masked, then
+ * their pairs, sixteen indices at a time */
 static void lower(const char *s, lowered *out)
 {
     size_t n = strnlen(s, LOWER_MAX - 1);
@@ -63,6 +92,7 @@ static void lower(const char *s, lowered *out)
     for (size_t i = 0; i < n; i++)
         d[i] = (unsigned char)(u[i] + ((unsigned char)(u[i] - 'A') < 26u ? 32u : 0u));
     memset(d + n, 0, 16);
+    mask_words(out->s);
     if (++pair_mark == 0) { /* the marks wrapped: every entry cleared, then mark 1 */
         memset(pair_marks, 0, sizeof pair_marks);
         pair_mark = 1;
@@ -117,7 +147,7 @@ static int any_of(const lowered *l, const char *const *words)
 
 /* kernel-name rules, in order: the first that matches decides */
 static const char *const k_attention[] = {"flash", "fmha", "attention", "attn", "mha_fwd", "mha_bwd",
-                                          "sdpa", NULL};
+                                          "sdpa", "prefillwith", "decodewith", "podwith", "mergestate", NULL};
 static const char *const k_conv[] = {"conv", "fprop", "dgrad", "wgrad", "scudnn", "winograd", "igemm_fwd",
                                      "igemm_bwd", "igemm_wrw", "cask_cudnn", "im2col", "col2im", NULL};
 static const char *const k_reduce_first[] = {"reduce_kernel<", NULL}; /* aten's ReduceOp<..NormTwoOps..> */
@@ -125,13 +155,14 @@ static const char *const k_norm[] = {"layer_norm", "layernorm", "rms_norm", "rms
                                      "batchnorm", "group_norm", "groupnorm", "instance_norm", "instancenorm",
                                      "bn_fw", "bn_bw", "gammabeta", "rowwisemoments", "computefusedparams",
                                      "computebackwardfusedparams", "computeinternalgradients", "welford", NULL};
-static const char *const k_gemm[] = {"gemm", "gemv", "cutlass", "cublas", "xmma", "nvjet", "hipblaslt", "tensile",
-                                     "matmul", "wvsplitk", "splitkreduce", "dot_kernel", "tensorop", "wmma",
-                                     NULL};
+static const char *const k_elementwise_first[] = {"subtensorop", NULL}; /* MIOpen's: not a tensor op */
+static const char *const k_gemm[] = {"gemm", "gemv", "cutlass_", "cutlass::kernel", "cutlass::device_kernel",
+                                     "cublas", "xmma", "nvjet", "hipblaslt", "tensile", "matmul", "wvsplitk",
+                                     "splitkreduce", "dot_kernel", "tensorop", "wmma", NULL};
 static const char *const k_reduce[] = {"reduce", "reduction", "softmax", "argmax", "argmin", "nll_loss",
                                        "cross_entropy", "logsumexp", NULL};
 static const char *const k_elementwise[] = {"elementwise", "multi_tensor_apply", "copy", "fill", "act_and_mul",
-                                            "rotary", "dropout", "transpose", "subtensorop", "nchwtonhwc",
+                                            "rotary", "dropout", "transpose", "nchwtonhwc",
                                             "nhwctonchw", "quant", NULL};
 
 /* the class of a kernel name already lower-cased (not communication, not a copy or a set) */
@@ -148,6 +179,8 @@ static ks_work_class kernel_class_lowered(const lowered *l)
         return KS_WC_REDUCE;
     if (any_of(l, k_norm))
         return KS_WC_NORM;
+    if (any_of(l, k_elementwise_first))
+        return KS_WC_ELEMENTWISE;
     /* hipBLASLt/Tensile kernels: Cijk_Ailk_Bljk_... (case matters: lower-cased here) */
     if (!strncmp(s, "cijk_", 5) || any_of(l, k_gemm) || !strncmp(s, "bmm_", 4))
         return KS_WC_GEMM;
@@ -182,6 +215,32 @@ static const char *const k_tensor[] = {"xmma", "hmma", "wmma", "gmma", "tensor16
                                        "884gemm", "nvjet", "flash_fwd", "flash_bwd", "fmhasm", "fmha_v2", "mfma",
                                        "xdl", "_gtcx", NULL};
 
+/* 1 when s holds an MMA instruction's shape as TensorRT-LLM's generated kernels write it: _m or
+ * _mma, then MxNxK in digits, then '_' or the end (_m128x16x32; their CTA tile is _t128x16x256,
+ * the epilogue's _et128x16) */
+static int mma_shape(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "_m")) != NULL; p += 2) {
+        const char *q = p + 2;
+        if (!strncmp(q, "ma", 2))
+            q += 2;
+        int dims = 0;
+        for (;;) {
+            const char *d = q;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (q == d)
+                break;
+            if (++dims == 3 || *q != 'x')
+                break;
+            q++;
+        }
+        if (dims == 3 && (*q == '_' || !*q))
+            return 1;
+    }
+    return 0;
+}
+
 /* 1 when a kernel name already lower-cased (not communication) marks a tensor-core path */
 static int tensor_core_lowered(const lowered *l)
 {
@@ -199,6 +258,10 @@ static int tensor_core_lowered(const lowered *l)
         for (const char *p = s; (p = strstr(p, "_mi")) != NULL; p++)
             if (p[3] >= '0' && p[3] <= '9')
                 return 1;
+    /* TensorRT-LLM's generated GEMMs (trtllm-gen: bmm_..., gemm_..., GemmKernel_..., the
+     * block-scaled FP8/FP4 MoE ones among them) name the MMA instruction they issue */
+    if ((!strncmp(s, "bmm_", 4) || !strncmp(s, "gemm", 4)) && mma_shape(s))
+        return 1;
     return 0;
 }
 
