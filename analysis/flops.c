@@ -643,12 +643,18 @@ static int cost_attention(const char *op, const args *a, ks_op_cost *c, int e)
 
 static int cost_norm(const char *op, const args *a, ks_op_cost *c, int e)
 {
-    /* the input and the affine parameters' positions */
-    int x = 0, w = -1, bb = -1, backward = 0;
+    /* the input and the affine parameters' positions; fused_add: the serving stacks' residual add
+     * and RMS norm in place, (input, residual, weight, eps): input + residual read, their sum
+     * written to residual and its norm to input */
+    int x = 0, w = -1, bb = -1, backward = 0, fused_add = 0;
     if (!strcmp(op, "layer_norm") || !strcmp(op, "native_layer_norm"))
         w = 2, bb = 3;
     else if (!strcmp(op, "rms_norm") || !strcmp(op, "_fused_rms_norm"))
         w = 2;
+    else if (!strcmp(op, "_C::rms_norm") || !strcmp(op, "sgl_kernel::rmsnorm"))
+        x = 1, w = 2; /* vLLM's and SGLang's (out, input, weight, eps) */
+    else if (!strcmp(op, "_C::fused_add_rms_norm") || !strcmp(op, "sgl_kernel::fused_add_rmsnorm"))
+        w = 2, fused_add = 1;
     else if (!strcmp(op, "batch_norm") || !strcmp(op, "native_batch_norm") || !strcmp(op, "cudnn_batch_norm") ||
              !strcmp(op, "_native_batch_norm_legit") || !strcmp(op, "_native_batch_norm_legit_no_training") ||
              !strcmp(op, "miopen_batch_norm"))
@@ -662,12 +668,13 @@ static int cost_norm(const char *op, const args *a, ks_op_cost *c, int e)
         x = 1, w = 2, backward = 1;
     else
         return 0;
-    if (!is_tensor(a, x))
+    if (!is_tensor(a, x) || (fused_add && (!is_tensor(a, 1) || numel(&a->v[1]) != numel(&a->v[x]))))
         return 0;
     double n = (double)numel(&a->v[x]);
     int affine = w >= 0 && is_tensor(a, w);
-    double f = 5 * n + (affine ? 2 * n : 0);
-    double bytes = 2 * arg_bytes(a, x, e) + (w >= 0 ? arg_bytes(a, w, e) : 0) + (bb >= 0 ? arg_bytes(a, bb, e) : 0);
+    double f = 5 * n + (affine ? 2 * n : 0) + (fused_add ? n : 0);
+    double bytes = (fused_add ? 4 : 2) * arg_bytes(a, x, e) + (w >= 0 ? arg_bytes(a, w, e) : 0) +
+                   (bb >= 0 ? arg_bytes(a, bb, e) : 0);
     if (backward) {
         f *= 2;
         bytes += arg_bytes(a, x, e); /* read grad_out and input, write grad_input */

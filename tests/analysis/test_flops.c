@@ -267,6 +267,30 @@ static void norms_and_pointwise(void **state)
     c = cost("aten::rms_norm", "[[4,256],[],[],[]]", "[\"float\",\"\",\"\",\"\"]", NULL);
     assert_true(c.flops == 5120.0);
     assert_true(c.bytes == 8192.0);
+    /* vLLM's fused_add_rms_norm(input[888,2880], residual[888,2880], weight[2880], eps) bf16, as the
+     * B200 trace records it: 2,557,440 elements, 1 (the add) + 5 + 2 (the weight) each:
+     * 20,459,520; input and residual read, both written (4 * 2,557,440 * 2 = 20,459,520) and the
+     * weight read (5,760): 20,465,280 */
+    c = cost("_C::fused_add_rms_norm", "[[888, 2880], [888, 2880], [2880], []]", "[" BF16 "," BF16 "," BF16 ",\"Scalar\"]", NULL);
+    assert_true(c.known);
+    assert_int_equal(c.cls, KS_WC_NORM);
+    assert_true(c.flops == 20459520.0);
+    assert_true(c.bytes == 20465280.0);
+    /* SGLang's: the same arguments */
+    c = cost("sgl_kernel::fused_add_rmsnorm", "[[888, 2880], [888, 2880], [2880], []]", "[" BF16 "," BF16 "," BF16 ",\"Scalar\"]", NULL);
+    assert_true(c.flops == 20459520.0);
+    assert_true(c.bytes == 20465280.0);
+    /* a residual of another size does not fit the formula */
+    c = ks_op_cost_of("_C::fused_add_rms_norm", "[[888, 2880], [888], [2880], []]", "[" BF16 "," BF16 "," BF16 ",\"Scalar\"]", NULL);
+    assert_false(c.known);
+    /* vLLM's rms_norm(out[4,256], input[4,256], weight[256], eps) float: 1,024 elements, 7 each:
+     * 7,168; input read, out written (2 * 4,096), the weight read (1,024): 9,216 */
+    c = cost("_C::rms_norm", "[[4,256],[4,256],[256],[]]", "[\"float\",\"float\",\"float\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 7168.0);
+    assert_true(c.bytes == 9216.0);
+    c = cost("sgl_kernel::rmsnorm", "[[4,256],[4,256],[256],[],[]]", "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", NULL);
+    assert_true(c.flops == 7168.0);
+    assert_true(c.bytes == 9216.0);
     /* add(x[1,141,512], y[1,141,512], alpha): one FLOP per output element, 72,192; bytes 3 *
      * 72,192 * 2 = 433,152 (TraceLens: 7.2192e-05 GFLOPS, 0.4130859375 MiB) */
     c = cost("aten::add", "[[1,141,512],[1,141,512],[]]", "[" BF16 "," BF16 ",\"Scalar\"]", NULL);
