@@ -156,6 +156,10 @@
 #define KS_LIMIT_SEQ_MAX_D 1024
 /* Shared collectives a clock fit takes at most (evenly spread; Theil-Sen over their pairs). */
 #define KS_LIMIT_FIT_POINTS 64
+/* The largest slope a clock fit takes as a drift, in ppm: a quartz clock drifts tens of ppm, an
+ * unsynchronised one a few hundred at worst; a steeper slope (1 ms per second) is no clock's (calls
+ * that do not synchronise, calls paired wrongly) and the rank is aligned by its offset alone. */
+#define KS_LIMIT_DRIFT_PPM 1000.0
 /* Absent ranks listed (JSON absent_ranks, the text's ranges); the count is always exact. */
 #define KS_LIMIT_ABSENT_LISTED (1 << 20)
 /* Missed calls the text and Markdown reports list (JSON lists them all). */

@@ -475,6 +475,16 @@ static void align(ks_ranks *out)
         }
         double b;
         fit(x, y, nd, &s->offset, &b);
+        if (fabs(b * 1e6) > KS_LIMIT_DRIFT_PPM) { /* no clock's: the offset alone, the ends' median */
+            s->drift_rejected = 1;
+            s->slope_ppm = b * 1e6;
+            b = 0;
+            ks_ns *m = ks_xmalloc(nd * sizeof *m);
+            memcpy(m, y, nd * sizeof *m);
+            ks_sort_ns(m, nd);
+            s->offset = m[(nd - 1) / 2];
+            free(m);
+        }
         s->drift_ppm = b * 1e6;
         s->aligned = 1;
         for (size_t i = 0; i < nd; i++) {

@@ -135,6 +135,29 @@ try:
     # same bytes for any -j
     check(run("-j", "1", d).stdout == run("-j", "4", d).stdout, "mixed: -j 1 = -j 4")
 
+    # ---- a slope no clock has: beyond 1000 ppm the rank is aligned by its offset alone (the slope
+    # is found within 0.1 %: a clock that fast also stretches the durations it measures) ----------
+    d = os.path.join(tmp, "steep")
+    a = generate(d, "--ranks", "6", "--drift-ppm", "20000", "--steps", "4", "--seed", "3")
+    rc, j = jrun(d)
+    steep = [k for k in range(1, 6) if abs(a["drift_ppm"][k]) > 1000]
+    check(len(steep) >= 2, f"steep: ranks beyond 1000 ppm planted: {a['drift_ppm']}")
+    txt = run(d).stdout.decode()
+    for r in j["ranks"]:
+        k = r["rank"]
+        if k in steep:
+            check(r["clock_drift_ppm"] == 0 and r["clock_slope_rejected_ppm"] is not None
+                  and abs(r["clock_slope_rejected_ppm"] - a["drift_ppm"][k]) <= 1.0 + 1e-3 * abs(a["drift_ppm"][k]),
+                  f"steep: rank {k} drift {r['clock_drift_ppm']}, slope {r['clock_slope_rejected_ppm']} "
+                  f"vs the planted {a['drift_ppm'][k]}")
+            check(f"rank {k:<5} offset" in txt and "drift not fitted (the ends' slope, " in txt,
+                  f"steep: rank {k} said not fitted in text")
+        else:
+            check(r["clock_slope_rejected_ppm"] is None and abs(r["clock_drift_ppm"] - a["drift_ppm"][k]) <= 1.0,
+                  f"steep: rank {k} drift {r['clock_drift_ppm']} vs {a['drift_ppm'][k]}")
+    check(rc == 3 and not j["alignment"]["trusted"], f"steep: exit {rc}, waits untrusted (the offset alone leaves "
+          f"a spread of {j['alignment']['spread_ns']} ns)")
+
     # ---- Seq recorded: matched by it; a never-arrived call (the hang view) ---------------------
     d = os.path.join(tmp, "seq")
     a = generate(d, "--ranks", "4", "--straggler", "1", "--seq", "--skip", "3:6:8", "--steps", "4", "--seed", "5")
