@@ -13,24 +13,29 @@
 #include "kinesift/analysis.h"
 #include "kinesift/comm.h"
 
-/* 1 when word (lower case) occurs in s, any case */
-static int has_word_nocase(const char *s, const char *word)
+/* ASCII byte c is letter l (lower case), in either case: of all bytes only l and its upper case
+ * have l's bits once 0x20 is set */
+static inline int is_letter(unsigned char c, char l)
 {
-    size_t n = strlen(word), len = strlen(s);
-    for (size_t i = 0; i + n <= len; i++) {
-        size_t j = 0;
-        while (j < n && tolower((unsigned char)s[i + j]) == word[j])
-            j++;
-        if (j == n)
+    return (c | 0x20) == (unsigned char)l;
+}
+
+/* nccl, rccl, hccl or msccl in the name, any case: one pass for their common "ccl", then the
+ * letters before it (kernel names run to hundreds of bytes: a pass per word, each comparing with
+ * tolower at every position, cost ~30 instructions a byte) */
+int ks_comm_kernel_name(const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    if (!s[0])
+        return 0;
+    for (size_t i = 1; s[i] && s[i + 1]; i++) {
+        if (!is_letter(s[i], 'c') || !is_letter(s[i + 1], 'c') || !s[i + 2] || !is_letter(s[i + 2], 'l'))
+            continue;
+        if (is_letter(s[i - 1], 'n') || is_letter(s[i - 1], 'r') || is_letter(s[i - 1], 'h') ||
+            (i >= 2 && is_letter(s[i - 2], 'm') && is_letter(s[i - 1], 's')))
             return 1;
     }
     return 0;
-}
-
-int ks_comm_kernel_name(const char *name)
-{
-    return has_word_nocase(name, "nccl") || has_word_nocase(name, "rccl") ||
-           has_word_nocase(name, "hccl") || has_word_nocase(name, "msccl");
 }
 
 int ks_is_comm_kernel(const char *name)

@@ -1,6 +1,8 @@
 /* tests/analysis/test_comm.c: the communication classification (kinesift/comm.h): kernel and op
  * names, collective kinds, nccl-tests bus bandwidth factors, dtype sizes, and the collective
  * metadata the parser keeps (ks_trace.colls) making a kernel communication whatever its name. */
+#include <ctype.h>
+
 #include "analysis_test.h"
 #include "analysis/analysis_int.h"
 #include "kinesift/comm.h"
@@ -18,6 +20,52 @@ static void kernel_names(void **state)
     assert_false(ks_comm_kernel_name("ncc"));
     assert_false(ks_comm_kernel_name(""));
     assert_int_equal(ks_is_comm_kernel("NCCL"), 1);
+    /* at either end, any case; "ccl" after another letter, or alone, is none of them */
+    assert_true(ks_comm_kernel_name("NcCl"));
+    assert_true(ks_comm_kernel_name("void all_reduce_msCCL"));
+    assert_false(ks_comm_kernel_name("ccl_kernel"));
+    assert_false(ks_comm_kernel_name("sccl_kernel"));
+    assert_false(ks_comm_kernel_name("xccl"));
+    assert_false(ks_comm_kernel_name("n"));
+    assert_false(ks_comm_kernel_name("nc"));
+    assert_false(ks_comm_kernel_name("ncc\x01l"));
+}
+
+/* the word test, against the plain definition (each word compared lower-cased at every position)
+ * on names drawn from the letters the words are made of, a few others and bytes with 0x20 set or
+ * cleared: what ks_comm_kernel_name finds in one pass is what that finds */
+static int plain_has(const char *s, const char *w)
+{
+    size_t n = strlen(w), len = strlen(s);
+    for (size_t i = 0; i + n <= len; i++) {
+        size_t j = 0;
+        while (j < n && tolower((unsigned char)s[i + j]) == w[j])
+            j++;
+        if (j == n)
+            return 1;
+    }
+    return 0;
+}
+
+static void kernel_names_as_defined(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "nrhmsclNRHMSCLxX_ \x0c\x03\x4c\x6c\xce\xcc";
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    char name[24];
+    for (int k = 0; k < 200000; k++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t len = (size_t)(seed >> 59) % 12;
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            name[i] = alphabet[(seed >> 33) % (sizeof alphabet - 1)];
+        }
+        name[len] = 0;
+        int want = plain_has(name, "nccl") || plain_has(name, "rccl") || plain_has(name, "hccl") ||
+                   plain_has(name, "msccl");
+        if (ks_comm_kernel_name(name) != want)
+            fail_msg("\"%s\": %d, the definition says %d", name, ks_comm_kernel_name(name), want);
+    }
 }
 
 static void op_names(void **state)
@@ -258,6 +306,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_names),
+        cmocka_unit_test(kernel_names_as_defined),
         cmocka_unit_test(op_names),
         cmocka_unit_test(kinds_and_busbw),
         cmocka_unit_test(metadata_kept),
