@@ -134,6 +134,22 @@ static int decode_failure(struct archive *a, const char *hint, uint64_t size, ch
     return 1;
 }
 
+/* 1 when libarchive decoded every compressed byte (size of them) to nothing: it calls that an
+ * unrecognised format, its raw reader taking any byte at all (a compressed empty file, not a
+ * damaged one); what it was in words */
+static int decoded_to_nothing(struct archive *a, uint64_t size, char *buf, size_t n)
+{
+    const char *m = ks_ar.archive_error_string(a);
+    char codec[96];
+    filters_of(a, codec, sizeof codec, NULL);
+    la_int64_t at = ks_ar.archive_filter_bytes(a, -1);
+    if (!m || strcmp(m, "Unrecognized archive format") != 0 || !strcmp(codec, "none") || !size || at < 0 ||
+        (uint64_t)at < size)
+        return 0;
+    snprintf(buf, n, "the %s stream holds no data", codec);
+    return 1;
+}
+
 /* The codec whose magic p[0..n) starts with, or NULL: for an input too short for libarchive to
  * recognise (it then reads it as plain bytes). */
 static const char *compressed_magic(const unsigned char *p, size_t n)
@@ -420,7 +436,8 @@ static int rewind_in(raw_in *in)
 }
 
 /* The gzip stream in s->in decodes, from its first byte, to SNIFF bytes (or all of it) that are
- * surely JSON. s->in is left at its first byte again. */
+ * surely JSON, or whole to nothing (read here: the parse says the input is empty, where libarchive
+ * would call it an unrecognised format). s->in is left at its first byte again. */
 static int gzip_is_json(ks_source *s)
 {
     ks_gunzip *g = ks_gunzip_new(NULL, 0, pull_raw, &s->in);
@@ -437,7 +454,7 @@ static int gzip_is_json(ks_source *s)
         n += (size_t)r;
     }
     ks_gunzip_free(g);
-    return rewind_in(&s->in) == 0 && !bad && looks_like_json(buf, n);
+    return rewind_in(&s->in) == 0 && !bad && (n == 0 || looks_like_json(buf, n));
 }
 
 /* A regular file or a buffer read here, without libarchive, when its first bytes allow (see the
@@ -528,10 +545,12 @@ int ks_source_open(const char *path, ks_source **out, ks_error *err)
     }
     if (r != ARCHIVE_OK) {
         /* a damaged or cut compressed stream fails here too: say so, not "empty" */
+        char what[512];
         if (strcmp(path, "-") ? s->file_size == 0 : s->in.rec.n == 0)
             ks_error_set(err, "empty input");
+        else if (decoded_to_nothing(s->a, input_size(s), what, sizeof what))
+            ks_error_set(err, "empty input: %s", what);
         else {
-            char what[512];
             decode_failure(s->a, magic_of(s), input_size(s), what, sizeof what);
             ks_error_set(err, "cannot decompress the input: %s", what);
         }

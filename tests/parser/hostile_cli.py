@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/parser/hostile_cli.py: hostile inputs end to end (docs/robustness.md): a damaged gzip is
 an error naming the member and the compressed byte (also under --strict), cut and damaged
-.xz/.zst/.bz2/.gz name their codec and the compressed byte (never "empty input"), NUL-byte inputs
+.xz/.zst/.bz2/.gz name their codec and the compressed byte (never "empty input"), a compressed
+empty file is an empty input (never "damaged"), NUL-byte inputs
 say what they are, extreme timestamps give no negative span, idle or busy time
 (and no undefined behaviour: the ASan+UBSan build halts on any), symbolic link loops in a
 directory are skipped and reported, running out of memory says so and exits 2, and the number of ProfilerStep#N annotations costs linear
@@ -88,6 +89,14 @@ try:
             r = run("stats", "--strict", "-", stdin=z[:len(z) // 2])
             check(r.returncode == 2 and "truncated at compressed byte %d" % (len(z) // 2) in r.stderr.decode(),
                   f"cut {codec} on stdin: {r.stderr!r}")
+        # a compressed empty file is empty, not damaged: every codec, as a file and on stdin
+        p = os.path.join(tmp, "nothing_" + codec)
+        with open(p, "wb") as f:
+            f.write(compress(b""))
+        for r in (run("stats", p), run("stats", "-", stdin=compress(b""))):
+            err = r.stderr.decode()
+            check(r.returncode == 2 and "empty input" in err and "damaged" not in err and
+                  (codec == "gzip" or codec in err), f"empty {codec}: {err!r}")
         at = check_at[codec](z)
         bad = bytearray(z)
         bad[at] ^= 0x10
