@@ -89,8 +89,13 @@ static void steps(FILE *out, const ks_diff *d)
     ks_fmt_ns(ma, sizeof ma, llround(c->b.median));
     fputs("| steps before | steps after | median before | median after | ratio | 95 % interval (one run per side) | p | verdict |\n"
           "|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
-    fprintf(out, "| %zu | %zu | %s | %s | %.4f | [%.4f, %.4f] | %.3g | %s |\n\n", s->nbefore, s->nafter, mb, ma,
-            c->ratio, c->ci_lo, c->ci_hi, c->mwu.p, ks_verdict_name(c->verdict));
+    char iv[64] = "-", pv[32] = "-"; /* no interval or p: too few steps for the bootstrap */
+    if (!isnan(c->ci_lo))
+        snprintf(iv, sizeof iv, "[%.4f, %.4f]", c->ci_lo, c->ci_hi);
+    if (!isnan(c->mwu.p))
+        snprintf(pv, sizeof pv, "%.3g", c->mwu.p);
+    fprintf(out, "| %zu | %zu | %s | %s | %.4f | %s | %s | %s |\n\n", s->nbefore, s->nafter, mb, ma, c->ratio, iv, pv,
+            ks_verdict_name(c->verdict));
     ks_md_escape(out, c->reason);
     fputs("\n", out);
 }

@@ -179,10 +179,15 @@ static void steps(FILE *out, const ks_diff *d)
         snprintf(acf_before, sizeof acf_before, "%.2f", c->acf_a);
     if (!isnan(c->acf_b))
         snprintf(acf_after, sizeof acf_after, "%.2f", c->acf_b);
-    fprintf(out, "  median ratio after/before %.4f (%+.2f %%), %.4g %% block-bootstrap interval [%.4f, %.4f] (blocks of "
-                 "%zu steps, %u resamples, seed 0x%016" PRIx64 "), bootstrap %s; lag-1 autocorrelation %s / %s\n",
-            c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->block, d->opts.params.resamples,
-            d->opts.params.seed, pt, acf_before, acf_after);
+    if (isnan(c->ci_lo))
+        fprintf(out, "  median ratio after/before %.4f (%+.2f %%); no bootstrap interval or p: %zu and %zu steps (it "
+                     "needs %zu a side); lag-1 autocorrelation %s / %s\n",
+                c->ratio, 100 * c->change, s->nbefore, s->nafter, d->opts.params.min_samples, acf_before, acf_after);
+    else
+        fprintf(out, "  median ratio after/before %.4f (%+.2f %%), %.4g %% block-bootstrap interval [%.4f, %.4f] (blocks "
+                     "of %zu steps, %u resamples, seed 0x%016" PRIx64 "), bootstrap %s; lag-1 autocorrelation %s / %s\n",
+                c->ratio, 100 * c->change, 100 * c->ci_level, c->ci_lo, c->ci_hi, c->block, d->opts.params.resamples,
+                d->opts.params.seed, pt, acf_before, acf_after);
     if (!isnan(s->mwu.p)) {
         ks_p_text(pu, sizeof pu, s->mwu.p, 0);
         fprintf(out, "  Mann-Whitney U = %.1f (after: %.1f), %s two-sided %s%s\n", s->mwu.u_a, s->mwu.u_b,

@@ -442,8 +442,17 @@ int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level
         welch(c, ma, ka, mb, kb, level, relative);
     } else if (usable) {
         c->margin = points ? 100 * p->single_run_margin : p->single_run_margin;
-        if (points || c->a.median > 0)
+        if ((points || c->a.median > 0) && na >= p->min_samples && nb >= p->min_samples)
             block_bootstrap(c, a, b, level, p);
+        else if (points || c->a.median > 0) {
+            /* Too few samples for the verdict, and for the bootstrap: with 2 a side every block
+             * resample is the sample itself (its interval one point, its p "< 2/R"), with 3 or 4
+             * a few distinct ones. The effect alone; no interval, no p. */
+            double e = effect(c->a.median, c->b.median, points);
+            c->ratio = points ? NAN : e;
+            c->change = points ? NAN : e - 1;
+            c->est = points ? e : log(e);
+        }
     }
     c->mwu.p = c->p; /* the raw p, before any multiplicity adjustment */
     free(ma);

@@ -107,7 +107,12 @@ def test_corpus_pair():
     # steps: two per side, compared but too few for a verdict
     st = doc["steps"]["comparison"]
     check(st["baseline"]["n"] == 2 and st["candidate"]["n"] == 2 and st["verdict"] == "inconclusive", "steps")
-    check(st["ci"][0] <= st["ratio"] <= st["ci"][1], "the ratio lies in its CI")
+    # a bootstrap over 2 steps a side resamples the steps themselves: no interval, no p (the ratio alone)
+    check(st["ci"] == [None, None] and st["p"] is None and
+          abs(st["ratio"] - st["candidate"]["median"] / st["baseline"]["median"]) < 1e-6, f"no bootstrap over 2 steps: {st}")
+    code, text, _ = diff(BASE, TEST, "--window", "trace")
+    check("no bootstrap interval or p: 2 and 2 steps (it needs 5 a side)" in " ".join(text.split()),
+          "text: no interval over 2 steps")
     # the text gives each side's lag-1 autocorrelation as the JSON does, n/a where it is null
     code, text, _ = diff(BASE, TEST, "--window", "trace")
     m = re.search(r"lag-1 autocorrelation (\S+) / (\S+)\n", text)

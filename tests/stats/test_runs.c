@@ -153,6 +153,23 @@ static void single_run(void **state)
     double lo = c.ci_lo;
     ks_compare_runs(&ra, &rb, 0, 0.95, &p, &c);
     assert_true(c.ci_lo == lo);
+    /* Fewer samples a side than the verdict needs (5): no interval and no p, the ratio alone. With
+     * 2 a side the block (ceil(2^(1/3)) = 2) is the whole sample, every resample the sample itself:
+     * the interval was one point and the p "< 2/R", for two steps against two. */
+    for (size_t n = 1; n < p.min_samples; n++) {
+        la = lb = n;
+        ks_compare_runs(&ra, &rb, 0, 0.95, &p, &c);
+        assert_true(isnan(c.ci_lo) && isnan(c.ci_hi) && isnan(c.p) && isnan(c.mwu.p));
+        assert_true(fabs(c.ratio - ks_median(b, n) / ks_median(a, n)) < 1e-12);
+        assert_int_equal(c.verdict, KS_VERDICT_INCONCLUSIVE);
+        assert_non_null(strstr(c.reason, "too few samples"));
+    }
+    la = 5, lb = 4; /* one side short is enough */
+    ks_compare_runs(&ra, &rb, 0, 0.95, &p, &c);
+    assert_true(isnan(c.ci_lo) && isnan(c.p));
+    la = lb = 5;
+    ks_compare_runs(&ra, &rb, 0, 0.95, &p, &c);
+    assert_true(c.ci_lo <= c.ratio && c.ratio <= c.ci_hi && !isnan(c.p));
 }
 
 static void autocorrelation(void **state)
