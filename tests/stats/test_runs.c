@@ -155,7 +155,7 @@ static void single_run(void **state)
     assert_true(c.ci_lo == lo);
     /* Fewer samples a side than the verdict needs (5): no interval and no p, the ratio alone. With
      * 2 a side the block (ceil(2^(1/3)) = 2) is the whole sample, every resample the sample itself:
-     * the interval was one point and the p "< 2/R", for two steps against two. */
+     * the interval would be one point and the p "< 2/R", for two steps against two. */
     for (size_t n = 1; n < p.min_samples; n++) {
         la = lb = n;
         ks_compare_runs(&ra, &rb, 0, 0.95, &p, &c);
