@@ -205,17 +205,6 @@ static void gap_threads_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d
     ks_jw_end_arr(w);
 }
 
-/* member k of a piece's row: its text, a string or not */
-static void piece_atom(ks_jw_atom *m, const char *key, const char *val, size_t vlen, int str)
-{
-    m->key = key;
-    m->klen = (uint8_t)strlen(key);
-    m->val = val;
-    m->vlen = vlen;
-    m->str = (uint8_t)str;
-    m->raw = 0;
-}
-
 /* What every thread of the process did during one gap, piece by piece: the members thread_id and
  * the calls one by one write, at once (ks_jw_katoms). A gap's pieces come thread by thread, so a
  * thread's pid and tid are made into text once for its run of pieces: the longest gaps hold
@@ -225,9 +214,10 @@ static void gap_pieces_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d,
 {
     ks_jw_key(w, "threads");
     ks_jw_arr(w);
-    char pid[64], tid[64], start[24], end[24];
+    char pid[64], tid[64];
     const char *tname = NULL;
     uint32_t track = UINT32_MAX;
+    ks_row_atoms at;
     for (size_t i = gp->piece0; i < gp->piece0 + gp->npieces && i < d->npieces; i++) {
         const ks_gap_piece *pc = &d->pieces[i];
         if (pc->track != track) {
@@ -237,18 +227,22 @@ static void gap_pieces_json(ks_jw *w, const ks_trace *t, const ks_gap_device *d,
             tname = tr->name ? ks_trace_str(t, tr->name) : NULL;
             track = pc->track;
         }
-        const char *state = ks_thread_state_name((ks_thread_state)pc->state);
-        const char *what = pc->name ? ks_trace_str(t, pc->name) : NULL;
-        ks_jw_atom m[7];
-        piece_atom(&m[0], "pid", pid, strlen(pid), 1);
-        piece_atom(&m[1], "tid", tid, strlen(tid), 1);
-        piece_atom(&m[2], "thread_name", tname ? tname : "null", tname ? strlen(tname) : 4, tname != NULL);
-        piece_atom(&m[3], "start_ns", start, ks_jw_int_text(start, pc->start), 0);
-        piece_atom(&m[4], "end_ns", end, ks_jw_int_text(end, pc->end), 0);
-        piece_atom(&m[5], "state", state, strlen(state), 1);
-        piece_atom(&m[6], "what", what ? what : "null", what ? strlen(what) : 4, what != NULL);
+        at.n = 0;
+        ATOM_STR(&at, "pid", pid);
+        ATOM_STR(&at, "tid", tid);
+        if (tname)
+            ATOM_STR(&at, "thread_name", tname);
+        else
+            ATOM_NULL(&at, "thread_name");
+        ATOM_INT(&at, "start_ns", pc->start);
+        ATOM_INT(&at, "end_ns", pc->end);
+        ATOM_STR(&at, "state", ks_thread_state_name((ks_thread_state)pc->state));
+        if (pc->name)
+            ATOM_STR(&at, "what", ks_trace_str(t, pc->name));
+        else
+            ATOM_NULL(&at, "what");
         ks_jw_obj(w);
-        ks_jw_katoms(w, m, 7);
+        ks_jw_katoms(w, at.m, at.n);
         ks_jw_end_obj(w);
     }
     ks_jw_end_arr(w);

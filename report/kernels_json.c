@@ -14,6 +14,7 @@
 #include "common/util.h"
 #include "kinesift/kernels.h"
 #include "report/report_int.h"
+#include "report/report_util.h"
 
 ks_ns ks_kernels_device_busy(const ks_analysis *a, int32_t device)
 {
@@ -113,41 +114,16 @@ void ks_kernels_json_classes(ks_jw *w, const ks_analysis *a, const ks_insights_v
     free(win);
 }
 
-/* The members of a row, gathered for ks_jw_katoms: each number's text in its own 32 bytes of txt;
- * a double equal to the one before it reuses its text (a group's mean, median, min and max are
- * often one figure). */
-typedef struct atoms {
-    ks_jw_atom m[32]; /* a shapes row has 24 at most */
-    char txt[32][32];
-    size_t n;
-    double last;               /* the last figure formatted, its text */
-    const char *lt;
-    uint8_t ll;
-    int has_last;
-} atoms;
-
-#define ATOM_KEY(a, k) (a)->m[(a)->n].key = (k), (a)->m[(a)->n].klen = (uint8_t)(sizeof(k) - 1)
-
-static void atom_text(atoms *a, const char *t, size_t n)
-{
-    a->m[a->n].val = t;
-    a->m[a->n].vlen = n;
-    a->m[a->n].str = 0;
-    a->m[a->n].raw = 0;
-    a->n++;
-}
-
-#define ATOM_STR(a, k, s) (ATOM_KEY(a, k), atom_text((a), (s), strlen(s)), (a)->m[(a)->n - 1].str = 1)
 
 /* a shape arg as the array it is (its compact text as the parser kept it), null when absent */
-static void atom_raw(atoms *a, const ks_trace *t, ks_str id)
+static void atom_raw(ks_row_atoms *a, const ks_trace *t, ks_str id)
 {
     if (!id) {
-        atom_text(a, "null", 4);
+        ks_row_atom_text(a, "null", 4);
         return;
     }
     const char *s = ks_trace_str(t, id);
-    atom_text(a, s, strlen(s));
+    ks_row_atom_text(a, s, strlen(s));
     a->m[a->n - 1].raw = 1;
 }
 
@@ -155,8 +131,6 @@ static void atom_raw(atoms *a, const ks_trace *t, ks_str id)
 
 const char *const ks_shape_line_keys[] = {"input_dims", "input_types", "concrete_inputs", NULL};
 
-#define ATOM_INT(a, k, v) (ATOM_KEY(a, k), atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
-#define ATOM_NULL(a, k) (ATOM_KEY(a, k), atom_text((a), "null", 4))
 /* a rate: null (not a number: most rates of an untimed row) written here, a figure by atom_rate */
 #define ATOM_RATE(a, k, v)                                                                          \
     do {                                                                                           \
@@ -165,20 +139,20 @@ const char *const ks_shape_line_keys[] = {"input_dims", "input_types", "concrete
         if (isfinite(v_))                                                                          \
             atom_rate((a), v_);                                                                    \
         else                                                                                       \
-            atom_text((a), "null", 4);                                                             \
+            ks_row_atom_text((a), "null", 4);                                                      \
     } while (0)
 
 /* a figure with 12 significant digits (FLOPs and bytes are exact integers below 2^53: GFLOPs keep
  * every digit); v is a number (ATOM_RATE writes null for the others) */
-static void atom_rate(atoms *a, double v)
+static void atom_rate(ks_row_atoms *a, double v)
 {
     if (a->has_last && v == a->last) {
-        atom_text(a, a->lt, a->ll);
+        ks_row_atom_text(a, a->lt, a->ll);
         return;
     }
     char *b = a->txt[a->n];
     size_t n = ks_fmt_g(b, v, 12);
-    atom_text(a, b, n);
+    ks_row_atom_text(a, b, n);
     a->last = v;
     a->lt = b;
     a->ll = (uint8_t)n;
@@ -265,7 +239,7 @@ void ks_kernels_json_shapes(ks_jw *w, const ks_analysis *a, const ks_report_opts
     size_t lim = o && o->top && o->top < sh->n ? o->top : sh->n;
     int gpu = a->links.gpu_events > 0;
     ks_jw_arr(w);
-    atoms at;
+    ks_row_atoms at;
     for (size_t i = 0; i < lim; i++) {
         const ks_shape_row *r = &sh->v[i];
         int known = r->cost.known, timed = known && r->calls_timed > 0;

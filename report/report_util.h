@@ -4,11 +4,43 @@
 #define KS_REPORT_UTIL_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "common/jsonw.h"
 #include "kinesift/analysis.h"
 #include "kinesift/insights.h"
 #include "kinesift/store.h"
+
+/* The members of a row, gathered for ks_jw_katoms (one call writes the row): each number's text
+ * in its own 32 bytes of txt. last, lt, ll, has_last: the shapes table's last figure and its text,
+ * which a figure equal to it reuses (report/kernels_json.c). Reset n (and has_last) per row. */
+typedef struct ks_row_atoms {
+    ks_jw_atom m[32]; /* a shapes row has 24 at most */
+    char txt[32][32];
+    size_t n;
+    double last;
+    const char *lt;
+    uint8_t ll;
+    int has_last;
+} ks_row_atoms;
+
+/* the next member's value: t[0 .. n), written bare */
+static inline void ks_row_atom_text(ks_row_atoms *a, const char *t, size_t n)
+{
+    a->m[a->n].val = t;
+    a->m[a->n].vlen = n;
+    a->m[a->n].str = 0;
+    a->m[a->n].raw = 0;
+    a->n++;
+}
+
+/* The next member of row a: its key k (a string literal), then its value: a string, an integer
+ * (its text in txt), null. */
+#define ATOM_KEY(a, k) (a)->m[(a)->n].key = (k), (a)->m[(a)->n].klen = (uint8_t)(sizeof(k) - 1)
+#define ATOM_STR(a, k, s) (ATOM_KEY(a, k), ks_row_atom_text((a), (s), strlen(s)), (a)->m[(a)->n - 1].str = 1)
+#define ATOM_INT(a, k, v)                                                                           \
+    (ATOM_KEY(a, k), ks_row_atom_text((a), (a)->txt[(a)->n], ks_jw_int_text((a)->txt[(a)->n], (v))))
+#define ATOM_NULL(a, k) (ATOM_KEY(a, k), ks_row_atom_text((a), "null", 4))
 
 /* "key": pid/tid with its JSON type (number, string or null). */
 void ks_report_json_id(ks_jw *w, const char *key, const ks_trace *t, ks_id id);
