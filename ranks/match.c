@@ -387,16 +387,18 @@ static void match_calls(ks_ranks *out)
 /* the clock of rank r against the reference's: y = a + b x over the shared collectives' ends
  * (x = the reference's end - t0, y = r's end - the reference's end); Theil-Sen (the median of the
  * pairwise slopes, over 64 points at most, evenly spread) then the median intercept, so that a
- * few odd collectives move neither */
+ * few odd collectives move neither. A slope beyond KS_LIMIT_DRIFT_PPM is no clock's: b 0 (the
+ * intercept the ends' median) and the slope in *rejected, in ppm (else 0). */
 static int cmp_dbl(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
 }
 
-static void fit(const ks_ns *x, const ks_ns *y, size_t n, ks_ns *a, double *b)
+static void fit(const ks_ns *x, const ks_ns *y, size_t n, ks_ns *a, double *b, double *rejected)
 {
     *b = 0;
+    *rejected = 0;
     if (n >= 3 && x[n - 1] - x[0] > 0) {
         size_t k = n < KS_LIMIT_FIT_POINTS ? n : KS_LIMIT_FIT_POINTS, np = 0;
         double *sl = ks_xcalloc(k * (k - 1) / 2 + 1, sizeof *sl);
@@ -411,6 +413,10 @@ static void fit(const ks_ns *x, const ks_ns *y, size_t n, ks_ns *a, double *b)
             *b = np % 2 ? sl[np / 2] : (sl[np / 2 - 1] + sl[np / 2]) / 2;
         }
         free(sl);
+        if (fabs(*b * 1e6) > KS_LIMIT_DRIFT_PPM) { /* no clock's: the offset alone, the ends' median */
+            *rejected = *b * 1e6;
+            *b = 0;
+        }
     }
     ks_ns *r = ks_xcalloc(n + 1, sizeof *r);
     for (size_t i = 0; i < n; i++)
@@ -474,17 +480,7 @@ static void align(ks_ranks *out)
             y[i] = p[i].y;
         }
         double b;
-        fit(x, y, nd, &s->offset, &b);
-        if (fabs(b * 1e6) > KS_LIMIT_DRIFT_PPM) { /* no clock's: the offset alone, the ends' median */
-            s->drift_rejected = 1;
-            s->slope_ppm = b * 1e6;
-            b = 0;
-            ks_ns *m = ks_xmalloc(nd * sizeof *m);
-            memcpy(m, y, nd * sizeof *m);
-            ks_sort_ns(m, nd);
-            s->offset = m[(nd - 1) / 2];
-            free(m);
-        }
+        fit(x, y, nd, &s->offset, &b, &s->slope_ppm);
         s->drift_ppm = b * 1e6;
         s->aligned = 1;
         for (size_t i = 0; i < nd; i++) {

@@ -500,7 +500,7 @@ static void text(FILE *out, const ks_ranks *r)
         const ks_rank_stat *s = &r->st[i];
         if (!s->aligned)
             fprintf(out, "  rank %-5" PRId64 " not aligned: no collective shared with the reference\n", r->v[i].rank);
-        else if (s->drift_rejected)
+        else if (s->slope_ppm != 0)
             fprintf(out, "  rank %-5" PRId64 " offset %+" PRId64 " ns, drift not fitted (the ends' slope, %+.3f ppm, is "
                     "no clock's drift: calls that do not synchronise, or paired wrongly), residual %s\n", r->v[i].rank,
                     s->offset, s->slope_ppm, fmt(b[0], 32, s->residual, 1));
@@ -733,7 +733,7 @@ static void json_rank(ks_jw *w, const ks_ranks *r, size_t i)
     ks_jw_kbool(w, "aligned", s->aligned);
     ks_jw_kint(w, "clock_offset_ns", s->offset);
     ks_jw_kdouble(w, "clock_drift_ppm", s->drift_ppm);
-    if (s->drift_rejected)
+    if (s->slope_ppm != 0)
         ks_jw_kdouble(w, "clock_slope_rejected_ppm", s->slope_ppm);
     else
         ks_jw_knull(w, "clock_slope_rejected_ppm");

@@ -201,9 +201,8 @@ typedef struct ks_unmatched {
 typedef struct ks_rank_stat {
     ks_ns offset;           /* subtracted from the rank's times at t0 (ks_ranks.t0); 0 for the reference */
     double drift_ppm;       /* and drift_ppm * (time - t0) / 1e6 more (clock drift); 0 when not fitted */
-    int drift_rejected;     /* the fitted slope, slope_ppm, was beyond KS_LIMIT_DRIFT_PPM (no clock's):
-                             * drift_ppm 0 and the offset the median of the end differences */
-    double slope_ppm;
+    double slope_ppm;       /* the fitted slope when beyond KS_LIMIT_DRIFT_PPM (no clock's): drift_ppm
+                             * 0 and the offset the median of the end differences; 0 otherwise */
     ks_ns residual;         /* largest |end difference - offset - drift| over shared collectives */
     int aligned;            /* 0: no collective shared with the reference */
     ks_ns wait;             /* its own waits */
