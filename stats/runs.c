@@ -200,6 +200,15 @@ static double effect(double ma, double mb, int points)
     return mb / ma;
 }
 
+/* the medians' ratio (difference, for points) and its estimate, from the summaries */
+static void set_effect(ks_compare *c)
+{
+    double e = effect(c->a.median, c->b.median, c->points);
+    c->ratio = c->points ? NAN : e;
+    c->change = c->points ? NAN : e - 1;
+    c->est = c->points ? e : log(e);
+}
+
 static void block_bootstrap(ks_compare *c, const ks_runs *a, const ks_runs *b, double level,
                             const ks_compare_params *p)
 {
@@ -225,10 +234,7 @@ static void block_bootstrap(ks_compare *c, const ks_runs *a, const ks_runs *b, d
     c->ci_hi = ks_quantile_sorted(rep, R, (1 + level) / 2);
     double tail = 2.0 * (double)(below < above ? below : above) / (double)R;
     c->p = tail < 1 ? tail : 1;
-    double e = effect(c->a.median, c->b.median, c->points);
-    c->ratio = c->points ? NAN : e;
-    c->change = c->points ? NAN : e - 1;
-    c->est = c->points ? e : log(e);
+    set_effect(c);
     free(rep);
     free(ra);
     free(rb);
@@ -442,16 +448,14 @@ int ks_compare_runs(const ks_runs *a, const ks_runs *b, int points, double level
         welch(c, ma, ka, mb, kb, level, relative);
     } else if (usable) {
         c->margin = points ? 100 * p->single_run_margin : p->single_run_margin;
-        if ((points || c->a.median > 0) && na >= p->min_samples && nb >= p->min_samples)
-            block_bootstrap(c, a, b, level, p);
-        else if (points || c->a.median > 0) {
-            /* Too few samples for the verdict, and for the bootstrap: with 2 a side every block
-             * resample is the sample itself (its interval one point, its p "< 2/R"), with 3 or 4
-             * a few distinct ones. The effect alone; no interval, no p. */
-            double e = effect(c->a.median, c->b.median, points);
-            c->ratio = points ? NAN : e;
-            c->change = points ? NAN : e - 1;
-            c->est = points ? e : log(e);
+        /* Too few samples for the verdict are too few for the bootstrap: with 2 a side every
+         * block resample is the sample itself (its interval one point, its p "< 2/R"), with 3 or
+         * 4 a few distinct ones. The effect alone then; no interval, no p. */
+        if (points || c->a.median > 0) {
+            if (na >= p->min_samples && nb >= p->min_samples)
+                block_bootstrap(c, a, b, level, p);
+            else
+                set_effect(c);
         }
     }
     c->mwu.p = c->p; /* the raw p, before any multiplicity adjustment */
