@@ -60,18 +60,17 @@ typedef struct lowered {
  *   NumericConverter), not convolutions.
  * - `reduced_divisor`: cuDNN's integer-division helper, a parameter type of its FFT, norm and
  *   other kernels: no reduction.
+ * - `reduceadd`, `reducemultiply`, `reducemean`, `reducemaximum`, `reduceminimum`: aten's
+ *   scatter functors (ReduceAdd in scatter_add's and scatter_reduce's
+ *   _scatter_gather_elementwise_kernel): an indexed elementwise update, as the same kernel is
+ *   without them (a plain scatter or gather), not a reduction over a dimension.
+ * - `reshape_and_cache_flash`: vLLM's KV-cache store that writes the cache in flash attention's
+ *   layout: a copy, no attention (its other stores name no class's word).
  * cutlass:: types (cutlass::bfloat16_t in a MoE finalise kernel's template arguments) are left to
  * the gemm rule's words, which name CUTLASS's kernels, not its namespace. */
-static const char *const masked_words[] = {"fbgemm", "flashinfer", "convert", "convers", "reduced_divisor", NULL};
-
-static void mask_words(char *s)
-{
-    for (const char *const *w = masked_words; *w; w++) {
-        size_t n = strlen(*w);
-        for (char *p = s; (p = strstr(p, *w)) != NULL; p += n)
-            memset(p, '#', n);
-    }
-}
+static const char *const masked_words[] = {"fbgemm", "flashinfer", "convert", "convers", "reduced_divisor",
+                                           "reduceadd", "reducemultiply", "reducemean", "reducemaximum",
+                                           "reduceminimum", "reshape_and_cache_flash", NULL};
 
 static _Thread_local uint8_t pair_marks[4096]; /* a byte per pair, not a bit: one store per byte of the name */
 static _Thread_local uint8_t pair_mark;
@@ -81,9 +80,24 @@ static inline unsigned pair_of(unsigned char a, unsigned char b)
     return ((unsigned)a << 6 ^ b) & 4095u;
 }
 
+static int has(const lowered *l, const char *w);
+
+/* the spellings that are no evidence overwritten; the pairs were marked before, and those of a
+ * masked spelling stay marked: the filter lets more words through to strstr, never fewer */
+static void mask_words(lowered *l)
+{
+    for (const char *const *w = masked_words; *w; w++) {
+        if (!has(l, *w))
+            continue;
+        size_t n = strlen(*w);
+        for (char *p = l->s; (p = strstr(p, *w)) != NULL; p += n)
+            memset(p, '#', n);
+    }
+}
+
 /* ASCII letters lower-cased as tolower does in the C locale (the library never calls setlocale):
- * first the bytes (a loop the compiler widens), the spellings that are no evidence masked, then
- * their pairs, sixteen indices at a time */
+ * first the bytes (a loop the compiler widens), then their pairs, sixteen indices at a time, then
+ * the spellings that are no evidence masked */
 static void lower(const char *s, lowered *out)
 {
     size_t n = strnlen(s, LOWER_MAX - 1);
@@ -92,7 +106,6 @@ static void lower(const char *s, lowered *out)
     for (size_t i = 0; i < n; i++)
         d[i] = (unsigned char)(u[i] + ((unsigned char)(u[i] - 'A') < 26u ? 32u : 0u));
     memset(d + n, 0, 16);
-    mask_words(out->s);
     if (++pair_mark == 0) { /* the marks wrapped: every entry cleared, then mark 1 */
         memset(pair_marks, 0, sizeof pair_marks);
         pair_mark = 1;
@@ -123,6 +136,7 @@ static void lower(const char *s, lowered *out)
             for (size_t k = 0; k < n - i; k++)
                 pm[idx[k]] = mark;
     }
+    mask_words(out);
 }
 
 /* 1 when the word is in the lowered name: every pair of it in the set (names hundreds of bytes
