@@ -103,6 +103,14 @@ static ks_str node_name(const ks_dg *g, const ks_dg_node *v)
     return 0;
 }
 
+/* the longest launch latency or stream gap the path gives as such (KS_LATENCY_MIN_NS) */
+static ks_ns latency_bound(const ks_dg *g)
+{
+    ks_ns typ = g->launch_typ > 0 ? g->launch_typ : 0;
+    ks_ns b = typ > INT64_MAX / KS_LATENCY_TYPICAL ? INT64_MAX : typ * KS_LATENCY_TYPICAL;
+    return b > KS_LATENCY_MIN_NS ? b : KS_LATENCY_MIN_NS;
+}
+
 /* the path of [S, E) backwards from point p of node v (pieces pushed latest first) */
 static void walk_back(const ks_dg *g, size_t v, ks_ns p, ks_ns S, walk *w)
 {
@@ -139,7 +147,17 @@ static void walk_back(const ks_dg *g, size_t v, ks_ns p, ks_ns S, walk *w)
         int gk = e->kind == KS_DEP_LAUNCH ? KS_CP_LAUNCH : e->kind == KS_DEP_STREAM ? KS_CP_STREAM_GAP
                : e->kind == KS_DEP_SYNC ? KS_CP_SYNC
                : e->kind == KS_DEP_THREAD || e->kind == KS_DEP_DATA_QUEUE ? KS_CP_THREAD_WAIT : KS_CP_CPU;
-        piece(w, e->q > S ? e->q : S, lo, tr, gk, e->inferred, gk == KS_CP_LAUNCH || gk == KS_CP_STREAM_GAP ? node_name(g, n) : 0);
+        if (gk == KS_CP_LAUNCH || gk == KS_CP_STREAM_GAP) {
+            /* the GPU's latency up to the bound; past it, a wait for what the trace does not show */
+            ks_ns cut = ks_sat_add(e->q, latency_bound(g));
+            if (cut < lo) {
+                piece(w, cut > S ? cut : S, lo, tr, KS_CP_UNMODELED, 0, 0);
+                lo = cut;
+            }
+            piece(w, e->q > S ? e->q : S, lo, tr, gk, e->inferred, node_name(g, n));
+        } else {
+            piece(w, e->q > S ? e->q : S, lo, tr, gk, e->inferred, 0);
+        }
         if (e->q <= S)
             return;
         inferred = e->inferred;

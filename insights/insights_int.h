@@ -29,6 +29,13 @@ int ks_window_default(const ks_analysis *a, const ks_steps *st, ks_window_choice
 #define KS_WAIT_TOL_NS 50000   /* a wait ends "when the work ends" within max(50 us, 1/10 of it) */
 #define KS_WAIT_START_TOL_NS 10000000 /* a thread's first slice within 10 ms after a slice of another
                                       * thread began or ended was started by it (depgraph.c) */
+/* GPU work's latency after the dependency that released it (its launch call, the work before it
+ * on its stream) is, on the critical path, a launch latency or a stream gap up to
+ * max(KS_LATENCY_MIN_NS, KS_LATENCY_TYPICAL x the graph's median launch latency); a longer delay
+ * waited for something the trace does not show (GPU work it does not record, a wait it lacks,
+ * launches it lost): the rest is unmodeled (critpath.c). */
+#define KS_LATENCY_MIN_NS 100000 /* 100 us */
+#define KS_LATENCY_TYPICAL 10
 
 /* The memory_growth diagnosis (insights/diag_memory.c), one per device whose allocated memory
  * grows over the active steps, appended to out; a check of insights/diagnose.c. */

@@ -29,8 +29,10 @@ extern "C" {
 typedef enum ks_cp_kind {
     KS_CP_CPU = 0,         /* CPU work of a thread (ops, labels, untraced time between them) */
     KS_CP_GPU,             /* GPU work: kernel, memcpy, memset */
-    KS_CP_LAUNCH,          /* launch latency: the launch call's point to its GPU work's start */
-    KS_CP_STREAM_GAP,      /* a stream's gap between two pieces of its work, both on the path */
+    KS_CP_LAUNCH,          /* launch latency: the launch call's point to its GPU work's start, up
+                            * to a bound (docs/analysis.md "Critical path"; past it unmodeled) */
+    KS_CP_STREAM_GAP,      /* a stream's gap between two pieces of its work, both on the path, up
+                            * to the same bound */
     KS_CP_SYNC,            /* a blocking call after the GPU work it waited for ended (its return) */
     KS_CP_THREAD_WAIT,     /* a thread's lag between the other thread's work it waited for and its
                             * going on */
