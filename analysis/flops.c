@@ -684,6 +684,53 @@ static int cost_norm(const char *op, const args *a, ks_op_cost *c, int e)
     return 1;
 }
 
+/* The argument counts of an elementwise op's functional forms (bit k: k arguments), by name,
+ * sorted. Its out= form has one more, the out tensor last: recorded among the inputs, it is the
+ * output, written once and not read (clamp_min(self, min, out) under clamp_min_ in resnet50's
+ * trace, mul(self, other, out), nan_to_num(self, nan, posinf, neginf, out)). In-place forms (name_)
+ * take self as the output and no out tensor. */
+#define AR(k) (1u << (k))
+typedef struct functional_form {
+    const char *op;
+    uint8_t arities;
+} functional_form;
+static const functional_form functional_args[] = {
+    {"abs", AR(1)},         {"add", AR(3)},          {"addcdiv", AR(4)},       {"addcmul", AR(4)},
+    {"bitwise_and", AR(2)}, {"bitwise_not", AR(1)},  {"bitwise_or", AR(2)},    {"ceil", AR(1)},
+    {"clamp", AR(3)},       {"clamp_max", AR(2)},    {"clamp_min", AR(2)},     {"cos", AR(1)},
+    {"div", AR(2) | AR(3)}, {"elu", AR(4)},          {"eq", AR(2)},            {"erf", AR(1)},
+    {"exp", AR(1)},         {"expm1", AR(1)},        {"floor", AR(1)},         {"ge", AR(2)},
+    {"gelu", AR(2)},        {"gelu_backward", AR(3)}, {"gt", AR(2)},           {"hardsigmoid", AR(1)},
+    {"hardswish", AR(1)},   {"hardtanh", AR(3)},     {"hardtanh_backward", AR(4)}, {"le", AR(2)},
+    {"leaky_relu", AR(2)},  {"leaky_relu_backward", AR(4)}, {"lerp", AR(3)},   {"log", AR(1)},
+    {"log10", AR(1)},       {"log1p", AR(1)},        {"log2", AR(1)},          {"logical_and", AR(2)},
+    {"logical_not", AR(1)}, {"logical_or", AR(2)},   {"logit", AR(2)},         {"logit_backward", AR(3)},
+    {"lt", AR(2)},          {"maximum", AR(2)},      {"minimum", AR(2)},       {"mish", AR(1)},
+    {"mul", AR(2)},         {"nan_to_num", AR(4)},   {"ne", AR(2)},            {"neg", AR(1)},
+    {"pow", AR(2)},         {"reciprocal", AR(1)},   {"remainder", AR(2)},     {"round", AR(1) | AR(2)},
+    {"rsqrt", AR(1)},       {"rsub", AR(3)},         {"sigmoid", AR(1)},       {"sigmoid_backward", AR(2)},
+    {"sign", AR(1)},        {"silu", AR(1)},         {"silu_backward", AR(2)}, {"sin", AR(1)},
+    {"softplus", AR(3)},    {"softplus_backward", AR(4)}, {"sqrt", AR(1)},     {"square", AR(1)},
+    {"sub", AR(3)},         {"tanh", AR(1)},         {"tanh_backward", AR(2)}, {"threshold_backward", AR(3)},
+    {"trunc", AR(1)},       {"where", AR(3)},
+};
+#undef AR
+
+static int cmp_functional(const void *k, const void *e)
+{
+    return strcmp((const char *)k, *(const char *const *)e);
+}
+
+/* 1 when the call's last argument is an out tensor of outn elements (functional_args) */
+static int has_out_tensor(const char *op, const args *a, int64_t outn)
+{
+    if (a->n < 2 || a->n > 8 || !is_tensor(a, a->n - 1) || numel(&a->v[a->n - 1]) != outn)
+        return 0;
+    const functional_form *f = bsearch(op, functional_args, sizeof functional_args / sizeof functional_args[0],
+                                       sizeof functional_args[0], cmp_functional);
+    return f && (f->arities >> (a->n - 1) & 1u);
+}
+
 /* elementwise and reductions: by the op's class */
 static int cost_pointwise(const char *op, const args *a, ks_op_cost *c, int e, ks_work_class cls)
 {
@@ -721,7 +768,14 @@ static int cost_pointwise(const char *op, const args *a, ks_op_cost *c, int e, k
         c->bytes = in + (softmax ? n * e : 0);
         return 1;
     }
-    /* copy_(self, src): reads src, writes self */
+    /* copy_(self, src): reads src, writes self; a fill (fill_, zero_) writes self and reads nothing */
+    if (!strcmp(op, "fill") || !strcmp(op, "zero")) {
+        c->flops = 0;
+        c->bytes = arg_bytes(a, 0, e);
+        return is_tensor(a, 0);
+    }
+    if (has_out_tensor(op, a, outn)) /* the output, counted below */
+        in -= arg_bytes(a, a->n - 1, e);
     c->flops = copy ? 0 : (double)outn;
     c->bytes = !strcmp(op, "copy") ? arg_bytes(a, 0, e) + arg_bytes(a, 1, e) : in + (double)outn * e;
     return 1;

@@ -302,6 +302,45 @@ static void norms_and_pointwise(void **state)
     c = cost("aten::mul_", "[[8,1,16],[1,4,16]]", "[\"float\",\"float\"]", NULL);
     assert_true(c.flops == 128.0);
     assert_true(c.bytes == 1280.0);
+    /* an out= form: the out tensor (last, one argument past the functional form's) is the output,
+     * written once and not read. clamp_min(self[32,256,56,56], min, out) float, as resnet50's
+     * relu_ records it: 25,690,112 elements, one FLOP each; self read and out written, 2 *
+     * 25,690,112 * 4 = 205,520,896 bytes (not 3x). mul(self[4,8], other[4,8], out[4,8]): 32
+     * FLOPs, (32 + 32 + 32) * 4 = 384 bytes; nan_to_num(self[1024,128], nan, posinf, neginf,
+     * out): 131,072 FLOPs, 2 * 524,288 bytes */
+    c = cost("aten::clamp_min", "[[32,256,56,56],[],[32,256,56,56]]", "[\"float\",\"Int\",\"float\"]", NULL);
+    assert_true(c.flops == 25690112.0);
+    assert_true(c.bytes == 205520896.0);
+    c = cost("aten::mul", "[[4,8],[4,8],[4,8]]", "[\"float\",\"float\",\"float\"]", NULL);
+    assert_true(c.flops == 32.0);
+    assert_true(c.bytes == 384.0);
+    c = cost("aten::nan_to_num", "[[1024,128],[],[],[],[1024,128]]", "[\"float\",\"Scalar\",\"\",\"\",\"float\"]", NULL);
+    assert_true(c.flops == 131072.0);
+    assert_true(c.bytes == 1048576.0);
+    /* not an out tensor: the functional forms' own last tensors (where(cond, self, other) and
+     * add_'s other, in place), and div's rounding mode, a string: each input read, the output
+     * written */
+    c = cost("aten::where", "[[16],[16],[16]]", "[\"float\",\"float\",\"float\"]", NULL);
+    assert_true(c.bytes == 4.0 * 16 * 4);
+    c = cost("aten::add_", "[[2048,512,1,1],[2048,512,1,1],[]]", "[\"float\",\"float\",\"Int\"]", NULL);
+    assert_true(c.bytes == 3.0 * 1048576 * 4);
+    c = cost("aten::div", "[[64],[64],[]]", "[\"float\",\"float\",\"\"]", NULL);
+    assert_true(c.bytes == 3.0 * 64 * 4);
+    c = cost("aten::div", "[[64],[64],[64]]", "[\"float\",\"float\",\"float\"]", NULL); /* div.out */
+    assert_true(c.bytes == 3.0 * 64 * 4);
+    /* an out tensor of another size is not the output: mul(self[4,8], other[4,8], w[8]) keeps its
+     * three inputs */
+    c = cost("aten::mul", "[[4,8],[4,8],[8]]", "[\"float\",\"float\",\"float\"]", NULL);
+    assert_true(c.bytes == (32.0 + 32 + 8 + 32) * 4);
+    /* a fill writes self and reads nothing: fill_(self[32,64,112,112], value) float, 0 FLOPs,
+     * 25,690,112 * 4 = 102,760,448 bytes; zero_ the same */
+    c = cost("aten::fill_", "[[32,64,112,112],[]]", "[\"float\",\"Int\"]", NULL);
+    assert_true(c.known);
+    assert_true(c.flops == 0.0);
+    assert_true(c.bytes == 102760448.0);
+    c = cost("aten::zero_", "[[1000,2048]]", "[\"float\"]", NULL);
+    assert_true(c.flops == 0.0);
+    assert_true(c.bytes == 8192000.0);
     /* copy_(dst[1024] half, src[1024] float): no FLOPs; 2048 + 4096 bytes */
     c = cost("aten::copy_", "[[1024],[1024],[]]", "[\"c10::Half\",\"float\",\"Scalar\"]", NULL);
     assert_true(c.flops == 0.0);
