@@ -1048,11 +1048,9 @@ static void host_bound(const dctx *c, ks_diagnoses *out)
     char b1[32], b2[32], b3[32], b4[96];
     ks_buf what = {0};
     for (size_t j = 0, shown = 0; j < top->nby_cpu && shown < 3; j++, shown++) {
-        const ks_gap_cause *gc = &top->by_cpu[j];
-        char prev[72];
-        const char *n = gc->name ? ks_trace_str(t, gc->name) : "(nothing: CPU thread idle)";
-        ks_fmt_preview(prev, sizeof prev, n, strlen(n), 60);
-        ks_buf_printf(&what, "%s%s (%s)", shown ? ", " : "", prev, dur(b4, sizeof b4, gc->total_ns));
+        char cause[200];
+        ks_gap_cause_text(cause, sizeof cause, t, &top->by_cpu[j], 60, " ");
+        ks_buf_printf(&what, "%s%s (%s)", shown ? ", " : "", cause, dur(b4, sizeof b4, top->by_cpu[j].total_ns));
     }
     x->hypothesis = ks_xasprintf("The job may be host-bound (launch-bound): the GPU idles waiting for the host to "
                            "launch its next work, so CPU time per step, not GPU time, sets the pace.");

@@ -22,6 +22,7 @@
  * tables; only the five longest gaps keep them (a piece per slice change per thread adds up to
  * tens of MB on a long trace, where the reports show the longest gaps' only), unless
  * ks_gap_opts.all_pieces asks for all. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1003,6 +1004,24 @@ int ks_gaps_find_counted(const ks_analysis *a, const ks_steps *steps, const ks_g
     if (splits)
         *splits = g.splits;
     return KS_OK;
+}
+
+void ks_gap_cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c, size_t width,
+                       const char *sep)
+{
+    char prev[128] = ""; /* width bytes (at most 100), control bytes as \xNN, "..." */
+    if (c->name) {
+        const char *nm = ks_trace_str(t, c->name);
+        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), width < 100 ? width : 100);
+    }
+    if (c->waiting && c->name)
+        snprintf(buf, n, "launching thread waiting on another thread (in %s [%s])", prev, ks_kind_name((ks_kind)c->kind));
+    else if (c->waiting)
+        snprintf(buf, n, "launching thread waiting on another thread (idle)");
+    else if (c->name)
+        snprintf(buf, n, "%s%s[%s]", prev, sep, ks_kind_name((ks_kind)c->kind));
+    else
+        snprintf(buf, n, "(nothing: CPU thread idle)");
 }
 
 void ks_gaps_free(ks_gaps *g)

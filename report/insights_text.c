@@ -209,23 +209,9 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
                 top[i].collective ? " (collective: may be waiting for peers)" : "");
 }
 
-/* "forward [cpu_op]", "(nothing: CPU thread idle)", "launching thread waiting on another thread
- * (in ## backward ## [user_annotation])" */
 static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c)
 {
-    char prev[100] = "";
-    if (c->name) {
-        const char *nm = ks_trace_str(t, c->name);
-        ks_fmt_preview(prev, sizeof prev, nm, strlen(nm), 70);
-    }
-    if (c->waiting && c->name)
-        snprintf(buf, n, "launching thread waiting on another thread (in %s [%s])", prev, ks_kind_name((ks_kind)c->kind));
-    else if (c->waiting)
-        snprintf(buf, n, "launching thread waiting on another thread (idle)");
-    else if (c->name)
-        snprintf(buf, n, "%s" KS_TEXT_KEEP " [%s]", prev, ks_kind_name((ks_kind)c->kind));
-    else
-        snprintf(buf, n, "(nothing: CPU thread idle)");
+    ks_gap_cause_text(buf, n, t, c, 70, KS_TEXT_KEEP " ");
 }
 
 /* every CPU thread of the launching process during the gaps: its states and top activities */

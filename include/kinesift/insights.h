@@ -182,6 +182,13 @@ typedef struct ks_gaps {
 KS_API int ks_gaps_find(const ks_analysis *a, const ks_steps *steps, const ks_gap_opts *o, ks_gaps *out, ks_error *err);
 KS_API void ks_gaps_free(ks_gaps *g);
 
+/* What the launching thread did in the gaps (one cause), as every report and diagnosis says it:
+ * "forward [cpu_op]" (sep between the name and its kind), "(nothing: CPU thread idle)",
+ * "launching thread waiting on another thread (idle)" or "... (in forward [cpu_op])"; the name
+ * cut to a preview of width bytes. */
+KS_API void ks_gap_cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c, size_t width,
+                              const char *sep);
+
 /* ---- threads: who launched the GPU work, tied to steps and forward ops ---------------------- */
 
 /* How GPU work was tied to a step (docs/insights.md, "Threads"). */

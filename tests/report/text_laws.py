@@ -587,8 +587,8 @@ def threads(L, i, t, what):
     return i
 
 
-def cause(c):
-    nm = None if c["kind"] == "none" else preview(c["what"], 70)
+def cause(c, width=70):
+    nm = None if c["kind"] == "none" else preview(c["what"], width)
     if c["waiting_on_other_thread"]:
         return f"launching thread waiting on another thread (in {nm} [{c['kind']}])" if nm is not None else \
             "launching thread waiting on another thread (idle)"
@@ -718,6 +718,14 @@ def diagnoses(L, i, t, what):
         check(L.take(i) == want, f"{what}: diagnosis {L.v[i]!r} vs {want!r}")
         check(L.take(i + 1) == f"    hypothesis: {d['hypothesis']}", f"{what}: {d['id']} hypothesis")
         check(L.take(i + 2) == f"    evidence:   {d['evidence']}", f"{what}: {d['id']} evidence")
+        if d["id"] == "host_bound":
+            # what the launching thread did, as the gap table of a device says it (not "idle" where
+            # the table says it waited on another thread)
+            m = re.search(r"The launching thread during the gaps: (.*?)\.(?: On the critical path|$)", d["evidence"])
+            said = [", ".join(f"{cause(c, 60)} ({ns(c['total_ns'])})" for c in g["by_cpu_activity"][:3])
+                    for g in t["gaps"] or []]
+            check(m is not None and m.group(1) in said,
+                  f"{what}: host_bound's launching-thread causes {m and m.group(1)!r}, not a gap table's {said!r}")
         i += 3
         if d["steps"]:
             want = "    steps:     " + "".join(f" {s}" for s in d["steps"][:12]) + (" ..." if len(d["steps"]) > 12 else "")
