@@ -718,10 +718,11 @@ static const functional_form functional_args[] = {
 
 static int cmp_functional(const void *k, const void *e)
 {
-    return strcmp((const char *)k, *(const char *const *)e);
+    return strcmp((const char *)k, ((const functional_form *)e)->op);
 }
 
-/* 1 when the call's last argument is an out tensor of outn elements (functional_args) */
+/* 1 when the call's last argument is an out tensor of outn elements (functional_args; no form
+ * takes 8 arguments) */
 static int has_out_tensor(const char *op, const args *a, int64_t outn)
 {
     if (a->n < 2 || a->n > 8 || !is_tensor(a, a->n - 1) || numel(&a->v[a->n - 1]) != outn)

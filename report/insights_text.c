@@ -209,6 +209,7 @@ static void critpath_text(FILE *out, const ks_analysis *a, const ks_critpath *cp
                 top[i].collective ? " (collective: may be waiting for peers)" : "");
 }
 
+/* a cause as ks_gap_cause_text words it, its name and kind kept on one line */
 static void cause_text(char *buf, size_t n, const ks_trace *t, const ks_gap_cause *c)
 {
     ks_gap_cause_text(buf, n, t, c, 70, KS_TEXT_KEEP " ");
