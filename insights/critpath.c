@@ -354,16 +354,18 @@ static void cpu_pieces(const ks_analysis *a, const ks_cp_piece *p, sink *out)
 #undef TOP_NAME
 }
 
-/* the path of [S, E) given its frontier: the step's GPU work that ended last (node last_gpu), else
- * the stepping thread at H; its pieces into k (its step) */
-static void step_path(const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, walk *tmp, sink *k)
+/* the path of [S, E) given its frontier: the step's GPU work that ended last (node last_gpu) when
+ * it ended after H (at H too when ties: a window, whose H is its end, ends with the GPU work that
+ * ended at it), else the stepping thread at H; its pieces into k (its step) */
+static void step_path(const ks_dg *g, ks_ns S, ks_ns H, ks_ns E, int64_t last_gpu, int ties, walk *tmp, sink *k)
 {
     tmp->n = 0; /* (it keeps its capacity from step to step) */
     if (E > S) {
         ks_ns from = INT64_MIN;
         /* (what ended the step before its start, a window that begins after the work it shows:
          * nothing of the graph explains the step) */
-        if (last_gpu >= 0 && g->v[last_gpu].end > H && g->v[last_gpu].end <= E && g->v[last_gpu].end > S) {
+        if (last_gpu >= 0 && (g->v[last_gpu].end > H || (ties && g->v[last_gpu].end == H)) &&
+            g->v[last_gpu].end <= E && g->v[last_gpu].end > S) {
             from = g->v[last_gpu].end;
             piece(tmp, from, E, g->th[0].track, KS_CP_UNMODELED, 0, 0);
             walk_back(g, (size_t)last_gpu, from, S, tmp);
@@ -441,7 +443,7 @@ int ks_critpath_build(const ks_analysis *a, const ks_steps *st, ks_critpath *cp,
         s->start = S;
         s->end = E;
         k.s = s;
-        step_path(&g, S, H, E, last[i], &tmp, &k);
+        step_path(&g, S, H, E, last[i], !(st && st->n), &tmp, &k);
     }
     /* the pieces are kept as long as the analysis: without their growth slack */
     if (cp->npieces && k.cap > cp->npieces) {
