@@ -69,7 +69,11 @@ def laws(rows, what, one_input=True):
     for name, (ms, pct, rate, kind, peak) in rows.items():
         check(ms >= 0, f"{what}: {name} {ms} >= 0")
         if total > 0:
-            check(abs(pct - 100 * ms / total) <= 0.11, f"{what}: {name}: {pct}% is {ms} of {total}")
+            # the times are printed to 0.001 ms and the share to 0.1 %: each printed time is within
+            # 0.0005 ms of the one the share was taken from, which moves ms / total by up to
+            # 0.0005 * (1 + ms / total) / total, and the share's own rounding adds 0.05 points
+            slack = 0.05 + 100 * 0.0005 * (1 + ms / total) / total + 0.01
+            check(abs(pct - 100 * ms / total) <= slack, f"{what}: {name}: {pct}% is {ms} of {total}")
         if kind == "within":
             parent = name.split(":")[0]
             check(parent in rows and ms <= rows[parent][0] + 0.002, f"{what}: {name} within {parent}")
