@@ -13,12 +13,9 @@ still tiles each step (its length is the step's wall time, no kind negative):
     in clock_order_edges.
 `whatif --shrink @gpu=0.5` runs on each too."""
 import json, os, subprocess, sys, tempfile
+from trace_events import call, kernel, x
 
 KINESIFT = os.environ["KINESIFT"]
-
-
-def x(name, cat, ts, dur, pid, tid, args=None):
-    return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args or {}}
 
 
 def flow(ph, cat, id_, ts, pid, tid):
@@ -30,14 +27,6 @@ def flow(ph, cat, id_, ts, pid, tid):
 
 def step(*ev):
     return [x("ProfilerStep#1", "user_annotation", 0, 1000, 1, 1)] + list(ev)
-
-
-def kernel(name, ts, dur, corr, stream=7):
-    return x(name, "kernel", ts, dur, 0, stream, {"correlation": corr, "stream": stream, "device": 0})
-
-
-def call(name, ts, dur, corr, tid=1):
-    return x(name, "cuda_runtime", ts, dur, 1, tid, {"correlation": corr})
 
 
 CASES = {

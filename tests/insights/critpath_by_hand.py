@@ -23,21 +23,10 @@ starts at that work, whether the launching thread was busy then or long done:
 
 Every path tiles its step or window (its kinds add up to its length, the wall time)."""
 import json, os, subprocess, sys, tempfile
+from trace_events import call, kernel, x
 
 KINESIFT = os.environ["KINESIFT"]
 KINDS = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
-
-
-def x(name, cat, ts, dur, pid, tid, args=None):
-    return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args or {}}
-
-
-def kernel(name, ts, dur, corr):
-    return x(name, "kernel", ts, dur, 0, 7, {"correlation": corr, "stream": 7, "device": 0})
-
-
-def call(name, ts, dur, corr):
-    return x(name, "cuda_runtime", ts, dur, 1, 1, {"correlation": corr})
 
 
 def step(ev, end):

@@ -5,16 +5,13 @@ the path is `collective_ns` (JSON), `path_collective_ns` (CSV), marked `collecti
 names and named in the text as time that may be another rank's; the GEMM is not a collective. The
 figures are the trace's own durations, written here, not the program's output."""
 import csv, io, json, os, subprocess, sys, tempfile
+from trace_events import x
 
 KINESIFT = os.environ["KINESIFT"]
 NCCL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
 # times in µs as Kineto writes them
 AR_TS, AR_DUR = 25, 675   # the all-reduce: launched at 10..20, runs 25..700
 MM_TS, MM_DUR = 700, 150  # the GEMM: launched at 30..40, runs 700..850 (after the all-reduce)
-
-
-def x(name, cat, ts, dur, pid, tid, args=None):
-    return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args or {}}
 
 
 def trace():

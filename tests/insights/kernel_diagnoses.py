@@ -7,6 +7,7 @@ here from the trace's own numbers (µs as Kineto writes them), not copied from t
   - fusable_memory_bound: five 10 µs elementwise kernels 2 µs apart on one stream are one run;
     chains broken by a 30 µs kernel, by a 15 µs gap or by a GEMM are not."""
 import json, os, subprocess, sys, tempfile
+from trace_events import kernel, x
 
 KINESIFT = os.environ["KINESIFT"]
 GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off"
@@ -14,14 +15,6 @@ ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFuncto
        "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)")
 H100 = [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85018279936}]
 BF16 = "c10::BFloat16"
-
-
-def x(name, cat, ts, dur, pid, tid, args=None):
-    return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args or {}}
-
-
-def kernel(name, ts, dur, corr):
-    return x(name, "kernel", ts, dur, 0, 7, {"correlation": corr, "stream": 7, "device": 0})
 
 
 def mm(ts, n, corr):

@@ -1,0 +1,18 @@
+"""tests/insights/trace_events.py: what the tests that write small traces by hand share
+(critpath_bad_input.py, critpath_by_hand.py, critpath_collective.py, kernel_diagnoses.py): a
+complete event ("ph": "X") as Kineto writes it, times in us as plain numbers, and the kernels and
+runtime calls most of their events are."""
+
+
+def x(name, cat, ts, dur, pid, tid, args=None):
+    return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args or {}}
+
+
+def kernel(name, ts, dur, corr, stream=7):
+    """a kernel on a stream of GPU 0 (pid 0, the stream its tid), linked by its correlation"""
+    return x(name, "kernel", ts, dur, 0, stream, {"correlation": corr, "stream": stream, "device": 0})
+
+
+def call(name, ts, dur, corr, tid=1):
+    """a runtime call of process 1 carrying a correlation"""
+    return x(name, "cuda_runtime", ts, dur, 1, tid, {"correlation": corr})
