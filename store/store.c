@@ -34,10 +34,9 @@ int ks_id_equal(ks_id a, ks_id b)
     return a.type == b.type && a.v == b.v;
 }
 
-/* What snprintf(buf, n, "%lld" / "%llu" / "%s", ...) wrote, without printf: writers ask for a
- * track's pid and tid per row (annotate's overlay per piece; the gaps' thread pieces did, 3 483
- * rows on nccl_data, where the two snprintf calls cost ~1 000 instructions each: the run
- * 444.8 M -> 440.6 M without them, before those rows made the text once per thread). */
+/* What snprintf(buf, n, "%lld" / "%llu" / "%s", ...) writes, without printf: writers ask for a
+ * track's pid and tid per row (annotate's overlay per piece), where two snprintf calls cost ~1 000
+ * instructions each. */
 void ks_id_format(const ks_strtab *st, ks_id id, char *buf, size_t n)
 {
     char num[24];
