@@ -12,8 +12,8 @@ still tiles each step (its length is the step's wall time, no kind negative):
   - a Stream Wait Event whose recorded work ends after the waiting work began: left out, counted
     in clock_order_edges.
 `whatif --shrink @gpu=0.5` runs on each too."""
-import json, os, subprocess, sys, tempfile
-from trace_events import call, kernel, x
+import os, subprocess, sys, tempfile
+from trace_events import PATH_KINDS, analyze, call, kernel, x
 
 KINESIFT = os.environ["KINESIFT"]
 
@@ -73,26 +73,22 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         for name, (ev, want) in CASES.items():
-            path = os.path.join(d, name + ".json")
-            with open(path, "w") as f:
-                json.dump({"schemaVersion": 1, "traceEvents": fix_none(ev)}, f)
-            r = subprocess.run([KINESIFT, "analyze", "--quiet", "--format", "json", path], capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"FAIL {name}: analyze exit {r.returncode}: {r.stderr[:300]}")
+            t, err = analyze(d, name, fix_none(ev))
+            if err:
+                print(f"FAIL {name}: {err}")
                 failures += 1
                 continue
-            t = json.loads(r.stdout)["traces"][0]
+            path = os.path.join(d, name + ".json")
             g = t["dependency_graph"]
             got = {"clock_order_edges": g["clock_order_edges"], "unlaunched_gpu_work": g["unlaunched_gpu_work"],
                    "inferred_sync": g["edges"]["sync"]["inferred"]}
             problems = [f"{k} {got[k]} < {v}" for k, v in want.items() if got[k] < v]
             if name == "event_record_nowhere" and g["edges"]["sync"]["recorded"]:
                 problems.append("a wait on an unknown record call marked recorded")
-            kinds = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
             for s in t["steps"]:
                 p = s["critical_path"]
-                if p is None or p["length_ns"] != s["wall_ns"] or sum(p[k + "_ns"] for k in kinds) != s["wall_ns"] \
-                        or any(p[k + "_ns"] < 0 for k in kinds):
+                if p is None or p["length_ns"] != s["wall_ns"] or sum(p[k + "_ns"] for k in PATH_KINDS) != s["wall_ns"] \
+                        or any(p[k + "_ns"] < 0 for k in PATH_KINDS):
                     problems.append(f"step {s['number']}: the path does not tile the step: {p}")
             if not t["steps"]:
                 problems.append("no step")

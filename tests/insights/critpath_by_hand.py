@@ -22,11 +22,9 @@ starts at that work, whether the launching thread was busy then or long done:
   thread_busy    the same with an op on the thread over [25, 3000), past the window's end.
 
 Every path tiles its step or window (its kinds add up to its length, the wall time)."""
-import json, os, subprocess, sys, tempfile
-from trace_events import call, kernel, x
+import sys, tempfile
+from trace_events import PATH_KINDS, analyze, call, kernel, x
 
-KINESIFT = os.environ["KINESIFT"]
-KINDS = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
 
 
 def step(ev, end):
@@ -72,15 +70,11 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         for name, (ev, length), want in cases():
-            path = os.path.join(d, name + ".json")
-            with open(path, "w") as f:
-                json.dump({"schemaVersion": 1, "traceEvents": ev}, f)
-            r = subprocess.run([KINESIFT, "analyze", "--quiet", "--format", "json", path], capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"FAIL {name}: analyze exit {r.returncode}: {r.stderr[:300]}")
+            t, err = analyze(d, name, ev)
+            if err:
+                print(f"FAIL {name}: {err}")
                 failures += 1
                 continue
-            t = json.loads(r.stdout)["traces"][0]
             if t["steps"]:
                 paths = [s["critical_path"] for s in t["steps"]]
             else:
@@ -89,7 +83,7 @@ def main():
             if len(paths) != 1 or paths[0] is None:
                 problems.append(f"one path expected: {paths}")
             else:
-                got = {k: paths[0][k + "_ns"] for k in KINDS}
+                got = {k: paths[0][k + "_ns"] for k in PATH_KINDS}
                 problems += [f"{k} {got[k]} ns, by hand {v * 1000}" for k, v in want.items() if got[k] != v * 1000]
                 if sum(got.values()) != length * 1000 or paths[0]["length_ns"] != length * 1000:
                     problems.append(f"the path does not tile its {length} us: {got}")
