@@ -118,17 +118,12 @@ static size_t escape(ks_jscan *s, size_t *n, const unsigned char *buf, size_t le
     return i + 2;
 }
 
-/* The string whose opening quote is at i: *str, *slen (decoded when it has escapes) and the
- * offset after its closing quote, or 0 when refused. */
-static size_t string(ks_jscan *s, const unsigned char *buf, size_t len, size_t i,
-                     const unsigned char **str, size_t *slen)
+/* The rest of a string that string() found an escape or a control byte in, at j: decoded into
+ * s->dec from a (its first byte). Out of line: rare in a trace, and string() stays small enough
+ * to be inlined at its two calls. */
+KS_NOINLINE static size_t string_escaped(ks_jscan *s, const unsigned char *buf, size_t len, size_t a, size_t j,
+                                         const unsigned char **str, size_t *slen)
 {
-    size_t a = i + 1, j = string_stop(buf, len, a);
-    if (j < len && buf[j] == '"') {
-        *str = buf + a;
-        *slen = j - a;
-        return j + 1;
-    }
     size_t n = 0;
     for (;;) {
         if (j >= len || buf[j] < 0x20)
@@ -143,6 +138,20 @@ static size_t string(ks_jscan *s, const unsigned char *buf, size_t len, size_t i
     *str = s->dec;
     *slen = n;
     return j + 1;
+}
+
+/* The string whose opening quote is at i: *str, *slen (decoded when it has escapes) and the
+ * offset after its closing quote, or 0 when refused. */
+static inline size_t string(ks_jscan *s, const unsigned char *buf, size_t len, size_t i,
+                            const unsigned char **str, size_t *slen)
+{
+    size_t a = i + 1, j = string_stop(buf, len, a);
+    if (__builtin_expect(j < len && buf[j] == '"', 1)) {
+        *str = buf + a;
+        *slen = j - a;
+        return j + 1;
+    }
+    return string_escaped(s, buf, len, a, j, str, slen);
 }
 
 static inline int digit(unsigned char c)
