@@ -219,6 +219,9 @@ typedef struct ps_accepted {
     int comma;
     int value;                /* that token completed a value (a scalar, a '}' or ']'): a token
                                * after it with no ',' between is yajl's "I expect ','" */
+    int unplaced;             /* the tokens accepted now are not placed (run, set left as they
+                               * are): the '[' fed before a unit's or a recovery's bytes, and the
+                               * fast scanner's whole run, whose end the unit's replay places */
 } ps_accepted;
 
 /* The repair filter and the repairs of the current run, committed once yajl accepts them
@@ -329,7 +332,7 @@ static inline size_t ks_ps_consumed(const ks_parser *p)
 /* Every callback: yajl accepted a token ending here (see ps_accepted). */
 static inline void ks_ps_accepted(ks_parser *p)
 {
-    if (!p->in.feeding_prefix) {
+    if (!p->acc.unplaced) {
         p->acc.run = p->in.feed_off + ks_ps_consumed(p);
         p->acc.set = 1;
     }

@@ -160,9 +160,9 @@ void ks_ps_restart(ks_parser *p, const char *prefix, size_t pos)
     p->nest.top_done = 0;
     ks_repair_reset(&p->rp.rep);
     p->in.run_start = pos;
-    p->in.feeding_prefix = 1;
+    p->in.feeding_prefix = p->acc.unplaced = 1;
     yajl_parse(p->h, (const unsigned char *)prefix, strlen(prefix));
-    p->in.feeding_prefix = 0;
+    p->in.feeding_prefix = p->acc.unplaced = 0;
     if (prefix[strlen(prefix) - 1] == '{') {
         /* the event starts at its own '{', which may have left the window during the scan */
         p->ev.start = p->rs.brace;

@@ -143,6 +143,8 @@ static int parse_scan(ks_spec *s, ks_unit *u)
     const yajl_callbacks *cb = ks_ps_callbacks();
     p->scan = &s->scan;
     s->scan.raw_array = ks_ps_cb_raw_array; /* the shape args whole (json/scan.h) */
+    /* no token of the run is placed: the unit's replay places its end (parse.c) */
+    p->acc.unplaced = 1;
     p->in.feeding_prefix = 1;
     int ok = cb->yajl_start_array(p); /* the '[' yajl would be fed first */
     p->in.feeding_prefix = 0;
@@ -151,6 +153,7 @@ static int parse_scan(ks_spec *s, ks_unit *u)
         p->in.feed_off = u->x;
         rc = ks_jscan_elements(&s->scan, cb, p, (const unsigned char *)p->in.run.res + u->x, u->y - u->x);
     }
+    p->acc.unplaced = 0;
     p->scan = NULL;
     if (rc == KS_JSCAN_REFUSED)
         return -1;
@@ -164,9 +167,9 @@ static int parse_yajl(ks_parser *p, ks_unit *u)
     int clean = 0;
     p->h = ks_ps_new_handle(p);
     if (p->h) {
-        p->in.feeding_prefix = 1;
+        p->in.feeding_prefix = p->acc.unplaced = 1;
         yajl_status ys = yajl_parse(p->h, (const unsigned char *)"[", 1);
-        p->in.feeding_prefix = 0;
+        p->in.feeding_prefix = p->acc.unplaced = 0;
         if (ys == yajl_status_ok)
             ys = ks_ps_feed_part(p, u->x, u->y - u->x);
         clean = ys == yajl_status_ok && clean_end(p, u);
