@@ -445,12 +445,50 @@ int ks_ps_cap_close(ks_parser *p)
 
 static const unsigned char blank_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
+/* grid or block as the trace writes it, s[0, n) a JSON array (the scanner checked it): three
+ * plain integers of 1 to 18 digits between blanks, read straight from the bytes, as launch_dims
+ * reads them from the compact text; 0 (nothing kept) for anything else, which goes through the
+ * compact text */
+static int raw_launch_dims(ks_parser *p, int key, const char *s, size_t n)
+{
+    int64_t v[3];
+    size_t i = 1; /* s[0] == '[' */
+    for (int k = 0; k < 3; k++) {
+        while (i < n && blank_byte[(unsigned char)s[i]])
+            i++;
+        size_t d = i;
+        int64_t x = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && i - d < 18)
+            x = x * 10 + (s[i++] - '0');
+        if (i == d || (i < n && s[i] >= '0' && s[i] <= '9'))
+            return 0;
+        while (i < n && blank_byte[(unsigned char)s[i]])
+            i++;
+        if (i >= n || s[i] != (k < 2 ? ',' : ']'))
+            return 0;
+        i++;
+        v[k] = x;
+    }
+    if (i != n)
+        return 0;
+    uint8_t bit = key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK;
+    memcpy(key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block, v, sizeof v);
+    p->ev.launch.has |= bit;
+    return 1;
+}
+
 int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
 {
-    /* a shape arg met before, byte for byte: its id (shapememo.c) */
+    /* a shape arg met before, byte for byte: its id (shapememo.c); a launch's grid or block of
+     * plain integers: read from the bytes */
     int shape = key != K_L_GRID && key != K_L_BLOCK;
     uint64_t h = 0;
     ks_str id;
+    if (!shape && raw_launch_dims(p, key, s, n)) {
+        p->shp.key = key;
+        p->shp.depth = p->shp.sep = p->shp.bad = 0;
+        return 1;
+    }
     if (shape && ks_ps_memo_find(p, s, n, &h, &id)) {
         p->shp.key = key;
         p->shp.depth = p->shp.sep = p->shp.bad = 0;

@@ -406,7 +406,10 @@ static void launch_args(void **state)
 }
 
 /* grid texts at the edges of what is kept: integers >= 0 (18 digits read by the parser itself, 19
- * by strtoll), three of them, nothing else; each expected answer worked out from that rule */
+ * by strtoll), three of them, nothing else, blanks anywhere between; each expected answer worked
+ * out from that rule. Parsed through yajl (a buffer read at once) and through the fast scanner,
+ * which hands the array over whole (a reader thread with small chunks: the main parser scans its
+ * own units), with the same answers. */
 static void launch_dims_edges(void **state)
 {
     (void)state;
@@ -427,6 +430,12 @@ static void launch_dims_edges(void **state)
         {"[\"1\",2,3]", 0, 0},
         {"[7, 8, -9]", 0, 0},
         {"[7, 8, 9]", 1, 7},
+        {"[\n      7,\n      8,\n      9\n    ]", 1, 7},
+        {"[ 1 ,\t2\r\n, 3 ]", 1, 1},
+        {"[1, 2, 3.0]", 0, 0},
+        {"[1, 2, 3, []]", 0, 0},
+        {"[[1], 2, 3]", 0, 0},
+        {"[1 , 2 , 1234567890123456789 ]", 1, 1},
     };
     enum { N = sizeof g / sizeof g[0] };
     ks_buf b = {0};
@@ -436,19 +445,39 @@ static void launch_dims_edges(void **state)
                           "\"args\":{\"registers per thread\":32,\"grid\":%s}}",
                       i ? "," : "", 10 * i, g[i].grid);
     ks_buf_puts(&b, "]}");
-    ks_trace *t = ks_test_parse(ks_buf_cstr(&b));
-    ks_buf_free(&b);
-    for (size_t i = 0; i < N; i++) {
-        const ks_launch_args *l = ks_trace_launch(t, 0, (uint32_t)i);
-        assert_non_null(l);
-        if (!!(l->has & KS_LAUNCH_GRID) != g[i].kept)
-            fail_msg("%s: %s", g[i].grid, g[i].kept ? "not kept" : "kept");
-        if (g[i].kept && l->grid[0] != g[i].x)
-            fail_msg("%s: %lld", g[i].grid, (long long)l->grid[0]);
+    for (int scan = 0; scan < 2; scan++) {
+        ks_trace *t = NULL;
+        if (!scan)
+            t = ks_test_parse(ks_buf_cstr(&b));
+        else {
+            ks_parse_opts o;
+            ks_parse_opts_init(&o);
+            o.chunk_size = 512;
+            o.reader_thread = 1;
+            o.threads = 1;
+            ks_parse_info info;
+            memset(&info, 0, sizeof info);
+            o.info = &info;
+            ks_error err;
+            assert_int_equal(ks_parse_buffer("edges", b.p, b.n, &o, &t, &err), KS_OK);
+            assert_true(info.units_own > 0); /* the scanner read some of the events */
+        }
+        for (size_t i = 0; i < N; i++) {
+            const ks_launch_args *l = ks_trace_launch(t, 0, (uint32_t)i);
+            assert_non_null(l);
+            if (!!(l->has & KS_LAUNCH_GRID) != g[i].kept)
+                fail_msg("scan %d %s: %s", scan, g[i].grid, g[i].kept ? "not kept" : "kept");
+            if (g[i].kept && l->grid[0] != g[i].x)
+                fail_msg("scan %d %s: %lld", scan, g[i].grid, (long long)l->grid[0]);
+        }
+        assert_true(ks_trace_launch(t, 0, 2)->grid[1] == 2 && ks_trace_launch(t, 0, 2)->grid[2] == 3);
+        assert_true(ks_trace_launch(t, 0, 11)->grid[2] == 9);
+        assert_true(ks_trace_launch(t, 0, 12)->grid[1] == 8 && ks_trace_launch(t, 0, 12)->grid[2] == 9);
+        assert_true(ks_trace_launch(t, 0, 13)->grid[1] == 2 && ks_trace_launch(t, 0, 13)->grid[2] == 3);
+        assert_true(ks_trace_launch(t, 0, 17)->grid[2] == 1234567890123456789LL);
+        ks_trace_free(t);
     }
-    assert_true(ks_trace_launch(t, 0, 2)->grid[1] == 2 && ks_trace_launch(t, 0, 2)->grid[2] == 3);
-    assert_true(ks_trace_launch(t, 0, 11)->grid[2] == 9);
-    ks_trace_free(t);
+    ks_buf_free(&b);
 }
 
 int main(void)
