@@ -365,32 +365,51 @@ int ks_ps_cap_open(ks_parser *p)
     return 1;
 }
 
-/* grid or block: "[x,y,z]", three integers >= 0, else not kept. Plain digits (1 to 18 of them,
- * as the compact text of a launch writes them) are read here; anything else (a sign, a blank, a
- * longer number) as strtoll reads it, which gives the same for plain digits. */
-static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
+/* grid or block, s[0, n): "[x, y, z]" with three plain integers of 1 to 18 digits, blanks
+ * around them (the trace's bytes; the compact text has none), into v; 0 for anything else */
+static int plain_dims(const char *s, size_t n, int64_t v[3])
 {
+    const unsigned char *u = (const unsigned char *)s;
+    if (!n || s[0] != '[')
+        return 0;
+    size_t i = 1;
+    for (int k = 0; k < 3; k++) {
+        i = ks_jscan_skip_blanks(u, n, i);
+        size_t d = i;
+        int64_t x = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && i - d < 18)
+            x = x * 10 + (s[i++] - '0');
+        if (i == d || (i < n && s[i] >= '0' && s[i] <= '9'))
+            return 0;
+        i = ks_jscan_skip_blanks(u, n, i);
+        if (i >= n || s[i] != (k < 2 ? ',' : ']'))
+            return 0;
+        i++;
+        v[k] = x;
+    }
+    return i == n;
+}
+
+/* the event's grid or block (key) is v */
+static void set_dims(ks_parser *p, int key, const int64_t v[3])
+{
+    memcpy(key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block, v, 3 * sizeof *v);
+    p->ev.launch.has |= key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK;
+}
+
+/* grid or block (key) from its compact text: "[x,y,z]", three integers >= 0, else not kept.
+ * Plain digits (1 to 18 of them, as the compact text of a launch writes them) are read by
+ * plain_dims; anything else (a sign, a longer number) as strtoll reads it, which gives the same
+ * for plain digits. */
+static void launch_dims(ks_parser *p, int key)
+{
+    int64_t v[3];
+    if (plain_dims(p->shp.buf.p, p->shp.buf.n, v)) {
+        set_dims(p, key, v);
+        return;
+    }
     p->shp.buf.p[p->shp.buf.n] = 0; /* within CAP_ROOM: n < KS_LIMIT_SHAPE_TEXT */
     const char *s = p->shp.buf.p + 1;
-    int64_t v[3];
-    for (int i = 0;; i++) {
-        if (i == 3) {
-            memcpy(out, v, sizeof v);
-            p->ev.launch.has |= bit;
-            return;
-        }
-        const char *e = s;
-        int64_t x = 0;
-        while (*e >= '0' && *e <= '9' && e - s < 18)
-            x = x * 10 + (*e++ - '0');
-        if (e == s || (*e >= '0' && *e <= '9'))
-            break; /* not plain digits: strtoll's */
-        if (*e != (i < 2 ? ',' : ']') || (i == 2 && e[1]))
-            return;
-        v[i] = x;
-        s = e + 1;
-    }
-    s = p->shp.buf.p + 1;
     for (int i = 0; i < 3; i++) {
         char *end;
         errno = 0;
@@ -400,8 +419,7 @@ static void launch_dims(ks_parser *p, int64_t *out, uint8_t bit)
         v[i] = x;
         s = end + 1;
     }
-    memcpy(out, v, sizeof v);
-    p->ev.launch.has |= bit;
+    set_dims(p, key, v);
 }
 
 /* the event's shape arg of key is string id */
@@ -422,8 +440,7 @@ static int cap_end(ks_parser *p)
 {
     if (p->shp.key == K_L_GRID || p->shp.key == K_L_BLOCK) {
         if (!p->shp.bad)
-            launch_dims(p, p->shp.key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block,
-                        p->shp.key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK);
+            launch_dims(p, p->shp.key);
         return 1;
     }
     if (p->shp.bad) {
@@ -445,46 +462,16 @@ int ks_ps_cap_close(ks_parser *p)
 
 static const unsigned char blank_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
-/* grid or block as the trace writes it, s[0, n) a JSON array (the scanner checked it): three
- * plain integers of 1 to 18 digits between blanks, read straight from the bytes, as launch_dims
- * reads them from the compact text; 0 (nothing kept) for anything else, which goes through the
- * compact text */
-static int raw_launch_dims(ks_parser *p, int key, const char *s, size_t n)
-{
-    int64_t v[3];
-    size_t i = 1; /* s[0] == '[' */
-    for (int k = 0; k < 3; k++) {
-        while (i < n && blank_byte[(unsigned char)s[i]])
-            i++;
-        size_t d = i;
-        int64_t x = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9' && i - d < 18)
-            x = x * 10 + (s[i++] - '0');
-        if (i == d || (i < n && s[i] >= '0' && s[i] <= '9'))
-            return 0;
-        while (i < n && blank_byte[(unsigned char)s[i]])
-            i++;
-        if (i >= n || s[i] != (k < 2 ? ',' : ']'))
-            return 0;
-        i++;
-        v[k] = x;
-    }
-    if (i != n)
-        return 0;
-    uint8_t bit = key == K_L_GRID ? KS_LAUNCH_GRID : KS_LAUNCH_BLOCK;
-    memcpy(key == K_L_GRID ? p->ev.launch.grid : p->ev.launch.block, v, sizeof v);
-    p->ev.launch.has |= bit;
-    return 1;
-}
-
 int ks_ps_cap_raw(ks_parser *p, int key, const char *s, size_t n)
 {
     /* a shape arg met before, byte for byte: its id (shapememo.c); a launch's grid or block of
-     * plain integers: read from the bytes */
+     * plain integers: read from the bytes (plain_dims) */
     int shape = key != K_L_GRID && key != K_L_BLOCK;
     uint64_t h = 0;
     ks_str id;
-    if (!shape && raw_launch_dims(p, key, s, n)) {
+    int64_t dims[3];
+    if (!shape && plain_dims(s, n, dims)) {
+        set_dims(p, key, dims);
         p->shp.key = key;
         p->shp.depth = p->shp.sep = p->shp.bad = 0;
         return 1;
