@@ -483,7 +483,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     int eof = 0, need_more = 1, first = 1;
     int workers = parse_workers(opts);
     if (use_reader_thread(opts, st, chunk))
-        p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread >= 2 ? KS_READER_EAGER : 0) |
+        p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread == 2 || opts->reader_thread == 3 ? KS_READER_EAGER : 0) |
+                                                  (opts->reader_thread == 4 ? KS_READER_TURNS : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0) |
                                                   (workers + 2 > ks_cpus() ? KS_READER_YIELD : 0));
     if (!p.in.reader)
@@ -492,7 +493,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
     if (workers || p.own_scans)
         ks_ps_c_locale(); /* made once, before any worker might */
     if (workers) {
-        p.split = ks_split_start(p.in.reader, workers, opts->reader_thread >= 2, opts->reader_thread >= 3);
+        p.split = ks_split_start(p.in.reader, workers, opts->reader_thread == 2 || opts->reader_thread == 3,
+                                 opts->reader_thread == 3);
     }
     if (p.in.reader) {
         ks_page_supply supply = {ks_reader_take_block, p.in.reader};
@@ -574,6 +576,7 @@ done:
         opts->info->units_own += p.info.units_own;
         opts->info->units_ahead += p.info.units_ahead;
         opts->info->scans_refused += p.info.scans_refused;
+        opts->info->chunks_filled += p.in.reader ? ks_reader_self_fills(p.in.reader) : 0;
     }
     if (p.mode == M_PARSE && p.nest.top_done) {
         /* flush yajl: detects nothing new, but keeps the handle consistent */

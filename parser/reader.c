@@ -3,7 +3,13 @@
  * it asks for the next one. One mutex; a slot changes hands only under it, so each byte of it is
  * written by one thread at a time. Workers that parse ahead (split.h) may claim a published slot
  * the parser has not taken yet: they only read it, and the slot is not handed back to the thread
- * before they are done. */
+ * before they are done.
+ * The parser fills the next slot itself when none is ready and no fill is under way (self_fill):
+ * the thread has not run yet, or lost its core. One fill at a time, whoever does it: the filler
+ * sets `filling` under the mutex, and the state a fill carries to the next (the filter, the
+ * carried tail, the count of bytes) is the filler's until it clears it. On a 2-core virtual
+ * machine a new thread first ran 0.5-3 ms after pthread_create was called (the parse of a 1 MB
+ * trace takes 2-3 ms), and a reader at nice + 2 beside a busy core can wait as long for it. */
 #include "parser/reader.h"
 
 #include <errno.h>
@@ -15,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/hugemem.h"
+#include "common/threads.h"
 #include "common/util.h"
 #include "json/textpos.h"
 #include "kinesift/timings.h"
@@ -36,6 +43,7 @@ struct ks_reader {
     ks_stream *st;
     size_t chunk;
     pthread_t thread;
+    ks_thread_boot boot;
     int started;
     pthread_mutex_t mu;
     pthread_cond_t can_fill, can_take;
@@ -59,11 +67,16 @@ struct ks_reader {
     int eager;        /* optional steps whether ahead or not (tests) */
     int timed;        /* KS_READER_TIMED: the times below are kept */
     int yield;        /* KS_READER_YIELD: run at nice + 2 */
+    int self_fill;    /* the parser fills a slot itself when none is ready and none is being filled */
+    int turns;        /* KS_READER_TURNS (tests): the thread fills only the odd-numbered chunks */
+    int filling;      /* a fill is under way: the filler's state below is its own */
+    uint64_t self_fills; /* chunks the parser filled (written under the mutex) */
+    int64_t self_ns;  /* the parser's time filling them (written by the parser) */
     int64_t wait_ns;  /* the parser's time waiting for a chunk (written by the parser) */
     int64_t claim_wait_ns; /* the parser's time waiting for workers' chunks (written by the parser) */
     int thread_waits, parser_waits; /* who sleeps on can_fill / can_take */
 
-    /* thread-private */
+    /* the filler's (whoever set filling; before the thread starts and after it stops, the parser's) */
     ks_repair filt;
     ks_rchunk *cur;   /* the slot being filled (for the repair callback) */
     char *carry;      /* the filter's unconsumed tail, carried into the next window */
@@ -71,8 +84,9 @@ struct ks_reader {
     uint64_t carry_base;
     uint64_t bytes;
     int first;
-    int64_t read_ns, filter_ns; /* time in reads (decompression included), and after them (filter,
-                                 * blanks, newlines) */
+    int64_t read_ns, filter_ns; /* the thread's time in reads (decompression included), and after
+                                 * them (filter, blanks, newlines) */
+    uint64_t thread_bytes;      /* the bytes of the thread's reads */
 };
 
 static void on_repair(void *ctx, int kind, size_t in_off)
@@ -120,8 +134,9 @@ static void carry_from(ks_reader *r, const ks_rchunk *c, size_t from)
 }
 
 /* Read one chunk into c and, unless raw, run the filter as the single-threaded loop would; and,
- * when the thread is ahead of the parser (it has time), drop the indentation. */
-static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
+ * when the thread is ahead of the parser (it has time), drop the indentation. timed: add the read's
+ * and the filter's times to the thread's (a fill by the thread). */
+static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead, int timed)
 {
     size_t keep = raw ? 0 : r->ncarry;
     c->len = c->new_off = keep;
@@ -142,14 +157,16 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
     }
     if (keep)
         memcpy(c->buf, r->carry, keep);
-    int64_t t0 = r->timed ? ks_timings_now() : 0;
+    int64_t t0 = timed ? ks_timings_now() : 0;
     ssize_t n = ks_stream_read(r->st, c->buf + keep, r->chunk, &c->err);
-    int64_t t1 = r->timed ? ks_timings_now() : 0;
+    int64_t t1 = timed ? ks_timings_now() : 0;
     r->read_ns += t1 - t0;
     if (n < 0) {
         c->read_err = 1;
         n = 0;
     }
+    if (timed)
+        r->thread_bytes += (uint64_t)n;
     if (n == 0)
         c->eof = 1;
     c->len += (size_t)n;
@@ -191,7 +208,7 @@ static void fill(ks_reader *r, ks_rchunk *c, int raw, int ahead)
     }
     count_lines(c, done, lines);
     carry_from(r, c, done);
-    if (r->timed)
+    if (timed)
         r->filter_ns += ks_timings_now() - t1;
 }
 
@@ -227,6 +244,31 @@ static void yield_priority(void)
         (void)setpriority(PRIO_PROCESS, (id_t)gettid(), now + 2);
 }
 
+/* Fill the next slot and publish it (the lock is held on entry and on return; filling is set on
+ * entry by the caller, who alone fills until it is cleared here). */
+static ks_rchunk *fill_next(ks_reader *r, int ahead, int by_thread)
+{
+    int raw = r->raw;
+    ks_rchunk *c = &r->slot[r->filled % NSLOTS];
+    c->seq = r->filled; /* only the filler changes filled */
+    c->claim = c->claim_done = 0;
+    c->claim_data = NULL;
+    pthread_mutex_unlock(&r->mu);
+    fill(r, c, raw, ahead, by_thread && r->timed);
+    pthread_mutex_lock(&r->mu);
+    r->filling = 0;
+    r->filled++;
+    if (c->eof)
+        r->finished = 1;
+    if (r->parser_waits)
+        pthread_cond_signal(&r->can_take);
+    if (r->thread_waits)
+        pthread_cond_signal(&r->can_fill);
+    if (r->claim_waits)
+        pthread_cond_broadcast(&r->can_claim);
+    return c;
+}
+
 static void *reader_main(void *arg)
 {
     ks_reader *r = arg;
@@ -238,7 +280,7 @@ static void *reader_main(void *arg)
         /* the parser holds slot (taken - 1) until its next call */
         for (;;) {
             uint64_t used = r->filled - (r->taken ? r->taken - 1 : 0);
-            if (r->stop)
+            if (r->stop || r->finished) /* finished: the parser filled the last chunk */
                 break;
             /* ready memory while the parser has chunks to work on (when it waits for one, it
              * may as well fault its own pages) */
@@ -247,37 +289,27 @@ static void *reader_main(void *arg)
                 make_block(r);
                 continue;
             }
-            if (used < NSLOTS && (!r->batch || NSLOTS - used >= LOW)) {
+            int room = used < NSLOTS && (!r->batch || NSLOTS - used >= LOW);
+            if (room && !r->filling && (!r->turns || r->filled % 2)) {
                 r->batch = 0;
                 break;
             }
-            r->batch = 1;
+            if (!room)
+                r->batch = 1;
             r->thread_waits = 1;
             pthread_cond_wait(&r->can_fill, &r->mu);
             r->thread_waits = 0;
         }
-        int stop = r->stop, raw = r->raw;
+        if (r->stop || r->finished) {
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
         /* chunks waiting for the parser, and a core of its own: sharing one with the workers
          * (KS_READER_YIELD), dropping the indentation takes more from them than it saves the
          * parser (docs/performance.md, "The reader thread and the parse workers", item 2) */
         int ahead = r->eager || (!r->yield && r->filled - r->taken >= 2);
-        pthread_mutex_unlock(&r->mu);
-        if (stop)
-            break;
-        ks_rchunk *c = &r->slot[r->filled % NSLOTS];
-        c->seq = r->filled; /* only this thread writes filled */
-        c->claim = c->claim_done = 0;
-        c->claim_data = NULL;
-        fill(r, c, raw, ahead);
-        int eof = c->eof;
-        pthread_mutex_lock(&r->mu);
-        r->filled++;
-        if (eof)
-            r->finished = 1;
-        if (r->parser_waits)
-            pthread_cond_signal(&r->can_take);
-        if (r->claim_waits)
-            pthread_cond_broadcast(&r->can_claim);
+        r->filling = 1;
+        int eof = fill_next(r, ahead, 1)->eof;
         pthread_mutex_unlock(&r->mu);
         if (eof)
             break;
@@ -336,6 +368,8 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     r->eager = flags & KS_READER_EAGER;
     r->timed = !!(flags & KS_READER_TIMED);
     r->yield = !!(flags & KS_READER_YIELD);
+    r->turns = !!(flags & KS_READER_TURNS);
+    r->self_fill = !r->eager || r->turns;
     r->first = 1;
     ks_repair_init(&r->filt);
     r->filt.on_repair = on_repair;
@@ -348,7 +382,7 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     pthread_cond_init(&r->can_take, NULL);
     pthread_cond_init(&r->can_claim, NULL);
     pthread_cond_init(&r->claim_cv, NULL);
-    if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
+    if (ks_thread_create_bare(&r->thread, &r->boot, reader_main, r) != 0) {
         ks_reader_stop(r);
         return NULL;
     }
@@ -372,14 +406,22 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         while (held->claim > 0 && !held->claim_done)
             pthread_cond_wait(&r->claim_cv, &r->mu);
     }
-    int64_t w0 = r->timed && r->filled == r->taken && !r->finished ? ks_timings_now() : 0;
     while (r->filled == r->taken && !r->finished) {
+        int64_t w0 = r->timed ? ks_timings_now() : 0;
+        if (r->self_fill && !r->filling) { /* nobody fills it: the parser does, at once */
+            r->filling = 1;
+            fill_next(r, 0, 0);
+            r->self_fills++;
+            if (w0)
+                r->self_ns += ks_timings_now() - w0;
+            continue;
+        }
         r->parser_waits = 1;
         pthread_cond_wait(&r->can_take, &r->mu);
         r->parser_waits = 0;
+        if (w0)
+            r->wait_ns += ks_timings_now() - w0;
     }
-    if (w0)
-        r->wait_ns += ks_timings_now() - w0;
     ks_rchunk *c = NULL;
     if (r->filled > r->taken) {
         c = &r->slot[r->taken % NSLOTS];
@@ -396,6 +438,14 @@ ks_rchunk *ks_reader_next(ks_reader *r)
         pthread_cond_signal(&r->can_fill);
     pthread_mutex_unlock(&r->mu);
     return c;
+}
+
+uint64_t ks_reader_self_fills(ks_reader *r)
+{
+    pthread_mutex_lock(&r->mu);
+    uint64_t n = r->self_fills;
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }
 
 int ks_reader_timed(const ks_reader *r)
@@ -513,9 +563,11 @@ void ks_reader_stop_timed(ks_reader *r, ks_timings *t)
         pthread_join(r->thread, NULL);
     }
     if (t && r->timed) { /* the thread is joined: its figures are final */
-        ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->bytes, KS_TIMING_BESIDE);
-        ks_timings_add(t, "pre-filter, newlines (reader thread)", r->filter_ns, r->bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->thread_bytes, KS_TIMING_BESIDE);
+        ks_timings_add(t, "pre-filter, newlines (reader thread)", r->filter_ns, r->thread_bytes, KS_TIMING_BESIDE);
         ks_timings_add(t, "parse: waiting for the reader", r->wait_ns, 0, KS_TIMING_WITHIN);
+        if (r->self_fills) /* the thread had none ready */
+            ks_timings_add(t, "parse: reading chunks itself", r->self_ns, 0, KS_TIMING_WITHIN);
         if (r->period) /* workers parsed ahead */
             ks_timings_add(t, "parse: waiting for the workers", r->claim_wait_ns, 0, KS_TIMING_WITHIN);
     }

@@ -6,6 +6,10 @@
  * KS_READER_YIELD) and faults in memory for the store (bigarray.h); when the parser waits for it
  * (slow decompression), it leaves both to the parser.
  *
+ * When the parser needs a chunk that is not ready and the thread is not filling one (it has not
+ * run yet after its start, or it lost its core), the parser fills it itself, as the thread would
+ * have: one fill at a time, whoever does it, so the chunks are the same either way.
+ *
  * The chunks are exactly those of the single-threaded loop: one read of chunk_size bytes each, the
  * filter's unconsumed tail carried into the next window, the first run delayed until 3 bytes are
  * in (BOM). So every run, repair, position and diagnostic is the same as without the thread.
@@ -80,16 +84,22 @@ typedef struct ks_rchunk {
 } ks_rchunk;
 
 /* Start the thread over st (st must not be touched by the caller until ks_reader_stop). flags:
- * KS_READER_EAGER: take the optional steps (indentation, ready memory) whether or not the thread
- * is ahead (or has a core of its own); KS_READER_TIMED: keep the time of reads, of the filter and
- * of the parser's waits (clock reads per chunk), for ks_reader_stop_timed; KS_READER_YIELD: the
- * thread runs at a lower priority (nice + 2; see reader.c), for when the parse has more threads
- * than there are cores. */
-enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4 };
+ * KS_READER_EAGER (tests): take the optional steps (indentation, ready memory) whether or not the
+ * thread is ahead (or has a core of its own), and fill every chunk in the thread (the parser
+ * waits for it rather than fill one itself); KS_READER_TIMED: keep the time of reads, of the
+ * filter and of the parser's waits and fills (clock reads per chunk), for ks_reader_stop_timed;
+ * KS_READER_YIELD: the thread runs at a lower priority (nice + 2; see reader.c), for when the
+ * parse has more threads than there are cores; KS_READER_TURNS (tests): the thread fills only the
+ * odd-numbered chunks (seq 1, 3, ...), the parser the others itself: the filter's state changes
+ * hands at every chunk. */
+enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4, KS_READER_TURNS = 8 };
 ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags);
 
 /* The next chunk, in order; valid until the next ks_reader_next. NULL after the eof chunk. */
 ks_rchunk *ks_reader_next(ks_reader *r);
+
+/* The chunks the parser filled itself, the thread having none ready (ks_parse_info). */
+uint64_t ks_reader_self_fills(ks_reader *r);
 
 /* 1 when started with KS_READER_TIMED. */
 int ks_reader_timed(const ks_reader *r);
@@ -126,8 +136,8 @@ void ks_reader_end_claims(ks_reader *r);
 void ks_reader_stop(ks_reader *r);
 /* The same, and, when started with KS_READER_TIMED and t is not NULL, add to t (once the thread
  * is joined) its reads with decompression and its filter runs (beside the parse), the parser's
- * waits for chunks and, when workers parsed ahead, for the chunks they had claimed and not
- * finished (within the parse). */
+ * waits for chunks, the chunks it filled itself and, when workers parsed ahead, its waits for the
+ * chunks they had claimed and not finished (within the parse). */
 struct ks_timings;
 void ks_reader_stop_timed(ks_reader *r, struct ks_timings *t);
 

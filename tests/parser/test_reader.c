@@ -71,7 +71,8 @@ static char *make_trace(int nevents, size_t *len)
     return b.p;
 }
 
-/* Parse with and without the thread, and with workers parsing ahead (split.h); fail with both
+/* Parse with and without the thread, with workers parsing ahead (split.h), and with the thread
+ * and the parser taking turns at filling the chunks (reader.h, KS_READER_TURNS); fail with both
  * renderings when one differs. */
 static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict)
 {
@@ -82,9 +83,12 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
     o.reader_thread = -1;
     char *one = digest_parse(buf, len, &o);
     static const int threads[] = {1, 2, 4};
-    for (size_t v = 0; v < sizeof threads / sizeof *threads; v++) {
-        o.reader_thread = 2; /* with every optional step of the thread, ahead of the parser or not */
-        o.threads = threads[v];
+    static const int modes[] = {2, 4};
+    for (size_t v = 0; v < 2 * sizeof threads / sizeof *threads; v++) {
+        /* 2: with every optional step of the thread, ahead of the parser or not; 4: the thread
+         * fills every other chunk, the parser the others */
+        o.reader_thread = modes[v % 2];
+        o.threads = threads[v / 2];
         char *two = digest_parse(buf, len, &o);
         if (strcmp(one, two)) {
             /* the first differing line, and the whole input and renderings for a closer look */
@@ -102,9 +106,9 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
                     fclose(f);
                 }
             }
-            fail_msg("chunk %zu strict %d threads %d: renderings differ at line %zu (written to "
+            fail_msg("chunk %zu strict %d threads %d reader %d: renderings differ at line %zu (written to "
                      "%s/ks_test_reader.*)",
-                     chunk, strict, threads[v], line, dir);
+                     chunk, strict, o.threads, o.reader_thread, line, dir);
         }
         free(two);
     }
@@ -479,7 +483,7 @@ static void reader_yields_when_threads_outnumber_cores(void **state)
     const int threads[] = {(int)cpus + 1, 1};
     for (int i = 0; i < 2; i++) {
         nice_seen seen = {INT_MIN, INT_MIN};
-        o.reader_thread = 1;
+        o.reader_thread = 2; /* the thread reads every chunk: it has run before the first */
         o.threads = threads[i];
         o.progress = look_at_nice;
         o.progress_ctx = &seen;
@@ -590,6 +594,51 @@ static void big_tracks_read_the_same(void **state)
     ks_buf_free(&b);
 }
 
+/* The parser fills a chunk itself when the thread has none ready and is not filling one: taking
+ * turns (reader_thread 4), at least every other chunk, plain and in gzip; eager (2, tests),
+ * never; and the count says so (ks_parse_info.chunks_filled). The traces themselves are compared
+ * above (same_both_ways). */
+static void parser_fills_chunks_the_thread_left(void **state)
+{
+    (void)state;
+    size_t len, gzn;
+    char *text = make_trace(3000, &len);
+    char *gz = gzip_buffer(text, len, &gzn);
+    for (int g = 0; g < 2; g++) {
+        static const int modes[] = {-1, 4, 2, 1}; /* -1: no thread, the events to expect */
+        uint64_t events = 0;
+        for (size_t m = 0; m < 4; m++) {
+            ks_parse_info info = {0};
+            ks_parse_opts o;
+            ks_parse_opts_init(&o);
+            o.chunk_size = 4096;
+            o.threads = 1;
+            o.reader_thread = modes[m];
+            o.info = &info;
+            ks_trace *t;
+            ks_error err;
+            if (ks_parse_buffer(g ? "t.json.gz" : "t.json", g ? gz : text, g ? gzn : len, &o, &t, &err) != KS_OK)
+                fail_msg("%s", err.msg);
+            if (m == 0)
+                events = t->events;
+            assert_true(events > 2000);
+            assert_int_equal(t->events, events);
+            ks_trace_free(t);
+            /* at least the reads of the plain text, 4096 bytes each, and the empty one at the end
+             * (the source may read less at a time, decompression too); the parser fills every
+             * other one, and one of the thread's too when it needs it before the thread woke */
+            uint64_t reads = (len + 4095) / 4096 + 1, half = reads / 2;
+            if (modes[m] == 4 && (info.chunks_filled < half || (!g && info.chunks_filled > reads)))
+                fail_msg("taking turns over %llu chunks (gzip %d), the parser filled %llu", (unsigned long long)reads,
+                         g, (unsigned long long)info.chunks_filled);
+            if (modes[m] == 2 && info.chunks_filled != 0)
+                fail_msg("an eager thread left %llu chunks to the parser", (unsigned long long)info.chunks_filled);
+        }
+    }
+    free(gz);
+    free(text);
+}
+
 /* Real traces, whole and damaged, in 64 KiB chunks. */
 static void corpus_traces_read_the_same(void **state)
 {
@@ -640,6 +689,7 @@ int main(void)
         cmocka_unit_test(reader_drops_indentation_only_with_a_core_of_its_own),
         cmocka_unit_test(archive_members_read_the_same),
         cmocka_unit_test(big_tracks_read_the_same),
+        cmocka_unit_test(parser_fills_chunks_the_thread_left),
         cmocka_unit_test(corpus_traces_read_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -250,7 +250,8 @@ static void through_reader(const char *text, size_t n, size_t chunk)
     ks_error err;
     assert_int_equal(ks_source_open_memory("t.json", text, n, &src, &err), KS_OK);
     assert_int_equal(ks_source_next(src, &st, &err), 1);
-    ks_reader *rd = ks_reader_start(st, chunk, rnd(4) ? KS_READER_EAGER : 0);
+    static const int flags[] = {0, KS_READER_EAGER, KS_READER_EAGER, KS_READER_TURNS};
+    ks_reader *rd = ks_reader_start(st, chunk, flags[rnd(4)]);
     assert_non_null(rd);
     ks_rchunk *c;
     int *kind = NULL;
