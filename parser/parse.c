@@ -215,11 +215,14 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
 }
 
 /* Workers parsing ahead: threads - 1, by default one per core beyond the first (at most 3). */
-static int parse_workers(const ks_parse_opts *o)
+/* The workers: threads - 1; by default one per core (at most 4) less one, none for an input of
+ * known size under MIN_WORKER_CHUNKS chunks. */
+static int parse_workers(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
 {
     long n = o->threads;
     if (n <= 0) {
-        n = ks_cpus();
+        uint64_t size = ks_stream_size_hint(st);
+        n = size && size < (uint64_t)MIN_WORKER_CHUNKS * chunk ? 1 : ks_cpus();
         if (n > 4)
             n = 4;
     }
@@ -481,7 +484,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
 
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
-    int workers = parse_workers(opts);
+    int workers = parse_workers(opts, st, chunk);
     if (use_reader_thread(opts, st, chunk))
         p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread == 2 || opts->reader_thread == 3 ? KS_READER_EAGER : 0) |
                                                   (opts->reader_thread == 4 ? KS_READER_TURNS : 0) |

@@ -210,6 +210,12 @@ rows, order = table(r.stderr, "stats")
 check("read + decompress (reader thread)" in rows and "parse: read + decompress" not in rows,
       f"small gzip of a larger trace: read by the reader thread: {order}")
 laws(rows, "stats, small gzip of a larger trace")
+# but, with the default threads, without parse workers (an input under 6 chunks, parser_int.h
+# MIN_WORKER_CHUNKS: their start costs more than they save); asked for, they run
+check("parse ahead (workers, summed)" not in rows, f"small input, default threads: no parse workers: {order}")
+r = run("stats", "--quiet", "--timings", "--threads", "2", SMALL_GZ_BIG_JSON)
+rows, order = table(r.stderr, "stats")
+check("parse ahead (workers, summed)" in rows, f"small input, --threads 2: the parse workers run: {order}")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
