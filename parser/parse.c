@@ -214,9 +214,8 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
     return (ssize_t)k;
 }
 
-/* Workers parsing ahead: threads - 1, by default one per core beyond the first (at most 3). */
-/* The workers: threads - 1; by default one per core (at most 4) less one, none for an input of
- * known size under MIN_WORKER_CHUNKS chunks. */
+/* Workers parsing ahead: threads - 1; by default one per core beyond the first (at most 3), none
+ * for an input of known size under MIN_WORKER_CHUNKS chunks. */
 static int parse_workers(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
 {
     long n = o->threads;

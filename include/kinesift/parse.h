@@ -47,8 +47,9 @@ typedef struct ks_parse_opts {
      * diagnostics and errors are the same either way. */
     int reader_thread;
     /* Parser threads when the reader thread runs: 0 (default) = one per core, at most 4, and the
-     * main parser alone for an input of known size under 6 chunks; 1 = the main parser alone. The others parse chunks ahead of it (parser/split.h); the trace,
-     * diagnostics and errors are the same whatever the number. */
+     * main parser alone for an input of known size under 6 chunks; 1 = the main parser alone. The
+     * others parse chunks ahead of it (parser/split.h); the trace, diagnostics and errors are the
+     * same whatever the number. */
     int threads;
     /* When the reader thread runs, the main parser runs the middle of every chunk no worker took
      * through the fast scanner (json/scan.h) as a worker would, and replays it: 0 (default) = yes,
