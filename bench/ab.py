@@ -25,6 +25,7 @@ import argparse
 import os
 import random
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -68,6 +69,7 @@ def interval(ratios, rng, level=0.90, resamples=2000):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head: end quietly, as a command-line tool does
     ap = argparse.ArgumentParser(description="paired A/B timing of two commands (see the top of this file)")
     ap.add_argument("--a", required=True, help="program of side A")
     ap.add_argument("--b", required=True, help="program of side B")
@@ -96,8 +98,8 @@ def main():
     rng = random.Random(o.seed)
     print(f"bench/ab.py: {o.reps} pairs per input, each in a random order; load average "
           f"{' '.join('%.2f' % x for x in os.getloadavg())} at the start")
-    print(f"  A: {shlex.join(sides[0][0])} INPUT")
-    print(f"  B: {shlex.join(sides[1][0])} INPUT")
+    for name, (cmd, _), env in (("A", sides[0], o.a_env), ("B", sides[1], o.b_env)):
+        print(f"  {name}: {' '.join(env) + ' ' if env else ''}{shlex.join(cmd)} INPUT")
     print(f"{'input':<28} {'A ms':>9} {'B ms':>9} {'B/A wall':>9} {'90 % interval':>16} {'B/A CPU':>9} {'90 % interval':>16}")
     for f in o.inputs:
         a_wall, b_wall, r_wall, r_cpu = [], [], [], []
