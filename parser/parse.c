@@ -214,26 +214,38 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
     return (ssize_t)k;
 }
 
+/* 1 when the input is of known size and under MIN_THREAD_CHUNKS chunks */
+static int few_chunks(const ks_stream *st, size_t chunk)
+{
+    uint64_t size = ks_stream_size_hint(st);
+    return size && size < (uint64_t)MIN_THREAD_CHUNKS * chunk;
+}
+
 /* Workers parsing ahead: threads - 1; by default one per core beyond the first (at most 3), none
- * for an input of known size under MIN_WORKER_CHUNKS chunks. */
+ * for an input of known size under MIN_THREAD_CHUNKS chunks. */
 static int parse_workers(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
 {
     long n = o->threads;
     if (n <= 0) {
-        uint64_t size = ks_stream_size_hint(st);
-        n = size && size < (uint64_t)MIN_WORKER_CHUNKS * chunk ? 1 : ks_cpus();
+        n = few_chunks(st, chunk) ? 1 : ks_cpus();
         if (n > 4)
             n = 4;
     }
     return n > 1 ? (int)n - 1 : 0;
 }
 
-static int use_reader_thread(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
+/* How the chunks are read: yajl's own loop (READ_ALONE: an input of one chunk or less, or the
+ * option -1), the reader with its thread, or the reader's ring filled by the parser itself
+ * (READ_RING: by default, with one parser thread at most, an input under MIN_THREAD_CHUNKS). */
+enum { READ_ALONE, READ_THREAD, READ_RING };
+static int read_mode(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
 {
     if (o->reader_thread)
-        return o->reader_thread > 0;
+        return o->reader_thread > 0 ? READ_THREAD : READ_ALONE;
     uint64_t size = ks_stream_size_hint(st);
-    return size == 0 || size > chunk;
+    if (size && size <= chunk)
+        return READ_ALONE;
+    return o->threads <= 1 && few_chunks(st, chunk) ? READ_RING : READ_THREAD;
 }
 
 /* How much to read before the next feed: a chunk, or as much as the window holds from the end of
@@ -483,13 +495,14 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
 
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
-    int workers = parse_workers(opts, st, chunk);
-    if (use_reader_thread(opts, st, chunk))
+    int workers = parse_workers(opts, st, chunk), mode = read_mode(opts, st, chunk);
+    if (mode != READ_ALONE)
         p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread == 2 || opts->reader_thread == 3 ? KS_READER_EAGER : 0) |
+                                                  (mode == READ_RING ? KS_READER_NO_THREAD : 0) |
                                                   (opts->reader_thread == 4 ? KS_READER_TURNS : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0) |
                                                   (workers + 2 > ks_cpus() ? KS_READER_YIELD : 0));
-    if (!p.in.reader)
+    if (!p.in.reader || mode == READ_RING)
         workers = 0;
     p.own_scans = opts->own_scans >= 0;
     if (workers || p.own_scans)

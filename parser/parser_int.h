@@ -37,11 +37,14 @@
 #include "store/writer.h"
 
 #define DEFAULT_CHUNK (256 * 1024)
-/* With the default threads, the parse workers start only for an input of at least this many
- * chunks (or of unknown size): a worker's start costs more than it saves on a few chunks. On a
- * 2-core VM the 1 MB trace of 4 chunks took 0.98 of the time without them (0.92 with the other
- * core busy); one of 1.7 MB (7 chunks) took 1.03 without them, 2.3-2.6 MB 1.05-1.10. Speed only. */
-#define MIN_WORKER_CHUNKS 6
+/* With the default threads, the reader thread and the parse workers start only for an input of at
+ * least this many chunks (or of unknown size): a thread's start costs more than it saves on a few
+ * chunks. A smaller input of more than one chunk is read through the reader's ring all the same,
+ * by the parser itself (KS_READER_NO_THREAD). On a 2-core VM the 1 MB trace of 4 chunks took 0.97
+ * of the time without the workers (0.92 with the other core busy), and without the reader thread
+ * too 0.97 again (0.84 beside a nice-0 loop, 0.97 beside a nice-19 one); one of 1.7 MB (7 chunks)
+ * took 1.03 without the workers and 1.08 without both threads, 2.3-2.6 MB 1.05-1.12. Speed only. */
+#define MIN_THREAD_CHUNKS 6
 #define MAX_SKIP_DEPTH KS_LIMIT_JSON_DEPTH
 #define MAX_META_VALUE KS_LIMIT_META_VALUE
 #define CAT_CACHE 8

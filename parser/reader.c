@@ -369,7 +369,7 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     r->timed = !!(flags & KS_READER_TIMED);
     r->yield = !!(flags & KS_READER_YIELD);
     r->turns = !!(flags & KS_READER_TURNS);
-    r->self_fill = !r->eager || r->turns;
+    r->self_fill = !r->eager || r->turns || (flags & KS_READER_NO_THREAD);
     r->first = 1;
     ks_repair_init(&r->filt);
     r->filt.on_repair = on_repair;
@@ -382,6 +382,8 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     pthread_cond_init(&r->can_take, NULL);
     pthread_cond_init(&r->can_claim, NULL);
     pthread_cond_init(&r->claim_cv, NULL);
+    if (flags & KS_READER_NO_THREAD)
+        return r; /* the parser fills every chunk (self_fill) */
     if (ks_thread_create_bare(&r->thread, &r->boot, reader_main, r) != 0) {
         ks_reader_stop(r);
         return NULL;
@@ -562,11 +564,13 @@ void ks_reader_stop_timed(ks_reader *r, ks_timings *t)
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thread, NULL);
     }
-    if (t && r->timed) { /* the thread is joined: its figures are final */
+    if (t && r->timed && r->started) { /* the thread is joined: its figures are final */
         ks_timings_add(t, "read + decompress (reader thread)", r->read_ns, r->thread_bytes, KS_TIMING_BESIDE);
         ks_timings_add(t, "pre-filter, newlines (reader thread)", r->filter_ns, r->thread_bytes, KS_TIMING_BESIDE);
         ks_timings_add(t, "parse: waiting for the reader", r->wait_ns, 0, KS_TIMING_WITHIN);
-        if (r->self_fills) /* the thread had none ready */
+    }
+    if (t && r->timed) {
+        if (r->self_fills) /* the thread had none ready, or there is no thread */
             ks_timings_add(t, "parse: reading chunks itself", r->self_ns, 0, KS_TIMING_WITHIN);
         if (r->period) /* workers parsed ahead */
             ks_timings_add(t, "parse: waiting for the workers", r->claim_wait_ns, 0, KS_TIMING_WITHIN);

@@ -91,8 +91,9 @@ typedef struct ks_rchunk {
  * KS_READER_YIELD: the thread runs at a lower priority (nice + 2; see reader.c), for when the
  * parse has more threads than there are cores; KS_READER_TURNS (tests): the thread fills only the
  * odd-numbered chunks (seq 1, 3, ...), the parser the others itself: the filter's state changes
- * hands at every chunk. */
-enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4, KS_READER_TURNS = 8 };
+ * hands at every chunk; KS_READER_NO_THREAD: no thread is started, the parser fills every chunk
+ * itself (an input of a few chunks, where a thread's start costs more than it saves). */
+enum { KS_READER_EAGER = 1, KS_READER_TIMED = 2, KS_READER_YIELD = 4, KS_READER_TURNS = 8, KS_READER_NO_THREAD = 16 };
 ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags);
 
 /* The next chunk, in order; valid until the next ks_reader_next. NULL after the eof chunk. */

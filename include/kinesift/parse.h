@@ -36,7 +36,9 @@ typedef struct ks_parse_opts {
     /* Called every ~chunk with the decompressed bytes read so far; may be NULL. */
     void (*progress)(void *ctx, const ks_stream *st, uint64_t bytes);
     void *progress_ctx;
-    /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size),
+    /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size); for
+     * one of known size under 6 chunks with threads 0 or 1, its chunks filled by the main parser
+     * itself, without the thread,
      * 1 = always, -1 = never, 2 = always and with every optional step it takes when ahead of the
      * parser, and with the workers' share of chunks always left to them (tests), 3 = as 2, and each
      * worker starts on a chunk only once the main parser waits for it (tests: the main parser

@@ -204,18 +204,22 @@ rows, order = table(r.stderr, "stats")
 check("parse: read + decompress" in rows and rows["parse: read + decompress"][3] == "within",
       f"small input: reads within the parse: {order}")
 laws(rows, "stats, small input")
-# a small gzip file of more than a chunk of JSON is read with the reader thread
+# a small gzip file of more than a chunk of JSON (its trailer's length counts) but under 6 chunks
+# (parser_int.h MIN_THREAD_CHUNKS) is read through the reader's chunks by the parser itself: no
+# reader thread and no parse workers by default (their start costs more than they save), its
+# reads within the parse; asked for (--threads 2), both run
 r = run("stats", "--quiet", "--timings", SMALL_GZ_BIG_JSON)
 rows, order = table(r.stderr, "stats")
-check("read + decompress (reader thread)" in rows and "parse: read + decompress" not in rows,
-      f"small gzip of a larger trace: read by the reader thread: {order}")
+check("parse: reading chunks itself" in rows and rows["parse: reading chunks itself"][3] == "within",
+      f"small gzip of a larger trace: its chunks read by the parser, within the parse: {order}")
+for p in ("read + decompress (reader thread)", "parse ahead (workers, summed)", "parse: read + decompress"):
+    check(p not in rows, f"small gzip of a larger trace, default threads: no row '{p}': {order}")
 laws(rows, "stats, small gzip of a larger trace")
-# but, with the default threads, without parse workers (an input under 6 chunks, parser_int.h
-# MIN_WORKER_CHUNKS: their start costs more than they save); asked for, they run
-check("parse ahead (workers, summed)" not in rows, f"small input, default threads: no parse workers: {order}")
 r = run("stats", "--quiet", "--timings", "--threads", "2", SMALL_GZ_BIG_JSON)
 rows, order = table(r.stderr, "stats")
-check("parse ahead (workers, summed)" in rows, f"small input, --threads 2: the parse workers run: {order}")
+check("read + decompress (reader thread)" in rows and "parse ahead (workers, summed)" in rows,
+      f"small input, --threads 2: the reader thread and the parse workers run: {order}")
+laws(rows, "stats, small gzip of a larger trace, --threads 2")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)

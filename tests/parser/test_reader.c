@@ -71,9 +71,10 @@ static char *make_trace(int nevents, size_t *len)
     return b.p;
 }
 
-/* Parse with and without the thread, with workers parsing ahead (split.h), and with the thread
- * and the parser taking turns at filling the chunks (reader.h, KS_READER_TURNS); fail with both
- * renderings when one differs. */
+/* Parse with and without the thread, with workers parsing ahead (split.h), with the thread and
+ * the parser taking turns at filling the chunks (reader.h, KS_READER_TURNS), and as the defaults
+ * read it with one parser thread (an input of a few chunks: the reader's chunks, no thread); fail
+ * with both renderings when one differs. */
 static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict)
 {
     ks_parse_opts o;
@@ -84,11 +85,12 @@ static void same_both_ways(const char *buf, size_t len, size_t chunk, int strict
     char *one = digest_parse(buf, len, &o);
     static const int threads[] = {1, 2, 4};
     static const int modes[] = {2, 4};
-    for (size_t v = 0; v < 2 * sizeof threads / sizeof *threads; v++) {
+    for (size_t v = 0; v <= 2 * sizeof threads / sizeof *threads; v++) {
         /* 2: with every optional step of the thread, ahead of the parser or not; 4: the thread
-         * fills every other chunk, the parser the others */
-        o.reader_thread = modes[v % 2];
-        o.threads = threads[v / 2];
+         * fills every other chunk, the parser the others; last, the defaults with one thread */
+        int last = v == 2 * sizeof threads / sizeof *threads;
+        o.reader_thread = last ? 0 : modes[v % 2];
+        o.threads = last ? 1 : threads[v / 2];
         char *two = digest_parse(buf, len, &o);
         if (strcmp(one, two)) {
             /* the first differing line, and the whole input and renderings for a closer look */
@@ -596,8 +598,8 @@ static void big_tracks_read_the_same(void **state)
 
 /* The parser fills a chunk itself when the thread has none ready and is not filling one: taking
  * turns (reader_thread 4), at least every other chunk, plain and in gzip; eager (2, tests),
- * never; and the count says so (ks_parse_info.chunks_filled). The traces themselves are compared
- * above (same_both_ways). */
+ * never; with the defaults on an input of a few chunks, every one (no thread); and the count says
+ * so (ks_parse_info.chunks_filled). The traces themselves are compared above (same_both_ways). */
 static void parser_fills_chunks_the_thread_left(void **state)
 {
     (void)state;
@@ -634,6 +636,34 @@ static void parser_fills_chunks_the_thread_left(void **state)
             if (modes[m] == 2 && info.chunks_filled != 0)
                 fail_msg("an eager thread left %llu chunks to the parser", (unsigned long long)info.chunks_filled);
         }
+    }
+    /* an input of a few chunks, with the defaults: no thread, the parser fills every chunk
+     * (parser_int.h MIN_THREAD_CHUNKS), and the trace is the one read without the reader */
+    size_t small = 0;
+    while (small < 3 * 4096 && small < len)
+        small = (size_t)(strstr(text + small + 1, "\n  {") - text);
+    memcpy(text + small, "\n]}\n", 5);
+    small += 4; /* the events before, closed: 3-4 chunks of 4096 bytes */
+    uint64_t events = 0;
+    for (int m = 0; m < 2; m++) {
+        ks_parse_info info = {0};
+        ks_parse_opts o;
+        ks_parse_opts_init(&o);
+        o.chunk_size = 4096;
+        o.reader_thread = m ? 0 : -1;
+        o.info = &info;
+        ks_trace *t;
+        ks_error err;
+        if (ks_parse_buffer("small.json", text, small, &o, &t, &err) != KS_OK)
+            fail_msg("%s", err.msg);
+        if (!m)
+            events = t->events;
+        assert_true(events > 50);
+        assert_int_equal(t->events, events);
+        ks_trace_free(t);
+        if (m && info.chunks_filled != (small + 4095) / 4096 + 1)
+            fail_msg("a %zu-byte input in chunks of 4096 with the defaults: the parser filled %llu chunks", small,
+                     (unsigned long long)info.chunks_filled);
     }
     free(gz);
     free(text);
