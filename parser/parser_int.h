@@ -42,8 +42,9 @@
  * chunks. A smaller input of more than one chunk is read through the reader's ring all the same,
  * by the parser itself (KS_READER_NO_THREAD). On a 2-core VM the 1 MB trace of 4 chunks took 0.97
  * of the time without the workers (0.92 with the other core busy), and without the reader thread
- * too 0.97 again (0.84 beside a nice-0 loop, 0.97 beside a nice-19 one); one of 1.7 MB (7 chunks)
- * took 1.03 without the workers and 1.08 without both threads, 2.3-2.6 MB 1.05-1.12. Speed only. */
+ * too 0.96 of that (0.85 beside a nice-0 loop, 0.95 beside a nice-19 one); one of 1.7 MB (7
+ * chunks) took 1.03 without the workers and 1.08 without both threads, 2.3-2.6 MB 1.05-1.12
+ * (docs/performance.md, "The reader thread and the parse workers"). Speed only. */
 #define MIN_THREAD_CHUNKS 6
 #define MAX_SKIP_DEPTH KS_LIMIT_JSON_DEPTH
 #define MAX_META_VALUE KS_LIMIT_META_VALUE
