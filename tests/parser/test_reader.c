@@ -600,6 +600,24 @@ static void big_tracks_read_the_same(void **state)
  * turns (reader_thread 4), at least every other chunk, plain and in gzip; eager (2, tests),
  * never; with the defaults on an input of a few chunks, every one (no thread); and the count says
  * so (ks_parse_info.chunks_filled). The traces themselves are compared above (same_both_ways). */
+static uint64_t parse_counted(const char *name, const char *buf, size_t n, int threads, int reader,
+                              ks_parse_info *info)
+{
+    ks_parse_opts o;
+    ks_parse_opts_init(&o);
+    o.chunk_size = 4096;
+    o.threads = threads;
+    o.reader_thread = reader;
+    o.info = info;
+    ks_trace *t;
+    ks_error err;
+    if (ks_parse_buffer(name, buf, n, &o, &t, &err) != KS_OK)
+        fail_msg("%s", err.msg);
+    uint64_t events = t->events;
+    ks_trace_free(t);
+    return events;
+}
+
 static void parser_fills_chunks_the_thread_left(void **state)
 {
     (void)state;
@@ -611,21 +629,11 @@ static void parser_fills_chunks_the_thread_left(void **state)
         uint64_t events = 0;
         for (size_t m = 0; m < 4; m++) {
             ks_parse_info info = {0};
-            ks_parse_opts o;
-            ks_parse_opts_init(&o);
-            o.chunk_size = 4096;
-            o.threads = 1;
-            o.reader_thread = modes[m];
-            o.info = &info;
-            ks_trace *t;
-            ks_error err;
-            if (ks_parse_buffer(g ? "t.json.gz" : "t.json", g ? gz : text, g ? gzn : len, &o, &t, &err) != KS_OK)
-                fail_msg("%s", err.msg);
+            uint64_t got = parse_counted(g ? "t.json.gz" : "t.json", g ? gz : text, g ? gzn : len, 1, modes[m], &info);
             if (m == 0)
-                events = t->events;
+                events = got;
             assert_true(events > 2000);
-            assert_int_equal(t->events, events);
-            ks_trace_free(t);
+            assert_int_equal(got, events);
             /* at least the reads of the plain text, 4096 bytes each, and the empty one at the end
              * (the source may read less at a time, decompression too); the parser fills every
              * other one, and one of the thread's too when it needs it before the thread woke */
@@ -647,20 +655,11 @@ static void parser_fills_chunks_the_thread_left(void **state)
     uint64_t events = 0;
     for (int m = 0; m < 2; m++) {
         ks_parse_info info = {0};
-        ks_parse_opts o;
-        ks_parse_opts_init(&o);
-        o.chunk_size = 4096;
-        o.reader_thread = m ? 0 : -1;
-        o.info = &info;
-        ks_trace *t;
-        ks_error err;
-        if (ks_parse_buffer("small.json", text, small, &o, &t, &err) != KS_OK)
-            fail_msg("%s", err.msg);
+        uint64_t got = parse_counted("small.json", text, small, 0, m ? 0 : -1, &info);
         if (!m)
-            events = t->events;
+            events = got;
         assert_true(events > 50);
-        assert_int_equal(t->events, events);
-        ks_trace_free(t);
+        assert_int_equal(got, events);
         if (m && info.chunks_filled != (small + 4095) / 4096 + 1)
             fail_msg("a %zu-byte input in chunks of 4096 with the defaults: the parser filled %llu chunks", small,
                      (unsigned long long)info.chunks_filled);
