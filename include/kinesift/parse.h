@@ -20,8 +20,8 @@ extern "C" {
 /* What a parse did with its threads (tests, benchmarks): ks_parse_opts.info. */
 typedef struct ks_parse_info {
     uint64_t chunks;          /* filtered chunks the main parser took from the reader thread */
-    uint64_t chunks_filled;   /* chunks (filtered or not) the main parser read and filtered itself,
-                               * the reader thread having none ready */
+    uint64_t chunks_filled;   /* chunks (filtered or not) the main parser read and filtered itself:
+                               * the reader thread had none ready, or none was started */
     uint64_t units_replayed;  /* of them, parsed by a worker and replayed */
     uint64_t units_reread;    /* parsed by a worker, but read by the main parser after all */
     uint64_t units_own;       /* scanned by the main parser itself (ks_parse_opts.own_scans) and replayed */
@@ -38,15 +38,14 @@ typedef struct ks_parse_opts {
     void *progress_ctx;
     /* Reader thread: 0 (default) = used for inputs bigger than a chunk (or of unknown size); for
      * one of known size under 6 chunks with threads 0 or 1, its chunks filled by the main parser
-     * itself, without the thread,
-     * 1 = always, -1 = never, 2 = always and with every optional step it takes when ahead of the
-     * parser, and with the workers' share of chunks always left to them (tests), 3 = as 2, and each
-     * worker starts on a chunk only once the main parser waits for it (tests: the main parser
-     * scans its own next chunks meanwhile, ks_parse_info.units_ahead), 4 = as 1, and the thread
-     * reads every other chunk, the main parser the others itself (tests). It reads, decompresses
-     * and pre-filters on a second core while yajl runs; when it has no chunk ready and is not
-     * reading one, the main parser reads the next itself (ks_parse_info.chunks_filled). The trace,
-     * diagnostics and errors are the same either way. */
+     * itself, without the thread, 1 = always, -1 = never, 2 = always and with every optional step
+     * it takes when ahead of the parser, and with the workers' share of chunks always left to them
+     * (tests), 3 = as 2, and each worker starts on a chunk only once the main parser waits for it
+     * (tests: the main parser scans its own next chunks meanwhile, ks_parse_info.units_ahead), 4 =
+     * as 1, and the thread reads every other chunk, the main parser the others itself (tests). It
+     * reads, decompresses and pre-filters on a second core while yajl runs; when it has no chunk
+     * ready and is not reading one, the main parser reads the next itself
+     * (ks_parse_info.chunks_filled). The trace, diagnostics and errors are the same either way. */
     int reader_thread;
     /* Parser threads when the reader thread runs: 0 (default) = one per core, at most 4, and the
      * main parser alone for an input of known size under 6 chunks; 1 = the main parser alone. The
