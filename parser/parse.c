@@ -214,20 +214,20 @@ static ssize_t read_more(ks_parser *p, ks_stream *st, char *dst, size_t n, ks_er
     return (ssize_t)k;
 }
 
-/* 1 when the input is of known size and under MIN_THREAD_CHUNKS chunks */
-static int few_chunks(const ks_stream *st, size_t chunk)
+/* 1 when the input is of known size (size: ks_stream_size_hint, 0 unknown) and under
+ * MIN_THREAD_CHUNKS chunks */
+static int few_chunks(uint64_t size, size_t chunk)
 {
-    uint64_t size = ks_stream_size_hint(st);
     return size && size < (uint64_t)MIN_THREAD_CHUNKS * chunk;
 }
 
 /* Workers parsing ahead: threads - 1; by default one per core beyond the first (at most 3), none
  * for an input of known size under MIN_THREAD_CHUNKS chunks. */
-static int parse_workers(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
+static int parse_workers(const ks_parse_opts *o, uint64_t size, size_t chunk)
 {
     long n = o->threads;
     if (n <= 0) {
-        n = few_chunks(st, chunk) ? 1 : ks_cpus();
+        n = few_chunks(size, chunk) ? 1 : ks_cpus();
         if (n > 4)
             n = 4;
     }
@@ -238,14 +238,13 @@ static int parse_workers(const ks_parse_opts *o, const ks_stream *st, size_t chu
  * option -1), the reader with its thread, or the reader's ring filled by the parser itself
  * (READ_RING: by default, with one parser thread at most, an input under MIN_THREAD_CHUNKS). */
 enum { READ_ALONE, READ_THREAD, READ_RING };
-static int read_mode(const ks_parse_opts *o, const ks_stream *st, size_t chunk)
+static int read_mode(const ks_parse_opts *o, uint64_t size, size_t chunk)
 {
     if (o->reader_thread)
         return o->reader_thread > 0 ? READ_THREAD : READ_ALONE;
-    uint64_t size = ks_stream_size_hint(st);
     if (size && size <= chunk)
         return READ_ALONE;
-    return o->threads <= 1 && few_chunks(st, chunk) ? READ_RING : READ_THREAD;
+    return o->threads <= 1 && few_chunks(size, chunk) ? READ_RING : READ_THREAD;
 }
 
 /* How much to read before the next feed: a chunk, or as much as the window holds from the end of
@@ -495,7 +494,8 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
 
     size_t pos = 0;
     int eof = 0, need_more = 1, first = 1;
-    int workers = parse_workers(opts, st, chunk), mode = read_mode(opts, st, chunk);
+    uint64_t size = ks_stream_size_hint(st); /* a gzip file's: a read of its trailer */
+    int workers = parse_workers(opts, size, chunk), mode = read_mode(opts, size, chunk);
     if (mode != READ_ALONE)
         p.in.reader = ks_reader_start(st, chunk, (opts->reader_thread == 2 || opts->reader_thread == 3 ? KS_READER_EAGER : 0) |
                                                   (mode == READ_RING ? KS_READER_NO_THREAD : 0) |
