@@ -54,6 +54,8 @@ run_suite() { # name, build dir, meson options...
     fi
     passed=$((passed + ${ok:-0}))
     failed=$((failed + ${fl:-0} + ${to:-0} + ${up:-0}))
+    # what the failed tests printed last: the lines above are all a CI page keeps
+    [ "$((${fl:-0} + ${to:-0} + ${up:-0}))" -gt 0 ] && python3 scripts/test-failures.py "$dir"
     skipped=$((skipped + ${sk:-0}))
 }
 
