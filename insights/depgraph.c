@@ -918,8 +918,15 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap, c
             q = g->v[src].a;
             src--;
         }
-        if (src >= 0)
-            push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
+        /* a point in the wait that opens that thread (its first mark, where it began to wait):
+         * nothing of the graph comes before it, so it stays where it was, and an edge from that
+         * wait would leave it before it was released (a cycle through whatever released it). The
+         * thread started there (only a thread's start: a gap's wait is on a thread that worked
+         * within it, so its last mark follows that wait) starts as measured, with no edge */
+        if (src < 0 ||
+            (g->v[src].kind != KS_DG_RUN && q < (g->v[src].kind == KS_DG_IDLE ? g->v[src].end : g->v[src].start)))
+            continue;
+        push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
     }
 }
 
