@@ -30,7 +30,10 @@
  * last work launched on the event's stream before its cudaEventRecord (Stream Wait Event:
  * recorded); waiting thread <- the other thread's node holding the point it went on after
  * (inferred); queue call k <- the pin-memory thread's node holding the end of batch k - d (first in,
- * first out: queue_edges; inferred).
+ * first out: queue_edges; inferred). An edge from a point where its thread was waiting, before that
+ * wait was released (a launch nested in a blocking call, a mark where the thread began to wait),
+ * leaves from where the wait began: from the wait, it would leave before it was released
+ * (edge_source).
  * Each node's release: the latest of its incoming edges' points (plus nothing), at most its start;
  * that edge released it (bind). An edge's lag is what the replay adds to its point: the measured
  * distance for the edge that released the node, for the others the least of that distance and
@@ -511,6 +514,27 @@ int64_t ks_dg_node_at(const ks_dg *g, size_t j, ks_ns q)
     return lo > first ? (int64_t)lo - 1 : (int64_t)first;
 }
 
+/* The node of thread j an edge leaves from at point q, q moved to where it leaves: the node holding
+ * q; when q lies in the waiting part of a wait, before its release (a mark where the thread began
+ * to wait, a launch nested in a blocking call before the work it waited for ended), the node before
+ * that wait at its end, where the wait began: an edge from the wait itself would leave it before it
+ * was released (a cycle through whatever released it), and the replay places the point relative to
+ * the wait's beginning. -1: none, or the wait opens the thread (nothing of the graph comes before
+ * the point: it stays where it was, and the edge is not made). */
+static int64_t edge_source(const ks_dg *g, size_t j, ks_ns *q)
+{
+    int64_t src = ks_dg_node_at(g, j, *q);
+    if (src < 0)
+        return -1;
+    const ks_dg_node *v = &g->v[src];
+    if (v->kind == KS_DG_RUN || *q >= (v->kind == KS_DG_IDLE ? v->end : v->start))
+        return src;
+    if (src == (int64_t)g->th[j].n0)
+        return -1;
+    *q = v->a; /* the end of the node before it: a run, or a wait at its release or later */
+    return src - 1;
+}
+
 /* ---- GPU nodes ----------------------------------------------------------------------------- */
 
 typedef struct gnode {
@@ -857,11 +881,11 @@ static void queue_edges(ks_dg *g, edge_buf *cap, const pin_batches *pb)
         if (b < 0 || (size_t)b >= nb)
             continue;
         ks_ns q = be[b];
-        int64_t src = ks_dg_node_at(g, (size_t)g->pin, q);
+        int64_t src = edge_source(g, (size_t)g->pin, &q);
         if (src < 0)
             continue;
         push_edge(g, cap, (size_t)src, v, q, KS_DEP_DATA_QUEUE, 1);
-        ks_ns rel = q < n->end ? q : n->end;
+        ks_ns rel = be[b] < n->end ? be[b] : n->end;
         n->start = rel > n->a ? rel : n->a;
     }
 }
@@ -908,25 +932,38 @@ static void make_edges(ks_dg *g, const pending *pw, size_t npw, edge_buf *cap, c
     stream_wait_edges(g, cap, &rw);
     rec_waits_free(&rw);
     queue_edges(g, cap, pb);
-    for (size_t k = 0; k < npw; k++) {
-        ks_ns q = pw[k].q;
-        int64_t src = ks_dg_node_at(g, (size_t)pw[k].on, q), first = (int64_t)g->th[pw[k].on].n0;
-        /* a point where that thread was itself waiting: it left that thread where the wait began
-         * (else a wait on each other would be a cycle) */
-        while (src > first && g->v[src].kind != KS_DG_RUN &&
-               q < (g->v[src].kind == KS_DG_IDLE ? g->v[src].end : g->v[src].start)) {
-            q = g->v[src].a;
-            src--;
-        }
-        /* a point in the wait that opens that thread (its first mark, where it began to wait):
-         * nothing of the graph comes before it, so it stays where it was, and an edge from that
-         * wait would leave it before it was released (a cycle through whatever released it). The
-         * thread started there (only a thread's start: a gap's wait is on a thread that worked
-         * within it, so its last mark follows that wait) starts as measured, with no edge */
-        if (src < 0 ||
-            (g->v[src].kind != KS_DG_RUN && q < (g->v[src].kind == KS_DG_IDLE ? g->v[src].end : g->v[src].start)))
+    /* a launch inside a blocking call or a queue call before it was released (known only now: the
+     * edges above set their releases, the sync edges from these launch points) leaves where the
+     * call began; in a call that opens its thread, it is not placed: the work counts as launched
+     * by no replayed thread */
+    for (size_t i = g->g0; i < g->n; i++) {
+        uint32_t src = lsrc[i - g->g0];
+        if (src == UINT32_MAX || g->v[src].kind == KS_DG_RUN)
             continue;
-        push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
+        ks_ns q = lq[i - g->g0];
+        int64_t to = edge_source(g, g->v[src].lane, &q);
+        if (to == (int64_t)src)
+            continue;
+        if (to < 0) {
+            lq[i - g->g0] = INT64_MIN;
+            lsrc[i - g->g0] = UINT32_MAX;
+            g->launched[i - g->g0] = 0;
+            g->edges[KS_DEP_LAUNCH][0]--;
+            g->unlaunched++;
+            continue;
+        }
+        lq[i - g->g0] = q;
+        lsrc[i - g->g0] = (uint32_t)to;
+    }
+    for (size_t k = 0; k < npw; k++) {
+        /* a point where that thread was itself waiting leaves it where the wait began (else a
+         * wait on each other would be a cycle); in the wait that opens it (only a thread's start:
+         * a gap's wait is on a thread that worked within it, so its last mark follows that
+         * wait), the thread started there starts as measured, with no edge */
+        ks_ns q = pw[k].q;
+        int64_t src = edge_source(g, (size_t)pw[k].on, &q);
+        if (src >= 0)
+            push_edge(g, cap, (size_t)src, pw[k].node, q, KS_DEP_THREAD, 1);
     }
 }
 
