@@ -16,6 +16,9 @@
 
 #define MAX_ARGS 24
 #define MAX_RANK 8
+/* the most elements a tensor of Input Dims may have (2^53: exact as a double); a tensor with more,
+ * or with a negative size, is not a tensor the formulas can reason about: its op is not known */
+#define MAX_NUMEL (INT64_C(1) << 53)
 
 /* one argument of Input Dims: a tensor's sizes (rank 0: a scalar or an empty entry) */
 typedef struct arg {
@@ -108,6 +111,10 @@ static int parse_dims(const char *s, args *a)
             if (*s != ']')
                 return -1;
             s++;
+            int64_t n = 1;
+            for (int i = 0; i < x->rank && i < MAX_RANK; i++)
+                if (x->d[i] < 0 || __builtin_mul_overflow(n, x->d[i], &n) || n > MAX_NUMEL)
+                    return -1;
         } else {
             /* a number or literal where a list was expected: a scalar */
             while (*s && *s != ',' && *s != ']')
@@ -158,6 +165,7 @@ static int parse_strings(const char *s, char *out, size_t width, int max)
     }
 }
 
+/* its elements: at most MAX_NUMEL (parse_dims refuses more) */
 static int64_t numel(const arg *x)
 {
     int64_t n = 1;
@@ -291,7 +299,8 @@ static int cost_gemm(const char *op, const args *a, ks_op_cost *c, int e)
             int bx = x->rank - 2 > 0 ? x->rank - 2 : 0, by = y->rank - 2, nb = bx > by ? bx : by;
             for (int i = 0; i < nb; i++) {
                 int64_t dx = i < nb - bx ? 1 : x->d[i - (nb - bx)], dy = i < nb - by ? 1 : y->d[i - (nb - by)];
-                batch *= dx > dy ? dx : dy;
+                if (__builtin_mul_overflow(batch, dx > dy ? dx : dy, &batch) || batch > MAX_NUMEL)
+                    return 0;
             }
         }
         return gemm2(c, m, n, k, batch, 0,
@@ -301,11 +310,34 @@ static int cost_gemm(const char *op, const args *a, ks_op_cost *c, int e)
 }
 
 /* output size of one spatial dimension */
+/* a + b * c, or 0 with *bad set where a step leaves the int64 range (Concrete Inputs are read as
+ * the trace wrote them) */
+static int64_t fma_checked(int64_t a, int64_t b, int64_t c, int *bad)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(b, c, &r) || __builtin_add_overflow(a, r, &r)) {
+        *bad = 1;
+        return 0;
+    }
+    return r;
+}
+
+/* a convolution's output size along one dimension: (in + 2p - d(k - 1) - 1) / s + 1; -1 when not
+ * known (s <= 0, or out of range) */
 static int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d)
 {
-    if (s <= 0)
-        return -1;
-    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+    int bad = 0;
+    int64_t x = fma_checked(fma_checked(in - 1, 2, p, &bad), d, 1 - k, &bad);
+    return s <= 0 || bad ? -1 : x / s + 1;
+}
+
+/* a transposed convolution's: (in - 1)s - 2p + d(k - 1) + op + 1; -1 when out of range */
+static int64_t conv_tout(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t op)
+{
+    int bad = 0;
+    int64_t x = fma_checked(fma_checked(fma_checked(1, in - 1, s, &bad), -2, p, &bad), d, k - 1, &bad);
+    x = fma_checked(x, op, 1, &bad);
+    return bad ? -1 : x;
 }
 
 enum { CV_FWD, CV_BWD, CV_BWD_INPUT, CV_BWD_WEIGHT };
@@ -482,7 +514,7 @@ static int cost_conv(const char *op, const args *a, ks_op_cost *c, int e)
             if (geo && conv_param(a, l->gr, 1, &g) >= 0 && g > 0) {
                 outn *= (double)g;
                 for (int i = 0; i < sp; i++) {
-                    int64_t o = (x->d[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (wt->d[2 + i] - 1) + op_[i] + 1;
+                    int64_t o = conv_tout(x->d[2 + i], wt->d[2 + i], st[i], pd[i], dl[i], op_[i]);
                     if (o <= 0)
                         return 0;
                     outn *= (double)o;

@@ -141,6 +141,41 @@ static void convolution(void **state)
     assert_int_equal(c.cls, KS_WC_CONV);
 }
 
+/* sizes no tensor has: a negative size, or more elements than MAX_NUMEL (2^53), make the op not
+ * known rather than a wrapped product (UBSan reports the overflow); the largest that fit are known.
+ * Concrete Inputs that push a convolution's output size out of the int64 range: not known either. */
+static void extreme_sizes(void **state)
+{
+    (void)state;
+    ks_op_cost c = ks_op_cost_of("aten::add", "[[-4,8],[4,8]]", "[\"float\",\"float\"]", NULL);
+    assert_false(c.known);
+    /* 2^32 * 2^32 = 2^64 elements: past int64; 2^27 * 2^27 = 2^54: past 2^53 */
+    c = ks_op_cost_of("aten::add", "[[4294967296,4294967296],[1]]", "[\"float\",\"float\"]", NULL);
+    assert_false(c.known);
+    c = ks_op_cost_of("aten::relu", "[[134217728,134217728]]", "[\"float\"]", NULL);
+    assert_false(c.known);
+    c = ks_op_cost_of("aten::add", "[[9223372036854775807,128],[1]]", "[\"float\",\"float\"]", NULL);
+    assert_false(c.known);
+    /* 2^53 elements exactly: known, its bytes exact (2^53 * 4 read, 2^53 * 4 written) */
+    c = ks_op_cost_of("aten::relu", "[[67108864,134217728]]", "[\"float\"]", NULL);
+    assert_true(c.known);
+    assert_true(c.bytes == 2.0 * 4.0 * 9007199254740992.0);
+    /* a batched matmul whose broadcast batch passes 2^53: [2^27, 1, 2, 2] @ [1, 2^27, 2, 2] */
+    c = ks_op_cost_of("aten::matmul", "[[134217728,1,2,2],[1,134217728,2,2]]", "[\"float\",\"float\"]", NULL);
+    assert_false(c.known);
+    /* a convolution with a stride and a dilation of 2^62: its output size is out of range */
+    c = ks_op_cost_of("aten::cudnn_convolution", "[[1,8,10,10],[16,8,3,3],[],[],[],[]]", "[\"float\",\"float\"]",
+                      "[\"\",\"\",\"[1, 1]\",\"[2, 2]\",\"[4611686018427387904, 4611686018427387904]\",\"1\"]");
+    assert_false(c.known);
+    c = ks_op_cost_of("aten::cudnn_convolution", "[[1,8,10,10],[16,8,3,3],[],[],[],[]]", "[\"float\",\"float\"]",
+                      "[\"\",\"\",\"[-9223372036854775807, 1]\",\"[2, 2]\",\"[1, 1]\",\"1\"]");
+    assert_false(c.known);
+    /* transposed: x[1,2,5,5], w[2,4,3,3], stride 2^62: (5 - 1) * 2^62 passes int64 */
+    c = ks_op_cost_of("aten::convolution", "[[1,2,5,5],[2,4,3,3],[],[],[],[],[],[],[]]", "[\"float\",\"float\"]",
+                      "[\"\",\"\",\"\",\"[4611686018427387904, 1]\",\"[0, 0]\",\"[1, 1]\",\"True\",\"[0, 0]\",\"1\"]");
+    assert_false(c.known);
+}
+
 #define F "\"float\""
 #define GL "\"GenericList\""
 
@@ -742,6 +777,7 @@ int main(void)
         cmocka_unit_test(attention),
         cmocka_unit_test(convolution),
         cmocka_unit_test(convolution_backward),
+        cmocka_unit_test(extreme_sizes),
         cmocka_unit_test(norms_and_pointwise),
         cmocka_unit_test(batch_norm),
     };
