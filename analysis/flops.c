@@ -309,7 +309,6 @@ static int cost_gemm(const char *op, const args *a, ks_op_cost *c, int e)
     return 0;
 }
 
-/* output size of one spatial dimension */
 /* a + b * c, or 0 with *bad set where a step leaves the int64 range (Concrete Inputs are read as
  * the trace wrote them) */
 static int64_t fma_checked(int64_t a, int64_t b, int64_t c, int *bad)
