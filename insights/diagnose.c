@@ -286,19 +286,19 @@ static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
          * step, and the phase is at least twice the longest idle gap between them (a step of one
          * kernel, or idle spread over the whole step, is host_bound's pattern) */
         size_t pieces = 0;
-        ks_ns widest = 0;
+        ks_ns widest = 0, len = ks_sat_sub(p1, p0); /* (saturated: extreme timestamps) */
         for (size_t j = i; j < c->gpu.n && c->gpu.v[j].a < sp->end; j++) {
             pieces++;
-            if (j > i && c->gpu.v[j].a - c->gpu.v[j - 1].b > widest)
-                widest = c->gpu.v[j].a - c->gpu.v[j - 1].b;
+            if (j > i && ks_sat_sub(c->gpu.v[j].a, c->gpu.v[j - 1].b) > widest)
+                widest = ks_sat_sub(c->gpu.v[j].a, c->gpu.v[j - 1].b);
         }
-        if (pieces < 2 || p1 - p0 < 2 * widest)
+        if (pieces < 2 || len / 2 < widest) /* len < 2 * widest, without its overflow */
             continue;
         ks_ivs_add(&pro, p0, p1);
         nwith++;
-        share_sum += sp->wall_ns > 0 ? (double)(p1 - p0) / (double)sp->wall_ns : 0;
-        if (p1 - p0 > longest)
-            longest = p1 - p0, longest_step = sp->number;
+        share_sum += sp->wall_ns > 0 ? (double)len / (double)sp->wall_ns : 0;
+        if (len > longest)
+            longest = len, longest_step = sp->number;
     }
     for (size_t i = 0; c->g && i < c->g->n; i++)
         for (size_t j = 0; c->g->dev[i].all && j < c->g->dev[i].count; j++)
