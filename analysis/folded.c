@@ -80,7 +80,7 @@ static void cpu_values(tree *t, const ks_analysis *a, const ks_timeline *tl, con
         if (ts < a->win_start || ts >= a->win_end || !ks_is_op_slice_kind(s->kind))
             continue;
         int32_t n = nd[i] ? nd[i] : node(t, 0, 0, KS_FRAME_PYTHON);
-        t->f->v[n].value += self[i];
+        t->f->v[n].value = ks_sat_add(t->f->v[n].value, self[i]); /* (saturated, as the ops table) */
     }
     free(self);
 }
@@ -105,7 +105,7 @@ static void gpu_values(tree *t, const ks_analysis *a, int32_t **nd)
                 up = node(t, 0, 0, KS_FRAME_NO_OP);
         }
         int32_t leaf = node(t, up, e->name, KS_FRAME_NAME); /* may move t->f->v */
-        t->f->v[leaf].value += ks_event_dur(e);
+        t->f->v[leaf].value = ks_sat_add(t->f->v[leaf].value, ks_event_dur(e));
     }
 }
 
