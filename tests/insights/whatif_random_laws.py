@@ -14,7 +14,7 @@ The fuzzer (fuzz/fuzz_whatif.c) checks the same laws on mutated bytes; these tra
 threads, waits and launches together, which mutations rarely build."""
 import json, os, random, subprocess, sys, tempfile
 
-K = os.environ.get("KINESIFT", "kinesift")
+K = os.environ["KINESIFT"]
 TRACES = 120
 KINDS = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
 
@@ -58,7 +58,7 @@ class Gen:
         self.corr += 1
         return t + 2, end
 
-    def thread_body(self, pid, tid, t, until, main):
+    def thread_body(self, pid, tid, t, until):
         """ops, launches, waits and syncs on one thread from t to until; the ends of its GPU work"""
         r = self.r
         ends = []
@@ -77,7 +77,8 @@ class Gen:
                 c, e = self.launch(pid, tid, t)
                 ends.append(e)
                 t = c + r.randint(0, 5)
-            elif x < 0.7:  # a blocking call until the work launched so far has ended, maybe with a launch inside
+            elif x < 0.7:
+                # a blocking call until the work launched so far has ended, maybe a launch inside
                 done = max(ends + [t + 5])
                 end = max(done + r.randint(0, 3), t + 3)
                 name = r.choice(("cudaDeviceSynchronize", "cudaStreamSynchronize"))
@@ -97,27 +98,29 @@ class Gen:
 
     def make(self):
         r = self.r
-        main = (1, 1)
+        stepping = (1, 1)
         others = [(r.choice((1, 1, 2)), r.choice((2, 3))) for _ in range(r.randint(0, 2))]
         steps = r.random() < 0.6
         t = 0
-        label_starts = []
         if steps:
             for n in range(r.randint(1, 4)):
                 length = r.randint(300, 1200)
-                self.X("ProfilerStep#%d" % n, main[0], main[1], t, length, "user_annotation")
-                self.thread_body(main[0], main[1], t + 1, t + length - 1, True)
+                self.X("ProfilerStep#%d" % n, stepping[0], stepping[1], t, length, "user_annotation")
+                self.thread_body(stepping[0], stepping[1], t + 1, t + length - 1)
                 t += length
         else:
             t = 2000
-            self.thread_body(main[0], main[1], 0, t, True)
+            self.thread_body(stepping[0], stepping[1], 0, t)
         end = t
         label_starts = [e["ts"] for e in self.ev if e["cat"] == "user_annotation" and e["tid"] == 1
                         and not e["name"].startswith("ProfilerStep")]
         for pid, tid in others:
             # start within 10 ms after a label of the main thread began, else anywhere
-            s = r.choice(label_starts) + r.randint(1, 60) if label_starts and r.random() < 0.7 else r.randint(0, end // 2)
-            self.thread_body(pid, tid, s, min(end, s + r.randint(100, 1500)), False)
+            if label_starts and r.random() < 0.7:
+                s = r.choice(label_starts) + r.randint(1, 60)
+            else:
+                s = r.randint(0, end // 2)
+            self.thread_body(pid, tid, s, min(end, s + r.randint(100, 1500)))
         for _ in range(r.randint(0, 2)):  # GPU work without a launch call
             self.gpu(r.randint(0, end), launch=False)
         ops = [e for e in self.ev if e["cat"] == "cpu_op"]
