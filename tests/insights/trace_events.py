@@ -1,5 +1,6 @@
 """tests/insights/trace_events.py: what the tests that write small traces by hand share
-(critpath_bad_input.py, critpath_by_hand.py, critpath_collective.py, kernel_diagnoses.py): a
+(critpath_bad_input.py, critpath_by_hand.py, critpath_collective.py, kernel_diagnoses.py,
+whatif_points_in_waits.py, whatif_random_laws.py): a
 complete event ("ph": "X") as Kineto writes it, times in us as plain numbers, and the kernels and
 runtime calls most of their events are; the kinds of a critical path; an analysis of such a trace."""
 import json, os, subprocess

@@ -18,47 +18,35 @@ of the window (or of each step) adds up to its length, the wall time.
     [2, 40) another thread launched, with a launch at 31 inside it: that launch cannot be placed,
     and its kernel counts as launched by no replayed thread (`unlaunched_gpu_work` 1)."""
 import json, os, subprocess, sys, tempfile
+from trace_events import PATH_KINDS, call, kernel, x
 
 K = os.environ["KINESIFT"]
-# the kinds a critical path's time is cut into (inferred and collective are shares of them)
-KINDS = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
-
-
-def X(name, pid, tid, ts, dur, cat="cpu_op", **args):
-    e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
-    if args:
-        e["args"] = args
-    return e
 
 
 def launch(pid, tid, ts, corr):
-    return X("cudaLaunchKernel", pid, tid, ts, 2, "cuda_runtime", correlation=corr)
-
-
-def kernel(name, ts, dur, corr, stream=7):
-    return X(name, 0, stream, ts, dur, "kernel", device=0, stream=stream, correlation=corr)
+    return x("cudaLaunchKernel", "cuda_runtime", ts, 2, pid, tid, {"correlation": corr})
 
 
 TRACES = {
     "opening_wait": ([
-        X("## backward ##", 1, 1, 300, 600, "user_annotation"),
+        x("## backward ##", "user_annotation", 300, 600, 1, 1),
         launch(1, 1, 950, 5), kernel("adam", 960, 30, 5),
         launch(5, 2, 410, 3), kernel("relu_bwd", 420, 40, 3),
-        X("ConvBackward0", 1, 2, 500, 200),
+        x("ConvBackward0", "cpu_op", 500, 200, 1, 2),
         launch(1, 2, 855, 6), kernel("acc", 860, 10, 6),
     ], [690000]),
     "launch_in_sync": ([e for n in range(3) for e in [
-        X("ProfilerStep#%d" % n, 1, 1, 100 * n, 100, "user_annotation"),
+        x("ProfilerStep#%d" % n, "user_annotation", 100 * n, 100, 1, 1),
         launch(1, 1, 100 * n + 1, 10 * n + 1), kernel("work", 100 * n + 5, 45, 10 * n + 1),
-        X("cudaDeviceSynchronize", 1, 1, 100 * n + 3, 48, "cuda_runtime", correlation=10 * n + 2),
+        call("cudaDeviceSynchronize", 100 * n + 3, 48, 10 * n + 2),
         launch(1, 1, 100 * n + 31, 10 * n + 3), kernel("late", 100 * n + 35, 55, 10 * n + 3, stream=8),
-        X("aten::item", 1, 1, 100 * n + 52, 3),
+        x("aten::item", "cpu_op", 100 * n + 52, 3, 1, 1),
     ]], [100000] * 3),
     "sync_opens_thread": ([
         launch(1, 2, 0, 1), kernel("early", 2, 38, 1),
-        X("cudaDeviceSynchronize", 1, 1, 3, 48, "cuda_runtime", correlation=2),
+        call("cudaDeviceSynchronize", 3, 48, 2),
         launch(1, 1, 31, 3), kernel("late", 35, 55, 3, stream=8),
-        X("aten::item", 1, 1, 52, 3),
+        x("aten::item", "cpu_op", 52, 3, 1, 1),
         launch(1, 1, 60, 4), kernel("work", 64, 20, 4),
     ], [90000]),
 }
@@ -117,7 +105,7 @@ def main():
             if paths[0][0] is None:
                 paths = [(s["critical_path"], s["wall_ns"], "step %d" % s["index"]) for s in t["steps"]]
             for cp, wall, what in paths:
-                kinds = sum(cp[k + "_ns"] for k in KINDS)
+                kinds = sum(cp[k + "_ns"] for k in PATH_KINDS)
                 print("%s: critical path of the %s: kinds %d ns, length %d ns, wall %d ns"
                       % (name, what, kinds, cp["length_ns"], wall))
                 if kinds != cp["length_ns"] or cp["length_ns"] != wall:

@@ -13,10 +13,10 @@ A failure names the seed: `whatif_random_laws.py --seed N --keep DIR` writes tha
 The fuzzer (fuzz/fuzz_whatif.c) checks the same laws on mutated bytes; these traces reach the
 threads, waits and launches together, which mutations rarely build."""
 import json, os, random, subprocess, sys, tempfile
+from trace_events import PATH_KINDS, x
 
 K = os.environ["KINESIFT"]
 TRACES = 120
-KINDS = ("cpu", "gpu", "launch_latency", "stream_gap", "sync", "thread_wait", "unmodeled")
 
 
 class Gen:
@@ -27,10 +27,7 @@ class Gen:
         self.stream_free = {}  # stream -> end of its last work
 
     def X(self, name, pid, tid, ts, dur, cat, **args):
-        e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
-        if args:
-            e["args"] = args
-        self.ev.append(e)
+        self.ev.append(x(name, cat, ts, dur, pid, tid, args))
 
     def gpu(self, at, launch=True, kind="kernel"):
         """GPU work on a random stream, no earlier than at; returns its end"""
@@ -168,7 +165,7 @@ def check(path):
         paths = [(s["critical_path"], s["wall_ns"], "step %d" % s["index"]) for s in t["steps"]
                  if s.get("critical_path")]
     for cp, wall, what in paths:
-        kinds = sum(cp[k + "_ns"] for k in KINDS)
+        kinds = sum(cp[k + "_ns"] for k in PATH_KINDS)
         if kinds != cp["length_ns"] or cp["length_ns"] != wall:
             bad.append("critical path of the %s: kinds %d, length %d, wall %d" % (what, kinds, cp["length_ns"], wall))
     return bad
