@@ -289,8 +289,8 @@ static void cpu_before_gpu(const dctx *c, ks_diagnoses *out)
         ks_ns widest = 0, len = ks_sat_sub(p1, p0); /* (saturated: extreme timestamps) */
         for (size_t j = i; j < c->gpu.n && c->gpu.v[j].a < sp->end; j++) {
             pieces++;
-            if (j > i && ks_sat_sub(c->gpu.v[j].a, c->gpu.v[j - 1].b) > widest)
-                widest = ks_sat_sub(c->gpu.v[j].a, c->gpu.v[j - 1].b);
+            ks_ns gap = j > i ? ks_sat_sub(c->gpu.v[j].a, c->gpu.v[j - 1].b) : 0;
+            widest = gap > widest ? gap : widest;
         }
         if (pieces < 2 || len / 2 < widest) /* len < 2 * widest, without its overflow */
             continue;
