@@ -187,8 +187,8 @@
  * parser chunk (parser/parser_int.h DEFAULT_CHUNK) and the chunks an input needs for the reader
  * thread and the parse workers by default (MIN_THREAD_CHUNKS, there), source read block
  * (source/source.c BLOCK), string table chunk (store/strtab.c CHUNK), huge-page thresholds
- * (common/hugemem.h, store/bigarray.h), redactor chunk and output buffer (redact/rewrite.c), cache slots
- * (redact/scan.c, redact/pseudonym.c, redact/fields.c), O_TMPFILE files open at once
+ * (common/hugemem.h, store/bigarray.h), redactor chunk and output buffer (redact/rewrite.c),
+ * cache slots (redact/scan.c, redact/pseudonym.c, redact/fields.c), O_TMPFILE files open at once
  * (common/afile.c). */
 
 #endif

@@ -236,7 +236,8 @@ static int parse_workers(const ks_parse_opts *o, uint64_t size, size_t chunk)
 
 /* How the chunks are read: yajl's own loop (READ_ALONE: an input of one chunk or less, or the
  * option -1), the reader with its thread, or the reader's ring filled by the parser itself
- * (READ_RING: by default, with one parser thread at most, an input under MIN_THREAD_CHUNKS). */
+ * (READ_RING: by default, with one parser thread at most, an input under MIN_THREAD_CHUNKS: where
+ * parse_workers gives none). */
 enum { READ_ALONE, READ_THREAD, READ_RING };
 static int read_mode(const ks_parse_opts *o, uint64_t size, size_t chunk)
 {
@@ -502,7 +503,7 @@ int ks_parse_stream(ks_stream *st, const ks_parse_opts *opts, ks_trace **out, ks
                                                   (opts->reader_thread == 4 ? KS_READER_TURNS : 0) |
                                                   (opts->timings ? KS_READER_TIMED : 0) |
                                                   (workers + 2 > ks_cpus() ? KS_READER_YIELD : 0));
-    if (!p.in.reader || mode == READ_RING)
+    if (!p.in.reader)
         workers = 0;
     p.own_scans = opts->own_scans >= 0;
     if (workers || p.own_scans)
