@@ -27,11 +27,14 @@ from its fork). Shapes:
 
 usage: bench/blowups.py [SHAPE...]   (env: KS_KINESIFT=the binary, default build-test/cli/kinesift;
                                       KS_BENCH_WORK=scratch directory; KS_BENCH_CALLGRIND=1)"""
-import gzip, json, os, re, shutil, subprocess, sys, tempfile, zipfile, zlib
+import atexit, gzip, json, os, re, shutil, subprocess, sys, tempfile, zipfile, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 K = os.environ.get("KS_KINESIFT", os.path.join(ROOT, "build-test", "cli", "kinesift"))
-WORK = os.environ.get("KS_BENCH_WORK") or tempfile.mkdtemp(prefix="ks-bench-blowups-")
+WORK = os.environ.get("KS_BENCH_WORK")
+if not WORK:  # a scratch directory of our own goes when the bench ends; the user's is kept
+    WORK = tempfile.mkdtemp(prefix="ks-bench-blowups-")
+    atexit.register(shutil.rmtree, WORK, True)
 CALLGRIND = os.environ.get("KS_BENCH_CALLGRIND") == "1" and shutil.which("valgrind")
 MiB = 1 << 20
 EV = '{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}'

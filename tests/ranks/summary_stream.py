@@ -13,7 +13,7 @@ reads (ranks/summary_stream.c, docs/robustness.md).
   arrive whole; comments (allowed in summaries), long ones included, change nothing.
 - Nesting: 128 levels under an unused key read, 129 refused naming the byte, line and column.
 Run under ASan+UBSan too."""
-import gzip, json, os, subprocess, sys, tempfile, zlib
+import atexit, gzip, json, os, shutil, subprocess, sys, tempfile, zlib
 
 KS = os.environ["KINESIFT"]
 FIX = os.environ.get("KS_FIXTURES") or os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
@@ -62,6 +62,7 @@ def one_line(err):
 
 
 tmp = tempfile.mkdtemp(prefix="ks_summary_stream_")
+atexit.register(shutil.rmtree, tmp, True)  # removed however the test ends
 honest = os.path.join(tmp, "honest.kss.json")
 rc, _, err, _ = run("summarize", "--quiet", TRACE, "-o", honest)
 check(rc == 0, f"summarize: {err!r}")

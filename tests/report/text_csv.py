@@ -10,7 +10,7 @@
 - The memory section's lists (live at the peak, steps) cut by --top say how many they leave out.
 - CSV: parsed with Python's csv; every section's rows equal the JSON's (steps, gaps and their
   causes, diagnoses, GPU and device rows, ops, labels, kernels, memory) on fixtures and corpus traces."""
-import csv, io, json, os, re, subprocess, sys, tempfile
+import atexit, csv, io, json, os, re, shutil, subprocess, sys, tempfile
 
 exe = os.environ["KINESIFT"]
 fixtures = os.environ["KS_FIXTURES"]
@@ -26,6 +26,7 @@ def run(*args):
 
 
 tmp = tempfile.mkdtemp(prefix="ks-textcsv-")
+atexit.register(shutil.rmtree, tmp, True)  # removed however the test ends
 
 # ---- the step table ------------------------------------------------------------------------
 walls = []  # us
