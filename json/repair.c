@@ -18,6 +18,7 @@
 #define KS_REPAIR_AVX2 1
 #endif
 
+#include "common/cpufeat.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "json/textpos.h"
@@ -382,8 +383,7 @@ __attribute__((target("avx2"))) static size_t clean_blocks_avx2(const unsigned c
 static void choose_blocks(void)
 {
 #ifdef KS_REPAIR_AVX2
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
+    if (ks_cpu_has_avx2())
         clean_blocks_best = clean_blocks_avx2;
 #endif
 }

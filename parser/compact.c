@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/cpufeat.h"
 #include "common/util.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -34,8 +35,7 @@ static void init(void)
         while (j < 8)
             keep_index[k][j++] = 0x80; /* pshufb: a zero byte */
     }
-    __builtin_cpu_init();
-    have_ssse3 = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt");
+    have_ssse3 = ks_cpu_has_ssse3_popcnt();
 }
 
 __attribute__((target("ssse3,popcnt"))) static size_t blocks(const unsigned char *s, size_t n, char *o,
