@@ -12,12 +12,11 @@
  * differs, or else it is the length (zlib's order). */
 #include "source/gunzip.h"
 
-#include <isa-l/crc.h>
-#include <isa-l/igzip_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lazylib.h"
 #include "common/util.h"
 
 struct ks_gunzip {
@@ -37,6 +36,7 @@ struct ks_gunzip {
     unsigned char tail[8];      /* the last bytes of the blocks before the current one */
     size_t tail_len;
     int stuck;                  /* calls in a row that took no input and gave no output */
+    int no_isal;                /* ISA-L could not be loaded: every read says why */
     /* the member's header, read here */
     int hstate;        /* H_* */
     unsigned hflags;   /* its FLG byte */
@@ -76,7 +76,7 @@ int ks_gunzip_magic(const void *p, size_t n)
 
 static void restart(ks_gunzip *g)
 {
-    isal_inflate_reset(&g->z);
+    ks_isal.isal_inflate_reset(&g->z);
     g->z.crc_flag = ISAL_GZIP_NO_HDR_VER;
     g->hstate = H_FIXED;
     g->hneed = sizeof g->hbuf;
@@ -113,7 +113,7 @@ static int read_header(ks_gunzip *g, ks_error *err)
         unsigned char c = *g->z.next_in;
         uint64_t at = ks_gunzip_in_bytes(g);
         if (g->hstate != H_HCRC)
-            g->hcrc = crc32_gzip_refl(g->hcrc, &c, 1);
+            g->hcrc = ks_isal.crc32_gzip_refl(g->hcrc, &c, 1);
         g->z.next_in++;
         g->z.avail_in--;
         switch (g->hstate) {
@@ -165,8 +165,11 @@ static int read_header(ks_gunzip *g, ks_error *err)
 ks_gunzip *ks_gunzip_new(const void *head, size_t head_len, ks_gz_pull pull, void *ctx)
 {
     ks_gunzip *g = ks_xcalloc(1, sizeof *g);
-    isal_inflate_init(&g->z);
-    restart(g);
+    g->no_isal = ks_isal_load(NULL) != KS_OK; /* loaded at the first gzip input (common/lazylib.h) */
+    if (!g->no_isal) {
+        ks_isal.isal_inflate_init(&g->z);
+        restart(g);
+    }
     g->head = ks_xmalloc(head_len ? head_len : 1);
     if (head_len)
         memcpy(g->head, head, head_len);
@@ -289,6 +292,8 @@ static const char *trailer_why(const ks_gunzip *g)
 ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_error *err)
 {
     *integrity = 0;
+    if (g->no_isal)
+        return ks_isal_load(err); /* KS_ERR, with the loader's one line */
     if (g->done || n == 0)
         return 0;
     if (n > UINT32_MAX)
@@ -326,7 +331,7 @@ ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_err
         /* at the end of the input ISA-L may still hold bytes it took in (its own buffers): it is
          * called once more, and only a call that gives nothing and does not end the member is a cut */
         uint32_t out_before = g->z.avail_out, in_before = g->z.avail_in;
-        int z = isal_inflate(&g->z);
+        int z = ks_isal.isal_inflate(&g->z);
         if (g->z.avail_in > in_before) {
             /* ISA-L 2.30 hands back more than it was given when it stops on damaged data (its
              * read-ahead "returned" past the block: avail_in wrapped below 0): the position stays

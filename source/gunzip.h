@@ -27,7 +27,9 @@ ks_gunzip *ks_gunzip_new(const void *head, size_t head_len, ks_gz_pull pull, voi
 void ks_gunzip_free(ks_gunzip *g);
 
 /* Up to n decoded bytes: the count, 0 at the end, KS_ERR on error (err set; *integrity set to 1
- * when a checksum or length did not match, the data delivered before it is then wrong). */
+ * when a checksum or length did not match, the data delivered before it is then wrong). ISA-L is
+ * loaded as the decoder is made (common/lazylib.h); where it cannot be, every read is KS_ERR with
+ * the loader's line. */
 ssize_t ks_gunzip_read(ks_gunzip *g, void *buf, size_t n, int *integrity, ks_error *err);
 
 /* Compressed bytes consumed so far. */

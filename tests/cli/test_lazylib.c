@@ -1,11 +1,13 @@
-/* tests/cli/test_lazylib.c: what a run says when libarchive or libcrypto cannot be loaded
+/* tests/cli/test_lazylib.c: what a run says when libarchive, libcrypto or ISA-L cannot be loaded
  * (common/lazylib.c). This program is built from lazylib.c itself with other libraries named
- * (tests/cli/meson.build): one that does not exist for libarchive, and the C library (which lacks
- * every OpenSSL function) for libcrypto. Each load must fail with one line naming the library,
- * the loader's reason and what needs it, the same line at the second call (a failed load is kept,
- * not retried), and leave the table empty. */
+ * (tests/cli/meson.build): ones that do not exist for libarchive and ISA-L, and the C library
+ * (which lacks every OpenSSL function) for libcrypto. Each load must fail with one line naming the
+ * library, the loader's reason and what needs it, the same line at the second call (a failed load
+ * is kept, not retried), and leave the table empty. A gzip decoder made without ISA-L
+ * (source/gunzip.c) says the same line at its first read, and decodes nothing. */
 #include "ks_test.h"
 #include "common/lazylib.h"
+#include "source/gunzip.h"
 
 static void one_line(const char *m)
 {
@@ -39,11 +41,44 @@ static void library_without_the_functions(void **state)
     assert_null(ks_crypto.EVP_MAC_fetch);
 }
 
+static ssize_t no_more(void *ctx, const void **buf, ks_error *err)
+{
+    (void)ctx;
+    (void)buf;
+    (void)err;
+    return 0;
+}
+
+static void gzip_without_isal(void **state)
+{
+    (void)state;
+    ks_error e, r;
+    assert_int_equal(ks_isal_load(&e), KS_ERR);
+    one_line(e.msg);
+    if (!strstr(e.msg, "cannot load ISA-L (" KS_LAZYLIB_TEST_ISAL) || !strstr(e.msg, "No such file") ||
+        !strstr(e.msg, "decodes gzip input"))
+        fail_msg("%s", e.msg);
+    assert_null(ks_isal.isal_inflate);
+    /* a whole gzip member of "{}" (gzip -n): the decoder refuses it for the library, not the bytes */
+    static const unsigned char gz[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xab, 0xae, 5, 0,
+                                       0x43, 0xbf, 0xa6, 0xa3, 2, 0, 0, 0};
+    ks_gunzip *g = ks_gunzip_new(gz, sizeof gz, no_more, NULL);
+    char out[16];
+    int integrity = -1;
+    assert_int_equal(ks_gunzip_read(g, out, sizeof out, &integrity, &r), KS_ERR);
+    assert_int_equal(integrity, 0);
+    assert_string_equal(r.msg, e.msg);
+    assert_int_equal(ks_gunzip_read(g, out, sizeof out, &integrity, &r), KS_ERR);
+    assert_string_equal(r.msg, e.msg);
+    ks_gunzip_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(missing_library),
         cmocka_unit_test(library_without_the_functions),
+        cmocka_unit_test(gzip_without_isal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
