@@ -11,7 +11,9 @@
  * carries it over), so that what it runs itself (validate's commands) sees the user's
  * environment. The cost is one exec, 1-3 ms, hence only for inputs of KS_HEAP_MIN_INPUT or more.
  *
- * Smaller inputs, of known size (files: not standard input or an @FILE list), get the first
+ * Smaller inputs, of known size (files: not standard input or an @FILE list) and of
+ * KS_HEAP_RESERVE_MIN_INPUT or more (under it, the first 2 MiB page costs more than the 4 KiB
+ * faults it saves), get the first
  * KS_HEAP_RESERVE bytes of the main heap on huge pages without the exec (reserve()): malloc's
  * options, unlike its tunables, take at any time. Blocks under KS_HEAP_RESERVE_MMAP are kept in
  * the heap (glibc maps those of 128 KiB and more apart at first, in 4 KiB pages; bigger ones stay
@@ -336,6 +338,8 @@ static int heap_init(int argc, char **argv)
                 why = "standard input or a list: its size unknown";
             else if (!bytes)
                 why = "no input";
+            else if (bytes < KS_HEAP_RESERVE_MIN_INPUT)
+                why = "inputs under " KS_HEAP_RESERVE_MIN_INPUT_TEXT ": fewer faults than a 2 MiB page costs";
             else if (!(got = reserve()))
                 why = "inputs under " KS_HEAP_MIN_INPUT_TEXT "; huge pages refused";
             else {

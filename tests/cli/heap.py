@@ -7,7 +7,8 @@ why not, one of the known reasons, and the checks of the run again are skipped),
 unset it does so for inputs of 16 MiB or more (a plain file, a gzip by the size its trailer gives,
 an xz counted 12 times its size, the trace files of a directory at any depth, as the command reads
 them) and not for smaller ones, a directory's other files, or standard input; smaller inputs of
-known size have the heap's first 32 MiB on huge pages in the process instead (=0: not either),
+known size (from 256 KiB up, counted together) have the heap's first 32 MiB on huge pages in the
+process instead (=0: not either),
 standard input not, and the threads' malloc arenas with it (--threads 4 adds few page faults
 to --threads 1); either way the heap's top starts on a 2 MiB boundary (the line says so only
 where the command found it there); a GLIBC_TUNABLES that names glibc.malloc.hugetlb is left as
@@ -36,6 +37,7 @@ HUGE = ("huge pages (run again with GLIBC_TUNABLES glibc.malloc.hugetlb=1:glibc.
         " the heap from a 2 MiB boundary)")
 RESERVED = "huge pages (the heap's first 32 MiB from a 2 MiB boundary, in the process: inputs under 16 MiB)"
 UNKNOWN = "4 KiB pages (standard input or a list: its size unknown)"
+TINY = "4 KiB pages (inputs under 256 KiB: fewer faults than a 2 MiB page costs)"
 NOT_HERE = ("4 KiB pages (a sanitizer's allocator)", "4 KiB pages (not glibc on Linux)",
             "4 KiB pages (glibc before 2.35)", "4 KiB pages (transparent huge pages off)",
             "4 KiB pages (under valgrind)")
@@ -153,6 +155,14 @@ def main():
             f.write(trace_text(100))
         with open(os.path.join(other, "weights.bin"), "wb") as f:
             f.write(b"\0" * (17 << 20))
+        tiny = os.path.join(tmp, "tiny.json")  # under 256 KiB
+        with open(tiny, "w") as f:
+            f.write(trace_text(100))
+        pair = os.path.join(tmp, "pair")  # two traces of 150 KB: 300 KB together
+        os.mkdir(pair)
+        for r in (0, 1):
+            with open(os.path.join(pair, "rank%d.json" % r), "w") as f:
+                f.write(trace_text(150 << 10))
         check(os.path.getsize(packed) < (1 << 20) and os.path.getsize(xz) > (16 << 20) // 12,
               f"inputs of {os.path.getsize(packed)} and {os.path.getsize(xz)} bytes")
         if here:
@@ -163,7 +173,9 @@ def main():
             check(state(small_xz) == RESERVED, "an xz of 0.4 MiB: not run again")
             check(state(d) == HUGE, "a directory of 16 MiB: run again")
             check(state(nested) == HUGE, "a trace of 16 MiB in a directory's directory: run again")
-            check(state(other) == RESERVED, "a directory whose 17 MiB are not a trace: not run again")
+            check(state(other) == TINY, "a directory whose 17 MiB are not a trace: its small trace alone counted")
+            check(state(tiny) == TINY, "an input under 256 KiB: 4 KiB pages, not reserved")
+            check(state(pair) == RESERVED, "two traces of 150 KB: counted together, reserved")
             r = run(["analyze", "--timings", "--quiet", "--format", "json", "-"], env_with(), stdin=open(big, "rb").read())
             check(r.returncode == 0 and heap_line(r.stderr) == UNKNOWN,
                   "standard input: its size unknown, not run again, not reserved")
