@@ -22,14 +22,11 @@
 void ks_cli_version(FILE *out)
 {
     int y = yajl_version();
-    char pcre[64] = "unknown";
-    if (pcre2_config(PCRE2_CONFIG_VERSION, NULL) <= (int)sizeof pcre)
-        pcre2_config(PCRE2_CONFIG_VERSION, pcre);
     fprintf(out, "kinesift %s\n", ks_version());
     fprintf(out, "yajl %d.%d.%d (built with %d.%d.%d)\n", y / 10000, y / 100 % 100, y % 100,
             YAJL_MAJOR, YAJL_MINOR, YAJL_MICRO);
     ks_error e;
-    /* both are loaded at first use (common/lazylib.h): here, to ask them */
+    /* loaded at first use (common/lazylib.h): here, to ask them */
     if (ks_archive_load(&e) == KS_OK)
         fprintf(out, "%s (built with %s)\n", ks_ar.archive_version_details(), ARCHIVE_VERSION_ONLY_STRING);
     else
@@ -38,8 +35,16 @@ void ks_cli_version(FILE *out)
         fprintf(out, "%s (built with %s)\n", ks_crypto.OpenSSL_version(OPENSSL_VERSION), OPENSSL_VERSION_TEXT);
     else
         fprintf(out, "OpenSSL: %s (built with %s)\n", e.msg, OPENSSL_VERSION_TEXT);
-    fprintf(out, "PCRE2 %s (built with %d.%d %s)\n", pcre, PCRE2_MAJOR, PCRE2_MINOR,
-            KS_STR(PCRE2_DATE));
+    char pcre[64] = "unknown";
+    if (ks_pcre2_load(&e) == KS_OK) {
+        if (ks_pcre2.pcre2_config_8(PCRE2_CONFIG_VERSION, NULL) <= (int)sizeof pcre)
+            ks_pcre2.pcre2_config_8(PCRE2_CONFIG_VERSION, pcre);
+        fprintf(out, "PCRE2 %s (built with %d.%d %s)\n", pcre, PCRE2_MAJOR, PCRE2_MINOR,
+                KS_STR(PCRE2_DATE));
+    } else {
+        fprintf(out, "PCRE2: %s (built with %d.%d %s)\n", e.msg, PCRE2_MAJOR, PCRE2_MINOR,
+                KS_STR(PCRE2_DATE));
+    }
     if (ks_cuda_built())
         fprintf(out, "CUDA: compiled in (validate's built-in GPU workloads)\n");
     else

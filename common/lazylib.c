@@ -1,5 +1,5 @@
-/* common/lazylib.c: libarchive, libcrypto and ISA-L loaded at their first use (see common/lazylib.h for
- * why and who may use it). One loader for all three: dlopen by the SONAME the build found (then the
+/* common/lazylib.c: libarchive, libcrypto, ISA-L and PCRE2 loaded at their first use (see common/lazylib.h for
+ * why and who may use it). One loader for all four: dlopen by the SONAME the build found (then the
  * conventional ones), every name looked up, the outcome kept for the life of the process. */
 #include "common/lazylib.h"
 
@@ -21,19 +21,25 @@
 #ifndef KS_ISAL_SONAME
 #define KS_ISAL_SONAME "libisal.so.2"
 #endif
+#ifndef KS_PCRE2_SONAME
+#define KS_PCRE2_SONAME "libpcre2-8.so.0"
+#endif
 #ifdef KS_LAZYLIB_TEST_ARCHIVE /* tests/cli/test_lazylib.c: what a failed load says */
 #define ARCHIVE_SONAMES {KS_LAZYLIB_TEST_ARCHIVE, NULL, NULL}
 #define CRYPTO_SONAMES {KS_LAZYLIB_TEST_CRYPTO, NULL, NULL}
 #define ISAL_SONAMES {KS_LAZYLIB_TEST_ISAL, NULL, NULL}
+#define PCRE2_SONAMES {KS_LAZYLIB_TEST_PCRE2, NULL, NULL}
 #else
 #define ARCHIVE_SONAMES {KS_ARCHIVE_SONAME, "libarchive.so.13", NULL}
 #define CRYPTO_SONAMES {KS_CRYPTO_SONAME, "libcrypto.so.3", NULL}
 #define ISAL_SONAMES {KS_ISAL_SONAME, "libisal.so.2", NULL}
+#define PCRE2_SONAMES {KS_PCRE2_SONAME, "libpcre2-8.so.0", NULL}
 #endif
 
 ks_archive_fns ks_ar;
 ks_crypto_fns ks_crypto;
 ks_isal_fns ks_isal;
+ks_pcre2_fns ks_pcre2;
 
 typedef struct lazylib {
     const char *what;           /* for messages */
@@ -52,12 +58,15 @@ typedef struct lazylib {
 #define KS_LAZY_AR_OFFSET(f) offsetof(ks_archive_fns, f),
 #define KS_LAZY_CRYPTO_OFFSET(f) offsetof(ks_crypto_fns, f),
 #define KS_LAZY_ISAL_OFFSET(f) offsetof(ks_isal_fns, f),
+#define KS_LAZY_PCRE2_OFFSET(f) offsetof(ks_pcre2_fns, f),
 static const char *const ar_names[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_NAME)};
 static const size_t ar_offsets[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_AR_OFFSET)};
 static const char *const crypto_names[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_NAME)};
 static const size_t crypto_offsets[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_CRYPTO_OFFSET)};
 static const char *const isal_names[] = {KS_ISAL_FUNCTIONS(KS_LAZY_NAME)};
 static const size_t isal_offsets[] = {KS_ISAL_FUNCTIONS(KS_LAZY_ISAL_OFFSET)};
+static const char *const pcre2_names[] = {KS_PCRE2_FUNCTIONS(KS_LAZY_NAME)};
+static const size_t pcre2_offsets[] = {KS_PCRE2_FUNCTIONS(KS_LAZY_PCRE2_OFFSET)};
 _Static_assert(sizeof ar_names / sizeof *ar_names == sizeof(ks_archive_fns) / sizeof(void (*)(void)),
                "one name per libarchive pointer");
 _Static_assert(sizeof crypto_names / sizeof *crypto_names ==
@@ -65,6 +74,8 @@ _Static_assert(sizeof crypto_names / sizeof *crypto_names ==
                "one name per libcrypto pointer");
 _Static_assert(sizeof isal_names / sizeof *isal_names == sizeof(ks_isal_fns) / sizeof(void (*)(void)),
                "one name per ISA-L pointer");
+_Static_assert(sizeof pcre2_names / sizeof *pcre2_names == sizeof(ks_pcre2_fns) / sizeof(void (*)(void)),
+               "one name per PCRE2 pointer");
 
 static lazylib archive_lib = {
     "libarchive", "it reads standard input, archives and codecs other than gzip, and writes compressed output",
@@ -78,6 +89,10 @@ static lazylib isal_lib = {
     "ISA-L", "it decodes gzip input",
     ISAL_SONAMES, isal_names, isal_offsets,
     sizeof isal_names / sizeof *isal_names, &ks_isal, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+static lazylib pcre2_lib = {
+    "PCRE2", "it matches regular expressions (redact's rules, regex options, the gaps' data-loading names)",
+    PCRE2_SONAMES, pcre2_names, pcre2_offsets,
+    sizeof pcre2_names / sizeof *pcre2_names, &ks_pcre2, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 
 static void *open_any(lazylib *l, const char **name, char *why, size_t n)
 {
@@ -150,4 +165,9 @@ int ks_crypto_load(ks_error *err)
 int ks_isal_load(ks_error *err)
 {
     return load(&isal_lib, err);
+}
+
+int ks_pcre2_load(ks_error *err)
+{
+    return load(&pcre2_lib, err);
 }

@@ -1,12 +1,14 @@
-/* common/lazylib.h: libarchive, OpenSSL's libcrypto and ISA-L, loaded at their first use
+/* common/lazylib.h: libarchive, OpenSSL's libcrypto, ISA-L and PCRE2, loaded at their first use
  * (dlopen) rather than at every start of the program.
  *
  * Why: linked, each costs every run its load before main() (measured on an empty program linked
  * with each, 300 runs: libarchive +3.1 ms, it brings libxml2, ICU, libstdc++ and seven codecs;
- * libcrypto +1.7 ms, a tenth of a 12 MB analysis; ISA-L +0.12 ms, a fortieth of a 1 MB one). The
- * common run needs at most one of them: a plain trace is read by source/ itself (read(2)), a gzip
- * one with ISA-L, and only redact hashes. An archive, another codec, a compressed output and
- * `--version` load libarchive; redaction and `--version` libcrypto; a gzip input ISA-L.
+ * libcrypto +1.7 ms, a tenth of a 12 MB analysis; ISA-L +0.12 ms, a fortieth of a 1 MB one; PCRE2
+ * +0.07 ms). The common run needs few of them: a plain trace is read by source/ itself (read(2)),
+ * a gzip one with ISA-L, only redact hashes, and a regular expression is compiled by redact's
+ * rules, a regex option, and the gaps of a trace with GPU work (which names are data loading). An
+ * archive, another codec, a compressed output and `--version` load libarchive; redaction and
+ * `--version` libcrypto; a gzip input ISA-L; the first regular expression and `--version` PCRE2.
  *
  * Why it is correct: each table is the library's own declarations (the installed headers, each
  * pointer of the type `__typeof__` gives the declared function), so a call through it is checked
@@ -18,7 +20,8 @@
  * one that learnt of it through the same calls).
  *
  * Who may use it: source/ (reading archives and codecs; gzip in source/gunzip.c),
- * common/afile.c (compressed output), redact/pseudonym.c (HMAC), cli/version.c. A program that
+ * common/afile.c (compressed output), common/regex.c (PCRE2), redact/pseudonym.c (HMAC),
+ * cli/version.c. A program that
  * links one of the libraries itself (the tests that write archives) gets the same library back
  * from dlopen. */
 #ifndef KS_LAZYLIB_H
@@ -28,6 +31,10 @@
 #include <archive_entry.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#ifndef PCRE2_CODE_UNIT_WIDTH
+#define PCRE2_CODE_UNIT_WIDTH 8
+#endif
+#include <pcre2.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -62,6 +69,13 @@
 /* the ISA-L functions the library calls (source/gunzip.c: inflate, and the CRC of a gzip header) */
 #define KS_ISAL_FUNCTIONS(X) X(isal_inflate_init) X(isal_inflate_reset) X(isal_inflate) X(crc32_gzip_refl)
 
+/* the PCRE2 functions the library calls (common/regex.c; the version line), by their 8-bit names:
+ * pcre2.h's short names are macros, which # would not expand for dlsym */
+#define KS_PCRE2_FUNCTIONS(X)                                                                      \
+    X(pcre2_compile_8) X(pcre2_get_error_message_8) X(pcre2_jit_compile_8)                         \
+    X(pcre2_match_data_create_from_pattern_8) X(pcre2_match_data_free_8) X(pcre2_code_free_8)      \
+    X(pcre2_match_8) X(pcre2_get_ovector_pointer_8) X(pcre2_config_8)
+
 #define KS_LAZY_FIELD(f) __typeof__(f) *f;
 typedef struct ks_archive_fns {
     KS_ARCHIVE_FUNCTIONS(KS_LAZY_FIELD)
@@ -72,12 +86,16 @@ typedef struct ks_crypto_fns {
 typedef struct ks_isal_fns {
     KS_ISAL_FUNCTIONS(KS_LAZY_FIELD)
 } ks_isal_fns;
+typedef struct ks_pcre2_fns {
+    KS_PCRE2_FUNCTIONS(KS_LAZY_FIELD)
+} ks_pcre2_fns;
 #undef KS_LAZY_FIELD
 
 /* The tables, filled by the loads below (call a function only after its load gave KS_OK). */
 extern ks_archive_fns ks_ar;
 extern ks_crypto_fns ks_crypto;
 extern ks_isal_fns ks_isal;
+extern ks_pcre2_fns ks_pcre2;
 
 /* Load the library once; KS_OK, or KS_ERR with err saying which library could not be loaded and
  * why (dlerror's words), e.g. "cannot load libarchive (libarchive.so.13: cannot open shared
@@ -87,5 +105,6 @@ extern ks_isal_fns ks_isal;
 int ks_archive_load(ks_error *err);
 int ks_crypto_load(ks_error *err);
 int ks_isal_load(ks_error *err);
+int ks_pcre2_load(ks_error *err);
 
 #endif

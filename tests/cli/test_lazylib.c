@@ -1,12 +1,14 @@
-/* tests/cli/test_lazylib.c: what a run says when libarchive, libcrypto or ISA-L cannot be loaded
- * (common/lazylib.c). This program is built from lazylib.c itself with other libraries named
- * (tests/cli/meson.build): ones that do not exist for libarchive and ISA-L, and the C library
- * (which lacks every OpenSSL function) for libcrypto. Each load must fail with one line naming the
+/* tests/cli/test_lazylib.c: what a run says when libarchive, libcrypto, ISA-L or PCRE2 cannot be
+ * loaded (common/lazylib.c). This program is built from lazylib.c itself with other libraries
+ * named (tests/cli/meson.build): ones that do not exist for libarchive, ISA-L and PCRE2, and the C
+ * library (which lacks every OpenSSL function) for libcrypto. Each load must fail with one line naming the
  * library, the loader's reason and what needs it, the same line at the second call (a failed load
  * is kept, not retried), and leave the table empty. A gzip decoder made without ISA-L
- * (source/gunzip.c) says the same line at its first read, and decodes nothing. */
+ * (source/gunzip.c) says the same line at its first read, and decodes nothing; a regular
+ * expression compiled without PCRE2 (common/regex.c) is refused with the same line. */
 #include "ks_test.h"
 #include "common/lazylib.h"
+#include "common/regex.h"
 #include "source/gunzip.h"
 
 static void one_line(const char *m)
@@ -73,12 +75,27 @@ static void gzip_without_isal(void **state)
     ks_gunzip_free(g);
 }
 
+static void regex_without_pcre2(void **state)
+{
+    (void)state;
+    ks_error e, r;
+    assert_int_equal(ks_pcre2_load(&e), KS_ERR);
+    one_line(e.msg);
+    if (!strstr(e.msg, "cannot load PCRE2 (" KS_LAZYLIB_TEST_PCRE2) || !strstr(e.msg, "No such file") ||
+        !strstr(e.msg, "matches regular expressions"))
+        fail_msg("%s", e.msg);
+    assert_null(ks_pcre2.pcre2_compile_8);
+    assert_null(ks_regex_new("ProfilerStep#([0-9]+)", KS_REGEX_UTF, &r));
+    assert_string_equal(r.msg, e.msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(missing_library),
         cmocka_unit_test(library_without_the_functions),
         cmocka_unit_test(gzip_without_isal),
+        cmocka_unit_test(regex_without_pcre2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
