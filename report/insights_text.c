@@ -384,13 +384,13 @@ static void telemetry_text(FILE *out, const ks_analysis *a, const ks_insights_vi
                  "efficiency)\n");
 }
 
-static void thread_label(char *buf, size_t n, const ks_trace *t, uint32_t track)
+static void thread_label(char *buf, size_t n, const ks_trace *t, uint32_t track, int shared)
 {
-    char id[64];
+    char id[140];
     const ks_track *tr = &t->tracks[track];
-    ks_id_format(t->strings, tr->tid, id, sizeof id);
+    ks_text_thread(id, sizeof id, t, track, shared);
     const char *nm = tr->name ? ks_trace_str(t, tr->name) : "";
-    snprintf(buf, n, "tid %s%s%.60s%s", id, *nm ? " (" : "", nm, *nm ? ")" : "");
+    snprintf(buf, n, "%s%s%.60s%s", id, *nm ? " (" : "", nm, *nm ? ")" : "");
 }
 
 static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_t n, ks_ns total)
@@ -408,9 +408,10 @@ static void named_list(FILE *out, const ks_trace *t, const ks_named_ns *v, size_
 static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, const ks_steps *st)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], b3[32], b4[32], who[128], s1[16];
+    char b1[32], b2[32], b3[32], b4[32], who[220], s1[16];
     if (!th || th->reason || !th->n)
         return;
+    int shared = ks_text_tids_shared(t);
     ks_ns other = 0;
     for (size_t i = 0; i < th->n; i++)
         if (strcmp(th->v[i].role, "steps") && strcmp(th->v[i].role, "main"))
@@ -424,7 +425,7 @@ static void threads_text(FILE *out, const ks_analysis *a, const ks_threads *th, 
             "thread");
     for (size_t i = 0; i < th->n; i++) {
         const ks_thread_row *r = &th->v[i];
-        thread_label(who, sizeof who, t, r->track);
+        thread_label(who, sizeof who, t, r->track, shared);
         fprintf(out, "    " KS_TEXT_LEFT "%s\t%s\t%s\t%s\t%s\t%s\n", r->role, fmt(b1, sizeof b1, r->gpu_ns[KS_TIE_OWN]),
                 fmt(b2, sizeof b2, r->gpu_ns[KS_TIE_FLOW]), fmt(b3, sizeof b3, r->gpu_ns[KS_TIE_TIME]),
                 fmt(b4, sizeof b4, r->gpu_ns[KS_TIE_NONE]), who);

@@ -1,6 +1,7 @@
 /* report/report_util.c: helpers shared by the writers (see report_util.h). */
 #include "report/report_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,5 +373,50 @@ const char *ks_text_short_name(const char *name, size_t max, int cpp, char *buf,
     }
     buf[o < n ? o : n - 1] = 0;
     free(w);
+    return buf;
+}
+
+typedef struct tid_of {
+    ks_id tid;
+    uint32_t process;
+} tid_of;
+
+static int cmp_tid_of(const void *x, const void *y)
+{
+    const tid_of *p = x, *q = y;
+    if (p->tid.type != q->tid.type)
+        return p->tid.type < q->tid.type ? -1 : 1;
+    if (p->tid.v != q->tid.v)
+        return p->tid.v < q->tid.v ? -1 : 1;
+    return (p->process > q->process) - (p->process < q->process);
+}
+
+int ks_text_tids_shared(const ks_trace *t)
+{
+    tid_of *v = ks_xmalloc((t->ntracks ? t->ntracks : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; k < t->ntracks; k++)
+        if (t->tracks[k].kind == KS_TRACK_CPU)
+            v[n++] = (tid_of){t->tracks[k].tid, t->tracks[k].process};
+    qsort(v, n, sizeof *v, cmp_tid_of);
+    int shared = 0;
+    for (size_t i = 1; i < n && !shared; i++)
+        shared = v[i].tid.type == v[i - 1].tid.type && v[i].tid.v == v[i - 1].tid.v &&
+                 v[i].process != v[i - 1].process;
+    free(v);
+    return shared;
+}
+
+const char *ks_text_thread(char *buf, size_t n, const ks_trace *t, uint32_t k, int shared)
+{
+    char tid[64], pid[64];
+    const ks_track *tr = &t->tracks[k];
+    ks_id_format(t->strings, tr->tid, tid, sizeof tid);
+    if (!shared) {
+        snprintf(buf, n, "tid %s", tid);
+        return buf;
+    }
+    ks_id_format(t->strings, ks_track_pid(t, tr), pid, sizeof pid);
+    snprintf(buf, n, "pid %s tid %s", pid, tid);
     return buf;
 }

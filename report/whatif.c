@@ -15,30 +15,37 @@ static const char *fmt(char *buf, size_t n, ks_ns v)
     return buf;
 }
 
+/* a thread's tid, and its pid, as the JSON writes them */
 static const char *tid(char *buf, size_t n, const ks_trace *t, uint32_t track)
 {
     ks_id_format(t->strings, t->tracks[track].tid, buf, n);
     return buf;
 }
 
+static const char *pid(char *buf, size_t n, const ks_trace *t, uint32_t track)
+{
+    ks_id_format(t->strings, ks_track_pid(t, &t->tracks[track]), buf, n);
+    return buf;
+}
+
 /* the waits of a thread on another: modelled (the end follows that work) or kept as measured */
-static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w)
+static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w, int shared)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], id[64], on[64];
+    char b1[32], b2[32], id[140], on[140];
     for (size_t i = 0; i < w->nwaits; i++) {
         const ks_whatif_wait *x = &w->waits[i];
         if (x->queue) {
-            fprintf(out, "  wait modelled: tid %s waited in the data loader's __next__ for a batch that tid %s "
+            fprintf(out, "  wait modelled: %s waited in the data loader's __next__ for a batch that %s "
                          "pinned, %llu time%s, %s in all; each ends when its batch is pinned in the projection "
                          "(the pinning waited for the worker processes as measured, never less).\n",
-                    tid(id, sizeof id, t, x->track), tid(on, sizeof on, t, x->on_track),
-                    (unsigned long long)x->count, x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
+                    ks_text_thread(id, sizeof id, t, x->track, shared),
+                    ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count, x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
             continue;
         }
-        fprintf(out, "  wait %s: tid %s only waited while tid %s worked, %llu time%s, %s in all; ",
-                x->modeled ? "modelled" : "NOT modelled", tid(id, sizeof id, t, x->track),
-                tid(on, sizeof on, t, x->on_track), (unsigned long long)x->count, x->count == 1 ? "" : "s",
+        fprintf(out, "  wait %s: %s only waited while %s worked, %llu time%s, %s in all; ",
+                x->modeled ? "modelled" : "NOT modelled", ks_text_thread(id, sizeof id, t, x->track, shared),
+                ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count, x->count == 1 ? "" : "s",
                 fmt(b1, sizeof b1, x->wait_ns));
         if (x->modeled)
             fprintf(out, "each ends at the projected end of that thread's work plus the lag it had (%s in all).\n",
@@ -64,32 +71,33 @@ static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w)
 static void threads_note(FILE *out, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh)
 {
     const ks_trace *t = a->trace;
-    char b1[32], b2[32], id[64];
+    char b1[32], b2[32], id[140];
+    int shared = ks_text_tids_shared(t);
     ks_ns other = 0, unmodeled = 0;
     for (size_t i = 0; i < w->n; i++) {
         other = ks_sat_add(other, w->v[i].other_threads_gpu_ns);
         unmodeled = ks_sat_add(unmodeled, w->v[i].unmodeled_gpu_ns);
     }
-    fprintf(out, "  threads replayed: tid %s (stepping)", tid(id, sizeof id, t, w->track));
+    fprintf(out, "  threads replayed: %s (stepping)", ks_text_thread(id, sizeof id, t, w->track, shared));
     for (size_t j = 1; j < w->nthreads; j++)
-        fprintf(out, ", tid %s", tid(id, sizeof id, t, w->threads[j]));
+        fprintf(out, ", %s", ks_text_thread(id, sizeof id, t, w->threads[j], shared));
     fprintf(out, "\n");
     if (w->nthreads > 1)
         fprintf(out, "  %s of GPU work in the steps was launched by the other threads: each thread is replayed with "
                      "its waits on the others, and their work shares the streams (and @gpu).\n",
                 fmt(b1, sizeof b1, other));
-    waits_note(out, a, w);
+    waits_note(out, a, w, shared);
     if (unmodeled)
         fprintf(out, "  %s of GPU work in the steps has no launch call in the trace: it keeps its distance to the "
                      "work before it on its stream.\n",
                 fmt(b1, sizeof b1, unmodeled));
     for (size_t k = 0; k < nsh; k++)
         if (w->label_wait_ns && w->label_wait_ns[k] > 0)
-            fprintf(out, "  %s: %s of its %s is time a thread (tid %s) only waits in it while another thread runs ops: "
+            fprintf(out, "  %s: %s of its %s is time a thread (%s) only waits in it while another thread runs ops: "
                          "that is not CPU work to shrink and is not scaled; shrink the ops the other thread runs "
                          "(or @gpu) instead.\n",
                     sh[k].label, fmt(b1, sizeof b1, w->label_wait_ns[k]), fmt(b2, sizeof b2, w->label_own_ns[k]),
-                    tid(id, sizeof id, t, w->label_wait_track[k]));
+                    ks_text_thread(id, sizeof id, t, w->label_wait_track[k], shared));
 }
 
 void ks_whatif_text(FILE *final, const ks_analysis *a, const ks_whatif *w, const ks_shrink *sh, size_t nsh,
@@ -140,8 +148,10 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         if (wi->label_wait_ns && wi->label_wait_ns[k] > 0) {
             char id[64];
             ks_jw_kstr(w, "waiting_tid", tid(id, sizeof id, a->trace, wi->label_wait_track[k]));
+            ks_jw_kstr(w, "waiting_pid", pid(id, sizeof id, a->trace, wi->label_wait_track[k]));
         } else {
             ks_jw_knull(w, "waiting_tid");
+            ks_jw_knull(w, "waiting_pid");
         }
         ks_jw_end_obj(w);
     }
@@ -151,6 +161,13 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
     for (size_t j = 0; j < wi->nthreads; j++) {
         char id[64];
         ks_jw_str(w, tid(id, sizeof id, a->trace, wi->threads[j]));
+    }
+    ks_jw_end_arr(w);
+    ks_jw_key(w, "thread_pids"); /* the pid of each of threads, in its order */
+    ks_jw_arr(w);
+    for (size_t j = 0; j < wi->nthreads; j++) {
+        char id[64];
+        ks_jw_str(w, pid(id, sizeof id, a->trace, wi->threads[j]));
     }
     ks_jw_end_arr(w);
     ks_jw_key(w, "steps");
@@ -181,7 +198,9 @@ void ks_whatif_json_trace(ks_jw *w, const ks_analysis *a, const ks_whatif *wi, c
         char id[64];
         ks_jw_obj(w);
         ks_jw_kstr(w, "tid", tid(id, sizeof id, a->trace, x->track));
+        ks_jw_kstr(w, "pid", pid(id, sizeof id, a->trace, x->track));
         ks_jw_kstr(w, "on_tid", tid(id, sizeof id, a->trace, x->on_track));
+        ks_jw_kstr(w, "on_pid", pid(id, sizeof id, a->trace, x->on_track));
         ks_jw_kbool(w, "modeled", x->modeled);
         ks_jw_kstr(w, "kind", x->queue ? "data_queue" : "thread");
         ks_jw_kuint(w, "count", x->count);
