@@ -22,9 +22,10 @@
 #define KS_HEAP_RESERVE_MIN_INPUT ((long long)256 << 10)
 #define KS_HEAP_RESERVE_MIN_INPUT_TEXT "256 KiB"
 
-/* Inputs from there up to KS_HEAP_MIN_INPUT: the main heap's first this many bytes advised for huge pages in the process,
- * and the blocks under KS_HEAP_RESERVE_MMAP kept in the heap (1 MiB: blocks of 4 MiB and more kept
- * there too took 1.5 times the wall on a trace of one 4 MiB string, grown by copies). */
+/* Inputs from there up to KS_HEAP_MIN_INPUT: the main heap's first this many bytes advised for
+ * huge pages in the process, and the blocks under KS_HEAP_RESERVE_MMAP kept in the heap (1 MiB:
+ * blocks of 4 MiB and more kept there too took 1.5 times the wall on a trace of one 4 MiB string,
+ * grown by copies). */
 #define KS_HEAP_RESERVE ((size_t)32 << 20)
 #define KS_HEAP_RESERVE_TEXT "32 MiB"
 #define KS_HEAP_RESERVE_MMAP ((size_t)1 << 20)

@@ -1,6 +1,7 @@
-/* common/lazylib.c: libarchive, libcrypto, ISA-L and PCRE2 loaded at their first use (see common/lazylib.h for
- * why and who may use it). One loader for all four: dlopen by the SONAME the build found (then the
- * conventional ones), every name looked up, the outcome kept for the life of the process. */
+/* common/lazylib.c: libarchive, libcrypto, ISA-L and PCRE2 loaded at their first use (see
+ * common/lazylib.h for why and who may use it). One loader for all four: dlopen by the SONAME the
+ * build found (then the conventional ones), every name looked up, the outcome kept for the life of
+ * the process. */
 #include "common/lazylib.h"
 
 #include <dlfcn.h>

@@ -25,7 +25,8 @@ ks_regex *ks_regex_new(const char *pattern, unsigned options, ks_error *err)
         return NULL;
     uint32_t flags = (options & KS_REGEX_UTF ? PCRE2_UTF | PCRE2_MATCH_INVALID_UTF : 0) |
                      (options & KS_REGEX_CASELESS ? PCRE2_CASELESS : 0);
-    pcre2_code *code = ks_pcre2.pcre2_compile_8((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, flags, &ec, &eo, NULL);
+    pcre2_code *code =
+        ks_pcre2.pcre2_compile_8((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, flags, &ec, &eo, NULL);
     if (!code) {
         PCRE2_UCHAR msg[256];
         ks_pcre2.pcre2_get_error_message_8(ec, msg, sizeof msg);

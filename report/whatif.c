@@ -40,13 +40,14 @@ static void waits_note(FILE *out, const ks_analysis *a, const ks_whatif *w, int 
                          "pinned, %llu time%s, %s in all; each ends when its batch is pinned in the projection "
                          "(the pinning waited for the worker processes as measured, never less).\n",
                     ks_text_thread(id, sizeof id, t, x->track, shared),
-                    ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count, x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
+                    ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count,
+                    x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
             continue;
         }
         fprintf(out, "  wait %s: %s only waited while %s worked, %llu time%s, %s in all; ",
                 x->modeled ? "modelled" : "NOT modelled", ks_text_thread(id, sizeof id, t, x->track, shared),
-                ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count, x->count == 1 ? "" : "s",
-                fmt(b1, sizeof b1, x->wait_ns));
+                ks_text_thread(on, sizeof on, t, x->on_track, shared), (unsigned long long)x->count,
+                x->count == 1 ? "" : "s", fmt(b1, sizeof b1, x->wait_ns));
         if (x->modeled)
             fprintf(out, "each ends at the projected end of that thread's work plus the lag it had (%s in all).\n",
                     fmt(b2, sizeof b2, x->lag_ns));

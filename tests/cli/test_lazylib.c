@@ -1,9 +1,9 @@
 /* tests/cli/test_lazylib.c: what a run says when libarchive, libcrypto, ISA-L or PCRE2 cannot be
  * loaded (common/lazylib.c). This program is built from lazylib.c itself with other libraries
  * named (tests/cli/meson.build): ones that do not exist for libarchive, ISA-L and PCRE2, and the C
- * library (which lacks every OpenSSL function) for libcrypto. Each load must fail with one line naming the
- * library, the loader's reason and what needs it, the same line at the second call (a failed load
- * is kept, not retried), and leave the table empty. A gzip decoder made without ISA-L
+ * library (which lacks every OpenSSL function) for libcrypto. Each load must fail with one line
+ * naming the library, the loader's reason and what needs it, the same line at the second call (a
+ * failed load is kept, not retried), and leave the table empty. A gzip decoder made without ISA-L
  * (source/gunzip.c) says the same line at its first read, and decodes nothing; a regular
  * expression compiled without PCRE2 (common/regex.c) is refused with the same line. */
 #include "ks_test.h"
