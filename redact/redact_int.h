@@ -166,15 +166,20 @@ static inline void ks_rd_rw_init(ks_rd_rw *w, ks_buf *out, const char *in, size_
     w->changed = 0;
 }
 
-/* Replace in[s, e): copies in[last, s) and returns the buffer to write the replacement into. */
+/* Replace in[s, e): copies in[last, s) and returns the buffer to write the replacement into. A
+ * match may start inside the one replaced before it (a drive letter that also ended the path before
+ * it: "/tmp/C:\Users\bob"): nothing of the input is copied then, and the two replacements both
+ * stand for the bytes they share. */
 static inline ks_buf *ks_rd_rw_replace(ks_rd_rw *w, size_t s, size_t e)
 {
     if (!w->changed) {
         w->out->n = 0;
         w->changed = 1;
     }
-    ks_buf_put(w->out, w->in + w->last, s - w->last);
-    w->last = e;
+    if (s > w->last)
+        ks_buf_put(w->out, w->in + w->last, s - w->last);
+    if (e > w->last)
+        w->last = e;
     return w->out;
 }
 

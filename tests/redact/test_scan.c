@@ -154,6 +154,13 @@ static void test_paths(void **state)
     expect_free("C:/Users/winuser9/proj/run.py", "home-path", "winuser9", "/run.py");
     expect_free("/Users/mkowalski/dev/x.py", "home-path", "mkowalski", "/x.py");
     expect_free("file:///home/dave/notes.txt", "home-path", "dave", "file://");
+    /* a drive letter that also ends the path before it: a second match starting inside the first
+     * one's replacement; both stand, nothing of the user kept */
+    r = expect("/tmp/C:\\Users\\bob\\notes", "home-path", "bob", "<path-");
+    assert_not_contains(r, "notes");
+    free(r);
+    expect_free("/tmp/C:\\Users\\bob\\x.py", "home-path", "bob", "\\x.py");
+    expect_free("see /x/D:\\Users\\alice", "home-path", "alice", "see <path-");
     expect_free("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py(2919): _run_batch",
                 "abs-path", "sgl-workspace", "/scheduler.py(2919): _run_batch");
     /* a Call stack: every frame */
