@@ -55,45 +55,33 @@ typedef struct lazylib {
     char reason[400];
 } lazylib;
 
+/* One library's table: its function names, where each pointer goes in its struct (the names
+ * checked to be one per pointer), and its loader state. */
 #define KS_LAZY_NAME(f) #f,
-#define KS_LAZY_AR_OFFSET(f) offsetof(ks_archive_fns, f),
-#define KS_LAZY_CRYPTO_OFFSET(f) offsetof(ks_crypto_fns, f),
-#define KS_LAZY_ISAL_OFFSET(f) offsetof(ks_isal_fns, f),
-#define KS_LAZY_PCRE2_OFFSET(f) offsetof(ks_pcre2_fns, f),
-static const char *const ar_names[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_NAME)};
-static const size_t ar_offsets[] = {KS_ARCHIVE_FUNCTIONS(KS_LAZY_AR_OFFSET)};
-static const char *const crypto_names[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_NAME)};
-static const size_t crypto_offsets[] = {KS_CRYPTO_FUNCTIONS(KS_LAZY_CRYPTO_OFFSET)};
-static const char *const isal_names[] = {KS_ISAL_FUNCTIONS(KS_LAZY_NAME)};
-static const size_t isal_offsets[] = {KS_ISAL_FUNCTIONS(KS_LAZY_ISAL_OFFSET)};
-static const char *const pcre2_names[] = {KS_PCRE2_FUNCTIONS(KS_LAZY_NAME)};
-static const size_t pcre2_offsets[] = {KS_PCRE2_FUNCTIONS(KS_LAZY_PCRE2_OFFSET)};
-_Static_assert(sizeof ar_names / sizeof *ar_names == sizeof(ks_archive_fns) / sizeof(void (*)(void)),
-               "one name per libarchive pointer");
-_Static_assert(sizeof crypto_names / sizeof *crypto_names ==
-                   sizeof(ks_crypto_fns) / sizeof(void (*)(void)),
-               "one name per libcrypto pointer");
-_Static_assert(sizeof isal_names / sizeof *isal_names == sizeof(ks_isal_fns) / sizeof(void (*)(void)),
-               "one name per ISA-L pointer");
-_Static_assert(sizeof pcre2_names / sizeof *pcre2_names == sizeof(ks_pcre2_fns) / sizeof(void (*)(void)),
-               "one name per PCRE2 pointer");
+#define LAZYLIB(var, fns, FUNCTIONS, table, what, use, sonames)                                    \
+    static const char *const var##_names[] = {FUNCTIONS(KS_LAZY_NAME)};                            \
+    static const size_t var##_offsets[] = {FUNCTIONS(var##_OFFSET)};                               \
+    _Static_assert(sizeof var##_names / sizeof *var##_names ==                                     \
+                       sizeof(fns) / sizeof(void (*)(void)),                                       \
+                   "one name per pointer of " #fns);                                               \
+    static lazylib var = {what, use, sonames, var##_names, var##_offsets,                          \
+                          sizeof var##_names / sizeof *var##_names, &table,                        \
+                          PTHREAD_MUTEX_INITIALIZER, 0, ""}
 
-static lazylib archive_lib = {
-    "libarchive", "it reads standard input, archives and codecs other than gzip, and writes compressed output",
-    ARCHIVE_SONAMES, ar_names, ar_offsets,
-    sizeof ar_names / sizeof *ar_names, &ks_ar, PTHREAD_MUTEX_INITIALIZER, 0, ""};
-static lazylib crypto_lib = {
-    "OpenSSL's libcrypto", "it computes redact's HMAC-SHA256 pseudonyms",
-    CRYPTO_SONAMES, crypto_names, crypto_offsets,
-    sizeof crypto_names / sizeof *crypto_names, &ks_crypto, PTHREAD_MUTEX_INITIALIZER, 0, ""};
-static lazylib isal_lib = {
-    "ISA-L", "it decodes gzip input",
-    ISAL_SONAMES, isal_names, isal_offsets,
-    sizeof isal_names / sizeof *isal_names, &ks_isal, PTHREAD_MUTEX_INITIALIZER, 0, ""};
-static lazylib pcre2_lib = {
-    "PCRE2", "it matches regular expressions (redact's rules, regex options, the gaps' data-loading names)",
-    PCRE2_SONAMES, pcre2_names, pcre2_offsets,
-    sizeof pcre2_names / sizeof *pcre2_names, &ks_pcre2, PTHREAD_MUTEX_INITIALIZER, 0, ""};
+#define archive_lib_OFFSET(f) offsetof(ks_archive_fns, f),
+#define crypto_lib_OFFSET(f) offsetof(ks_crypto_fns, f),
+#define isal_lib_OFFSET(f) offsetof(ks_isal_fns, f),
+#define pcre2_lib_OFFSET(f) offsetof(ks_pcre2_fns, f),
+LAZYLIB(archive_lib, ks_archive_fns, KS_ARCHIVE_FUNCTIONS, ks_ar, "libarchive",
+        "it reads standard input, archives and codecs other than gzip, and writes compressed output",
+        ARCHIVE_SONAMES);
+LAZYLIB(crypto_lib, ks_crypto_fns, KS_CRYPTO_FUNCTIONS, ks_crypto, "OpenSSL's libcrypto",
+        "it computes redact's HMAC-SHA256 pseudonyms", CRYPTO_SONAMES);
+LAZYLIB(isal_lib, ks_isal_fns, KS_ISAL_FUNCTIONS, ks_isal, "ISA-L", "it decodes gzip input",
+        ISAL_SONAMES);
+LAZYLIB(pcre2_lib, ks_pcre2_fns, KS_PCRE2_FUNCTIONS, ks_pcre2, "PCRE2",
+        "it matches regular expressions (redact's rules, regex options, the gaps' data-loading names)",
+        PCRE2_SONAMES);
 
 static void *open_any(lazylib *l, const char **name, char *why, size_t n)
 {
