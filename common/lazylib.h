@@ -21,9 +21,8 @@
  *
  * Who may use it: source/ (reading archives and codecs; gzip in source/gunzip.c),
  * common/afile.c (compressed output), common/regex.c (PCRE2), redact/pseudonym.c (HMAC),
- * cli/version.c. A program that
- * links one of the libraries itself (the tests that write archives) gets the same library back
- * from dlopen. */
+ * cli/version.c. A program that links one of the libraries itself (the tests that write archives)
+ * gets the same library back from dlopen. */
 #ifndef KS_LAZYLIB_H
 #define KS_LAZYLIB_H
 
@@ -67,7 +66,8 @@
     X(OSSL_PARAM_construct_end)
 
 /* the ISA-L functions the library calls (source/gunzip.c: inflate, and the CRC of a gzip header) */
-#define KS_ISAL_FUNCTIONS(X) X(isal_inflate_init) X(isal_inflate_reset) X(isal_inflate) X(crc32_gzip_refl)
+#define KS_ISAL_FUNCTIONS(X)                                                                       \
+    X(isal_inflate_init) X(isal_inflate_reset) X(isal_inflate) X(crc32_gzip_refl)
 
 /* the PCRE2 functions the library calls (common/regex.c; the version line), by their 8-bit names:
  * pcre2.h's short names are macros, which # would not expand for dlsym */

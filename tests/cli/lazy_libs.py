@@ -10,8 +10,8 @@ once) and not libcrypto, and ISA-L only where a gzip stream is decoded (a tar's 
 gzip on standard input); redact loads libcrypto; --version loads all but ISA-L. PCRE2 is loaded
 by the first regular expression: the gaps of a trace with GPU work (its default data-loading
 pattern), a regex option (even one a usage error then stops), redact's rules; not by a trace
-with CPU work alone, `stats`, or `--help`. The outputs are checked too: the tar, the gzip trace on standard input and the plain file give the
-same analysis.
+with CPU work alone, `stats`, or `--help`. The outputs are checked too: the tar, the gzip trace
+on standard input, the tar's .json.gz member and the plain file give the same analysis.
 Why it is correct: LD_DEBUG=files prints one "file=NAME ...; dynamically loaded by" line per
 dlopen that maps a library and "needed by" for what the ELF file itself requires; nothing else
 loads a library.
