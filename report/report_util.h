@@ -139,14 +139,14 @@ FILE *ks_text_begin(ks_text_buf *b, FILE *out);
 /* Write the buffer to out fitted to width columns (0: tables aligned, nothing else changed;
  * KS_TEXT_RAW: as written, cells and markers kept); -1 on a write error. */
 int ks_text_end(ks_text_buf *b, FILE *out, size_t width);
-/* ks_insights_text into a stream that is fitted later (ks_analyze_text's buffer). */
-struct ks_insights_view;
 /* 1 when two processes of t have a CPU thread of the same tid (a trace merged from several hosts or
  * pid namespaces): a text that names threads then names each by pid and tid. */
 int ks_text_tids_shared(const ks_trace *t);
 /* The thread of track k in a text: "tid T", or "pid P tid T" when shared (ks_text_tids_shared). */
 const char *ks_text_thread(char *buf, size_t n, const ks_trace *t, uint32_t k, int shared);
 
+/* ks_insights_text into a stream that is fitted later (ks_analyze_text's buffer). */
+struct ks_insights_view;
 struct ks_report_opts;
 void ks_insights_text_to(FILE *out, const ks_analysis *a, const struct ks_insights_view *iv,
                          const struct ks_report_opts *o);
