@@ -401,8 +401,7 @@ int ks_text_tids_shared(const ks_trace *t)
     qsort(v, n, sizeof *v, cmp_tid_of);
     int shared = 0;
     for (size_t i = 1; i < n && !shared; i++)
-        shared = v[i].tid.type == v[i - 1].tid.type && v[i].tid.v == v[i - 1].tid.v &&
-                 v[i].process != v[i - 1].process;
+        shared = ks_id_equal(v[i].tid, v[i - 1].tid) && v[i].process != v[i - 1].process;
     free(v);
     return shared;
 }
