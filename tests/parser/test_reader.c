@@ -532,6 +532,54 @@ static void count_dropped(const char *text, size_t n, int flags, int *dropped, i
     ks_source_close(src);
 }
 
+/* Without the thread (KS_READER_NO_THREAD) the parser fills each chunk when it has taken every one
+ * before, so only the one it holds and the next are ever in use: two slots take turns, in the
+ * heap, with chunks big enough that the threaded reader would take a huge-page ring of 12 (a 2 MiB
+ * page faulted for a 1 MB input). The windows hold every byte, in order, carries included. */
+static void without_a_thread_two_slots_take_turns(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = make_trace(4000, &len);
+    const size_t chunk = (size_t)64 << 10;
+    assert_true(len > 5 * chunk);
+    ks_source *src;
+    ks_stream *st;
+    ks_error err;
+    assert_int_equal(ks_source_open_memory("t.json", text, len, &src, &err), KS_OK);
+    assert_int_equal(ks_source_next(src, &st, &err), 1);
+    ks_reader *rd = ks_reader_start(st, chunk, KS_READER_NO_THREAD);
+    assert_non_null(rd);
+    const ks_rchunk *seen[3] = {NULL, NULL, NULL};
+    int nseen = 0, chunks = 0;
+    uint64_t at = 0;
+    ks_rchunk *c;
+    while ((c = ks_reader_next(rd)) != NULL) {
+        int known = 0;
+        for (int i = 0; i < nseen; i++)
+            known |= seen[i] == c;
+        if (!known) {
+            if (nseen == 2)
+                fail_msg("a third slot in use without the thread, at chunk %d", chunks);
+            seen[nseen++] = c;
+        }
+        assert_false(c->buf_lent);
+        /* the window starts with the carried bytes, then this chunk's read */
+        assert_true(c->base + c->new_off == at);
+        assert_memory_equal(c->buf, text + c->base, c->len);
+        at = c->base + c->len;
+        chunks++;
+        if (c->eof)
+            break;
+    }
+    assert_true(chunks > 5);
+    assert_int_equal(nseen, 2);
+    assert_true(at == len);
+    ks_reader_stop(rd);
+    ks_source_close(src);
+    free(text);
+}
+
 /* Dropping the indentation is work the thread does for the parser when it is ahead; when it
  * shares a core with the parse (KS_READER_YIELD: more threads than cores) it leaves it, since it
  * would take that time from a worker (parser/reader.c). Eager (tests) drops it either way. */
@@ -719,6 +767,7 @@ int main(void)
         cmocka_unit_test(archive_members_read_the_same),
         cmocka_unit_test(big_tracks_read_the_same),
         cmocka_unit_test(parser_fills_chunks_the_thread_left),
+        cmocka_unit_test(without_a_thread_two_slots_take_turns),
         cmocka_unit_test(corpus_traces_read_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
