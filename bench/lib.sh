@@ -120,3 +120,6 @@ quartiles() { sort -n | awk '{ v[NR] = $1 } END { h = int(NR / 2); lo = int((h +
 
 # median of field N of the "seconds peakRSS_KB" lines in FILE
 col_median() { cut -d' ' -f"$2" "$1" | median; }
+# paired_ratio A B: the median of A's times over B's, line by line (the runs of one repetition, back
+# to back: the machine's drift from one minute to the next cancels within a pair, as in ab.py)
+paired_ratio() { paste -d' ' "$1" "$2" | awk -v n="$(head -1 "$1" | wc -w)" '{ print $1 / $(n + 1) }' | median; }

@@ -3,13 +3,18 @@
 # inflated resnet50 of bench/analyze.sh. In one run, interleaved, medians of KS_BENCH_REPS (>= 3),
 # for each input shape over the same plain bytes:
 #   - analyze (--format json --quiet) against the raw yajl tokeniser (bench/yajl_raw), with
-#     --threads 1 and with the default threads: the ratio yajl time / analyze time (targets on a
-#     quiet machine: >= 1.2 with the default threads on the real shapes of 10 MB and more, >= 0.8
-#     with --threads 1 on every shape; >= 0.8 with the other core busy, --busy and --busy0);
+#     --threads 1 and with the default threads: the ratio yajl time / analyze time, the median of
+#     the ratios within each repetition, whose runs of an input follow one another, yajl first in
+#     the even ones and last in the odd ones (the machine's speed drifts by 10-30 % over minutes on
+#     a shared VM: a ratio of two medians taken apart carries it, a ratio within a pair cancels it)
+#     (targets on a quiet machine: >= 1.2 with the default threads on the real shapes of 10 MB and
+#     more, >= 0.8 with --threads 1 on every shape; >= 0.8 with the other core busy, --busy and
+#     --busy0);
 #   - analyze's peak RSS over the input (target <= 0.3 at 1 GiB) and in bytes per event;
 #   - the rate on the gzip of the same bytes over the plain rate (target >= 0.9), from its own
 #     KS_BENCH_GZ_REPS pairs (default 11: a median of 5 runs that spread +-15 % cannot tell 0.9
-#     from 0.95), each pair a plain and a gzip run back to back, in alternating order.
+#     from 0.95), each pair a plain and a gzip run back to back, in alternating order: the median
+#     of the pairs' ratios.
 # Shapes: real traces at their own size, each as it was recorded (decompressed), the primary ones
 # (an inflated copy repeats a few names, threads and stacks, and flatters the code):
 #   resnet50   kineto-tb resnet50 training sample (35 MB, pretty-printed, many Python frames)
@@ -136,19 +141,20 @@ fi
 [ -n "$inputs$sweep" ] || { echo "$BENCH: no input" >&2; exit 2; }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "kinesift shapes benchmark: $REPS interleaved repetitions, medians ($GZ_REPS plain/gzip pairs); $(nproc) CPUs, load average $(load) at the start"
+echo "kinesift shapes benchmark: $REPS interleaved repetitions, MB/s and RSS medians, ratios medians of those within a repetition ($GZ_REPS plain/gzip pairs); $(nproc) CPUs, load average $(load) at the start"
 echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); analyze = kinesift analyze --format json --quiet"
 rm -f "$WORK"/t.*
 A="analyze --format json --quiet"
-# pair P INPUT...: raw yajl and analyze (default threads) once on each input, interleaved, into
-# t.INPUT.Pyajl and t.INPUT.Pdef
+# pair P I INPUT...: raw yajl and analyze (default threads) once on each input, back to back, into
+# t.INPUT.Pyajl and t.INPUT.Pdef; yajl first when the repetition I is even, second when it is odd
 pair() {
-    p=$1
-    shift
+    p=$1 r=$2
+    shift 2
     for n in "$@"; do
         f=$SDIR/$n.json
-        run "$Y" "$f" >>"$WORK/t.$n.${p}yajl"
+        [ $((r % 2)) = 1 ] || run "$Y" "$f" >>"$WORK/t.$n.${p}yajl"
         run "$K" $A "$f" >>"$WORK/t.$n.${p}def"
+        [ $((r % 2)) = 0 ] || run "$Y" "$f" >>"$WORK/t.$n.${p}yajl"
     done
 }
 # the sweep's short inputs run more than once per repetition: a 12 MB run takes ~50 ms and
@@ -162,14 +168,15 @@ i=0
 while [ "$i" -lt "$REPS" ]; do
     for n in $inputs; do
         f=$SDIR/$n.json
-        run "$Y" "$f" >>"$WORK/t.$n.yajl"
+        [ $((i % 2)) = 1 ] || run "$Y" "$f" >>"$WORK/t.$n.yajl"
         run "$K" $A --threads 1 "$f" >>"$WORK/t.$n.t1"
         run "$K" $A "$f" >>"$WORK/t.$n.def"
+        [ $((i % 2)) = 0 ] || run "$Y" "$f" >>"$WORK/t.$n.yajl"
     done
     for n in $sweep; do
         j=0
         while [ "$j" -lt "$(sweep_per_rep "$n")" ]; do
-            pair s "$n"
+            pair s "$j" "$n"
             j=$((j + 1))
         done
     done
@@ -199,7 +206,7 @@ if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
     i=0
     while [ "$i" -lt "$REPS" ]; do
         # shellcheck disable=SC2086
-        pair b $inputs
+        pair b "$i" $inputs
         i=$((i + 1))
     done
     kill "$spin" 2>/dev/null
@@ -214,7 +221,7 @@ if [ "$BUSY0" = 1 ] && [ -n "$inputs" ]; then
     i=0
     while [ "$i" -lt "$REPS" ]; do
         # shellcheck disable=SC2086
-        pair c $inputs
+        pair c "$i" $inputs
         i=$((i + 1))
     done
     if [ "$TIMINGS" = 1 ]; then
@@ -240,26 +247,20 @@ for n in $inputs; do
     bytes=$(wc -c <"$f")
     ev=$("$K" stats --format json --quiet "$f" | awk -F'[:,]' '/"events":/ { gsub(/ /, "", $2); print $2; exit }')
     ty=$(col_median "$WORK/t.$n.yajl" 1)
-    t1=$(col_median "$WORK/t.$n.t1" 1)
     td=$(col_median "$WORK/t.$n.def" 1)
-    tg=$(col_median "$WORK/t.$n.gz" 1)
-    tp=$(col_median "$WORK/t.$n.pplain" 1)
     rss=$(col_median "$WORK/t.$n.def" 2)
+    rd=$(paired_ratio "$WORK/t.$n.yajl" "$WORK/t.$n.def")
+    r1=$(paired_ratio "$WORK/t.$n.yajl" "$WORK/t.$n.t1")
+    rg=$(paired_ratio "$WORK/t.$n.pplain" "$WORK/t.$n.gz")
     busy=-
-    if [ "$BUSY" = 1 ]; then
-        busy=$(awk -v y="$(col_median "$WORK/t.$n.byajl" 1)" -v k="$(col_median "$WORK/t.$n.bdef" 1)" \
-            'BEGIN { printf "%.3f", y / k }')
-    fi
+    [ "$BUSY" = 1 ] && busy=$(paired_ratio "$WORK/t.$n.byajl" "$WORK/t.$n.bdef")
     busy0=-
-    if [ "$BUSY0" = 1 ]; then
-        busy0=$(awk -v y="$(col_median "$WORK/t.$n.cyajl" 1)" -v k="$(col_median "$WORK/t.$n.cdef" 1)" \
-            'BEGIN { printf "%.3f", y / k }')
-    fi
-    awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v t1="$t1" -v td="$td" -v tg="$tg" -v tp="$tp" -v rss="$rss" \
-        -v busy="$busy" -v busy0="$busy0" 'BEGIN {
+    [ "$BUSY0" = 1 ] && busy0=$(paired_ratio "$WORK/t.$n.cyajl" "$WORK/t.$n.cdef")
+    awk -v n="$n" -v b="$bytes" -v ev="$ev" -v ty="$ty" -v td="$td" -v rd="$rd" -v r1="$r1" -v rg="$rg" -v rss="$rss" \
+        -v busy="$busy" -v busy0="$busy0" 'function r(x) { return x == "-" ? x : sprintf("%.3f", x) } BEGIN {
         printf "%-11s %7.1f %6.0f %9.1f %8.1f %8.3f %8.3f %8.3f %7.1f %7.3f %8.1f %8s %8s\n", n, b / 1e6, b / ev,
-            b / ty / 1e6, b / td / 1e6, ty / td, ty / t1, tp / tg, rss * 1024 / 1e6, rss * 1024 / b,
-            rss * 1024 / ev, busy, busy0 }'
+            b / ty / 1e6, b / td / 1e6, rd, r1, rg, rss * 1024 / 1e6, rss * 1024 / b,
+            rss * 1024 / ev, r(busy), r(busy0) }'
 done
 if [ -n "$sweep" ]; then
     echo
