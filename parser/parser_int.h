@@ -39,8 +39,8 @@
 #define DEFAULT_CHUNK (256 * 1024)
 /* With the default threads, the reader thread and the parse workers start only for an input of at
  * least this many chunks (or of unknown size): a thread's start costs more than it saves on a few
- * chunks. A smaller input of more than one chunk is read through the reader's ring all the same,
- * by the parser itself (KS_READER_NO_THREAD). On a 2-core VM the 1 MB trace of 4 chunks took 0.97
+ * chunks. A smaller input of more than one chunk is read through the reader all the same, by the
+ * parser itself (KS_READER_NO_THREAD). On a 2-core VM the 1 MB trace of 4 chunks took 0.97
  * of the time without the workers (0.92 with the other core busy), and without the reader thread
  * too 0.96 of that (0.85 beside a nice-0 loop, 0.95 beside a nice-19 one); one of 1.7 MB (7
  * chunks) took 1.03 without the workers and 1.08 without both threads, 2.3-2.6 MB 1.05-1.12

@@ -6,11 +6,12 @@
  * before they are done.
  * The parser fills the next slot itself when none is ready and no fill is under way (self_fill):
  * the thread has not run yet, or lost its core, or there is none (KS_READER_NO_THREAD: an input of
- * a few chunks, where the ring and the fast scanner still serve). One fill at a time, whoever does
- * it: the filler sets `filling` under the mutex, and the state a fill carries to the next (the
- * filter, the carried tail, the count of bytes) is the filler's until it clears it. On a 2-core virtual
- * machine a new thread first ran 0.5-3 ms after pthread_create was called (the parse of a 1 MB
- * trace takes 2-3 ms), and a reader at nice + 2 beside a busy core can wait as long for it. */
+ * a few chunks, where the fast scanner still serves; two slots then take turns). One fill at a
+ * time, whoever does it: the filler sets `filling` under the mutex, and the state a fill carries
+ * to the next (the filter, the carried tail, the count of bytes) is the filler's until it clears
+ * it. On a 2-core virtual machine a new thread first ran 0.5-3 ms after pthread_create was called
+ * (the parse of a 1 MB trace takes 2-3 ms), and a reader at nice + 2 beside a busy core can wait as
+ * long for it. */
 #include "parser/reader.h"
 
 #include <errno.h>
