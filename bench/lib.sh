@@ -10,16 +10,18 @@ SIZE=${KS_BENCH_SIZE:-1G}
 REPS=${KS_BENCH_REPS:-5}
 BUILD=$WORK/build
 
-bench_build() { # builds $K (kinesift), $Y (yajl_raw) and $T (timed: the timer of run)
+bench_build() { # builds $K (kinesift), $Y (yajl_raw), $T (timed: the timer of run) and $FT (first_touch)
     mkdir -p "$WORK" "$DIR"
     if [ ! -f "$BUILD/build.ninja" ]; then
         meson setup "$BUILD" "$ROOT" --buildtype=release -Db_ndebug=true -Dtests=disabled -Dcuda=disabled \
             >"$WORK/setup.log" 2>&1 || { cat "$WORK/setup.log"; exit 2; }
     fi
-    ninja -C "$BUILD" cli/kinesift bench/yajl_raw bench/timed >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 2; }
+    ninja -C "$BUILD" cli/kinesift bench/yajl_raw bench/timed bench/first_touch >"$WORK/build.log" 2>&1 ||
+        { tail -30 "$WORK/build.log"; exit 2; }
     K=$BUILD/cli/kinesift
     Y=$BUILD/bench/yajl_raw
     T=$BUILD/bench/timed
+    FT=$BUILD/bench/first_touch
 }
 
 # The kinesift to measure: $KS_BENCH_KINESIFT when set, else an optimised build of its own.

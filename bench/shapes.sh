@@ -32,6 +32,9 @@
 # spread more.
 # With --timings, one more run per input with `analyze --timings`, its table printed (which phase
 # bounds the input).
+# The cost of a first write to memory (bench/first_touch, 64 MiB on 2 MiB and on 4 KiB pages) is
+# printed at the start and at the end of the quiet runs: on a VM it moves by ten times between
+# runs, and analyze writes far more memory the first time than raw yajl.
 # With --busy, the raw yajl and default-threads runs again, interleaved, while a busy loop at nice
 # 19 takes the other core (as a low-priority job on a shared CI runner): the column "ks/yajl
 # (busy)" (target >= 0.8). The loop starts after the quiet runs and is stopped at the end.
@@ -143,6 +146,9 @@ fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "kinesift shapes benchmark: $REPS interleaved repetitions, MB/s and RSS medians, ratios medians of those within a repetition ($GZ_REPS plain/gzip pairs); $(nproc) CPUs, load average $(load) at the start"
 echo "  raw yajl = bench/yajl_raw (empty callbacks, 256 KiB chunks); analyze = kinesift analyze --format json --quiet"
+# what a first write costs now (analyze writes tens to hundreds of MB the first time, raw yajl ~2)
+touch_cost() { "$FT" 64 1 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $6 } END { print " ms/MiB" }'; }
+echo "  first writes (bench/first_touch 64 MiB): $(touch_cost) at the start"
 rm -f "$WORK"/t.*
 A="analyze --format json --quiet"
 # pair P I INPUT...: raw yajl and analyze (default threads) once on each input, back to back, into
@@ -197,7 +203,7 @@ while [ "$i" -lt "$GZ_REPS" ]; do
     done
     i=$((i + 1))
 done
-echo "  load average $(load) at the end"
+echo "  load average $(load) at the end; first writes $(touch_cost)"
 if [ "$BUSY" = 1 ] && [ -n "$inputs" ]; then
     nice -n 19 sh -c 'while :; do :; done' &
     spin=$!
