@@ -1,7 +1,9 @@
 /* fuzz/fuzz_parse.c: the trace reader on a buffer, differentially. The first four bytes choose a
- * chunk size (1 byte to 8 MiB), the reader thread (never, always, always with every optional
- * step, and that with the workers held until the main parser waits for them, so that it scans its
- * own chunks ahead) and the parser threads; the rest is the trace. parse.h promises the same trace,
+ * chunk size (1 byte to 8 MiB), the reader thread (never, as the defaults choose (an input of a
+ * few chunks with one parser thread: the reader's two slots filled by the parser, no thread),
+ * always, always with every optional step, and that with the workers held until the main parser
+ * waits for them, so that it scans its own chunks ahead) and the parser threads; the rest is the
+ * trace. parse.h promises the same trace,
  * diagnostics, positions and errors whatever the chunking and threads: the rendering of the whole
  * result (tests/parser/trace_digest.h) must equal the one of a plain single-threaded read with
  * the default chunk, in tolerant and in strict mode. */
@@ -40,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_in in = {data, size};
     uint32_t sel = fuzz_take(&in, 2);
-    static const int readers[] = {-1, 1, 2, 3};
-    int reader = readers[fuzz_take(&in, 1) % 4];
+    static const int readers[] = {-1, 0, 1, 2, 3};
+    int reader = readers[fuzz_take(&in, 1) % 5];
     int threads = fuzz_take(&in, 1) % 2 ? 1 : 0;
     size_t chunk = pick_chunk(sel, in.n);
     compare(in.p, in.n, chunk, reader, threads, 0);
