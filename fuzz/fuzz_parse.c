@@ -1,12 +1,11 @@
 /* fuzz/fuzz_parse.c: the trace reader on a buffer, differentially. The first four bytes choose a
- * chunk size (1 byte to 8 MiB), the reader thread (never, as the defaults choose (an input of a
- * few chunks with one parser thread: the reader's two slots filled by the parser, no thread),
- * always, always with every optional step, and that with the workers held until the main parser
+ * chunk size (1 byte to 8 MiB), the reader thread (never; as the defaults choose: for an input of
+ * a few chunks with one parser thread, the reader's two slots filled by the parser, no thread;
+ * always; always with every optional step; and that with the workers held until the main parser
  * waits for them, so that it scans its own chunks ahead) and the parser threads; the rest is the
- * trace. parse.h promises the same trace,
- * diagnostics, positions and errors whatever the chunking and threads: the rendering of the whole
- * result (tests/parser/trace_digest.h) must equal the one of a plain single-threaded read with
- * the default chunk, in tolerant and in strict mode. */
+ * trace. parse.h promises the same trace, diagnostics, positions and errors whatever the chunking
+ * and threads: the rendering of the whole result (tests/parser/trace_digest.h) must equal the one
+ * of a plain single-threaded read with the default chunk, in tolerant and in strict mode. */
 #include "fuzz/fuzz.h"
 #include "kinesift/parse.h"
 #include "tests/parser/trace_digest.h"

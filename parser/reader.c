@@ -382,8 +382,8 @@ ks_reader *ks_reader_start(ks_stream *st, size_t chunk, int flags)
     /* Without the thread the parser fills a slot only when it has taken every one before: the one
      * it holds and the next are all that are ever in use, so two slots take turns, their windows
      * in the heap the parse writes to anyway. On a 2-core VM the 1 MB trace (4 chunks) took 0.963
-     * of the time with a ring of 12 on huge pages (41 pairs), which faulted a 2 MiB page of its
-     * own. */
+     * of the time it took with the ring of 12 on huge pages, which faulted a 2 MiB page of its own
+     * (41 pairs). */
     r->nslots = (flags & KS_READER_NO_THREAD) ? 2 : NSLOTS;
     if (!(flags & KS_READER_NO_THREAD))
         lend_ring(r);
